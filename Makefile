@@ -1,0 +1,36 @@
+# Single entry point. `make train` and `make test` do all set-up on a fresh Debian 12 machine.
+SHELL := /bin/bash
+PY := /usr/bin/python3
+BAZEL := bazel
+BAZEL_CACHE := $(HOME)/.cache/oneflow_like/bazel-disk
+CUDA_CONFIG := $(shell test -x /usr/local/cuda/bin/nvcc && echo --config=cuda)
+BFLAGS := --disk_cache=$(BAZEL_CACHE) $(CUDA_CONFIG) $(EXTRA_BAZEL_FLAGS)
+DEBS := bazel-bootstrap libabsl-dev pybind11-dev python3-dev python3-numpy python3-pytest \
+        libdnnl-dev libopenblas-dev python3-sklearn python3-matplotlib libgtest-dev libgmock-dev libbenchmark-dev g++
+EXT := python/oneflow_like/_C.so
+
+.PHONY: deps build test train bench clean
+deps:
+	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; fi
+
+build: deps
+	$(BAZEL) build $(BFLAGS) //...
+	install -m 755 bazel-bin/python/csrc/_C.so $(EXT)
+
+test: deps
+	@rm -rf bazel-testlogs/ 2>/dev/null; set +e; \
+	$(BAZEL) test $(BFLAGS) //... ; rc=$$?; \
+	$(PY) tools/count_tests.py bazel-testlogs; crc=$$?; \
+	if [ $$rc -ne 0 ] && [ $$rc -ne 3 ]; then echo "bazel test exited $$rc"; exit $$rc; fi; exit $$crc
+
+train: build
+	PYTHONPATH=python $(PY) examples/train_digits.py $(ARGS)
+
+bench: build
+	PYTHONPATH=python $(PY) benchmarks/run_all.py
+
+clean:
+	$(BAZEL) clean

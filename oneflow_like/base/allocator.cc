@@ -1,0 +1,153 @@
+#include "oneflow_like/base/allocator.h"
+
+#include <cstdlib>
+
+namespace oneflow_like {
+namespace {
+constexpr size_t kRound = 512;
+constexpr size_t kSmallLimit = 1 << 20;
+constexpr size_t kSmallSegment = 2 << 20;
+constexpr size_t kLargeRound = 2 << 20;
+constexpr size_t kMinSplitSmall = 512;
+constexpr size_t kMinSplitLarge = 1 << 20;
+size_t RoundUp(size_t n, size_t m) { return (n + m - 1) / m * m; }
+}  // namespace
+
+CachingAllocator::CachingAllocator(Device device, SystemMemory sys) : device_(device), sys_(std::move(sys)) {}
+
+CachingAllocator::~CachingAllocator() {
+  // Live blocks at exit belong to tensors that outlive the allocator; leak them rather than crash.
+  std::lock_guard<std::mutex> l(mu_);
+  EmptyCacheLocked();
+}
+
+CachingAllocator::Block* CachingAllocator::NewSegment(size_t size, bool small) {
+  size_t seg = small ? kSmallSegment : RoundUp(size, kLargeRound);
+  if (limit_ > 0 && stats_.reserved + int64_t(seg) > limit_) return nullptr;
+  void* p = sys_.alloc(seg);
+  if (!p) return nullptr;
+  stats_.reserved += seg;
+  stats_.num_system_allocs++;
+  return new Block{static_cast<char*>(p), seg, true, small};
+}
+
+CachingAllocator::Block* CachingAllocator::TryAllocate(size_t size) {
+  bool small = size < kSmallLimit;
+  Bin& bin = small ? small_bin_ : large_bin_;
+  Block key{nullptr, size, true, small};
+  auto it = bin.lower_bound(&key);
+  Block* b;
+  if (it != bin.end()) {
+    b = *it;
+    bin.erase(it);
+  } else {
+    b = NewSegment(size, small);
+    if (!b) return nullptr;
+  }
+  size_t rest = b->size - size;
+  if (rest >= (small ? kMinSplitSmall : kMinSplitLarge)) {
+    Block* r = new Block{b->ptr + size, rest, true, small, b, b->next};
+    if (b->next) b->next->prev = r;
+    b->next = r;
+    b->size = size;
+    bin.insert(r);
+  }
+  b->free = false;
+  return b;
+}
+
+StatusOr<void*> CachingAllocator::Allocate(size_t bytes) {
+  size_t size = RoundUp(std::max<size_t>(bytes, 1), kRound);
+  std::lock_guard<std::mutex> l(mu_);
+  Block* b = TryAllocate(size);
+  if (!b) {  // shrink the cache and retry once
+    EmptyCacheLocked();
+    b = TryAllocate(size);
+  }
+  if (!b)
+    return OutOfMemory("[allocator] out of memory on %s: requested %d bytes, %d allocated, %d reserved%s",
+                       device_.ToString(), int64_t(bytes), stats_.allocated, stats_.reserved,
+                       limit_ > 0 ? absl::StrCat(", limit ", limit_) : std::string());
+  live_[b->ptr] = b;
+  stats_.allocated += b->size;
+  stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
+  stats_.num_allocs++;
+  return static_cast<void*>(b->ptr);
+}
+
+void CachingAllocator::Deallocate(void* ptr) {
+  if (!ptr) return;
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = live_.find(ptr);
+  if (it == live_.end()) return;  // not ours: programmer bug, ignore rather than corrupt
+  Block* b = it->second;
+  live_.erase(it);
+  stats_.allocated -= b->size;
+  b->free = true;
+  Bin& bin = b->small ? small_bin_ : large_bin_;
+  if (b->prev && b->prev->free) {  // merge with the previous free block
+    Block* p = b->prev;
+    bin.erase(p);
+    p->size += b->size;
+    p->next = b->next;
+    if (b->next) b->next->prev = p;
+    delete b;
+    b = p;
+  }
+  if (b->next && b->next->free) {
+    Block* n = b->next;
+    bin.erase(n);
+    b->size += n->size;
+    b->next = n->next;
+    if (n->next) n->next->prev = b;
+    delete n;
+  }
+  bin.insert(b);
+}
+
+void CachingAllocator::EmptyCacheLocked() {
+  for (Bin* bin : {&small_bin_, &large_bin_}) {
+    for (auto it = bin->begin(); it != bin->end();) {
+      Block* b = *it;
+      if (!b->prev && !b->next) {  // a whole free segment
+        stats_.reserved -= b->size;
+        sys_.free(b->ptr);
+        delete b;
+        it = bin->erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+}
+
+void CachingAllocator::EmptyCache() { std::lock_guard<std::mutex> l(mu_); EmptyCacheLocked(); }
+AllocatorStats CachingAllocator::Stats() const { std::lock_guard<std::mutex> l(mu_); return stats_; }
+void CachingAllocator::ResetPeak() { std::lock_guard<std::mutex> l(mu_); stats_.peak_allocated = stats_.allocated; }
+void CachingAllocator::SetLimit(int64_t bytes) { std::lock_guard<std::mutex> l(mu_); limit_ = bytes; }
+
+CachingAllocator* CpuAllocator() {
+  // Intentionally leaked: tensors may be released by threads that outlive static destruction.
+  static CachingAllocator* a = new CachingAllocator(
+      Device::CPU(), SystemMemory{[](size_t n) { return std::aligned_alloc(64, n); }, [](void* p) { std::free(p); }});
+  return a;
+}
+
+namespace {
+std::mutex g_factory_mu;
+std::function<Allocator*(int)> g_factories[kNumDeviceTypes];
+}  // namespace
+
+void RegisterAllocatorFactory(DeviceType type, std::function<Allocator*(int)> factory) {
+  std::lock_guard<std::mutex> l(g_factory_mu);
+  g_factories[int(type)] = std::move(factory);
+}
+
+Allocator* GetAllocator(const Device& device) {
+  if (device.is_cpu()) return CpuAllocator();
+  std::lock_guard<std::mutex> l(g_factory_mu);
+  auto& f = g_factories[int(device.type())];
+  return f ? f(device.index()) : nullptr;
+}
+
+}  // namespace oneflow_like

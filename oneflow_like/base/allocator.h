@@ -1,0 +1,89 @@
+// Allocator interface (one per device) and the CPU caching allocator.
+// Allocators are thread-safe. Allocate never throws: failure is a ResourceExhausted Status that
+// names the request, the bytes in use and reserved, and the device.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <set>
+
+#include "absl/container/flat_hash_map.h"
+#include "oneflow_like/base/device.h"
+#include "oneflow_like/base/status.h"
+
+namespace oneflow_like {
+
+struct AllocatorStats {
+  int64_t allocated = 0;       // bytes handed out and not yet returned
+  int64_t reserved = 0;        // bytes held from the system (allocated + cached)
+  int64_t peak_allocated = 0;  // high-water mark of `allocated` since the last reset
+  int64_t num_allocs = 0;      // calls to Allocate that succeeded
+  int64_t num_system_allocs = 0;
+};
+
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+  virtual StatusOr<void*> Allocate(size_t bytes) = 0;
+  virtual void Deallocate(void* ptr) = 0;
+  virtual AllocatorStats Stats() const = 0;
+  virtual void ResetPeak() = 0;
+  // Returns cached, unused memory to the system.
+  virtual void EmptyCache() = 0;
+  virtual Device device() const = 0;
+};
+
+// Raw memory source under a caching allocator (malloc, cudaMalloc, ...).
+struct SystemMemory {
+  std::function<void*(size_t)> alloc;  // returns nullptr on failure
+  std::function<void(void*)> free;
+};
+
+// Best-fit caching allocator: requests are rounded to 512 bytes; small ones (<1 MiB) are carved
+// from 2 MiB segments, large ones get their own segment rounded to 2 MiB. Free blocks sit in
+// size-ordered bins (one per pool), are split on reuse and merged with free neighbours on free.
+// When the system refuses, the cache is emptied and the request retried once.
+class CachingAllocator : public Allocator {
+ public:
+  CachingAllocator(Device device, SystemMemory sys);
+  ~CachingAllocator() override;
+  StatusOr<void*> Allocate(size_t bytes) override;
+  void Deallocate(void* ptr) override;
+  AllocatorStats Stats() const override;
+  void ResetPeak() override;
+  void EmptyCache() override;
+  Device device() const override { return device_; }
+  // Caps reserved bytes (0 = no cap); used by tests and by users who share a machine.
+  void SetLimit(int64_t bytes);
+
+ private:
+  struct Block {
+    char* ptr; size_t size; bool free; bool small;
+    Block* prev = nullptr; Block* next = nullptr;  // neighbours inside the same segment
+  };
+  struct BySize {
+    bool operator()(const Block* a, const Block* b) const {
+      return a->size != b->size ? a->size < b->size : a->ptr < b->ptr;
+    }
+  };
+  using Bin = std::set<Block*, BySize>;
+  Block* TryAllocate(size_t size);
+  Block* NewSegment(size_t size, bool small);
+  void EmptyCacheLocked();
+
+  Device device_;
+  SystemMemory sys_;
+  mutable std::mutex mu_;
+  Bin small_bin_, large_bin_;
+  absl::flat_hash_map<void*, Block*> live_;
+  AllocatorStats stats_;
+  int64_t limit_ = 0;
+};
+
+// The allocator of each device; CPU is built in, other backends register theirs at load time.
+Allocator* GetAllocator(const Device& device);
+CachingAllocator* CpuAllocator();
+void RegisterAllocatorFactory(DeviceType type, std::function<Allocator*(int index)> factory);
+
+}  // namespace oneflow_like

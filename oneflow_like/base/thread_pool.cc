@@ -1,0 +1,87 @@
+#include "oneflow_like/base/thread_pool.h"
+
+#include <pthread.h>
+
+#include <cstdlib>
+
+namespace oneflow_like {
+
+void SetCurrentThreadName(const std::string& name) {
+  pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+}
+
+namespace {
+thread_local bool t_in_parallel = false;
+}
+
+ThreadPool::ThreadPool(int num_threads, std::string name) {
+  for (int i = 0; i + 1 < num_threads; ++i) {
+    workers_.emplace_back([this, i, name] {
+      SetCurrentThreadName(name + std::to_string(i));
+      WorkerLoop(i);
+    });
+  }
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void ThreadPool::WorkerLoop(int) {
+  uint64_t seen = 0;
+  for (;;) {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [&] { return stop_ || generation_ != seen; });
+    if (stop_) return;
+    seen = generation_;
+    const auto* fn = job_;
+    int64_t n = job_n_, chunk = job_chunk_, chunks = job_chunks_;
+    l.unlock();
+    t_in_parallel = true;
+    for (int64_t c; (c = next_chunk_.fetch_add(1)) < chunks;) (*fn)(c * chunk, std::min(n, (c + 1) * chunk));
+    t_in_parallel = false;
+    l.lock();
+    if (--pending_ == 0) done_cv_.notify_one();
+  }
+}
+
+void ThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  grain = std::max<int64_t>(grain, 1);
+  if (workers_.empty() || n <= grain || t_in_parallel) { fn(0, n); return; }
+  std::lock_guard<std::mutex> run(run_mu_);
+  int64_t max_chunks = num_threads() * 4;
+  int64_t chunks = std::min<int64_t>((n + grain - 1) / grain, max_chunks);
+  int64_t chunk = (n + chunks - 1) / chunks;
+  chunks = (n + chunk - 1) / chunk;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    job_ = &fn; job_n_ = n; job_chunk_ = chunk; job_chunks_ = chunks;
+    next_chunk_.store(0);
+    pending_ = static_cast<int>(workers_.size());
+    ++generation_;
+  }
+  cv_.notify_all();
+  t_in_parallel = true;
+  for (int64_t c; (c = next_chunk_.fetch_add(1)) < chunks;) fn(c * chunk, std::min(n, (c + 1) * chunk));
+  t_in_parallel = false;
+  std::unique_lock<std::mutex> l(mu_);
+  done_cv_.wait(l, [&] { return pending_ == 0; });
+  job_ = nullptr;
+}
+
+ThreadPool* IntraOpPool() {
+  static ThreadPool* pool = [] {
+    int n = static_cast<int>(std::thread::hardware_concurrency());
+    if (const char* env = std::getenv("ONEFLOW_LIKE_NUM_THREADS")) n = std::atoi(env);
+    return new ThreadPool(std::max(n, 1), "ofl_intraop");
+  }();
+  return pool;
+}
+
+}  // namespace oneflow_like
