@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <cstdlib>
+#include <new>
 
 namespace oneflow_like {
 
@@ -75,12 +76,31 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(
   job_ = nullptr;
 }
 
+namespace {
+std::atomic<ThreadPool*> g_intra_op_pool{nullptr};
+std::mutex g_intra_op_mu;
+// After fork the child has none of the parent's workers, and the pool's mutexes may be held by
+// threads that no longer exist: drop (leak) the old pool; the next IntraOpPool() makes a new one.
+// Threads are not started inside the handler itself (fork handlers should stay minimal).
+void IntraOpPoolAtForkChild() {
+  g_intra_op_pool.store(nullptr, std::memory_order_release);
+  new (&g_intra_op_mu) std::mutex();  // may have been held by a parent thread at fork time
+}
+}  // namespace
+
 ThreadPool* IntraOpPool() {
-  static ThreadPool* pool = [] {
+  ThreadPool* pool = g_intra_op_pool.load(std::memory_order_acquire);
+  if (pool != nullptr) return pool;
+  static bool registered = [] { return pthread_atfork(nullptr, nullptr, IntraOpPoolAtForkChild) == 0; }();
+  (void)registered;
+  std::lock_guard<std::mutex> l(g_intra_op_mu);
+  pool = g_intra_op_pool.load(std::memory_order_acquire);
+  if (pool == nullptr) {
     int n = static_cast<int>(std::thread::hardware_concurrency());
     if (const char* env = std::getenv("ONEFLOW_LIKE_NUM_THREADS")) n = std::atoi(env);
-    return new ThreadPool(std::max(n, 1), "ofl_intraop");
-  }();
+    pool = new ThreadPool(std::max(n, 1), "ofl_intraop");  // leaked: workers may outlive statics
+    g_intra_op_pool.store(pool, std::memory_order_release);
+  }
   return pool;
 }
 

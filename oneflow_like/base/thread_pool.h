@@ -35,7 +35,8 @@ class ThreadPool {
   std::mutex run_mu_;  // one parallel region at a time
 };
 
-// The process-wide intra-op pool (size: hardware threads, at least 1).
+// The process-wide intra-op pool (size: hardware threads, at least 1; ONEFLOW_LIKE_NUM_THREADS
+// overrides). Fork-safe: a forked child gets a fresh pool on its first call.
 ThreadPool* IntraOpPool();
 // Names the calling thread (visible in gdb, top -H, perf).
 void SetCurrentThreadName(const std::string& name);

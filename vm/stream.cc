@@ -1,0 +1,46 @@
+#include "vm/stream.h"
+
+#include <mutex>
+
+#include "vm/cpu_stream_policy.h"
+
+namespace oneflow_like {
+namespace vm {
+
+const char* StreamRoleName(StreamRole role) {
+  static const char* names[] = {"compute", "h2d", "d2h", "control", "lazy"};
+  return names[static_cast<int>(role)];
+}
+
+std::string Stream::name() const { return absl::StrCat(device_.ToString(), "/", StreamRoleName(role_)); }
+
+namespace {
+std::mutex g_mu;
+StreamPolicyFactory g_factories[kNumDeviceTypes];
+}  // namespace
+
+void RegisterStreamPolicyFactory(DeviceType type, StreamPolicyFactory factory) {
+  std::lock_guard<std::mutex> l(g_mu);
+  g_factories[static_cast<int>(type)] = std::move(factory);
+}
+
+StatusOr<std::unique_ptr<StreamPolicy>> CreateStreamPolicy(const Device& device, StreamRole role) {
+  if (role == StreamRole::kControl) return std::unique_ptr<StreamPolicy>(new ControlStreamPolicy());
+  if (device.is_cpu()) {
+    if (role == StreamRole::kH2D || role == StreamRole::kD2H)
+      return InvalidArgument("[vm] the cpu has no %s stream", StreamRoleName(role));
+    return std::unique_ptr<StreamPolicy>(new CpuStreamPolicy(role == StreamRole::kCompute));
+  }
+  StreamPolicyFactory f;
+  {
+    std::lock_guard<std::mutex> l(g_mu);
+    f = g_factories[static_cast<int>(device.type())];
+  }
+  if (!f) return Unimplemented("[vm] no stream policy for %s: this build has no backend for it", device.ToString());
+  auto p = f(device, role);
+  if (!p) return Unimplemented("[vm] backend for %s has no %s stream", device.ToString(), StreamRoleName(role));
+  return p;
+}
+
+}  // namespace vm
+}  // namespace oneflow_like

@@ -1,0 +1,281 @@
+#include "vm/virtual_machine.h"
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cstdlib>
+
+#include "oneflow_like/base/thread_pool.h"
+#include "vm/instruction_policies.h"
+
+namespace oneflow_like {
+namespace vm {
+
+namespace {
+inline void CpuRelax() { __builtin_ia32_pause(); }
+// Depth of VM work on this thread: > 0 on worker threads and while an instruction runs inline.
+thread_local int t_instruction_depth = 0;
+struct InstructionScope {
+  InstructionScope() { ++t_instruction_depth; }
+  ~InstructionScope() { --t_instruction_depth; }
+};
+}  // namespace
+
+bool VirtualMachine::InsideInstruction() { return t_instruction_depth > 0; }
+
+VirtualMachine::VirtualMachine(VmOptions options)
+    : options_(options), inline_cost_limit_(options.inline_cost_limit) {}
+
+VirtualMachine::~VirtualMachine() { Shutdown(); }
+
+StatusOr<Stream*> VirtualMachine::GetStream(const Device& device, StreamRole role) {
+  std::pair<int, int> key{static_cast<int>(device.type()) * 1024 + device.index(), static_cast<int>(role)};
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = streams_.find(key);
+  if (it != streams_.end()) return it->second.get();
+  ASSIGN_OR_RETURN(auto policy, CreateStreamPolicy(device, role));
+  auto s = std::make_unique<Stream>(device, role, std::move(policy));
+  Stream* raw = s.get();
+  if (shut_down_.load(std::memory_order_acquire)) {
+    raw->stop_ = true;  // no new threads after shutdown: this stream's work runs inline
+  } else if (!raw->policy()->RunsInline()) {
+    raw->worker_ = std::thread([this, raw] { WorkerLoop(raw); });
+  }
+  streams_.emplace(key, std::move(s));
+  return raw;
+}
+
+bool VirtualMachine::AtCapacityLocked() const {
+  // Threads doing VM work never wait: the instructions in flight may be waiting on them.
+  return engine_.num_live() >= options_.max_in_flight && !shut_down_.load(std::memory_order_relaxed) &&
+         t_instruction_depth == 0;
+}
+
+void VirtualMachine::Receive(std::unique_ptr<Instruction> instr) {
+  std::vector<Instruction*> ready;
+  {
+    std::unique_lock<std::mutex> l(mu_);
+    if (AtCapacityLocked()) capacity_cv_.wait(l, [&] { return !AtCapacityLocked(); });
+    engine_.Receive(std::move(instr), &ready);
+  }
+  Dispatch(ready);
+}
+
+void VirtualMachine::Receive(std::vector<std::unique_ptr<Instruction>> instrs) {
+  std::vector<Instruction*> ready;
+  std::unique_lock<std::mutex> l(mu_);
+  for (auto& i : instrs) {
+    if (AtCapacityLocked()) {
+      // Hand over what is ready before waiting: the capacity may be held by exactly those.
+      if (!ready.empty()) {
+        l.unlock();
+        Dispatch(ready);
+        l.lock();
+      }
+      capacity_cv_.wait(l, [&] { return !AtCapacityLocked(); });
+    }
+    engine_.Receive(std::move(i), &ready);
+  }
+  l.unlock();
+  Dispatch(ready);
+}
+
+bool VirtualMachine::CanRunInline(Instruction* instr) {
+  Stream* s = instr->stream();
+  if (!s->policy()->AllowsInlineSmall()) return false;
+  int64_t cost = instr->policy()->CostHint();
+  int64_t limit = inline_cost_limit_.load(std::memory_order_relaxed);
+  return limit > 0 && cost >= 0 && cost <= limit && s->queued_.load(std::memory_order_acquire) == 0 &&
+         !s->busy_.load(std::memory_order_acquire);
+}
+
+bool VirtualMachine::TryEnqueue(Stream* s, Instruction* instr) {
+  {
+    std::lock_guard<std::mutex> l(s->mu_);
+    if (s->stop_) return false;  // checked under the queue's lock: a stopped worker never misses work
+    s->queue_.push_back(instr);
+    s->queued_.fetch_add(1, std::memory_order_release);
+  }
+  s->cv_.notify_one();
+  return true;
+}
+
+void VirtualMachine::RunHere(Instruction* instr, std::vector<Instruction*>* ready) {
+  {
+    InstructionScope scope;
+    instr->stream()->policy()->Run(instr);
+  }
+  Finish(instr, ready);
+}
+
+void VirtualMachine::Dispatch(std::vector<Instruction*>& ready) {
+  // Runs inline what may run inline (possibly making more ready), queues the rest.
+  while (!ready.empty()) {
+    Instruction* instr = ready.back();
+    ready.pop_back();
+    Stream* s = instr->stream();
+    if (!s->policy()->RunsInline() && !CanRunInline(instr) && TryEnqueue(s, instr)) continue;
+    RunHere(instr, &ready);
+  }
+}
+
+void VirtualMachine::Finish(Instruction* instr, std::vector<Instruction*>* ready) {
+  std::unique_ptr<Instruction> erased;
+  bool wake;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!instr->status().ok() && first_error_.ok()) first_error_ = instr->status();
+    erased = engine_.Retire(instr, ready);
+    wake = engine_.num_live() < options_.max_in_flight;
+  }
+  if (wake) capacity_cv_.notify_all();
+  // Destroyed outside mu_: a policy's captures (tensors, callbacks) may call back into the VM.
+  erased.reset();
+}
+
+void VirtualMachine::WorkerLoop(Stream* s) {
+  SetCurrentThreadName(absl::StrCat("ofl_", s->device().is_cpu() ? "cpu" : "cuda", s->device().index(), "_",
+                                    StreamRoleName(s->role())));
+  InstructionScope worker_scope;
+  Status init = s->policy()->InitThread(s->device());
+  std::vector<Instruction*> ready;
+  for (;;) {
+    // Short bounded spin: a training loop keeps the worker fed without a wake-up per op.
+    for (int i = 0; i < options_.spin_iterations && s->queued_.load(std::memory_order_acquire) == 0; ++i) CpuRelax();
+    Instruction* instr;
+    {
+      std::unique_lock<std::mutex> l(s->mu_);
+      s->cv_.wait(l, [&] { return s->stop_ || !s->queue_.empty(); });
+      if (s->queue_.empty()) return;  // stop requested and drained
+      instr = s->queue_.front();
+      s->queue_.pop_front();
+      s->busy_.store(true, std::memory_order_release);
+      s->queued_.fetch_sub(1, std::memory_order_release);
+    }
+    if (init.ok()) {
+      s->policy()->Run(instr);
+    } else {
+      instr->status_ = init;
+    }
+    ready.clear();
+    Finish(instr, &ready);
+    s->busy_.store(false, std::memory_order_release);
+    Dispatch(ready);
+  }
+}
+
+Status VirtualMachine::SyncAll() {
+  auto sync = std::make_shared<SyncPoint>();
+  auto stream = GetStream(Device::CPU(), StreamRole::kControl);
+  if (!stream.ok()) return stream.status();
+  Receive(std::make_unique<Instruction>(*stream, std::make_unique<BarrierInstructionPolicy>(sync)));
+  (void)sync->Wait();
+  std::lock_guard<std::mutex> l(mu_);
+  Status s = first_error_;
+  first_error_ = Status();
+  return s;
+}
+
+void VirtualMachine::ReleaseBlob(BlobPtr blob) {
+  bool idle;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    idle = blob->dependence()->idle();
+  }
+  if (idle) {
+    blob->Free();
+    return;
+  }
+  auto stream = GetStream(blob->device(), StreamRole::kCompute);
+  if (!stream.ok()) {
+    blob->Free();  // unreachable for a blob that has live accesses on that stream
+    return;
+  }
+  Receive(std::make_unique<Instruction>(*stream, std::make_unique<ReleaseTensorInstructionPolicy>(std::move(blob))));
+}
+
+int64_t VirtualMachine::num_live() {
+  std::lock_guard<std::mutex> l(mu_);
+  return engine_.num_live();
+}
+
+void VirtualMachine::Shutdown() {
+  std::lock_guard<std::mutex> once(shutdown_mu_);
+  if (shut_down_.load(std::memory_order_acquire)) return;
+  (void)SyncAll();  // drain: everything received so far runs to completion
+  std::vector<Stream*> streams;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    shut_down_.store(true, std::memory_order_release);  // no more backpressure waits
+    for (auto& kv : streams_) streams.push_back(kv.second.get());
+  }
+  capacity_cv_.notify_all();
+  // Workers drain their queues and exit; later work (from other threads) runs inline.
+  for (Stream* s : streams) {
+    {
+      std::lock_guard<std::mutex> l(s->mu_);
+      s->stop_ = true;
+    }
+    s->cv_.notify_all();
+  }
+  for (Stream* s : streams) {
+    if (s->worker_.joinable()) s->worker_.join();
+  }
+}
+
+// ---- singleton ----
+namespace {
+std::atomic<VirtualMachine*> g_vm{nullptr};
+std::mutex g_vm_mu;
+
+void AtForkPrepare() {
+  // Drain so no blob carries access records of instructions the child would never finish.
+  // Skipped when forking from inside an instruction: that instruction cannot finish first.
+  VirtualMachine* vm = g_vm.load();
+  if (vm == nullptr || VirtualMachine::InsideInstruction() || vm->is_shut_down()) return;
+  auto sync = std::make_shared<SyncPoint>();
+  auto stream = vm->GetStream(Device::CPU(), StreamRole::kControl);
+  if (stream.ok()) {
+    vm->Receive(std::make_unique<Instruction>(*stream, std::make_unique<BarrierInstructionPolicy>(sync)));
+    (void)sync->Wait();
+  }
+}
+// g_vm_mu is held across fork so the child never inherits it locked by a vanished thread.
+void AtForkPrepareLock() { g_vm_mu.lock(); }
+void AtForkParent() { g_vm_mu.unlock(); }
+// The parent's worker threads do not exist in the child: leak the old VM, start anew on demand.
+void AtForkChild() {
+  g_vm.store(nullptr);
+  g_vm_mu.unlock();
+}
+}  // namespace
+
+VirtualMachine* VirtualMachine::Get() {
+  VirtualMachine* vm = g_vm.load(std::memory_order_acquire);
+  if (vm) return vm;
+  static bool once = [] {
+    // Prepare handlers run in reverse order of registration: lock last, after the drain.
+    pthread_atfork(AtForkPrepareLock, AtForkParent, AtForkChild);
+    pthread_atfork(AtForkPrepare, nullptr, nullptr);
+    std::atexit(ShutdownSingleton);
+    return true;
+  }();
+  (void)once;
+  std::lock_guard<std::mutex> l(g_vm_mu);
+  vm = g_vm.load();
+  if (!vm) {
+    VmOptions opts;
+    if (const char* env = std::getenv("ONEFLOW_LIKE_VM_INLINE_LIMIT")) opts.inline_cost_limit = std::atoll(env);
+    if (const char* env = std::getenv("ONEFLOW_LIKE_VM_SPIN")) opts.spin_iterations = std::atoi(env);
+    vm = new VirtualMachine(opts);  // leaked on purpose: threads are joined by Shutdown at exit
+    g_vm.store(vm);
+  }
+  return vm;
+}
+
+void VirtualMachine::ShutdownSingleton() {
+  if (VirtualMachine* vm = g_vm.load()) vm->Shutdown();
+}
+
+}  // namespace vm
+}  // namespace oneflow_like

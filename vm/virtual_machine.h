@@ -1,0 +1,77 @@
+// VirtualMachine: the process-wide singleton that owns the stream threads around the engine.
+// Receive() is a cheap enqueue from any thread; work runs on the streams' worker threads (or
+// inline, see stream.h). Sync points block on a per-instruction notification, never on a spin.
+// Backpressure: Receive blocks while more than max_in_flight instructions are live.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "vm/engine.h"
+#include "vm/stream.h"
+
+namespace oneflow_like {
+namespace vm {
+
+struct VmOptions {
+  int64_t max_in_flight = 1 << 16;
+  int64_t inline_cost_limit = 1 << 14;  // elements; 0 disables inline execution
+  // An idle worker polls its queue this many times (one `pause` each, about 30-40 ns here)
+  // before sleeping on its condition variable; see vm/README.md for the measured trade-off.
+  int spin_iterations = 2000;
+};
+
+class VirtualMachine {
+ public:
+  explicit VirtualMachine(VmOptions options = {});
+  ~VirtualMachine();  // drains and joins
+  static VirtualMachine* Get();       // the singleton (created on first use; recreated after fork)
+  static void ShutdownSingleton();    // drains and joins the singleton's threads (atexit)
+
+  StatusOr<Stream*> GetStream(const Device& device, StreamRole role);
+  void Receive(std::unique_ptr<Instruction> instr);
+  void Receive(std::vector<std::unique_ptr<Instruction>> instrs);  // one lock for the batch
+  // Blocks until every instruction received so far is done; returns the first error recorded
+  // since the previous SyncAll (then forgets it).
+  Status SyncAll();
+  // Frees a blob now if nothing live uses it; otherwise enqueues a ReleaseTensor instruction.
+  void ReleaseBlob(BlobPtr blob);
+  // Drains (everything received runs), stops and joins the worker threads. Idempotent and safe
+  // to call from several threads. Afterwards the VM still works: instructions run inline on
+  // the thread that makes them ready.
+  void Shutdown();
+  bool is_shut_down() const { return shut_down_.load(std::memory_order_acquire); }
+  // True on a VM worker thread and while an instruction runs inline (such callers never block
+  // on backpressure: they may be what the in-flight instructions are waiting for).
+  static bool InsideInstruction();
+  int64_t num_live();
+  const VmOptions& options() const { return options_; }
+  // Safe while instructions run (read atomically by the dispatching threads).
+  void set_inline_cost_limit(int64_t v) { inline_cost_limit_.store(v, std::memory_order_relaxed); }
+  int64_t inline_cost_limit() const { return inline_cost_limit_.load(std::memory_order_relaxed); }
+
+ private:
+  void Dispatch(std::vector<Instruction*>& ready);  // called without mu_ held
+  bool TryEnqueue(Stream* s, Instruction* instr);   // false if the stream's worker has stopped
+  void RunHere(Instruction* instr, std::vector<Instruction*>* ready);
+  void Finish(Instruction* instr, std::vector<Instruction*>* ready);
+  bool AtCapacityLocked() const;
+  void WorkerLoop(Stream* s);
+  bool CanRunInline(Instruction* instr);
+
+  VmOptions options_;
+  std::mutex mu_;  // guards engine_, streams_, first_error_
+  std::condition_variable capacity_cv_;
+  VirtualMachineEngine engine_;
+  std::map<std::pair<int, int>, std::unique_ptr<Stream>> streams_;  // (device key, role)
+  Status first_error_;
+  std::atomic<bool> shut_down_{false};
+  std::atomic<int64_t> inline_cost_limit_;
+  std::mutex shutdown_mu_;  // serialises Shutdown callers
+};
+
+}  // namespace vm
+}  // namespace oneflow_like
