@@ -31,7 +31,11 @@ AccessBlobByCallbackInstructionPolicy::AccessBlobByCallbackInstructionPolicy(Blo
 
 AccessBlobByCallbackInstructionPolicy::~AccessBlobByCallbackInstructionPolicy() {
   // Never leave a waiter hanging, even if the instruction was dropped without running.
-  if (sync_ && !signalled_) sync_->Signal(Internal("[access_blob_by_callback] instruction dropped before it ran"));
+  if (sync_) sync_->Signal(ran_ ? result_ : Internal("[access_blob_by_callback] instruction dropped before it ran"));
+}
+
+BarrierInstructionPolicy::~BarrierInstructionPolicy() {
+  if (sync_) sync_->Signal(ran_ ? Status() : Internal("[barrier] instruction dropped before it ran"));
 }
 
 Status AccessBlobByCallbackInstructionPolicy::Prepare(Instruction*) { return Status(); }
@@ -46,7 +50,8 @@ Status AccessBlobByCallbackInstructionPolicy::Compute(Instruction* instr) {
       s = cb_(blob_->data());
     }
   }
-  if (sync_) { signalled_ = true; sync_->Signal(s); }
+  ran_ = true;
+  result_ = s;  // the waiter is signalled by the destructor, after retirement
   // A failed input is reported to the waiter, not re-raised as this instruction's own error.
   return instr->input_error().ok() ? s : Status();
 }

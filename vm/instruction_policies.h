@@ -68,7 +68,8 @@ class ReleaseTensorInstructionPolicy : public InstructionPolicy {
 enum class AccessMode { kRead, kWrite };
 
 // Runs `callback(data)` on the blob's stream once earlier writes (and, for kWrite, reads) are
-// done. If `sync` is set the caller waits on it and receives the callback's or the input's error.
+// done. If `sync` is set the caller waits on it and receives the callback's or the input's error;
+// it is signalled when the instruction is retired, so the blob's access record is clean by then.
 class AccessBlobByCallbackInstructionPolicy : public InstructionPolicy {
  public:
   using Callback = std::function<Status(void* data)>;
@@ -87,22 +88,26 @@ class AccessBlobByCallbackInstructionPolicy : public InstructionPolicy {
   AccessMode mode_;
   Callback cb_;
   std::shared_ptr<SyncPoint> sync_;
-  bool signalled_ = false;
+  bool ran_ = false;
+  Status result_;
   DependenceVector in_, out_;
 };
 
-// Orders after every instruction received before it; signals `sync` when reached.
+// Orders after every instruction received before it; signals `sync` once it has run and been
+// retired (so the waiter sees no trace of it in the engine).
 class BarrierInstructionPolicy : public InstructionPolicy {
  public:
   explicit BarrierInstructionPolicy(std::shared_ptr<SyncPoint> sync) : sync_(std::move(sync)) {}
+  ~BarrierInstructionPolicy() override;
   const DependenceVector& input_dependences() const override { return none_; }
   const DependenceVector& output_dependences() const override { return none_; }
   bool IsBarrier() const override { return true; }
-  Status Compute(Instruction*) override { sync_->Signal(Status()); return Status(); }
+  Status Compute(Instruction*) override { ran_ = true; return Status(); }
   std::string DebugName(const Instruction&) const override { return "barrier"; }
 
  private:
   std::shared_ptr<SyncPoint> sync_;
+  bool ran_ = false;
   DependenceVector none_;
 };
 
