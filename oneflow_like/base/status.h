@@ -61,3 +61,4 @@ Status Unimplemented(const absl::FormatSpec<Args...>& fmt, const Args&... args) 
 }
 
 }  // namespace oneflow_like
+// Note: ASSIGN_OR_RETURN expands to several statements; brace it inside a one-line `if`.

@@ -1,0 +1,49 @@
+// CPU kernels of the copy family: contiguous, cast, copy_ (broadcast + cast into a strided
+// destination), to_device (cpu -> cpu).
+#include <cstring>
+
+#include "kernels/cpu/loops.h"
+
+namespace oneflow_like {
+namespace kernels {
+namespace {
+
+template <typename TO, typename TI>
+inline TO Convert(TI v) {
+  if constexpr (std::is_same_v<TO, bool>) return static_cast<float>(v) != 0.0f;
+  else if constexpr (std::is_same_v<TO, float16> || std::is_same_v<TO, bfloat16>) return TO(static_cast<float>(v));
+  else if constexpr (std::is_same_v<TI, float16> || std::is_same_v<TI, bfloat16>) return static_cast<TO>(static_cast<float>(v));
+  else return static_cast<TO>(v);
+}
+
+// out (any strides) = cast(in broadcast to out's shape).
+Status CastInto(const TensorView& out, const TensorView& in0) {
+  TensorView in = BroadcastTo(in0, out.shape);
+  if (out.dtype == in.dtype && out.contiguous() && in.contiguous()) {
+    std::memcpy(out.data, in.data, out.numel() * DTypeSize(out.dtype));
+    return Status();
+  }
+  OFL_SWITCH_ALL(out.dtype, {
+    using TO = scalar_t;
+    OFL_SWITCH_ALL(in.dtype, {
+      using TI = scalar_t;
+      UnaryLoop<TO, TI>(out, in, [](TI v) { return Convert<TO, TI>(v); });
+    });
+  });
+  return Status();
+}
+
+Status ContiguousKernel(KernelContext& ctx) { return CastInto(ctx.output(0), ctx.input(0)); }
+Status CastKernel(KernelContext& ctx) { return CastInto(ctx.output(0), ctx.input(0)); }
+Status CopyIntoKernel(KernelContext& ctx) { return CastInto(ctx.output(0), ctx.input(0)); }
+Status ToDeviceKernel(KernelContext& ctx) { return CastInto(ctx.output(0), ctx.input(0)); }
+
+}  // namespace
+
+OFL_REGISTER_KERNEL(contiguous, kCPU, ContiguousKernel);
+OFL_REGISTER_KERNEL(cast, kCPU, CastKernel);
+OFL_REGISTER_KERNEL(copy_, kCPU, CopyIntoKernel);
+OFL_REGISTER_KERNEL(to_device, kCPU, ToDeviceKernel);
+
+}  // namespace kernels
+}  // namespace oneflow_like

@@ -1,0 +1,280 @@
+#include "oneflow_like/framework/autograd.h"
+
+#include <queue>
+
+#include "absl/container/flat_hash_map.h"
+#include "oneflow_like/ops/binary.h"
+#include "oneflow_like/ops/copy.h"
+#include "oneflow_like/ops/creation.h"
+#include "oneflow_like/ops/reduce.h"
+
+namespace oneflow_like {
+namespace {
+thread_local bool t_grad_mode = true;
+
+// Sums `g` down to `shape` (undoing broadcasting) and casts to `dtype`.
+StatusOr<Tensor> ReduceToMeta(Tensor g, const TensorMeta& m) {
+  if (g.shape() != m.shape) { ASSIGN_OR_RETURN(g, functional::SumToShape(g, m.shape)); }
+  if (g.dtype() != m.dtype) { ASSIGN_OR_RETURN(g, functional::Cast(g, m.dtype)); }
+  return g;
+}
+
+StatusOr<Tensor> Accumulate(const Tensor& a, const Tensor& b) {
+  if (!a.defined()) return b;
+  if (!b.defined()) return a;
+  return functional::Add(a, b);
+}
+}  // namespace
+
+bool GradModeEnabled() { return t_grad_mode; }
+void SetGradMode(bool enabled) { t_grad_mode = enabled; }
+
+void OpNode::Save(const TensorList& inputs, const TensorList& outputs) {
+  saved_inputs_ = inputs;
+  saved_outputs_.clear();
+  for (auto& o : outputs) saved_outputs_.push_back(o.detach());  // no cycle through grad_fn
+  for (auto& t : saved_inputs_) saved_versions_.push_back(t.version());
+  for (auto& t : saved_outputs_) saved_versions_.push_back(t.version());
+}
+
+void OpNode::RefreshOutputVersions() {
+  for (size_t i = 0; i < saved_outputs_.size(); ++i)
+    saved_versions_[saved_inputs_.size() + i] = saved_outputs_[i].version();
+}
+
+void OpNode::ReleaseVariables() {
+  saved_inputs_.clear();
+  saved_outputs_.clear();
+  released_ = true;
+}
+
+StatusOr<TensorList> OpNode::Apply(TensorList grads, bool create_graph) {
+  if (released_)
+    return InvalidArgument("[%s] trying to backward through the graph a second time (or to access saved tensors "
+                           "after they were freed); pass retain_graph=True to the first backward", name());
+  for (size_t i = 0; i < saved_inputs_.size() + saved_outputs_.size(); ++i) {
+    const Tensor& t = i < saved_inputs_.size() ? saved_inputs_[i] : saved_outputs_[i - saved_inputs_.size()];
+    if (t.defined() && t.version() != saved_versions_[i])
+      return InvalidArgument("[%s] a tensor needed for gradient computation (%s) has been modified by an in-place "
+                             "operation: version %d, expected %d", name(), t.meta_string(), t.version(),
+                             saved_versions_[i]);
+  }
+  std::vector<bool> needs(next_edges.size());
+  for (size_t i = 0; i < next_edges.size(); ++i) needs[i] = next_edges[i].fn != nullptr;
+  GradContext ctx{saved_inputs_, saved_outputs_, grads, attrs_, needs};
+  ASSIGN_OR_RETURN(TensorList gin, op_->grad(ctx));
+  if (gin.size() != next_edges.size())
+    return Internal("[%s] gradient formula returned %d gradients for %d inputs", name(), int(gin.size()),
+                    int(next_edges.size()));
+  for (size_t i = 0; i < gin.size(); ++i) {
+    if (!gin[i].defined() || !needs[i]) { gin[i] = Tensor(); continue; }
+    ASSIGN_OR_RETURN(gin[i], ReduceToMeta(gin[i], input_metas[i]));
+  }
+  (void)create_graph;
+  return gin;
+}
+
+StatusOr<TensorList> AccumulateGrad::Apply(TensorList grads, bool create_graph) {
+  auto impl = variable_.lock();
+  if (!impl || !grads[0].defined()) return TensorList();
+  Tensor var(impl);
+  Tensor g = grads[0];
+  if (auto* meta = var.autograd_meta()) {
+    for (auto& h : meta->hooks) {
+      ASSIGN_OR_RETURN(Tensor r, h(g));
+      if (r.defined()) g = r;
+    }
+  }
+  if (!create_graph) g = g.detach();
+  Tensor old = var.grad();
+  if (old.defined()) {
+    ASSIGN_OR_RETURN(g, functional::Add(old, g));
+  }
+  var.set_grad(g);
+  return TensorList();
+}
+
+Edge GradientEdge(const Tensor& t) {
+  AutogradMeta* meta = t.autograd_meta();
+  if (!meta || !meta->requires_grad) return Edge{};
+  if (meta->grad_fn) return Edge{meta->grad_fn, meta->output_nr};
+  auto acc = meta->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t.impl_ptr());
+    meta->grad_accumulator = acc;
+  }
+  return Edge{acc, 0};
+}
+
+void SetHistory(const TensorList& outputs, const std::shared_ptr<Node>& node) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Tensor t = outputs[i];
+    if (!IsFloating(t.dtype())) continue;
+    AutogradMeta* m = t.mutable_autograd_meta();
+    m->requires_grad = true;
+    m->grad_fn = node;
+    m->output_nr = static_cast<int>(i);
+  }
+}
+
+Status RegisterHook(Tensor& t, TensorHook hook) {
+  if (!t.requires_grad()) return InvalidArgument("[register_hook] cannot register a hook on a tensor that doesn't require grad");
+  if (t.is_leaf()) {
+    t.mutable_autograd_meta()->hooks.push_back(std::move(hook));
+  } else {
+    auto& node = t.autograd_meta()->grad_fn;
+    node->output_hooks[t.autograd_meta()->output_nr].push_back(std::move(hook));
+  }
+  return Status();
+}
+
+Status RetainGrad(Tensor& t) {
+  if (!t.requires_grad()) return InvalidArgument("[retain_grad] can't retain_grad on a tensor that doesn't require grad");
+  if (t.is_leaf() || t.autograd_meta()->retains_grad) return Status();
+  t.autograd_meta()->retains_grad = true;
+  std::weak_ptr<TensorImpl> weak = t.impl_ptr();
+  return RegisterHook(t, [weak](const Tensor& g) -> StatusOr<Tensor> {
+    if (auto impl = weak.lock()) {
+      Tensor self(impl);
+      Tensor old = self.grad();
+      if (old.defined()) {
+        ASSIGN_OR_RETURN(Tensor sum, functional::Add(old, g.detach()));
+        self.set_grad(sum);
+      } else {
+        self.set_grad(g.detach());
+      }
+    }
+    return Tensor();
+  });
+}
+
+namespace {
+
+struct CaptureKey {
+  Node* node;
+  int slot;
+  bool operator==(const CaptureKey& o) const { return node == o.node && slot == o.slot; }
+  template <typename H> friend H AbslHashValue(H h, const CaptureKey& k) { return H::combine(std::move(h), k.node, k.slot); }
+};
+
+// Runs the graph from `roots` with `grad_roots`. With `captures`, gradients reaching those
+// (node, slot) pairs are returned there, and leaves' .grad is left untouched.
+Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_graph, bool create_graph,
+                   absl::flat_hash_map<CaptureKey, Tensor>* captures) {
+  if (grad_roots.size() != roots.size())
+    return InvalidArgument("[backward] got %d gradients for %d outputs", int(grad_roots.size()), int(roots.size()));
+  std::vector<Edge> root_edges;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const Tensor& r = roots[i];
+    if (!r.requires_grad())
+      return InvalidArgument("[backward] element %d of tensors does not require grad and does not have a grad_fn", int(i));
+    if (!grad_roots[i].defined()) {
+      if (r.numel() != 1)
+        return InvalidArgument("[backward] grad can be implicitly created only for scalar outputs, got %s", r.meta_string());
+      NoGradGuard g;
+      ASSIGN_OR_RETURN(grad_roots[i], functional::OnesLike(r));
+    } else if (grad_roots[i].shape() != r.shape()) {
+      return InvalidArgument("[backward] gradient of shape %s does not match output %s", grad_roots[i].meta_string(),
+                             r.meta_string());
+    }
+    root_edges.push_back(GradientEdge(r));
+  }
+  // Count dependencies over the reachable graph.
+  absl::flat_hash_map<Node*, int> deps;
+  absl::flat_hash_map<Node*, std::shared_ptr<Node>> keep;
+  std::vector<Node*> stack;
+  for (auto& e : root_edges) {
+    if (e.fn && keep.emplace(e.fn.get(), e.fn).second) stack.push_back(e.fn.get());
+  }
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (auto& e : n->next_edges) {
+      if (!e.fn) continue;
+      deps[e.fn.get()]++;
+      if (keep.emplace(e.fn.get(), e.fn).second) stack.push_back(e.fn.get());
+    }
+  }
+  AutoGradMode mode(create_graph);
+  absl::flat_hash_map<Node*, TensorList> buffers;
+  auto add_to = [&](Node* n, int slot, const Tensor& g) -> Status {
+    TensorList& buf = buffers[n];
+    if (buf.empty()) buf.resize(n->num_outputs);
+    ASSIGN_OR_RETURN(buf[slot], Accumulate(buf[slot], g));
+    return Status();
+  };
+  for (size_t i = 0; i < roots.size(); ++i)
+    if (root_edges[i].fn) RETURN_IF_ERROR(add_to(root_edges[i].fn.get(), root_edges[i].input_nr, grad_roots[i]));
+  auto later_first = [](Node* a, Node* b) { return a->sequence_nr < b->sequence_nr; };
+  std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
+  for (auto& kv : keep) if (deps[kv.first] == 0) ready.push(kv.first);
+  while (!ready.empty()) {
+    Node* n = ready.top();
+    ready.pop();
+    TensorList grads = std::move(buffers[n]);
+    buffers.erase(n);
+    if (grads.empty()) grads.resize(n->num_outputs);
+    for (size_t s = 0; s < n->output_hooks.size() && s < grads.size(); ++s) {
+      for (auto& h : n->output_hooks[s]) {
+        if (!grads[s].defined()) continue;
+        ASSIGN_OR_RETURN(Tensor r, h(grads[s]));
+        if (r.defined()) grads[s] = r;
+      }
+    }
+    TensorList out;
+    bool is_acc = dynamic_cast<AccumulateGrad*>(n) != nullptr;
+    if (captures) {
+      for (size_t s = 0; s < grads.size(); ++s) {
+        auto it = captures->find(CaptureKey{n, static_cast<int>(s)});
+        if (it != captures->end()) it->second = grads[s];
+      }
+    }
+    if (!(is_acc && captures)) {
+      ASSIGN_OR_RETURN(out, n->Apply(std::move(grads), create_graph));
+      if (!retain_graph) n->ReleaseVariables();
+    }
+    for (size_t i = 0; i < n->next_edges.size(); ++i) {
+      const Edge& e = n->next_edges[i];
+      if (!e.fn) continue;
+      if (i < out.size() && out[i].defined()) RETURN_IF_ERROR(add_to(e.fn.get(), e.input_nr, out[i]));
+      if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
+    }
+  }
+  return Status();
+}
+
+}  // namespace
+
+Status Backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph, bool create_graph) {
+  TensorList g = grad_roots;
+  g.resize(roots.size());
+  return RunBackward(roots, g, retain_graph || create_graph, create_graph, nullptr);
+}
+
+StatusOr<TensorList> Grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs,
+                          bool retain_graph, bool create_graph, bool allow_unused) {
+  absl::flat_hash_map<CaptureKey, Tensor> captures;
+  std::vector<CaptureKey> keys;
+  std::vector<std::shared_ptr<Node>> keep;  // accumulators created here must outlive the run
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].requires_grad())
+      return InvalidArgument("[grad] input %d does not require grad", int(i));
+    Edge e = GradientEdge(inputs[i]);
+    keep.push_back(e.fn);
+    keys.push_back(CaptureKey{e.fn.get(), e.input_nr});
+    captures[keys.back()] = Tensor();
+  }
+  TensorList g = grad_outputs;
+  g.resize(outputs.size());
+  RETURN_IF_ERROR(RunBackward(outputs, g, retain_graph || create_graph, create_graph, &captures));
+  TensorList result;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    Tensor t = captures[keys[i]];
+    if (!t.defined() && !allow_unused)
+      return InvalidArgument("[grad] input %d was not used in the graph; pass allow_unused=True", int(i));
+    result.push_back(t);
+  }
+  return result;
+}
+
+}  // namespace oneflow_like

@@ -1,0 +1,228 @@
+#include "oneflow_like/framework/op.h"
+
+#include <atomic>
+
+#include "oneflow_like/framework/autograd.h"
+#include "oneflow_like/ops/copy.h"
+#include "vm/instructions_builder.h"
+
+namespace oneflow_like {
+namespace {
+
+LazyDispatchFn g_lazy_dispatch = nullptr;
+
+struct ViewSpec {
+  vm::Blob* blob;
+  DType dtype;
+  Shape shape;
+  DimVector strides;
+  int64_t offset;
+};
+
+ViewSpec SpecOf(const Tensor& t) {
+  return ViewSpec{t.blob().get(), t.dtype(), t.shape(), t.strides(), t.offset()};
+}
+
+kernels::TensorView ViewOf(const ViewSpec& s) {
+  kernels::TensorView v;
+  v.data = static_cast<char*>(s.blob->data()) + s.offset * DTypeSize(s.dtype);
+  v.dtype = s.dtype;
+  v.shape = s.shape;
+  v.strides = s.strides;
+  return v;
+}
+
+// The OpCall the VM runs: resolves the blobs' addresses (allocated in Prepare) and calls the kernel.
+class KernelCall : public vm::OpKernelCall {
+ public:
+  KernelCall(const OpDef* op, AttrMap attrs, Device device, kernels::KernelFn fn, int64_t cost)
+      : op_(op), attrs_(std::move(attrs)), device_(device), fn_(fn), cost_(cost) {}
+  const char* op_name() const override { return op_->name; }
+  int64_t CostHint() const override { return cost_; }
+  Status Compute(oneflow_like::Stream* stream) override {
+    absl::InlinedVector<kernels::TensorView, 4> in, out;
+    for (auto& s : ins) in.push_back(ViewOf(s));
+    for (auto& s : outs) out.push_back(ViewOf(s));
+    kernels::KernelContext ctx(op_->name, device_, attrs_, in, out, stream);
+    return fn_(ctx);
+  }
+  absl::InlinedVector<ViewSpec, 4> ins;
+  absl::InlinedVector<ViewSpec, 2> outs;
+
+ private:
+  const OpDef* op_;
+  AttrMap attrs_;
+  Device device_;
+  kernels::KernelFn fn_;
+  int64_t cost_;
+};
+
+Status Launch(const OpDef& op, const TensorList& ins, const AttrMap& attrs, const TensorList& outs, Device device) {
+  kernels::KernelFn fn = op.kernel_cache[static_cast<int>(device.type())];
+  if (fn == nullptr) {
+    ASSIGN_OR_RETURN(fn, kernels::FindKernel(op.name, device.type()));
+    op.kernel_cache[static_cast<int>(device.type())] = fn;
+  }
+  auto call = std::make_unique<KernelCall>(&op, attrs, device, fn, KernelCostHint(outs, ins));
+  absl::InlinedVector<vm::BlobPtr, 4> in_blobs;
+  absl::InlinedVector<vm::BlobPtr, 2> out_blobs;
+  for (auto& t : ins) { call->ins.push_back(SpecOf(t)); in_blobs.push_back(t.blob()); }
+  for (auto& t : outs) { call->outs.push_back(SpecOf(t)); out_blobs.push_back(t.blob()); }
+  return vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
+    return b->Call(device, std::move(in_blobs), std::move(out_blobs), std::move(call));
+  });
+}
+
+std::atomic<uint64_t> g_sequence_nr{0};
+
+bool AnyRequiresGrad(const TensorList& ts) {
+  for (auto& t : ts) if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+
+std::shared_ptr<OpNode> RecordNode(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
+                                   const TensorList& outputs) {
+  auto node = std::make_shared<OpNode>(&op, attrs);
+  node->sequence_nr = g_sequence_nr.fetch_add(1);
+  node->num_outputs = static_cast<int>(outputs.size());
+  node->output_hooks.resize(outputs.size());
+  for (auto& t : inputs) {
+    node->input_metas.push_back(TensorMeta{t.shape(), t.dtype(), t.device()});
+    node->next_edges.push_back(t.requires_grad() ? GradientEdge(t) : Edge{});
+  }
+  node->Save(op.save_inputs ? inputs : TensorList(), op.save_outputs ? outputs : TensorList());
+  SetHistory(outputs, node);
+  return node;
+}
+
+Status CheckDefined(const OpDef& op, const TensorList& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i].defined()) return InvalidArgument("[%s] input %d is an undefined tensor", op.name, int(i));
+  return Status();
+}
+
+}  // namespace
+
+void SetLazyDispatch(LazyDispatchFn fn) { g_lazy_dispatch = fn; }
+
+int64_t KernelCostHint(const TensorList& outputs, const TensorList& inputs) {
+  int64_t n = 0;
+  for (auto& t : outputs) n += t.numel();
+  for (auto& t : inputs) n += t.numel();
+  return n;
+}
+
+Status CheckSameDevice(const char* op, const TensorList& inputs) {
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    if (inputs[i].device() != inputs[0].device())
+      return InvalidArgument("[%s] expected all tensors on the same device, got %s on %s and %s on %s", op,
+                             inputs[0].meta_string(), inputs[0].device().ToString(), inputs[i].meta_string(),
+                             inputs[i].device().ToString());
+  }
+  return Status();
+}
+
+Status CheckFloating(const char* op, const Tensor& t) {
+  if (!IsFloating(t.dtype())) return TypeError("[%s] expected a floating point tensor, got %s", op, t.meta_string());
+  return Status();
+}
+
+Status CheckNumInputs(const char* op, const TensorList& inputs, size_t n) {
+  if (inputs.size() != n) return InvalidArgument("[%s] expected %d inputs, got %d", op, int(n), int(inputs.size()));
+  return Status();
+}
+
+StatusOr<TensorList> Dispatch(const OpDef& op, const TensorList& inputs, const AttrMap& attrs) {
+  RETURN_IF_ERROR(CheckDefined(op, inputs));
+  if (!op.cross_device) RETURN_IF_ERROR(CheckSameDevice(op.name, inputs));
+  std::vector<TensorMeta> metas;
+  RETURN_IF_ERROR(op.infer(inputs, attrs, &metas));
+  bool lazy = false;
+  for (auto& t : inputs) lazy |= t.is_lazy();
+  TensorList outputs;
+  if (lazy) {
+    if (!g_lazy_dispatch) return Internal("[%s] lazy tensor outside of a trace", op.name);
+    ASSIGN_OR_RETURN(outputs, g_lazy_dispatch(op, inputs, attrs, metas, nullptr));
+  } else if (op.view) {
+    Shape shape;
+    DimVector strides;
+    int64_t offset = 0;
+    RETURN_IF_ERROR(op.view(inputs[0], attrs, &shape, &strides, &offset));
+    outputs.push_back(Tensor::MakeView(inputs[0], std::move(shape), std::move(strides), offset));
+  } else {
+    TensorList kin;
+    const TensorList* ins = &inputs;
+    if (!op.strided_inputs) {
+      bool need = false;
+      for (auto& t : inputs) need |= !t.is_contiguous();
+      if (need) {
+        NoGradGuard g;
+        for (auto& t : inputs) {
+          if (t.is_contiguous()) { kin.push_back(t); continue; }
+          ASSIGN_OR_RETURN(Tensor c, functional::Contiguous(t));
+          kin.push_back(c);
+        }
+        ins = &kin;
+      }
+    }
+    outputs.reserve(metas.size());
+    for (auto& m : metas) outputs.push_back(Tensor::Empty(m.shape, m.dtype, m.device));
+    Device device = !metas.empty() ? metas[0].device : inputs[0].device();
+    // Transfers run on the accelerator's side (its copy kernels can reach both memories).
+    if (op.cross_device && device.is_cpu() && !inputs.empty()) device = inputs[0].device();
+    RETURN_IF_ERROR(Launch(op, *ins, attrs, outputs, device));
+  }
+  if (op.grad && GradModeEnabled() && AnyRequiresGrad(inputs)) RecordNode(op, inputs, attrs, outputs);
+  return outputs;
+}
+
+StatusOr<Tensor> Dispatch1(const OpDef& op, const TensorList& inputs, const AttrMap& attrs) {
+  ASSIGN_OR_RETURN(TensorList outs, Dispatch(op, inputs, attrs));
+  return std::move(outs[0]);
+}
+
+Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap& attrs, const Tensor& out) {
+  RETURN_IF_ERROR(CheckDefined(op, inputs));
+  if (!out.defined()) return InvalidArgument("[%s] in-place target is undefined", op.name);
+  if (!op.cross_device) RETURN_IF_ERROR(CheckSameDevice(op.name, inputs));
+  if (!inputs.empty() && out.device() != inputs[0].device())
+    return InvalidArgument("[%s] in-place target on %s but inputs on %s", op.name, out.device().ToString(),
+                           inputs[0].device().ToString());
+  std::vector<TensorMeta> metas;
+  RETURN_IF_ERROR(op.infer(inputs, attrs, &metas));
+  if (metas.size() != 1 || metas[0].shape != out.shape())
+    return InvalidArgument("[%s] in-place result of shape %s does not match the target %s", op.name,
+                           metas.empty() ? "()" : metas[0].shape.ToString(), out.meta_string());
+  if (metas[0].dtype != out.dtype())
+    return TypeError("[%s] in-place result type %s can't be cast to the target's %s", op.name,
+                     DTypeLongName(metas[0].dtype), DTypeLongName(out.dtype()));
+  bool track = op.grad && GradModeEnabled() && (AnyRequiresGrad(inputs) || out.requires_grad());
+  if (GradModeEnabled() && out.requires_grad() && out.is_leaf())
+    return InvalidArgument("[%s] a leaf tensor that requires grad is used in an in-place operation", op.name);
+  if (track && out.is_view())
+    return Unimplemented("[%s] in-place modification of a view that requires grad is not supported; use an out-of-place op", op.name);
+  if (track && !op.grad) return InvalidArgument("[%s] in-place op is not differentiable", op.name);
+  bool lazy = out.is_lazy();
+  for (auto& t : inputs) lazy |= t.is_lazy();
+  if (lazy) {
+    if (!g_lazy_dispatch) return Internal("[%s] lazy tensor outside of a trace", op.name);
+    ASSIGN_OR_RETURN(TensorList r, g_lazy_dispatch(op, inputs, attrs, metas, &out));
+    (void)r;
+  } else {
+    if (!op.strided_inputs && !out.is_contiguous())
+      return InvalidArgument("[%s] in-place target %s must be contiguous", op.name, out.meta_string());
+    TensorList ins = inputs;
+    if (!op.strided_inputs) {
+      NoGradGuard g;
+      for (auto& t : ins) if (!t.is_contiguous()) { ASSIGN_OR_RETURN(t, functional::Contiguous(t)); }
+    }
+    RETURN_IF_ERROR(Launch(op, ins, attrs, {out}, out.device()));
+  }
+  // Record before the version bump: saved inputs (maybe `out` itself) keep their pre-op version.
+  std::shared_ptr<OpNode> node = track ? RecordNode(op, inputs, attrs, {out}) : nullptr;
+  out.bump_version();
+  if (node) node->RefreshOutputVersions();
+  return Status();
+}
+
+}  // namespace oneflow_like

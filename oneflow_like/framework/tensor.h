@@ -1,0 +1,110 @@
+// Tensor: a handle (shared_ptr) over TensorImpl = view metadata (shape, strides, offset, dtype,
+// device) + shared storage (a VM blob with its dependence object and version counter) +
+// autograd metadata. Views share storage; the storage is released through the VM when the
+// last tensor using it dies. A "lazy" tensor (nn.Graph tracing) has no storage, only a value id
+// in the trace.
+#pragma once
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "oneflow_like/base/device.h"
+#include "oneflow_like/base/dtype.h"
+#include "oneflow_like/base/shape.h"
+#include "oneflow_like/base/status.h"
+#include "vm/blob.h"
+
+namespace oneflow_like {
+
+class Node;
+class Tensor;
+
+// Storage shared by a tensor and its views. Its destructor hands the blob to the VM, which
+// frees it after every instruction already using it.
+class Storage {
+ public:
+  Storage(Device device, size_t bytes);
+  ~Storage();
+  const vm::BlobPtr& blob() const { return blob_; }
+  std::atomic<int64_t>& version() { return version_; }
+
+ private:
+  vm::BlobPtr blob_;
+  std::atomic<int64_t> version_{0};
+};
+
+using TensorHook = std::function<StatusOr<Tensor>(const Tensor& grad)>;
+
+struct AutogradMeta {
+  bool requires_grad = false;
+  bool retains_grad = false;
+  std::shared_ptr<Node> grad_fn;          // null for leaves
+  int output_nr = 0;                      // which output of grad_fn this tensor is
+  std::weak_ptr<Node> grad_accumulator;   // leaves only; created on first use
+  std::shared_ptr<struct TensorImpl> grad;  // accumulated .grad
+  std::vector<TensorHook> hooks;
+};
+
+struct TensorImpl {
+  Shape shape;
+  DimVector strides;
+  int64_t offset = 0;  // elements
+  DType dtype = DType::kF32;
+  Device device;
+  std::shared_ptr<Storage> storage;      // null for lazy tensors
+  std::shared_ptr<AutogradMeta> autograd;  // null until needed
+  bool is_view = false;
+  int64_t lazy_id = -1;                  // value id in the active trace (lazy tensors)
+  std::shared_ptr<void> lazy_ctx;        // the trace this lazy value belongs to
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  // A new contiguous tensor whose storage is allocated when its first writer runs.
+  static Tensor Empty(const Shape& shape, DType dtype, Device device);
+  // A view of `base` sharing its storage (no autograd history attached).
+  static Tensor MakeView(const Tensor& base, Shape shape, DimVector strides, int64_t offset);
+
+  bool defined() const { return impl_ != nullptr; }
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+  const Shape& shape() const { return impl_->shape; }
+  const DimVector& strides() const { return impl_->strides; }
+  int64_t offset() const { return impl_->offset; }
+  int64_t ndim() const { return impl_->shape.ndim(); }
+  int64_t numel() const { return impl_->shape.numel(); }
+  int64_t dim(int64_t i) const { return impl_->shape[i]; }
+  DType dtype() const { return impl_->dtype; }
+  Device device() const { return impl_->device; }
+  bool is_contiguous() const { return IsContiguous(impl_->shape, impl_->strides); }
+  bool is_lazy() const { return impl_->lazy_id >= 0; }
+  bool is_view() const { return impl_->is_view; }
+  const vm::BlobPtr& blob() const { return impl_->storage->blob(); }
+  int64_t version() const { return impl_->storage ? impl_->storage->version().load() : 0; }
+  void bump_version() const { if (impl_->storage) impl_->storage->version().fetch_add(1); }
+  std::string meta_string() const { return ShapeString(dtype(), shape()); }  // "f32[3,4]"
+  bool same(const Tensor& o) const { return impl_ == o.impl_; }
+
+  // Autograd accessors.
+  bool requires_grad() const { return impl_->autograd && impl_->autograd->requires_grad; }
+  Status set_requires_grad(bool r);
+  bool is_leaf() const { return !impl_->autograd || !impl_->autograd->grad_fn; }
+  const std::shared_ptr<Node>& grad_fn() const;
+  Tensor grad() const;
+  void set_grad(const Tensor& g);
+  AutogradMeta* autograd_meta() const { return impl_->autograd.get(); }
+  AutogradMeta* mutable_autograd_meta();
+  // Same storage and view, no autograd history.
+  Tensor detach() const;
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+using TensorList = std::vector<Tensor>;
+
+}  // namespace oneflow_like
