@@ -2,8 +2,10 @@
 // RecordEvent / WaitEvent. The op library implements OpKernelCall; the compiler's LaunchLazyJob
 // policy (oneflow_like/lazy) implements InstructionPolicy directly.
 #pragma once
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "absl/synchronization/notification.h"
@@ -13,12 +15,31 @@
 namespace oneflow_like {
 namespace vm {
 
-// Where a synchronous caller waits for an instruction's outcome.
+// Where a synchronous caller waits for an instruction's outcome. The hand-over goes through a
+// std::mutex (pthread, visible to ThreadSanitizer; Debian's absl is not instrumented); `done`
+// is kept for callers that poll HasBeenNotified().
 struct SyncPoint {
   absl::Notification done;
   Status status;
-  void Signal(Status s) { status = std::move(s); done.Notify(); }
-  Status Wait() { done.WaitForNotification(); return status; }
+  void Signal(Status s) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      status = std::move(s);
+      signalled_ = true;
+    }
+    cv_.notify_all();
+    done.Notify();
+  }
+  Status Wait() {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [&] { return signalled_; });
+    return status;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool signalled_ = false;
 };
 
 // A kernel invocation, implemented by the op library (inputs/outputs are blobs it holds).

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
+#include <mutex>
 #include "gtest/gtest.h"
 #include "vm/test_util.h"
 
@@ -71,7 +71,7 @@ TEST_P(StressTest, RandomDagMatchesSequentialReplay) {
     ASSERT_TRUE(testing::Issue(&vm, "init", {}, {blob}, [blob, init] { At(blob) = init; return Status(); }).ok());
   }
   std::mt19937_64 rng(GetParam().max_in_flight * 7919 + cfg.inline_limit);
-  absl::Mutex threads_mu;
+  std::mutex threads_mu;
   std::set<std::thread::id> threads;
   int mid_checks = 0;
   for (int64_t k = 0; k < kInstructions; ++k) {
@@ -98,7 +98,7 @@ TEST_P(StressTest, RandomDagMatchesSequentialReplay) {
     for (int i : in) reads.push_back(blobs[i]);
     auto fn = [k, reads, want_versions, inject, out_blob = blobs[out], &threads_mu, &threads]() -> Status {
       if ((k & 255) == 0) {
-        absl::MutexLock l(&threads_mu);
+        std::lock_guard<std::mutex> l(threads_mu);
         threads.insert(std::this_thread::get_id());
       }
       if (inject) return Internal("injected failure");
@@ -131,7 +131,9 @@ TEST_P(StressTest, RandomDagMatchesSequentialReplay) {
   }
   Status all = vm.SyncAll();
   EXPECT_EQ(all.ok(), cfg.fail_rate == 0) << all;
-  if (!all.ok()) EXPECT_NE(std::string(all.message()).find("injected failure"), std::string::npos) << all;
+  if (!all.ok()) {
+    EXPECT_NE(std::string(all.message()).find("injected failure"), std::string::npos) << all;
+  }
   int n_failed = 0;
   for (int b = 0; b < kBlobs; ++b) {
     Cell got{};

@@ -2,10 +2,13 @@
 // reads and writes, and small blob helpers. testonly.
 #pragma once
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +52,31 @@ class FnPolicy : public InstructionPolicy {
   int64_t cost_;
   std::atomic<int>* destroyed_;
   DependenceVector in_, out_;
+};
+
+// A one-shot gate on std::mutex (visible to ThreadSanitizer, unlike Debian's absl::Notification).
+class Latch {
+ public:
+  void Open() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      open_ = true;
+    }
+    cv_.notify_all();
+  }
+  void Wait() {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [&] { return open_; });
+  }
+  bool WaitFor(double seconds) {
+    std::unique_lock<std::mutex> l(mu_);
+    return cv_.wait_for(l, std::chrono::duration<double>(seconds), [&] { return open_; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
 };
 
 inline BlobPtr NewBlob(size_t bytes = sizeof(int64_t), Device d = Device::CPU()) {

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <thread>
 
-#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "vm/test_util.h"
 
@@ -81,17 +80,17 @@ TEST(VirtualMachineTest, InlineWaitsItsTurnBehindQueuedWorkOfTheSameBlob) {
 
 TEST(VirtualMachineTest, StreamsRunOnNamedThreadsConcurrently) {
   VirtualMachine vm(Opts());
-  absl::Notification b_started;
+  testing::Latch b_started;
   bool a_saw_b = false;
   char name[32] = {0};
   auto x = NewBlob(), y = NewBlob();
   // a (stream cpu:0) only finishes in time if b (stream cpu:1) runs at the same time.
   ASSERT_TRUE(Issue(&vm, "a", {}, {x}, [&] {
     pthread_getname_np(pthread_self(), name, sizeof(name));
-    a_saw_b = b_started.WaitForNotificationWithTimeout(absl::Seconds(10));
+    a_saw_b = b_started.WaitFor(10);
     return Status();
   }, -1, Cpu(0)).ok());
-  ASSERT_TRUE(Issue(&vm, "b", {}, {y}, [&] { b_started.Notify(); return Status(); }, -1, Cpu(1)).ok());
+  ASSERT_TRUE(Issue(&vm, "b", {}, {y}, [&] { b_started.Open(); return Status(); }, -1, Cpu(1)).ok());
   ASSERT_TRUE(vm.SyncAll().ok());
   EXPECT_TRUE(a_saw_b);
   EXPECT_STREQ(name, "ofl_cpu0_comput");  // "ofl_cpu0_compute" cut to 15 characters
@@ -100,13 +99,13 @@ TEST(VirtualMachineTest, StreamsRunOnNamedThreadsConcurrently) {
 TEST(VirtualMachineTest, BackpressureBlocksTheCallerWithoutDeadlock) {
   constexpr int kMax = 4, kN = 200;
   VirtualMachine vm(Opts(kMax));
-  absl::Notification gate;
+  testing::Latch gate;
   std::atomic<int> issued{0};
   std::atomic<int64_t> max_live{0};
   auto a = NewBlob();
   std::thread caller([&] {
     (void)Issue(&vm, "gate", {}, {a}, [&] {
-      gate.WaitForNotification();
+      gate.Wait();
       I64(a) = 0;
       return Status();
     });
@@ -125,7 +124,7 @@ TEST(VirtualMachineTest, BackpressureBlocksTheCallerWithoutDeadlock) {
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_LE(issued.load(), kMax);  // the caller is parked on the bound
   EXPECT_LE(vm.num_live(), kMax);
-  gate.Notify();
+  gate.Open();
   caller.join();
   auto got = ReadI64(&vm, a);
   ASSERT_TRUE(got.ok());
@@ -212,18 +211,18 @@ TEST(VirtualMachineTest, WorkAfterShutdownRunsInlineAndConcurrentShutdownsAreSaf
 TEST(VirtualMachineTest, ReleaseBlobWaitsForTheLastReader) {
   VirtualMachine vm(Opts());
   auto a = NewBlob(4096);
-  absl::Notification gate;
+  testing::Latch gate;
   ASSERT_TRUE(Issue(&vm, "w", {}, {a}, [&] { I64(a) = 3; return Status(); }).ok());
   ASSERT_TRUE(vm.SyncAll().ok());
   void* data_seen_by_reader = nullptr;
   ASSERT_TRUE(Issue(&vm, "slow_reader", {a}, {}, [&] {
-    gate.WaitForNotification();
+    gate.Wait();
     data_seen_by_reader = a->data();
     return Status();
   }).ok());
   vm.ReleaseBlob(a);  // live reader: enqueued, not freed now
   EXPECT_NE(a->data(), nullptr);
-  gate.Notify();
+  gate.Open();
   ASSERT_TRUE(vm.SyncAll().ok());
   EXPECT_NE(data_seen_by_reader, nullptr);
   EXPECT_EQ(a->data(), nullptr);
