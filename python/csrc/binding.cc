@@ -1,0 +1,71 @@
+#include "python/csrc/binding.h"
+
+#include "oneflow_like/ops/copy.h"
+#include "oneflow_like/ops/creation.h"
+
+namespace oneflow_like {
+namespace python {
+
+void RaiseStatus(const Status& s) {
+  std::string msg(s.message());
+  switch (s.code()) {
+    case absl::StatusCode::kInvalidArgument: throw py::value_error(msg);
+    case absl::StatusCode::kOutOfRange: throw py::index_error(msg);
+    case absl::StatusCode::kFailedPrecondition: throw py::type_error(msg);
+    case absl::StatusCode::kResourceExhausted:
+      PyErr_SetString(PyExc_MemoryError, msg.c_str());
+      throw py::error_already_set();
+    default: throw std::runtime_error(msg);
+  }
+}
+
+bool IsScalar(py::handle h) {
+  return PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyBool_Check(h.ptr()) ||
+         (py::isinstance<py::array>(h) && py::array(py::reinterpret_borrow<py::object>(h)).ndim() == 0 && false);
+}
+bool IsFloatScalar(py::handle h) { return PyFloat_Check(h.ptr()); }
+double ScalarValue(py::handle h) { return py::cast<double>(h); }
+
+DType ParseDType(py::handle h) {
+  if (py::isinstance<DType>(h)) return py::cast<DType>(h);
+  if (py::isinstance<py::str>(h)) return Unwrap(DTypeFromName(py::cast<std::string>(h)));
+  if (h.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) return DType::kF32;
+  if (h.ptr() == reinterpret_cast<PyObject*>(&PyLong_Type)) return DType::kI64;
+  if (h.ptr() == reinterpret_cast<PyObject*>(&PyBool_Type)) return DType::kBool;
+  try {
+    py::dtype d = py::dtype::from_args(py::reinterpret_borrow<py::object>(h));
+    std::string name = py::str(d.attr("name"));
+    return Unwrap(DTypeFromName(name));
+  } catch (py::error_already_set&) {
+  }
+  throw py::type_error("[dtype] cannot interpret " + std::string(py::repr(h)) + " as a dtype");
+}
+
+Device ParseDevice(py::handle h) {
+  if (py::isinstance<Device>(h)) return py::cast<Device>(h);
+  if (py::isinstance<py::str>(h)) return Unwrap(Device::Parse(py::cast<std::string>(h)));
+  throw py::type_error("[device] expected a device or a string like 'cpu' / 'cuda:0', got " + std::string(py::repr(h)));
+}
+
+std::vector<int64_t> ParseIntList(py::handle h) {
+  if (PyLong_Check(h.ptr())) return {py::cast<int64_t>(h)};
+  std::vector<int64_t> r;
+  for (auto item : py::reinterpret_borrow<py::iterable>(h)) r.push_back(py::cast<int64_t>(item));
+  return r;
+}
+
+std::vector<int64_t> ParseShape(py::args args) {
+  if (args.size() == 1 && !PyLong_Check(args[0].ptr())) return ParseIntList(args[0]);
+  std::vector<int64_t> r;
+  for (auto a : args) r.push_back(py::cast<int64_t>(a));
+  return r;
+}
+
+std::vector<Binder>& Binders() {
+  static std::vector<Binder>* b = new std::vector<Binder>();
+  return *b;
+}
+void RegisterBinder(Binder b) { Binders().push_back(b); }
+
+}  // namespace python
+}  // namespace oneflow_like

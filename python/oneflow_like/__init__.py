@@ -1,0 +1,56 @@
+"""oneflow_like: an eager deep-learning runtime on a virtual machine, with a PyTorch-style API.
+
+    import oneflow_like as flow
+    x = flow.randn(4, 3, requires_grad=True)
+    (x * 2).sum().backward()
+"""
+import atexit as _atexit
+
+from ._loader import load_extension as _load_extension
+
+_C = _load_extension()
+
+from ._C import Tensor, device, dtype  # noqa: E402
+
+# dtypes under their PyTorch names
+bool = _C.dtype.bool  # noqa: A001
+uint8 = _C.dtype.uint8
+int8 = _C.dtype.int8
+int32 = _C.dtype.int32
+int64 = _C.dtype.int64
+float16 = _C.dtype.float16
+bfloat16 = _C.dtype.bfloat16
+float32 = _C.dtype.float32
+float64 = _C.dtype.float64
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+_C.float32, _C.int64, _C.bool = float32, int64, bool
+
+from . import _tensor  # noqa: E402,F401  (Python-level Tensor methods)
+from .autograd import enable_grad, no_grad, set_grad_enabled, is_grad_enabled  # noqa: E402
+
+# Every functional op bound by the extension is exported at the top level (flow.add, flow.relu...).
+_PRIVATE = {"Tensor", "device", "dtype"}
+for _name in dir(_C):
+    if not _name.startswith("_") and _name not in _PRIVATE and _name not in globals():
+        globals()[_name] = getattr(_C, _name)
+
+from . import autograd  # noqa: E402,F401
+
+try:  # the rest of the package lands piece by piece; import what exists
+    from . import nn, optim, utils  # noqa: F401
+except ImportError as _e:  # pragma: no cover - reported when used
+    _missing = _e
+try:
+    from .serialization import load, save  # noqa: F401
+except ImportError:
+    pass
+
+_atexit.register(_C._shutdown)  # drain the VM and join its threads before the interpreter goes
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)

@@ -1,0 +1,86 @@
+"""Python-level Tensor methods: printing, conversion to Python objects, autograd conveniences."""
+import numpy as np
+
+from . import _C
+
+Tensor = _C.Tensor
+
+
+def _repr(self):
+    if self.is_lazy:
+        return f"tensor(<lazy>, shape={tuple(self.shape)}, dtype={self.dtype})"
+    body = np.array2string(self.numpy(), separator=", ", prefix="tensor(")
+    extras = []
+    if self.device.type != "cpu":
+        extras.append(f"device='{self.device}'")
+    if self.dtype not in (_C.float32, _C.int64, _C.bool):
+        extras.append(f"dtype={self.dtype}")
+    if self.grad_fn is not None:
+        extras.append(f"grad_fn=<{self.grad_fn}>")
+    elif self.requires_grad:
+        extras.append("requires_grad=True")
+    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+
+
+def _item(self):
+    if self.numel() != 1:
+        raise ValueError(f"[item] only one-element tensors can be converted to Python scalars, got shape {tuple(self.shape)}")
+    return self.numpy().reshape(()).item()
+
+
+def _size(self, dim=None):
+    if dim is None:
+        return tuple(self.shape)
+    return self.shape[dim]
+
+
+def _len(self):
+    if self.ndim == 0:
+        raise TypeError("len() of a 0-d tensor")
+    return self.shape[0]
+
+
+def _bool(self):
+    if self.numel() != 1:
+        raise ValueError("[bool] the truth value of a tensor with more than one element is ambiguous")
+    return bool(self.item())
+
+
+def _backward(self, gradient=None, retain_graph=None, create_graph=False):
+    self._backward(gradient, bool(retain_graph) if retain_graph is not None else create_graph, create_graph)
+
+
+def _register_hook(self, hook):
+    self._register_hook(hook)
+    return hook
+
+
+def _iter(self):
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return (self[i] for i in range(self.shape[0]))
+
+
+def _array(self, dtype=None):
+    a = self.numpy()
+    return a.astype(dtype) if dtype is not None else a
+
+
+Tensor.__repr__ = _repr
+Tensor.__str__ = _repr
+Tensor.item = _item
+Tensor.tolist = lambda self: self.numpy().tolist()
+Tensor.size = _size
+Tensor.__len__ = _len
+Tensor.__bool__ = _bool
+Tensor.__float__ = lambda self: float(self.item())
+Tensor.__int__ = lambda self: int(self.item())
+Tensor.__index__ = lambda self: int(self.item())
+Tensor.__array__ = _array
+Tensor.__iter__ = _iter
+Tensor.backward = _backward
+Tensor.register_hook = _register_hook
+Tensor.__hash__ = lambda self: id(self)
+Tensor.is_floating_point = lambda self: self.dtype.is_floating_point
+Tensor.data = property(lambda self: self.detach(), lambda self, v: self.detach().copy_(v))
+Tensor.is_cuda = property(lambda self: self.device.type == "cuda")

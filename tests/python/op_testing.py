@@ -1,0 +1,76 @@
+"""The op test helper: checks an op forward and backward against a float64 NumPy reference on
+fresh random inputs, plus a numerical gradient check in float64.
+
+    check_op(flow.relu, np_relu, shapes=[(3, 4)])
+
+`np_fn` computes the reference in float64 NumPy. The backward check compares the op's gradient
+(for a random upstream gradient) with central finite differences of the float64 op itself.
+"""
+import numpy as np
+
+import oneflow_like as flow
+
+RNG = np.random.default_rng()
+
+
+def rand(shape, low=-1.0, high=1.0, dtype=np.float64):
+    return RNG.uniform(low, high, size=shape).astype(dtype)
+
+
+def to_np(t):
+    return t.numpy().astype(np.float64) if t.dtype.is_floating_point else t.numpy()
+
+
+def check_forward(fn, np_fn, arrays, atol=1e-5, rtol=1e-4, dtype=flow.float32, **kw):
+    ins = [flow.tensor(a, dtype=dtype) for a in arrays]
+    out = fn(*ins, **kw)
+    ref = np_fn(*[a.astype(np.float64) for a in arrays], **kw)
+    outs = out if isinstance(out, (tuple, list)) else [out]
+    refs = ref if isinstance(ref, (tuple, list)) else [ref]
+    for o, r in zip(outs, refs):
+        np.testing.assert_allclose(to_np(o), np.asarray(r), atol=atol, rtol=rtol)
+    return out
+
+
+def numerical_grad(fn, arrays, index, upstream, eps=1e-6, **kw):
+    """d(sum(fn(...) * upstream))/d arrays[index] by central differences, in float64."""
+    base = [flow.tensor(a, dtype=flow.float64) for a in arrays]
+    x = arrays[index].astype(np.float64).copy()
+    grad = np.zeros_like(x)
+    flat = x.reshape(-1)
+    for i in range(flat.size):
+        orig = flat[i]
+        vals = []
+        for delta in (eps, -eps):
+            flat[i] = orig + delta
+            ins = list(base)
+            ins[index] = flow.tensor(x, dtype=flow.float64)
+            out = fn(*ins, **kw)
+            out = out[0] if isinstance(out, (tuple, list)) else out
+            vals.append(float(np.sum(out.numpy() * upstream)))
+        flat[i] = orig
+        grad.reshape(-1)[i] = (vals[0] - vals[1]) / (2 * eps)
+    return grad
+
+
+def check_backward(fn, arrays, grad_inputs=None, atol=1e-5, rtol=1e-4, **kw):
+    """Analytic float64 gradient vs numerical differences for each input in `grad_inputs`."""
+    grad_inputs = list(range(len(arrays))) if grad_inputs is None else grad_inputs
+    ins = [flow.tensor(a, dtype=flow.float64) for a in arrays]
+    for i in grad_inputs:
+        ins[i].requires_grad = True
+    out = fn(*ins, **kw)
+    out = out[0] if isinstance(out, (tuple, list)) else out
+    upstream = RNG.uniform(-1, 1, size=tuple(out.shape))
+    out.backward(flow.tensor(upstream, dtype=flow.float64))
+    for i in grad_inputs:
+        assert ins[i].grad is not None, f"input {i} got no gradient"
+        num = numerical_grad(fn, arrays, i, upstream, **kw)
+        np.testing.assert_allclose(ins[i].grad.numpy(), num, atol=atol, rtol=rtol, err_msg=f"gradient of input {i}")
+
+
+def check_op(fn, np_fn, arrays, grad_inputs=None, atol=1e-5, rtol=1e-4, backward=True, **kw):
+    check_forward(fn, np_fn, arrays, atol=atol, rtol=rtol, **kw)
+    check_forward(fn, np_fn, arrays, atol=1e-10, rtol=1e-10, dtype=flow.float64, **kw)
+    if backward:
+        check_backward(fn, arrays, grad_inputs=grad_inputs, **kw)
