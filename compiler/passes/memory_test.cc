@@ -1,0 +1,130 @@
+// Copy insertion, scheduling and buffer assignment.
+#include "compiler/passes/buffer_assignment.h"
+#include "compiler/passes/copy_insertion.h"
+#include "compiler/passes/hlo_scheduler.h"
+#include "compiler/passes/pass_test_util.h"
+
+namespace oneflow_like::hlo {
+namespace {
+
+TEST(CopyInsertionTest, CopiesOutputsThatAliasParametersConstantsOrEachOther) {
+  auto r = RunPassOnText<CopyInsertion>(R"(HloModule m
+ENTRY %e {
+  %x = f32[4] parameter(0)
+  %c = f32[4] constant({1, 2, 3, 4})
+  %n = f32[4] negate(%x)
+  %b = f32[2,2] bitcast(%x)
+  ROOT %t = (f32[4], f32[4], f32[4], f32[4], f32[2,2]) tuple(%x, %c, %n, %n, %b)
+})");
+  EXPECT_TRUE(r.changed);
+  EXPECT_TRUE(Contains(r.text, "tuple(%copy, %copy.1, %n, %copy.2, %copy.3)")) << r.text;
+}
+
+TEST(CopyInsertionTest, LeavesDistinctComputedOutputsAlone) {
+  const std::string text = R"(HloModule m
+
+ENTRY %e (x: f32[4]) -> (f32[4], f32[4]) {
+  %x = f32[4] parameter(0)
+  %n = f32[4] negate(%x)
+  %a = f32[4] abs(%x)
+  ROOT %t = (f32[4], f32[4]) tuple(%n, %a)
+}
+)";
+  auto r = RunPassOnText<CopyInsertion>(text);
+  EXPECT_FALSE(r.changed);
+  EXPECT_EQ(r.text, text);
+}
+
+TEST(CopyInsertionTest, WhileBodySwapGetsCopies) {
+  auto r = RunPassOnText<CopyInsertion>(R"(HloModule m
+%cond (s: (f32[2], f32[2])) -> pred[] {
+  %s = (f32[2], f32[2]) parameter(0)
+  ROOT %f = pred[] constant(false)
+}
+%body (t: (f32[2], f32[2])) -> (f32[2], f32[2]) {
+  %t = (f32[2], f32[2]) parameter(0)
+  %a = f32[2] get-tuple-element(%t), index=0
+  %b = f32[2] get-tuple-element(%t), index=1
+  ROOT %r = (f32[2], f32[2]) tuple(%b, %a)
+}
+ENTRY %e {
+  %x = f32[2] parameter(0)
+  %n = f32[2] negate(%x)
+  %init = (f32[2], f32[2]) tuple(%n, %n)
+  %w = (f32[2], f32[2]) while(%init), condition=%cond, body=%body
+  %o = f32[2] get-tuple-element(%w), index=0
+  ROOT %n2 = f32[2] negate(%o)
+})");
+  EXPECT_TRUE(r.changed);
+  EXPECT_TRUE(Contains(r.text, "ROOT %r = (f32[2], f32[2]) tuple(%copy, %copy.1)")) << r.text;
+}
+
+// Four independent chains: computing them one after another keeps one temp alive at a time.
+const char* kChains = R"(HloModule m
+ENTRY %e {
+  %x = f32[1024] parameter(0)
+  %a1 = f32[1024] exponential(%x)
+  %b1 = f32[1024] exponential(%x)
+  %c1 = f32[1024] exponential(%x)
+  %a2 = f32[] reduce(%a1, %z), dimensions={0}, kind=add
+  %z = f32[] constant(0)
+  %b2 = f32[] reduce(%b1, %z), dimensions={0}, kind=add
+  %c2 = f32[] reduce(%c1, %z), dimensions={0}, kind=add
+  %s1 = f32[] add(%a2, %b2)
+  ROOT %s2 = f32[] add(%s1, %c2)
+})";
+
+TEST(HloSchedulerTest, PicksTheScheduleWithTheLowestPeak) {
+  std::string text = kChains;
+  // %z is used before it is defined in list order: move it up so the text parses.
+  text.replace(text.find("  %z = f32[] constant(0)\n"), 25, "");
+  text.replace(text.find("  %a1"), 0, "  %z = f32[] constant(0)\n");
+  auto m = ParseAndVerify(text);
+  ASSERT_TRUE(m);
+  const HloComputation& c = *m->entry_computation();
+  int64_t list_order_peak = HloScheduler::SimulatePeak(c, c.MakeInstructionPostOrder());
+  EXPECT_EQ(list_order_peak, 3 * 4096 + 4);
+  auto r = RunPassOnText<HloScheduler>(text, false);
+  EXPECT_TRUE(r.changed);
+  EXPECT_TRUE(Contains(r.text, "HloModule m, is_scheduled=true")) << r.text;
+  const HloComputation& s = *r.module->entry_computation();
+  EXPECT_EQ(HloScheduler::SimulatePeak(s, s.MakeInstructionPostOrder()), 4096 + 8);
+}
+
+TEST(BufferAssignmentTest, ReusesSpaceAndSeparatesParametersAndOutputs) {
+  auto r = RunPassOnText<HloScheduler>(R"(HloModule m
+ENTRY %e {
+  %x = f32[256] parameter(0)
+  %a = f32[256] exponential(%x)
+  %b = f32[256] negate(%a)
+  %c = f32[256] abs(%b)
+  %d = f32[256] sqrt(%c)
+  ROOT %o = f32[256] tanh(%d)
+})", false);
+  auto a = AssignBuffers(*r.module);
+  ASSERT_TRUE(a.ok()) << a.status();
+  const BufferAssignment& ba = **a;
+  // a..d are temps: two live at a time, 1 KiB each -> a 2 KiB arena equal to the lower bound.
+  EXPECT_EQ(ba.temp_bytes(), 2048) << ba.ToString();
+  EXPECT_EQ(ba.lower_bound_bytes(), 2048) << ba.ToString();
+  ASSERT_EQ(ba.allocations().size(), 3u);
+  EXPECT_EQ(ba.allocations()[1].kind, BufferAllocation::Kind::kParameter);
+  EXPECT_EQ(ba.allocations()[2].kind, BufferAllocation::Kind::kOutput);
+  const HloComputation* c = r.module->entry_computation();
+  auto slice = [&](const char* name) {
+    for (HloInstruction* i : c->instructions()) if (i->name() == name) return ba.Slice(i).value();
+    return BufferSlice{};
+  };
+  EXPECT_EQ(slice("a"), slice("c"));
+  EXPECT_NE(slice("a"), slice("b"));
+  EXPECT_EQ(slice("o").allocation, 2);
+  EXPECT_TRUE(Contains(ba.ToString(), "lower bound (largest live set): 2048 bytes")) << ba.ToString();
+}
+
+TEST(BufferAssignmentTest, RejectsOutputsAliasingParameters) {
+  auto r = RunPassOnText<HloScheduler>("HloModule m\nENTRY %e {\n  ROOT %x = f32[4] parameter(0)\n}", false);
+  EXPECT_FALSE(AssignBuffers(*r.module).ok());
+}
+
+}  // namespace
+}  // namespace oneflow_like::hlo
