@@ -64,13 +64,18 @@ std::vector<BlobPtr> Blobs(int n) {
   return b;
 }
 
-// Instructions per second: n no-ops over 64 blobs (so successive ones on a blob are ordered).
-double Throughput(int spin, bool allow_inline, int n) {
+VmOptions Options(int spin, bool allow_inline) {
   VmOptions o;
   o.spin_iterations = spin;
   o.inline_cost_limit = allow_inline ? 1000 : 0;
-  VirtualMachine vm(o);
-  Stream* s = *vm.GetStream(Device::CPU(), StreamRole::kCompute);
+  return o;
+}
+Stream* ComputeStream(VirtualMachine* vm) { return *vm->GetStream(Device::CPU(), StreamRole::kCompute); }
+
+// Instructions per second: n no-ops over 64 blobs (so successive ones on a blob are ordered).
+double Throughput(int spin, bool allow_inline, int n) {
+  VirtualMachine vm(Options(spin, allow_inline));
+  Stream* s = ComputeStream(&vm);
   auto blobs = Blobs(64);
   (void)vm.SyncAll();
   int64_t t0 = NowNs();
@@ -81,11 +86,8 @@ double Throughput(int spin, bool allow_inline, int n) {
 
 // Caller-side cost of Receive while a worker drains (inline off): mean ns per call.
 double EnqueueCost(int spin, int n) {
-  VmOptions o;
-  o.spin_iterations = spin;
-  o.inline_cost_limit = 0;
-  VirtualMachine vm(o);
-  Stream* s = *vm.GetStream(Device::CPU(), StreamRole::kCompute);
+  VirtualMachine vm(Options(spin, false));
+  Stream* s = ComputeStream(&vm);
   auto blobs = Blobs(64);
   std::vector<std::unique_ptr<Instruction>> instrs;
   for (int i = 0; i < n; ++i) instrs.push_back(Noop(s, blobs[i & 63], 1));
@@ -100,11 +102,8 @@ double EnqueueCost(int spin, int n) {
 // Receive -> Compute finished, one at a time; `gap_us` idles the worker between samples
 // (0: back to back, the worker is still spinning or just awake; 2000: it is asleep).
 Percentiles Latency(int spin, int gap_us, int samples) {
-  VmOptions o;
-  o.spin_iterations = spin;
-  o.inline_cost_limit = 0;
-  VirtualMachine vm(o);
-  Stream* s = *vm.GetStream(Device::CPU(), StreamRole::kCompute);
+  VirtualMachine vm(Options(spin, false));
+  Stream* s = ComputeStream(&vm);
   auto blob = Blobs(1)[0];
   std::vector<int64_t> lat;
   std::atomic<int64_t> stamp{0};
@@ -126,10 +125,7 @@ Percentiles Latency(int spin, int gap_us, int samples) {
 
 // A blocking round trip the way .item() does it: SyncAccessBlob on an idle VM.
 Percentiles SyncRoundTrip(int spin, int samples) {
-  VmOptions o;
-  o.spin_iterations = spin;
-  o.inline_cost_limit = 0;
-  VirtualMachine vm(o);
+  VirtualMachine vm(Options(spin, false));
   auto blob = std::make_shared<Blob>(Device::CPU(), 8);
   (void)PhysicalRun(&vm, [&](InstructionsBuilder* b) {
     return b->AccessBlobByCallback(blob, AccessMode::kWrite, [](void* p) { std::memset(p, 0, 8); return Status(); }, nullptr);
@@ -156,11 +152,8 @@ struct Paced {
   double vm_cpu_share;
 };
 Paced PacedIssue(int spin, int gap_us, int samples) {
-  VmOptions o;
-  o.spin_iterations = spin;
-  o.inline_cost_limit = 0;
-  VirtualMachine vm(o);
-  Stream* s = *vm.GetStream(Device::CPU(), StreamRole::kCompute);
+  VirtualMachine vm(Options(spin, false));
+  Stream* s = ComputeStream(&vm);
   auto blob = Blobs(1)[0];
   std::vector<std::atomic<int64_t>> stamps(samples);
   std::vector<int64_t> sent(samples);
