@@ -132,20 +132,10 @@ Status RetainGrad(Tensor& t) {
   if (!t.requires_grad()) return InvalidArgument("[retain_grad] can't retain_grad on a tensor that doesn't require grad");
   if (t.is_leaf() || t.autograd_meta()->retains_grad) return Status();
   t.autograd_meta()->retains_grad = true;
-  std::weak_ptr<TensorImpl> weak = t.impl_ptr();
-  return RegisterHook(t, [weak](const Tensor& g) -> StatusOr<Tensor> {
-    if (auto impl = weak.lock()) {
-      Tensor self(impl);
-      Tensor old = self.grad();
-      if (old.defined()) {
-        ASSIGN_OR_RETURN(Tensor sum, functional::Add(old, g.detach()));
-        self.set_grad(sum);
-      } else {
-        self.set_grad(g.detach());
-      }
-    }
-    return Tensor();
-  });
+  auto& node = t.autograd_meta()->grad_fn;
+  node->retained.resize(node->num_outputs);
+  node->retained[t.autograd_meta()->output_nr] = t.impl_ptr();
+  return Status();
 }
 
 namespace {
@@ -220,6 +210,14 @@ Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_g
         ASSIGN_OR_RETURN(Tensor r, h(grads[s]));
         if (r.defined()) grads[s] = r;
       }
+    }
+    for (size_t s = 0; s < n->retained.size() && s < grads.size(); ++s) {
+      auto impl = n->retained[s].lock();
+      if (!impl || !grads[s].defined()) continue;
+      Tensor self(impl);
+      Tensor g = create_graph ? grads[s] : grads[s].detach();
+      if (self.grad().defined()) { ASSIGN_OR_RETURN(g, functional::Add(self.grad(), g)); }
+      self.set_grad(g);
     }
     TensorList out;
     bool is_acc = dynamic_cast<AccumulateGrad*>(n) != nullptr;

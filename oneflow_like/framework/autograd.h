@@ -27,6 +27,8 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<Edge> next_edges;
   // Hooks of non-leaf tensors, per forward output: run on the summed gradient before Apply.
   std::vector<std::vector<TensorHook>> output_hooks;
+  // Non-leaf tensors that called retain_grad(), per forward output; filled after the hooks ran.
+  std::vector<std::weak_ptr<TensorImpl>> retained;
 };
 
 // Gradient of a leaf: accumulates into `.grad` (runs the leaf's hooks first).

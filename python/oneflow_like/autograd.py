@@ -67,3 +67,71 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _as_list(grad_outputs) or [None] * len(outputs)
     retain = create_graph if retain_graph is None else retain_graph
     return tuple(_C._autograd_grad(outputs, inputs_l, grads, bool(retain), bool(create_graph), bool(allow_unused)))
+
+
+class FunctionCtx:
+    """The `ctx` of a user-defined Function: saves tensors and flags between forward and backward."""
+
+    def __init__(self):
+        self.saved_tensors = ()
+        self.needs_input_grad = ()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        self.saved_tensors = tensors
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+    def mark_non_differentiable(self, *tensors):
+        self.non_differentiable = tensors
+
+
+class Function:
+    """User-defined differentiable op, PyTorch style:
+
+        class Square(flow.autograd.Function):
+            @staticmethod
+            def forward(ctx, x): ctx.save_for_backward(x); return x * x
+            @staticmethod
+            def backward(ctx, g): (x,) = ctx.saved_tensors; return 2 * x * g
+        y = Square.apply(x)
+    """
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("Function subclasses must implement forward")
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError("Function subclasses must implement backward")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        Tensor = _C.Tensor
+        ctx = FunctionCtx()
+        positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        tensor_inputs = [args[i] for i in positions]
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        with no_grad():
+            out = cls.forward(ctx, *args, **kwargs)
+        single = not isinstance(out, tuple)
+        outs = (out,) if single else out
+        if not (_C.is_grad_enabled() and any(t.requires_grad for t in tensor_inputs)):
+            return out
+        # An output that is an input must become a new tensor, or recording would rewrite the input.
+        outs = tuple(o.detach() if isinstance(o, Tensor) and any(o._same(i) for i in tensor_inputs) else o
+                     for o in outs)
+        tensor_outs = [o for o in outs if isinstance(o, Tensor)]
+
+        def run_backward(*grads):
+            if ctx.materialize_grads:
+                grads = tuple(g if g is not None else _C.zeros_like(o) for g, o in zip(grads, tensor_outs))
+            res = cls.backward(ctx, *grads)
+            res = res if isinstance(res, tuple) else (res,)
+            if len(res) < len(args):
+                res = res + (None,) * (len(args) - len(res))
+            return [res[i] for i in positions]
+
+        _C._record_function(cls.__name__, run_backward, tensor_inputs, tensor_outs)
+        return outs[0] if single else outs

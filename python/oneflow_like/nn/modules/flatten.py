@@ -1,0 +1,28 @@
+"""Flatten (dims start_dim..end_dim into one) and Unflatten (one dim into a shape)."""
+from oneflow_like.nn.modules.module import Module
+
+
+class Flatten(Module):
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+
+    def forward(self, input):
+        shape = list(input.shape)
+        d = self.dim % len(shape)
+        return input.reshape(tuple(shape[:d]) + self.unflattened_size + tuple(shape[d + 1:]))
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

@@ -1,0 +1,580 @@
+"""Module, Parameter and the containers (Sequential, ModuleList, ModuleDict), torch.nn-style.
+
+A Module owns three ordered name tables: _parameters, _buffers and _modules. Attribute access to
+those names goes through __getattr__ (only reached when normal lookup fails), assignment through
+__setattr__, which files Parameters, registered buffers and Modules into the right table.
+"""
+from collections import OrderedDict, namedtuple
+import itertools
+
+import oneflow_like as flow
+
+
+class Parameter(flow.Tensor):
+    """A leaf tensor that a Module registers as trainable; shares storage with `data`."""
+
+    def __init__(self, data=None, requires_grad=True):
+        if data is None:
+            data = flow.empty(0)
+        flow.Tensor.__init__(self, data.detach())  # Tensor(other) aliases other's storage
+        self.requires_grad = requires_grad
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            with flow.no_grad():
+                memo[id(self)] = type(self)(self.detach().clone(), self.requires_grad)
+        return memo[id(self)]
+
+
+class _RemovableHandle:
+    _ids = itertools.count()
+
+    def __init__(self, table):
+        self._table = table
+        self.id = next(self._ids)
+
+    def remove(self):
+        self._table.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+
+def _addindent(s, n):
+    lines = s.split("\n")
+    return lines[0] + "".join("\n" + " " * n + line for line in lines[1:])
+
+
+class Module:
+    """Base class of every layer. Subclasses call super().__init__() first, then define forward."""
+
+    def __init__(self):
+        d = self.__dict__
+        d["training"] = True
+        d["_parameters"] = OrderedDict()
+        d["_buffers"] = OrderedDict()
+        d["_non_persistent_buffers"] = set()
+        d["_modules"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_hooks"] = OrderedDict()
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    def __call__(self, *args, **kwargs):
+        if not (self._forward_pre_hooks or self._forward_hooks):
+            return self.forward(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks.values()):
+            res = hook(self, args)
+            if res is not None:
+                args = res if isinstance(res, tuple) else (res,)
+        out = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            res = hook(self, args, out)
+            if res is not None:
+                out = res
+        return out
+
+    def register_forward_pre_hook(self, hook):
+        """hook(module, args) -> None or new args; runs before forward."""
+        h = _RemovableHandle(self._forward_pre_hooks)
+        self._forward_pre_hooks[h.id] = hook
+        return h
+
+    def register_forward_hook(self, hook):
+        """hook(module, args, output) -> None or a new output; runs after forward."""
+        h = _RemovableHandle(self._forward_hooks)
+        self._forward_hooks[h.id] = hook
+        return h
+
+    # ---- registration -----------------------------------------------------------------------
+
+    def register_parameter(self, name, param):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        _check_name(self, name, "parameter")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                            "(flow.nn.Parameter or None required)")
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        _check_name(self, name, "buffer")
+        if tensor is not None and not isinstance(tensor, flow.Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                            "(flow.Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers.discard(name)
+        else:
+            self._non_persistent_buffers.add(name)
+
+    def add_module(self, name, module):
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        _check_name(self, name, "module")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            t = d.get(table)
+            if t is not None and name in t:
+                return t[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        params = d.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            _remove_from(d, name, ("_buffers", "_modules"))
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                                "(flow.nn.Parameter or None expected)")
+            params[name] = None
+        elif isinstance(value, Module):
+            if d.get("_modules") is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            _remove_from(d, name, ("_parameters", "_buffers"))
+            self._modules[name] = value
+        elif d.get("_modules") is not None and name in d["_modules"]:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
+                                "(flow.nn.Module or None expected)")
+            d["_modules"][name] = None
+        elif d.get("_buffers") is not None and name in d["_buffers"]:
+            if value is not None and not isinstance(value, flow.Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                                "(flow.Tensor or None expected)")
+            d["_buffers"][name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        for table in ("_parameters", "_buffers", "_modules"):
+            t = self.__dict__[table]
+            if name in t:
+                del t[name]
+                self._non_persistent_buffers.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        keys = list(super().__dir__()) + list(self._parameters) + list(self._buffers) + list(self._modules)
+        return sorted(set(keys))
+
+    # ---- traversal --------------------------------------------------------------------------
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from m.named_modules(memo, sub, remove_duplicate)
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
+                yield name, m
+
+    def children(self):
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(self, table, prefix, recurse, remove_duplicate=True):
+        seen = set()
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse \
+            else [(prefix, self)]
+        for mod_prefix, m in mods:
+            for name, v in getattr(m, table).items():
+                if v is None or (remove_duplicate and id(v) in seen):
+                    continue
+                seen.add(id(v))
+                yield mod_prefix + ("." if mod_prefix else "") + name, v
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def get_submodule(self, target):
+        mod = self
+        for item in target.split(".") if target else []:
+            if item not in mod._modules:
+                raise AttributeError(f"{type(mod).__name__} has no submodule `{item}`")
+            mod = mod._modules[item]
+        return mod
+
+    # ---- modes, grads, apply ----------------------------------------------------------------
+
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for m in self.modules():
+            m.__dict__["training"] = mode
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad = requires_grad
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters():
+            g = p.grad
+            if g is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                with flow.no_grad():
+                    g.zero_()
+
+    def apply(self, fn):
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def _apply(self, fn):
+        """Replaces every parameter and buffer t by fn(t) (a new Parameter keeps requires_grad)."""
+        for m in self.children():
+            m._apply(fn)
+        with flow.no_grad():
+            for name, p in self._parameters.items():
+                if p is None:
+                    continue
+                new = fn(p)
+                if new is p:
+                    continue
+                grad = p.grad
+                np_ = Parameter(new, p.requires_grad)
+                if grad is not None:
+                    np_.grad = fn(grad)
+                self._parameters[name] = np_
+            for name, b in self._buffers.items():
+                if b is not None:
+                    self._buffers[name] = fn(b)
+        return self
+
+    def to(self, *args, **kwargs):
+        """to(device), to(dtype), to(device, dtype), to(tensor); dtype applies to floating tensors."""
+        device, dtype = _parse_to(args, kwargs)
+
+        def convert(t):
+            if dtype is not None and _is_floating(t) and t.dtype != dtype:
+                t = t.to(dtype)
+            if device is not None:
+                t = t.to(device)
+            return t
+
+        return self._apply(convert)
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else
+                       (f"cuda:{device}" if isinstance(device, int) else device))
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def float(self):
+        return self.to(flow.float32)
+
+    def double(self):
+        return self.to(flow.float64)
+
+    def half(self):
+        return self.to(flow.float16)
+
+    # ---- state dict -------------------------------------------------------------------------
+
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        if destination is None:
+            destination = OrderedDict()
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers:
+                destination[prefix + name] = b if keep_vars else b.detach()
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination, prefix + name + ".", keep_vars)
+        return destination
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copies matching entries in place. strict: any missing or unexpected key raises
+        RuntimeError naming them all. Returns (missing_keys, unexpected_keys)."""
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        if strict:
+            if unexpected:
+                errors.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
+            if missing:
+                errors.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ".")
+        for k, dst in own.items():
+            if k not in state_dict:
+                continue
+            src = state_dict[k]
+            if not isinstance(src, flow.Tensor):
+                src = flow.tensor(src)
+            if tuple(src.shape) != tuple(dst.shape):
+                errors.append(f"size mismatch for {k}: copying a param with shape {tuple(src.shape)} "
+                              f"from checkpoint, the shape in current model is {tuple(dst.shape)}.")
+                continue
+            with flow.no_grad():
+                dst.copy_(src)
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(errors))
+        return _IncompatibleKeys(missing, unexpected)
+
+    # ---- printing ---------------------------------------------------------------------------
+
+    def extra_repr(self):
+        return ""
+
+    def _get_name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        lines = []
+        extra = self.extra_repr()
+        if extra:
+            lines = extra.split("\n")
+        for name, m in self._modules.items():
+            lines.append(f"({name}): " + _addindent(repr(m), 2))
+        head = self._get_name() + "("
+        if not lines:
+            return head + ")"
+        if len(lines) == 1 and not self._modules:
+            return head + lines[0] + ")"
+        return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _check_name(module, name, kind):
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
+    if name == "" or "." in name:
+        raise KeyError(f'{kind} name can\'t be empty or contain ".", got "{name}"')
+    if name in module.__dict__ and not any(name in module.__dict__[t] for t in
+                                           ("_parameters", "_buffers", "_modules")):
+        raise KeyError(f"attribute '{name}' already exists")
+
+
+def _remove_from(d, name, tables):
+    for t in tables:
+        tab = d.get(t)
+        if tab is not None and name in tab:
+            del tab[name]
+    if name in d and name not in ("_parameters", "_buffers", "_modules"):
+        del d[name]
+
+
+def _is_floating(t):
+    f = getattr(t, "is_floating_point", None)
+    if f is not None:
+        return f()
+    return t.dtype in tuple(getattr(flow, n) for n in ("float16", "bfloat16", "float32", "float64")
+                            if hasattr(flow, n))
+
+
+def _parse_to(args, kwargs):
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, flow.Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, (str, int)) or type(a).__name__ == "device":
+            device = a
+        elif a is not None:
+            dtype = a
+    return device, dtype
+
+
+# ---- containers ------------------------------------------------------------------------------
+
+class _ListLike(Module):
+    """Shared by Sequential and ModuleList: children in insertion order."""
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def _renumber(self, mods):
+        self._modules.clear()
+        for i, m in enumerate(mods):
+            self.add_module(str(i), m)
+
+
+class Sequential(_ListLike):
+    """Runs its children in order; Sequential(m0, m1, ...) or Sequential(OrderedDict(...))."""
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], (OrderedDict, dict)):
+            for name, m in args[0].items():
+                self.add_module(name, m)
+        else:
+            for i, m in enumerate(args):
+                self.add_module(str(i), m)
+
+    def forward(self, input):
+        for m in self._modules.values():
+            input = m(input)
+        return input
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[idx]))
+        return list(self._modules.values())[_index(idx, len(self))]
+
+    def __setitem__(self, idx, module):
+        key = list(self._modules.keys())[_index(idx, len(self))]
+        self.add_module(key, module)
+
+    def __delitem__(self, idx):
+        keys = list(self._modules.keys())
+        for k in (keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(keys))]]):
+            del self._modules[k]
+
+
+class ModuleList(_ListLike):
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return ModuleList(list(self._modules.values())[idx])
+        return self._modules[str(_index(idx, len(self)))]
+
+    def __setitem__(self, idx, module):
+        self.add_module(str(_index(idx, len(self))), module)
+
+    def __delitem__(self, idx):
+        mods = list(self._modules.values())
+        del mods[idx]
+        self._renumber(mods)
+
+    def extend(self, modules):
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index, module):
+        mods = list(self._modules.values())
+        mods.insert(index, module)
+        self._renumber(mods)
+
+
+class ModuleDict(Module):
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def values(self):
+        return self._modules.values()
+
+    def items(self):
+        return self._modules.items()
+
+    def pop(self, key):
+        m = self._modules[key]
+        del self._modules[key]
+        return m
+
+    def clear(self):
+        self._modules.clear()
+
+    def update(self, modules):
+        items = modules.items() if hasattr(modules, "items") else modules
+        for k, m in items:
+            self.add_module(k, m)
+
+
+def _index(idx, n):
+    idx = int(idx)
+    if not -n <= idx < n:
+        raise IndexError(f"index {idx} is out of range for a container of length {n}")
+    return idx + n if idx < 0 else idx

@@ -1,0 +1,149 @@
+"""Optimizer base: param groups (each a dict with "params" and hyper-parameters), per-parameter
+state, zero_grad, and a state_dict that names parameters by their index across groups."""
+from collections import defaultdict
+import copy
+
+import oneflow_like as flow
+
+
+class _Required:
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+class Optimizer:
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        if isinstance(params, flow.Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            "Tensors or dicts, but got a Tensor")
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for g in groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group):
+        group = dict(param_group)
+        params = group["params"]
+        group["params"] = [params] if isinstance(params, flow.Tensor) else list(params)
+        for p in group["params"]:
+            if not isinstance(p, flow.Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, got {type(p).__name__}")
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for k, v in self.defaults.items():
+            if v is required and k not in group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {k}")
+            group.setdefault(k, v)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none=True):
+        for g in self.param_groups:
+            for p in g["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    with flow.no_grad():
+                        p.grad.zero_()
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    @staticmethod
+    def _grads(group):
+        """(param, grad) for the group's params that have a grad; grad negated when maximize."""
+        maximize = group.get("maximize", False)
+        for p in group["params"]:
+            g = p.grad
+            if g is not None:
+                yield p, (-g if maximize else g)
+
+    def _closure_loss(self, closure):
+        if closure is None:
+            return None
+        with flow.enable_grad():
+            return closure()
+
+    # ---- state dict -------------------------------------------------------------------------
+
+    def state_dict(self):
+        """{"state": {index: {name: tensor or number}}, "param_groups": [{..., "params": [index]}]};
+        tensors are the live state (copy before mutating)."""
+        index = {}
+        groups = []
+        for g in self.param_groups:
+            packed = {k: v for k, v in g.items() if k != "params"}
+            ids = []
+            for p in g["params"]:
+                index.setdefault(id(p), len(index))
+                ids.append(index[id(p)])
+            packed["params"] = ids
+            groups.append(packed)
+        state = {index[id(p)]: s for g in self.param_groups for p in g["params"]
+                 for s in [self.state.get(p)] if s}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError(f"loaded state dict has {len(groups)} parameter groups, "
+                             f"the optimizer has {len(self.param_groups)}")
+        for i, (mine, saved) in enumerate(zip(self.param_groups, groups)):
+            if len(mine["params"]) != len(saved["params"]):
+                raise ValueError(f"loaded state dict contains a parameter group {i} of size "
+                                 f"{len(saved['params'])} that doesn't match the size of the "
+                                 f"optimizer's group ({len(mine['params'])})")
+        by_index = {}
+        for mine, saved in zip(self.param_groups, groups):
+            for p, idx in zip(mine["params"], saved["params"]):
+                by_index[idx] = p
+        saved_state = state_dict["state"]
+        self.state = defaultdict(dict)
+        for idx, s in saved_state.items():
+            p = by_index.get(int(idx))
+            if p is None:
+                continue
+            self.state[p] = {k: _to_like(v, p) for k, v in s.items()}
+        for mine, saved in zip(self.param_groups, groups):
+            for k, v in saved.items():
+                if k != "params":
+                    mine[k] = copy.deepcopy(v)
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __repr__(self):
+        lines = [type(self).__name__ + " ("]
+        for i, g in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for k in sorted(k for k in g if k != "params"):
+                lines.append(f"    {k}: {g[k]}")
+        lines.append(")")
+        return "\n".join(lines)
+
+
+_FLOAT_DTYPES = tuple(getattr(flow, n) for n in ("float16", "bfloat16", "float32", "float64")
+                      if hasattr(flow, n))
+
+
+def _to_like(v, p):
+    """State tensors follow their parameter's device; floating ones its dtype too ("step" stays)."""
+    if not isinstance(v, flow.Tensor):
+        return v
+    with flow.no_grad():
+        if v.dim() > 0 and v.dtype != p.dtype and v.dtype in _FLOAT_DTYPES:
+            v = v.to(p.dtype)
+        return v.to(p.device).clone()

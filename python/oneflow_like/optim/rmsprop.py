@@ -1,0 +1,51 @@
+"""RMSprop (torch.optim rule):
+  g += wd * p;  v = alpha v + (1 - alpha) g^2;  (centered: ga = alpha ga + (1 - alpha) g,
+  avg = sqrt(v - ga^2) + eps, else avg = sqrt(v) + eps);
+  momentum > 0: buf = momentum buf + g / avg, p -= lr buf;  else p -= lr g / avg
+"""
+import oneflow_like as flow
+from oneflow_like.optim.adam import _addcdiv_, _addcmul_
+from oneflow_like.optim.optimizer import Optimizer
+
+
+class RMSprop(Optimizer):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0,
+                 centered=False, maximize=False):
+        if lr < 0.0 or eps < 0.0 or momentum < 0.0 or weight_decay < 0.0 or alpha < 0.0:
+            raise ValueError("lr, alpha, eps, momentum and weight_decay must be >= 0")
+        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
+                                      momentum=momentum, centered=centered, maximize=maximize))
+
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
+        with flow.no_grad():
+            for group in self.param_groups:
+                lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+                wd, momentum, centered = group["weight_decay"], group["momentum"], group["centered"]
+                for p, g in self._grads(group):
+                    state = self.state[p]
+                    if not state:
+                        state["step"] = 0
+                        state["square_avg"] = flow.zeros_like(p)
+                        if momentum > 0:
+                            state["momentum_buffer"] = flow.zeros_like(p)
+                        if centered:
+                            state["grad_avg"] = flow.zeros_like(p)
+                    state["step"] += 1
+                    if wd != 0:
+                        g = g.add(p, alpha=wd)
+                    v = state["square_avg"]
+                    _addcmul_(v.mul_(alpha), g, g, 1.0 - alpha)
+                    if centered:
+                        ga = state["grad_avg"]
+                        ga.mul_(alpha).add_(g, alpha=1.0 - alpha)
+                        avg = (v - ga * ga).sqrt().add_(eps)
+                    else:
+                        avg = v.sqrt().add_(eps)
+                    if momentum > 0:
+                        buf = state["momentum_buffer"]
+                        _addcdiv_(buf.mul_(momentum), g, avg, 1.0)
+                        p.add_(buf, alpha=-lr)
+                    else:
+                        _addcdiv_(p, g, avg, -lr)
+        return loss

@@ -1,0 +1,39 @@
+"""SGD with momentum, dampening, Nesterov momentum and L2 weight decay (torch.optim.SGD rule):
+  g = grad + wd * p;  buf = g (first step) else momentum * buf + (1 - dampening) * g
+  d = g + momentum * buf (nesterov) else buf;  p -= lr * d
+"""
+import oneflow_like as flow
+from oneflow_like.optim.optimizer import Optimizer, required
+
+
+class SGD(Optimizer):
+    def __init__(self, params, lr=required, momentum=0.0, dampening=0.0, weight_decay=0.0,
+                 nesterov=False, maximize=False):
+        if lr is not required and lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0 or weight_decay < 0.0:
+            raise ValueError("momentum and weight_decay must be >= 0")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                      weight_decay=weight_decay, nesterov=nesterov, maximize=maximize))
+
+    def step(self, closure=None):
+        loss = self._closure_loss(closure)
+        with flow.no_grad():
+            for group in self.param_groups:
+                lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+                wd, nesterov = group["weight_decay"], group["nesterov"]
+                for p, g in self._grads(group):
+                    if wd != 0:
+                        g = g.add(p, alpha=wd)
+                    if momentum != 0:
+                        state = self.state[p]
+                        buf = state.get("momentum_buffer")
+                        if buf is None:
+                            buf = state["momentum_buffer"] = g.clone()
+                        else:
+                            buf.mul_(momentum).add_(g, alpha=1.0 - dampening)
+                        g = g.add(buf, alpha=momentum) if nesterov else buf
+                    p.add_(g, alpha=-lr)
+        return loss

@@ -1,0 +1,115 @@
+"""Dataset / DataLoader: batching, shuffling with a seed, drop_last, collation, worker processes."""
+import numpy as np
+import pytest
+
+import oneflow_like as flow
+from oneflow_like.nn.functional import _missing_primitives
+from oneflow_like.utils.data import (ConcatDataset, DataLoader, Dataset, Subset, TensorDataset,
+                                     default_collate, random_split)
+
+
+class Squares(Dataset):
+    """Sample i: (NumPy float32 [i, i*i], int label i % 3)."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        if i >= self.n:
+            raise IndexError(i)
+        return np.array([i, i * i], dtype=np.float32), i % 3
+
+
+class Failing(Squares):
+    def __getitem__(self, i):
+        if i == 5:
+            raise KeyError("sample 5 is broken")
+        return super().__getitem__(i)
+
+
+def needs(*names):
+    missing = _missing_primitives(*names)
+    return pytest.mark.skipif(bool(missing), reason="primitives missing: " + ", ".join(missing))
+
+
+def rows(batch):
+    return batch.numpy().tolist()
+
+
+@needs("Tensor.__getitem__")
+def test_tensor_dataset_and_sequential_batches():
+    x = flow.tensor(np.arange(20, dtype=np.float32).reshape(10, 2))
+    y = flow.tensor(np.arange(10))
+    ds = TensorDataset(x, y)
+    assert len(ds) == 10
+    xi, yi = ds[3]
+    assert rows(xi) == [6.0, 7.0] and int(yi.item()) == 3
+    batches = list(DataLoader(ds, batch_size=4))
+    assert [tuple(b[0].shape) for b in batches] == [(4, 2), (4, 2), (2, 2)]
+    assert rows(batches[2][1]) == [8, 9]
+    assert len(DataLoader(ds, batch_size=4)) == 3
+    dl = DataLoader(ds, batch_size=4, drop_last=True)
+    assert len(dl) == 2 and len(list(dl)) == 2
+    with pytest.raises(ValueError):
+        TensorDataset(x, flow.tensor(np.arange(9)))
+
+
+@needs("Tensor.__getitem__")
+def test_shuffle_is_a_seeded_permutation():
+    ds = TensorDataset(flow.tensor(np.arange(50)))
+    order = lambda seed: [v for (b,) in DataLoader(ds, batch_size=7, shuffle=True, generator=seed)
+                          for v in rows(b)]
+    a, b, c = order(3), order(3), order(4)
+    assert sorted(a) == list(range(50))
+    assert a == b and a != c and a != list(range(50))
+    dl = DataLoader(ds, batch_size=50, shuffle=True, generator=np.random.default_rng(0))
+    e1, e2 = rows(next(iter(dl))[0]), rows(next(iter(dl))[0])
+    assert e1 != e2  # a new permutation every epoch
+
+
+@needs("stack")
+def test_default_collate_numpy_numbers_and_structures():
+    dl = DataLoader(Squares(5), batch_size=3)
+    x, y = next(iter(dl))
+    assert isinstance(x, flow.Tensor) and x.dtype == flow.float32 and rows(x) == [[0, 0], [1, 1], [2, 4]]
+    assert y.dtype == flow.int64 and rows(y) == [0, 1, 2]
+    out = default_collate([{"a": 1.5, "b": [np.ones(2), 2]}, {"a": 2.5, "b": [np.zeros(2), 3]}])
+    assert rows(out["a"]) == [1.5, 2.5]
+    assert rows(out["b"][0]) == [[1, 1], [0, 0]] and rows(out["b"][1]) == [2, 3]
+    t = default_collate([flow.tensor([1.0, 2.0]), flow.tensor([3.0, 4.0])])
+    assert rows(t) == [[1, 2], [3, 4]]
+
+
+def test_custom_collate_and_unbatched():
+    dl = DataLoader(Squares(4), batch_size=2, collate_fn=lambda samples: [s[1] for s in samples])
+    assert list(dl) == [[0, 1], [2, 0]]
+    single = list(DataLoader(Squares(2), batch_size=None))
+    assert rows(single[1][0]) == [1, 1]
+
+
+def test_subset_concat_random_split():
+    ds = Squares(10)
+    assert Subset(ds, [4, 7])[1][1] == 7 % 3
+    cat = ConcatDataset([Squares(3), Squares(2)])
+    assert len(cat) == 5 and cat[4][0].tolist() == [1, 1]
+    a, b = random_split(ds, [0.8, 0.2], generator=0)
+    assert len(a) == 8 and len(b) == 2
+    assert sorted(a.indices + b.indices) == list(range(10))
+
+
+def test_worker_processes_match_single_process():
+    ds = Squares(23)
+    single = [(rows(x), rows(y)) for x, y in DataLoader(ds, batch_size=5)]
+    multi = [(rows(x), rows(y)) for x, y in DataLoader(ds, batch_size=5, num_workers=2)]
+    assert multi == single
+    shuffled = [v for x, _ in DataLoader(ds, batch_size=4, shuffle=True, generator=1, num_workers=2)
+                for v in rows(x)]
+    assert sorted(r[0] for r in shuffled) == list(range(23))
+
+
+def test_worker_error_is_raised_in_parent():
+    with pytest.raises(RuntimeError, match="sample 5 is broken"):
+        list(DataLoader(Failing(10), batch_size=2, num_workers=2))
