@@ -1,0 +1,82 @@
+#include "kernels/cuda/kernel_util.h"
+
+namespace oneflow_like {
+namespace cuda {
+
+#define OFL_CHECK_SCALAR_TYPE(D) \
+  static_assert(static_cast<int>(ScalarType::D) == static_cast<int>(DType::D), "ScalarType must mirror DType");
+OFL_CHECK_SCALAR_TYPE(kBool)
+OFL_CHECK_SCALAR_TYPE(kU8)
+OFL_CHECK_SCALAR_TYPE(kI8)
+OFL_CHECK_SCALAR_TYPE(kI32)
+OFL_CHECK_SCALAR_TYPE(kI64)
+OFL_CHECK_SCALAR_TYPE(kF16)
+OFL_CHECK_SCALAR_TYPE(kBF16)
+OFL_CHECK_SCALAR_TYPE(kF32)
+OFL_CHECK_SCALAR_TYPE(kF64)
+static_assert(kNumDTypes == 9, "a new DType needs a ScalarType and device conversions");
+#undef OFL_CHECK_SCALAR_TYPE
+
+kernels::TensorView BroadcastTo(const kernels::TensorView& v, const Shape& shape) {
+  kernels::TensorView r = v;
+  int64_t n = shape.ndim(), off = n - v.shape.ndim();
+  r.shape = shape;
+  r.strides.assign(n, 0);
+  for (int64_t i = 0; i < v.shape.ndim(); ++i)
+    r.strides[i + off] = v.shape[i] == 1 && shape[i + off] != 1 ? 0 : v.strides[i];
+  return r;
+}
+
+Status MakeLoop(const char* op, const Shape& shape, std::initializer_list<const kernels::TensorView*> views,
+                LoopShape* loop, Operand* operands) {
+  const size_t n = views.size();
+  DimVector sizes;
+  std::vector<DimVector> st(n);
+  for (int64_t d = 0; d < shape.ndim(); ++d) {
+    if (shape[d] == 1) continue;
+    bool merge = !sizes.empty();
+    size_t k = 0;
+    for (const kernels::TensorView* v : views) {
+      if (merge) merge = st[k].back() == v->strides[d] * shape[d];
+      ++k;
+    }
+    k = 0;
+    if (merge) {
+      sizes.back() *= shape[d];
+      for (const kernels::TensorView* v : views) st[k++].back() = v->strides[d];
+    } else {
+      sizes.push_back(shape[d]);
+      for (const kernels::TensorView* v : views) st[k++].push_back(v->strides[d]);
+    }
+  }
+  if (static_cast<int>(sizes.size()) > kMaxDims)
+    return Unimplemented("[%s] CUDA kernels support up to %d non-mergeable dims, got shape %s", op, kMaxDims,
+                         shape.ToString());
+  *loop = LoopShape();
+  loop->ndim = static_cast<int>(sizes.size());
+  loop->numel = shape.numel();
+  for (int d = 0; d < loop->ndim; ++d) loop->sizes[d] = sizes[d];
+  size_t k = 0;
+  for (const kernels::TensorView* v : views) {
+    Operand& o = operands[k];
+    o = Operand();
+    o.data = v->data;
+    int64_t expect = 1;
+    bool contiguous = true;
+    for (int d = loop->ndim - 1; d >= 0; --d) {
+      o.strides[d] = st[k][d];
+      contiguous &= st[k][d] == expect;
+      expect *= sizes[d];
+    }
+    o.contiguous = contiguous;
+    ++k;
+  }
+  return Status();
+}
+
+Status LaunchStatus(const char* op, cudaError_t e) {
+  return Internal("[%s] CUDA launch failed: %s (%s)", op, cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+}  // namespace cuda
+}  // namespace oneflow_like

@@ -1,0 +1,44 @@
+// Host-side helpers of the CUDA kernels (*.cc): TensorView -> launch.h structs with dimension
+// collapsing, dtype mapping, and the registration wrapper that turns launch errors and device
+// faults into the op's Status.
+#pragma once
+#include <initializer_list>
+
+#include "kernels/cuda/device.h"
+#include "kernels/cuda/launch.h"
+#include "kernels/kernel.h"
+
+namespace oneflow_like {
+namespace cuda {
+
+inline ScalarType ToScalarType(DType t) { return static_cast<ScalarType>(static_cast<int8_t>(t)); }
+
+// The view of `v` broadcast to `shape` (stride 0 on broadcast dims); shapes were checked by the schema.
+kernels::TensorView BroadcastTo(const kernels::TensorView& v, const Shape& shape);
+
+// The iteration space of `shape` for `views` (each already of that shape): size-1 dims dropped,
+// adjacent dims merged where that holds for every view. Error past kMaxDims collapsed dims.
+Status MakeLoop(const char* op, const Shape& shape, std::initializer_list<const kernels::TensorView*> views,
+                LoopShape* loop, Operand* operands);
+
+// Launch error -> Status naming the op.
+Status LaunchStatus(const char* op, cudaError_t e);
+
+// Runs kernel F on ctx's CUDA stream, then reports launch errors (cudaGetLastError) and waits
+// for the stream so that asynchronous faults are this op's error (Note [CUDA instruction
+// completion] in stream_policy.cc). Never aborts.
+template <kernels::KernelFn F>
+Status CheckedKernel(kernels::KernelContext& ctx) {
+  ASSIGN_OR_RETURN(CudaStream * s, AsCudaStream(ctx.stream(), ctx.op()));
+  DeviceGuard guard(s->device().index());
+  Status st = F(ctx);
+  cudaError_t e = cudaGetLastError();
+  if (st.ok() && e != cudaSuccess) st = LaunchStatus(ctx.op(), e);
+  if (st.ok()) st = s->Synchronize();
+  return st;
+}
+
+#define OFL_REGISTER_CUDA_KERNEL(op, fn) OFL_REGISTER_KERNEL(op, kCUDA, ::oneflow_like::cuda::CheckedKernel<fn>)
+
+}  // namespace cuda
+}  // namespace oneflow_like
