@@ -1,0 +1,118 @@
+"""Linear algebra family: matmul (NumPy semantics), mm, bmm, addmm, linear; forward in f32/f64
+against float64 NumPy and backward against numerical gradients."""
+import numpy as np
+import pytest
+
+import oneflow_like as flow
+from op_testing import check_op, rand
+
+
+@pytest.mark.parametrize("sa,sb", [
+    ((3, 4), (4, 5)),             # 2-D
+    ((4,), (4,)),                 # dot
+    ((4,), (4, 3)),               # vector @ matrix
+    ((3, 4), (4,)),               # matrix @ vector
+    ((2, 3, 4), (4, 5)),          # batched @ matrix (folded into one GEMM)
+    ((4,), (2, 4, 5)),            # vector @ batched
+    ((2, 3, 4), (2, 4, 5)),       # bmm
+    ((2, 1, 3, 4), (3, 4, 2)),    # broadcast batch dims
+    ((3, 4), (2, 4, 5)),          # matrix @ batched (batch-broadcast grad reduced)
+    ((17, 33), (33, 19)),         # above the small-loop threshold: BLAS
+    ((2, 20, 16), (16, 24)),
+])
+def test_matmul(sa, sb):
+    check_op(flow.matmul, np.matmul, [rand(sa), rand(sb)])
+
+
+def test_matmul_operator_and_methods():
+    a, b = rand((5, 6)), rand((6, 7))
+    check_op(lambda x, y: x @ y, np.matmul, [a, b])
+    check_op(lambda x, y: x.matmul(y), np.matmul, [a, b])
+    check_op(lambda x, y: x.mm(y), np.matmul, [a, b])
+    check_op(flow.mm, np.matmul, [a, b])
+    r = flow.tensor(b.astype(np.float32)).__rmatmul__(flow.tensor(a.astype(np.float32)))
+    np.testing.assert_allclose(r.numpy(), a @ b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("n", [3, 40])
+def test_transposed_views_use_blas_flags(n):
+    # Transposed and sliced operands: the kernel reads them in place (trans flags) or packs them.
+    a, b = rand((n + 2, n)), rand((n, n + 3))
+    check_op(lambda x, y: x.t() @ y.t(), lambda x, y: x.T @ y.T, [b, a])
+    # No unit stride in the matrix dims: packed before the GEMM.
+    check_op(lambda c, d: c.permute(2, 0, 1) @ d, lambda c, d: c.transpose(2, 0, 1) @ d, [rand((n, n + 1, 2)), rand((n + 1, 3))])
+
+
+def test_bmm():
+    check_op(flow.bmm, np.matmul, [rand((3, 4, 5)), rand((3, 5, 2))])
+    check_op(flow.bmm, np.matmul, [rand((2, 30, 20)), rand((2, 20, 25))])
+
+
+@pytest.mark.parametrize("shape_in", [(3, 5), (5,), (1, 5), ()])
+@pytest.mark.parametrize("beta,alpha", [(1.0, 1.0), (0.5, 2.0)])
+def test_addmm(shape_in, beta, alpha):
+    check_op(lambda i, x, y: flow.addmm(i, x, y, beta=beta, alpha=alpha),
+             lambda i, x, y: beta * i + alpha * (x @ y), [rand(shape_in), rand((3, 4)), rand((4, 5))])
+
+
+def test_addmm_large_and_beta_zero():
+    check_op(lambda i, x, y: flow.addmm(i, x, y, beta=0.5, alpha=-1.5),
+             lambda i, x, y: 0.5 * i + -1.5 * (x @ y), [rand((40,)), rand((30, 20)), rand((20, 40))])
+    check_op(lambda i, x, y: flow.addmm(i, x, y, beta=0.0), lambda i, x, y: x @ y,
+             [rand((3, 5)), rand((3, 4)), rand((4, 5))], grad_inputs=[1, 2])
+
+
+@pytest.mark.parametrize("xs", [(4, 6), (2, 3, 6), (6,), (40, 30)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_linear(xs, bias):
+    k = xs[-1]
+    arrays = [rand(xs), rand((5, k))] + ([rand((5,))] if bias else [])
+    ref = (lambda x, w, b: x @ w.T + b) if bias else (lambda x, w: x @ w.T)
+    check_op(flow.linear, ref, arrays)
+
+
+def test_linear_non_contiguous_input():
+    x, w, b = rand((6, 4)), rand((5, 6)), rand((5,))
+    check_op(lambda x, w, b: flow.linear(x.t(), w, b), lambda x, w, b: x.T @ w.T + b, [x, w, b])
+
+
+def test_integer_matmul():
+    a = np.arange(12).reshape(3, 4)
+    b = np.arange(8).reshape(4, 2)
+    r = flow.matmul(flow.tensor(a), flow.tensor(b))
+    assert r.dtype == flow.int64
+    np.testing.assert_array_equal(r.numpy(), a @ b)
+
+
+def test_empty_and_zero_k():
+    r = flow.matmul(flow.zeros(3, 0), flow.zeros(0, 4))
+    np.testing.assert_array_equal(r.numpy(), np.zeros((3, 4)))
+    assert tuple(flow.matmul(flow.zeros(0, 3), flow.zeros(3, 4)).shape) == (0, 4)
+
+
+def test_double_backward():
+    x = flow.tensor(rand((3, 4)), dtype=flow.float64, requires_grad=True)
+    w = flow.tensor(rand((4, 2)), dtype=flow.float64, requires_grad=True)
+    y = (x @ w).sum()
+    (gx,) = flow.autograd.grad([y], [x], create_graph=True)
+    (gw,) = flow.autograd.grad([gx.sum()], [w])
+    np.testing.assert_allclose(gw.numpy(), np.full((4, 2), 3.0))
+
+
+def test_errors_name_op_and_shapes():
+    with pytest.raises(ValueError, match=r"\[matmul\].*got f32\[2,3\] and f32\[4,5\]"):
+        flow.matmul(flow.zeros(2, 3), flow.zeros(4, 5))
+    with pytest.raises(ValueError, match=r"\[matmul\].*f32\[2,2,3\].*f32\[3,3,4\]"):
+        flow.matmul(flow.zeros(2, 2, 3), flow.zeros(3, 3, 4))
+    with pytest.raises(ValueError, match=r"\[matmul\].*1-D"):
+        flow.matmul(flow.zeros(()), flow.zeros(3))
+    with pytest.raises(TypeError, match=r"\[matmul\].*f32\[2,3\].*f64\[3,4\]"):
+        flow.matmul(flow.zeros(2, 3), flow.zeros(3, 4, dtype=flow.float64))
+    with pytest.raises(ValueError, match=r"\[mm\]"):
+        flow.mm(flow.zeros(2, 3, 4), flow.zeros(4, 5))
+    with pytest.raises(ValueError, match=r"\[bmm\]"):
+        flow.bmm(flow.zeros(2, 3, 4), flow.zeros(3, 4, 5))
+    with pytest.raises(ValueError, match=r"\[linear\].*f32\[2,3\].*f32\[4,5\]"):
+        flow.linear(flow.zeros(2, 3), flow.zeros(4, 5))
+    with pytest.raises(ValueError, match=r"\[matmul\] bias"):
+        flow.addmm(flow.zeros(4), flow.zeros(2, 3), flow.zeros(3, 5))
