@@ -1,0 +1,30 @@
+// FusedLoopEmitter: turns a fusion (loop fusion, reduction-rooted input fusion, or multi-output
+// loop fusion) into the source of one kernel that computes `num_elements` output elements.
+// One emitter, two dialects that differ only in the function header, the loop/thread mapping and
+// math spellings: C++ (CPU: compiled by the system compiler) and CUDA C++ (GPU: NVRTC).
+//   C++ ABI:  extern "C" void name(char** args, int64_t begin, int64_t end)
+//   CUDA ABI: extern "C" __global__ void name(char** args, int64_t begin, int64_t end)
+// args = the fusion's operands in order, then its outputs (array leaves); buffers row-major.
+#pragma once
+#include <string>
+
+#include "compiler/ir/hlo_instruction.h"
+
+namespace oneflow_like::hlo {
+
+enum class KernelDialect { kCpp, kCuda };
+
+struct KernelSource {
+  std::string name;
+  std::string code;          // the function only; prepend KernelPrelude() once per file
+  int64_t num_elements = 0;  // iteration space: output elements
+  int64_t num_args = 0;
+};
+
+// Unimplemented for what the emitter does not cover (f16/bf16, gather, non-kind reductions,
+// reductions not at the root, array constants): callers fall back to another thunk.
+StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std::string& name, KernelDialect dialect);
+// Includes and helpers every generated file starts with.
+std::string KernelPrelude(KernelDialect dialect);
+
+}  // namespace oneflow_like::hlo

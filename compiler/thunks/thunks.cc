@@ -1,0 +1,145 @@
+#include "compiler/thunks/thunks.h"
+
+#include <cstring>
+
+#include "absl/strings/str_join.h"
+
+namespace oneflow_like::hlo {
+
+const char* ThunkKindString(Thunk::Kind k) {
+  static const char* kNames[] = {"kernel", "gemm", "convolution", "copy", "memset", "sequential", "while",
+                                 "conditional", "library-call", "evaluator"};
+  return kNames[static_cast<int>(k)];
+}
+
+std::string Thunk::ToString(int indent) const {
+  std::string d = Details();
+  return absl::StrCat(std::string(indent, ' '), ThunkKindString(kind_), " %", name_, d.empty() ? "" : " ", d, "\n");
+}
+
+std::string ThunkSequenceToString(const ThunkSequence& seq, int indent) {
+  std::string s;
+  for (const auto& t : seq) s += t->ToString(indent);
+  return s;
+}
+
+Status PrepareAll(ThunkSequence& seq, const Thunk::PrepareParams& p) {
+  for (auto& t : seq) RETURN_IF_ERROR(t->Prepare(p));
+  return absl::OkStatus();
+}
+Status InitializeAll(ThunkSequence& seq, const Thunk::InitializeParams& p) {
+  for (auto& t : seq) RETURN_IF_ERROR(t->Initialize(p));
+  return absl::OkStatus();
+}
+Status ExecuteAll(ThunkSequence& seq, const Thunk::ExecuteParams& p) {
+  for (auto& t : seq) RETURN_IF_ERROR(t->ExecuteOnStream(p));
+  return absl::OkStatus();
+}
+
+namespace {
+std::string Slices(const std::vector<BufferSlice>& v) {
+  std::vector<std::string> parts;
+  for (const auto& s : v) parts.push_back(s.ToString());
+  return absl::StrJoin(parts, ", ");
+}
+void CopyIfDifferent(const BufferAllocations& b, const BufferSlice& src, const BufferSlice& dst) {
+  char *s = b.Get(src), *d = b.Get(dst);
+  if (s != d && dst.size > 0) std::memmove(d, s, dst.size);
+}
+}  // namespace
+
+Status KernelThunk::Initialize(const InitializeParams& p) {
+  if (p.kernels == nullptr) return Internal("[kernel %s] no kernel library", name());
+  ASSIGN_OR_RETURN(void* sym, p.kernels->Resolve(kernel_name_));
+  fn_ = reinterpret_cast<CpuKernelFn>(sym);
+  return absl::OkStatus();
+}
+
+Status KernelThunk::ExecuteOnStream(const ExecuteParams& p) {
+  if (fn_ == nullptr) return Internal("[kernel %s] not initialized", name());
+  char* ptrs[64];
+  if (args_.size() > 64) return Internal("[kernel %s] too many arguments", name());
+  for (size_t i = 0; i < args_.size(); ++i) ptrs[i] = p.buffers->Get(args_[i]);
+  fn_(ptrs, 0, num_elements_);
+  return absl::OkStatus();
+}
+
+std::string KernelThunk::Details() const {
+  return absl::StrCat(kernel_name_, " n=", num_elements_, " args=[", Slices(args_), "]");
+}
+
+Status CopyThunk::ExecuteOnStream(const ExecuteParams& p) {
+  CopyIfDifferent(*p.buffers, src_, dst_);
+  return absl::OkStatus();
+}
+
+std::string CopyThunk::Details() const { return absl::StrCat(src_.ToString(), " -> ", dst_.ToString()); }
+
+Status MemsetThunk::ExecuteOnStream(const ExecuteParams& p) {
+  std::memset(p.buffers->Get(dst_), byte_, dst_.size);
+  return absl::OkStatus();
+}
+
+std::string SequentialThunk::ToString(int indent) const {
+  return absl::StrCat(Thunk::ToString(indent), ThunkSequenceToString(thunks_, indent + 2));
+}
+
+Status WhileThunk::Prepare(const PrepareParams& p) {
+  RETURN_IF_ERROR(PrepareAll(condition_, p));
+  return PrepareAll(body_, p);
+}
+Status WhileThunk::Initialize(const InitializeParams& p) {
+  RETURN_IF_ERROR(InitializeAll(condition_, p));
+  return InitializeAll(body_, p);
+}
+
+Status WhileThunk::ExecuteOnStream(const ExecuteParams& p) {
+  for (size_t k = 0; k < state_.size(); ++k) CopyIfDifferent(*p.buffers, init_[k], state_[k]);
+  while (true) {
+    RETURN_IF_ERROR(ExecuteAll(condition_, p));
+    if (*reinterpret_cast<const bool*>(p.buffers->Get(pred_)) == false) break;
+    RETURN_IF_ERROR(ExecuteAll(body_, p));
+    for (size_t k = 0; k < state_.size(); ++k) CopyIfDifferent(*p.buffers, results_[k], state_[k]);
+  }
+  return absl::OkStatus();
+}
+
+std::string WhileThunk::ToString(int indent) const {
+  std::string pad(indent + 2, ' ');
+  return absl::StrCat(Thunk::ToString(indent), pad, "condition (pred ", pred_.ToString(), "):\n",
+                      ThunkSequenceToString(condition_, indent + 4), pad, "body:\n",
+                      ThunkSequenceToString(body_, indent + 4));
+}
+
+Status ConditionalThunk::Prepare(const PrepareParams& p) {
+  for (auto& b : branches_) RETURN_IF_ERROR(PrepareAll(b, p));
+  return absl::OkStatus();
+}
+Status ConditionalThunk::Initialize(const InitializeParams& p) {
+  for (auto& b : branches_) RETURN_IF_ERROR(InitializeAll(b, p));
+  return absl::OkStatus();
+}
+
+Status ConditionalThunk::ExecuteOnStream(const ExecuteParams& p) {
+  const int64_t n = branches_.size();
+  int64_t b;
+  if (is_pred_) {
+    b = *reinterpret_cast<const bool*>(p.buffers->Get(index_)) ? 0 : 1;
+  } else {
+    int32_t v;
+    std::memcpy(&v, p.buffers->Get(index_), 4);
+    b = (v < 0 || v >= n) ? n - 1 : v;
+  }
+  RETURN_IF_ERROR(ExecuteAll(branches_[b], p));
+  for (size_t k = 0; k < results_.size(); ++k) CopyIfDifferent(*p.buffers, branch_results_[b][k], results_[k]);
+  return absl::OkStatus();
+}
+
+std::string ConditionalThunk::ToString(int indent) const {
+  std::string s = Thunk::ToString(indent);
+  for (size_t b = 0; b < branches_.size(); ++b)
+    absl::StrAppend(&s, std::string(indent + 2, ' '), "branch ", b, ":\n", ThunkSequenceToString(branches_[b], indent + 4));
+  return s;
+}
+
+}  // namespace oneflow_like::hlo
