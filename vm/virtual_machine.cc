@@ -101,10 +101,10 @@ bool VirtualMachine::TryEnqueue(Stream* s, Instruction* instr) {
 }
 
 void VirtualMachine::RunHere(Instruction* instr, std::vector<Instruction*>* ready) {
-  {
-    InstructionScope scope;
-    instr->stream()->policy()->Run(instr);
-  }
+  // The scope covers Finish too: destroying the instruction may issue more (a captured tensor's
+  // release), and this thread must not park on backpressure with `ready` still undispatched.
+  InstructionScope scope;
+  instr->stream()->policy()->Run(instr);
   Finish(instr, ready);
 }
 
