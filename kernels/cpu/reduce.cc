@@ -1,5 +1,15 @@
-// CPU kernels of the reduction family.
+// CPU kernels of the reduction family. One engine runs every reduction; a reducer says how to
+// fold one element, merge two partial results (the right one covers later indices), reduce a
+// contiguous run fast, and write its result. The engine picks a path from the layout:
+//   rows:    reduced dims trailing (contiguous)  -> vectorised row reductions, parallel over rows;
+//            few long rows are cut into fixed chunks merged in order (deterministic: the chunking
+//            does not depend on the thread count);
+//   columns: reduced dims a block with kept dims after it -> rows accumulated into the output;
+//   generic: anything else (strided input, interleaved dims) -> one strided walk per output.
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "kernels/cpu/loops.h"
 
@@ -7,101 +17,575 @@ namespace oneflow_like {
 namespace kernels {
 namespace {
 
-// Splits input dims into kept (output order) and reduced, with the input's strides.
-struct ReducePlan {
-  DimVector keep_sizes, keep_strides, red_sizes, red_strides;
-  int64_t red_numel = 1;
+constexpr int64_t kChunk = 1 << 16;  // elements per partial result of a split row
+
+// ---- the engine -------------------------------------------------------------------------
+
+struct Layout {
+  enum Kind { kRows, kColumns, kGeneric } kind = kGeneric;
+  int64_t outer = 1, reduced = 1, inner = 1;
 };
 
-ReducePlan Plan(const TensorView& x, const std::vector<int64_t>& dims) {
-  ReducePlan p;
+Layout Classify(const TensorView& x, const std::vector<int64_t>& dims) {
+  Layout l;
+  if (!x.contiguous() || x.numel() == 0) return l;
+  // Groups of adjacent kept / reduced dims (size-1 dims dropped): sizes and kinds.
+  DimVector sizes;
+  std::vector<bool> red;
   for (int64_t i = 0; i < x.shape.ndim(); ++i) {
-    if (std::find(dims.begin(), dims.end(), i) != dims.end()) {
-      p.red_sizes.push_back(x.shape[i]);
-      p.red_strides.push_back(x.strides[i]);
-      p.red_numel *= x.shape[i];
-    } else {
-      p.keep_sizes.push_back(x.shape[i]);
-      p.keep_strides.push_back(x.strides[i]);
-    }
+    if (x.shape[i] == 1) continue;
+    bool r = std::find(dims.begin(), dims.end(), i) != dims.end();
+    if (!red.empty() && red.back() == r) sizes.back() *= x.shape[i];
+    else sizes.push_back(x.shape[i]), red.push_back(r);
   }
-  return p;
+  size_t n = sizes.size();
+  if (n == 0) { l.kind = Layout::kRows; return l; }
+  if (!red.back()) {  // kept dims last: [K] (nothing reduced), [R K], [K R K]
+    if (n == 1) { l.kind = Layout::kRows; l.outer = sizes[0]; return l; }
+    if (n == 2) { l.kind = Layout::kColumns; l.reduced = sizes[0]; l.inner = sizes[1]; return l; }
+    if (n == 3) { l.kind = Layout::kColumns; l.outer = sizes[0]; l.reduced = sizes[1]; l.inner = sizes[2]; return l; }
+    return l;
+  }
+  if (n == 1) { l.kind = Layout::kRows; l.reduced = sizes[0]; return l; }
+  if (n == 2) { l.kind = Layout::kRows; l.outer = sizes[0]; l.reduced = sizes[1]; return l; }
+  return l;
 }
 
-// For each output element (parallel), folds `f` over the reduced index space.
-template <typename TI, typename Acc, typename Init, typename Fold, typename Fin>
-void GenericReduce(const TensorView& x, const ReducePlan& p, int64_t out_numel, Init init, Fold fold, Fin fin) {
-  const TI* in = x.ptr<const TI>();
-  int64_t nk = p.keep_sizes.size(), nr = p.red_sizes.size();
+template <typename T, typename R>
+void RowsPath(const T* x, const Layout& l, const R& r) {
+  using Acc = typename R::Acc;
+  int64_t rows = l.outer, len = l.reduced;
+  if (rows >= 4 || len < 2 * kChunk) {
+    ParallelFor(rows, [&](int64_t b, int64_t e) {
+      for (int64_t o = b; o < e; ++o) r.Write(o, r.Row(x + o * len, len, 0));
+    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(len, 1)));
+    return;
+  }
+  int64_t chunks = (len + kChunk - 1) / kChunk;
+  std::vector<Acc> part(rows * chunks);
+  IntraOpPool()->ParallelFor(rows * chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      int64_t o = t / chunks, c = t % chunks, start = c * kChunk;
+      part[t] = r.Row(x + o * len + start, std::min(kChunk, len - start), start);
+    }
+  });
+  for (int64_t o = 0; o < rows; ++o) {
+    Acc acc = part[o * chunks];
+    for (int64_t c = 1; c < chunks; ++c) r.Merge(acc, part[o * chunks + c]);
+    r.Write(o, acc);
+  }
+}
+
+template <typename T, typename R>
+void ColumnsPath(const T* x, const Layout& l, const R& r) {
+  using Acc = typename R::Acc;
+  constexpr int64_t kBlock = 256;  // output columns accumulated together
+  int64_t blocks = (l.inner + kBlock - 1) / kBlock, tasks = l.outer * blocks;
+  int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.reduced * kBlock, 1));
+  ParallelFor(tasks, [&](int64_t b, int64_t e) {
+    Acc acc[kBlock];
+    for (int64_t t = b; t < e; ++t) {
+      int64_t o = t / blocks, j0 = (t % blocks) * kBlock, n = std::min(kBlock, l.inner - j0);
+      for (int64_t j = 0; j < n; ++j) acc[j] = r.Init();
+      const T* base = x + o * l.reduced * l.inner + j0;
+      for (int64_t i = 0; i < l.reduced; ++i) {
+        const T* row = base + i * l.inner;
+        for (int64_t j = 0; j < n; ++j) r.Fold(acc[j], row[j], i);
+      }
+      for (int64_t j = 0; j < n; ++j) r.Write(o * l.inner + j0 + j, acc[j]);
+    }
+  }, grain);
+}
+
+template <typename T, typename R>
+void GenericPath(const TensorView& x, const std::vector<int64_t>& dims, int64_t out_numel, const R& r) {
+  DimVector ks, kst, rs, rst;
+  int64_t red_numel = 1;
+  for (int64_t i = 0; i < x.shape.ndim(); ++i) {
+    bool red = std::find(dims.begin(), dims.end(), i) != dims.end();
+    (red ? rs : ks).push_back(x.shape[i]);
+    (red ? rst : kst).push_back(x.strides[i]);
+    if (red) red_numel *= x.shape[i];
+  }
+  const T* in = x.ptr<const T>();
+  int64_t nk = ks.size(), nr = rs.size();
   ParallelFor(out_numel, [&](int64_t b, int64_t e) {
-    DimVector ridx(nr);
+    DimVector idx(nr);
     for (int64_t o = b; o < e; ++o) {
       int64_t base = 0, rem = o;
-      for (int64_t d = nk - 1; d >= 0; --d) { base += (rem % p.keep_sizes[d]) * p.keep_strides[d]; rem /= p.keep_sizes[d]; }
-      Acc acc = init();
-      std::fill(ridx.begin(), ridx.end(), 0);
-      int64_t inner = nr ? p.red_sizes[nr - 1] : 1, istride = nr ? p.red_strides[nr - 1] : 0;
-      for (int64_t r = 0; r < p.red_numel; r += inner) {
+      for (int64_t d = nk - 1; d >= 0; --d) base += (rem % ks[d]) * kst[d], rem /= ks[d];
+      auto acc = r.Init();
+      std::fill(idx.begin(), idx.end(), 0);
+      for (int64_t i = 0; i < red_numel; ++i) {
         int64_t off = base;
-        for (int64_t d = 0; d + 1 < nr; ++d) off += ridx[d] * p.red_strides[d];
-        for (int64_t i = 0; i < inner; ++i) acc = fold(acc, in[off + i * istride]);
-        for (int64_t d = nr - 2; d >= 0; --d) { if (++ridx[d] < p.red_sizes[d]) break; ridx[d] = 0; }
+        for (int64_t d = 0; d < nr; ++d) off += idx[d] * rst[d];
+        r.Fold(acc, in[off], i);
+        for (int64_t d = nr - 1; d >= 0; --d) { if (++idx[d] < rs[d]) break; idx[d] = 0; }
       }
-      fin(o, acc);
+      r.Write(o, acc);
     }
-  }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(p.red_numel, 1)));
+  }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(red_numel, 1)));
 }
+
+template <typename T, typename R>
+void Reduce(const TensorView& x, const std::vector<int64_t>& dims, int64_t out_numel, const R& r) {
+  Layout l = Classify(x, dims);
+  if (l.kind == Layout::kRows) RowsPath(x.ptr<const T>(), l, r);
+  else if (l.kind == Layout::kColumns) ColumnsPath(x.ptr<const T>(), l, r);
+  else GenericPath<T>(x, dims, out_numel, r);
+}
+
+// ---- vectorisable row helpers -----------------------------------------------------------
+
+// Sum of f(p[i]) in W independent lanes (the compiler vectorises the lane loop), accumulated
+// per block of 2048 into a double so long rows keep their precision.
+template <typename T, typename F>
+double LaneSum(const T* p, int64_t n, F f) {
+  constexpr int W = 32 / sizeof(T) * 2;
+  double total = 0;
+  for (int64_t b = 0; b < n; b += 2048) {
+    int64_t m = std::min<int64_t>(2048, n - b), i = 0;
+    const T* q = p + b;
+    T acc[W] = {};
+    for (; i + W <= m; i += W)
+      for (int j = 0; j < W; ++j) acc[j] += f(q[i + j]);
+    T s = 0;
+    for (; i < m; ++i) s += f(q[i]);
+    for (int j = 0; j < W; ++j) s += acc[j];
+    total += s;
+  }
+  return total;
+}
+
+// max (or min) with NaN propagating, in lanes.
+template <bool kMax, typename T>
+T LaneExtreme(const T* p, int64_t n) {
+  constexpr int W = 32 / sizeof(T) * 2;
+  const T init = kMax ? (std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest())
+                      : (std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max());
+  T acc[W];
+  for (int j = 0; j < W; ++j) acc[j] = init;
+  bool nan = false;
+  int64_t i = 0;
+  for (; i + W <= n; i += W)
+    for (int j = 0; j < W; ++j) {
+      T v = p[i + j];
+      nan |= v != v;
+      acc[j] = kMax ? (v > acc[j] ? v : acc[j]) : (v < acc[j] ? v : acc[j]);
+    }
+  T r = init;
+  for (; i < n; ++i) { nan |= p[i] != p[i]; r = kMax ? (p[i] > r ? p[i] : r) : (p[i] < r ? p[i] : r); }
+  for (int j = 0; j < W; ++j) r = kMax ? (acc[j] > r ? acc[j] : r) : (acc[j] < r ? acc[j] : r);
+  if constexpr (std::is_floating_point_v<T>) if (nan) return std::numeric_limits<T>::quiet_NaN();
+  return r;
+}
+
+template <typename T> bool IsNan(T v) { return v != v; }
+
+// ---- reducers ---------------------------------------------------------------------------
+
+// sum: floats accumulate in double, integers in int64.
+template <typename T, typename O>
+struct SumR {
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+  O* out;
+  Acc Init() const { return 0; }
+  void Fold(Acc& a, T v, int64_t) const { a += static_cast<Acc>(v); }
+  void Merge(Acc& a, const Acc& b) const { a += b; }
+  Acc Row(const T* p, int64_t n, int64_t) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return LaneSum(p, n, [](T v) { return v; });
+    } else {
+      Acc a = 0;
+      for (int64_t i = 0; i < n; ++i) a += static_cast<Acc>(p[i]);
+      return a;
+    }
+  }
+  void Write(int64_t o, Acc a) const { out[o] = static_cast<O>(a); }
+};
+
+template <typename T, typename O>
+struct ProdR {
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+  O* out;
+  Acc Init() const { return 1; }
+  void Fold(Acc& a, T v, int64_t) const { a *= static_cast<Acc>(v); }
+  void Merge(Acc& a, const Acc& b) const { a *= b; }
+  Acc Row(const T* p, int64_t n, int64_t) const {
+    Acc a = 1;
+    for (int64_t i = 0; i < n; ++i) a *= static_cast<Acc>(p[i]);
+    return a;
+  }
+  void Write(int64_t o, Acc a) const { out[o] = static_cast<O>(a); }
+};
+
+// amax / amin: the extreme value, NaN propagating.
+template <bool kMax, typename T>
+struct ExtremeR {
+  using Acc = T;
+  T* out;
+  T Init() const {
+    if constexpr (std::numeric_limits<T>::has_infinity)
+      return kMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+    else
+      return kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+  }
+  void Fold(T& a, T v, int64_t) const {
+    if (kMax ? (v > a || IsNan(v)) : (v < a || IsNan(v))) a = IsNan(a) ? a : v;
+  }
+  void Merge(T& a, const T& b) const { Fold(a, b, 0); }
+  T Row(const T* p, int64_t n, int64_t) const { return LaneExtreme<kMax>(p, n); }
+  void Write(int64_t o, T a) const { out[o] = a; }
+};
+
+// max/min with indices, argmax/argmin: the first index of the extreme (of the first NaN).
+template <bool kMax, typename T>
+struct ArgR {
+  struct Acc { T v; int64_t i; };
+  T* values;  // may be null
+  int64_t* indices;
+  static bool Better(T v, T best) {
+    if (IsNan(best)) return false;
+    return IsNan(v) || (kMax ? v > best : v < best);
+  }
+  Acc Init() const { return {ExtremeR<kMax, T>{nullptr}.Init(), 0}; }
+  void Fold(Acc& a, T v, int64_t i) const { if (Better(v, a.v)) a = {v, i}; }
+  void Merge(Acc& a, const Acc& b) const { if (Better(b.v, a.v)) a = b; }
+  Acc Row(const T* p, int64_t n, int64_t i0) const {
+    T m = LaneExtreme<kMax>(p, n);
+    int64_t i = 0;
+    if (IsNan(m)) { while (i < n && !IsNan(p[i])) ++i; }
+    else { while (i < n && p[i] != m) ++i; }
+    return {m, i0 + (i < n ? i : 0)};
+  }
+  void Write(int64_t o, const Acc& a) const {
+    if (values) values[o] = a.v;
+    indices[o] = a.i;
+  }
+};
+
+// var / std: Welford per element, exact two passes per contiguous run, Chan's merge.
+template <typename T>
+struct VarR {
+  struct Acc { double n, mean, m2; };
+  T* out;
+  double correction;
+  bool take_sqrt;
+  Acc Init() const { return {0, 0, 0}; }
+  void Fold(Acc& a, T v, int64_t) const {
+    a.n += 1;
+    double d = v - a.mean;
+    a.mean += d / a.n;
+    a.m2 += d * (v - a.mean);
+  }
+  void Merge(Acc& a, const Acc& b) const {
+    if (b.n == 0) return;
+    if (a.n == 0) { a = b; return; }
+    double n = a.n + b.n, d = b.mean - a.mean;
+    a.m2 += b.m2 + d * d * a.n * b.n / n;
+    a.mean += d * b.n / n;
+    a.n = n;
+  }
+  Acc Row(const T* p, int64_t n, int64_t) const {
+    if (n == 0) return Init();
+    double mean = LaneSum(p, n, [](T v) { return v; }) / n;
+    const T mt = static_cast<T>(mean);
+    // Deviations from the rounded mean, corrected for its rounding.
+    double dev = LaneSum(p, n, [mt](T v) { return v - mt; });
+    double m2 = LaneSum(p, n, [mt](T v) { return (v - mt) * (v - mt); });
+    m2 -= dev * dev / n;
+    return {double(n), mean, m2};
+  }
+  void Write(int64_t o, const Acc& a) const {
+    double denom = a.n - correction;
+    double v = denom > 0 ? std::max(a.m2, 0.0) / denom : std::numeric_limits<double>::quiet_NaN();
+    out[o] = static_cast<T>(take_sqrt ? std::sqrt(v) : v);
+  }
+};
+
+// Vector norms: p = 2, 1, inf, -inf, 0, or any other p (sum |x|^p)^(1/p).
+template <typename T>
+struct NormR {
+  using Acc = double;
+  T* out;
+  double p;
+  bool is_max() const { return std::isinf(p); }
+  Acc Init() const { return p == -INFINITY ? INFINITY : 0.0; }
+  void Fold(Acc& a, T v, int64_t) const {
+    double x = std::abs(static_cast<double>(v));
+    if (p == 2) a += x * x;
+    else if (p == 1) a += x;
+    else if (p == INFINITY) a = (x > a || IsNan(x)) && !IsNan(a) ? x : a;
+    else if (p == -INFINITY) a = (x < a || IsNan(x)) && !IsNan(a) ? x : a;
+    else if (p == 0) a += x != 0;
+    else a += std::pow(x, p);
+  }
+  void Merge(Acc& a, const Acc& b) const {
+    if (p == INFINITY) a = (b > a || IsNan(b)) && !IsNan(a) ? b : a;
+    else if (p == -INFINITY) a = (b < a || IsNan(b)) && !IsNan(a) ? b : a;
+    else a += b;
+  }
+  Acc Row(const T* q, int64_t n, int64_t) const {
+    if (p == 2) return LaneSum(q, n, [](T v) { return v * v; });
+    if (p == 1) return LaneSum(q, n, [](T v) { return v < 0 ? -v : v; });
+    Acc a = Init();
+    for (int64_t i = 0; i < n; ++i) Fold(a, q[i], i);
+    return a;
+  }
+  void Write(int64_t o, Acc a) const {
+    double r = a;
+    if (p == 2) r = std::sqrt(a);
+    else if (p != 1 && p != 0 && !std::isinf(p)) r = std::pow(a, 1.0 / p);
+    out[o] = static_cast<T>(r);
+  }
+};
+
+// logsumexp: running (max, sum of exp(x - max)).
+template <typename T>
+struct LseR {
+  struct Acc { double m, s; };
+  T* out;
+  Acc Init() const { return {-INFINITY, 0}; }
+  void Add(Acc& a, double m, double s) const {  // merge (m, s) into a
+    if (IsNan(m) || IsNan(a.m)) { a.m = std::numeric_limits<double>::quiet_NaN(); return; }
+    if (m == -INFINITY) return;
+    if (m == a.m) { a.s += s; return; }
+    if (m > a.m) { a.s = a.s * std::exp(a.m - m) + s; a.m = m; }
+    else a.s += s * std::exp(m - a.m);
+  }
+  void Fold(Acc& a, T v, int64_t) const { Add(a, v, 1.0); }
+  void Merge(Acc& a, const Acc& b) const { Add(a, b.m, b.s); }
+  Acc Row(const T* p, int64_t n, int64_t) const {
+    double m = LaneExtreme<true>(p, n);
+    if (n == 0 || std::isinf(m) || IsNan(m)) {
+      Acc a = Init();
+      for (int64_t i = 0; i < n; ++i) Fold(a, p[i], i);
+      return a;
+    }
+    double s = 0;
+    for (int64_t i = 0; i < n; ++i) s += std::exp(static_cast<double>(p[i]) - m);
+    return {m, s};
+  }
+  void Write(int64_t o, const Acc& a) const {
+    double r = IsNan(a.m) ? a.m : (a.m == -INFINITY || std::isinf(a.m)) ? a.m : a.m + std::log(a.s);
+    out[o] = static_cast<T>(r);
+  }
+};
+
+// ---- kernels ----------------------------------------------------------------------------
+
+const std::vector<int64_t>& Dims(KernelContext& ctx) { return ctx.attrs().Ints("dims"); }
 
 Status SumKernel(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &out = ctx.output(0);
-  const auto& dims = ctx.attrs().Ints("dims");
-  ReducePlan p = Plan(x, dims);
-  int64_t on = out.numel();
-  // Fast path: reducing leading dims of a contiguous input = adding rows into the output.
-  bool leading = x.contiguous() && !dims.empty();
-  for (size_t i = 0; i < dims.size(); ++i) leading &= dims[i] == static_cast<int64_t>(i);
   bool done = false;
-  if (IsFloating(x.dtype) && leading && on > 1) {
-    OFL_SWITCH_FLOAT(x.dtype, {
-      const scalar_t* in = x.ptr<const scalar_t>();
-      scalar_t* o = out.ptr<scalar_t>();
-      ParallelFor(on, [&](int64_t b, int64_t e) {
-        for (int64_t j = b; j < e; ++j) o[j] = 0;
-        for (int64_t r = 0; r < p.red_numel; ++r) {
-          const scalar_t* row = in + r * on;
-          for (int64_t j = b; j < e; ++j) o[j] += row[j];
-        }
-      }, std::max<int64_t>(64, kParallelGrain / std::max<int64_t>(p.red_numel, 1)));
-      done = true;
-    });
-    if (done) return Status();
+  OFL_SWITCH_NUMERIC(x.dtype, {
+    if constexpr (std::is_floating_point_v<scalar_t>) {
+      Reduce<scalar_t>(x, Dims(ctx), out.numel(), SumR<scalar_t, scalar_t>{out.ptr<scalar_t>()});
+    } else {
+      Reduce<scalar_t>(x, Dims(ctx), out.numel(), SumR<scalar_t, int64_t>{out.ptr<int64_t>()});
+    }
+    done = true;
+  });
+  if (x.dtype == DType::kBool) {
+    Reduce<bool>(x, Dims(ctx), out.numel(), SumR<bool, int64_t>{out.ptr<int64_t>()});
+    done = true;
   }
-  if (IsFloating(x.dtype)) {
-    OFL_SWITCH_FLOAT(x.dtype, {
-      scalar_t* o = out.ptr<scalar_t>();
-      GenericReduce<scalar_t, double>(x, p, on, [] { return 0.0; }, [](double a, scalar_t v) { return a + v; },
-                                      [&](int64_t i, double a) { o[i] = static_cast<scalar_t>(a); });
-      done = true;
+  if (!done) return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(x.dtype));
+  return Status();
+}
+
+Status ProdKernel(KernelContext& ctx) {
+  const TensorView &x = ctx.input(0), &out = ctx.output(0);
+  bool done = false;
+  OFL_SWITCH_NUMERIC(x.dtype, {
+    if constexpr (std::is_floating_point_v<scalar_t>) {
+      Reduce<scalar_t>(x, Dims(ctx), out.numel(), ProdR<scalar_t, scalar_t>{out.ptr<scalar_t>()});
+    } else {
+      Reduce<scalar_t>(x, Dims(ctx), out.numel(), ProdR<scalar_t, int64_t>{out.ptr<int64_t>()});
+    }
+    done = true;
+  });
+  if (!done) return TypeError("[prod] not supported for %s on cpu", DTypeName(x.dtype));
+  return Status();
+}
+
+template <bool kMax>
+Status ExtremeKernel(KernelContext& ctx) {
+  const TensorView &x = ctx.input(0), &out = ctx.output(0);
+  bool done = false;
+  OFL_SWITCH_NUMERIC(x.dtype, {
+    Reduce<scalar_t>(x, Dims(ctx), out.numel(), ExtremeR<kMax, scalar_t>{out.ptr<scalar_t>()});
+    done = true;
+  });
+  if (x.dtype == DType::kBool) {
+    Reduce<bool>(x, Dims(ctx), out.numel(), ExtremeR<kMax, bool>{out.ptr<bool>()});
+    done = true;
+  }
+  if (!done) return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(x.dtype));
+  return Status();
+}
+
+// Outputs (values, indices) for max/min with a dim, (indices) for argmax/argmin.
+template <bool kMax>
+Status ArgKernel(KernelContext& ctx) {
+  const TensorView& x = ctx.input(0);
+  bool with_values = ctx.num_outputs() == 2;
+  const TensorView& idx = ctx.output(with_values ? 1 : 0);
+  bool done = false;
+  OFL_SWITCH_NUMERIC(x.dtype, {
+    ArgR<kMax, scalar_t> r{with_values ? ctx.output(0).ptr<scalar_t>() : nullptr, idx.ptr<int64_t>()};
+    Reduce<scalar_t>(x, Dims(ctx), idx.numel(), r);
+    done = true;
+  });
+  if (x.dtype == DType::kBool) {
+    ArgR<kMax, bool> r{with_values ? ctx.output(0).ptr<bool>() : nullptr, idx.ptr<int64_t>()};
+    Reduce<bool>(x, Dims(ctx), idx.numel(), r);
+    done = true;
+  }
+  if (!done) return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(x.dtype));
+  return Status();
+}
+
+template <typename MakeR>
+Status FloatReduce(KernelContext& ctx, MakeR make) {
+  const TensorView &x = ctx.input(0), &out = ctx.output(0);
+  bool done = false;
+  OFL_SWITCH_FLOAT(x.dtype, {
+    Reduce<scalar_t>(x, Dims(ctx), out.numel(), make(scalar_t(), out.ptr<scalar_t>()));
+    done = true;
+  });
+  if (!done) return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(x.dtype));
+  return Status();
+}
+
+Status VarKernel(KernelContext& ctx) {
+  double c = ctx.attrs().Float("correction", 1.0);
+  bool sq = std::string_view(ctx.op()) == "std";
+  return FloatReduce(ctx, [&](auto t, auto* o) { return VarR<decltype(t)>{o, c, sq}; });
+}
+Status NormKernel(KernelContext& ctx) {
+  double p = ctx.attrs().Float("p", 2.0);
+  return FloatReduce(ctx, [&](auto t, auto* o) { return NormR<decltype(t)>{o, p}; });
+}
+Status LogSumExpKernel(KernelContext& ctx) {
+  return FloatReduce(ctx, [&](auto t, auto* o) { return LseR<decltype(t)>{o}; });
+}
+
+// ---- helpers of the gradient formulas ---------------------------------------------------
+
+// reduce_eq_mask(x, m broadcast to x; signed): 1 where x == m (NaN matches NaN), else 0; with
+// `signed`, sign(x) where |x| == m (the inf-norm's subgradient).
+Status EqMaskKernel(KernelContext& ctx) {
+  bool sgn = ctx.attrs().Bool("signed");
+  bool done = false;
+  OFL_SWITCH_FLOAT(ctx.output(0).dtype, {
+    BinaryLoop<scalar_t, scalar_t>(ctx.output(0), ctx.input(0), ctx.input(1), [sgn](scalar_t v, scalar_t m) {
+      if (!sgn) return scalar_t((v == m || (IsNan(v) && IsNan(m))) ? 1 : 0);
+      scalar_t a = v < 0 ? -v : v;
+      return scalar_t((a == m || (IsNan(a) && IsNan(m))) ? (v < 0 ? -1 : 1) : 0);
     });
-  } else {
-    int64_t* o = out.ptr<int64_t>();
-    OFL_SWITCH_ALL(x.dtype, {
-      if constexpr (!std::is_same_v<scalar_t, float16> && !std::is_same_v<scalar_t, bfloat16> &&
-                    !std::is_floating_point_v<scalar_t>) {
-        GenericReduce<scalar_t, int64_t>(x, p, on, [] { return int64_t(0); },
-                                         [](int64_t a, scalar_t v) { return a + static_cast<int64_t>(v); },
-                                         [&](int64_t i, int64_t a) { o[i] = a; });
-        done = true;
+    done = true;
+  });
+  if (!done) return TypeError("[reduce_eq_mask] not supported for %s", DTypeName(ctx.output(0).dtype));
+  return Status();
+}
+
+// Splits `shape` around `dim`: outer * size * inner.
+void AroundDim(const Shape& s, int64_t dim, int64_t* outer, int64_t* size, int64_t* inner) {
+  *outer = 1, *inner = 1, *size = s.ndim() ? s[dim] : 1;
+  for (int64_t i = 0; i < dim; ++i) *outer *= s[i];
+  for (int64_t i = dim + 1; i < s.ndim(); ++i) *inner *= s[i];
+}
+
+// reduce_index_scatter(g, idx; dim): out = zeros, out[.., idx, ..] = g along dim (inputs keepdim).
+Status IndexScatterKernel(KernelContext& ctx) {
+  const TensorView &g = ctx.input(0), &idx = ctx.input(1), &out = ctx.output(0);
+  int64_t outer, size, inner, dim = ctx.attrs().Int("dim");
+  AroundDim(out.shape, dim, &outer, &size, &inner);
+  const int64_t* ix = idx.ptr<const int64_t>();
+  bool done = false;
+  OFL_SWITCH_FLOAT(out.dtype, {
+    scalar_t* o = out.ptr<scalar_t>();
+    const scalar_t* gv = g.ptr<const scalar_t>();
+    std::memset(o, 0, out.numel() * sizeof(scalar_t));
+    for (int64_t a = 0; a < outer; ++a)
+      for (int64_t b = 0; b < inner; ++b) {
+        int64_t k = ix[a * inner + b];
+        if (k < 0 || k >= size) continue;
+        o[(a * size + k) * inner + b] = gv[a * inner + b];
       }
+    done = true;
+  });
+  if (!done) return TypeError("[reduce_index_scatter] not supported for %s", DTypeName(out.dtype));
+  return Status();
+}
+
+// reduce_index_gather(x, idx; dim): out[a, 0, b] = x[a, idx[a, 0, b], b] (out has idx's shape).
+Status IndexGatherKernel(KernelContext& ctx) {
+  const TensorView &x = ctx.input(0), &idx = ctx.input(1), &out = ctx.output(0);
+  int64_t outer, size, inner, dim = ctx.attrs().Int("dim");
+  AroundDim(x.shape, dim, &outer, &size, &inner);
+  const int64_t* ix = idx.ptr<const int64_t>();
+  bool done = false;
+  OFL_SWITCH_FLOAT(out.dtype, {
+    scalar_t* o = out.ptr<scalar_t>();
+    const scalar_t* xv = x.ptr<const scalar_t>();
+    for (int64_t a = 0; a < outer; ++a)
+      for (int64_t b = 0; b < inner; ++b) {
+        int64_t k = std::clamp<int64_t>(ix[a * inner + b], 0, std::max<int64_t>(size - 1, 0));
+        o[a * inner + b] = xv[(a * size + k) * inner + b];
+      }
+    done = true;
+  });
+  if (!done) return TypeError("[reduce_index_gather] not supported for %s", DTypeName(out.dtype));
+  return Status();
+}
+
+// norm_backward(x, norm, g; p) for finite p: g * sign(x) |x|^(p-1) / norm^(p-1), 0 where norm == 0.
+// norm and g have the keepdim shape (contiguous) and broadcast to x.
+Status NormBackwardKernel(KernelContext& ctx) {
+  const TensorView &x = ctx.input(0), &nrm = ctx.input(1), &g = ctx.input(2), &out = ctx.output(0);
+  double p = ctx.attrs().Float("p", 2.0);
+  bool done = false;
+  OFL_SWITCH_FLOAT(out.dtype, {
+    ASSIGN_OR_RETURN(void* mem, ctx.AllocateTemp(nrm.numel() * sizeof(scalar_t)));
+    scalar_t* coef = static_cast<scalar_t*>(mem);
+    const scalar_t *nv = nrm.ptr<const scalar_t>(), *gv = g.ptr<const scalar_t>();
+    for (int64_t i = 0; i < nrm.numel(); ++i)
+      coef[i] = nv[i] == 0 ? 0 : static_cast<scalar_t>(gv[i] / std::pow(static_cast<double>(nv[i]), p - 1));
+    TensorView cv = nrm;
+    cv.data = coef;
+    BinaryLoop<scalar_t, scalar_t>(out, x, cv, [p](scalar_t v, scalar_t c) {
+      if (p == 2) return c * v;
+      scalar_t s = v > 0 ? 1 : (v < 0 ? -1 : 0);
+      if (p == 1) return c * s;
+      return static_cast<scalar_t>(c * s * std::pow(std::abs(static_cast<double>(v)), p - 1));
     });
-  }
-  if (!done) return TypeError("[sum] not supported for %s on cpu", DTypeName(x.dtype));
+    done = true;
+  });
+  if (!done) return TypeError("[norm_backward] not supported for %s", DTypeName(out.dtype));
   return Status();
 }
 
 }  // namespace
 
 OFL_REGISTER_KERNEL(sum, kCPU, SumKernel);
+OFL_REGISTER_KERNEL(prod, kCPU, ProdKernel);
+OFL_REGISTER_KERNEL(amax, kCPU, ExtremeKernel<true>);
+OFL_REGISTER_KERNEL(amin, kCPU, ExtremeKernel<false>);
+OFL_REGISTER_KERNEL(max_dim, kCPU, ArgKernel<true>);
+OFL_REGISTER_KERNEL(min_dim, kCPU, ArgKernel<false>);
+OFL_REGISTER_KERNEL(argmax, kCPU, ArgKernel<true>);
+OFL_REGISTER_KERNEL(argmin, kCPU, ArgKernel<false>);
+OFL_REGISTER_KERNEL(var, kCPU, VarKernel);
+OFL_REGISTER_KERNEL(std, kCPU, VarKernel);
+OFL_REGISTER_KERNEL(norm, kCPU, NormKernel);
+OFL_REGISTER_KERNEL(logsumexp, kCPU, LogSumExpKernel);
+OFL_REGISTER_KERNEL(reduce_eq_mask, kCPU, EqMaskKernel);
+OFL_REGISTER_KERNEL(reduce_index_scatter, kCPU, IndexScatterKernel);
+OFL_REGISTER_KERNEL(reduce_index_gather, kCPU, IndexGatherKernel);
+OFL_REGISTER_KERNEL(norm_backward, kCPU, NormBackwardKernel);
 
 }  // namespace kernels
 }  // namespace oneflow_like
