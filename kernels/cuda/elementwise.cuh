@@ -206,5 +206,21 @@ cudaError_t LaunchBinaryLoop(const LoopShape& loop, const Operand& out, const Op
   return cudaGetLastError();
 }
 
+// Reduces v over the block with `op` and returns the result to EVERY thread, combining in a
+// fixed order (deterministic). blockDim.x must be a multiple of 32, at most 1024.
+template <typename T, typename Op>
+__device__ __forceinline__ T BlockAllReduce(T v, Op op) {
+  __shared__ T partial[32];
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_down_sync(0xffffffffu, v, o));
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  T r = partial[0];
+  for (int w = 1; w < nwarps; ++w) r = op(r, partial[w]);
+  __syncthreads();  // partial may be reused by the caller's next reduction
+  return r;
+}
+
 }  // namespace cuda
 }  // namespace oneflow_like

@@ -62,5 +62,25 @@ size_t SumScratchBytes(const ReduceShape& r, int device);
 cudaError_t LaunchSum(ScalarType in, const ReduceShape& r, const void* x, void* out, void* scratch, int device,
                       cudaStream_t stream);
 
+// ---- softmax.cu ----
+// x viewed as (outer, d, inner) around the softmax dim; contiguous f32/f64.
+bool SoftmaxSupported(ScalarType t);
+cudaError_t LaunchSoftmax(ScalarType t, bool log, int64_t outer, int64_t d, int64_t inner, const void* x, void* y,
+                          cudaStream_t stream);
+// softmax: dx = y * (dy - sum(dy * y));  log_softmax: dx = dy - exp(y) * sum(dy).
+cudaError_t LaunchSoftmaxGrad(ScalarType t, bool log, int64_t outer, int64_t d, int64_t inner, const void* dy,
+                              const void* y, void* dx, cudaStream_t stream);
+
+// ---- matmul.cu ----
+// Integer GEMM (cuBLAS has none): c[b][m, n] = alpha * sum_k a[m, k] b[k, n] (+ c when
+// `accumulate`), strided operands; batch offsets (elements) per output batch in a_off/b_off.
+struct GemmOperand {
+  const void* data;
+  int64_t rs, cs;  // element strides of rows and columns
+};
+bool IntGemmSupported(ScalarType t);
+cudaError_t LaunchIntGemm(ScalarType t, int64_t m, int64_t n, int64_t k, double alpha, bool accumulate,
+                          const GemmOperand& a, const GemmOperand& b, void* c, cudaStream_t stream);
+
 }  // namespace cuda
 }  // namespace oneflow_like

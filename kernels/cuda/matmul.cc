@@ -1,0 +1,142 @@
+// CUDA kernel of the linear algebra family (same op, attrs and dtypes as kernels/cpu):
+// out = beta * bias + alpha * (a @ b), batched with broadcast batch dims, strided operands.
+// f32/f64 go to cuBLAS (exact fp32 unless SetAllowTF32(true)); integers use matmul.cu.
+// Row-major C = A B is computed as column-major C^T = B^T A^T; transposed views become
+// cuBLAS transpose flags, other layouts are packed into scratch first.
+#include "kernels/cuda/kernel_util.h"
+
+namespace oneflow_like {
+namespace cuda {
+namespace {
+
+using kernels::KernelContext;
+using kernels::TensorView;
+
+// A row-major rows x cols matrix with element strides (rs, cs), read by cuBLAS (column-major)
+// as its transpose: `trans` false means "stored as the transpose, ld = rs". False: pack first.
+bool BlasLayout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* trans, int64_t* ld) {
+  if (cols == 1) cs = 1;
+  if (rows == 1) rs = std::max<int64_t>(cols, 1);
+  if (cs == 1 && rs >= std::max<int64_t>(cols, 1)) { *trans = false; *ld = rs; return true; }
+  if (rows == 1 || cols == 1) return false;
+  if (rs == 1 && cs >= rows) { *trans = true; *ld = cs; return true; }
+  return false;
+}
+
+struct Mat {
+  char* base;
+  int64_t rows, cols, rs, cs;
+  DimVector batch_strides;  // bytes, aligned to the output's batch dims, 0 where broadcast
+};
+
+Mat MakeMat(const TensorView& v, const Shape& out_batch) {
+  Mat o;
+  o.base = static_cast<char*>(v.data);
+  int64_t nd = v.shape.ndim(), elem = DTypeSize(v.dtype);
+  o.rows = v.shape[nd - 2];
+  o.cols = v.shape[nd - 1];
+  o.rs = v.strides[nd - 2];
+  o.cs = v.strides[nd - 1];
+  int64_t nb = out_batch.ndim(), off = nb - (nd - 2);
+  o.batch_strides.assign(nb, 0);
+  for (int64_t i = 0; i < nd - 2; ++i) o.batch_strides[i + off] = v.shape[i] == 1 ? 0 : v.strides[i] * elem;
+  return o;
+}
+
+// Copies a strided rows x cols matrix into contiguous `dst` on the stream.
+Status Pack(KernelContext& ctx, DType t, const char* src, const Mat& m, void* dst) {
+  TensorView from, to;
+  from.data = const_cast<char*>(src);
+  from.dtype = to.dtype = t;
+  from.shape = to.shape = Shape({m.rows, m.cols});
+  from.strides = {m.rs, m.cs};
+  to.data = dst;
+  to.strides = {m.cols, 1};
+  LoopShape loop;
+  Operand ops[2];
+  RETURN_IF_ERROR(MakeLoop("matmul", to.shape, {&to, &from}, &loop, ops));
+  cudaError_t e = LaunchCast(ToScalarType(t), ToScalarType(t), loop, ops[0], ops[1], static_cast<CudaStream*>(ctx.stream())->get());
+  return e == cudaSuccess ? Status() : LaunchStatus("matmul", e);
+}
+
+Status Matmul(KernelContext& ctx) {
+  const TensorView& out = ctx.output(0);
+  DType t = out.dtype;
+  bool is_float = t == DType::kF32 || t == DType::kF64;
+  if (!is_float && !IntGemmSupported(ToScalarType(t)))
+    return TypeError("[matmul] not supported for %s on cuda", DTypeName(t));
+  auto* stream = static_cast<CudaStream*>(ctx.stream());
+  double alpha = ctx.attrs().Float("alpha", 1.0), beta = ctx.attrs().Float("beta", 0.0);
+  int64_t nd = out.shape.ndim(), m = out.shape[nd - 2], n = out.shape[nd - 1];
+  int64_t k = ctx.input(0).shape[ctx.input(0).shape.ndim() - 1];
+  Shape batch(absl::MakeConstSpan(out.shape.dims().data(), nd - 2));
+  int64_t elem = DTypeSize(t);
+  bool has_bias = ctx.num_inputs() == 3 && beta != 0.0;
+  if (out.numel() == 0) return Status();
+  if (has_bias) {  // out = beta * bias (broadcast), then the GEMMs accumulate
+    TensorView bias = BroadcastTo(ctx.input(2), out.shape);
+    LoopShape loop;
+    Operand ops[2];
+    RETURN_IF_ERROR(MakeLoop("matmul", out.shape, {&out, &bias}, &loop, ops));
+    cudaError_t e = LaunchUnary(UnaryOp::kMulScalar, ToScalarType(t), beta, loop, ops[0], ops[1], stream->get());
+    if (e != cudaSuccess) return LaunchStatus("matmul", e);
+  } else if (k == 0) {
+    CUDA_RETURN_IF_ERROR(cudaMemsetAsync(out.data, 0, out.numel() * elem, stream->get()));
+  }
+  if (k == 0) return Status();
+  Mat A = MakeMat(ctx.input(0), batch), B = MakeMat(ctx.input(1), batch);
+  bool ta = false, tb = false;
+  int64_t lda = 0, ldb = 0;
+  void *pa = nullptr, *pb = nullptr;
+  if (is_float) {
+    if (!BlasLayout(m, k, A.rs, A.cs, &ta, &lda)) {
+      ASSIGN_OR_RETURN(pa, ctx.AllocateTemp(m * k * elem));
+      ta = false, lda = k;
+    }
+    if (!BlasLayout(k, n, B.rs, B.cs, &tb, &ldb)) {
+      ASSIGN_OR_RETURN(pb, ctx.AllocateTemp(k * n * elem));
+      tb = false, ldb = n;
+    }
+  }
+  cublasHandle_t h = nullptr;
+  if (is_float) { ASSIGN_OR_RETURN(h, stream->cublas()); }
+  const float alpha_f = static_cast<float>(alpha), one_f = 1.0f, zero_f = 0.0f;
+  const double one_d = 1.0, zero_d = 0.0;
+  int64_t nb = batch.numel(), nbd = batch.ndim();
+  DimVector idx(nbd, 0);
+  for (int64_t bi = 0; bi < nb; ++bi) {
+    int64_t oa = 0, ob = 0;
+    for (int64_t d = 0; d < nbd; ++d) oa += idx[d] * A.batch_strides[d], ob += idx[d] * B.batch_strides[d];
+    const char* a = A.base + oa;
+    const char* b = B.base + ob;
+    char* c = static_cast<char*>(out.data) + bi * m * n * elem;
+    if (!is_float) {
+      cudaError_t e = LaunchIntGemm(ToScalarType(t), m, n, k, alpha, has_bias, GemmOperand{a, A.rs, A.cs},
+                                    GemmOperand{b, B.rs, B.cs}, c, stream->get());
+      if (e != cudaSuccess) return LaunchStatus("matmul", e);
+    } else {
+      // Scratch is reused per batch: same-stream order makes the previous GEMM finish first.
+      if (pa) { RETURN_IF_ERROR(Pack(ctx, t, a, A, pa)); a = static_cast<const char*>(pa); }
+      if (pb) { RETURN_IF_ERROR(Pack(ctx, t, b, B, pb)); b = static_cast<const char*>(pb); }
+      cublasOperation_t op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N, op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+      if (t == DType::kF32) {
+        cublasComputeType_t ct = AllowTF32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+        CUBLAS_RETURN_IF_ERROR(cublasGemmEx(h, op_b, op_a, n, m, k, &alpha_f, b, CUDA_R_32F, ldb, a, CUDA_R_32F, lda,
+                                            has_bias ? &one_f : &zero_f, c, CUDA_R_32F, n, ct, CUBLAS_GEMM_DEFAULT));
+      } else {
+        CUBLAS_RETURN_IF_ERROR(cublasGemmEx(h, op_b, op_a, n, m, k, &alpha, b, CUDA_R_64F, ldb, a, CUDA_R_64F, lda,
+                                            has_bias ? &one_d : &zero_d, c, CUDA_R_64F, n, CUBLAS_COMPUTE_64F,
+                                            CUBLAS_GEMM_DEFAULT));
+      }
+    }
+    for (int64_t d = nbd - 1; d >= 0; --d) { if (++idx[d] < batch[d]) break; idx[d] = 0; }
+  }
+  return Status();
+}
+
+}  // namespace
+
+OFL_REGISTER_CUDA_KERNEL(matmul, Matmul);
+
+}  // namespace cuda
+}  // namespace oneflow_like
