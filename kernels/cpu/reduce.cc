@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include "kernels/cpu/loops.h"
 
@@ -76,21 +77,31 @@ void RowsPath(const T* x, const Layout& l, const R& r) {
   }
 }
 
+// Reducers may accumulate a whole row of the column layout at once (vectorised).
+template <typename R, typename = void> struct HasColumnFold : std::false_type {};
+template <typename R> struct HasColumnFold<R, std::void_t<decltype(&R::ColumnFold)>> : std::true_type {};
+
 template <typename T, typename R>
 void ColumnsPath(const T* x, const Layout& l, const R& r) {
   using Acc = typename R::Acc;
-  constexpr int64_t kBlock = 256;  // output columns accumulated together
-  int64_t blocks = (l.inner + kBlock - 1) / kBlock, tasks = l.outer * blocks;
-  int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.reduced * kBlock, 1));
+  // Output columns accumulated together: long contiguous row segments (the prefetcher needs
+  // them; short segments at a large stride crawl), yet enough blocks for every thread.
+  int64_t threads = IntraOpPool()->num_threads();
+  int64_t block = std::clamp<int64_t>((l.inner + threads - 1) / threads, 256, 4096);
+  if (l.outer >= threads) block = std::min<int64_t>(l.inner, 4096);
+  int64_t blocks = (l.inner + block - 1) / block, tasks = l.outer * blocks;
+  int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.reduced * block, 1));
   ParallelFor(tasks, [&](int64_t b, int64_t e) {
-    Acc acc[kBlock];
+    std::unique_ptr<Acc[]> accv(new Acc[std::min(block, l.inner)]);
+    Acc* acc = accv.get();
     for (int64_t t = b; t < e; ++t) {
-      int64_t o = t / blocks, j0 = (t % blocks) * kBlock, n = std::min(kBlock, l.inner - j0);
+      int64_t o = t / blocks, j0 = (t % blocks) * block, n = std::min(block, l.inner - j0);
       for (int64_t j = 0; j < n; ++j) acc[j] = r.Init();
       const T* base = x + o * l.reduced * l.inner + j0;
       for (int64_t i = 0; i < l.reduced; ++i) {
         const T* row = base + i * l.inner;
-        for (int64_t j = 0; j < n; ++j) r.Fold(acc[j], row[j], i);
+        if constexpr (HasColumnFold<R>::value) r.ColumnFold(acc, row, n);
+        else for (int64_t j = 0; j < n; ++j) r.Fold(acc[j], row[j], i);
       }
       for (int64_t j = 0; j < n; ++j) r.Write(o * l.inner + j0 + j, acc[j]);
     }
@@ -135,52 +146,65 @@ void Reduce(const TensorView& x, const std::vector<int64_t>& dims, int64_t out_n
   else GenericPath<T>(x, dims, out_numel, r);
 }
 
-// ---- vectorisable row helpers -----------------------------------------------------------
+// ---- vectorised row helpers --------------------------------------------------------------
+// Explicit 32-byte vectors (GCC/Clang vector extensions): -O2's cheap vectoriser cost model
+// leaves reduction loops scalar, so the hot loops say what they mean.
 
-// Sum of f(p[i]) in W independent lanes (the compiler vectorises the lane loop), accumulated
-// per block of 2048 into a double so long rows keep their precision.
+template <typename T>
+struct VecOf { typedef T type __attribute__((vector_size(32))); };
+template <typename T> using Vec = typename VecOf<T>::type;
+template <typename T> constexpr int kLanes = 32 / sizeof(T);
+template <typename T> Vec<T> Load(const T* p) { Vec<T> v; std::memcpy(&v, p, sizeof v); return v; }
+template <typename T> Vec<T> Splat(T x) { Vec<T> v; for (int j = 0; j < kLanes<T>; ++j) v[j] = x; return v; }
+template <typename T> bool IsNan(T v) { return v != v; }
+
+// Sum of f(p[i]) (f also applies to vectors) in two vector accumulators, added per block of 2048
+// into a double so long rows keep their precision.
 template <typename T, typename F>
 double LaneSum(const T* p, int64_t n, F f) {
-  constexpr int W = 32 / sizeof(T) * 2;
+  constexpr int W = kLanes<T>;
   double total = 0;
   for (int64_t b = 0; b < n; b += 2048) {
     int64_t m = std::min<int64_t>(2048, n - b), i = 0;
     const T* q = p + b;
-    T acc[W] = {};
-    for (; i + W <= m; i += W)
-      for (int j = 0; j < W; ++j) acc[j] += f(q[i + j]);
+    Vec<T> a0 = Splat<T>(0), a1 = Splat<T>(0);
+    for (; i + 2 * W <= m; i += 2 * W) a0 += f(Load(q + i)), a1 += f(Load(q + i + W));
+    a0 += a1;
     T s = 0;
     for (; i < m; ++i) s += f(q[i]);
-    for (int j = 0; j < W; ++j) s += acc[j];
+    for (int j = 0; j < W; ++j) s += a0[j];
     total += s;
   }
   return total;
 }
 
-// max (or min) with NaN propagating, in lanes.
+// max (or min) with NaN propagating.
 template <bool kMax, typename T>
 T LaneExtreme(const T* p, int64_t n) {
-  constexpr int W = 32 / sizeof(T) * 2;
-  const T init = kMax ? (std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest())
-                      : (std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max());
-  T acc[W];
-  for (int j = 0; j < W; ++j) acc[j] = init;
+  T init;
+  if constexpr (std::numeric_limits<T>::has_infinity)
+    init = kMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+  else
+    init = kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+  T r = init;
   bool nan = false;
   int64_t i = 0;
-  for (; i + W <= n; i += W)
-    for (int j = 0; j < W; ++j) {
-      T v = p[i + j];
-      nan |= v != v;
-      acc[j] = kMax ? (v > acc[j] ? v : acc[j]) : (v < acc[j] ? v : acc[j]);
+  if constexpr (!std::is_same_v<T, bool>) {
+    constexpr int W = kLanes<T>;
+    Vec<T> acc = Splat<T>(init);
+    auto bad = acc != acc;
+    for (; i + W <= n; i += W) {
+      Vec<T> v = Load(p + i);
+      bad |= v != v;
+      acc = kMax ? (v > acc ? v : acc) : (v < acc ? v : acc);
     }
-  T r = init;
-  for (; i < n; ++i) { nan |= p[i] != p[i]; r = kMax ? (p[i] > r ? p[i] : r) : (p[i] < r ? p[i] : r); }
-  for (int j = 0; j < W; ++j) r = kMax ? (acc[j] > r ? acc[j] : r) : (acc[j] < r ? acc[j] : r);
+    for (int j = 0; j < W; ++j) { nan |= bad[j] != 0; r = kMax ? (acc[j] > r ? acc[j] : r) : (acc[j] < r ? acc[j] : r); }
+  }
+  for (; i < n; ++i) { nan |= IsNan(p[i]); r = kMax ? (p[i] > r ? p[i] : r) : (p[i] < r ? p[i] : r); }
   if constexpr (std::is_floating_point_v<T>) if (nan) return std::numeric_limits<T>::quiet_NaN();
   return r;
 }
 
-template <typename T> bool IsNan(T v) { return v != v; }
 
 // ---- reducers ---------------------------------------------------------------------------
 
@@ -194,12 +218,30 @@ struct SumR {
   void Merge(Acc& a, const Acc& b) const { a += b; }
   Acc Row(const T* p, int64_t n, int64_t) const {
     if constexpr (std::is_floating_point_v<T>) {
-      return LaneSum(p, n, [](T v) { return v; });
+      return LaneSum(p, n, [](auto v) { return v; });
     } else {
       Acc a = 0;
       for (int64_t i = 0; i < n; ++i) a += static_cast<Acc>(p[i]);
       return a;
     }
+  }
+  void ColumnFold(Acc* acc, const T* row, int64_t n) const {
+    int64_t j = 0;
+    if constexpr (std::is_floating_point_v<T>) {
+      for (; j + 4 <= n; j += 4) {
+        Vec<double> a = Load(acc + j);
+        if constexpr (std::is_same_v<T, float>) {
+          typedef float F4 __attribute__((vector_size(16)));
+          F4 x;
+          std::memcpy(&x, row + j, sizeof x);
+          a += __builtin_convertvector(x, Vec<double>);
+        } else {
+          a += Load(row + j);
+        }
+        std::memcpy(acc + j, &a, sizeof a);
+      }
+    }
+    for (; j < n; ++j) acc[j] += static_cast<Acc>(row[j]);
   }
   void Write(int64_t o, Acc a) const { out[o] = static_cast<O>(a); }
 };
@@ -234,6 +276,17 @@ struct ExtremeR {
     if (kMax ? (v > a || IsNan(v)) : (v < a || IsNan(v))) a = IsNan(a) ? a : v;
   }
   void Merge(T& a, const T& b) const { Fold(a, b, 0); }
+  void ColumnFold(T* acc, const T* row, int64_t n) const {
+    int64_t j = 0;
+    if constexpr (!std::is_same_v<T, bool>) {
+      for (; j + kLanes<T> <= n; j += kLanes<T>) {
+        Vec<T> a = Load(acc + j), v = Load(row + j);
+        a = kMax ? ((v > a) | (v != v) ? v : a) : ((v < a) | (v != v) ? v : a);
+        std::memcpy(acc + j, &a, sizeof a);
+      }
+    }
+    for (; j < n; ++j) Fold(acc[j], row[j], 0);
+  }
   T Row(const T* p, int64_t n, int64_t) const { return LaneExtreme<kMax>(p, n); }
   void Write(int64_t o, T a) const { out[o] = a; }
 };
@@ -288,11 +341,11 @@ struct VarR {
   }
   Acc Row(const T* p, int64_t n, int64_t) const {
     if (n == 0) return Init();
-    double mean = LaneSum(p, n, [](T v) { return v; }) / n;
+    double mean = LaneSum(p, n, [](auto v) { return v; }) / n;
     const T mt = static_cast<T>(mean);
     // Deviations from the rounded mean, corrected for its rounding.
-    double dev = LaneSum(p, n, [mt](T v) { return v - mt; });
-    double m2 = LaneSum(p, n, [mt](T v) { return (v - mt) * (v - mt); });
+    double dev = LaneSum(p, n, [mt](auto v) { return v - mt; });
+    double m2 = LaneSum(p, n, [mt](auto v) { return (v - mt) * (v - mt); });
     m2 -= dev * dev / n;
     return {double(n), mean, m2};
   }
@@ -326,8 +379,8 @@ struct NormR {
     else a += b;
   }
   Acc Row(const T* q, int64_t n, int64_t) const {
-    if (p == 2) return LaneSum(q, n, [](T v) { return v * v; });
-    if (p == 1) return LaneSum(q, n, [](T v) { return v < 0 ? -v : v; });
+    if (p == 2) return LaneSum(q, n, [](auto v) { return v * v; });
+    if (p == 1) return LaneSum(q, n, [](auto v) { return v < 0 ? -v : v; });
     Acc a = Init();
     for (int64_t i = 0; i < n; ++i) Fold(a, q[i], i);
     return a;
