@@ -105,6 +105,12 @@ Status CheckDefined(const OpDef& op, const TensorList& inputs) {
 
 void SetLazyDispatch(LazyDispatchFn fn) { g_lazy_dispatch = fn; }
 
+namespace {
+thread_local bool t_tracing = false;
+}
+void SetTracingActive(bool active) { t_tracing = active; }
+bool TracingActive() { return t_tracing; }
+
 int64_t KernelCostHint(const TensorList& outputs, const TensorList& inputs) {
   int64_t n = 0;
   for (auto& t : outputs) n += t.numel();
@@ -137,7 +143,7 @@ StatusOr<TensorList> Dispatch(const OpDef& op, const TensorList& inputs, const A
   if (!op.cross_device) RETURN_IF_ERROR(CheckSameDevice(op.name, inputs));
   std::vector<TensorMeta> metas;
   RETURN_IF_ERROR(op.infer(inputs, attrs, &metas));
-  bool lazy = false;
+  bool lazy = t_tracing;
   for (auto& t : inputs) lazy |= t.is_lazy();
   TensorList outputs;
   if (lazy) {
@@ -202,7 +208,7 @@ Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap&
   if (track && out.is_view())
     return Unimplemented("[%s] in-place modification of a view that requires grad is not supported; use an out-of-place op", op.name);
   if (track && !op.grad) return InvalidArgument("[%s] in-place op is not differentiable", op.name);
-  bool lazy = out.is_lazy();
+  bool lazy = t_tracing || out.is_lazy();
   for (auto& t : inputs) lazy |= t.is_lazy();
   if (lazy) {
     if (!g_lazy_dispatch) return Internal("[%s] lazy tensor outside of a trace", op.name);

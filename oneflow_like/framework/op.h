@@ -61,6 +61,10 @@ int64_t KernelCostHint(const TensorList& outputs, const TensorList& inputs);
 using LazyDispatchFn = StatusOr<TensorList> (*)(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
                                                const std::vector<TensorMeta>& output_metas, const Tensor* inplace_out);
 void SetLazyDispatch(LazyDispatchFn fn);
+// While tracing is active on this thread, every op goes to the lazy handler (eager tensors used
+// by the traced ops are captured by reference instead of being computed at trace time).
+void SetTracingActive(bool active);
+bool TracingActive();
 
 // Common schema helpers: errors name the op and the offending shapes/dtypes/devices.
 Status CheckSameDevice(const char* op, const TensorList& inputs);

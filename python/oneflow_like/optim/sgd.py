@@ -18,6 +18,19 @@ class SGD(Optimizer):
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov, maximize=maximize))
 
+    def _graph_prepare(self):
+        """Creates the momentum buffers eagerly (zeros) so an nn.Graph can carry them across runs.
+        With dampening 0, a zero buffer gives the same first step as torch's buf = g."""
+        for group in self.param_groups:
+            if group["momentum"] == 0:
+                continue
+            if group["dampening"] != 0:
+                raise NotImplementedError("[nn.Graph] SGD with dampening != 0 is not supported in a graph")
+            for p in group["params"]:
+                state = self.state[p]
+                if state.get("momentum_buffer") is None:
+                    state["momentum_buffer"] = flow.zeros_like(p)
+
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         with flow.no_grad():

@@ -1,0 +1,96 @@
+#include "oneflow_like/lazy/graph.h"
+
+#include <chrono>
+
+#include "oneflow_like/framework/autograd.h"
+#include "oneflow_like/lazy/launch_lazy_job_instruction_policy.h"
+#include "oneflow_like/ops/copy.h"
+#include "vm/instructions_builder.h"
+
+namespace oneflow_like {
+namespace lazy {
+namespace {
+
+double Since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+BufferRef RefOf(const Tensor& t) {
+  return BufferRef{t.blob(), t.offset() * DTypeSize(t.dtype()), t.numel() * DTypeSize(t.dtype())};
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::Compile(const std::shared_ptr<Trace>& trace,
+                                                                 const std::string& name) {
+  auto g = std::shared_ptr<CompiledGraph>(new CompiledGraph());
+  g->name_ = name;
+  auto t0 = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(auto module, LowerTrace(*trace, name, &g->info_.lower));
+  g->info_.lower_seconds = Since(t0);
+  g->info_.hlo_before = module->ToString();
+  t0 = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(std::unique_ptr<hlo::Executable> exe, hlo::Compile(std::move(module)));
+  g->info_.compile_seconds = Since(t0);
+  g->info_.hlo_after = exe->module().ToString();
+  g->info_.thunks = exe->ThunksToString();
+  g->exe_ = std::move(exe);
+  for (auto& v : trace->values()) {
+    if (v.kind == TracedValue::kInput) g->input_metas_.push_back(v.meta);
+  }
+  for (int64_t v : trace->output_values()) g->output_metas_.push_back(trace->values()[v].meta);
+  g->captured_ = trace->captured();
+  for (auto& [capture, v] : trace->Assignments()) {
+    const Tensor& c = g->captured_[capture];
+    if (!c.is_contiguous())
+      return InvalidArgument("[nn.Graph] the graph writes a non-contiguous tensor %s in place; not supported",
+                             c.meta_string());
+    g->assigned_.push_back(capture);
+  }
+  for (auto& c : g->captured_) {
+    if (!c.device().is_cpu())
+      return Unimplemented("[nn.Graph] graphs on %s are not supported yet (CPU only)", c.device().ToString());
+  }
+  return g;
+}
+
+StatusOr<TensorList> CompiledGraph::Run(const TensorList& inputs) {
+  if (inputs.size() != input_metas_.size())
+    return InvalidArgument("[nn.Graph %s] expected %d inputs, got %d", name_, int(input_metas_.size()), int(inputs.size()));
+  std::vector<BufferRef> args, outs, assigned;
+  TensorList keep;  // contiguous copies must live until the instruction is built
+  {
+    NoGradGuard ng;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const TensorMeta& m = input_metas_[i];
+      if (inputs[i].shape() != m.shape || inputs[i].dtype() != m.dtype || inputs[i].device() != m.device)
+        return InvalidArgument("[nn.Graph %s] input %d is %s on %s, the graph was compiled for %s on %s", name_, int(i),
+                               inputs[i].meta_string(), inputs[i].device().ToString(), ShapeString(m.dtype, m.shape),
+                               m.device.ToString());
+      ASSIGN_OR_RETURN(Tensor c, functional::Contiguous(inputs[i]));
+      keep.push_back(c);
+      args.push_back(RefOf(c));
+    }
+    for (auto& c : captured_) {
+      ASSIGN_OR_RETURN(Tensor cc, functional::Contiguous(c));
+      keep.push_back(cc);
+      args.push_back(RefOf(cc));
+    }
+  }
+  TensorList results;
+  for (auto& m : output_metas_) {
+    results.push_back(Tensor::Empty(m.shape, m.dtype, m.device));
+    outs.push_back(RefOf(results.back()));
+  }
+  for (int64_t idx : assigned_) assigned.push_back(RefOf(captured_[idx]));
+  auto policy = std::make_unique<LaunchLazyJobInstructionPolicy>(name_, exe_, std::move(args), std::move(outs),
+                                                                  std::move(assigned));
+  RETURN_IF_ERROR(vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
+    return b->Push(Device::CPU(), vm::StreamRole::kCompute, std::move(policy));
+  }));
+  for (int64_t idx : assigned_) captured_[idx].bump_version();
+  return results;
+}
+
+}  // namespace lazy
+}  // namespace oneflow_like

@@ -1,0 +1,41 @@
+// CompiledGraph: a traced nn.Graph lowered to HLO, compiled by compiler/ and run as one
+// LaunchLazyJob instruction per call. Captured eager tensors (parameters, buffers, optimizer
+// state) are bound by reference: each run reads their current values and writes back the ones
+// the graph assigns (an optimizer step updates the parameters in place).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/compile.h"
+#include "oneflow_like/lazy/lower.h"
+#include "oneflow_like/lazy/trace.h"
+
+namespace oneflow_like {
+namespace lazy {
+
+struct GraphCompileInfo {
+  double trace_seconds = 0, lower_seconds = 0, compile_seconds = 0;
+  LowerStats lower;
+  std::string hlo_before, hlo_after, thunks, buffer_report;
+};
+
+class CompiledGraph {
+ public:
+  static StatusOr<std::shared_ptr<CompiledGraph>> Compile(const std::shared_ptr<Trace>& trace, const std::string& name);
+  // Runs the graph on `inputs` (same signature as traced); returns its outputs.
+  StatusOr<TensorList> Run(const TensorList& inputs);
+  const GraphCompileInfo& info() const { return info_; }
+  int64_t num_inputs() const { return static_cast<int64_t>(input_metas_.size()); }
+
+ private:
+  std::string name_;
+  std::shared_ptr<hlo::Executable> exe_;
+  std::vector<TensorMeta> input_metas_, output_metas_;
+  std::vector<Tensor> captured_;
+  std::vector<int64_t> assigned_;  // capture indices, in result order after the outputs
+  GraphCompileInfo info_;
+};
+
+}  // namespace lazy
+}  // namespace oneflow_like

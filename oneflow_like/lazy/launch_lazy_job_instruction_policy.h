@@ -1,0 +1,41 @@
+// LaunchLazyJob: runs a compiled graph (hlo::Executable) as ONE VM instruction. It reads the
+// blobs of the graph's inputs and captured tensors and writes its outputs and the captured
+// tensors the graph assigns, so it orders against eager work on the same tensors by the usual
+// read/write dependences.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/compile.h"
+#include "oneflow_like/framework/tensor.h"
+#include "vm/instruction.h"
+
+namespace oneflow_like {
+namespace lazy {
+
+struct BufferRef {
+  vm::BlobPtr blob;
+  int64_t offset_bytes = 0;
+  int64_t bytes = 0;
+};
+
+class LaunchLazyJobInstructionPolicy : public vm::InstructionPolicy {
+ public:
+  LaunchLazyJobInstructionPolicy(std::string name, std::shared_ptr<hlo::Executable> exe, std::vector<BufferRef> args,
+                                 std::vector<BufferRef> outputs, std::vector<BufferRef> assigned);
+  const vm::DependenceVector& input_dependences() const override { return in_; }
+  const vm::DependenceVector& output_dependences() const override { return out_; }
+  Status Prepare(vm::Instruction*) override;
+  Status Compute(vm::Instruction*) override;
+  std::string DebugName(const vm::Instruction&) const override { return "launch_lazy_job:" + name_; }
+
+ private:
+  std::string name_;
+  std::shared_ptr<hlo::Executable> exe_;
+  std::vector<BufferRef> args_, outputs_, assigned_;
+  vm::DependenceVector in_, out_;
+};
+
+}  // namespace lazy
+}  // namespace oneflow_like

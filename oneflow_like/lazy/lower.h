@@ -1,0 +1,58 @@
+// Lowering a Trace to an HLO module. Each op family registers lowerings for its ops
+// (oneflow_like/lazy/lowering/<family>.cc); an op without one becomes a custom-call
+// "ofl.kernel.<op>" that runs the op's registered device kernel at run time, so every op in the
+// library works in graph mode while lowered ops fuse.
+//
+// Module signature: parameters = graph inputs (in order) then captured eager tensors (in capture
+// order); result = tuple(graph outputs..., final values of assigned captures...).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/hlo_builder.h"
+#include "oneflow_like/lazy/trace.h"
+
+namespace oneflow_like {
+namespace lazy {
+
+class LowerCtx {
+ public:
+  LowerCtx(hlo::HloBuilder* b, std::vector<hlo::HloInstruction*>* values, const Trace* trace)
+      : b_(b), values_(values), trace_(trace) {}
+  hlo::HloBuilder& b() { return *b_; }
+  hlo::HloInstruction* in(const TracedOp& op, int i) const { return (*values_)[op.inputs[i]]; }
+  const TensorMeta& in_meta(const TracedOp& op, int i) const { return trace_->values()[op.inputs[i]].meta; }
+  const TensorMeta& out_meta(const TracedOp& op, int i) const { return trace_->values()[op.outputs[i]].meta; }
+  void set(const TracedOp& op, int i, hlo::HloInstruction* h) { (*values_)[op.outputs[i]] = h; }
+  // Lowers `op` as a call of its device kernel (the generic fallback).
+  Status LowerAsKernelCall(const TracedOp& op);
+  hlo::HloInstruction* Scalar(DType t, double v) { return b_->ScalarConstant(t, v); }
+
+ private:
+  hlo::HloBuilder* b_;
+  std::vector<hlo::HloInstruction*>* values_;
+  const Trace* trace_;
+};
+
+using LowerFn = Status (*)(LowerCtx& ctx, const TracedOp& op);
+void RegisterLowering(const char* op, LowerFn fn);
+struct LoweringRegistrar {
+  LoweringRegistrar(const char* op, LowerFn fn) { RegisterLowering(op, fn); }
+};
+#define OFL_REGISTER_LOWERING(op, fn) \
+  static ::oneflow_like::lazy::LoweringRegistrar OFL_CONCAT(_ofl_lower_reg_, __LINE__)(#op, fn)
+
+struct LowerStats {
+  int64_t lowered = 0, kernel_calls = 0;
+  std::vector<std::string> kernel_call_ops;  // ops that fell back to their kernels
+};
+
+StatusOr<std::unique_ptr<hlo::HloModule>> LowerTrace(const Trace& trace, const std::string& name, LowerStats* stats);
+
+// Attribute (de)serialisation for kernel custom-calls: `name:t=value;...`.
+std::string EncodeAttrs(const AttrMap& attrs);
+StatusOr<AttrMap> DecodeAttrs(const std::string& text);
+
+}  // namespace lazy
+}  // namespace oneflow_like

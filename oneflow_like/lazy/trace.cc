@@ -1,0 +1,127 @@
+#include "oneflow_like/lazy/trace.h"
+
+namespace oneflow_like {
+namespace lazy {
+namespace {
+
+thread_local std::shared_ptr<Trace> t_active;
+
+StatusOr<TensorList> DispatchToActiveTrace(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
+                                           const std::vector<TensorMeta>& metas, const Tensor* inplace_out) {
+  std::shared_ptr<Trace> trace = t_active;
+  if (!trace) {
+    for (auto& t : inputs) {
+      if (t.is_lazy())
+        return InvalidArgument("[%s] a lazy tensor from an nn.Graph trace was used outside of it (%s)", op.name,
+                               t.meta_string());
+    }
+    return Internal("[%s] lazy dispatch without an active trace", op.name);
+  }
+  return trace->Record(op, inputs, attrs, metas, inplace_out);
+}
+
+}  // namespace
+
+std::shared_ptr<Trace> ActiveTrace() { return t_active; }
+
+TraceScope::TraceScope(std::shared_ptr<Trace> trace) : prev_(t_active) {
+  SetLazyDispatch(&DispatchToActiveTrace);
+  t_active = std::move(trace);
+  SetTracingActive(t_active != nullptr);
+}
+
+TraceScope::~TraceScope() {
+  t_active = prev_;
+  SetTracingActive(t_active != nullptr);
+}
+
+Tensor Trace::MakeLazy(int64_t value) {
+  auto impl = std::make_shared<TensorImpl>();
+  const TensorMeta& m = values_[value].meta;
+  impl->shape = m.shape;
+  impl->strides = ContiguousStrides(m.shape);
+  impl->dtype = m.dtype;
+  impl->device = m.device;
+  impl->lazy_id = value;
+  impl->lazy_ctx = shared_from_this();
+  return Tensor(std::move(impl));
+}
+
+Tensor Trace::AddInput(const Tensor& example) {
+  int64_t v = NewValue(TracedValue{TracedValue::kInput, TensorMeta{example.shape(), example.dtype(), example.device()},
+                                   num_inputs_++});
+  return MakeLazy(v);
+}
+
+int64_t Trace::ValueOf(const Tensor& t) {
+  if (t.is_lazy()) return t.impl()->lazy_id;
+  auto it = capture_value_.find(t.impl());
+  if (it != capture_value_.end()) return it->second;
+  int64_t idx = static_cast<int64_t>(captured_.size());
+  captured_.push_back(t);
+  int64_t v = NewValue(TracedValue{TracedValue::kCaptured, TensorMeta{t.shape(), t.dtype(), t.device()}, idx});
+  capture_value_[t.impl()] = v;
+  capture_index_[t.impl()] = idx;
+  return v;
+}
+
+StatusOr<TensorList> Trace::Record(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
+                                   const std::vector<TensorMeta>& metas, const Tensor* inplace_out) {
+  if (inplace_out && inplace_out->is_lazy() && inplace_out->impl()->lazy_ctx.get() != this)
+    return InvalidArgument("[%s] in-place target belongs to another trace", op.name);
+  TracedOp rec{&op, attrs, {}, {}};
+  for (auto& t : inputs) {
+    if (t.is_lazy() && t.impl()->lazy_ctx.get() != this)
+      return InvalidArgument("[%s] a lazy tensor from another nn.Graph trace was used here (%s)", op.name,
+                             t.meta_string());
+    rec.inputs.push_back(ValueOf(t));
+  }
+  int64_t op_index = static_cast<int64_t>(ops_.size());
+  TensorList outs;
+  for (auto& m : metas) {
+    int64_t v = NewValue(TracedValue{TracedValue::kOpResult, m, op_index});
+    rec.outputs.push_back(v);
+    outs.push_back(MakeLazy(v));
+  }
+  ops_.push_back(std::move(rec));
+  if (inplace_out) {
+    int64_t v = ops_.back().outputs[0];
+    if (inplace_out->is_lazy()) {
+      inplace_out->impl()->lazy_id = v;  // every handle of this lazy tensor now sees the new value
+    } else {
+      ValueOf(*inplace_out);  // make sure it is captured, then rebind its current value
+      capture_value_[inplace_out->impl()] = v;
+    }
+  }
+  return outs;
+}
+
+void Trace::SetOutputs(const TensorList& outputs) {
+  output_values_.clear();
+  for (auto& t : outputs) output_values_.push_back(ValueOf(t));
+}
+
+std::vector<std::pair<int64_t, int64_t>> Trace::Assignments() const {
+  std::vector<std::pair<int64_t, int64_t>> r;
+  for (auto& [impl, idx] : capture_index_) {
+    int64_t current = capture_value_.at(impl);
+    if (values_[current].kind != TracedValue::kCaptured || values_[current].index != idx) r.emplace_back(idx, current);
+  }
+  std::sort(r.begin(), r.end());
+  return r;
+}
+
+std::string Trace::ToString() const {
+  std::string s;
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    absl::StrAppend(&s, "  ");
+    for (int64_t o : ops_[i].outputs) absl::StrAppend(&s, "%", o, " ");
+    absl::StrAppend(&s, "= ", ops_[i].op->name, "(");
+    for (size_t k = 0; k < ops_[i].inputs.size(); ++k) absl::StrAppend(&s, k ? ", " : "", "%", ops_[i].inputs[k]);
+    absl::StrAppend(&s, ") {", ops_[i].attrs.ToString(), "}\n");
+  }
+  return s;
+}
+
+}  // namespace lazy
+}  // namespace oneflow_like

@@ -1,0 +1,78 @@
+// Tracing for nn.Graph: while a Trace is active on a thread, every op dispatched there is
+// recorded instead of run. Graph inputs become lazy tensors; eager tensors met along the way
+// (parameters, buffers, optimizer state) are captured by reference and read at run time;
+// in-place writes to them become assignments applied after each run.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "oneflow_like/framework/op.h"
+
+namespace oneflow_like {
+namespace lazy {
+
+struct TracedOp {
+  const OpDef* op;
+  AttrMap attrs;
+  std::vector<int64_t> inputs;   // value ids
+  std::vector<int64_t> outputs;  // value ids
+};
+
+struct TracedValue {
+  enum Kind { kInput, kCaptured, kOpResult };
+  Kind kind;
+  TensorMeta meta;
+  int64_t index;  // input index, capture index, or op index
+};
+
+class Trace : public std::enable_shared_from_this<Trace> {
+ public:
+  static std::shared_ptr<Trace> Create() { return std::shared_ptr<Trace>(new Trace()); }
+  // A lazy stand-in for graph input `example` (its meta only).
+  Tensor AddInput(const Tensor& example);
+  void SetOutputs(const TensorList& outputs) ;
+
+  // The lazy-dispatch handler (installed by Activate).
+  StatusOr<TensorList> Record(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
+                              const std::vector<TensorMeta>& metas, const Tensor* inplace_out);
+
+  const std::vector<TracedOp>& ops() const { return ops_; }
+  const std::vector<TracedValue>& values() const { return values_; }
+  int64_t num_inputs() const { return num_inputs_; }
+  const std::vector<Tensor>& captured() const { return captured_; }
+  // (capture index, value id): eager tensors overwritten by the graph, with their final value.
+  std::vector<std::pair<int64_t, int64_t>> Assignments() const;
+  const std::vector<int64_t>& output_values() const { return output_values_; }
+  std::string ToString() const;
+
+ private:
+  Trace() = default;
+  int64_t ValueOf(const Tensor& t);  // captures eager tensors on first use
+  int64_t NewValue(TracedValue v) { values_.push_back(std::move(v)); return static_cast<int64_t>(values_.size()) - 1; }
+  Tensor MakeLazy(int64_t value);
+
+  std::vector<TracedOp> ops_;
+  std::vector<TracedValue> values_;
+  int64_t num_inputs_ = 0;
+  std::vector<Tensor> captured_;
+  absl::flat_hash_map<TensorImpl*, int64_t> capture_value_;  // eager tensor -> current value id
+  absl::flat_hash_map<TensorImpl*, int64_t> capture_index_;
+  std::vector<int64_t> output_values_;
+};
+
+// Makes `trace` the active trace of this thread for the scope's lifetime.
+class TraceScope {
+ public:
+  explicit TraceScope(std::shared_ptr<Trace> trace);
+  ~TraceScope();
+
+ private:
+  std::shared_ptr<Trace> prev_;
+};
+
+std::shared_ptr<Trace> ActiveTrace();
+
+}  // namespace lazy
+}  // namespace oneflow_like

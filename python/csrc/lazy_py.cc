@@ -1,0 +1,47 @@
+// Bindings of lazy mode: tracing scopes and compiled graphs (used by flow.nn.Graph).
+#include "oneflow_like/lazy/graph.h"
+#include "oneflow_like/lazy/trace.h"
+#include "python/csrc/binding.h"
+
+namespace oneflow_like {
+namespace python {
+namespace {
+
+struct PyTrace {
+  std::shared_ptr<lazy::Trace> trace = lazy::Trace::Create();
+  std::unique_ptr<lazy::TraceScope> scope;
+};
+
+void BindLazy(py::module_& m, TensorClass&) {
+  py::class_<PyTrace>(m, "_Trace")
+      .def(py::init<>())
+      .def("add_input", [](PyTrace& t, const Tensor& example) { return t.trace->AddInput(example); })
+      .def("set_outputs", [](PyTrace& t, std::vector<Tensor> outs) { t.trace->SetOutputs(outs); })
+      .def("__enter__", [](PyTrace& t) {
+        if (t.scope) throw py::value_error("[nn.Graph] trace already active");
+        t.scope = std::make_unique<lazy::TraceScope>(t.trace);
+        return &t;
+      }, py::return_value_policy::reference)
+      .def("__exit__", [](PyTrace& t, py::args) { t.scope.reset(); return false; })
+      .def("num_ops", [](PyTrace& t) { return t.trace->ops().size(); })
+      .def("__str__", [](PyTrace& t) { return t.trace->ToString(); });
+  py::class_<lazy::CompiledGraph, std::shared_ptr<lazy::CompiledGraph>>(m, "_CompiledGraph")
+      .def("run", [](lazy::CompiledGraph& g, std::vector<Tensor> inputs) { return Unwrap(g.Run(inputs)); })
+      .def_property_readonly("compile_seconds", [](lazy::CompiledGraph& g) { return g.info().compile_seconds; })
+      .def_property_readonly("lower_seconds", [](lazy::CompiledGraph& g) { return g.info().lower_seconds; })
+      .def_property_readonly("hlo_before", [](lazy::CompiledGraph& g) { return g.info().hlo_before; })
+      .def_property_readonly("hlo_after", [](lazy::CompiledGraph& g) { return g.info().hlo_after; })
+      .def_property_readonly("thunks", [](lazy::CompiledGraph& g) { return g.info().thunks; })
+      .def_property_readonly("num_lowered", [](lazy::CompiledGraph& g) { return g.info().lower.lowered; })
+      .def_property_readonly("kernel_call_ops", [](lazy::CompiledGraph& g) { return g.info().lower.kernel_call_ops; });
+  m.def("_compile_trace", [](PyTrace& t, const std::string& name) {
+    if (t.scope) throw py::value_error("[nn.Graph] compile after the trace scope is closed");
+    py::gil_scoped_release nogil;
+    return Unwrap(lazy::CompiledGraph::Compile(t.trace, name));
+  });
+}
+
+}  // namespace
+OFL_PY_BINDING(BindLazy);
+}  // namespace python
+}  // namespace oneflow_like

@@ -1,0 +1,160 @@
+"""flow.nn.Graph: compile a whole model (forward, backward and optimizer step) and run it as one
+LaunchLazyJob instruction.
+
+    class TrainGraph(flow.nn.Graph):
+        def __init__(self):
+            super().__init__(); self.model = model; self.add_optimizer(opt)
+        def build(self, x, y):
+            loss = F.cross_entropy(self.model(x), y); loss.backward(); return loss
+
+The first call traces build() with lazy tensors (every op is recorded, parameters are captured
+by reference), lowers the trace to HLO and compiles it; later calls with the same input signature
+replay the compiled graph. A new signature (shapes, dtypes, devices of tensor arguments, values
+of other arguments, optimizer learning rates) compiles again; `graph.recompile_reasons` says why.
+"""
+import os
+import time
+
+import oneflow_like as flow
+from oneflow_like import _C
+
+
+def _flatten(obj, out):
+    if isinstance(obj, _C.Tensor):
+        out.append(obj)
+        return ("T",)
+    if isinstance(obj, (list, tuple)):
+        return (type(obj).__name__, tuple(_flatten(o, out) for o in obj))
+    if isinstance(obj, dict):
+        return ("dict", tuple((k, _flatten(v, out)) for k, v in obj.items()))
+    return ("const", obj)
+
+
+def _unflatten(spec, it):
+    kind = spec[0]
+    if kind == "T":
+        return next(it)
+    if kind in ("list", "tuple"):
+        items = [_unflatten(s, it) for s in spec[1]]
+        return items if kind == "list" else tuple(items)
+    if kind == "dict":
+        return {k: _unflatten(s, it) for k, s in spec[1]}
+    return spec[1]
+
+
+def _signature(args):
+    sig = []
+    for a in args:
+        if isinstance(a, _C.Tensor):
+            sig.append(("tensor", tuple(a.shape), str(a.dtype), str(a.device)))
+        else:
+            sig.append(("value", repr(a)))
+    return tuple(sig)
+
+
+class _Entry:
+    def __init__(self, compiled, out_spec, trace_seconds, num_ops):
+        self.compiled = compiled
+        self.out_spec = out_spec
+        self.trace_seconds = trace_seconds
+        self.num_ops = num_ops
+
+
+class Graph:
+    def __init__(self):
+        object.__setattr__(self, "_optimizers", [])
+        object.__setattr__(self, "_cache", {})
+        object.__setattr__(self, "recompile_reasons", [])
+        object.__setattr__(self, "_last_entry", None)
+
+    def add_optimizer(self, optimizer, lr_sch=None):
+        """Runs optimizer.step() inside the graph after build() (which calls backward)."""
+        self._optimizers.append((optimizer, lr_sch))
+
+    def build(self, *args, **kwargs):
+        raise NotImplementedError("nn.Graph subclasses must implement build()")
+
+    # ---- calling --------------------------------------------------------------------------------
+    def __call__(self, *args):
+        key = (_signature(args), self._optimizer_key())
+        entry = self._cache.get(key)
+        if entry is None:
+            self.recompile_reasons.append(self._why(key))
+            entry = self._compile(args)
+            self._cache[key] = entry
+        object.__setattr__(self, "_last_entry", entry)
+        tensors = [a for a in args if isinstance(a, _C.Tensor)]
+        outs = entry.compiled.run(tensors)
+        for opt, sch in self._optimizers:
+            if sch is not None:
+                sch.step()
+        return _unflatten(entry.out_spec, iter(outs))
+
+    def _optimizer_key(self):
+        return tuple(tuple((g["lr"],) for g in opt.param_groups) for opt, _ in self._optimizers)
+
+    def _why(self, key):
+        if not self._cache:
+            return "first call"
+        old_sig, old_opt = next(reversed(self._cache.keys()))
+        sig, opt = key
+        if opt != old_opt:
+            return f"optimizer hyper-parameters changed: {old_opt} -> {opt}"
+        for i, (a, b) in enumerate(zip(old_sig, sig)):
+            if a != b:
+                return f"argument {i} changed: {a} -> {b}"
+        return f"number of arguments changed: {len(old_sig)} -> {len(sig)}"
+
+    # ---- tracing and compiling ------------------------------------------------------------------
+    def _params(self):
+        return [p for opt, _ in self._optimizers for g in opt.param_groups for p in g["params"]]
+
+    def _compile(self, args):
+        for opt, _ in self._optimizers:
+            prepare = getattr(opt, "_graph_prepare", None)
+            if prepare is None:
+                raise NotImplementedError(f"[nn.Graph] {type(opt).__name__} cannot run inside a graph yet")
+            prepare()
+        params = self._params()
+        saved_grads = [p.grad for p in params]
+        for p in params:
+            p.grad = None
+        t0 = time.perf_counter()
+        trace = _C._Trace()
+        try:
+            with trace:
+                lazy_args = [trace.add_input(a) if isinstance(a, _C.Tensor) else a for a in args]
+                out = self.build(*lazy_args)
+                flat = []
+                spec = _flatten(out, flat)
+                for opt, _ in self._optimizers:
+                    opt.step()
+                trace.set_outputs(flat)
+        finally:
+            for p, g in zip(params, saved_grads):
+                p.grad = g
+        trace_seconds = time.perf_counter() - t0
+        compiled = _C._compile_trace(trace, type(self).__name__)
+        entry = _Entry(compiled, spec, trace_seconds, trace.num_ops())
+        dump = os.environ.get("ONEFLOW_LIKE_DUMP_TO")
+        if dump:
+            os.makedirs(dump, exist_ok=True)
+            base = os.path.join(dump, type(self).__name__)
+            with open(base + ".trace.txt", "w") as f:
+                f.write(str(trace))
+        return entry
+
+    # ---- introspection --------------------------------------------------------------------------
+    @property
+    def compiled(self):
+        """The last-run compiled graph (hlo_before, hlo_after, thunks, compile_seconds, ...)."""
+        return self._last_entry.compiled if self._last_entry else None
+
+    def stats(self):
+        e = self._last_entry
+        if e is None:
+            return {}
+        c = e.compiled
+        return {"trace_seconds": e.trace_seconds, "lower_seconds": c.lower_seconds,
+                "compile_seconds": c.compile_seconds, "traced_ops": e.num_ops,
+                "lowered_ops": c.num_lowered, "kernel_call_ops": list(c.kernel_call_ops)}
