@@ -1,0 +1,361 @@
+// CPU kernels of the convolution family (NCHW, weights [K, C/g, R, S]).
+// f32 runs on oneDNN with primitives cached per shape (the layouts oneDNN picks are reached by
+// reorders); f64 (and f32 where oneDNN fails) runs im2col + BLAS GEMM per sample and group.
+#include <cblas.h>
+
+#include <dnnl.hpp>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "kernels/cpu/loops.h"
+
+namespace oneflow_like {
+namespace kernels {
+namespace {
+
+struct ConvGeom {
+  int64_t n, c, h, w, k, r, s, oh, ow, g;
+  int64_t sh, sw, ph, pw, dh, dw;
+  int64_t cg() const { return c / g; }
+  int64_t kg() const { return k / g; }
+  int64_t crs() const { return cg() * r * s; }
+  int64_t ohw() const { return oh * ow; }
+};
+
+ConvGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& w, const Shape& y) {
+  const auto &st = a.Ints("stride"), &pd = a.Ints("padding"), &dl = a.Ints("dilation");
+  return ConvGeom{x[0], x[1], x[2], x[3], w[0], w[2], w[3], y[2], y[3], a.Int("groups", 1),
+                  st[0], st[1], pd[0], pd[1], dl[0], dl[1]};
+}
+
+// ---- im2col + GEMM ---------------------------------------------------------------------------
+
+inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
+              b, ldb, beta, c, ldc);
+}
+inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
+                 const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
+              b, ldb, beta, c, ldc);
+}
+
+// col[(c*R + r)*S + s, oh*OW + ow] = x[c, oh*sh - ph + r*dh, ow*sw - pw + s*dw] (0 outside).
+template <typename T>
+void Im2Col(const T* x, const ConvGeom& q, T* col) {
+  ParallelFor(q.crs(), [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      int64_t s = row % q.s, r = (row / q.s) % q.r, c = row / (q.r * q.s);
+      T* out = col + row * q.ohw();
+      const T* xc = x + c * q.h * q.w;
+      for (int64_t oh = 0; oh < q.oh; ++oh) {
+        int64_t ih = oh * q.sh - q.ph + r * q.dh;
+        T* o = out + oh * q.ow;
+        if (ih < 0 || ih >= q.h) { std::fill(o, o + q.ow, T(0)); continue; }
+        const T* xr = xc + ih * q.w;
+        int64_t iw0 = -q.pw + s * q.dw;
+        for (int64_t ow = 0; ow < q.ow; ++ow) {
+          int64_t iw = iw0 + ow * q.sw;
+          o[ow] = iw >= 0 && iw < q.w ? xr[iw] : T(0);
+        }
+      }
+    }
+  }, std::max<int64_t>(1, 4096 / std::max<int64_t>(q.ohw(), 1)));
+}
+
+// dx[c, ih, iw] += col[...] (the adjoint of Im2Col); parallel over channels (no write races).
+template <typename T>
+void Col2Im(const T* col, const ConvGeom& q, T* dx) {
+  ParallelFor(q.cg(), [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      T* xc = dx + c * q.h * q.w;
+      for (int64_t r = 0; r < q.r; ++r)
+        for (int64_t s = 0; s < q.s; ++s) {
+          const T* in = col + ((c * q.r + r) * q.s + s) * q.ohw();
+          for (int64_t oh = 0; oh < q.oh; ++oh) {
+            int64_t ih = oh * q.sh - q.ph + r * q.dh;
+            if (ih < 0 || ih >= q.h) continue;
+            T* xr = xc + ih * q.w;
+            const T* o = in + oh * q.ow;
+            for (int64_t ow = 0; ow < q.ow; ++ow) {
+              int64_t iw = ow * q.sw - q.pw + s * q.dw;
+              if (iw >= 0 && iw < q.w) xr[iw] += o[ow];
+            }
+          }
+        }
+    }
+  }, 1);
+}
+
+bool IsPointwise(const ConvGeom& q) {
+  return q.r == 1 && q.s == 1 && q.sh == 1 && q.sw == 1 && q.ph == 0 && q.pw == 0;
+}
+
+template <typename T>
+Status GemmForward(KernelContext& ctx, const ConvGeom& q) {
+  const T *x = ctx.input(0).ptr<const T>(), *w = ctx.input(1).ptr<const T>();
+  const T* bias = ctx.num_inputs() > 2 ? ctx.input(2).ptr<const T>() : nullptr;
+  T* y = ctx.output(0).ptr<T>();
+  T* col = nullptr;
+  if (!IsPointwise(q)) { ASSIGN_OR_RETURN(void* p, ctx.AllocateTemp(sizeof(T) * q.crs() * q.ohw())); col = static_cast<T*>(p); }
+  for (int64_t n = 0; n < q.n; ++n)
+    for (int64_t g = 0; g < q.g; ++g) {
+      const T* xg = x + (n * q.c + g * q.cg()) * q.h * q.w;
+      if (col) Im2Col(xg, q, col);
+      T* yg = y + (n * q.k + g * q.kg()) * q.ohw();
+      Gemm(false, false, q.kg(), q.ohw(), q.crs(), T(1), w + g * q.kg() * q.crs(), q.crs(), col ? col : xg, q.ohw(),
+           T(0), yg, q.ohw());
+      if (bias)
+        for (int64_t k = 0; k < q.kg(); ++k) {
+          T bv = bias[g * q.kg() + k];
+          for (int64_t i = 0; i < q.ohw(); ++i) yg[k * q.ohw() + i] += bv;
+        }
+    }
+  return Status();
+}
+
+template <typename T>
+Status GemmGradInput(KernelContext& ctx, const ConvGeom& q) {
+  const T *dy = ctx.input(0).ptr<const T>(), *w = ctx.input(1).ptr<const T>();
+  T* dx = ctx.output(0).ptr<T>();
+  ASSIGN_OR_RETURN(void* p, ctx.AllocateTemp(sizeof(T) * q.crs() * q.ohw()));
+  T* col = static_cast<T*>(p);
+  bool pointwise = IsPointwise(q);
+  if (!pointwise) std::fill(dx, dx + q.n * q.c * q.h * q.w, T(0));
+  for (int64_t n = 0; n < q.n; ++n)
+    for (int64_t g = 0; g < q.g; ++g) {
+      T* dxg = dx + (n * q.c + g * q.cg()) * q.h * q.w;
+      Gemm(true, false, q.crs(), q.ohw(), q.kg(), T(1), w + g * q.kg() * q.crs(), q.crs(),
+           dy + (n * q.k + g * q.kg()) * q.ohw(), q.ohw(), T(0), pointwise ? dxg : col, q.ohw());
+      if (!pointwise) Col2Im(col, q, dxg);
+    }
+  return Status();
+}
+
+template <typename T>
+Status GemmGradWeight(KernelContext& ctx, const ConvGeom& q) {
+  const T *dy = ctx.input(0).ptr<const T>(), *x = ctx.input(1).ptr<const T>();
+  T* dw = ctx.output(0).ptr<T>();
+  T* col = nullptr;
+  if (!IsPointwise(q)) { ASSIGN_OR_RETURN(void* p, ctx.AllocateTemp(sizeof(T) * q.crs() * q.ohw())); col = static_cast<T*>(p); }
+  for (int64_t n = 0; n < q.n; ++n)
+    for (int64_t g = 0; g < q.g; ++g) {
+      const T* xg = x + (n * q.c + g * q.cg()) * q.h * q.w;
+      if (col) Im2Col(xg, q, col);
+      Gemm(false, true, q.kg(), q.crs(), q.ohw(), T(1), dy + (n * q.k + g * q.kg()) * q.ohw(), q.ohw(),
+           col ? col : xg, q.ohw(), n == 0 ? T(0) : T(1), dw + g * q.kg() * q.crs(), q.crs());
+    }
+  if (q.n == 0) std::fill(dw, dw + q.k * q.crs(), T(0));
+  return Status();
+}
+
+// ---- oneDNN (f32) ----------------------------------------------------------------------------
+
+using dnnl::memory;
+using Dims = memory::dims;
+
+// Wraps oneDNN's exceptions into Status.
+#define OFL_DNNL_CALL(op, ...)                                                               \
+  try {                                                                                      \
+    __VA_ARGS__;                                                                             \
+  } catch (const dnnl::error& e) {                                                           \
+    return Internal("[%s] oneDNN error %d: %s", op, static_cast<int>(e.status), e.what());   \
+  }
+
+struct Dnnl {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+};
+Dnnl& GetDnnl() {
+  static Dnnl* d = new Dnnl();
+  return *d;
+}
+
+// Primitives for one convolution geometry; built on first use, then reused.
+struct ConvPrims {
+  dnnl::convolution_forward::primitive_desc fwd_pd;
+  dnnl::convolution_forward fwd;
+  std::unique_ptr<dnnl::convolution_backward_data::primitive_desc> bwd_data_pd;
+  std::unique_ptr<dnnl::convolution_backward_data> bwd_data;
+  std::unique_ptr<dnnl::convolution_backward_weights::primitive_desc> bwd_w_pd;
+  std::unique_ptr<dnnl::convolution_backward_weights> bwd_w;
+  std::mutex mu;  // one execution at a time per entry (its scratch layouts are shared)
+};
+
+struct ConvCache {
+  std::mutex mu;
+  std::map<std::vector<int64_t>, std::shared_ptr<ConvPrims>> entries;
+};
+ConvCache& GetCache() {
+  static ConvCache* c = new ConvCache();
+  return *c;
+}
+
+memory::desc PlainDesc(const Dims& d, memory::format_tag tag) { return memory::desc(d, memory::data_type::f32, tag); }
+Dims SrcDims(const ConvGeom& q) { return {q.n, q.c, q.h, q.w}; }
+Dims DstDims(const ConvGeom& q) { return {q.n, q.k, q.oh, q.ow}; }
+Dims WeiDims(const ConvGeom& q) {
+  return q.g == 1 ? Dims{q.k, q.c, q.r, q.s} : Dims{q.g, q.kg(), q.cg(), q.r, q.s};
+}
+memory::format_tag WeiTag(const ConvGeom& q) { return q.g == 1 ? memory::format_tag::oihw : memory::format_tag::goihw; }
+
+dnnl::convolution_forward::desc FwdDesc(const ConvGeom& q, bool bias) {
+  auto any = memory::format_tag::any;
+  auto dt = memory::data_type::f32;
+  Dims st{q.sh, q.sw}, dl{q.dh - 1, q.dw - 1}, pl{q.ph, q.pw};
+  // Right padding so that the output size matches (floor semantics).
+  Dims pr{(q.oh - 1) * q.sh + (q.r - 1) * q.dh + 1 - q.h - q.ph, (q.ow - 1) * q.sw + (q.s - 1) * q.dw + 1 - q.w - q.pw};
+  memory::desc src(SrcDims(q), dt, any), wei(WeiDims(q), dt, any), dst(DstDims(q), dt, any);
+  if (bias)
+    return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
+                                           src, wei, memory::desc({q.k}, dt, memory::format_tag::x), dst, st, dl, pl,
+                                           pr);
+  return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, src,
+                                         wei, dst, st, dl, pl, pr);
+}
+
+std::shared_ptr<ConvPrims> GetPrims(const ConvGeom& q, bool bias) {
+  std::vector<int64_t> key{q.n, q.c, q.h, q.w, q.k, q.r, q.s, q.g, q.sh, q.sw, q.ph, q.pw, q.dh, q.dw, bias};
+  auto& cache = GetCache();
+  std::lock_guard<std::mutex> l(cache.mu);
+  auto it = cache.entries.find(key);
+  if (it != cache.entries.end()) return it->second;
+  if (cache.entries.size() >= 64) cache.entries.clear();  // a small cache: shapes change rarely
+  auto pd = dnnl::convolution_forward::primitive_desc(FwdDesc(q, bias), GetDnnl().engine);
+  auto p = std::shared_ptr<ConvPrims>(new ConvPrims{pd, dnnl::convolution_forward(pd), nullptr, nullptr, nullptr, nullptr});
+  cache.entries[key] = p;
+  return p;
+}
+
+// Runs `prim` with user buffers in plain layouts, reordering into/out of the layouts it chose.
+struct Arg {
+  int arg;
+  memory::desc want;   // the primitive's layout
+  memory::desc plain;  // the user's layout
+  void* data;
+  bool output;
+};
+
+Status Execute(KernelContext& ctx, const char* op, const dnnl::primitive& prim, const std::vector<Arg>& args) {
+  auto& eng = GetDnnl().engine;
+  OFL_DNNL_CALL(op, {
+    dnnl::stream strm(eng);
+    std::unordered_map<int, memory> margs;
+    std::vector<std::pair<memory, memory>> outs;  // (prim's, user's) to reorder back
+    for (const Arg& a : args) {
+      memory user(a.plain, eng, a.data);
+      if (a.want == a.plain) { margs.emplace(a.arg, user); continue; }
+      auto p = ctx.AllocateTemp(a.want.get_size());
+      if (!p.ok()) return p.status();
+      memory m(a.want, eng, *p);
+      if (!a.output) dnnl::reorder(user, m).execute(strm, user, m);
+      else outs.emplace_back(m, user);
+      margs.emplace(a.arg, m);
+    }
+    prim.execute(strm, margs);
+    for (auto& o : outs) dnnl::reorder(o.first, o.second).execute(strm, o.first, o.second);
+    strm.wait();
+  });
+  return Status();
+}
+
+Status DnnlForward(KernelContext& ctx, const ConvGeom& q) {
+  bool bias = ctx.num_inputs() > 2;
+  std::shared_ptr<ConvPrims> p;
+  OFL_DNNL_CALL("conv2d", p = GetPrims(q, bias));
+  std::lock_guard<std::mutex> l(p->mu);
+  std::vector<Arg> args{
+      {DNNL_ARG_SRC, p->fwd_pd.src_desc(), PlainDesc(SrcDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
+      {DNNL_ARG_WEIGHTS, p->fwd_pd.weights_desc(), PlainDesc(WeiDims(q), WeiTag(q)), ctx.input(1).data, false},
+      {DNNL_ARG_DST, p->fwd_pd.dst_desc(), PlainDesc(DstDims(q), memory::format_tag::nchw), ctx.output(0).data, true}};
+  if (bias) args.push_back({DNNL_ARG_BIAS, p->fwd_pd.bias_desc(), PlainDesc({q.k}, memory::format_tag::x),
+                            ctx.input(2).data, false});
+  return Execute(ctx, "conv2d", p->fwd, args);
+}
+
+Status DnnlGradInput(KernelContext& ctx, const ConvGeom& q) {
+  std::shared_ptr<ConvPrims> p;
+  OFL_DNNL_CALL("conv2d_grad_input", p = GetPrims(q, false));
+  std::lock_guard<std::mutex> l(p->mu);
+  if (!p->bwd_data) {
+    OFL_DNNL_CALL("conv2d_grad_input", {
+      auto any = memory::format_tag::any;
+      auto dt = memory::data_type::f32;
+      auto fd = FwdDesc(q, false);
+      Dims st{q.sh, q.sw}, dl{q.dh - 1, q.dw - 1}, pl{q.ph, q.pw};
+      Dims pr{(q.oh - 1) * q.sh + (q.r - 1) * q.dh + 1 - q.h - q.ph, (q.ow - 1) * q.sw + (q.s - 1) * q.dw + 1 - q.w - q.pw};
+      dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, memory::desc(SrcDims(q), dt, any),
+                                              memory::desc(WeiDims(q), dt, any), memory::desc(DstDims(q), dt, any),
+                                              st, dl, pl, pr);
+      p->bwd_data_pd.reset(new dnnl::convolution_backward_data::primitive_desc(d, GetDnnl().engine, p->fwd_pd));
+      p->bwd_data.reset(new dnnl::convolution_backward_data(*p->bwd_data_pd));
+    });
+  }
+  auto& pd = *p->bwd_data_pd;
+  return Execute(ctx, "conv2d_grad_input", *p->bwd_data,
+                 {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(), PlainDesc(DstDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
+                  {DNNL_ARG_WEIGHTS, pd.weights_desc(), PlainDesc(WeiDims(q), WeiTag(q)), ctx.input(1).data, false},
+                  {DNNL_ARG_DIFF_SRC, pd.diff_src_desc(), PlainDesc(SrcDims(q), memory::format_tag::nchw), ctx.output(0).data, true}});
+}
+
+Status DnnlGradWeight(KernelContext& ctx, const ConvGeom& q) {
+  std::shared_ptr<ConvPrims> p;
+  OFL_DNNL_CALL("conv2d_grad_weight", p = GetPrims(q, false));
+  std::lock_guard<std::mutex> l(p->mu);
+  if (!p->bwd_w) {
+    OFL_DNNL_CALL("conv2d_grad_weight", {
+      auto any = memory::format_tag::any;
+      auto dt = memory::data_type::f32;
+      Dims st{q.sh, q.sw}, dl{q.dh - 1, q.dw - 1}, pl{q.ph, q.pw};
+      Dims pr{(q.oh - 1) * q.sh + (q.r - 1) * q.dh + 1 - q.h - q.ph, (q.ow - 1) * q.sw + (q.s - 1) * q.dw + 1 - q.w - q.pw};
+      dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct, memory::desc(SrcDims(q), dt, any),
+                                                 memory::desc(WeiDims(q), dt, any), memory::desc(DstDims(q), dt, any),
+                                                 st, dl, pl, pr);
+      p->bwd_w_pd.reset(new dnnl::convolution_backward_weights::primitive_desc(d, GetDnnl().engine, p->fwd_pd));
+      p->bwd_w.reset(new dnnl::convolution_backward_weights(*p->bwd_w_pd));
+    });
+  }
+  auto& pd = *p->bwd_w_pd;
+  return Execute(ctx, "conv2d_grad_weight", *p->bwd_w,
+                 {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(), PlainDesc(DstDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
+                  {DNNL_ARG_SRC, pd.src_desc(), PlainDesc(SrcDims(q), memory::format_tag::nchw), ctx.input(1).data, false},
+                  {DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc(), PlainDesc(WeiDims(q), WeiTag(q)), ctx.output(0).data, true}});
+}
+
+// ONEFLOW_LIKE_CONV=gemm forces the im2col path for f32 (to compare the two).
+bool UseDnnl(DType dt) {
+  static const bool gemm = [] { const char* e = std::getenv("ONEFLOW_LIKE_CONV"); return e && std::string(e) == "gemm"; }();
+  return dt == DType::kF32 && !gemm;
+}
+
+#define OFL_CONV_KERNEL(Name, op, DnnlFn, GemmFn, xshape, wshape, yshape)                       \
+  Status Name(KernelContext& ctx) {                                                          \
+    ConvGeom q = GeomOf(ctx.attrs(), xshape, wshape, yshape);                                \
+    if (UseDnnl(ctx.input(0).dtype)) {                                                       \
+      Status s = DnnlFn(ctx, q);                                                             \
+      if (s.ok()) return s;                                                                  \
+    }                                                                                        \
+    if (ctx.input(0).dtype == DType::kF32) return GemmFn<float>(ctx, q);                     \
+    if (ctx.input(0).dtype == DType::kF64) return GemmFn<double>(ctx, q);                    \
+    return TypeError("[%s] not supported for %s on cpu", op, DTypeName(ctx.input(0).dtype)); \
+  }
+
+OFL_CONV_KERNEL(ConvForwardKernel, "conv2d", DnnlForward, GemmForward, ctx.input(0).shape, ctx.input(1).shape,
+                ctx.output(0).shape)
+OFL_CONV_KERNEL(ConvGradInputKernel, "conv2d_grad_input", DnnlGradInput, GemmGradInput, ctx.output(0).shape,
+                ctx.input(1).shape, ctx.input(0).shape)
+OFL_CONV_KERNEL(ConvGradWeightKernel, "conv2d_grad_weight", DnnlGradWeight, GemmGradWeight, ctx.input(1).shape,
+                ctx.output(0).shape, ctx.input(0).shape)
+
+}  // namespace
+
+OFL_REGISTER_KERNEL(conv2d, kCPU, ConvForwardKernel);
+OFL_REGISTER_KERNEL(conv2d_grad_input, kCPU, ConvGradInputKernel);
+OFL_REGISTER_KERNEL(conv2d_grad_weight, kCPU, ConvGradWeightKernel);
+
+}  // namespace kernels
+}  // namespace oneflow_like

@@ -1,0 +1,181 @@
+// CPU kernels of the loss family: nll_loss (with label smoothing) and its gradient, and the
+// elementwise binary_cross_entropy_with_logits and its gradient.
+#include <cmath>
+#include <vector>
+
+#include "kernels/cpu/loops.h"
+
+namespace oneflow_like {
+namespace kernels {
+namespace {
+
+enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
+
+// logp viewed as (N, C, R); target as (N, R).
+struct NllShape {
+  int64_t n = 1, c = 1, r = 1;
+};
+NllShape NllShapeOf(const Shape& s) {
+  NllShape d;
+  if (s.ndim() == 1) { d.c = s[0]; return d; }
+  d.n = s[0];
+  d.c = s[1];
+  for (int64_t i = 2; i < s.ndim(); ++i) d.r *= s[i];
+  return d;
+}
+
+// Checks targets; returns the denominator of the mean, sum of w[target] over non-ignored targets
+// (PyTorch divides the label-smoothing term by the same sum).
+template <typename T>
+StatusOr<double> CheckTargets(const char* op, const int64_t* t, const T* w, const NllShape& d,
+                                                 int64_t ignore) {
+  double wsum = 0;
+  for (int64_t i = 0; i < d.n * d.r; ++i) {
+    if (t[i] == ignore) continue;
+    if (t[i] < 0 || t[i] >= d.c) return OutOfRange("[%s] target %d out of range for %d classes", op, t[i], d.c);
+    wsum += w ? static_cast<double>(w[t[i]]) : 1.0;
+  }
+  return wsum;
+}
+
+Status NllLossKernel(KernelContext& ctx) {
+  const TensorView &x = ctx.input(0), &tv = ctx.input(1), &out = ctx.output(0);
+  const AttrMap& a = ctx.attrs();
+  int64_t red = a.Int("reduction"), ignore = a.Int("ignore_index");
+  double eps = a.Float("label_smoothing");
+  NllShape d = NllShapeOf(x.shape);
+  const int64_t* t = tv.ptr<const int64_t>();
+  bool done = false;
+  Status st;
+  OFL_SWITCH_FLOAT(x.dtype, {
+    using T = scalar_t;
+    const T* w = a.Bool("has_weight") ? ctx.input(2).ptr<const T>() : nullptr;
+    const T* lp = x.ptr<const T>();
+    auto den = CheckTargets<T>("nll_loss", t, w, d, ignore);
+    if (!den.ok()) { st = den.status(); done = true; break; }
+    std::vector<double> nll(d.n * d.r, 0.0), smooth(eps > 0 ? d.n * d.r : 0, 0.0);
+    ParallelFor(d.n * d.r, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        if (t[i] == ignore) continue;
+        int64_t n = i / d.r, r = i % d.r;
+        const T* row = lp + n * d.c * d.r + r;
+        nll[i] = -(w ? static_cast<double>(w[t[i]]) : 1.0) * row[t[i] * d.r];
+        if (eps > 0) {
+          double s = 0;
+          for (int64_t c = 0; c < d.c; ++c) s -= (w ? static_cast<double>(w[c]) : 1.0) * row[c * d.r];
+          smooth[i] = s;
+        }
+      }
+    }, std::max<int64_t>(1, kParallelGrain / (eps > 0 ? d.c : 1)));
+    T* o = out.ptr<T>();
+    double k = eps / static_cast<double>(d.c);
+    if (red == kNone) {
+      for (int64_t i = 0; i < d.n * d.r; ++i) o[i] = static_cast<T>((1 - eps) * nll[i] + (eps > 0 ? k * smooth[i] : 0));
+    } else {
+      double sn = 0, ss = 0;
+      for (double v : nll) sn += v;
+      for (double v : smooth) ss += v;
+      if (red == kMean) { sn /= *den; ss /= *den; }
+      o[0] = static_cast<T>((1 - eps) * sn + k * ss);
+    }
+    done = true;
+  });
+  if (!st.ok()) return st;
+  if (!done) return TypeError("[nll_loss] not supported for %s on cpu", DTypeName(x.dtype));
+  return Status();
+}
+
+// dlogp[n, c, r] = -g_i ((1 - eps) w[t] [c == t] / D1 + eps / C * w[c] / D2) for valid targets i.
+Status NllLossGradKernel(KernelContext& ctx) {
+  const TensorView &dy = ctx.input(0), &x = ctx.input(1), &tv = ctx.input(2), &dx = ctx.output(0);
+  const AttrMap& a = ctx.attrs();
+  int64_t red = a.Int("reduction"), ignore = a.Int("ignore_index");
+  double eps = a.Float("label_smoothing");
+  NllShape d = NllShapeOf(x.shape);
+  const int64_t* t = tv.ptr<const int64_t>();
+  bool done = false;
+  Status st;
+  OFL_SWITCH_FLOAT(x.dtype, {
+    using T = scalar_t;
+    const T* w = a.Bool("has_weight") ? ctx.input(3).ptr<const T>() : nullptr;
+    const T* g = dy.ptr<const T>();
+    T* o = dx.ptr<T>();
+    auto den = CheckTargets<T>("nll_loss", t, w, d, ignore);
+    if (!den.ok()) { st = den.status(); done = true; break; }
+    double d1 = red == kMean ? *den : 1.0, d2 = d1;
+    double k = eps / static_cast<double>(d.c);
+    ParallelFor(d.n, [&](int64_t b, int64_t e) {
+      std::fill(o + b * d.c * d.r, o + e * d.c * d.r, T(0));
+      for (int64_t n = b; n < e; ++n)
+        for (int64_t r = 0; r < d.r; ++r) {
+          int64_t i = n * d.r + r;
+          if (t[i] == ignore) continue;
+          double gi = red == kNone ? static_cast<double>(g[i]) : static_cast<double>(g[0]);
+          T* row = o + n * d.c * d.r + r;
+          if (eps > 0)
+            for (int64_t c = 0; c < d.c; ++c) row[c * d.r] = static_cast<T>(-gi * k * (w ? w[c] : T(1)) / d2);
+          row[t[i] * d.r] += static_cast<T>(-gi * (1 - eps) * (w ? w[t[i]] : T(1)) / d1);
+        }
+    }, std::max<int64_t>(1, kParallelGrain / (d.c * d.r)));
+    done = true;
+  });
+  if (!st.ok()) return st;
+  if (!done) return TypeError("[nll_loss_grad] not supported for %s on cpu", DTypeName(x.dtype));
+  return Status();
+}
+
+template <typename T>
+inline T SoftplusNeg(T x) { return std::max(-x, T(0)) + std::log1p(std::exp(-std::abs(x))); }  // log(1 + e^-x)
+
+Status BceKernel(KernelContext& ctx) {
+  const TensorView &x = ctx.input(0), &y = ctx.input(1), &out = ctx.output(0);
+  bool has_pw = ctx.num_inputs() > 2, done = false;
+  OFL_SWITCH_FLOAT(x.dtype, {
+    using T = scalar_t;
+    const T *xp = x.ptr<const T>(), *yp = y.ptr<const T>(), *pw = has_pw ? ctx.input(2).ptr<const T>() : nullptr;
+    T* o = out.ptr<T>();
+    ParallelFor(x.numel(), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        T lw = pw ? T(1) + (pw[i] - T(1)) * yp[i] : T(1);
+        o[i] = (T(1) - yp[i]) * xp[i] + lw * SoftplusNeg(xp[i]);
+      }
+    });
+    done = true;
+  });
+  if (!done) return TypeError("[binary_cross_entropy_with_logits] not supported for %s on cpu", DTypeName(x.dtype));
+  return Status();
+}
+
+// dx = g ((1 - y) - lw sigmoid(-x)); dy = g (-x + (pw - 1) softplus(-x)); dpw = g y softplus(-x).
+Status BceGradKernel(KernelContext& ctx) {
+  const TensorView &dy = ctx.input(0), &x = ctx.input(1), &y = ctx.input(2);
+  bool has_pw = ctx.num_inputs() > 3, done = false;
+  OFL_SWITCH_FLOAT(x.dtype, {
+    using T = scalar_t;
+    const T *g = dy.ptr<const T>(), *xp = x.ptr<const T>(), *yp = y.ptr<const T>();
+    const T* pw = has_pw ? ctx.input(3).ptr<const T>() : nullptr;
+    T *dx = ctx.output(0).ptr<T>(), *dt = ctx.output(1).ptr<T>(), *dpw = has_pw ? ctx.output(2).ptr<T>() : nullptr;
+    ParallelFor(x.numel(), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        T p = pw ? pw[i] : T(1), lw = T(1) + (p - T(1)) * yp[i], sp = SoftplusNeg(xp[i]);
+        T sig_neg = T(1) / (T(1) + std::exp(xp[i]));
+        dx[i] = g[i] * ((T(1) - yp[i]) - lw * sig_neg);
+        dt[i] = g[i] * (-xp[i] + (p - T(1)) * sp);
+        if (dpw) dpw[i] = g[i] * yp[i] * sp;
+      }
+    });
+    done = true;
+  });
+  if (!done) return TypeError("[bce_with_logits_grad] not supported for %s on cpu", DTypeName(x.dtype));
+  return Status();
+}
+
+}  // namespace
+
+OFL_REGISTER_KERNEL(nll_loss, kCPU, NllLossKernel);
+OFL_REGISTER_KERNEL(nll_loss_grad, kCPU, NllLossGradKernel);
+OFL_REGISTER_KERNEL(binary_cross_entropy_with_logits, kCPU, BceKernel);
+OFL_REGISTER_KERNEL(bce_with_logits_grad, kCPU, BceGradKernel);
+
+}  // namespace kernels
+}  // namespace oneflow_like

@@ -1,0 +1,236 @@
+// CPU kernels of the normalization family. Statistics accumulate in double; rows (layer_norm,
+// group_norm) are parallel over rows, batch_norm over channels.
+#include <cmath>
+#include <vector>
+
+#include "kernels/cpu/loops.h"
+
+namespace oneflow_like {
+namespace kernels {
+namespace {
+
+#define OFL_NORM_FLOAT(op, dtype, ...)                                                    \
+  bool done = false;                                                                     \
+  OFL_SWITCH_FLOAT(dtype, { __VA_ARGS__; done = true; });                                \
+  if (!done) return TypeError("[%s] not supported for %s on cpu", op, DTypeName(dtype)); \
+  return Status();
+
+struct RowGeom {
+  int64_t rows, len, groups, cpg, inner;
+  int64_t aff(int64_t r, int64_t j) const { return (r % groups) * cpg + j / inner; }
+};
+RowGeom RowGeomOf(const AttrMap& a, int64_t numel) {
+  int64_t cpg = a.Int("channels_per_group"), inner = a.Int("inner"), len = cpg * inner;
+  return RowGeom{len > 0 ? numel / len : 0, len, a.Int("groups"), cpg, inner};
+}
+
+// Mean and variance of a row (two passes over the cache-resident row).
+template <typename T>
+inline void RowStats(const T* x, int64_t n, double* mean, double* var) {
+  double s = 0;
+  T s4[4] = {0, 0, 0, 0};
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4) { s4[0] += x[j]; s4[1] += x[j + 1]; s4[2] += x[j + 2]; s4[3] += x[j + 3]; }
+  s = double(s4[0]) + s4[1] + s4[2] + s4[3];
+  for (; j < n; ++j) s += x[j];
+  double m = s / n;
+  T mt = static_cast<T>(m), q4[4] = {0, 0, 0, 0};
+  double q = 0;
+  for (j = 0; j + 4 <= n; j += 4)
+    for (int k = 0; k < 4; ++k) { T d = x[j + k] - mt; q4[k] += d * d; }
+  q = double(q4[0]) + q4[1] + q4[2] + q4[3];
+  for (; j < n; ++j) { double d = x[j] - m; q += d * d; }
+  *mean = m;
+  *var = q / n;
+}
+
+Status RowNormKernel(KernelContext& ctx) {
+  const TensorView& x = ctx.input(0);
+  const AttrMap& a = ctx.attrs();
+  RowGeom q = RowGeomOf(a, x.numel());
+  bool hw = a.Bool("has_weight"), hb = a.Bool("has_bias");
+  double eps = a.Float("eps");
+  OFL_NORM_FLOAT(ctx.op(), x.dtype, {
+    using T = scalar_t;
+    const T* xs = x.ptr<const T>();
+    const T* w = hw ? ctx.input(1).ptr<const T>() : nullptr;
+    const T* b = hb ? ctx.input(hw ? 2 : 1).ptr<const T>() : nullptr;
+    T *y = ctx.output(0).ptr<T>(), *mean = ctx.output(1).ptr<T>(), *rstd = ctx.output(2).ptr<T>();
+    ParallelFor(q.rows, [&](int64_t rb, int64_t re) {
+      for (int64_t r = rb; r < re; ++r) {
+        const T* xr = xs + r * q.len;
+        T* yr = y + r * q.len;
+        double m, v;
+        RowStats(xr, q.len, &m, &v);
+        T mt = static_cast<T>(m), rs = static_cast<T>(1.0 / std::sqrt(v + eps));
+        mean[r] = mt;
+        rstd[r] = rs;
+        if (q.inner == 1 && q.groups == 1) {  // layer_norm: affine index = j
+          if (w && b) for (int64_t j = 0; j < q.len; ++j) yr[j] = (xr[j] - mt) * rs * w[j] + b[j];
+          else if (w) for (int64_t j = 0; j < q.len; ++j) yr[j] = (xr[j] - mt) * rs * w[j];
+          else if (b) for (int64_t j = 0; j < q.len; ++j) yr[j] = (xr[j] - mt) * rs + b[j];
+          else for (int64_t j = 0; j < q.len; ++j) yr[j] = (xr[j] - mt) * rs;
+        } else {
+          for (int64_t c = 0; c < q.cpg; ++c) {
+            int64_t ai = (r % q.groups) * q.cpg + c;
+            T sc = w ? rs * w[ai] : rs, sh = (b ? b[ai] : T(0)) - mt * sc;
+            for (int64_t i = 0; i < q.inner; ++i) yr[c * q.inner + i] = xr[c * q.inner + i] * sc + sh;
+          }
+        }
+      }
+    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(q.len, 1)));
+  });
+}
+
+// dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * w; dw = sum(dy * xhat); db = sum(dy).
+Status RowNormGradKernel(KernelContext& ctx) {
+  const TensorView &dyv = ctx.input(0), &x = ctx.input(1);
+  const AttrMap& a = ctx.attrs();
+  RowGeom q = RowGeomOf(a, x.numel());
+  bool hw = a.Bool("has_weight"), hb = a.Bool("has_bias");
+  int64_t naff = q.groups * q.cpg;
+  OFL_NORM_FLOAT(ctx.op(), x.dtype, {
+    using T = scalar_t;
+    const T *dy = dyv.ptr<const T>(), *xs = x.ptr<const T>(), *mean = ctx.input(2).ptr<const T>(),
+            *rstd = ctx.input(3).ptr<const T>(), *w = hw ? ctx.input(4).ptr<const T>() : nullptr;
+    T* dx = ctx.output(0).ptr<T>();
+    T* dw = hw ? ctx.output(1).ptr<T>() : nullptr;
+    T* db = hb ? ctx.output(hw ? 2 : 1).ptr<T>() : nullptr;
+    // Rows are split into blocks; each block accumulates its own dw/db partials.
+    int64_t nblocks = std::min<int64_t>(q.rows, 4 * IntraOpPool()->num_threads());
+    if (q.rows * q.len < kParallelGrain) nblocks = std::min<int64_t>(nblocks, 1);
+    std::vector<double> pw((hw || hb) ? nblocks * naff * 2 : 0, 0.0);
+    ParallelFor(nblocks, [&](int64_t bb, int64_t be) {
+      for (int64_t blk = bb; blk < be; ++blk) {
+        double* pdw = pw.empty() ? nullptr : pw.data() + blk * naff * 2;
+        double* pdb = pdw ? pdw + naff : nullptr;
+        int64_t r0 = q.rows * blk / nblocks, r1 = q.rows * (blk + 1) / nblocks;
+        for (int64_t r = r0; r < r1; ++r) {
+          const T *xr = xs + r * q.len, *gr = dy + r * q.len;
+          T* dr = dx + r * q.len;
+          T m = mean[r], rs = rstd[r];
+          double sg = 0, sgx = 0;
+          for (int64_t j = 0; j < q.len; ++j) {
+            T g = w ? gr[j] * w[q.aff(r, j)] : gr[j];
+            T xh = (xr[j] - m) * rs;
+            sg += g;
+            sgx += g * xh;
+            if (pdw) { int64_t ai = q.aff(r, j); pdw[ai] += gr[j] * xh; pdb[ai] += gr[j]; }
+          }
+          T mg = static_cast<T>(sg / q.len), mgx = static_cast<T>(sgx / q.len);
+          for (int64_t j = 0; j < q.len; ++j) {
+            T g = w ? gr[j] * w[q.aff(r, j)] : gr[j];
+            dr[j] = rs * (g - mg - (xr[j] - m) * rs * mgx);
+          }
+        }
+      }
+    }, 1);
+    for (int64_t i = 0; i < naff && !pw.empty(); ++i) {
+      double sw = 0, sb = 0;
+      for (int64_t blk = 0; blk < nblocks; ++blk) { sw += pw[blk * naff * 2 + i]; sb += pw[blk * naff * 2 + naff + i]; }
+      if (dw) dw[i] = static_cast<T>(sw);
+      if (db) db[i] = static_cast<T>(sb);
+    }
+  });
+}
+
+// batch_norm: x viewed as (N, C, S); statistics per channel over N * S.
+struct BnGeom {
+  int64_t n, c, s;
+};
+BnGeom BnGeomOf(const Shape& x) {
+  BnGeom g{x[0], x[1], 1};
+  for (int64_t i = 2; i < x.ndim(); ++i) g.s *= x[i];
+  return g;
+}
+
+Status BatchNormKernel(KernelContext& ctx) {
+  const TensorView& x = ctx.input(0);
+  BnGeom q = BnGeomOf(x.shape);
+  bool training = ctx.attrs().Bool("training");
+  double eps = ctx.attrs().Float("eps");
+  OFL_NORM_FLOAT("batch_norm", x.dtype, {
+    using T = scalar_t;
+    const T *xs = x.ptr<const T>(), *w = ctx.input(1).ptr<const T>(), *b = ctx.input(2).ptr<const T>(),
+            *rm = ctx.input(3).ptr<const T>(), *rv = ctx.input(4).ptr<const T>();
+    T *y = ctx.output(0).ptr<T>(), *mean = ctx.output(1).ptr<T>(), *invstd = ctx.output(2).ptr<T>(),
+      *uvar = ctx.output(3).ptr<T>();
+    int64_t cnt = q.n * q.s;
+    ParallelFor(q.c, [&](int64_t cb, int64_t ce) {
+      for (int64_t c = cb; c < ce; ++c) {
+        double m, v;
+        if (training) {
+          double s = 0;
+          for (int64_t n = 0; n < q.n; ++n) {
+            const T* p = xs + (n * q.c + c) * q.s;
+            for (int64_t i = 0; i < q.s; ++i) s += p[i];
+          }
+          m = s / cnt;
+          double ss = 0;
+          for (int64_t n = 0; n < q.n; ++n) {
+            const T* p = xs + (n * q.c + c) * q.s;
+            for (int64_t i = 0; i < q.s; ++i) { double d = p[i] - m; ss += d * d; }
+          }
+          v = ss / cnt;
+          uvar[c] = static_cast<T>(cnt > 1 ? ss / (cnt - 1) : ss);
+        } else {
+          m = rm[c];
+          v = rv[c];
+          uvar[c] = rv[c];
+        }
+        double is = 1.0 / std::sqrt(v + eps);
+        mean[c] = static_cast<T>(m);
+        invstd[c] = static_cast<T>(is);
+        T sc = static_cast<T>(w[c] * is), sh = static_cast<T>(b[c] - m * w[c] * is);
+        for (int64_t n = 0; n < q.n; ++n) {
+          const T* p = xs + (n * q.c + c) * q.s;
+          T* o = y + (n * q.c + c) * q.s;
+          for (int64_t i = 0; i < q.s; ++i) o[i] = p[i] * sc + sh;
+        }
+      }
+    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(q.n * q.s, 1)));
+  });
+}
+
+Status BatchNormGradKernel(KernelContext& ctx) {
+  const TensorView& x = ctx.input(1);
+  BnGeom q = BnGeomOf(x.shape);
+  bool training = ctx.attrs().Bool("training");
+  OFL_NORM_FLOAT("batch_norm_grad", x.dtype, {
+    using T = scalar_t;
+    const T *dy = ctx.input(0).ptr<const T>(), *xs = x.ptr<const T>(), *w = ctx.input(2).ptr<const T>(),
+            *mean = ctx.input(3).ptr<const T>(), *invstd = ctx.input(4).ptr<const T>();
+    T *dx = ctx.output(0).ptr<T>(), *dw = ctx.output(1).ptr<T>(), *db = ctx.output(2).ptr<T>();
+    int64_t cnt = q.n * q.s;
+    ParallelFor(q.c, [&](int64_t cb, int64_t ce) {
+      for (int64_t c = cb; c < ce; ++c) {
+        T m = mean[c], is = invstd[c];
+        double sg = 0, sgx = 0;
+        for (int64_t n = 0; n < q.n; ++n) {
+          const T *g = dy + (n * q.c + c) * q.s, *p = xs + (n * q.c + c) * q.s;
+          for (int64_t i = 0; i < q.s; ++i) { sg += g[i]; sgx += g[i] * (p[i] - m) * is; }
+        }
+        dw[c] = static_cast<T>(sgx);
+        db[c] = static_cast<T>(sg);
+        T k = w[c] * is, mg = training ? static_cast<T>(sg / cnt) : T(0), mgx = training ? static_cast<T>(sgx / cnt) : T(0);
+        for (int64_t n = 0; n < q.n; ++n) {
+          const T *g = dy + (n * q.c + c) * q.s, *p = xs + (n * q.c + c) * q.s;
+          T* o = dx + (n * q.c + c) * q.s;
+          for (int64_t i = 0; i < q.s; ++i) o[i] = k * (g[i] - mg - (p[i] - m) * is * mgx);
+        }
+      }
+    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(q.n * q.s, 1)));
+  });
+}
+
+}  // namespace
+
+OFL_REGISTER_KERNEL(layer_norm, kCPU, RowNormKernel);
+OFL_REGISTER_KERNEL(group_norm, kCPU, RowNormKernel);
+OFL_REGISTER_KERNEL(layer_norm_grad, kCPU, RowNormGradKernel);
+OFL_REGISTER_KERNEL(group_norm_grad, kCPU, RowNormGradKernel);
+OFL_REGISTER_KERNEL(batch_norm, kCPU, BatchNormKernel);
+OFL_REGISTER_KERNEL(batch_norm_grad, kCPU, BatchNormGradKernel);
+
+}  // namespace kernels
+}  // namespace oneflow_like

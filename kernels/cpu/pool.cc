@@ -1,0 +1,194 @@
+// CPU kernels of the pooling family (NCHW), parallel over (n, c) planes.
+#include <cmath>
+
+#include "kernels/cpu/loops.h"
+
+namespace oneflow_like {
+namespace kernels {
+namespace {
+
+struct PoolGeom {
+  int64_t planes, h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+};
+PoolGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& y) {
+  const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"), &d = a.Ints("dilation");
+  return PoolGeom{x[0] * x[1], x[2], x[3], y[2], y[3], k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1]};
+}
+int64_t PlaneGrain(const PoolGeom& q) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(q.h * q.w, 1)); }
+
+#define OFL_POOL_FLOAT(op, dtype, ...)                                                   \
+  bool done = false;                                                                     \
+  OFL_SWITCH_FLOAT(dtype, { __VA_ARGS__; done = true; });                                \
+  if (!done) return TypeError("[%s] not supported for %s on cpu", op, DTypeName(dtype)); \
+  return Status();
+
+Status MaxPoolKernel(KernelContext& ctx) {
+  const TensorView& x = ctx.input(0);
+  PoolGeom q = GeomOf(ctx.attrs(), x.shape, ctx.output(0).shape);
+  OFL_POOL_FLOAT("max_pool2d", x.dtype, {
+    using T = scalar_t;
+    const T* in = x.ptr<const T>();
+    T* out = ctx.output(0).ptr<T>();
+    int64_t* idx = ctx.output(1).ptr<int64_t>();
+    ParallelFor(q.planes, [&](int64_t b, int64_t e) {
+      for (int64_t pl = b; pl < e; ++pl) {
+        const T* xp = in + pl * q.h * q.w;
+        for (int64_t oh = 0; oh < q.oh; ++oh)
+          for (int64_t ow = 0; ow < q.ow; ++ow) {
+            T best = -std::numeric_limits<T>::infinity();
+            int64_t bi = -1;
+            for (int64_t i = 0; i < q.kh; ++i) {
+              int64_t ih = oh * q.sh - q.ph + i * q.dh;
+              if (ih < 0 || ih >= q.h) continue;
+              for (int64_t j = 0; j < q.kw; ++j) {
+                int64_t iw = ow * q.sw - q.pw + j * q.dw;
+                if (iw < 0 || iw >= q.w) continue;
+                T v = xp[ih * q.w + iw];
+                if (bi < 0 || v > best || std::isnan(v)) { best = v; bi = ih * q.w + iw; if (std::isnan(v)) goto found; }
+              }
+            }
+          found:
+            int64_t o = (pl * q.oh + oh) * q.ow + ow;
+            out[o] = best;
+            idx[o] = bi;
+          }
+      }
+    }, PlaneGrain(q));
+  });
+}
+
+Status MaxPoolGradKernel(KernelContext& ctx) {
+  const TensorView &dy = ctx.input(0), &ix = ctx.input(1), &dx = ctx.output(0);
+  int64_t planes = dx.shape[0] * dx.shape[1], hw = dx.shape[2] * dx.shape[3], ohw = dy.shape[2] * dy.shape[3];
+  OFL_POOL_FLOAT("max_pool2d_grad", dy.dtype, {
+    using T = scalar_t;
+    const T* g = dy.ptr<const T>();
+    const int64_t* idx = ix.ptr<const int64_t>();
+    T* o = dx.ptr<T>();
+    ParallelFor(planes, [&](int64_t b, int64_t e) {
+      std::fill(o + b * hw, o + e * hw, T(0));
+      for (int64_t pl = b; pl < e; ++pl)
+        for (int64_t i = 0; i < ohw; ++i) {
+          int64_t k = idx[pl * ohw + i];
+          if (k >= 0) o[pl * hw + k] += g[pl * ohw + i];
+        }
+    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(hw, 1)));
+  });
+}
+
+// The window of output (oh, ow) clipped to the input, and its divisor (PyTorch's rules).
+struct Window {
+  int64_t h0, h1, w0, w1;
+  double divisor;
+};
+inline Window AvgWindow(const PoolGeom& q, int64_t oh, int64_t ow, bool include_pad, int64_t override_div) {
+  int64_t h0 = oh * q.sh - q.ph, w0 = ow * q.sw - q.pw;
+  int64_t h1 = std::min(h0 + q.kh, q.h + q.ph), w1 = std::min(w0 + q.kw, q.w + q.pw);
+  int64_t padded = (h1 - h0) * (w1 - w0);
+  h0 = std::max<int64_t>(h0, 0);
+  w0 = std::max<int64_t>(w0, 0);
+  h1 = std::min(h1, q.h);
+  w1 = std::min(w1, q.w);
+  double div = override_div > 0 ? override_div : include_pad ? padded : (h1 - h0) * (w1 - w0);
+  return Window{h0, h1, w0, w1, div};
+}
+
+Status AvgPoolKernel(KernelContext& ctx) {
+  const TensorView& x = ctx.input(0);
+  PoolGeom q = GeomOf(ctx.attrs(), x.shape, ctx.output(0).shape);
+  bool inc = ctx.attrs().Bool("count_include_pad");
+  int64_t dv = ctx.attrs().Int("divisor_override");
+  OFL_POOL_FLOAT("avg_pool2d", x.dtype, {
+    using T = scalar_t;
+    const T* in = x.ptr<const T>();
+    T* out = ctx.output(0).ptr<T>();
+    ParallelFor(q.planes, [&](int64_t b, int64_t e) {
+      for (int64_t pl = b; pl < e; ++pl) {
+        const T* xp = in + pl * q.h * q.w;
+        for (int64_t oh = 0; oh < q.oh; ++oh)
+          for (int64_t ow = 0; ow < q.ow; ++ow) {
+            Window wd = AvgWindow(q, oh, ow, inc, dv);
+            T s = 0;
+            for (int64_t ih = wd.h0; ih < wd.h1; ++ih)
+              for (int64_t iw = wd.w0; iw < wd.w1; ++iw) s += xp[ih * q.w + iw];
+            out[(pl * q.oh + oh) * q.ow + ow] = wd.divisor > 0 ? static_cast<T>(s / wd.divisor) : T(0);
+          }
+      }
+    }, PlaneGrain(q));
+  });
+}
+
+Status AvgPoolGradKernel(KernelContext& ctx) {
+  const TensorView &dy = ctx.input(0), &dx = ctx.output(0);
+  PoolGeom q = GeomOf(ctx.attrs(), dx.shape, dy.shape);
+  bool inc = ctx.attrs().Bool("count_include_pad");
+  int64_t dv = ctx.attrs().Int("divisor_override");
+  OFL_POOL_FLOAT("avg_pool2d_grad", dy.dtype, {
+    using T = scalar_t;
+    const T* g = dy.ptr<const T>();
+    T* o = dx.ptr<T>();
+    ParallelFor(q.planes, [&](int64_t b, int64_t e) {
+      std::fill(o + b * q.h * q.w, o + e * q.h * q.w, T(0));
+      for (int64_t pl = b; pl < e; ++pl) {
+        T* xp = o + pl * q.h * q.w;
+        for (int64_t oh = 0; oh < q.oh; ++oh)
+          for (int64_t ow = 0; ow < q.ow; ++ow) {
+            Window wd = AvgWindow(q, oh, ow, inc, dv);
+            if (wd.divisor <= 0) continue;
+            T v = static_cast<T>(g[(pl * q.oh + oh) * q.ow + ow] / wd.divisor);
+            for (int64_t ih = wd.h0; ih < wd.h1; ++ih)
+              for (int64_t iw = wd.w0; iw < wd.w1; ++iw) xp[ih * q.w + iw] += v;
+          }
+      }
+    }, PlaneGrain(q));
+  });
+}
+
+// Adaptive windows: [floor(o * in / out), ceil((o + 1) * in / out)).
+inline int64_t AStart(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }
+inline int64_t AEnd(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+
+template <bool kGrad>
+Status AdaptiveKernel(KernelContext& ctx) {
+  const TensorView &x = kGrad ? ctx.output(0) : ctx.input(0), &y = kGrad ? ctx.input(0) : ctx.output(0);
+  int64_t planes = x.shape[0] * x.shape[1], h = x.shape[2], w = x.shape[3], oh = y.shape[2], ow = y.shape[3];
+  OFL_POOL_FLOAT(ctx.op(), x.dtype, {
+    using T = scalar_t;
+    T* xs = static_cast<T*>(x.data);
+    T* ys = static_cast<T*>(y.data);
+    ParallelFor(planes, [&](int64_t b, int64_t e) {
+      if (kGrad) std::fill(xs + b * h * w, xs + e * h * w, T(0));
+      for (int64_t pl = b; pl < e; ++pl) {
+        T* xp = xs + pl * h * w;
+        for (int64_t i = 0; i < oh; ++i) {
+          int64_t h0 = AStart(i, h, oh), h1 = AEnd(i, h, oh);
+          for (int64_t j = 0; j < ow; ++j) {
+            int64_t w0 = AStart(j, w, ow), w1 = AEnd(j, w, ow);
+            T inv = T(1) / static_cast<T>((h1 - h0) * (w1 - w0));
+            T& yv = ys[(pl * oh + i) * ow + j];
+            if (kGrad) {
+              T v = yv * inv;
+              for (int64_t a = h0; a < h1; ++a) for (int64_t c = w0; c < w1; ++c) xp[a * w + c] += v;
+            } else {
+              T s = 0;
+              for (int64_t a = h0; a < h1; ++a) for (int64_t c = w0; c < w1; ++c) s += xp[a * w + c];
+              yv = s * inv;
+            }
+          }
+        }
+      }
+    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(h * w, 1)));
+  });
+}
+
+}  // namespace
+
+OFL_REGISTER_KERNEL(max_pool2d, kCPU, MaxPoolKernel);
+OFL_REGISTER_KERNEL(max_pool2d_grad, kCPU, MaxPoolGradKernel);
+OFL_REGISTER_KERNEL(avg_pool2d, kCPU, AvgPoolKernel);
+OFL_REGISTER_KERNEL(avg_pool2d_grad, kCPU, AvgPoolGradKernel);
+OFL_REGISTER_KERNEL(adaptive_avg_pool2d, kCPU, AdaptiveKernel<false>);
+OFL_REGISTER_KERNEL(adaptive_avg_pool2d_grad, kCPU, AdaptiveKernel<true>);
+
+}  // namespace kernels
+}  // namespace oneflow_like

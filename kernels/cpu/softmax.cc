@@ -1,0 +1,185 @@
+// CPU kernels of the softmax family. The input is viewed as (outer, D, inner) around `dim`.
+// Rows (inner == 1) take one trip through memory: max, then exp + sum into the output, then a
+// scale of the (cache-resident) output row. f32 rows use an AVX2 polynomial exp.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "kernels/cpu/loops.h"
+
+namespace oneflow_like {
+namespace kernels {
+namespace {
+
+struct Layout {
+  int64_t outer = 1, d = 1, inner = 1;
+};
+Layout LayoutOf(const Shape& s, int64_t dim) {
+  Layout l;
+  if (s.ndim() == 0) return l;
+  for (int64_t i = 0; i < dim; ++i) l.outer *= s[i];
+  l.d = s[dim];
+  for (int64_t i = dim + 1; i < s.ndim(); ++i) l.inner *= s[i];
+  return l;
+}
+
+#ifdef __AVX2__
+// exp(x) for 8 floats (Cephes-style range reduction + degree-5 polynomial), rel. error ~1e-7.
+inline __m256 Exp8(__m256 x) {
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
+  __m256 fx = _mm256_floor_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
+  x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
+  x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), x);
+  __m256 y = _mm256_set1_ps(1.9875691500E-4f);
+  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(1.3981999507E-3f));
+  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(8.3334519073E-3f));
+  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(4.1665795894E-2f));
+  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(1.6666665459E-1f));
+  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(5.0000001201E-1f));
+  y = _mm256_fmadd_ps(y, _mm256_mul_ps(x, x), _mm256_add_ps(x, _mm256_set1_ps(1.0f)));
+  __m256i n = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(y, _mm256_castsi256_ps(n));
+}
+inline float HSum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+  return _mm_cvtss_f32(s);
+}
+inline float HMax(__m256 v) {
+  __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_max_ss(s, _mm_shuffle_ps(s, s, 1));
+  return _mm_cvtss_f32(s);
+}
+#endif
+
+// Row max and sum(exp(x - max)) written into y (y[j] = exp(x[j] - max)); returns {max, sum}.
+template <typename T>
+std::pair<T, T> ExpRow(const T* x, T* y, int64_t n) {
+  int64_t j = 0;
+  T m = -std::numeric_limits<T>::infinity(), s = 0;
+#ifdef __AVX2__
+  if constexpr (std::is_same_v<T, float>) {
+    if (n >= 8) {
+      __m256 vm = _mm256_set1_ps(m);
+      for (; j + 8 <= n; j += 8) vm = _mm256_max_ps(vm, _mm256_loadu_ps(x + j));
+      m = HMax(vm);
+      for (int64_t k = j; k < n; ++k) m = std::max(m, x[k]);
+      __m256 bm = _mm256_set1_ps(m), vs = _mm256_setzero_ps();
+      for (j = 0; j + 8 <= n; j += 8) {
+        __m256 e = Exp8(_mm256_sub_ps(_mm256_loadu_ps(x + j), bm));
+        _mm256_storeu_ps(y + j, e);
+        vs = _mm256_add_ps(vs, e);
+      }
+      s = HSum(vs);
+      for (; j < n; ++j) { y[j] = std::exp(x[j] - m); s += y[j]; }
+      return {m, s};
+    }
+  }
+#endif
+  for (int64_t k = 0; k < n; ++k) m = std::max(m, x[k]);
+  for (int64_t k = 0; k < n; ++k) { y[k] = std::exp(x[k] - m); s += y[k]; }
+  return {m, s};
+}
+
+template <typename T, bool kLog>
+void SoftmaxRows(const T* x, T* y, int64_t rows, int64_t n) {
+  ParallelFor(rows, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const T* xr = x + r * n;
+      T* yr = y + r * n;
+      auto ms = ExpRow(xr, yr, n);
+      if (kLog) {
+        T sub = ms.first + std::log(ms.second);
+        for (int64_t j = 0; j < n; ++j) yr[j] = xr[j] - sub;
+      } else {
+        T inv = T(1) / ms.second;
+        for (int64_t j = 0; j < n; ++j) yr[j] *= inv;
+      }
+    }
+  }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)));
+}
+
+// dim is not innermost: vectorise over `inner` with per-outer column buffers.
+template <typename T, bool kLog>
+void SoftmaxStrided(const T* x, T* y, const Layout& l) {
+  ParallelFor(l.outer, [&](int64_t b, int64_t e) {
+    std::vector<T> m(l.inner), s(l.inner);
+    for (int64_t o = b; o < e; ++o) {
+      const T* xo = x + o * l.d * l.inner;
+      T* yo = y + o * l.d * l.inner;
+      std::fill(m.begin(), m.end(), -std::numeric_limits<T>::infinity());
+      std::fill(s.begin(), s.end(), T(0));
+      for (int64_t k = 0; k < l.d; ++k)
+        for (int64_t i = 0; i < l.inner; ++i) m[i] = std::max(m[i], xo[k * l.inner + i]);
+      for (int64_t k = 0; k < l.d; ++k)
+        for (int64_t i = 0; i < l.inner; ++i) s[i] += std::exp(xo[k * l.inner + i] - m[i]);
+      for (int64_t i = 0; i < l.inner; ++i) s[i] = kLog ? m[i] + std::log(s[i]) : T(1) / s[i];
+      for (int64_t k = 0; k < l.d; ++k)
+        for (int64_t i = 0; i < l.inner; ++i) {
+          int64_t p = k * l.inner + i;
+          yo[p] = kLog ? xo[p] - s[i] : std::exp(xo[p] - m[i]) * s[i];
+        }
+    }
+  }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.d * l.inner, 1)));
+}
+
+template <bool kLog>
+Status SoftmaxKernel(KernelContext& ctx) {
+  const TensorView &x = ctx.input(0), &y = ctx.output(0);
+  Layout l = LayoutOf(x.shape, ctx.attrs().Int("dim"));
+  bool done = false;
+  OFL_SWITCH_FLOAT(x.dtype, {
+    if (l.inner == 1) SoftmaxRows<scalar_t, kLog>(x.ptr<const scalar_t>(), y.ptr<scalar_t>(), l.outer, l.d);
+    else SoftmaxStrided<scalar_t, kLog>(x.ptr<const scalar_t>(), y.ptr<scalar_t>(), l);
+    done = true;
+  });
+  if (!done) return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(x.dtype));
+  return Status();
+}
+
+// softmax: dx = y * (dy - sum(dy * y));  log_softmax: dx = dy - exp(y) * sum(dy).
+template <bool kLog>
+Status SoftmaxGradKernel(KernelContext& ctx) {
+  const TensorView &dy = ctx.input(0), &y = ctx.input(1), &dx = ctx.output(0);
+  Layout l = LayoutOf(y.shape, ctx.attrs().Int("dim"));
+  bool done = false;
+  OFL_SWITCH_FLOAT(y.dtype, {
+    using T = scalar_t;
+    const T *g = dy.ptr<const T>(), *yy = y.ptr<const T>();
+    T* o = dx.ptr<T>();
+    ParallelFor(l.outer, [&](int64_t b, int64_t e) {
+      std::vector<T> s(l.inner);
+      for (int64_t r = b; r < e; ++r) {
+        int64_t base = r * l.d * l.inner;
+        std::fill(s.begin(), s.end(), T(0));
+        for (int64_t k = 0; k < l.d; ++k)
+          for (int64_t i = 0; i < l.inner; ++i) {
+            int64_t p = base + k * l.inner + i;
+            s[i] += kLog ? g[p] : g[p] * yy[p];
+          }
+        for (int64_t k = 0; k < l.d; ++k)
+          for (int64_t i = 0; i < l.inner; ++i) {
+            int64_t p = base + k * l.inner + i;
+            o[p] = kLog ? g[p] - std::exp(yy[p]) * s[i] : yy[p] * (g[p] - s[i]);
+          }
+      }
+    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.d * l.inner, 1)));
+    done = true;
+  });
+  if (!done) return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(y.dtype));
+  return Status();
+}
+
+}  // namespace
+
+OFL_REGISTER_KERNEL(softmax, kCPU, SoftmaxKernel<false>);
+OFL_REGISTER_KERNEL(log_softmax, kCPU, SoftmaxKernel<true>);
+OFL_REGISTER_KERNEL(softmax_grad, kCPU, SoftmaxGradKernel<false>);
+OFL_REGISTER_KERNEL(log_softmax_grad, kCPU, SoftmaxGradKernel<true>);
+
+}  // namespace kernels
+}  // namespace oneflow_like

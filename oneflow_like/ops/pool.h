@@ -1,0 +1,28 @@
+// Pooling family over NCHW (or CHW) inputs: max_pool2d (indices saved for backward),
+// avg_pool2d (count_include_pad, divisor_override), adaptive_avg_pool2d.
+#pragma once
+#include <vector>
+
+#include "oneflow_like/framework/op.h"
+
+namespace oneflow_like {
+namespace functional {
+
+struct Pool2dOptions {
+  std::vector<int64_t> kernel_size;  // 1 or 2 values
+  std::vector<int64_t> stride;       // empty: kernel_size
+  std::vector<int64_t> padding{0};
+  std::vector<int64_t> dilation{1};  // max_pool2d only
+  bool ceil_mode = false;
+  bool count_include_pad = true;     // avg_pool2d only
+  int64_t divisor_override = 0;      // avg_pool2d only; 0: none
+};
+
+StatusOr<Tensor> MaxPool2d(const Tensor& x, const Pool2dOptions& opt);
+// Also returns the argmax indices (flat h * W + w within each input plane, int64).
+StatusOr<std::pair<Tensor, Tensor>> MaxPool2dWithIndices(const Tensor& x, const Pool2dOptions& opt);
+StatusOr<Tensor> AvgPool2d(const Tensor& x, const Pool2dOptions& opt);
+StatusOr<Tensor> AdaptiveAvgPool2d(const Tensor& x, const std::vector<int64_t>& output_size);
+
+}  // namespace functional
+}  // namespace oneflow_like
