@@ -1,5 +1,7 @@
 #include "compiler/backends/cpu/cpu_thunks.h"
 
+#include "compiler/library/external_calls.h"
+
 #include <cblas.h>
 
 #include <cstring>
@@ -118,6 +120,20 @@ Status InstructionThunk::RunConvolution(const ExecuteParams& p) {
 }
 
 Status InstructionThunk::RunLibraryCall(const ExecuteParams& p) {
+  const auto& attrs = inst_->attrs();
+  if (const ExternalCallFn* fn = FindExternalCall(attrs.custom_call_target)) {
+    std::vector<ExternalBuffer> ins, outs;
+    for (int64_t i = 0; i < inst_->operand_count(); ++i) {
+      const HloShape& s = inst_->operand(i)->shape();
+      ins.push_back({p.buffers->Get(operands_[i]), s.dtype(), s.dims()});
+    }
+    const HloShape& rs = inst_->shape();
+    for (size_t k = 0; k < results_.size(); ++k) {
+      const HloShape& s = rs.is_tuple() ? rs.tuple_shapes()[k] : rs;
+      outs.push_back({p.buffers->Get(results_[k]), s.dtype(), s.dims()});
+    }
+    return (*fn)(attrs.custom_call_target, attrs.backend_config, ins, outs);
+  }
   std::vector<library::Operand> ops;
   for (int64_t i = 0; i < inst_->operand_count(); ++i)
     ops.push_back({p.buffers->Get(operands_[i]), inst_->operand(i)->shape().dims()});

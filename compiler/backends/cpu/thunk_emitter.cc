@@ -1,5 +1,7 @@
 #include "compiler/backends/cpu/thunk_emitter.h"
 
+#include "compiler/library/external_calls.h"
+
 #include <cctype>
 
 #include "absl/strings/str_join.h"
@@ -80,6 +82,11 @@ class Emitter {
         ++stats_->convolutions;
         return absl::OkStatus();
       case HloOpcode::kCustomCall:
+        if (FindExternalCall(i.attrs().custom_call_target)) {
+          seq->push_back(std::make_unique<InstructionThunk>(Thunk::Kind::kLibraryCall, &i, OperandSlices(i), ba_.Leaves(&i)));
+          ++stats_->library_calls;
+          return absl::OkStatus();
+        }
         if (!FloatArray(i.shape()) || !library::IsLibraryCall(i.attrs().custom_call_target)) break;
         seq->push_back(std::make_unique<InstructionThunk>(Thunk::Kind::kLibraryCall, &i, OperandSlices(i), ba_.Leaves(&i)));
         ++stats_->library_calls;
