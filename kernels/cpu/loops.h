@@ -10,6 +10,23 @@
 namespace oneflow_like {
 namespace kernels {
 
+// Dtype switches beyond base/dtype.h's: numeric + bool (comparisons, where) and integer + bool
+// (bitwise ops).
+#define OFL_SWITCH_NUMERIC_BOOL(dtype, ...)                          \
+  switch (dtype) {                                                   \
+    OFL_DTYPE_CASE(kBool, bool, __VA_ARGS__)                         \
+    default: OFL_SWITCH_NUMERIC(dtype, __VA_ARGS__)                  \
+  }
+#define OFL_SWITCH_INTEGRAL_BOOL(dtype, ...)                         \
+  switch (dtype) {                                                   \
+    OFL_DTYPE_CASE(kBool, bool, __VA_ARGS__)                         \
+    OFL_DTYPE_CASE(kU8, uint8_t, __VA_ARGS__)                        \
+    OFL_DTYPE_CASE(kI8, int8_t, __VA_ARGS__)                         \
+    OFL_DTYPE_CASE(kI32, int32_t, __VA_ARGS__)                       \
+    OFL_DTYPE_CASE(kI64, int64_t, __VA_ARGS__)                       \
+    default: break;                                                  \
+  }
+
 constexpr int64_t kParallelGrain = 1 << 15;  // elements per task for memory-bound loops
 
 // The view of `v` broadcast to `shape` (stride 0 on broadcast dims); shapes were checked by the schema.
@@ -122,6 +139,32 @@ void BinaryLoop(const TensorView& out, const TensorView& a0, const TensorView& b
                   } else {
                     for (int64_t i = 0; i < n; ++i) o[i * s[0]] = f(x[i * s[1]], y[i * s[2]]);
                   }
+                });
+}
+
+// out[i] = f(a[i], b[i], c[i]) with a, b, c broadcast to out's shape (each may have its own type).
+template <typename TO, typename TA, typename TB, typename TC, typename F>
+void TernaryLoop(const TensorView& out, const TensorView& a0, const TensorView& b0, const TensorView& c0, F f) {
+  TensorView a = BroadcastTo(a0, out.shape), b = BroadcastTo(b0, out.shape), c = BroadcastTo(c0, out.shape);
+  if (out.contiguous() && a.contiguous() && b.contiguous() && c.contiguous()) {
+    TO* o = out.ptr<TO>();
+    const TA* x = a.ptr<const TA>();
+    const TB* y = b.ptr<const TB>();
+    const TC* z = c.ptr<const TC>();
+    ParallelFor(out.numel(), [&](int64_t s, int64_t e) { for (int64_t i = s; i < e; ++i) o[i] = f(x[i], y[i], z[i]); });
+    return;
+  }
+  std::array<const DimVector*, 4> st{&out.strides, &a.strides, &b.strides, &c.strides};
+  ForEachRow<4>(out.shape, st,
+                {static_cast<char*>(out.data), static_cast<char*>(a.data), static_cast<char*>(b.data),
+                 static_cast<char*>(c.data)},
+                {sizeof(TO), sizeof(TA), sizeof(TB), sizeof(TC)},
+                [&](const std::array<char*, 4>& p, const std::array<int64_t, 4>& s, int64_t n) {
+                  TO* o = reinterpret_cast<TO*>(p[0]);
+                  const TA* x = reinterpret_cast<const TA*>(p[1]);
+                  const TB* y = reinterpret_cast<const TB*>(p[2]);
+                  const TC* z = reinterpret_cast<const TC*>(p[3]);
+                  for (int64_t i = 0; i < n; ++i) o[i * s[0]] = f(x[i * s[1]], y[i * s[2]], z[i * s[3]]);
                 });
 }
 

@@ -2,6 +2,8 @@
 // Kernels see inputs of one dtype (promotion happens here) broadcast to the output's shape.
 #include "oneflow_like/ops/binary.h"
 
+#include <cmath>
+
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/unary.h"
@@ -84,19 +86,135 @@ const OpDef kRDivScalar{"rdiv_scalar", ops::InferSameAsInput,
                         },
                         nullptr, true, false, true, true};
 
-// Promotes both operands to their common dtype.
 StatusOr<std::pair<Tensor, Tensor>> Promote(const Tensor& a, const Tensor& b) {
-  DType t = PromoteTypes(a.dtype(), b.dtype());
-  // A 0-dim tensor does not lift the category of a higher-dim one's dtype within a category.
-  if (a.ndim() == 0 && b.ndim() > 0 && IsFloating(a.dtype()) == IsFloating(b.dtype())) t = b.dtype();
-  if (b.ndim() == 0 && a.ndim() > 0 && IsFloating(a.dtype()) == IsFloating(b.dtype())) t = a.dtype();
-  ASSIGN_OR_RETURN(Tensor x, functional::Cast(a, t));
-  ASSIGN_OR_RETURN(Tensor y, functional::Cast(b, t));
-  return std::make_pair(x, y);
+  ASSIGN_OR_RETURN(TensorList ab, functional::PromoteOperands({a, b}));
+  return std::make_pair(ab[0], ab[1]);
+}
+
+Status InferBroadcastBool(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out, const char* op) {
+  RETURN_IF_ERROR(InferBroadcast(in, a, out, op));
+  out->back().dtype = DType::kBool;
+  return Status();
+}
+Status InferBoolSameShape(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+  out->push_back(TensorMeta{in[0].shape(), DType::kBool, in[0].device()});
+  return Status();
+}
+
+OpDef Def(const char* name, InferFn infer, GradFn grad, bool save_in, bool save_out) {
+  OpDef d{name, infer, grad};
+  d.strided_inputs = true;
+  d.save_inputs = save_in;
+  d.save_outputs = save_out;
+  return d;
+}
+
+// pow: da = g * b * a^(b-1); db = g * a^b * log(a).
+const OpDef kPow = Def("pow", OFL_BROADCAST_INFER("pow"),
+                       [](const GradContext& c) -> StatusOr<TensorList> {
+                         namespace F = functional;
+                         const Tensor &g = c.grad_outputs[0], &a = c.inputs[0], &b = c.inputs[1];
+                         TensorList r(2);
+                         if (c.needs_input_grad[0]) {
+                           ASSIGN_OR_RETURN(Tensor bm1, F::AddScalar(b, -1.0));
+                           ASSIGN_OR_RETURN(Tensor p, F::Pow(a, bm1));
+                           ASSIGN_OR_RETURN(Tensor gb, F::Mul(g, b));
+                           ASSIGN_OR_RETURN(r[0], F::Mul(gb, p));
+                         }
+                         if (c.needs_input_grad[1]) {
+                           ASSIGN_OR_RETURN(Tensor la, F::Log(a));
+                           ASSIGN_OR_RETURN(Tensor go, F::Mul(g, c.outputs[0]));
+                           ASSIGN_OR_RETURN(r[1], F::Mul(go, la));
+                         }
+                         return r;
+                       },
+                       true, true);
+
+// maximum/minimum backward: minmax_grad(g, a, b; is_max, side) = g where the `side` operand
+// won, g/2 at ties, else 0 (shaped like g; Dispatch reduces it to the operand's shape).
+const OpDef kMinMaxGrad = Def("minmax_grad",
+                              [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+                                out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
+                                return Status();
+                              },
+                              [](const GradContext& c) -> StatusOr<TensorList> {
+                                ASSIGN_OR_RETURN(Tensor g, Dispatch1(kMinMaxGrad, {c.grad_outputs[0], c.inputs[1], c.inputs[2]}, c.attrs));
+                                return TensorList{g, Tensor(), Tensor()};
+                              },
+                              true, false);
+template <bool kIsMax>
+StatusOr<TensorList> MinMaxGrad(const GradContext& c) {
+  TensorList r(2);
+  for (int side = 0; side < 2; ++side) {
+    if (!c.needs_input_grad[side]) continue;
+    ASSIGN_OR_RETURN(r[side], Dispatch1(kMinMaxGrad, {c.grad_outputs[0], c.inputs[0], c.inputs[1]},
+                                        {{"is_max", kIsMax}, {"side", int64_t(side)}}));
+  }
+  return r;
+}
+const OpDef kMaximum = Def("maximum", OFL_BROADCAST_INFER("maximum"), &MinMaxGrad<true>, true, false);
+const OpDef kMinimum = Def("minimum", OFL_BROADCAST_INFER("minimum"), &MinMaxGrad<false>, true, false);
+
+// remainder/fmod: da = g; db = -g * q with q = (a - r) / b the rounded quotient.
+StatusOr<TensorList> RemainderGrad(const GradContext& c) {
+  namespace F = functional;
+  const Tensor& g = c.grad_outputs[0];
+  TensorList r{g, Tensor()};
+  if (c.needs_input_grad[1]) {
+    ASSIGN_OR_RETURN(Tensor d, F::Sub(c.inputs[0], c.outputs[0]));
+    ASSIGN_OR_RETURN(Tensor q, F::Div(d, c.inputs[1]));
+    ASSIGN_OR_RETURN(Tensor gq, F::Mul(g, q));
+    ASSIGN_OR_RETURN(r[1], F::Neg(gq));
+  }
+  return r;
+}
+const OpDef kFloorDivide = Def("floor_divide", OFL_BROADCAST_INFER("floor_divide"), nullptr, false, false);
+const OpDef kRemainder = Def("remainder", OFL_BROADCAST_INFER("remainder"), &RemainderGrad, true, true);
+const OpDef kFmod = Def("fmod", OFL_BROADCAST_INFER("fmod"), &RemainderGrad, true, true);
+
+#define OFL_BOOL_INFER(name)                                                                  \
+  [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {                  \
+    return InferBroadcastBool(in, a, out, name);                                               \
+  }
+const OpDef kCompare[] = {
+    Def("eq", OFL_BOOL_INFER("eq"), nullptr, false, false), Def("ne", OFL_BOOL_INFER("ne"), nullptr, false, false),
+    Def("lt", OFL_BOOL_INFER("lt"), nullptr, false, false), Def("le", OFL_BOOL_INFER("le"), nullptr, false, false),
+    Def("gt", OFL_BOOL_INFER("gt"), nullptr, false, false), Def("ge", OFL_BOOL_INFER("ge"), nullptr, false, false),
+};
+const OpDef kCompareScalar[] = {
+    Def("eq_scalar", InferBoolSameShape, nullptr, false, false), Def("ne_scalar", InferBoolSameShape, nullptr, false, false),
+    Def("lt_scalar", InferBoolSameShape, nullptr, false, false), Def("le_scalar", InferBoolSameShape, nullptr, false, false),
+    Def("gt_scalar", InferBoolSameShape, nullptr, false, false), Def("ge_scalar", InferBoolSameShape, nullptr, false, false),
+};
+const OpDef kLogicalAnd = Def("logical_and", OFL_BOOL_INFER("logical_and"), nullptr, false, false);
+const OpDef kLogicalOr = Def("logical_or", OFL_BOOL_INFER("logical_or"), nullptr, false, false);
+const OpDef kLogicalXor = Def("logical_xor", OFL_BOOL_INFER("logical_xor"), nullptr, false, false);
+const OpDef kBitwiseAnd = Def("bitwise_and", OFL_BROADCAST_INFER("bitwise_and"), nullptr, false, false);
+const OpDef kBitwiseOr = Def("bitwise_or", OFL_BROADCAST_INFER("bitwise_or"), nullptr, false, false);
+const OpDef kBitwiseXor = Def("bitwise_xor", OFL_BROADCAST_INFER("bitwise_xor"), nullptr, false, false);
+
+StatusOr<Tensor> PromotedOp(const OpDef& op, const Tensor& a, const Tensor& b) {
+  ASSIGN_OR_RETURN(auto ab, Promote(a, b));
+  return Dispatch1(op, {ab.first, ab.second});
+}
+StatusOr<Tensor> LogicalOp(const OpDef& op, const Tensor& a, const Tensor& b) {
+  ASSIGN_OR_RETURN(Tensor x, functional::Cast(a, DType::kBool));
+  ASSIGN_OR_RETURN(Tensor y, functional::Cast(b, DType::kBool));
+  return Dispatch1(op, {x, y});
+}
+StatusOr<Tensor> BitwiseOp(const OpDef& op, const Tensor& a, const Tensor& b) {
+  if (IsFloating(a.dtype()) || IsFloating(b.dtype()))
+    return TypeError("[%s] expected bool or integer tensors, got %s and %s", op.name, a.meta_string(), b.meta_string());
+  return PromotedOp(op, a, b);
+}
+StatusOr<Tensor> DivisionOp(const OpDef& op, const Tensor& a, const Tensor& b) {
+  if (a.dtype() == DType::kBool && b.dtype() == DType::kBool)
+    return TypeError("[%s] not supported for bool tensors (%s, %s)", op.name, a.meta_string(), b.meta_string());
+  return PromotedOp(op, a, b);
 }
 
 StatusOr<Tensor> ScalarOp(const OpDef& op, const Tensor& a, double s) {
-  bool is_float = s != static_cast<double>(static_cast<int64_t>(s));
+  bool is_float = !std::isfinite(s) || s != std::floor(s);
   DType t = PromoteWithScalar(a.dtype(), is_float);
   ASSIGN_OR_RETURN(Tensor x, functional::Cast(a, t));
   return Dispatch1(op, {x}, {{"scalar", s}});
@@ -134,6 +252,49 @@ StatusOr<Tensor> RDivScalar(const Tensor& a, double s) {
   return ScalarOp(kRDivScalar, x, s);
 }
 
+StatusOr<Tensor> Pow(const Tensor& a, const Tensor& b) {
+  if (a.dtype() == DType::kBool && b.dtype() == DType::kBool)
+    return TypeError("[pow] not supported for bool tensors (%s, %s)", a.meta_string(), b.meta_string());
+  return PromotedOp(kPow, a, b);
+}
+StatusOr<Tensor> Maximum(const Tensor& a, const Tensor& b) { return PromotedOp(kMaximum, a, b); }
+StatusOr<Tensor> Minimum(const Tensor& a, const Tensor& b) { return PromotedOp(kMinimum, a, b); }
+StatusOr<Tensor> FloorDivide(const Tensor& a, const Tensor& b) { return DivisionOp(kFloorDivide, a, b); }
+StatusOr<Tensor> Remainder(const Tensor& a, const Tensor& b) { return DivisionOp(kRemainder, a, b); }
+StatusOr<Tensor> Fmod(const Tensor& a, const Tensor& b) { return DivisionOp(kFmod, a, b); }
+
+StatusOr<Tensor> Compare(CompareOp op, const Tensor& a, const Tensor& b) {
+  return PromotedOp(kCompare[static_cast<int>(op)], a, b);
+}
+StatusOr<Tensor> CompareScalar(CompareOp op, const Tensor& a, double s) {
+  return ScalarOp(kCompareScalar[static_cast<int>(op)], a, s);
+}
+StatusOr<Tensor> LogicalAnd(const Tensor& a, const Tensor& b) { return LogicalOp(kLogicalAnd, a, b); }
+StatusOr<Tensor> LogicalOr(const Tensor& a, const Tensor& b) { return LogicalOp(kLogicalOr, a, b); }
+StatusOr<Tensor> LogicalXor(const Tensor& a, const Tensor& b) { return LogicalOp(kLogicalXor, a, b); }
+StatusOr<Tensor> BitwiseAnd(const Tensor& a, const Tensor& b) { return BitwiseOp(kBitwiseAnd, a, b); }
+StatusOr<Tensor> BitwiseOr(const Tensor& a, const Tensor& b) { return BitwiseOp(kBitwiseOr, a, b); }
+StatusOr<Tensor> BitwiseXor(const Tensor& a, const Tensor& b) { return BitwiseOp(kBitwiseXor, a, b); }
+
+StatusOr<TensorList> PromoteOperands(const TensorList& ts) {
+  auto category = [](DType t) { return t == DType::kBool ? 0 : IsIntegral(t) ? 1 : 2; };
+  bool have_dim = false, have_zero = false;
+  DType dim_t = DType::kBool, zero_t = DType::kBool;
+  for (const Tensor& t : ts) {
+    if (t.ndim() > 0) { dim_t = have_dim ? PromoteTypes(dim_t, t.dtype()) : t.dtype(); have_dim = true; }
+    else { zero_t = have_zero ? PromoteTypes(zero_t, t.dtype()) : t.dtype(); have_zero = true; }
+  }
+  DType r = !have_dim ? zero_t : !have_zero ? dim_t : category(zero_t) > category(dim_t) ? zero_t : dim_t;
+  TensorList out;
+  out.reserve(ts.size());
+  for (const Tensor& t : ts) {
+    if (t.dtype() == r) { out.push_back(t); continue; }
+    ASSIGN_OR_RETURN(Tensor c, Cast(t, r));
+    out.push_back(c);
+  }
+  return out;
+}
+
 Status Add_(const Tensor& a, const Tensor& b, double alpha) {
   ASSIGN_OR_RETURN(Tensor y, Cast(b, a.dtype()));
   return DispatchInplace(kAdd, {a, y}, {{"alpha", alpha}}, a);
@@ -141,6 +302,11 @@ Status Add_(const Tensor& a, const Tensor& b, double alpha) {
 Status Mul_(const Tensor& a, const Tensor& b) {
   ASSIGN_OR_RETURN(Tensor y, Cast(b, a.dtype()));
   return DispatchInplace(kMul, {a, y}, {}, a);
+}
+Status Div_(const Tensor& a, const Tensor& b) {
+  if (!IsFloating(a.dtype())) return TypeError("[div_] true division can't be written in place into %s", a.meta_string());
+  ASSIGN_OR_RETURN(Tensor y, Cast(b, a.dtype()));
+  return DispatchInplace(kDiv, {a, y}, {}, a);
 }
 Status MulScalar_(const Tensor& a, double s) { return DispatchInplace(kMulScalar, {a}, {{"scalar", s}}, a); }
 Status AddScalar_(const Tensor& a, double s) { return DispatchInplace(kAddScalar, {a}, {{"scalar", s}}, a); }

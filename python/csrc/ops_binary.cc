@@ -35,6 +35,126 @@ Tensor DivAny(const Tensor& a, py::handle b) {
   return Unwrap(F::Div(a, ToTensor(b, &a)));
 }
 
+using BinaryFn = StatusOr<Tensor> (*)(const Tensor&, const Tensor&);
+
+// A Python number as a 0-dim tensor of the dtype it would combine with `like` in.
+Tensor Operand(py::handle h, const Tensor& like) { return ToTensor(h, &like); }
+
+// pow with a tensor or scalar on either side; x ** 2 never materialises the 2.
+Tensor PowAny(py::handle base, py::handle exponent) {
+  if (py::isinstance<Tensor>(base)) {
+    Tensor a = py::cast<Tensor>(base);
+    if (IsScalar(exponent)) {
+      Tensor x = LiftForScalar(a, exponent);
+      return Unwrap(F::PowScalar(x, ScalarValue(exponent)));
+    }
+    return Unwrap(F::Pow(a, Operand(exponent, a)));
+  }
+  Tensor e = py::cast<Tensor>(exponent);
+  if (IsScalar(base)) return Unwrap(F::RPowScalar(LiftForScalar(e, base), ScalarValue(base)));
+  return Unwrap(F::Pow(Operand(base, e), e));
+}
+
+// Comparisons: a Python number compares without materialising; anything that is not a
+// tensor, number, array or list gives NotImplemented (so `t == None` is False, as in Python).
+py::object CompareAny(F::CompareOp op, const Tensor& a, py::handle b) {
+  if (IsScalar(b)) return py::cast(Unwrap(F::CompareScalar(op, a, ScalarValue(b))));
+  if (py::isinstance<Tensor>(b) || py::isinstance<py::array>(b) || py::isinstance<py::list>(b) ||
+      py::isinstance<py::tuple>(b))
+    return py::cast(Unwrap(F::Compare(op, a, Operand(b, a))));
+  return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+}
+
+// Binary ops without a scalar fast path: the scalar becomes a 0-dim tensor.
+template <BinaryFn Fn>
+Tensor Generic(const Tensor& a, py::handle b) { return Unwrap(Fn(a, Operand(b, a))); }
+template <BinaryFn Fn>
+Tensor GenericReflected(const Tensor& a, py::handle b) { return Unwrap(Fn(Operand(b, a), a)); }
+
+// x & y, x | y, x ^ y: logical on bool tensors (same result), bitwise on integers.
+template <BinaryFn Fn>
+py::object BitwiseAny(const Tensor& a, py::handle b) {
+  if (!IsScalar(b) && !py::isinstance<Tensor>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  return py::cast(Unwrap(Fn(a, Operand(b, a))));
+}
+
+// True division in place: only into floating point tensors.
+Tensor DivInplace(Tensor& a, py::object b) {
+  if (!IsScalar(b)) {
+    Check(F::Div_(a, ToTensor(b, &a)));
+  } else if (!IsFloating(a.dtype())) {
+    throw py::type_error("[div_] true division can't be written in place into " + a.meta_string());
+  } else {
+    Check(F::MulScalar_(a, 1.0 / ScalarValue(b)));
+  }
+  return a;
+}
+
+void BindMore(py::module_& m, TensorClass& cls) {
+  m.def("pow", [](py::object a, py::object b) { return PowAny(a, b); }, py::arg("input"), py::arg("exponent"));
+  cls.def("pow", [](const Tensor& a, py::object b) { return PowAny(py::cast(a), b); }, py::arg("exponent"))
+      .def("__pow__", [](const Tensor& a, py::object b) { return PowAny(py::cast(a), b); }, py::is_operator())
+      .def("__rpow__", [](const Tensor& a, py::object b) { return PowAny(b, py::cast(a)); }, py::is_operator())
+      .def("pow_", [](Tensor& a, py::object b) {
+        if (IsScalar(b)) Check(F::PowScalar_(a, ScalarValue(b)));
+        else Check(F::CopyInto(a, Unwrap(F::Pow(a, Operand(b, a)))));
+        return a;
+      }, py::arg("exponent"))
+      .def("__ipow__", [](Tensor& a, py::object b) {
+        if (IsScalar(b)) Check(F::PowScalar_(a, ScalarValue(b)));
+        else Check(F::CopyInto(a, Unwrap(F::Pow(a, Operand(b, a)))));
+        return a;
+      }, py::is_operator());
+
+  struct Named { const char* name; BinaryFn fn; };
+  const Named plain[] = {
+      {"maximum", F::Maximum},         {"minimum", F::Minimum},         {"fmax", F::Maximum},
+      {"fmin", F::Minimum},            {"floor_divide", F::FloorDivide}, {"remainder", F::Remainder},
+      {"fmod", F::Fmod},               {"logical_and", F::LogicalAnd},  {"logical_or", F::LogicalOr},
+      {"logical_xor", F::LogicalXor},  {"bitwise_and", F::BitwiseAnd},  {"bitwise_or", F::BitwiseOr},
+      {"bitwise_xor", F::BitwiseXor},
+  };
+  for (const Named& n : plain) {
+    BinaryFn fn = n.fn;
+    m.def(n.name, [fn](const Tensor& a, py::object b) { return Unwrap(fn(a, Operand(b, a))); }, py::arg("input"), py::arg("other"));
+    cls.def(n.name, [fn](const Tensor& a, py::object b) { return Unwrap(fn(a, Operand(b, a))); }, py::arg("other"));
+  }
+  cls.def("__floordiv__", &Generic<F::FloorDivide>, py::is_operator())
+      .def("__rfloordiv__", &GenericReflected<F::FloorDivide>, py::is_operator())
+      .def("__mod__", &Generic<F::Remainder>, py::is_operator())
+      .def("__rmod__", &GenericReflected<F::Remainder>, py::is_operator())
+      .def("__and__", &BitwiseAny<F::BitwiseAnd>, py::is_operator())
+      .def("__rand__", &BitwiseAny<F::BitwiseAnd>, py::is_operator())
+      .def("__or__", &BitwiseAny<F::BitwiseOr>, py::is_operator())
+      .def("__ror__", &BitwiseAny<F::BitwiseOr>, py::is_operator())
+      .def("__xor__", &BitwiseAny<F::BitwiseXor>, py::is_operator())
+      .def("__rxor__", &BitwiseAny<F::BitwiseXor>, py::is_operator());
+
+  struct Cmp { const char* name; const char* alias; const char* dunder; F::CompareOp op; };
+  const Cmp cmps[] = {
+      {"eq", nullptr, "__eq__", F::CompareOp::kEq},          {"ne", "not_equal", "__ne__", F::CompareOp::kNe},
+      {"lt", "less", "__lt__", F::CompareOp::kLt},           {"le", "less_equal", "__le__", F::CompareOp::kLe},
+      {"gt", "greater", "__gt__", F::CompareOp::kGt},        {"ge", "greater_equal", "__ge__", F::CompareOp::kGe},
+  };
+  for (const Cmp& c : cmps) {
+    F::CompareOp op = c.op;
+    auto fn = [op](const Tensor& a, py::object b) { return CompareAny(op, a, b); };
+    m.def(c.name, fn, py::arg("input"), py::arg("other"));
+    cls.def(c.name, fn, py::arg("other"));
+    if (c.alias) {
+      m.def(c.alias, fn, py::arg("input"), py::arg("other"));
+      cls.def(c.alias, fn, py::arg("other"));
+    }
+    cls.def(c.dunder, fn, py::is_operator());
+  }
+  m.def("equal", [](const Tensor& a, const Tensor& b) {  // same shape and values
+    if (a.shape() != b.shape()) return false;
+    Tensor ne = Unwrap(F::Compare(F::CompareOp::kNe, a, b));
+    py::array r = py::module_::import("numpy").attr("asarray")(py::cast(ne));
+    return !py::module_::import("numpy").attr("any")(r).cast<bool>();
+  }, py::arg("input"), py::arg("other"));
+}
+
 void BindBinary(py::module_& m, TensorClass& cls) {
   m.def("add", &AddAny, py::arg("input"), py::arg("other"), py::arg("alpha") = 1.0);
   m.def("sub", &SubAny, py::arg("input"), py::arg("other"), py::arg("alpha") = 1.0);
@@ -73,11 +193,7 @@ void BindBinary(py::module_& m, TensorClass& cls) {
         else Check(F::Mul_(a, ToTensor(b, &a)));
         return a;
       }, py::arg("other"))
-      .def("div_", [](Tensor& a, py::object b) {
-        if (IsScalar(b)) Check(F::MulScalar_(a, 1.0 / ScalarValue(b)));
-        else Check(F::Mul_(a, Unwrap(F::RDivScalar(ToTensor(b, &a), 1.0))));
-        return a;
-      }, py::arg("other"))
+      .def("div_", &DivInplace, py::arg("other"))
       .def("__iadd__", [](Tensor& a, py::object b) {
         if (IsScalar(b)) Check(F::AddScalar_(a, ScalarValue(b)));
         else Check(F::Add_(a, ToTensor(b, &a), 1.0));
@@ -93,11 +209,8 @@ void BindBinary(py::module_& m, TensorClass& cls) {
         else Check(F::Mul_(a, ToTensor(b, &a)));
         return a;
       }, py::is_operator())
-      .def("__itruediv__", [](Tensor& a, py::object b) {
-        if (IsScalar(b)) Check(F::MulScalar_(a, 1.0 / ScalarValue(b)));
-        else Check(F::Mul_(a, Unwrap(F::RDivScalar(ToTensor(b, &a), 1.0))));
-        return a;
-      }, py::is_operator());
+      .def("__itruediv__", &DivInplace, py::is_operator());
+  BindMore(m, cls);
 }
 
 }  // namespace
