@@ -203,19 +203,30 @@ Dims WeiDims(const ConvGeom& q) {
 }
 memory::format_tag WeiTag(const ConvGeom& q) { return q.g == 1 ? memory::format_tag::oihw : memory::format_tag::goihw; }
 
+// Strides, dilations (oneDNN counts from 0), left and right padding (the right one makes the
+// output size match floor semantics), and the "any"-layout descs of src, weights, dst.
+struct DnnlGeom {
+  Dims st, dl, pl, pr;
+  memory::desc src, wei, dst;
+  explicit DnnlGeom(const ConvGeom& q)
+      : st{q.sh, q.sw},
+        dl{q.dh - 1, q.dw - 1},
+        pl{q.ph, q.pw},
+        pr{(q.oh - 1) * q.sh + (q.r - 1) * q.dh + 1 - q.h - q.ph, (q.ow - 1) * q.sw + (q.s - 1) * q.dw + 1 - q.w - q.pw},
+        src(SrcDims(q), memory::data_type::f32, memory::format_tag::any),
+        wei(WeiDims(q), memory::data_type::f32, memory::format_tag::any),
+        dst(DstDims(q), memory::data_type::f32, memory::format_tag::any) {}
+};
+
 dnnl::convolution_forward::desc FwdDesc(const ConvGeom& q, bool bias) {
-  auto any = memory::format_tag::any;
-  auto dt = memory::data_type::f32;
-  Dims st{q.sh, q.sw}, dl{q.dh - 1, q.dw - 1}, pl{q.ph, q.pw};
-  // Right padding so that the output size matches (floor semantics).
-  Dims pr{(q.oh - 1) * q.sh + (q.r - 1) * q.dh + 1 - q.h - q.ph, (q.ow - 1) * q.sw + (q.s - 1) * q.dw + 1 - q.w - q.pw};
-  memory::desc src(SrcDims(q), dt, any), wei(WeiDims(q), dt, any), dst(DstDims(q), dt, any);
+  DnnlGeom d(q);
+  auto fwd = dnnl::prop_kind::forward_training;
+  auto algo = dnnl::algorithm::convolution_direct;
   if (bias)
-    return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-                                           src, wei, memory::desc({q.k}, dt, memory::format_tag::x), dst, st, dl, pl,
-                                           pr);
-  return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, src,
-                                         wei, dst, st, dl, pl, pr);
+    return dnnl::convolution_forward::desc(fwd, algo, d.src, d.wei,
+                                           memory::desc({q.k}, memory::data_type::f32, memory::format_tag::x), d.dst,
+                                           d.st, d.dl, d.pl, d.pr);
+  return dnnl::convolution_forward::desc(fwd, algo, d.src, d.wei, d.dst, d.st, d.dl, d.pl, d.pr);
 }
 
 std::shared_ptr<ConvPrims> GetPrims(const ConvGeom& q, bool bias) {
@@ -283,14 +294,9 @@ Status DnnlGradInput(KernelContext& ctx, const ConvGeom& q) {
   std::lock_guard<std::mutex> l(p->mu);
   if (!p->bwd_data) {
     OFL_DNNL_CALL("conv2d_grad_input", {
-      auto any = memory::format_tag::any;
-      auto dt = memory::data_type::f32;
-      auto fd = FwdDesc(q, false);
-      Dims st{q.sh, q.sw}, dl{q.dh - 1, q.dw - 1}, pl{q.ph, q.pw};
-      Dims pr{(q.oh - 1) * q.sh + (q.r - 1) * q.dh + 1 - q.h - q.ph, (q.ow - 1) * q.sw + (q.s - 1) * q.dw + 1 - q.w - q.pw};
-      dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, memory::desc(SrcDims(q), dt, any),
-                                              memory::desc(WeiDims(q), dt, any), memory::desc(DstDims(q), dt, any),
-                                              st, dl, pl, pr);
+      DnnlGeom g(q);
+      dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, g.src, g.wei, g.dst, g.st, g.dl,
+                                              g.pl, g.pr);
       p->bwd_data_pd.reset(new dnnl::convolution_backward_data::primitive_desc(d, GetDnnl().engine, p->fwd_pd));
       p->bwd_data.reset(new dnnl::convolution_backward_data(*p->bwd_data_pd));
     });
@@ -308,13 +314,9 @@ Status DnnlGradWeight(KernelContext& ctx, const ConvGeom& q) {
   std::lock_guard<std::mutex> l(p->mu);
   if (!p->bwd_w) {
     OFL_DNNL_CALL("conv2d_grad_weight", {
-      auto any = memory::format_tag::any;
-      auto dt = memory::data_type::f32;
-      Dims st{q.sh, q.sw}, dl{q.dh - 1, q.dw - 1}, pl{q.ph, q.pw};
-      Dims pr{(q.oh - 1) * q.sh + (q.r - 1) * q.dh + 1 - q.h - q.ph, (q.ow - 1) * q.sw + (q.s - 1) * q.dw + 1 - q.w - q.pw};
-      dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct, memory::desc(SrcDims(q), dt, any),
-                                                 memory::desc(WeiDims(q), dt, any), memory::desc(DstDims(q), dt, any),
-                                                 st, dl, pl, pr);
+      DnnlGeom g(q);
+      dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct, g.src, g.wei, g.dst, g.st, g.dl,
+                                                 g.pl, g.pr);
       p->bwd_w_pd.reset(new dnnl::convolution_backward_weights::primitive_desc(d, GetDnnl().engine, p->fwd_pd));
       p->bwd_w.reset(new dnnl::convolution_backward_weights(*p->bwd_w_pd));
     });

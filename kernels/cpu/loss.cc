@@ -38,90 +38,105 @@ StatusOr<double> CheckTargets(const char* op, const int64_t* t, const T* w, cons
   return wsum;
 }
 
-Status NllLossKernel(KernelContext& ctx) {
-  const TensorView &x = ctx.input(0), &tv = ctx.input(1), &out = ctx.output(0);
-  const AttrMap& a = ctx.attrs();
-  int64_t red = a.Int("reduction"), ignore = a.Int("ignore_index");
-  double eps = a.Float("label_smoothing");
-  NllShape d = NllShapeOf(x.shape);
-  const int64_t* t = tv.ptr<const int64_t>();
-  bool done = false;
-  Status st;
-  OFL_SWITCH_FLOAT(x.dtype, {
-    using T = scalar_t;
-    const T* w = a.Bool("has_weight") ? ctx.input(2).ptr<const T>() : nullptr;
-    const T* lp = x.ptr<const T>();
-    auto den = CheckTargets<T>("nll_loss", t, w, d, ignore);
-    if (!den.ok()) { st = den.status(); done = true; break; }
-    std::vector<double> nll(d.n * d.r, 0.0), smooth(eps > 0 ? d.n * d.r : 0, 0.0);
-    ParallelFor(d.n * d.r, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        if (t[i] == ignore) continue;
-        int64_t n = i / d.r, r = i % d.r;
-        const T* row = lp + n * d.c * d.r + r;
-        nll[i] = -(w ? static_cast<double>(w[t[i]]) : 1.0) * row[t[i] * d.r];
-        if (eps > 0) {
-          double s = 0;
-          for (int64_t c = 0; c < d.c; ++c) s -= (w ? static_cast<double>(w[c]) : 1.0) * row[c * d.r];
-          smooth[i] = s;
-        }
-      }
-    }, std::max<int64_t>(1, kParallelGrain / (eps > 0 ? d.c : 1)));
-    T* o = out.ptr<T>();
-    double k = eps / static_cast<double>(d.c);
-    if (red == kNone) {
-      for (int64_t i = 0; i < d.n * d.r; ++i) o[i] = static_cast<T>((1 - eps) * nll[i] + (eps > 0 ? k * smooth[i] : 0));
-    } else {
-      double sn = 0, ss = 0;
-      for (double v : nll) sn += v;
-      for (double v : smooth) ss += v;
-      if (red == kMean) { sn /= *den; ss /= *den; }
-      o[0] = static_cast<T>((1 - eps) * sn + k * ss);
-    }
-    done = true;
-  });
-  if (!st.ok()) return st;
-  if (!done) return TypeError("[nll_loss] not supported for %s on cpu", DTypeName(x.dtype));
+// The attrs and inputs both nll kernels read; x is the log-probabilities, t the targets.
+struct NllArgs {
+  const TensorView& x;
+  const int64_t* t;
+  int64_t red, ignore;
+  double eps;
+  NllShape d;
+  int weight_input;  // -1: no class weights
+  NllArgs(KernelContext& ctx, int x_input)
+      : x(ctx.input(x_input)),
+        t(ctx.input(x_input + 1).ptr<const int64_t>()),
+        red(ctx.attrs().Int("reduction")),
+        ignore(ctx.attrs().Int("ignore_index")),
+        eps(ctx.attrs().Float("label_smoothing")),
+        d(NllShapeOf(x.shape)),
+        weight_input(ctx.attrs().Bool("has_weight") ? x_input + 2 : -1) {}
+};
+
+template <typename T, typename F>
+Status WithNllArgs(KernelContext& ctx, int x_input, F&& body) {
+  NllArgs n(ctx, x_input);
+  const T* w = n.weight_input >= 0 ? ctx.input(n.weight_input).ptr<const T>() : nullptr;
+  ASSIGN_OR_RETURN(double den, CheckTargets<T>("nll_loss", n.t, w, n.d, n.ignore));
+  body(n, w, den);
   return Status();
+}
+
+Status NllLossKernel(KernelContext& ctx) {
+  const TensorView& out = ctx.output(0);
+  Status st = TypeError("[nll_loss] not supported for %s on cpu", DTypeName(ctx.input(0).dtype));
+  OFL_SWITCH_FLOAT(ctx.input(0).dtype, {
+    using T = scalar_t;
+    st = WithNllArgs<T>(ctx, 0, [&](const NllArgs& na, const T* w, double den) {
+      const NllShape& d = na.d;
+      const int64_t* t = na.t;
+      int64_t red = na.red, ignore = na.ignore;
+      double eps = na.eps;
+      const T* lp = na.x.ptr<const T>();
+      std::vector<double> nll(d.n * d.r, 0.0), smooth(eps > 0 ? d.n * d.r : 0, 0.0);
+      ParallelFor(d.n * d.r, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          if (t[i] == ignore) continue;
+          int64_t n = i / d.r, r = i % d.r;
+          const T* row = lp + n * d.c * d.r + r;
+          nll[i] = -(w ? static_cast<double>(w[t[i]]) : 1.0) * row[t[i] * d.r];
+          if (eps > 0) {
+            double s = 0;
+            for (int64_t c = 0; c < d.c; ++c) s -= (w ? static_cast<double>(w[c]) : 1.0) * row[c * d.r];
+            smooth[i] = s;
+          }
+        }
+      }, std::max<int64_t>(1, kParallelGrain / (eps > 0 ? d.c : 1)));
+      T* o = out.ptr<T>();
+      double k = eps / static_cast<double>(d.c);
+      if (red == kNone) {
+        for (int64_t i = 0; i < d.n * d.r; ++i) o[i] = static_cast<T>((1 - eps) * nll[i] + (eps > 0 ? k * smooth[i] : 0));
+      } else {
+        double sn = 0, ss = 0;
+        for (double v : nll) sn += v;
+        for (double v : smooth) ss += v;
+        if (red == kMean) { sn /= den; ss /= den; }
+        o[0] = static_cast<T>((1 - eps) * sn + k * ss);
+      }
+    });
+  });
+  return st;
 }
 
 // dlogp[n, c, r] = -g_i ((1 - eps) w[t] [c == t] / D1 + eps / C * w[c] / D2) for valid targets i.
 Status NllLossGradKernel(KernelContext& ctx) {
-  const TensorView &dy = ctx.input(0), &x = ctx.input(1), &tv = ctx.input(2), &dx = ctx.output(0);
-  const AttrMap& a = ctx.attrs();
-  int64_t red = a.Int("reduction"), ignore = a.Int("ignore_index");
-  double eps = a.Float("label_smoothing");
-  NllShape d = NllShapeOf(x.shape);
-  const int64_t* t = tv.ptr<const int64_t>();
-  bool done = false;
-  Status st;
-  OFL_SWITCH_FLOAT(x.dtype, {
+  const TensorView &dy = ctx.input(0), &dx = ctx.output(0);
+  Status st = TypeError("[nll_loss_grad] not supported for %s on cpu", DTypeName(dy.dtype));
+  OFL_SWITCH_FLOAT(dy.dtype, {
     using T = scalar_t;
-    const T* w = a.Bool("has_weight") ? ctx.input(3).ptr<const T>() : nullptr;
-    const T* g = dy.ptr<const T>();
-    T* o = dx.ptr<T>();
-    auto den = CheckTargets<T>("nll_loss", t, w, d, ignore);
-    if (!den.ok()) { st = den.status(); done = true; break; }
-    double d1 = red == kMean ? *den : 1.0, d2 = d1;
-    double k = eps / static_cast<double>(d.c);
-    ParallelFor(d.n, [&](int64_t b, int64_t e) {
-      std::fill(o + b * d.c * d.r, o + e * d.c * d.r, T(0));
-      for (int64_t n = b; n < e; ++n)
-        for (int64_t r = 0; r < d.r; ++r) {
-          int64_t i = n * d.r + r;
-          if (t[i] == ignore) continue;
-          double gi = red == kNone ? static_cast<double>(g[i]) : static_cast<double>(g[0]);
-          T* row = o + n * d.c * d.r + r;
-          if (eps > 0)
-            for (int64_t c = 0; c < d.c; ++c) row[c * d.r] = static_cast<T>(-gi * k * (w ? w[c] : T(1)) / d2);
-          row[t[i] * d.r] += static_cast<T>(-gi * (1 - eps) * (w ? w[t[i]] : T(1)) / d1);
-        }
-    }, std::max<int64_t>(1, kParallelGrain / (d.c * d.r)));
-    done = true;
+    st = WithNllArgs<T>(ctx, 1, [&](const NllArgs& na, const T* w, double den) {
+      const NllShape& d = na.d;
+      const int64_t* t = na.t;
+      int64_t red = na.red, ignore = na.ignore;
+      double eps = na.eps;
+      const T* g = dy.ptr<const T>();
+      T* o = dx.ptr<T>();
+      double d1 = red == kMean ? den : 1.0, d2 = d1;
+      double k = eps / static_cast<double>(d.c);
+      ParallelFor(d.n, [&](int64_t b, int64_t e) {
+        std::fill(o + b * d.c * d.r, o + e * d.c * d.r, T(0));
+        for (int64_t n = b; n < e; ++n)
+          for (int64_t r = 0; r < d.r; ++r) {
+            int64_t i = n * d.r + r;
+            if (t[i] == ignore) continue;
+            double gi = red == kNone ? static_cast<double>(g[i]) : static_cast<double>(g[0]);
+            T* row = o + n * d.c * d.r + r;
+            if (eps > 0)
+              for (int64_t c = 0; c < d.c; ++c) row[c * d.r] = static_cast<T>(-gi * k * (w ? w[c] : T(1)) / d2);
+            row[t[i] * d.r] += static_cast<T>(-gi * (1 - eps) * (w ? w[t[i]] : T(1)) / d1);
+          }
+      }, std::max<int64_t>(1, kParallelGrain / (d.c * d.r)));
+    });
   });
-  if (!st.ok()) return st;
-  if (!done) return TypeError("[nll_loss_grad] not supported for %s on cpu", DTypeName(x.dtype));
-  return Status();
+  return st;
 }
 
 template <typename T>
