@@ -49,6 +49,7 @@ Status AddKernel(KernelContext& ctx) {
   });
   return done ? Status() : Unsupported(ctx, out.dtype);
 }
+OFL_BINARY_KERNEL(SubKernel, OFL_SWITCH_NUMERIC, scalar_t, alpha == scalar_t(1) ? x - y : x - alpha * y)
 OFL_BINARY_KERNEL(MulKernel, OFL_SWITCH_NUMERIC, scalar_t, x * y)
 OFL_BINARY_KERNEL(DivKernel, OFL_SWITCH_FLOAT, scalar_t, x / y)
 // NaN propagates from either side.
@@ -180,6 +181,7 @@ OFL_SCALAR_KERNEL(GeScalarKernel, bool, x >= s)
 }  // namespace
 
 OFL_REGISTER_KERNEL(add, kCPU, AddKernel);
+OFL_REGISTER_KERNEL(sub, kCPU, SubKernel);
 OFL_REGISTER_KERNEL(mul, kCPU, MulKernel);
 OFL_REGISTER_KERNEL(div, kCPU, DivKernel);
 OFL_REGISTER_KERNEL(pow, kCPU, PowKernel);

@@ -36,6 +36,16 @@ const OpDef kAdd{"add", OFL_BROADCAST_INFER("add"),
                  },
                  nullptr, true, false, /*save_inputs=*/false, /*save_outputs=*/false};
 
+// sub(a, b; alpha): a - alpha * b (its own op so errors and traces say "sub").
+const OpDef kSub{"sub", OFL_BROADCAST_INFER("sub"),
+                 [](const GradContext& c) -> StatusOr<TensorList> {
+                   const Tensor& g = c.grad_outputs[0];
+                   Tensor gb;
+                   if (c.needs_input_grad[1]) { ASSIGN_OR_RETURN(gb, functional::MulScalar(g, -c.attrs.Float("alpha", 1.0))); }
+                   return TensorList{g, gb};
+                 },
+                 nullptr, true, false, /*save_inputs=*/false, /*save_outputs=*/false};
+
 const OpDef kMul{"mul", OFL_BROADCAST_INFER("mul"),
                  [](const GradContext& c) -> StatusOr<TensorList> {
                    const Tensor& g = c.grad_outputs[0];
@@ -213,6 +223,15 @@ StatusOr<Tensor> DivisionOp(const OpDef& op, const Tensor& a, const Tensor& b) {
   return PromotedOp(op, a, b);
 }
 
+// In place, the promoted result must fit the target's category (no float into an integer tensor).
+Status CheckInplaceResult(const char* op, const Tensor& a, const Tensor& b) {
+  auto category = [](DType t) { return t == DType::kBool ? 0 : IsIntegral(t) ? 1 : 2; };
+  if (category(b.dtype()) > category(a.dtype()))
+    return TypeError("[%s] result type %s can't be cast to the desired output type %s", op, DTypeLongName(b.dtype()),
+                     DTypeLongName(a.dtype()));
+  return Status();
+}
+
 StatusOr<Tensor> ScalarOp(const OpDef& op, const Tensor& a, double s) {
   bool is_float = !std::isfinite(s) || s != std::floor(s);
   DType t = PromoteWithScalar(a.dtype(), is_float);
@@ -228,7 +247,10 @@ StatusOr<Tensor> Add(const Tensor& a, const Tensor& b, double alpha) {
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));
   return Dispatch1(kAdd, {ab.first, ab.second}, {{"alpha", alpha}});
 }
-StatusOr<Tensor> Sub(const Tensor& a, const Tensor& b, double alpha) { return Add(a, b, -alpha); }
+StatusOr<Tensor> Sub(const Tensor& a, const Tensor& b, double alpha) {
+  ASSIGN_OR_RETURN(auto ab, Promote(a, b));
+  return Dispatch1(kSub, {ab.first, ab.second}, {{"alpha", alpha}});
+}
 StatusOr<Tensor> Mul(const Tensor& a, const Tensor& b) {
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));
   return Dispatch1(kMul, {ab.first, ab.second});
@@ -296,10 +318,12 @@ StatusOr<TensorList> PromoteOperands(const TensorList& ts) {
 }
 
 Status Add_(const Tensor& a, const Tensor& b, double alpha) {
+  RETURN_IF_ERROR(CheckInplaceResult("add_", a, b));
   ASSIGN_OR_RETURN(Tensor y, Cast(b, a.dtype()));
   return DispatchInplace(kAdd, {a, y}, {{"alpha", alpha}}, a);
 }
 Status Mul_(const Tensor& a, const Tensor& b) {
+  RETURN_IF_ERROR(CheckInplaceResult("mul_", a, b));
   ASSIGN_OR_RETURN(Tensor y, Cast(b, a.dtype()));
   return DispatchInplace(kMul, {a, y}, {}, a);
 }

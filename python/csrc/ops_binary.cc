@@ -15,19 +15,40 @@ Tensor LiftForScalar(const Tensor& a, py::handle s) {
   return a;
 }
 
+// Tensors, Python numbers, NumPy arrays/scalars and (nested) lists combine with a tensor;
+// anything else is a TypeError naming the op.
+void CheckOperand(const char* op, py::handle b) {
+  if (py::isinstance<Tensor>(b) || IsScalar(b) || py::isinstance<py::array>(b) || py::isinstance<py::list>(b) ||
+      py::isinstance<py::tuple>(b) || py::isinstance(b, py::module_::import("numpy").attr("generic")))
+    return;
+  throw py::type_error(std::string("[") + op + "] unsupported operand type '" +
+                       std::string(py::str(b.get_type().attr("__name__"))) + "'");
+}
+
+// A float Python scalar can't be written in place into an integer/bool tensor.
+void CheckInplaceScalar(const char* op, const Tensor& a, py::handle b) {
+  if (!IsFloating(a.dtype()) && IsFloatScalar(b))
+    throw py::type_error(std::string("[") + op + "] result type float can't be cast to the desired output type " +
+                         DTypeLongName(a.dtype()));
+}
+
 Tensor AddAny(const Tensor& a, py::handle b, double alpha) {
+  CheckOperand("add", b);
   if (IsScalar(b)) return Unwrap(F::AddScalar(LiftForScalar(a, b), alpha * ScalarValue(b)));
   return Unwrap(F::Add(a, ToTensor(b, &a), alpha));
 }
 Tensor SubAny(const Tensor& a, py::handle b, double alpha) {
+  CheckOperand("sub", b);
   if (IsScalar(b)) return Unwrap(F::AddScalar(LiftForScalar(a, b), -alpha * ScalarValue(b)));
   return Unwrap(F::Sub(a, ToTensor(b, &a), alpha));
 }
 Tensor MulAny(const Tensor& a, py::handle b) {
+  CheckOperand("mul", b);
   if (IsScalar(b)) return Unwrap(F::MulScalar(LiftForScalar(a, b), ScalarValue(b)));
   return Unwrap(F::Mul(a, ToTensor(b, &a)));
 }
 Tensor DivAny(const Tensor& a, py::handle b) {
+  CheckOperand("div", b);
   if (IsScalar(b)) {
     Tensor x = IsFloating(a.dtype()) ? a : Unwrap(F::Cast(a, DType::kF32));
     return Unwrap(F::MulScalar(x, 1.0 / ScalarValue(b)));
@@ -38,7 +59,10 @@ Tensor DivAny(const Tensor& a, py::handle b) {
 using BinaryFn = StatusOr<Tensor> (*)(const Tensor&, const Tensor&);
 
 // A Python number as a 0-dim tensor of the dtype it would combine with `like` in.
-Tensor Operand(py::handle h, const Tensor& like) { return ToTensor(h, &like); }
+Tensor Operand(py::handle h, const Tensor& like) {
+  CheckOperand("elementwise", h);
+  return ToTensor(h, &like);
+}
 
 // pow with a tensor or scalar on either side; x ** 2 never materialises the 2.
 Tensor PowAny(py::handle base, py::handle exponent) {
@@ -179,33 +203,39 @@ void BindBinary(py::module_& m, TensorClass& cls) {
         return Unwrap(F::Div(ToTensor(b, &a), a));
       }, py::is_operator())
       .def("add_", [](Tensor& a, py::object b, double alpha) {
-        if (IsScalar(b)) Check(F::AddScalar_(a, alpha * ScalarValue(b)));
+        CheckOperand("add_", b);
+        if (IsScalar(b)) { CheckInplaceScalar("add_", a, b); Check(F::AddScalar_(a, alpha * ScalarValue(b))); }
         else Check(F::Add_(a, ToTensor(b, &a), alpha));
         return a;
       }, py::arg("other"), py::arg("alpha") = 1.0)
       .def("sub_", [](Tensor& a, py::object b, double alpha) {
-        if (IsScalar(b)) Check(F::AddScalar_(a, -alpha * ScalarValue(b)));
+        CheckOperand("sub_", b);
+        if (IsScalar(b)) { CheckInplaceScalar("sub_", a, b); Check(F::AddScalar_(a, -alpha * ScalarValue(b))); }
         else Check(F::Add_(a, ToTensor(b, &a), -alpha));
         return a;
       }, py::arg("other"), py::arg("alpha") = 1.0)
       .def("mul_", [](Tensor& a, py::object b) {
-        if (IsScalar(b)) Check(F::MulScalar_(a, ScalarValue(b)));
+        CheckOperand("mul_", b);
+        if (IsScalar(b)) { CheckInplaceScalar("mul_", a, b); Check(F::MulScalar_(a, ScalarValue(b))); }
         else Check(F::Mul_(a, ToTensor(b, &a)));
         return a;
       }, py::arg("other"))
       .def("div_", &DivInplace, py::arg("other"))
       .def("__iadd__", [](Tensor& a, py::object b) {
-        if (IsScalar(b)) Check(F::AddScalar_(a, ScalarValue(b)));
+        CheckOperand("add_", b);
+        if (IsScalar(b)) { CheckInplaceScalar("add_", a, b); Check(F::AddScalar_(a, ScalarValue(b))); }
         else Check(F::Add_(a, ToTensor(b, &a), 1.0));
         return a;
       }, py::is_operator())
       .def("__isub__", [](Tensor& a, py::object b) {
-        if (IsScalar(b)) Check(F::AddScalar_(a, -ScalarValue(b)));
+        CheckOperand("sub_", b);
+        if (IsScalar(b)) { CheckInplaceScalar("sub_", a, b); Check(F::AddScalar_(a, -ScalarValue(b))); }
         else Check(F::Add_(a, ToTensor(b, &a), -1.0));
         return a;
       }, py::is_operator())
       .def("__imul__", [](Tensor& a, py::object b) {
-        if (IsScalar(b)) Check(F::MulScalar_(a, ScalarValue(b)));
+        CheckOperand("mul_", b);
+        if (IsScalar(b)) { CheckInplaceScalar("mul_", a, b); Check(F::MulScalar_(a, ScalarValue(b))); }
         else Check(F::Mul_(a, ToTensor(b, &a)));
         return a;
       }, py::is_operator())
