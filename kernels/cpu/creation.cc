@@ -1,16 +1,9 @@
-// CPU kernels of the creation family.
-#include "kernels/cpu/loops.h"
+// CPU kernels of the creation family: full/fill_, arange, linspace, eye.
+#include "kernels/cpu/strided.h"
 
 namespace oneflow_like {
 namespace kernels {
 namespace {
-
-template <typename T>
-T FromDouble(double v) {
-  if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) return T(static_cast<float>(v));
-  else if constexpr (std::is_same_v<T, bool>) return v != 0.0;
-  else return static_cast<T>(v);
-}
 
 // full / fill_: every element of the (possibly strided) output = attr "value".
 Status FullKernel(KernelContext& ctx) {
@@ -28,9 +21,43 @@ Status FullKernel(KernelContext& ctx) {
   return Status();
 }
 
+// out[i] = f(i) on a contiguous output.
+template <typename F>
+Status Generate(const TensorView& out, F f) {
+  OFL_SWITCH_ALL(out.dtype, {
+    scalar_t* o = out.ptr<scalar_t>();
+    ParallelFor(out.numel(), [&](int64_t b, int64_t e) { for (int64_t i = b; i < e; ++i) o[i] = FromDouble<scalar_t>(f(i)); });
+  });
+  return Status();
+}
+
+Status ArangeKernel(KernelContext& ctx) {
+  double start = ctx.attrs().Float("start"), step = ctx.attrs().Float("step");
+  return Generate(ctx.output(0), [=](int64_t i) { return start + static_cast<double>(i) * step; });
+}
+
+// Symmetric like NumPy: the second half counts back from `end`, so both ends are exact.
+Status LinspaceKernel(KernelContext& ctx) {
+  const TensorView& out = ctx.output(0);
+  double start = ctx.attrs().Float("start"), end = ctx.attrs().Float("end");
+  int64_t n = out.numel();
+  double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
+  return Generate(out, [=](int64_t i) {
+    return i < n / 2 ? start + static_cast<double>(i) * step : end - static_cast<double>(n - 1 - i) * step;
+  });
+}
+
+Status EyeKernel(KernelContext& ctx) {
+  int64_t m = ctx.output(0).shape[1];
+  return Generate(ctx.output(0), [=](int64_t i) { return i / m == i % m ? 1.0 : 0.0; });
+}
+
 }  // namespace
 
 OFL_REGISTER_KERNEL(full, kCPU, FullKernel);
+OFL_REGISTER_KERNEL(arange, kCPU, ArangeKernel);
+OFL_REGISTER_KERNEL(linspace, kCPU, LinspaceKernel);
+OFL_REGISTER_KERNEL(eye, kCPU, EyeKernel);
 OFL_REGISTER_KERNEL(fill_, kCPU, FullKernel);
 
 }  // namespace kernels

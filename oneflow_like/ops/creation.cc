@@ -1,6 +1,7 @@
 // Creation family schemas and functional entries.
 #include "oneflow_like/ops/creation.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "oneflow_like/ops/common.h"
@@ -22,6 +23,11 @@ const OpDef kFull{"full", InferFull};
 // fill_(x): no inputs; writes `value` into the target in place.
 const OpDef kFillInplace{"fill_", InferFull, nullptr, nullptr, /*strided_inputs=*/true};
 
+// Sequences: arange(start, step), linspace(start, end); out shape from attr "shape".
+const OpDef kArange{"arange", InferFull};
+const OpDef kLinspace{"linspace", InferFull};
+const OpDef kEye{"eye", InferFull};
+
 std::vector<int64_t> Dims(const Shape& s) { return std::vector<int64_t>(s.dims().begin(), s.dims().end()); }
 
 }  // namespace
@@ -36,6 +42,30 @@ StatusOr<Tensor> Ones(const Shape& shape, DType dtype, Device device) { return F
 StatusOr<Tensor> FullLike(const Tensor& x, double value) { return Full(x.shape(), value, x.dtype(), x.device()); }
 StatusOr<Tensor> ZerosLike(const Tensor& x) { return FullLike(x, 0.0); }
 StatusOr<Tensor> OnesLike(const Tensor& x) { return FullLike(x, 1.0); }
+
+StatusOr<Tensor> Arange(double start, double end, double step, DType dtype, Device device) {
+  if (step == 0) return InvalidArgument("[arange] step must be nonzero");
+  if (!std::isfinite(start) || !std::isfinite(end))
+    return InvalidArgument("[arange] unsupported range: %g -> %g", start, end);
+  if ((step > 0 && end < start) || (step < 0 && end > start))
+    return InvalidArgument("[arange] upper bound and larger bound inconsistent with step sign: %g -> %g step %g", start,
+                           end, step);
+  int64_t n = static_cast<int64_t>(std::ceil((end - start) / step));
+  return Dispatch1(kArange, {}, {{"shape", std::vector<int64_t>{n}}, {"start", start}, {"step", step}, {"dtype", dtype},
+                                 {"device", device.ToString()}});
+}
+
+StatusOr<Tensor> Linspace(double start, double end, int64_t steps, DType dtype, Device device) {
+  if (steps < 0) return InvalidArgument("[linspace] number of steps must be non-negative, got %d", steps);
+  return Dispatch1(kLinspace, {}, {{"shape", std::vector<int64_t>{steps}}, {"start", start}, {"end", end},
+                                   {"dtype", dtype}, {"device", device.ToString()}});
+}
+
+StatusOr<Tensor> Eye(int64_t n, int64_t m, DType dtype, Device device) {
+  if (m < 0) m = n;
+  if (n < 0) return InvalidArgument("[eye] n must be non-negative, got %d", n);
+  return Dispatch1(kEye, {}, {{"shape", std::vector<int64_t>{n, m}}, {"dtype", dtype}, {"device", device.ToString()}});
+}
 
 Status Fill_(const Tensor& x, double value) {
   return DispatchInplace(kFillInplace, {},

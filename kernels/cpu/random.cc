@@ -1,0 +1,96 @@
+// CPU kernels of the random family. Element i of an op with seed s is a function of (s, i)
+// only (kernels/cpu/rng.h), so results do not depend on threading; outputs may be strided
+// (the in-place variants fill views), element i being the i-th in row-major order.
+#include <numeric>
+
+#include "kernels/cpu/rng.h"
+#include "kernels/cpu/strided.h"
+
+namespace oneflow_like {
+namespace kernels {
+namespace {
+
+// out[i] = f(i) converted to the output's dtype, for any output strides.
+template <typename F>
+Status Draw(const TensorView& out, F f) {
+  OFL_SWITCH_ALL(out.dtype, {
+    scalar_t* o = out.ptr<scalar_t>();
+    if (out.contiguous()) {
+      ParallelFor(out.numel(), [&](int64_t b, int64_t e) { for (int64_t i = b; i < e; ++i) o[i] = FromDouble<scalar_t>(f(i)); });
+    } else {
+      int64_t nd = out.shape.ndim();
+      ParallelFor(out.numel(), [&](int64_t b, int64_t e) {
+        DimVector c(nd, 0);
+        for (int64_t d = nd - 1, r = b; d >= 0; --d) { c[d] = r % out.shape[d]; r /= out.shape[d]; }
+        for (int64_t i = b; i < e; ++i) {
+          int64_t off = 0;
+          for (int64_t d = 0; d < nd; ++d) off += c[d] * out.strides[d];
+          o[off] = FromDouble<scalar_t>(f(i));
+          for (int64_t d = nd - 1; d >= 0; --d) { if (++c[d] < out.shape[d]) break; c[d] = 0; }
+        }
+      });
+    }
+  });
+  return Status();
+}
+
+uint64_t Seed(const KernelContext& ctx) { return static_cast<uint64_t>(ctx.attrs().Int("seed")); }
+
+Status UniformKernel(KernelContext& ctx) {
+  uint64_t s = Seed(ctx);
+  double lo = ctx.attrs().Float("low"), hi = ctx.attrs().Float("high");
+  return Draw(ctx.output(0), [=](int64_t i) { return lo + (hi - lo) * RngUniform(s, i); });
+}
+
+Status NormalKernel(KernelContext& ctx) {
+  uint64_t s = Seed(ctx);
+  double mean = ctx.attrs().Float("mean"), std = ctx.attrs().Float("std");
+  return Draw(ctx.output(0), [=](int64_t i) { return mean + std * RngNormal(s, i); });
+}
+
+Status RandintKernel(KernelContext& ctx) {
+  uint64_t s = Seed(ctx);
+  int64_t lo = ctx.attrs().Int("low"), span = ctx.attrs().Int("high") - lo;
+  return Draw(ctx.output(0), [=](int64_t i) {
+    return static_cast<double>(lo + static_cast<int64_t>(RngBits(s, i) % static_cast<uint64_t>(span)));
+  });
+}
+
+// Fisher-Yates with swap i drawn from (seed, i).
+Status RandpermKernel(KernelContext& ctx) {
+  const TensorView& out = ctx.output(0);
+  uint64_t s = Seed(ctx);
+  std::vector<int64_t> p(static_cast<size_t>(out.numel()));
+  std::iota(p.begin(), p.end(), int64_t(0));
+  for (int64_t i = out.numel() - 1; i > 0; --i)
+    std::swap(p[i], p[static_cast<int64_t>(RngBits(s, i) % static_cast<uint64_t>(i + 1))]);
+  return Draw(out, [&](int64_t i) { return static_cast<double>(p[i]); });
+}
+
+Status BernoulliKernel(KernelContext& ctx) {
+  const TensorView& prob = ctx.input(0);
+  uint64_t s = Seed(ctx);
+  Status st;
+  OFL_SWITCH_FLOAT(prob.dtype, {
+    const scalar_t* p = prob.ptr<const scalar_t>();
+    for (int64_t i = 0; i < prob.numel(); ++i)
+      if (!(p[i] >= 0 && p[i] <= 1))
+        return OutOfRange("[bernoulli] probability %g at element %d is not in [0, 1]", double(p[i]), i);
+    st = Draw(ctx.output(0), [=](int64_t i) { return RngUniform(s, i) < static_cast<double>(p[i]) ? 1.0 : 0.0; });
+  });
+  return st;
+}
+
+}  // namespace
+
+OFL_REGISTER_KERNEL(uniform, kCPU, UniformKernel);
+OFL_REGISTER_KERNEL(uniform_, kCPU, UniformKernel);
+OFL_REGISTER_KERNEL(normal, kCPU, NormalKernel);
+OFL_REGISTER_KERNEL(normal_, kCPU, NormalKernel);
+OFL_REGISTER_KERNEL(randint, kCPU, RandintKernel);
+OFL_REGISTER_KERNEL(randint_, kCPU, RandintKernel);
+OFL_REGISTER_KERNEL(randperm, kCPU, RandpermKernel);
+OFL_REGISTER_KERNEL(bernoulli, kCPU, BernoulliKernel);
+
+}  // namespace kernels
+}  // namespace oneflow_like

@@ -1,0 +1,37 @@
+// Small helpers shared by the shape, index, creation and random CPU kernels: scalar conversion
+// from an attribute's double, addition that also covers bool/f16/bf16, and a strided copy.
+#pragma once
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/cpu/loops.h"
+
+namespace oneflow_like {
+namespace kernels {
+
+template <typename T>
+inline T FromDouble(double v) {
+  if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) return T(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, bool>) return v != 0.0;
+  else return static_cast<T>(v);
+}
+
+template <typename T>
+inline T AddValues(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) return a || b;
+  else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) return T(static_cast<float>(a) + static_cast<float>(b));
+  else return static_cast<T>(a + b);
+}
+
+// out (any strides) = in (any strides, negative allowed), same shape and dtype.
+inline void CopyStrided(const TensorView& out, const TensorView& in) {
+  if (out.numel() == 0) return;
+  if (out.contiguous() && in.contiguous()) {
+    std::memcpy(out.data, in.data, out.numel() * DTypeSize(out.dtype));
+    return;
+  }
+  OFL_SWITCH_ALL(out.dtype, { UnaryLoop<scalar_t, scalar_t>(out, in, [](scalar_t v) { return v; }); });
+}
+
+}  // namespace kernels
+}  // namespace oneflow_like
