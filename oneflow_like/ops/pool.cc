@@ -144,6 +144,43 @@ StatusOr<Tensor> AvgPool2d(const Tensor& x, const Pool2dOptions& opt) {
   return Back(y, x);
 }
 
+namespace {
+// Options over (1, L) from 1-d ones, and x as [N, C, 1, L].
+StatusOr<std::pair<Tensor, Pool2dOptions>> As2d(const char* op, const Tensor& x, const Pool2dOptions& opt) {
+  if (x.ndim() != 2 && x.ndim() != 3)
+    return InvalidArgument("[%s] expected a 2-d (C,L) or 3-d (N,C,L) input, got %s", op, x.meta_string());
+  auto one = [&](const std::vector<int64_t>& v, const char* what, int64_t pad) -> StatusOr<std::vector<int64_t>> {
+    if (v.empty()) return std::vector<int64_t>{};
+    if (v.size() != 1) return InvalidArgument("[%s] %s must have 1 value, got %d", op, what, int(v.size()));
+    return std::vector<int64_t>{pad, v[0]};
+  };
+  Pool2dOptions o = opt;
+  ASSIGN_OR_RETURN(o.kernel_size, one(opt.kernel_size, "kernel_size", 1));
+  ASSIGN_OR_RETURN(o.stride, one(opt.stride, "stride", 1));
+  ASSIGN_OR_RETURN(o.padding, one(opt.padding, "padding", 0));
+  ASSIGN_OR_RETURN(o.dilation, one(opt.dilation, "dilation", 1));
+  int64_t n = x.ndim() == 3 ? x.dim(0) : 1;
+  ASSIGN_OR_RETURN(Tensor x4, Reshape(x, Shape{n, x.dim(x.ndim() - 2), 1, x.dim(x.ndim() - 1)}));
+  return std::make_pair(x4, o);
+}
+StatusOr<Tensor> Back1d(const Tensor& y, const Tensor& x) {
+  if (x.ndim() == 3) return Reshape(y, Shape{y.dim(0), y.dim(1), y.dim(3)});
+  return Reshape(y, Shape{y.dim(1), y.dim(3)});
+}
+}  // namespace
+
+StatusOr<Tensor> MaxPool1d(const Tensor& x, const Pool2dOptions& opt) {
+  ASSIGN_OR_RETURN(auto xo, As2d("max_pool1d", x, opt));
+  ASSIGN_OR_RETURN(Tensor y, MaxPool2d(xo.first, xo.second));
+  return Back1d(y, x);
+}
+
+StatusOr<Tensor> AvgPool1d(const Tensor& x, const Pool2dOptions& opt) {
+  ASSIGN_OR_RETURN(auto xo, As2d("avg_pool1d", x, opt));
+  ASSIGN_OR_RETURN(Tensor y, AvgPool2d(xo.first, xo.second));
+  return Back1d(y, x);
+}
+
 StatusOr<Tensor> AdaptiveAvgPool2d(const Tensor& x, const std::vector<int64_t>& output_size) {
   ASSIGN_OR_RETURN(Tensor x4, As4d("adaptive_avg_pool2d", x));
   ASSIGN_OR_RETURN(auto os, Two("adaptive_avg_pool2d", "output_size", output_size));

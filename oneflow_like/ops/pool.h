@@ -22,6 +22,9 @@ StatusOr<Tensor> MaxPool2d(const Tensor& x, const Pool2dOptions& opt);
 // Also returns the argmax indices (flat h * W + w within each input plane, int64).
 StatusOr<std::pair<Tensor, Tensor>> MaxPool2dWithIndices(const Tensor& x, const Pool2dOptions& opt);
 StatusOr<Tensor> AvgPool2d(const Tensor& x, const Pool2dOptions& opt);
+// 1-d pooling over [N, C, L] or [C, L] (runs as the 2-d op over a height-1 image).
+StatusOr<Tensor> MaxPool1d(const Tensor& x, const Pool2dOptions& opt);
+StatusOr<Tensor> AvgPool1d(const Tensor& x, const Pool2dOptions& opt);
 StatusOr<Tensor> AdaptiveAvgPool2d(const Tensor& x, const std::vector<int64_t>& output_size);
 
 }  // namespace functional

@@ -114,6 +114,20 @@ void Define(py::module_& m) {
         },
         py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
         py::arg("ceil_mode") = false, py::arg("count_include_pad") = true, py::arg("divisor_override") = py::none());
+  m.def("max_pool1d",
+        [](const Tensor& x, py::object k, py::object s, py::object p, py::object d, bool ceil) {
+          return Unwrap(F::MaxPool1d(x, PoolOpts(k, s, p, d, ceil)));
+        },
+        py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+        py::arg("dilation") = 1, py::arg("ceil_mode") = false);
+  m.def("avg_pool1d",
+        [](const Tensor& x, py::object k, py::object s, py::object p, bool ceil, bool inc) {
+          F::Pool2dOptions o = PoolOpts(k, s, p, py::int_(1), ceil);
+          o.count_include_pad = inc;
+          return Unwrap(F::AvgPool1d(x, o));
+        },
+        py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
+        py::arg("ceil_mode") = false, py::arg("count_include_pad") = true);
   m.def("adaptive_avg_pool2d",
         [](const Tensor& x, py::object os) { return Unwrap(F::AdaptiveAvgPool2d(x, OutputSize(os))); },
         py::arg("input"), py::arg("output_size"));

@@ -281,6 +281,15 @@ def test_avg_pool2d(k, s, p, ceil, inc):
     check_op(lambda a: flow.avg_pool2d(a, k, s, p, ceil, inc), lambda a: np_avg_pool2d(a, k, s, p, ceil, inc), [x])
 
 
+def test_pool1d():
+    x = RNG.permutation(2 * 3 * 9).reshape(2, 3, 9) / 10.0
+    check_op(lambda a: flow.max_pool1d(a, 3, 2, 1), lambda a: np_max_pool2d(a[:, :, None], (1, 3), (1, 2), (0, 1))[:, :, 0],
+             [x])
+    check_op(lambda a: flow.avg_pool1d(a, 2, 1, 1, False, False),
+             lambda a: np_avg_pool2d(a[:, :, None], (1, 2), (1, 1), (0, 1), False, False)[:, :, 0], [x])
+    assert flow.max_pool1d(flow.zeros(3, 8), 2).shape == (3, 4)
+
+
 @pytest.mark.parametrize("os", [(1, 1), (3, 2), (5, 7), (4, 4)])
 def test_adaptive_avg_pool2d(os):
     check_op(lambda a: flow.adaptive_avg_pool2d(a, os), lambda a: np_adaptive_avg_pool2d(a, os), [rand((2, 2, 5, 7))])
