@@ -40,10 +40,7 @@ for _name in dir(_C):
 
 from . import autograd  # noqa: E402,F401
 
-try:  # the rest of the package lands piece by piece; import what exists
-    from . import nn, optim, utils  # noqa: F401
-except ImportError as _e:  # pragma: no cover - reported when used
-    _missing = _e
+from . import nn, optim, utils  # noqa: E402,F401  (pure Python, ~30 ms together; errors surface here)
 try:
     from .serialization import load, save  # noqa: F401
 except ImportError:

@@ -66,6 +66,10 @@ def _array(self, dtype=None):
     return a.astype(dtype) if dtype is not None else a
 
 
+# dtypes print under the package's name, as PyTorch's do (`dtype=oneflow_like.float64` in a repr).
+_DTYPE_NAMES = {v: k for k, v in _C.dtype.__members__.items()}
+_C.dtype.__repr__ = _C.dtype.__str__ = lambda self: "oneflow_like." + _DTYPE_NAMES[self]
+
 Tensor.__repr__ = _repr
 Tensor.__str__ = _repr
 Tensor.item = _item
@@ -84,3 +88,20 @@ Tensor.__hash__ = lambda self: id(self)
 Tensor.is_floating_point = lambda self: self.dtype.is_floating_point
 Tensor.data = property(lambda self: self.detach(), lambda self, v: self.detach().copy_(v))
 Tensor.is_cuda = property(lambda self: self.device.type == "cuda")
+
+
+def _returning_self(fn):
+    def inplace(self, other):
+        if fn(self, other) is NotImplemented:
+            return NotImplemented
+        return self  # `t += x` rebinds t to this: keep the same object (and class, e.g. Parameter)
+    inplace.__name__ = fn.__name__
+    return inplace
+
+
+# The extension's in-place operators return a new wrapper of the same tensor; Python rebinds
+# the left-hand name to what they return, which would turn an nn.Parameter into a plain Tensor.
+for _name in ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
+              "__ipow__", "__iand__", "__ior__", "__ixor__"):
+    if _name in Tensor.__dict__:
+        setattr(Tensor, _name, _returning_self(Tensor.__dict__[_name]))
