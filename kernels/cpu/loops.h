@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/kernel.h"
 #include "oneflow_like/base/thread_pool.h"
@@ -99,6 +100,12 @@ void UnaryLoop(const TensorView& out, const TensorView& a, F f) {
   if (out.contiguous() && a.contiguous()) {
     TO* o = out.ptr<TO>();
     const TI* x = a.ptr<const TI>();
+    if constexpr (std::is_same_v<TO, TI>) {
+      if (o == x) {  // in place: without the alias the compiler's overlap check would fall back to scalar code
+        ParallelFor(out.numel(), [&](int64_t b, int64_t e) { for (int64_t i = b; i < e; ++i) o[i] = f(o[i]); });
+        return;
+      }
+    }
     ParallelFor(out.numel(), [&](int64_t b, int64_t e) { for (int64_t i = b; i < e; ++i) o[i] = f(x[i]); });
     return;
   }
@@ -119,6 +126,12 @@ void BinaryLoop(const TensorView& out, const TensorView& a0, const TensorView& b
     TO* o = out.ptr<TO>();
     const TI* x = a.ptr<const TI>();
     const TI* y = b.ptr<const TI>();
+    if constexpr (std::is_same_v<TO, TI>) {
+      if (o == x && o != y) {  // in place (a += b): see UnaryLoop
+        ParallelFor(out.numel(), [&](int64_t s, int64_t e) { for (int64_t i = s; i < e; ++i) o[i] = f(o[i], y[i]); });
+        return;
+      }
+    }
     ParallelFor(out.numel(), [&](int64_t s, int64_t e) { for (int64_t i = s; i < e; ++i) o[i] = f(x[i], y[i]); });
     return;
   }
