@@ -1,41 +1,77 @@
-// CUDA kernels of the binary elementwise family (same op names, attrs and dtypes as kernels/cpu).
-// Inputs share one dtype (promoted by the schema) and broadcast to the output, which may be
-// strided (in-place variants).
+// CUDA kernels of the binary elementwise family (same op names, attrs and dtypes as kernels/cpu):
+// inputs share one dtype (promoted by the schema) and broadcast to the output, which may be
+// strided (in-place variants). Also the unary ops' *_grad(dy, saved), reduce_eq_mask and
+// lerp_scalar, which are binary loops on the CPU too.
+#include <cstring>
+
 #include "kernels/cuda/kernel_util.h"
 
 namespace oneflow_like {
 namespace cuda {
+
+OpParams ParamsOf(const char* op, const AttrMap& a);  // unary.cc
+
 namespace {
 
 using kernels::KernelContext;
 using kernels::TensorView;
 
-Status RunBinary(KernelContext& ctx, BinaryOp op, double alpha) {
+template <BinaryOp kOp>
+Status RunBinary(KernelContext& ctx) {
   const TensorView& out = ctx.output(0);
-  if (op == BinaryOp::kDiv && IsIntegral(ctx.input(1).dtype))
+  DType t = ctx.input(0).dtype;
+  if (kOp == BinaryOp::div && IsIntegral(ctx.input(1).dtype))
     return TypeError("[div] integer inputs must be promoted to float first");
-  if (!BinarySupported(op, ToScalarType(out.dtype)))
-    return TypeError("[%s] not supported for %s on cuda", ctx.op(), DTypeName(out.dtype));
+  if (!BinarySupported(kOp, ToScalarType(t)))
+    return TypeError("[%s] not supported for %s on cuda", ctx.op(), DTypeName(t));
   TensorView a = BroadcastTo(ctx.input(0), out.shape), b = BroadcastTo(ctx.input(1), out.shape);
   LoopShape loop;
   Operand ops[3];
   RETURN_IF_ERROR(MakeLoop(ctx.op(), out.shape, {&out, &a, &b}, &loop, ops));
-  auto* s = static_cast<CudaStream*>(ctx.stream());
-  cudaError_t e = LaunchBinary(op, ToScalarType(out.dtype), alpha, loop, ops[0], ops[1], ops[2], s->get());
+  CudaStream* s = static_cast<CudaStream*>(ctx.stream());
+  OpParams p = ParamsOf(ctx.op(), ctx.attrs());
+  bool int_div = (kOp == BinaryOp::floor_divide || kOp == BinaryOp::remainder || kOp == BinaryOp::fmod) &&
+                 !IsFloating(t);
+  if (int_div && loop.numel > 0) {
+    ASSIGN_OR_RETURN(void* f, ctx.AllocateTemp(sizeof(int)));
+    p.error_flag = static_cast<int*>(f);
+    if (cudaError_t e = cudaMemsetAsync(f, 0, sizeof(int), s->get()); e != cudaSuccess) return LaunchStatus(ctx.op(), e);
+  }
+  cudaError_t e = LaunchBinary(kOp, ToScalarType(t), p, loop, ops[0], ops[1], ops[2], s->get());
+  if (e != cudaSuccess) return LaunchStatus(ctx.op(), e);
+  if (p.error_flag) {  // read back after the stream is done (the output is already written, as on the CPU)
+    int zero = 0;
+    if (cudaError_t c = cudaMemcpyAsync(&zero, p.error_flag, sizeof(int), cudaMemcpyDeviceToHost, s->get()); c != cudaSuccess)
+      return LaunchStatus(ctx.op(), c);
+    RETURN_IF_ERROR(s->Synchronize());
+    if (zero) return InvalidArgument("[%s] ZeroDivisionError: integer division by zero", ctx.op());
+  }
+  return Status();
+}
+
+template <BinaryBoolOp kOp>
+Status RunBinaryBool(KernelContext& ctx) {
+  const TensorView& out = ctx.output(0);
+  DType t = ctx.input(0).dtype;
+  if (!BinaryBoolSupported(kOp, ToScalarType(t)))
+    return TypeError("[%s] not supported for %s on cuda", ctx.op(), DTypeName(t));
+  TensorView a = BroadcastTo(ctx.input(0), out.shape), b = BroadcastTo(ctx.input(1), out.shape);
+  LoopShape loop;
+  Operand ops[3];
+  RETURN_IF_ERROR(MakeLoop(ctx.op(), out.shape, {&out, &a, &b}, &loop, ops));
+  cudaError_t e = LaunchBinaryBool(kOp, ToScalarType(t), loop, ops[0], ops[1], ops[2],
+                                   static_cast<CudaStream*>(ctx.stream())->get());
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
 }
 
-Status Add(KernelContext& ctx) { return RunBinary(ctx, BinaryOp::kAdd, ctx.attrs().Float("alpha", 1.0)); }
-Status Mul(KernelContext& ctx) { return RunBinary(ctx, BinaryOp::kMul, 1.0); }
-Status Div(KernelContext& ctx) { return RunBinary(ctx, BinaryOp::kDiv, 1.0); }
-Status ReluGrad(KernelContext& ctx) { return RunBinary(ctx, BinaryOp::kReluGrad, 1.0); }
-
 }  // namespace
 
-OFL_REGISTER_CUDA_KERNEL(add, Add);
-OFL_REGISTER_CUDA_KERNEL(mul, Mul);
-OFL_REGISTER_CUDA_KERNEL(div, Div);
-OFL_REGISTER_CUDA_KERNEL(relu_grad, ReluGrad);
+#define OFL_REG_BINARY(op, set) OFL_REGISTER_CUDA_KERNEL(op, RunBinary<BinaryOp::op>);
+OFL_CUDA_BINARY_OPS(OFL_REG_BINARY)
+#undef OFL_REG_BINARY
+#define OFL_REG_BINARY_BOOL(op, set) OFL_REGISTER_CUDA_KERNEL(op, RunBinaryBool<BinaryBoolOp::op>);
+OFL_CUDA_BINARY_BOOL_OPS(OFL_REG_BINARY_BOOL)
+#undef OFL_REG_BINARY_BOOL
 
 }  // namespace cuda
 }  // namespace oneflow_like

@@ -1,50 +1,210 @@
-// Device code of the binary elementwise family: add (with alpha), mul, div, relu_grad.
-// Dtype sets match kernels/cpu: add/mul on u8, i8, i32, i64, f32, f64; div and relu_grad on f32/f64.
+// Device code of the binary elementwise family and the unary ops' gradients (kernels/cpu/binary.cc,
+// the *_grad functors of kernels/cpu/unary.cc, reduce_eq_mask of reduce.cc, lerp_scalar of
+// ternary.cc): same expressions in the same types. Integer division by zero sets
+// OpParams::error_flag (the CPU reports it; nothing faults).
 #include "kernels/cuda/elementwise.cuh"
 
 namespace oneflow_like {
 namespace cuda {
 namespace {
 
-// Same expression as the CPU: alpha == 1 is special-cased so integer adds never multiply.
-template <typename T> struct AddF {
-  T alpha;
-  __device__ T operator()(T x, T y) const { return alpha == T(1) ? T(x + y) : T(x + alpha * y); }
-};
-template <typename T> struct MulF { __device__ T operator()(T x, T y) const { return T(x * y); } };
-template <typename T> struct DivF { __device__ T operator()(T x, T y) const { return T(x / y); } };
-template <typename T> struct ReluGradF {
-  __device__ T operator()(T g, T y) const { return y > T(0) ? g : T(0); }
+constexpr double kSqrt1_2 = 0.70710678118654752440;
+constexpr double k2OverSqrtPi = 1.12837916709551257390;
+constexpr double kSqrt2OverPi = 0.79788456080286535588;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+
+template <typename T> __device__ __forceinline__ T Sigmoid(T x) { return T(1) / (T(1) + Exp(-x)); }
+
+template <typename T>
+__device__ __forceinline__ T IntPow(T base, T e) {
+  if (e < 0) return base == T(1) ? T(1) : base == T(-1) ? ((e & 1) ? T(-1) : T(1)) : T(0);
+  T r = 1;
+  for (; e > 0; e >>= 1) {
+    if (e & 1) r = static_cast<T>(r * base);
+    base = static_cast<T>(base * base);
+  }
+  return r;
+}
+
+// floor_divide (0), remainder (1), fmod (2) on integers; y != 0.
+template <int K, typename T>
+__device__ __forceinline__ T IntDivOp(T x, T y) {
+  using U = std::make_unsigned_t<T>;
+  if constexpr (std::is_signed_v<T>) {
+    if (y == T(-1)) return K == 0 ? static_cast<T>(U(0) - static_cast<U>(x)) : T(0);
+  }
+  T q = x / y, r = x % y;
+  bool adjust = r != 0 && ((r < 0) != (y < 0));
+  if constexpr (K == 0) return adjust ? T(q - 1) : q;
+  else if constexpr (K == 1) return adjust ? T(r + y) : r;
+  else return r;
+}
+template <int K, typename T>
+__device__ __forceinline__ T FloatDivOp(T x, T y) {
+  if constexpr (K == 0) {
+    return Floor(x / y);
+  } else if constexpr (K == 1) {
+    T r = Fmod(x, y);
+    return (r != T(0) && ((r < T(0)) != (y < T(0)))) ? r + y : r;
+  } else {
+    return Fmod(x, y);
+  }
+}
+
+template <typename T>
+struct BinaryF {
+  BinaryOp op;
+  T s0, s1;
+  double d0;
+  int* flag;
+  __device__ T operator()(T x, T y) const {
+    constexpr bool kFloat = std::is_floating_point_v<T>;
+    constexpr bool kBool = std::is_same_v<T, bool>;
+    if constexpr (!kBool) {
+      switch (op) {
+        case BinaryOp::add: return d0 == 1.0 ? T(x + y) : d0 == -1.0 ? T(x - y) : T(x + s0 * y);
+        case BinaryOp::sub: return s0 == T(1) ? T(x - y) : T(x - s0 * y);
+        case BinaryOp::mul: return T(x * y);
+        case BinaryOp::pow: if constexpr (kFloat) return Pow(x, y); else return IntPow(x, y);
+        case BinaryOp::relu_grad: return y > T(0) ? x : T(0);
+        case BinaryOp::floor_divide:
+        case BinaryOp::remainder:
+        case BinaryOp::fmod: {
+          int k = op == BinaryOp::floor_divide ? 0 : op == BinaryOp::remainder ? 1 : 2;
+          if constexpr (kFloat) {
+            return k == 0 ? FloatDivOp<0>(x, y) : k == 1 ? FloatDivOp<1>(x, y) : FloatDivOp<2>(x, y);
+          } else {
+            if (y == T(0)) { *flag = 1; return T(0); }
+            return k == 0 ? IntDivOp<0>(x, y) : k == 1 ? IntDivOp<1>(x, y) : IntDivOp<2>(x, y);
+          }
+        }
+        default: break;
+      }
+    }
+    switch (op) {
+      case BinaryOp::maximum: return (x > y || IsNanV(x)) ? x : y;
+      case BinaryOp::minimum: return (x < y || IsNanV(x)) ? x : y;
+      default: break;
+    }
+    if constexpr (!kFloat) {
+      switch (op) {
+        case BinaryOp::bitwise_and: return static_cast<T>(x & y);
+        case BinaryOp::bitwise_or: return static_cast<T>(x | y);
+        case BinaryOp::bitwise_xor: return static_cast<T>(x ^ y);
+        default: break;
+      }
+    }
+    if constexpr (kFloat) {
+      T dy = x, s = y;
+      switch (op) {
+        case BinaryOp::div: return x / y;
+        case BinaryOp::reduce_eq_mask: {
+          if (d0 == 0) return T((x == y || (IsNanV(x) && IsNanV(y))) ? 1 : 0);
+          T a = x < 0 ? -x : x;
+          return T((a == y || (IsNanV(a) && IsNanV(y))) ? (x < 0 ? -1 : 1) : 0);
+        }
+        case BinaryOp::lerp_scalar: return s0 < T(0.5) ? x + s0 * (y - x) : y - (y - x) * (T(1) - s0);
+        case BinaryOp::sigmoid_grad: return dy * s * (T(1) - s);
+        case BinaryOp::tanh_grad: return dy * (T(1) - s * s);
+        case BinaryOp::rsqrt_grad: return T(-0.5) * dy * s * s * s;
+        case BinaryOp::reciprocal_grad: return -dy * s * s;
+        case BinaryOp::erf_grad: return dy * T(k2OverSqrtPi) * Exp(-s * s);
+        case BinaryOp::silu_grad: { T sg = Sigmoid(s); return dy * sg * (T(1) + s * (T(1) - sg)); }
+        case BinaryOp::elu_grad: return s > T(0) ? dy : dy * (s + s0);
+        case BinaryOp::leaky_relu_grad: return s > T(0) ? dy : dy * s0;
+        case BinaryOp::softplus_grad: return s * s0 > s1 ? dy : dy * Sigmoid(s * s0);
+        case BinaryOp::gelu_grad: {
+          if (d0 != 0) {
+            T x2 = s * s, t = Tanh(T(kSqrt2OverPi) * (s + T(0.044715) * x2 * s));
+            T dinner = T(kSqrt2OverPi) * (T(1) + T(3 * 0.044715) * x2);
+            return dy * (T(0.5) * (T(1) + t) + T(0.5) * s * (T(1) - t * t) * dinner);
+          }
+          T cdf = T(0.5) * (T(1) + Erf(s * T(kSqrt1_2)));
+          return dy * (cdf + s * T(kInvSqrt2Pi) * Exp(T(-0.5) * s * s));
+        }
+        case BinaryOp::clamp_grad: return s >= s0 && s <= s1 ? dy : T(0);
+        case BinaryOp::pow_scalar_grad: {
+          T p = s0;
+          if (p == T(0)) return T(0);
+          if (p == T(1)) return dy;
+          if (p == T(2)) return T(2) * s * dy;
+          return dy * p * Pow(s, p - T(1));
+        }
+        default: break;
+      }
+    }
+    return x;
+  }
 };
 
-bool IsFloat(ScalarType t) { return t == ScalarType::kF32 || t == ScalarType::kF64; }
+template <typename T>
+struct BinaryBoolF {
+  BinaryBoolOp op;
+  __device__ bool operator()(T x, T y) const {
+    switch (op) {
+      case BinaryBoolOp::eq: return x == y;
+      case BinaryBoolOp::ne: return x != y;
+      case BinaryBoolOp::lt: return x < y;
+      case BinaryBoolOp::le: return x <= y;
+      case BinaryBoolOp::gt: return x > y;
+      case BinaryBoolOp::ge: return x >= y;
+      case BinaryBoolOp::logical_and: return x && y;
+      case BinaryBoolOp::logical_or: return x || y;
+      case BinaryBoolOp::logical_xor: return x != y;
+    }
+    return false;
+  }
+};
+
+enum Set { N, F, IB, NB, B };
+bool InSet(Set k, ScalarType t) {
+  bool fl = t == ScalarType::kF32 || t == ScalarType::kF64;
+  bool in = t == ScalarType::kU8 || t == ScalarType::kI8 || t == ScalarType::kI32 || t == ScalarType::kI64;
+  switch (k) {
+    case N: return fl || in;
+    case F: return fl;
+    case IB: return in || t == ScalarType::kBool;
+    case NB: return fl || in || t == ScalarType::kBool;
+    case B: return t == ScalarType::kBool;
+  }
+  return false;
+}
 
 }  // namespace
 
 bool BinarySupported(BinaryOp op, ScalarType t) {
-  if (op == BinaryOp::kDiv || op == BinaryOp::kReluGrad) return IsFloat(t);
-  return t == ScalarType::kU8 || t == ScalarType::kI8 || t == ScalarType::kI32 || t == ScalarType::kI64 || IsFloat(t);
+  switch (op) {
+#define OFL_CASE(o, set) case BinaryOp::o: return InSet(set, t);
+    OFL_CUDA_BINARY_OPS(OFL_CASE)
+#undef OFL_CASE
+  }
+  return false;
+}
+bool BinaryBoolSupported(BinaryBoolOp op, ScalarType t) {
+  switch (op) {
+#define OFL_CASE(o, set) case BinaryBoolOp::o: return InSet(set, t);
+    OFL_CUDA_BINARY_BOOL_OPS(OFL_CASE)
+#undef OFL_CASE
+  }
+  return false;
 }
 
-cudaError_t LaunchBinary(BinaryOp op, ScalarType t, double alpha, const LoopShape& loop, const Operand& out,
+cudaError_t LaunchBinary(BinaryOp op, ScalarType t, const OpParams& p, const LoopShape& loop, const Operand& out,
                          const Operand& a, const Operand& b, cudaStream_t stream) {
   if (!BinarySupported(op, t)) return cudaErrorInvalidValue;
   cudaError_t e = cudaErrorInvalidValue;
-  switch (op) {
-    case BinaryOp::kAdd:
-      OFL_CU_SWITCH_NUMERIC(t, e = (LaunchBinaryLoop<scalar_t>(loop, out, a, b,
-                                                               AddF<scalar_t>{static_cast<scalar_t>(alpha)}, stream)));
-      break;
-    case BinaryOp::kMul:
-      OFL_CU_SWITCH_NUMERIC(t, e = (LaunchBinaryLoop<scalar_t>(loop, out, a, b, MulF<scalar_t>{}, stream)));
-      break;
-    case BinaryOp::kDiv:
-      OFL_CU_SWITCH_FLOAT(t, e = (LaunchBinaryLoop<scalar_t>(loop, out, a, b, DivF<scalar_t>{}, stream)));
-      break;
-    case BinaryOp::kReluGrad:
-      OFL_CU_SWITCH_FLOAT(t, e = (LaunchBinaryLoop<scalar_t>(loop, out, a, b, ReluGradF<scalar_t>{}, stream)));
-      break;
-  }
+  OFL_CU_SWITCH_NUMERIC_BOOL(t, {
+    BinaryF<scalar_t> f{op, static_cast<scalar_t>(p.p0), static_cast<scalar_t>(p.p1), p.p0, p.error_flag};
+    e = LaunchBinaryLoop<scalar_t>(loop, out, a, b, f, stream);
+  });
+  return e;
+}
+
+cudaError_t LaunchBinaryBool(BinaryBoolOp op, ScalarType t, const LoopShape& loop, const Operand& out,
+                             const Operand& a, const Operand& b, cudaStream_t stream) {
+  if (!BinaryBoolSupported(op, t)) return cudaErrorInvalidValue;
+  cudaError_t e = cudaErrorInvalidValue;
+  OFL_CU_SWITCH_NUMERIC_BOOL(t, e = (LaunchMixedBinary<bool, scalar_t>(loop, out, a, b, BinaryBoolF<scalar_t>{op}, stream)));
   return e;
 }
 

@@ -222,5 +222,135 @@ __device__ __forceinline__ T BlockAllReduce(T v, Op op) {
   return r;
 }
 
+
+// ---- additions for the long tail of ops -------------------------------------------------
+
+// Math on T = float or double (float overloads call the f-suffixed functions, as the CPU's
+// std:: overloads do).
+#define OFL_CU_MATH1(Name, fn)                                            \
+  template <typename T> __device__ __forceinline__ T Name(T x) {          \
+    if constexpr (std::is_same_v<T, float>) return fn##f(x);              \
+    else return fn(static_cast<double>(x));                               \
+  }
+OFL_CU_MATH1(Exp, exp) OFL_CU_MATH1(Log, log) OFL_CU_MATH1(Log1p, log1p) OFL_CU_MATH1(Sqrt, sqrt)
+OFL_CU_MATH1(Sin, sin) OFL_CU_MATH1(Cos, cos) OFL_CU_MATH1(Tanh, tanh) OFL_CU_MATH1(Erf, erf)
+OFL_CU_MATH1(Expm1, expm1) OFL_CU_MATH1(Floor, floor) OFL_CU_MATH1(Ceil, ceil) OFL_CU_MATH1(Rint, rint)
+OFL_CU_MATH1(Fabs, fabs)
+#undef OFL_CU_MATH1
+template <typename T> __device__ __forceinline__ T Pow(T x, T y) {
+  if constexpr (std::is_same_v<T, float>) return powf(x, y); else return pow(x, y);
+}
+template <typename T> __device__ __forceinline__ T Fmod(T x, T y) {
+  if constexpr (std::is_same_v<T, float>) return fmodf(x, y); else return fmod(x, y);
+}
+template <typename T> __device__ __forceinline__ bool IsNanV(T v) {
+  if constexpr (std::is_floating_point_v<T>) return v != v; else return false;
+}
+
+// The CPU's FromDouble (kernels/cpu/strided.h): bool is v != 0, f16/bf16 through float.
+template <typename T> __device__ __forceinline__ T FromDouble(double v) {
+  if constexpr (std::is_same_v<T, bool>) return v != 0.0;
+  else if constexpr (IsHalfLike<T>::value) return FromFloat<T>(static_cast<float>(v));
+  else return static_cast<T>(v);
+}
+// The CPU's AddValues: bool is ||, f16/bf16 add in float.
+template <typename T> __device__ __forceinline__ T AddValues(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) return a || b;
+  else if constexpr (IsHalfLike<T>::value) return FromFloat<T>(AsFloat(a) + AsFloat(b));
+  else return static_cast<T>(a + b);
+}
+
+// Same-size dispatch for ops that only move elements (where, gather, copies).
+#define OFL_CU_SWITCH_SIZE(bytes, ...)                          \
+  switch (bytes) {                                              \
+    case 1: { using scalar_t = uint8_t; __VA_ARGS__; break; }   \
+    case 2: { using scalar_t = uint16_t; __VA_ARGS__; break; }  \
+    case 4: { using scalar_t = uint32_t; __VA_ARGS__; break; }  \
+    case 8: { using scalar_t = uint64_t; __VA_ARGS__; break; }  \
+    default: break;                                             \
+  }
+// bool, u8, i8, i32, i64 (the CPU's OFL_SWITCH_INTEGRAL_BOOL).
+#define OFL_CU_SWITCH_INT_BOOL(t, ...)                                              \
+  switch (t) {                                                                      \
+    OFL_CU_CASE(kBool, bool, __VA_ARGS__) OFL_CU_CASE(kU8, uint8_t, __VA_ARGS__)    \
+    OFL_CU_CASE(kI8, int8_t, __VA_ARGS__) OFL_CU_CASE(kI32, int32_t, __VA_ARGS__)   \
+    OFL_CU_CASE(kI64, int64_t, __VA_ARGS__) default: break;                         \
+  }
+// numeric + bool (the CPU's OFL_SWITCH_NUMERIC_BOOL).
+#define OFL_CU_SWITCH_NUMERIC_BOOL(t, ...)                                          \
+  switch (t) {                                                                      \
+    OFL_CU_CASE(kBool, bool, __VA_ARGS__) OFL_CU_CASE(kU8, uint8_t, __VA_ARGS__)    \
+    OFL_CU_CASE(kI8, int8_t, __VA_ARGS__) OFL_CU_CASE(kI32, int32_t, __VA_ARGS__)   \
+    OFL_CU_CASE(kI64, int64_t, __VA_ARGS__) OFL_CU_CASE(kF32, float, __VA_ARGS__)   \
+    OFL_CU_CASE(kF64, double, __VA_ARGS__) default: break;                          \
+  }
+
+// out[i] = f(a[i], b[i]) with different input/output types (comparisons): one kernel, the
+// offset calculator skipped when every operand is contiguous.
+template <typename TO, typename TI, typename F>
+__global__ void MixedBinaryKernel(TO* out, const TI* a, const TI* b, int64_t n, bool contig, OffsetCalc<3> calc, F f) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    if (contig) { out[i] = f(a[i], b[i]); continue; }
+    int64_t off[3];
+    calc.Get(i, off);
+    out[off[0]] = f(a[off[1]], b[off[2]]);
+  }
+}
+template <typename TO, typename TI, typename F>
+cudaError_t LaunchMixedBinary(const LoopShape& loop, const Operand& out, const Operand& a, const Operand& b, F f,
+                              cudaStream_t s) {
+  if (loop.numel == 0) return cudaSuccess;
+  const Operand* ops[3] = {&out, &a, &b};
+  MixedBinaryKernel<TO, TI, F><<<GridFor(loop.numel), kThreads, 0, s>>>(
+      static_cast<TO*>(out.data), static_cast<const TI*>(a.data), static_cast<const TI*>(b.data), loop.numel,
+      out.contiguous && a.contiguous && b.contiguous, MakeOffsetCalc<3>(loop, ops), f);
+  return cudaGetLastError();
+}
+
+template <typename TO, typename TA, typename TB, typename TC, typename F>
+__global__ void TernaryKernel(TO* out, const TA* a, const TB* b, const TC* c, int64_t n, bool contig,
+                              OffsetCalc<4> calc, F f) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    if (contig) { out[i] = f(a[i], b[i], c[i]); continue; }
+    int64_t off[4];
+    calc.Get(i, off);
+    out[off[0]] = f(a[off[1]], b[off[2]], c[off[3]]);
+  }
+}
+template <typename TO, typename TA, typename TB, typename TC, typename F>
+cudaError_t LaunchTernaryLoop(const LoopShape& loop, const Operand& out, const Operand& a, const Operand& b,
+                              const Operand& c, F f, cudaStream_t s) {
+  if (loop.numel == 0) return cudaSuccess;
+  const Operand* ops[4] = {&out, &a, &b, &c};
+  TernaryKernel<TO, TA, TB, TC, F><<<GridFor(loop.numel), kThreads, 0, s>>>(
+      static_cast<TO*>(out.data), static_cast<const TA*>(a.data), static_cast<const TB*>(b.data),
+      static_cast<const TC*>(c.data), loop.numel, out.contiguous && a.contiguous && b.contiguous && c.contiguous,
+      MakeOffsetCalc<4>(loop, ops), f);
+  return cudaGetLastError();
+}
+
+// out[off(i)] = f(i) for the i-th element in row-major order of a (possibly strided) output.
+template <typename T, typename F>
+__global__ void GenerateKernel(T* out, int64_t n, bool contig, OffsetCalc<1> calc, F f) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    if (contig) { out[i] = f(i); continue; }
+    int64_t off[1];
+    calc.Get(i, off);
+    out[off[0]] = f(i);
+  }
+}
+template <typename T, typename F>
+cudaError_t LaunchGenerate(const LoopShape& loop, const Operand& out, F f, cudaStream_t s) {
+  if (loop.numel == 0) return cudaSuccess;
+  const Operand* ops[1] = {&out};
+  GenerateKernel<T, F><<<GridFor(loop.numel), kThreads, 0, s>>>(static_cast<T*>(out.data), loop.numel, out.contiguous,
+                                                               MakeOffsetCalc<1>(loop, ops), f);
+  return cudaGetLastError();
+}
+
+// Index validation (launch.h: CheckIndexRange): *flag holds the smallest bad position, or
+// kNoBadIndex. Kernels that write take the flag and do nothing once it is set.
+__device__ __forceinline__ bool FlagSet(const unsigned long long* flag) { return flag && *flag != kNoBadIndex; }
+
 }  // namespace cuda
 }  // namespace oneflow_like

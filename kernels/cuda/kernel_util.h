@@ -38,7 +38,10 @@ Status CheckedKernel(kernels::KernelContext& ctx) {
   return st;
 }
 
-#define OFL_REGISTER_CUDA_KERNEL(op, fn) OFL_REGISTER_KERNEL(op, kCUDA, ::oneflow_like::cuda::CheckedKernel<fn>)
+// __COUNTER__ (not __LINE__): ops registered from one X-macro line share a line.
+#define OFL_REGISTER_CUDA_KERNEL(op, fn)                                                       \
+  static ::oneflow_like::kernels::KernelRegistrar OFL_CONCAT(_ofl_cuda_kernel_reg_, __COUNTER__)( \
+      #op, ::oneflow_like::DeviceType::kCUDA, ::oneflow_like::cuda::CheckedKernel<fn>)
 
 }  // namespace cuda
 }  // namespace oneflow_like

@@ -27,18 +27,74 @@ struct Operand {
   bool contiguous = false;  // strides are row-major over the loop (then only `data` is used)
 };
 
-// ---- elementwise (unary.cu, binary.cu) ----
-// out = f(in, scalar); all operands of dtype `t`.
-enum class UnaryOp : int { kNeg, kExp, kRelu, kAddScalar, kMulScalar, kRSubScalar, kRDivScalar };
-bool UnarySupported(UnaryOp op, ScalarType t);
-cudaError_t LaunchUnary(UnaryOp op, ScalarType t, double scalar, const LoopShape& loop, const Operand& out,
-                        const Operand& in, cudaStream_t stream);
+// ---- elementwise (unary.cu, binary.cu, ternary.cu) ----
+// Each list: X(op, dtype set). Sets mirror kernels/cpu: N = u8 i8 i32 i64 f32 f64, F = f32 f64,
+// IB = bool u8 i8 i32 i64, NB = N + bool, B = bool. Parameters p0/p1 come from the op's attrs
+// (unary.cc / binary.cc say which).
+#define OFL_CUDA_UNARY_OPS(X)                                                                              \
+  X(neg, N) X(abs, N) X(square, N) X(sign, N) X(floor, N) X(ceil, N) X(round, N) X(relu, N) X(clamp, N)      \
+  X(pow_scalar, N) X(add_scalar, N) X(mul_scalar, N) X(rsub_scalar, N) X(rdiv_scalar, N) X(rpow_scalar, F)  \
+  X(exp, F) X(log, F) X(log1p, F) X(sqrt, F) X(rsqrt, F) X(sin, F) X(cos, F) X(tanh, F) X(sigmoid, F)       \
+  X(silu, F) X(gelu, F) X(softplus, F) X(elu, F) X(leaky_relu, F) X(erf, F) X(reciprocal, F)                \
+  X(bitwise_not, IB) X(logical_not, NB)
+// Unary ops with a bool output (input of the set's dtypes).
+#define OFL_CUDA_UNARY_BOOL_OPS(X) \
+  X(eq_scalar, N) X(ne_scalar, N) X(lt_scalar, N) X(le_scalar, N) X(gt_scalar, N) X(ge_scalar, N) X(logical_not, NB)
+#define OFL_CUDA_BINARY_OPS(X)                                                                              \
+  X(add, N) X(sub, N) X(mul, N) X(div, F) X(pow, N) X(maximum, NB) X(minimum, NB) X(bitwise_and, IB)          \
+  X(bitwise_or, IB) X(bitwise_xor, IB) X(floor_divide, N) X(remainder, N) X(fmod, N) X(reduce_eq_mask, F)    \
+  X(lerp_scalar, F) X(relu_grad, N) X(sigmoid_grad, F) X(tanh_grad, F) X(rsqrt_grad, F) X(reciprocal_grad, F) \
+  X(erf_grad, F) X(silu_grad, F) X(elu_grad, F) X(leaky_relu_grad, F) X(softplus_grad, F) X(gelu_grad, F)     \
+  X(clamp_grad, F) X(pow_scalar_grad, F)
+#define OFL_CUDA_BINARY_BOOL_OPS(X) \
+  X(eq, NB) X(ne, NB) X(lt, NB) X(le, NB) X(gt, NB) X(ge, NB) X(logical_and, B) X(logical_or, B) X(logical_xor, B)
 
-// out = f(a, b, alpha); a and b already broadcast to the loop (stride 0 on broadcast dims).
-enum class BinaryOp : int { kAdd, kMul, kDiv, kReluGrad };
+#define OFL_CUDA_ENUM_ENTRY(op, set) op,
+enum class UnaryOp : int { OFL_CUDA_UNARY_OPS(OFL_CUDA_ENUM_ENTRY) };
+enum class UnaryBoolOp : int { OFL_CUDA_UNARY_BOOL_OPS(OFL_CUDA_ENUM_ENTRY) };
+enum class BinaryOp : int { OFL_CUDA_BINARY_OPS(OFL_CUDA_ENUM_ENTRY) };
+enum class BinaryBoolOp : int { OFL_CUDA_BINARY_BOOL_OPS(OFL_CUDA_ENUM_ENTRY) };
+
+struct OpParams {
+  double p0 = 0, p1 = 0;
+  int* error_flag = nullptr;  // device int set to 1 by integer division by zero (binary)
+};
+
+// out = f(in); out and in of dtype `t` (UnaryOp) or out bool and in `t` (UnaryBoolOp).
+bool UnarySupported(UnaryOp op, ScalarType t);
+cudaError_t LaunchUnary(UnaryOp op, ScalarType t, const OpParams& p, const LoopShape& loop, const Operand& out,
+                        const Operand& in, cudaStream_t stream);
+bool UnaryBoolSupported(UnaryBoolOp op, ScalarType t);
+cudaError_t LaunchUnaryBool(UnaryBoolOp op, ScalarType t, const OpParams& p, const LoopShape& loop,
+                            const Operand& out, const Operand& in, cudaStream_t stream);
+
+// out = f(a, b); a and b already broadcast to the loop (stride 0 on broadcast dims).
 bool BinarySupported(BinaryOp op, ScalarType t);
-cudaError_t LaunchBinary(BinaryOp op, ScalarType t, double alpha, const LoopShape& loop, const Operand& out,
+cudaError_t LaunchBinary(BinaryOp op, ScalarType t, const OpParams& p, const LoopShape& loop, const Operand& out,
                          const Operand& a, const Operand& b, cudaStream_t stream);
+bool BinaryBoolSupported(BinaryBoolOp op, ScalarType t);
+cudaError_t LaunchBinaryBool(BinaryBoolOp op, ScalarType t, const LoopShape& loop, const Operand& out,
+                             const Operand& a, const Operand& b, cudaStream_t stream);
+
+// ternary.cu. where: a is the bool condition, elements moved by size (`elem_bytes`).
+// where_scalar (scalar_is_other: cond ? x : s, else cond ? s : x): `scalar_bits` holds the scalar
+// already converted to the output dtype (little-endian, low `elem_bytes` bytes).
+enum class TernaryOp : int { kAddcmul, kAddcdiv, kLerp, kMinMaxGrad };
+cudaError_t LaunchWhere(int elem_bytes, const LoopShape& loop, const Operand& out, const Operand& cond,
+                        const Operand& x, const Operand& y, cudaStream_t stream);
+cudaError_t LaunchWhereScalar(int elem_bytes, bool scalar_is_other, uint64_t scalar_bits, const LoopShape& loop,
+                              const Operand& out, const Operand& cond, const Operand& x, cudaStream_t stream);
+// addcmul (N: t + p0 * a * b), addcdiv (F), lerp (F), minmax_grad (F; p0 = is_max, p1 = side).
+bool TernarySupported(TernaryOp op, ScalarType t);
+cudaError_t LaunchTernary(TernaryOp op, ScalarType t, const OpParams& p, const LoopShape& loop, const Operand& out,
+                          const Operand& a, const Operand& b, const Operand& c, cudaStream_t stream);
+
+// ---- index checks (index.cu) ----
+// *flag = the smallest position i with idx[i] outside [lo, hi), or stays kNoBadIndex. `flag`
+// must be set to kNoBadIndex first (cudaMemsetAsync 0xff).
+constexpr unsigned long long kNoBadIndex = ~0ull;
+cudaError_t LaunchCheckIndices(const int64_t* idx, int64_t n, int64_t lo, int64_t hi, unsigned long long* flag,
+                               cudaStream_t stream);
 
 // ---- copy.cu / creation.cu ----
 // out (dtype `to`) = convert(in (dtype `from`)); any dtype pair; same conversion rules as the CPU.
@@ -61,6 +117,23 @@ bool SumSupported(ScalarType in);
 size_t SumScratchBytes(const ReduceShape& r, int device);
 cudaError_t LaunchSum(ScalarType in, const ReduceShape& r, const void* x, void* out, void* scratch, int device,
                       cudaStream_t stream);
+
+// The other reductions (reduce.cu), same reducers as kernels/cpu/reduce.cc. `values` has dtype
+// `t` (i64 for integer prod), `indices` i64; argmax/argmin pass null values, amax null indices.
+// `param`: correction (var/std) or p (norm).
+enum class ReduceOp : int { kProd, kAmax, kAmin, kArgmax, kArgmin, kVar, kStd, kNorm, kLogSumExp };
+bool ReduceSupported(ReduceOp op, ScalarType t);
+cudaError_t LaunchReduce(ReduceOp op, ScalarType t, const ReduceShape& r, double param, const void* x, void* values,
+                         int64_t* indices, cudaStream_t stream);
+// reduce_index_scatter (out = zeros; out[a, idx, b] = src[a, b]) / reduce_index_gather
+// (out[a, b] = src[a, clamp(idx), b]) on contiguous f32/f64 around a dim of `size`.
+cudaError_t LaunchReduceIndex(bool scatter, ScalarType t, const void* src, const int64_t* idx, void* out, int64_t outer,
+                              int64_t size, int64_t inner, cudaStream_t stream);
+// norm_backward: coef[i] = nrm[i] == 0 ? 0 : g[i] / nrm[i]^(p-1) (n elements, into `coef`), then
+// out = f(x, coef broadcast) over `loop` (c's data is `coef`).
+cudaError_t LaunchNormBackward(ScalarType t, double p, const void* nrm, const void* g, int64_t n, void* coef,
+                               const LoopShape& loop, const Operand& out, const Operand& x, const Operand& c,
+                               cudaStream_t stream);
 
 // ---- softmax.cu ----
 // x viewed as (outer, d, inner) around the softmax dim; contiguous f32/f64.

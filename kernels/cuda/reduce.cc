@@ -1,5 +1,6 @@
 // CUDA kernels of the reduction family (same op names, attrs and dtypes as kernels/cpu).
 #include <algorithm>
+#include <vector>
 
 #include "kernels/cuda/kernel_util.h"
 
@@ -47,8 +48,100 @@ Status Sum(KernelContext& ctx) {
   return e == cudaSuccess ? Status() : LaunchStatus("sum", e);
 }
 
+
+// Keep / reduced dims of x for `dims` (size-1 dims dropped); the output is contiguous in keep order.
+Status MakeReduceShape(const char* op, const TensorView& x, const std::vector<int64_t>& dims, ReduceShape* r) {
+  *r = ReduceShape();
+  for (int64_t i = 0; i < x.shape.ndim(); ++i) {
+    bool reduced = std::find(dims.begin(), dims.end(), i) != dims.end();
+    if (reduced) r->red_numel *= x.shape[i];
+    else r->out_numel *= x.shape[i];
+    if (x.shape[i] == 1 || x.shape[i] == 0) continue;  // size 0: numel already 0, nothing is read
+    int& n = reduced ? r->red_ndim : r->keep_ndim;
+    if (n == kMaxDims) return Unimplemented("[%s] CUDA kernel supports up to %d dims, got %s", op, kMaxDims, x.shape.ToString());
+    (reduced ? r->red_sizes : r->keep_sizes)[n] = x.shape[i];
+    (reduced ? r->red_strides : r->keep_strides)[n] = x.strides[i];
+    ++n;
+  }
+  return Status();
+}
+
+cudaStream_t StreamOf(KernelContext& ctx) { return static_cast<CudaStream*>(ctx.stream())->get(); }
+
+template <ReduceOp kOp>
+Status Reduce(KernelContext& ctx) {
+  const TensorView& x = ctx.input(0);
+  if (!ReduceSupported(kOp, ToScalarType(x.dtype)))
+    return TypeError("[%s] not supported for %s on cuda", ctx.op(), DTypeName(x.dtype));
+  ReduceShape r;
+  RETURN_IF_ERROR(MakeReduceShape(ctx.op(), x, ctx.attrs().Ints("dims"), &r));
+  void* values = nullptr;
+  int64_t* indices = nullptr;
+  if (kOp == ReduceOp::kArgmax || kOp == ReduceOp::kArgmin) {
+    bool with_values = ctx.num_outputs() == 2;  // max_dim / min_dim
+    if (with_values) values = ctx.output(0).data;
+    indices = ctx.output(with_values ? 1 : 0).ptr<int64_t>();
+  } else {
+    values = ctx.output(0).data;
+  }
+  double param = 0;
+  if (kOp == ReduceOp::kVar || kOp == ReduceOp::kStd) param = ctx.attrs().Float("correction", 1.0);
+  if (kOp == ReduceOp::kNorm) param = ctx.attrs().Float("p", 2.0);
+  cudaError_t e = LaunchReduce(kOp, ToScalarType(x.dtype), r, param, x.data, values, indices, StreamOf(ctx));
+  return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
+}
+
+void AroundDim(const Shape& s, int64_t dim, int64_t* outer, int64_t* size, int64_t* inner) {
+  *outer = 1, *inner = 1, *size = s.ndim() ? s[dim] : 1;
+  for (int64_t i = 0; i < dim; ++i) *outer *= s[i];
+  for (int64_t i = dim + 1; i < s.ndim(); ++i) *inner *= s[i];
+}
+
+template <bool kScatter>
+Status ReduceIndex(KernelContext& ctx) {
+  const TensorView &src = ctx.input(0), &idx = ctx.input(1), &out = ctx.output(0);
+  if (!IsFloating(out.dtype) || out.dtype == DType::kF16 || out.dtype == DType::kBF16)
+    return TypeError("[%s] not supported for %s", ctx.op(), DTypeName(out.dtype));
+  int64_t outer, size, inner;
+  AroundDim(kScatter ? out.shape : src.shape, ctx.attrs().Int("dim"), &outer, &size, &inner);
+  cudaError_t e = LaunchReduceIndex(kScatter, ToScalarType(out.dtype), src.data, idx.ptr<const int64_t>(), out.data,
+                                    outer, size, inner, StreamOf(ctx));
+  return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
+}
+
+Status NormBackward(KernelContext& ctx) {
+  const TensorView &x = ctx.input(0), &nrm = ctx.input(1), &g = ctx.input(2), &out = ctx.output(0);
+  if (out.dtype != DType::kF32 && out.dtype != DType::kF64)
+    return TypeError("[norm_backward] not supported for %s", DTypeName(out.dtype));
+  void* coef = nullptr;
+  if (nrm.numel() > 0) { ASSIGN_OR_RETURN(coef, ctx.AllocateTemp(nrm.numel() * DTypeSize(out.dtype))); }
+  TensorView cv = nrm;
+  cv.data = coef;
+  TensorView xb = BroadcastTo(x, out.shape), cb = BroadcastTo(cv, out.shape);
+  LoopShape loop;
+  Operand ops[3];
+  RETURN_IF_ERROR(MakeLoop("norm_backward", out.shape, {&out, &xb, &cb}, &loop, ops));
+  cudaError_t e = LaunchNormBackward(ToScalarType(out.dtype), ctx.attrs().Float("p", 2.0), nrm.data, g.data,
+                                     nrm.numel(), coef, loop, ops[0], ops[1], ops[2], StreamOf(ctx));
+  return e == cudaSuccess ? Status() : LaunchStatus("norm_backward", e);
+}
+
 }  // namespace
 
+OFL_REGISTER_CUDA_KERNEL(prod, Reduce<ReduceOp::kProd>);
+OFL_REGISTER_CUDA_KERNEL(amax, Reduce<ReduceOp::kAmax>);
+OFL_REGISTER_CUDA_KERNEL(amin, Reduce<ReduceOp::kAmin>);
+OFL_REGISTER_CUDA_KERNEL(max_dim, Reduce<ReduceOp::kArgmax>);
+OFL_REGISTER_CUDA_KERNEL(min_dim, Reduce<ReduceOp::kArgmin>);
+OFL_REGISTER_CUDA_KERNEL(argmax, Reduce<ReduceOp::kArgmax>);
+OFL_REGISTER_CUDA_KERNEL(argmin, Reduce<ReduceOp::kArgmin>);
+OFL_REGISTER_CUDA_KERNEL(var, Reduce<ReduceOp::kVar>);
+OFL_REGISTER_CUDA_KERNEL(std, Reduce<ReduceOp::kStd>);
+OFL_REGISTER_CUDA_KERNEL(norm, Reduce<ReduceOp::kNorm>);
+OFL_REGISTER_CUDA_KERNEL(logsumexp, Reduce<ReduceOp::kLogSumExp>);
+OFL_REGISTER_CUDA_KERNEL(reduce_index_scatter, ReduceIndex<true>);
+OFL_REGISTER_CUDA_KERNEL(reduce_index_gather, ReduceIndex<false>);
+OFL_REGISTER_CUDA_KERNEL(norm_backward, NormBackward);
 OFL_REGISTER_CUDA_KERNEL(sum, Sum);
 
 }  // namespace cuda

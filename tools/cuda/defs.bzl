@@ -22,6 +22,7 @@ NVCC_FLAGS = [
     "-std=c++17",
     "-O3",
     "--expt-relaxed-constexpr",
+    "-diag-suppress=186",  # "pointless comparison of unsigned integer with zero" in generic code
     "-Xcompiler=-fPIC,-O2,-fno-omit-frame-pointer",
     "-I.",
     "-I/usr/local/cuda/include",
