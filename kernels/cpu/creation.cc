@@ -43,7 +43,7 @@ Status LinspaceKernel(KernelContext& ctx) {
   int64_t n = out.numel();
   double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
   return Generate(out, [=](int64_t i) {
-    return i < n / 2 ? start + static_cast<double>(i) * step : end - static_cast<double>(n - 1 - i) * step;
+    return i < (n + 1) / 2 ? start + static_cast<double>(i) * step : end - static_cast<double>(n - 1 - i) * step;
   });
 }
 

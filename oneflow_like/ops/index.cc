@@ -209,8 +209,8 @@ Status InferIndexPut(const char* op, const Shape& x, DType dt, const TensorList&
   int64_t k = static_cast<int64_t>(vi.size()) - 1, d0 = a.Int("dim");
   if (d0 + k > x.ndim()) return OutOfRange("[%s] too many indices for tensor %s", op, ShapeString(dt, x));
   Shape r = IndexResultShape(x, d0, k, k > 0 ? vi[1].shape() : Shape{});
-  ASSIGN_OR_RETURN(Shape b, BroadcastShapes(op, vi[0].shape(), r));
-  if (b != r)
+  StatusOr<Shape> b = BroadcastShapes(op, vi[0].shape(), r);
+  if (!b.ok() || *b != r)
     return InvalidArgument("[%s] shape mismatch: value tensor %s cannot be broadcast to indexing result of shape %s", op,
                            vi[0].meta_string(), r.ToString());
   out->push_back(TensorMeta{x, dt, dev});

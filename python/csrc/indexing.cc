@@ -93,7 +93,8 @@ Resolved Resolve(const Tensor& x, const std::vector<Item>& items) {
                           std::to_string(consumed) + ")");
   Resolved r;
   r.view = x;
-  int64_t dim = 0;  // the view's dim the next item applies to
+  int64_t dim = 0;      // the view's dim the next item applies to
+  int64_t src_dim = 0;  // the same dim's number in x (for error messages)
   std::vector<std::pair<int64_t, Tensor>> adv;  // (view dim, index)
   for (auto& it : items) {
     switch (it.kind) {
@@ -103,19 +104,22 @@ Resolved Resolve(const Tensor& x, const std::vector<Item>& items) {
         break;
       case Kind::kEllipsis:
         dim += x.ndim() - consumed;
+        src_dim += x.ndim() - consumed;
         break;
-      case Kind::kInt:
+      case Kind::kInt: {
+        int64_t n = r.view.dim(dim);
+        if (it.value < -n || it.value >= n)
+          throw py::index_error("[index] index " + std::to_string(it.value) + " is out of bounds for dim " +
+                                std::to_string(src_dim) + " with size " + std::to_string(n));
         if (any_tensor) {
-          int64_t n = r.view.dim(dim);
-          if (it.value < -n || it.value >= n)
-            throw py::index_error("[index] index " + std::to_string(it.value) + " is out of bounds for dim " +
-                                  std::to_string(dim) + " with size " + std::to_string(n));
           adv.emplace_back(dim, Unwrap(F::Full(Shape{}, static_cast<double>(it.value), DType::kI64, x.device())));
           ++dim;
         } else {
           r.view = Unwrap(F::Select(r.view, dim, it.value));
         }
+        ++src_dim;
         break;
+      }
       case Kind::kSlice: {
         Py_ssize_t start, stop, step;
         if (PySlice_Unpack(it.slice.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
@@ -124,11 +128,13 @@ Resolved Resolve(const Tensor& x, const std::vector<Item>& items) {
         PySlice_AdjustIndices(n, &start, &stop, step);
         r.view = Unwrap(F::Slice(r.view, dim, start, std::max<Py_ssize_t>(stop, start), step));
         ++dim;
+        ++src_dim;
         break;
       }
       case Kind::kTensor:
         adv.emplace_back(dim, it.tensor);
         dim += it.dims;
+        src_dim += it.dims;
         break;
     }
   }
