@@ -43,7 +43,9 @@ Status SyncAccessBlob(VirtualMachine* vm, BlobPtr blob, AccessMode mode,
   RETURN_IF_ERROR(PhysicalRun(vm, [&](InstructionsBuilder* b) {
     return b->AccessBlobByCallback(std::move(blob), mode, std::move(cb), sync);
   }));
-  return sync->Wait();
+  Status s = sync->Wait();
+  vm->ForgetError(s);  // raised here: a later SyncAll need not raise it again
+  return s;
 }
 
 }  // namespace vm

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 
@@ -124,7 +125,9 @@ void VirtualMachine::Finish(Instruction* instr, std::vector<Instruction*>* ready
   bool wake;
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (!instr->status().ok() && first_error_.ok()) first_error_ = instr->status();
+    if (!instr->status().ok() && unreported_errors_.size() < 64 &&
+        std::find(unreported_errors_.begin(), unreported_errors_.end(), instr->status()) == unreported_errors_.end())
+      unreported_errors_.push_back(instr->status());
     erased = engine_.Retire(instr, ready);
     wake = engine_.num_live() < options_.max_in_flight;
   }
@@ -164,6 +167,13 @@ void VirtualMachine::WorkerLoop(Stream* s) {
   }
 }
 
+void VirtualMachine::ForgetError(const Status& error) {
+  if (error.ok()) return;
+  std::lock_guard<std::mutex> l(mu_);
+  unreported_errors_.erase(std::remove(unreported_errors_.begin(), unreported_errors_.end(), error),
+                           unreported_errors_.end());
+}
+
 Status VirtualMachine::SyncAll() {
   auto sync = std::make_shared<SyncPoint>();
   auto stream = GetStream(Device::CPU(), StreamRole::kControl);
@@ -171,8 +181,8 @@ Status VirtualMachine::SyncAll() {
   Receive(std::make_unique<Instruction>(*stream, std::make_unique<BarrierInstructionPolicy>(sync)));
   (void)sync->Wait();
   std::lock_guard<std::mutex> l(mu_);
-  Status s = first_error_;
-  first_error_ = Status();
+  Status s = unreported_errors_.empty() ? Status() : unreported_errors_.front();
+  unreported_errors_.clear();
   return s;
 }
 

@@ -38,6 +38,8 @@ class VirtualMachine {
   // Blocks until every instruction received so far is done; returns the first error recorded
   // since the previous SyncAll (then forgets it).
   Status SyncAll();
+  // Marks `error` as reported (a sync access raised it), so SyncAll does not raise it again.
+  void ForgetError(const Status& error);
   // Frees a blob now if nothing live uses it; otherwise enqueues a ReleaseTensor instruction.
   void ReleaseBlob(BlobPtr blob);
   // Drains (everything received runs), stops and joins the worker threads. Idempotent and safe
@@ -64,11 +66,12 @@ class VirtualMachine {
   bool CanRunInline(Instruction* instr);
 
   VmOptions options_;
-  std::mutex mu_;  // guards engine_, streams_, first_error_
+  std::mutex mu_;  // guards engine_, streams_, unreported_errors_
   std::condition_variable capacity_cv_;
   VirtualMachineEngine engine_;
   std::map<std::pair<int, int>, std::unique_ptr<Stream>> streams_;  // (device key, role)
-  Status first_error_;
+  // Errors of failed instructions not yet reported to the user (distinct, oldest first).
+  std::vector<Status> unreported_errors_;
   std::atomic<bool> shut_down_{false};
   std::atomic<int64_t> inline_cost_limit_;
   std::mutex shutdown_mu_;  // serialises Shutdown callers
