@@ -17,16 +17,6 @@ OFL_CHECK_SCALAR_TYPE(kF64)
 static_assert(kNumDTypes == 9, "a new DType needs a ScalarType and device conversions");
 #undef OFL_CHECK_SCALAR_TYPE
 
-kernels::TensorView BroadcastTo(const kernels::TensorView& v, const Shape& shape) {
-  kernels::TensorView r = v;
-  int64_t n = shape.ndim(), off = n - v.shape.ndim();
-  r.shape = shape;
-  r.strides.assign(n, 0);
-  for (int64_t i = 0; i < v.shape.ndim(); ++i)
-    r.strides[i + off] = v.shape[i] == 1 && shape[i + off] != 1 ? 0 : v.strides[i];
-  return r;
-}
-
 Status MakeLoop(const char* op, const Shape& shape, std::initializer_list<const kernels::TensorView*> views,
                 LoopShape* loop, Operand* operands) {
   const size_t n = views.size();

@@ -7,14 +7,14 @@
 #include "kernels/cuda/device.h"
 #include "kernels/cuda/launch.h"
 #include "kernels/kernel.h"
+#include "kernels/layout.h"
 
 namespace oneflow_like {
 namespace cuda {
 
 inline ScalarType ToScalarType(DType t) { return static_cast<ScalarType>(static_cast<int8_t>(t)); }
 
-// The view of `v` broadcast to `shape` (stride 0 on broadcast dims); shapes were checked by the schema.
-kernels::TensorView BroadcastTo(const kernels::TensorView& v, const Shape& shape);
+using kernels::BroadcastTo;  // kernels/layout.h
 
 // The iteration space of `shape` for `views` (each already of that shape): size-1 dims dropped,
 // adjacent dims merged where that holds for every view. Error past kMaxDims collapsed dims.

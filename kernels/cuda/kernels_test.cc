@@ -248,6 +248,114 @@ TEST_F(CudaKernels, Matmul) {
   }
 }
 
+
+TEST_F(CudaKernels, ElementwiseLongTail) {
+  for (DType t : kFloat) {
+    for (const char* op : {"log", "sqrt", "rsqrt", "sigmoid", "silu", "erf", "tanh", "reciprocal", "log1p"})
+      Compare(op, {}, {Random(t, {257}, 0.1, 4)}, {Empty(t, {257})}, 1e-5);
+    Compare("gelu", {{"approximate", true}}, {Random(t, {300}, -4, 4)}, {Empty(t, {300})}, 1e-5);
+    Compare("softplus", {{"beta", 2.0}, {"threshold", 5.0}}, {Random(t, {300}, -4, 4)}, {Empty(t, {300})}, 1e-5);
+    Compare("gelu_grad", {}, {Random(t, {5, 6}, -1, 1), Random(t, {6}, -3, 3)}, {Empty(t, {5, 6})}, 1e-5);
+    Compare("clamp_grad", {{"min", -0.5}, {"max", 0.5}}, {Random(t, {99}, -1, 1), Random(t, {99}, -1, 1)},
+            {Empty(t, {99})});
+    Compare("lerp", {}, {Random(t, {4, 5}, -1, 1), Random(t, {5}, -1, 1), Random(t, {4, 1}, 0, 1)}, {Empty(t, {4, 5})});
+    Compare("minmax_grad", {{"is_max", true}, {"side", int64_t(1)}},
+            {Random(t, {40}, -1, 1), Random(t, {40}, 0, 3), Random(t, {40}, 0, 3)}, {Empty(t, {40})});
+  }
+  for (DType t : kNumeric) {
+    Compare("clamp", {{"min", 2.0}, {"max", 30.0}}, {Random(t, {500}, 0, 50)}, {Empty(t, {500})});
+    Compare("pow_scalar", {{"exponent", 3.0}}, {Random(t, {64}, 0, 5)}, {Empty(t, {64})});
+    Compare("maximum", {}, {Random(t, {3, 1}, 0, 50), Random(t, {4}, 0, 50)}, {Empty(t, {3, 4})});
+    Compare("remainder", {}, {Random(t, {200}, 0, 100), Random(t, {200}, 1, 9)}, {Empty(t, {200})}, 1e-6);
+    Compare("gt", {}, {Random(t, {7, 8}, 0, 5), Random(t, {8}, 0, 5)}, {Empty(DType::kBool, {7, 8})});
+    Compare("le_scalar", {{"scalar", 2.0}}, {Random(t, {77}, 0, 5)}, {Empty(DType::kBool, {77})});
+    Compare("addcmul", {{"value", 2.0}}, {Random(t, {6, 5}, 0, 5), Random(t, {5}, 0, 5), Random(t, {6, 1}, 0, 5)},
+            {Empty(t, {6, 5})}, 1e-6);
+  }
+  for (DType t : kAll)
+    Compare("where", {}, {Random(DType::kBool, {5, 6}, 0, 1), Random(t, {6}, -3, 3), Random(t, {5, 1}, -3, 3)},
+            {Empty(t, {5, 6})});
+  Compare("logical_xor", {}, {Random(DType::kBool, {33}, 0, 1), Random(DType::kBool, {33}, 0, 1)},
+          {Empty(DType::kBool, {33})});
+  Compare("bitwise_and", {}, {Random(DType::kI32, {33}, 0, 100), Random(DType::kI32, {33}, 0, 100)},
+          {Empty(DType::kI32, {33})});
+}
+
+TEST_F(CudaKernels, Reductions) {
+  std::vector<int64_t> d0{0}, d1{1}, d01{0, 1};
+  for (DType t : kNumeric) {
+    DType po = IsFloating(t) ? t : DType::kI64;
+    Compare("prod", {{"dims", d1}}, {Random(t, {6, 5}, 1, 3)}, {Empty(po, {6})}, 1e-6);
+    Compare("amax", {{"dims", d0}}, {Random(t, {300, 7}, 0, 100)}, {Empty(t, {7})});
+    Compare("argmin", {{"dims", d1}}, {Random(t, {9, 1000}, 0, 100)}, {Empty(DType::kI64, {9})});
+    Compare("max_dim", {{"dims", d0}}, {Random(t, {50, 4}, 0, 3, {1, 50})}, {Empty(t, {4}), Empty(DType::kI64, {4})});
+  }
+  for (DType t : kFloat) {
+    Compare("var", {{"dims", d1}, {"correction", 1.0}}, {Random(t, {5, 999}, -2, 2)}, {Empty(t, {5})}, 1e-5);
+    Compare("std", {{"dims", d01}, {"correction", 0.0}}, {Random(t, {30, 40}, -2, 2)}, {Empty(t, {})}, 1e-5);
+    for (double p : {2.0, 1.0, 3.0, double(INFINITY)})
+      Compare("norm", {{"dims", d0}, {"p", p}}, {Random(t, {200, 3}, -2, 2)}, {Empty(t, {3})}, 1e-5);
+    Compare("logsumexp", {{"dims", d1}}, {Random(t, {4, 700}, -30, 30)}, {Empty(t, {4})}, 1e-5);
+  }
+}
+
+TEST_F(CudaKernels, ShapeAndIndex) {
+  for (DType t : kAll) {
+    Compare("cat", {{"dim", int64_t(1)}}, {Random(t, {3, 2}, -5, 5), Random(t, {3, 4}, -5, 5, {1, 3})},
+            {Empty(t, {3, 6})});
+    Compare("flip", {{"dims", std::vector<int64_t>{0, 2}}}, {Random(t, {3, 4, 5}, -5, 5)}, {Empty(t, {3, 4, 5})});
+    Compare("tril", {{"diagonal", int64_t(1)}, {"upper", true}}, {Random(t, {2, 5, 6}, -5, 5)}, {Empty(t, {2, 5, 6})});
+  }
+  DType f = DType::kF32;
+  Compare("pad", {{"pads", std::vector<int64_t>{1, 0, 2, 3}}, {"value", 7.0}}, {Random(f, {3, 4}, -1, 1)},
+          {Empty(f, {4, 9})});
+  HostTensor idx = Random(DType::kI64, {2, 3}, 0, 4);
+  Compare("gather", {{"dim", int64_t(1)}}, {Random(f, {2, 4}, -1, 1), idx}, {Empty(f, {2, 3})});
+  Compare("index_select", {{"dim", int64_t(0)}}, {Random(f, {5, 3}, -1, 1), Random(DType::kI64, {7}, 0, 5)},
+          {Empty(f, {7, 3})});
+  Compare("scatter", {{"dim", int64_t(1)}, {"reduce", std::string("add")}},
+          {Random(f, {2, 4}, -1, 1), idx, Random(f, {2, 3}, -1, 1)}, {Empty(f, {2, 4})});
+  Compare("index_put", {{"dim", int64_t(0)}, {"accumulate", true}},
+          {Random(f, {5, 3}, -1, 1), Random(f, {3}, -1, 1), Random(DType::kI64, {6}, -5, 5)}, {Empty(f, {5, 3})});
+  Compare("masked_fill", {{"value", -1.0}}, {Random(f, {4, 4}, 0, 1), Random(DType::kBool, {4}, 0, 1)},
+          {Empty(f, {4, 4})});
+  Compare("one_hot", {{"num_classes", int64_t(5)}}, {Random(DType::kI64, {9}, 0, 5)}, {Empty(DType::kI64, {9, 5})});
+}
+
+// A bad index is the CPU's OutOfRange error, never a device fault, and the output is untouched.
+TEST_F(CudaKernels, BadIndexIsAnError) {
+  HostTensor x = Random(DType::kF32, {5, 3}, -1, 1), idx = Random(DType::kI64, {4}, 0, 5);
+  reinterpret_cast<int64_t*>(idx.bytes.data())[2] = 5;
+  CachingAllocator* a = DeviceAllocator(0);
+  void *dx = *a->Allocate(x.bytes.size()), *di = *a->Allocate(idx.bytes.size()), *dout = *a->Allocate(4 * 3 * 4);
+  ASSERT_EQ(cudaMemcpy(dx, x.bytes.data(), x.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(di, idx.bytes.data(), idx.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  HostTensor out = Empty(DType::kF32, {4, 3});
+  TensorView in[2] = {ViewOf(x, dx), ViewOf(idx, di)}, o = ViewOf(out, dout);
+  AttrMap attrs{{"dim", int64_t(0)}};
+  KernelContext ctx("index_select", Device(DeviceType::kCUDA, 0), attrs, in, {&o, 1}, TestStream());
+  Status s = (*kernels::FindKernel("index_select", DeviceType::kCUDA))(ctx);
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange) << s;
+  EXPECT_NE(s.message().find("index 5"), std::string::npos) << s;
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  for (void* p : {dx, di, dout}) a->Deallocate(p);
+}
+
+// Same seed, same numbers as the CPU (exactly, for uniform/randint/randperm; normal to the last ulp).
+TEST_F(CudaKernels, CreationAndRandom) {
+  for (DType t : {DType::kF32, DType::kF64, DType::kI64, DType::kF16}) {
+    Compare("arange", {{"start", 1.5}, {"step", 0.25}}, {}, {Empty(t, {100})}, 0);
+    Compare("linspace", {{"start", -1.0}, {"end", 2.0}}, {}, {Empty(t, {51})}, 0);
+    Compare("eye", {}, {}, {Empty(t, {4, 6})}, 0);
+    Compare("uniform", {{"seed", int64_t(7)}, {"low", -2.0}, {"high", 3.0}}, {}, {Empty(t, {1000})}, 0);
+    Compare("uniform_", {{"seed", int64_t(8)}, {"low", 0.0}, {"high", 1.0}}, {}, {Empty(t, {5, 6}, {12, 2})}, 0);
+    Compare("normal", {{"seed", int64_t(9)}, {"mean", 1.0}, {"std", 2.0}}, {}, {Empty(t, {1000})}, 1e-12);
+    Compare("randint", {{"seed", int64_t(3)}, {"low", int64_t(-5)}, {"high", int64_t(9)}}, {}, {Empty(t, {500})}, 0);
+    Compare("randperm", {{"seed", int64_t(4)}}, {}, {Empty(t, {300})}, 0);
+  }
+  Compare("bernoulli", {{"seed", int64_t(5)}}, {Random(DType::kF32, {400}, 0, 1)}, {Empty(DType::kF32, {400})}, 0);
+}
+
 }  // namespace
 }  // namespace cuda
 }  // namespace oneflow_like

@@ -135,6 +135,76 @@ cudaError_t LaunchNormBackward(ScalarType t, double p, const void* nrm, const vo
                                const LoopShape& loop, const Operand& out, const Operand& x, const Operand& c,
                                cudaStream_t stream);
 
+// ---- shape and index ops (index.cu) ----
+// Indices are contiguous int64; `flags` (nflags slots, see LaunchCheckIndices) gate every write:
+// a kernel does nothing once any slot is set, so a failed op leaves its output untouched.
+struct IndexFlags {
+  const unsigned long long* flags = nullptr;
+  int n = 0;
+};
+// out[off] = AddValues(out[off], in[off]) over `loop` (as_strided_scatter); `serial` runs one
+// thread in row-major order (overlapping destinations accumulate as on the CPU).
+cudaError_t LaunchAccumulate(ScalarType t, bool serial, const LoopShape& loop, const Operand& out, const Operand& in,
+                             cudaStream_t stream);
+// tril/triu on contiguous (mats, rows, cols); elements moved by size.
+cudaError_t LaunchTril(int elem_bytes, int64_t mats, int64_t rows, int64_t cols, int64_t diagonal, bool upper,
+                       const void* x, void* out, cudaStream_t stream);
+// index_select: out[o, j, i] = x[o, idx[j], i] (x contiguous (outer, n, inner)).
+cudaError_t LaunchIndexSelect(int elem_bytes, int64_t outer, int64_t n, int64_t inner, const int64_t* idx, int64_t m,
+                              const void* x, void* out, IndexFlags f, cudaStream_t stream);
+// index_add (out already = x, contiguous): out[o, idx[j], i] += src[o, j, i], j in order.
+cudaError_t LaunchIndexAdd(ScalarType t, int64_t outer, int64_t n, int64_t inner, const int64_t* idx, int64_t m,
+                           const void* src, void* out, IndexFlags f, cudaStream_t stream);
+struct Dims {
+  int ndim = 0;
+  int64_t sizes[kMaxDims] = {};
+};
+// gather: out[c] = x[c with c[dim] = idx[c]] (x contiguous with strides xs; out/index contiguous).
+cudaError_t LaunchGather(int elem_bytes, const Dims& index_shape, const int64_t* xs, int dim, const int64_t* idx,
+                         const void* x, void* out, IndexFlags f, cudaStream_t stream);
+// scatter: out[c with c[dim] = idx[c]] (out strides os) = src[c] (contiguous src strides ss; or
+// `value` when src is null), added when `add`; serial along `dim` (the CPU's order).
+cudaError_t LaunchScatter(ScalarType t, const Dims& index_shape, const int64_t* os, const int64_t* ss, int dim,
+                          const int64_t* idx, const void* src, double value, bool add, void* out, IndexFlags f,
+                          cudaStream_t stream);
+// one_hot: out (n x classes, i64) = 0, out[i, idx[i]] = 1.
+cudaError_t LaunchOneHot(const int64_t* idx, int64_t n, int64_t classes, int64_t* out, IndexFlags f, cudaStream_t stream);
+// index: x contiguous (outer, [dims d0..d0+k), inner); idx[j] has nb elements (negatives wrap).
+struct MultiIndex {
+  int k = 0;
+  const int64_t* idx[kMaxDims] = {};
+  int64_t sizes[kMaxDims] = {};    // x.shape[d0 + j]
+  int64_t strides[kMaxDims] = {};  // (index) contiguous strides of x at d0 + j; (index_put) out strides
+};
+cudaError_t LaunchIndex(int elem_bytes, int64_t outer, int64_t span, int64_t inner, int64_t nb, const MultiIndex& mi,
+                        const void* x, void* out, IndexFlags f, cudaStream_t stream);
+// index_put over R = out[:d0] + B + out[d0+k:]: pre (d0 dims) and post dims of out with their
+// strides, B's shape (contiguous), values' strides over R. Serial over B (the CPU's order).
+struct PutGeom {
+  Dims pre, post, b;
+  int64_t pre_strides[kMaxDims] = {}, post_strides[kMaxDims] = {};
+  int64_t value_strides[3 * kMaxDims] = {};  // over R's dims
+};
+cudaError_t LaunchIndexPut(ScalarType t, const PutGeom& g, const MultiIndex& mi, const void* values, bool accumulate,
+                           void* out, IndexFlags f, cudaStream_t stream);
+
+// ---- creation and random (random.cu) ----
+// out[i] (row-major element i of a possibly strided output) = convert(f(i)) (the CPU's FromDouble).
+enum class GenOp : int { kArange, kLinspace, kEye, kUniform, kNormal, kRandint, kBernoulli, kFromI64 };
+struct GenParams {
+  double a = 0, b = 0;   // arange: start, step; linspace: start, end; eye: -, cols; uniform: low, high; normal: mean, std
+  int64_t n = 0;         // linspace: count; randint: low
+  uint64_t seed = 0, span = 1;  // randint: high - low
+  const void* src = nullptr;    // bernoulli: contiguous probabilities (f32/f64 `src_type`); kFromI64: int64 values
+  ScalarType src_type = ScalarType::kF32;
+  const unsigned long long* flag = nullptr;  // bernoulli: set when a probability is outside [0, 1]
+};
+cudaError_t LaunchGenerate(GenOp op, ScalarType t, const GenParams& p, const LoopShape& loop, const Operand& out,
+                           cudaStream_t stream);
+// *flag = smallest i with !(0 <= p[i] <= 1) (bernoulli's check).
+cudaError_t LaunchCheckProbabilities(ScalarType t, const void* p, int64_t n, unsigned long long* flag,
+                                     cudaStream_t stream);
+
 // ---- softmax.cu ----
 // x viewed as (outer, d, inner) around the softmax dim; contiguous f32/f64.
 bool SoftmaxSupported(ScalarType t);

@@ -12,16 +12,7 @@ namespace {
 using kernels::KernelContext;
 using kernels::TensorView;
 
-// A row-major rows x cols matrix with element strides (rs, cs), read by cuBLAS (column-major)
-// as its transpose: `trans` false means "stored as the transpose, ld = rs". False: pack first.
-bool BlasLayout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* trans, int64_t* ld) {
-  if (cols == 1) cs = 1;
-  if (rows == 1) rs = std::max<int64_t>(cols, 1);
-  if (cs == 1 && rs >= std::max<int64_t>(cols, 1)) { *trans = false; *ld = rs; return true; }
-  if (rows == 1 || cols == 1) return false;
-  if (rs == 1 && cs >= rows) { *trans = true; *ld = cs; return true; }
-  return false;
-}
+using kernels::BlasLayout;  // kernels/layout.h: cuBLAS reads the row-major operand as its transpose
 
 struct Mat {
   char* base;

@@ -9,24 +9,15 @@ namespace {
 using kernels::KernelContext;
 using kernels::TensorView;
 
-struct Layout {
-  int64_t outer = 1, d = 1, inner = 1;
-};
-Layout LayoutOf(const Shape& s, int64_t dim) {
-  Layout l;
-  if (s.ndim() == 0) return l;
-  for (int64_t i = 0; i < dim; ++i) l.outer *= s[i];
-  l.d = s[dim];
-  for (int64_t i = dim + 1; i < s.ndim(); ++i) l.inner *= s[i];
-  return l;
-}
+using kernels::DimLayout;
+using kernels::LayoutOf;
 
 template <bool kLog>
 Status Softmax(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &y = ctx.output(0);
   if (!SoftmaxSupported(ToScalarType(x.dtype)))
     return TypeError("[%s] not supported for %s on cuda", ctx.op(), DTypeName(x.dtype));
-  Layout l = LayoutOf(x.shape, ctx.attrs().Int("dim"));
+  DimLayout l = LayoutOf(x.shape, ctx.attrs().Int("dim"));
   auto* s = static_cast<CudaStream*>(ctx.stream());
   cudaError_t e = LaunchSoftmax(ToScalarType(x.dtype), kLog, l.outer, l.d, l.inner, x.data, y.data, s->get());
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
@@ -37,7 +28,7 @@ Status SoftmaxGrad(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &y = ctx.input(1), &dx = ctx.output(0);
   if (!SoftmaxSupported(ToScalarType(y.dtype)))
     return TypeError("[%s] not supported for %s on cuda", ctx.op(), DTypeName(y.dtype));
-  Layout l = LayoutOf(y.shape, ctx.attrs().Int("dim"));
+  DimLayout l = LayoutOf(y.shape, ctx.attrs().Int("dim"));
   auto* s = static_cast<CudaStream*>(ctx.stream());
   cudaError_t e =
       LaunchSoftmaxGrad(ToScalarType(y.dtype), kLog, l.outer, l.d, l.inner, dy.data, y.data, dx.data, s->get());
