@@ -43,7 +43,42 @@ StatusOr<Stream*> VirtualMachine::GetStream(const Device& device, StreamRole rol
     raw->worker_ = std::thread([this, raw] { WorkerLoop(raw); });
   }
   streams_.emplace(key, std::move(s));
+  if (device.is_cpu() && role == StreamRole::kCompute) cpu_compute_.store(raw, std::memory_order_release);
   return raw;
+}
+
+bool VirtualMachine::TryRunInline(const DependenceVector& ins, const DependenceVector& outs, int64_t cost,
+                                  absl::FunctionRef<Status()> fn) {
+  if (cost < 0 || cost > inline_cost_limit() || shut_down_.load(std::memory_order_acquire)) return false;
+  Stream* s = cpu_compute_.load(std::memory_order_acquire);
+  if (s == nullptr) {
+    auto made = GetStream(Device::CPU(), StreamRole::kCompute);
+    if (!made.ok()) return false;
+    s = *made;
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  if (s->queued_.load(std::memory_order_acquire) != 0 || s->busy_.load(std::memory_order_acquire)) return false;
+  for (Dependence* d : ins)
+    if (d->last_writer != nullptr || d->has_error()) return false;
+  for (Dependence* d : outs)
+    if (!d->idle() || d->has_error()) return false;
+  Status st;
+  try {
+    st = fn();
+  } catch (const std::exception& e) {
+    st = Internal("exception: %s", e.what());
+  } catch (...) {
+    st = Internal("unknown exception");
+  }
+  if (!st.ok()) {
+    for (Dependence* d : outs) d->mark_error(st);
+    if (unreported_errors_.size() < 64 &&
+        std::find(unreported_errors_.begin(), unreported_errors_.end(), st) == unreported_errors_.end())
+      unreported_errors_.push_back(st);
+  } else {
+    for (Dependence* d : outs) d->clear_error();
+  }
+  return true;
 }
 
 bool VirtualMachine::AtCapacityLocked() const {

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "vm/engine.h"
 #include "vm/stream.h"
 
@@ -32,6 +33,12 @@ class VirtualMachine {
   static VirtualMachine* Get();       // the singleton (created on first use; recreated after fork)
   static void ShutdownSingleton();    // drains and joins the singleton's threads (atexit)
 
+  // Fast path for small CPU work: if the CPU compute stream is idle and no live instruction
+  // touches `ins` / `outs`, runs `fn` on the caller's thread now, under the VM lock so nothing
+  // can be ordered against it meanwhile, and returns true. A failure is recorded on `outs` like
+  // an instruction's (raised at the next sync). Returns false, having done nothing, otherwise.
+  bool TryRunInline(const DependenceVector& ins, const DependenceVector& outs, int64_t cost,
+                    absl::FunctionRef<Status()> fn);
   StatusOr<Stream*> GetStream(const Device& device, StreamRole role);
   void Receive(std::unique_ptr<Instruction> instr);
   void Receive(std::vector<std::unique_ptr<Instruction>> instrs);  // one lock for the batch
@@ -73,6 +80,7 @@ class VirtualMachine {
   // Errors of failed instructions not yet reported to the user (distinct, oldest first).
   std::vector<Status> unreported_errors_;
   std::atomic<bool> shut_down_{false};
+  std::atomic<Stream*> cpu_compute_{nullptr};  // cached for TryRunInline
   std::atomic<int64_t> inline_cost_limit_;
   std::mutex shutdown_mu_;  // serialises Shutdown callers
 };

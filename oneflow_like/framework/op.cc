@@ -63,13 +63,37 @@ Status Launch(const OpDef& op, const TensorList& ins, const AttrMap& attrs, cons
     ASSIGN_OR_RETURN(fn, kernels::FindKernel(op.name, device.type()));
     op.kernel_cache[static_cast<int>(device.type())] = fn;
   }
-  auto call = std::make_unique<KernelCall>(&op, attrs, device, fn, KernelCostHint(outs, ins));
+  int64_t cost = KernelCostHint(outs, ins);
+  vm::VirtualMachine* vm = vm::VirtualMachine::Get();
+  if (device.is_cpu()) {
+    // Small work on an idle CPU stream runs right here, without building an instruction.
+    vm::DependenceVector in_deps, out_deps;
+    for (auto& t : ins) in_deps.push_back(t.blob()->dependence());
+    for (auto& t : outs) out_deps.push_back(t.blob()->dependence());
+    bool ran = vm->TryRunInline(in_deps, out_deps, cost, [&]() -> Status {
+      absl::InlinedVector<kernels::TensorView, 4> in, out;
+      for (auto& t : outs) RETURN_IF_ERROR(t.blob()->EnsureAllocated());
+      for (auto& t : ins) in.push_back(ViewOf(SpecOf(t)));
+      for (auto& t : outs) out.push_back(ViewOf(SpecOf(t)));
+      kernels::KernelContext ctx(op.name, device, attrs, in, out, nullptr);
+      Status s = fn(ctx);
+      if (!s.ok() && std::string(s.message()).rfind(absl::StrCat("[", op.name, "]"), 0) != 0)
+        s = Status(s.code(), absl::StrCat("[", op.name, "] ", s.message()));
+      return s;
+    });
+    if (ran) return Status();
+  }
+  auto call = std::make_unique<KernelCall>(&op, attrs, device, fn, cost);
   absl::InlinedVector<vm::BlobPtr, 4> in_blobs;
   absl::InlinedVector<vm::BlobPtr, 2> out_blobs;
   for (auto& t : ins) { call->ins.push_back(SpecOf(t)); in_blobs.push_back(t.blob()); }
   for (auto& t : outs) { call->outs.push_back(SpecOf(t)); out_blobs.push_back(t.blob()); }
+  // Transfers use the accelerator's copy streams, so they overlap compute.
+  vm::StreamRole role = vm::StreamRole::kCompute;
+  if (device.is_cuda() && op.cross_device && !ins.empty())
+    role = ins[0].device().is_cpu() ? vm::StreamRole::kH2D : vm::StreamRole::kD2H;
   return vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
-    return b->Call(device, std::move(in_blobs), std::move(out_blobs), std::move(call));
+    return b->Call(device, std::move(in_blobs), std::move(out_blobs), std::move(call), role);
   });
 }
 

@@ -1,0 +1,162 @@
+// Lowerings of the binary family (sub, maximum/minimum and their gradient, pow, comparisons ->
+// compare with a pred result, logical ops) and of where -> select. Each reproduces its kernel in
+// kernels/cpu/{binary,ternary}.cc; operands are broadcast NumPy-style to the output shape.
+#include "oneflow_like/lazy/lowering/lowering_util.h"
+
+namespace oneflow_like {
+namespace lazy {
+namespace {
+using hlo::ComparisonDirection;
+using hlo::HloInstruction;
+using hlo::HloOpcode;
+
+bool IsFloat(DType t) { return t == DType::kF32 || t == DType::kF64; }
+bool Numeric(DType t) { return t == DType::kF32 || t == DType::kF64 || t == DType::kI32 || t == DType::kI64; }
+
+// Inputs broadcast to the output shape (dtypes unchanged).
+StatusOr<std::vector<HloInstruction*>> Operands(LowerCtx& ctx, const TracedOp& op, const Shape& shape) {
+  std::vector<HloInstruction*> r;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    ASSIGN_OR_RETURN(auto* x, BroadcastTo(ctx, ctx.in(op, i), ctx.in_meta(op, i).shape, shape));
+    r.push_back(x);
+  }
+  return r;
+}
+
+bool SameDtypes(LowerCtx& ctx, const TracedOp& op, size_t first, bool (*ok)(DType)) {
+  DType t = ctx.in_meta(op, first).dtype;
+  if (!ok(t)) return false;
+  for (size_t i = first; i < op.inputs.size(); ++i)
+    if (ctx.in_meta(op, i).dtype != t) return false;
+  return true;
+}
+
+Status LowerSub(LowerCtx& ctx, const TracedOp& op) {  // alpha == 1 ? x - y : x - alpha * y
+  const TensorMeta& m = ctx.out_meta(op, 0);
+  if (!SameDtypes(ctx, op, 0, Numeric) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
+  ASSIGN_OR_RETURN(auto in, Operands(ctx, op, m.shape));
+  double alpha = op.attrs.Float("alpha", 1.0);
+  HloInstruction* y = in[1];
+  if (alpha != 1.0) {
+    ASSIGN_OR_RETURN(auto* s, Splat(ctx, m.dtype, alpha, m.shape));
+    ASSIGN_OR_RETURN(y, ctx.b().Binary(HloOpcode::kMultiply, s, y));
+  }
+  ASSIGN_OR_RETURN(auto* r, ctx.b().Binary(HloOpcode::kSubtract, in[0], y));
+  ctx.set(op, 0, r);
+  return Status();
+}
+
+// maximum/minimum: HLO's are NaN-propagating with the kernel's tie rule (ofl_max/ofl_min).
+// pow: std::pow on floats.
+Status LowerSameType(LowerCtx& ctx, const TracedOp& op, HloOpcode code, bool (*ok)(DType)) {
+  const TensorMeta& m = ctx.out_meta(op, 0);
+  if (!SameDtypes(ctx, op, 0, ok) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
+  ASSIGN_OR_RETURN(auto in, Operands(ctx, op, m.shape));
+  ASSIGN_OR_RETURN(auto* r, ctx.b().Binary(code, in[0], in[1]));
+  ctx.set(op, 0, r);
+  return Status();
+}
+
+Status LowerCompare(LowerCtx& ctx, const TracedOp& op, ComparisonDirection d) {
+  const TensorMeta& m = ctx.out_meta(op, 0);
+  if (!SameDtypes(ctx, op, 0, Numeric)) return ctx.LowerAsKernelCall(op);
+  ASSIGN_OR_RETURN(auto in, Operands(ctx, op, m.shape));
+  ASSIGN_OR_RETURN(auto* r, ctx.b().Compare(in[0], in[1], d));
+  ctx.set(op, 0, r);
+  return Status();
+}
+
+Status LowerCompareScalar(LowerCtx& ctx, const TracedOp& op, ComparisonDirection d) {
+  const TensorMeta& m = ctx.out_meta(op, 0);
+  DType t = ctx.in_meta(op, 0).dtype;
+  if (!Numeric(t)) return ctx.LowerAsKernelCall(op);
+  ASSIGN_OR_RETURN(auto* s, Splat(ctx, t, op.attrs.Float("scalar"), m.shape));  // the scalar in x's dtype
+  ASSIGN_OR_RETURN(auto* r, ctx.b().Compare(ctx.in(op, 0), s, d));
+  ctx.set(op, 0, r);
+  return Status();
+}
+
+bool IsBool(DType t) { return t == DType::kBool; }
+
+Status LowerLogical(LowerCtx& ctx, const TracedOp& op, int kind) {  // 0 and, 1 or, 2 xor
+  const TensorMeta& m = ctx.out_meta(op, 0);
+  if (!SameDtypes(ctx, op, 0, IsBool)) return ctx.LowerAsKernelCall(op);
+  ASSIGN_OR_RETURN(auto in, Operands(ctx, op, m.shape));
+  HloInstruction* r;
+  if (kind == 0) { ASSIGN_OR_RETURN(r, ctx.b().Binary(HloOpcode::kAnd, in[0], in[1])); }
+  else if (kind == 1) { ASSIGN_OR_RETURN(r, ctx.b().Binary(HloOpcode::kOr, in[0], in[1])); }
+  else { ASSIGN_OR_RETURN(r, ctx.b().Compare(in[0], in[1], ComparisonDirection::kNe)); }
+  ctx.set(op, 0, r);
+  return Status();
+}
+
+// minmax_grad(g, a, b; is_max, side): wins ? g : (mine == other ? g * 0.5 : 0).
+Status LowerMinMaxGrad(LowerCtx& ctx, const TracedOp& op) {
+  const TensorMeta& m = ctx.out_meta(op, 0);
+  if (!SameDtypes(ctx, op, 0, IsFloat) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
+  ASSIGN_OR_RETURN(auto in, Operands(ctx, op, m.shape));
+  bool is_max = op.attrs.Bool("is_max"), side_a = op.attrs.Int("side") == 0;
+  HloInstruction *mine = side_a ? in[1] : in[2], *other = side_a ? in[2] : in[1];
+  ASSIGN_OR_RETURN(auto* wins, ctx.b().Compare(mine, other, is_max ? ComparisonDirection::kGt : ComparisonDirection::kLt));
+  ASSIGN_OR_RETURN(auto* tie, ctx.b().Compare(mine, other, ComparisonDirection::kEq));
+  ASSIGN_OR_RETURN(auto* half, Splat(ctx, m.dtype, 0.5, m.shape));
+  ASSIGN_OR_RETURN(auto* zero, Splat(ctx, m.dtype, 0.0, m.shape));
+  ASSIGN_OR_RETURN(auto* gh, ctx.b().Binary(HloOpcode::kMultiply, in[0], half));
+  ASSIGN_OR_RETURN(auto* t, ctx.b().Select(tie, gh, zero));
+  ASSIGN_OR_RETURN(auto* r, ctx.b().Select(wins, in[0], t));
+  ctx.set(op, 0, r);
+  return Status();
+}
+
+bool AnyType(DType t) { return t != DType::kF16 && t != DType::kBF16; }
+
+Status LowerWhere(LowerCtx& ctx, const TracedOp& op) {  // where(cond, x, y)
+  const TensorMeta& m = ctx.out_meta(op, 0);
+  if (ctx.in_meta(op, 0).dtype != DType::kBool || !SameDtypes(ctx, op, 1, AnyType) || ctx.in_meta(op, 1).dtype != m.dtype)
+    return ctx.LowerAsKernelCall(op);
+  ASSIGN_OR_RETURN(auto in, Operands(ctx, op, m.shape));
+  ASSIGN_OR_RETURN(auto* r, ctx.b().Select(in[0], in[1], in[2]));
+  ctx.set(op, 0, r);
+  return Status();
+}
+
+template <bool kScalarIsOther>
+Status LowerWhereScalar(LowerCtx& ctx, const TracedOp& op) {  // cond ? x : s  /  cond ? s : y
+  const TensorMeta& m = ctx.out_meta(op, 0);
+  if (ctx.in_meta(op, 0).dtype != DType::kBool || !AnyType(m.dtype) || ctx.in_meta(op, 1).dtype != m.dtype)
+    return ctx.LowerAsKernelCall(op);
+  ASSIGN_OR_RETURN(auto in, Operands(ctx, op, m.shape));
+  ASSIGN_OR_RETURN(auto* s, Splat(ctx, m.dtype, op.attrs.Float("scalar"), m.shape));
+  ASSIGN_OR_RETURN(auto* r, kScalarIsOther ? ctx.b().Select(in[0], in[1], s) : ctx.b().Select(in[0], s, in[1]));
+  ctx.set(op, 0, r);
+  return Status();
+}
+
+}  // namespace
+
+OFL_REGISTER_LOWERING(sub, LowerSub);
+OFL_REGISTER_LOWERING(maximum, [](LowerCtx& c, const TracedOp& o) { return LowerSameType(c, o, HloOpcode::kMaximum, Numeric); });
+OFL_REGISTER_LOWERING(minimum, [](LowerCtx& c, const TracedOp& o) { return LowerSameType(c, o, HloOpcode::kMinimum, Numeric); });
+OFL_REGISTER_LOWERING(pow, [](LowerCtx& c, const TracedOp& o) { return LowerSameType(c, o, HloOpcode::kPower, IsFloat); });
+OFL_REGISTER_LOWERING(minmax_grad, LowerMinMaxGrad);
+OFL_REGISTER_LOWERING(eq, [](LowerCtx& c, const TracedOp& o) { return LowerCompare(c, o, ComparisonDirection::kEq); });
+OFL_REGISTER_LOWERING(ne, [](LowerCtx& c, const TracedOp& o) { return LowerCompare(c, o, ComparisonDirection::kNe); });
+OFL_REGISTER_LOWERING(lt, [](LowerCtx& c, const TracedOp& o) { return LowerCompare(c, o, ComparisonDirection::kLt); });
+OFL_REGISTER_LOWERING(le, [](LowerCtx& c, const TracedOp& o) { return LowerCompare(c, o, ComparisonDirection::kLe); });
+OFL_REGISTER_LOWERING(gt, [](LowerCtx& c, const TracedOp& o) { return LowerCompare(c, o, ComparisonDirection::kGt); });
+OFL_REGISTER_LOWERING(ge, [](LowerCtx& c, const TracedOp& o) { return LowerCompare(c, o, ComparisonDirection::kGe); });
+OFL_REGISTER_LOWERING(eq_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerCompareScalar(c, o, ComparisonDirection::kEq); });
+OFL_REGISTER_LOWERING(ne_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerCompareScalar(c, o, ComparisonDirection::kNe); });
+OFL_REGISTER_LOWERING(lt_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerCompareScalar(c, o, ComparisonDirection::kLt); });
+OFL_REGISTER_LOWERING(le_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerCompareScalar(c, o, ComparisonDirection::kLe); });
+OFL_REGISTER_LOWERING(gt_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerCompareScalar(c, o, ComparisonDirection::kGt); });
+OFL_REGISTER_LOWERING(ge_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerCompareScalar(c, o, ComparisonDirection::kGe); });
+OFL_REGISTER_LOWERING(logical_and, [](LowerCtx& c, const TracedOp& o) { return LowerLogical(c, o, 0); });
+OFL_REGISTER_LOWERING(logical_or, [](LowerCtx& c, const TracedOp& o) { return LowerLogical(c, o, 1); });
+OFL_REGISTER_LOWERING(logical_xor, [](LowerCtx& c, const TracedOp& o) { return LowerLogical(c, o, 2); });
+OFL_REGISTER_LOWERING(where, LowerWhere);
+OFL_REGISTER_LOWERING(where_scalar_other, LowerWhereScalar<true>);
+OFL_REGISTER_LOWERING(where_scalar_input, LowerWhereScalar<false>);
+
+}  // namespace lazy
+}  // namespace oneflow_like
