@@ -1,5 +1,9 @@
 #include "compiler/thunks/thunks.h"
 
+#include <algorithm>
+
+#include "oneflow_like/base/thread_pool.h"
+
 #include <cstring>
 
 #include "absl/strings/str_join.h"
@@ -60,12 +64,21 @@ Status KernelThunk::ExecuteOnStream(const ExecuteParams& p) {
   char* ptrs[64];
   if (args_.size() > 64) return Internal("[kernel %s] too many arguments", name());
   for (size_t i = 0; i < args_.size(); ++i) ptrs[i] = p.buffers->Get(args_[i]);
-  fn_(ptrs, 0, num_elements_);
+  if (work_ < 2 * kParallelWork || num_elements_ < 2) {
+    fn_(ptrs, 0, num_elements_);
+    return absl::OkStatus();
+  }
+  // Grain in output elements so that each chunk does about kParallelWork operations.
+  const int64_t per_element = std::max<int64_t>(1, work_ / std::max<int64_t>(1, num_elements_));
+  const int64_t grain = std::max<int64_t>(1, kParallelWork / per_element);
+  CpuKernelFn fn = fn_;
+  IntraOpPool()->ParallelFor(num_elements_, grain, [fn, &ptrs](int64_t b, int64_t e) { fn(ptrs, b, e); });
   return absl::OkStatus();
 }
 
 std::string KernelThunk::Details() const {
-  return absl::StrCat(kernel_name_, " n=", num_elements_, " args=[", Slices(args_), "]");
+  return absl::StrCat(kernel_name_, " n=", num_elements_, work_ > num_elements_ ? absl::StrCat(" work=", work_) : "",
+                      " args=[", Slices(args_), "]");
 }
 
 Status CopyThunk::ExecuteOnStream(const ExecuteParams& p) {

@@ -5,13 +5,18 @@
 namespace oneflow_like::hlo {
 
 // Runs a compiled loop kernel `kernel_name` over `num_elements` output elements.
-// CPU ABI: extern "C" void kernel(char** args, int64_t begin, int64_t end).
+// CPU ABI: extern "C" void kernel(char** args, int64_t begin, int64_t end). Every output element
+// is independent, so large loops are split into [begin, end) ranges run by IntraOpPool();
+// `work` (elementary operations, e.g. input elements read by a reduction) sets the grain.
 class KernelThunk : public Thunk {
  public:
   using CpuKernelFn = void (*)(char**, int64_t, int64_t);
-  KernelThunk(std::string name, std::string kernel_name, std::vector<BufferSlice> args, int64_t num_elements)
+  KernelThunk(std::string name, std::string kernel_name, std::vector<BufferSlice> args, int64_t num_elements,
+              int64_t work = 0)
       : Thunk(Kind::kKernel, std::move(name)), kernel_name_(std::move(kernel_name)), args_(std::move(args)),
-        num_elements_(num_elements) {}
+        num_elements_(num_elements), work_(work > num_elements ? work : num_elements) {}
+  // Below this much work a loop runs serially on the calling thread.
+  static constexpr int64_t kParallelWork = 32768;
   Status Initialize(const InitializeParams& p) override;
   Status ExecuteOnStream(const ExecuteParams& p) override;
 
@@ -21,7 +26,7 @@ class KernelThunk : public Thunk {
  private:
   std::string kernel_name_;
   std::vector<BufferSlice> args_;
-  int64_t num_elements_;
+  int64_t num_elements_, work_;
   CpuKernelFn fn_ = nullptr;
 };
 

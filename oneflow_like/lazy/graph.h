@@ -26,6 +26,7 @@ class CompiledGraph {
   // Runs the graph on `inputs` (same signature as traced); returns its outputs.
   StatusOr<TensorList> Run(const TensorList& inputs);
   const GraphCompileInfo& info() const { return info_; }
+  const hlo::Executable& executable() const { return *exe_; }
   int64_t num_inputs() const { return static_cast<int64_t>(input_metas_.size()); }
 
  private:

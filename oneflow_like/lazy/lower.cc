@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -133,7 +134,14 @@ StatusOr<std::unique_ptr<hlo::HloModule>> LowerTrace(const Trace& trace, const s
     if (it != Lowerings().end()) {
       Status s = it->second(ctx, op);
       if (!s.ok()) return Status(s.code(), absl::StrCat("[lower ", op.op->name, "] ", s.message()));
-      if (stats) stats->lowered++;
+      // A lowering may fall back to the kernel call for dtypes/attrs it does not cover.
+      const hlo::HloInstruction* h = op.outputs.empty() ? nullptr : values[op.outputs[0]];
+      if (h && h->opcode() == hlo::HloOpcode::kGetTupleElement) h = h->operand(0);
+      bool fell_back = h && h->opcode() == hlo::HloOpcode::kCustomCall &&
+                       absl::StartsWith(h->attrs().custom_call_target, "ofl.kernel.");
+      for (int64_t v : op.inputs) fell_back = fell_back && values[v] != values[op.outputs[0]];  // not an identity
+      if (stats && fell_back) { stats->kernel_calls++; stats->kernel_call_ops.push_back(op.op->name); }
+      else if (stats) stats->lowered++;
     } else {
       RETURN_IF_ERROR(ctx.LowerAsKernelCall(op));
       if (stats) { stats->kernel_calls++; stats->kernel_call_ops.push_back(op.op->name); }

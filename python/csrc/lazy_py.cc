@@ -32,6 +32,15 @@ void BindLazy(py::module_& m, TensorClass&) {
       .def_property_readonly("hlo_before", [](lazy::CompiledGraph& g) { return g.info().hlo_before; })
       .def_property_readonly("hlo_after", [](lazy::CompiledGraph& g) { return g.info().hlo_after; })
       .def_property_readonly("thunks", [](lazy::CompiledGraph& g) { return g.info().thunks; })
+      // Buffer assignment: the temp arena (the simulated peak of the chosen schedule, packed
+      // best-fit), its lower bound (the largest set of temporaries live at once) and all bytes
+      // the executable owns (arena + constants; parameters/outputs are the caller's).
+      .def_property_readonly("arena_bytes",
+                             [](lazy::CompiledGraph& g) { return g.executable().buffer_assignment().temp_bytes(); })
+      .def_property_readonly("lower_bound_bytes",
+                             [](lazy::CompiledGraph& g) { return g.executable().buffer_assignment().lower_bound_bytes(); })
+      .def_property_readonly("total_buffer_bytes",
+                             [](lazy::CompiledGraph& g) { return g.executable().buffer_assignment().total_bytes(); })
       .def_property_readonly("num_lowered", [](lazy::CompiledGraph& g) { return g.info().lower.lowered; })
       .def_property_readonly("kernel_call_ops", [](lazy::CompiledGraph& g) { return g.info().lower.kernel_call_ops; });
   m.def("_compile_trace", [](PyTrace& t, const std::string& name) {

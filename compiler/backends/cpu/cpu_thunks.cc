@@ -5,6 +5,9 @@
 #include <cblas.h>
 
 #include <cstring>
+#include <mutex>
+
+#include "oneflow_like/base/thread_pool.h"
 
 #include "compiler/eval/hlo_evaluator.h"
 #include "compiler/library/library_ops.h"
@@ -29,7 +32,17 @@ StatusOr<GemmThunk::Config> GemmConfigFor(const HloInstruction& dot) {
   return c;
 }
 
+namespace {
+// Same sizing as the eager matmul kernel (kernels/cpu/matmul.cc): OpenBLAS's own pthreads pool,
+// one thread per intra-op thread. Thunks run one at a time, so it never competes with the pool.
+void InitBlasThreads() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(IntraOpPool()->num_threads()); });
+}
+}  // namespace
+
 Status GemmThunk::ExecuteOnStream(const ExecuteParams& p) {
+  InitBlasThreads();
   const auto ta = c_.lhs_transposed ? CblasTrans : CblasNoTrans, tb = c_.rhs_transposed ? CblasTrans : CblasNoTrans;
   const int64_t lda = c_.lhs_transposed ? c_.m : c_.k, ldb = c_.rhs_transposed ? c_.k : c_.n;
   for (int64_t b = 0; b < c_.batch; ++b) {

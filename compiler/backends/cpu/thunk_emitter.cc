@@ -2,6 +2,7 @@
 
 #include "compiler/library/external_calls.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "absl/strings/str_join.h"
@@ -59,7 +60,11 @@ class Emitter {
         std::vector<BufferSlice> args = OperandSlices(i);
         const auto& outs = ba_.Leaves(&i);
         args.insert(args.end(), outs.begin(), outs.end());
-        seq->push_back(std::make_unique<KernelThunk>(i.name(), name, std::move(args), src->num_elements));
+        // Work estimate: the largest array inside the fusion (a reduction reads more than it writes).
+        int64_t work = src->num_elements;
+        for (const HloInstruction* f : i.fused_computation()->instructions())
+          if (f->shape().is_array()) work = std::max<int64_t>(work, f->shape().numel());
+        seq->push_back(std::make_unique<KernelThunk>(i.name(), name, std::move(args), src->num_elements, work));
         ++stats_->kernels;
         return absl::OkStatus();
       }

@@ -21,38 +21,74 @@ class Adam(Optimizer):
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                                       amsgrad=amsgrad, maximize=maximize))
 
+    def _graph_prepare(self):
+        """Creates the state eagerly so an nn.Graph can carry it across runs: the moments as
+        zeros and the step count as a float64 0-d tensor (a Python int would be baked into the
+        traced graph). Bias corrections are then computed from that tensor inside the graph."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                if not state:
+                    state["exp_avg"] = flow.zeros_like(p)
+                    state["exp_avg_sq"] = flow.zeros_like(p)
+                    if group["amsgrad"]:
+                        state["max_exp_avg_sq"] = flow.zeros_like(p)
+                    state["step"] = 0
+                if not isinstance(state["step"], flow.Tensor):
+                    state["step"] = flow.tensor(float(state["step"]), dtype=flow.float64)
+
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         with flow.no_grad():
             for group in self.param_groups:
                 lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
-                wd, amsgrad = group["weight_decay"], group["amsgrad"]
                 for p, g in self._grads(group):
                     state = self.state[p]
                     if not state:
                         state["step"] = 0
                         state["exp_avg"] = flow.zeros_like(p)
                         state["exp_avg_sq"] = flow.zeros_like(p)
-                        if amsgrad:
+                        if group["amsgrad"]:
                             state["max_exp_avg_sq"] = flow.zeros_like(p)
+                    if isinstance(state["step"], flow.Tensor):  # graph-capable state
+                        self._tensor_step(p, g, state, group)
+                        continue
                     state["step"] = t = state["step"] + 1
-                    if wd != 0:
-                        if self._decoupled:
-                            p.mul_(1.0 - lr * wd)
-                        else:
-                            g = g.add(p, alpha=wd)
-                    m, v = state["exp_avg"], state["exp_avg_sq"]
-                    m.mul_(b1).add_(g, alpha=1.0 - b1)
-                    _addcmul_(v.mul_(b2), g, g, 1.0 - b2)
-                    if amsgrad:
-                        vmax = state["max_exp_avg_sq"]
-                        vmax.copy_(flow.maximum(vmax, v))
-                        v = vmax
+                    m, v = self._update_moments(p, g, state, group)
                     bc1 = 1.0 - b1 ** t
                     bc2_sqrt = math.sqrt(1.0 - b2 ** t)
                     denom = (v.sqrt() * (1.0 / bc2_sqrt)).add_(eps)
                     _addcdiv_(p, m, denom, -lr / bc1)
         return loss
+
+    def _update_moments(self, p, g, state, group):
+        """Weight decay, then m and v (v = max(v) with amsgrad) updated in place; returns (m, v)."""
+        lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
+        if wd != 0:
+            if self._decoupled:
+                p.mul_(1.0 - lr * wd)
+            else:
+                g = g.add(p, alpha=wd)
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        m.mul_(b1).add_(g, alpha=1.0 - b1)
+        _addcmul_(v.mul_(b2), g, g, 1.0 - b2)
+        if group["amsgrad"]:
+            vmax = state["max_exp_avg_sq"]
+            vmax.copy_(flow.maximum(vmax, v))
+            v = vmax
+        return m, v
+
+    def _tensor_step(self, p, g, state, group):
+        """The same update with the step count in a tensor (traceable by nn.Graph)."""
+        lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
+        t = state["step"]
+        t.add_(1.0)
+        m, v = self._update_moments(p, g, state, group)
+        bc1 = 1.0 - b1 ** t  # float64, like the Python floats of the eager rule
+        inv_bc2_sqrt = (1.0 - b2 ** t).sqrt().reciprocal().to(p.dtype)
+        step_size = ((-lr) / bc1).to(p.dtype)
+        denom = (v.sqrt() * inv_bc2_sqrt).add_(eps)
+        p.add_(m / denom * step_size)
 
 
 class AdamW(Adam):
