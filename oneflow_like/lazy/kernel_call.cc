@@ -31,7 +31,24 @@ Status RunKernelCall(const std::string& target, const std::string& config, absl:
   return fn(ctx);
 }
 
+// "ofl.view": result = the operand read through (strides, offset), copied contiguously.
+Status RunViewCopy(const std::string&, const std::string& config, absl::Span<const hlo::ExternalBuffer> ins,
+                   absl::Span<const hlo::ExternalBuffer> outs) {
+  ASSIGN_OR_RETURN(AttrMap attrs, DecodeAttrs(config));
+  ASSIGN_OR_RETURN(kernels::KernelFn copy, kernels::FindKernel("contiguous", DeviceType::kCPU));
+  kernels::TensorView in = ViewOf(ins[0]), out = ViewOf(outs[0]);
+  in.shape = out.shape;
+  const auto& strides = attrs.Ints("strides");
+  in.strides = DimVector(strides.begin(), strides.end());
+  in.data = static_cast<char*>(in.data) + attrs.Int("offset") * DTypeSize(in.dtype);
+  absl::InlinedVector<kernels::TensorView, 1> iv{in}, ov{out};
+  AttrMap none;
+  kernels::KernelContext ctx("view", Device::CPU(), none, iv, ov, nullptr);
+  return copy(ctx);
+}
+
 const bool kRegistered = [] {
+  hlo::RegisterExternalCallPrefix("ofl.view", &RunViewCopy);
   hlo::RegisterExternalCallPrefix(kPrefix, &RunKernelCall);
   return true;
 }();

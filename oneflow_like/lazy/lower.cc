@@ -113,6 +113,28 @@ Status LowerCtx::LowerAsKernelCall(const TracedOp& op) {
   return Status();
 }
 
+// A view op without a lowering: computes the view of a contiguous input with the op's own view
+// function and emits "ofl.view" (a strided copy into a contiguous result) with those strides.
+Status LowerViewAsStridedCopy(LowerCtx& ctx, const TracedOp& op) {
+  const TensorMeta& in = ctx.in_meta(op, 0);
+  auto impl = std::make_shared<TensorImpl>();
+  impl->shape = in.shape;
+  impl->strides = ContiguousStrides(in.shape);
+  impl->dtype = in.dtype;
+  impl->device = in.device;
+  Shape shape;
+  DimVector strides;
+  int64_t offset = 0;
+  RETURN_IF_ERROR(op.op->view(Tensor(impl), op.attrs, &shape, &strides, &offset));
+  AttrMap cfg;
+  cfg.Set("strides", std::vector<int64_t>(strides.begin(), strides.end()));
+  cfg.Set("offset", offset);
+  ASSIGN_OR_RETURN(auto* h, ctx.b().CustomCall("ofl.view", {ctx.in(op, 0)}, ShapeOf(ctx.out_meta(op, 0)),
+                                               EncodeAttrs(cfg)));
+  ctx.set(op, 0, h);
+  return Status();
+}
+
 StatusOr<std::unique_ptr<hlo::HloModule>> LowerTrace(const Trace& trace, const std::string& name, LowerStats* stats) {
   auto module = std::make_unique<hlo::HloModule>(name);
   hlo::HloBuilder b(module.get(), "main");
@@ -142,6 +164,9 @@ StatusOr<std::unique_ptr<hlo::HloModule>> LowerTrace(const Trace& trace, const s
       for (int64_t v : op.inputs) fell_back = fell_back && values[v] != values[op.outputs[0]];  // not an identity
       if (stats && fell_back) { stats->kernel_calls++; stats->kernel_call_ops.push_back(op.op->name); }
       else if (stats) stats->lowered++;
+    } else if (op.op->view != nullptr) {
+      RETURN_IF_ERROR(LowerViewAsStridedCopy(ctx, op));
+      if (stats) stats->lowered++;
     } else {
       RETURN_IF_ERROR(ctx.LowerAsKernelCall(op));
       if (stats) { stats->kernel_calls++; stats->kernel_call_ops.push_back(op.op->name); }

@@ -69,8 +69,52 @@ def check_backward(fn, arrays, grad_inputs=None, atol=1e-5, rtol=1e-4, **kw):
         np.testing.assert_allclose(ins[i].grad.numpy(), num, atol=atol, rtol=rtol, err_msg=f"gradient of input {i}")
 
 
-def check_op(fn, np_fn, arrays, grad_inputs=None, atol=1e-5, rtol=1e-4, backward=True, **kw):
+class _FnGraph(flow.nn.Graph):
+    def __init__(self, fn, grad_inputs, kw):
+        super().__init__()
+        self.fn, self.grad_inputs, self.kw = fn, grad_inputs, kw
+
+    def build(self, upstream, *xs):
+        xs = [x.requires_grad_() if i in self.grad_inputs else x for i, x in enumerate(xs)]
+        out = self.fn(*xs, **self.kw)
+        outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        grads = ()
+        if self.grad_inputs:
+            grads = flow.autograd.grad((outs[0] * upstream).sum(), [xs[i] for i in self.grad_inputs],
+                                       allow_unused=True)
+        return outs, tuple(grads)
+
+
+def check_lazy(fn, arrays, grad_inputs=(), **kw):
+    """eager == lazy: the same computation compiled as an nn.Graph (forward, and the gradients of
+    `grad_inputs` for a random upstream gradient) gives the eager results, in float64."""
+    ins = [flow.tensor(a, dtype=flow.float64) for a in arrays]
+    for i in grad_inputs:
+        ins[i].requires_grad = True
+    out = fn(*ins, **kw)
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    up = flow.tensor(RNG.uniform(-1, 1, size=tuple(outs[0].shape)), dtype=outs[0].dtype) \
+        if outs[0].dtype.is_floating_point else flow.zeros(1, dtype=flow.float64)
+    eager_grads = ()
+    if grad_inputs:
+        eager_grads = flow.autograd.grad((outs[0] * up).sum(), [ins[i] for i in grad_inputs], allow_unused=True)
+    g = _FnGraph(fn, tuple(grad_inputs), kw)
+    lazy_outs, lazy_grads = g(up, *[t.detach() for t in ins])
+    for e, l in zip(outs, lazy_outs):
+        assert tuple(e.shape) == tuple(l.shape) and e.dtype == l.dtype, (e.shape, l.shape, e.dtype, l.dtype)
+        np.testing.assert_allclose(to_np(l), to_np(e), rtol=1e-9, atol=1e-9, err_msg="lazy forward")
+    for e, l in zip(eager_grads, lazy_grads):
+        if e is None:
+            assert l is None
+            continue
+        np.testing.assert_allclose(l.numpy(), e.numpy(), rtol=1e-9, atol=1e-9, err_msg="lazy gradient")
+
+
+def check_op(fn, np_fn, arrays, grad_inputs=None, atol=1e-5, rtol=1e-4, backward=True, lazy=True, **kw):
     check_forward(fn, np_fn, arrays, atol=atol, rtol=rtol, **kw)
     check_forward(fn, np_fn, arrays, atol=1e-10, rtol=1e-10, dtype=flow.float64, **kw)
     if backward:
         check_backward(fn, arrays, grad_inputs=grad_inputs, **kw)
+    if lazy:
+        gi = (list(range(len(arrays))) if grad_inputs is None else list(grad_inputs)) if backward else []
+        check_lazy(fn, arrays, grad_inputs=gi, **kw)
