@@ -4,6 +4,9 @@
 
 #include "oneflow_like/base/thread_pool.h"
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/str_join.h"
@@ -35,8 +38,22 @@ Status InitializeAll(ThunkSequence& seq, const Thunk::InitializeParams& p) {
   for (auto& t : seq) RETURN_IF_ERROR(t->Initialize(p));
   return absl::OkStatus();
 }
+// ONEFLOW_LIKE_THUNK_PROFILE=1 prints each thunk's wall time to stderr (a debugging aid).
 Status ExecuteAll(ThunkSequence& seq, const Thunk::ExecuteParams& p) {
-  for (auto& t : seq) RETURN_IF_ERROR(t->ExecuteOnStream(p));
+  static const bool profile = [] {
+    const char* e = std::getenv("ONEFLOW_LIKE_THUNK_PROFILE");
+    return e != nullptr && e[0] != '\0' && e[0] != '0';
+  }();
+  if (!profile) {
+    for (auto& t : seq) RETURN_IF_ERROR(t->ExecuteOnStream(p));
+    return absl::OkStatus();
+  }
+  for (auto& t : seq) {
+    auto t0 = std::chrono::steady_clock::now();
+    RETURN_IF_ERROR(t->ExecuteOnStream(p));
+    double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "[thunk-profile] %9.1f us  %s\n", us, t->ToString(0).substr(0, 160).c_str());
+  }
   return absl::OkStatus();
 }
 

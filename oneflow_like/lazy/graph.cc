@@ -40,6 +40,7 @@ StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::Compile(const std::share
   }
   for (int64_t v : trace->output_values()) g->output_metas_.push_back(trace->values()[v].meta);
   g->captured_ = trace->captured();
+  g->scratch_ = std::make_shared<AssignScratch>();
   for (auto& [capture, v] : trace->Assignments()) {
     const Tensor& c = g->captured_[capture];
     if (!c.is_contiguous())
@@ -84,7 +85,7 @@ StatusOr<TensorList> CompiledGraph::Run(const TensorList& inputs) {
   }
   for (int64_t idx : assigned_) assigned.push_back(RefOf(captured_[idx]));
   auto policy = std::make_unique<LaunchLazyJobInstructionPolicy>(name_, exe_, std::move(args), std::move(outs),
-                                                                  std::move(assigned));
+                                                                  std::move(assigned), scratch_);
   RETURN_IF_ERROR(vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
     return b->Push(Device::CPU(), vm::StreamRole::kCompute, std::move(policy));
   }));

@@ -20,6 +20,8 @@ struct GraphCompileInfo {
   std::string hlo_before, hlo_after, thunks, buffer_report;
 };
 
+struct AssignScratch;  // launch_lazy_job_instruction_policy.h
+
 class CompiledGraph {
  public:
   static StatusOr<std::shared_ptr<CompiledGraph>> Compile(const std::shared_ptr<Trace>& trace, const std::string& name);
@@ -35,6 +37,7 @@ class CompiledGraph {
   std::vector<TensorMeta> input_metas_, output_metas_;
   std::vector<Tensor> captured_;
   std::vector<int64_t> assigned_;  // capture indices, in result order after the outputs
+  std::shared_ptr<AssignScratch> scratch_;  // new values of the assigned tensors, reused
   GraphCompileInfo info_;
 };
 

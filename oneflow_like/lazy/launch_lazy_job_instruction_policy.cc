@@ -1,6 +1,9 @@
 #include "oneflow_like/lazy/launch_lazy_job_instruction_policy.h"
 
+#include <algorithm>
 #include <cstring>
+
+#include "oneflow_like/base/thread_pool.h"
 
 namespace oneflow_like {
 namespace lazy {
@@ -8,9 +11,10 @@ namespace lazy {
 LaunchLazyJobInstructionPolicy::LaunchLazyJobInstructionPolicy(std::string name, std::shared_ptr<hlo::Executable> exe,
                                                                std::vector<BufferRef> args,
                                                                std::vector<BufferRef> outputs,
-                                                               std::vector<BufferRef> assigned)
+                                                               std::vector<BufferRef> assigned,
+                                                               std::shared_ptr<AssignScratch> scratch)
     : name_(std::move(name)), exe_(std::move(exe)), args_(std::move(args)), outputs_(std::move(outputs)),
-      assigned_(std::move(assigned)) {
+      assigned_(std::move(assigned)), scratch_(scratch ? std::move(scratch) : std::make_shared<AssignScratch>()) {
   for (auto& a : args_) in_.push_back(a.blob->dependence());
   for (auto& o : outputs_) out_.push_back(o.blob->dependence());
   for (auto& o : assigned_) out_.push_back(o.blob->dependence());
@@ -26,17 +30,36 @@ Status LaunchLazyJobInstructionPolicy::Compute(vm::Instruction*) {
   for (auto& a : args_) args.push_back(static_cast<char*>(a.blob->data()) + a.offset_bytes);
   std::vector<void*> outs;
   for (auto& o : outputs_) outs.push_back(static_cast<char*>(o.blob->data()) + o.offset_bytes);
-  // Assigned tensors are also arguments: the graph writes their new values to scratch buffers,
-  // copied over once the whole run has read the old ones.
-  std::vector<std::vector<char>> scratch(assigned_.size());
+  // Assigned tensors are also arguments: the graph writes their new values to scratch buffers
+  // (allocated once per graph, uninitialised), copied over once the whole run has read the old
+  // ones; the copies of large tensors are split over the intra-op pool.
+  AssignScratch& sc = *scratch_;
+  if (sc.buffers.size() != assigned_.size()) {
+    sc.buffers.clear();
+    sc.sizes.clear();
+    for (auto& a : assigned_) {
+      sc.buffers.emplace_back(new char[std::max<int64_t>(a.bytes, 1)]);
+      sc.sizes.push_back(a.bytes);
+    }
+  }
   for (size_t i = 0; i < assigned_.size(); ++i) {
-    scratch[i].resize(static_cast<size_t>(assigned_[i].bytes));
-    outs.push_back(scratch[i].data());
+    if (sc.sizes[i] != assigned_[i].bytes) return Internal("[launch_lazy_job:%s] assigned tensor %d changed size", name_, int(i));
+    outs.push_back(sc.buffers[i].get());
   }
   RETURN_IF_ERROR(exe_->Run(args, outs));
-  for (size_t i = 0; i < assigned_.size(); ++i)
-    std::memcpy(static_cast<char*>(assigned_[i].blob->data()) + assigned_[i].offset_bytes, scratch[i].data(),
-                scratch[i].size());
+  constexpr int64_t kChunk = 1 << 18;  // bytes per parallel copy chunk
+  for (size_t i = 0; i < assigned_.size(); ++i) {
+    char* dst = static_cast<char*>(assigned_[i].blob->data()) + assigned_[i].offset_bytes;
+    const char* src = sc.buffers[i].get();
+    const int64_t n = assigned_[i].bytes;
+    if (n < 2 * kChunk) {
+      std::memcpy(dst, src, n);
+      continue;
+    }
+    IntraOpPool()->ParallelFor((n + kChunk - 1) / kChunk, 1, [&](int64_t b, int64_t e) {
+      std::memcpy(dst + b * kChunk, src + b * kChunk, std::min(n, e * kChunk) - b * kChunk);
+    });
+  }
   return Status();
 }
 

@@ -20,10 +20,18 @@ struct BufferRef {
   int64_t bytes = 0;
 };
 
+// Scratch buffers for the new values of assigned tensors, kept by the compiled graph across
+// runs (its runs write the same tensors, so the VM never runs two of them at once).
+struct AssignScratch {
+  std::vector<std::unique_ptr<char[]>> buffers;
+  std::vector<int64_t> sizes;
+};
+
 class LaunchLazyJobInstructionPolicy : public vm::InstructionPolicy {
  public:
   LaunchLazyJobInstructionPolicy(std::string name, std::shared_ptr<hlo::Executable> exe, std::vector<BufferRef> args,
-                                 std::vector<BufferRef> outputs, std::vector<BufferRef> assigned);
+                                 std::vector<BufferRef> outputs, std::vector<BufferRef> assigned,
+                                 std::shared_ptr<AssignScratch> scratch = nullptr);
   const vm::DependenceVector& input_dependences() const override { return in_; }
   const vm::DependenceVector& output_dependences() const override { return out_; }
   Status Prepare(vm::Instruction*) override;
@@ -34,6 +42,7 @@ class LaunchLazyJobInstructionPolicy : public vm::InstructionPolicy {
   std::string name_;
   std::shared_ptr<hlo::Executable> exe_;
   std::vector<BufferRef> args_, outputs_, assigned_;
+  std::shared_ptr<AssignScratch> scratch_;
   vm::DependenceVector in_, out_;
 };
 

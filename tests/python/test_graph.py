@@ -145,6 +145,9 @@ def test_lowered_grads_eager_equals_lazy(name, fn, makers):
 def test_matmul_transpose_folds_into_gemm():
     g = run_both(lambda a, b: flow.matmul(a.t(), b), [lambda: arr(64, 32), lambda: arr(64, 16)])
     assert "transpose" not in g.compiled.hlo_after
+    # A linear layer's backward: W^T^T and (x^T dy)^T fold into the GEMMs' operand layouts.
+    g = run_both(_grad_graph(lambda x, w: F.linear(x, w), 2), [lambda: arr(32, 48), lambda: arr(24, 48)])
+    assert "transpose" not in g.compiled.hlo_after, g.compiled.hlo_after
 
 
 def test_large_fused_loop_runs_in_parallel_ranges():

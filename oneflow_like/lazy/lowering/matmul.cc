@@ -42,8 +42,9 @@ StatusOr<HloInstruction*> AsDotOperand(LowerCtx& ctx, HloInstruction* h, const S
   full.push_back(rows);
   full.push_back(cols);
   if (Shape(full) == logical) {
-    if (HloInstruction* x = SwappedLastTwo(h)) {
-      *transposed = true;
+    // Peel every swap (autograd transposes a weight that was itself a transpose: W^T^T = W).
+    while (HloInstruction* x = SwappedLastTwo(h)) {
+      *transposed = !*transposed;
       h = x;
     }
   } else {

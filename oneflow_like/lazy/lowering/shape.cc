@@ -17,8 +17,29 @@ Status LowerExpand(LowerCtx& ctx, const TracedOp& op) {
   return Status();
 }
 
+// transpose(dot(a, b)) of a 2-D dot nothing else uses yet -> dot(b, a) with the contracting
+// dims swapped ((A B)^T = B^T A^T, the transposes folded into the GEMM): autograd's weight
+// gradient of a linear layer is exactly this, and a strided transpose of it costs more than
+// the GEMM. (Should the first dot gain a user later, both are computed: correct, just slower.)
+StatusOr<hlo::HloInstruction*> TransposedDot(LowerCtx& ctx, hlo::HloInstruction* x, const std::vector<int64_t>& p) {
+  if (x->opcode() != hlo::HloOpcode::kDot || x->user_count() != 0 || x->shape().rank() != 2 || p.size() != 2 ||
+      p[0] != 1 || p[1] != 0)
+    return nullptr;
+  const hlo::DotDims& d = x->attrs().dot;
+  if (!d.lhs_batch.empty() || d.lhs_contracting.size() != 1) return nullptr;
+  hlo::DotDims t;
+  t.lhs_contracting = d.rhs_contracting;
+  t.rhs_contracting = d.lhs_contracting;
+  return ctx.b().Dot(x->operand(1), x->operand(0), t);
+}
+
 Status LowerPermute(LowerCtx& ctx, const TracedOp& op) {
   const auto& p = op.attrs.Ints("perm");
+  ASSIGN_OR_RETURN(auto* swapped, TransposedDot(ctx, ctx.in(op, 0), p));
+  if (swapped) {
+    ctx.set(op, 0, swapped);
+    return Status();
+  }
   ASSIGN_OR_RETURN(auto* r, ctx.b().Transpose(ctx.in(op, 0), DimVector(p.begin(), p.end())));
   ctx.set(op, 0, r);
   return Status();
