@@ -86,6 +86,8 @@ StatusOr<TensorList> AccumulateGrad::Apply(TensorList grads, bool create_graph) 
     }
   }
   if (!create_graph) g = g.detach();
+  // .grad is kept contiguous: optimizers and accumulation then run on flat fast paths.
+  if (!g.is_contiguous() && !g.is_lazy()) { ASSIGN_OR_RETURN(g, functional::Contiguous(g)); }
   Tensor old = var.grad();
   if (old.defined()) {
     ASSIGN_OR_RETURN(g, functional::Add(old, g));

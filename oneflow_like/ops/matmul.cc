@@ -61,7 +61,19 @@ StatusOr<TensorList> MatmulGrad(const GradContext& c) {
     ASSIGN_OR_RETURN(r[0], MatmulCore(g, bt, alpha));
   }
   if (c.needs_input_grad[1]) {
-    if (b.ndim() == 2 && a.ndim() > 2 && a.is_contiguous()) {
+    bool b_transposed = b.ndim() == 2 && !b.is_contiguous() && b.strides()[0] == 1 && b.dim(0) > 1;
+    if (b_transposed && (a.ndim() == 2 || a.is_contiguous())) {
+      // b is a transposed view (linear's weight.t()): compute grad_b^T = g^T @ a contiguously and
+      // hand back its transpose, so the weight's gradient lands in the weight's own layout.
+      Tensor a2 = a, g2 = g;
+      if (a.ndim() > 2) {
+        ASSIGN_OR_RETURN(a2, functional::Reshape(a, AsMatrix(a)));
+        ASSIGN_OR_RETURN(g2, functional::Reshape(g, AsMatrix(g)));
+      }
+      ASSIGN_OR_RETURN(Tensor gt, functional::Transpose(g2, 0, 1));
+      ASSIGN_OR_RETURN(Tensor gbt, MatmulCore(gt, a2, alpha));
+      ASSIGN_OR_RETURN(r[1], functional::Transpose(gbt, 0, 1));
+    } else if (b.ndim() == 2 && a.ndim() > 2 && a.is_contiguous()) {
       // b was shared by every batch: one GEMM over the folded batch, [K, B*M] @ [B*M, N].
       ASSIGN_OR_RETURN(Tensor a2, functional::Reshape(a, AsMatrix(a)));
       ASSIGN_OR_RETURN(Tensor g2, functional::Reshape(g, AsMatrix(g)));
