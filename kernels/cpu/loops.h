@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "kernels/kernel.h"
+#include "kernels/layout.h"  // BroadcastTo
 #include "oneflow_like/base/thread_pool.h"
 
 namespace oneflow_like {
@@ -29,17 +30,6 @@ namespace kernels {
   }
 
 constexpr int64_t kParallelGrain = 1 << 15;  // elements per task for memory-bound loops
-
-// The view of `v` broadcast to `shape` (stride 0 on broadcast dims); shapes were checked by the schema.
-inline TensorView BroadcastTo(const TensorView& v, const Shape& shape) {
-  TensorView r = v;
-  int64_t n = shape.ndim(), off = n - v.shape.ndim();
-  r.shape = shape;
-  r.strides.assign(n, 0);
-  for (int64_t i = 0; i < v.shape.ndim(); ++i)
-    r.strides[i + off] = v.shape[i] == 1 && shape[i + off] != 1 ? 0 : v.strides[i];
-  return r;
-}
 
 // Runs fn(begin, end) over [0, n), in parallel when n is large.
 template <typename F>

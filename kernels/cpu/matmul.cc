@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "kernels/cpu/loops.h"
+#include "kernels/layout.h"
 
 namespace oneflow_like {
 namespace kernels {
@@ -21,16 +22,6 @@ constexpr int64_t kSmallGemm = 8 * 8 * 8;
 void InitBlasThreads() {
   static std::once_flag once;
   std::call_once(once, [] { openblas_set_num_threads(IntraOpPool()->num_threads()); });
-}
-
-// A rows x cols matrix with element strides (rs, cs) as a BLAS operand; false: pack it first.
-bool BlasLayout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* trans, int64_t* ld) {
-  if (cols == 1) cs = 1;
-  if (rows == 1) rs = std::max<int64_t>(cols, 1);
-  if (cs == 1 && rs >= std::max<int64_t>(cols, 1)) { *trans = false; *ld = rs; return true; }
-  if (rows == 1 || cols == 1) return false;
-  if (rs == 1 && cs >= rows) { *trans = true; *ld = cs; return true; }
-  return false;
 }
 
 struct Operand {

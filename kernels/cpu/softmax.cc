@@ -8,22 +8,12 @@
 #include <vector>
 
 #include "kernels/cpu/loops.h"
+#include "kernels/layout.h"
 
 namespace oneflow_like {
 namespace kernels {
 namespace {
 
-struct Layout {
-  int64_t outer = 1, d = 1, inner = 1;
-};
-Layout LayoutOf(const Shape& s, int64_t dim) {
-  Layout l;
-  if (s.ndim() == 0) return l;
-  for (int64_t i = 0; i < dim; ++i) l.outer *= s[i];
-  l.d = s[dim];
-  for (int64_t i = dim + 1; i < s.ndim(); ++i) l.inner *= s[i];
-  return l;
-}
 
 #ifdef __AVX2__
 // exp(x) for 8 floats (Cephes-style range reduction + degree-5 polynomial), rel. error ~1e-7.
@@ -105,7 +95,7 @@ void SoftmaxRows(const T* x, T* y, int64_t rows, int64_t n) {
 
 // dim is not innermost: vectorise over `inner` with per-outer column buffers.
 template <typename T, bool kLog>
-void SoftmaxStrided(const T* x, T* y, const Layout& l) {
+void SoftmaxStrided(const T* x, T* y, const DimLayout& l) {
   ParallelFor(l.outer, [&](int64_t b, int64_t e) {
     std::vector<T> m(l.inner), s(l.inner);
     for (int64_t o = b; o < e; ++o) {
@@ -130,7 +120,7 @@ void SoftmaxStrided(const T* x, T* y, const Layout& l) {
 template <bool kLog>
 Status SoftmaxKernel(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &y = ctx.output(0);
-  Layout l = LayoutOf(x.shape, ctx.attrs().Int("dim"));
+  DimLayout l = LayoutOf(x.shape, ctx.attrs().Int("dim"));
   bool done = false;
   OFL_SWITCH_FLOAT(x.dtype, {
     if (l.inner == 1) SoftmaxRows<scalar_t, kLog>(x.ptr<const scalar_t>(), y.ptr<scalar_t>(), l.outer, l.d);
@@ -145,7 +135,7 @@ Status SoftmaxKernel(KernelContext& ctx) {
 template <bool kLog>
 Status SoftmaxGradKernel(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &y = ctx.input(1), &dx = ctx.output(0);
-  Layout l = LayoutOf(y.shape, ctx.attrs().Int("dim"));
+  DimLayout l = LayoutOf(y.shape, ctx.attrs().Int("dim"));
   bool done = false;
   OFL_SWITCH_FLOAT(y.dtype, {
     using T = scalar_t;
