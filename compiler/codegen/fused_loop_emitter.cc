@@ -342,8 +342,10 @@ std::string KernelPrelude(KernelDialect dialect) {
         "template <typename T> OFL_FN T ofl_inf() { return T(__longlong_as_double(0x7ff0000000000000LL)); }\n";
   }
   absl::StrAppend(&s,
-      "template <typename T> OFL_FN T ofl_max(T a, T b) { return (a > b || a != a) ? a : b; }\n"
-      "template <typename T> OFL_FN T ofl_min(T a, T b) { return (a < b || a != a) ? a : b; }\n"
+      // Bitwise | (no short-circuit branch): the compiler emits compare + blend and vectorises;
+      // with || a relu over random signs was a mispredicted branch per element (6x slower).
+      "template <typename T> OFL_FN T ofl_max(T a, T b) { return ((a > b) | (a != a)) ? a : b; }\n"
+      "template <typename T> OFL_FN T ofl_min(T a, T b) { return ((a < b) | (a != a)) ? a : b; }\n"
       "template <typename T> OFL_FN T ofl_sign(T x) { return x != x ? x : T((x > T(0)) - (x < T(0))); }\n"
       "template <typename T> OFL_FN T ofl_idiv(T a, T b) { return b == T(0) ? T(-1) : T(a / b); }\n"
       "template <typename T> OFL_FN T ofl_iabs(T a) { return a < T(0) ? T(-a) : a; }\n\n");

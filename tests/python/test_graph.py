@@ -82,6 +82,8 @@ LOWERED = [
     # reductions
     ("amax_amin", lambda a: (a.amax(1), a.amin(0, keepdim=True), a.amax()), [lambda: arr(3, 6)]),
     ("logsumexp", lambda a: (flow.logsumexp(a, 1), flow.logsumexp(a, 0, keepdim=True)), [lambda: arr(3, 6)]),
+    # sums over leading dims of large tensors run as ones @ X on the GEMM
+    ("column_sum", lambda a: (a.sum(0), a.reshape(4, 32, 80).sum((0, 1)), a.sum(0, keepdim=True)), [lambda: arr(128, 80)]),
     # matmul
     ("matmul_2d", lambda a, b: flow.matmul(a, b), [lambda: arr(5, 8), lambda: arr(8, 3)]),
     ("matmul_transposed", lambda a, b: (flow.matmul(a.t(), b), flow.matmul(b.t(), a.t().t())),
@@ -154,6 +156,11 @@ def test_large_fused_loop_runs_in_parallel_ranges():
     # Above the parallel threshold the fused loop is split into [begin, end) ranges.
     g = run_both(lambda a, b: ((a * b + 1).tanh() * 2 - a).sum(1), [lambda: arr(512, 1024), lambda: arr(512, 1024)])
     assert "work=" in g.compiled.thunks or "n=" in g.compiled.thunks
+
+
+def test_column_sum_uses_gemm():
+    g = run_both(lambda a: (a.relu() * 2).sum(0), [lambda: arr(256, 128)])
+    assert "gemm" in g.compiled.thunks
 
 
 def test_buffer_assignment_figures():
