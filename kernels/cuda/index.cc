@@ -15,9 +15,6 @@ namespace {
 using kernels::KernelContext;
 using kernels::TensorView;
 
-cudaStream_t StreamOf(KernelContext& ctx) { return static_cast<CudaStream*>(ctx.stream())->get(); }
-Status Launched(const char* op, cudaError_t e) { return e == cudaSuccess ? Status() : LaunchStatus(op, e); }
-
 // Device-side index checks for up to kMaxDims index tensors; Finish() reads them back.
 class IndexCheck {
  public:

@@ -24,6 +24,16 @@ Status MakeLoop(const char* op, const Shape& shape, std::initializer_list<const 
 // Launch error -> Status naming the op.
 Status LaunchStatus(const char* op, cudaError_t e);
 
+// ctx's cudaStream_t (kernels run under CheckedKernel, which checked it is a CudaStream).
+inline cudaStream_t StreamOf(kernels::KernelContext& ctx) { return static_cast<CudaStream*>(ctx.stream())->get(); }
+// A launcher's result as the op's Status.
+inline Status Launched(const char* op, cudaError_t e) { return e == cudaSuccess ? Status() : LaunchStatus(op, e); }
+// The nn family's dtype check (f32/f64), with the CPU's message.
+inline Status CheckNnFloat(const char* op, DType t) {
+  if (!NnFloatSupported(ToScalarType(t))) return TypeError("[%s] not supported for %s on cuda", op, DTypeName(t));
+  return Status();
+}
+
 // Runs kernel F on ctx's CUDA stream, then reports launch errors (cudaGetLastError) and waits
 // for the stream so that asynchronous faults are this op's error (Note [CUDA instruction
 // completion] in stream_policy.cc). Never aborts.

@@ -356,6 +356,220 @@ TEST_F(CudaKernels, CreationAndRandom) {
   Compare("bernoulli", {{"seed", int64_t(5)}}, {Random(DType::kF32, {400}, 0, 1)}, {Empty(DType::kF32, {400})}, 0);
 }
 
+
+// ---- nn family ------------------------------------------------------------------------------
+
+// Runs the CPU kernel of `op` and returns its outputs (inputs of the gradient checks).
+std::vector<HostTensor> RunCpu(const char* op, const AttrMap& attrs, std::vector<HostTensor> inputs,
+                               std::vector<HostTensor> outputs) {
+  auto fn = kernels::FindKernel(op, DeviceType::kCPU);
+  EXPECT_TRUE(fn.ok()) << fn.status();
+  std::vector<TensorView> ci, co;
+  for (auto& h : inputs) ci.push_back(ViewOf(h, h.bytes.data()));
+  for (auto& h : outputs) co.push_back(ViewOf(h, h.bytes.data()));
+  KernelContext ctx(op, Device::CPU(), attrs, ci, co, nullptr);
+  Status st = (*fn)(ctx);
+  EXPECT_TRUE(st.ok()) << st;
+  return outputs;
+}
+
+// Runs the CUDA kernel of `op` on copies of `inputs`; returns its Status.
+Status RunCuda(const char* op, const AttrMap& attrs, const std::vector<HostTensor>& inputs,
+               const std::vector<HostTensor>& outputs) {
+  CachingAllocator* a = DeviceAllocator(0);
+  std::vector<void*> bufs;
+  std::vector<TensorView> gi, go;
+  auto to_device = [&](const HostTensor& h) {
+    void* p = *a->Allocate(std::max<size_t>(h.bytes.size(), 1));
+    if (!h.bytes.empty()) {
+      EXPECT_EQ(cudaMemcpy(p, h.bytes.data(), h.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    }
+    bufs.push_back(p);
+    return p;
+  };
+  for (auto& h : inputs) gi.push_back(ViewOf(h, to_device(h)));
+  for (auto& h : outputs) go.push_back(ViewOf(h, to_device(h)));
+  KernelContext ctx(op, Device(DeviceType::kCUDA, 0), attrs, gi, go, TestStream());
+  Status st = (*kernels::FindKernel(op, DeviceType::kCUDA))(ctx);
+  for (void* p : bufs) a->Deallocate(p);
+  return st;
+}
+
+using Ints = std::vector<int64_t>;
+
+TEST_F(CudaKernels, Conv2dForwardAndBackward) {
+  for (DType t : kFloat) {
+    for (int64_t g : {int64_t(1), int64_t(2)}) {
+      AttrMap a{{"stride", Ints{2, 1}}, {"padding", Ints{1, 1}}, {"dilation", Ints{1, 2}}, {"groups", g},
+                {"input_shape", Ints{2, 4, 9, 9}}, {"weight_shape", Ints{6, 4 / g, 3, 3}}};
+      HostTensor x = Random(t, {2, 4, 9, 9}, -1, 1), w = Random(t, {6, 4 / g, 3, 3}, -1, 1),
+                 b = Random(t, {6}, -1, 1), dy = Random(t, {2, 6, 5, 7}, -1, 1);
+      Compare("conv2d", a, {x, w, b}, {Empty(t, {2, 6, 5, 7})}, 1e-4);
+      Compare("conv2d", a, {x, w}, {Empty(t, {2, 6, 5, 7})}, 1e-4);
+      Compare("conv2d_grad_input", a, {dy, w}, {Empty(t, {2, 4, 9, 9})}, 1e-4);
+      Compare("conv2d_grad_weight", a, {dy, x}, {Empty(t, {6, 4 / g, 3, 3})}, 1e-4);
+    }
+    // 1x1, stride 1 (the CPU's pointwise GEMM path).
+    AttrMap p{{"stride", Ints{1, 1}}, {"padding", Ints{0, 0}}, {"dilation", Ints{1, 1}}, {"groups", int64_t(1)}};
+    Compare("conv2d", p, {Random(t, {3, 5, 4, 6}, -1, 1), Random(t, {7, 5, 1, 1}, -1, 1)}, {Empty(t, {3, 7, 4, 6})}, 1e-4);
+  }
+}
+
+TEST_F(CudaKernels, Pooling) {
+  for (DType t : kFloat) {
+    AttrMap a{{"kernel", Ints{3, 2}}, {"stride", Ints{2, 2}}, {"padding", Ints{1, 1}}, {"dilation", Ints{1, 1}},
+              {"ceil_mode", true}, {"count_include_pad", false}, {"divisor_override", int64_t(0)},
+              {"input_shape", Ints{2, 3, 7, 8}}};
+    HostTensor x = Random(t, {2, 3, 7, 8}, -1, 1), dy = Random(t, {2, 3, 4, 5}, -1, 1);
+    // Saved indices must be the CPU's exactly (first maximum, plane-relative ih * W + iw).
+    Compare("max_pool2d", a, {x}, {Empty(t, {2, 3, 4, 5}), Empty(DType::kI64, {2, 3, 4, 5})}, 0);
+    std::vector<HostTensor> fw = RunCpu("max_pool2d", a, {x}, {Empty(t, {2, 3, 4, 5}), Empty(DType::kI64, {2, 3, 4, 5})});
+    Compare("max_pool2d_grad", a, {dy, fw[1]}, {Empty(t, {2, 3, 7, 8})}, 0);
+    AttrMap d = a;  // dilation 2: overlapping windows, several outputs per input element
+    d.Set("kernel", Ints{3, 3});
+    d.Set("stride", Ints{1, 1});
+    d.Set("dilation", Ints{2, 2});
+    d.Set("ceil_mode", false);
+    Compare("max_pool2d", d, {x}, {Empty(t, {2, 3, 5, 6}), Empty(DType::kI64, {2, 3, 5, 6})}, 0);
+    fw = RunCpu("max_pool2d", d, {x}, {Empty(t, {2, 3, 5, 6}), Empty(DType::kI64, {2, 3, 5, 6})});
+    Compare("max_pool2d_grad", d, {Random(t, {2, 3, 5, 6}, -1, 1), fw[1]}, {Empty(t, {2, 3, 7, 8})}, 0);
+    for (bool inc : {false, true})
+      for (int64_t dv : {int64_t(0), int64_t(5)}) {
+        AttrMap v = a;
+        v.Set("count_include_pad", inc);
+        v.Set("divisor_override", dv);
+        Compare("avg_pool2d", v, {x}, {Empty(t, {2, 3, 4, 5})}, 1e-6);
+        Compare("avg_pool2d_grad", v, {dy}, {Empty(t, {2, 3, 7, 8})}, 1e-6);
+      }
+    AttrMap ad{{"output_size", Ints{3, 5}}, {"input_shape", Ints{2, 3, 7, 8}}};
+    Compare("adaptive_avg_pool2d", ad, {x}, {Empty(t, {2, 3, 3, 5})}, 1e-6);
+    Compare("adaptive_avg_pool2d_grad", ad, {Random(t, {2, 3, 3, 5}, -1, 1)}, {Empty(t, {2, 3, 7, 8})}, 1e-6);
+  }
+}
+
+TEST_F(CudaKernels, BatchNorm) {
+  for (DType t : kFloat) {
+    HostTensor x = Random(t, {4, 3, 5, 5}, -2, 3), w = Random(t, {3}, 0.5, 1.5), b = Random(t, {3}, -1, 1),
+               rm = Random(t, {3}, -1, 1), rv = Random(t, {3}, 0.5, 2), dy = Random(t, {4, 3, 5, 5}, -1, 1);
+    auto outs = [&] { return std::vector<HostTensor>{Empty(t, {4, 3, 5, 5}), Empty(t, {3}), Empty(t, {3}), Empty(t, {3})}; };
+    for (bool training : {true, false}) {
+      AttrMap a{{"training", training}, {"eps", 1e-5}};
+      Compare("batch_norm", a, {x, w, b, rm, rv}, outs(), 1e-5);
+      std::vector<HostTensor> fw = RunCpu("batch_norm", a, {x, w, b, rm, rv}, outs());
+      Compare("batch_norm_grad", a, {dy, x, w, fw[1], fw[2]}, {Empty(t, {4, 3, 5, 5}), Empty(t, {3}), Empty(t, {3})},
+              1e-5);
+    }
+  }
+}
+
+TEST_F(CudaKernels, LayerAndGroupNorm) {
+  for (DType t : kFloat) {
+    // layer_norm over the last 257 elements (more than one pass of the block), weight and bias.
+    AttrMap ln{{"groups", int64_t(1)}, {"channels_per_group", int64_t(257)}, {"inner", int64_t(1)}, {"eps", 1e-5},
+               {"has_weight", true}, {"has_bias", true}};
+    HostTensor x = Random(t, {6, 257}, -2, 3), w = Random(t, {257}, 0.5, 1.5), b = Random(t, {257}, -1, 1);
+    auto outs = [&](int64_t rows, int64_t len) {
+      return std::vector<HostTensor>{Empty(t, {rows, len}), Empty(t, {rows}), Empty(t, {rows})};
+    };
+    Compare("layer_norm", ln, {x, w, b}, outs(6, 257), 1e-5);
+    std::vector<HostTensor> fw = RunCpu("layer_norm", ln, {x, w, b}, outs(6, 257));
+    HostTensor dy = Random(t, {6, 257}, -1, 1);
+    Compare("layer_norm_grad", ln, {dy, x, fw[1], fw[2], w}, {Empty(t, {6, 257}), Empty(t, {257}), Empty(t, {257})},
+            1e-5);
+    AttrMap nw = ln;
+    nw.Set("has_weight", false);
+    nw.Set("has_bias", false);
+    Compare("layer_norm", nw, {x}, outs(6, 257), 1e-5);
+    Compare("layer_norm_grad", nw, {dy, x, fw[1], fw[2]}, {Empty(t, {6, 257})}, 1e-5);
+    // group_norm: N = 3, C = 6 in 2 groups, 4x5 pixels.
+    AttrMap gn{{"groups", int64_t(2)}, {"channels_per_group", int64_t(3)}, {"inner", int64_t(20)}, {"eps", 1e-5},
+               {"has_weight", true}, {"has_bias", true}};
+    HostTensor gx = Random(t, {3, 6, 4, 5}, -2, 3), gw = Random(t, {6}, 0.5, 1.5), gb = Random(t, {6}, -1, 1);
+    auto gouts = [&] { return std::vector<HostTensor>{Empty(t, {3, 6, 4, 5}), Empty(t, {6}), Empty(t, {6})}; };
+    Compare("group_norm", gn, {gx, gw, gb}, gouts(), 1e-5);
+    fw = RunCpu("group_norm", gn, {gx, gw, gb}, gouts());
+    Compare("group_norm_grad", gn, {Random(t, {3, 6, 4, 5}, -1, 1), gx, fw[1], fw[2], gw},
+            {Empty(t, {3, 6, 4, 5}), Empty(t, {6}), Empty(t, {6})}, 1e-5);
+  }
+}
+
+TEST_F(CudaKernels, Losses) {
+  for (DType t : kFloat) {
+    HostTensor lp = Random(t, {9, 7}, -3, 0), w = Random(t, {7}, 0.5, 1.5), tg = Random(DType::kI64, {9}, 0, 7);
+    reinterpret_cast<int64_t*>(tg.bytes.data())[4] = -100;  // ignored
+    for (int64_t red : {int64_t(0), int64_t(1), int64_t(2)})
+      for (double eps : {0.0, 0.1}) {
+        AttrMap a{{"reduction", red}, {"ignore_index", int64_t(-100)}, {"label_smoothing", eps}, {"has_weight", true}};
+        Shape os = red == 0 ? Shape{9} : Shape{};
+        Compare("nll_loss", a, {lp, tg, w}, {Empty(t, os)}, 1e-6);
+        Compare("nll_loss_grad", a, {Random(t, os, -1, 1), lp, tg, w}, {Empty(t, {9, 7})}, 1e-6);
+      }
+    // (N, C, R) layout without weights.
+    AttrMap a{{"reduction", int64_t(1)}, {"ignore_index", int64_t(-100)}, {"label_smoothing", 0.0}, {"has_weight", false}};
+    Compare("nll_loss", a, {Random(t, {3, 4, 5}, -3, 0), Random(DType::kI64, {3, 5}, 0, 4)}, {Empty(t, {})}, 1e-6);
+    HostTensor x = Random(t, {50}, -5, 5), y = Random(t, {50}, 0, 1), pw = Random(t, {50}, 0.5, 2);
+    Compare("binary_cross_entropy_with_logits", {}, {x, y, pw}, {Empty(t, {50})}, 1e-6);
+    Compare("binary_cross_entropy_with_logits", {}, {x, y}, {Empty(t, {50})}, 1e-6);
+    Compare("bce_with_logits_grad", {}, {Random(t, {50}, -1, 1), x, y, pw},
+            {Empty(t, {50}), Empty(t, {50}), Empty(t, {50})}, 1e-6);
+  }
+}
+
+// A target outside [0, C) is the CPU's OutOfRange, never a device fault.
+TEST_F(CudaKernels, NllLossBadTargetIsAnError) {
+  HostTensor lp = Random(DType::kF32, {4, 3}, -3, 0), tg = Random(DType::kI64, {4}, 0, 3);
+  reinterpret_cast<int64_t*>(tg.bytes.data())[1] = 3;
+  AttrMap a{{"reduction", int64_t(1)}, {"ignore_index", int64_t(-100)}, {"label_smoothing", 0.0}, {"has_weight", false}};
+  Status s = RunCuda("nll_loss", a, {lp, tg}, {Empty(DType::kF32, {})});
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange) << s;
+  EXPECT_NE(s.message().find("target 3 out of range for 3 classes"), std::string::npos) << s;
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+TEST_F(CudaKernels, Embedding) {
+  for (DType t : kFloat) {
+    HostTensor w = Random(t, {10, 6}, -1, 1), idx = Random(DType::kI64, {3, 4}, 0, 10);
+    Compare("embedding", {}, {w, idx}, {Empty(t, {3, 4, 6})}, 0);
+    // Repeated rows accumulate in the CPU's order: bit-exact.
+    HostTensor rep = Random(DType::kI64, {40}, 0, 5);
+    for (int64_t pad : {int64_t(-1), int64_t(2)})
+      Compare("embedding_grad", {{"num_rows", int64_t(10)}, {"padding_idx", pad}},
+              {Random(t, {40, 6}, -1, 1), rep}, {Empty(t, {10, 6})}, 0);
+  }
+}
+
+// An index outside [0, rows) is the CPU's OutOfRange error, never a device fault.
+TEST_F(CudaKernels, EmbeddingBadIndexIsAnError) {
+  HostTensor w = Random(DType::kF32, {5, 3}, -1, 1), idx = Random(DType::kI64, {4}, 0, 5);
+  reinterpret_cast<int64_t*>(idx.bytes.data())[2] = 9;
+  Status s = RunCuda("embedding", {}, {w, idx}, {Empty(DType::kF32, {4, 3})});
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange) << s;
+  EXPECT_NE(s.message().find("index 9 out of range for 5 rows"), std::string::npos) << s;
+  reinterpret_cast<int64_t*>(idx.bytes.data())[2] = -1;
+  s = RunCuda("embedding_grad", {{"num_rows", int64_t(5)}, {"padding_idx", int64_t(-1)}},
+              {Random(DType::kF32, {4, 3}, -1, 1), idx}, {Empty(DType::kF32, {5, 3})});
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange) << s;
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+// Same (seed, i) -> same keep mask as the CPU, so the outputs are equal exactly.
+TEST_F(CudaKernels, DropoutMaskEqualsCpu) {
+  for (DType t : kFloat)
+    for (double p : {0.0, 0.3, 0.9, 1.0})
+      Compare("dropout", {{"p", p}, {"seed", int64_t(11)}}, {Random(t, {4099}, 0.5, 2)}, {Empty(t, {4099})}, 0);
+}
+
+TEST_F(CudaKernels, AttnBias) {
+  for (DType t : kFloat) {
+    AttrMap a{{"L", int64_t(5)}, {"S", int64_t(7)}, {"is_causal", true}};
+    HostTensor q = Random(t, {1}, 0, 1);
+    Compare("attn_bias", a, {q}, {Empty(t, {5, 7})}, 0);
+    Compare("attn_bias", a, {q, Random(DType::kBool, {2, 1, 7}, 0, 1)}, {Empty(t, {2, 5, 7})}, 0);
+    a.Set("is_causal", false);
+    Compare("attn_bias", a, {q, Random(t, {5, 7}, -1, 1)}, {Empty(t, {5, 7})}, 0);
+  }
+}
+
 }  // namespace
 }  // namespace cuda
 }  // namespace oneflow_like

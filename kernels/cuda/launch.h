@@ -225,5 +225,85 @@ bool IntGemmSupported(ScalarType t);
 cudaError_t LaunchIntGemm(ScalarType t, int64_t m, int64_t n, int64_t k, double alpha, bool accumulate,
                           const GemmOperand& a, const GemmOperand& b, void* c, cudaStream_t stream);
 
+
+// ---- nn family: pooling (pool.cu), norms (norm.cu), losses (loss.cu), embedding/dropout/
+// attn_bias (nn_misc.cu). f32/f64 only (the CPU's sets); contiguous NCHW / row-major operands.
+// Each kernel follows the CPU's loop order wherever the CPU accumulates in T, so gradients that
+// gather contributions add them in the CPU's order (no atomics anywhere).
+bool NnFloatSupported(ScalarType t);  // f32 or f64
+struct PoolGeom {
+  int64_t planes = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+};
+// max_pool2d: y and idx (i64, ih * w + iw within the plane; first max, NaN wins, -1 if the window
+// misses the input). max_pool2d_grad: dx = sum of dy over outputs whose idx is the element.
+cudaError_t LaunchMaxPool(ScalarType t, const PoolGeom& g, const void* x, void* y, int64_t* idx, cudaStream_t stream);
+cudaError_t LaunchMaxPoolGrad(ScalarType t, const PoolGeom& g, const void* dy, const int64_t* idx, void* dx,
+                              cudaStream_t stream);
+// avg_pool2d (+grad): PyTorch's window and divisor rules (count_include_pad, divisor_override > 0).
+cudaError_t LaunchAvgPool(ScalarType t, bool grad, const PoolGeom& g, bool include_pad, int64_t divisor_override,
+                          const void* in, void* out, cudaStream_t stream);
+// adaptive_avg_pool2d (+grad); only planes/h/w/oh/ow of `g` are read.
+cudaError_t LaunchAdaptiveAvgPool(ScalarType t, bool grad, const PoolGeom& g, const void* in, void* out,
+                                  cudaStream_t stream);
+
+// layer_norm / group_norm: rows of len = cpg * inner; affine index of (row r, j) is
+// (r % groups) * cpg + j / inner. w, b may be null. mean/rstd: one per row (dtype t).
+struct RowNormGeom {
+  int64_t rows = 0, len = 0, groups = 1, cpg = 0, inner = 1;
+};
+cudaError_t LaunchRowNorm(ScalarType t, const RowNormGeom& g, double eps, const void* x, const void* w, const void* b,
+                          void* y, void* mean, void* rstd, cudaStream_t stream);
+// dx per row; dw/db (either may be null) per affine index over the rows of its group.
+cudaError_t LaunchRowNormGrad(ScalarType t, const RowNormGeom& g, const void* dy, const void* x, const void* mean,
+                              const void* rstd, const void* w, void* dx, void* dw, void* db, cudaStream_t stream);
+// batch_norm on x viewed as (n, c, s): per channel mean, invstd, unbiased var (training) or the
+// running stats (eval); y = x * sc + sh. Grad: dx, dw, db.
+cudaError_t LaunchBatchNorm(ScalarType t, int64_t n, int64_t c, int64_t s, bool training, double eps, const void* x,
+                            const void* w, const void* b, const void* rm, const void* rv, void* y, void* mean,
+                            void* invstd, void* uvar, cudaStream_t stream);
+cudaError_t LaunchBatchNormGrad(ScalarType t, int64_t n, int64_t c, int64_t s, bool training, const void* dy,
+                                const void* x, const void* w, const void* mean, const void* invstd, void* dx, void* dw,
+                                void* db, cudaStream_t stream);
+
+// nll_loss on logp viewed as (n, c, r), target (n, r). `flag` (set to kNoBadIndex first) gets the
+// smallest position of a target outside [0, c) that is not ignore_index; `den` (one double) the
+// sum of w[target] over kept targets. Nothing else is written once the flag is set.
+// `scratch` holds NllScratchBytes(n * r) bytes.
+struct NllGeom {
+  int64_t n = 1, c = 1, r = 1, reduction = 0, ignore = -100;  // reduction: 0 none, 1 mean, 2 sum
+  double eps = 0;                                             // label smoothing
+};
+size_t NllScratchBytes(int64_t count);
+cudaError_t LaunchNllCheck(ScalarType t, const NllGeom& g, const int64_t* target, const void* w,
+                           unsigned long long* flag, double* den, cudaStream_t stream);
+cudaError_t LaunchNllLoss(ScalarType t, const NllGeom& g, const void* logp, const int64_t* target, const void* w,
+                          const unsigned long long* flag, const double* den, void* scratch, void* out,
+                          cudaStream_t stream);
+cudaError_t LaunchNllLossGrad(ScalarType t, const NllGeom& g, const void* dy, const int64_t* target, const void* w,
+                              const unsigned long long* flag, const double* den, void* dx, cudaStream_t stream);
+// binary_cross_entropy_with_logits (pw may be null) and its gradient (dpw null without pw).
+cudaError_t LaunchBce(ScalarType t, int64_t n, const void* x, const void* y, const void* pw, void* out,
+                      cudaStream_t stream);
+cudaError_t LaunchBceGrad(ScalarType t, int64_t n, const void* g, const void* x, const void* y, const void* pw,
+                          void* dx, void* dt, void* dpw, cudaStream_t stream);
+
+// embedding: out[i, :] = w[idx[i], :] unless `flag` is set (LaunchCheckIndices first).
+cudaError_t LaunchEmbedding(ScalarType t, int64_t n, int64_t dim, const int64_t* idx, const void* w, void* out,
+                            const unsigned long long* flag, cudaStream_t stream);
+// embedding_grad: dw = 0; dw[idx[i]] += dy[i] in ascending i (rows == padding_idx skipped): a
+// stable radix sort of (idx, i) groups each row's positions, then one block per row adds them in
+// order. Indices must be in [0, rows) (checked first; nothing is written once `flag` is set).
+size_t EmbeddingGradScratchBytes(int64_t n, int64_t rows);
+cudaError_t LaunchEmbeddingGrad(ScalarType t, int64_t n, int64_t rows, int64_t dim, int64_t padding_idx,
+                                const int64_t* idx, const void* dy, void* dw, const unsigned long long* flag,
+                                void* scratch, size_t scratch_bytes, cudaStream_t stream);
+// dropout: out[i] = RngUniform(seed, i) >= p ? x[i] * scale : 0 (scale = (T)(1 / (1 - p)), 0 for p >= 1).
+cudaError_t LaunchDropout(ScalarType t, int64_t n, double p, uint64_t seed, const void* x, void* out,
+                          cudaStream_t stream);
+// attn_bias: out (contiguous, trailing dims [L, S]) = causal && col > row ? -inf : 0, then a
+// bool mask (false -> -inf) or a float mask (added), broadcast over `loop` (ops[0] out, ops[1] mask).
+cudaError_t LaunchAttnBias(ScalarType t, int64_t rows_l, int64_t cols_s, bool causal, bool mask_is_bool,
+                           const LoopShape& loop, const Operand& out, const Operand* mask, cudaStream_t stream);
+
 }  // namespace cuda
 }  // namespace oneflow_like

@@ -48,7 +48,6 @@ Status Sum(KernelContext& ctx) {
   return e == cudaSuccess ? Status() : LaunchStatus("sum", e);
 }
 
-
 // Keep / reduced dims of x for `dims` (size-1 dims dropped); the output is contiguous in keep order.
 Status MakeReduceShape(const char* op, const TensorView& x, const std::vector<int64_t>& dims, ReduceShape* r) {
   *r = ReduceShape();
@@ -65,8 +64,6 @@ Status MakeReduceShape(const char* op, const TensorView& x, const std::vector<in
   }
   return Status();
 }
-
-cudaStream_t StreamOf(KernelContext& ctx) { return static_cast<CudaStream*>(ctx.stream())->get(); }
 
 template <ReduceOp kOp>
 Status Reduce(KernelContext& ctx) {

@@ -11,8 +11,6 @@ namespace {
 using kernels::KernelContext;
 using kernels::TensorView;
 
-cudaStream_t StreamOf(KernelContext& ctx) { return static_cast<CudaStream*>(ctx.stream())->get(); }
-
 Status Where(KernelContext& ctx) {
   const TensorView& out = ctx.output(0);
   TensorView c = BroadcastTo(ctx.input(0), out.shape), x = BroadcastTo(ctx.input(1), out.shape),

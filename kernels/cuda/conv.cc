@@ -1,0 +1,254 @@
+// CUDA kernels of the convolution family (same op names, attrs, inputs and dtypes as
+// kernels/cpu/conv.cc: NCHW, weights [K, C/g, R, S], f32/f64) on cuDNN's legacy convolution API.
+//   conv2d(x, w [, bias]) -> y;  conv2d_grad_input(dy, w) -> dx;  conv2d_grad_weight(dy, x) -> dw.
+// Algorithms: cuDNN's heuristics (cudnnGet*Algorithm_v7, no benchmarking, so nothing is run or
+// allocated to choose), preferring deterministic algorithms; the choice is cached per
+// (direction, dtype, TF32, device, shapes, stride/padding/dilation/groups) in a small map.
+// Math: CUDNN_FMA_MATH (exact fp32, like the CPU) unless SetAllowTF32(true), then the math type
+// the heuristics recommend. Workspace: ctx.AllocateTemp (the device's caching allocator).
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "kernels/cuda/kernel_util.h"
+
+namespace oneflow_like {
+namespace cuda {
+namespace {
+
+using kernels::KernelContext;
+using kernels::TensorView;
+
+struct ConvGeom {
+  int64_t n, c, h, w, k, r, s, oh, ow, g;
+  int64_t sh, sw, ph, pw, dh, dw;
+};
+
+ConvGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& w, const Shape& y) {
+  const auto &st = a.Ints("stride"), &pd = a.Ints("padding"), &dl = a.Ints("dilation");
+  return ConvGeom{x[0], x[1], x[2], x[3], w[0], w[2], w[3], y[2], y[3], a.Int("groups", 1),
+                  st[0], st[1], pd[0], pd[1], dl[0], dl[1]};
+}
+
+enum class Dir : int { kForward, kBackwardData, kBackwardFilter };
+
+// Owns the descriptors of one call.
+struct Descs {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  Descs() = default;
+  Descs(const Descs&) = delete;
+  Descs& operator=(const Descs&) = delete;
+  ~Descs() {
+    if (x) cudnnDestroyTensorDescriptor(x);
+    if (y) cudnnDestroyTensorDescriptor(y);
+    if (bias) cudnnDestroyTensorDescriptor(bias);
+    if (w) cudnnDestroyFilterDescriptor(w);
+    if (conv) cudnnDestroyConvolutionDescriptor(conv);
+  }
+};
+
+Status MakeDescs(const char* op, const ConvGeom& q, cudnnDataType_t dt, bool bias, Descs* d) {
+  for (int64_t v : {q.n, q.c, q.h, q.w, q.k, q.r, q.s, q.oh, q.ow, q.g, q.sh, q.sw, q.ph, q.pw, q.dh, q.dw})
+    if (v > INT_MAX) return Unimplemented("[%s] cuDNN takes 32-bit sizes; got a dimension of %d", op, v);
+  auto i = [](int64_t v) { return static_cast<int>(v); };
+  CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d->x));
+  CUDNN_RETURN_IF_ERROR(cudnnSetTensor4dDescriptor(d->x, CUDNN_TENSOR_NCHW, dt, i(q.n), i(q.c), i(q.h), i(q.w)));
+  CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d->y));
+  CUDNN_RETURN_IF_ERROR(cudnnSetTensor4dDescriptor(d->y, CUDNN_TENSOR_NCHW, dt, i(q.n), i(q.k), i(q.oh), i(q.ow)));
+  if (bias) {
+    CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d->bias));
+    CUDNN_RETURN_IF_ERROR(cudnnSetTensor4dDescriptor(d->bias, CUDNN_TENSOR_NCHW, dt, 1, i(q.k), 1, 1));
+  }
+  CUDNN_RETURN_IF_ERROR(cudnnCreateFilterDescriptor(&d->w));
+  CUDNN_RETURN_IF_ERROR(
+      cudnnSetFilter4dDescriptor(d->w, dt, CUDNN_TENSOR_NCHW, i(q.k), i(q.c / q.g), i(q.r), i(q.s)));
+  CUDNN_RETURN_IF_ERROR(cudnnCreateConvolutionDescriptor(&d->conv));
+  CUDNN_RETURN_IF_ERROR(cudnnSetConvolution2dDescriptor(d->conv, i(q.ph), i(q.pw), i(q.sh), i(q.sw), i(q.dh),
+                                                        i(q.dw), CUDNN_CROSS_CORRELATION, dt));
+  CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionGroupCount(d->conv, i(q.g)));
+  CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d->conv, CUDNN_FMA_MATH));
+  return Status();
+}
+
+// ---- algorithm cache ----------------------------------------------------------------------
+
+struct Choice {
+  int algo;
+  cudnnMathType_t math;
+};
+
+struct AlgoCache {
+  std::mutex mu;
+  std::map<std::vector<int64_t>, Choice> entries;
+};
+AlgoCache& GetAlgoCache() {
+  static AlgoCache* c = new AlgoCache();  // leaked: kernels may run during static teardown
+  return *c;
+}
+
+// Picks from heuristic results (best first): the first usable deterministic one, else the first
+// usable one, else `fallback`. Usable: status success and, without TF32, no tensor-op math on f32.
+template <typename Perf>
+Choice Pick(const std::vector<Perf>& perf, int count, bool tf32, bool f64, int fallback) {
+  auto usable = [&](const Perf& p) {
+    if (p.status != CUDNN_STATUS_SUCCESS) return false;
+    if (tf32 || f64) return true;
+    return p.mathType == CUDNN_FMA_MATH || p.mathType == CUDNN_DEFAULT_MATH;
+  };
+  for (int i = 0; i < count; ++i)
+    if (usable(perf[i]) && perf[i].determinism == CUDNN_DETERMINISTIC)
+      return Choice{static_cast<int>(perf[i].algo), tf32 ? perf[i].mathType : CUDNN_FMA_MATH};
+  for (int i = 0; i < count; ++i)
+    if (usable(perf[i])) return Choice{static_cast<int>(perf[i].algo), tf32 ? perf[i].mathType : CUDNN_FMA_MATH};
+  return Choice{fallback, CUDNN_FMA_MATH};
+}
+
+StatusOr<Choice> ChooseAlgo(cudnnHandle_t h, Dir dir, const ConvGeom& q, cudnnDataType_t dt, int device,
+                            const Descs& d) {
+  bool tf32 = AllowTF32() && dt == CUDNN_DATA_FLOAT, f64 = dt == CUDNN_DATA_DOUBLE;
+  std::vector<int64_t> key{static_cast<int64_t>(dir), static_cast<int64_t>(dt), tf32, device, q.n, q.c, q.h, q.w,
+                           q.k, q.r, q.s, q.g, q.sh, q.sw, q.ph, q.pw, q.dh, q.dw};
+  AlgoCache& cache = GetAlgoCache();
+  {
+    std::lock_guard<std::mutex> l(cache.mu);
+    auto it = cache.entries.find(key);
+    if (it != cache.entries.end()) return it->second;
+  }
+  // The heuristics see the math type the call may use.
+  CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d.conv, tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+  int max = 0, got = 0;
+  Choice c{0, CUDNN_FMA_MATH};
+  switch (dir) {
+    case Dir::kForward: {
+      CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &max));
+      std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(std::max(max, 1));
+      CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, max, &got, perf.data()));
+      c = Pick(perf, got, tf32, f64, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM);
+      break;
+    }
+    case Dir::kBackwardData: {
+      CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max));
+      std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(std::max(max, 1));
+      CUDNN_RETURN_IF_ERROR(
+          cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, max, &got, perf.data()));
+      c = Pick(perf, got, tf32, f64, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1);
+      break;
+    }
+    case Dir::kBackwardFilter: {
+      CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &max));
+      std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perf(std::max(max, 1));
+      CUDNN_RETURN_IF_ERROR(
+          cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, max, &got, perf.data()));
+      c = Pick(perf, got, tf32, f64, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1);
+      break;
+    }
+  }
+  std::lock_guard<std::mutex> l(cache.mu);
+  if (cache.entries.size() >= 256) cache.entries.clear();  // shapes change rarely; keep it small
+  cache.entries[key] = c;
+  return c;
+}
+
+// ---- kernels --------------------------------------------------------------------------------
+
+// alpha = 1, beta = 0 (or 1) in the data's scaling type (double for f64, float otherwise).
+struct Scale {
+  float f;
+  double d;
+  const void* of(cudnnDataType_t dt) const { return dt == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&d) : &f; }
+};
+constexpr Scale kOne{1.0f, 1.0}, kZero{0.0f, 0.0};
+
+Status Fill0(const char* op, const TensorView& v, cudaStream_t s) {
+  size_t bytes = static_cast<size_t>(v.numel()) * DTypeSize(v.dtype);
+  if (bytes == 0) return Status();
+  cudaError_t e = cudaMemsetAsync(v.data, 0, bytes, s);
+  return e == cudaSuccess ? Status() : LaunchStatus(op, e);
+}
+
+template <Dir kDir>
+Status Conv(KernelContext& ctx) {
+  const char* op = ctx.op();
+  DType dtype = ctx.input(0).dtype;
+  if (dtype != DType::kF32 && dtype != DType::kF64)
+    return TypeError("[%s] not supported for %s on cuda", op, DTypeName(dtype));
+  cudnnDataType_t dt = dtype == DType::kF64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  const TensorView &in0 = ctx.input(0), &in1 = ctx.input(1), &out = ctx.output(0);
+  // (x, w, y) shapes per direction, as the CPU reads them.
+  const Shape& xs = kDir == Dir::kForward ? in0.shape : kDir == Dir::kBackwardData ? out.shape : in1.shape;
+  const Shape& ws = kDir == Dir::kForward ? in1.shape : kDir == Dir::kBackwardData ? in1.shape : out.shape;
+  const Shape& ys = kDir == Dir::kForward ? out.shape : in0.shape;
+  ConvGeom q = GeomOf(ctx.attrs(), xs, ws, ys);
+  bool bias = kDir == Dir::kForward && ctx.num_inputs() > 2;
+  auto* s = static_cast<CudaStream*>(ctx.stream());
+  if (out.numel() == 0) return Status();
+  ASSIGN_OR_RETURN(cudnnHandle_t h, s->cudnn());
+  Descs d;
+  // A reduction over nothing (no samples for dw; no input channels or no output channels / pixels
+  // for y / dx): zeros (plus the bias), as the CPU's GEMMs give.
+  if (xs.numel() == 0 || ws.numel() == 0 || ys.numel() == 0) {
+    RETURN_IF_ERROR(Fill0(op, out, s->get()));
+    if (bias) {  // y is not empty here (checked above); only y's and the bias' descriptors are valid
+      auto i = [](int64_t v) { return static_cast<int>(v); };
+      CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d.y));
+      CUDNN_RETURN_IF_ERROR(cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NCHW, dt, i(q.n), i(q.k), i(q.oh), i(q.ow)));
+      CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d.bias));
+      CUDNN_RETURN_IF_ERROR(cudnnSetTensor4dDescriptor(d.bias, CUDNN_TENSOR_NCHW, dt, 1, i(q.k), 1, 1));
+      CUDNN_RETURN_IF_ERROR(cudnnAddTensor(h, kOne.of(dt), d.bias, ctx.input(2).data, kOne.of(dt), d.y, out.data));
+    }
+    return Status();
+  }
+  RETURN_IF_ERROR(MakeDescs(op, q, dt, bias, &d));
+  ASSIGN_OR_RETURN(Choice c, ChooseAlgo(h, kDir, q, dt, s->device().index(), d));
+  CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d.conv, c.math));
+  size_t bytes = 0;
+  switch (kDir) {
+    case Dir::kForward:
+      CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionForwardWorkspaceSize(
+          h, d.x, d.w, d.conv, d.y, static_cast<cudnnConvolutionFwdAlgo_t>(c.algo), &bytes));
+      break;
+    case Dir::kBackwardData:
+      CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionBackwardDataWorkspaceSize(
+          h, d.w, d.y, d.conv, d.x, static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo), &bytes));
+      break;
+    case Dir::kBackwardFilter:
+      CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionBackwardFilterWorkspaceSize(
+          h, d.x, d.y, d.conv, d.w, static_cast<cudnnConvolutionBwdFilterAlgo_t>(c.algo), &bytes));
+      break;
+  }
+  void* ws_ptr = nullptr;
+  if (bytes > 0) { ASSIGN_OR_RETURN(ws_ptr, ctx.AllocateTemp(bytes)); }
+  switch (kDir) {
+    case Dir::kForward:
+      CUDNN_RETURN_IF_ERROR(cudnnConvolutionForward(h, kOne.of(dt), d.x, in0.data, d.w, in1.data, d.conv,
+                                                    static_cast<cudnnConvolutionFwdAlgo_t>(c.algo), ws_ptr, bytes,
+                                                    kZero.of(dt), d.y, out.data));
+      if (bias)
+        CUDNN_RETURN_IF_ERROR(cudnnAddTensor(h, kOne.of(dt), d.bias, ctx.input(2).data, kOne.of(dt), d.y, out.data));
+      break;
+    case Dir::kBackwardData:  // (dy, w) -> dx
+      CUDNN_RETURN_IF_ERROR(cudnnConvolutionBackwardData(h, kOne.of(dt), d.w, in1.data, d.y, in0.data, d.conv,
+                                                         static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo), ws_ptr,
+                                                         bytes, kZero.of(dt), d.x, out.data));
+      break;
+    case Dir::kBackwardFilter:  // (dy, x) -> dw
+      CUDNN_RETURN_IF_ERROR(cudnnConvolutionBackwardFilter(h, kOne.of(dt), d.x, in1.data, d.y, in0.data, d.conv,
+                                                           static_cast<cudnnConvolutionBwdFilterAlgo_t>(c.algo),
+                                                           ws_ptr, bytes, kZero.of(dt), d.w, out.data));
+      break;
+  }
+  return Status();
+}
+
+}  // namespace
+
+OFL_REGISTER_CUDA_KERNEL(conv2d, Conv<Dir::kForward>);
+OFL_REGISTER_CUDA_KERNEL(conv2d_grad_input, Conv<Dir::kBackwardData>);
+OFL_REGISTER_CUDA_KERNEL(conv2d_grad_weight, Conv<Dir::kBackwardFilter>);
+
+}  // namespace cuda
+}  // namespace oneflow_like

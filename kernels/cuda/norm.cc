@@ -1,0 +1,93 @@
+// CUDA kernels of the normalization family (same op names, attrs, inputs and dtypes as
+// kernels/cpu/norm.cc). batch_norm writes the batch statistics as outputs exactly like the CPU
+// (the functional layer folds them into the running stats with in-place elementwise ops).
+#include "kernels/cuda/kernel_util.h"
+
+namespace oneflow_like {
+namespace cuda {
+namespace {
+
+using kernels::KernelContext;
+using kernels::TensorView;
+
+RowNormGeom RowGeomOf(const AttrMap& a, int64_t numel) {
+  RowNormGeom q;
+  q.cpg = a.Int("channels_per_group");
+  q.inner = a.Int("inner");
+  q.len = q.cpg * q.inner;
+  q.rows = q.len > 0 ? numel / q.len : 0;
+  q.groups = a.Int("groups");
+  return q;
+}
+
+// layer_norm / group_norm(x [, w] [, b]) -> (y, mean, rstd).
+Status RowNorm(KernelContext& ctx) {
+  const TensorView& x = ctx.input(0);
+  RETURN_IF_ERROR(CheckNnFloat(ctx.op(), x.dtype));
+  const AttrMap& a = ctx.attrs();
+  RowNormGeom q = RowGeomOf(a, x.numel());
+  bool hw = a.Bool("has_weight"), hb = a.Bool("has_bias");
+  const void* w = hw ? ctx.input(1).data : nullptr;
+  const void* b = hb ? ctx.input(hw ? 2 : 1).data : nullptr;
+  return Launched(ctx.op(), LaunchRowNorm(ToScalarType(x.dtype), q, a.Float("eps"), x.data, w, b, ctx.output(0).data,
+                                          ctx.output(1).data, ctx.output(2).data, StreamOf(ctx)));
+}
+
+// *_norm_grad(dy, x, mean, rstd [, w]) -> (dx [, dw] [, db]).
+Status RowNormGrad(KernelContext& ctx) {
+  const TensorView &dy = ctx.input(0), &x = ctx.input(1);
+  RETURN_IF_ERROR(CheckNnFloat(ctx.op(), x.dtype));
+  const AttrMap& a = ctx.attrs();
+  RowNormGeom q = RowGeomOf(a, x.numel());
+  bool hw = a.Bool("has_weight"), hb = a.Bool("has_bias");
+  const void* w = hw ? ctx.input(4).data : nullptr;
+  void* dw = hw ? ctx.output(1).data : nullptr;
+  void* db = hb ? ctx.output(hw ? 2 : 1).data : nullptr;
+  return Launched(ctx.op(), LaunchRowNormGrad(ToScalarType(x.dtype), q, dy.data, x.data, ctx.input(2).data,
+                                              ctx.input(3).data, w, ctx.output(0).data, dw, db, StreamOf(ctx)));
+}
+
+// x viewed as (N, C, S).
+void BnGeomOf(const Shape& x, int64_t* n, int64_t* c, int64_t* s) {
+  *n = x[0];
+  *c = x[1];
+  *s = 1;
+  for (int64_t i = 2; i < x.ndim(); ++i) *s *= x[i];
+}
+
+// batch_norm(x, w, b, running_mean, running_var) -> (y, mean, invstd, unbiased batch var).
+Status BatchNorm(KernelContext& ctx) {
+  const TensorView& x = ctx.input(0);
+  RETURN_IF_ERROR(CheckNnFloat("batch_norm", x.dtype));
+  int64_t n, c, s;
+  BnGeomOf(x.shape, &n, &c, &s);
+  return Launched(ctx.op(), LaunchBatchNorm(ToScalarType(x.dtype), n, c, s, ctx.attrs().Bool("training"),
+                                            ctx.attrs().Float("eps"), x.data, ctx.input(1).data, ctx.input(2).data,
+                                            ctx.input(3).data, ctx.input(4).data, ctx.output(0).data,
+                                            ctx.output(1).data, ctx.output(2).data, ctx.output(3).data,
+                                            StreamOf(ctx)));
+}
+
+// batch_norm_grad(dy, x, w, mean, invstd) -> (dx, dw, db).
+Status BatchNormGrad(KernelContext& ctx) {
+  const TensorView& x = ctx.input(1);
+  RETURN_IF_ERROR(CheckNnFloat("batch_norm_grad", x.dtype));
+  int64_t n, c, s;
+  BnGeomOf(x.shape, &n, &c, &s);
+  return Launched(ctx.op(), LaunchBatchNormGrad(ToScalarType(x.dtype), n, c, s, ctx.attrs().Bool("training"),
+                                                ctx.input(0).data, x.data, ctx.input(2).data, ctx.input(3).data,
+                                                ctx.input(4).data, ctx.output(0).data, ctx.output(1).data,
+                                                ctx.output(2).data, StreamOf(ctx)));
+}
+
+}  // namespace
+
+OFL_REGISTER_CUDA_KERNEL(layer_norm, RowNorm);
+OFL_REGISTER_CUDA_KERNEL(group_norm, RowNorm);
+OFL_REGISTER_CUDA_KERNEL(layer_norm_grad, RowNormGrad);
+OFL_REGISTER_CUDA_KERNEL(group_norm_grad, RowNormGrad);
+OFL_REGISTER_CUDA_KERNEL(batch_norm, BatchNorm);
+OFL_REGISTER_CUDA_KERNEL(batch_norm_grad, BatchNormGrad);
+
+}  // namespace cuda
+}  // namespace oneflow_like
