@@ -264,6 +264,46 @@ def test_adam_training_step_matches_eager(name):
     assert le[-1] < le[0]
 
 
+@pytest.mark.parametrize("name", ["sgd", "adamw"])
+def test_changing_lr_does_not_recompile(name):
+    def run(use_graph):
+        rs = np.random.RandomState(2)
+        w = flow.tensor(rs.randn(8, 4).astype(np.float32), requires_grad=True)
+        opt = (flow.optim.SGD([w], lr=0.1, momentum=0.9) if name == "sgd"
+               else flow.optim.AdamW([w], lr=0.01, weight_decay=0.1))
+        x = flow.tensor(rs.randn(16, 8).astype(np.float32))
+        loss_fn = lambda x: (flow.matmul(x, w).tanh() ** 2).mean()  # noqa: E731
+
+        class Train(flow.nn.Graph):
+            def __init__(self):
+                super().__init__()
+                self.add_optimizer(opt)
+
+            def build(self, x):
+                loss = loss_fn(x)
+                loss.backward()
+                return loss
+        g = Train()
+        losses = []
+        for step in range(5):
+            opt.param_groups[0]["lr"] *= 0.7  # what an LR scheduler does between steps
+            if use_graph:
+                losses.append(g(x).item())
+            else:
+                opt.zero_grad()
+                loss = loss_fn(x)
+                loss.backward()
+                opt.step()
+                losses.append(loss.item())
+        return losses, w.numpy(), g.recompile_reasons
+
+    le, we, _ = run(False)
+    lg, wg, reasons = run(True)
+    assert reasons == ["first call"]
+    np.testing.assert_allclose(lg, le, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(wg, we, rtol=1e-5, atol=1e-6)
+
+
 def test_recompile_reasons_and_bad_inputs():
     g = FnGraph(lambda a: a * 2)
     g(arr(2, 3))

@@ -83,6 +83,7 @@ class Graph:
             entry = self._compile(args)
             self._cache[key] = entry
         object.__setattr__(self, "_last_entry", entry)
+        self._feed_hparams()
         tensors = [a for a in args if isinstance(a, _C.Tensor)]
         outs = entry.compiled.run(tensors)
         for opt, sch in self._optimizers:
@@ -91,7 +92,42 @@ class Graph:
         return _unflatten(entry.out_spec, iter(outs))
 
     def _optimizer_key(self):
-        return tuple(tuple((g["lr"],) for g in opt.param_groups) for opt, _ in self._optimizers)
+        # Hyper-parameters an optimizer reads from fed tensors inside the graph
+        # (`_graph_hparams(group)`: SGD's lr and momentum, Adam's lr and beta1) do not recompile
+        # when they change (LR/momentum schedulers step them every call); any other change does.
+        key = []
+        for opt, _ in self._optimizers:
+            hp = getattr(opt, "_graph_hparams", None)
+            for g in opt.param_groups:
+                fed = set(hp(g)) if hp else set()
+                items = []
+                for k, v in sorted(g.items()):
+                    if k == "params" or k.startswith("_") or k in fed:
+                        continue
+                    if k == "betas" and "beta1" in fed:
+                        v = v[1:]
+                    items.append((k, repr(v)))
+                key.append(tuple(items))
+        return tuple(key)
+
+    def _feed_hparams(self):
+        """Writes each group's current fed hyper-parameters into their tensors (eager fills, ordered
+        before the run by the VM), creating the tensors on first use."""
+        for opt, _ in self._optimizers:
+            hp = getattr(opt, "_graph_hparams", None)
+            if hp is None:
+                continue
+            for g in opt.param_groups:
+                tensors = g.setdefault("_hp_tensors", {})
+                fed = g.setdefault("_hp_fed", {})
+                for name, value in hp(g).items():
+                    value = float(value)
+                    t = tensors.get(name)
+                    if t is None:
+                        tensors[name] = flow.tensor(value, dtype=flow.float64)
+                    elif fed.get(name) != value:
+                        t.fill_(value)
+                    fed[name] = value
 
     def _why(self, key):
         if not self._cache:
@@ -119,6 +155,9 @@ class Graph:
         saved_grads = [p.grad for p in params]
         for p in params:
             p.grad = None
+        self._feed_hparams()
+        for opt, _ in self._optimizers:
+            object.__setattr__(opt, "_graph_tracing", True)
         t0 = time.perf_counter()
         trace = _C._Trace()
         try:
@@ -133,6 +172,8 @@ class Graph:
         finally:
             for p, g in zip(params, saved_grads):
                 p.grad = g
+            for opt, _ in self._optimizers:
+                object.__setattr__(opt, "_graph_tracing", False)
         trace_seconds = time.perf_counter() - t0
         compiled = _C._compile_trace(trace, type(self).__name__)
         entry = _Entry(compiled, spec, trace_seconds, trace.num_ops())

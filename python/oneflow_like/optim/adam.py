@@ -11,6 +11,10 @@ from oneflow_like.optim.optimizer import Optimizer
 
 class Adam(Optimizer):
     _decoupled = False
+    @staticmethod
+    def _graph_hparams(group):
+        """Read from float64 tensors (group["_hp_tensors"]) inside an nn.Graph trace."""
+        return {"lr": group["lr"], "beta1": group["betas"][0]}
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
                  amsgrad=False, maximize=False):
@@ -61,16 +65,22 @@ class Adam(Optimizer):
                     _addcdiv_(p, m, denom, -lr / bc1)
         return loss
 
-    def _update_moments(self, p, g, state, group):
-        """Weight decay, then m and v (v = max(v) with amsgrad) updated in place; returns (m, v)."""
-        lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
+    def _update_moments(self, p, g, state, group, lr=None, b1=None):
+        """Weight decay, then m and v (v = max(v) with amsgrad) updated in place; returns (m, v).
+        `lr`, `b1`: float64 tensors inside an nn.Graph trace, else the group's values."""
+        (gb1, b2), wd = group["betas"], group["weight_decay"]
+        lr = group["lr"] if lr is None else lr
+        b1 = gb1 if b1 is None else b1
         if wd != 0:
             if self._decoupled:
-                p.mul_(1.0 - lr * wd)
+                p.mul_((1.0 - lr * wd).to(p.dtype) if isinstance(lr, flow.Tensor) else 1.0 - lr * wd)
             else:
                 g = g.add(p, alpha=wd)
         m, v = state["exp_avg"], state["exp_avg_sq"]
-        m.mul_(b1).add_(g, alpha=1.0 - b1)
+        if isinstance(b1, flow.Tensor):
+            m.mul_(b1.to(p.dtype)).add_(g * (1.0 - b1).to(p.dtype))
+        else:
+            m.mul_(b1).add_(g, alpha=1.0 - b1)
         _addcmul_(v.mul_(b2), g, g, 1.0 - b2)
         if group["amsgrad"]:
             vmax = state["max_exp_avg_sq"]
@@ -80,10 +90,13 @@ class Adam(Optimizer):
 
     def _tensor_step(self, p, g, state, group):
         """The same update with the step count in a tensor (traceable by nn.Graph)."""
-        lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
+        (b1, b2), eps = group["betas"], group["eps"]
+        lr = group["lr"]
+        if getattr(self, "_graph_tracing", False):
+            lr, b1 = group["_hp_tensors"]["lr"], group["_hp_tensors"]["beta1"]
         t = state["step"]
         t.add_(1.0)
-        m, v = self._update_moments(p, g, state, group)
+        m, v = self._update_moments(p, g, state, group, lr, b1)
         bc1 = 1.0 - b1 ** t  # float64, like the Python floats of the eager rule
         inv_bc2_sqrt = (1.0 - b2 ** t).sqrt().reciprocal().to(p.dtype)
         step_size = ((-lr) / bc1).to(p.dtype)

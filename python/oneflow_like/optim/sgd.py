@@ -7,6 +7,10 @@ from oneflow_like.optim.optimizer import Optimizer, required
 
 
 class SGD(Optimizer):
+    @staticmethod
+    def _graph_hparams(group):
+        """Read from float64 tensors (group["_hp_tensors"]) inside an nn.Graph trace."""
+        return {"lr": group["lr"], "momentum": group["momentum"]}
     def __init__(self, params, lr=required, momentum=0.0, dampening=0.0, weight_decay=0.0,
                  nesterov=False, maximize=False):
         if lr is not required and lr < 0.0:
@@ -40,13 +44,23 @@ class SGD(Optimizer):
                 for p, g in self._grads(group):
                     if wd != 0:
                         g = g.add(p, alpha=wd)
+                    tracing = getattr(self, "_graph_tracing", False)
                     if momentum != 0:
                         state = self.state[p]
                         buf = state.get("momentum_buffer")
                         if buf is None:
                             buf = state["momentum_buffer"] = g.clone()
+                        elif tracing:  # momentum fed per run; dampening is 0 in a graph
+                            mom = group["_hp_tensors"]["momentum"].to(p.dtype)
+                            buf.mul_(mom).add_(g)
                         else:
                             buf.mul_(momentum).add_(g, alpha=1.0 - dampening)
-                        g = g.add(buf, alpha=momentum) if nesterov else buf
-                    p.add_(g, alpha=-lr)
+                        if nesterov:
+                            g = g + buf * group["_hp_tensors"]["momentum"].to(p.dtype) if tracing else g.add(buf, alpha=momentum)
+                        else:
+                            g = buf
+                    if tracing:
+                        p.sub_(g * group["_hp_tensors"]["lr"].to(p.dtype))  # == p + (-lr) * g, lr fed per run
+                    else:
+                        p.add_(g, alpha=-lr)
         return loss
