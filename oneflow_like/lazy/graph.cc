@@ -5,6 +5,7 @@
 #include "oneflow_like/framework/autograd.h"
 #include "oneflow_like/lazy/launch_lazy_job_instruction_policy.h"
 #include "oneflow_like/ops/copy.h"
+#include "oneflow_like/ops/random.h"
 #include "vm/instructions_builder.h"
 
 namespace oneflow_like {
@@ -40,6 +41,7 @@ StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::Compile(const std::share
   }
   for (int64_t v : trace->output_values()) g->output_metas_.push_back(trace->values()[v].meta);
   g->captured_ = trace->captured();
+  for (const TracedOp& op : trace->ops()) g->has_random_ |= op.attrs.Has("seed");
   g->scratch_ = std::make_shared<AssignScratch>();
   for (auto& [capture, v] : trace->Assignments()) {
     const Tensor& c = g->captured_[capture];
@@ -86,6 +88,8 @@ StatusOr<TensorList> CompiledGraph::Run(const TensorList& inputs) {
   for (int64_t idx : assigned_) assigned.push_back(RefOf(captured_[idx]));
   auto policy = std::make_unique<LaunchLazyJobInstructionPolicy>(name_, exe_, std::move(args), std::move(outs),
                                                                   std::move(assigned), scratch_);
+  // Fresh random numbers on every run (dropout masks, rand...), reproducible under manual_seed.
+  if (has_random_) policy->set_random_nonce(functional::NextSeed(Device::CPU()) | 1);
   RETURN_IF_ERROR(vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
     return b->Push(Device::CPU(), vm::StreamRole::kCompute, std::move(policy));
   }));

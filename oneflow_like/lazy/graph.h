@@ -37,7 +37,8 @@ class CompiledGraph {
   std::vector<TensorMeta> input_metas_, output_metas_;
   std::vector<Tensor> captured_;
   std::vector<int64_t> assigned_;  // capture indices, in result order after the outputs
-  std::shared_ptr<AssignScratch> scratch_;  // new values of the assigned tensors, reused
+  std::shared_ptr<AssignScratch> scratch_;
+  bool has_random_ = false;  // some traced op draws random numbers (attr "seed")  // new values of the assigned tensors, reused
   GraphCompileInfo info_;
 };
 

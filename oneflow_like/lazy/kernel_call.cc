@@ -2,6 +2,7 @@
 // the compiler hands over row-major buffers, the attributes come back from the call's config.
 #include "compiler/library/external_calls.h"
 #include "kernels/kernel.h"
+#include "oneflow_like/lazy/launch_lazy_job_instruction_policy.h"
 #include "oneflow_like/lazy/lower.h"
 
 namespace oneflow_like {
@@ -24,6 +25,13 @@ Status RunKernelCall(const std::string& target, const std::string& config, absl:
   std::string op = target.substr(std::string(kPrefix).size());
   ASSIGN_OR_RETURN(kernels::KernelFn fn, kernels::FindKernel(op.c_str(), DeviceType::kCPU));
   ASSIGN_OR_RETURN(AttrMap attrs, DecodeAttrs(config));
+  if (uint64_t nonce = CurrentRandomNonce(); nonce != 0 && attrs.Has("seed")) {
+    // The traced seed is fixed; mixing in the run's nonce gives every run fresh numbers while a
+    // forward op and its backward (same traced seed) still agree within the run.
+    uint64_t s = static_cast<uint64_t>(attrs.Int("seed")) ^ (nonce * 0x9e3779b97f4a7c15ULL);
+    s = (s ^ (s >> 31)) * 0xbf58476d1ce4e5b9ULL;
+    attrs.Set("seed", static_cast<int64_t>(s ^ (s >> 29)));
+  }
   absl::InlinedVector<kernels::TensorView, 4> in, out;
   for (auto& b : ins) in.push_back(ViewOf(b));
   for (auto& b : outs) out.push_back(ViewOf(b));

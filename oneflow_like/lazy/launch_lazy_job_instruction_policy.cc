@@ -20,6 +20,17 @@ LaunchLazyJobInstructionPolicy::LaunchLazyJobInstructionPolicy(std::string name,
   for (auto& o : assigned_) out_.push_back(o.blob->dependence());
 }
 
+namespace {
+thread_local uint64_t t_nonce = 0;
+struct RandomNonceScope {
+  explicit RandomNonceScope(uint64_t n) : prev(t_nonce) { t_nonce = n; }
+  ~RandomNonceScope() { t_nonce = prev; }
+  uint64_t prev;
+};
+}  // namespace
+
+uint64_t CurrentRandomNonce() { return t_nonce; }
+
 Status LaunchLazyJobInstructionPolicy::Prepare(vm::Instruction*) {
   for (auto& o : outputs_) RETURN_IF_ERROR(o.blob->EnsureAllocated());
   return Status();
@@ -46,7 +57,10 @@ Status LaunchLazyJobInstructionPolicy::Compute(vm::Instruction*) {
     if (sc.sizes[i] != assigned_[i].bytes) return Internal("[launch_lazy_job:%s] assigned tensor %d changed size", name_, int(i));
     outs.push_back(sc.buffers[i].get());
   }
-  RETURN_IF_ERROR(exe_->Run(args, outs));
+  {
+    RandomNonceScope nonce(nonce_);
+    RETURN_IF_ERROR(exe_->Run(args, outs));
+  }
   constexpr int64_t kChunk = 1 << 18;  // bytes per parallel copy chunk
   for (size_t i = 0; i < assigned_.size(); ++i) {
     char* dst = static_cast<char*>(assigned_[i].blob->data()) + assigned_[i].offset_bytes;

@@ -37,14 +37,20 @@ class LaunchLazyJobInstructionPolicy : public vm::InstructionPolicy {
   Status Prepare(vm::Instruction*) override;
   Status Compute(vm::Instruction*) override;
   std::string DebugName(const vm::Instruction&) const override { return "launch_lazy_job:" + name_; }
+  // Random ops inside the graph mix this per-run value into their traced seeds (0: none).
+  void set_random_nonce(uint64_t nonce) { nonce_ = nonce; }
 
  private:
   std::string name_;
+  uint64_t nonce_ = 0;
   std::shared_ptr<hlo::Executable> exe_;
   std::vector<BufferRef> args_, outputs_, assigned_;
   std::shared_ptr<AssignScratch> scratch_;
   vm::DependenceVector in_, out_;
 };
+
+// The per-run nonce of the graph running on this thread (see kernel_call.cc).
+uint64_t CurrentRandomNonce();
 
 }  // namespace lazy
 }  // namespace oneflow_like

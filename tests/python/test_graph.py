@@ -338,3 +338,30 @@ def test_dump_folder(tmp_path, monkeypatch):
     FnGraph(lambda a: (a * 3).sum())(arr(5))
     names = os.listdir(tmp_path)
     assert any(n.endswith(".trace.txt") for n in names)
+
+
+def test_dropout_in_graph_draws_fresh_masks_each_run():
+    if not hasattr(flow.nn.functional, "dropout"):
+        pytest.skip("dropout is not in the library yet")
+    x = flow.ones(4096)
+    x.requires_grad = True
+
+    class Drop(flow.nn.Graph):
+        def build(self, a):
+            a = a.requires_grad_()
+            y = flow.nn.functional.dropout(a, p=0.5, training=True)
+            (g,) = flow.autograd.grad(y.sum(), [a])
+            return y, g
+
+    d = Drop()
+    d(x.detach())  # compile first: tracing draws seeds too
+    flow.manual_seed(3)
+    y1, g1 = d(x.detach())
+    y2, g2 = d(x.detach())
+    m1, m2 = y1.numpy() != 0, y2.numpy() != 0
+    assert 0.4 < m1.mean() < 0.6 and 0.4 < m2.mean() < 0.6
+    assert (m1 != m2).any(), "the same dropout mask on every run"
+    np.testing.assert_array_equal(g1.numpy() != 0, m1)  # backward used the forward's mask
+    flow.manual_seed(3)
+    y3, _ = d(x.detach())
+    np.testing.assert_array_equal(y3.numpy(), y1.numpy())  # reproducible under manual_seed
