@@ -37,21 +37,48 @@ Status MaxPoolKernel(KernelContext& ctx) {
       for (int64_t pl = b; pl < e; ++pl) {
         const T* xp = in + pl * q.h * q.w;
         if (interior) {
-          T* op = out + pl * q.oh * q.ow;
-          int64_t* ip = idx + pl * q.oh * q.ow;
-          for (int64_t oh = 0; oh < q.oh; ++oh)
-            for (int64_t ow = 0; ow < q.ow; ++ow) {
-              int64_t base = oh * q.sh * q.w + ow * q.sw, bi = base;
+          // Geometry in locals: stores through the int64 index pointer could otherwise alias
+          // the (int64) fields of `q` and force a reload of every one after each store.
+          const int64_t OH = q.oh, OW = q.ow, W = q.w, SH = q.sh, SW = q.sw, KH = q.kh, KW = q.kw;
+          const int64_t DHW = q.dh * q.w, DW = q.dw;
+          T* op = out + pl * OH * OW;
+          int64_t* ip = idx + pl * OH * OW;
+          if (KH == 2 && KW == 2 && SH == 2 && SW == 2 && DHW == W && DW == 1) {
+            // The common 2x2/2 window, branch-free: the first maximum wins, a NaN wins.
+            auto take = [](T v, int64_t k, T& m, int64_t& mi) {
+              bool c = (v > m) | ((v != v) & (m == m));
+              m = c ? v : m;
+              mi = c ? k : mi;
+            };
+            for (int64_t oh = 0; oh < OH; ++oh) {
+              const T* r0 = xp + 2 * oh * W;
+              const T* r1 = r0 + W;
+              for (int64_t ow = 0; ow < OW; ++ow) {
+                int64_t k = 2 * oh * W + 2 * ow;
+                T m = r0[2 * ow];
+                int64_t mi = k;
+                take(r0[2 * ow + 1], k + 1, m, mi);
+                take(r1[2 * ow], k + W, m, mi);
+                take(r1[2 * ow + 1], k + W + 1, m, mi);
+                op[oh * OW + ow] = m;
+                ip[oh * OW + ow] = mi;
+              }
+            }
+            continue;
+          }
+          for (int64_t oh = 0; oh < OH; ++oh)
+            for (int64_t ow = 0; ow < OW; ++ow) {
+              int64_t base = oh * SH * W + ow * SW, bi = base;
               T best = xp[base];
               bool nan = best != best;
-              for (int64_t i = 0; i < q.kh && !nan; ++i)
-                for (int64_t j = 0; j < q.kw; ++j) {
-                  int64_t k = base + i * q.dh * q.w + j * q.dw;
+              for (int64_t i = 0; i < KH && !nan; ++i)
+                for (int64_t j = 0; j < KW; ++j) {
+                  int64_t k = base + i * DHW + j * DW;
                   T v = xp[k];
                   if (v > best || v != v) { best = v; bi = k; if (v != v) { nan = true; break; } }
                 }
-              op[oh * q.ow + ow] = best;
-              ip[oh * q.ow + ow] = bi;
+              op[oh * OW + ow] = best;
+              ip[oh * OW + ow] = bi;
             }
           continue;
         }
