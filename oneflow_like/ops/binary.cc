@@ -97,6 +97,7 @@ const OpDef kRDivScalar{"rdiv_scalar", ops::InferSameAsInput,
                         nullptr, true, false, true, true};
 
 StatusOr<std::pair<Tensor, Tensor>> Promote(const Tensor& a, const Tensor& b) {
+  if (a.dtype() == b.dtype()) return std::make_pair(a, b);  // the common case: nothing to cast
   ASSIGN_OR_RETURN(TensorList ab, functional::PromoteOperands({a, b}));
   return std::make_pair(ab[0], ab[1]);
 }
@@ -245,6 +246,8 @@ namespace functional {
 
 StatusOr<Tensor> Add(const Tensor& a, const Tensor& b, double alpha) {
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));
+  // alpha defaults to 1 in the kernels, the gradient and the lowering: no attribute then.
+  if (alpha == 1.0) return Dispatch1(kAdd, {ab.first, ab.second});
   return Dispatch1(kAdd, {ab.first, ab.second}, {{"alpha", alpha}});
 }
 StatusOr<Tensor> Sub(const Tensor& a, const Tensor& b, double alpha) {

@@ -61,6 +61,19 @@ std::vector<int64_t> ParseShape(py::args args) {
   return r;
 }
 
+namespace {
+PyTypeObject* g_tensor_type = nullptr;
+}
+
+void SetTensorType(py::handle type) { g_tensor_type = reinterpret_cast<PyTypeObject*>(type.ptr()); }
+
+const Tensor* AsTensor(py::handle h) {
+  PyTypeObject* t = Py_TYPE(h.ptr());
+  if (g_tensor_type == nullptr || (t != g_tensor_type && !PyType_IsSubtype(t, g_tensor_type))) return nullptr;
+  auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
+  return static_cast<const Tensor*>(inst->get_value_and_holder().value_ptr());
+}
+
 std::vector<Binder>& Binders() {
   static std::vector<Binder>* b = new std::vector<Binder>();
   return *b;

@@ -34,6 +34,10 @@ DType ParseDType(py::handle h);            // flow.float32, "float32", numpy dty
 Device ParseDevice(py::handle h);          // "cpu", "cuda:0", flow.device
 std::vector<int64_t> ParseShape(py::args args);  // f(2, 3) or f((2, 3)) or f([2, 3])
 std::vector<int64_t> ParseIntList(py::handle h); // int or sequence of ints
+// The C++ Tensor inside a Python Tensor (or subclass such as nn.Parameter), or null: a type
+// check against the cached class object instead of pybind11's registry lookups (hot path).
+const Tensor* AsTensor(py::handle h);
+void SetTensorType(py::handle type);
 // A tensor from a Tensor, NumPy array, Python scalar or nested list (for mixed arguments).
 Tensor ToTensor(py::handle h, const Tensor* like = nullptr);
 

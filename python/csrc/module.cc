@@ -7,6 +7,7 @@ PYBIND11_MODULE(_C, m) {
   using namespace oneflow_like::python;
   m.doc() = "oneflow_like C++ core: tensors, functional ops, autograd, the VM";
   TensorClass cls(m, "Tensor");
+  SetTensorType(cls);
   BindCore(m, cls);
   for (Binder b : Binders()) b(m, cls);
 }

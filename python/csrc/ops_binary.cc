@@ -18,7 +18,7 @@ Tensor LiftForScalar(const Tensor& a, py::handle s) {
 // Tensors, Python numbers, NumPy arrays/scalars and (nested) lists combine with a tensor;
 // anything else is a TypeError naming the op.
 void CheckOperand(const char* op, py::handle b) {
-  if (py::isinstance<Tensor>(b) || IsScalar(b) || py::isinstance<py::array>(b) || py::isinstance<py::list>(b) ||
+  if (AsTensor(b) != nullptr || IsScalar(b) || py::isinstance<py::array>(b) || py::isinstance<py::list>(b) ||
       py::isinstance<py::tuple>(b) || py::isinstance(b, py::module_::import("numpy").attr("generic")))
     return;
   throw py::type_error(std::string("[") + op + "] unsupported operand type '" +

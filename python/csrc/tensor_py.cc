@@ -98,7 +98,7 @@ Tensor TensorFromData(py::handle data, py::object dtype, py::object device) {
 }
 
 Tensor ToTensor(py::handle h, const Tensor* like) {
-  if (py::isinstance<Tensor>(h)) return py::cast<Tensor>(h);
+  if (const Tensor* t = AsTensor(h)) return *t;
   if (IsScalar(h) && like) {
     DType dt = IsFloatScalar(h) ? (IsFloating(like->dtype()) ? like->dtype() : DType::kF32)
                                 : (PyBool_Check(h.ptr()) ? (like->dtype()) : like->dtype());
