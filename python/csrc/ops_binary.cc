@@ -188,16 +188,16 @@ void BindBinary(py::module_& m, TensorClass& cls) {
       .def("sub", &SubAny, py::arg("other"), py::arg("alpha") = 1.0)
       .def("mul", &MulAny, py::arg("other"))
       .def("div", &DivAny, py::arg("other"))
-      .def("__add__", [](const Tensor& a, py::object b) { return AddAny(a, b, 1.0); }, py::is_operator())
-      .def("__radd__", [](const Tensor& a, py::object b) { return AddAny(a, b, 1.0); }, py::is_operator())
-      .def("__sub__", [](const Tensor& a, py::object b) { return SubAny(a, b, 1.0); }, py::is_operator())
+      .def("__add__", [](py::handle self, py::handle b) { const Tensor& a = *AsTensor(self); return AddAny(a, b, 1.0); }, py::is_operator())
+      .def("__radd__", [](py::handle self, py::handle b) { const Tensor& a = *AsTensor(self); return AddAny(a, b, 1.0); }, py::is_operator())
+      .def("__sub__", [](py::handle self, py::handle b) { const Tensor& a = *AsTensor(self); return SubAny(a, b, 1.0); }, py::is_operator())
       .def("__rsub__", [](const Tensor& a, py::object b) {
         if (IsScalar(b)) return Unwrap(F::RSubScalar(LiftForScalar(a, b), ScalarValue(b)));
         return Unwrap(F::Sub(ToTensor(b, &a), a));
       }, py::is_operator())
-      .def("__mul__", [](const Tensor& a, py::object b) { return MulAny(a, b); }, py::is_operator())
-      .def("__rmul__", [](const Tensor& a, py::object b) { return MulAny(a, b); }, py::is_operator())
-      .def("__truediv__", [](const Tensor& a, py::object b) { return DivAny(a, b); }, py::is_operator())
+      .def("__mul__", [](py::handle self, py::handle b) { const Tensor& a = *AsTensor(self); return MulAny(a, b); }, py::is_operator())
+      .def("__rmul__", [](py::handle self, py::handle b) { const Tensor& a = *AsTensor(self); return MulAny(a, b); }, py::is_operator())
+      .def("__truediv__", [](py::handle self, py::handle b) { const Tensor& a = *AsTensor(self); return DivAny(a, b); }, py::is_operator())
       .def("__rtruediv__", [](const Tensor& a, py::object b) {
         if (IsScalar(b)) return Unwrap(F::RDivScalar(a, ScalarValue(b)));
         return Unwrap(F::Div(ToTensor(b, &a), a));
