@@ -63,6 +63,13 @@ class Blob {
   // Wraps memory owned elsewhere (e.g. a NumPy array); `keep_alive` is dropped on Free.
   void AdoptExternal(void* ptr, std::shared_ptr<void> keep_alive);
   void Free();
+  // Exchanges the memory (and who owns it) with `other`, of the same size: a compiled graph hands
+  // a parameter its freshly written buffer instead of copying it back.
+  void SwapMemory(Blob& other) {
+    std::swap(ptr_, other.ptr_);
+    std::swap(allocator_, other.allocator_);
+    std::swap(external_, other.external_);
+  }
 
  private:
   Device device_;

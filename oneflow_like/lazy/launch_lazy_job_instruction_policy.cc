@@ -41,21 +41,18 @@ Status LaunchLazyJobInstructionPolicy::Compute(vm::Instruction*) {
   for (auto& a : args_) args.push_back(static_cast<char*>(a.blob->data()) + a.offset_bytes);
   std::vector<void*> outs;
   for (auto& o : outputs_) outs.push_back(static_cast<char*>(o.blob->data()) + o.offset_bytes);
-  // Assigned tensors are also arguments: the graph writes their new values to scratch buffers
-  // (allocated once per graph, uninitialised), copied over once the whole run has read the old
-  // ones; the copies of large tensors are split over the intra-op pool.
+  // Assigned tensors are also arguments: the graph writes their new values to scratch blobs,
+  // which take the tensors' place once the whole run has read the old values.
   AssignScratch& sc = *scratch_;
-  if (sc.buffers.size() != assigned_.size()) {
-    sc.buffers.clear();
-    sc.sizes.clear();
-    for (auto& a : assigned_) {
-      sc.buffers.emplace_back(new char[std::max<int64_t>(a.bytes, 1)]);
-      sc.sizes.push_back(a.bytes);
-    }
+  if (sc.blobs.size() != assigned_.size()) {
+    sc.blobs.clear();
+    for (auto& a : assigned_) sc.blobs.push_back(std::make_shared<vm::Blob>(Device::CPU(), static_cast<size_t>(a.bytes)));
   }
   for (size_t i = 0; i < assigned_.size(); ++i) {
-    if (sc.sizes[i] != assigned_[i].bytes) return Internal("[launch_lazy_job:%s] assigned tensor %d changed size", name_, int(i));
-    outs.push_back(sc.buffers[i].get());
+    if (static_cast<int64_t>(sc.blobs[i]->bytes()) != assigned_[i].bytes)
+      return Internal("[launch_lazy_job:%s] assigned tensor %d changed size", name_, int(i));
+    RETURN_IF_ERROR(sc.blobs[i]->EnsureAllocated());
+    outs.push_back(sc.blobs[i]->data());
   }
   {
     RandomNonceScope nonce(nonce_);
@@ -63,8 +60,13 @@ Status LaunchLazyJobInstructionPolicy::Compute(vm::Instruction*) {
   }
   constexpr int64_t kChunk = 1 << 18;  // bytes per parallel copy chunk
   for (size_t i = 0; i < assigned_.size(); ++i) {
-    char* dst = static_cast<char*>(assigned_[i].blob->data()) + assigned_[i].offset_bytes;
-    const char* src = sc.buffers[i].get();
+    vm::Blob& target = *assigned_[i].blob;
+    if (assigned_[i].offset_bytes == 0 && static_cast<int64_t>(target.bytes()) == assigned_[i].bytes) {
+      target.SwapMemory(*sc.blobs[i]);  // the whole storage: swap, no copy
+      continue;
+    }
+    char* dst = static_cast<char*>(target.data()) + assigned_[i].offset_bytes;
+    const char* src = static_cast<const char*>(sc.blobs[i]->data());
     const int64_t n = assigned_[i].bytes;
     if (n < 2 * kChunk) {
       std::memcpy(dst, src, n);

@@ -22,9 +22,10 @@ struct BufferRef {
 
 // Scratch buffers for the new values of assigned tensors, kept by the compiled graph across
 // runs (its runs write the same tensors, so the VM never runs two of them at once).
+// Buffers receiving the new values of assigned tensors, kept across runs. After a run a whole
+// assigned storage trades memory with its buffer (no copy); a partial view is copied back.
 struct AssignScratch {
-  std::vector<std::unique_ptr<char[]>> buffers;
-  std::vector<int64_t> sizes;
+  std::vector<vm::BlobPtr> blobs;
 };
 
 class LaunchLazyJobInstructionPolicy : public vm::InstructionPolicy {
