@@ -45,6 +45,21 @@ __device__ __forceinline__ TO Convert(TI v) {
   else return static_cast<TO>(v);
 }
 
+// Dtype sets of the elementwise op tables: numeric, float, integer+bool, numeric+bool, bool.
+enum Set { N, F, IB, NB, B };
+inline bool InSet(Set k, ScalarType t) {
+  bool fl = t == ScalarType::kF32 || t == ScalarType::kF64;
+  bool in = t == ScalarType::kU8 || t == ScalarType::kI8 || t == ScalarType::kI32 || t == ScalarType::kI64;
+  switch (k) {
+    case N: return fl || in;
+    case F: return fl;
+    case IB: return in || t == ScalarType::kBool;
+    case NB: return fl || in || t == ScalarType::kBool;
+    case B: return t == ScalarType::kBool;
+  }
+  return false;
+}
+
 // Host-side dispatch from ScalarType to a C++ type; `scalar_t` is bound in the body.
 #define OFL_CU_CASE(E, T, ...) case ScalarType::E: { using scalar_t = T; __VA_ARGS__; break; }
 #define OFL_CU_SWITCH_ALL(t, ...)                                                  \

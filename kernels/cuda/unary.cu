@@ -123,19 +123,6 @@ T Bound(double v) {
   }
 }
 
-enum Set { N, F, IB, NB, B };
-bool InSet(Set k, ScalarType t) {
-  bool fl = t == ScalarType::kF32 || t == ScalarType::kF64;
-  bool in = t == ScalarType::kU8 || t == ScalarType::kI8 || t == ScalarType::kI32 || t == ScalarType::kI64;
-  switch (k) {
-    case N: return fl || in;
-    case F: return fl;
-    case IB: return in || t == ScalarType::kBool;
-    case NB: return fl || in || t == ScalarType::kBool;
-    case B: return t == ScalarType::kBool;
-  }
-  return false;
-}
 
 template <typename T>
 UnaryF<T> MakeUnary(UnaryOp op, const OpParams& p) {
