@@ -32,6 +32,10 @@ StatusOr<GemmThunk::Config> GemmConfigFor(const HloInstruction& dot) {
   return c;
 }
 
+// OpenBLAS (pthreads build) exports this; its fork handler uses it to stop the worker threads,
+// which restart on the next threaded call. Weak, so another BLAS without it still links.
+extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
+
 namespace {
 // Same sizing as the eager matmul kernel (kernels/cpu/matmul.cc): OpenBLAS's own pthreads pool,
 // one thread per intra-op thread. Thunks run one at a time, so it never competes with the pool.
@@ -58,13 +62,14 @@ Status GemmThunk::ExecuteOnStream(const ExecuteParams& p) {
       cblas_dgemm(CblasRowMajor, ta, tb, c_.m, c_.n, c_.k, 1.0, a, lda, bb, ldb, 0.0, o, c_.n);
     }
   }
+  if (park_blas_threads_ && blas_thread_shutdown_ != nullptr) blas_thread_shutdown_();
   return absl::OkStatus();
 }
 
 std::string GemmThunk::Details() const {
   return absl::StrFormat("%s batch=%d m=%d n=%d k=%d%s%s lhs=%s rhs=%s out=%s", DTypeName(c_.dtype), c_.batch, c_.m, c_.n,
                          c_.k, c_.lhs_transposed ? " lhsT" : "", c_.rhs_transposed ? " rhsT" : "", lhs_.ToString(),
-                         rhs_.ToString(), out_.ToString());
+                         rhs_.ToString(), out_.ToString()) + (park_blas_threads_ ? " park-blas-threads" : "");
 }
 
 namespace {

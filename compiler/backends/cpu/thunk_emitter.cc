@@ -21,6 +21,12 @@ class Emitter {
   StatusOr<ThunkSequence> EmitComputation(const HloComputation& c) {
     ThunkSequence seq;
     for (const HloInstruction* i : c.MakeInstructionPostOrder()) RETURN_IF_ERROR(EmitInstruction(*i, &seq));
+    // The last GEMM of each run of GEMMs parks OpenBLAS's spinning threads (see GemmThunk).
+    for (size_t j = 0; j < seq.size(); ++j) {
+      auto* g = dynamic_cast<GemmThunk*>(seq[j].get());
+      if (g != nullptr && (j + 1 == seq.size() || dynamic_cast<GemmThunk*>(seq[j + 1].get()) == nullptr))
+        g->set_park_blas_threads(true);
+    }
     return seq;
   }
 
