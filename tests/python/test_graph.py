@@ -131,6 +131,19 @@ GRAD_CASES = [
     ("linear_grad", lambda x, w, b: F.linear(x, w, b).tanh(), [lambda: arr(6, 8), lambda: arr(5, 8), lambda: arr(5)]),
 ]
 
+# Backward of slicing views: autograd's as_strided_scatter into a box of zeros lowers to a pad.
+VIEW_GRAD_CASES = [
+    ("chunk_qkv", lambda a: tuple(c * (k + 1.0) for k, c in enumerate(a.chunk(3, -1))), [lambda: arr(2, 5, 12)]),
+    ("stepped_slices", lambda a: (a[:, 1:7:2] * 3.0, a[1:, ::3].exp(), a[2]), [lambda: arr(4, 9)]),
+    ("select_narrow", lambda a: (a.select(1, 2), a.narrow(2, 1, 2).tanh()), [lambda: arr(3, 4, 5)]),
+]
+
+
+@pytest.mark.parametrize("name,fn,makers", VIEW_GRAD_CASES, ids=[c[0] for c in VIEW_GRAD_CASES])
+def test_view_grads_lower_to_pads(name, fn, makers):
+    g = run_both(_grad_graph(fn, len(makers)), makers)
+    assert "ofl.kernel.as_strided_scatter" not in g.compiled.hlo_before, g.stats()["kernel_call_ops"]
+
 
 @pytest.mark.parametrize("name,fn,makers", LOWERED, ids=[c[0] for c in LOWERED])
 def test_lowered_eager_equals_lazy(name, fn, makers):

@@ -1,4 +1,6 @@
 // Lowerings of the shape, reduce and creation families' core ops.
+#include <optional>
+
 #include "oneflow_like/lazy/lowering/lowering_util.h"
 
 namespace oneflow_like {
@@ -112,6 +114,72 @@ Status LowerSliceView(LowerCtx& ctx, const TracedOp& op, bool is_select) {
   return Status();
 }
 
+// A strided window (shape, strides, offset) over a contiguous `base` that is a box of it: every
+// view dim of size > 1 walks one base dim (in base order) with a positive step, the offset picks
+// the box's corner. Returns the box per base dim, or nothing for other windows (overlapping,
+// permuted or out-of-range ones stay kernel calls).
+std::optional<std::vector<hlo::SliceDim>> WindowAsBox(const Shape& base, const Shape& view, const std::vector<int64_t>& strides,
+                                                      int64_t offset) {
+  const int64_t nb = base.ndim();
+  DimVector bstride(nb, 1);
+  for (int64_t j = nb - 2; j >= 0; --j) bstride[j] = bstride[j + 1] * base[j + 1];
+  std::vector<hlo::SliceDim> box(nb);
+  std::vector<int64_t> len(nb, 1), step(nb, 1);
+  int64_t next = 0;  // base dims before `next` are taken
+  for (int64_t k = 0; k < view.ndim(); ++k) {
+    if (view[k] == 1) continue;
+    if (view[k] == 0 || strides[k] <= 0) return std::nullopt;
+    int64_t j = next;
+    while (j < nb && !(strides[k] % bstride[j] == 0 && strides[k] / bstride[j] < std::max<int64_t>(base[j], 2))) ++j;
+    if (j == nb) return std::nullopt;
+    len[j] = view[k];
+    step[j] = strides[k] / bstride[j];
+    next = j + 1;
+  }
+  if (offset < 0) return std::nullopt;
+  for (int64_t j = 0; j < nb; ++j) {
+    const int64_t start = (offset / bstride[j]) % std::max<int64_t>(base[j], 1);
+    offset -= start * bstride[j];
+    const int64_t limit = start + (len[j] - 1) * step[j] + 1;
+    if (limit > base[j]) return std::nullopt;
+    box[j] = hlo::SliceDim{start, limit, step[j]};
+  }
+  if (offset != 0) return std::nullopt;
+  return box;
+}
+
+// as_strided(x; shape, strides, offset) of a box of x -> slice + reshape.
+Status LowerAsStrided(LowerCtx& ctx, const TracedOp& op) {
+  const Shape& view = ctx.out_meta(op, 0).shape;
+  auto box = WindowAsBox(ctx.in_meta(op, 0).shape, view, op.attrs.Ints("strides"), op.attrs.Int("offset"));
+  if (!box) return ctx.LowerAsKernelCall(op);
+  ASSIGN_OR_RETURN(auto* r, ctx.b().Slice(ctx.in(op, 0), *box));
+  ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, view.dims()));
+  ctx.set(op, 0, r);
+  return Status();
+}
+
+// as_strided_scatter(src; in_shape, ...) into a box of zeros(in_shape) -> a pad of src (the
+// backward of slicing q/k/v out of a packed projection: three pads and two adds fuse into one
+// loop instead of three scatter kernels).
+Status LowerAsStridedScatter(LowerCtx& ctx, const TracedOp& op) {
+  const TensorMeta& out = ctx.out_meta(op, 0);
+  auto box = WindowAsBox(out.shape, ctx.in_meta(op, 0).shape, op.attrs.Ints("strides"), op.attrs.Int("offset"));
+  if (!box) return ctx.LowerAsKernelCall(op);
+  DimVector box_dims;
+  std::vector<hlo::PadDim> pad;
+  for (int64_t j = 0; j < out.shape.ndim(); ++j) {
+    const hlo::SliceDim& b = (*box)[j];
+    const int64_t n = (b.limit - b.start + b.stride - 1) / b.stride;
+    box_dims.push_back(n);
+    pad.push_back(hlo::PadDim{b.start, out.shape[j] - (b.start + (n - 1) * b.stride + 1), b.stride - 1});
+  }
+  ASSIGN_OR_RETURN(auto* r, ctx.b().Reshape(ctx.in(op, 0), box_dims));
+  ASSIGN_OR_RETURN(r, ctx.b().Pad(r, ctx.Scalar(out.dtype, 0.0), pad));
+  ctx.set(op, 0, r);
+  return Status();
+}
+
 Status LowerFull(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   ASSIGN_OR_RETURN(auto* r, Splat(ctx, m.dtype, op.attrs.Float("value"), m.shape));
@@ -131,6 +199,8 @@ OFL_REGISTER_LOWERING(unsqueeze, LowerToOutShape);
 OFL_REGISTER_LOWERING(slice, [](LowerCtx& c, const TracedOp& o) { return LowerSliceView(c, o, false); });
 OFL_REGISTER_LOWERING(select, [](LowerCtx& c, const TracedOp& o) { return LowerSliceView(c, o, true); });
 OFL_REGISTER_LOWERING(fill_, LowerFull);
+OFL_REGISTER_LOWERING(as_strided, LowerAsStrided);
+OFL_REGISTER_LOWERING(as_strided_scatter, LowerAsStridedScatter);
 
 }  // namespace lazy
 }  // namespace oneflow_like
