@@ -46,11 +46,20 @@ bool FixRootLeaves(HloComputation* c, const std::function<bool(HloInstruction*, 
 StatusOr<bool> CopyInsertion::Run(HloModule* module) {
   bool changed = false;
   HloComputation* entry = module->entry_computation();
-  absl::flat_hash_set<const HloInstruction*> seen;
+  // An output needs its own buffer: copy leaves that are parameters, constants, elements of a
+  // tuple parameter, or a buffer another output already uses. An element of a multi-output
+  // fusion (or while/conditional) result is that instruction's own buffer: no copy.
+  absl::flat_hash_set<std::pair<const HloInstruction*, int64_t>> seen;
   changed |= FixRootLeaves(entry, [&](HloInstruction* leaf, int64_t) {
     const HloInstruction* s = Source(leaf);
+    int64_t index = -1;
+    if (s->opcode() == HloOpcode::kGetTupleElement) {
+      index = s->tuple_index();
+      s = s->operand(0);
+      if (!s->shape().tuple_shape(index).is_array()) return true;
+    }
     bool shared = s->opcode() == HloOpcode::kParameter || s->opcode() == HloOpcode::kConstant ||
-                  s->opcode() == HloOpcode::kGetTupleElement || !seen.insert(s).second;
+                  s->opcode() == HloOpcode::kGetTupleElement || !seen.insert({s, index}).second;
     return shared;
   });
   for (HloComputation* c : module->computations()) {

@@ -114,17 +114,63 @@ ENTRY %e {
   ExpectSameValues(text, *r.module, {Ramp("f32[128]")});
 }
 
-TEST(MultiOutputFusionTest, RefusesToCreateCycles) {
+TEST(MultiOutputFusionTest, MergesProducerWithItsElementwiseConsumer) {
+  // SGD momentum: buf' = 0.9 buf + g is an output and feeds w' = w - 0.1 buf'.
   const char* text = R"(HloModule m
 ENTRY %e {
-  %x = f32[128] parameter(0)
-  %a = f32[128] exponential(%x)
-  %b = f32[128] add(%x, %a)
-  ROOT %t = (f32[128], f32[128]) tuple(%a, %b)
+  %w = f32[256] parameter(0)
+  %buf = f32[256] parameter(1)
+  %g = f32[256] parameter(2)
+  %m = f32[] constant(0.9)
+  %mb = f32[256] broadcast(%m), dimensions={}
+  %scaled = f32[256] multiply(%buf, %mb)
+  %nb = f32[256] add(%scaled, %g)
+  %lr = f32[] constant(0.1)
+  %lrb = f32[256] broadcast(%lr), dimensions={}
+  %step = f32[256] multiply(%nb, %lrb)
+  %nw = f32[256] subtract(%w, %step)
+  ROOT %t = (f32[256], f32[256]) tuple(%nw, %nb)
+})";
+  auto fused = RunPassOnText<PriorityFusion>(text);
+  auto r = RunPassOnText<MultiOutputFusion>(fused.text);
+  EXPECT_TRUE(r.changed) << fused.text;
+  EXPECT_TRUE(Contains(r.text, "(f32[256], f32[256]) fusion(")) << r.text;
+  int fusions = 0;
+  for (const HloInstruction* i : r.module->entry_computation()->instructions()) fusions += i->opcode() == HloOpcode::kFusion;
+  EXPECT_EQ(fusions, 1) << r.text;
+  ExpectSameValues(text, *r.module, {Ramp("f32[256]"), Ramp("f32[256]"), Ramp("f32[256]")});
+}
+
+TEST(MultiOutputFusionTest, LeavesProducersReadThroughNonElementwiseOps) {
+  // The consumer reads a transposed producer: one loop would recompute, not share, it.
+  const char* text = R"(HloModule m
+ENTRY %e {
+  %x = f32[16,16] parameter(0)
+  %a = f32[16,16] exponential(%x)
+  %t = f32[16,16] transpose(%a), dimensions={1,0}
+  %b = f32[16,16] add(%t, %x)
+  ROOT %r = (f32[16,16], f32[16,16]) tuple(%a, %b)
+})";
+  auto wrapped = RunPassOnText<FusionWrapper>(text);
+  auto r = RunPassOnText<MultiOutputFusion>(wrapped.text);
+  EXPECT_FALSE(Contains(r.text, "(f32[16,16], f32[16,16]) fusion(")) << r.text;
+  ExpectSameValues(text, *r.module, {Ramp("f32[16,16]")});
+}
+
+TEST(MultiOutputFusionTest, RefusesToCreateCycles) {
+  // a -> d (a dot, not fusible) -> b and a -> b: merging a and b would need d inside and outside.
+  const char* text = R"(HloModule m
+ENTRY %e {
+  %x = f32[16,16] parameter(0)
+  %a = f32[16,16] exponential(%x)
+  %d = f32[16,16] dot(%a, %x), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %b = f32[16,16] add(%d, %a)
+  ROOT %t = (f32[16,16], f32[16,16]) tuple(%a, %b)
 })";
   auto wrapped = RunPassOnText<FusionWrapper>(text);
   auto r = RunPassOnText<MultiOutputFusion>(wrapped.text);
   EXPECT_FALSE(r.changed) << r.text;
+  ExpectSameValues(text, *r.module, {Ramp("f32[16,16]")});
 }
 
 }  // namespace

@@ -48,6 +48,71 @@ StatusOr<bool> MergeSiblings(HloInstruction* a, HloInstruction* b) {
   return true;
 }
 
+// Does `c` read `p` only at the element it computes (through elementwise ops inside c)? Then
+// computing both in one loop reads p's inputs once and never writes+reads p's output twice.
+bool ReadsElementwise(const HloInstruction* c, const HloInstruction* p) {
+  for (int64_t k = 0; k < c->operand_count(); ++k) {
+    if (c->operand(k) != p) continue;
+    const HloInstruction* param = c->fused_computation()->parameter(k);
+    for (const HloInstruction* u : param->users())
+      if (!IsElementwise(u->opcode()) || u->shape().dims() != p->shape().dims()) return false;
+  }
+  return true;
+}
+
+// Producer p with users besides the loop fusion c (e.g. an optimizer's new momentum buffer, a
+// graph output that the parameter update also reads): one loop computing both, tuple(p, c).
+StatusOr<bool> MergeProducerConsumer(HloInstruction* p, HloInstruction* c) {
+  HloComputation* comp = p->parent();
+  HloComputation* body = comp->parent()->AddEmbeddedComputation(
+      std::make_unique<HloComputation>(absl::StrCat("fused_multi_", c->name())));
+  std::vector<HloInstruction*> outer;
+  auto param_for = [&](HloInstruction* o) -> HloInstruction* {
+    for (size_t k = 0; k < outer.size(); ++k) if (outer[k] == o) return body->parameter(k);
+    outer.push_back(o);
+    return body->AddParameter(HloInstruction::CreateParameter(0, o->shape(), "param"));
+  };
+  auto clone = [&](HloInstruction* f, HloInstruction* produced) -> HloInstruction* {
+    absl::flat_hash_map<const HloInstruction*, HloInstruction*> m;
+    for (HloInstruction* i : f->fused_computation()->MakeInstructionPostOrder()) {
+      if (i->opcode() == HloOpcode::kParameter) {
+        HloInstruction* o = f->operand(i->parameter_number());
+        m[i] = o == p && produced != nullptr ? produced : param_for(o);
+        continue;
+      }
+      std::vector<HloInstruction*> ops;
+      for (HloInstruction* o : i->operands()) ops.push_back(m.at(o));
+      m[i] = body->AddInstruction(i->CloneWithNewOperands(i->shape(), ops));
+    }
+    return m.at(f->fused_computation()->root_instruction());
+  };
+  HloInstruction* p_root = clone(p, nullptr);
+  HloInstruction* c_root = clone(c, p_root);
+  HloShape tuple_shape = HloShape::Tuple({p->shape(), c->shape()});
+  body->set_root_instruction(AddInst(body, HloOpcode::kTuple, tuple_shape, {p_root, c_root}));
+  auto fi = HloInstruction::Create(HloOpcode::kFusion, tuple_shape, outer);
+  fi->set_called_computations({body});
+  HloInstruction* fusion = comp->AddInstruction(std::move(fi));
+  body->set_fusion_instruction(fusion);
+  HloAttrs g0, g1;
+  g1.index = 1;
+  HloInstruction* gp = AddInst(comp, HloOpcode::kGetTupleElement, p->shape(), {fusion}, g0);
+  HloInstruction* gc = AddInst(comp, HloOpcode::kGetTupleElement, c->shape(), {fusion}, g1);
+  RETURN_IF_ERROR(comp->ReplaceInstruction(c, gc));
+  RETURN_IF_ERROR(comp->ReplaceInstruction(p, gp));
+  return true;
+}
+
+bool CanMergeProducerConsumer(const HloInstruction* p, const HloInstruction* c) {
+  if (!Candidate(p) || !Candidate(c) || p->shape().dims() != c->shape().dims()) return false;
+  if (FusedInstructionCount(p) + FusedInstructionCount(c) > PriorityFusion::kMaxFusedInstructions) return false;
+  if (!ReadsElementwise(c, p)) return false;
+  // Another path p -> x -> c would make the merged fusion both feed and need x: a cycle.
+  for (const HloInstruction* o : c->operands())
+    if (o != p && Reachable(p, o)) return false;
+  return true;
+}
+
 }  // namespace
 
 StatusOr<bool> MultiOutputFusion::Run(HloModule* module) {
@@ -56,6 +121,19 @@ StatusOr<bool> MultiOutputFusion::Run(HloModule* module) {
     bool merged = true;
     while (merged) {
       merged = false;
+      for (HloInstruction* p : c->MakeInstructionPostOrder()) {
+        if (!Candidate(p) || p->user_count() < 2) continue;
+        for (HloInstruction* u : p->users()) {
+          if (!CanMergeProducerConsumer(p, u)) continue;
+          ASSIGN_OR_RETURN(merged, MergeProducerConsumer(p, u));
+          break;
+        }
+        if (merged) break;
+      }
+      if (merged) {
+        changed = true;
+        continue;
+      }
       for (HloInstruction* shared : c->MakeInstructionPostOrder()) {
         std::vector<HloInstruction*> users;
         for (HloInstruction* u : shared->users()) if (Candidate(u)) users.push_back(u);

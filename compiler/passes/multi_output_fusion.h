@@ -1,6 +1,9 @@
-// MultiOutputFusion: merges two sibling loop fusions that read a common operand and produce the
-// same iteration space into one fusion with a tuple root, so the shared input is read once and
-// one launch is saved. Never merges when one sibling reaches the other (that would be a cycle).
+// MultiOutputFusion: one loop for two loop fusions of the same iteration space, with a tuple root:
+//  - producer-consumer: a producer that has other users too (so priority fusion kept it) and a
+//    consumer reading it elementwise (an optimizer's new momentum buffer and the parameter update
+//    that reads it): the producer's value is computed once, written once, never read back;
+//  - siblings: two fusions reading a common operand (the shared input is read once).
+// Never merges when that would create a cycle (another path from one to the other).
 #pragma once
 #include "compiler/ir/hlo_module.h"
 
