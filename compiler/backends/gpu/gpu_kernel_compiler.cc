@@ -133,6 +133,20 @@ std::string GpuKernelCompiler::NvrtcVersion() {
   return absl::StrCat(major, ".", minor);
 }
 
+std::string GpuKernelCompiler::ArchForComputeCapability(int capability) {
+  int n = 0;
+  std::vector<int> archs;
+  if (nvrtcGetNumSupportedArchs(&n) == NVRTC_SUCCESS && n > 0) {
+    archs.resize(n);
+    if (nvrtcGetSupportedArchs(archs.data()) != NVRTC_SUCCESS) archs.clear();
+  }
+  std::sort(archs.begin(), archs.end());
+  int best = archs.empty() ? capability : archs.front();  // older than all: loading will say so
+  for (int a : archs)
+    if (a <= capability) best = a;
+  return absl::StrCat("compute_", best);
+}
+
 std::vector<std::string> GpuKernelCompiler::CompileOptions() const {
   std::vector<std::string> opts = {absl::StrCat("--gpu-architecture=", options_.arch), "-std=c++17",
                                    "--device-as-default-execution-space"};

@@ -61,6 +61,9 @@ class GpuKernelCompiler {
   std::vector<std::string> CompileOptions() const;
   // "major.minor" of the linked NVRTC.
   static std::string NvrtcVersion();
+  // "compute_XY" for a device of compute capability major*10+minor: the newest architecture
+  // NVRTC supports that is not newer than the device (PTX runs on newer devices, not older).
+  static std::string ArchForComputeCapability(int capability);
 
  private:
   NvrtcOptions options_;

@@ -236,4 +236,11 @@ ENTRY %e {
   return kModules;
 }
 
+// The text of the module called `name` ("" if none).
+inline std::string Find(const std::string& name) {
+  for (const TestModule& m : Modules())
+    if (name == m.name) return m.text;
+  return "";
+}
+
 }  // namespace oneflow_like::hlo::gpu_test

@@ -75,7 +75,9 @@ TEST_F(NvrtcTest, EveryTestModuleFusionCompilesToPtx) {
     bool math = false;
     for (const KernelSource& k : kernels)
       for (const char* fn : {"sin(", "cos(", "pow(", "erf("}) math |= Contains(k.code, fn);
-    if (!math) EXPECT_FALSE(Contains(img->image, ".local")) << tm.name << " copies arguments:\n" << img->image;
+    if (!math) {
+      EXPECT_FALSE(Contains(img->image, ".local")) << tm.name << " copies arguments:\n" << img->image;
+    }
     total += kernels.size();
   }
   EXPECT_GE(total, 20);
@@ -88,7 +90,7 @@ TEST_F(NvrtcTest, EachKernelAloneAndCubinForSm80) {
   o.use_disk_cache = false;
   GpuKernelCompiler compiler(o);
   int unsupported = 0;
-  for (const KernelSource& k : FusionKernels(gpu_test::Modules()[1].text, &unsupported)) {
+  for (const KernelSource& k : FusionKernels(gpu_test::Find("reductions"), &unsupported)) {
     auto img = compiler.Compile("reductions", {k});
     ASSERT_TRUE(img.ok()) << img.status();
     EXPECT_TRUE(img->is_cubin);
@@ -125,7 +127,7 @@ TEST_F(NvrtcTest, ForeignAbiAndBadArchAreErrors) {
   NvrtcOptions o;
   o.arch = "volta";
   int unsupported = 0;
-  auto kernels = FusionKernels(gpu_test::Modules()[0].text, &unsupported);
+  auto kernels = FusionKernels(gpu_test::Find("chain"), &unsupported);
   auto arch = GpuKernelCompiler(o).Compile("chain", kernels);
   ASSERT_FALSE(arch.ok());
   EXPECT_TRUE(Contains(std::string(arch.status().message()), "arch must be")) << arch.status();
@@ -133,7 +135,7 @@ TEST_F(NvrtcTest, ForeignAbiAndBadArchAreErrors) {
 
 TEST_F(NvrtcTest, DiskCacheHitsOnSameSourceAndOptionsOnly) {
   int unsupported = 0;
-  auto kernels = FusionKernels(gpu_test::Modules()[0].text, &unsupported);
+  auto kernels = FusionKernels(gpu_test::Find("chain"), &unsupported);
   ASSERT_FALSE(kernels.empty());
   GpuKernelCompiler compiler;
   auto first = compiler.Compile("chain", kernels);
