@@ -55,6 +55,13 @@ StatusOr<void*> CudaKernelLibrary::Resolve(const std::string& name) const {
 Status GpuKernelThunk::Initialize(const InitializeParams& p) {
   if (p.kernels == nullptr) return Internal("[gpu kernel %s] no kernel library", name());
   ASSIGN_OR_RETURN(void* k, p.kernels->Resolve(kernel_name_));
+  // Also loads (and JITs the PTX of) the kernel into the current context now, so a bad image
+  // fails compilation rather than the first run or a graph capture.
+  cudaFuncAttributes attr;
+  const cudaError_t e = cudaFuncGetAttributes(&attr, k);
+  if (e != cudaSuccess)
+    return Named("gpu kernel", name(), cuda::CudaStatus(e, kernel_name_.c_str(), __FILE__, __LINE__));
+  block_ = std::max(32, std::min(kBlock, attr.maxThreadsPerBlock) / 32 * 32);
   kernel_ = k;
   return absl::OkStatus();
 }
@@ -64,11 +71,11 @@ Status GpuKernelThunk::ExecuteOnStream(const ExecuteParams& p) {
   std::vector<char*> ptrs(args_.size());
   for (size_t i = 0; i < args_.size(); ++i) ptrs[i] = p.buffers->Get(args_[i]);
   // The entry takes OflKernelArgs<N> by value: the N pointers, laid out as this array.
-  for (int64_t begin = 0; begin < num_elements_; begin += kMaxBlocks * kBlock) {
-    int64_t end = std::min(num_elements_, begin + kMaxBlocks * kBlock);
+  for (int64_t begin = 0; begin < num_elements_; begin += kMaxBlocks * block_) {
+    int64_t end = std::min(num_elements_, begin + kMaxBlocks * block_);
     void* params[] = {ptrs.data(), &begin, &end};
-    const unsigned blocks = static_cast<unsigned>((end - begin + kBlock - 1) / kBlock);
-    const cudaError_t e = cudaLaunchKernel(kernel_, dim3(blocks), dim3(kBlock), params, 0, StreamOf(p));
+    const unsigned blocks = static_cast<unsigned>((end - begin + block_ - 1) / block_);
+    const cudaError_t e = cudaLaunchKernel(kernel_, dim3(blocks), dim3(block_), params, 0, StreamOf(p));
     if (e != cudaSuccess)
       return Named("gpu kernel", name(), cuda::CudaStatus(e, kernel_name_.c_str(), __FILE__, __LINE__));
   }
@@ -76,7 +83,7 @@ Status GpuKernelThunk::ExecuteOnStream(const ExecuteParams& p) {
 }
 
 std::string GpuKernelThunk::Details() const {
-  return absl::StrCat(kernel_name_, " n=", num_elements_, " block=", kBlock, " args=[", SliceList(args_), "]");
+  return absl::StrCat(kernel_name_, " n=", num_elements_, " block=", block_, " args=[", SliceList(args_), "]");
 }
 
 // ---- GEMM ---------------------------------------------------------------------------------------

@@ -41,7 +41,8 @@ class CudaKernelLibrary : public KernelLibrary {
 };
 
 // A fused loop: one thread per output element over [0, num_elements), in launches of at most
-// kMaxBlocks blocks of kBlock threads (the entry adds `begin`).
+// kMaxBlocks blocks of kBlock threads (fewer if the kernel's register use demands; the entry
+// adds `begin`).
 class GpuKernelThunk : public GpuThunk {
  public:
   static constexpr int kBlock = 256;
@@ -61,6 +62,7 @@ class GpuKernelThunk : public GpuThunk {
   std::vector<BufferSlice> args_;
   int64_t num_elements_;
   const void* kernel_ = nullptr;  // cudaKernel_t
+  int block_ = kBlock;
 };
 
 // One cuBLAS handle with a fixed workspace (so GEMMs can be captured into CUDA graphs), shared
