@@ -1,9 +1,11 @@
 // CPU kernels of the NN miscellany: embedding (+ grad), dropout, attention mask bias.
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/cpu/loops.h"
-#include "kernels/cpu/rng.h"
+#include "kernels/cpu/rng_simd.h"
 
 namespace oneflow_like {
 namespace kernels {
@@ -52,6 +54,24 @@ Status EmbeddingGradKernel(KernelContext& ctx) {
   return Status();
 }
 
+// o[j] = keep[j] ? x[j] * scale : 0 (keep[j] is 0 or ~0u). For float and double the select is a
+// bitwise and, which GCC vectorises (a ?: select compiles to a branch per element).
+template <typename T>
+void ApplyKeepMask(const T* __restrict x, const uint32_t* __restrict keep, T scale, T* __restrict o, int64_t n) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    using U = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+    for (int64_t j = 0; j < n; ++j) {
+      T v = x[j] * scale;
+      U b;
+      std::memcpy(&b, &v, sizeof(T));
+      b &= static_cast<U>(static_cast<int32_t>(keep[j]));  // sign-extends ~0u to all ones
+      std::memcpy(&o[j], &b, sizeof(T));
+    }
+  } else {
+    for (int64_t j = 0; j < n; ++j) o[j] = keep[j] ? x[j] * scale : T(0);
+  }
+}
+
 Status DropoutKernel(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &out = ctx.output(0);
   double p = ctx.attrs().Float("p");
@@ -62,8 +82,16 @@ Status DropoutKernel(KernelContext& ctx) {
     const T* xs = x.ptr<const T>();
     T* o = out.ptr<T>();
     T scale = p < 1.0 ? static_cast<T>(1.0 / (1.0 - p)) : T(0);
+    // keep(i) = RngUniform(seed, i) >= p, drawn as an integer compare (rng_simd.h) a block at a time.
+    const uint64_t thr = UniformThreshold(p);
     ParallelFor(x.numel(), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) o[i] = RngUniform(seed, i) >= p ? xs[i] * scale : T(0);
+      constexpr int64_t kBlock = 512;
+      uint32_t keep[kBlock];
+      for (int64_t c = b; c < e; c += kBlock) {
+        int64_t n = std::min(kBlock, e - c);
+        RngAtLeastMask(seed, static_cast<uint64_t>(c), n, thr, keep);
+        ApplyKeepMask(xs + c, keep, scale, o + c, n);
+      }
     });
     done = true;
   });

@@ -1,37 +1,54 @@
 // CPU kernels of the random family. Element i of an op with seed s is a function of (s, i)
 // only (kernels/cpu/rng.h), so results do not depend on threading; outputs may be strided
 // (the in-place variants fill views), element i being the i-th in row-major order.
+#include <algorithm>
+#include <atomic>
 #include <numeric>
 
-#include "kernels/cpu/rng.h"
+#include "kernels/cpu/rng_simd.h"
 #include "kernels/cpu/strided.h"
 
 namespace oneflow_like {
 namespace kernels {
 namespace {
 
+// out[i] = v[i] converted to the output's dtype, for any output strides, where fill(b, n, v)
+// writes v[0, n) for elements [b, b + n) (blocks let the draws run four counters at a time).
+template <typename Fill>
+Status DrawBlocks(const TensorView& out, Fill fill) {
+  constexpr int64_t kBlock = 512;
+  if (out.numel() == 0) return Status();
+  OFL_SWITCH_ALL(out.dtype, {
+    scalar_t* o = out.ptr<scalar_t>();
+    const bool contiguous = out.contiguous();
+    int64_t nd = out.shape.ndim();
+    ParallelFor(out.numel(), [&](int64_t b, int64_t e) {
+      double v[kBlock];
+      DimVector c(nd, 0);  // coordinates of element blk (strided outputs only)
+      for (int64_t d = nd - 1, r = b; d >= 0 && !contiguous; --d) { c[d] = r % out.shape[d]; r /= out.shape[d]; }
+      for (int64_t blk = b; blk < e; blk += kBlock) {
+        int64_t n = std::min(kBlock, e - blk);
+        fill(blk, n, v);
+        if (contiguous) {
+          for (int64_t j = 0; j < n; ++j) o[blk + j] = FromDouble<scalar_t>(v[j]);
+          continue;
+        }
+        for (int64_t j = 0; j < n; ++j) {
+          int64_t off = 0;
+          for (int64_t d = 0; d < nd; ++d) off += c[d] * out.strides[d];
+          o[off] = FromDouble<scalar_t>(v[j]);
+          for (int64_t d = nd - 1; d >= 0; --d) { if (++c[d] < out.shape[d]) break; c[d] = 0; }
+        }
+      }
+    });
+  });
+  return Status();
+}
+
 // out[i] = f(i) converted to the output's dtype, for any output strides.
 template <typename F>
 Status Draw(const TensorView& out, F f) {
-  OFL_SWITCH_ALL(out.dtype, {
-    scalar_t* o = out.ptr<scalar_t>();
-    if (out.contiguous()) {
-      ParallelFor(out.numel(), [&](int64_t b, int64_t e) { for (int64_t i = b; i < e; ++i) o[i] = FromDouble<scalar_t>(f(i)); });
-    } else {
-      int64_t nd = out.shape.ndim();
-      ParallelFor(out.numel(), [&](int64_t b, int64_t e) {
-        DimVector c(nd, 0);
-        for (int64_t d = nd - 1, r = b; d >= 0; --d) { c[d] = r % out.shape[d]; r /= out.shape[d]; }
-        for (int64_t i = b; i < e; ++i) {
-          int64_t off = 0;
-          for (int64_t d = 0; d < nd; ++d) off += c[d] * out.strides[d];
-          o[off] = FromDouble<scalar_t>(f(i));
-          for (int64_t d = nd - 1; d >= 0; --d) { if (++c[d] < out.shape[d]) break; c[d] = 0; }
-        }
-      });
-    }
-  });
-  return Status();
+  return DrawBlocks(out, [&](int64_t b, int64_t n, double* v) { for (int64_t j = 0; j < n; ++j) v[j] = f(b + j); });
 }
 
 uint64_t Seed(const KernelContext& ctx) { return static_cast<uint64_t>(ctx.attrs().Int("seed")); }
@@ -39,7 +56,10 @@ uint64_t Seed(const KernelContext& ctx) { return static_cast<uint64_t>(ctx.attrs
 Status UniformKernel(KernelContext& ctx) {
   uint64_t s = Seed(ctx);
   double lo = ctx.attrs().Float("low"), hi = ctx.attrs().Float("high");
-  return Draw(ctx.output(0), [=](int64_t i) { return lo + (hi - lo) * RngUniform(s, i); });
+  return DrawBlocks(ctx.output(0), [=](int64_t b, int64_t n, double* v) {
+    RngUniformBlock(s, static_cast<uint64_t>(b), n, v);
+    for (int64_t j = 0; j < n; ++j) v[j] = lo + (hi - lo) * v[j];
+  });
 }
 
 Status NormalKernel(KernelContext& ctx) {
@@ -73,10 +93,20 @@ Status BernoulliKernel(KernelContext& ctx) {
   Status st;
   OFL_SWITCH_FLOAT(prob.dtype, {
     const scalar_t* p = prob.ptr<const scalar_t>();
-    for (int64_t i = 0; i < prob.numel(); ++i)
+    // A branch-free parallel scan first; the serial search for the first bad element only on failure.
+    std::atomic<bool> bad{false};
+    ParallelFor(prob.numel(), [&](int64_t b, int64_t e) {
+      bool any = false;
+      for (int64_t i = b; i < e; ++i) any |= !(p[i] >= 0 && p[i] <= 1);
+      if (any) bad.store(true, std::memory_order_relaxed);
+    });
+    for (int64_t i = 0; bad.load() && i < prob.numel(); ++i)
       if (!(p[i] >= 0 && p[i] <= 1))
         return OutOfRange("[bernoulli] probability %g at element %d is not in [0, 1]", double(p[i]), i);
-    st = Draw(ctx.output(0), [=](int64_t i) { return RngUniform(s, i) < static_cast<double>(p[i]) ? 1.0 : 0.0; });
+    st = DrawBlocks(ctx.output(0), [=](int64_t b, int64_t n, double* v) {
+      RngUniformBlock(s, static_cast<uint64_t>(b), n, v);
+      for (int64_t j = 0; j < n; ++j) v[j] = v[j] < static_cast<double>(p[b + j]) ? 1.0 : 0.0;
+    });
   });
   return st;
 }

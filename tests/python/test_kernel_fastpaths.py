@@ -1,0 +1,142 @@
+"""CPU kernel fast paths (kernels/cpu) against float64 NumPy references: the vectorised RNG draws
+(dropout, bernoulli, rand/uniform_), as_strided_scatter's contiguous-run copies, layer_norm and its
+gradient, max_pool2d and its gradient. Sizes straddle the kernels' block and vector widths; inputs
+include non-contiguous views."""
+import numpy as np
+import pytest
+
+import oneflow_like as flow
+
+F = flow.nn.functional
+RNG = np.random.default_rng(20240611)
+U64 = np.uint64
+
+
+# --- the counter-based RNG (kernels/cpu/rng.h) in NumPy -------------------------------------------
+
+def _mix(x):
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> U64(30))) * U64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> U64(27))) * U64(0x94D049BB133111EB)
+    return x ^ (x >> U64(31))
+
+
+def rng_bits(seed, n):
+    with np.errstate(over="ignore"):
+        i = np.arange(n, dtype=U64) * U64(0x9E3779B97F4A7C15)
+    return _mix(U64(seed) ^ i)
+
+
+def rng_uniform(seed, n):
+    """RngUniform(seed, i) for i < n, in float64: 53 bits times 2^-53."""
+    return (rng_bits(seed, n) >> U64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+
+
+def op_seed(manual_seed, k=0):
+    """The seed of the k-th random CPU op after flow.manual_seed(manual_seed) (ops/random.cc)."""
+    with np.errstate(over="ignore"):
+        return int(_mix((U64(manual_seed) ^ _mix(U64(k) + U64(0x9E3779B97F4A7C15))) + U64(0x9E3779B97F4A7C15)))
+
+
+def drawn_uniforms(seed, n):
+    """The uniforms the next random CPU op will draw after manual_seed(seed), read back through
+    rand in float64 (and checked against the NumPy hash)."""
+    flow.manual_seed(seed)
+    u = flow.rand(n, dtype=flow.float64).numpy()
+    np.testing.assert_array_equal(u, rng_uniform(op_seed(seed), n))
+    return u
+
+
+SIZES = [1, 3, 7, 8, 9, 511, 512, 513, 4097, 100003]
+
+
+@pytest.mark.parametrize("n", SIZES + [(1 << 20) + 5])
+def test_rand_is_the_numpy_hash(n):
+    drawn_uniforms(11 + n, n)
+    flow.manual_seed(5)
+    np.testing.assert_array_equal(flow.rand(n).numpy(), rng_uniform(op_seed(5), n).astype(np.float32))
+
+
+def test_uniform_inplace_strided_matches_hash():
+    for lo, hi in [(-1.0, 1.0), (3.0, 7.5), (-0.0625, 0.0625)]:
+        flow.manual_seed(3)
+        z = flow.zeros(1001, 3, dtype=flow.float64)
+        with flow.no_grad():
+            z[:, 1].uniform_(lo, hi)
+        got = z.numpy()
+        u = rng_uniform(op_seed(3), 1001)
+        np.testing.assert_allclose(got[:, 1], lo + (hi - lo) * u, rtol=1e-15, atol=1e-15)
+        assert np.all(got[:, 0] == 0) and np.all(got[:, 2] == 0)
+
+
+def _dropout_ref(x, u, p):
+    t = x.dtype.type
+    scale = t(1.0 / (1.0 - p)) if p < 1.0 else t(0)
+    return np.where(u >= p, x * scale, t(0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("p", [1e-300, 0.1, 0.5, 0.9999999999999999, 1.0])
+def test_dropout_mask_matches_double_compare(dtype, n, p):
+    seed = 1000 + n
+    u = drawn_uniforms(seed, n)
+    x = RNG.standard_normal(n).astype(dtype)
+    flow.manual_seed(seed)
+    y = F.dropout(flow.tensor(x), p, training=True).numpy()
+    np.testing.assert_array_equal(y.view(np.uint8), _dropout_ref(x, u, p).view(np.uint8))
+
+
+def test_dropout_p_zero_and_boundaries():
+    x = RNG.standard_normal(4099).astype(np.float32)
+    np.testing.assert_array_equal(F.dropout(flow.tensor(x), 0.0, training=True).numpy(), x)
+    u = drawn_uniforms(77, x.size)
+    # p equal to a drawn uniform keeps that element (u >= p); the next double above drops it.
+    for k in [0, 1, 517, 4098]:
+        for p in [u[k], np.nextafter(u[k], 2.0), np.nextafter(u[k], -1.0)]:
+            flow.manual_seed(77)
+            y = F.dropout(flow.tensor(x), float(p), training=True).numpy()
+            np.testing.assert_array_equal(y, _dropout_ref(x, u, float(p)))
+            assert (y[k] != 0) == (u[k] >= p)
+    # NaN and inf inputs: dropped elements are +0, kept ones scaled.
+    xs = np.array([np.nan, np.inf, -np.inf, -0.0, 1.0] * 201, np.float32)
+    u = drawn_uniforms(8, xs.size)
+    flow.manual_seed(8)
+    y = F.dropout(flow.tensor(xs), 0.5, training=True).numpy()
+    np.testing.assert_array_equal(y.view(np.uint32), _dropout_ref(xs, u, 0.5).view(np.uint32))
+
+
+def test_dropout_non_contiguous_input():
+    x = RNG.standard_normal((67, 129)).astype(np.float32)
+    u = drawn_uniforms(21, x.size).reshape(129, 67)
+    flow.manual_seed(21)
+    y = F.dropout(flow.tensor(x).t(), 0.25, training=True).numpy()
+    np.testing.assert_array_equal(y, _dropout_ref(np.ascontiguousarray(x.T), u, 0.25))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bernoulli_matches_double_compare(dtype):
+    n = 20011
+    u = drawn_uniforms(31, n)
+    p = RNG.uniform(size=n)
+    p[::7] = 0.0
+    p[::11] = 1.0
+    p[5::13] = u[5::13]  # u < p is false at equality
+    p = p.astype(dtype)
+    flow.manual_seed(31)
+    got = flow.bernoulli(flow.tensor(p)).numpy()
+    np.testing.assert_array_equal(got, (u < p.astype(np.float64)).astype(dtype))
+    # A transposed probability tensor draws in the order of its (contiguous) copy.
+    q = RNG.uniform(size=(33, 65)).astype(dtype)
+    u = drawn_uniforms(32, q.size).reshape(65, 33)
+    flow.manual_seed(32)
+    got = flow.bernoulli(flow.tensor(q).t()).numpy()
+    np.testing.assert_array_equal(got, (u < q.T.astype(np.float64)).astype(dtype))
+
+
+def test_bernoulli_rejects_bad_probabilities():
+    for bad in [1.5, -0.25, np.nan]:
+        p = np.full(70001, 0.5, np.float32)
+        p[66666] = bad
+        with pytest.raises(Exception, match=r"\[bernoulli\] probability .* at element 66666"):
+            flow.bernoulli(flow.tensor(p)).numpy()
