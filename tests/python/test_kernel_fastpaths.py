@@ -140,3 +140,54 @@ def test_bernoulli_rejects_bad_probabilities():
         p[66666] = bad
         with pytest.raises(Exception, match=r"\[bernoulli\] probability .* at element 66666"):
             flow.bernoulli(flow.tensor(p)).numpy()
+
+
+# --- as_strided_scatter: the gradient of every view ------------------------------------------------
+
+def _view_grad(shape, view, g, dtype=np.float32, transpose_g=False):
+    """d(view(x))/dx applied to g through autograd (one as_strided_scatter) and its NumPy reference."""
+    x = flow.tensor(np.zeros(shape, dtype), requires_grad=True)
+    y = view(x)
+    gt = flow.tensor(np.ascontiguousarray(g.T)).t() if transpose_g else flow.tensor(g)
+    (got,) = flow.autograd.grad(y, x, gt)
+    ref = np.zeros(shape, np.float64)
+    view(ref)[...] += g.astype(np.float64)
+    return got.numpy(), ref.astype(dtype)
+
+
+VIEWS = {
+    "col_block": ((37, 101), lambda t: t[:, 13:60]),
+    "row_block": ((37, 101), lambda t: t[5:20]),
+    "qkv": ((3, 7, 3 * 4 * 9), lambda t: t.reshape(3, 7, 3, 4, 9)[:, :, 1]),
+    "column": ((64, 33), lambda t: t[:, 3]),
+    "step_slices": ((41, 67), lambda t: t[1::2, 2::3]),
+    "row_of_3d": ((5, 6, 7), lambda t: t[:, 2]),
+    "inner_window": ((9, 10, 11), lambda t: t[2:7, 1:9, 3:8]),
+    "tail_rows": ((300, 257), lambda t: t[1:]),
+    "big_col_block": ((1024, 768), lambda t: t[:, 256:512]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("transpose_g", [False, True])
+def test_as_strided_scatter_views(name, dtype, transpose_g):
+    shape, view = VIEWS[name]
+    vshape = view(np.zeros(shape)).shape
+    g = RNG.standard_normal(vshape).astype(dtype)
+    if transpose_g and g.ndim != 2:
+        pytest.skip("transposed upstream gradients only for 2-d views")
+    g.reshape(-1)[::5] = -0.0  # lands as +0.0, as zeros + g does
+    got, ref = _view_grad(shape, view, g, dtype, transpose_g)
+    np.testing.assert_array_equal(got.view(np.uint8), ref.view(np.uint8))
+
+
+def test_as_strided_scatter_broadcast_and_empty_sources():
+    x = flow.tensor(np.zeros((19, 23), np.float32), requires_grad=True)
+    x[:, 4:9].sum().backward()  # the upstream gradient is an expanded (stride 0) one
+    ref = np.zeros((19, 23), np.float32)
+    ref[:, 4:9] = 1
+    np.testing.assert_array_equal(x.grad.numpy(), ref)
+    x = flow.tensor(np.ones((4, 5), np.float32), requires_grad=True)
+    (got,) = flow.autograd.grad(x[:, 2:2], x, flow.tensor(np.zeros((4, 0), np.float32)))
+    np.testing.assert_array_equal(got.numpy(), np.zeros((4, 5), np.float32))
