@@ -24,24 +24,28 @@ RowGeom RowGeomOf(const AttrMap& a, int64_t numel) {
   return RowGeom{len > 0 ? numel / len : 0, len, a.Int("groups"), cpg, inner};
 }
 
+// Sum over j in [0, n) of f(j) (a float or double term) in double, with 16 partial sums so the
+// loop vectorises into four independent chains of 4-lane adds (a single running sum is bound by
+// the add latency). The partials are combined in a fixed order: deterministic.
+template <typename F>
+inline double SumD(int64_t n, F f) {
+  double acc[16] = {};
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16)
+    for (int k = 0; k < 16; ++k) acc[k] += static_cast<double>(f(j + k));
+  for (int k = 0; j < n; ++j, k = (k + 1) & 15) acc[k] += static_cast<double>(f(j));
+  double s = 0;
+  for (int k = 0; k < 16; ++k) s += acc[k];
+  return s;
+}
+
 // Mean and variance of a row (two passes over the cache-resident row).
 template <typename T>
-inline void RowStats(const T* x, int64_t n, double* mean, double* var) {
-  double s = 0;
-  T s4[4] = {0, 0, 0, 0};
-  int64_t j = 0;
-  for (; j + 4 <= n; j += 4) { s4[0] += x[j]; s4[1] += x[j + 1]; s4[2] += x[j + 2]; s4[3] += x[j + 3]; }
-  s = double(s4[0]) + s4[1] + s4[2] + s4[3];
-  for (; j < n; ++j) s += x[j];
-  double m = s / n;
-  T mt = static_cast<T>(m), q4[4] = {0, 0, 0, 0};
-  double q = 0;
-  for (j = 0; j + 4 <= n; j += 4)
-    for (int k = 0; k < 4; ++k) { T d = x[j + k] - mt; q4[k] += d * d; }
-  q = double(q4[0]) + q4[1] + q4[2] + q4[3];
-  for (; j < n; ++j) { double d = x[j] - m; q += d * d; }
+inline void RowStats(const T* __restrict x, int64_t n, double* mean, double* var) {
+  double m = SumD(n, [&](int64_t j) { return x[j]; }) / n;
+  const T mt = static_cast<T>(m);
   *mean = m;
-  *var = q / n;
+  *var = SumD(n, [&](int64_t j) { T d = x[j] - mt; return d * d; }) / n;
 }
 
 Status RowNormKernel(KernelContext& ctx) {
@@ -82,6 +86,31 @@ Status RowNormKernel(KernelContext& ctx) {
   });
 }
 
+// One layer_norm row of the gradient below, as loops over j that vectorise: the two row sums in
+// SumD, the dw/db partials (pdw/pdb: double per column, this block's rows in order), then dx.
+template <typename T>
+inline void LayerNormGradRow(const T* __restrict xr, const T* __restrict gr, const T* __restrict w, T m, T rs,
+                             int64_t len, T* __restrict dr, double* __restrict pdw, double* __restrict pdb) {
+  double sg, sgx;
+  if (w) {
+    sg = SumD(len, [&](int64_t j) { return gr[j] * w[j]; });
+    sgx = SumD(len, [&](int64_t j) { return (gr[j] * w[j]) * ((xr[j] - m) * rs); });
+  } else {
+    sg = SumD(len, [&](int64_t j) { return gr[j]; });
+    sgx = SumD(len, [&](int64_t j) { return gr[j] * ((xr[j] - m) * rs); });
+  }
+  if (pdw) {
+    for (int64_t j = 0; j < len; ++j) {
+      T xh = (xr[j] - m) * rs;
+      pdw[j] += gr[j] * xh;
+      pdb[j] += gr[j];
+    }
+  }
+  const T mg = static_cast<T>(sg / len), mgx = static_cast<T>(sgx / len);
+  if (w) for (int64_t j = 0; j < len; ++j) dr[j] = rs * (gr[j] * w[j] - mg - (xr[j] - m) * rs * mgx);
+  else for (int64_t j = 0; j < len; ++j) dr[j] = rs * (gr[j] - mg - (xr[j] - m) * rs * mgx);
+}
+
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * w; dw = sum(dy * xhat); db = sum(dy).
 Status RowNormGradKernel(KernelContext& ctx) {
   const TensorView &dyv = ctx.input(0), &x = ctx.input(1);
@@ -105,6 +134,11 @@ Status RowNormGradKernel(KernelContext& ctx) {
         double* pdw = pw.empty() ? nullptr : pw.data() + blk * naff * 2;
         double* pdb = pdw ? pdw + naff : nullptr;
         int64_t r0 = q.rows * blk / nblocks, r1 = q.rows * (blk + 1) / nblocks;
+        if (q.inner == 1 && q.groups == 1) {  // layer_norm: affine index = j
+          for (int64_t r = r0; r < r1; ++r) LayerNormGradRow(xs + r * q.len, dy + r * q.len, w, mean[r], rstd[r], q.len,
+                                                             dx + r * q.len, pdw, pdb);
+          continue;
+        }
         for (int64_t r = r0; r < r1; ++r) {
           const T *xr = xs + r * q.len, *gr = dy + r * q.len;
           T* dr = dx + r * q.len;

@@ -191,3 +191,76 @@ def test_as_strided_scatter_broadcast_and_empty_sources():
     x = flow.tensor(np.ones((4, 5), np.float32), requires_grad=True)
     (got,) = flow.autograd.grad(x[:, 2:2], x, flow.tensor(np.zeros((4, 0), np.float32)))
     np.testing.assert_array_equal(got.numpy(), np.zeros((4, 5), np.float32))
+
+
+# --- layer_norm and its gradient --------------------------------------------------------------------
+
+def _ln_ref(x, w, b, eps, g):
+    """Forward and (dx, dw, db) for upstream g, all in float64."""
+    m = x.mean(-1, keepdims=True)
+    rs = 1.0 / np.sqrt(x.var(-1, keepdims=True) + eps)
+    xh = (x - m) * rs
+    y = xh * (w if w is not None else 1.0) + (b if b is not None else 0.0)
+    gw = g * (w if w is not None else 1.0)
+    dx = rs * (gw - gw.mean(-1, keepdims=True) - xh * (gw * xh).mean(-1, keepdims=True))
+    red = tuple(range(x.ndim - 1))
+    return y, dx, (g * xh).sum(red), g.sum(red)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 7), (5, 16), (2, 3, 17), (33, 257), (1024, 256), (8, 1000)])
+@pytest.mark.parametrize("affine", ["both", "weight", "bias", "none"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_layer_norm_and_grad(shape, affine, dtype):
+    n = shape[-1]
+    x = RNG.standard_normal(shape) * 3 + 0.5
+    g = RNG.standard_normal(shape)
+    w = RNG.uniform(0.5, 1.5, n) if affine in ("both", "weight") else None
+    b = RNG.standard_normal(n) if affine in ("both", "bias") else None
+    ft = lambda a: flow.tensor(a.astype(dtype), requires_grad=True)  # noqa: E731
+    fx, fw, fb = ft(x), (ft(w) if w is not None else None), (ft(b) if b is not None else None)
+    y = F.layer_norm(fx, (n,), fw, fb, 1e-5)
+    ins = [t for t in (fx, fw, fb) if t is not None]
+    grads = flow.autograd.grad(y, ins, flow.tensor(g.astype(dtype)))
+    ry, rdx, rdw, rdb = _ln_ref(x.astype(dtype).astype(np.float64), w, b, 1e-5, g.astype(dtype).astype(np.float64))
+    tol = dict(rtol=2e-4, atol=2e-4) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(y.numpy(), ry, **tol)
+    np.testing.assert_allclose(grads[0].numpy(), rdx, **tol)
+    refs = ([rdw] if w is not None else []) + ([rdb] if b is not None else [])
+    for got, ref in zip(grads[1:], refs):
+        np.testing.assert_allclose(got.numpy(), ref, rtol=tol["rtol"], atol=tol["atol"] * shape[0])
+
+
+def test_layer_norm_large_offset_and_constant_rows():
+    # A large common offset (variance from deviations, not from sums of squares) and constant rows.
+    x = (1000.0 + RNG.standard_normal((64, 300)) * 0.01).astype(np.float32)
+    x[3] = 7.0
+    y = F.layer_norm(flow.tensor(x), (300,)).numpy()
+    ry, _, _, _ = _ln_ref(x.astype(np.float64), None, None, 1e-5, np.zeros_like(x, np.float64))
+    # The mean is stored in float32 (an ulp at 1000 is 6e-5, 0.6% of this std): y shifts by that much.
+    np.testing.assert_allclose(y, ry, rtol=5e-3, atol=5e-3)
+    assert np.all(y[3] == 0)
+
+
+def test_layer_norm_grad_deterministic():
+    x = flow.tensor(RNG.standard_normal((777, 129)).astype(np.float32), requires_grad=True)
+    w = flow.tensor(RNG.standard_normal(129).astype(np.float32), requires_grad=True)
+    g = flow.tensor(RNG.standard_normal((777, 129)).astype(np.float32))
+    y = F.layer_norm(x, (129,), w, None)
+    first = [t.numpy() for t in flow.autograd.grad(y, [x, w], g, retain_graph=True)]
+    for _ in range(3):
+        again = [t.numpy() for t in flow.autograd.grad(y, [x, w], g, retain_graph=True)]
+        for a, b in zip(first, again):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("shape,groups", [((2, 6, 5, 7), 3), ((4, 8, 33), 2), ((3, 4), 4)])
+def test_group_norm_still_matches(shape, groups):
+    x = RNG.standard_normal(shape)
+    c = shape[1]
+    w, b = RNG.uniform(0.5, 1.5, c), RNG.standard_normal(c)
+    y = flow.group_norm(flow.tensor(x.astype(np.float32)), groups, flow.tensor(w.astype(np.float32)),
+                        flow.tensor(b.astype(np.float32))).numpy()
+    xg = x.reshape(shape[0], groups, -1)
+    ref = ((xg - xg.mean(-1, keepdims=True)) / np.sqrt(xg.var(-1, keepdims=True) + 1e-5)).reshape(shape)
+    bshape = (1, c) + (1,) * (len(shape) - 2)
+    np.testing.assert_allclose(y, ref * w.reshape(bshape) + b.reshape(bshape), rtol=2e-4, atol=2e-4)
