@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
+#include <optional>
 
 #include "absl/strings/str_join.h"
 #include "compiler/ir/hlo_computation.h"
@@ -29,76 +31,18 @@ int64_t Product(const DimVector& d) {
   return n;
 }
 
-class LoopEmitter {
- public:
-  // An element position: per-dim expressions, plus the row-major linear expression over `shape`
-  // when known (then loads skip the index arithmetic).
-  struct Index {
-    std::vector<std::string> dims;
-    std::string linear;
-    DimVector shape;
-    std::string Key() const { return absl::StrCat(absl::StrJoin(dims, ","), "|", linear); }
-  };
+std::string Literal(DType t, double v, const std::string& type) {
+  if (std::isnan(v)) return absl::StrCat("ofl_nan<", type, ">()");
+  if (std::isinf(v)) return absl::StrCat(v < 0 ? "-" : "", "ofl_inf<", type, ">()");
+  if (t == DType::kBool) return v != 0 ? "true" : "false";
+  if (IsIntegral(t)) return absl::StrCat(type, "(", static_cast<int64_t>(v), t == DType::kI64 ? "LL" : "", ")");
+  return absl::StrFormat("%s(%.17g)", type.c_str(), v);
+}
 
-  explicit LoopEmitter(KernelDialect d) : dialect_(d) {}
-
-  std::string Var(const std::string& prefix) { return absl::StrCat(prefix, counter_++); }
-  void Line(const std::string& s) { absl::StrAppend(&body_, std::string(indent_, ' '), s, "\n"); }
-  std::string& body() { return body_; }
-  int& indent() { return indent_; }
-
-  std::string Math(const char* fn) const { return dialect_ == KernelDialect::kCpp ? absl::StrCat("std::", fn) : fn; }
-
-  Index Decompose(const std::string& linear, const DimVector& shape) {
-    Index idx;
-    idx.shape = shape;
-    idx.linear = linear;
-    int64_t stride = Product(shape);
-    for (size_t k = 0; k < shape.size(); ++k) {
-      stride /= std::max<int64_t>(shape[k], 1);
-      std::string v = Var("d");
-      Line(absl::StrCat("const int64_t ", v, " = (", linear, " / ", stride, ")", k == 0 ? "" : absl::StrCat(" % ", shape[k]), ";"));
-      idx.dims.push_back(v);
-    }
-    return idx;
-  }
-
-  std::string Linearize(const Index& idx, const DimVector& shape) {
-    if (!idx.linear.empty() && idx.shape == shape) return idx.linear;
-    if (shape.empty()) return "0";
-    std::string e = idx.dims[0];
-    for (size_t k = 1; k < shape.size(); ++k) e = absl::StrCat("(", e, ") * ", shape[k], " + ", idx.dims[k]);
-    std::string v = Var("l");
-    Line(absl::StrCat("const int64_t ", v, " = ", e, ";"));
-    return v;
-  }
-
-  std::string Literal(DType t, double v, const std::string& type) {
-    if (std::isnan(v)) return absl::StrCat("ofl_nan<", type, ">()");
-    if (std::isinf(v)) return absl::StrCat(v < 0 ? "-" : "", "ofl_inf<", type, ">()");
-    if (t == DType::kBool) return v != 0 ? "true" : "false";
-    if (IsIntegral(t)) return absl::StrCat(type, "(", static_cast<int64_t>(v), t == DType::kI64 ? "LL" : "", ")");
-    return absl::StrFormat("%s(%.17g)", type.c_str(), v);
-  }
-
-  StatusOr<std::string> Emit(const HloInstruction* inst, const Index& idx);
-  StatusOr<std::string> EmitElementwise(const HloInstruction* inst, const Index& idx, const std::string& type);
-
-  std::map<std::pair<const HloInstruction*, std::string>, std::string> cache;
-
- private:
-  KernelDialect dialect_;
-  std::string body_;
-  int indent_ = 4;
-  int counter_ = 0;
-};
-
-StatusOr<std::string> LoopEmitter::EmitElementwise(const HloInstruction* inst, const Index& idx, const std::string& T) {
-  std::vector<std::string> a;
-  for (const HloInstruction* o : inst->operands()) {
-    ASSIGN_OR_RETURN(std::string v, Emit(o, idx));
-    a.push_back(v);
-  }
+// The expression of elementwise `inst` of C type T over operand values `a` (both dialects).
+StatusOr<std::string> ElementwiseExpr(const HloInstruction* inst, const std::vector<std::string>& a, const std::string& T,
+                                      KernelDialect dialect) {
+  auto Math = [dialect](const char* fn) { return dialect == KernelDialect::kCpp ? absl::StrCat("std::", fn) : std::string(fn); };
   const DType in_t = inst->operand(0)->shape().dtype();
   const bool pred = in_t == DType::kBool, integral = !IsFloating(in_t);
   auto m1 = [&](const char* fn) { return absl::StrCat(Math(fn), "(", a[0], ")"); };
@@ -140,6 +84,69 @@ StatusOr<std::string> LoopEmitter::EmitElementwise(const HloInstruction* inst, c
     case HloOpcode::kSelect: return absl::StrCat("(", a[0], " ? ", a[1], " : ", a[2], ")");
     default: return Unimplemented("[codegen] %s", HloOpcodeString(inst->opcode()));
   }
+}
+
+class LoopEmitter {
+ public:
+  // An element position: per-dim expressions, plus the row-major linear expression over `shape`
+  // when known (then loads skip the index arithmetic).
+  struct Index {
+    std::vector<std::string> dims;
+    std::string linear;
+    DimVector shape;
+    std::string Key() const { return absl::StrCat(absl::StrJoin(dims, ","), "|", linear); }
+  };
+
+  explicit LoopEmitter(KernelDialect d) : dialect_(d) {}
+
+  std::string Var(const std::string& prefix) { return absl::StrCat(prefix, counter_++); }
+  void Line(const std::string& s) { absl::StrAppend(&body_, std::string(indent_, ' '), s, "\n"); }
+  std::string& body() { return body_; }
+  int& indent() { return indent_; }
+
+  Index Decompose(const std::string& linear, const DimVector& shape) {
+    Index idx;
+    idx.shape = shape;
+    idx.linear = linear;
+    int64_t stride = Product(shape);
+    for (size_t k = 0; k < shape.size(); ++k) {
+      stride /= std::max<int64_t>(shape[k], 1);
+      std::string v = Var("d");
+      Line(absl::StrCat("const int64_t ", v, " = (", linear, " / ", stride, ")", k == 0 ? "" : absl::StrCat(" % ", shape[k]), ";"));
+      idx.dims.push_back(v);
+    }
+    return idx;
+  }
+
+  std::string Linearize(const Index& idx, const DimVector& shape) {
+    if (!idx.linear.empty() && idx.shape == shape) return idx.linear;
+    if (shape.empty()) return "0";
+    std::string e = idx.dims[0];
+    for (size_t k = 1; k < shape.size(); ++k) e = absl::StrCat("(", e, ") * ", shape[k], " + ", idx.dims[k]);
+    std::string v = Var("l");
+    Line(absl::StrCat("const int64_t ", v, " = ", e, ";"));
+    return v;
+  }
+
+  StatusOr<std::string> Emit(const HloInstruction* inst, const Index& idx);
+  StatusOr<std::string> EmitElementwise(const HloInstruction* inst, const Index& idx, const std::string& type);
+
+  std::map<std::pair<const HloInstruction*, std::string>, std::string> cache;
+
+ private:
+  KernelDialect dialect_;
+  std::string body_;
+  int indent_ = 4;
+  int counter_ = 0;
+};
+
+StatusOr<std::string> LoopEmitter::EmitElementwise(const HloInstruction* inst, const Index& idx, const std::string& T) {
+  std::vector<std::string> a;
+  for (const HloInstruction* o : inst->operands()) {
+    ASSIGN_OR_RETURN(std::string v, Emit(o, idx));
+    a.push_back(v);
+  }
+  return ElementwiseExpr(inst, a, T, dialect_);
 }
 
 StatusOr<std::string> LoopEmitter::Emit(const HloInstruction* inst, const Index& idx) {
@@ -251,6 +258,499 @@ std::string Combine(ReduceKind k, const std::string& acc, const std::string& v, 
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// C++ dialect: row loops. The iteration space is split into rows of `n` elements (the innermost
+// output dimension, or the largest trailing block that keeps every access affine); per row, the
+// outer indices and everything that does not depend on the inner position j are computed once
+// ("pre"), and the inner loop over j holds only accesses affine in j (contiguous, broadcast,
+// strided), so the system compiler vectorises it. Constructs that are not affine in j (concat or
+// pad along the row, reshapes that wrap inside a row) are computed per j (correct, slower).
+
+// A row-invariant `base` plus `c` * j (j in [0, n)) when `affine`; base is a multiple of `m`
+// (m == 0: base is exactly 0). Otherwise `expr`, a value defined inside the inner loop.
+struct Aff {
+  std::string base = "0";
+  int64_t m = 0, c = 0;
+  bool affine = true;
+  std::string expr;
+  bool invariant() const { return affine && c == 0; }
+  std::string Key() const { return affine ? absl::StrCat(base, "+", c, "j") : expr; }
+};
+
+// A position over `shape`: per-dim values (known ones) and/or the row-major linear position,
+// from which unknown dims are derived on demand (so a broadcast over a collapsed row only needs
+// the dims it reads).
+struct RowIndex {
+  DimVector shape;
+  std::vector<std::optional<Aff>> dims;
+  std::optional<Aff> linear;
+  std::string Key() const {
+    std::string k = absl::StrCat(absl::StrJoin(shape, "x"), ":");
+    for (const auto& d : dims) absl::StrAppend(&k, d ? d->Key() : "?", ",");
+    return absl::StrCat(k, "|", linear ? linear->Key() : "");
+  }
+};
+
+class RowEmitter {
+ public:
+  // `j`: the inner loop variable, in [0, n).
+  RowEmitter(std::string j, int64_t n) : j_(std::move(j)), n_(n) {}
+  struct Val {
+    std::string v;
+    bool invariant;  // defined in the pre block
+  };
+
+  std::string pre, inner;  // statements, one per line, unindented
+  bool affine = true;      // false once something per j is not affine (not vectorisable)
+
+  // The value of `inst` at `idx`.
+  StatusOr<Val> Emit(const HloInstruction* inst, const RowIndex& idx);
+  StatusOr<Aff> Dim(const RowIndex& idx, int64_t k);
+  StatusOr<Aff> Linear(const RowIndex& idx, const DimVector& shape);
+  // An index over `shape` whose position is `linear`.
+  static RowIndex FromLinear(const DimVector& shape, Aff linear) {
+    RowIndex r;
+    r.shape = shape;
+    r.dims.resize(shape.size());
+    r.linear = std::move(linear);
+    return r;
+  }
+  static Aff Invariant(std::string base, int64_t m = 1) {
+    Aff a;
+    a.base = std::move(base);
+    a.m = a.base == "0" ? 0 : m;
+    return a;
+  }
+  // The value of `a` at the current j, as an expression.
+  std::string At(const Aff& a) const {
+    if (!a.affine) return a.expr;
+    std::string t = a.c == 0 ? "" : a.c == 1 ? j_ : absl::StrCat(j_, " * ", a.c);
+    if (t.empty()) return a.base;
+    return a.base == "0" ? t : absl::StrCat("(", a.base, " + ", t, ")");
+  }
+  std::string PreDef(const std::string& type, const std::string& expr, const char* prefix) {
+    std::string v = Var(prefix);
+    absl::StrAppend(&pre, "const ", type, " ", v, " = ", expr, ";\n");
+    return v;
+  }
+  std::string InDef(const std::string& type, const std::string& expr, const char* prefix) {
+    std::string v = Var(prefix);
+    absl::StrAppend(&inner, "const ", type, " ", v, " = ", expr, ";\n");
+    return v;
+  }
+  std::string Var(const char* prefix) { return absl::StrCat(prefix, counter_++); }
+
+ private:
+  Aff PerJ(const std::string& expr) {
+    affine = false;
+    Aff a;
+    a.affine = false;
+    a.expr = InDef("int64_t", expr, "y");
+    return a;
+  }
+  StatusOr<Val> EmitPadOrConcat(const HloInstruction* inst, const RowIndex& idx, const std::string& T);
+
+  std::string j_;
+  int64_t n_;
+  int counter_ = 0;
+  bool hoist_loads_ = true;  // false inside per-j branches: a hoisted load would run unguarded
+  struct Caches {
+    std::map<std::pair<const HloInstruction*, std::string>, Val> values;
+    std::map<std::string, Aff> dims;
+  } cache_;
+};
+
+StatusOr<Aff> RowEmitter::Dim(const RowIndex& idx, int64_t k) {
+  if (idx.dims[k]) return *idx.dims[k];
+  if (!idx.linear) return Internal("[codegen] row index without dim %d or a linear position", k);
+  const int64_t S = idx.shape[k];
+  if (S == 1) return Aff{};
+  const std::string key = absl::StrCat(idx.linear->Key(), "/", absl::StrJoin(idx.shape, "x"), "/", k);
+  auto it = cache_.dims.find(key);
+  if (it != cache_.dims.end()) return it->second;
+  int64_t s = 1;
+  for (size_t q = k + 1; q < idx.shape.size(); ++q) s *= idx.shape[q];
+  const Aff& L = *idx.linear;
+  // d = (L / s) % S with L = B + c*j, B % m == 0, j in [0, n).
+  std::optional<Aff> r;
+  if (L.affine && L.m % s == 0) {
+    // B / s is exact: d = (B/s + floor(c*j/s)) % S, affine while nothing wraps around S.
+    std::optional<int64_t> cq;
+    if (L.c % s == 0) cq = L.c / s;
+    else if (L.c * (n_ - 1) < s) cq = 0;
+    const int64_t g = std::gcd(L.m / s, S);  // (B/s) % S is a multiple of g
+    if (cq && *cq * (n_ - 1) < g) {
+      r = Aff{};
+      r->c = *cq;
+      if ((L.m / s) % S != 0) {
+        r->base = PreDef("int64_t", s == 1 ? absl::StrCat(L.base, " % ", S) : absl::StrCat("(", L.base, " / ", s, ") % ", S), "x");
+        r->m = g;
+      }
+    }
+  } else if (L.affine && L.m != 0 && s % L.m == 0 && L.c * (n_ - 1) < L.m) {
+    // B % s <= s - m and c*j < m: floor(L / s) does not move within the row.
+    r = Invariant(PreDef("int64_t", k == 0 ? absl::StrCat(L.base, " / ", s) : absl::StrCat("(", L.base, " / ", s, ") % ", S), "x"));
+  }
+  if (!r) {
+    const std::string at = At(L);
+    r = PerJ(k == 0 ? absl::StrCat(at, " / ", s) : absl::StrCat("(", at, " / ", s, ") % ", S));
+  }
+  cache_.dims[key] = *r;
+  return *r;
+}
+
+StatusOr<Aff> RowEmitter::Linear(const RowIndex& idx, const DimVector& shape) {
+  if (idx.linear && idx.shape == shape) return *idx.linear;
+  std::vector<Aff> d;
+  bool all_affine = true;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    ASSIGN_OR_RETURN(Aff a, Dim(idx, k));
+    all_affine &= a.affine;
+    d.push_back(a);
+  }
+  std::vector<std::string> terms;
+  Aff out;
+  int64_t stride = 1;
+  for (int64_t k = static_cast<int64_t>(shape.size()) - 1; k >= 0; --k) {
+    const Aff& a = d[k];
+    if (all_affine) {
+      if (a.base != "0") terms.push_back(stride == 1 ? a.base : absl::StrCat(a.base, " * ", stride));
+      out.m = std::gcd(out.m, a.m * stride);
+      out.c += a.c * stride;
+    } else {
+      terms.push_back(stride == 1 ? At(a) : absl::StrCat(At(a), " * ", stride));
+    }
+    stride *= shape[k];
+  }
+  std::reverse(terms.begin(), terms.end());
+  if (!all_affine) return PerJ(terms.empty() ? "0" : absl::StrJoin(terms, " + "));
+  if (terms.size() == 1 && terms[0].find(' ') == std::string::npos) out.base = terms[0];
+  else if (!terms.empty()) out.base = PreDef("int64_t", absl::StrJoin(terms, " + "), "x");
+  return out;
+}
+
+StatusOr<RowEmitter::Val> RowEmitter::EmitPadOrConcat(const HloInstruction* inst, const RowIndex& idx, const std::string& T) {
+  // Conditions on dims invariant in the row are computed in pre (the branch is then the same for
+  // the whole row); operand loads stay inside the branch.
+  std::optional<Val> pad_value;
+  if (inst->opcode() == HloOpcode::kPad) {
+    ASSIGN_OR_RETURN(Val pv, Emit(inst->operand(1), RowIndex{}));
+    pad_value = pv;
+  }
+  const std::string v = Var("v");
+  absl::StrAppend(&inner, T, " ", v, ";\n");
+  const Caches saved = cache_;
+  const bool saved_hoist = hoist_loads_;
+  auto Branch = [&](const std::string& cond, bool first, const HloInstruction* x, const RowIndex& sub) -> Status {
+    absl::StrAppend(&inner, first ? "" : "} else ", "if (", cond, ") {\n");
+    hoist_loads_ = false;
+    ASSIGN_OR_RETURN(Val e, Emit(x, sub));
+    hoist_loads_ = saved_hoist;
+    absl::StrAppend(&inner, v, " = ", e.v, ";\n");
+    cache_ = saved;
+    return absl::OkStatus();
+  };
+  if (inst->opcode() == HloOpcode::kPad) {
+    RowIndex sub;
+    sub.shape = inst->operand(0)->shape().dims();
+    std::vector<std::string> pre_conds, in_conds;
+    for (int64_t d = 0; d < inst->shape().rank(); ++d) {
+      const PadDim& p = inst->attrs().padding[d];
+      ASSIGN_OR_RETURN(Aff a, Dim(idx, d));
+      const bool inv = a.invariant();
+      const std::string q = inv ? PreDef("int64_t", absl::StrCat(a.base, " - ", p.lo), "x")
+                                : InDef("int64_t", absl::StrCat(At(a), " - ", p.lo), "y");
+      const int64_t step = p.interior + 1;
+      std::string cond = absl::StrCat(q, " >= 0 && ", step == 1 ? "" : absl::StrCat(q, " % ", step, " == 0 && "), q,
+                                      step == 1 ? "" : absl::StrCat(" / ", step), " < ", sub.shape[d]);
+      const std::string qd = step == 1 ? q : absl::StrCat("(", q, " / ", step, ")");
+      (inv ? pre_conds : in_conds).push_back(std::move(cond));
+      if (inv) sub.dims.push_back(Invariant(step == 1 ? q : PreDef("int64_t", qd, "x")));
+      else sub.dims.push_back(PerJ(qd));
+    }
+    if (!pre_conds.empty()) in_conds.insert(in_conds.begin(), PreDef("bool", absl::StrJoin(pre_conds, " && "), "x"));
+    RETURN_IF_ERROR(Branch(in_conds.empty() ? "true" : absl::StrJoin(in_conds, " && "), true, inst->operand(0), sub));
+    absl::StrAppend(&inner, "} else { ", v, " = ", pad_value->v, "; }\n");
+  } else {
+    const int64_t dim = inst->dimensions()[0];
+    ASSIGN_OR_RETURN(Aff a, Dim(idx, dim));
+    std::vector<Aff> dims;
+    for (int64_t k = 0; k < inst->shape().rank(); ++k) {
+      ASSIGN_OR_RETURN(Aff dk, Dim(idx, k));
+      dims.push_back(dk);
+    }
+    const bool inv = a.invariant();
+    if (!inv) affine = false;
+    // Every operand's index and condition first: per-j definitions must precede the branches.
+    std::vector<std::pair<std::string, RowIndex>> cases;
+    int64_t offset = 0;
+    for (int64_t k = 0; k < inst->operand_count(); ++k) {
+      const HloInstruction* x = inst->operand(k);
+      const int64_t size = x->shape().dim(dim);
+      RowIndex sub;
+      sub.shape = x->shape().dims();
+      for (const Aff& dk : dims) sub.dims.push_back(dk);
+      const std::string cond = absl::StrCat(inv ? a.base : At(a), " < ", offset + size);
+      if (inv) sub.dims[dim] = Invariant(PreDef("int64_t", absl::StrCat(a.base, " - ", offset), "x"));
+      else sub.dims[dim] = PerJ(absl::StrCat(At(a), " - ", offset));
+      cases.push_back({inv ? PreDef("bool", cond, "x") : cond, std::move(sub)});
+      offset += size;
+    }
+    for (size_t k = 0; k < cases.size(); ++k) RETURN_IF_ERROR(Branch(cases[k].first, k == 0, inst->operand(k), cases[k].second));
+    absl::StrAppend(&inner, "} else { ", v, " = ", T, "(0); }\n");
+  }
+  return Val{v, false};
+}
+
+StatusOr<RowEmitter::Val> RowEmitter::Emit(const HloInstruction* inst, const RowIndex& idx) {
+  auto key = std::make_pair(inst, idx.Key());
+  auto it = cache_.values.find(key);
+  if (it != cache_.values.end()) return it->second;
+  ASSIGN_OR_RETURN(std::string T, CType(inst->shape().dtype()));
+  const DimVector& out = inst->shape().dims();
+  Val val;
+  switch (inst->opcode()) {
+    case HloOpcode::kParameter: {
+      ASSIGN_OR_RETURN(Aff l, Linear(idx, out));
+      const std::string load = absl::StrCat("p", inst->parameter_number(), "[", At(l), "]");
+      val.invariant = l.invariant() && hoist_loads_;
+      val.v = val.invariant ? PreDef(T, load, "v") : InDef(T, load, "v");
+      break;
+    }
+    case HloOpcode::kConstant:
+      if (!inst->IsScalarConstant()) return Unimplemented("[codegen] array constant in a fusion");
+      val = {PreDef(T, Literal(inst->shape().dtype(), inst->literal().data[0], T), "v"), true};
+      break;
+    case HloOpcode::kIota: {
+      ASSIGN_OR_RETURN(Aff a, Dim(idx, inst->attrs().index));
+      val.invariant = a.invariant();
+      val.v = val.invariant ? PreDef(T, absl::StrCat(T, "(", a.base, ")"), "v") : InDef(T, absl::StrCat(T, "(", At(a), ")"), "v");
+      break;
+    }
+    case HloOpcode::kBroadcast: case HloOpcode::kTranspose: case HloOpcode::kSlice: {
+      const HloInstruction* x = inst->operand(0);
+      RowIndex sub;
+      sub.shape = x->shape().dims();
+      sub.dims.resize(x->shape().rank());
+      for (int64_t j = 0; j < x->shape().rank(); ++j) {
+        if (inst->opcode() == HloOpcode::kBroadcast) {
+          ASSIGN_OR_RETURN(sub.dims[j], Dim(idx, inst->dimensions()[j]));
+        } else if (inst->opcode() == HloOpcode::kTranspose) {
+          ASSIGN_OR_RETURN(sub.dims[inst->dimensions()[j]], Dim(idx, j));
+        } else {
+          const SliceDim& s = inst->attrs().slice[j];
+          ASSIGN_OR_RETURN(Aff a, Dim(idx, j));
+          Aff r;
+          if (!a.affine) {
+            r = PerJ(absl::StrCat(s.start, " + ", a.expr, " * ", s.stride));
+          } else {
+            r.c = a.c * s.stride;
+            r.m = std::gcd(s.start, a.m * s.stride);
+            if (a.base == "0") r.base = absl::StrCat(s.start);
+            else r.base = PreDef("int64_t", absl::StrCat(s.start, " + ", a.base, " * ", s.stride), "x");
+          }
+          sub.dims[j] = r;
+        }
+      }
+      ASSIGN_OR_RETURN(val, Emit(x, sub));
+      break;
+    }
+    case HloOpcode::kReshape: case HloOpcode::kBitcast: {
+      const HloInstruction* x = inst->operand(0);
+      ASSIGN_OR_RETURN(Aff l, Linear(idx, out));
+      ASSIGN_OR_RETURN(val, Emit(x, FromLinear(x->shape().dims(), l)));
+      break;
+    }
+    case HloOpcode::kPad: case HloOpcode::kConcatenate: {
+      ASSIGN_OR_RETURN(val, EmitPadOrConcat(inst, idx, T));
+      break;
+    }
+    default: {
+      if (!IsElementwise(inst->opcode())) return Unimplemented("[codegen] %s inside a fusion", HloOpcodeString(inst->opcode()));
+      std::vector<std::string> a;
+      bool inv = true;
+      for (const HloInstruction* o : inst->operands()) {
+        ASSIGN_OR_RETURN(Val ov, Emit(o, idx));
+        a.push_back(ov.v);
+        inv &= ov.invariant;
+      }
+      ASSIGN_OR_RETURN(std::string expr, ElementwiseExpr(inst, a, T, KernelDialect::kCpp));
+      // Pure arithmetic on row-invariant values is computed once per row, even inside a branch.
+      val = {inv ? PreDef(T, expr, "v") : InDef(T, expr, "v"), inv};
+    }
+  }
+  cache_.values[key] = val;
+  return val;
+}
+
+std::string Indent(const std::string& code, int n) {
+  std::string out, pad(n, ' ');
+  size_t pos = 0;
+  while (pos < code.size()) {
+    size_t e = code.find('\n', pos);
+    if (e == std::string::npos) e = code.size();
+    absl::StrAppend(&out, pad, code.substr(pos, e - pos), "\n");
+    pos = e + 1;
+  }
+  return out;
+}
+
+// Identity of `k` for lane accumulators (floating types only).
+std::string Identity(ReduceKind k, const std::string& T) {
+  switch (k) {
+    case ReduceKind::kAdd: return absl::StrCat(T, "(0)");
+    case ReduceKind::kMul: return absl::StrCat(T, "(1)");
+    case ReduceKind::kMax: return absl::StrCat("-ofl_inf<", T, ">()");
+    default: return absl::StrCat("ofl_inf<", T, ">()");
+  }
+}
+
+// The row loop over [begin, end) in rows of n: `rb` = row start, j in [j0, j1).
+std::string RowLoop(int64_t n, const std::string& body) {
+  return absl::StrCat("  for (int64_t row = begin / ", n, "; row * ", n, " < end; ++row) {\n", "    const int64_t rb = row * ", n,
+                      ";\n", "    const int64_t j0 = begin > rb ? begin - rb : 0;\n", "    const int64_t j1 = end - rb < ", n,
+                      " ? end - rb : ", n, ";\n", body, "  }\n");
+}
+
+// Elementwise roots (one or several outputs of one shape): rows of the largest trailing block
+// whose accesses are all affine in j; nullopt where no block of at least 4 elements is.
+StatusOr<std::optional<std::pair<std::string, int64_t>>> EmitElementwiseRows(const std::vector<const HloInstruction*>& roots) {
+  const DimVector& shape = roots[0]->shape().dims();
+  std::optional<std::pair<std::string, int64_t>> fallback;
+  for (int64_t k = static_cast<int64_t>(shape.size()); k >= 1; --k) {
+    const int64_t n = Product(DimVector(shape.end() - k, shape.end()));
+    if (k > 1 && shape[shape.size() - k] == 1) continue;  // the same block as k - 1
+    RowEmitter e("j", n);
+    Aff lin;
+    lin.base = "rb";
+    lin.m = n;
+    lin.c = 1;
+    const RowIndex idx = RowEmitter::FromLinear(shape, lin);
+    std::string stores;
+    for (size_t r = 0; r < roots.size(); ++r) {
+      ASSIGN_OR_RETURN(RowEmitter::Val v, e.Emit(roots[r], idx));
+      absl::StrAppend(&e.inner, "o", r, "[rb + j] = ", v.v, ";\n");
+    }
+    std::string body = absl::StrCat(Indent(e.pre, 4), "    for (int64_t j = j0; j < j1; ++j) {\n", Indent(e.inner, 6), "    }\n");
+    if (e.affine) return std::make_optional(std::make_pair(RowLoop(n, body), n));
+    if (k == 1 && n >= 4) fallback = std::make_pair(RowLoop(n, body), n);
+  }
+  return fallback;
+}
+
+// A reduction root. Row reduction (the input's innermost dim is reduced): per output element, the
+// trailing reduced block is the inner loop, accumulated in 16 lanes (lane = position % 16, the
+// same for any [begin, end)) and folded in lane order after init; integer/pred reductions keep
+// one accumulator. Column reduction (innermost dim kept): rows of the output's innermost dim,
+// tiles of 256 accumulators, the reduced positions outside, the kept dim inside.
+StatusOr<std::pair<std::string, int64_t>> EmitReductionRows(const HloInstruction* r) {
+  const ReduceKind kind = r->GetReduceKind();
+  if (kind == ReduceKind::kNone) return Unimplemented("[codegen] reduce without a known kind");
+  ASSIGN_OR_RETURN(std::string T, CType(r->shape().dtype()));
+  const HloInstruction* x = r->operand(0);
+  const DimVector& xs = x->shape().dims();
+  const int64_t rank = x->shape().rank();
+  std::vector<bool> reduced(rank, false);
+  for (int64_t d : r->dimensions()) reduced[d] = true;
+  const DimVector& out = r->shape().dims();
+  if (rank > 0 && !reduced[rank - 1] && !out.empty()) {
+    // Column reduction.
+    const int64_t n = out.back();
+    DimVector red_sizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (reduced[d]) red_sizes.push_back(xs[d]);
+    RowEmitter e("j", n);
+    ASSIGN_OR_RETURN(RowEmitter::Val init, e.Emit(r->operand(1), RowIndex{}));
+    const std::string init_code = e.pre;
+    e.pre.clear();
+    Aff lin;
+    lin.base = "rb";
+    lin.m = n;
+    lin.c = 1;
+    const RowIndex oidx = RowEmitter::FromLinear(out, lin);
+    RowIndex in;
+    in.shape = xs;
+    int64_t kept = 0, stride = Product(red_sizes), red_pos = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!reduced[d]) {
+        ASSIGN_OR_RETURN(Aff a, e.Dim(oidx, kept++));
+        in.dims.push_back(a);
+        continue;
+      }
+      stride /= red_sizes[red_pos++];
+      in.dims.push_back(RowEmitter::Invariant(e.PreDef("int64_t", absl::StrCat("(r / ", stride, ") % ", xs[d]), "x")));
+    }
+    ASSIGN_OR_RETURN(RowEmitter::Val v, e.Emit(x, in));
+    absl::StrAppend(&e.inner, "acc[j - jt] = ", Combine(kind, "acc[j - jt]", v.v, T), ";\n");
+    std::string body = absl::StrCat(
+        Indent(init_code, 4), "    for (int64_t jt = j0; jt < j1; jt += 256) {\n",
+        "      const int64_t je = jt + 256 < j1 ? jt + 256 : j1;\n", "      ", T, " acc[256];\n",
+        "      for (int64_t j = jt; j < je; ++j) acc[j - jt] = ", init.v, ";\n", "      for (int64_t r = 0; r < ",
+        Product(red_sizes), "; ++r) {\n", Indent(e.pre, 8), "        for (int64_t j = jt; j < je; ++j) {\n", Indent(e.inner, 10),
+        "        }\n      }\n", "      for (int64_t j = jt; j < je; ++j) o0[rb + j] = acc[j - jt];\n    }\n");
+    return std::make_pair(RowLoop(n, body), n);
+  }
+  // Row reduction: inner = the trailing reduced block [t, rank), outer = the other reduced dims.
+  int64_t t = rank;
+  while (t > 0 && reduced[t - 1]) --t;
+  const int64_t rin = Product(DimVector(xs.begin() + t, xs.end()));
+  DimVector outer_sizes;
+  for (int64_t d = 0; d < t; ++d)
+    if (reduced[d]) outer_sizes.push_back(xs[d]);
+  const int64_t rout = Product(outer_sizes);
+  RowEmitter e("j", std::max<int64_t>(rin, 1));
+  std::string head;
+  {
+    int64_t s = Product(out);
+    for (size_t k = 0; k < out.size(); ++k) {
+      s /= std::max<int64_t>(out[k], 1);
+      absl::StrAppend(&head, "const int64_t oi", k, " = ", k == 0 ? absl::StrCat("i / ", s) : absl::StrCat("(i / ", s, ") % ", out[k]), ";\n");
+    }
+  }
+  ASSIGN_OR_RETURN(RowEmitter::Val init, e.Emit(r->operand(1), RowIndex{}));
+  absl::StrAppend(&head, e.pre);
+  e.pre.clear();
+  RowIndex pos;  // dims [0, t) with the trailing block at 0, for the block's base
+  pos.shape = xs;
+  int64_t kept = 0, stride = rout;
+  size_t opos = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d >= t) { pos.dims.push_back(Aff{}); continue; }
+    if (!reduced[d]) { pos.dims.push_back(RowEmitter::Invariant(absl::StrCat("oi", kept++))); continue; }
+    stride /= outer_sizes[opos++];
+    pos.dims.push_back(RowEmitter::Invariant(e.PreDef("int64_t", absl::StrCat("(ro / ", stride, ") % ", xs[d]), "x")));
+  }
+  ASSIGN_OR_RETURN(Aff base, e.Linear(pos, xs));
+  RowIndex in = pos;
+  for (int64_t d = t; d < rank; ++d) in.dims[d].reset();
+  Aff lin = base;
+  lin.c = 1;
+  in.linear = lin;
+  ASSIGN_OR_RETURN(RowEmitter::Val v, e.Emit(x, in));
+  const bool lanes = IsFloating(r->shape().dtype());
+  std::string body;
+  if (!lanes) {
+    absl::StrAppend(&e.inner, "acc = ", Combine(kind, "acc", v.v, T), ";\n");
+    body = absl::StrCat(Indent(head, 4), "    ", T, " acc = ", init.v, ";\n", "    for (int64_t ro = 0; ro < ", rout, "; ++ro) {\n",
+                        Indent(e.pre, 6), "      for (int64_t j = 0; j < ", rin, "; ++j) {\n", Indent(e.inner, 8), "      }\n    }\n");
+  } else {
+    const std::string main = absl::StrCat(e.inner, "ln[lane] = ", Combine(kind, "ln[lane]", v.v, T), ";\n");
+    const std::string tail = absl::StrCat(e.inner, "ln[j & 15] = ", Combine(kind, "ln[j & 15]", v.v, T), ";\n");
+    body = absl::StrCat(
+        Indent(head, 4), "    ", T, " ln[16];\n", "    for (int lane = 0; lane < 16; ++lane) ln[lane] = ", Identity(kind, T), ";\n",
+        "    for (int64_t ro = 0; ro < ", rout, "; ++ro) {\n", Indent(e.pre, 6), "      int64_t jb = 0;\n",
+        "      for (; jb + 16 <= ", rin, "; jb += 16) {\n",
+        // Not unrolled: the lane loop is then a plain vector loop (unrolled, GCC 12 does not
+        // recognise the NaN-propagating max/min as a reduction and leaves it scalar).
+        "        #pragma GCC unroll 1\n", "        for (int64_t lane = 0; lane < 16; ++lane) {\n",
+        "          const int64_t j = jb + lane;\n", Indent(main, 10), "        }\n      }\n", "      for (int64_t j = jb; j < ", rin,
+        "; ++j) {\n", Indent(tail, 8), "      }\n    }\n", "    ", T, " acc = ", init.v, ";\n",
+        "    for (int lane = 0; lane < 16; ++lane) acc = ", Combine(kind, "acc", "ln[lane]", T), ";\n");
+  }
+  absl::StrAppend(&body, "    o0[i] = acc;\n");
+  return std::make_pair(absl::StrCat("  for (int64_t i = begin; i < end; ++i) {\n", body, "  }\n"), int64_t{1});
+}
+
 }  // namespace
 
 StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std::string& name, KernelDialect dialect) {
@@ -280,6 +780,22 @@ StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std:
   for (size_t k = 0; k < roots.size(); ++k) {
     ASSIGN_OR_RETURN(std::string T, CType(roots[k]->shape().dtype()));
     absl::StrAppend(&header, "  ", T, "* __restrict__ o", k, " = reinterpret_cast<", T, "*>(args[", fusion.operand_count() + k, "]);\n");
+  }
+  // Row loops divide by dim sizes at emission time: arrays with a zero-size dim use the per-element path.
+  bool has_empty = false;
+  for (const HloInstruction* f : body.instructions()) has_empty |= f->shape().is_array() && f->shape().numel() == 0;
+  if (dialect == KernelDialect::kCpp && !has_empty) {
+    std::optional<std::pair<std::string, int64_t>> rows;
+    if (roots[0]->opcode() == HloOpcode::kReduce) {
+      ASSIGN_OR_RETURN(rows, EmitReductionRows(roots[0]));
+    } else if (roots[0]->shape().rank() > 0) {
+      ASSIGN_OR_RETURN(rows, EmitElementwiseRows(roots));
+    }
+    if (rows) {
+      src.row = rows->second;
+      src.code = absl::StrCat(header, rows->first, "}\n", "extern \"C\" const int64_t ", name, "_row = ", src.row, ";\n");
+      return src;
+    }
   }
   absl::StrAppend(&header, dialect == KernelDialect::kCpp
                                ? "  for (int64_t i = begin; i < end; ++i) {\n"

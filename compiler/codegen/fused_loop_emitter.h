@@ -5,6 +5,8 @@
 //   C++ ABI:  extern "C" void name(char** args, int64_t begin, int64_t end)
 //   CUDA ABI: extern "C" __global__ void name(char** args, int64_t begin, int64_t end)
 // args = the fusion's operands in order, then its outputs (array leaves); buffers row-major.
+// The C++ dialect emits row loops (outer indices once per row, an inner loop affine in j that the
+// compiler vectorises); the CUDA dialect one thread per output element.
 #pragma once
 #include <string>
 
@@ -19,6 +21,9 @@ struct KernelSource {
   std::string code;          // the function only; prepend KernelPrelude() once per file
   int64_t num_elements = 0;  // iteration space: output elements
   int64_t num_args = 0;
+  // C++ dialect: the kernel runs rows of `row` output elements (any [begin, end) is valid; ranges
+  // of whole rows avoid partial rows). The library also exports `const int64_t <name>_row`.
+  int64_t row = 1;
 };
 
 // Unimplemented for what the emitter does not cover (f16/bf16, gather, non-kind reductions,

@@ -73,6 +73,9 @@ Status KernelThunk::Initialize(const InitializeParams& p) {
   if (p.kernels == nullptr) return Internal("[kernel %s] no kernel library", name());
   ASSIGN_OR_RETURN(void* sym, p.kernels->Resolve(kernel_name_));
   fn_ = reinterpret_cast<CpuKernelFn>(sym);
+  // Row kernels (the C++ dialect's row loops) export their row length; others have none.
+  auto row = p.kernels->Resolve(kernel_name_ + "_row");
+  row_ = row.ok() ? std::max<int64_t>(1, *reinterpret_cast<const int64_t*>(*row)) : 1;
   return absl::OkStatus();
 }
 
@@ -89,12 +92,21 @@ Status KernelThunk::ExecuteOnStream(const ExecuteParams& p) {
   const int64_t per_element = std::max<int64_t>(1, work_ / std::max<int64_t>(1, num_elements_));
   const int64_t grain = std::max<int64_t>(1, kParallelWork / per_element);
   CpuKernelFn fn = fn_;
+  if (row_ > 1 && row_ <= grain) {
+    // Chunks of whole rows: no partial rows at chunk edges.
+    const int64_t n = num_elements_, row = row_, rows = (n + row - 1) / row;
+    IntraOpPool()->ParallelFor(rows, grain / row, [fn, &ptrs, n, row](int64_t b, int64_t e) {
+      fn(ptrs, b * row, std::min(n, e * row));
+    });
+    return absl::OkStatus();
+  }
   IntraOpPool()->ParallelFor(num_elements_, grain, [fn, &ptrs](int64_t b, int64_t e) { fn(ptrs, b, e); });
   return absl::OkStatus();
 }
 
 std::string KernelThunk::Details() const {
   return absl::StrCat(kernel_name_, " n=", num_elements_, work_ > num_elements_ ? absl::StrCat(" work=", work_) : "",
+                      row_ > 1 ? absl::StrCat(" row=", row_) : "",
                       " args=[", Slices(args_), "]");
 }
 

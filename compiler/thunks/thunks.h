@@ -7,7 +7,9 @@ namespace oneflow_like::hlo {
 // Runs a compiled loop kernel `kernel_name` over `num_elements` output elements.
 // CPU ABI: extern "C" void kernel(char** args, int64_t begin, int64_t end). Every output element
 // is independent, so large loops are split into [begin, end) ranges run by IntraOpPool();
-// `work` (elementary operations, e.g. input elements read by a reduction) sets the grain.
+// `work` (elementary operations, e.g. input elements read by a reduction) sets the grain; a
+// kernel that exports `const int64_t <kernel_name>_row` (C++ row loops) is split at whole rows
+// when a row fits in a chunk.
 class KernelThunk : public Thunk {
  public:
   using CpuKernelFn = void (*)(char**, int64_t, int64_t);
@@ -27,6 +29,7 @@ class KernelThunk : public Thunk {
   std::string kernel_name_;
   std::vector<BufferSlice> args_;
   int64_t num_elements_, work_;
+  int64_t row_ = 1;  // set by Initialize from the kernel library
   CpuKernelFn fn_ = nullptr;
 };
 
