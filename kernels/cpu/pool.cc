@@ -1,5 +1,10 @@
 // CPU kernels of the pooling family (NCHW), parallel over (n, c) planes.
+#include <algorithm>
 #include <cmath>
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 #include "kernels/cpu/loops.h"
 
@@ -14,7 +19,63 @@ PoolGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& y) {
   const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"), &d = a.Ints("dilation");
   return PoolGeom{x[0] * x[1], x[2], x[3], y[2], y[3], k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1]};
 }
+// Every window inside the input (no padding, the usual case): no bounds checks per tap.
+bool Interior(const PoolGeom& q) {
+  return q.ph == 0 && q.pw == 0 && (q.oh - 1) * q.sh + (q.kh - 1) * q.dh < q.h && (q.ow - 1) * q.sw + (q.kw - 1) * q.dw < q.w;
+}
 int64_t PlaneGrain(const PoolGeom& q) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(q.h * q.w, 1)); }
+
+#if defined(__AVX2__)
+// Eight 2x2/2 windows of rows r0, r1 (outputs ow0 .. ow0 + 7 of a row whose input starts at `base`
+// in the plane), with the scalar path's rules: taps in the order (0,0) (0,1) (1,0) (1,1), a later
+// tap wins only if greater, or if it is NaN and the running maximum is not (the first NaN wins).
+inline void MaxPool2x2x8(const float* r0, const float* r1, float* o, int64_t* idx, int64_t ow0, int64_t base,
+                         int64_t w) {
+  auto deinterleave = [](const float* p, __m256& even, __m256& odd) {
+    __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + 8);
+    auto order = [](__m256 v) {  // (a0 a2 b0 b2 | a4 a6 b4 b6) -> (a0 a2 a4 a6 b0 b2 b4 b6)
+      return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)));
+    };
+    even = order(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+    odd = order(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+  };
+  __m256 t00, t01, t10, t11;
+  deinterleave(r0 + 2 * ow0, t00, t01);
+  deinterleave(r1 + 2 * ow0, t10, t11);
+  __m256 m = t00, off = _mm256_setzero_ps();  // off: the winning tap's offset from the window corner (int32 bits)
+  auto take = [&](__m256 v, int64_t tap_off) {
+    __m256 c = _mm256_or_ps(_mm256_cmp_ps(v, m, _CMP_GT_OQ),
+                            _mm256_and_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q), _mm256_cmp_ps(m, m, _CMP_ORD_Q)));
+    m = _mm256_blendv_ps(m, v, c);
+    off = _mm256_blendv_ps(off, _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int32_t>(tap_off))), c);
+  };
+  take(t01, 1);
+  take(t10, w);
+  take(t11, w + 1);
+  _mm256_storeu_ps(o + ow0, m);
+  __m256i offi = _mm256_castps_si256(off);
+  __m256i k0 = _mm256_add_epi64(_mm256_set1_epi64x(base + 2 * ow0), _mm256_setr_epi64x(0, 2, 4, 6));
+  __m256i k1 = _mm256_add_epi64(k0, _mm256_set1_epi64x(8));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx + ow0),
+                      _mm256_add_epi64(k0, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(offi))));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx + ow0 + 4),
+                      _mm256_add_epi64(k1, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(offi, 1))));
+}
+
+// A whole plane of 2x2/2 windows, eight at a time (a last, overlapping step covers the rest).
+inline bool MaxPool2x2PlaneSimd(const float* xp, float* op, int64_t* ip, int64_t oh_n, int64_t ow_n, int64_t w) {
+  if (ow_n < 8) return false;
+  for (int64_t oh = 0; oh < oh_n; ++oh) {
+    const float* r0 = xp + 2 * oh * w;
+    for (int64_t ow = 0; ow < ow_n; ow += 8)
+      MaxPool2x2x8(r0, r0 + w, op + oh * ow_n, ip + oh * ow_n, std::min(ow, ow_n - 8), 2 * oh * w, w);
+  }
+  return true;
+}
+#endif
+// No vector path for other dtypes (or without AVX2): the caller's scalar loop runs.
+template <typename T>
+inline bool MaxPool2x2PlaneSimd(const T*, T*, int64_t*, int64_t, int64_t, int64_t) { return false; }
 
 #define OFL_POOL_FLOAT(op, dtype, ...)                                                   \
   bool done = false;                                                                     \
@@ -30,9 +91,7 @@ Status MaxPoolKernel(KernelContext& ctx) {
     const T* in = x.ptr<const T>();
     T* out = ctx.output(0).ptr<T>();
     int64_t* idx = ctx.output(1).ptr<int64_t>();
-    // Every window inside the input (no padding, the usual case): no bounds checks per tap.
-    const bool interior = q.ph == 0 && q.pw == 0 && (q.oh - 1) * q.sh + (q.kh - 1) * q.dh < q.h &&
-                          (q.ow - 1) * q.sw + (q.kw - 1) * q.dw < q.w;
+    const bool interior = Interior(q);
     ParallelFor(q.planes, [&](int64_t b, int64_t e) {
       for (int64_t pl = b; pl < e; ++pl) {
         const T* xp = in + pl * q.h * q.w;
@@ -44,6 +103,7 @@ Status MaxPoolKernel(KernelContext& ctx) {
           T* op = out + pl * OH * OW;
           int64_t* ip = idx + pl * OH * OW;
           if (KH == 2 && KW == 2 && SH == 2 && SW == 2 && DHW == W && DW == 1) {
+            if (MaxPool2x2PlaneSimd(xp, op, ip, OH, OW, W)) continue;
             // The common 2x2/2 window, branch-free: the first maximum wins, a NaN wins.
             auto take = [](T v, int64_t k, T& m, int64_t& mi) {
               bool c = (v > m) | ((v != v) & (m == m));

@@ -264,3 +264,47 @@ def test_group_norm_still_matches(shape, groups):
     ref = ((xg - xg.mean(-1, keepdims=True)) / np.sqrt(xg.var(-1, keepdims=True) + 1e-5)).reshape(shape)
     bshape = (1, c) + (1,) * (len(shape) - 2)
     np.testing.assert_allclose(y, ref * w.reshape(bshape) + b.reshape(bshape), rtol=2e-4, atol=2e-4)
+
+
+# --- max_pool2d, 2x2 windows with stride 2 ------------------------------------------------------------
+
+def _pool2x2_ref(x):
+    """Max and argmax (first of the taps (0,0) (0,1) (1,0) (1,1); NaN wins, the first NaN) per window."""
+    n, c, h, w = x.shape
+    oh, ow = h // 2, w // 2
+    win = x[:, :, : 2 * oh, : 2 * ow].reshape(n, c, oh, 2, ow, 2).transpose(0, 1, 2, 4, 3, 5).reshape(n, c, oh, ow, 4)
+    tap = np.argmax(win, axis=-1)  # NumPy's argmax: the first maximum, and the first NaN if any
+    return np.take_along_axis(win, tap[..., None], -1)[..., 0], tap
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 26, 26), (1, 2, 5, 17), (1, 1, 7, 15), (2, 2, 9, 33), (3, 4, 4, 40),
+                                   (1, 1, 2, 16), (64, 32, 26, 26)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool2d_2x2_values_and_argmax(shape, dtype):
+    x = np.round(RNG.standard_normal(shape), 1)  # many ties
+    flat = x.reshape(-1)
+    flat[RNG.integers(0, flat.size, flat.size // 50 + 1)] = np.nan
+    flat[RNG.integers(0, flat.size, flat.size // 50 + 1)] = np.inf
+    flat[RNG.integers(0, flat.size, flat.size // 50 + 1)] = -np.inf
+    x = x.astype(dtype)
+    ref, tap = _pool2x2_ref(x.astype(np.float64))
+    fx = flow.tensor(x, requires_grad=True)
+    y = F.max_pool2d(fx, 2)
+    np.testing.assert_array_equal(y.numpy(), ref.astype(dtype))
+    # The gradient lands on the recorded tap: dx at (2*oh + tap // 2, 2*ow + tap % 2) is dy.
+    g = RNG.uniform(1.0, 2.0, ref.shape).astype(dtype)
+    (dx,) = flow.autograd.grad(y, fx, flow.tensor(g))
+    want = np.zeros(shape, np.float64)
+    n, c, oh, ow = ref.shape
+    ii, jj, hh, ww = np.meshgrid(np.arange(n), np.arange(c), np.arange(oh), np.arange(ow), indexing="ij")
+    want[ii, jj, 2 * hh + tap // 2, 2 * ww + tap % 2] = g
+    np.testing.assert_array_equal(dx.numpy(), want.astype(dtype))
+
+
+def test_max_pool2d_other_windows_unchanged():
+    x = RNG.standard_normal((2, 3, 11, 19)).astype(np.float32)
+    y = F.max_pool2d(flow.tensor(x), 3, stride=2).numpy()
+    oh, ow = (11 - 3) // 2 + 1, (19 - 3) // 2 + 1
+    ref = np.array([[[[x[a, b, 2 * i:2 * i + 3, 2 * j:2 * j + 3].max() for j in range(ow)] for i in range(oh)]
+                     for b in range(3)] for a in range(2)])
+    np.testing.assert_array_equal(y, ref)
