@@ -176,6 +176,13 @@ def test_column_sum_uses_gemm():
     assert "gemm" in g.compiled.thunks
 
 
+def test_sum_over_leading_and_trailing_dims_reduces_rows_first():
+    # A conv bias gradient: [N, C, H, W] -> [C] as row sums over H*W, then a sum over N.
+    g = run_both(lambda a: (a * 2).sum((0, 2, 3)), [lambda: arr(6, 5, 7, 9)])
+    assert g.compiled.hlo_before.count(" reduce(") == 2, g.compiled.hlo_before
+    run_both(lambda a: (a.sum((0, 3)), a.sum((1, 2, 3)), a.sum((0, 1, 3))), [lambda: arr(3, 4, 5, 6)])
+
+
 def test_buffer_assignment_figures():
     g = run_both(lambda a: ((a * 2).exp() + 1).sum(), [lambda: arr(64, 64)])
     c = g.compiled

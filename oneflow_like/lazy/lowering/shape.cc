@@ -1,4 +1,5 @@
 // Lowerings of the shape, reduce and creation families' core ops.
+#include <algorithm>
 #include <optional>
 
 #include "oneflow_like/lazy/lowering/lowering_util.h"
@@ -79,8 +80,22 @@ Status LowerSum(LowerCtx& ctx, const TracedOp& op) {
     ctx.set(op, 0, col);
     return Status();
   }
-  ASSIGN_OR_RETURN(auto* r, ctx.b().Reduce(x, ctx.Scalar(m.dtype, 0.0), DimVector(dims.begin(), dims.end()),
-                                           hlo::ReduceKind::kAdd));
+  // Reducing trailing dims and leading ones (a conv bias gradient: [N, C, H, W] -> [C]): the
+  // trailing block first, as contiguous row sums, then the rest from the much smaller result;
+  // one reduction would walk each output's elements with the row stride.
+  const int64_t nd = ctx.in_meta(op, 0).shape.ndim();
+  std::vector<int64_t> sorted(dims.begin(), dims.end());
+  std::sort(sorted.begin(), sorted.end());
+  size_t trailing = 0;
+  while (trailing < sorted.size() && sorted[sorted.size() - 1 - trailing] == nd - 1 - static_cast<int64_t>(trailing))
+    ++trailing;
+  DimVector rest(sorted.begin(), sorted.end());
+  if (trailing > 0 && trailing < sorted.size()) {
+    DimVector inner(sorted.end() - trailing, sorted.end());
+    ASSIGN_OR_RETURN(x, ctx.b().Reduce(x, ctx.Scalar(m.dtype, 0.0), inner, hlo::ReduceKind::kAdd));
+    rest.assign(sorted.begin(), sorted.end() - trailing);
+  }
+  ASSIGN_OR_RETURN(auto* r, ctx.b().Reduce(x, ctx.Scalar(m.dtype, 0.0), rest, hlo::ReduceKind::kAdd));
   if (op.attrs.Bool("keepdim")) { ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, m.shape.dims())); }
   ctx.set(op, 0, r);
   return Status();
