@@ -132,6 +132,33 @@ Status SoftmaxKernel(KernelContext& ctx) {
 }
 
 // softmax: dx = y * (dy - sum(dy * y));  log_softmax: dx = dy - exp(y) * sum(dy).
+// Rows (inner == 1), kRows at a time: each row's sum runs in the same order as a one-row loop
+// (so the bits do not change), but the kRows independent chains hide the add latency that a
+// single running sum waits on; the elementwise pass then vectorises over the row.
+template <typename T, bool kLog>
+void SoftmaxGradRows(const T* g, const T* y, T* o, int64_t rows, int64_t d) {
+  constexpr int64_t kRows = 8;
+  ParallelFor(rows, [&](int64_t b, int64_t e) {
+    for (int64_t r0 = b; r0 < e; r0 += kRows) {
+      const int64_t nr = std::min(kRows, e - r0);
+      T s[kRows] = {};
+      for (int64_t k = 0; k < d; ++k)
+        for (int64_t q = 0; q < nr; ++q) {
+          int64_t p = (r0 + q) * d + k;
+          s[q] += kLog ? g[p] : g[p] * y[p];
+        }
+      for (int64_t q = 0; q < nr; ++q) {
+        const T* __restrict gr = g + (r0 + q) * d;
+        const T* __restrict yr = y + (r0 + q) * d;
+        T* __restrict orow = o + (r0 + q) * d;
+        const T sq = s[q];
+        if (kLog) for (int64_t k = 0; k < d; ++k) orow[k] = gr[k] - std::exp(yr[k]) * sq;
+        else for (int64_t k = 0; k < d; ++k) orow[k] = yr[k] * (gr[k] - sq);
+      }
+    }
+  }, std::max<int64_t>(kRows, kParallelGrain / std::max<int64_t>(d, 1)));
+}
+
 template <bool kLog>
 Status SoftmaxGradKernel(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &y = ctx.input(1), &dx = ctx.output(0);
@@ -141,6 +168,11 @@ Status SoftmaxGradKernel(KernelContext& ctx) {
     using T = scalar_t;
     const T *g = dy.ptr<const T>(), *yy = y.ptr<const T>();
     T* o = dx.ptr<T>();
+    if (l.inner == 1) {
+      SoftmaxGradRows<T, kLog>(g, yy, o, l.outer, l.d);
+      done = true;
+      break;
+    }
     ParallelFor(l.outer, [&](int64_t b, int64_t e) {
       std::vector<T> s(l.inner);
       for (int64_t r = b; r < e; ++r) {

@@ -308,3 +308,22 @@ def test_max_pool2d_other_windows_unchanged():
     ref = np.array([[[[x[a, b, 2 * i:2 * i + 3, 2 * j:2 * j + 3].max() for j in range(ow)] for i in range(oh)]
                      for b in range(3)] for a in range(2)])
     np.testing.assert_array_equal(y, ref)
+
+
+# --- softmax / log_softmax gradients over rows ---------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (7, 129), (8, 4, 128, 128), (13, 1000), (9, 3, 17)])
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_grad_rows(shape, log, dtype):
+    x = (RNG.standard_normal(shape) * 3).astype(dtype)
+    g = RNG.standard_normal(shape).astype(dtype)
+    fx = flow.tensor(x, requires_grad=True)
+    y = F.log_softmax(fx, -1) if log else flow.softmax(fx, -1)
+    (dx,) = flow.autograd.grad(y, fx, flow.tensor(g))
+    x64, g64 = x.astype(np.float64), g.astype(np.float64)
+    e = np.exp(x64 - x64.max(-1, keepdims=True))
+    p = e / e.sum(-1, keepdims=True)
+    ref = g64 - p * g64.sum(-1, keepdims=True) if log else p * (g64 - (g64 * p).sum(-1, keepdims=True))
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(dx.numpy(), ref, rtol=tol * 10, atol=tol)
