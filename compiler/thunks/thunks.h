@@ -21,6 +21,7 @@ class KernelThunk : public Thunk {
   static constexpr int64_t kParallelWork = 32768;
   Status Initialize(const InitializeParams& p) override;
   Status ExecuteOnStream(const ExecuteParams& p) override;
+  int64_t work() const { return work_; }
 
  protected:
   std::string Details() const override;
