@@ -9,6 +9,7 @@
 
 #include "kernels/cpu/loops.h"
 #include "kernels/layout.h"
+#include "oneflow_like/base/blas_threads.h"
 
 namespace oneflow_like {
 namespace kernels {
@@ -16,13 +17,6 @@ namespace {
 
 // Below this many multiply-adds a plain loop beats the BLAS call overhead.
 constexpr int64_t kSmallGemm = 8 * 8 * 8;
-
-// OpenBLAS keeps its own pthreads pool; size it to the machine once. Kernels run one at a time
-// on the CPU stream, so it never competes with our intra-op pool.
-void InitBlasThreads() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(IntraOpPool()->num_threads()); });
-}
 
 struct Operand {
   const char* base;

@@ -48,6 +48,16 @@ def test_bmm():
     check_op(flow.bmm, np.matmul, [rand((2, 30, 20)), rand((2, 20, 25))])
 
 
+def test_batched_small_products():
+    # Attention-shaped products: many small matrices, transposed operands, 2 batch dims.
+    check_op(lambda q, k: q @ k.transpose(-2, -1), lambda q, k: q @ np.swapaxes(k, -1, -2),
+             [rand((2, 3, 20, 16)), rand((2, 3, 24, 16))])
+    check_op(lambda p, v: p.transpose(-2, -1) @ v, lambda p, v: np.swapaxes(p, -1, -2) @ v,
+             [rand((4, 24, 20)), rand((4, 24, 16))])
+    # A broadcast batch operand.
+    check_op(flow.matmul, np.matmul, [rand((3, 20, 16)), rand((1, 16, 24))])
+
+
 @pytest.mark.parametrize("shape_in", [(3, 5), (5,), (1, 5), ()])
 @pytest.mark.parametrize("beta,alpha", [(1.0, 1.0), (0.5, 2.0)])
 def test_addmm(shape_in, beta, alpha):

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "oneflow_like/base/blas_threads.h"
 #include "oneflow_like/base/thread_pool.h"
 
 #include "compiler/eval/hlo_evaluator.h"
@@ -32,19 +33,6 @@ StatusOr<GemmThunk::Config> GemmConfigFor(const HloInstruction& dot) {
   return c;
 }
 
-// OpenBLAS (pthreads build) exports this; its fork handler uses it to stop the worker threads,
-// which restart on the next threaded call. Weak, so another BLAS without it still links.
-extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
-
-namespace {
-// Same sizing as the eager matmul kernel (kernels/cpu/matmul.cc): OpenBLAS's own pthreads pool,
-// one thread per intra-op thread. Thunks run one at a time, so it never competes with the pool.
-void InitBlasThreads() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(IntraOpPool()->num_threads()); });
-}
-}  // namespace
-
 Status GemmThunk::ExecuteOnStream(const ExecuteParams& p) {
   InitBlasThreads();
   const auto ta = c_.lhs_transposed ? CblasTrans : CblasNoTrans, tb = c_.rhs_transposed ? CblasTrans : CblasNoTrans;
@@ -62,14 +50,15 @@ Status GemmThunk::ExecuteOnStream(const ExecuteParams& p) {
       cblas_dgemm(CblasRowMajor, ta, tb, c_.m, c_.n, c_.k, 1.0, a, lda, bb, ldb, 0.0, o, c_.n);
     }
   }
-  if (park_blas_threads_ && blas_thread_shutdown_ != nullptr) blas_thread_shutdown_();
+  if (park_blas_threads_) ParkBlasThreads();
   return absl::OkStatus();
 }
 
 std::string GemmThunk::Details() const {
   return absl::StrFormat("%s batch=%d m=%d n=%d k=%d%s%s lhs=%s rhs=%s out=%s", DTypeName(c_.dtype), c_.batch, c_.m, c_.n,
                          c_.k, c_.lhs_transposed ? " lhsT" : "", c_.rhs_transposed ? " rhsT" : "", lhs_.ToString(),
-                         rhs_.ToString(), out_.ToString()) + (park_blas_threads_ ? " park-blas-threads" : "");
+                         rhs_.ToString(), out_.ToString()) +
+         (park_blas_threads_ ? " park-blas-threads" : "");
 }
 
 namespace {
