@@ -16,7 +16,13 @@ loss) and an inference-only MLP forward (batch 128, no grad). Columns:
       caching allocator), so both count everything a step needs beyond what was live before;
   arena MB / lower bound MB: buffer assignment's temp arena (the simulated peak of the chosen
       schedule, packed best-fit) and the largest set of temporaries live at once;
-  kernel calls: ops without an HLO lowering, run as "ofl.kernel.<op>" custom calls.
+  kernel calls: ops without an HLO lowering, run as "ofl.kernel.<op>" custom calls;
+  GEMM GFLOP / GEMM floor ms / speedup bound: the floating-point work of the graph's GEMM thunks
+      (2*batch*m*n*k summed over the thunk dump; convolutions, which run as kernel calls, are not
+      counted), the time it takes at the machine's GEMM rate (a 1024^3 f32 matmul measured at the
+      start of the run), and eager ms / that floor ("-" when convolutions run as kernel calls,
+      whose work is not counted): no schedule of this model can beat it, so a
+      GEMM-bound model cannot reach a 1.5x speedup when eager already runs its GEMMs at peak.
 A model whose ops our runtime lacks prints "missing: ..." in its row.
 """
 import os
@@ -135,6 +141,28 @@ def peak_mb(step, x, y):
     return stats["peak_allocated"] / 2**20
 
 
+def gemm_rate_gflops():
+    """GFLOP/s of a 1024^3 f32 matmul: the machine's GEMM rate in this process."""
+    a, b = flow.randn(1024, 1024), flow.randn(1024, 1024)
+    times = []
+    for _ in range(7):
+        flow.sync()
+        t0 = time.perf_counter()
+        (a @ b).sum().item()
+        times.append(time.perf_counter() - t0)
+    return 2 * 1024**3 / statistics.median(times[2:]) / 1e9
+
+
+def gemm_gflop(thunks):
+    """Sum of 2*batch*m*n*k over the GEMM thunks of a thunk dump."""
+    total = 0
+    for line in thunks.splitlines():
+        if line.strip().startswith("gemm "):
+            f = dict(kv.split("=", 1) for kv in line.split() if kv.split("=", 1)[0] in ("batch", "m", "n", "k"))
+            total += 2 * int(f["batch"]) * int(f["m"]) * int(f["n"]) * int(f["k"])
+    return total / 1e9
+
+
 def bench_model(name, build, data, loss_name, train):
     eager_step, graph, x, y = make_steps(build, data, loss_name, train)
     t0 = time.perf_counter()
@@ -165,13 +193,19 @@ def bench_model(name, build, data, loss_name, train):
     # caching allocator): its peak is the allocator's (inputs, parameters, outputs) + the arena.
     e_peak, g_peak = peak_mb(eager_step, x, y), peak_mb(graph, x, y) + c.arena_bytes / 2**20
     kc = sorted(set(st["kernel_call_ops"]))
+    gflop = gemm_gflop(c.thunks)
+    has_conv = any(op.startswith("conv") for op in kc)  # their FLOPs are not in the GEMM count
+    floor_ms = gflop / GEMM_RATE * 1e3
     return [name, f"{e_ms:.1f}", f"{g_ms:.1f}", f"{e_ms / g_ms:.2f}x", f"{compile_s:.2f}", f"{e_peak:.1f}",
             f"{g_peak:.1f}", f"{c.arena_bytes / 2**20:.1f}", f"{c.lower_bound_bytes / 2**20:.1f}", check,
+            f"{gflop:.2f}", f"{floor_ms:.1f}", f"{e_ms / floor_ms:.2f}x" if floor_ms > 0 and not has_conv else "-",
             ",".join(kc) if kc else "-"]
 
 
 HEADERS = ["model", "eager ms", "graph ms", "speedup", "compile s", "eager peak MB", "graph peak MB",
-           "arena MB", "lower bound MB", "loss eager/graph (step 1)", "kernel calls"]
+           "arena MB", "lower bound MB", "loss eager/graph (step 1)", "GEMM GFLOP", "GEMM floor ms",
+           "speedup bound", "kernel calls"]
+GEMM_RATE = None  # GFLOP/s, measured in main()
 
 
 def print_table(rows):
@@ -184,8 +218,10 @@ def print_table(rows):
 
 
 def main():
+    global GEMM_RATE
+    GEMM_RATE = gemm_rate_gflops()
     print(f"nn.Graph vs eager, CPU; {os.cpu_count()} CPUs; {'quick' if QUICK else 'full'} run; "
-          f"load average {os.getloadavg()[0]:.2f}\n", flush=True)
+          f"load average {os.getloadavg()[0]:.2f}; GEMM rate {GEMM_RATE:.0f} GFLOP/s (1024^3 f32)\n", flush=True)
     rows = []
     for name, build, data, loss_name, train in MODELS:
         try:
