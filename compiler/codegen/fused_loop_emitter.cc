@@ -45,6 +45,7 @@ StatusOr<std::string> ElementwiseExpr(const HloInstruction* inst, const std::vec
   auto Math = [dialect](const char* fn) { return dialect == KernelDialect::kCpp ? absl::StrCat("std::", fn) : std::string(fn); };
   const DType in_t = inst->operand(0)->shape().dtype();
   const bool pred = in_t == DType::kBool, integral = !IsFloating(in_t);
+  const bool wide_int = in_t == DType::kI32 || in_t == DType::kI64;
   auto m1 = [&](const char* fn) { return absl::StrCat(Math(fn), "(", a[0], ")"); };
   switch (inst->opcode()) {
     case HloOpcode::kNegate: return absl::StrCat(T, "(-", a[0], ")");
@@ -67,9 +68,10 @@ StatusOr<std::string> ElementwiseExpr(const HloInstruction* inst, const std::vec
     case HloOpcode::kConvert:
       if (inst->shape().dtype() == DType::kBool) return absl::StrCat("(", a[0], " != 0)");
       return absl::StrCat("static_cast<", T, ">(", a[0], ")");
-    case HloOpcode::kAdd: return absl::StrCat(T, "(", a[0], " + ", a[1], ")");
-    case HloOpcode::kSubtract: return absl::StrCat(T, "(", a[0], " - ", a[1], ")");
-    case HloOpcode::kMultiply: return absl::StrCat(T, "(", a[0], " * ", a[1], ")");
+    // i32/i64 arithmetic wraps (two's complement) through the unsigned type: no signed overflow.
+    case HloOpcode::kAdd: return wide_int ? absl::StrCat("ofl_wadd(", a[0], ", ", a[1], ")") : absl::StrCat(T, "(", a[0], " + ", a[1], ")");
+    case HloOpcode::kSubtract: return wide_int ? absl::StrCat("ofl_wsub(", a[0], ", ", a[1], ")") : absl::StrCat(T, "(", a[0], " - ", a[1], ")");
+    case HloOpcode::kMultiply: return wide_int ? absl::StrCat("ofl_wmul(", a[0], ", ", a[1], ")") : absl::StrCat(T, "(", a[0], " * ", a[1], ")");
     case HloOpcode::kDivide:
       return integral ? absl::StrCat("ofl_idiv(", a[0], ", ", a[1], ")") : absl::StrCat("(", a[0], " / ", a[1], ")");
     case HloOpcode::kPower: return absl::StrCat(T, "(", Math("pow"), "(", a[0], ", ", a[1], "))");
@@ -77,6 +79,8 @@ StatusOr<std::string> ElementwiseExpr(const HloInstruction* inst, const std::vec
     case HloOpcode::kMinimum: return absl::StrCat("ofl_min(", a[0], ", ", a[1], ")");
     case HloOpcode::kAnd: return absl::StrCat("(", a[0], pred ? " && " : " & ", a[1], ")");
     case HloOpcode::kOr: return absl::StrCat("(", a[0], pred ? " || " : " | ", a[1], ")");
+    case HloOpcode::kXor: return absl::StrCat(T, "(", a[0], pred ? " != " : " ^ ", a[1], ")");
+    case HloOpcode::kShiftRightLogical: return absl::StrCat("ofl_shrl(", a[0], ", ", a[1], ")");
     case HloOpcode::kCompare: {
       static const char* kOps[] = {"==", "!=", "<", "<=", ">", ">="};
       return absl::StrCat("(", a[0], " ", kOps[static_cast<int>(inst->attrs().direction)], " ", a[1], ")");
@@ -853,6 +857,7 @@ std::string KernelPrelude(KernelDialect dialect) {
         "template <typename T> OFL_FN T ofl_inf() { return std::numeric_limits<T>::infinity(); }\n";
   } else {
     s = "typedef long long int64_t; typedef int int32_t; typedef signed char int8_t; typedef unsigned char uint8_t;\n"
+        "typedef unsigned long long uint64_t; typedef unsigned int uint32_t;\n"
         "#define OFL_FN static __device__ inline\n"
         "template <typename T> OFL_FN T ofl_nan() { return T(__longlong_as_double(0x7ff8000000000000LL)); }\n"
         "template <typename T> OFL_FN T ofl_inf() { return T(__longlong_as_double(0x7ff0000000000000LL)); }\n";
@@ -864,7 +869,18 @@ std::string KernelPrelude(KernelDialect dialect) {
       "template <typename T> OFL_FN T ofl_min(T a, T b) { return ((a < b) | (a != a)) ? a : b; }\n"
       "template <typename T> OFL_FN T ofl_sign(T x) { return x != x ? x : T((x > T(0)) - (x < T(0))); }\n"
       "template <typename T> OFL_FN T ofl_idiv(T a, T b) { return b == T(0) ? T(-1) : T(a / b); }\n"
-      "template <typename T> OFL_FN T ofl_iabs(T a) { return a < T(0) ? T(-a) : a; }\n\n");
+      "template <typename T> OFL_FN T ofl_iabs(T a) { return a < T(0) ? T(-a) : a; }\n"
+      // Wrapping i32/i64 arithmetic and logical right shifts (counter-based random numbers).
+      "OFL_FN int32_t ofl_wadd(int32_t a, int32_t b) { return int32_t(uint32_t(a) + uint32_t(b)); }\n"
+      "OFL_FN int64_t ofl_wadd(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); }\n"
+      "OFL_FN int32_t ofl_wsub(int32_t a, int32_t b) { return int32_t(uint32_t(a) - uint32_t(b)); }\n"
+      "OFL_FN int64_t ofl_wsub(int64_t a, int64_t b) { return int64_t(uint64_t(a) - uint64_t(b)); }\n"
+      "OFL_FN int32_t ofl_wmul(int32_t a, int32_t b) { return int32_t(uint32_t(a) * uint32_t(b)); }\n"
+      "OFL_FN int64_t ofl_wmul(int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); }\n"
+      "OFL_FN int32_t ofl_shrl(int32_t a, int32_t s) { return s < 0 || s >= 32 ? 0 : int32_t(uint32_t(a) >> s); }\n"
+      "OFL_FN int64_t ofl_shrl(int64_t a, int64_t s) { return s < 0 || s >= 64 ? 0 : int64_t(uint64_t(a) >> s); }\n"
+      "OFL_FN int8_t ofl_shrl(int8_t a, int8_t s) { return s < 0 || s >= 8 ? 0 : int8_t(uint8_t(a) >> s); }\n"
+      "OFL_FN uint8_t ofl_shrl(uint8_t a, uint8_t s) { return s >= 8 ? 0 : uint8_t(a >> s); }\n\n");
   return s;
 }
 

@@ -227,9 +227,15 @@ double EvalUnary(HloOpcode op, DType t, double x) {
 double EvalBinary(const HloInstruction& inst, DType t, double x, double y) {
   const bool integral = !IsFloating(t);
   switch (inst.opcode()) {
+    // Integers wrap (two's complement), as the generated code does; RoundToType then truncates
+    // to the width. A product of i32 operands is formed exactly in int64 first (a double would
+    // lose its low bits). i64 values beyond 2^53 are not exact in this evaluator.
     case HloOpcode::kAdd: return x + y;
     case HloOpcode::kSubtract: return x - y;
-    case HloOpcode::kMultiply: return x * y;
+    case HloOpcode::kMultiply:
+      if (integral && t != DType::kBool) return static_cast<double>(static_cast<int64_t>(
+          static_cast<uint64_t>(AsInt(x)) * static_cast<uint64_t>(AsInt(y))) & (t == DType::kI64 ? ~int64_t{0} : int64_t{0xffffffff}));
+      return x * y;
     case HloOpcode::kDivide:
       if (integral) return y == 0 ? -1 : static_cast<double>(AsInt(x) / AsInt(y));
       return x / y;
@@ -238,6 +244,14 @@ double EvalBinary(const HloInstruction& inst, DType t, double x, double y) {
     case HloOpcode::kMinimum: return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
     case HloOpcode::kAnd: return t == DType::kBool ? (x != 0 && y != 0) : static_cast<double>(AsInt(x) & AsInt(y));
     case HloOpcode::kOr: return t == DType::kBool ? (x != 0 || y != 0) : static_cast<double>(AsInt(x) | AsInt(y));
+    case HloOpcode::kXor: return t == DType::kBool ? ((x != 0) != (y != 0)) : static_cast<double>(AsInt(x) ^ AsInt(y));
+    case HloOpcode::kShiftRightLogical: {
+      const int bits = t == DType::kI64 ? 64 : t == DType::kI32 ? 32 : 8;
+      const int64_t s = AsInt(y);
+      if (s < 0 || s >= bits) return 0;
+      const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+      return static_cast<double>(static_cast<int64_t>((static_cast<uint64_t>(AsInt(x)) & mask) >> s));
+    }
     case HloOpcode::kCompare:
       switch (inst.attrs().direction) {
         case ComparisonDirection::kEq: return x == y;

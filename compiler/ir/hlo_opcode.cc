@@ -28,7 +28,7 @@ bool IsElementwiseUnary(HloOpcode op) {
 }
 bool IsElementwiseBinary(HloOpcode op) {
   return static_cast<int>(op) >= static_cast<int>(HloOpcode::kAdd) &&
-         static_cast<int>(op) <= static_cast<int>(HloOpcode::kOr);
+         static_cast<int>(op) <= static_cast<int>(HloOpcode::kShiftRightLogical);
 }
 bool IsElementwise(HloOpcode op) {
   return IsElementwiseUnary(op) || IsElementwiseBinary(op) || op == HloOpcode::kSelect;

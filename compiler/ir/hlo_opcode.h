@@ -21,7 +21,8 @@ namespace oneflow_like::hlo {
   V(kAdd, "add", 2) V(kSubtract, "subtract", 2) V(kMultiply, "multiply", 2) \
   V(kDivide, "divide", 2) V(kPower, "power", 2) V(kMaximum, "maximum", 2) \
   V(kMinimum, "minimum", 2) V(kCompare, "compare", 2) V(kAnd, "and", 2) \
-  V(kOr, "or", 2) V(kSelect, "select", 3)                     \
+  V(kOr, "or", 2) V(kXor, "xor", 2)                           \
+  V(kShiftRightLogical, "shift-right-logical", 2) V(kSelect, "select", 3) \
   V(kBroadcast, "broadcast", 1) V(kReshape, "reshape", 1)     \
   V(kTranspose, "transpose", 1) V(kSlice, "slice", 1)         \
   V(kConcatenate, "concatenate", -1) V(kPad, "pad", 2)        \
@@ -44,7 +45,7 @@ const char* HloOpcodeString(HloOpcode op);
 StatusOr<HloOpcode> StringToHloOpcode(const std::string& name);
 int HloOpcodeArity(HloOpcode op);  // -1 = variadic
 bool IsElementwiseUnary(HloOpcode op);   // negate .. convert
-bool IsElementwiseBinary(HloOpcode op);  // add .. or (compare included)
+bool IsElementwiseBinary(HloOpcode op);  // add .. shift-right-logical (compare included)
 // Elementwise in the XLA sense: output[i] depends only on operand[i] (select included).
 bool IsElementwise(HloOpcode op);
 // Cheap per element (no transcendental): used by the fusion cost model.

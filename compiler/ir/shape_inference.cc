@@ -139,8 +139,10 @@ StatusOr<HloShape> InferShape(HloOpcode op, Shapes o, const HloAttrs& a, absl::S
   if (IsElementwiseBinary(op)) {
     const HloShape &x = *o[0], &y = *o[1];
     if (!x.Compatible(y)) return c.Err(absl::StrCat("operand shapes differ: got ", S(x), " and ", S(y)));
-    if ((op == HloOpcode::kAnd || op == HloOpcode::kOr) && IsFloating(x.dtype()))
+    if ((op == HloOpcode::kAnd || op == HloOpcode::kOr || op == HloOpcode::kXor) && IsFloating(x.dtype()))
       return c.Err(absl::StrCat("needs pred or integers, got ", S(x)));
+    if (op == HloOpcode::kShiftRightLogical && (IsFloating(x.dtype()) || x.dtype() == DType::kBool))
+      return c.Err(absl::StrCat("needs integers, got ", S(x)));
     return HloShape(op == HloOpcode::kCompare ? DType::kBool : x.dtype(), x.dims());
   }
   switch (op) {

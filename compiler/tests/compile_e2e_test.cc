@@ -26,6 +26,50 @@ ENTRY %e {
   EXPECT_TRUE(exe->stats().emit.evaluator_fallbacks.empty()) << exe->stats().ToString();
 }
 
+// A counter-based hash (what dropout lowers to): i32 xor, logical shifts and multiplies that wrap,
+// bit-exact against the evaluator; then a keep mask selecting scaled values.
+TEST(CompileE2ETest, IntegerHashWrapsExactly) {
+  auto exe = CompileAndCompare(R"(HloModule hash
+ENTRY %e {
+  %x = f32[6,37] parameter(0)
+  %seed = s32[] parameter(1)
+  %iota = s32[222] iota(), iota_dimension=0
+  %idx = s32[6,37] reshape(%iota)
+  %sb = s32[6,37] broadcast(%seed), dimensions={}
+  %h0 = s32[6,37] xor(%idx, %sb)
+  %c16 = s32[] constant(16)
+  %s16 = s32[6,37] broadcast(%c16), dimensions={}
+  %sh1 = s32[6,37] shift-right-logical(%h0, %s16)
+  %x1 = s32[6,37] xor(%h0, %sh1)
+  %k1 = s32[] constant(2146121005)
+  %k1b = s32[6,37] broadcast(%k1), dimensions={}
+  %m1 = s32[6,37] multiply(%x1, %k1b)
+  %k2 = s32[] constant(-2073254261)
+  %k2b = s32[6,37] broadcast(%k2), dimensions={}
+  %m2 = s32[6,37] multiply(%m1, %k2b)
+  %sh2 = s32[6,37] shift-right-logical(%m2, %s16)
+  %h = s32[6,37] xor(%m2, %sh2)
+  %big = s32[] constant(2147483000)
+  %bigb = s32[6,37] broadcast(%big), dimensions={}
+  %wrapped = s32[6,37] add(%h, %bigb)
+  %c1 = s32[] constant(1)
+  %c1b = s32[6,37] broadcast(%c1), dimensions={}
+  %u = s32[6,37] shift-right-logical(%h, %c1b)
+  %t = s32[] constant(214748364)
+  %tb = s32[6,37] broadcast(%t), dimensions={}
+  %keep = pred[6,37] compare(%u, %tb), direction=GE
+  %scale = f32[] constant(2)
+  %scb = f32[6,37] broadcast(%scale), dimensions={}
+  %xs = f32[6,37] multiply(%x, %scb)
+  %z = f32[] constant(0)
+  %zb = f32[6,37] broadcast(%z), dimensions={}
+  %out = f32[6,37] select(%keep, %xs, %zb)
+  ROOT %r = (f32[6,37], s32[6,37], s32[6,37]) tuple(%out, %h, %wrapped)
+})", /*tol=*/0.0);
+  ASSERT_TRUE(exe);
+  EXPECT_TRUE(exe->stats().emit.evaluator_fallbacks.empty()) << exe->stats().ToString();
+}
+
 TEST(CompileE2ETest, ReductionsRowsColumnsAndAll) {
   CompileAndCompare(R"(HloModule reduce
 %mx (a: f32[], b: f32[]) -> f32[] {

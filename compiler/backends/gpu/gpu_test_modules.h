@@ -226,6 +226,29 @@ ENTRY %e {
   %a = f32[5,7] add(%x, %y)
   ROOT %t = f32[5,7]{0,1} exponential(%a)
 })", 1e-6},
+      {"counter_hash", R"(HloModule counter_hash
+ENTRY %e {
+  %x = f32[5,33] parameter(0)
+  %seed = s32[] parameter(1)
+  %iota = s32[165] iota(), iota_dimension=0
+  %idx = s32[5,33] reshape(%iota)
+  %sb = s32[5,33] broadcast(%seed), dimensions={}
+  %h0 = s32[5,33] xor(%idx, %sb)
+  %c15 = s32[] constant(15)
+  %s15 = s32[5,33] broadcast(%c15), dimensions={}
+  %sh = s32[5,33] shift-right-logical(%h0, %s15)
+  %x1 = s32[5,33] xor(%h0, %sh)
+  %k = s32[] constant(-2073254261)
+  %kb = s32[5,33] broadcast(%k), dimensions={}
+  %h = s32[5,33] multiply(%x1, %kb)
+  %t = s32[] constant(0)
+  %tb = s32[5,33] broadcast(%t), dimensions={}
+  %keep = pred[5,33] compare(%h, %tb), direction=GE
+  %z = f32[] constant(0)
+  %zb = f32[5,33] broadcast(%z), dimensions={}
+  %out = f32[5,33] select(%keep, %x, %zb)
+  ROOT %r = (f32[5,33], s32[5,33]) tuple(%out, %h)
+})", 0},
       {"aliased_outputs", R"(HloModule aliased_outputs
 ENTRY %e {
   %x = f32[4] parameter(0)
