@@ -16,7 +16,8 @@ class PriorityFusion {
   // Bytes saved by fusing `producer` into all its users (negative: not worth it).
   static int64_t Benefit(const HloInstruction* producer);
   static constexpr int64_t kLaunchBytes = 4096;
-  static constexpr int64_t kMaxFusedInstructions = 64;
+  // Room for a counter-based random mask (~40 instructions) inside the loop that uses it.
+  static constexpr int64_t kMaxFusedInstructions = 128;
   static constexpr int64_t kMaxFusionOperands = 24;
 };
 

@@ -5,6 +5,7 @@
 #include "oneflow_like/framework/autograd.h"
 #include "oneflow_like/lazy/launch_lazy_job_instruction_policy.h"
 #include "oneflow_like/ops/copy.h"
+#include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/random.h"
 #include "vm/instructions_builder.h"
 
@@ -85,11 +86,21 @@ StatusOr<TensorList> CompiledGraph::Run(const TensorList& inputs) {
     results.push_back(Tensor::Empty(m.shape, m.dtype, m.device));
     outs.push_back(RefOf(results.back()));
   }
+  // Fresh random numbers on every run (dropout masks, rand...), reproducible under manual_seed:
+  // kernel calls mix the nonce into their traced seeds, lowered random ops read it as the
+  // module's last parameter.
+  const uint64_t nonce = has_random_ ? functional::NextSeed(Device::CPU()) | 1 : 0;
+  if (info_.lower.rng_seed_parameter) {
+    NoGradGuard ng;
+    const int32_t seed = static_cast<int32_t>(static_cast<uint32_t>(nonce ^ (nonce >> 32)));
+    ASSIGN_OR_RETURN(Tensor s, functional::Full(Shape{}, static_cast<double>(seed), DType::kI32, Device::CPU()));
+    keep.push_back(s);
+    args.push_back(RefOf(s));
+  }
   for (int64_t idx : assigned_) assigned.push_back(RefOf(captured_[idx]));
   auto policy = std::make_unique<LaunchLazyJobInstructionPolicy>(name_, exe_, std::move(args), std::move(outs),
                                                                   std::move(assigned), scratch_);
-  // Fresh random numbers on every run (dropout masks, rand...), reproducible under manual_seed.
-  if (has_random_) policy->set_random_nonce(functional::NextSeed(Device::CPU()) | 1);
+  if (has_random_) policy->set_random_nonce(nonce);
   RETURN_IF_ERROR(vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
     return b->Push(Device::CPU(), vm::StreamRole::kCompute, std::move(policy));
   }));

@@ -172,6 +172,7 @@ StatusOr<std::unique_ptr<hlo::HloModule>> LowerTrace(const Trace& trace, const s
       if (stats) { stats->kernel_calls++; stats->kernel_call_ops.push_back(op.op->name); }
     }
   }
+  if (stats) stats->rng_seed_parameter = ctx.uses_rng_seed();
   std::vector<hlo::HloInstruction*> results;
   for (int64_t v : trace.output_values()) results.push_back(values[v]);
   for (auto& [capture, v] : trace.Assignments()) results.push_back(values[v]);

@@ -4,7 +4,8 @@
 // library works in graph mode while lowered ops fuse.
 //
 // Module signature: parameters = graph inputs (in order) then captured eager tensors (in capture
-// order); result = tuple(graph outputs..., final values of assigned captures...).
+// order), then (when a lowered op draws random numbers) an s32[] seed; result = tuple(graph
+// outputs..., final values of assigned captures...).
 #pragma once
 #include <memory>
 #include <string>
@@ -28,11 +29,20 @@ class LowerCtx {
   // Lowers `op` as a call of its device kernel (the generic fallback).
   Status LowerAsKernelCall(const TracedOp& op);
   hlo::HloInstruction* Scalar(DType t, double v) { return b_->ScalarConstant(t, v); }
+  // The module's random-seed parameter (s32[], after the captures), created on first use: the
+  // graph feeds it a fresh value on every run, so lowered random ops (dropout) draw new numbers
+  // each run while an op and its gradient (same traced seed) agree within the run.
+  hlo::HloInstruction* RngSeed() {
+    if (rng_seed_ == nullptr) rng_seed_ = b_->Parameter(hlo::HloShape(DType::kI32, {}), "rng_seed");
+    return rng_seed_;
+  }
+  bool uses_rng_seed() const { return rng_seed_ != nullptr; }
 
  private:
   hlo::HloBuilder* b_;
   std::vector<hlo::HloInstruction*>* values_;
   const Trace* trace_;
+  hlo::HloInstruction* rng_seed_ = nullptr;
 };
 
 using LowerFn = Status (*)(LowerCtx& ctx, const TracedOp& op);
@@ -45,6 +55,7 @@ struct LoweringRegistrar {
 
 struct LowerStats {
   int64_t lowered = 0, kernel_calls = 0;
+  bool rng_seed_parameter = false;  // the module's last parameter is LowerCtx::RngSeed()
   std::vector<std::string> kernel_call_ops;  // ops that fell back to their kernels
 };
 

@@ -385,3 +385,34 @@ def test_dropout_in_graph_draws_fresh_masks_each_run():
     flow.manual_seed(3)
     y3, _ = d(x.detach())
     np.testing.assert_array_equal(y3.numpy(), y1.numpy())  # reproducible under manual_seed
+    # Lowered to fused HLO (a counter hash of the element index and the run's seed parameter).
+    assert "dropout" not in d.stats()["kernel_call_ops"], d.stats()["kernel_call_ops"]
+    assert "rng_seed" in d.compiled.hlo_before
+
+
+@pytest.mark.parametrize("p", [0.1, 0.5, 0.9, 1.0])
+def test_dropout_in_graph_keeps_one_minus_p_scaled(p):
+    x = arr(64, 257, low=0.5, high=1.5)
+
+    class Drop(flow.nn.Graph):
+        def build(self, a):
+            return flow.nn.functional.dropout(a, p=p, training=True) + 0.0
+
+    d = Drop()
+    kept = []
+    for _ in range(4):
+        y = d(x).numpy()
+        keep = y != 0
+        # Kept elements are x / (1 - p) computed in float32 as the kernel does; the rest are 0.
+        if p < 1.0:
+            scale = np.float32(1.0 / (1.0 - p))
+            np.testing.assert_array_equal(y[keep], x.numpy()[keep] * scale)
+        kept.append(keep.mean())
+    n = x.numel()
+    tol = 5 * np.sqrt(p * (1 - p) / n) + 1e-9
+    assert abs(np.mean(kept) - (1 - p)) < tol, (np.mean(kept), 1 - p)
+    # Neighbouring elements are independent (no stripes from the counter hash).
+    if 0 < p < 1:
+        m = (d(x).numpy() != 0).ravel().astype(np.float64)
+        corr = np.corrcoef(m[:-1], m[1:])[0, 1]
+        assert abs(corr) < 0.05, corr
