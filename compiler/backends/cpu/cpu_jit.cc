@@ -16,7 +16,11 @@ namespace {
 // -O3: GCC 12's -O2 vectorises only loops without an epilogue (very-cheap cost model), which
 // excludes row loops over [j0, j1). (No libmvec: its vector exp/tanh round differently from the
 // scalar calls of a loop's epilogue, so results would depend on how [begin, end) is chunked.)
-constexpr const char* kFlags = "-std=c++17 -O3 -march=x86-64-v3 -fno-math-errno -shared -fPIC";
+// -fno-trapping-math: lets GCC if-convert selects whose arms do floating-point work (it will not
+// execute a multiply speculatively while FP exceptions count as side effects), e.g. relu then a
+// dropout scale: that loop was scalar with a mispredicted branch per element (6.0 -> 0.9 ms for
+// 2M floats). Values are unchanged: NaN, infinities and signed zeros keep their IEEE handling.
+constexpr const char* kFlags = "-std=c++17 -O3 -march=x86-64-v3 -fno-math-errno -fno-trapping-math -shared -fPIC";
 
 uint64_t Fnv1a(const std::string& s) {
   uint64_t h = 1469598103934665603ull;
