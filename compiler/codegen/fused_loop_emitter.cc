@@ -46,11 +46,14 @@ StatusOr<std::string> ElementwiseExpr(const HloInstruction* inst, const std::vec
   const DType in_t = inst->operand(0)->shape().dtype();
   const bool pred = in_t == DType::kBool, integral = !IsFloating(in_t);
   const bool wide_int = in_t == DType::kI32 || in_t == DType::kI64;
+  const bool cpu_f32 = dialect == KernelDialect::kCpp && in_t == DType::kF32;
   auto m1 = [&](const char* fn) { return absl::StrCat(Math(fn), "(", a[0], ")"); };
   switch (inst->opcode()) {
     case HloOpcode::kNegate: return absl::StrCat(T, "(-", a[0], ")");
     case HloOpcode::kAbs: return absl::StrCat(T, "(", integral ? "ofl_iabs(" : Math("fabs") + "(", a[0], "))");
-    case HloOpcode::kExp: return m1("exp");
+    // float exp on the CPU: the prelude's branch-free ofl_expf (1 ulp, vectorises); libm's expf
+    // stays scalar (and libmvec's vector variant rounds differently from its scalar calls).
+    case HloOpcode::kExp: return cpu_f32 ? absl::StrCat("ofl_expf(", a[0], ")") : m1("exp");
     case HloOpcode::kLog: return m1("log");
     case HloOpcode::kLog1p: return m1("log1p");
     case HloOpcode::kSqrt: return m1("sqrt");
@@ -58,7 +61,8 @@ StatusOr<std::string> ElementwiseExpr(const HloInstruction* inst, const std::vec
     case HloOpcode::kSin: return m1("sin");
     case HloOpcode::kCos: return m1("cos");
     case HloOpcode::kTanh: return m1("tanh");
-    case HloOpcode::kLogistic: return absl::StrCat("(", T, "(1) / (", T, "(1) + ", Math("exp"), "(-", a[0], ")))");
+    case HloOpcode::kLogistic:
+      return absl::StrCat("(", T, "(1) / (", T, "(1) + ", cpu_f32 ? std::string("ofl_expf") : Math("exp"), "(-", a[0], ")))");
     case HloOpcode::kSign: return absl::StrCat("ofl_sign(", a[0], ")");
     case HloOpcode::kFloor: return m1("floor");
     case HloOpcode::kCeil: return m1("ceil");
@@ -854,7 +858,31 @@ std::string KernelPrelude(KernelDialect dialect) {
   if (dialect == KernelDialect::kCpp) {
     s = "#include <cmath>\n#include <cstdint>\n#include <cstdlib>\n#include <limits>\n#define OFL_FN static inline\n"
         "template <typename T> OFL_FN T ofl_nan() { return std::numeric_limits<T>::quiet_NaN(); }\n"
-        "template <typename T> OFL_FN T ofl_inf() { return std::numeric_limits<T>::infinity(); }\n";
+        "template <typename T> OFL_FN T ofl_inf() { return std::numeric_limits<T>::infinity(); }\n"
+        // exp for float, branch-free so loops vectorise: n = round(x log2 e), r = x - n ln2 (ln2
+        // in two parts), exp(r) by a degree-6 polynomial on [-ln2/2, ln2/2] (Cephes expf
+        // coefficients), times 2^n as two exponent-field scalings so results reach denormals.
+        // Max error 1 ulp against exp in double over [-110, 90]; NaN -> NaN, inf -> inf, -inf -> 0.
+        "OFL_FN float ofl_expf(float x) {\n"
+        "  const float xc = x != x ? 0.f : (x < -104.f ? -104.f : (x > 89.f ? 89.f : x));\n"
+        "  const float n = __builtin_floorf(xc * 1.44269504088896341f + 0.5f);\n"
+        "  float r = xc - n * 0.693359375f;\n"
+        "  r = r - n * -2.12194440e-4f;\n"
+        "  float p = 1.9875691500e-4f;\n"
+        "  p = p * r + 1.3981999507e-3f;\n"
+        "  p = p * r + 8.3334519073e-3f;\n"
+        "  p = p * r + 4.1665795894e-2f;\n"
+        "  p = p * r + 1.6666665459e-1f;\n"
+        "  p = p * r + 5.0000001201e-1f;\n"
+        "  p = p * r * r + r + 1.0f;\n"
+        "  const int32_t ni = static_cast<int32_t>(n), n1 = ni / 2, n2 = ni - n1;\n"
+        "  const uint32_t b1 = static_cast<uint32_t>(n1 + 127) << 23, b2 = static_cast<uint32_t>(n2 + 127) << 23;\n"
+        "  float s1, s2;\n"
+        "  __builtin_memcpy(&s1, &b1, 4);\n"
+        "  __builtin_memcpy(&s2, &b2, 4);\n"
+        "  const float v = p * s1 * s2;\n"
+        "  return x != x ? x : (x > 88.72283905206835f ? __builtin_inff() : v);\n"
+        "}\n";
   } else {
     s = "typedef long long int64_t; typedef int int32_t; typedef signed char int8_t; typedef unsigned char uint8_t;\n"
         "typedef unsigned long long uint64_t; typedef unsigned int uint32_t;\n"
