@@ -176,6 +176,17 @@ def test_column_sum_uses_gemm():
     assert "gemm" in g.compiled.thunks
 
 
+def test_softmax_family_lowers_with_the_kernels_edge_cases():
+    # Lowered to reductions + fused loops; rows with +inf or only -inf are NaN as in the kernels
+    # (and PyTorch), logsumexp keeps its finite shift (-inf rows stay -inf).
+    v = np.array([[1., -np.inf, 3.], [-np.inf, -np.inf, -np.inf], [np.inf, 0, 1], [1000, 1000, -1000]],
+                 dtype=np.float32)
+    g = run_both(lambda x: (flow.softmax(x, -1), flow.log_softmax(x, 0), flow.logsumexp(x, 1),
+                            flow.softmax(x * 0.5, 0)), [lambda: flow.tensor(v)])
+    assert g.stats()["kernel_call_ops"] == [], g.stats()["kernel_call_ops"]
+    run_both(lambda x: (flow.softmax(x, 1), flow.log_softmax(x, -1)), [lambda: arr(3, 37, 5, low=-30, high=30)])
+
+
 def test_sum_over_leading_and_trailing_dims_reduces_rows_first():
     # A conv bias gradient: [N, C, H, W] -> [C] as row sums over H*W, then a sum over N.
     g = run_both(lambda a: (a * 2).sum((0, 2, 3)), [lambda: arr(6, 5, 7, 9)])

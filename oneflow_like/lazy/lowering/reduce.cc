@@ -1,7 +1,7 @@
 // Lowerings of the reduce family beyond sum (shape.cc): amax/amin -> reduce max/min (NaN
-// propagating, like the kernel), logsumexp as max + log(sum(exp(x - max))), and the softmax
-// backward ops as compositions (a reduction plus elementwise work that fuses with its
-// neighbours). softmax/log_softmax themselves keep their (vectorised, multi-threaded) kernels.
+// propagating, like the kernel), logsumexp as max + log(sum(exp(x - max))), softmax /
+// log_softmax and their backward ops as compositions (reductions plus elementwise work that
+// fuses with its neighbours: attention's scale before the softmax, dropout after it).
 #include <algorithm>
 #include <limits>
 
@@ -36,31 +36,67 @@ Status LowerExtreme(LowerCtx& ctx, const TracedOp& op, bool is_max) {
   return Status();
 }
 
-// logsumexp over dims: m + log(sum(exp(x - m))), m = max (0 where m is infinite, as the
-// kernel's running merge gives: all -inf -> -inf, +inf -> +inf).
+// The pieces of a stable exp-sum over `dims`: shift = max, e = exp(x - shift) at x's shape,
+// sum = sum(e). With `finite_shift` the shift is 0 where the max is not finite, as logsumexp's
+// running merge gives (all -inf -> -inf, +inf -> +inf); softmax's kernels shift by the max
+// itself, so a row with +inf or only -inf is NaN there, as in PyTorch.
+struct ExpSum {
+  HloInstruction *shift, *shift_b, *e, *sum;
+};
+StatusOr<ExpSum> StableExpSum(LowerCtx& ctx, HloInstruction* x, DType t, const Shape& xs, const DimVector& dims,
+                              bool finite_shift) {
+  ASSIGN_OR_RETURN(auto* mx, ctx.b().Reduce(x, ctx.Scalar(t, -std::numeric_limits<double>::infinity()), dims,
+                                            hlo::ReduceKind::kMax));
+  ExpSum r;
+  r.shift = mx;
+  if (finite_shift) {
+    ASSIGN_OR_RETURN(auto* inf, Splat(ctx, t, std::numeric_limits<double>::infinity(), Shape(mx->shape().dims())));
+    ASSIGN_OR_RETURN(auto* zero, Splat(ctx, t, 0.0, Shape(mx->shape().dims())));
+    ASSIGN_OR_RETURN(auto* neg, ctx.b().Compare(mx, zero, hlo::ComparisonDirection::kLt));
+    ASSIGN_OR_RETURN(auto* nmx, ctx.b().Unary(HloOpcode::kNegate, mx));
+    ASSIGN_OR_RETURN(auto* ab, ctx.b().Select(neg, nmx, mx));
+    ASSIGN_OR_RETURN(auto* finite, ctx.b().Compare(ab, inf, hlo::ComparisonDirection::kLt));
+    ASSIGN_OR_RETURN(r.shift, ctx.b().Select(finite, mx, zero));
+  }
+  ASSIGN_OR_RETURN(r.shift_b, BroadcastBack(ctx, r.shift, xs, dims));
+  ASSIGN_OR_RETURN(auto* d, ctx.b().Binary(HloOpcode::kSubtract, x, r.shift_b));
+  ASSIGN_OR_RETURN(r.e, ctx.b().Unary(HloOpcode::kExp, d));
+  ASSIGN_OR_RETURN(r.sum, ctx.b().Reduce(r.e, ctx.Scalar(t, 0.0), dims, hlo::ReduceKind::kAdd));
+  return r;
+}
+
+// logsumexp over dims: shift + log(sum(exp(x - shift))).
 Status LowerLogSumExp(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   const Shape& xs = ctx.in_meta(op, 0).shape;
   if (!IsFloat(m.dtype) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
   DimVector dims = Dims(op.attrs.Ints("dims"));
-  HloInstruction* x = ctx.in(op, 0);
-  ASSIGN_OR_RETURN(auto* mx, ctx.b().Reduce(x, ctx.Scalar(m.dtype, -std::numeric_limits<double>::infinity()), dims,
-                                            hlo::ReduceKind::kMax));
-  // Shift by 0 where the max is not finite (keeps -inf rows at -inf instead of NaN).
-  ASSIGN_OR_RETURN(auto* inf, Splat(ctx, m.dtype, std::numeric_limits<double>::infinity(), Shape(mx->shape().dims())));
-  ASSIGN_OR_RETURN(auto* zero, Splat(ctx, m.dtype, 0.0, Shape(mx->shape().dims())));
-  ASSIGN_OR_RETURN(auto* neg, ctx.b().Compare(mx, zero, hlo::ComparisonDirection::kLt));
-  ASSIGN_OR_RETURN(auto* nmx, ctx.b().Unary(HloOpcode::kNegate, mx));
-  ASSIGN_OR_RETURN(auto* ab, ctx.b().Select(neg, nmx, mx));
-  ASSIGN_OR_RETURN(auto* finite, ctx.b().Compare(ab, inf, hlo::ComparisonDirection::kLt));
-  ASSIGN_OR_RETURN(auto* shift, ctx.b().Select(finite, mx, zero));
-  ASSIGN_OR_RETURN(auto* sb, BroadcastBack(ctx, shift, xs, dims));
-  ASSIGN_OR_RETURN(auto* d, ctx.b().Binary(HloOpcode::kSubtract, x, sb));
-  ASSIGN_OR_RETURN(auto* e, ctx.b().Unary(HloOpcode::kExp, d));
-  ASSIGN_OR_RETURN(auto* s, ctx.b().Reduce(e, ctx.Scalar(m.dtype, 0.0), dims, hlo::ReduceKind::kAdd));
-  ASSIGN_OR_RETURN(auto* l, ctx.b().Unary(HloOpcode::kLog, s));
-  ASSIGN_OR_RETURN(auto* r, ctx.b().Binary(HloOpcode::kAdd, shift, l));
+  ASSIGN_OR_RETURN(ExpSum es, StableExpSum(ctx, ctx.in(op, 0), m.dtype, xs, dims, /*finite_shift=*/true));
+  ASSIGN_OR_RETURN(auto* l, ctx.b().Unary(HloOpcode::kLog, es.sum));
+  ASSIGN_OR_RETURN(auto* r, ctx.b().Binary(HloOpcode::kAdd, es.shift, l));
   if (r->shape().dims() != m.shape.dims()) { ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, m.shape.dims())); }
+  ctx.set(op, 0, r);
+  return Status();
+}
+
+// softmax(x; dim) = exp(x - shift) / sum; log_softmax(x; dim) = x - shift - log(sum).
+template <bool kLog>
+Status LowerSoftmax(LowerCtx& ctx, const TracedOp& op) {
+  const TensorMeta& m = ctx.out_meta(op, 0);
+  if (!IsFloat(m.dtype) || ctx.in_meta(op, 0).dtype != m.dtype || m.shape.ndim() == 0) return ctx.LowerAsKernelCall(op);
+  int64_t dim = op.attrs.Int("dim");
+  if (dim < 0) dim += m.shape.ndim();
+  ASSIGN_OR_RETURN(ExpSum es, StableExpSum(ctx, ctx.in(op, 0), m.dtype, m.shape, {dim}, /*finite_shift=*/false));
+  HloInstruction* r;
+  if (kLog) {
+    ASSIGN_OR_RETURN(auto* l, ctx.b().Unary(HloOpcode::kLog, es.sum));
+    ASSIGN_OR_RETURN(auto* lb, BroadcastBack(ctx, l, m.shape, {dim}));
+    ASSIGN_OR_RETURN(auto* d, ctx.b().Binary(HloOpcode::kSubtract, ctx.in(op, 0), es.shift_b));
+    ASSIGN_OR_RETURN(r, ctx.b().Binary(HloOpcode::kSubtract, d, lb));
+  } else {
+    ASSIGN_OR_RETURN(auto* sb, BroadcastBack(ctx, es.sum, m.shape, {dim}));
+    ASSIGN_OR_RETURN(r, ctx.b().Binary(HloOpcode::kDivide, es.e, sb));
+  }
   ctx.set(op, 0, r);
   return Status();
 }
@@ -114,6 +150,8 @@ Status LowerEqMask(LowerCtx& ctx, const TracedOp& op) {
 OFL_REGISTER_LOWERING(amax, [](LowerCtx& c, const TracedOp& o) { return LowerExtreme(c, o, true); });
 OFL_REGISTER_LOWERING(amin, [](LowerCtx& c, const TracedOp& o) { return LowerExtreme(c, o, false); });
 OFL_REGISTER_LOWERING(logsumexp, LowerLogSumExp);
+OFL_REGISTER_LOWERING(softmax, LowerSoftmax<false>);
+OFL_REGISTER_LOWERING(log_softmax, LowerSoftmax<true>);
 OFL_REGISTER_LOWERING(softmax_grad, LowerSoftmaxGrad<false>);
 OFL_REGISTER_LOWERING(log_softmax_grad, LowerSoftmaxGrad<true>);
 OFL_REGISTER_LOWERING(reduce_eq_mask, LowerEqMask);
