@@ -187,6 +187,25 @@ def test_softmax_family_lowers_with_the_kernels_edge_cases():
     run_both(lambda x: (flow.softmax(x, 1), flow.log_softmax(x, -1)), [lambda: arr(3, 37, 5, low=-30, high=30)])
 
 
+@pytest.mark.parametrize("affine", [(True, True), (True, False), (False, False)])
+def test_layer_norm_lowers_forward_and_backward(affine):
+    w_on, b_on = affine
+    shape = (3, 5, 33)
+    w = arr(33, low=0.5, high=1.5) if w_on else None
+    b = arr(33) if b_on else None
+
+    def fn(x, *params):
+        it = iter(params)
+        wt = next(it) if w_on else None
+        bt = next(it) if b_on else None
+        return F.layer_norm(x * 3.0 + 1.0, (33,), wt, bt, eps=1e-5)
+    makers = [lambda: arr(*shape)] + ([lambda: w] if w_on else []) + ([lambda: b] if b_on else [])
+    g = run_both(fn, makers)
+    assert "layer_norm" not in g.stats()["kernel_call_ops"], g.stats()["kernel_call_ops"]
+    g = run_both(_grad_graph(fn, len(makers)), makers)
+    assert "layer_norm_grad" not in g.stats()["kernel_call_ops"], g.stats()["kernel_call_ops"]
+
+
 def test_sum_over_leading_and_trailing_dims_reduces_rows_first():
     # A conv bias gradient: [N, C, H, W] -> [C] as row sums over H*W, then a sum over N.
     g = run_both(lambda a: (a * 2).sum((0, 2, 3)), [lambda: arr(6, 5, 7, 9)])
