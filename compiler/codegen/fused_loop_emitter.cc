@@ -634,11 +634,12 @@ StatusOr<std::optional<std::pair<std::string, int64_t>>> EmitElementwiseRows(con
     lin.m = n;
     lin.c = 1;
     const RowIndex idx = RowEmitter::FromLinear(shape, lin);
-    std::string stores;
+    std::string stores;  // after every root's loads (an output may share its buffer with an operand)
     for (size_t r = 0; r < roots.size(); ++r) {
       ASSIGN_OR_RETURN(RowEmitter::Val v, e.Emit(roots[r], idx));
-      absl::StrAppend(&e.inner, "o", r, "[rb + j] = ", v.v, ";\n");
+      absl::StrAppend(&stores, "o", r, "[rb + j] = ", v.v, ";\n");
     }
+    absl::StrAppend(&e.inner, stores);
     std::string body = absl::StrCat(Indent(e.pre, 4), "    for (int64_t j = j0; j < j1; ++j) {\n", Indent(e.inner, 6), "    }\n");
     if (e.affine) return std::make_optional(std::make_pair(RowLoop(n, body), n));
     if (k == 1 && n >= 4) fallback = std::make_pair(RowLoop(n, body), n);
@@ -761,7 +762,16 @@ StatusOr<std::pair<std::string, int64_t>> EmitReductionRows(const HloInstruction
 
 }  // namespace
 
-StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std::string& name, KernelDialect dialect) {
+StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std::string& name, KernelDialect dialect,
+                                        const std::vector<std::pair<int64_t, int64_t>>& aliased) {
+  auto restrict_operand = [&](int64_t k) {
+    for (auto& a : aliased) if (a.second == k) return "";
+    return "__restrict__ ";
+  };
+  auto restrict_output = [&](int64_t k) {
+    for (auto& a : aliased) if (a.first == k) return "";
+    return "__restrict__ ";
+  };
   if (fusion.opcode() != HloOpcode::kFusion) return InvalidArgument("[codegen] %s is not a fusion", fusion.name());
   const HloComputation& body = *fusion.fused_computation();
   const HloInstruction* root = body.root_instruction();
@@ -783,11 +793,11 @@ StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std:
                            : absl::StrCat("extern \"C\" __global__ void ", name, "(char** args, int64_t begin, int64_t end) {\n");
   for (int64_t k = 0; k < fusion.operand_count(); ++k) {
     ASSIGN_OR_RETURN(std::string T, CType(fusion.operand(k)->shape().dtype()));
-    absl::StrAppend(&header, "  const ", T, "* __restrict__ p", k, " = reinterpret_cast<const ", T, "*>(args[", k, "]);\n");
+    absl::StrAppend(&header, "  const ", T, "* ", restrict_operand(k), "p", k, " = reinterpret_cast<const ", T, "*>(args[", k, "]);\n");
   }
   for (size_t k = 0; k < roots.size(); ++k) {
     ASSIGN_OR_RETURN(std::string T, CType(roots[k]->shape().dtype()));
-    absl::StrAppend(&header, "  ", T, "* __restrict__ o", k, " = reinterpret_cast<", T, "*>(args[", fusion.operand_count() + k, "]);\n");
+    absl::StrAppend(&header, "  ", T, "* ", restrict_output(static_cast<int64_t>(k)), "o", k, " = reinterpret_cast<", T, "*>(args[", fusion.operand_count() + k, "]);\n");
   }
   // Row loops divide by dim sizes at emission time: arrays with a zero-size dim use the per-element path.
   bool has_empty = false;
@@ -809,11 +819,12 @@ StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std:
                                ? "  for (int64_t i = begin; i < end; ++i) {\n"
                                : "  const int64_t i = begin + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;\n  if (i < end) {\n");
   LoopEmitter::Index idx = e.Decompose("i", roots[0]->shape().dims());
+  std::vector<std::string> stores;  // elementwise roots store after every root's loads
   for (size_t k = 0; k < roots.size(); ++k) {
     const HloInstruction* r = roots[k];
     if (r->opcode() != HloOpcode::kReduce) {
       ASSIGN_OR_RETURN(std::string v, e.Emit(r, idx));
-      e.Line(absl::StrCat("o", k, "[i] = ", v, ";"));
+      stores.push_back(absl::StrCat("o", k, "[i] = ", v, ";"));
       continue;
     }
     const ReduceKind kind = r->GetReduceKind();
@@ -849,6 +860,7 @@ StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std:
     e.Line("}");
     e.Line(absl::StrCat("o", k, "[i] = ", acc, ";"));
   }
+  for (const std::string& st : stores) e.Line(st);
   src.code = absl::StrCat(header, e.body(), "  }\n}\n");
   return src;
 }

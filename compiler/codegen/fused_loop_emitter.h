@@ -9,6 +9,8 @@
 // compiler vectorises); the CUDA dialect one thread per output element.
 #pragma once
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "compiler/ir/hlo_instruction.h"
 
@@ -28,7 +30,12 @@ struct KernelSource {
 
 // Unimplemented for what the emitter does not cover (f16/bf16, gather, non-kind reductions,
 // reductions not at the root, array constants): callers fall back to another thunk.
-StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std::string& name, KernelDialect dialect);
+// `aliased`: (output index, operand index) pairs the caller runs on one buffer (an in-place
+// update); those pointers are emitted without __restrict__ (the compiler then checks the overlap
+// at run time, and equal pointers still take the vector loop). Every output element is computed
+// from loads made before any store of that element's iteration.
+StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std::string& name, KernelDialect dialect,
+                                        const std::vector<std::pair<int64_t, int64_t>>& aliased = {});
 // Includes and helpers every generated file starts with.
 std::string KernelPrelude(KernelDialect dialect);
 

@@ -114,4 +114,14 @@ StatusOr<HloInstruction*> FuseProducerIntoConsumer(HloInstruction* producer, Hlo
   return fusion;
 }
 
+bool ReadsOperandElementwise(const HloInstruction* f, const HloInstruction* x) {
+  for (int64_t k = 0; k < f->operand_count(); ++k) {
+    if (f->operand(k) != x) continue;
+    const HloInstruction* param = f->fused_computation()->parameter(k);
+    for (const HloInstruction* u : param->users())
+      if (!IsElementwise(u->opcode()) || u->shape().dims() != x->shape().dims()) return false;
+  }
+  return true;
+}
+
 }  // namespace oneflow_like::hlo

@@ -17,5 +17,8 @@ StatusOr<HloInstruction*> FuseProducerIntoConsumer(HloInstruction* producer, Hlo
 int64_t FusedInstructionCount(const HloInstruction* i);
 // Fusions with a tuple root (multi-output).
 bool IsMultiOutputFusion(const HloInstruction* i);
+// Does fusion `f` read its operand `x` only at the element it computes (through elementwise ops
+// of x's dims inside f)? True when x is not an operand.
+bool ReadsOperandElementwise(const HloInstruction* f, const HloInstruction* x);
 
 }  // namespace oneflow_like::hlo

@@ -48,18 +48,6 @@ StatusOr<bool> MergeSiblings(HloInstruction* a, HloInstruction* b) {
   return true;
 }
 
-// Does `c` read `p` only at the element it computes (through elementwise ops inside c)? Then
-// computing both in one loop reads p's inputs once and never writes+reads p's output twice.
-bool ReadsElementwise(const HloInstruction* c, const HloInstruction* p) {
-  for (int64_t k = 0; k < c->operand_count(); ++k) {
-    if (c->operand(k) != p) continue;
-    const HloInstruction* param = c->fused_computation()->parameter(k);
-    for (const HloInstruction* u : param->users())
-      if (!IsElementwise(u->opcode()) || u->shape().dims() != p->shape().dims()) return false;
-  }
-  return true;
-}
-
 // Producer p with users besides the loop fusion c (e.g. an optimizer's new momentum buffer, a
 // graph output that the parameter update also reads): one loop computing both, tuple(p, c).
 StatusOr<bool> MergeProducerConsumer(HloInstruction* p, HloInstruction* c) {
@@ -106,7 +94,7 @@ StatusOr<bool> MergeProducerConsumer(HloInstruction* p, HloInstruction* c) {
 bool CanMergeProducerConsumer(const HloInstruction* p, const HloInstruction* c) {
   if (!Candidate(p) || !Candidate(c) || p->shape().dims() != c->shape().dims()) return false;
   if (FusedInstructionCount(p) + FusedInstructionCount(c) > PriorityFusion::kMaxFusedInstructions) return false;
-  if (!ReadsElementwise(c, p)) return false;
+  if (!ReadsOperandElementwise(c, p)) return false;
   // Another path p -> x -> c would make the merged fusion both feed and need x: a cycle.
   for (const HloInstruction* o : c->operands())
     if (o != p && Reachable(p, o)) return false;

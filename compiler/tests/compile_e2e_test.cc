@@ -114,6 +114,57 @@ ENTRY %e {
   }
 }
 
+// Parameter donation: an update fusion may write over its parameter only when no other reader of
+// the old value runs after it.
+TEST(CompileE2ETest, DonatedParameterAliasesOnlyWhenNoLaterReader) {
+  const std::string fused = R"(HloModule alias
+%fused_upd (p0: f32[16], p1: f32[16]) -> f32[16] {
+  %p0 = f32[16] parameter(0)
+  %p1 = f32[16] parameter(1)
+  ROOT %a = f32[16] add(%p0, %p1)
+}
+%fused_neg (q0: f32[16]) -> f32[16] {
+  %q0 = f32[16] parameter(0)
+  ROOT %n = f32[16] negate(%q0)
+}
+ENTRY %e {
+  %w = f32[16] parameter(0)
+  %x = f32[16] parameter(1)
+)";
+  const std::string upd = "  %upd = f32[16] fusion(%w, %x), kind=kLoop, calls=%fused_upd\n";
+  const std::string reader = "  %late = f32[16] fusion(%w), kind=kLoop, calls=%fused_neg\n";
+  const std::string root = "  ROOT %t = (f32[16], f32[16]) tuple(%upd, %late)\n}";
+  // The run order is the scheduled instruction order: the old-value reader runs after the update here...
+  auto late = ParseHloModule(fused + upd + reader + root);
+  ASSERT_TRUE(late.ok()) << late.status();
+  FusionAliases f1;
+  EXPECT_TRUE(AcceptOutputParameterAliases(**late, {{0, 0}}, &f1).empty());
+  // ...and before it here, so the update may run in place (operand 0 of the fusion is w).
+  auto early = ParseHloModule(fused + reader + upd + root);
+  ASSERT_TRUE(early.ok()) << early.status();
+  FusionAliases f2;
+  auto ok = AcceptOutputParameterAliases(**early, {{0, 0}}, &f2);
+  ASSERT_EQ(ok.size(), 1u);
+  EXPECT_EQ(ok[0], (std::pair<int64_t, int64_t>{0, 0}));
+  ASSERT_EQ(f2.size(), 1u);
+  EXPECT_EQ(f2.begin()->second, (std::vector<std::pair<int64_t, int64_t>>{{0, 0}}));
+  // A parameter read through a transpose inside the update is not elementwise: refused.
+  auto tr = ParseHloModule(R"(HloModule t
+%fused_t (p0: f32[4,4]) -> f32[4,4] {
+  %p0 = f32[4,4] parameter(0)
+  %tp = f32[4,4] transpose(%p0), dimensions={1,0}
+  ROOT %a = f32[4,4] add(%p0, %tp)
+}
+ENTRY %e {
+  %w = f32[4,4] parameter(0)
+  %u = f32[4,4] fusion(%w), kind=kLoop, calls=%fused_t
+  ROOT %t = (f32[4,4]) tuple(%u)
+})");
+  ASSERT_TRUE(tr.ok()) << tr.status();
+  FusionAliases f3;
+  EXPECT_TRUE(AcceptOutputParameterAliases(**tr, {{0, 0}}, &f3).empty());
+}
+
 TEST(CompileE2ETest, ReductionsRowsColumnsAndAll) {
   CompileAndCompare(R"(HloModule reduce
 %mx (a: f32[], b: f32[]) -> f32[] {

@@ -32,7 +32,16 @@ StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::Compile(const std::share
   g->info_.lower_seconds = Since(t0);
   g->info_.hlo_before = module->ToString();
   t0 = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(std::unique_ptr<hlo::Executable> exe, hlo::Compile(std::move(module)));
+  // Offer every assigned capture's parameter as the buffer of its new value (in-place updates:
+  // no scratch buffer, no write to memory the run does not read); the compiler accepts the pairs
+  // it can prove safe on the scheduled module.
+  hlo::CompileOptions options;
+  {
+    int64_t k = static_cast<int64_t>(trace->output_values().size());
+    for (auto& [capture, v] : trace->Assignments())
+      options.donated.push_back({k++, static_cast<int64_t>(trace->num_inputs()) + static_cast<int64_t>(capture)});
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<hlo::Executable> exe, hlo::Compile(std::move(module), options));
   g->info_.compile_seconds = Since(t0);
   g->info_.hlo_after = exe->module().ToString();
   g->info_.thunks = exe->ThunksToString();
@@ -51,6 +60,9 @@ StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::Compile(const std::share
                              c.meta_string());
     g->assigned_.push_back(capture);
   }
+  const int64_t first_assigned = static_cast<int64_t>(trace->output_values().size());
+  g->in_place_.assign(g->assigned_.size(), false);
+  for (auto [k, p] : g->exe_->output_parameter_aliases()) g->in_place_[k - first_assigned] = true;
   for (auto& c : g->captured_) {
     if (!c.device().is_cpu())
       return Unimplemented("[nn.Graph] graphs on %s are not supported yet (CPU only)", c.device().ToString());
@@ -100,6 +112,7 @@ StatusOr<TensorList> CompiledGraph::Run(const TensorList& inputs) {
   for (int64_t idx : assigned_) assigned.push_back(RefOf(captured_[idx]));
   auto policy = std::make_unique<LaunchLazyJobInstructionPolicy>(name_, exe_, std::move(args), std::move(outs),
                                                                   std::move(assigned), scratch_);
+  policy->set_in_place(in_place_);
   if (has_random_) policy->set_random_nonce(nonce);
   RETURN_IF_ERROR(vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
     return b->Push(Device::CPU(), vm::StreamRole::kCompute, std::move(policy));

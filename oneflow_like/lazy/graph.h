@@ -28,6 +28,12 @@ class CompiledGraph {
   // Runs the graph on `inputs` (same signature as traced); returns its outputs.
   StatusOr<TensorList> Run(const TensorList& inputs);
   const GraphCompileInfo& info() const { return info_; }
+  // (assigned captures written in place by the executable, all assigned captures)
+  std::pair<int64_t, int64_t> in_place_counts() const {
+    int64_t n = 0;
+    for (bool b : in_place_) n += b;
+    return {n, static_cast<int64_t>(in_place_.size())};
+  }
   const hlo::Executable& executable() const { return *exe_; }
   int64_t num_inputs() const { return static_cast<int64_t>(input_metas_.size()); }
 
@@ -37,6 +43,7 @@ class CompiledGraph {
   std::vector<TensorMeta> input_metas_, output_metas_;
   std::vector<Tensor> captured_;
   std::vector<int64_t> assigned_;  // capture indices, in result order after the outputs
+  std::vector<bool> in_place_;     // per assigned capture: the executable writes it in place
   std::shared_ptr<AssignScratch> scratch_;
   bool has_random_ = false;  // some traced op draws random numbers (attr "seed")  // new values of the assigned tensors, reused
   GraphCompileInfo info_;

@@ -48,9 +48,14 @@ Status LaunchLazyJobInstructionPolicy::Compute(vm::Instruction*) {
     sc.blobs.clear();
     for (auto& a : assigned_) sc.blobs.push_back(std::make_shared<vm::Blob>(Device::CPU(), static_cast<size_t>(a.bytes)));
   }
+  auto in_place = [&](size_t i) { return i < in_place_.size() && in_place_[i]; };
   for (size_t i = 0; i < assigned_.size(); ++i) {
     if (static_cast<int64_t>(sc.blobs[i]->bytes()) != assigned_[i].bytes)
       return Internal("[launch_lazy_job:%s] assigned tensor %d changed size", name_, int(i));
+    if (in_place(i)) {
+      outs.push_back(static_cast<char*>(assigned_[i].blob->data()) + assigned_[i].offset_bytes);
+      continue;
+    }
     RETURN_IF_ERROR(sc.blobs[i]->EnsureAllocated());
     outs.push_back(sc.blobs[i]->data());
   }
@@ -60,6 +65,7 @@ Status LaunchLazyJobInstructionPolicy::Compute(vm::Instruction*) {
   }
   constexpr int64_t kChunk = 1 << 18;  // bytes per parallel copy chunk
   for (size_t i = 0; i < assigned_.size(); ++i) {
+    if (in_place(i)) continue;
     vm::Blob& target = *assigned_[i].blob;
     if (assigned_[i].offset_bytes == 0 && static_cast<int64_t>(target.bytes()) == assigned_[i].bytes) {
       target.SwapMemory(*sc.blobs[i]);  // the whole storage: swap, no copy

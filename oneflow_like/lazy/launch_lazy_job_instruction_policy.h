@@ -40,12 +40,16 @@ class LaunchLazyJobInstructionPolicy : public vm::InstructionPolicy {
   std::string DebugName(const vm::Instruction&) const override { return "launch_lazy_job:" + name_; }
   // Random ops inside the graph mix this per-run value into their traced seeds (0: none).
   void set_random_nonce(uint64_t nonce) { nonce_ = nonce; }
+  // Per assigned tensor: the executable writes its new value over the old one (the compiler
+  // accepted the donation), so it gets the tensor's own buffer and no scratch.
+  void set_in_place(std::vector<bool> in_place) { in_place_ = std::move(in_place); }
 
  private:
   std::string name_;
   uint64_t nonce_ = 0;
   std::shared_ptr<hlo::Executable> exe_;
   std::vector<BufferRef> args_, outputs_, assigned_;
+  std::vector<bool> in_place_;
   std::shared_ptr<AssignScratch> scratch_;
   vm::DependenceVector in_, out_;
 };

@@ -42,6 +42,9 @@ void BindLazy(py::module_& m, TensorClass&) {
       .def_property_readonly("total_buffer_bytes",
                              [](lazy::CompiledGraph& g) { return g.executable().buffer_assignment().total_bytes(); })
       .def_property_readonly("num_lowered", [](lazy::CompiledGraph& g) { return g.info().lower.lowered; })
+      // (tensors the graph updates in place, tensors it assigns): in place when the compiler
+      // proved no reader of the old value runs after the update (compile.h, donated).
+      .def_property_readonly("in_place_assignments", [](lazy::CompiledGraph& g) { return g.in_place_counts(); })
       .def_property_readonly("kernel_call_ops", [](lazy::CompiledGraph& g) { return g.info().lower.kernel_call_ops; });
   m.def("_compile_trace", [](PyTrace& t, const std::string& name) {
     if (t.scope) throw py::value_error("[nn.Graph] compile after the trace scope is closed");

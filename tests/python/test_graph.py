@@ -206,6 +206,55 @@ def test_layer_norm_lowers_forward_and_backward(affine):
     assert "layer_norm_grad" not in g.stats()["kernel_call_ops"], g.stats()["kernel_call_ops"]
 
 
+def test_optimizer_updates_run_in_place():
+    # Every SGD-momentum update (parameters and momentum buffers) writes over the old values:
+    # the compiler accepts the donation because nothing reads an old value after its update.
+    flow.manual_seed(0)
+    m = flow.nn.Sequential(flow.nn.Linear(16, 32), flow.nn.ReLU(), flow.nn.Linear(32, 4))
+    opt = flow.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+
+    class Step(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = m
+            self.add_optimizer(opt)
+
+        def build(self, x, y):
+            loss = F.cross_entropy(self.m(x), y)
+            loss.backward()
+            return loss
+    g = Step()
+    x, y = arr(8, 16), flow.tensor(RNG.integers(0, 4, size=(8,)))
+    g(x, y)
+    done, total = g.stats()["in_place_assignments"]
+    assert total >= 8 and done == total, g.stats()
+
+
+def test_in_place_refused_when_the_old_value_is_read_later():
+    # y reads w's old value and the graph also overwrites w: whether or not the update can run
+    # in place, both outputs and w must match eager execution over several runs.
+    w_e, w_g = flow.ones(64, 8), flow.ones(64, 8)
+
+    class G(flow.nn.Graph):
+        def build(self, x):
+            old = (w_g * x).sum(0)          # reads old w
+            w_g.mul_(0.5).add_(x)           # update
+            later = (w_g.t() @ x).sum()     # reads new w
+            return old * 2.0, later, (w_g * 3.0).sum(1)
+
+    def eager(x):
+        old = (w_e * x).sum(0)
+        w_e.mul_(0.5).add_(x)
+        later = (w_e.t() @ x).sum()
+        return old * 2.0, later, (w_e * 3.0).sum(1)
+    g = G()
+    for _ in range(3):
+        x = arr(64, 8)
+        for e, l in zip(eager(x), g(x)):
+            np.testing.assert_allclose(l.numpy(), e.numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(w_g.numpy(), w_e.numpy(), rtol=1e-6)
+
+
 def test_sum_over_leading_and_trailing_dims_reduces_rows_first():
     # A conv bias gradient: [N, C, H, W] -> [C] as row sums over H*W, then a sum over N.
     g = run_both(lambda a: (a * 2).sum((0, 2, 3)), [lambda: arr(6, 5, 7, 9)])

@@ -40,6 +40,10 @@ class Executable {
   const BufferAssignment& buffer_assignment() const { return *assignment_; }
   const CompileStats& stats() const { return stats_; }
   std::string ThunksToString() const { return ThunkSequenceToString(thunks_); }
+  // (output leaf, parameter) pairs of CompileOptions::donated the code was built to run on one
+  // buffer: the caller may pass the parameter's buffer as that output (an in-place update).
+  const std::vector<std::pair<int64_t, int64_t>>& output_parameter_aliases() const { return aliases_; }
+  void set_output_parameter_aliases(std::vector<std::pair<int64_t, int64_t>> a) { aliases_ = std::move(a); }
 
  private:
   std::unique_ptr<HloModule> module_;
@@ -48,6 +52,7 @@ class Executable {
   std::shared_ptr<KernelLibrary> kernels_;
   CompileStats stats_;
   std::vector<HloShape> parameter_shapes_, output_shapes_;
+  std::vector<std::pair<int64_t, int64_t>> aliases_;
   std::vector<std::vector<char>> constants_;  // indexed by allocation
   std::unique_ptr<char, void (*)(void*)> arena_{nullptr, &std::free};
   std::mutex mu_;

@@ -16,7 +16,8 @@ namespace {
 
 class Emitter {
  public:
-  Emitter(const BufferAssignment& ba, std::string* source, EmitStats* stats) : ba_(ba), source_(source), stats_(stats) {}
+  Emitter(const BufferAssignment& ba, std::string* source, EmitStats* stats, const FusionAliases* aliased)
+      : ba_(ba), source_(source), stats_(stats), aliased_(aliased) {}
 
   StatusOr<ThunkSequence> EmitComputation(const HloComputation& c) {
     ThunkSequence seq;
@@ -52,7 +53,11 @@ class Emitter {
       case HloOpcode::kFusion: {
         std::string name = "k_";
         for (char ch : i.name()) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-        auto src = EmitFusionKernel(i, name, KernelDialect::kCpp);
+        std::vector<std::pair<int64_t, int64_t>> pairs;
+        if (aliased_ != nullptr) {
+          if (auto it = aliased_->find(&i); it != aliased_->end()) pairs = it->second;
+        }
+        auto src = EmitFusionKernel(i, name, KernelDialect::kCpp, pairs);
         if (!src.ok()) {
           Fallback(i, src.status(), seq);
           return absl::OkStatus();
@@ -156,6 +161,7 @@ class Emitter {
   const BufferAssignment& ba_;
   std::string* source_;
   EmitStats* stats_;
+  const FusionAliases* aliased_;
 };
 
 }  // namespace
@@ -170,8 +176,8 @@ std::string EmitStats::ToString() const {
 }
 
 StatusOr<ThunkSequence> EmitThunks(const HloModule& module, const BufferAssignment& assignment,
-                                   std::string* kernel_source, EmitStats* stats) {
-  Emitter e(assignment, kernel_source, stats);
+                                   std::string* kernel_source, EmitStats* stats, const FusionAliases* aliased) {
+  Emitter e(assignment, kernel_source, stats, aliased);
   return e.EmitComputation(*module.entry_computation());
 }
 

@@ -4,6 +4,7 @@
 // (parameter, constant, bitcast, tuple, get-tuple-element) emit nothing. Ops with no kernel
 // fall back to an evaluator thunk, counted in the stats.
 #pragma once
+#include "absl/container/flat_hash_map.h"
 #include <string>
 #include <vector>
 
@@ -19,7 +20,10 @@ struct EmitStats {
 };
 
 // Emits the entry computation; `kernel_source` receives every generated kernel (no prelude).
+// `aliased` (optional): per fusion, the (output index, operand index) pairs that will share a
+// buffer at run time (see EmitFusionKernel).
+using FusionAliases = absl::flat_hash_map<const HloInstruction*, std::vector<std::pair<int64_t, int64_t>>>;
 StatusOr<ThunkSequence> EmitThunks(const HloModule& module, const BufferAssignment& assignment,
-                                   std::string* kernel_source, EmitStats* stats);
+                                   std::string* kernel_source, EmitStats* stats, const FusionAliases* aliased = nullptr);
 
 }  // namespace oneflow_like::hlo

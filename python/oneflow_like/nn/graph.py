@@ -198,4 +198,5 @@ class Graph:
         c = e.compiled
         return {"trace_seconds": e.trace_seconds, "lower_seconds": c.lower_seconds,
                 "compile_seconds": c.compile_seconds, "traced_ops": e.num_ops,
-                "lowered_ops": c.num_lowered, "kernel_call_ops": list(c.kernel_call_ops)}
+                "lowered_ops": c.num_lowered, "kernel_call_ops": list(c.kernel_call_ops),
+                "in_place_assignments": tuple(c.in_place_assignments)}
