@@ -50,8 +50,7 @@ std::vector<std::pair<int64_t, int64_t>> AcceptOutputParameterAliases(const HloM
     if (!ok) continue;
     taken.insert(p);
     accepted.push_back({k, p});
-    if (operand >= 0) (*fusions)[f].push_back({out_index, operand});
-    else (*fusions)[f];  // not read by f: nothing to relax
+    if (operand >= 0) (*fusions)[f].push_back({out_index, operand});  // unread: nothing to relax
   }
   return accepted;
 }

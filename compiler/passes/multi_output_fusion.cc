@@ -12,60 +12,26 @@ bool Candidate(const HloInstruction* f) {
   return f->opcode() == HloOpcode::kFusion && f->attrs().fusion_kind == FusionKind::kLoop && !IsMultiOutputFusion(f);
 }
 
-StatusOr<bool> MergeSiblings(HloInstruction* a, HloInstruction* b) {
+// One loop fusion computing `a` and `b` (same iteration space) with root tuple(a, b). Where `b`
+// reads `a` (producer-consumer) it uses a's value inside the loop instead of a parameter, so a
+// is computed once, written once and never read back; siblings just share their common inputs.
+StatusOr<bool> MergeIntoMultiOutput(HloInstruction* a, HloInstruction* b) {
   HloComputation* comp = a->parent();
   HloComputation* body = comp->parent()->AddEmbeddedComputation(
-      std::make_unique<HloComputation>(absl::StrCat("fused_multi_", a->name())));
+      std::make_unique<HloComputation>(absl::StrCat("fused_multi_", b->name())));
   std::vector<HloInstruction*> outer;
   auto param_for = [&](HloInstruction* o) -> HloInstruction* {
     for (size_t k = 0; k < outer.size(); ++k) if (outer[k] == o) return body->parameter(k);
     outer.push_back(o);
     return body->AddParameter(HloInstruction::CreateParameter(0, o->shape(), "param"));
   };
-  std::vector<HloInstruction*> roots;
-  for (HloInstruction* f : {a, b}) {
-    absl::flat_hash_map<const HloInstruction*, HloInstruction*> m;
-    for (HloInstruction* i : f->fused_computation()->MakeInstructionPostOrder()) {
-      if (i->opcode() == HloOpcode::kParameter) { m[i] = param_for(f->operand(i->parameter_number())); continue; }
-      std::vector<HloInstruction*> ops;
-      for (HloInstruction* o : i->operands()) ops.push_back(m.at(o));
-      m[i] = body->AddInstruction(i->CloneWithNewOperands(i->shape(), ops));
-    }
-    roots.push_back(m.at(f->fused_computation()->root_instruction()));
-  }
-  HloShape tuple_shape = HloShape::Tuple({a->shape(), b->shape()});
-  body->set_root_instruction(AddInst(body, HloOpcode::kTuple, tuple_shape, roots));
-  auto fi = HloInstruction::Create(HloOpcode::kFusion, tuple_shape, outer);
-  fi->set_called_computations({body});
-  HloInstruction* fusion = comp->AddInstruction(std::move(fi));
-  body->set_fusion_instruction(fusion);
-  HloAttrs g0, g1;
-  g1.index = 1;
-  HloInstruction* ga = AddInst(comp, HloOpcode::kGetTupleElement, a->shape(), {fusion}, g0);
-  HloInstruction* gb = AddInst(comp, HloOpcode::kGetTupleElement, b->shape(), {fusion}, g1);
-  RETURN_IF_ERROR(comp->ReplaceInstruction(a, ga));
-  RETURN_IF_ERROR(comp->ReplaceInstruction(b, gb));
-  return true;
-}
-
-// Producer p with users besides the loop fusion c (e.g. an optimizer's new momentum buffer, a
-// graph output that the parameter update also reads): one loop computing both, tuple(p, c).
-StatusOr<bool> MergeProducerConsumer(HloInstruction* p, HloInstruction* c) {
-  HloComputation* comp = p->parent();
-  HloComputation* body = comp->parent()->AddEmbeddedComputation(
-      std::make_unique<HloComputation>(absl::StrCat("fused_multi_", c->name())));
-  std::vector<HloInstruction*> outer;
-  auto param_for = [&](HloInstruction* o) -> HloInstruction* {
-    for (size_t k = 0; k < outer.size(); ++k) if (outer[k] == o) return body->parameter(k);
-    outer.push_back(o);
-    return body->AddParameter(HloInstruction::CreateParameter(0, o->shape(), "param"));
-  };
-  auto clone = [&](HloInstruction* f, HloInstruction* produced) -> HloInstruction* {
+  HloInstruction* a_root = nullptr;
+  auto clone = [&](HloInstruction* f) -> HloInstruction* {
     absl::flat_hash_map<const HloInstruction*, HloInstruction*> m;
     for (HloInstruction* i : f->fused_computation()->MakeInstructionPostOrder()) {
       if (i->opcode() == HloOpcode::kParameter) {
         HloInstruction* o = f->operand(i->parameter_number());
-        m[i] = o == p && produced != nullptr ? produced : param_for(o);
+        m[i] = o == a && a_root != nullptr ? a_root : param_for(o);
         continue;
       }
       std::vector<HloInstruction*> ops;
@@ -74,20 +40,20 @@ StatusOr<bool> MergeProducerConsumer(HloInstruction* p, HloInstruction* c) {
     }
     return m.at(f->fused_computation()->root_instruction());
   };
-  HloInstruction* p_root = clone(p, nullptr);
-  HloInstruction* c_root = clone(c, p_root);
-  HloShape tuple_shape = HloShape::Tuple({p->shape(), c->shape()});
-  body->set_root_instruction(AddInst(body, HloOpcode::kTuple, tuple_shape, {p_root, c_root}));
+  a_root = clone(a);
+  HloInstruction* b_root = clone(b);
+  HloShape tuple_shape = HloShape::Tuple({a->shape(), b->shape()});
+  body->set_root_instruction(AddInst(body, HloOpcode::kTuple, tuple_shape, {a_root, b_root}));
   auto fi = HloInstruction::Create(HloOpcode::kFusion, tuple_shape, outer);
   fi->set_called_computations({body});
   HloInstruction* fusion = comp->AddInstruction(std::move(fi));
   body->set_fusion_instruction(fusion);
   HloAttrs g0, g1;
   g1.index = 1;
-  HloInstruction* gp = AddInst(comp, HloOpcode::kGetTupleElement, p->shape(), {fusion}, g0);
-  HloInstruction* gc = AddInst(comp, HloOpcode::kGetTupleElement, c->shape(), {fusion}, g1);
-  RETURN_IF_ERROR(comp->ReplaceInstruction(c, gc));
-  RETURN_IF_ERROR(comp->ReplaceInstruction(p, gp));
+  HloInstruction* ga = AddInst(comp, HloOpcode::kGetTupleElement, a->shape(), {fusion}, g0);
+  HloInstruction* gb = AddInst(comp, HloOpcode::kGetTupleElement, b->shape(), {fusion}, g1);
+  RETURN_IF_ERROR(comp->ReplaceInstruction(b, gb));  // b first: it may be a's user
+  RETURN_IF_ERROR(comp->ReplaceInstruction(a, ga));
   return true;
 }
 
@@ -113,7 +79,7 @@ StatusOr<bool> MultiOutputFusion::Run(HloModule* module) {
         if (!Candidate(p) || p->user_count() < 2) continue;
         for (HloInstruction* u : p->users()) {
           if (!CanMergeProducerConsumer(p, u)) continue;
-          ASSIGN_OR_RETURN(merged, MergeProducerConsumer(p, u));
+          ASSIGN_OR_RETURN(merged, MergeIntoMultiOutput(p, u));
           break;
         }
         if (merged) break;
@@ -131,7 +97,7 @@ StatusOr<bool> MultiOutputFusion::Run(HloModule* module) {
             if (a->shape().dims() != b->shape().dims()) continue;
             if (FusedInstructionCount(a) + FusedInstructionCount(b) > PriorityFusion::kMaxFusedInstructions) continue;
             if (Reachable(a, b) || Reachable(b, a)) continue;
-            ASSIGN_OR_RETURN(merged, MergeSiblings(a, b));
+            ASSIGN_OR_RETURN(merged, MergeIntoMultiOutput(a, b));
           }
         }
         if (merged) break;

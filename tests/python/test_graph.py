@@ -230,9 +230,10 @@ def test_optimizer_updates_run_in_place():
     assert total >= 8 and done == total, g.stats()
 
 
-def test_in_place_refused_when_the_old_value_is_read_later():
-    # y reads w's old value and the graph also overwrites w: whether or not the update can run
-    # in place, both outputs and w must match eager execution over several runs.
+def test_in_place_update_with_old_and_new_reads_matches_eager():
+    # The graph reads w's old value, overwrites w, then reads the new value: whether or not the
+    # compiler runs the update in place (refusal is tested on IR in compile_e2e_test.cc), every
+    # output and w must match eager execution over several runs.
     w_e, w_g = flow.ones(64, 8), flow.ones(64, 8)
 
     class G(flow.nn.Graph):
