@@ -3,28 +3,18 @@
 // reorders); f64 (and f32 where oneDNN fails) runs im2col + BLAS GEMM per sample and group.
 #include <cblas.h>
 
-#include <dnnl.hpp>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "kernels/cpu/dnnl_conv.h"
 #include "kernels/cpu/loops.h"
 
 namespace oneflow_like {
 namespace kernels {
 namespace {
-
-struct ConvGeom {
-  int64_t n, c, h, w, k, r, s, oh, ow, g;
-  int64_t sh, sw, ph, pw, dh, dw;
-  int64_t cg() const { return c / g; }
-  int64_t kg() const { return k / g; }
-  int64_t crs() const { return cg() * r * s; }
-  int64_t ohw() const { return oh * ow; }
-};
 
 ConvGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& w, const Shape& y) {
   const auto &st = a.Ints("stride"), &pd = a.Ints("padding"), &dl = a.Ints("dilation");
@@ -157,23 +147,6 @@ Status GemmGradWeight(KernelContext& ctx, const ConvGeom& q) {
 // ---- oneDNN (f32) ----------------------------------------------------------------------------
 
 using dnnl::memory;
-using Dims = memory::dims;
-
-// Wraps oneDNN's exceptions into Status.
-#define OFL_DNNL_CALL(op, ...)                                                               \
-  try {                                                                                      \
-    __VA_ARGS__;                                                                             \
-  } catch (const dnnl::error& e) {                                                           \
-    return Internal("[%s] oneDNN error %d: %s", op, static_cast<int>(e.status), e.what());   \
-  }
-
-struct Dnnl {
-  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
-};
-Dnnl& GetDnnl() {
-  static Dnnl* d = new Dnnl();
-  return *d;
-}
 
 // Primitives for one convolution geometry; built on first use, then reused.
 struct ConvPrims {
@@ -195,40 +168,6 @@ ConvCache& GetCache() {
   return *c;
 }
 
-memory::desc PlainDesc(const Dims& d, memory::format_tag tag) { return memory::desc(d, memory::data_type::f32, tag); }
-Dims SrcDims(const ConvGeom& q) { return {q.n, q.c, q.h, q.w}; }
-Dims DstDims(const ConvGeom& q) { return {q.n, q.k, q.oh, q.ow}; }
-Dims WeiDims(const ConvGeom& q) {
-  return q.g == 1 ? Dims{q.k, q.c, q.r, q.s} : Dims{q.g, q.kg(), q.cg(), q.r, q.s};
-}
-memory::format_tag WeiTag(const ConvGeom& q) { return q.g == 1 ? memory::format_tag::oihw : memory::format_tag::goihw; }
-
-// Strides, dilations (oneDNN counts from 0), left and right padding (the right one makes the
-// output size match floor semantics), and the "any"-layout descs of src, weights, dst.
-struct DnnlGeom {
-  Dims st, dl, pl, pr;
-  memory::desc src, wei, dst;
-  explicit DnnlGeom(const ConvGeom& q)
-      : st{q.sh, q.sw},
-        dl{q.dh - 1, q.dw - 1},
-        pl{q.ph, q.pw},
-        pr{(q.oh - 1) * q.sh + (q.r - 1) * q.dh + 1 - q.h - q.ph, (q.ow - 1) * q.sw + (q.s - 1) * q.dw + 1 - q.w - q.pw},
-        src(SrcDims(q), memory::data_type::f32, memory::format_tag::any),
-        wei(WeiDims(q), memory::data_type::f32, memory::format_tag::any),
-        dst(DstDims(q), memory::data_type::f32, memory::format_tag::any) {}
-};
-
-dnnl::convolution_forward::desc FwdDesc(const ConvGeom& q, bool bias) {
-  DnnlGeom d(q);
-  auto fwd = dnnl::prop_kind::forward_training;
-  auto algo = dnnl::algorithm::convolution_direct;
-  if (bias)
-    return dnnl::convolution_forward::desc(fwd, algo, d.src, d.wei,
-                                           memory::desc({q.k}, memory::data_type::f32, memory::format_tag::x), d.dst,
-                                           d.st, d.dl, d.pl, d.pr);
-  return dnnl::convolution_forward::desc(fwd, algo, d.src, d.wei, d.dst, d.st, d.dl, d.pl, d.pr);
-}
-
 std::shared_ptr<ConvPrims> GetPrims(const ConvGeom& q, bool bias) {
   std::vector<int64_t> key{q.n, q.c, q.h, q.w, q.k, q.r, q.s, q.g, q.sh, q.sw, q.ph, q.pw, q.dh, q.dw, bias};
   auto& cache = GetCache();
@@ -236,42 +175,15 @@ std::shared_ptr<ConvPrims> GetPrims(const ConvGeom& q, bool bias) {
   auto it = cache.entries.find(key);
   if (it != cache.entries.end()) return it->second;
   if (cache.entries.size() >= 64) cache.entries.clear();  // a small cache: shapes change rarely
-  auto pd = dnnl::convolution_forward::primitive_desc(FwdDesc(q, bias), GetDnnl().engine);
+  auto pd = dnnl::convolution_forward::primitive_desc(ConvFwdDesc(q, bias), DnnlEngine());
   auto p = std::shared_ptr<ConvPrims>(new ConvPrims{pd, dnnl::convolution_forward(pd), nullptr, nullptr, nullptr, nullptr});
   cache.entries[key] = p;
   return p;
 }
 
-// Runs `prim` with user buffers in plain layouts, reordering into/out of the layouts it chose.
-struct Arg {
-  int arg;
-  memory::desc want;   // the primitive's layout
-  memory::desc plain;  // the user's layout
-  void* data;
-  bool output;
-};
-
-Status Execute(KernelContext& ctx, const char* op, const dnnl::primitive& prim, const std::vector<Arg>& args) {
-  auto& eng = GetDnnl().engine;
-  OFL_DNNL_CALL(op, {
-    dnnl::stream strm(eng);
-    std::unordered_map<int, memory> margs;
-    std::vector<std::pair<memory, memory>> outs;  // (prim's, user's) to reorder back
-    for (const Arg& a : args) {
-      memory user(a.plain, eng, a.data);
-      if (a.want == a.plain) { margs.emplace(a.arg, user); continue; }
-      auto p = ctx.AllocateTemp(a.want.get_size());
-      if (!p.ok()) return p.status();
-      memory m(a.want, eng, *p);
-      if (!a.output) dnnl::reorder(user, m).execute(strm, user, m);
-      else outs.emplace_back(m, user);
-      margs.emplace(a.arg, m);
-    }
-    prim.execute(strm, margs);
-    for (auto& o : outs) dnnl::reorder(o.first, o.second).execute(strm, o.first, o.second);
-    strm.wait();
-  });
-  return Status();
+// Runs `prim` with user buffers in plain layouts; reorder scratch comes from the kernel's temps.
+Status Execute(KernelContext& ctx, const char* op, const dnnl::primitive& prim, const std::vector<DnnlArg>& args) {
+  return DnnlExecute(op, prim, args, [&](size_t bytes) { return ctx.AllocateTemp(bytes); });
 }
 
 Status DnnlForward(KernelContext& ctx, const ConvGeom& q) {
@@ -279,10 +191,10 @@ Status DnnlForward(KernelContext& ctx, const ConvGeom& q) {
   std::shared_ptr<ConvPrims> p;
   OFL_DNNL_CALL("conv2d", p = GetPrims(q, bias));
   std::lock_guard<std::mutex> l(p->mu);
-  std::vector<Arg> args{
-      {DNNL_ARG_SRC, p->fwd_pd.src_desc(), PlainDesc(SrcDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
-      {DNNL_ARG_WEIGHTS, p->fwd_pd.weights_desc(), PlainDesc(WeiDims(q), WeiTag(q)), ctx.input(1).data, false},
-      {DNNL_ARG_DST, p->fwd_pd.dst_desc(), PlainDesc(DstDims(q), memory::format_tag::nchw), ctx.output(0).data, true}};
+  std::vector<DnnlArg> args{
+      {DNNL_ARG_SRC, p->fwd_pd.src_desc(), PlainDesc(ConvSrcDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
+      {DNNL_ARG_WEIGHTS, p->fwd_pd.weights_desc(), PlainDesc(ConvWeiDims(q), ConvWeiTag(q)), ctx.input(1).data, false},
+      {DNNL_ARG_DST, p->fwd_pd.dst_desc(), PlainDesc(ConvDstDims(q), memory::format_tag::nchw), ctx.output(0).data, true}};
   if (bias) args.push_back({DNNL_ARG_BIAS, p->fwd_pd.bias_desc(), PlainDesc({q.k}, memory::format_tag::x),
                             ctx.input(2).data, false});
   return Execute(ctx, "conv2d", p->fwd, args);
@@ -294,18 +206,16 @@ Status DnnlGradInput(KernelContext& ctx, const ConvGeom& q) {
   std::lock_guard<std::mutex> l(p->mu);
   if (!p->bwd_data) {
     OFL_DNNL_CALL("conv2d_grad_input", {
-      DnnlGeom g(q);
-      dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, g.src, g.wei, g.dst, g.st, g.dl,
-                                              g.pl, g.pr);
-      p->bwd_data_pd.reset(new dnnl::convolution_backward_data::primitive_desc(d, GetDnnl().engine, p->fwd_pd));
+      p->bwd_data_pd.reset(
+          new dnnl::convolution_backward_data::primitive_desc(ConvBwdDataDesc(q), DnnlEngine(), p->fwd_pd));
       p->bwd_data.reset(new dnnl::convolution_backward_data(*p->bwd_data_pd));
     });
   }
   auto& pd = *p->bwd_data_pd;
   return Execute(ctx, "conv2d_grad_input", *p->bwd_data,
-                 {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(), PlainDesc(DstDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
-                  {DNNL_ARG_WEIGHTS, pd.weights_desc(), PlainDesc(WeiDims(q), WeiTag(q)), ctx.input(1).data, false},
-                  {DNNL_ARG_DIFF_SRC, pd.diff_src_desc(), PlainDesc(SrcDims(q), memory::format_tag::nchw), ctx.output(0).data, true}});
+                 {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(), PlainDesc(ConvDstDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
+                  {DNNL_ARG_WEIGHTS, pd.weights_desc(), PlainDesc(ConvWeiDims(q), ConvWeiTag(q)), ctx.input(1).data, false},
+                  {DNNL_ARG_DIFF_SRC, pd.diff_src_desc(), PlainDesc(ConvSrcDims(q), memory::format_tag::nchw), ctx.output(0).data, true}});
 }
 
 Status DnnlGradWeight(KernelContext& ctx, const ConvGeom& q) {
@@ -314,18 +224,16 @@ Status DnnlGradWeight(KernelContext& ctx, const ConvGeom& q) {
   std::lock_guard<std::mutex> l(p->mu);
   if (!p->bwd_w) {
     OFL_DNNL_CALL("conv2d_grad_weight", {
-      DnnlGeom g(q);
-      dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct, g.src, g.wei, g.dst, g.st, g.dl,
-                                                 g.pl, g.pr);
-      p->bwd_w_pd.reset(new dnnl::convolution_backward_weights::primitive_desc(d, GetDnnl().engine, p->fwd_pd));
+      p->bwd_w_pd.reset(
+          new dnnl::convolution_backward_weights::primitive_desc(ConvBwdWeightsDesc(q), DnnlEngine(), p->fwd_pd));
       p->bwd_w.reset(new dnnl::convolution_backward_weights(*p->bwd_w_pd));
     });
   }
   auto& pd = *p->bwd_w_pd;
   return Execute(ctx, "conv2d_grad_weight", *p->bwd_w,
-                 {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(), PlainDesc(DstDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
-                  {DNNL_ARG_SRC, pd.src_desc(), PlainDesc(SrcDims(q), memory::format_tag::nchw), ctx.input(1).data, false},
-                  {DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc(), PlainDesc(WeiDims(q), WeiTag(q)), ctx.output(0).data, true}});
+                 {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(), PlainDesc(ConvDstDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
+                  {DNNL_ARG_SRC, pd.src_desc(), PlainDesc(ConvSrcDims(q), memory::format_tag::nchw), ctx.input(1).data, false},
+                  {DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc(), PlainDesc(ConvWeiDims(q), ConvWeiTag(q)), ctx.output(0).data, true}});
 }
 
 // ONEFLOW_LIKE_CONV=gemm forces the im2col path for f32 (to compare the two).
