@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "absl/strings/str_join.h"
+#include "compiler/backends/cpu/conv_thunk.h"
 #include "compiler/backends/cpu/cpu_thunks.h"
 #include "compiler/codegen/fused_loop_emitter.h"
 #include "compiler/library/library_ops.h"
@@ -87,11 +88,25 @@ class Emitter {
         ++stats_->gemms;
         return absl::OkStatus();
       }
-      case HloOpcode::kConvolution:
+      case HloOpcode::kConvolution: {
         if (!FloatArray(i.shape())) break;
+        // f32 2-D convolutions oneDNN can run (forward / backward_data / backward_weights, see
+        // conv_thunk.h); the rest, and any oneDNN rejects, keep the direct loop.
+        if (i.shape().dtype() == DType::kF32) {
+          ASSIGN_OR_RETURN(BufferSlice in, ba_.Slice(i.operand(0)));
+          ASSIGN_OR_RETURN(BufferSlice k, ba_.Slice(i.operand(1)));
+          ASSIGN_OR_RETURN(BufferSlice o, ba_.Slice(&i));
+          auto conv = ConvolutionThunk::Create(i, in, k, o);
+          if (conv.ok()) {
+            seq->push_back(std::move(conv).value());
+            ++stats_->convolutions;
+            return absl::OkStatus();
+          }
+        }
         seq->push_back(std::make_unique<InstructionThunk>(Thunk::Kind::kConvolution, &i, OperandSlices(i), ba_.Leaves(&i)));
         ++stats_->convolutions;
         return absl::OkStatus();
+      }
       case HloOpcode::kCustomCall:
         if (FindExternalCall(i.attrs().custom_call_target)) {
           seq->push_back(std::make_unique<InstructionThunk>(Thunk::Kind::kLibraryCall, &i, OperandSlices(i), ba_.Leaves(&i)));
