@@ -85,9 +85,10 @@ class _FnGraph(flow.nn.Graph):
         return outs, tuple(grads)
 
 
-def check_lazy(fn, arrays, grad_inputs=(), **kw):
+def check_lazy(fn, arrays, grad_inputs=(), lowered_ops=(), **kw):
     """eager == lazy: the same computation compiled as an nn.Graph (forward, and the gradients of
-    `grad_inputs` for a random upstream gradient) gives the eager results, in float64."""
+    `grad_inputs` for a random upstream gradient) gives the eager results, in float64. The ops in
+    `lowered_ops` must have been lowered to HLO (not run as kernel calls)."""
     ins = [flow.tensor(a, dtype=flow.float64) for a in arrays]
     for i in grad_inputs:
         ins[i].requires_grad = True
@@ -100,6 +101,8 @@ def check_lazy(fn, arrays, grad_inputs=(), **kw):
         eager_grads = flow.autograd.grad((outs[0] * up).sum(), [ins[i] for i in grad_inputs], allow_unused=True)
     g = _FnGraph(fn, tuple(grad_inputs), kw)
     lazy_outs, lazy_grads = g(up, *[t.detach() for t in ins])
+    called = set(g.stats()["kernel_call_ops"])
+    assert not called & set(lowered_ops), f"kernel calls {sorted(called)} include ops that should lower to HLO"
     for e, l in zip(outs, lazy_outs):
         assert tuple(e.shape) == tuple(l.shape) and e.dtype == l.dtype, (e.shape, l.shape, e.dtype, l.dtype)
         np.testing.assert_allclose(to_np(l), to_np(e), rtol=1e-9, atol=1e-9, err_msg="lazy forward")
@@ -110,11 +113,12 @@ def check_lazy(fn, arrays, grad_inputs=(), **kw):
         np.testing.assert_allclose(l.numpy(), e.numpy(), rtol=1e-9, atol=1e-9, err_msg="lazy gradient")
 
 
-def check_op(fn, np_fn, arrays, grad_inputs=None, atol=1e-5, rtol=1e-4, backward=True, lazy=True, **kw):
+def check_op(fn, np_fn, arrays, grad_inputs=None, atol=1e-5, rtol=1e-4, backward=True, lazy=True, lowered_ops=(),
+             **kw):
     check_forward(fn, np_fn, arrays, atol=atol, rtol=rtol, **kw)
     check_forward(fn, np_fn, arrays, atol=1e-10, rtol=1e-10, dtype=flow.float64, **kw)
     if backward:
         check_backward(fn, arrays, grad_inputs=grad_inputs, **kw)
     if lazy:
         gi = (list(range(len(arrays))) if grad_inputs is None else list(grad_inputs)) if backward else []
-        check_lazy(fn, arrays, grad_inputs=gi, **kw)
+        check_lazy(fn, arrays, grad_inputs=gi, lowered_ops=lowered_ops, **kw)

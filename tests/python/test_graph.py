@@ -92,6 +92,10 @@ LOWERED = [
     ("matmul_batched_rhs2d", lambda a, b: a @ b, [lambda: arr(2, 4, 8), lambda: arr(8, 3)]),
     ("matmul_vector", lambda a, b: (a @ b, b @ a.t()), [lambda: arr(4, 8), lambda: arr(8)]),
     ("linear", lambda x, w, b: F.linear(x, w, b), [lambda: arr(6, 8), lambda: arr(5, 8), lambda: arr(5)]),
+    # convolution (HLO convolution + a bias add; oneDNN runs it)
+    ("conv2d", lambda x, w, b: (F.conv2d(x, w, b, 2, 1).relu(), F.conv2d(x, w, None, 1, 0, 2)),
+     [lambda: arr(2, 4, 9, 9), lambda: arr(6, 4, 3, 3), lambda: arr(6)]),
+    ("conv2d_groups", lambda x, w: F.conv2d(x, w, None, (2, 1), (1, 0), 1, 2), [lambda: arr(2, 4, 8, 7), lambda: arr(6, 2, 3, 3)]),
 ]
 
 
@@ -114,6 +118,16 @@ def _grad_graph(fn, n):
     return grads
 
 
+# conv2d's gradients lower to HLO convolutions run as oneDNN backward_data / backward_weights
+# (stride 1 dx runs as a forward convolution of dy with the reversed weights).
+CONV_GRAD_CASES = [
+    ("conv2d_grad", lambda x, w, b: F.conv2d(x, w, b, 2, 1).tanh(), [lambda: arr(2, 3, 9, 9), lambda: arr(4, 3, 3, 3), lambda: arr(4)]),
+    ("conv2d_grad_floor", lambda x, w: F.conv2d(x, w, None, 2, 0), [lambda: arr(2, 3, 8, 8), lambda: arr(4, 3, 3, 3)]),
+    ("conv2d_grad_dilation_groups", lambda x, w: F.conv2d(x, w, None, (2, 1), (2, 1), 2, 2),
+     [lambda: arr(2, 4, 9, 8), lambda: arr(6, 2, 3, 3)]),
+    ("conv2d_grad_same", lambda x, w: F.conv2d(x, w, None, 1, 1), [lambda: arr(2, 3, 6, 6), lambda: arr(5, 3, 3, 3)]),
+]
+
 # Differentiable lowerings: a graph computing loss.backward() returns the input grads.
 GRAD_CASES = [
     ("tanh_sigmoid_grad", lambda a: (flow.tanh(a), flow.sigmoid(a)), [lambda: arr(4, 5)]),
@@ -129,7 +143,7 @@ GRAD_CASES = [
     ("matmul_grad", lambda a, b: flow.matmul(a, b), [lambda: arr(5, 8), lambda: arr(8, 3)]),
     ("batched_matmul_grad", lambda a, b: a @ b, [lambda: arr(2, 4, 8), lambda: arr(2, 8, 3)]),
     ("linear_grad", lambda x, w, b: F.linear(x, w, b).tanh(), [lambda: arr(6, 8), lambda: arr(5, 8), lambda: arr(5)]),
-]
+] + CONV_GRAD_CASES
 
 # Backward of slicing views: autograd's as_strided_scatter into a box of zeros lowers to a pad.
 VIEW_GRAD_CASES = [
@@ -155,6 +169,18 @@ def test_lowered_eager_equals_lazy(name, fn, makers):
 @pytest.mark.parametrize("name,fn,makers", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
 def test_lowered_grads_eager_equals_lazy(name, fn, makers):
     run_both(_grad_graph(fn, len(makers)), makers)
+
+
+@pytest.mark.parametrize("name,fn,makers", CONV_GRAD_CASES, ids=[c[0] for c in CONV_GRAD_CASES])
+def test_conv_grads_are_hlo_convolutions_run_by_onednn(name, fn, makers):
+    g = run_both(_grad_graph(fn, len(makers)), makers)
+    assert not {"conv2d", "conv2d_grad_input", "conv2d_grad_weight"} & set(g.stats()["kernel_call_ops"])
+    thunks = g.compiled.thunks
+    convs = [line for line in thunks.splitlines() if line.startswith("convolution")]
+    assert convs and all(" onednn " in c for c in convs), thunks  # none left on the direct loop
+    assert thunks.count("onednn backward_weights") == (2 if "groups" in name else 1), thunks  # one per group
+    # dx of a strided conv is a backward_data; of a stride-1 conv a forward conv of dy (reversed w)
+    assert thunks.count("onednn backward_data") == (0 if name == "conv2d_grad_same" else 1), thunks
 
 
 def test_matmul_transpose_folds_into_gemm():
@@ -305,6 +331,19 @@ def test_elementwise_chain_is_fused():
     assert g.stats()["kernel_call_ops"] == []
 
 
+class TrainGraph(flow.nn.Graph):
+    """One training step: loss_fn(x, y), backward, the optimizer's update."""
+    def __init__(self, loss_fn, opt):
+        super().__init__()
+        self.loss_fn = loss_fn
+        self.add_optimizer(opt)
+
+    def build(self, x, y):
+        loss = self.loss_fn(x, y)
+        loss.backward()
+        return loss
+
+
 def _train(use_graph, steps=5, make_opt=None):
     rs = np.random.RandomState(1)
     w1 = flow.tensor(rs.randn(8, 16).astype(np.float32) * 0.3, requires_grad=True)
@@ -320,17 +359,7 @@ def _train(use_graph, steps=5, make_opt=None):
         return (d * d).mean()
 
     if use_graph:
-        class Train(flow.nn.Graph):
-            def __init__(self):
-                super().__init__()
-                self.add_optimizer(opt)
-
-            def build(self, x, y):
-                loss = loss_fn(x, y)
-                loss.backward()
-                return loss
-
-        g = Train()
+        g = TrainGraph(loss_fn, opt)
         losses = [g(x, y).item() for _ in range(steps)]
     else:
         losses = []
@@ -496,3 +525,39 @@ def test_dropout_in_graph_keeps_one_minus_p_scaled(p):
         m = (d(x).numpy() != 0).ravel().astype(np.float64)
         corr = np.corrcoef(m[:-1], m[1:])[0, 1]
         assert abs(corr) < 0.05, corr
+
+
+def _cnn_train(use_graph, steps=4):
+    """The digits-style CNN (conv-bn-relu, conv-relu-pool, linear) trained a few SGD steps."""
+    nn = flow.nn
+    flow.manual_seed(3)
+    model = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 16, 3, stride=2, padding=1),
+                          nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(16 * 2 * 2, 10))
+    opt = flow.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    rs = np.random.RandomState(5)
+    x = flow.tensor(rs.randn(16, 1, 8, 8).astype(np.float32))
+    y = flow.tensor(rs.randint(0, 10, size=(16,)).astype(np.int64))
+    if use_graph:
+        g = TrainGraph(lambda x, y: F.cross_entropy(model(x), y), opt)
+        losses = [g(x, y).item() for _ in range(steps)]
+        return losses, g
+    losses = []
+    for _ in range(steps):
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, None
+
+
+def test_cnn_training_step_runs_convolutions_on_onednn():
+    le, _ = _cnn_train(False)
+    lg, g = _cnn_train(True)
+    np.testing.assert_allclose(lg, le, rtol=1e-4, atol=1e-5)
+    assert le[-1] < le[0]
+    assert not {"conv2d", "conv2d_grad_input", "conv2d_grad_weight"} & set(g.stats()["kernel_call_ops"]), \
+        g.stats()["kernel_call_ops"]
+    thunks = g.compiled.thunks
+    assert thunks.count("onednn forward") >= 2 and thunks.count("onednn backward_weights") == 2, thunks
+    assert thunks.count("onednn backward_data") == 1, thunks  # the stride-2 conv's dx

@@ -209,6 +209,10 @@ def test_bce_with_logits(with_pw, with_w):
 # ---- convolution --------------------------------------------------------------------------------
 
 
+# nn.Graph lowers these to HLO convolutions (oneflow_like/lazy/lowering/conv.cc).
+CONV_OPS = ("conv2d", "conv2d_grad_input", "conv2d_grad_weight")
+
+
 @pytest.mark.parametrize("stride,padding,dilation,groups,bias", [
     (1, 0, 1, 1, True), (2, 1, 1, 1, False), (1, 2, 2, 1, True), (1, 1, 1, 2, True), ((2, 1), (1, 0), 1, 4, False)])
 def test_conv2d(stride, padding, dilation, groups, bias):
@@ -218,9 +222,11 @@ def test_conv2d(stride, padding, dilation, groups, bias):
     b = rand((4,))
     ref = lambda a, ww, bb=None: np_conv2d(a, ww, bb, pair(stride), pair(padding), pair(dilation), groups)
     if bias:
-        check_op(lambda a, ww, bb: flow.conv2d(a, ww, bb, stride, padding, dilation, groups), ref, [x, w, b])
+        check_op(lambda a, ww, bb: flow.conv2d(a, ww, bb, stride, padding, dilation, groups), ref, [x, w, b],
+                 lowered_ops=CONV_OPS)
     else:
-        check_op(lambda a, ww: flow.conv2d(a, ww, None, stride, padding, dilation, groups), ref, [x, w])
+        check_op(lambda a, ww: flow.conv2d(a, ww, None, stride, padding, dilation, groups), ref, [x, w],
+                 lowered_ops=CONV_OPS)
 
 
 def test_conv2d_pointwise_and_larger_f32():
@@ -245,7 +251,8 @@ def test_conv1d(stride, padding, dilation, groups):
     def ref(a, ww, bb):
         return np_conv2d(a[:, :, None], ww[:, :, None], bb, (1, stride), (0, padding), (1, dilation), groups)[:, :, 0]
 
-    check_op(lambda a, ww, bb: flow.conv1d(a, ww, bb, stride, padding, dilation, groups), ref, [x, w, b])
+    check_op(lambda a, ww, bb: flow.conv1d(a, ww, bb, stride, padding, dilation, groups), ref, [x, w, b],
+             lowered_ops=CONV_OPS)
 
 
 def test_conv_errors_name_op_and_shapes():
