@@ -1,12 +1,13 @@
 // CPU kernel of the linear algebra family: out = beta * bias + alpha * (a @ b), batched with
-// broadcast batch dims. Float GEMMs go to OpenBLAS (measured against oneDNN 2.6 here: equal at
-// 1024-2048, far lower call overhead below 256); tiny products and integers use a plain loop.
+// broadcast batch dims. f32 GEMMs go to kernels::Sgemm (gemm.h: OpenBLAS, or oneDNN's batched
+// matmul for batches of small products), f64 to OpenBLAS; tiny products and integers use a plain loop.
 // Transposed operand views become BLAS transpose flags; other layouts are packed first.
 #include <cblas.h>
 
 #include <cstring>
 #include <mutex>
 
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/layout.h"
 #include "oneflow_like/base/blas_threads.h"
@@ -39,11 +40,6 @@ Operand MakeOperand(const TensorView& v, const Shape& out_batch, size_t elem) {
   return o;
 }
 
-void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const float* a, int64_t lda, const float* b,
-          int64_t ldb, double beta, float* c, int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k,
-              static_cast<float>(alpha), a, lda, b, ldb, static_cast<float>(beta), c, ldc);
-}
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, const double* b,
           int64_t ldb, double beta, double* c, int64_t ldc) {
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
@@ -106,6 +102,19 @@ Status RunMatmul(KernelContext& ctx) {
     }
   }
   int64_t nb = batch.numel(), nbd = batch.ndim();
+  if constexpr (std::is_same_v<T, float>) {
+    if (!small && pa == nullptr && pb == nullptr) {  // the whole batch in one call (views need no copy)
+      GemmShape g;
+      g.ta = ta, g.tb = tb, g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = ldb, g.ldc = n, g.c_batch_stride = m * n;
+      g.batch = batch.dims();
+      for (int64_t d = 0; d < nbd; ++d) {
+        g.a_strides.push_back(A.batch_strides[d] / static_cast<int64_t>(sizeof(T)));
+        g.b_strides.push_back(B.batch_strides[d] / static_cast<int64_t>(sizeof(T)));
+      }
+      return Sgemm(g, static_cast<float>(alpha), reinterpret_cast<const T*>(A.base), reinterpret_cast<const T*>(B.base),
+                   has_bias ? 1.0f : 0.0f, c);
+    }
+  }
   DimVector idx(nbd, 0);
   for (int64_t bi = 0; bi < nb; ++bi) {
     int64_t oa = 0, ob = 0;
@@ -118,7 +127,13 @@ Status RunMatmul(KernelContext& ctx) {
     } else if constexpr (std::is_floating_point_v<T>) {
       if (pa) Pack(a, m, k, A.rs, A.cs, pa), a = pa;
       if (pb) Pack(b, k, n, B.rs, B.cs, pb), b = pb;
-      Gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, has_bias ? 1.0 : 0.0, cb, n);
+      if constexpr (std::is_same_v<T, float>) {
+        GemmShape g;
+        g.ta = ta, g.tb = tb, g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = ldb, g.ldc = n;
+        RETURN_IF_ERROR(Sgemm(g, static_cast<float>(alpha), a, b, has_bias ? 1.0f : 0.0f, cb));
+      } else {
+        Gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, has_bias ? 1.0 : 0.0, cb, n);
+      }
     }
     for (int64_t d = nbd - 1; d >= 0; --d) { if (++idx[d] < batch[d]) break; idx[d] = 0; }
   }

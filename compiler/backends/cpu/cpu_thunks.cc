@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "kernels/cpu/gemm.h"
 #include "oneflow_like/base/blas_threads.h"
 #include "oneflow_like/base/thread_pool.h"
 
@@ -33,32 +34,39 @@ StatusOr<GemmThunk::Config> GemmConfigFor(const HloInstruction& dot) {
   return c;
 }
 
+kernels::GemmShape GemmThunk::Shape() const {
+  kernels::GemmShape s;
+  s.ta = c_.lhs_transposed, s.tb = c_.rhs_transposed;
+  s.m = c_.m, s.n = c_.n, s.k = c_.k;
+  s.lda = c_.lhs_transposed ? c_.m : c_.k, s.ldb = c_.rhs_transposed ? c_.k : c_.n, s.ldc = c_.n;
+  if (c_.batch > 1) s.SetBatch(c_.batch, c_.m * c_.k, c_.k * c_.n, c_.m * c_.n);
+  return s;
+}
+
 Status GemmThunk::ExecuteOnStream(const ExecuteParams& p) {
-  InitBlasThreads();
-  const auto ta = c_.lhs_transposed ? CblasTrans : CblasNoTrans, tb = c_.rhs_transposed ? CblasTrans : CblasNoTrans;
-  const int64_t lda = c_.lhs_transposed ? c_.m : c_.k, ldb = c_.rhs_transposed ? c_.k : c_.n;
-  for (int64_t b = 0; b < c_.batch; ++b) {
-    if (c_.dtype == DType::kF32) {
-      auto* a = reinterpret_cast<const float*>(p.buffers->Get(lhs_)) + b * c_.m * c_.k;
-      auto* bb = reinterpret_cast<const float*>(p.buffers->Get(rhs_)) + b * c_.k * c_.n;
-      auto* o = reinterpret_cast<float*>(p.buffers->Get(out_)) + b * c_.m * c_.n;
-      cblas_sgemm(CblasRowMajor, ta, tb, c_.m, c_.n, c_.k, 1.0f, a, lda, bb, ldb, 0.0f, o, c_.n);
-    } else {
+  if (c_.dtype == DType::kF32) {
+    RETURN_IF_ERROR(kernels::Sgemm(Shape(), 1.0f, reinterpret_cast<const float*>(p.buffers->Get(lhs_)),
+                                   reinterpret_cast<const float*>(p.buffers->Get(rhs_)), 0.0f,
+                                   reinterpret_cast<float*>(p.buffers->Get(out_))));
+  } else {
+    InitBlasThreads();
+    const auto ta = c_.lhs_transposed ? CblasTrans : CblasNoTrans, tb = c_.rhs_transposed ? CblasTrans : CblasNoTrans;
+    const int64_t lda = c_.lhs_transposed ? c_.m : c_.k, ldb = c_.rhs_transposed ? c_.k : c_.n;
+    for (int64_t b = 0; b < c_.batch; ++b) {
       auto* a = reinterpret_cast<const double*>(p.buffers->Get(lhs_)) + b * c_.m * c_.k;
       auto* bb = reinterpret_cast<const double*>(p.buffers->Get(rhs_)) + b * c_.k * c_.n;
       auto* o = reinterpret_cast<double*>(p.buffers->Get(out_)) + b * c_.m * c_.n;
       cblas_dgemm(CblasRowMajor, ta, tb, c_.m, c_.n, c_.k, 1.0, a, lda, bb, ldb, 0.0, o, c_.n);
     }
   }
-  if (park_blas_threads_) ParkBlasThreads();
   return absl::OkStatus();
 }
 
 std::string GemmThunk::Details() const {
-  return absl::StrFormat("%s batch=%d m=%d n=%d k=%d%s%s lhs=%s rhs=%s out=%s", DTypeName(c_.dtype), c_.batch, c_.m, c_.n,
-                         c_.k, c_.lhs_transposed ? " lhsT" : "", c_.rhs_transposed ? " rhsT" : "", lhs_.ToString(),
-                         rhs_.ToString(), out_.ToString()) +
-         (park_blas_threads_ ? " park-blas-threads" : "");
+  const char* impl = c_.dtype == DType::kF32 ? kernels::GemmImplName(kernels::ChooseGemmImpl(Shape())) : "openblas";
+  return absl::StrFormat("%s batch=%d m=%d n=%d k=%d%s%s lhs=%s rhs=%s out=%s impl=%s", DTypeName(c_.dtype), c_.batch,
+                         c_.m, c_.n, c_.k, c_.lhs_transposed ? " lhsT" : "", c_.rhs_transposed ? " rhsT" : "",
+                         lhs_.ToString(), rhs_.ToString(), out_.ToString(), impl);
 }
 
 namespace {

@@ -4,11 +4,13 @@
 #pragma once
 #include "compiler/ir/hlo_instruction.h"
 #include "compiler/thunks/thunk.h"
+#include "kernels/cpu/gemm.h"
 
 namespace oneflow_like::hlo {
 
 // out[B,M,N] = lhs[B,M,K] x rhs[B,K,N]; each operand may be stored transposed in its last
-// two dims. f32 and f64.
+// two dims. f32 runs kernels::Sgemm (the eager matmul's GEMM: OpenBLAS or oneDNN by shape), f64
+// OpenBLAS.
 class GemmThunk : public Thunk {
  public:
   struct Config {
@@ -19,18 +21,14 @@ class GemmThunk : public Thunk {
   GemmThunk(std::string name, Config c, BufferSlice lhs, BufferSlice rhs, BufferSlice out)
       : Thunk(Kind::kGemm, std::move(name)), c_(c), lhs_(lhs), rhs_(rhs), out_(out) {}
   Status ExecuteOnStream(const ExecuteParams& p) override;
-  // Put OpenBLAS's worker threads to sleep after this GEMM (set on the last GEMM of a run of
-  // GEMMs). They otherwise spin for ~2^28 cycles after every call and take a core from the fused
-  // loops that follow (measured: TransformerEncoderLayer step 77 -> 63 ms on 2 cores).
-  void set_park_blas_threads(bool v) { park_blas_threads_ = v; }
 
  protected:
   std::string Details() const override;
 
  private:
+  kernels::GemmShape Shape() const;
   Config c_;
   BufferSlice lhs_, rhs_, out_;
-  bool park_blas_threads_ = false;
 };
 // The GEMM config of a canonical dot (see DotDecomposer), or an error.
 StatusOr<GemmThunk::Config> GemmConfigFor(const HloInstruction& dot);

@@ -23,7 +23,6 @@ class Emitter {
   StatusOr<ThunkSequence> EmitComputation(const HloComputation& c) {
     ThunkSequence seq;
     for (const HloInstruction* i : c.MakeInstructionPostOrder()) RETURN_IF_ERROR(EmitInstruction(*i, &seq));
-    MarkBlasParking(seq);
     return seq;
   }
 
@@ -151,26 +150,6 @@ class Emitter {
     }
     Fallback(i, Unimplemented("no CPU kernel"), seq);
     return absl::OkStatus();
-  }
-
-  // A GEMM parks OpenBLAS's spinning threads (see GemmThunk) when the thunks up to the next GEMM
-  // are parallel work the spinners would slow down: fused loops of at least kParkAfterWork
-  // elements in all, or a library call / convolution (their kernels start threads of their own).
-  // Waking the threads again costs tens of microseconds, more than small loops lose to them
-  // (measured: MLP inference 2.5 -> 4.2 ms when every GEMM before a bias+relu parked).
-  static constexpr int64_t kParkAfterWork = int64_t{1} << 20;
-  static void MarkBlasParking(ThunkSequence& seq) {
-    for (size_t j = 0; j < seq.size(); ++j) {
-      auto* g = dynamic_cast<GemmThunk*>(seq[j].get());
-      if (g == nullptr) continue;
-      int64_t work = 0;
-      bool heavy = false;
-      for (size_t k = j + 1; k < seq.size() && seq[k]->kind() != Thunk::Kind::kGemm; ++k) {
-        if (auto* kt = dynamic_cast<KernelThunk*>(seq[k].get())) work += kt->work();
-        heavy |= seq[k]->kind() == Thunk::Kind::kLibraryCall || seq[k]->kind() == Thunk::Kind::kConvolution;
-      }
-      g->set_park_blas_threads(heavy || work >= kParkAfterWork);
-    }
   }
 
   const BufferAssignment& ba_;

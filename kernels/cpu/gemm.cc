@@ -1,0 +1,241 @@
+#include "kernels/cpu/gemm.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <dnnl.hpp>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "oneflow_like/base/blas_threads.h"
+#include "oneflow_like/base/thread_pool.h"
+
+namespace oneflow_like {
+namespace kernels {
+namespace {
+
+// oneDNN's batched matmul wins when a product is small: below this many multiply-adds per
+// product OpenBLAS's per-call cost (argument checks, packing set-up) is a large part of the
+// call. Measured here (2 cores, oneDNN 2.6 brgemm vs OpenBLAS 0.3.21, GFLOP/s): 32 x 128x128x64
+// 262 vs 101; 32 x 128x64x128 301 vs 106. Single 1024x2048x256 products are equal within noise,
+// and single 128x1024x1024 products with a transposed right operand run at ~155 on oneDNN vs
+// ~250 on OpenBLAS, so single products stay on OpenBLAS.
+constexpr int64_t kDnnlMaxProductWork = int64_t{1} << 22;
+constexpr int64_t kDnnlMinBatch = 2;
+// Below this many multiply-adds a GEMM runs on the calling thread alone.
+constexpr int64_t kParallelGemmWork = int64_t{1} << 20;
+
+std::atomic<int64_t> g_calls{0}, g_nanos{0};
+
+// Element offsets of every product's a and b (row-major batch order).
+void BatchOffsets(const GemmShape& s, std::vector<int64_t>* ao, std::vector<int64_t>* bo) {
+  const int64_t nb = s.batch_size(), nd = s.batch.size();
+  ao->assign(nb, 0), bo->assign(nb, 0);
+  DimVector idx(nd, 0);
+  for (int64_t i = 0; i < nb; ++i) {
+    for (int64_t d = 0; d < nd; ++d) (*ao)[i] += idx[d] * s.a_strides[d], (*bo)[i] += idx[d] * s.b_strides[d];
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++idx[d] < s.batch[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+// c = beta * c (0 when beta is 0, whatever c held).
+void ScaleOutput(const GemmShape& s, float beta, float* c) {
+  for (int64_t i = 0, nb = s.batch_size(); i < nb; ++i)
+    for (int64_t r = 0; r < s.m; ++r)
+      for (int64_t j = 0; j < s.n; ++j) {
+        float& v = c[i * s.c_batch_stride + r * s.ldc + j];
+        v = beta == 0.0f ? 0.0f : beta * v;
+      }
+}
+
+// ---- oneDNN ----------------------------------------------------------------------------------
+
+struct DnnlMatmul {
+  dnnl::matmul prim;
+  dnnl::memory::desc a, b, c;
+};
+
+struct DnnlState {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  std::mutex mu;
+  std::map<std::vector<int64_t>, std::shared_ptr<DnnlMatmul>> cache;  // one primitive per shape (JIT-compiled once)
+};
+DnnlState& State() {
+  static DnnlState* s = new DnnlState();  // never destroyed: primitives may run at exit
+  return *s;
+}
+
+// The memory desc of a [batch..., rows, cols] operand; a transposed one is stored [cols, rows]
+// with row stride ld. A broadcast batch dim (stride 0) has extent 1.
+dnnl::memory::desc OperandDesc(const GemmShape& s, const DimVector& strides, int64_t rows, int64_t cols, bool trans,
+                               int64_t ld) {
+  dnnl::memory::dims dims, st;
+  for (size_t d = 0; d < s.batch.size(); ++d) {
+    dims.push_back(strides[d] == 0 ? 1 : s.batch[d]);
+    st.push_back(strides[d]);
+  }
+  dims.push_back(rows), dims.push_back(cols);
+  st.push_back(trans ? 1 : ld), st.push_back(trans ? ld : 1);
+  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, st);
+}
+
+std::shared_ptr<DnnlMatmul> GetMatmul(const GemmShape& s, bool scaled, bool accumulate) {
+  std::vector<int64_t> key{s.ta, s.tb, s.m, s.n, s.k, s.lda, s.ldb, s.ldc, s.c_batch_stride, scaled, accumulate};
+  key.insert(key.end(), s.batch.begin(), s.batch.end());
+  key.insert(key.end(), s.a_strides.begin(), s.a_strides.end());
+  key.insert(key.end(), s.b_strides.begin(), s.b_strides.end());
+  DnnlState& st = State();
+  std::lock_guard<std::mutex> lock(st.mu);
+  auto it = st.cache.find(key);
+  if (it != st.cache.end()) return it->second;
+  dnnl::memory::desc a = OperandDesc(s, s.a_strides, s.m, s.k, s.ta, s.lda);
+  dnnl::memory::desc b = OperandDesc(s, s.b_strides, s.k, s.n, s.tb, s.ldb);
+  DimVector c_strides(s.batch.size(), s.c_batch_stride);
+  for (int64_t d = static_cast<int64_t>(s.batch.size()) - 2; d >= 0; --d) c_strides[d] = c_strides[d + 1] * s.batch[d + 1];
+  dnnl::memory::desc c = OperandDesc(s, c_strides, s.m, s.n, false, s.ldc);
+  dnnl::primitive_attr attr;
+  if (scaled) attr.set_output_scales(0, {DNNL_RUNTIME_F32_VAL});
+  if (accumulate) {
+    dnnl::post_ops po;
+    po.append_sum(1.0f);
+    attr.set_post_ops(po);
+  }
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr, st.engine);
+  auto mm = std::make_shared<DnnlMatmul>(DnnlMatmul{dnnl::matmul(pd), a, b, c});
+  st.cache.emplace(std::move(key), mm);
+  return mm;
+}
+
+Status DnnlSgemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta, float* c) {
+  if (beta != 0.0f && beta != 1.0f) {  // the sum post-op adds c once; other betas scale first
+    ScaleOutput(s, beta, c);
+    beta = 1.0f;
+  }
+  try {
+    auto mm = GetMatmul(s, alpha != 1.0f, beta == 1.0f);
+    DnnlState& st = State();
+    dnnl::stream strm(st.engine);
+    dnnl::memory am(mm->a, st.engine, const_cast<float*>(a)), bm(mm->b, st.engine, const_cast<float*>(b)),
+        cm(mm->c, st.engine, c);
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
+    if (alpha != 1.0f) {
+      dnnl::memory sm({{1}, dnnl::memory::data_type::f32, {1}}, st.engine, &alpha);
+      args.emplace(DNNL_ARG_ATTR_OUTPUT_SCALES, sm);
+    }
+    mm->prim.execute(strm, args);
+    strm.wait();
+  } catch (const dnnl::error& e) {
+    return Internal("[matmul] oneDNN error %d for %d products of [%d x %d] x [%d x %d]%s%s: %s",
+                    static_cast<int>(e.status), s.batch_size(), s.m, s.k, s.k, s.n, s.ta ? " (lhs transposed)" : "",
+                    s.tb ? " (rhs transposed)" : "", e.what());
+  }
+  return Status();
+}
+
+// ---- OpenBLAS --------------------------------------------------------------------------------
+
+// Rows [r0, r1) x columns [c0, c1) of product i.
+void BlasBlock(const GemmShape& s, const float* a, const float* b, float* c, int64_t r0, int64_t r1, int64_t c0,
+               int64_t c1, float alpha, float beta) {
+  cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans, r1 - r0, c1 - c0, s.k,
+              alpha, a + (s.ta ? r0 : r0 * s.lda), s.lda, b + (s.tb ? c0 * s.ldb : c0), s.ldb, beta,
+              c + r0 * s.ldc + c0, s.ldc);
+}
+
+void BlasSgemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta, float* c) {
+  InitBlasThreads();
+  std::vector<int64_t> ao, bo;
+  BatchOffsets(s, &ao, &bo);
+  const int64_t nb = s.batch_size();
+  ThreadPool* pool = IntraOpPool();
+  const int64_t threads = pool->num_threads();
+  auto whole = [&](int64_t i) { BlasBlock(s, a + ao[i], b + bo[i], c + i * s.c_batch_stride, 0, s.m, 0, s.n, alpha, beta); };
+  if (threads < 2 || s.m * s.n * s.k * nb < kParallelGemmWork) {
+    for (int64_t i = 0; i < nb; ++i) whole(i);
+    return;
+  }
+  if (nb >= threads) {  // whole products per thread
+    pool->ParallelFor(nb, 1, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) whole(i);
+    });
+    return;
+  }
+  // Each product cut into `threads` blocks of rows or of columns. A block packs the whole of the
+  // other operand, so cut the dimension whose partner operand is the smaller one.
+  const bool by_cols = s.m < s.n;
+  const int64_t extent = by_cols ? s.n : s.m, align = by_cols ? 16 : 8;
+  const int64_t block = ((extent + threads - 1) / threads + align - 1) / align * align;
+  for (int64_t i = 0; i < nb; ++i)
+    pool->ParallelFor((extent + block - 1) / block, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t lo = p * block, hi = std::min(extent, lo + block);
+        float* ci = c + i * s.c_batch_stride;
+        if (by_cols)
+          BlasBlock(s, a + ao[i], b + bo[i], ci, 0, s.m, lo, hi, alpha, beta);
+        else
+          BlasBlock(s, a + ao[i], b + bo[i], ci, lo, hi, 0, s.n, alpha, beta);
+      }
+    });
+}
+
+}  // namespace
+
+int64_t GemmShape::batch_size() const {
+  int64_t nb = 1;
+  for (int64_t d : batch) nb *= d;
+  return nb;
+}
+
+void GemmShape::SetBatch(int64_t b, int64_t a_stride, int64_t b_stride, int64_t c_stride) {
+  batch = {b}, a_strides = {a_stride}, b_strides = {b_stride}, c_batch_stride = c_stride;
+}
+
+GemmImpl ChooseGemmImpl(const GemmShape& s) {
+  // oneDNN needs products whose outputs do not overlap.
+  const bool disjoint = s.c_batch_stride >= s.m * s.ldc;
+  if (disjoint && s.batch_size() >= kDnnlMinBatch && s.m * s.n * s.k <= kDnnlMaxProductWork) return GemmImpl::kDnnl;
+  return GemmImpl::kBlas;
+}
+
+const char* GemmImplName(GemmImpl impl) {
+  switch (impl) {
+    case GemmImpl::kBlas: return "openblas";
+    case GemmImpl::kDnnl: return "onednn";
+    default: return "auto";
+  }
+}
+
+GemmStats GetGemmStats() { return {g_calls.load(), g_nanos.load() * 1e-9}; }
+void ResetGemmStats() { g_calls = 0, g_nanos = 0; }
+
+Status Sgemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta, float* c, GemmImpl impl) {
+  if (s.batch_size() <= 0 || s.m <= 0 || s.n <= 0) return Status();
+  if (s.a_strides.size() != s.batch.size() || s.b_strides.size() != s.batch.size())
+    return InvalidArgument("[matmul] %d batch dims but %d / %d operand strides", s.batch.size(), s.a_strides.size(),
+                           s.b_strides.size());
+  struct Timer {
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    ~Timer() {
+      g_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+      ++g_calls;
+    }
+  } timer;
+  if (s.k <= 0) {  // an empty sum: c = beta * c
+    ScaleOutput(s, beta, c);
+    return Status();
+  }
+  if (impl == GemmImpl::kAuto) impl = ChooseGemmImpl(s);
+  if (impl == GemmImpl::kDnnl) return DnnlSgemm(s, alpha, a, b, beta, c);
+  BlasSgemm(s, alpha, a, b, beta, c);
+  return Status();
+}
+
+}  // namespace kernels
+}  // namespace oneflow_like

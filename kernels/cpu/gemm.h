@@ -1,0 +1,56 @@
+// Row-major f32 GEMM shared by the eager matmul kernel and the compiler's GEMM thunk, so both
+// modes run the same implementation for the same shape:
+//   c[i] = op(a[i]) @ op(b[i])        for i < batch, op = transpose when ta / tb,
+// where the batch may have several dims, each with its own stride per operand (so a view such as
+// attention's q.transpose(1, 2) needs no copy), and leading dimensions lda / ldb / ldc as in BLAS. Two implementations:
+//  - OpenBLAS sgemm, single-threaded, spread over the intra-op pool: whole products per thread,
+//    or one product cut into row or column blocks (OpenBLAS's own pool is not used: its idle
+//    workers spin for ~2^28 cycles after each call and take the cores from what runs next);
+//  - oneDNN's matmul primitive over the whole batch (batched products of small matrices, where a
+//    per-product BLAS call costs more than the product: attention's 32 x [128x64]x[64x128]
+//    runs at ~100 GFLOP/s through OpenBLAS and ~260-300 through oneDNN on 2 cores).
+// GemmImpl::kAuto picks by shape (see ChooseGemmImpl); callers may force one (tests, autotuning).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "oneflow_like/base/shape.h"
+#include "oneflow_like/base/status.h"
+
+namespace oneflow_like {
+namespace kernels {
+
+enum class GemmImpl { kAuto, kBlas, kDnnl };
+
+struct GemmShape {
+  bool ta = false, tb = false;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldb = 0, ldc = 0;  // leading dims (elements)
+  DimVector batch;                    // batch dims, outermost first; empty: one product
+  DimVector a_strides, b_strides;     // element stride of each batch dim in a / b (0: broadcast)
+  int64_t c_batch_stride = 0;         // elements between consecutive products of c (row-major batch order)
+
+  int64_t batch_size() const;
+  // One batch dim of `b` products at the given strides.
+  void SetBatch(int64_t b, int64_t a_stride, int64_t b_stride, int64_t c_stride);
+};
+
+// The implementation kAuto runs for this shape.
+GemmImpl ChooseGemmImpl(const GemmShape& s);
+const char* GemmImplName(GemmImpl impl);
+
+// c = alpha * op(a) @ op(b) + beta * c over the batch. Errors (a oneDNN failure) name the shape.
+Status Sgemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta, float* c,
+             GemmImpl impl = GemmImpl::kAuto);
+
+// Time spent in Sgemm since the last reset, over all threads (a benchmark aid: it tells how much
+// of a training step is GEMM work, the part a compiler cannot remove).
+struct GemmStats {
+  int64_t calls = 0;
+  double seconds = 0;
+};
+GemmStats GetGemmStats();
+void ResetGemmStats();
+
+}  // namespace kernels
+}  // namespace oneflow_like
