@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/cpu/dnnl_conv.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/loops.h"
 
 namespace oneflow_like {
@@ -26,8 +27,9 @@ ConvGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& w, const Shape& y
 
 inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
                  const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
-              b, ldb, beta, c, ldc);
+  GemmShape g;  // the shared f32 GEMM (spread over the intra-op threads); it cannot fail on BLAS
+  g.ta = ta, g.tb = tb, g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
+  (void)Sgemm(g, alpha, a, b, beta, c, GemmImpl::kBlas);
 }
 inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
                  const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
