@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <dnnl.hpp>
 #include <map>
 #include <memory>
@@ -144,6 +146,14 @@ Status DnnlSgemm(const GemmShape& s, float alpha, const float* a, const float* b
 // Rows [r0, r1) x columns [c0, c1) of product i.
 void BlasBlock(const GemmShape& s, const float* a, const float* b, float* c, int64_t r0, int64_t r1, int64_t c0,
                int64_t c1, float alpha, float beta) {
+  if (s.m == 1) {  // a row vector times a matrix (a bias gradient ones x dY): sgemv streams b once
+    const int64_t inc = s.ta ? s.lda : 1;
+    if (s.tb)  // b stored [n, k]: c = b[c0:c1, :] a
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, c1 - c0, s.k, alpha, b + c0 * s.ldb, s.ldb, a, inc, beta, c + c0, 1);
+    else  // b stored [k, n]: c = b[:, c0:c1]^T a
+      cblas_sgemv(CblasRowMajor, CblasTrans, s.k, c1 - c0, alpha, b + c0, s.ldb, a, inc, beta, c + c0, 1);
+    return;
+  }
   cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans, r1 - r0, c1 - c0, s.k,
               alpha, a + (s.ta ? r0 : r0 * s.lda), s.lda, b + (s.tb ? c0 * s.ldb : c0), s.ldb, beta,
               c + r0 * s.ldc + c0, s.ldc);
@@ -221,12 +231,20 @@ Status Sgemm(const GemmShape& s, float alpha, const float* a, const float* b, fl
     return InvalidArgument("[matmul] %d batch dims but %d / %d operand strides", s.batch.size(), s.a_strides.size(),
                            s.b_strides.size());
   struct Timer {
+    const GemmShape& s;
     std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
     ~Timer() {
-      g_nanos += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+      int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+      g_nanos += ns;
       ++g_calls;
+      static const bool log = std::getenv("ONEFLOW_LIKE_GEMM_LOG") != nullptr;
+      if (log)
+        std::fprintf(stderr, "[gemm] %9.1f us  batch=%lld m=%lld n=%lld k=%lld%s%s %s\n", ns * 1e-3,
+                     static_cast<long long>(s.batch_size()), static_cast<long long>(s.m), static_cast<long long>(s.n),
+                     static_cast<long long>(s.k), s.ta ? " lhsT" : "", s.tb ? " rhsT" : "",
+                     GemmImplName(ChooseGemmImpl(s)));
     }
-  } timer;
+  } timer{s};
   if (s.k <= 0) {  // an empty sum: c = beta * c
     ScaleOutput(s, beta, c);
     return Status();

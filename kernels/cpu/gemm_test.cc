@@ -64,6 +64,9 @@ TEST(Sgemm, BothImplementationsMatchFloat64) {
       {false, true, 32, 32, 32, 16, false, 0, 1.0f, 0.0f},  {false, false, 5, 12, 20, 13, true, 0, 2.0f, 0.0f},
       {false, false, 3, 8, 9, 10, false, 0, 1.0f, 0.5f},     {false, false, 2, 4, 5, 0, false, 0, 1.0f, 0.0f},
       {true, false, 2, 6, 3, 0, false, 2, 1.0f, 2.0f},
+      // Row vector x matrix (the sgemv path), every transpose, padded, scaled, accumulating.
+      {false, false, 1, 1, 300, 700, false, 0, 1.0f, 0.0f}, {true, false, 1, 1, 70, 33, false, 3, 0.5f, 1.0f},
+      {false, true, 3, 1, 2000, 600, false, 2, 1.0f, 0.0f}, {true, true, 2, 1, 17, 9, false, 1, 2.0f, 0.5f},
   };
   for (const Case& t : cases)
     for (GemmImpl impl : {GemmImpl::kBlas, GemmImpl::kDnnl, GemmImpl::kAuto}) Check(t, impl);
