@@ -3,6 +3,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -20,18 +21,26 @@ namespace oneflow_like {
 namespace kernels {
 namespace {
 
-// oneDNN's batched matmul wins when a product is small: below this many multiply-adds per
-// product OpenBLAS's per-call cost (argument checks, packing set-up) is a large part of the
-// call. Measured here (2 cores, oneDNN 2.6 brgemm vs OpenBLAS 0.3.21, GFLOP/s): 32 x 128x128x64
-// 262 vs 101; 32 x 128x64x128 301 vs 106. Single 1024x2048x256 products are equal within noise,
-// and single 128x1024x1024 products with a transposed right operand run at ~155 on oneDNN vs
-// ~250 on OpenBLAS, so single products stay on OpenBLAS.
-constexpr int64_t kDnnlMaxProductWork = int64_t{1} << 22;
+// Which implementation runs a product (GFLOP/s measured in-process on the 2-core dev machine,
+// OpenBLAS split over the intra-op pool vs oneDNN 2.6 brgemm; see kernels/README.md):
+//  - oneDNN for batches of small products (32 x 128x128x64: ~190 vs ~145 including the
+//    per-product BLAS call cost) and for single products whose dims are all >= 64 and that do at
+//    least 2^20 multiply-adds (1024x256x2048: ~285 vs ~245; 128x1024x1024: ~260 vs ~230);
+//  - OpenBLAS for the rest: row vectors (sgemv), thin products (a dim < 64, e.g. a 10-class
+//    output layer: ~40 us vs ~100 us, oneDNN's per-call set-up dominates) and small ones.
+constexpr int64_t kDnnlMaxBatchedProductWork = int64_t{1} << 22;
 constexpr int64_t kDnnlMinBatch = 2;
+constexpr int64_t kDnnlMinDim = 64;
+constexpr int64_t kDnnlMinWork = int64_t{1} << 20;
 // Below this many multiply-adds a GEMM runs on the calling thread alone.
 constexpr int64_t kParallelGemmWork = int64_t{1} << 20;
+// Products smaller than this are not worth timing (AutotuneGemm returns the heuristic's choice).
+constexpr int64_t kAutotuneMinWork = int64_t{1} << 18;
 
 std::atomic<int64_t> g_calls{0}, g_nanos{0};
+
+// Products whose outputs do not overlap (oneDNN, and running products in parallel, need it).
+bool DisjointOutputs(const GemmShape& s) { return s.batch_size() == 1 || s.c_batch_stride >= s.m * s.ldc; }
 
 // Element offsets of every product's a and b (row-major batch order).
 void BatchOffsets(const GemmShape& s, std::vector<int64_t>* ao, std::vector<int64_t>* bo) {
@@ -167,7 +176,7 @@ void BlasSgemm(const GemmShape& s, float alpha, const float* a, const float* b, 
   ThreadPool* pool = IntraOpPool();
   const int64_t threads = pool->num_threads();
   auto whole = [&](int64_t i) { BlasBlock(s, a + ao[i], b + bo[i], c + i * s.c_batch_stride, 0, s.m, 0, s.n, alpha, beta); };
-  if (threads < 2 || s.m * s.n * s.k * nb < kParallelGemmWork) {
+  if (threads < 2 || s.m * s.n * s.k * nb < kParallelGemmWork || !DisjointOutputs(s)) {  // overlapping outputs: in order
     for (int64_t i = 0; i < nb; ++i) whole(i);
     return;
   }
@@ -208,10 +217,43 @@ void GemmShape::SetBatch(int64_t b, int64_t a_stride, int64_t b_stride, int64_t 
 }
 
 GemmImpl ChooseGemmImpl(const GemmShape& s) {
-  // oneDNN needs products whose outputs do not overlap.
-  const bool disjoint = s.c_batch_stride >= s.m * s.ldc;
-  if (disjoint && s.batch_size() >= kDnnlMinBatch && s.m * s.n * s.k <= kDnnlMaxProductWork) return GemmImpl::kDnnl;
+  if (!DisjointOutputs(s)) return GemmImpl::kBlas;
+  const int64_t work = s.m * s.n * s.k;
+  if (s.batch_size() >= kDnnlMinBatch && work <= kDnnlMaxBatchedProductWork && s.m > 1) return GemmImpl::kDnnl;
+  if (std::min({s.m, s.n, s.k}) >= kDnnlMinDim && work >= kDnnlMinWork) return GemmImpl::kDnnl;
   return GemmImpl::kBlas;
+}
+
+GemmImpl AutotuneGemm(const GemmShape& s, const float* a, const float* b) {
+  const GemmImpl guess = ChooseGemmImpl(s);
+  if (s.m * s.n * s.k * s.batch_size() < kAutotuneMinWork || s.m == 1 || !DisjointOutputs(s) || s.k <= 0) return guess;
+  static std::mutex mu;
+  static auto* tuned = new std::map<std::vector<int64_t>, GemmImpl>();
+  std::vector<int64_t> key{s.ta, s.tb, s.m, s.n, s.k, s.lda, s.ldb, s.ldc, s.c_batch_stride};
+  key.insert(key.end(), s.batch.begin(), s.batch.end());
+  key.insert(key.end(), s.a_strides.begin(), s.a_strides.end());
+  key.insert(key.end(), s.b_strides.begin(), s.b_strides.end());
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = tuned->find(key); it != tuned->end()) return it->second;
+  }
+  // Three interleaved runs of each into scratch; the fastest run decides, and the guess keeps
+  // ties (within 3%) so noise does not flip a choice the measurements above support.
+  std::vector<float> scratch((s.batch_size() - 1) * s.c_batch_stride + (s.m - 1) * s.ldc + s.n, 0.0f);
+  double best[2] = {1e30, 1e30};
+  const GemmImpl impls[2] = {GemmImpl::kBlas, GemmImpl::kDnnl};
+  for (int round = 0; round < 3; ++round)
+    for (int i = 0; i < 2; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      Status st = impls[i] == GemmImpl::kDnnl ? DnnlSgemm(s, 1.0f, a, b, 0.0f, scratch.data())
+                                               : (BlasSgemm(s, 1.0f, a, b, 0.0f, scratch.data()), Status());
+      double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      best[i] = st.ok() ? std::min(best[i], t) : 1e30;
+    }
+  const int g = guess == GemmImpl::kDnnl ? 1 : 0;
+  const GemmImpl pick = best[1 - g] < best[g] * 0.97 ? impls[1 - g] : guess;
+  std::lock_guard<std::mutex> lock(mu);
+  return tuned->emplace(std::move(key), pick).first->second;
 }
 
 const char* GemmImplName(GemmImpl impl) {

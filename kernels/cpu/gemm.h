@@ -6,9 +6,9 @@
 //  - OpenBLAS sgemm, single-threaded, spread over the intra-op pool: whole products per thread,
 //    or one product cut into row or column blocks (OpenBLAS's own pool is not used: its idle
 //    workers spin for ~2^28 cycles after each call and take the cores from what runs next);
-//  - oneDNN's matmul primitive over the whole batch (batched products of small matrices, where a
-//    per-product BLAS call costs more than the product: attention's 32 x [128x64]x[64x128]
-//    runs at ~100 GFLOP/s through OpenBLAS and ~260-300 through oneDNN on 2 cores).
+//  - oneDNN's matmul primitive over the whole batch: batches of small products (attention), and
+//    single products with every dim >= 64 (its AVX-512 brgemm kernels run them 5-15% faster
+//    than OpenBLAS here); OpenBLAS keeps row vectors, thin and small products.
 // GemmImpl::kAuto picks by shape (see ChooseGemmImpl); callers may force one (tests, autotuning).
 #pragma once
 #include <cstdint>
@@ -35,8 +35,13 @@ struct GemmShape {
   void SetBatch(int64_t b, int64_t a_stride, int64_t b_stride, int64_t c_stride);
 };
 
-// The implementation kAuto runs for this shape.
+// The implementation kAuto runs for this shape (a fixed rule from measurements; see gemm.cc).
 GemmImpl ChooseGemmImpl(const GemmShape& s);
+// The faster implementation for this shape, timed on these operands (three runs of each into
+// scratch; the output is not touched), remembered per shape for the process. Products too small
+// to be worth timing get ChooseGemmImpl's answer. For compilers: a GEMM thunk tunes once; eager
+// calls use the fixed rule (no timing on a user's first call, same choice every run).
+GemmImpl AutotuneGemm(const GemmShape& s, const float* a, const float* b);
 const char* GemmImplName(GemmImpl impl);
 
 // c = alpha * op(a) @ op(b) + beta * c over the batch. Errors (a oneDNN failure) name the shape.

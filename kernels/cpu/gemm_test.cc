@@ -108,19 +108,36 @@ TEST(Sgemm, MismatchedBatchStridesAreAnError) {
   EXPECT_NE(std::string(st.message()).find("matmul"), std::string::npos);
 }
 
-TEST(Sgemm, AutoPicksOneDnnForBatchesOfSmallProductsOnly) {
-  GemmShape attn;
-  attn.tb = true, attn.m = 128, attn.n = 128, attn.k = 64;
-  attn.lda = 64, attn.ldb = 64, attn.ldc = 128;
+GemmShape Single(int64_t m, int64_t n, int64_t k, bool tb = false) {
+  GemmShape s;
+  s.tb = tb, s.m = m, s.n = n, s.k = k, s.lda = k, s.ldb = tb ? k : n, s.ldc = n;
+  return s;
+}
+
+TEST(Sgemm, FixedRule) {
+  GemmShape attn = Single(128, 128, 64, true);
   attn.SetBatch(32, 128 * 64, 128 * 64, 128 * 128);
-  EXPECT_EQ(ChooseGemmImpl(attn), GemmImpl::kDnnl);
-  GemmShape single = attn;
-  single.batch.clear(), single.a_strides.clear(), single.b_strides.clear();
-  EXPECT_EQ(ChooseGemmImpl(single), GemmImpl::kBlas);
-  GemmShape big = attn;
-  big.m = big.n = big.k = 1024, big.lda = big.ldb = big.ldc = 1024;
-  big.SetBatch(32, 1024 * 1024, 1024 * 1024, 1024 * 1024);
-  EXPECT_EQ(ChooseGemmImpl(big), GemmImpl::kBlas);
+  EXPECT_EQ(ChooseGemmImpl(attn), GemmImpl::kDnnl);                      // batch of small products
+  EXPECT_EQ(ChooseGemmImpl(Single(128, 1024, 1024, true)), GemmImpl::kDnnl);  // every dim >= 64
+  EXPECT_EQ(ChooseGemmImpl(Single(128, 10, 1024, true)), GemmImpl::kBlas);    // thin output layer
+  EXPECT_EQ(ChooseGemmImpl(Single(1, 2048, 1024)), GemmImpl::kBlas);          // row vector: sgemv
+  EXPECT_EQ(ChooseGemmImpl(Single(64, 64, 64)), GemmImpl::kBlas);             // small
+  GemmShape overlapping = Single(128, 128, 128);
+  overlapping.SetBatch(4, 0, 0, 0);  // every product writes the same output: OpenBLAS, in order
+  EXPECT_EQ(ChooseGemmImpl(overlapping), GemmImpl::kBlas);
+}
+
+TEST(Sgemm, AutotuneTimesBothAndRemembers) {
+  GemmShape s = Single(256, 256, 256);
+  std::vector<float> a(256 * 256, 0.5f), b(256 * 256, 0.25f), c(256 * 256, 0.0f);
+  GemmImpl first = AutotuneGemm(s, a.data(), b.data());
+  ASSERT_TRUE(first == GemmImpl::kBlas || first == GemmImpl::kDnnl);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(AutotuneGemm(s, a.data(), b.data()), first);
+  ASSERT_TRUE(Sgemm(s, 1.0f, a.data(), b.data(), 0.0f, c.data(), first).ok());
+  EXPECT_FLOAT_EQ(c[0], 256 * 0.125f);
+  // Too small to time, or a row vector: the fixed rule.
+  EXPECT_EQ(AutotuneGemm(Single(8, 8, 8), a.data(), b.data()), ChooseGemmImpl(Single(8, 8, 8)));
+  EXPECT_EQ(AutotuneGemm(Single(1, 256, 256), a.data(), b.data()), GemmImpl::kBlas);
 }
 
 }  // namespace

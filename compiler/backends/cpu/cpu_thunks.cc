@@ -45,9 +45,18 @@ kernels::GemmShape GemmThunk::Shape() const {
 
 Status GemmThunk::ExecuteOnStream(const ExecuteParams& p) {
   if (c_.dtype == DType::kF32) {
-    RETURN_IF_ERROR(kernels::Sgemm(Shape(), 1.0f, reinterpret_cast<const float*>(p.buffers->Get(lhs_)),
-                                   reinterpret_cast<const float*>(p.buffers->Get(rhs_)), 0.0f,
-                                   reinterpret_cast<float*>(p.buffers->Get(out_))));
+    const auto* a = reinterpret_cast<const float*>(p.buffers->Get(lhs_));
+    const auto* b = reinterpret_cast<const float*>(p.buffers->Get(rhs_));
+    // The implementation is chosen on the first run, by timing both on the real operands (XLA
+    // autotunes GEMM algorithms the same way); ONEFLOW_LIKE_GEMM_AUTOTUNE=0 keeps the fixed rule.
+    std::call_once(tuned_, [&] {
+      static const bool autotune = [] {
+        const char* e = std::getenv("ONEFLOW_LIKE_GEMM_AUTOTUNE");
+        return e == nullptr || e[0] != '0';
+      }();
+      impl_ = autotune ? kernels::AutotuneGemm(Shape(), a, b) : kernels::ChooseGemmImpl(Shape());
+    });
+    RETURN_IF_ERROR(kernels::Sgemm(Shape(), 1.0f, a, b, 0.0f, reinterpret_cast<float*>(p.buffers->Get(out_)), impl_));
   } else {
     InitBlasThreads();
     const auto ta = c_.lhs_transposed ? CblasTrans : CblasNoTrans, tb = c_.rhs_transposed ? CblasTrans : CblasNoTrans;
@@ -63,7 +72,7 @@ Status GemmThunk::ExecuteOnStream(const ExecuteParams& p) {
 }
 
 std::string GemmThunk::Details() const {
-  const char* impl = c_.dtype == DType::kF32 ? kernels::GemmImplName(kernels::ChooseGemmImpl(Shape())) : "openblas";
+  const char* impl = c_.dtype != DType::kF32 ? "openblas" : kernels::GemmImplName(impl_.load());
   return absl::StrFormat("%s batch=%d m=%d n=%d k=%d%s%s lhs=%s rhs=%s out=%s impl=%s", DTypeName(c_.dtype), c_.batch,
                          c_.m, c_.n, c_.k, c_.lhs_transposed ? " lhsT" : "", c_.rhs_transposed ? " rhsT" : "",
                          lhs_.ToString(), rhs_.ToString(), out_.ToString(), impl);

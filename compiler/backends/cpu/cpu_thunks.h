@@ -2,6 +2,9 @@
 // (compiler/library), and an evaluator thunk that runs any single op through the reference
 // evaluator (the fallback for ops with no kernel yet; slow, reported by the compile stats).
 #pragma once
+#include <atomic>
+#include <mutex>
+
 #include "compiler/ir/hlo_instruction.h"
 #include "compiler/thunks/thunk.h"
 #include "kernels/cpu/gemm.h"
@@ -9,8 +12,8 @@
 namespace oneflow_like::hlo {
 
 // out[B,M,N] = lhs[B,M,K] x rhs[B,K,N]; each operand may be stored transposed in its last
-// two dims. f32 runs kernels::Sgemm (the eager matmul's GEMM: OpenBLAS or oneDNN by shape), f64
-// OpenBLAS.
+// two dims. f32 runs kernels::Sgemm (the eager matmul's GEMM), with the implementation (OpenBLAS
+// or oneDNN) autotuned on the first run; f64 OpenBLAS.
 class GemmThunk : public Thunk {
  public:
   struct Config {
@@ -28,6 +31,8 @@ class GemmThunk : public Thunk {
  private:
   kernels::GemmShape Shape() const;
   Config c_;
+  std::once_flag tuned_;
+  std::atomic<kernels::GemmImpl> impl_{kernels::GemmImpl::kAuto};  // "auto" until the first run
   BufferSlice lhs_, rhs_, out_;
 };
 // The GEMM config of a canonical dot (see DotDecomposer), or an error.
