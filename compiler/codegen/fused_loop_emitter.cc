@@ -466,6 +466,16 @@ StatusOr<RowEmitter::Val> RowEmitter::EmitPadOrConcat(const HloInstruction* inst
       const PadDim& p = inst->attrs().padding[d];
       ASSIGN_OR_RETURN(Aff a, Dim(idx, d));
       const bool inv = a.invariant();
+      // As in a concatenation: a row inside one aligned block is all in or all out of the
+      // operand when both edges of the operand are block boundaries.
+      const int64_t size = sub.shape[d];
+      if (!inv && a.affine && a.c == 1 && a.m >= n_ && p.interior == 0 && p.lo % a.m == 0 && (p.lo + size) % a.m == 0) {
+        Aff shifted = a;
+        shifted.base = PreDef("int64_t", absl::StrCat(a.base, " - ", p.lo), "x");
+        pre_conds.push_back(absl::StrCat(shifted.base, " >= 0 && ", shifted.base, " < ", size));
+        sub.dims.push_back(shifted);
+        continue;
+      }
       const std::string q = inv ? PreDef("int64_t", absl::StrCat(a.base, " - ", p.lo), "x")
                                 : InDef("int64_t", absl::StrCat(At(a), " - ", p.lo), "y");
       const int64_t step = p.interior + 1;
@@ -488,7 +498,13 @@ StatusOr<RowEmitter::Val> RowEmitter::EmitPadOrConcat(const HloInstruction* inst
       dims.push_back(dk);
     }
     const bool inv = a.invariant();
-    if (!inv) affine = false;
+    // base + j with base a multiple of m and the row no longer than m: when every piece boundary
+    // is a multiple of m too, the whole row lies in one piece, chosen by base alone, and stays
+    // affine inside it (rows cut inside an attention head, see EmitElementwiseRows).
+    bool in_one_piece = !inv && a.affine && a.c == 1 && a.m >= n_;
+    for (int64_t k = 0, end = 0; in_one_piece && k + 1 < inst->operand_count(); ++k)
+      in_one_piece = (end += inst->operand(k)->shape().dim(dim)) % a.m == 0;
+    if (!inv && !in_one_piece) affine = false;
     // Every operand's index and condition first: per-j definitions must precede the branches.
     std::vector<std::pair<std::string, RowIndex>> cases;
     int64_t offset = 0;
@@ -498,10 +514,18 @@ StatusOr<RowEmitter::Val> RowEmitter::EmitPadOrConcat(const HloInstruction* inst
       RowIndex sub;
       sub.shape = x->shape().dims();
       for (const Aff& dk : dims) sub.dims.push_back(dk);
-      const std::string cond = absl::StrCat(inv ? a.base : At(a), " < ", offset + size);
-      if (inv) sub.dims[dim] = Invariant(PreDef("int64_t", absl::StrCat(a.base, " - ", offset), "x"));
-      else sub.dims[dim] = PerJ(absl::StrCat(At(a), " - ", offset));
-      cases.push_back({inv ? PreDef("bool", cond, "x") : cond, std::move(sub)});
+      const bool by_base = inv || in_one_piece;
+      const std::string cond = absl::StrCat(by_base ? a.base : At(a), " < ", offset + size);
+      if (inv) {
+        sub.dims[dim] = Invariant(PreDef("int64_t", absl::StrCat(a.base, " - ", offset), "x"));
+      } else if (in_one_piece) {
+        Aff shifted = a;
+        shifted.base = PreDef("int64_t", absl::StrCat(a.base, " - ", offset), "x");
+        sub.dims[dim] = shifted;
+      } else {
+        sub.dims[dim] = PerJ(absl::StrCat(At(a), " - ", offset));
+      }
+      cases.push_back({by_base ? PreDef("bool", cond, "x") : cond, std::move(sub)});
       offset += size;
     }
     for (size_t k = 0; k < cases.size(); ++k) RETURN_IF_ERROR(Branch(cases[k].first, k == 0, inst->operand(k), cases[k].second));
@@ -625,9 +649,19 @@ std::string RowLoop(int64_t n, const std::string& body) {
 StatusOr<std::optional<std::pair<std::string, int64_t>>> EmitElementwiseRows(const std::vector<const HloInstruction*>& roots) {
   const DimVector& shape = roots[0]->shape().dims();
   std::optional<std::pair<std::string, int64_t>> fallback;
+  // Row lengths to try, longest first: the trailing blocks, then the divisors of the innermost
+  // dim down to 16 elements: a row that crosses a boundary of an operand's contiguous run (the
+  // heads of [b, s, h*d] read from [b, h, s, d]) has per-element index arithmetic, a shorter row
+  // inside that run is affine.
+  std::vector<int64_t> lengths;
   for (int64_t k = static_cast<int64_t>(shape.size()); k >= 1; --k) {
-    const int64_t n = Product(DimVector(shape.end() - k, shape.end()));
     if (k > 1 && shape[shape.size() - k] == 1) continue;  // the same block as k - 1
+    lengths.push_back(Product(DimVector(shape.end() - k, shape.end())));
+  }
+  for (int64_t n = shape.back() / 2; n >= 16; --n)
+    if (shape.back() % n == 0) lengths.push_back(n);
+  for (int64_t n : lengths) {
+    const bool innermost = n == shape.back();
     RowEmitter e("j", n);
     Aff lin;
     lin.base = "rb";
@@ -642,7 +676,7 @@ StatusOr<std::optional<std::pair<std::string, int64_t>>> EmitElementwiseRows(con
     absl::StrAppend(&e.inner, stores);
     std::string body = absl::StrCat(Indent(e.pre, 4), "    for (int64_t j = j0; j < j1; ++j) {\n", Indent(e.inner, 6), "    }\n");
     if (e.affine) return std::make_optional(std::make_pair(RowLoop(n, body), n));
-    if (k == 1 && n >= 4) fallback = std::make_pair(RowLoop(n, body), n);
+    if (innermost && n >= 4) fallback = std::make_pair(RowLoop(n, body), n);
   }
   return fallback;
 }

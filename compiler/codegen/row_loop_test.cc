@@ -185,6 +185,63 @@ ENTRY %e {
   EXPECT_TRUE(Has(code, "j * 29")) << code;
 }
 
+// Attention's head merge, three times side by side (the backward of slicing q, k, v out of one
+// projection): [b, h, s, d] -> [b*s, 3*h*d]. A row of the output crosses a head every d = 16
+// elements, so the rows are 16 long and every access is affine (no division per element).
+TEST(RowLoopTest, HeadMergeRowsStayInsideOneHead) {
+  std::string code = CheckFusion(R"(HloModule head_merge
+%fused (q: f32[2,4,8,16], k: f32[2,4,8,16], v: f32[2,4,8,16]) -> f32[16,192] {
+  %q = f32[2,4,8,16] parameter(0)
+  %k = f32[2,4,8,16] parameter(1)
+  %v = f32[2,4,8,16] parameter(2)
+  %qt = f32[2,8,4,16] transpose(%q), dimensions={0,2,1,3}
+  %kt = f32[2,8,4,16] transpose(%k), dimensions={0,2,1,3}
+  %vt = f32[2,8,4,16] transpose(%v), dimensions={0,2,1,3}
+  %qr = f32[16,64] reshape(%qt)
+  %kr = f32[16,64] reshape(%kt)
+  %vr = f32[16,64] reshape(%vt)
+  ROOT %c = f32[16,192] concatenate(%qr, %kr, %vr), dimensions={1}
+}
+ENTRY %e {
+  %q = f32[2,4,8,16] parameter(0)
+  %k = f32[2,4,8,16] parameter(1)
+  %v = f32[2,4,8,16] parameter(2)
+  ROOT %f = f32[16,192] fusion(%q, %k, %v), kind=kLoop, calls=%fused
+})");
+  EXPECT_TRUE(Has(code, "k_test_row = 16;")) << code;
+  EXPECT_FALSE(Has(code, "const int64_t y")) << code;  // no per-element index variables
+}
+
+// The same merge written as the backward of three slices: a sum of zero-padded pieces.
+TEST(RowLoopTest, PaddedHeadMergeRowsStayInsideOneHead) {
+  std::string code = CheckFusion(R"(HloModule padded_head_merge
+%fused (q: f32[2,4,8,16], k: f32[2,4,8,16], v: f32[2,4,8,16]) -> f32[16,192] {
+  %q = f32[2,4,8,16] parameter(0)
+  %k = f32[2,4,8,16] parameter(1)
+  %v = f32[2,4,8,16] parameter(2)
+  %z = f32[] constant(0)
+  %qt = f32[2,8,4,16] transpose(%q), dimensions={0,2,1,3}
+  %kt = f32[2,8,4,16] transpose(%k), dimensions={0,2,1,3}
+  %vt = f32[2,8,4,16] transpose(%v), dimensions={0,2,1,3}
+  %qr = f32[16,64] reshape(%qt)
+  %kr = f32[16,64] reshape(%kt)
+  %vr = f32[16,64] reshape(%vt)
+  %qp = f32[16,192] pad(%qr, %z), padding=0_0x0_128
+  %kp = f32[16,192] pad(%kr, %z), padding=0_0x64_64
+  %vp = f32[16,192] pad(%vr, %z), padding=0_0x128_0
+  %s = f32[16,192] add(%qp, %kp)
+  ROOT %r = f32[16,192] add(%s, %vp)
+}
+ENTRY %e {
+  %q = f32[2,4,8,16] parameter(0)
+  %k = f32[2,4,8,16] parameter(1)
+  %v = f32[2,4,8,16] parameter(2)
+  ROOT %f = f32[16,192] fusion(%q, %k, %v), kind=kLoop, calls=%fused
+})");
+  EXPECT_TRUE(Has(code, "k_test_row = 16;")) << code;
+  EXPECT_FALSE(Has(code, "const int64_t y")) << code;
+}
+
 TEST(RowLoopTest, BroadcastOverCollapsedTrailingBlockAndSizeOneDims) {
   std::string code = CheckFusion(R"(HloModule bcast
 %fused (x: f32[6,4,5,5], b: f32[4,1,1]) -> f32[6,4,5,5] {
