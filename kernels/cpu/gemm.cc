@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "oneflow_like/base/blas_threads.h"
@@ -274,6 +275,7 @@ Status Sgemm(const GemmShape& s, float alpha, const float* a, const float* b, fl
                            s.b_strides.size());
   struct Timer {
     const GemmShape& s;
+    const GemmImpl& impl;
     std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
     ~Timer() {
       int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
@@ -284,14 +286,19 @@ Status Sgemm(const GemmShape& s, float alpha, const float* a, const float* b, fl
         std::fprintf(stderr, "[gemm] %9.1f us  batch=%lld m=%lld n=%lld k=%lld%s%s %s\n", ns * 1e-3,
                      static_cast<long long>(s.batch_size()), static_cast<long long>(s.m), static_cast<long long>(s.n),
                      static_cast<long long>(s.k), s.ta ? " lhsT" : "", s.tb ? " rhsT" : "",
-                     GemmImplName(ChooseGemmImpl(s)));
+                     GemmImplName(impl));
     }
-  } timer{s};
+  } timer{s, impl};
   if (s.k <= 0) {  // an empty sum: c = beta * c
     ScaleOutput(s, beta, c);
     return Status();
   }
+  // ONEFLOW_LIKE_GEMM_IMPL=openblas|onednn overrides the fixed rule (for comparisons).
+  static const char* forced = std::getenv("ONEFLOW_LIKE_GEMM_IMPL");
+  if (impl == GemmImpl::kAuto && forced != nullptr && s.m > 1)
+    impl = std::string(forced) == "onednn" ? GemmImpl::kDnnl : std::string(forced) == "openblas" ? GemmImpl::kBlas : impl;
   if (impl == GemmImpl::kAuto) impl = ChooseGemmImpl(s);
+  if (impl == GemmImpl::kDnnl && !DisjointOutputs(s)) impl = GemmImpl::kBlas;
   if (impl == GemmImpl::kDnnl) return DnnlSgemm(s, alpha, a, b, beta, c);
   BlasSgemm(s, alpha, a, b, beta, c);
   return Status();
