@@ -126,3 +126,58 @@ def test_errors_name_op_and_shapes():
         flow.linear(flow.zeros(2, 3), flow.zeros(4, 5))
     with pytest.raises(ValueError, match=r"\[matmul\] bias"):
         flow.addmm(flow.zeros(4), flow.zeros(2, 3), flow.zeros(3, 5))
+
+
+# f32 products large enough for kernels/cpu/gemm.h's real implementations (the cases above are
+# mostly small-loop or float64): oneDNN for single products with every dim >= 64 and for batches
+# of small products read through views, OpenBLAS split over threads for thin ones, sgemv for a
+# row vector. Forward and autograd gradients against float64 NumPy.
+F32_CASES = [
+    ("single", lambda a, b: a @ b.t(), lambda a, b: a @ b.T, [(128, 300), (200, 300)]),
+    ("thin", lambda a, b: a @ b, lambda a, b: a @ b, [(150, 400), (400, 10)]),
+    ("row_vector", lambda a, b: a @ b, lambda a, b: a @ b, [(1, 700), (700, 300)]),
+    ("lhs_transposed", lambda a, b: a.t() @ b, lambda a, b: a.T @ b, [(256, 96), (256, 80)]),
+    ("attention_views", lambda q, k: q.transpose(1, 2) @ k.permute(0, 2, 3, 1),
+     lambda q, k: np.swapaxes(q, 1, 2) @ np.transpose(k, (0, 2, 3, 1)), [(2, 40, 3, 16), (2, 36, 3, 16)]),
+    ("broadcast_batch", lambda a, b: a @ b, lambda a, b: a @ b, [(2, 1, 30, 64), (3, 64, 70)]),
+]
+
+
+def check_f32_products():
+    for name, fn, np_fn, shapes in F32_CASES:
+        arrays = [rand(s) for s in shapes]
+        xs = [flow.tensor(a.astype(np.float32), requires_grad=True) for a in arrays]
+        out = fn(*xs)
+        want = np_fn(*arrays)
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-4, err_msg=name)
+        up = np.random.default_rng(1).uniform(-1, 1, size=want.shape)
+        out.backward(flow.tensor(up.astype(np.float32)))
+        for i, x in enumerate(xs):
+            # d/dx_i of sum(up * f(x)) by float64 autograd on the same composition.
+            x64 = [flow.tensor(a, dtype=flow.float64, requires_grad=True) for a in arrays]
+            fn(*x64).backward(flow.tensor(up, dtype=flow.float64))
+            np.testing.assert_allclose(x.grad.numpy(), x64[i].grad.numpy(), rtol=1e-4, atol=1e-4,
+                                       err_msg=f"{name}: gradient of input {i}")
+
+
+def test_f32_products_default_rule():
+    check_f32_products()
+
+
+@pytest.mark.parametrize("impl", ["openblas", "onednn"])
+def test_f32_products_each_implementation(impl):
+    # The implementation is fixed per process (read once): run the same checks in a child.
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, ONEFLOW_LIKE_GEMM_IMPL=impl, ONEFLOW_LIKE_GEMM_LOG="1")
+    code = "import sys; sys.path.insert(0, %r); import test_ops_matmul as t; t.check_f32_products()" % (
+        os.path.dirname(os.path.abspath(__file__)))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    # Every product but the row vector's (always sgemv) ran on the forced implementation.
+    calls = [line.split() for line in r.stderr.splitlines() if line.startswith("[gemm]")]
+    assert calls, r.stderr
+    for c in calls:
+        if "m=1" not in c:
+            assert c[-1] == impl, c
