@@ -122,3 +122,32 @@ def check_op(fn, np_fn, arrays, grad_inputs=None, atol=1e-5, rtol=1e-4, backward
     if lazy:
         gi = (list(range(len(arrays))) if grad_inputs is None else list(grad_inputs)) if backward else []
         check_lazy(fn, arrays, grad_inputs=gi, lowered_ops=lowered_ops, **kw)
+
+
+class TrainGraph(flow.nn.Graph):
+    """One training step: loss_fn(x, y), backward, the optimizer's update."""
+    def __init__(self, loss_fn, opt):
+        super().__init__()
+        self.loss_fn = loss_fn
+        self.add_optimizer(opt)
+
+    def build(self, x, y):
+        loss = self.loss_fn(x, y)
+        loss.backward()
+        return loss
+
+
+def train_losses(loss_fn, opt, x, y, steps, use_graph):
+    """`steps` training steps (loss_fn(x, y), backward, opt.step()), eager or as one nn.Graph;
+    returns (the losses, the graph or None)."""
+    if use_graph:
+        g = TrainGraph(loss_fn, opt)
+        return [g(x, y).item() for _ in range(steps)], g
+    losses = []
+    for _ in range(steps):
+        loss = loss_fn(x, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, None

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import oneflow_like as flow
+from op_testing import TrainGraph, train_losses
 
 RNG = np.random.default_rng()
 
@@ -331,19 +332,6 @@ def test_elementwise_chain_is_fused():
     assert g.stats()["kernel_call_ops"] == []
 
 
-class TrainGraph(flow.nn.Graph):
-    """One training step: loss_fn(x, y), backward, the optimizer's update."""
-    def __init__(self, loss_fn, opt):
-        super().__init__()
-        self.loss_fn = loss_fn
-        self.add_optimizer(opt)
-
-    def build(self, x, y):
-        loss = self.loss_fn(x, y)
-        loss.backward()
-        return loss
-
-
 def _train(use_graph, steps=5, make_opt=None):
     rs = np.random.RandomState(1)
     w1 = flow.tensor(rs.randn(8, 16).astype(np.float32) * 0.3, requires_grad=True)
@@ -358,17 +346,7 @@ def _train(use_graph, steps=5, make_opt=None):
         d = flow.matmul(h, w2) - y
         return (d * d).mean()
 
-    if use_graph:
-        g = TrainGraph(loss_fn, opt)
-        losses = [g(x, y).item() for _ in range(steps)]
-    else:
-        losses = []
-        for _ in range(steps):
-            loss = loss_fn(x, y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            losses.append(loss.item())
+    losses, _ = train_losses(loss_fn, opt, x, y, steps, use_graph)
     return losses, [p.numpy() for p in (w1, b1, w2)]
 
 
@@ -537,18 +515,7 @@ def _cnn_train(use_graph, steps=4):
     rs = np.random.RandomState(5)
     x = flow.tensor(rs.randn(16, 1, 8, 8).astype(np.float32))
     y = flow.tensor(rs.randint(0, 10, size=(16,)).astype(np.int64))
-    if use_graph:
-        g = TrainGraph(lambda x, y: F.cross_entropy(model(x), y), opt)
-        losses = [g(x, y).item() for _ in range(steps)]
-        return losses, g
-    losses = []
-    for _ in range(steps):
-        loss = F.cross_entropy(model(x), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    return losses, None
+    return train_losses(lambda x, y: F.cross_entropy(model(x), y), opt, x, y, steps, use_graph)
 
 
 def test_cnn_training_step_runs_convolutions_on_onednn():
