@@ -78,6 +78,7 @@ StatusOr<std::string> ElementwiseExpr(const HloInstruction* inst, const std::vec
     case HloOpcode::kMultiply: return wide_int ? absl::StrCat("ofl_wmul(", a[0], ", ", a[1], ")") : absl::StrCat(T, "(", a[0], " * ", a[1], ")");
     case HloOpcode::kDivide:
       return integral ? absl::StrCat("ofl_idiv(", a[0], ", ", a[1], ")") : absl::StrCat("(", a[0], " / ", a[1], ")");
+    case HloOpcode::kRemainder: return absl::StrCat(T, "(", Math("fmod"), "(", a[0], ", ", a[1], "))");
     case HloOpcode::kPower: return absl::StrCat(T, "(", Math("pow"), "(", a[0], ", ", a[1], "))");
     case HloOpcode::kMaximum: return absl::StrCat("ofl_max(", a[0], ", ", a[1], ")");
     case HloOpcode::kMinimum: return absl::StrCat("ofl_min(", a[0], ", ", a[1], ")");

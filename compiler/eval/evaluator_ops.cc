@@ -239,6 +239,7 @@ double EvalBinary(const HloInstruction& inst, DType t, double x, double y) {
     case HloOpcode::kDivide:
       if (integral) return y == 0 ? -1 : static_cast<double>(AsInt(x) / AsInt(y));
       return x / y;
+    case HloOpcode::kRemainder: return std::fmod(x, y);  // floats only (shape inference)
     case HloOpcode::kPower: return std::pow(x, y);
     case HloOpcode::kMaximum: return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
     case HloOpcode::kMinimum: return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);

@@ -37,7 +37,7 @@ bool IsTranscendental(HloOpcode op) {
   switch (op) {
     case HloOpcode::kExp: case HloOpcode::kLog: case HloOpcode::kLog1p: case HloOpcode::kSqrt:
     case HloOpcode::kRsqrt: case HloOpcode::kSin: case HloOpcode::kCos: case HloOpcode::kTanh:
-    case HloOpcode::kLogistic: case HloOpcode::kErf: case HloOpcode::kPower: case HloOpcode::kDivide:
+    case HloOpcode::kLogistic: case HloOpcode::kErf: case HloOpcode::kPower: case HloOpcode::kDivide: case HloOpcode::kRemainder:
       return true;
     default: return false;
   }

@@ -19,9 +19,9 @@ namespace oneflow_like::hlo {
   V(kRoundNearestEven, "round-nearest-even", 1) V(kNot, "not", 1) \
   V(kErf, "erf", 1) V(kConvert, "convert", 1)                 \
   V(kAdd, "add", 2) V(kSubtract, "subtract", 2) V(kMultiply, "multiply", 2) \
-  V(kDivide, "divide", 2) V(kPower, "power", 2) V(kMaximum, "maximum", 2) \
-  V(kMinimum, "minimum", 2) V(kCompare, "compare", 2) V(kAnd, "and", 2) \
-  V(kOr, "or", 2) V(kXor, "xor", 2)                           \
+  V(kDivide, "divide", 2) V(kRemainder, "remainder", 2) V(kPower, "power", 2) \
+  V(kMaximum, "maximum", 2) V(kMinimum, "minimum", 2) V(kCompare, "compare", 2) \
+  V(kAnd, "and", 2) V(kOr, "or", 2) V(kXor, "xor", 2)        \
   V(kShiftRightLogical, "shift-right-logical", 2) V(kSelect, "select", 3) \
   V(kBroadcast, "broadcast", 1) V(kReshape, "reshape", 1)     \
   V(kTranspose, "transpose", 1) V(kSlice, "slice", 1)         \

@@ -141,6 +141,8 @@ StatusOr<HloShape> InferShape(HloOpcode op, Shapes o, const HloAttrs& a, absl::S
     if (!x.Compatible(y)) return c.Err(absl::StrCat("operand shapes differ: got ", S(x), " and ", S(y)));
     if ((op == HloOpcode::kAnd || op == HloOpcode::kOr || op == HloOpcode::kXor) && IsFloating(x.dtype()))
       return c.Err(absl::StrCat("needs pred or integers, got ", S(x)));
+    if (op == HloOpcode::kRemainder && !IsFloating(x.dtype()))  // C fmod; integer division by zero has no value
+      return c.Err(absl::StrCat("needs a floating type, got ", S(x)));
     if (op == HloOpcode::kShiftRightLogical && (IsFloating(x.dtype()) || x.dtype() == DType::kBool))
       return c.Err(absl::StrCat("needs integers, got ", S(x)));
     return HloShape(op == HloOpcode::kCompare ? DType::kBool : x.dtype(), x.dims());

@@ -413,6 +413,15 @@ StatusOr<Tensor> MaskedFill(const Tensor& x, const Tensor& mask, double value) {
 
 Status MaskedFill_(const Tensor& x, const Tensor& mask, double value) {
   RETURN_IF_ERROR(CheckNoGrad("masked_fill_", x));
+  if (TracingActive() || x.is_lazy()) {
+    // A trace sees only an op's inputs, and masked_fill_ keeps x's unmasked values: record the
+    // out-of-place op and a copy into x (an assignment), so the graph reads x's current value.
+    ASSIGN_OR_RETURN(Shape b, BroadcastShapes("masked_fill_", x.shape(), mask.shape()));
+    if (b != x.shape())
+      return InvalidArgument("[masked_fill_] mask %s is not broadcastable to %s", mask.meta_string(), x.meta_string());
+    ASSIGN_OR_RETURN(Tensor r, MaskedFill(x, mask, value));
+    return CopyInto(x, r);
+  }
   return DispatchInplace(kMaskedFillInplace, {mask.detach()},
                          {{"value", value}, {"shape", Dims(x.shape())}, {"dtype", x.dtype()}}, x);
 }

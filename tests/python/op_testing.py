@@ -69,6 +69,16 @@ def check_backward(fn, arrays, grad_inputs=None, atol=1e-5, rtol=1e-4, **kw):
         np.testing.assert_allclose(ins[i].grad.numpy(), num, atol=atol, rtol=rtol, err_msg=f"gradient of input {i}")
 
 
+class FnGraph(flow.nn.Graph):
+    """A graph whose build() is fn(*inputs)."""
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def build(self, *args):
+        return self.fn(*args)
+
+
 class _FnGraph(flow.nn.Graph):
     def __init__(self, fn, grad_inputs, kw):
         super().__init__()

@@ -5,22 +5,13 @@ import numpy as np
 import pytest
 
 import oneflow_like as flow
-from op_testing import TrainGraph, train_losses
+from op_testing import FnGraph, TrainGraph, train_losses
 
 RNG = np.random.default_rng()
 
 
 def arr(*shape, low=-1.0, high=1.0):
     return flow.tensor(RNG.uniform(low, high, size=shape).astype(np.float32))
-
-
-class FnGraph(flow.nn.Graph):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def build(self, *args):
-        return self.fn(*args)
 
 
 def has(name):
@@ -93,6 +84,21 @@ LOWERED = [
     ("matmul_batched_rhs2d", lambda a, b: a @ b, [lambda: arr(2, 4, 8), lambda: arr(8, 3)]),
     ("matmul_vector", lambda a, b: (a @ b, b @ a.t()), [lambda: arr(4, 8), lambda: arr(8)]),
     ("linear", lambda x, w, b: F.linear(x, w, b), [lambda: arr(6, 8), lambda: arr(5, 8), lambda: arr(5)]),
+    # ternary arithmetic (optimizer updates), index/shape ops, division family, creation ops
+    ("addcmul_addcdiv_lerp", lambda t, a, b: (flow.addcmul(t, a, b, value=0.5), flow.addcdiv(t, a, b + 2.0, value=-1.5),
+                                              flow.lerp(t, a, b.abs()), flow.lerp(t, a, 0.75)),
+     [lambda: arr(3, 4), lambda: arr(3, 4), lambda: arr(4)]),
+    ("masked_fill_tril_triu", lambda a, b: (a.masked_fill(b > 0, -1.0), flow.tril(a, -1), flow.triu(a, 1)),
+     [lambda: arr(2, 4, 5), lambda: arr(4, 5)]),
+    ("remainder_fmod_floor_divide", lambda a, b: (flow.remainder(a, b), flow.fmod(a, b), flow.floor_divide(a, b), a % 0.3),
+     [lambda: arr(3, 4, low=-5, high=5), lambda: arr(3, 4, low=0.5, high=2) * flow.tensor([1.0, -1.0, 1.0, -1.0])]),
+    ("logical_bitwise", lambda a, b: (flow.logical_not(a > 0), flow.bitwise_and(a > 0, b > 0),
+                                      flow.bitwise_xor((a * 9).long(), (b * 9).long()), flow.bitwise_not((a * 9).int())),
+     [lambda: arr(3, 4), lambda: arr(3, 4)]),
+    ("cat_flip", lambda a, b, c: (flow.cat([a, b, c], 1), flow.flip(b, [0, 1])),
+     [lambda: arr(2, 3, 4), lambda: arr(2, 1, 4), lambda: arr(2, 5, 4)]),
+    ("arange_linspace_eye", lambda a: (a * flow.arange(4), a + flow.linspace(-1.0, 1.0, 4), flow.eye(4) @ a),
+     [lambda: arr(4, 4)]),
     # convolution (HLO convolution + a bias add; oneDNN runs it)
     ("conv2d", lambda x, w, b: (F.conv2d(x, w, b, 2, 1).relu(), F.conv2d(x, w, None, 1, 0, 2)),
      [lambda: arr(2, 4, 9, 9), lambda: arr(6, 4, 3, 3), lambda: arr(6)]),
@@ -139,6 +145,12 @@ GRAD_CASES = [
     ("pow_clamp_grad", lambda a: (a ** 3, a ** 2.5, flow.clamp(a, 0.5, 1.5)), [lambda: pos(4, 5)]),
     ("sub_max_min_grad", lambda a, b: (a - b, flow.maximum(a, b), flow.minimum(a, b)), [lambda: arr(3, 4), lambda: arr(3, 4)]),
     ("where_grad", lambda a, b: flow.where(a > b, a * 2, b), [lambda: arr(3, 4), lambda: arr(3, 4)]),
+    ("addcmul_lerp_grad", lambda a, b: (flow.addcmul(a, b, a, value=0.5), flow.addcdiv(a, b, a.abs() + 1.0), flow.lerp(a, b, 0.3)),
+     [lambda: arr(3, 4), lambda: arr(3, 4)]),
+    ("masked_fill_tril_cat_flip_grad", lambda a, b: (a.masked_fill(b > 0, 0.5), flow.tril(a), flow.cat([a, b, a], 1),
+                                                     flow.flip(a, [1])), [lambda: arr(3, 4), lambda: arr(3, 4)]),
+    ("remainder_fmod_grad", lambda a, b: (flow.remainder(a, b), flow.fmod(a, b)),
+     [lambda: arr(3, 4, low=-5, high=5), lambda: arr(3, 4, low=0.5, high=2)]),
     ("amax_logsumexp_grad", lambda a: (a.amax(1), flow.logsumexp(a, 1)), [lambda: arr(3, 6)]),
     ("softmax_grad", lambda a: (flow.softmax(a, 1) * flow.arange(7).float(), flow.log_softmax(a, -1)), [lambda: arr(4, 7)]),
     ("matmul_grad", lambda a, b: flow.matmul(a, b), [lambda: arr(5, 8), lambda: arr(8, 3)]),

@@ -1,5 +1,6 @@
 // Lowerings of the binary family (sub, maximum/minimum and their gradient, pow, comparisons ->
-// compare with a pred result, logical ops) and of where -> select. Each reproduces its kernel in
+// compare with a pred result, logical ops, float floor_divide/remainder/fmod, bitwise ops) and of
+// where -> select. Each reproduces its kernel in
 // kernels/cpu/{binary,ternary}.cc; operands are broadcast NumPy-style to the output shape.
 #include "oneflow_like/lazy/lowering/lowering_util.h"
 
@@ -10,18 +11,11 @@ using hlo::ComparisonDirection;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 
-bool IsFloat(DType t) { return t == DType::kF32 || t == DType::kF64; }
-bool Numeric(DType t) { return t == DType::kF32 || t == DType::kF64 || t == DType::kI32 || t == DType::kI64; }
-
-// Inputs broadcast to the output shape (dtypes unchanged).
-StatusOr<std::vector<HloInstruction*>> Operands(LowerCtx& ctx, const TracedOp& op, const Shape& shape) {
-  std::vector<HloInstruction*> r;
-  for (size_t i = 0; i < op.inputs.size(); ++i) {
-    ASSIGN_OR_RETURN(auto* x, BroadcastTo(ctx, ctx.in(op, i), ctx.in_meta(op, i).shape, shape));
-    r.push_back(x);
-  }
-  return r;
+bool IsFloat(DType t) { return IsF32OrF64(t); }
+bool IntOrBool(DType t) {  // bitwise ops
+  return t == DType::kBool || t == DType::kU8 || t == DType::kI8 || t == DType::kI32 || t == DType::kI64;
 }
+bool Numeric(DType t) { return t == DType::kF32 || t == DType::kF64 || t == DType::kI32 || t == DType::kI64; }
 
 bool SameDtypes(LowerCtx& ctx, const TracedOp& op, size_t first, bool (*ok)(DType)) {
   DType t = ctx.in_meta(op, first).dtype;
@@ -34,7 +28,7 @@ bool SameDtypes(LowerCtx& ctx, const TracedOp& op, size_t first, bool (*ok)(DTyp
 Status LowerSub(LowerCtx& ctx, const TracedOp& op) {  // alpha == 1 ? x - y : x - alpha * y
   const TensorMeta& m = ctx.out_meta(op, 0);
   if (!SameDtypes(ctx, op, 0, Numeric) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(auto in, Operands(ctx, op, m.shape));
+  ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
   double alpha = op.attrs.Float("alpha", 1.0);
   HloInstruction* y = in[1];
   if (alpha != 1.0) {
@@ -47,11 +41,11 @@ Status LowerSub(LowerCtx& ctx, const TracedOp& op) {  // alpha == 1 ? x - y : x 
 }
 
 // maximum/minimum: HLO's are NaN-propagating with the kernel's tie rule (ofl_max/ofl_min).
-// pow: std::pow on floats.
+// pow: std::pow on floats. bitwise_and/or/xor: x & y, x | y, x ^ y on bool and integers.
 Status LowerSameType(LowerCtx& ctx, const TracedOp& op, HloOpcode code, bool (*ok)(DType)) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   if (!SameDtypes(ctx, op, 0, ok) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(auto in, Operands(ctx, op, m.shape));
+  ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
   ASSIGN_OR_RETURN(auto* r, ctx.b().Binary(code, in[0], in[1]));
   ctx.set(op, 0, r);
   return Status();
@@ -60,7 +54,7 @@ Status LowerSameType(LowerCtx& ctx, const TracedOp& op, HloOpcode code, bool (*o
 Status LowerCompare(LowerCtx& ctx, const TracedOp& op, ComparisonDirection d) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   if (!SameDtypes(ctx, op, 0, Numeric)) return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(auto in, Operands(ctx, op, m.shape));
+  ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
   ASSIGN_OR_RETURN(auto* r, ctx.b().Compare(in[0], in[1], d));
   ctx.set(op, 0, r);
   return Status();
@@ -81,7 +75,7 @@ bool IsBool(DType t) { return t == DType::kBool; }
 Status LowerLogical(LowerCtx& ctx, const TracedOp& op, int kind) {  // 0 and, 1 or, 2 xor
   const TensorMeta& m = ctx.out_meta(op, 0);
   if (!SameDtypes(ctx, op, 0, IsBool)) return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(auto in, Operands(ctx, op, m.shape));
+  ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
   HloInstruction* r;
   if (kind == 0) { ASSIGN_OR_RETURN(r, ctx.b().Binary(HloOpcode::kAnd, in[0], in[1])); }
   else if (kind == 1) { ASSIGN_OR_RETURN(r, ctx.b().Binary(HloOpcode::kOr, in[0], in[1])); }
@@ -94,7 +88,7 @@ Status LowerLogical(LowerCtx& ctx, const TracedOp& op, int kind) {  // 0 and, 1 
 Status LowerMinMaxGrad(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   if (!SameDtypes(ctx, op, 0, IsFloat) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(auto in, Operands(ctx, op, m.shape));
+  ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
   bool is_max = op.attrs.Bool("is_max"), side_a = op.attrs.Int("side") == 0;
   HloInstruction *mine = side_a ? in[1] : in[2], *other = side_a ? in[2] : in[1];
   ASSIGN_OR_RETURN(auto* wins, ctx.b().Compare(mine, other, is_max ? ComparisonDirection::kGt : ComparisonDirection::kLt));
@@ -114,7 +108,7 @@ Status LowerWhere(LowerCtx& ctx, const TracedOp& op) {  // where(cond, x, y)
   const TensorMeta& m = ctx.out_meta(op, 0);
   if (ctx.in_meta(op, 0).dtype != DType::kBool || !SameDtypes(ctx, op, 1, AnyType) || ctx.in_meta(op, 1).dtype != m.dtype)
     return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(auto in, Operands(ctx, op, m.shape));
+  ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
   ASSIGN_OR_RETURN(auto* r, ctx.b().Select(in[0], in[1], in[2]));
   ctx.set(op, 0, r);
   return Status();
@@ -125,9 +119,51 @@ Status LowerWhereScalar(LowerCtx& ctx, const TracedOp& op) {  // cond ? x : s  /
   const TensorMeta& m = ctx.out_meta(op, 0);
   if (ctx.in_meta(op, 0).dtype != DType::kBool || !AnyType(m.dtype) || ctx.in_meta(op, 1).dtype != m.dtype)
     return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(auto in, Operands(ctx, op, m.shape));
+  ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
   ASSIGN_OR_RETURN(auto* s, Splat(ctx, m.dtype, op.attrs.Float("scalar"), m.shape));
   ASSIGN_OR_RETURN(auto* r, kScalarIsOther ? ctx.b().Select(in[0], in[1], s) : ctx.b().Select(in[0], s, in[1]));
+  ctx.set(op, 0, r);
+  return Status();
+}
+
+// floor_divide / remainder / fmod on floats (kernels/cpu/binary.cc FloatDivOp): floor(x / y);
+// r = fmod(x, y) with Python's sign fix (r != 0 and sign(r) != sign(y) -> r + y); C's fmod.
+// Integer dtypes keep the kernel call: a zero divisor raises ZeroDivisionError there.
+enum class DivKind { kFloorDiv, kRemainder, kFmod };
+Status LowerDivision(LowerCtx& ctx, const TracedOp& op, DivKind kind) {
+  const TensorMeta& m = ctx.out_meta(op, 0);
+  if (!SameDtypes(ctx, op, 0, IsFloat) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
+  ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
+  ExprBuilder e{ctx, m, Status()};
+  if (kind == DivKind::kFloorDiv) return e.Set(op, e.U(HloOpcode::kFloor, e.Div(in[0], in[1])));
+  HloInstruction* r = e.B(HloOpcode::kRemainder, in[0], in[1]);
+  if (kind == DivKind::kRemainder) {
+    HloInstruction* zero = e.C(0);
+    HloInstruction* signs_differ = e.Cmp(e.Cmp(r, zero, ComparisonDirection::kLt), e.Cmp(in[1], zero, ComparisonDirection::kLt),
+                                         ComparisonDirection::kNe);
+    HloInstruction* fix = e.B(HloOpcode::kAnd, e.Cmp(r, zero, ComparisonDirection::kNe), signs_differ);
+    r = e.Sel(fix, e.Add(r, in[1]), r);
+  }
+  return e.Set(op, r);
+}
+
+// bitwise_not: !x on bool, ~x on integers.
+Status LowerBitwiseNot(LowerCtx& ctx, const TracedOp& op) {
+  const TensorMeta& m = ctx.out_meta(op, 0);
+  if (!IntOrBool(m.dtype) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
+  ASSIGN_OR_RETURN(auto* r, ctx.b().Unary(HloOpcode::kNot, ctx.in(op, 0)));
+  ctx.set(op, 0, r);
+  return Status();
+}
+
+// logical_not: x == 0 (NaN -> false), as bool or cast to the output's dtype.
+Status LowerLogicalNot(LowerCtx& ctx, const TracedOp& op) {
+  const TensorMeta& m = ctx.out_meta(op, 0);
+  const DType t = ctx.in_meta(op, 0).dtype;
+  if (!(IntOrBool(t) || IsFloat(t)) || !(IntOrBool(m.dtype) || IsFloat(m.dtype))) return ctx.LowerAsKernelCall(op);
+  ASSIGN_OR_RETURN(auto* zero, Splat(ctx, t, 0.0, m.shape));
+  ASSIGN_OR_RETURN(HloInstruction* r, ctx.b().Compare(ctx.in(op, 0), zero, ComparisonDirection::kEq));
+  if (m.dtype != DType::kBool) { ASSIGN_OR_RETURN(r, ctx.b().Convert(r, m.dtype)); }
   ctx.set(op, 0, r);
   return Status();
 }
@@ -154,6 +190,14 @@ OFL_REGISTER_LOWERING(ge_scalar, [](LowerCtx& c, const TracedOp& o) { return Low
 OFL_REGISTER_LOWERING(logical_and, [](LowerCtx& c, const TracedOp& o) { return LowerLogical(c, o, 0); });
 OFL_REGISTER_LOWERING(logical_or, [](LowerCtx& c, const TracedOp& o) { return LowerLogical(c, o, 1); });
 OFL_REGISTER_LOWERING(logical_xor, [](LowerCtx& c, const TracedOp& o) { return LowerLogical(c, o, 2); });
+OFL_REGISTER_LOWERING(floor_divide, [](LowerCtx& c, const TracedOp& o) { return LowerDivision(c, o, DivKind::kFloorDiv); });
+OFL_REGISTER_LOWERING(remainder, [](LowerCtx& c, const TracedOp& o) { return LowerDivision(c, o, DivKind::kRemainder); });
+OFL_REGISTER_LOWERING(fmod, [](LowerCtx& c, const TracedOp& o) { return LowerDivision(c, o, DivKind::kFmod); });
+OFL_REGISTER_LOWERING(bitwise_and, [](LowerCtx& c, const TracedOp& o) { return LowerSameType(c, o, HloOpcode::kAnd, IntOrBool); });
+OFL_REGISTER_LOWERING(bitwise_or, [](LowerCtx& c, const TracedOp& o) { return LowerSameType(c, o, HloOpcode::kOr, IntOrBool); });
+OFL_REGISTER_LOWERING(bitwise_xor, [](LowerCtx& c, const TracedOp& o) { return LowerSameType(c, o, HloOpcode::kXor, IntOrBool); });
+OFL_REGISTER_LOWERING(bitwise_not, LowerBitwiseNot);
+OFL_REGISTER_LOWERING(logical_not, LowerLogicalNot);
 OFL_REGISTER_LOWERING(where, LowerWhere);
 OFL_REGISTER_LOWERING(where_scalar_other, LowerWhereScalar<true>);
 OFL_REGISTER_LOWERING(where_scalar_input, LowerWhereScalar<false>);

@@ -29,21 +29,6 @@ bool Lowerable(DType t) { return t == DType::kF32 || t == DType::kF64; }
 
 StatusOr<hlo::ConvDims> Labels(const char* text) { return hlo::ConvDims::Parse(text); }
 
-// `h` reversed along `dim`: size-1 slices concatenated last to first.
-StatusOr<HloInstruction*> ReverseDim(LowerCtx& ctx, HloInstruction* h, int64_t dim) {
-  const DimVector& dims = h->shape().dims();
-  if (dims[dim] <= 1) return h;
-  std::vector<HloInstruction*> parts;
-  for (int64_t i = dims[dim] - 1; i >= 0; --i) {
-    std::vector<hlo::SliceDim> sl;
-    for (size_t k = 0; k < dims.size(); ++k)
-      sl.push_back(static_cast<int64_t>(k) == dim ? hlo::SliceDim{i, i + 1, 1} : hlo::SliceDim{0, dims[k], 1});
-    ASSIGN_OR_RETURN(auto* s, ctx.b().Slice(h, sl));
-    parts.push_back(s);
-  }
-  return ctx.b().Concatenate(parts, dim);
-}
-
 // A channel slice [lo, hi) of an NCHW-like array along dim `dim`.
 StatusOr<HloInstruction*> SliceDim1(LowerCtx& ctx, HloInstruction* h, int64_t dim, int64_t lo, int64_t hi) {
   std::vector<hlo::SliceDim> sl;

@@ -1,4 +1,5 @@
-// Lowerings of the shape, reduce and creation families' core ops.
+// Lowerings of the shape, reduce and creation families' core ops (reshape..full, slicing views and
+// their scatter gradients, cat, flip, tril/triu); arange/linspace/eye are in creation.cc.
 #include <algorithm>
 #include <optional>
 
@@ -202,6 +203,57 @@ Status LowerFull(LowerCtx& ctx, const TracedOp& op) {
   return Status();
 }
 
+// cat(xs...; dim) -> concatenate (inputs share the dtype; empty ones are dropped).
+Status LowerCat(LowerCtx& ctx, const TracedOp& op) {
+  const TensorMeta& m = ctx.out_meta(op, 0);
+  const int64_t dim = op.attrs.Int("dim");
+  std::vector<hlo::HloInstruction*> parts;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const TensorMeta& in = ctx.in_meta(op, static_cast<int>(i));
+    if (in.dtype != m.dtype || in.shape.ndim() != m.shape.ndim()) return ctx.LowerAsKernelCall(op);
+    if (in.shape.numel() > 0) parts.push_back(ctx.in(op, static_cast<int>(i)));
+  }
+  hlo::HloInstruction* r = nullptr;
+  if (parts.empty()) { ASSIGN_OR_RETURN(r, Splat(ctx, m.dtype, 0.0, m.shape)); }
+  else if (parts.size() == 1) r = parts[0];
+  else { ASSIGN_OR_RETURN(r, ctx.b().Concatenate(parts, dim)); }
+  ctx.set(op, 0, r);
+  return Status();
+}
+
+// flip(x; dims): each dim reversed. The IR has no reverse, so a reversal is a concatenate of
+// size-1 slices; dims longer than kMaxFlipLength keep the kernel call (one slice per element).
+constexpr int64_t kMaxFlipLength = 64;
+Status LowerFlip(LowerCtx& ctx, const TracedOp& op) {
+  const Shape& s = ctx.in_meta(op, 0).shape;
+  const auto& dims = op.attrs.Ints("dims");
+  for (int64_t d : dims)
+    if (s[d] > kMaxFlipLength) return ctx.LowerAsKernelCall(op);
+  hlo::HloInstruction* r = ctx.in(op, 0);
+  for (int64_t d : dims) { ASSIGN_OR_RETURN(r, ReverseDim(ctx, r, d)); }
+  ctx.set(op, 0, r);
+  return Status();
+}
+
+// tril/triu(x; diagonal k, upper) over the last two dims (i, j): keep x where j - i <= k (tril)
+// or j - i >= k (triu), else 0.
+Status LowerTril(LowerCtx& ctx, const TracedOp& op) {
+  const TensorMeta& m = ctx.out_meta(op, 0);
+  if (m.dtype == DType::kF16 || m.dtype == DType::kBF16) return ctx.LowerAsKernelCall(op);  // no f16 codegen
+  const int64_t nd = m.shape.ndim();
+  const hlo::HloShape idx(DType::kI64, m.shape.dims());
+  ASSIGN_OR_RETURN(auto* i, ctx.b().Iota(idx, nd - 2));
+  ASSIGN_OR_RETURN(auto* j, ctx.b().Iota(idx, nd - 1));
+  ASSIGN_OR_RETURN(auto* diff, ctx.b().Binary(hlo::HloOpcode::kSubtract, j, i));
+  ASSIGN_OR_RETURN(auto* k, Splat(ctx, DType::kI64, static_cast<double>(op.attrs.Int("diagonal")), m.shape));
+  ASSIGN_OR_RETURN(auto* keep, ctx.b().Compare(diff, k, op.attrs.Bool("upper") ? hlo::ComparisonDirection::kGe
+                                                                                : hlo::ComparisonDirection::kLe));
+  ASSIGN_OR_RETURN(auto* zero, Splat(ctx, m.dtype, 0.0, m.shape));
+  ASSIGN_OR_RETURN(auto* r, ctx.b().Select(keep, ctx.in(op, 0), zero));
+  ctx.set(op, 0, r);
+  return Status();
+}
+
 }  // namespace
 
 OFL_REGISTER_LOWERING(reshape, LowerReshape);
@@ -216,6 +268,9 @@ OFL_REGISTER_LOWERING(select, [](LowerCtx& c, const TracedOp& o) { return LowerS
 OFL_REGISTER_LOWERING(fill_, LowerFull);
 OFL_REGISTER_LOWERING(as_strided, LowerAsStrided);
 OFL_REGISTER_LOWERING(as_strided_scatter, LowerAsStridedScatter);
+OFL_REGISTER_LOWERING(cat, LowerCat);
+OFL_REGISTER_LOWERING(flip, LowerFlip);
+OFL_REGISTER_LOWERING(tril, LowerTril);
 
 }  // namespace lazy
 }  // namespace oneflow_like

@@ -16,35 +16,7 @@ constexpr double k2OverSqrtPi = 1.12837916709551257390;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 
-// Small expression builder over one output meta: every value has the output's shape and dtype.
-struct E {
-  LowerCtx& ctx;
-  const TensorMeta& m;
-  Status status;
-  HloInstruction* Ok(StatusOr<HloInstruction*> r) {
-    if (!r.ok()) {
-      if (status.ok()) status = r.status();
-      return nullptr;
-    }
-    return *r;
-  }
-  HloInstruction* C(double v) { return Ok(Splat(ctx, m.dtype, v, m.shape)); }
-  HloInstruction* U(HloOpcode op, HloInstruction* x) { return status.ok() ? Ok(ctx.b().Unary(op, x)) : nullptr; }
-  HloInstruction* B(HloOpcode op, HloInstruction* x, HloInstruction* y) {
-    return status.ok() ? Ok(ctx.b().Binary(op, x, y)) : nullptr;
-  }
-  HloInstruction* Add(HloInstruction* x, HloInstruction* y) { return B(HloOpcode::kAdd, x, y); }
-  HloInstruction* Sub(HloInstruction* x, HloInstruction* y) { return B(HloOpcode::kSubtract, x, y); }
-  HloInstruction* Mul(HloInstruction* x, HloInstruction* y) { return B(HloOpcode::kMultiply, x, y); }
-  HloInstruction* Div(HloInstruction* x, HloInstruction* y) { return B(HloOpcode::kDivide, x, y); }
-  HloInstruction* Cmp(HloInstruction* x, HloInstruction* y, ComparisonDirection d) {
-    return status.ok() ? Ok(ctx.b().Compare(x, y, d)) : nullptr;
-  }
-  HloInstruction* Sel(HloInstruction* p, HloInstruction* x, HloInstruction* y) {
-    return status.ok() ? Ok(ctx.b().Select(p, x, y)) : nullptr;
-  }
-  HloInstruction* Sigmoid(HloInstruction* x) { return U(HloOpcode::kLogistic, x); }  // 1 / (1 + exp(-x))
-};
+using E = ExprBuilder;
 
 bool IsFloat(DType t) { return t == DType::kF32 || t == DType::kF64; }
 
