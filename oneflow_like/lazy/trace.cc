@@ -1,5 +1,11 @@
 #include "oneflow_like/lazy/trace.h"
 
+#include "oneflow_like/framework/autograd.h"
+#include "oneflow_like/ops/binary.h"
+#include "oneflow_like/ops/creation.h"
+#include "oneflow_like/ops/shape_ops.h"
+#include "oneflow_like/ops/ternary.h"
+
 namespace oneflow_like {
 namespace lazy {
 namespace {
@@ -65,6 +71,75 @@ int64_t Trace::ValueOf(const Tensor& t) {
   return v;
 }
 
+bool Trace::TrackView(const OpDef& op, const AttrMap& attrs, const Tensor& in, const Tensor& view) {
+  // `in` laid out in its root: a tracked view's place, a lazy root's contiguous layout, or an
+  // eager root's own (only when contiguous from offset 0, so that it is its storage's layout).
+  auto impl = std::make_shared<TensorImpl>(*in.impl());
+  Tensor root = in;
+  if (auto it = views_.find(in.impl()); it != views_.end()) {
+    root = it->second.root;
+    impl->strides = it->second.strides, impl->offset = it->second.offset;
+  } else if (untracked_.count(in.impl())) {
+    return false;
+  } else if (in.is_lazy()) {
+    impl->strides = ContiguousStrides(in.shape()), impl->offset = 0;
+  } else if (!in.is_contiguous() || in.offset() != 0) {
+    return false;
+  }
+  Shape shape;
+  DimVector strides;
+  int64_t offset = 0;
+  if (!op.view(Tensor(impl), attrs, &shape, &strides, &offset).ok()) return false;
+  views_[view.impl()] = ViewOf{view, root, shape, strides, offset, RootValue(root)};
+  return true;
+}
+
+Status Trace::RefreshView(const Tensor& t) {
+  auto it = views_.find(t.impl());
+  if (it == views_.end() || it->second.derived_from == RootValue(it->second.root)) return Status();
+  ViewOf v = it->second;  // the map may rehash while the refresh records ops
+  in_view_bookkeeping_ = true;
+  StatusOr<Tensor> r = functional::AsStrided(v.root, v.shape, v.strides, v.offset);
+  in_view_bookkeeping_ = false;
+  if (!r.ok()) return r.status();
+  t.impl()->lazy_id = r->impl()->lazy_id;
+  views_[t.impl()].derived_from = RootValue(v.root);
+  return Status();
+}
+
+Status Trace::WriteBack(const OpDef& op, const Tensor& t) {
+  if (untracked_.count(t.impl()))
+    return Unimplemented("[%s] in-place write to a view whose place in its base is unknown (a view of a "
+                         "non-contiguous captured tensor) is not supported in nn.Graph; write to a contiguous tensor",
+                         op.name);
+  auto it = views_.find(t.impl());
+  if (it == views_.end()) return Status();
+  ViewOf v = it->second;
+  if (GradModeEnabled() && (v.root.requires_grad() || t.requires_grad()))
+    return Unimplemented("[%s] in-place modification of a view that requires grad is not supported; use an "
+                         "out-of-place op", op.name);
+  in_view_bookkeeping_ = true;
+  auto write = [&]() -> StatusOr<int64_t> {
+    // root' = where(written, as_strided_scatter(view), root): exact, whatever the values.
+    const Shape& rs = v.root.shape();
+    ASSIGN_OR_RETURN(Tensor scattered, functional::AsStridedScatter(t, rs, v.strides, v.offset));
+    ASSIGN_OR_RETURN(Tensor ones, functional::Ones(t.shape(), DType::kBool, t.device()));
+    ASSIGN_OR_RETURN(Tensor mask, functional::AsStridedScatter(ones, rs, v.strides, v.offset));
+    ASSIGN_OR_RETURN(Tensor merged, functional::Where(mask, scattered, v.root));
+    return merged.impl()->lazy_id;
+  };
+  StatusOr<int64_t> merged = write();
+  in_view_bookkeeping_ = false;
+  if (!merged.ok()) return merged.status();
+  if (v.root.is_lazy()) {
+    v.root.impl()->lazy_id = *merged;
+  } else {
+    capture_value_[v.root.impl()] = *merged;
+  }
+  views_[t.impl()].derived_from = *merged;
+  return Status();
+}
+
 StatusOr<TensorList> Trace::Record(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
                                    const std::vector<TensorMeta>& metas, const Tensor* inplace_out) {
   if (inplace_out && inplace_out->is_lazy() && inplace_out->impl()->lazy_ctx.get() != this)
@@ -74,6 +149,7 @@ StatusOr<TensorList> Trace::Record(const OpDef& op, const TensorList& inputs, co
     if (t.is_lazy() && t.impl()->lazy_ctx.get() != this)
       return InvalidArgument("[%s] a lazy tensor from another nn.Graph trace was used here (%s)", op.name,
                              t.meta_string());
+    if (!in_view_bookkeeping_) RETURN_IF_ERROR(RefreshView(t));
     rec.inputs.push_back(ValueOf(t));
   }
   int64_t op_index = static_cast<int64_t>(ops_.size());
@@ -84,6 +160,8 @@ StatusOr<TensorList> Trace::Record(const OpDef& op, const TensorList& inputs, co
     outs.push_back(MakeLazy(v));
   }
   ops_.push_back(std::move(rec));
+  if (op.view && !inputs.empty() && outs.size() == 1 && !TrackView(op, attrs, inputs[0], outs[0]))
+    untracked_[outs[0].impl()] = outs[0];
   if (inplace_out) {
     int64_t v = ops_.back().outputs[0];
     if (inplace_out->is_lazy()) {
@@ -92,6 +170,7 @@ StatusOr<TensorList> Trace::Record(const OpDef& op, const TensorList& inputs, co
       ValueOf(*inplace_out);  // make sure it is captured, then rebind its current value
       capture_value_[inplace_out->impl()] = v;
     }
+    if (!in_view_bookkeeping_) RETURN_IF_ERROR(WriteBack(op, *inplace_out));
   }
   return outs;
 }

@@ -2,6 +2,13 @@
 // recorded instead of run. Graph inputs become lazy tensors; eager tensors met along the way
 // (parameters, buffers, optimizer state) are captured by reference and read at run time;
 // in-place writes to them become assignments applied after each run.
+//
+// Views: a view op's lazy result is a value of its own, so the trace remembers where each view
+// lies in its root (the lazy or captured tensor it was taken from: shape, strides and offset in
+// the root's contiguous layout). An in-place write to a view is written back into the root
+// (where(mask, as_strided_scatter(new view value), root), the root rebinds), and a view whose
+// root has been written since its value was taken is re-read from the root (as_strided) before
+// its next use, so views and roots see each other's writes as eager tensors do.
 #pragma once
 #include <memory>
 #include <string>
@@ -52,6 +59,22 @@ class Trace : public std::enable_shared_from_this<Trace> {
   int64_t ValueOf(const Tensor& t);  // captures eager tensors on first use
   int64_t NewValue(TracedValue v) { values_.push_back(std::move(v)); return static_cast<int64_t>(values_.size()) - 1; }
   Tensor MakeLazy(int64_t value);
+  struct ViewOf {
+    Tensor self;  // the view (held, so that its address is not reused within the trace)
+    Tensor root;  // lazy, or a captured eager tensor (contiguous, offset 0)
+    Shape shape;
+    DimVector strides;
+    int64_t offset = 0;
+    int64_t derived_from = -1;  // the root value this view's current value was read from
+  };
+  int64_t RootValue(const Tensor& root) { return ValueOf(root); }
+  // Records `view` (the single result of view op `op` on `in`) as a view of in's root; false
+  // when its place in the root is unknown (an eager input that is not contiguous from 0).
+  bool TrackView(const OpDef& op, const AttrMap& attrs, const Tensor& in, const Tensor& view);
+  // Re-reads `t` from its root when the root was written after t's value was taken.
+  Status RefreshView(const Tensor& t);
+  // Writes the new value of view `t` back into its root.
+  Status WriteBack(const OpDef& op, const Tensor& t);
 
   std::vector<TracedOp> ops_;
   std::vector<TracedValue> values_;
@@ -60,6 +83,9 @@ class Trace : public std::enable_shared_from_this<Trace> {
   absl::flat_hash_map<TensorImpl*, int64_t> capture_value_;  // eager tensor -> current value id
   absl::flat_hash_map<TensorImpl*, int64_t> capture_index_;
   std::vector<int64_t> output_values_;
+  absl::flat_hash_map<TensorImpl*, ViewOf> views_;     // lazy view -> where it lies in its root
+  absl::flat_hash_map<TensorImpl*, Tensor> untracked_;  // lazy views whose place is unknown (held)
+  bool in_view_bookkeeping_ = false;                   // recording the ops of a refresh / write-back
 };
 
 // Makes `trace` the active trace of this thread for the scope's lifetime.

@@ -486,6 +486,12 @@ StatusOr<Tensor> IndexPut(const Tensor& x, const TensorList& indices, const Tens
 
 Status IndexPut_(const Tensor& x, const TensorList& indices, const Tensor& values, bool accumulate) {
   RETURN_IF_ERROR(CheckNoGrad("index_put_", x, values));
+  if (TracingActive() || x.is_lazy()) {
+    // As masked_fill_: the in-place op's inputs do not include x (its kernel writes only the
+    // indexed elements), so a trace records the out-of-place op and a copy into x.
+    ASSIGN_OR_RETURN(Tensor r, IndexPut(x, indices, values, accumulate));
+    return CopyInto(x, r);
+  }
   ASSIGN_OR_RETURN(PreparedIndex p, PrepareIndex("index_put_", x, indices));
   ASSIGN_OR_RETURN(Tensor v, PrepareValues(values, x));
   ASSIGN_OR_RETURN(v, Contiguous(v));
