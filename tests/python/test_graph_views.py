@@ -5,15 +5,7 @@ import numpy as np
 import pytest
 
 import oneflow_like as flow
-
-
-class FnGraph(flow.nn.Graph):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def build(self, *xs):
-        return self.fn(*xs)
+from op_testing import FnGraph
 
 
 def setitem(x):

@@ -14,15 +14,6 @@ F = nn.functional
 RNG = np.random.default_rng()
 
 
-class FnGraph(nn.Graph):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def build(self, *args):
-        return self.fn(*args)
-
-
 def _bits(a):
     a = np.ascontiguousarray(a)
     return a.view({4: np.uint32, 8: np.uint64}[a.itemsize]) if a.dtype.kind == "f" else a
