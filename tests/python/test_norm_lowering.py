@@ -1,8 +1,9 @@
-"""batch_norm, group_norm (oneflow_like/lazy/lowering/norm.cc) and their gradients lower to HLO in
-nn.Graph and give eager's results (the lowerings follow the kernels op for op: float64 to 1e-9,
+"""With ONEFLOW_LIKE_LOWER_NORMS=1, batch_norm, group_norm (oneflow_like/lazy/lowering/norm.cc) and
+their gradients lower to HLO in nn.Graph and give eager's results (the lowerings follow the kernels op for op: float64 to 1e-9,
 float32 to 1e-6, in practice bit for bit); a BatchNorm2d CNN trained as a graph ends with eager's
 losses and running stats. embedding stays a kernel call (see lowering/nn_misc.cc): the graph must
-still accumulate repeated indices, skip padding_idx and raise on a bad index."""
+still accumulate repeated indices, skip padding_idx and raise on a bad index. By default (the HLO
+loops are slower than the kernels on the CPU backend) the norms stay kernel calls."""
 import numpy as np
 import pytest
 
@@ -16,10 +17,15 @@ GN_OPS = ("group_norm", "group_norm_grad")
 DTYPES = [(flow.float64, 1e-9), (flow.float32, 1e-6)]
 
 
+@pytest.fixture
+def lowered(monkeypatch):
+    monkeypatch.setenv("ONEFLOW_LIKE_LOWER_NORMS", "1")
+
+
 @pytest.mark.parametrize("dtype,tol", DTYPES, ids=["f64", "f32"])
 @pytest.mark.parametrize("shape", [(6, 3), (3, 4, 5, 2), (2, 5, 7)])
 @pytest.mark.parametrize("affine", [True, False])
-def test_batch_norm_training_lowers(dtype, tol, shape, affine):
+def test_batch_norm_training_lowers(lowered, dtype, tol, shape, affine):
     c = shape[1]
     x, w, b = rand(shape, -2, 3), rand((c,), 0.5, 1.5), rand((c,))
     if affine:
@@ -32,7 +38,7 @@ def test_batch_norm_training_lowers(dtype, tol, shape, affine):
 
 @pytest.mark.parametrize("dtype,tol", DTYPES, ids=["f64", "f32"])
 @pytest.mark.parametrize("shape", [(5, 3), (3, 4, 3, 2)])
-def test_batch_norm_eval_lowers(dtype, tol, shape):
+def test_batch_norm_eval_lowers(lowered, dtype, tol, shape):
     c = shape[1]
     x, w, b = rand(shape, -2, 3), rand((c,), 0.5, 1.5), rand((c,))
     rm, rv = rand((c,)), rand((c,), 0.5, 2)
@@ -55,7 +61,7 @@ class _BnGraph(nn.Graph):
 
 
 @pytest.mark.parametrize("shape", [(8, 3, 2, 2), (10, 4)])
-def test_batch_norm_module_running_stats_in_graph(shape):
+def test_batch_norm_module_running_stats_in_graph(lowered, shape):
     # The running stats are updated by in-place ops after batch_norm (momentum blend with the
     # unbiased batch variance): the graph's buffers must end up equal to eager's, up to the last
     # bit of the blend rm * 0.9 + mean * 0.1, which the graph runs as one fused loop (eager as two
@@ -83,7 +89,7 @@ def test_batch_norm_module_running_stats_in_graph(shape):
 @pytest.mark.parametrize("dtype,tol", DTYPES, ids=["f64", "f32"])
 @pytest.mark.parametrize("shape,groups", [((2, 6, 5), 1), ((2, 6, 5), 2), ((2, 6, 3, 2), 3), ((3, 6, 4), 6),
                                           ((3, 4), 2), ((3, 4), 1)])
-def test_group_norm_lowers(dtype, tol, shape, groups):
+def test_group_norm_lowers(lowered, dtype, tol, shape, groups):
     c = shape[1]
     x, w, b = rand(shape, -2, 3), rand((c,), 0.5, 1.5), rand((c,))
     check_lazy(lambda a, ww, bb: F.group_norm(a, groups, ww, bb), [x, w, b], grad_inputs=(0, 1, 2),
@@ -93,7 +99,7 @@ def test_group_norm_lowers(dtype, tol, shape, groups):
     check_lazy(lambda a: F.group_norm(a, groups), [x], grad_inputs=(0,), lowered_ops=GN_OPS, dtype=dtype, tol=tol)
 
 
-def test_norms_against_numpy_through_check_op():
+def test_norms_against_numpy_through_check_op(lowered):
     x = rand((4, 6, 3))
 
     def np_bn(a):
@@ -119,7 +125,7 @@ def _cnn_steps(use_graph, steps=5):
     return losses, g, model
 
 
-def test_cnn_with_batch_norm_trains_as_graph_like_eager():
+def test_cnn_with_batch_norm_trains_as_graph_like_eager(lowered):
     le, _, me = _cnn_steps(False)
     lg, g, mg = _cnn_steps(True)
     calls = g.stats()["kernel_call_ops"]
@@ -131,6 +137,17 @@ def test_cnn_with_batch_norm_trains_as_graph_like_eager():
         if "running" in k:
             np.testing.assert_allclose(sg[k].numpy(), se[k].numpy(), rtol=1e-5, atol=1e-6, err_msg=k)
             assert not np.allclose(se[k].numpy(), 0.0 if "mean" in k else 1.0), k  # the stats moved
+
+
+def test_norms_stay_kernel_calls_by_default(monkeypatch):
+    monkeypatch.delenv("ONEFLOW_LIKE_LOWER_NORMS", raising=False)
+    le, _, _ = _cnn_steps(False, steps=2)
+    lg, g, _ = _cnn_steps(True, steps=2)
+    assert set(BN_OPS) <= set(g.stats()["kernel_call_ops"]), g.stats()["kernel_call_ops"]
+    np.testing.assert_allclose(lg, le, rtol=1e-5, atol=1e-6)
+    x, w, b = rand((2, 6, 5)), rand((6,), 0.5, 1.5), rand((6,))
+    with pytest.raises(AssertionError, match="kernel calls"):
+        check_lazy(lambda a, ww, bb: F.group_norm(a, 3, ww, bb), [x, w, b], grad_inputs=(0,), lowered_ops=GN_OPS)
 
 
 @pytest.mark.parametrize("dtype", [flow.float64, flow.float32])

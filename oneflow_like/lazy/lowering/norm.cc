@@ -2,7 +2,9 @@
 // as reductions plus fused loops, so the residual add / dropout around a transformer's layer
 // norms and the relu after a CNN's batch norm fuse with them. group_norm and batch_norm follow
 // their kernels (kernels/cpu/norm.cc) operation for operation: statistics accumulate in double,
-// the rest is computed in the op's dtype.
+// the rest is computed in the op's dtype. Those two are off by default (ONEFLOW_LIKE_LOWER_NORMS=1
+// turns them on): on the CPU backend their loops are slower than the kernels (train_digits' CNN
+// step ~5.3 -> ~6.3 ms; group_norm fwd+bwd on [64,32,8,8] ~0.62 -> ~1.25 ms), see compiler/README.md.
 #include "oneflow_like/lazy/lowering/lowering_util.h"
 
 namespace oneflow_like {
@@ -139,6 +141,7 @@ Status LowerLayerNormGrad(LowerCtx& ctx, const TracedOp& op) {
 }
 
 bool IsFloat(DType t) { return t == DType::kF32 || t == DType::kF64; }
+bool NormsAsHlo() { return EnvFlagOn("ONEFLOW_LIKE_LOWER_NORMS"); }
 
 // `x` in double: the kernels add up statistics in double (a float term is widened, then added).
 StatusOr<HloInstruction*> F64(LowerCtx& ctx, HloInstruction* x) {
@@ -195,7 +198,8 @@ StatusOr<HloInstruction*> PerChannel(LowerCtx& ctx, HloInstruction* v, const Bn&
 Status LowerBatchNorm(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& xm = ctx.in_meta(op, 0);
   const DType t = xm.dtype;
-  if (!IsFloat(t)) return ctx.LowerAsKernelCall(op);  // the kernel reports the unsupported dtype
+  // Off by default (slower than the kernel); other dtypes: the kernel reports them.
+  if (!NormsAsHlo() || !IsFloat(t)) return ctx.LowerAsKernelCall(op);
   const Bn q = BnOf(xm.shape);
   ASSIGN_OR_RETURN(HloInstruction* x, ctx.b().Reshape(ctx.in(op, 0), q.ncs()));
   HloInstruction *m, *v, *uvar;
@@ -240,7 +244,8 @@ Status LowerBatchNorm(LowerCtx& ctx, const TracedOp& op) {
 Status LowerBatchNormGrad(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& xm = ctx.in_meta(op, 1);
   const DType t = xm.dtype;
-  if (!IsFloat(t)) return ctx.LowerAsKernelCall(op);  // the kernel reports the unsupported dtype
+  // Off by default (slower than the kernel); other dtypes: the kernel reports them.
+  if (!NormsAsHlo() || !IsFloat(t)) return ctx.LowerAsKernelCall(op);
   const Bn q = BnOf(xm.shape);
   ASSIGN_OR_RETURN(HloInstruction* dy, ctx.b().Reshape(ctx.in(op, 0), q.ncs()));
   ASSIGN_OR_RETURN(HloInstruction* x, ctx.b().Reshape(ctx.in(op, 1), q.ncs()));
@@ -315,7 +320,8 @@ bool GroupRows(const TracedOp& op, const TensorMeta& x) {
 // for one group over a single position (the kernel's layer_norm rows), y = (x - mt) rs [* w] [+ b].
 Status LowerGroupNorm(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& xm = ctx.in_meta(op, 0);
-  if (!GroupRows(op, xm)) return ctx.LowerAsKernelCall(op);  // the kernel reports the unsupported dtype
+  // Off by default (slower than the kernel); other dtypes: the kernel reports them.
+  if (!NormsAsHlo() || !GroupRows(op, xm)) return ctx.LowerAsKernelCall(op);
   const DType t = xm.dtype;
   const Gn q = GnOf(op, xm.shape);
   ASSIGN_OR_RETURN(HloInstruction* xr, ctx.b().Reshape(ctx.in(op, 0), q.rows()));
@@ -367,7 +373,8 @@ Status LowerGroupNorm(LowerCtx& ctx, const TracedOp& op) {
 // dx = rs (g - mg - xh mgx); dw[c] = sum over n, i of dy xh, db[c] = sum of dy.
 Status LowerGroupNormGrad(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& xm = ctx.in_meta(op, 1);
-  if (!GroupRows(op, xm)) return ctx.LowerAsKernelCall(op);  // the kernel reports the unsupported dtype
+  // Off by default (slower than the kernel); other dtypes: the kernel reports them.
+  if (!NormsAsHlo() || !GroupRows(op, xm)) return ctx.LowerAsKernelCall(op);
   const DType t = xm.dtype;
   const Gn q = GnOf(op, xm.shape);
   const DimVector full = q.ngci();
