@@ -95,11 +95,12 @@ class _FnGraph(flow.nn.Graph):
         return outs, tuple(grads)
 
 
-def check_lazy(fn, arrays, grad_inputs=(), lowered_ops=(), **kw):
+def check_lazy(fn, arrays, grad_inputs=(), lowered_ops=(), dtype=flow.float64, tol=1e-9, **kw):
     """eager == lazy: the same computation compiled as an nn.Graph (forward, and the gradients of
-    `grad_inputs` for a random upstream gradient) gives the eager results, in float64. The ops in
-    `lowered_ops` must have been lowered to HLO (not run as kernel calls)."""
-    ins = [flow.tensor(a, dtype=flow.float64) for a in arrays]
+    `grad_inputs` for a random upstream gradient) gives the eager results, in `dtype` (float64 by
+    default) to rtol = atol = `tol`. The ops in `lowered_ops` must have been lowered to HLO (not
+    run as kernel calls). Integer arrays keep their dtype."""
+    ins = [flow.tensor(a, dtype=dtype if np.issubdtype(a.dtype, np.floating) else None) for a in arrays]
     for i in grad_inputs:
         ins[i].requires_grad = True
     out = fn(*ins, **kw)
@@ -115,12 +116,12 @@ def check_lazy(fn, arrays, grad_inputs=(), lowered_ops=(), **kw):
     assert not called & set(lowered_ops), f"kernel calls {sorted(called)} include ops that should lower to HLO"
     for e, l in zip(outs, lazy_outs):
         assert tuple(e.shape) == tuple(l.shape) and e.dtype == l.dtype, (e.shape, l.shape, e.dtype, l.dtype)
-        np.testing.assert_allclose(to_np(l), to_np(e), rtol=1e-9, atol=1e-9, err_msg="lazy forward")
+        np.testing.assert_allclose(to_np(l), to_np(e), rtol=tol, atol=tol, err_msg="lazy forward")
     for e, l in zip(eager_grads, lazy_grads):
         if e is None:
             assert l is None
             continue
-        np.testing.assert_allclose(l.numpy(), e.numpy(), rtol=1e-9, atol=1e-9, err_msg="lazy gradient")
+        np.testing.assert_allclose(l.numpy(), e.numpy(), rtol=tol, atol=tol, err_msg="lazy gradient")
 
 
 def check_op(fn, np_fn, arrays, grad_inputs=None, atol=1e-5, rtol=1e-4, backward=True, lazy=True, lowered_ops=(),

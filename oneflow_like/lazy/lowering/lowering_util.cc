@@ -1,5 +1,8 @@
 #include "oneflow_like/lazy/lowering/lowering_util.h"
 
+#include <cstdlib>
+#include <string>
+
 namespace oneflow_like {
 namespace lazy {
 
@@ -18,6 +21,11 @@ StatusOr<hlo::HloInstruction*> BroadcastTo(LowerCtx& ctx, hlo::HloInstruction* h
     ASSIGN_OR_RETURN(r, ctx.b().Reshape(h, kept_dims));
   }
   return ctx.b().Broadcast(r, to.dims(), mapping);
+}
+
+bool EnvFlagOn(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' && std::string(v) != "0";
 }
 
 StatusOr<hlo::HloInstruction*> Splat(LowerCtx& ctx, DType t, double v, const Shape& shape) {

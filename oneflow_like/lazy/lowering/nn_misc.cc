@@ -1,4 +1,6 @@
-// Lowerings of the NN miscellany family: dropout as fusible HLO.
+// Lowerings of the NN miscellany family: dropout as fusible HLO. embedding and embedding_grad keep
+// their kernel calls: HLO gather clamps an out-of-range index the kernel rejects with an error, and
+// gather/scatter have no CPU kernel (evaluator fallback: orders of magnitude slower than the row copies).
 #include <algorithm>
 #include <cmath>
 
