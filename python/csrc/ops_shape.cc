@@ -82,7 +82,11 @@ void BindShape(py::module_& m, TensorClass& cls) {
   cls.def("repeat", [](const Tensor& x, py::args sizes) { return Unwrap(F::Repeat(x, ParseShape(sizes))); });
   auto flip = [](const Tensor& x, py::object dims) { return Unwrap(F::Flip(x, ParseIntList(dims))); };
   m.def("flip", flip, py::arg("input"), py::arg("dims"));
-  cls.def("flip", [flip](const Tensor& x, py::args dims) { return flip(x, dims.size() == 1 ? dims[0] : dims); });
+  cls.def("flip", [flip](const Tensor& x, py::args dims) {
+    // x.flip(1), x.flip([0, 1]) and x.flip(0, 1) (py::object on both sides: a bare int must not
+    // be converted to the args tuple type)
+    return flip(x, dims.size() == 1 ? py::object(dims[0]) : py::object(dims));
+  });
   auto roll = [](const Tensor& x, py::object shifts, py::object dims) {
     return Unwrap(F::Roll(x, ParseIntList(shifts), dims.is_none() ? std::vector<int64_t>{} : ParseIntList(dims)));
   };

@@ -21,6 +21,8 @@ def idx(a):
     ("expand_as", lambda t: t.expand_as(flow.zeros(2, 3, 4)), lambda a: np.broadcast_to(a, (2, 3, 4)), (3, 1)),
     ("repeat", lambda t: t.repeat(2, 1, 3), lambda a: np.tile(a, (2, 1, 3)), (3, 2)),
     ("flip", lambda t: flow.flip(t, (0, 2)), lambda a: a[::-1, :, ::-1], (2, 3, 4)),
+    ("flip_method_int", lambda t: t.flip(-1), lambda a: a[..., ::-1], (2, 3, 4)),
+    ("flip_method_ints", lambda t: t.flip(0, 1), lambda a: a[::-1, ::-1], (2, 3, 4)),
     ("roll", lambda t: flow.roll(t, (1, -2), (0, 1)), lambda a: np.roll(a, (1, -2), (0, 1)), (3, 4)),
     ("roll_flat", lambda t: flow.roll(t, 3), lambda a: np.roll(a, 3), (3, 4)),
     ("tril", lambda t: flow.tril(t, -1), lambda a: np.tril(a, -1), (2, 4, 5)),
