@@ -91,6 +91,10 @@ bool Trace::TrackView(const OpDef& op, const AttrMap& attrs, const Tensor& in, c
   int64_t offset = 0;
   if (!op.view(Tensor(impl), attrs, &shape, &strides, &offset).ok()) return false;
   views_[view.impl()] = ViewOf{view, root, shape, strides, offset, RootValue(root)};
+  // The lazy view carries its layout in the root, as an eager view does, so that
+  // is_contiguous() means what it means in eager mode (Contiguous copies exactly when eager
+  // would, and a reshape of a contiguous view is a view again).
+  view.impl()->strides = strides, view.impl()->offset = offset;
   return true;
 }
 

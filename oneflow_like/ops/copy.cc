@@ -63,7 +63,9 @@ const OpDef kToDevice{
 namespace functional {
 
 StatusOr<Tensor> Contiguous(const Tensor& x) {
-  if (x.is_contiguous() && !x.is_lazy()) return x;
+  // Lazy tensors too: a lazy value is laid out contiguously, and a lazy view carries its layout
+  // in its root (lazy/trace.h), so this copies exactly when eager mode would.
+  if (x.is_contiguous()) return x;
   return Dispatch1(kContiguous, {x});
 }
 

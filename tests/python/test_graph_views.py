@@ -56,7 +56,35 @@ def masked_fill_view(x):
     return x * 1
 
 
-CASES = [setitem, fill_slice, view_before_root_write, view_of_view, write_then_read_other_view, intermediate,
+def write_through_view_op(x):
+    v = x.view(20)
+    v[3] = 9.0
+    return x * 1
+
+
+def write_through_reshape(x):
+    x.reshape(5, 4)[1].zero_()
+    return x * 1
+
+
+def strided_view(x):
+    x[::2, ::2].fill_(1.0)
+    return x * 1
+
+
+def transposed_copy_into(x):
+    x.T[0].copy_(flow.arange(4).float())
+    return x * 1
+
+
+def contiguous_copy_is_not_a_view(x):
+    y = x.t().contiguous()   # a copy in eager: writing it leaves x alone
+    y.add_(1.0)
+    return x * 1, y * 1
+
+
+CASES = [write_through_view_op, write_through_reshape, strided_view, transposed_copy_into,
+         contiguous_copy_is_not_a_view, setitem, fill_slice, view_before_root_write, view_of_view, write_then_read_other_view, intermediate,
          index_put_accumulate, index_put, masked_fill_view]
 
 
