@@ -797,6 +797,15 @@ StatusOr<std::pair<std::string, int64_t>> EmitReductionRows(const HloInstruction
 
 }  // namespace
 
+// The element type of a kernel's buffer pointers: the value type, except that the C++ dialect
+// reads and writes pred buffers (one byte, 0 or 1) as unsigned char. GCC 12 does not vectorise a
+// loop that loads `bool` and selects with it ("no vectype"; a fused batch-norm-backward reduction
+// ran scalar), while the same loop over unsigned char converted to bool vectorises.
+static StatusOr<std::string> BufferCType(DType t, KernelDialect dialect) {
+  if (t == DType::kBool && dialect == KernelDialect::kCpp) return std::string("unsigned char");
+  return CType(t);
+}
+
 StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std::string& name, KernelDialect dialect,
                                         const std::vector<std::pair<int64_t, int64_t>>& aliased) {
   auto restrict_operand = [&](int64_t k) {
@@ -827,11 +836,11 @@ StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std:
                            ? absl::StrCat("extern \"C\" void ", name, "(char** args, int64_t begin, int64_t end) {\n")
                            : absl::StrCat("extern \"C\" __global__ void ", name, "(char** args, int64_t begin, int64_t end) {\n");
   for (int64_t k = 0; k < fusion.operand_count(); ++k) {
-    ASSIGN_OR_RETURN(std::string T, CType(fusion.operand(k)->shape().dtype()));
+    ASSIGN_OR_RETURN(std::string T, BufferCType(fusion.operand(k)->shape().dtype(), dialect));
     absl::StrAppend(&header, "  const ", T, "* ", restrict_operand(k), "p", k, " = reinterpret_cast<const ", T, "*>(args[", k, "]);\n");
   }
   for (size_t k = 0; k < roots.size(); ++k) {
-    ASSIGN_OR_RETURN(std::string T, CType(roots[k]->shape().dtype()));
+    ASSIGN_OR_RETURN(std::string T, BufferCType(roots[k]->shape().dtype(), dialect));
     absl::StrAppend(&header, "  ", T, "* ", restrict_output(static_cast<int64_t>(k)), "o", k, " = reinterpret_cast<", T, "*>(args[", fusion.operand_count() + k, "]);\n");
   }
   // Row loops divide by dim sizes at emission time: arrays with a zero-size dim use the per-element path.

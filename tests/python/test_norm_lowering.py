@@ -2,8 +2,9 @@
 their gradients lower to HLO in nn.Graph and give eager's results (the lowerings follow the kernels op for op: float64 to 1e-9,
 float32 to 1e-6, in practice bit for bit); a BatchNorm2d CNN trained as a graph ends with eager's
 losses and running stats. embedding stays a kernel call (see lowering/nn_misc.cc): the graph must
-still accumulate repeated indices, skip padding_idx and raise on a bad index. By default (the HLO
-loops are slower than the kernels on the CPU backend) the norms stay kernel calls."""
+still accumulate repeated indices, skip padding_idx and raise on a bad index. By default
+batch_norm lowers and group_norm stays a kernel call (its HLO loops are slower than the kernel);
+ONEFLOW_LIKE_LOWER_NORMS=0 keeps both as kernel calls."""
 import numpy as np
 import pytest
 
@@ -139,15 +140,23 @@ def test_cnn_with_batch_norm_trains_as_graph_like_eager(lowered):
             assert not np.allclose(se[k].numpy(), 0.0 if "mean" in k else 1.0), k  # the stats moved
 
 
-def test_norms_stay_kernel_calls_by_default(monkeypatch):
+def test_defaults_batch_norm_lowers_group_norm_stays_a_kernel_call(monkeypatch):
     monkeypatch.delenv("ONEFLOW_LIKE_LOWER_NORMS", raising=False)
     le, _, _ = _cnn_steps(False, steps=2)
     lg, g, _ = _cnn_steps(True, steps=2)
-    assert set(BN_OPS) <= set(g.stats()["kernel_call_ops"]), g.stats()["kernel_call_ops"]
+    assert not set(BN_OPS) & set(g.stats()["kernel_call_ops"]), g.stats()["kernel_call_ops"]
     np.testing.assert_allclose(lg, le, rtol=1e-5, atol=1e-6)
     x, w, b = rand((2, 6, 5)), rand((6,), 0.5, 1.5), rand((6,))
     with pytest.raises(AssertionError, match="kernel calls"):
         check_lazy(lambda a, ww, bb: F.group_norm(a, 3, ww, bb), [x, w, b], grad_inputs=(0,), lowered_ops=GN_OPS)
+
+
+def test_flag_zero_keeps_both_norms_kernel_calls(monkeypatch):
+    monkeypatch.setenv("ONEFLOW_LIKE_LOWER_NORMS", "0")
+    le, _, _ = _cnn_steps(False, steps=2)
+    lg, g, _ = _cnn_steps(True, steps=2)
+    assert set(BN_OPS) <= set(g.stats()["kernel_call_ops"]), g.stats()["kernel_call_ops"]
+    np.testing.assert_allclose(lg, le, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("dtype", [flow.float64, flow.float32])

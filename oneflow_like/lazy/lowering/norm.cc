@@ -2,9 +2,11 @@
 // as reductions plus fused loops, so the residual add / dropout around a transformer's layer
 // norms and the relu after a CNN's batch norm fuse with them. group_norm and batch_norm follow
 // their kernels (kernels/cpu/norm.cc) operation for operation: statistics accumulate in double,
-// the rest is computed in the op's dtype. Those two are off by default (ONEFLOW_LIKE_LOWER_NORMS=1
-// turns them on): on the CPU backend their loops are slower than the kernels (train_digits' CNN
-// step ~5.3 -> ~6.3 ms; group_norm fwd+bwd on [64,32,8,8] ~0.62 -> ~1.25 ms), see compiler/README.md.
+// the rest is computed in the op's dtype. batch_norm lowers by default (its fused loops beat the
+// kernel calls once pred loads vectorise: BatchNorm2d+relu fwd+bwd on [64,32,8,8] ~0.42 -> ~0.21-0.31
+// ms, train_digits' CNN step ~5.3 -> ~5.0 ms); group_norm only under ONEFLOW_LIKE_LOWER_NORMS=1 (its
+// loops are still slower than the kernel: ~0.5-0.8 -> ~0.9 ms); ONEFLOW_LIKE_LOWER_NORMS=0 keeps
+// both as kernel calls. See compiler/README.md.
 #include "oneflow_like/lazy/lowering/lowering_util.h"
 
 namespace oneflow_like {
@@ -141,7 +143,11 @@ Status LowerLayerNormGrad(LowerCtx& ctx, const TracedOp& op) {
 }
 
 bool IsFloat(DType t) { return t == DType::kF32 || t == DType::kF64; }
-bool NormsAsHlo() { return EnvFlagOn("ONEFLOW_LIKE_LOWER_NORMS"); }
+bool GroupNormAsHlo() { return EnvFlagOn("ONEFLOW_LIKE_LOWER_NORMS"); }
+bool BatchNormAsHlo() {
+  const char* v = std::getenv("ONEFLOW_LIKE_LOWER_NORMS");
+  return v == nullptr || *v == '\0' || std::string(v) != "0";
+}
 
 // `x` in double: the kernels add up statistics in double (a float term is widened, then added).
 StatusOr<HloInstruction*> F64(LowerCtx& ctx, HloInstruction* x) {
@@ -199,7 +205,7 @@ Status LowerBatchNorm(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& xm = ctx.in_meta(op, 0);
   const DType t = xm.dtype;
   // Off by default (slower than the kernel); other dtypes: the kernel reports them.
-  if (!NormsAsHlo() || !IsFloat(t)) return ctx.LowerAsKernelCall(op);
+  if (!BatchNormAsHlo() || !IsFloat(t)) return ctx.LowerAsKernelCall(op);
   const Bn q = BnOf(xm.shape);
   ASSIGN_OR_RETURN(HloInstruction* x, ctx.b().Reshape(ctx.in(op, 0), q.ncs()));
   HloInstruction *m, *v, *uvar;
@@ -245,7 +251,7 @@ Status LowerBatchNormGrad(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& xm = ctx.in_meta(op, 1);
   const DType t = xm.dtype;
   // Off by default (slower than the kernel); other dtypes: the kernel reports them.
-  if (!NormsAsHlo() || !IsFloat(t)) return ctx.LowerAsKernelCall(op);
+  if (!BatchNormAsHlo() || !IsFloat(t)) return ctx.LowerAsKernelCall(op);
   const Bn q = BnOf(xm.shape);
   ASSIGN_OR_RETURN(HloInstruction* dy, ctx.b().Reshape(ctx.in(op, 0), q.ncs()));
   ASSIGN_OR_RETURN(HloInstruction* x, ctx.b().Reshape(ctx.in(op, 1), q.ncs()));
@@ -321,7 +327,7 @@ bool GroupRows(const TracedOp& op, const TensorMeta& x) {
 Status LowerGroupNorm(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& xm = ctx.in_meta(op, 0);
   // Off by default (slower than the kernel); other dtypes: the kernel reports them.
-  if (!NormsAsHlo() || !GroupRows(op, xm)) return ctx.LowerAsKernelCall(op);
+  if (!GroupNormAsHlo() || !GroupRows(op, xm)) return ctx.LowerAsKernelCall(op);
   const DType t = xm.dtype;
   const Gn q = GnOf(op, xm.shape);
   ASSIGN_OR_RETURN(HloInstruction* xr, ctx.b().Reshape(ctx.in(op, 0), q.rows()));
@@ -374,7 +380,7 @@ Status LowerGroupNorm(LowerCtx& ctx, const TracedOp& op) {
 Status LowerGroupNormGrad(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& xm = ctx.in_meta(op, 1);
   // Off by default (slower than the kernel); other dtypes: the kernel reports them.
-  if (!NormsAsHlo() || !GroupRows(op, xm)) return ctx.LowerAsKernelCall(op);
+  if (!GroupNormAsHlo() || !GroupRows(op, xm)) return ctx.LowerAsKernelCall(op);
   const DType t = xm.dtype;
   const Gn q = GnOf(op, xm.shape);
   const DimVector full = q.ngci();
