@@ -3,8 +3,8 @@
 #include <cblas.h>
 
 #include <algorithm>
-#include <initializer_list>
 #include <atomic>
+#include <initializer_list>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "oneflow_like/base/blas_threads.h"
 #include "oneflow_like/base/thread_pool.h"
 
@@ -43,8 +44,19 @@ std::atomic<int64_t> g_calls{0}, g_nanos{0};
 // Products whose outputs do not overlap (oneDNN, and running products in parallel, need it).
 bool DisjointOutputs(const GemmShape& s) { return s.batch_size() == 1 || s.c_batch_stride >= s.m * s.ldc; }
 
+// Everything that identifies a shape (the key of the oneDNN primitive and autotuning caches).
+std::vector<int64_t> ShapeKey(const GemmShape& s) {
+  std::vector<int64_t> key{s.ta, s.tb, s.m, s.n, s.k, s.lda, s.ldb, s.ldc, s.c_batch_stride};
+  key.insert(key.end(), s.batch.begin(), s.batch.end());
+  key.insert(key.end(), s.a_strides.begin(), s.a_strides.end());
+  key.insert(key.end(), s.b_strides.begin(), s.b_strides.end());
+  return key;
+}
+
+using Offsets = absl::InlinedVector<int64_t, 8>;
+
 // Element offsets of every product's a and b (row-major batch order).
-void BatchOffsets(const GemmShape& s, std::vector<int64_t>* ao, std::vector<int64_t>* bo) {
+void BatchOffsets(const GemmShape& s, Offsets* ao, Offsets* bo) {
   const int64_t nb = s.batch_size(), nd = s.batch.size();
   ao->assign(nb, 0), bo->assign(nb, 0);
   DimVector idx(nd, 0);
@@ -99,10 +111,8 @@ dnnl::memory::desc OperandDesc(const GemmShape& s, const DimVector& strides, int
 }
 
 std::shared_ptr<DnnlMatmul> GetMatmul(const GemmShape& s, bool scaled, bool accumulate) {
-  std::vector<int64_t> key{s.ta, s.tb, s.m, s.n, s.k, s.lda, s.ldb, s.ldc, s.c_batch_stride, scaled, accumulate};
-  key.insert(key.end(), s.batch.begin(), s.batch.end());
-  key.insert(key.end(), s.a_strides.begin(), s.a_strides.end());
-  key.insert(key.end(), s.b_strides.begin(), s.b_strides.end());
+  std::vector<int64_t> key = ShapeKey(s);
+  key.push_back(scaled), key.push_back(accumulate);
   DnnlState& st = State();
   std::lock_guard<std::mutex> lock(st.mu);
   auto it = st.cache.find(key);
@@ -171,7 +181,7 @@ void BlasBlock(const GemmShape& s, const float* a, const float* b, float* c, int
 
 void BlasSgemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta, float* c) {
   InitBlasThreads();
-  std::vector<int64_t> ao, bo;
+  Offsets ao, bo;
   BatchOffsets(s, &ao, &bo);
   const int64_t nb = s.batch_size();
   ThreadPool* pool = IntraOpPool();
@@ -230,10 +240,7 @@ GemmImpl AutotuneGemm(const GemmShape& s, const float* a, const float* b) {
   if (s.m * s.n * s.k * s.batch_size() < kAutotuneMinWork || s.m == 1 || !DisjointOutputs(s) || s.k <= 0) return guess;
   static std::mutex mu;
   static auto* tuned = new std::map<std::vector<int64_t>, GemmImpl>();
-  std::vector<int64_t> key{s.ta, s.tb, s.m, s.n, s.k, s.lda, s.ldb, s.ldc, s.c_batch_stride};
-  key.insert(key.end(), s.batch.begin(), s.batch.end());
-  key.insert(key.end(), s.a_strides.begin(), s.a_strides.end());
-  key.insert(key.end(), s.b_strides.begin(), s.b_strides.end());
+  std::vector<int64_t> key = ShapeKey(s);
   {
     std::lock_guard<std::mutex> lock(mu);
     if (auto it = tuned->find(key); it != tuned->end()) return it->second;

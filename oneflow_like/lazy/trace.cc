@@ -72,24 +72,27 @@ int64_t Trace::ValueOf(const Tensor& t) {
 }
 
 bool Trace::TrackView(const OpDef& op, const AttrMap& attrs, const Tensor& in, const Tensor& view) {
-  // `in` laid out in its root: a tracked view's place, a lazy root's contiguous layout, or an
-  // eager root's own (only when contiguous from offset 0, so that it is its storage's layout).
+  // `in` laid out in its root: a tracked view's place, else its own layout when that is its
+  // storage's (contiguous from offset 0: every lazy value, most captured tensors).
   auto impl = std::make_shared<TensorImpl>(*in.impl());
   Tensor root = in;
+  bool known = true;
   if (auto it = views_.find(in.impl()); it != views_.end()) {
     root = it->second.root;
     impl->strides = it->second.strides, impl->offset = it->second.offset;
-  } else if (untracked_.count(in.impl())) {
-    return false;
-  } else if (in.is_lazy()) {
-    impl->strides = ContiguousStrides(in.shape()), impl->offset = 0;
-  } else if (!in.is_contiguous() || in.offset() != 0) {
-    return false;
+  } else if (auto u = untracked_.find(in.impl()); u != untracked_.end()) {
+    root = u->second.root, known = false;
+  } else {
+    known = in.is_contiguous() && in.offset() == 0;
   }
   Shape shape;
   DimVector strides;
   int64_t offset = 0;
-  if (!op.view(Tensor(impl), attrs, &shape, &strides, &offset).ok()) return false;
+  known = known && op.view(Tensor(impl), attrs, &shape, &strides, &offset).ok();
+  if (!known) {
+    untracked_[view.impl()] = ViewOf{view, root, {}, {}, 0, RootValue(root)};
+    return false;
+  }
   views_[view.impl()] = ViewOf{view, root, shape, strides, offset, RootValue(root)};
   // The lazy view carries its layout in the root, as an eager view does, so that
   // is_contiguous() means what it means in eager mode (Contiguous copies exactly when eager
@@ -98,7 +101,11 @@ bool Trace::TrackView(const OpDef& op, const AttrMap& attrs, const Tensor& in, c
   return true;
 }
 
-Status Trace::RefreshView(const Tensor& t) {
+Status Trace::RefreshView(const OpDef& op, const Tensor& t) {
+  if (auto u = untracked_.find(t.impl()); u != untracked_.end() && u->second.derived_from != RootValue(u->second.root))
+    return Unimplemented("[%s] a view of a non-contiguous captured tensor is read after the tensor was written in "
+                         "place; nn.Graph cannot re-read it (take the view after the write, or make the tensor "
+                         "contiguous)", op.name);
   auto it = views_.find(t.impl());
   if (it == views_.end() || it->second.derived_from == RootValue(it->second.root)) return Status();
   ViewOf v = it->second;  // the map may rehash while the refresh records ops
@@ -153,7 +160,7 @@ StatusOr<TensorList> Trace::Record(const OpDef& op, const TensorList& inputs, co
     if (t.is_lazy() && t.impl()->lazy_ctx.get() != this)
       return InvalidArgument("[%s] a lazy tensor from another nn.Graph trace was used here (%s)", op.name,
                              t.meta_string());
-    if (!in_view_bookkeeping_) RETURN_IF_ERROR(RefreshView(t));
+    if (!in_view_bookkeeping_) RETURN_IF_ERROR(RefreshView(op, t));
     rec.inputs.push_back(ValueOf(t));
   }
   int64_t op_index = static_cast<int64_t>(ops_.size());
@@ -164,8 +171,7 @@ StatusOr<TensorList> Trace::Record(const OpDef& op, const TensorList& inputs, co
     outs.push_back(MakeLazy(v));
   }
   ops_.push_back(std::move(rec));
-  if (op.view && !inputs.empty() && outs.size() == 1 && !TrackView(op, attrs, inputs[0], outs[0]))
-    untracked_[outs[0].impl()] = outs[0];
+  if (op.view && !inputs.empty() && outs.size() == 1) TrackView(op, attrs, inputs[0], outs[0]);
   if (inplace_out) {
     int64_t v = ops_.back().outputs[0];
     if (inplace_out->is_lazy()) {

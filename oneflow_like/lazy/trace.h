@@ -69,10 +69,12 @@ class Trace : public std::enable_shared_from_this<Trace> {
   };
   int64_t RootValue(const Tensor& root) { return ValueOf(root); }
   // Records `view` (the single result of view op `op` on `in`) as a view of in's root; false
-  // when its place in the root is unknown (an eager input that is not contiguous from 0).
+  // (and recorded in untracked_) when its place in the root is unknown (an eager input that is
+  // not contiguous from offset 0).
   bool TrackView(const OpDef& op, const AttrMap& attrs, const Tensor& in, const Tensor& view);
-  // Re-reads `t` from its root when the root was written after t's value was taken.
-  Status RefreshView(const Tensor& t);
+  // Re-reads `t` from its root when the root was written after t's value was taken (an error
+  // for an untracked view).
+  Status RefreshView(const OpDef& op, const Tensor& t);
   // Writes the new value of view `t` back into its root.
   Status WriteBack(const OpDef& op, const Tensor& t);
 
@@ -84,7 +86,10 @@ class Trace : public std::enable_shared_from_this<Trace> {
   absl::flat_hash_map<TensorImpl*, int64_t> capture_index_;
   std::vector<int64_t> output_values_;
   absl::flat_hash_map<TensorImpl*, ViewOf> views_;     // lazy view -> where it lies in its root
-  absl::flat_hash_map<TensorImpl*, Tensor> untracked_;  // lazy views whose place is unknown (held)
+  // Lazy views whose place in their root is unknown (a view of a non-contiguous captured tensor):
+  // only `self`, `root` and `derived_from` are set; writing them, or reading them after their
+  // root was written, is an error rather than a stale value.
+  absl::flat_hash_map<TensorImpl*, ViewOf> untracked_;
   bool in_view_bookkeeping_ = false;                   // recording the ops of a refresh / write-back
 };
 

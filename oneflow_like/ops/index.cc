@@ -372,6 +372,12 @@ StatusOr<Tensor> ScatterImpl(const char* op, const Tensor& x, int64_t dim, const
 Status ScatterInplaceImpl(const char* op, const Tensor& x, int64_t dim, const Tensor& index, const Tensor* src,
                           double value, bool add) {
   RETURN_IF_ERROR(CheckNoGrad(op, x, src ? *src : Tensor()));
+  if (TracingActive() || x.is_lazy()) {
+    // As masked_fill_: the in-place op's inputs do not include x (its kernel writes only the
+    // indexed elements), so a trace records the out-of-place op and a copy into x.
+    ASSIGN_OR_RETURN(Tensor r, ScatterImpl(op, x, dim, index, src, value, add));
+    return CopyInto(x, r);
+  }
   ASSIGN_OR_RETURN(int64_t d, WrapDim(op, dim, x.ndim()));
   ASSIGN_OR_RETURN(Tensor i, AsIndex(op, index));
   ASSIGN_OR_RETURN(i, Contiguous(i));

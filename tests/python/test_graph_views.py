@@ -51,6 +51,16 @@ def index_put(x):
     return x * 1
 
 
+def scatter_(x):
+    x.scatter_(1, flow.tensor([[4, 0], [1, 1], [3, 2], [0, 4]]), flow.full((4, 2), 8.0))
+    return x * 1
+
+
+def scatter_add_(x):
+    x.scatter_add_(0, flow.tensor([[0, 3, 3, 1, 2]]), flow.ones(1, 5))
+    return x * 1
+
+
 def masked_fill_view(x):
     x[1:].masked_fill_(x[1:] > 0, 0.5)
     return x * 1
@@ -85,7 +95,7 @@ def contiguous_copy_is_not_a_view(x):
 
 CASES = [write_through_view_op, write_through_reshape, strided_view, transposed_copy_into,
          contiguous_copy_is_not_a_view, setitem, fill_slice, view_before_root_write, view_of_view, write_then_read_other_view, intermediate,
-         index_put_accumulate, index_put, masked_fill_view]
+         index_put_accumulate, index_put, scatter_, scatter_add_, masked_fill_view]
 
 
 @pytest.mark.parametrize("fn", CASES, ids=[f.__name__ for f in CASES])
@@ -130,3 +140,26 @@ def test_inplace_on_view_that_requires_grad_is_an_error():
 
     with pytest.raises(Exception, match="view that requires grad"):
         FnGraph(fn)(flow.ones(3, 4))
+
+
+def test_stale_view_of_non_contiguous_capture_is_an_error():
+    # A view of a captured tensor that is not contiguous from offset 0 cannot be re-read from it:
+    # reading it after the tensor was written raises instead of returning the old values.
+    base = flow.zeros(4, 3).t()   # non-contiguous eager tensor, captured by reference
+
+    def fn(x):
+        v = base[0]
+        base.add_(x)
+        return v * 1
+
+    with pytest.raises(Exception, match="non-contiguous captured tensor"):
+        FnGraph(fn)(flow.ones(3, 4))
+
+
+def test_view_of_non_contiguous_capture_read_before_any_write_is_fine():
+    base = flow.arange(12).float().reshape(4, 3).t()
+
+    def fn(x):
+        return base[1] + x
+
+    np.testing.assert_array_equal(FnGraph(fn)(flow.ones(4)).numpy(), base[1].numpy() + 1)

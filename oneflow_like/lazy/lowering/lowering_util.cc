@@ -23,9 +23,10 @@ StatusOr<hlo::HloInstruction*> BroadcastTo(LowerCtx& ctx, hlo::HloInstruction* h
   return ctx.b().Broadcast(r, to.dims(), mapping);
 }
 
-bool EnvFlagOn(const char* name) {
+bool EnvFlag(const char* name, bool default_on) {
   const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' && std::string(v) != "0";
+  if (v == nullptr || *v == '\0') return default_on;
+  return std::string(v) != "0";
 }
 
 StatusOr<hlo::HloInstruction*> Splat(LowerCtx& ctx, DType t, double v, const Shape& shape) {

@@ -9,9 +9,9 @@ namespace lazy {
 
 // `h` (shape `from`) broadcast NumPy-style to `to`.
 StatusOr<hlo::HloInstruction*> BroadcastTo(LowerCtx& ctx, hlo::HloInstruction* h, const Shape& from, const Shape& to);
-// Whether the environment variable `name` is set to something other than "" or "0" (read at each
-// call: the lowerings that are off by default check it when a graph is traced).
-bool EnvFlagOn(const char* name);
+// The boolean environment variable `name`: `default_on` when unset or "", false for "0", true
+// otherwise (read at each call: flag-gated lowerings check it when a graph is traced).
+bool EnvFlag(const char* name, bool default_on = false);
 // A scalar constant of `t` broadcast to `shape`.
 StatusOr<hlo::HloInstruction*> Splat(LowerCtx& ctx, DType t, double v, const Shape& shape);
 // The inputs of `op` broadcast to `shape` (dtypes unchanged).

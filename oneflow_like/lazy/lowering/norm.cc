@@ -143,11 +143,8 @@ Status LowerLayerNormGrad(LowerCtx& ctx, const TracedOp& op) {
 }
 
 bool IsFloat(DType t) { return t == DType::kF32 || t == DType::kF64; }
-bool GroupNormAsHlo() { return EnvFlagOn("ONEFLOW_LIKE_LOWER_NORMS"); }
-bool BatchNormAsHlo() {
-  const char* v = std::getenv("ONEFLOW_LIKE_LOWER_NORMS");
-  return v == nullptr || *v == '\0' || std::string(v) != "0";
-}
+bool GroupNormAsHlo() { return EnvFlag("ONEFLOW_LIKE_LOWER_NORMS"); }
+bool BatchNormAsHlo() { return EnvFlag("ONEFLOW_LIKE_LOWER_NORMS", /*default_on=*/true); }
 
 // `x` in double: the kernels add up statistics in double (a float term is widened, then added).
 StatusOr<HloInstruction*> F64(LowerCtx& ctx, HloInstruction* x) {

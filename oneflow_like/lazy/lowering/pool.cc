@@ -45,7 +45,7 @@ using hlo::ComparisonDirection;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 
-bool PoolsAsHlo() { return EnvFlagOn("ONEFLOW_LIKE_LOWER_POOLS"); }
+bool PoolsAsHlo() { return EnvFlag("ONEFLOW_LIKE_LOWER_POOLS"); }
 
 // x [N, C, H, W] pooled to [N, C, OH, OW] by kh x kw windows that tile its top-left corner.
 struct Tiling {
