@@ -6,10 +6,11 @@ BAZEL_CACHE := $(HOME)/.cache/oneflow_like/bazel-disk
 CUDA_CONFIG := $(shell test -x /usr/local/cuda/bin/nvcc && echo --config=cuda)
 BFLAGS := --disk_cache=$(BAZEL_CACHE) $(CUDA_CONFIG) $(EXTRA_BAZEL_FLAGS)
 DEBS := bazel-bootstrap libabsl-dev pybind11-dev python3-dev python3-numpy python3-pytest \
-        libdnnl-dev libopenblas-dev python3-sklearn python3-matplotlib libgtest-dev libgmock-dev libbenchmark-dev g++
+        libdnnl-dev libopenblas-dev python3-sklearn python3-matplotlib libgtest-dev libgmock-dev libbenchmark-dev g++ \
+        clang-format black
 EXT := python/oneflow_like/_C.so
 
-.PHONY: deps build test train bench clean
+.PHONY: deps build test train bench clean format format-check
 deps:
 	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
@@ -31,6 +32,12 @@ train: build
 
 bench: build
 	PYTHONPATH=python $(PY) benchmarks/run_all.py
+
+format: deps
+	tools/format.sh
+
+format-check: deps
+	tools/format.sh --check
 
 clean:
 	$(BAZEL) clean

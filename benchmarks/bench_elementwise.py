@@ -10,7 +10,9 @@ import sys
 import time
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before torch spins up OpenMP
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+sys.path.insert(
+    0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python")
+)
 
 import numpy as np  # noqa: E402
 
@@ -48,10 +50,14 @@ def main():
     a_np = np.random.default_rng(0).standard_normal(n).astype(np.float32)
     b_np = np.random.default_rng(1).standard_normal(n).astype(np.float32)
     ours = {"a": flow.tensor(a_np), "b": flow.tensor(b_np)}
-    theirs = {"a": torch.from_numpy(a_np.copy()), "b": torch.from_numpy(b_np.copy())} if torch else None
+    theirs = (
+        {"a": torch.from_numpy(a_np.copy()), "b": torch.from_numpy(b_np.copy())} if torch else None
+    )
     mb = n * 4 / 1e6
-    print(f"elementwise, {n / 2**20:.0f}M f32 elements, load average {os.getloadavg()[0]:.2f}, "
-          f"torch {'%s (2 threads)' % torch.__version__ if torch else 'not installed'}")
+    print(
+        f"elementwise, {n / 2**20:.0f}M f32 elements, load average {os.getloadavg()[0]:.2f}, "
+        f"torch {'%s (2 threads)' % torch.__version__ if torch else 'not installed'}"
+    )
     # (name, bytes moved in MB, ours, theirs)
     big = [
         ("add", 3 * mb, lambda t: flow.add(t["a"], t["b"]), lambda t: torch.add(t["a"], t["b"])),
@@ -60,7 +66,12 @@ def main():
         ("relu", 2 * mb, lambda t: flow.relu(t["a"]), lambda t: torch.relu(t["a"])),
         ("add_ (in place)", 3 * mb, lambda t: t["a"].add_(t["b"]), lambda t: t["a"].add_(t["b"])),
         ("gt", 2.25 * mb, lambda t: t["a"] > t["b"], lambda t: t["a"] > t["b"]),
-        ("where", 3.25 * mb, lambda t: flow.where(t["a"] > 0, t["a"], t["b"]), lambda t: torch.where(t["a"] > 0, t["a"], t["b"])),
+        (
+            "where",
+            3.25 * mb,
+            lambda t: flow.where(t["a"] > 0, t["a"], t["b"]),
+            lambda t: torch.where(t["a"] > 0, t["a"], t["b"]),
+        ),
         ("sigmoid", 2 * mb, lambda t: flow.sigmoid(t["a"]), lambda t: torch.sigmoid(t["a"])),
         ("exp", 2 * mb, lambda t: flow.exp(t["a"]), lambda t: torch.exp(t["a"])),
         ("gelu", 2 * mb, lambda t: flow.gelu(t["a"]), lambda t: torch.nn.functional.gelu(t["a"])),
@@ -77,7 +88,9 @@ def main():
         gbs = {k: mbytes / 1e3 / v for k, v in r.items()}
         ratio = f"{r['ours'] / r['torch']:.2f}x" if torch else "-"
         print(f"{name:<18}{gbs['ours']:>11.1f}{gbs.get('torch', float('nan')):>12.1f}{ratio:>17}")
-    print("(bytes counted: inputs read + output written; STREAM triad here: ~14 GB/s on 1 core, ~28 on 2)")
+    print(
+        "(bytes counted: inputs read + output written; STREAM triad here: ~14 GB/s on 1 core, ~28 on 2)"
+    )
 
     one = {"a": flow.tensor([1.0]), "b": flow.tensor([2.0])}
     one_t = {"a": torch.tensor([1.0]), "b": torch.tensor([2.0])} if torch else None
@@ -96,7 +109,9 @@ def main():
             f()
         r = interleaved(sides, repeats)
         ratio = f"{r['ours'] / r['torch']:.2f}x" if torch else "-"
-        print(f"{name:<18}{r['ours'] * 1e6:>11.2f}{r.get('torch', float('nan')) * 1e6:>12.2f}{ratio:>17}")
+        print(
+            f"{name:<18}{r['ours'] * 1e6:>11.2f}{r.get('torch', float('nan')) * 1e6:>12.2f}{ratio:>17}"
+        )
 
 
 if __name__ == "__main__":

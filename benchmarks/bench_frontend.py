@@ -26,7 +26,15 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import QUICK, Table, describe_missing, import_torch, interleaved, per_call, ratio  # noqa: E402
+from _common import (
+    QUICK,
+    Table,
+    describe_missing,
+    import_torch,
+    interleaved,
+    per_call,
+    ratio,
+)  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -45,8 +53,10 @@ WARMUP_STEPS = 2 if QUICK else 3
 # Table 1: tiny ops
 # --------------------------------------------------------------------------------------------
 
+
 def _tiny_cases():
     """(name, calls per sample, make(lib, requires_grad) -> fn) for each tiny-op case."""
+
     def add(lib, rg):
         a, b = lib.ones(1, requires_grad=rg), lib.ones(1, requires_grad=rg)
         return lambda: lib.add(a, b)
@@ -68,25 +78,35 @@ def _tiny_cases():
 
         def run():
             ((a * b + c).relu().sum()).backward()
+
         return run
 
     cases = []
-    for name, make in (("add, 1 element", add), ("relu, 1 element", relu), ("sum, 1 element", sum_),
-                       ("matmul, 4x4 @ 4x4", matmul)):
+    for name, make in (
+        ("add, 1 element", add),
+        ("relu, 1 element", relu),
+        ("sum, 1 element", sum_),
+        ("matmul, 4x4 @ 4x4", matmul),
+    ):
         cases.append((name, CALLS, lambda lib, m=make: m(lib, False)))
         cases.append((name + ", requires_grad", CALLS, lambda lib, m=make: m(lib, True)))
-    cases.append(("tiny graph fwd+bwd, 4 elements", max(CALLS // 4, 100), lambda lib: graph(lib, True)))
+    cases.append(
+        ("tiny graph fwd+bwd, 4 elements", max(CALLS // 4, 100), lambda lib: graph(lib, True))
+    )
     return cases
 
 
 def bench_tiny_ops():
-    table = Table("Per-op time from Python (us per call, median)",
-                  ["case", "ours us", "torch us", "ours/torch"])
+    table = Table(
+        "Per-op time from Python (us per call, median)",
+        ["case", "ours us", "torch us", "ours/torch"],
+    )
     for name, calls, make in _tiny_cases():
         sides = {}
         try:
             fn = make(flow)
-            fn(); flow.sync()
+            fn()
+            flow.sync()
             sides["ours"] = lambda fn=fn: per_call(fn, flow.sync, calls)
         except Exception as e:  # noqa: BLE001
             sides["ours"] = None
@@ -107,17 +127,26 @@ def bench_tiny_ops():
 # Table 2: training steps
 # --------------------------------------------------------------------------------------------
 
+
 def _mlp(lib):
     nn = lib.nn
-    return nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(),
-                         nn.Linear(1024, 10))
+    return nn.Sequential(
+        nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10)
+    )
 
 
 def _cnn(lib):
     nn = lib.nn
-    return nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.MaxPool2d(2),
-                         nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(2),
-                         nn.Flatten(), nn.Linear(64 * 5 * 5, 10))
+    return nn.Sequential(
+        nn.Conv2d(1, 32, 3),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(64 * 5 * 5, 10),
+    )
 
 
 def _transformer(lib):
@@ -125,19 +154,38 @@ def _transformer(lib):
 
 
 def _classification_data(rng, x_shape, classes=10):
-    return (rng.standard_normal(x_shape, dtype=np.float32),
-            rng.integers(0, classes, size=(x_shape[0],), dtype=np.int64))
+    return (
+        rng.standard_normal(x_shape, dtype=np.float32),
+        rng.integers(0, classes, size=(x_shape[0],), dtype=np.int64),
+    )
 
 
 def _regression_data(rng, x_shape):
-    return rng.standard_normal(x_shape, dtype=np.float32), rng.standard_normal(x_shape, dtype=np.float32)
+    return rng.standard_normal(x_shape, dtype=np.float32), rng.standard_normal(
+        x_shape, dtype=np.float32
+    )
 
 
 MODELS = [
     # name, build(lib) -> module, data(rng), loss name in nn.functional
-    ("MLP 784-1024-1024-10, batch 128", _mlp, lambda rng: _classification_data(rng, (128, 784)), "cross_entropy"),
-    ("CNN 2 conv + linear, batch 64, 1x28x28", _cnn, lambda rng: _classification_data(rng, (64, 1, 28, 28)), "cross_entropy"),
-    ("TransformerEncoderLayer d256 h4, 8x128", _transformer, lambda rng: _regression_data(rng, (8, 128, 256)), "mse_loss"),
+    (
+        "MLP 784-1024-1024-10, batch 128",
+        _mlp,
+        lambda rng: _classification_data(rng, (128, 784)),
+        "cross_entropy",
+    ),
+    (
+        "CNN 2 conv + linear, batch 64, 1x28x28",
+        _cnn,
+        lambda rng: _classification_data(rng, (64, 1, 28, 28)),
+        "cross_entropy",
+    ),
+    (
+        "TransformerEncoderLayer d256 h4, 8x128",
+        _transformer,
+        lambda rng: _regression_data(rng, (8, 128, 256)),
+        "mse_loss",
+    ),
 ]
 
 
@@ -156,12 +204,15 @@ def make_step(lib, build, arrays, loss_name):
         loss.backward()
         opt.step()
         return loss.item()
+
     return step
 
 
 def bench_training():
-    table = Table("Training step (ms per step: zero_grad, forward, backward, SGD step, loss.item(); median)",
-                  ["model", "ours ms", "torch ms", "ours/torch", "loss ours / torch (last step)"])
+    table = Table(
+        "Training step (ms per step: zero_grad, forward, backward, SGD step, loss.item(); median)",
+        ["model", "ours ms", "torch ms", "ours/torch", "loss ours / torch (last step)"],
+    )
     for name, build, data, loss_name in MODELS:
         arrays = data(np.random.default_rng(0))
         sides, last = {}, {}
@@ -200,12 +251,14 @@ def _timed_step(step, last, key, sync):
     loss.item() waits only for the loss; our backward and optimizer kernels may still be running
     on the VM's worker when it returns (the next step's forward would wait for them). The final
     flow.sync() counts that work in our column instead of letting it overlap PyTorch's steps."""
+
     def run():
         t0 = time.perf_counter()
         for _ in range(STEPS_PER_SAMPLE):
             last[key] = step()
         sync()
         return (time.perf_counter() - t0) / STEPS_PER_SAMPLE
+
     return run
 
 
@@ -219,14 +272,19 @@ def _cell(v, scale, digits):
 
 def main():
     tv = torch.__version__ if torch is not None else "not installed (ours only)"
-    print(f"oneflow_like vs PyTorch {tv}; torch threads {torch.get_num_threads() if torch else '-'}, "
-          f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}; {os.cpu_count()} CPUs; "
-          f"{'quick' if QUICK else 'full'} run; load average {os.getloadavg()[0]:.2f}\n", flush=True)
+    print(
+        f"oneflow_like vs PyTorch {tv}; torch threads {torch.get_num_threads() if torch else '-'}, "
+        f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}; {os.cpu_count()} CPUs; "
+        f"{'quick' if QUICK else 'full'} run; load average {os.getloadavg()[0]:.2f}\n",
+        flush=True,
+    )
     tables = [bench_tiny_ops(), bench_training()]
     for t in tables:
         t.print()
-    print(f"load average at the end {os.getloadavg()[0]:.2f} (ours and PyTorch are measured interleaved, "
-          f"so load hits both columns)")
+    print(
+        f"load average at the end {os.getloadavg()[0]:.2f} (ours and PyTorch are measured interleaved, "
+        f"so load hits both columns)"
+    )
 
 
 if __name__ == "__main__":

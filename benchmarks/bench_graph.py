@@ -43,13 +43,23 @@ BUDGET_S = 8.0 if QUICK else 25.0  # per model, both modes together
 
 def _mlp():
     nn = flow.nn
-    return nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10))
+    return nn.Sequential(
+        nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10)
+    )
 
 
 def _cnn():
     nn = flow.nn
-    return nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 3), nn.ReLU(),
-                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64 * 5 * 5, 10))
+    return nn.Sequential(
+        nn.Conv2d(1, 32, 3),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(64 * 5 * 5, 10),
+    )
 
 
 def _transformer():
@@ -57,19 +67,35 @@ def _transformer():
 
 
 def _cls(rng, shape):
-    return (flow.tensor(rng.standard_normal(shape, dtype=np.float32)),
-            flow.tensor(rng.integers(0, 10, size=(shape[0],), dtype=np.int64)))
+    return (
+        flow.tensor(rng.standard_normal(shape, dtype=np.float32)),
+        flow.tensor(rng.integers(0, 10, size=(shape[0],), dtype=np.int64)),
+    )
 
 
 def _reg(rng, shape):
-    return (flow.tensor(rng.standard_normal(shape, dtype=np.float32)),
-            flow.tensor(rng.standard_normal(shape, dtype=np.float32)))
+    return (
+        flow.tensor(rng.standard_normal(shape, dtype=np.float32)),
+        flow.tensor(rng.standard_normal(shape, dtype=np.float32)),
+    )
 
 
 MODELS = [
     ("MLP 784-1024-1024-10 b128 train", _mlp, lambda r: _cls(r, (128, 784)), "cross_entropy", True),
-    ("CNN conv32-conv64-linear b64 train", _cnn, lambda r: _cls(r, (64, 1, 28, 28)), "cross_entropy", True),
-    ("TransformerEncoderLayer d256 h4 8x128 train", _transformer, lambda r: _reg(r, (8, 128, 256)), "mse_loss", True),
+    (
+        "CNN conv32-conv64-linear b64 train",
+        _cnn,
+        lambda r: _cls(r, (64, 1, 28, 28)),
+        "cross_entropy",
+        True,
+    ),
+    (
+        "TransformerEncoderLayer d256 h4 8x128 train",
+        _transformer,
+        lambda r: _reg(r, (8, 128, 256)),
+        "mse_loss",
+        True,
+    ),
     ("MLP 784-1024-1024-10 b128 inference", _mlp, lambda r: _cls(r, (128, 784)), None, False),
 ]
 
@@ -98,6 +124,7 @@ def make_steps(build, data, loss_name, train):
 
             def build(self, x, y):
                 return self.model(x)
+
         return eager_step, Infer(), x, y
 
     loss_fn = getattr(F, loss_name)
@@ -121,6 +148,7 @@ def make_steps(build, data, loss_name, train):
             loss = loss_fn(self.model(x), y)
             loss.backward()
             return loss
+
     return eager_step, Train(), x, y
 
 
@@ -163,7 +191,11 @@ def gemm_gflop(thunks):
     total = 0
     for line in thunks.splitlines():
         if line.strip().startswith("gemm "):
-            f = dict(kv.split("=", 1) for kv in line.split() if kv.split("=", 1)[0] in ("batch", "m", "n", "k"))
+            f = dict(
+                kv.split("=", 1)
+                for kv in line.split()
+                if kv.split("=", 1)[0] in ("batch", "m", "n", "k")
+            )
             total += 2 * int(f["batch"]) * int(f["m"]) * int(f["n"]) * int(f["k"])
     return total / 1e9
 
@@ -189,7 +221,9 @@ def bench_model(name, build, data, loss_name, train):
     flow.sync()
     e_samples, g_samples = [], []
     t_start = time.perf_counter()
-    while len(e_samples) < SAMPLES and (len(e_samples) < 3 or time.perf_counter() - t_start < BUDGET_S):
+    while len(e_samples) < SAMPLES and (
+        len(e_samples) < 3 or time.perf_counter() - t_start < BUDGET_S
+    ):
         e_samples.append(sample(eager_step, x, y))
         g_samples.append(sample(graph, x, y))
     e_ms, g_ms = statistics.median(e_samples) * 1e3, statistics.median(g_samples) * 1e3
@@ -201,10 +235,23 @@ def bench_model(name, build, data, loss_name, train):
     gflop = gemm_gflop(c.thunks)
     e_gemm, g_gemm = gemm_ms_per_step(eager_step, x, y), gemm_ms_per_step(graph, x, y)
     has_conv = any(op.startswith("conv") for op in kc) or "convolution" in c.thunks
-    return [name, f"{e_ms:.1f}", f"{g_ms:.1f}", f"{e_ms / g_ms:.2f}x", f"{compile_s:.2f}", f"{e_peak:.1f}",
-            f"{g_peak:.1f}", f"{c.arena_bytes / 2**20:.1f}", f"{c.lower_bound_bytes / 2**20:.1f}", check,
-            f"{gflop:.2f}", f"{e_gemm:.1f}", f"{g_gemm:.1f}", f"{e_ms / e_gemm:.2f}x" if e_gemm > 0 and not has_conv else "-",
-            ",".join(kc) if kc else "-"]
+    return [
+        name,
+        f"{e_ms:.1f}",
+        f"{g_ms:.1f}",
+        f"{e_ms / g_ms:.2f}x",
+        f"{compile_s:.2f}",
+        f"{e_peak:.1f}",
+        f"{g_peak:.1f}",
+        f"{c.arena_bytes / 2**20:.1f}",
+        f"{c.lower_bound_bytes / 2**20:.1f}",
+        check,
+        f"{gflop:.2f}",
+        f"{e_gemm:.1f}",
+        f"{g_gemm:.1f}",
+        f"{e_ms / e_gemm:.2f}x" if e_gemm > 0 and not has_conv else "-",
+        ",".join(kc) if kc else "-",
+    ]
 
 
 def gemm_ms_per_step(step, x, y, steps=3):
@@ -218,15 +265,31 @@ def gemm_ms_per_step(step, x, y, steps=3):
     return flow._C._cpu_gemm_stats()["seconds"] / steps * 1e3
 
 
-HEADERS = ["model", "eager ms", "graph ms", "speedup", "compile s", "eager peak MB", "graph peak MB",
-           "arena MB", "lower bound MB", "loss eager/graph (step 1)", "GEMM GFLOP", "eager GEMM ms",
-           "graph GEMM ms", "ceiling", "kernel calls"]
+HEADERS = [
+    "model",
+    "eager ms",
+    "graph ms",
+    "speedup",
+    "compile s",
+    "eager peak MB",
+    "graph peak MB",
+    "arena MB",
+    "lower bound MB",
+    "loss eager/graph (step 1)",
+    "GEMM GFLOP",
+    "eager GEMM ms",
+    "graph GEMM ms",
+    "ceiling",
+    "kernel calls",
+]
 GEMM_RATE = None  # GFLOP/s, measured in main()
 
 
 def print_table(rows):
     widths = [max(len(str(r[i])) for r in [HEADERS] + rows) for i in range(len(HEADERS))]
-    line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
+    line = (
+        lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
+    )  # noqa: E731
     print(line(HEADERS))
     print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
     for r in rows:
@@ -236,8 +299,11 @@ def print_table(rows):
 def main():
     global GEMM_RATE
     GEMM_RATE = gemm_rate_gflops()
-    print(f"nn.Graph vs eager, CPU; {os.cpu_count()} CPUs; {'quick' if QUICK else 'full'} run; "
-          f"load average {os.getloadavg()[0]:.2f}; GEMM rate {GEMM_RATE:.0f} GFLOP/s (1024^3 f32)\n", flush=True)
+    print(
+        f"nn.Graph vs eager, CPU; {os.cpu_count()} CPUs; {'quick' if QUICK else 'full'} run; "
+        f"load average {os.getloadavg()[0]:.2f}; GEMM rate {GEMM_RATE:.0f} GFLOP/s (1024^3 f32)\n",
+        flush=True,
+    )
     rows = []
     for name, build, data, loss_name, train in MODELS:
         try:

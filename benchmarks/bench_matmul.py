@@ -16,6 +16,7 @@ import oneflow_like as flow
 
 try:
     import torch
+
     torch.set_num_threads(2)
 except ImportError:
     torch = None
@@ -25,11 +26,13 @@ QUICK = "--quick" in sys.argv
 
 
 def timeit(fn, sync, min_time=0.3 if QUICK else 1.0, max_iters=200):
-    fn(); sync()
+    fn()
+    sync()
     best, iters, start = float("inf"), 0, time.perf_counter()
     while iters < max_iters and (iters < 3 or time.perf_counter() - start < min_time):
         t = time.perf_counter()
-        fn(); sync()
+        fn()
+        sync()
         best = min(best, time.perf_counter() - t)
         iters += 1
     return best
@@ -60,28 +63,49 @@ def main():
     sizes = [1024, 2048] if QUICK else [1024, 2048, 4096]
     for n in sizes:
         o, t = both(lambda: (r(n, n), r(n, n)), flow.matmul, torch.matmul if torch else None)
-        row(f"matmul {n}x{n}x{n}", 2.0 * n ** 3, "GFLOP/s", o, t, PEAK_GFLOPS)
+        row(f"matmul {n}x{n}x{n}", 2.0 * n**3, "GFLOP/s", o, t, PEAK_GFLOPS)
     # The MLP 784-1024-1024-10 at batch 128: forward linear (x @ W^T + b), and its two backward GEMMs.
-    for (b, k, n) in [(128, 784, 1024), (128, 1024, 1024), (128, 1024, 10)]:
-        o, t = both(lambda: (r(b, k), r(n, k), r(n)), flow.linear, torch.nn.functional.linear if torch else None)
+    for b, k, n in [(128, 784, 1024), (128, 1024, 1024), (128, 1024, 10)]:
+        o, t = both(
+            lambda: (r(b, k), r(n, k), r(n)),
+            flow.linear,
+            torch.nn.functional.linear if torch else None,
+        )
         row(f"linear fwd {b}x{k} @ ({n}x{k})^T+b", 2.0 * b * k * n, "GFLOP/s", o, t, PEAK_GFLOPS)
         o, t = both(lambda: (r(b, n), r(n, k)), flow.matmul, torch.matmul if torch else None)
         row(f"  grad_x {b}x{n} @ {n}x{k}", 2.0 * b * k * n, "GFLOP/s", o, t, PEAK_GFLOPS)
-        o, t = both(lambda: (r(b, n), r(b, k)), lambda g, x: g.t() @ x, (lambda g, x: g.t() @ x) if torch else None)
+        o, t = both(
+            lambda: (r(b, n), r(b, k)),
+            lambda g, x: g.t() @ x,
+            (lambda g, x: g.t() @ x) if torch else None,
+        )
         row(f"  grad_W ({b}x{n})^T @ {b}x{k}", 2.0 * b * k * n, "GFLOP/s", o, t, PEAK_GFLOPS)
     o, t = both(lambda: (r(4, 4), r(4, 4)), flow.matmul, torch.matmul if torch else None)
     print(f"{'matmul 4x4 (us per call)':<34} {o * 1e6:8.2f} {t * 1e6 if t else float('nan'):8.2f}")
     o, t = both(lambda: (r(32, 128, 64), r(32, 64, 128)), flow.bmm, torch.bmm if torch else None)
     row("bmm 32x(128x64 @ 64x128)", 2.0 * 32 * 128 * 64 * 128, "GFLOP/s", o, t, PEAK_GFLOPS)
     # Reductions: bytes read / time.
-    for name, shape, dim in [("sum rows 4096x4096 dim=-1", (4096, 4096), -1), ("sum cols 4096x4096 dim=0", (4096, 4096), 0),
-                             ("sum all 16M", (1 << 24,), None), ("amax rows 4096x4096", (4096, 4096), -1),
-                             ("logsumexp rows 4096x4096", (4096, 4096), -1), ("var rows 4096x4096", (4096, 4096), -1)]:
+    for name, shape, dim in [
+        ("sum rows 4096x4096 dim=-1", (4096, 4096), -1),
+        ("sum cols 4096x4096 dim=0", (4096, 4096), 0),
+        ("sum all 16M", (1 << 24,), None),
+        ("amax rows 4096x4096", (4096, 4096), -1),
+        ("logsumexp rows 4096x4096", (4096, 4096), -1),
+        ("var rows 4096x4096", (4096, 4096), -1),
+    ]:
         op = name.split()[0]
-        fo = {"sum": lambda x: x.sum(dim), "amax": lambda x: x.amax(dim), "logsumexp": lambda x: x.logsumexp(dim),
-              "var": lambda x: x.var(dim)}[op]
-        to = {"sum": lambda x: x.sum(dim) if dim is not None else x.sum(), "amax": lambda x: x.amax(dim),
-              "logsumexp": lambda x: x.logsumexp(dim), "var": lambda x: x.var(dim)}[op]
+        fo = {
+            "sum": lambda x: x.sum(dim),
+            "amax": lambda x: x.amax(dim),
+            "logsumexp": lambda x: x.logsumexp(dim),
+            "var": lambda x: x.var(dim),
+        }[op]
+        to = {
+            "sum": lambda x: x.sum(dim) if dim is not None else x.sum(),
+            "amax": lambda x: x.amax(dim),
+            "logsumexp": lambda x: x.logsumexp(dim),
+            "var": lambda x: x.var(dim),
+        }[op]
         o, t = both(lambda: (r(*shape),), fo, to if torch else None)
         row(name, 4.0 * np.prod(shape), "GB/s", o, t, STREAM_GBS)
 

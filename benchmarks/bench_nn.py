@@ -34,12 +34,14 @@ def report(name, res, unit, work=None):
     if work is None:  # time in ms, lower is better
         o, t = res.get("ours"), res.get("torch")
         print(f"{name:<34} {fmt(o, 1e3, unit)} {fmt(t, 1e3, unit)}   ours/torch {ratio(o, t)}")
-    else:             # throughput, higher is better
+    else:  # throughput, higher is better
         o, t = res.get("ours"), res.get("torch")
         ob = work / o / 1e9 if isinstance(o, float) else None
         tb = work / t / 1e9 if isinstance(t, float) else None
-        print(f"{name:<34} {fmt(ob, 1, unit)} {fmt(tb, 1, unit)}   torch/ours {ratio(t, o) if tb else '-'}"
-              f"   (STREAM {STREAM_GBS} GB/s)")
+        print(
+            f"{name:<34} {fmt(ob, 1, unit)} {fmt(tb, 1, unit)}   torch/ours {ratio(t, o) if tb else '-'}"
+            f"   (STREAM {STREAM_GBS} GB/s)"
+        )
 
 
 def main():
@@ -55,8 +57,13 @@ def main():
         tx, tw = torch.from_numpy(x), torch.from_numpy(w).requires_grad_(True)
         txg = torch.from_numpy(x.copy()).requires_grad_(True)
     with flow.no_grad():
-        res = measure(lambda: flow.conv2d(fx, fw, padding=1), None if torch is None else
-                      (lambda: _no_grad(lambda: torch.nn.functional.conv2d(tx, tw, padding=1))), 3)
+        res = measure(
+            lambda: flow.conv2d(fx, fw, padding=1),
+            None
+            if torch is None
+            else (lambda: _no_grad(lambda: torch.nn.functional.conv2d(tx, tw, padding=1))),
+            3,
+        )
     report("conv2d 32x64x56x56 K64 3x3 fwd", res, "ms")
 
     def ours_fb():
@@ -75,7 +82,9 @@ def main():
     s = rng.standard_normal((4096, 4096), dtype=np.float32)
     fs = flow.tensor(s)
     ts = torch.from_numpy(s) if torch is not None else None
-    res = measure(lambda: flow.softmax(fs, -1), None if torch is None else (lambda: torch.softmax(ts, -1)), 10)
+    res = measure(
+        lambda: flow.softmax(fs, -1), None if torch is None else (lambda: torch.softmax(ts, -1)), 10
+    )
     report("softmax 4096x4096 f32", res, "GB/s", work=2 * s.nbytes)
 
     ln = rng.standard_normal((8192, 1024), dtype=np.float32)
@@ -84,8 +93,11 @@ def main():
     tl = tg = tb = None
     if torch is not None:
         tl, tg, tb = torch.from_numpy(ln), torch.from_numpy(g), torch.from_numpy(b)
-    res = measure(lambda: flow.layer_norm(fl, (1024,), fg, fb),
-                  None if torch is None else (lambda: torch.nn.functional.layer_norm(tl, (1024,), tg, tb)), 10)
+    res = measure(
+        lambda: flow.layer_norm(fl, (1024,), fg, fb),
+        None if torch is None else (lambda: torch.nn.functional.layer_norm(tl, (1024,), tg, tb)),
+        10,
+    )
     report("layer_norm 8192x1024 f32", res, "GB/s", work=2 * ln.nbytes)
 
 

@@ -19,7 +19,10 @@ ROOT = os.path.dirname(HERE)
 
 def _make_bazel_flags():
     """The flags `make build` passes (Makefile BFLAGS), so this run reuses its analysis cache."""
-    flags = ["--disk_cache=" + os.path.join(os.path.expanduser("~"), ".cache", "oneflow_like", "bazel-disk")]
+    flags = [
+        "--disk_cache="
+        + os.path.join(os.path.expanduser("~"), ".cache", "oneflow_like", "bazel-disk")
+    ]
     if os.access("/usr/local/cuda/bin/nvcc", os.X_OK):
         flags.append("--config=cuda")
     return flags + os.environ.get("EXTRA_BAZEL_FLAGS", "").split()
@@ -29,7 +32,9 @@ def main(argv):
     flags = [a for a in argv if a.startswith("--")]
     filters = [a for a in argv if not a.startswith("--")]
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [os.path.join(ROOT, "python"), env.get("PYTHONPATH")] if p)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in [os.path.join(ROOT, "python"), env.get("PYTHONPATH")] if p
+    )
     env.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # PyTorch's OpenMP threads spin otherwise
 
     scripts = sorted(glob.glob(os.path.join(HERE, "bench_*.py")))
@@ -41,17 +46,27 @@ def main(argv):
         print(f"=== {name} {' '.join(flags)}", flush=True)
         t0 = time.perf_counter()
         rc = subprocess.call([sys.executable, script] + flags, cwd=ROOT, env=env)
-        print(f"=== {name}: {'ok' if rc == 0 else f'exit {rc}'} in {time.perf_counter() - t0:.0f} s\n", flush=True)
+        print(
+            f"=== {name}: {'ok' if rc == 0 else f'exit {rc}'} in {time.perf_counter() - t0:.0f} s\n",
+            flush=True,
+        )
         if rc != 0:
             failed.append(name)
 
     if not filters or any("vm" in f for f in filters):
         if shutil.which("bazel"):
-            cmd = ["bazel", "run", "-c", "opt"] + _make_bazel_flags() + ["//benchmarks:vm_bench", "--", "quick"]
+            cmd = (
+                ["bazel", "run", "-c", "opt"]
+                + _make_bazel_flags()
+                + ["//benchmarks:vm_bench", "--", "quick"]
+            )
             print("=== " + " ".join(cmd), flush=True)
             t0 = time.perf_counter()
             rc = subprocess.call(cmd, cwd=ROOT)
-            print(f"=== vm_bench: {'ok' if rc == 0 else f'exit {rc}'} in {time.perf_counter() - t0:.0f} s\n", flush=True)
+            print(
+                f"=== vm_bench: {'ok' if rc == 0 else f'exit {rc}'} in {time.perf_counter() - t0:.0f} s\n",
+                flush=True,
+            )
             if rc != 0:
                 failed.append("vm_bench")
         else:

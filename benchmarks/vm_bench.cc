@@ -22,12 +22,16 @@ namespace vm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-int64_t NowNs() { return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count(); }
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+      .count();
+}
 
 // A no-op writing one blob; optionally stamps the time its Compute ran and flags completion.
 class NoopPolicy : public InstructionPolicy {
  public:
-  NoopPolicy(BlobPtr out, int64_t cost, std::atomic<int64_t>* stamp) : out_(std::move(out)), cost_(cost), stamp_(stamp) {
+  NoopPolicy(BlobPtr out, int64_t cost, std::atomic<int64_t>* stamp)
+      : out_(std::move(out)), cost_(cost), stamp_(stamp) {
     deps_.push_back(out_->dependence());
   }
   const DependenceVector& input_dependences() const override { return none_; }
@@ -46,7 +50,8 @@ class NoopPolicy : public InstructionPolicy {
   DependenceVector none_, deps_;
 };
 
-std::unique_ptr<Instruction> Noop(Stream* s, const BlobPtr& b, int64_t cost, std::atomic<int64_t>* stamp = nullptr) {
+std::unique_ptr<Instruction> Noop(Stream* s, const BlobPtr& b, int64_t cost,
+                                  std::atomic<int64_t>* stamp = nullptr) {
   return std::make_unique<Instruction>(s, std::make_unique<NoopPolicy>(b, cost, stamp));
 }
 
@@ -70,7 +75,9 @@ VmOptions Options(int spin, bool allow_inline) {
   o.inline_cost_limit = allow_inline ? 1000 : 0;
   return o;
 }
-Stream* ComputeStream(VirtualMachine* vm) { return *vm->GetStream(Device::CPU(), StreamRole::kCompute); }
+Stream* ComputeStream(VirtualMachine* vm) {
+  return *vm->GetStream(Device::CPU(), StreamRole::kCompute);
+}
 
 // Instructions per second: n no-ops over 64 blobs (so successive ones on a blob are ordered).
 double Throughput(int spin, bool allow_inline, int n) {
@@ -113,8 +120,7 @@ Percentiles Latency(int spin, int gap_us, int samples) {
     int64_t t0 = NowNs();
     vm.Receive(Noop(s, blob, -1, &stamp));
     int64_t t1;
-    while ((t1 = stamp.load(std::memory_order_acquire)) == 0) {
-    }
+    while ((t1 = stamp.load(std::memory_order_acquire)) == 0) {}
     if (i >= 10) lat.push_back(t1 - t0);
     while (vm.num_live() != 0) {  // retired; poll gently so the worker's Finish gets the lock
       for (int k = 0; k < 50; ++k) __builtin_ia32_pause();
@@ -128,7 +134,13 @@ Percentiles SyncRoundTrip(int spin, int samples) {
   VirtualMachine vm(Options(spin, false));
   auto blob = std::make_shared<Blob>(Device::CPU(), 8);
   (void)PhysicalRun(&vm, [&](InstructionsBuilder* b) {
-    return b->AccessBlobByCallback(blob, AccessMode::kWrite, [](void* p) { std::memset(p, 0, 8); return Status(); }, nullptr);
+    return b->AccessBlobByCallback(
+        blob, AccessMode::kWrite,
+        [](void* p) {
+          std::memset(p, 0, 8);
+          return Status();
+        },
+        nullptr);
   });
   std::vector<int64_t> lat;
   for (int i = 0; i < samples + 10; ++i) {
@@ -163,12 +175,12 @@ Paced PacedIssue(int spin, int gap_us, int samples) {
     stamps[i].store(0);
     sent[i] = NowNs();
     vm.Receive(Noop(s, blob, -1, &stamps[i]));
-    while (NowNs() - sent[i] < gap_us * 1000) {
-    }
+    while (NowNs() - sent[i] < gap_us * 1000) {}
   }
   (void)vm.SyncAll();
   double wall = (NowNs() - wall0) * 1e-9;
-  double vm_cpu = (CpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - proc0) - (CpuSeconds(CLOCK_THREAD_CPUTIME_ID) - self0);
+  double vm_cpu = (CpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - proc0) -
+                  (CpuSeconds(CLOCK_THREAD_CPUTIME_ID) - self0);
   std::vector<int64_t> lat;
   for (int i = 0; i < samples; ++i) lat.push_back(stamps[i].load() - sent[i]);
   return {Pct(lat), vm_cpu / wall};
@@ -190,12 +202,16 @@ int main(int argc, char** argv) {
   using namespace oneflow_like::vm;
   const bool quick = argc > 1 && std::string(argv[1]) == "quick";
   const int n = quick ? 50000 : 300000, samples = quick ? 300 : 2000;
-  std::printf("oneflow_like VM benchmark (%u hardware threads), %d no-ops per throughput run, %d latency samples\n",
-              std::thread::hardware_concurrency(), n, samples);
-  std::printf("%-6s %-8s %-8s %-9s %-8s %-16s %-16s %-16s %-26s\n", "spin", "spin_us", "Mops/s", "Mops/s", "enqueue",
-              "back-to-back us", "wake-up us", "sync trip us", "op every 5us: latency us,");
-  std::printf("%-6s %-8s %-8s %-9s %-8s %-16s %-16s %-16s %-26s\n", "iters", "(idle)", "inline", "no inline", "ns/op",
-              "p50 / p99", "p50 / p99", "p50 / p99", "p50 / p99, VM cpu (cores)");
+  std::printf(
+      "oneflow_like VM benchmark (%u hardware threads), %d no-ops per throughput run, %d latency "
+      "samples\n",
+      std::thread::hardware_concurrency(), n, samples);
+  std::printf("%-6s %-8s %-8s %-9s %-8s %-16s %-16s %-16s %-26s\n", "spin", "spin_us", "Mops/s",
+              "Mops/s", "enqueue", "back-to-back us", "wake-up us", "sync trip us",
+              "op every 5us: latency us,");
+  std::printf("%-6s %-8s %-8s %-9s %-8s %-16s %-16s %-16s %-26s\n", "iters", "(idle)", "inline",
+              "no inline", "ns/op", "p50 / p99", "p50 / p99", "p50 / p99",
+              "p50 / p99, VM cpu (cores)");
   for (int spin : {0, 200, 2000}) {
     // Best of three: the machine is shared, and noise only ever makes a run slower.
     double thr_inline = 0, thr_worker = 0, enq = 1e18;
@@ -208,9 +224,11 @@ int main(int argc, char** argv) {
     Percentiles wake = Latency(spin, 2000, samples / 2);
     Percentiles trip = SyncRoundTrip(spin, samples);
     Paced paced = PacedIssue(spin, 5, samples * 5);
-    std::printf("%-6d %-8.1f %-8.2f %-9.2f %-8.0f %5.1f / %-8.1f %5.1f / %-8.1f %5.1f / %-8.1f %5.1f / %-6.1f %.2f\n", spin,
-                SpinMicros(spin), thr_inline / 1e6, thr_worker / 1e6, enq, hot.p50, hot.p99, wake.p50, wake.p99,
-                trip.p50, trip.p99, paced.latency.p50, paced.latency.p99, paced.vm_cpu_share);
+    std::printf(
+        "%-6d %-8.1f %-8.2f %-9.2f %-8.0f %5.1f / %-8.1f %5.1f / %-8.1f %5.1f / %-8.1f %5.1f / "
+        "%-6.1f %.2f\n",
+        spin, SpinMicros(spin), thr_inline / 1e6, thr_worker / 1e6, enq, hot.p50, hot.p99, wake.p50,
+        wake.p99, trip.p50, trip.p99, paced.latency.p50, paced.latency.p99, paced.vm_cpu_share);
   }
   return 0;
 }

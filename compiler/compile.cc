@@ -14,9 +14,9 @@ double Since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
-std::vector<std::pair<int64_t, int64_t>> AcceptOutputParameterAliases(const HloModule& m,
-                                                                      const std::vector<std::pair<int64_t, int64_t>>& donated,
-                                                                      FusionAliases* fusions) {
+std::vector<std::pair<int64_t, int64_t>> AcceptOutputParameterAliases(
+    const HloModule& m, const std::vector<std::pair<int64_t, int64_t>>& donated,
+    FusionAliases* fusions) {
   std::vector<std::pair<int64_t, int64_t>> accepted;
   const HloComputation* entry = m.entry_computation();
   const HloInstruction* root = entry->root_instruction();
@@ -26,16 +26,24 @@ std::vector<std::pair<int64_t, int64_t>> AcceptOutputParameterAliases(const HloM
   for (const HloInstruction* i : entry->MakeInstructionPostOrder()) pos[i] = n++;
   absl::flat_hash_set<int64_t> taken;
   for (auto [k, p] : donated) {
-    if (k < 0 || k >= root->operand_count() || p < 0 || p >= static_cast<int64_t>(entry->parameters().size())) continue;
+    if (k < 0 || k >= root->operand_count() || p < 0 ||
+        p >= static_cast<int64_t>(entry->parameters().size()))
+      continue;
     const HloInstruction* leaf = root->operand(k);
-    const HloInstruction* f = leaf->opcode() == HloOpcode::kGetTupleElement ? leaf->operand(0) : leaf;
-    const int64_t out_index = leaf->opcode() == HloOpcode::kGetTupleElement ? leaf->tuple_index() : 0;
+    const HloInstruction* f =
+        leaf->opcode() == HloOpcode::kGetTupleElement ? leaf->operand(0) : leaf;
+    const int64_t out_index =
+        leaf->opcode() == HloOpcode::kGetTupleElement ? leaf->tuple_index() : 0;
     const HloInstruction* param = entry->parameter(p);
-    if (f->opcode() != HloOpcode::kFusion || f->attrs().fusion_kind != FusionKind::kLoop || taken.contains(p)) continue;
+    if (f->opcode() != HloOpcode::kFusion || f->attrs().fusion_kind != FusionKind::kLoop ||
+        taken.contains(p))
+      continue;
     if (leaf->opcode() != HloOpcode::kGetTupleElement && f->shape().is_tuple()) continue;
-    if (!param->shape().is_array() || param->shape().ToString() != leaf->shape().ToString()) continue;
+    if (!param->shape().is_array() || param->shape().ToString() != leaf->shape().ToString())
+      continue;
     int64_t operand = -1;
-    for (int64_t j = 0; j < f->operand_count(); ++j) if (f->operand(j) == param) operand = j;
+    for (int64_t j = 0; j < f->operand_count(); ++j)
+      if (f->operand(j) == param) operand = j;
     if (!ReadsOperandElementwise(f, param)) continue;
     // Every other reader of the old value runs before f overwrites it; users that alias buffers
     // without running (bitcast, tuple, get-tuple-element) or run later make it unsafe.
@@ -43,8 +51,9 @@ std::vector<std::pair<int64_t, int64_t>> AcceptOutputParameterAliases(const HloM
     for (const HloInstruction* u : param->users()) {
       if (u == f) continue;
       const HloOpcode op = u->opcode();
-      if (op == HloOpcode::kBitcast || op == HloOpcode::kTuple || op == HloOpcode::kGetTupleElement ||
-          op == HloOpcode::kWhile || op == HloOpcode::kConditional || pos.at(u) > pos.at(f))
+      if (op == HloOpcode::kBitcast || op == HloOpcode::kTuple ||
+          op == HloOpcode::kGetTupleElement || op == HloOpcode::kWhile ||
+          op == HloOpcode::kConditional || pos.at(u) > pos.at(f))
         ok = false;
     }
     if (!ok) continue;
@@ -55,7 +64,8 @@ std::vector<std::pair<int64_t, int64_t>> AcceptOutputParameterAliases(const HloM
   return accepted;
 }
 
-StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module, const CompileOptions& options) {
+StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module,
+                                              const CompileOptions& options) {
   if (module == nullptr) return InvalidArgument("[compile] null module");
   const DumpOptions& dump = options.pipeline.dump;
   CompileStats stats;
@@ -66,9 +76,11 @@ StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module,
   ASSIGN_OR_RETURN(std::unique_ptr<BufferAssignment> assignment, AssignBuffers(*module));
   DumpToFile(dump, module->name(), "9998.buffer_assignment.txt", assignment->ToString());
   FusionAliases fusion_aliases;
-  std::vector<std::pair<int64_t, int64_t>> aliases = AcceptOutputParameterAliases(*module, options.donated, &fusion_aliases);
+  std::vector<std::pair<int64_t, int64_t>> aliases =
+      AcceptOutputParameterAliases(*module, options.donated, &fusion_aliases);
   std::string kernels;
-  ASSIGN_OR_RETURN(ThunkSequence thunks, EmitThunks(*module, *assignment, &kernels, &stats.emit, &fusion_aliases));
+  ASSIGN_OR_RETURN(ThunkSequence thunks,
+                   EmitThunks(*module, *assignment, &kernels, &stats.emit, &fusion_aliases));
   stats.codegen_seconds = Since(t0);
   DumpToFile(dump, module->name(), "9999.thunks.txt",
              absl::StrCat(ThunkSequenceToString(thunks), "\n", stats.emit.ToString()));
@@ -81,8 +93,8 @@ StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module,
     stats.jit_seconds = jit.compile_seconds;
     stats.jit_cache_hit = jit.cache_hit;
   }
-  auto exe = std::make_unique<Executable>(std::move(module), std::move(assignment), std::move(thunks), std::move(library),
-                                          std::move(stats));
+  auto exe = std::make_unique<Executable>(std::move(module), std::move(assignment),
+                                          std::move(thunks), std::move(library), std::move(stats));
   exe->set_output_parameter_aliases(std::move(aliases));
   RETURN_IF_ERROR(exe->Initialize());
   return exe;

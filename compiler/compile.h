@@ -24,12 +24,13 @@ struct CompileOptions {
   std::vector<std::pair<int64_t, int64_t>> donated;
 };
 
-StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module, const CompileOptions& options = {});
+StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module,
+                                              const CompileOptions& options = {});
 
 // The `donated` pairs Compile accepts on a scheduled module (instruction post-order = run order),
 // and per fusion involved its (output index, operand index) pairs for the kernel emitter.
-std::vector<std::pair<int64_t, int64_t>> AcceptOutputParameterAliases(const HloModule& module,
-                                                                      const std::vector<std::pair<int64_t, int64_t>>& donated,
-                                                                      FusionAliases* fusions);
+std::vector<std::pair<int64_t, int64_t>> AcceptOutputParameterAliases(
+    const HloModule& module, const std::vector<std::pair<int64_t, int64_t>>& donated,
+    FusionAliases* fusions);
 
 }  // namespace oneflow_like::hlo

@@ -25,14 +25,17 @@ class PassRunner {
   StatusOr<bool> Run() {
     auto changed = Pass::Run(m_);
     if (!changed.ok())
-      return absl::Status(changed.status().code(), absl::StrCat("[pass ", Pass::name(), "] ", changed.status().message()));
+      return absl::Status(changed.status().code(),
+                          absl::StrCat("[pass ", Pass::name(), "] ", changed.status().message()));
     if (o_.verify_each_pass) {
       Status v = VerifyHloModule(*m_);
-      if (!v.ok()) return Internal("[pass %s] left an invalid module: %s", Pass::name(), v.message());
+      if (!v.ok())
+        return Internal("[pass %s] left an invalid module: %s", Pass::name(), v.message());
     }
     ++step_;
     if (*changed && o_.dump.DumpsPass(Pass::name()))
-      DumpToFile(o_.dump, m_->name(), absl::StrFormat("%04d.after_%s.txt", step_, Pass::name()), m_->ToString());
+      DumpToFile(o_.dump, m_->name(), absl::StrFormat("%04d.after_%s.txt", step_, Pass::name()),
+                 m_->ToString());
     return changed;
   }
 

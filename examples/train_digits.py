@@ -40,8 +40,14 @@ def load_digits(seed=0, test_fraction=0.2):
 
 
 def make_mlp():
-    return nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Dropout(0.1), nn.Linear(128, 64),
-                         nn.ReLU(), nn.Linear(64, 10))
+    return nn.Sequential(
+        nn.Linear(64, 128),
+        nn.ReLU(),
+        nn.Dropout(0.1),
+        nn.Linear(128, 64),
+        nn.ReLU(),
+        nn.Linear(64, 10),
+    )
 
 
 class SmallCNN(nn.Module):
@@ -50,10 +56,16 @@ class SmallCNN(nn.Module):
     def __init__(self):
         super().__init__()
         self.features = nn.Sequential(
-            nn.Conv2d(1, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
-            nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
-        self.classifier = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 4 * 4, 128),
-                                        nn.ReLU(), nn.Linear(128, 10))
+            nn.Conv2d(1, 32, 3, padding=1),
+            nn.BatchNorm2d(32),
+            nn.ReLU(),
+            nn.Conv2d(32, 64, 3, padding=1),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+        )
+        self.classifier = nn.Sequential(
+            nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 4 * 4, 128), nn.ReLU(), nn.Linear(128, 10)
+        )
 
     def forward(self, x):
         return self.classifier(self.features(x.reshape(-1, 1, 8, 8)))
@@ -71,8 +83,10 @@ class Progress:
         width = 30
         filled = int(width * done / self.total)
         bar = "#" * filled + "." * (width - filled)
-        msg = (f"\r{self.label} [{bar}] {done}/{self.total} loss {loss:.4f} "
-               f"{time.time() - self.start:.1f}s")
+        msg = (
+            f"\r{self.label} [{bar}] {done}/{self.total} loss {loss:.4f} "
+            f"{time.time() - self.start:.1f}s"
+        )
         if not self.tty:  # a log file: one line per tenth of the run
             tenth = 10 * done // self.total
             if tenth == self.last_tenth:
@@ -95,6 +109,7 @@ def evaluate(model, x, y, device):
 def make_step(model, opt, mode):
     """One training step as a callable (x, y) -> loss tensor. mode 'graph' compiles it with
     flow.nn.Graph when that exists (lazy mode); otherwise the eager loop runs."""
+
     def eager_step(x, y):
         loss = F.cross_entropy(model(x), y)
         opt.zero_grad()
@@ -105,8 +120,10 @@ def make_step(model, opt, mode):
     if mode == "graph":
         graph_cls = getattr(nn, "Graph", None)
         if graph_cls is None:
-            print("--mode graph: flow.nn.Graph is not available in this build; running eager",
-                  file=sys.stderr)
+            print(
+                "--mode graph: flow.nn.Graph is not available in this build; running eager",
+                file=sys.stderr,
+            )
             return eager_step
 
         class TrainGraph(graph_cls):
@@ -129,11 +146,16 @@ def train(name, model, data, args, mode, device):
     model = model.to(device)
     epochs = args.epochs if args.epochs is not None else {"mlp": 30, "cnn": 12}[name]
     opt = flow.optim.Adam(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    loader = DataLoader(TensorDataset(flow.from_numpy(x_train).to(device),
-                                      flow.from_numpy(y_train).to(device)),
-                        batch_size=64, shuffle=True, drop_last=True, generator=args.seed)
-    sched = flow.optim.lr_scheduler.OneCycleLR(opt, max_lr=5e-3, epochs=epochs,
-                                               steps_per_epoch=len(loader))
+    loader = DataLoader(
+        TensorDataset(flow.from_numpy(x_train).to(device), flow.from_numpy(y_train).to(device)),
+        batch_size=64,
+        shuffle=True,
+        drop_last=True,
+        generator=args.seed,
+    )
+    sched = flow.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=5e-3, epochs=epochs, steps_per_epoch=len(loader)
+    )
     step = make_step(model, opt, mode)
     losses = []
     bar = Progress(epochs * len(loader), f"{name:>3}")
@@ -151,15 +173,20 @@ def train(name, model, data, args, mode, device):
         bar.update(done, float(np.mean(values)))
     train_time = time.time() - t0
     acc = evaluate(model, x_test, y_test, device)
-    print(f"{name} ({mode}, {device}): {epochs} epochs in {train_time:.1f}s, final loss {np.mean(losses[-len(loader):]):.4f}, "
-          f"test accuracy {acc:.4f}", flush=True)
+    print(
+        f"{name} ({mode}, {device}): {epochs} epochs in {train_time:.1f}s, final loss {np.mean(losses[-len(loader):]):.4f}, "
+        f"test accuracy {acc:.4f}",
+        flush=True,
+    )
     return acc, losses
 
 
 def plot(curves, path):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, losses in curves.items():
         ax.plot(np.arange(1, len(losses) + 1), losses, label=name, linewidth=1)
@@ -186,8 +213,11 @@ def main(argv=None):
     if args.device == "auto":
         args.device = "cuda" if flow.cuda.is_available() else "cpu"
     data = load_digits(args.seed)
-    print(f"digits: {len(data[0])} train / {len(data[2])} test images, device {args.device}, "
-          f"mode {args.mode}", flush=True)
+    print(
+        f"digits: {len(data[0])} train / {len(data[2])} test images, device {args.device}, "
+        f"mode {args.mode}",
+        flush=True,
+    )
     names = ["mlp", "cnn"] if args.model == "both" else [args.model]
     modes = ["eager", "graph"] if args.mode == "both" else [args.mode]
     curves, acc = {}, 0.0
@@ -195,8 +225,10 @@ def main(argv=None):
         for mode in modes:
             device = args.device
             if mode == "graph" and device != "cpu":
-                print(f"{name}: nn.Graph compiles for the CPU only in this build; the compiled run uses cpu",
-                      flush=True)
+                print(
+                    f"{name}: nn.Graph compiles for the CPU only in this build; the compiled run uses cpu",
+                    flush=True,
+                )
                 device = "cpu"
             flow.manual_seed(args.seed)  # same initial weights and batches in both modes
             model = make_mlp() if name == "mlp" else SmallCNN()

@@ -21,17 +21,26 @@ struct TensorView {
   void* data = nullptr;  // already offset to the view's first element
   DType dtype = DType::kF32;
   Shape shape;
-  DimVector strides;     // elements; 0 for broadcast dims
+  DimVector strides;  // elements; 0 for broadcast dims
   int64_t numel() const { return shape.numel(); }
   bool contiguous() const { return IsContiguous(shape, strides); }
-  template <typename T> T* ptr() const { return static_cast<T*>(data); }
+  template <typename T>
+  T* ptr() const {
+    return static_cast<T*>(data);
+  }
 };
 
 class KernelContext {
  public:
-  KernelContext(const char* op, Device device, const AttrMap& attrs, absl::Span<const TensorView> inputs,
-                absl::Span<const TensorView> outputs, oneflow_like::Stream* stream)
-      : op_(op), device_(device), attrs_(attrs), inputs_(inputs), outputs_(outputs), stream_(stream) {}
+  KernelContext(const char* op, Device device, const AttrMap& attrs,
+                absl::Span<const TensorView> inputs, absl::Span<const TensorView> outputs,
+                oneflow_like::Stream* stream)
+      : op_(op),
+        device_(device),
+        attrs_(attrs),
+        inputs_(inputs),
+        outputs_(outputs),
+        stream_(stream) {}
   ~KernelContext();
   const char* op() const { return op_; }
   Device device() const { return device_; }
@@ -62,9 +71,11 @@ StatusOr<KernelFn> FindKernel(const char* op, DeviceType device);
 std::vector<std::string> RegisteredKernels(DeviceType device);
 
 struct KernelRegistrar {
-  KernelRegistrar(const char* op, DeviceType device, KernelFn fn) { RegisterKernel(op, device, fn); }
+  KernelRegistrar(const char* op, DeviceType device, KernelFn fn) {
+    RegisterKernel(op, device, fn);
+  }
 };
-#define OFL_REGISTER_KERNEL(op, device, fn) \
+#define OFL_REGISTER_KERNEL(op, device, fn)                                               \
   static ::oneflow_like::kernels::KernelRegistrar OFL_CONCAT(_ofl_kernel_reg_, __LINE__)( \
       #op, ::oneflow_like::DeviceType::device, fn)
 

@@ -9,7 +9,8 @@
 namespace oneflow_like {
 namespace kernels {
 
-// The view of `v` broadcast to `shape` (stride 0 on broadcast dims); shapes were checked by the schema.
+// The view of `v` broadcast to `shape` (stride 0 on broadcast dims); shapes were checked by the
+// schema.
 inline TensorView BroadcastTo(const TensorView& v, const Shape& shape) {
   TensorView r = v;
   int64_t n = shape.ndim(), off = n - v.shape.ndim();
@@ -36,12 +37,21 @@ inline DimLayout LayoutOf(const Shape& s, int64_t dim) {
 // A row-major rows x cols matrix with element strides (rs, cs) as a row-major BLAS operand:
 // `trans` and leading dimension `ld`; false: pack it first. (cuBLAS, column-major, reads the
 // same operand as its transpose with the same flags.)
-inline bool BlasLayout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* trans, int64_t* ld) {
+inline bool BlasLayout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool* trans,
+                       int64_t* ld) {
   if (cols == 1) cs = 1;
   if (rows == 1) rs = std::max<int64_t>(cols, 1);
-  if (cs == 1 && rs >= std::max<int64_t>(cols, 1)) { *trans = false; *ld = rs; return true; }
+  if (cs == 1 && rs >= std::max<int64_t>(cols, 1)) {
+    *trans = false;
+    *ld = rs;
+    return true;
+  }
   if (rows == 1 || cols == 1) return false;
-  if (rs == 1 && cs >= rows) { *trans = true; *ld = cs; return true; }
+  if (rs == 1 && cs >= rows) {
+    *trans = true;
+    *ld = cs;
+    return true;
+  }
   return false;
 }
 

@@ -6,7 +6,9 @@ namespace vm {
 Status Blob::EnsureAllocated() {
   if (ptr_ != nullptr || bytes_ == 0) return Status();
   Allocator* a = GetAllocator(device_);
-  if (a == nullptr) return Unimplemented("[allocator] no allocator for device %s (backend not built or no device)", device_.ToString());
+  if (a == nullptr)
+    return Unimplemented("[allocator] no allocator for device %s (backend not built or no device)",
+                         device_.ToString());
   ASSIGN_OR_RETURN(void* p, a->Allocate(bytes_));
   ptr_ = p;
   allocator_ = a;

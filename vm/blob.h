@@ -24,10 +24,19 @@ class Dependence {
   Dependence& operator=(const Dependence&) = delete;
 
   // Error of the last instruction that failed writing this blob (OK if none).
-  Status error() const { std::lock_guard<std::mutex> l(mu_); return error_; }
-  void set_error(Status s) { std::lock_guard<std::mutex> l(mu_); error_ = std::move(s); }
+  Status error() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return error_;
+  }
+  void set_error(Status s) {
+    std::lock_guard<std::mutex> l(mu_);
+    error_ = std::move(s);
+  }
   bool has_error() const { return has_error_.load(std::memory_order_acquire); }
-  void mark_error(Status s) { set_error(std::move(s)); has_error_.store(true, std::memory_order_release); }
+  void mark_error(Status s) {
+    set_error(std::move(s));
+    has_error_.store(true, std::memory_order_release);
+  }
   void clear_error() {
     if (!has_error()) return;
     set_error(Status());

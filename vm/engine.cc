@@ -15,7 +15,8 @@ void VirtualMachineEngine::AddEdge(Instruction* from, Instruction* to) {
   to->in_degree_++;
 }
 
-void VirtualMachineEngine::Receive(std::unique_ptr<Instruction> owned, std::vector<Instruction*>* ready) {
+void VirtualMachineEngine::Receive(std::unique_ptr<Instruction> owned,
+                                   std::vector<Instruction*>* ready) {
   Instruction* instr = owned.release();
   instr->id_ = next_id_++;
   InstructionPolicy* p = instr->policy();
@@ -40,7 +41,8 @@ void VirtualMachineEngine::Receive(std::unique_ptr<Instruction> owned, std::vect
   }
 }
 
-std::unique_ptr<Instruction> VirtualMachineEngine::Retire(Instruction* instr, std::vector<Instruction*>* ready) {
+std::unique_ptr<Instruction> VirtualMachineEngine::Retire(Instruction* instr,
+                                                          std::vector<Instruction*>* ready) {
   instr->state_ = InstructionState::kDone;
   InstructionPolicy* p = instr->policy();
   const DependenceVector& ins = p->input_dependences();

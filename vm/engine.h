@@ -39,3 +39,4 @@ class VirtualMachineEngine {
 
 }  // namespace vm
 }  // namespace oneflow_like
+// x

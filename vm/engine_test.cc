@@ -21,7 +21,8 @@ class EngineTest : public ::testing::Test {
   // Receives an instruction; returns it (still owned by the engine).
   Instruction* Add(std::string name, std::vector<BlobPtr> reads, std::vector<BlobPtr> writes,
                    FnPolicy::Fn fn = nullptr) {
-    auto p = std::make_unique<FnPolicy>(name, std::move(reads), std::move(writes), std::move(fn), -1, &destroyed_);
+    auto p = std::make_unique<FnPolicy>(name, std::move(reads), std::move(writes), std::move(fn),
+                                        -1, &destroyed_);
     auto instr = std::make_unique<Instruction>(nullptr, std::move(p));
     Instruction* raw = instr.get();
     engine_.Receive(std::move(instr), &ready_);
@@ -33,7 +34,9 @@ class EngineTest : public ::testing::Test {
     engine_.Receive(std::move(instr), &ready_);
     return raw;
   }
-  bool IsReady(Instruction* i) { return std::find(ready_.begin(), ready_.end(), i) != ready_.end(); }
+  bool IsReady(Instruction* i) {
+    return std::find(ready_.begin(), ready_.end(), i) != ready_.end();
+  }
   // Runs and retires one ready instruction (the way a stream would).
   void Run(Instruction* i) {
     ASSERT_TRUE(IsReady(i)) << i->DebugName() << " is not ready";
@@ -69,9 +72,15 @@ TEST_F(EngineTest, IndependentInstructionsAreReadyAtOnceInOrderOfIds) {
 
 TEST_F(EngineTest, ReadAfterWriteWaitsForTheWriter) {
   auto a = NewBlob();
-  Instruction* w = Add("w", {}, {a}, [&] { testing::I64(a) = 7; return Status(); });
+  Instruction* w = Add("w", {}, {a}, [&] {
+    testing::I64(a) = 7;
+    return Status();
+  });
   int64_t seen = 0;
-  Instruction* r1 = Add("r1", {a}, {}, [&] { seen = testing::I64(a); return Status(); });
+  Instruction* r1 = Add("r1", {a}, {}, [&] {
+    seen = testing::I64(a);
+    return Status();
+  });
   Instruction* r2 = Add("r2", {a}, {});
   EXPECT_EQ(r1->state(), InstructionState::kPending);
   EXPECT_EQ(ReadyNames(), std::vector<std::string>{"w"});
@@ -101,9 +110,18 @@ TEST_F(EngineTest, WriteAfterReadWaitsForEveryReader) {
 TEST_F(EngineTest, WriteAfterWriteKeepsProgramOrder) {
   auto a = NewBlob();
   std::vector<int> order;
-  Instruction* w1 = Add("w1", {}, {a}, [&] { order.push_back(1); return Status(); });
-  Instruction* w2 = Add("w2", {}, {a}, [&] { order.push_back(2); return Status(); });
-  Instruction* w3 = Add("w3", {}, {a}, [&] { order.push_back(3); return Status(); });
+  Instruction* w1 = Add("w1", {}, {a}, [&] {
+    order.push_back(1);
+    return Status();
+  });
+  Instruction* w2 = Add("w2", {}, {a}, [&] {
+    order.push_back(2);
+    return Status();
+  });
+  Instruction* w3 = Add("w3", {}, {a}, [&] {
+    order.push_back(3);
+    return Status();
+  });
   EXPECT_EQ(ReadyNames(), std::vector<std::string>{"w1"});
   Run(w1);
   EXPECT_EQ(ReadyNames(), std::vector<std::string>{"w2"});
@@ -114,12 +132,19 @@ TEST_F(EngineTest, WriteAfterWriteKeepsProgramOrder) {
 
 TEST_F(EngineTest, InPlaceReadWriteOfOneBlob) {
   auto a = NewBlob();
-  Instruction* w = Add("init", {}, {a}, [&] { testing::I64(a) = 1; return Status(); });
+  Instruction* w = Add("init", {}, {a}, [&] {
+    testing::I64(a) = 1;
+    return Status();
+  });
   Instruction* r = Add("reader", {a}, {});
-  Instruction* inc = Add("inc_", {a}, {a}, [&] { testing::I64(a) += 1; return Status(); });
+  Instruction* inc = Add("inc_", {a}, {a}, [&] {
+    testing::I64(a) += 1;
+    return Status();
+  });
   Instruction* after = Add("after", {a}, {});
   Run(w);
-  EXPECT_EQ(ReadyNames(), std::vector<std::string>{"reader"});  // in-place waits for earlier readers
+  EXPECT_EQ(ReadyNames(),
+            std::vector<std::string>{"reader"});  // in-place waits for earlier readers
   Run(r);
   EXPECT_EQ(ReadyNames(), std::vector<std::string>{"inc_"});
   Run(inc);
@@ -220,9 +245,15 @@ TEST_F(EngineTest, RetireHandsTheInstructionBack) {
 TEST_F(EngineTest, FailedWriterMarksItsOutputsAndReadersPropagate) {
   auto a = NewBlob(), b = NewBlob(), c = NewBlob();
   Instruction* bad = Add("bad_op", {}, {a}, [] { return InvalidArgument("index 9 out of range"); });
-  Instruction* good = Add("good_op", {}, {c}, [&] { testing::I64(c) = 3; return Status(); });
+  Instruction* good = Add("good_op", {}, {c}, [&] {
+    testing::I64(c) = 3;
+    return Status();
+  });
   bool downstream_ran = false;
-  Instruction* down = Add("downstream", {a}, {b}, [&] { downstream_ran = true; return Status(); });
+  Instruction* down = Add("downstream", {a}, {b}, [&] {
+    downstream_ran = true;
+    return Status();
+  });
   Run(bad);
   Run(good);
   EXPECT_TRUE(a->dependence()->has_error());
@@ -243,7 +274,8 @@ TEST_F(EngineTest, FailedWriterMarksItsOutputsAndReadersPropagate) {
 
 TEST_F(EngineTest, ExceptionBecomesAnInternalErrorNamingTheInstruction) {
   auto a = NewBlob();
-  Instruction* t = Add("throwing_op", {}, {a}, []() -> Status { throw std::runtime_error("boom"); });
+  Instruction* t =
+      Add("throwing_op", {}, {a}, []() -> Status { throw std::runtime_error("boom"); });
   ready_.erase(std::find(ready_.begin(), ready_.end(), t));
   ExecuteInstruction(t);
   EXPECT_EQ(t->status().code(), absl::StatusCode::kInternal);

@@ -34,7 +34,9 @@ class ErrorTest : public ::testing::Test {
 
 TEST_F(ErrorTest, StatusErrorReachesTheNextSyncWithTheInstructionsName) {
   auto a = NewBlob();
-  ASSERT_TRUE(Issue(&vm_, "gather", {}, {a}, [] { return OutOfRange("index 12 out of range for size 10"); }).ok());
+  ASSERT_TRUE(Issue(&vm_, "gather", {}, {a}, [] {
+                return OutOfRange("index 12 out of range for size 10");
+              }).ok());
   auto got = ReadI64(&vm_, a);
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), absl::StatusCode::kOutOfRange);
@@ -47,7 +49,9 @@ TEST_F(ErrorTest, StatusErrorReachesTheNextSyncWithTheInstructionsName) {
 
 TEST_F(ErrorTest, ExceptionIsCaughtAndReported) {
   auto a = NewBlob();
-  ASSERT_TRUE(Issue(&vm_, "matmul", {}, {a}, []() -> Status { throw std::runtime_error("bad shapes"); }).ok());
+  ASSERT_TRUE(Issue(&vm_, "matmul", {}, {a}, []() -> Status {
+                throw std::runtime_error("bad shapes");
+              }).ok());
   auto got = ReadI64(&vm_, a);
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), absl::StatusCode::kInternal);
@@ -60,10 +64,21 @@ TEST_F(ErrorTest, ExceptionIsCaughtAndReported) {
 TEST_F(ErrorTest, DownstreamPropagatesUnrelatedWorkContinuesOverwriteHeals) {
   auto x = NewBlob(), y = NewBlob(), z = NewBlob(), other = NewBlob();
   std::atomic<bool> downstream_ran{false};
-  ASSERT_TRUE(Issue(&vm_, "bad_op", {}, {x}, [] { return InvalidArgument("[bad_op] shape mismatch: got f32[3] and f32[4]"); }).ok());
-  ASSERT_TRUE(Issue(&vm_, "relu", {x}, {y}, [&] { downstream_ran = true; return Status(); }).ok());
-  ASSERT_TRUE(Issue(&vm_, "exp", {y}, {z}, [&] { downstream_ran = true; return Status(); }).ok());
-  ASSERT_TRUE(Issue(&vm_, "unrelated", {}, {other}, [&] { I64(other) = 9; return Status(); }).ok());
+  ASSERT_TRUE(Issue(&vm_, "bad_op", {}, {x}, [] {
+                return InvalidArgument("[bad_op] shape mismatch: got f32[3] and f32[4]");
+              }).ok());
+  ASSERT_TRUE(Issue(&vm_, "relu", {x}, {y}, [&] {
+                downstream_ran = true;
+                return Status();
+              }).ok());
+  ASSERT_TRUE(Issue(&vm_, "exp", {y}, {z}, [&] {
+                downstream_ran = true;
+                return Status();
+              }).ok());
+  ASSERT_TRUE(Issue(&vm_, "unrelated", {}, {other}, [&] {
+                I64(other) = 9;
+                return Status();
+              }).ok());
   auto z_val = ReadI64(&vm_, z);
   ASSERT_FALSE(z_val.ok());
   // The original producer's name, once (not "[bad_op] [bad_op]"), and the original code.
@@ -75,12 +90,18 @@ TEST_F(ErrorTest, DownstreamPropagatesUnrelatedWorkContinuesOverwriteHeals) {
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(*o, 9);
   // A clean overwrite of x heals it; y stays failed until it is recomputed.
-  ASSERT_TRUE(Issue(&vm_, "fill", {}, {x}, [&] { I64(x) = 4; return Status(); }).ok());
+  ASSERT_TRUE(Issue(&vm_, "fill", {}, {x}, [&] {
+                I64(x) = 4;
+                return Status();
+              }).ok());
   auto xv = ReadI64(&vm_, x);
   ASSERT_TRUE(xv.ok()) << xv.status();
   EXPECT_EQ(*xv, 4);
   EXPECT_FALSE(ReadI64(&vm_, y).ok());
-  ASSERT_TRUE(Issue(&vm_, "relu", {x}, {y}, [&] { I64(y) = I64(x); return Status(); }).ok());
+  ASSERT_TRUE(Issue(&vm_, "relu", {x}, {y}, [&] {
+                I64(y) = I64(x);
+                return Status();
+              }).ok());
   auto yv = ReadI64(&vm_, y);
   ASSERT_TRUE(yv.ok());
   EXPECT_EQ(*yv, 4);
@@ -100,8 +121,12 @@ TEST_F(ErrorTest, SyncAllReportsTheFirstErrorOnly) {
 
 TEST_F(ErrorTest, FailingSyncCallbackReportsToItsCaller) {
   auto a = NewBlob();
-  ASSERT_TRUE(Issue(&vm_, "w", {}, {a}, [&] { I64(a) = 1; return Status(); }).ok());
-  Status s = SyncAccessBlob(&vm_, a, AccessMode::kRead, [](void*) { return Internal("[numpy] copy failed"); });
+  ASSERT_TRUE(Issue(&vm_, "w", {}, {a}, [&] {
+                I64(a) = 1;
+                return Status();
+              }).ok());
+  Status s = SyncAccessBlob(&vm_, a, AccessMode::kRead,
+                            [](void*) { return Internal("[numpy] copy failed"); });
   EXPECT_TRUE(Contains(s, "[numpy] copy failed")) << s;
   (void)vm_.SyncAll();
 }
@@ -128,7 +153,10 @@ TEST_F(OomTest, PrepareFailsWithAClearMessage) {
   alloc_->SetLimit(base_ + 4 * kMiB);
   auto big = NewBlob(64 * kMiB);
   bool ran = false;
-  ASSERT_TRUE(Issue(&vm_, "huge_op", {}, {big}, [&] { ran = true; return Status(); }).ok());
+  ASSERT_TRUE(Issue(&vm_, "huge_op", {}, {big}, [&] {
+                ran = true;
+                return Status();
+              }).ok());
   Status s = SyncAccessBlob(&vm_, big, AccessMode::kRead, [](void*) { return Status(); });
   ASSERT_FALSE(s.ok());
   EXPECT_FALSE(ran);
@@ -159,7 +187,10 @@ TEST_F(OomTest, CacheIsShrunkAndTheRequestRetriedOnce) {
   ASSERT_EQ(before.reserved, base_ + 4 * kMiB);
   alloc_->SetLimit(base_ + 6 * kMiB);
   auto out = NewBlob(5 * kMiB + 1);
-  ASSERT_TRUE(Issue(&vm_, "needs_6mib", {}, {out}, [&] { I64(out) = 1; return Status(); }).ok());
+  ASSERT_TRUE(Issue(&vm_, "needs_6mib", {}, {out}, [&] {
+                I64(out) = 1;
+                return Status();
+              }).ok());
   auto v = ReadI64(&vm_, out);
   ASSERT_TRUE(v.ok()) << v.status();
   AllocatorStats after = alloc_->Stats();
@@ -190,7 +221,8 @@ TEST(ErrorReporting, ReadErrorIsNotReportedTwice) {
   VirtualMachine* vm = VirtualMachine::Get();
   (void)vm->SyncAll();
   auto blob = std::make_shared<Blob>(Device::CPU(), 16);
-  Status s = SyncAccessBlob(blob, AccessMode::kWrite, [](void*) { return Internal("[writer] boom"); });
+  Status s =
+      SyncAccessBlob(blob, AccessMode::kWrite, [](void*) { return Internal("[writer] boom"); });
   ASSERT_FALSE(s.ok());
   Status again = SyncAccessBlob(blob, AccessMode::kRead, [](void*) { return Status(); });
   EXPECT_FALSE(again.ok());

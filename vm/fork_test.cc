@@ -8,7 +8,9 @@
 #if defined(__SANITIZE_ADDRESS__)
 // A forked child cannot see the stacks of the parent's threads, so whatever they held looks
 // leaked there: leak checking is off for this binary (the other vm tests keep it).
-extern "C" const char* __asan_default_options() { return "detect_leaks=0"; }
+extern "C" const char* __asan_default_options() {
+  return "detect_leaks=0";
+}
 #endif
 
 #include "gtest/gtest.h"
@@ -24,7 +26,8 @@ using testing::NewBlob;
 
 // Runs `child` in a forked process with a watchdog; returns its exit code (or 100 + signal).
 #if defined(__SANITIZE_THREAD__)
-#define SKIP_UNDER_TSAN() GTEST_SKIP() << "ThreadSanitizer cannot start threads after a multi-threaded fork"
+#define SKIP_UNDER_TSAN() \
+  GTEST_SKIP() << "ThreadSanitizer cannot start threads after a multi-threaded fork"
 #else
 #define SKIP_UNDER_TSAN() (void)0
 #endif
@@ -44,12 +47,13 @@ int RunInChild(F child) {
 Status IssueInc(VirtualMachine* vm, const BlobPtr& b, int n) {
   return PhysicalRun(vm, [&](InstructionsBuilder* builder) {
     for (int i = 0; i < n; ++i) {
-      RETURN_IF_ERROR(builder->Push(Device::CPU(), StreamRole::kCompute,
-                                    std::make_unique<testing::FnPolicy>("inc", std::vector<BlobPtr>{b},
-                                                                        std::vector<BlobPtr>{b}, [b] {
-                                                                          I64(b) += 1;
-                                                                          return Status();
-                                                                        })));
+      RETURN_IF_ERROR(
+          builder->Push(Device::CPU(), StreamRole::kCompute,
+                        std::make_unique<testing::FnPolicy>("inc", std::vector<BlobPtr>{b},
+                                                            std::vector<BlobPtr>{b}, [b] {
+                                                              I64(b) += 1;
+                                                              return Status();
+                                                            })));
     }
     return Status();
   });
@@ -59,10 +63,14 @@ TEST(ForkTest, SingletonVmAndIntraOpPoolWorkInTheChild) {
   SKIP_UNDER_TSAN();
   VirtualMachine* parent_vm = VirtualMachine::Get();
   auto a = NewBlob();
-  ASSERT_TRUE(testing::Issue(parent_vm, "init", {}, {a}, [a] { I64(a) = 0; return Status(); }).ok());
+  ASSERT_TRUE(testing::Issue(parent_vm, "init", {}, {a}, [a] {
+                I64(a) = 0;
+                return Status();
+              }).ok());
   ASSERT_TRUE(IssueInc(parent_vm, a, 1000).ok());  // fork drains these first (atfork prepare)
   std::atomic<int64_t> sum{0};
-  IntraOpPool()->ParallelFor(1000, 10, [&](int64_t b, int64_t e) { sum += e - b; });  // pool threads exist
+  IntraOpPool()->ParallelFor(1000, 10,
+                             [&](int64_t b, int64_t e) { sum += e - b; });  // pool threads exist
   ASSERT_EQ(sum.load(), 1000);
 
   int code = RunInChild([&] {
@@ -92,7 +100,11 @@ TEST(ForkTest, ChildExitingNormallyShutsDownCleanly) {
   VirtualMachine::Get();
   int code = RunInChild([] {
     auto b = NewBlob();
-    if (!testing::Issue(VirtualMachine::Get(), "w", {}, {b}, [b] { I64(b) = 1; return Status(); }).ok()) return 2;
+    if (!testing::Issue(VirtualMachine::Get(), "w", {}, {b}, [b] {
+           I64(b) = 1;
+           return Status();
+         }).ok())
+      return 2;
     std::exit(0);  // runs atexit: the child's singleton drains and joins
     return 0;
   });

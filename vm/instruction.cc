@@ -8,7 +8,10 @@ namespace vm {
 void ExecuteInstruction(Instruction* instr) {
   InstructionPolicy* p = instr->policy();
   for (Dependence* d : p->input_dependences()) {
-    if (d->has_error()) { instr->input_error_ = d->error(); break; }
+    if (d->has_error()) {
+      instr->input_error_ = d->error();
+      break;
+    }
   }
   if (!instr->input_error_.ok() && !p->RunsOnFailedInput()) {
     instr->status_ = instr->input_error_;  // propagate the producer's error unchanged

@@ -22,8 +22,8 @@ Status OpCallInstructionPolicy::Compute(Instruction* instr) {
   return call_->Compute(instr->stream()->policy()->device_stream());
 }
 
-AccessBlobByCallbackInstructionPolicy::AccessBlobByCallbackInstructionPolicy(BlobPtr blob, AccessMode mode, Callback cb,
-                                                                             std::shared_ptr<SyncPoint> sync)
+AccessBlobByCallbackInstructionPolicy::AccessBlobByCallbackInstructionPolicy(
+    BlobPtr blob, AccessMode mode, Callback cb, std::shared_ptr<SyncPoint> sync)
     : blob_(std::move(blob)), mode_(mode), cb_(std::move(cb)), sync_(std::move(sync)) {
   in_.push_back(blob_->dependence());
   if (mode_ == AccessMode::kWrite) out_.push_back(blob_->dependence());
@@ -31,14 +31,19 @@ AccessBlobByCallbackInstructionPolicy::AccessBlobByCallbackInstructionPolicy(Blo
 
 AccessBlobByCallbackInstructionPolicy::~AccessBlobByCallbackInstructionPolicy() {
   // Never leave a waiter hanging, even if the instruction was dropped without running.
-  if (sync_) sync_->Signal(ran_ ? result_ : Internal("[access_blob_by_callback] instruction dropped before it ran"));
+  if (sync_)
+    sync_->Signal(ran_ ? result_
+                       : Internal("[access_blob_by_callback] instruction dropped before it ran"));
 }
 
 BarrierInstructionPolicy::~BarrierInstructionPolicy() {
-  if (sync_) sync_->Signal(ran_ ? Status() : Internal("[barrier] instruction dropped before it ran"));
+  if (sync_)
+    sync_->Signal(ran_ ? Status() : Internal("[barrier] instruction dropped before it ran"));
 }
 
-Status AccessBlobByCallbackInstructionPolicy::Prepare(Instruction*) { return Status(); }
+Status AccessBlobByCallbackInstructionPolicy::Prepare(Instruction*) {
+  return Status();
+}
 
 Status AccessBlobByCallbackInstructionPolicy::Compute(Instruction* instr) {
   Status s = instr->input_error();

@@ -54,7 +54,8 @@ class OpKernelCall {
 
 class OpCallInstructionPolicy : public InstructionPolicy {
  public:
-  OpCallInstructionPolicy(absl::InlinedVector<BlobPtr, 4> inputs, absl::InlinedVector<BlobPtr, 2> outputs,
+  OpCallInstructionPolicy(absl::InlinedVector<BlobPtr, 4> inputs,
+                          absl::InlinedVector<BlobPtr, 2> outputs,
                           std::unique_ptr<OpKernelCall> call);
   const DependenceVector& input_dependences() const override { return in_deps_; }
   const DependenceVector& output_dependences() const override { return out_deps_; }
@@ -73,11 +74,15 @@ class OpCallInstructionPolicy : public InstructionPolicy {
 // Frees a blob's memory once every earlier access is done (it "writes" the blob).
 class ReleaseTensorInstructionPolicy : public InstructionPolicy {
  public:
-  explicit ReleaseTensorInstructionPolicy(BlobPtr blob) : blob_(std::move(blob)), out_{blob_->dependence()} {}
+  explicit ReleaseTensorInstructionPolicy(BlobPtr blob)
+      : blob_(std::move(blob)), out_{blob_->dependence()} {}
   const DependenceVector& input_dependences() const override { return none_; }
   const DependenceVector& output_dependences() const override { return out_; }
   bool RunsOnFailedInput() const override { return true; }
-  Status Compute(Instruction*) override { blob_->Free(); return Status(); }
+  Status Compute(Instruction*) override {
+    blob_->Free();
+    return Status();
+  }
   std::string DebugName(const Instruction&) const override { return "release_tensor"; }
   int64_t CostHint() const override { return 0; }
 
@@ -94,7 +99,8 @@ enum class AccessMode { kRead, kWrite };
 class AccessBlobByCallbackInstructionPolicy : public InstructionPolicy {
  public:
   using Callback = std::function<Status(void* data)>;
-  AccessBlobByCallbackInstructionPolicy(BlobPtr blob, AccessMode mode, Callback cb, std::shared_ptr<SyncPoint> sync);
+  AccessBlobByCallbackInstructionPolicy(BlobPtr blob, AccessMode mode, Callback cb,
+                                        std::shared_ptr<SyncPoint> sync);
   ~AccessBlobByCallbackInstructionPolicy() override;
   const DependenceVector& input_dependences() const override { return in_; }
   const DependenceVector& output_dependences() const override { return out_; }
@@ -123,7 +129,10 @@ class BarrierInstructionPolicy : public InstructionPolicy {
   const DependenceVector& input_dependences() const override { return none_; }
   const DependenceVector& output_dependences() const override { return none_; }
   bool IsBarrier() const override { return true; }
-  Status Compute(Instruction*) override { ran_ = true; return Status(); }
+  Status Compute(Instruction*) override {
+    ran_ = true;
+    return Status();
+  }
   std::string DebugName(const Instruction&) const override { return "barrier"; }
 
  private:

@@ -17,11 +17,13 @@ class InstructionsBuilder {
   explicit InstructionsBuilder(VirtualMachine* vm) : vm_(vm) {}
   // Any policy on the (device, role) stream (used for LaunchLazyJob, events, tests).
   Status Push(const Device& device, StreamRole role, std::unique_ptr<InstructionPolicy> policy);
-  Status Call(const Device& device, absl::InlinedVector<BlobPtr, 4> inputs, absl::InlinedVector<BlobPtr, 2> outputs,
-              std::unique_ptr<OpKernelCall> call, StreamRole role = StreamRole::kCompute);
+  Status Call(const Device& device, absl::InlinedVector<BlobPtr, 4> inputs,
+              absl::InlinedVector<BlobPtr, 2> outputs, std::unique_ptr<OpKernelCall> call,
+              StreamRole role = StreamRole::kCompute);
   Status ReleaseTensor(BlobPtr blob);
   // With `sync` non-null the caller waits on it after PhysicalRun returns.
-  Status AccessBlobByCallback(BlobPtr blob, AccessMode mode, AccessBlobByCallbackInstructionPolicy::Callback cb,
+  Status AccessBlobByCallback(BlobPtr blob, AccessMode mode,
+                              AccessBlobByCallbackInstructionPolicy::Callback cb,
                               std::shared_ptr<SyncPoint> sync);
   Status Barrier(std::shared_ptr<SyncPoint> sync);
   std::vector<std::unique_ptr<Instruction>>& instructions() { return instrs_; }
@@ -47,7 +49,8 @@ Status PhysicalRun(F&& fn) {
 
 // Runs `cb` on the blob's data after earlier writes, blocking the caller; returns the error of
 // the blob's producer or of `cb`.
-Status SyncAccessBlob(BlobPtr blob, AccessMode mode, AccessBlobByCallbackInstructionPolicy::Callback cb);
+Status SyncAccessBlob(BlobPtr blob, AccessMode mode,
+                      AccessBlobByCallbackInstructionPolicy::Callback cb);
 Status SyncAccessBlob(VirtualMachine* vm, BlobPtr blob, AccessMode mode,
                       AccessBlobByCallbackInstructionPolicy::Callback cb);
 

@@ -12,7 +12,9 @@ const char* StreamRoleName(StreamRole role) {
   return names[static_cast<int>(role)];
 }
 
-std::string Stream::name() const { return absl::StrCat(device_.ToString(), "/", StreamRoleName(role_)); }
+std::string Stream::name() const {
+  return absl::StrCat(device_.ToString(), "/", StreamRoleName(role_));
+}
 
 namespace {
 std::mutex g_mu;
@@ -36,9 +38,13 @@ StatusOr<std::unique_ptr<StreamPolicy>> CreateStreamPolicy(const Device& device,
     std::lock_guard<std::mutex> l(g_mu);
     f = g_factories[static_cast<int>(device.type())];
   }
-  if (!f) return Unimplemented("[vm] no stream policy for %s: this build has no backend for it", device.ToString());
+  if (!f)
+    return Unimplemented("[vm] no stream policy for %s: this build has no backend for it",
+                         device.ToString());
   auto p = f(device, role);
-  if (!p) return Unimplemented("[vm] backend for %s has no %s stream", device.ToString(), StreamRoleName(role));
+  if (!p)
+    return Unimplemented("[vm] backend for %s has no %s stream", device.ToString(),
+                         StreamRoleName(role));
   return p;
 }
 

@@ -29,13 +29,16 @@ struct Cell {
   int64_t version;
   int64_t value;
 };
-Cell& At(const BlobPtr& b) { return *static_cast<Cell*>(b->data()); }
+Cell& At(const BlobPtr& b) {
+  return *static_cast<Cell*>(b->data());
+}
 
 // Value written by instruction k from its inputs' values, with overflow checks.
 StatusOr<int64_t> Mix(int64_t k, const std::vector<int64_t>& in) {
   int64_t acc = k % kPrime, t;
   for (size_t i = 0; i < in.size(); ++i) {
-    if (__builtin_mul_overflow(in[i], static_cast<int64_t>(i + 7), &t) || __builtin_add_overflow(acc, t, &acc))
+    if (__builtin_mul_overflow(in[i], static_cast<int64_t>(i + 7), &t) ||
+        __builtin_add_overflow(acc, t, &acc))
       return OutOfRange("[mix] overflow in instruction %d", k);
     acc %= kPrime;
   }
@@ -56,10 +59,11 @@ TEST_P(StressTest, RandomDagMatchesSequentialReplay) {
   opts.max_in_flight = cfg.max_in_flight;
   opts.inline_cost_limit = cfg.inline_limit;
   VirtualMachine vm(opts);
-  const std::pair<Device, StreamRole> streams[] = {{Device(DeviceType::kCPU, 0), StreamRole::kCompute},
-                                                   {Device(DeviceType::kCPU, 1), StreamRole::kCompute},
-                                                   {Device(DeviceType::kCPU, 2), StreamRole::kCompute},
-                                                   {Device(DeviceType::kCPU, 0), StreamRole::kLazyJob}};
+  const std::pair<Device, StreamRole> streams[] = {
+      {Device(DeviceType::kCPU, 0), StreamRole::kCompute},
+      {Device(DeviceType::kCPU, 1), StreamRole::kCompute},
+      {Device(DeviceType::kCPU, 2), StreamRole::kCompute},
+      {Device(DeviceType::kCPU, 0), StreamRole::kLazyJob}};
   std::vector<BlobPtr> blobs;
   std::vector<Cell> model(kBlobs);
   std::vector<bool> failed(kBlobs, false);
@@ -68,7 +72,10 @@ TEST_P(StressTest, RandomDagMatchesSequentialReplay) {
     model[b] = {-1 - b, b + 1};
     BlobPtr blob = blobs[b];
     Cell init = model[b];
-    ASSERT_TRUE(testing::Issue(&vm, "init", {}, {blob}, [blob, init] { At(blob) = init; return Status(); }).ok());
+    ASSERT_TRUE(testing::Issue(&vm, "init", {}, {blob}, [blob, init] {
+                  At(blob) = init;
+                  return Status();
+                }).ok());
   }
   std::mt19937_64 rng(GetParam().max_in_flight * 7919 + cfg.inline_limit);
   std::mutex threads_mu;
@@ -96,7 +103,8 @@ TEST_P(StressTest, RandomDagMatchesSequentialReplay) {
     }
     std::vector<BlobPtr> reads, writes{blobs[out]};
     for (int i : in) reads.push_back(blobs[i]);
-    auto fn = [k, reads, want_versions, inject, out_blob = blobs[out], &threads_mu, &threads]() -> Status {
+    auto fn = [k, reads, want_versions, inject, out_blob = blobs[out], &threads_mu,
+               &threads]() -> Status {
       if ((k & 255) == 0) {
         std::lock_guard<std::mutex> l(threads_mu);
         threads.insert(std::this_thread::get_id());
@@ -106,7 +114,8 @@ TEST_P(StressTest, RandomDagMatchesSequentialReplay) {
       for (size_t i = 0; i < reads.size(); ++i) {
         const Cell& c = At(reads[i]);
         if (c.version != want_versions[i])
-          return Internal("read version %d of input %d, program order says %d", c.version, i, want_versions[i]);
+          return Internal("read version %d of input %d, program order says %d", c.version, i,
+                          want_versions[i]);
         vals.push_back(c.value);
       }
       ASSIGN_OR_RETURN(int64_t v, Mix(k, vals));
@@ -115,8 +124,9 @@ TEST_P(StressTest, RandomDagMatchesSequentialReplay) {
     };
     const auto& st = streams[rng() % 4];
     const int64_t cost = (rng() % 2) ? 1 : -1;
-    ASSERT_TRUE(testing::Issue(&vm, absl::StrCat("op", k), std::move(reads), std::move(writes), std::move(fn), cost,
-                               st.first, st.second).ok());
+    ASSERT_TRUE(testing::Issue(&vm, absl::StrCat("op", k), std::move(reads), std::move(writes),
+                               std::move(fn), cost, st.first, st.second)
+                    .ok());
     if (rng() % 5000 == 0) {  // a sync point mid-way, like .item()
       const int b = static_cast<int>(rng() % kBlobs);
       auto got = SyncAccessBlob(&vm, blobs[b], AccessMode::kRead, [&](void* p) {
@@ -154,15 +164,17 @@ TEST_P(StressTest, RandomDagMatchesSequentialReplay) {
   EXPECT_EQ(vm.num_live(), 0);
   for (auto& b : blobs) EXPECT_TRUE(b->dependence()->idle());
   EXPECT_GE(threads.size(), 3u) << "work should spread over the stream threads";
-  std::printf("%d instructions, %d mid-way syncs, %zu threads ran work, %d blobs failed at the end\n",
-              kInstructions, mid_checks, threads.size(), n_failed);
+  std::printf(
+      "%d instructions, %d mid-way syncs, %zu threads ran work, %d blobs failed at the end\n",
+      kInstructions, mid_checks, threads.size(), n_failed);
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, StressTest,
-                         ::testing::Values(Config{1 << 16, 0, 0.0},      // everything on workers
-                                           Config{1 << 16, 100, 0.0},    // half the ops may run inline
-                                           Config{64, 100, 0.0},         // tight backpressure
-                                           Config{1024, 100, 0.002}));   // failures injected
+                         ::testing::Values(Config{1 << 16, 0, 0.0},  // everything on workers
+                                           Config{1 << 16, 100,
+                                                  0.0},           // half the ops may run inline
+                                           Config{64, 100, 0.0},  // tight backpressure
+                                           Config{1024, 100, 0.002}));  // failures injected
 
 }  // namespace
 }  // namespace vm

@@ -25,10 +25,14 @@ namespace testing {
 class FnPolicy : public InstructionPolicy {
  public:
   using Fn = std::function<Status()>;
-  FnPolicy(std::string name, std::vector<BlobPtr> reads, std::vector<BlobPtr> writes, Fn fn, int64_t cost = -1,
-           std::atomic<int>* destroyed = nullptr)
-      : name_(std::move(name)), reads_(std::move(reads)), writes_(std::move(writes)), fn_(std::move(fn)),
-        cost_(cost), destroyed_(destroyed) {
+  FnPolicy(std::string name, std::vector<BlobPtr> reads, std::vector<BlobPtr> writes, Fn fn,
+           int64_t cost = -1, std::atomic<int>* destroyed = nullptr)
+      : name_(std::move(name)),
+        reads_(std::move(reads)),
+        writes_(std::move(writes)),
+        fn_(std::move(fn)),
+        cost_(cost),
+        destroyed_(destroyed) {
     for (auto& b : reads_) in_.push_back(b->dependence());
     for (auto& b : writes_) out_.push_back(b->dependence());
   }
@@ -82,15 +86,18 @@ class Latch {
 inline BlobPtr NewBlob(size_t bytes = sizeof(int64_t), Device d = Device::CPU()) {
   return std::make_shared<Blob>(d, bytes);
 }
-inline int64_t& I64(const BlobPtr& b) { return *static_cast<int64_t*>(b->data()); }
+inline int64_t& I64(const BlobPtr& b) {
+  return *static_cast<int64_t*>(b->data());
+}
 
 // Pushes a FnPolicy instruction on (device, role) of `vm`.
-inline Status Issue(VirtualMachine* vm, std::string name, std::vector<BlobPtr> reads, std::vector<BlobPtr> writes,
-                    FnPolicy::Fn fn, int64_t cost = -1, Device device = Device::CPU(),
-                    StreamRole role = StreamRole::kCompute) {
+inline Status Issue(VirtualMachine* vm, std::string name, std::vector<BlobPtr> reads,
+                    std::vector<BlobPtr> writes, FnPolicy::Fn fn, int64_t cost = -1,
+                    Device device = Device::CPU(), StreamRole role = StreamRole::kCompute) {
   return PhysicalRun(vm, [&](InstructionsBuilder* b) {
     return b->Push(device, role,
-                   std::make_unique<FnPolicy>(std::move(name), std::move(reads), std::move(writes), std::move(fn), cost));
+                   std::make_unique<FnPolicy>(std::move(name), std::move(reads), std::move(writes),
+                                              std::move(fn), cost));
   });
 }
 

@@ -13,7 +13,9 @@ namespace oneflow_like {
 namespace vm {
 
 namespace {
-inline void CpuRelax() { __builtin_ia32_pause(); }
+inline void CpuRelax() {
+  __builtin_ia32_pause();
+}
 // Depth of VM work on this thread: > 0 on worker threads and while an instruction runs inline.
 thread_local int t_instruction_depth = 0;
 struct InstructionScope {
@@ -22,15 +24,20 @@ struct InstructionScope {
 };
 }  // namespace
 
-bool VirtualMachine::InsideInstruction() { return t_instruction_depth > 0; }
+bool VirtualMachine::InsideInstruction() {
+  return t_instruction_depth > 0;
+}
 
 VirtualMachine::VirtualMachine(VmOptions options)
     : options_(options), inline_cost_limit_(options.inline_cost_limit) {}
 
-VirtualMachine::~VirtualMachine() { Shutdown(); }
+VirtualMachine::~VirtualMachine() {
+  Shutdown();
+}
 
 StatusOr<Stream*> VirtualMachine::GetStream(const Device& device, StreamRole role) {
-  std::pair<int, int> key{static_cast<int>(device.type()) * 1024 + device.index(), static_cast<int>(role)};
+  std::pair<int, int> key{static_cast<int>(device.type()) * 1024 + device.index(),
+                          static_cast<int>(role)};
   std::lock_guard<std::mutex> l(mu_);
   auto it = streams_.find(key);
   if (it != streams_.end()) return it->second.get();
@@ -43,13 +50,15 @@ StatusOr<Stream*> VirtualMachine::GetStream(const Device& device, StreamRole rol
     raw->worker_ = std::thread([this, raw] { WorkerLoop(raw); });
   }
   streams_.emplace(key, std::move(s));
-  if (device.is_cpu() && role == StreamRole::kCompute) cpu_compute_.store(raw, std::memory_order_release);
+  if (device.is_cpu() && role == StreamRole::kCompute)
+    cpu_compute_.store(raw, std::memory_order_release);
   return raw;
 }
 
-bool VirtualMachine::TryRunInline(const DependenceVector& ins, const DependenceVector& outs, int64_t cost,
-                                  absl::FunctionRef<Status()> fn) {
-  if (cost < 0 || cost > inline_cost_limit() || shut_down_.load(std::memory_order_acquire)) return false;
+bool VirtualMachine::TryRunInline(const DependenceVector& ins, const DependenceVector& outs,
+                                  int64_t cost, absl::FunctionRef<Status()> fn) {
+  if (cost < 0 || cost > inline_cost_limit() || shut_down_.load(std::memory_order_acquire))
+    return false;
   Stream* s = cpu_compute_.load(std::memory_order_acquire);
   if (s == nullptr) {
     auto made = GetStream(Device::CPU(), StreamRole::kCompute);
@@ -57,7 +66,8 @@ bool VirtualMachine::TryRunInline(const DependenceVector& ins, const DependenceV
     s = *made;
   }
   std::lock_guard<std::mutex> l(mu_);
-  if (s->queued_.load(std::memory_order_acquire) != 0 || s->busy_.load(std::memory_order_acquire)) return false;
+  if (s->queued_.load(std::memory_order_acquire) != 0 || s->busy_.load(std::memory_order_acquire))
+    return false;
   for (Dependence* d : ins)
     if (d->last_writer != nullptr || d->has_error()) return false;
   for (Dependence* d : outs)
@@ -73,7 +83,8 @@ bool VirtualMachine::TryRunInline(const DependenceVector& ins, const DependenceV
   if (!st.ok()) {
     for (Dependence* d : outs) d->mark_error(st);
     if (unreported_errors_.size() < 64 &&
-        std::find(unreported_errors_.begin(), unreported_errors_.end(), st) == unreported_errors_.end())
+        std::find(unreported_errors_.begin(), unreported_errors_.end(), st) ==
+            unreported_errors_.end())
       unreported_errors_.push_back(st);
   } else {
     for (Dependence* d : outs) d->clear_error();
@@ -83,8 +94,8 @@ bool VirtualMachine::TryRunInline(const DependenceVector& ins, const DependenceV
 
 bool VirtualMachine::AtCapacityLocked() const {
   // Threads doing VM work never wait: the instructions in flight may be waiting on them.
-  return engine_.num_live() >= options_.max_in_flight && !shut_down_.load(std::memory_order_relaxed) &&
-         t_instruction_depth == 0;
+  return engine_.num_live() >= options_.max_in_flight &&
+         !shut_down_.load(std::memory_order_relaxed) && t_instruction_depth == 0;
 }
 
 void VirtualMachine::Receive(std::unique_ptr<Instruction> instr) {
@@ -121,14 +132,16 @@ bool VirtualMachine::CanRunInline(Instruction* instr) {
   if (!s->policy()->AllowsInlineSmall()) return false;
   int64_t cost = instr->policy()->CostHint();
   int64_t limit = inline_cost_limit_.load(std::memory_order_relaxed);
-  return limit > 0 && cost >= 0 && cost <= limit && s->queued_.load(std::memory_order_acquire) == 0 &&
+  return limit > 0 && cost >= 0 && cost <= limit &&
+         s->queued_.load(std::memory_order_acquire) == 0 &&
          !s->busy_.load(std::memory_order_acquire);
 }
 
 bool VirtualMachine::TryEnqueue(Stream* s, Instruction* instr) {
   {
     std::lock_guard<std::mutex> l(s->mu_);
-    if (s->stop_) return false;  // checked under the queue's lock: a stopped worker never misses work
+    if (s->stop_)
+      return false;  // checked under the queue's lock: a stopped worker never misses work
     s->queue_.push_back(instr);
     s->queued_.fetch_add(1, std::memory_order_release);
   }
@@ -161,7 +174,8 @@ void VirtualMachine::Finish(Instruction* instr, std::vector<Instruction*>* ready
   {
     std::lock_guard<std::mutex> l(mu_);
     if (!instr->status().ok() && unreported_errors_.size() < 64 &&
-        std::find(unreported_errors_.begin(), unreported_errors_.end(), instr->status()) == unreported_errors_.end())
+        std::find(unreported_errors_.begin(), unreported_errors_.end(), instr->status()) ==
+            unreported_errors_.end())
       unreported_errors_.push_back(instr->status());
     erased = engine_.Retire(instr, ready);
     wake = engine_.num_live() < options_.max_in_flight;
@@ -172,14 +186,16 @@ void VirtualMachine::Finish(Instruction* instr, std::vector<Instruction*>* ready
 }
 
 void VirtualMachine::WorkerLoop(Stream* s) {
-  SetCurrentThreadName(absl::StrCat("ofl_", s->device().is_cpu() ? "cpu" : "cuda", s->device().index(), "_",
-                                    StreamRoleName(s->role())));
+  SetCurrentThreadName(absl::StrCat("ofl_", s->device().is_cpu() ? "cpu" : "cuda",
+                                    s->device().index(), "_", StreamRoleName(s->role())));
   InstructionScope worker_scope;
   Status init = s->policy()->InitThread(s->device());
   std::vector<Instruction*> ready;
   for (;;) {
     // Short bounded spin: a training loop keeps the worker fed without a wake-up per op.
-    for (int i = 0; i < options_.spin_iterations && s->queued_.load(std::memory_order_acquire) == 0; ++i) CpuRelax();
+    for (int i = 0; i < options_.spin_iterations && s->queued_.load(std::memory_order_acquire) == 0;
+         ++i)
+      CpuRelax();
     Instruction* instr;
     {
       std::unique_lock<std::mutex> l(s->mu_);
@@ -236,7 +252,8 @@ void VirtualMachine::ReleaseBlob(BlobPtr blob) {
     blob->Free();  // unreachable for a blob that has live accesses on that stream
     return;
   }
-  Receive(std::make_unique<Instruction>(*stream, std::make_unique<ReleaseTensorInstructionPolicy>(std::move(blob))));
+  Receive(std::make_unique<Instruction>(
+      *stream, std::make_unique<ReleaseTensorInstructionPolicy>(std::move(blob))));
 }
 
 int64_t VirtualMachine::num_live() {
@@ -281,13 +298,18 @@ void AtForkPrepare() {
   auto sync = std::make_shared<SyncPoint>();
   auto stream = vm->GetStream(Device::CPU(), StreamRole::kControl);
   if (stream.ok()) {
-    vm->Receive(std::make_unique<Instruction>(*stream, std::make_unique<BarrierInstructionPolicy>(sync)));
+    vm->Receive(
+        std::make_unique<Instruction>(*stream, std::make_unique<BarrierInstructionPolicy>(sync)));
     (void)sync->Wait();
   }
 }
 // g_vm_mu is held across fork so the child never inherits it locked by a vanished thread.
-void AtForkPrepareLock() { g_vm_mu.lock(); }
-void AtForkParent() { g_vm_mu.unlock(); }
+void AtForkPrepareLock() {
+  g_vm_mu.lock();
+}
+void AtForkParent() {
+  g_vm_mu.unlock();
+}
 // The parent's worker threads do not exist in the child: leak the old VM, start anew on demand.
 void AtForkChild() {
   g_vm.store(nullptr);
@@ -310,8 +332,10 @@ VirtualMachine* VirtualMachine::Get() {
   vm = g_vm.load();
   if (!vm) {
     VmOptions opts;
-    if (const char* env = std::getenv("ONEFLOW_LIKE_VM_INLINE_LIMIT")) opts.inline_cost_limit = std::atoll(env);
-    if (const char* env = std::getenv("ONEFLOW_LIKE_VM_SPIN")) opts.spin_iterations = std::atoi(env);
+    if (const char* env = std::getenv("ONEFLOW_LIKE_VM_INLINE_LIMIT"))
+      opts.inline_cost_limit = std::atoll(env);
+    if (const char* env = std::getenv("ONEFLOW_LIKE_VM_SPIN"))
+      opts.spin_iterations = std::atoi(env);
     vm = new VirtualMachine(opts);  // leaked on purpose: threads are joined by Shutdown at exit
     g_vm.store(vm);
   }

@@ -29,9 +29,9 @@ struct VmOptions {
 class VirtualMachine {
  public:
   explicit VirtualMachine(VmOptions options = {});
-  ~VirtualMachine();  // drains and joins
-  static VirtualMachine* Get();       // the singleton (created on first use; recreated after fork)
-  static void ShutdownSingleton();    // drains and joins the singleton's threads (atexit)
+  ~VirtualMachine();                // drains and joins
+  static VirtualMachine* Get();     // the singleton (created on first use; recreated after fork)
+  static void ShutdownSingleton();  // drains and joins the singleton's threads (atexit)
 
   // Fast path for small CPU work: if the CPU compute stream is idle and no live instruction
   // touches `ins` / `outs`, runs `fn` on the caller's thread now, under the VM lock so nothing

@@ -27,14 +27,22 @@ VmOptions Opts(int64_t max_in_flight = 1 << 16, int64_t inline_limit = 0) {
   return o;
 }
 
-Device Cpu(int i) { return Device(DeviceType::kCPU, i); }
+Device Cpu(int i) {
+  return Device(DeviceType::kCPU, i);
+}
 
 TEST(VirtualMachineTest, ChainOfWritesComputesInOrder) {
   VirtualMachine vm(Opts());
   auto a = NewBlob();
-  ASSERT_TRUE(Issue(&vm, "init", {}, {a}, [&] { I64(a) = 1; return Status(); }).ok());
+  ASSERT_TRUE(Issue(&vm, "init", {}, {a}, [&] {
+                I64(a) = 1;
+                return Status();
+              }).ok());
   for (int i = 0; i < 1000; ++i) {
-    ASSERT_TRUE(Issue(&vm, "mul_add", {a}, {a}, [&, i] { I64(a) = (I64(a) * 3 + i) % 1000003; return Status(); }).ok());
+    ASSERT_TRUE(Issue(&vm, "mul_add", {a}, {a}, [&, i] {
+                  I64(a) = (I64(a) * 3 + i) % 1000003;
+                  return Status();
+                }).ok());
   }
   int64_t want = 1;
   for (int i = 0; i < 1000; ++i) want = (want * 3 + i) % 1000003;
@@ -50,16 +58,40 @@ TEST(VirtualMachineTest, SmallInstructionsRunInlineOnAnIdleStream) {
   const std::thread::id caller = std::this_thread::get_id();
   auto a = NewBlob();
   std::thread::id small_on, big_on, never_on;
-  ASSERT_TRUE(Issue(&vm, "small", {}, {a}, [&] { small_on = std::this_thread::get_id(); return Status(); }, 10).ok());
-  ASSERT_TRUE(Issue(&vm, "big", {}, {a}, [&] { big_on = std::this_thread::get_id(); return Status(); }, 1000).ok());
-  ASSERT_TRUE(Issue(&vm, "no_hint", {}, {a}, [&] { never_on = std::this_thread::get_id(); return Status(); }).ok());
+  ASSERT_TRUE(Issue(
+                  &vm, "small", {}, {a},
+                  [&] {
+                    small_on = std::this_thread::get_id();
+                    return Status();
+                  },
+                  10)
+                  .ok());
+  ASSERT_TRUE(Issue(
+                  &vm, "big", {}, {a},
+                  [&] {
+                    big_on = std::this_thread::get_id();
+                    return Status();
+                  },
+                  1000)
+                  .ok());
+  ASSERT_TRUE(Issue(&vm, "no_hint", {}, {a}, [&] {
+                never_on = std::this_thread::get_id();
+                return Status();
+              }).ok());
   ASSERT_TRUE(vm.SyncAll().ok());
   EXPECT_EQ(small_on, caller);
   EXPECT_NE(big_on, caller);
   EXPECT_NE(never_on, caller);
 
   vm.set_inline_cost_limit(0);  // disabled: everything goes to the worker
-  ASSERT_TRUE(Issue(&vm, "small", {}, {a}, [&] { small_on = std::this_thread::get_id(); return Status(); }, 0).ok());
+  ASSERT_TRUE(Issue(
+                  &vm, "small", {}, {a},
+                  [&] {
+                    small_on = std::this_thread::get_id();
+                    return Status();
+                  },
+                  0)
+                  .ok());
   ASSERT_TRUE(vm.SyncAll().ok());
   EXPECT_NE(small_on, caller);
 }
@@ -68,11 +100,18 @@ TEST(VirtualMachineTest, InlineWaitsItsTurnBehindQueuedWorkOfTheSameBlob) {
   VirtualMachine vm(Opts(1 << 16, 100));
   auto a = NewBlob();
   ASSERT_TRUE(Issue(&vm, "slow_init", {}, {a}, [&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    I64(a) = 5;
-    return Status();
-  }).ok());
-  ASSERT_TRUE(Issue(&vm, "small_inc", {a}, {a}, [&] { I64(a) += 1; return Status(); }, 1).ok());
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                I64(a) = 5;
+                return Status();
+              }).ok());
+  ASSERT_TRUE(Issue(
+                  &vm, "small_inc", {a}, {a},
+                  [&] {
+                    I64(a) += 1;
+                    return Status();
+                  },
+                  1)
+                  .ok());
   auto got = ReadI64(&vm, a);
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(*got, 6);
@@ -85,12 +124,23 @@ TEST(VirtualMachineTest, StreamsRunOnNamedThreadsConcurrently) {
   char name[32] = {0};
   auto x = NewBlob(), y = NewBlob();
   // a (stream cpu:0) only finishes in time if b (stream cpu:1) runs at the same time.
-  ASSERT_TRUE(Issue(&vm, "a", {}, {x}, [&] {
-    pthread_getname_np(pthread_self(), name, sizeof(name));
-    a_saw_b = b_started.WaitFor(10);
-    return Status();
-  }, -1, Cpu(0)).ok());
-  ASSERT_TRUE(Issue(&vm, "b", {}, {y}, [&] { b_started.Open(); return Status(); }, -1, Cpu(1)).ok());
+  ASSERT_TRUE(Issue(
+                  &vm, "a", {}, {x},
+                  [&] {
+                    pthread_getname_np(pthread_self(), name, sizeof(name));
+                    a_saw_b = b_started.WaitFor(10);
+                    return Status();
+                  },
+                  -1, Cpu(0))
+                  .ok());
+  ASSERT_TRUE(Issue(
+                  &vm, "b", {}, {y},
+                  [&] {
+                    b_started.Open();
+                    return Status();
+                  },
+                  -1, Cpu(1))
+                  .ok());
   ASSERT_TRUE(vm.SyncAll().ok());
   EXPECT_TRUE(a_saw_b);
   EXPECT_STREQ(name, "ofl_cpu0_comput");  // "ofl_cpu0_compute" cut to 15 characters
@@ -116,8 +166,7 @@ TEST(VirtualMachineTest, BackpressureBlocksTheCallerWithoutDeadlock) {
       });
       int64_t live = vm.num_live();
       int64_t m = max_live.load();
-      while (live > m && !max_live.compare_exchange_weak(m, live)) {
-      }
+      while (live > m && !max_live.compare_exchange_weak(m, live)) {}
       issued.fetch_add(1);
     }
   });
@@ -135,18 +184,22 @@ TEST(VirtualMachineTest, BackpressureBlocksTheCallerWithoutDeadlock) {
 TEST(VirtualMachineTest, BatchReceiveUnderBackpressureDoesNotDeadlock) {
   VirtualMachine vm(Opts(3));
   auto a = NewBlob();
-  ASSERT_TRUE(Issue(&vm, "init", {}, {a}, [&] { I64(a) = 0; return Status(); }).ok());
+  ASSERT_TRUE(Issue(&vm, "init", {}, {a}, [&] {
+                I64(a) = 0;
+                return Status();
+              }).ok());
   ASSERT_TRUE(PhysicalRun(&vm, [&](InstructionsBuilder* b) {
-    for (int i = 0; i < 50; ++i) {
-      RETURN_IF_ERROR(b->Push(Device::CPU(), StreamRole::kCompute,
+                for (int i = 0; i < 50; ++i) {
+                  RETURN_IF_ERROR(
+                      b->Push(Device::CPU(), StreamRole::kCompute,
                               std::make_unique<testing::FnPolicy>("inc", std::vector<BlobPtr>{a},
                                                                   std::vector<BlobPtr>{a}, [&] {
                                                                     I64(a) += 1;
                                                                     return Status();
                                                                   })));
-    }
-    return Status();
-  }).ok());
+                }
+                return Status();
+              }).ok());
   auto got = ReadI64(&vm, a);
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(*got, 50);
@@ -157,11 +210,14 @@ TEST(VirtualMachineTest, InstructionsIssuedFromInsideAComputeNeverWaitOnBackpres
   auto a = NewBlob();
   std::atomic<int> inner{0};
   ASSERT_TRUE(Issue(&vm, "outer", {}, {a}, [&] {
-    for (int i = 0; i < 20; ++i) {
-      RETURN_IF_ERROR(Issue(&vm, "inner", {}, {NewBlob()}, [&] { inner.fetch_add(1); return Status(); }));
-    }
-    return Status();
-  }).ok());
+                for (int i = 0; i < 20; ++i) {
+                  RETURN_IF_ERROR(Issue(&vm, "inner", {}, {NewBlob()}, [&] {
+                    inner.fetch_add(1);
+                    return Status();
+                  }));
+                }
+                return Status();
+              }).ok());
   ASSERT_TRUE(vm.SyncAll().ok());  // outer done: every inner one received
   ASSERT_TRUE(vm.SyncAll().ok());  // and now done
   EXPECT_EQ(inner.load(), 20);
@@ -175,14 +231,21 @@ TEST(VirtualMachineTest, ShutdownWithWorkQueuedDrainsEverything) {
   {
     VirtualMachine vm(Opts());
     ASSERT_TRUE(Issue(&vm, "slow", {}, {blobs[0]}, [&] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(30));
-      ran.fetch_add(1);
-      return Status();
-    }).ok());
+                  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+                  ran.fetch_add(1);
+                  return Status();
+                }).ok());
     for (int i = 1; i < kN; ++i) {
       auto& in = blobs[i % 8];
       auto& out = blobs[(i * 5 + 1) % 8];
-      ASSERT_TRUE(Issue(&vm, "op", {in}, {out}, [&] { ran.fetch_add(1); return Status(); }, -1, Cpu(i % 3)).ok());
+      ASSERT_TRUE(Issue(
+                      &vm, "op", {in}, {out},
+                      [&] {
+                        ran.fetch_add(1);
+                        return Status();
+                      },
+                      -1, Cpu(i % 3))
+                      .ok());
     }
     EXPECT_GT(vm.num_live(), 0);
   }  // destroyed with work pending: drains, joins
@@ -193,14 +256,24 @@ TEST(VirtualMachineTest, ShutdownWithWorkQueuedDrainsEverything) {
 TEST(VirtualMachineTest, WorkAfterShutdownRunsInlineAndConcurrentShutdownsAreSafe) {
   VirtualMachine vm(Opts());
   auto a = NewBlob();
-  ASSERT_TRUE(Issue(&vm, "before", {}, {a}, [&] { I64(a) = 1; return Status(); }).ok());
+  ASSERT_TRUE(Issue(&vm, "before", {}, {a}, [&] {
+                I64(a) = 1;
+                return Status();
+              }).ok());
   std::thread t1([&] { vm.Shutdown(); }), t2([&] { vm.Shutdown(); });
   t1.join();
   t2.join();
   EXPECT_TRUE(vm.is_shut_down());
   std::thread::id on;
-  ASSERT_TRUE(Issue(&vm, "after", {a}, {a}, [&] { on = std::this_thread::get_id(); I64(a) += 1; return Status(); },
-                    -1, Cpu(2)).ok());  // a new stream after shutdown: no thread, inline
+  ASSERT_TRUE(Issue(
+                  &vm, "after", {a}, {a},
+                  [&] {
+                    on = std::this_thread::get_id();
+                    I64(a) += 1;
+                    return Status();
+                  },
+                  -1, Cpu(2))
+                  .ok());  // a new stream after shutdown: no thread, inline
   EXPECT_EQ(on, std::this_thread::get_id());
   auto got = ReadI64(&vm, a);
   ASSERT_TRUE(got.ok());
@@ -212,14 +285,17 @@ TEST(VirtualMachineTest, ReleaseBlobWaitsForTheLastReader) {
   VirtualMachine vm(Opts());
   auto a = NewBlob(4096);
   testing::Latch gate;
-  ASSERT_TRUE(Issue(&vm, "w", {}, {a}, [&] { I64(a) = 3; return Status(); }).ok());
+  ASSERT_TRUE(Issue(&vm, "w", {}, {a}, [&] {
+                I64(a) = 3;
+                return Status();
+              }).ok());
   ASSERT_TRUE(vm.SyncAll().ok());
   void* data_seen_by_reader = nullptr;
   ASSERT_TRUE(Issue(&vm, "slow_reader", {a}, {}, [&] {
-    gate.Wait();
-    data_seen_by_reader = a->data();
-    return Status();
-  }).ok());
+                gate.Wait();
+                data_seen_by_reader = a->data();
+                return Status();
+              }).ok());
   vm.ReleaseBlob(a);  // live reader: enqueued, not freed now
   EXPECT_NE(a->data(), nullptr);
   gate.Open();
@@ -242,9 +318,18 @@ TEST(VirtualMachineTest, ManyCallerThreads) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       auto b = blobs[t];
-      (void)Issue(&vm, "init", {}, {b}, [b] { I64(b) = 0; return Status(); });
+      (void)Issue(&vm, "init", {}, {b}, [b] {
+        I64(b) = 0;
+        return Status();
+      });
       for (int i = 0; i < kPer; ++i) {
-        (void)Issue(&vm, "inc", {b}, {b}, [b] { I64(b) += 1; return Status(); }, i % 2 ? 1 : -1, Cpu(t % 2));
+        (void)Issue(
+            &vm, "inc", {b}, {b},
+            [b] {
+              I64(b) += 1;
+              return Status();
+            },
+            i % 2 ? 1 : -1, Cpu(t % 2));
       }
     });
   }
@@ -264,7 +349,8 @@ double ProcessCpuSeconds() {
 
 TEST(VirtualMachineTest, IdleWorkersSleep) {
   VirtualMachine vm(Opts());
-  for (int i = 0; i < 4; ++i) ASSERT_TRUE(Issue(&vm, "x", {}, {NewBlob()}, nullptr, -1, Cpu(i)).ok());
+  for (int i = 0; i < 4; ++i)
+    ASSERT_TRUE(Issue(&vm, "x", {}, {NewBlob()}, nullptr, -1, Cpu(i)).ok());
   ASSERT_TRUE(vm.SyncAll().ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // past any spin
   double before = ProcessCpuSeconds();

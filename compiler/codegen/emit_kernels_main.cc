@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s cpp|cuda fused.hlo...\n", argv[0]);
     return 2;
   }
-  const KernelDialect dialect = std::string(argv[1]) == "cuda" ? KernelDialect::kCuda : KernelDialect::kCpp;
+  const KernelDialect dialect =
+      std::string(argv[1]) == "cuda" ? KernelDialect::kCuda : KernelDialect::kCpp;
   std::string out = KernelPrelude(dialect);
   int failures = 0;
   for (int a = 2; a < argc; ++a) {
@@ -39,8 +40,11 @@ int main(int argc, char** argv) {
         std::string name = "k_" + (*module)->name() + "_";
         for (char ch : i->name()) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
         auto src = EmitFusionKernel(*i, name, dialect);
-        if (src.ok()) absl::StrAppend(&out, "// ", argv[a], " ", i->name(), "\n", src->code, "\n");
-        else absl::StrAppend(&out, "// ", argv[a], " ", i->name(), ": ", src.status().ToString(), "\n\n");
+        if (src.ok())
+          absl::StrAppend(&out, "// ", argv[a], " ", i->name(), "\n", src->code, "\n");
+        else
+          absl::StrAppend(&out, "// ", argv[a], " ", i->name(), ": ", src.status().ToString(),
+                          "\n\n");
       }
     }
   }

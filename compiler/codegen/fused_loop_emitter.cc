@@ -35,14 +35,17 @@ std::string Literal(DType t, double v, const std::string& type) {
   if (std::isnan(v)) return absl::StrCat("ofl_nan<", type, ">()");
   if (std::isinf(v)) return absl::StrCat(v < 0 ? "-" : "", "ofl_inf<", type, ">()");
   if (t == DType::kBool) return v != 0 ? "true" : "false";
-  if (IsIntegral(t)) return absl::StrCat(type, "(", static_cast<int64_t>(v), t == DType::kI64 ? "LL" : "", ")");
+  if (IsIntegral(t))
+    return absl::StrCat(type, "(", static_cast<int64_t>(v), t == DType::kI64 ? "LL" : "", ")");
   return absl::StrFormat("%s(%.17g)", type.c_str(), v);
 }
 
 // The expression of elementwise `inst` of C type T over operand values `a` (both dialects).
-StatusOr<std::string> ElementwiseExpr(const HloInstruction* inst, const std::vector<std::string>& a, const std::string& T,
-                                      KernelDialect dialect) {
-  auto Math = [dialect](const char* fn) { return dialect == KernelDialect::kCpp ? absl::StrCat("std::", fn) : std::string(fn); };
+StatusOr<std::string> ElementwiseExpr(const HloInstruction* inst, const std::vector<std::string>& a,
+                                      const std::string& T, KernelDialect dialect) {
+  auto Math = [dialect](const char* fn) {
+    return dialect == KernelDialect::kCpp ? absl::StrCat("std::", fn) : std::string(fn);
+  };
   const DType in_t = inst->operand(0)->shape().dtype();
   const bool pred = in_t == DType::kBool, integral = !IsFloating(in_t);
   const bool wide_int = in_t == DType::kI32 || in_t == DType::kI64;
@@ -50,7 +53,8 @@ StatusOr<std::string> ElementwiseExpr(const HloInstruction* inst, const std::vec
   auto m1 = [&](const char* fn) { return absl::StrCat(Math(fn), "(", a[0], ")"); };
   switch (inst->opcode()) {
     case HloOpcode::kNegate: return absl::StrCat(T, "(-", a[0], ")");
-    case HloOpcode::kAbs: return absl::StrCat(T, "(", integral ? "ofl_iabs(" : Math("fabs") + "(", a[0], "))");
+    case HloOpcode::kAbs:
+      return absl::StrCat(T, "(", integral ? "ofl_iabs(" : Math("fabs") + "(", a[0], "))");
     // float exp on the CPU: the prelude's branch-free ofl_expf (1 ulp, vectorises); libm's expf
     // stays scalar (and libmvec's vector variant rounds differently from its scalar calls).
     case HloOpcode::kExp: return cpu_f32 ? absl::StrCat("ofl_expf(", a[0], ")") : m1("exp");
@@ -62,23 +66,33 @@ StatusOr<std::string> ElementwiseExpr(const HloInstruction* inst, const std::vec
     case HloOpcode::kCos: return m1("cos");
     case HloOpcode::kTanh: return m1("tanh");
     case HloOpcode::kLogistic:
-      return absl::StrCat("(", T, "(1) / (", T, "(1) + ", cpu_f32 ? std::string("ofl_expf") : Math("exp"), "(-", a[0], ")))");
+      return absl::StrCat("(", T, "(1) / (", T, "(1) + ",
+                          cpu_f32 ? std::string("ofl_expf") : Math("exp"), "(-", a[0], ")))");
     case HloOpcode::kSign: return absl::StrCat("ofl_sign(", a[0], ")");
     case HloOpcode::kFloor: return m1("floor");
     case HloOpcode::kCeil: return m1("ceil");
     case HloOpcode::kRoundNearestEven: return m1("nearbyint");
     case HloOpcode::kErf: return m1("erf");
-    case HloOpcode::kNot: return pred ? absl::StrCat("(!", a[0], ")") : absl::StrCat(T, "(~", a[0], ")");
+    case HloOpcode::kNot:
+      return pred ? absl::StrCat("(!", a[0], ")") : absl::StrCat(T, "(~", a[0], ")");
     case HloOpcode::kConvert:
       if (inst->shape().dtype() == DType::kBool) return absl::StrCat("(", a[0], " != 0)");
       return absl::StrCat("static_cast<", T, ">(", a[0], ")");
     // i32/i64 arithmetic wraps (two's complement) through the unsigned type: no signed overflow.
-    case HloOpcode::kAdd: return wide_int ? absl::StrCat("ofl_wadd(", a[0], ", ", a[1], ")") : absl::StrCat(T, "(", a[0], " + ", a[1], ")");
-    case HloOpcode::kSubtract: return wide_int ? absl::StrCat("ofl_wsub(", a[0], ", ", a[1], ")") : absl::StrCat(T, "(", a[0], " - ", a[1], ")");
-    case HloOpcode::kMultiply: return wide_int ? absl::StrCat("ofl_wmul(", a[0], ", ", a[1], ")") : absl::StrCat(T, "(", a[0], " * ", a[1], ")");
+    case HloOpcode::kAdd:
+      return wide_int ? absl::StrCat("ofl_wadd(", a[0], ", ", a[1], ")")
+                      : absl::StrCat(T, "(", a[0], " + ", a[1], ")");
+    case HloOpcode::kSubtract:
+      return wide_int ? absl::StrCat("ofl_wsub(", a[0], ", ", a[1], ")")
+                      : absl::StrCat(T, "(", a[0], " - ", a[1], ")");
+    case HloOpcode::kMultiply:
+      return wide_int ? absl::StrCat("ofl_wmul(", a[0], ", ", a[1], ")")
+                      : absl::StrCat(T, "(", a[0], " * ", a[1], ")");
     case HloOpcode::kDivide:
-      return integral ? absl::StrCat("ofl_idiv(", a[0], ", ", a[1], ")") : absl::StrCat("(", a[0], " / ", a[1], ")");
-    case HloOpcode::kRemainder: return absl::StrCat(T, "(", Math("fmod"), "(", a[0], ", ", a[1], "))");
+      return integral ? absl::StrCat("ofl_idiv(", a[0], ", ", a[1], ")")
+                      : absl::StrCat("(", a[0], " / ", a[1], ")");
+    case HloOpcode::kRemainder:
+      return absl::StrCat(T, "(", Math("fmod"), "(", a[0], ", ", a[1], "))");
     case HloOpcode::kPower: return absl::StrCat(T, "(", Math("pow"), "(", a[0], ", ", a[1], "))");
     case HloOpcode::kMaximum: return absl::StrCat("ofl_max(", a[0], ", ", a[1], ")");
     case HloOpcode::kMinimum: return absl::StrCat("ofl_min(", a[0], ", ", a[1], ")");
@@ -88,7 +102,8 @@ StatusOr<std::string> ElementwiseExpr(const HloInstruction* inst, const std::vec
     case HloOpcode::kShiftRightLogical: return absl::StrCat("ofl_shrl(", a[0], ", ", a[1], ")");
     case HloOpcode::kCompare: {
       static const char* kOps[] = {"==", "!=", "<", "<=", ">", ">="};
-      return absl::StrCat("(", a[0], " ", kOps[static_cast<int>(inst->attrs().direction)], " ", a[1], ")");
+      return absl::StrCat("(", a[0], " ", kOps[static_cast<int>(inst->attrs().direction)], " ",
+                          a[1], ")");
     }
     case HloOpcode::kSelect: return absl::StrCat("(", a[0], " ? ", a[1], " : ", a[2], ")");
     default: return Unimplemented("[codegen] %s", HloOpcodeString(inst->opcode()));
@@ -121,7 +136,8 @@ class LoopEmitter {
     for (size_t k = 0; k < shape.size(); ++k) {
       stride /= std::max<int64_t>(shape[k], 1);
       std::string v = Var("d");
-      Line(absl::StrCat("const int64_t ", v, " = (", linear, " / ", stride, ")", k == 0 ? "" : absl::StrCat(" % ", shape[k]), ";"));
+      Line(absl::StrCat("const int64_t ", v, " = (", linear, " / ", stride, ")",
+                        k == 0 ? "" : absl::StrCat(" % ", shape[k]), ";"));
       idx.dims.push_back(v);
     }
     return idx;
@@ -131,14 +147,16 @@ class LoopEmitter {
     if (!idx.linear.empty() && idx.shape == shape) return idx.linear;
     if (shape.empty()) return "0";
     std::string e = idx.dims[0];
-    for (size_t k = 1; k < shape.size(); ++k) e = absl::StrCat("(", e, ") * ", shape[k], " + ", idx.dims[k]);
+    for (size_t k = 1; k < shape.size(); ++k)
+      e = absl::StrCat("(", e, ") * ", shape[k], " + ", idx.dims[k]);
     std::string v = Var("l");
     Line(absl::StrCat("const int64_t ", v, " = ", e, ";"));
     return v;
   }
 
   StatusOr<std::string> Emit(const HloInstruction* inst, const Index& idx);
-  StatusOr<std::string> EmitElementwise(const HloInstruction* inst, const Index& idx, const std::string& type);
+  StatusOr<std::string> EmitElementwise(const HloInstruction* inst, const Index& idx,
+                                        const std::string& type);
 
   std::map<std::pair<const HloInstruction*, std::string>, std::string> cache;
 
@@ -149,7 +167,8 @@ class LoopEmitter {
   int counter_ = 0;
 };
 
-StatusOr<std::string> LoopEmitter::EmitElementwise(const HloInstruction* inst, const Index& idx, const std::string& T) {
+StatusOr<std::string> LoopEmitter::EmitElementwise(const HloInstruction* inst, const Index& idx,
+                                                   const std::string& T) {
   std::vector<std::string> a;
   for (const HloInstruction* o : inst->operands()) {
     ASSIGN_OR_RETURN(std::string v, Emit(o, idx));
@@ -173,17 +192,19 @@ StatusOr<std::string> LoopEmitter::Emit(const HloInstruction* inst, const Index&
       if (!inst->IsScalarConstant()) return Unimplemented("[codegen] array constant in a fusion");
       expr = Literal(inst->shape().dtype(), inst->literal().data[0], T);
       break;
-    case HloOpcode::kIota:
-      expr = absl::StrCat(T, "(", idx.dims[inst->attrs().index], ")");
-      break;
-    case HloOpcode::kBroadcast: case HloOpcode::kTranspose: case HloOpcode::kSlice: {
+    case HloOpcode::kIota: expr = absl::StrCat(T, "(", idx.dims[inst->attrs().index], ")"); break;
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kSlice: {
       const HloInstruction* x = inst->operand(0);
       Index sub;
       sub.shape = x->shape().dims();
       sub.dims.resize(x->shape().rank());
       for (int64_t j = 0; j < x->shape().rank(); ++j) {
-        if (inst->opcode() == HloOpcode::kBroadcast) sub.dims[j] = idx.dims[inst->dimensions()[j]];
-        else if (inst->opcode() == HloOpcode::kTranspose) sub.dims[inst->dimensions()[j]] = idx.dims[j];
+        if (inst->opcode() == HloOpcode::kBroadcast)
+          sub.dims[j] = idx.dims[inst->dimensions()[j]];
+        else if (inst->opcode() == HloOpcode::kTranspose)
+          sub.dims[inst->dimensions()[j]] = idx.dims[j];
         else {
           const SliceDim& s = inst->attrs().slice[j];
           sub.dims[j] = absl::StrCat("(", s.start, " + ", idx.dims[j], " * ", s.stride, ")");
@@ -192,13 +213,15 @@ StatusOr<std::string> LoopEmitter::Emit(const HloInstruction* inst, const Index&
       ASSIGN_OR_RETURN(expr, Emit(x, sub));
       break;
     }
-    case HloOpcode::kReshape: case HloOpcode::kBitcast: {
+    case HloOpcode::kReshape:
+    case HloOpcode::kBitcast: {
       const HloInstruction* x = inst->operand(0);
       Index sub = Decompose(Linearize(idx, out), x->shape().dims());
       ASSIGN_OR_RETURN(expr, Emit(x, sub));
       break;
     }
-    case HloOpcode::kPad: case HloOpcode::kConcatenate: {
+    case HloOpcode::kPad:
+    case HloOpcode::kConcatenate: {
       std::string v = Var("v");
       Line(absl::StrCat(T, " ", v, ";"));
       auto saved = cache;
@@ -212,8 +235,8 @@ StatusOr<std::string> LoopEmitter::Emit(const HloInstruction* inst, const Index&
           const PadDim& p = inst->attrs().padding[d];
           std::string q = Var("q");
           Line(absl::StrCat("const int64_t ", q, " = ", idx.dims[d], " - ", p.lo, ";"));
-          conds.push_back(absl::StrCat(q, " >= 0 && ", q, " % ", p.interior + 1, " == 0 && ", q, " / ", p.interior + 1,
-                                       " < ", sub.shape[d]));
+          conds.push_back(absl::StrCat(q, " >= 0 && ", q, " % ", p.interior + 1, " == 0 && ", q,
+                                       " / ", p.interior + 1, " < ", sub.shape[d]));
           sub.dims.push_back(absl::StrCat("(", q, " / ", p.interior + 1, ")"));
         }
         Line(absl::StrCat("if (", conds.empty() ? "true" : absl::StrJoin(conds, " && "), ") {"));
@@ -228,7 +251,8 @@ StatusOr<std::string> LoopEmitter::Emit(const HloInstruction* inst, const Index&
         for (int64_t k = 0; k < inst->operand_count(); ++k) {
           const HloInstruction* x = inst->operand(k);
           const int64_t size = x->shape().dim(dim);
-          Line(absl::StrCat(k == 0 ? "if (" : "} else if (", idx.dims[dim], " < ", offset + size, ") {"));
+          Line(absl::StrCat(k == 0 ? "if (" : "} else if (", idx.dims[dim], " < ", offset + size,
+                            ") {"));
           indent_ += 2;
           Index sub;
           sub.shape = x->shape().dims();
@@ -247,7 +271,8 @@ StatusOr<std::string> LoopEmitter::Emit(const HloInstruction* inst, const Index&
       return v;
     }
     default:
-      if (!IsElementwise(inst->opcode())) return Unimplemented("[codegen] %s inside a fusion", HloOpcodeString(inst->opcode()));
+      if (!IsElementwise(inst->opcode()))
+        return Unimplemented("[codegen] %s inside a fusion", HloOpcodeString(inst->opcode()));
       ASSIGN_OR_RETURN(expr, EmitElementwise(inst, idx, T));
   }
   std::string v = Var("v");
@@ -256,7 +281,8 @@ StatusOr<std::string> LoopEmitter::Emit(const HloInstruction* inst, const Index&
   return v;
 }
 
-std::string Combine(ReduceKind k, const std::string& acc, const std::string& v, const std::string& T) {
+std::string Combine(ReduceKind k, const std::string& acc, const std::string& v,
+                    const std::string& T) {
   switch (k) {
     case ReduceKind::kAdd: return absl::StrCat(T, "(", acc, " + ", v, ")");
     case ReduceKind::kMul: return absl::StrCat(T, "(", acc, " * ", v, ")");
@@ -357,7 +383,8 @@ class RowEmitter {
     a.expr = InDef("int64_t", expr, "y");
     return a;
   }
-  StatusOr<Val> EmitPadOrConcat(const HloInstruction* inst, const RowIndex& idx, const std::string& T);
+  StatusOr<Val> EmitPadOrConcat(const HloInstruction* inst, const RowIndex& idx,
+                                const std::string& T);
 
   std::string j_;
   int64_t n_;
@@ -374,7 +401,8 @@ StatusOr<Aff> RowEmitter::Dim(const RowIndex& idx, int64_t k) {
   if (!idx.linear) return Internal("[codegen] row index without dim %d or a linear position", k);
   const int64_t S = idx.shape[k];
   if (S == 1) return Aff{};
-  const std::string key = absl::StrCat(idx.linear->Key(), "/", absl::StrJoin(idx.shape, "x"), "/", k);
+  const std::string key =
+      absl::StrCat(idx.linear->Key(), "/", absl::StrJoin(idx.shape, "x"), "/", k);
   auto it = cache_.dims.find(key);
   if (it != cache_.dims.end()) return it->second;
   int64_t s = 1;
@@ -385,20 +413,28 @@ StatusOr<Aff> RowEmitter::Dim(const RowIndex& idx, int64_t k) {
   if (L.affine && L.m % s == 0) {
     // B / s is exact: d = (B/s + floor(c*j/s)) % S, affine while nothing wraps around S.
     std::optional<int64_t> cq;
-    if (L.c % s == 0) cq = L.c / s;
-    else if (L.c * (n_ - 1) < s) cq = 0;
+    if (L.c % s == 0)
+      cq = L.c / s;
+    else if (L.c * (n_ - 1) < s)
+      cq = 0;
     const int64_t g = std::gcd(L.m / s, S);  // (B/s) % S is a multiple of g
     if (cq && *cq * (n_ - 1) < g) {
       r = Aff{};
       r->c = *cq;
       if ((L.m / s) % S != 0) {
-        r->base = PreDef("int64_t", s == 1 ? absl::StrCat(L.base, " % ", S) : absl::StrCat("(", L.base, " / ", s, ") % ", S), "x");
+        r->base = PreDef("int64_t",
+                         s == 1 ? absl::StrCat(L.base, " % ", S)
+                                : absl::StrCat("(", L.base, " / ", s, ") % ", S),
+                         "x");
         r->m = g;
       }
     }
   } else if (L.affine && L.m != 0 && s % L.m == 0 && L.c * (n_ - 1) < L.m) {
     // B % s <= s - m and c*j < m: floor(L / s) does not move within the row.
-    r = Invariant(PreDef("int64_t", k == 0 ? absl::StrCat(L.base, " / ", s) : absl::StrCat("(", L.base, " / ", s, ") % ", S), "x"));
+    r = Invariant(PreDef(
+        "int64_t",
+        k == 0 ? absl::StrCat(L.base, " / ", s) : absl::StrCat("(", L.base, " / ", s, ") % ", S),
+        "x"));
   }
   if (!r) {
     const std::string at = At(L);
@@ -423,7 +459,8 @@ StatusOr<Aff> RowEmitter::Linear(const RowIndex& idx, const DimVector& shape) {
   for (int64_t k = static_cast<int64_t>(shape.size()) - 1; k >= 0; --k) {
     const Aff& a = d[k];
     if (all_affine) {
-      if (a.base != "0") terms.push_back(stride == 1 ? a.base : absl::StrCat(a.base, " * ", stride));
+      if (a.base != "0")
+        terms.push_back(stride == 1 ? a.base : absl::StrCat(a.base, " * ", stride));
       out.m = std::gcd(out.m, a.m * stride);
       out.c += a.c * stride;
     } else {
@@ -433,12 +470,15 @@ StatusOr<Aff> RowEmitter::Linear(const RowIndex& idx, const DimVector& shape) {
   }
   std::reverse(terms.begin(), terms.end());
   if (!all_affine) return PerJ(terms.empty() ? "0" : absl::StrJoin(terms, " + "));
-  if (terms.size() == 1 && terms[0].find(' ') == std::string::npos) out.base = terms[0];
-  else if (!terms.empty()) out.base = PreDef("int64_t", absl::StrJoin(terms, " + "), "x");
+  if (terms.size() == 1 && terms[0].find(' ') == std::string::npos)
+    out.base = terms[0];
+  else if (!terms.empty())
+    out.base = PreDef("int64_t", absl::StrJoin(terms, " + "), "x");
   return out;
 }
 
-StatusOr<RowEmitter::Val> RowEmitter::EmitPadOrConcat(const HloInstruction* inst, const RowIndex& idx, const std::string& T) {
+StatusOr<RowEmitter::Val> RowEmitter::EmitPadOrConcat(const HloInstruction* inst,
+                                                      const RowIndex& idx, const std::string& T) {
   // Conditions on dims invariant in the row are computed in pre (the branch is then the same for
   // the whole row); operand loads stay inside the branch.
   std::optional<Val> pad_value;
@@ -450,7 +490,8 @@ StatusOr<RowEmitter::Val> RowEmitter::EmitPadOrConcat(const HloInstruction* inst
   absl::StrAppend(&inner, T, " ", v, ";\n");
   const Caches saved = cache_;
   const bool saved_hoist = hoist_loads_;
-  auto Branch = [&](const std::string& cond, bool first, const HloInstruction* x, const RowIndex& sub) -> Status {
+  auto Branch = [&](const std::string& cond, bool first, const HloInstruction* x,
+                    const RowIndex& sub) -> Status {
     absl::StrAppend(&inner, first ? "" : "} else ", "if (", cond, ") {\n");
     hoist_loads_ = false;
     ASSIGN_OR_RETURN(Val e, Emit(x, sub));
@@ -470,7 +511,8 @@ StatusOr<RowEmitter::Val> RowEmitter::EmitPadOrConcat(const HloInstruction* inst
       // As in a concatenation: a row inside one aligned block is all in or all out of the
       // operand when both edges of the operand are block boundaries.
       const int64_t size = sub.shape[d];
-      if (!inv && a.affine && a.c == 1 && a.m >= n_ && p.interior == 0 && p.lo % a.m == 0 && (p.lo + size) % a.m == 0) {
+      if (!inv && a.affine && a.c == 1 && a.m >= n_ && p.interior == 0 && p.lo % a.m == 0 &&
+          (p.lo + size) % a.m == 0) {
         Aff shifted = a;
         shifted.base = PreDef("int64_t", absl::StrCat(a.base, " - ", p.lo), "x");
         pre_conds.push_back(absl::StrCat(shifted.base, " >= 0 && ", shifted.base, " < ", size));
@@ -480,15 +522,20 @@ StatusOr<RowEmitter::Val> RowEmitter::EmitPadOrConcat(const HloInstruction* inst
       const std::string q = inv ? PreDef("int64_t", absl::StrCat(a.base, " - ", p.lo), "x")
                                 : InDef("int64_t", absl::StrCat(At(a), " - ", p.lo), "y");
       const int64_t step = p.interior + 1;
-      std::string cond = absl::StrCat(q, " >= 0 && ", step == 1 ? "" : absl::StrCat(q, " % ", step, " == 0 && "), q,
-                                      step == 1 ? "" : absl::StrCat(" / ", step), " < ", sub.shape[d]);
+      std::string cond =
+          absl::StrCat(q, " >= 0 && ", step == 1 ? "" : absl::StrCat(q, " % ", step, " == 0 && "),
+                       q, step == 1 ? "" : absl::StrCat(" / ", step), " < ", sub.shape[d]);
       const std::string qd = step == 1 ? q : absl::StrCat("(", q, " / ", step, ")");
       (inv ? pre_conds : in_conds).push_back(std::move(cond));
-      if (inv) sub.dims.push_back(Invariant(step == 1 ? q : PreDef("int64_t", qd, "x")));
-      else sub.dims.push_back(PerJ(qd));
+      if (inv)
+        sub.dims.push_back(Invariant(step == 1 ? q : PreDef("int64_t", qd, "x")));
+      else
+        sub.dims.push_back(PerJ(qd));
     }
-    if (!pre_conds.empty()) in_conds.insert(in_conds.begin(), PreDef("bool", absl::StrJoin(pre_conds, " && "), "x"));
-    RETURN_IF_ERROR(Branch(in_conds.empty() ? "true" : absl::StrJoin(in_conds, " && "), true, inst->operand(0), sub));
+    if (!pre_conds.empty())
+      in_conds.insert(in_conds.begin(), PreDef("bool", absl::StrJoin(pre_conds, " && "), "x"));
+    RETURN_IF_ERROR(Branch(in_conds.empty() ? "true" : absl::StrJoin(in_conds, " && "), true,
+                           inst->operand(0), sub));
     absl::StrAppend(&inner, "} else { ", v, " = ", pad_value->v, "; }\n");
   } else {
     const int64_t dim = inst->dimensions()[0];
@@ -529,7 +576,8 @@ StatusOr<RowEmitter::Val> RowEmitter::EmitPadOrConcat(const HloInstruction* inst
       cases.push_back({by_base ? PreDef("bool", cond, "x") : cond, std::move(sub)});
       offset += size;
     }
-    for (size_t k = 0; k < cases.size(); ++k) RETURN_IF_ERROR(Branch(cases[k].first, k == 0, inst->operand(k), cases[k].second));
+    for (size_t k = 0; k < cases.size(); ++k)
+      RETURN_IF_ERROR(Branch(cases[k].first, k == 0, inst->operand(k), cases[k].second));
     absl::StrAppend(&inner, "} else { ", v, " = ", T, "(0); }\n");
   }
   return Val{v, false};
@@ -557,10 +605,13 @@ StatusOr<RowEmitter::Val> RowEmitter::Emit(const HloInstruction* inst, const Row
     case HloOpcode::kIota: {
       ASSIGN_OR_RETURN(Aff a, Dim(idx, inst->attrs().index));
       val.invariant = a.invariant();
-      val.v = val.invariant ? PreDef(T, absl::StrCat(T, "(", a.base, ")"), "v") : InDef(T, absl::StrCat(T, "(", At(a), ")"), "v");
+      val.v = val.invariant ? PreDef(T, absl::StrCat(T, "(", a.base, ")"), "v")
+                            : InDef(T, absl::StrCat(T, "(", At(a), ")"), "v");
       break;
     }
-    case HloOpcode::kBroadcast: case HloOpcode::kTranspose: case HloOpcode::kSlice: {
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kSlice: {
       const HloInstruction* x = inst->operand(0);
       RowIndex sub;
       sub.shape = x->shape().dims();
@@ -579,8 +630,11 @@ StatusOr<RowEmitter::Val> RowEmitter::Emit(const HloInstruction* inst, const Row
           } else {
             r.c = a.c * s.stride;
             r.m = std::gcd(s.start, a.m * s.stride);
-            if (a.base == "0") r.base = absl::StrCat(s.start);
-            else r.base = PreDef("int64_t", absl::StrCat(s.start, " + ", a.base, " * ", s.stride), "x");
+            if (a.base == "0")
+              r.base = absl::StrCat(s.start);
+            else
+              r.base =
+                  PreDef("int64_t", absl::StrCat(s.start, " + ", a.base, " * ", s.stride), "x");
           }
           sub.dims[j] = r;
         }
@@ -588,18 +642,21 @@ StatusOr<RowEmitter::Val> RowEmitter::Emit(const HloInstruction* inst, const Row
       ASSIGN_OR_RETURN(val, Emit(x, sub));
       break;
     }
-    case HloOpcode::kReshape: case HloOpcode::kBitcast: {
+    case HloOpcode::kReshape:
+    case HloOpcode::kBitcast: {
       const HloInstruction* x = inst->operand(0);
       ASSIGN_OR_RETURN(Aff l, Linear(idx, out));
       ASSIGN_OR_RETURN(val, Emit(x, FromLinear(x->shape().dims(), l)));
       break;
     }
-    case HloOpcode::kPad: case HloOpcode::kConcatenate: {
+    case HloOpcode::kPad:
+    case HloOpcode::kConcatenate: {
       ASSIGN_OR_RETURN(val, EmitPadOrConcat(inst, idx, T));
       break;
     }
     default: {
-      if (!IsElementwise(inst->opcode())) return Unimplemented("[codegen] %s inside a fusion", HloOpcodeString(inst->opcode()));
+      if (!IsElementwise(inst->opcode()))
+        return Unimplemented("[codegen] %s inside a fusion", HloOpcodeString(inst->opcode()));
       std::vector<std::string> a;
       bool inv = true;
       for (const HloInstruction* o : inst->operands()) {
@@ -640,14 +697,17 @@ std::string Identity(ReduceKind k, const std::string& T) {
 
 // The row loop over [begin, end) in rows of n: `rb` = row start, j in [j0, j1).
 std::string RowLoop(int64_t n, const std::string& body) {
-  return absl::StrCat("  for (int64_t row = begin / ", n, "; row * ", n, " < end; ++row) {\n", "    const int64_t rb = row * ", n,
-                      ";\n", "    const int64_t j0 = begin > rb ? begin - rb : 0;\n", "    const int64_t j1 = end - rb < ", n,
-                      " ? end - rb : ", n, ";\n", body, "  }\n");
+  return absl::StrCat("  for (int64_t row = begin / ", n, "; row * ", n, " < end; ++row) {\n",
+                      "    const int64_t rb = row * ", n, ";\n",
+                      "    const int64_t j0 = begin > rb ? begin - rb : 0;\n",
+                      "    const int64_t j1 = end - rb < ", n, " ? end - rb : ", n, ";\n", body,
+                      "  }\n");
 }
 
 // Elementwise roots (one or several outputs of one shape): rows of the largest trailing block
 // whose accesses are all affine in j; nullopt where no block of at least 4 elements is.
-StatusOr<std::optional<std::pair<std::string, int64_t>>> EmitElementwiseRows(const std::vector<const HloInstruction*>& roots) {
+StatusOr<std::optional<std::pair<std::string, int64_t>>> EmitElementwiseRows(
+    const std::vector<const HloInstruction*>& roots) {
   const DimVector& shape = roots[0]->shape().dims();
   std::optional<std::pair<std::string, int64_t>> fallback;
   // Row lengths to try, longest first: the trailing blocks, then the divisors of the innermost
@@ -669,13 +729,15 @@ StatusOr<std::optional<std::pair<std::string, int64_t>>> EmitElementwiseRows(con
     lin.m = n;
     lin.c = 1;
     const RowIndex idx = RowEmitter::FromLinear(shape, lin);
-    std::string stores;  // after every root's loads (an output may share its buffer with an operand)
+    std::string
+        stores;  // after every root's loads (an output may share its buffer with an operand)
     for (size_t r = 0; r < roots.size(); ++r) {
       ASSIGN_OR_RETURN(RowEmitter::Val v, e.Emit(roots[r], idx));
       absl::StrAppend(&stores, "o", r, "[rb + j] = ", v.v, ";\n");
     }
     absl::StrAppend(&e.inner, stores);
-    std::string body = absl::StrCat(Indent(e.pre, 4), "    for (int64_t j = j0; j < j1; ++j) {\n", Indent(e.inner, 6), "    }\n");
+    std::string body = absl::StrCat(Indent(e.pre, 4), "    for (int64_t j = j0; j < j1; ++j) {\n",
+                                    Indent(e.inner, 6), "    }\n");
     if (e.affine) return std::make_optional(std::make_pair(RowLoop(n, body), n));
     if (innermost && n >= 4) fallback = std::make_pair(RowLoop(n, body), n);
   }
@@ -722,16 +784,19 @@ StatusOr<std::pair<std::string, int64_t>> EmitReductionRows(const HloInstruction
         continue;
       }
       stride /= red_sizes[red_pos++];
-      in.dims.push_back(RowEmitter::Invariant(e.PreDef("int64_t", absl::StrCat("(r / ", stride, ") % ", xs[d]), "x")));
+      in.dims.push_back(RowEmitter::Invariant(
+          e.PreDef("int64_t", absl::StrCat("(r / ", stride, ") % ", xs[d]), "x")));
     }
     ASSIGN_OR_RETURN(RowEmitter::Val v, e.Emit(x, in));
     absl::StrAppend(&e.inner, "acc[j - jt] = ", Combine(kind, "acc[j - jt]", v.v, T), ";\n");
     std::string body = absl::StrCat(
         Indent(init_code, 4), "    for (int64_t jt = j0; jt < j1; jt += 256) {\n",
         "      const int64_t je = jt + 256 < j1 ? jt + 256 : j1;\n", "      ", T, " acc[256];\n",
-        "      for (int64_t j = jt; j < je; ++j) acc[j - jt] = ", init.v, ";\n", "      for (int64_t r = 0; r < ",
-        Product(red_sizes), "; ++r) {\n", Indent(e.pre, 8), "        for (int64_t j = jt; j < je; ++j) {\n", Indent(e.inner, 10),
-        "        }\n      }\n", "      for (int64_t j = jt; j < je; ++j) o0[rb + j] = acc[j - jt];\n    }\n");
+        "      for (int64_t j = jt; j < je; ++j) acc[j - jt] = ", init.v, ";\n",
+        "      for (int64_t r = 0; r < ", Product(red_sizes), "; ++r) {\n", Indent(e.pre, 8),
+        "        for (int64_t j = jt; j < je; ++j) {\n", Indent(e.inner, 10),
+        "        }\n      }\n",
+        "      for (int64_t j = jt; j < je; ++j) o0[rb + j] = acc[j - jt];\n    }\n");
     return std::make_pair(RowLoop(n, body), n);
   }
   // Row reduction: inner = the trailing reduced block [t, rank), outer = the other reduced dims.
@@ -748,7 +813,9 @@ StatusOr<std::pair<std::string, int64_t>> EmitReductionRows(const HloInstruction
     int64_t s = Product(out);
     for (size_t k = 0; k < out.size(); ++k) {
       s /= std::max<int64_t>(out[k], 1);
-      absl::StrAppend(&head, "const int64_t oi", k, " = ", k == 0 ? absl::StrCat("i / ", s) : absl::StrCat("(i / ", s, ") % ", out[k]), ";\n");
+      absl::StrAppend(&head, "const int64_t oi", k, " = ",
+                      k == 0 ? absl::StrCat("i / ", s) : absl::StrCat("(i / ", s, ") % ", out[k]),
+                      ";\n");
     }
   }
   ASSIGN_OR_RETURN(RowEmitter::Val init, e.Emit(r->operand(1), RowIndex{}));
@@ -759,10 +826,17 @@ StatusOr<std::pair<std::string, int64_t>> EmitReductionRows(const HloInstruction
   int64_t kept = 0, stride = rout;
   size_t opos = 0;
   for (int64_t d = 0; d < rank; ++d) {
-    if (d >= t) { pos.dims.push_back(Aff{}); continue; }
-    if (!reduced[d]) { pos.dims.push_back(RowEmitter::Invariant(absl::StrCat("oi", kept++))); continue; }
+    if (d >= t) {
+      pos.dims.push_back(Aff{});
+      continue;
+    }
+    if (!reduced[d]) {
+      pos.dims.push_back(RowEmitter::Invariant(absl::StrCat("oi", kept++)));
+      continue;
+    }
     stride /= outer_sizes[opos++];
-    pos.dims.push_back(RowEmitter::Invariant(e.PreDef("int64_t", absl::StrCat("(ro / ", stride, ") % ", xs[d]), "x")));
+    pos.dims.push_back(RowEmitter::Invariant(
+        e.PreDef("int64_t", absl::StrCat("(ro / ", stride, ") % ", xs[d]), "x")));
   }
   ASSIGN_OR_RETURN(Aff base, e.Linear(pos, xs));
   RowIndex in = pos;
@@ -775,24 +849,32 @@ StatusOr<std::pair<std::string, int64_t>> EmitReductionRows(const HloInstruction
   std::string body;
   if (!lanes) {
     absl::StrAppend(&e.inner, "acc = ", Combine(kind, "acc", v.v, T), ";\n");
-    body = absl::StrCat(Indent(head, 4), "    ", T, " acc = ", init.v, ";\n", "    for (int64_t ro = 0; ro < ", rout, "; ++ro) {\n",
-                        Indent(e.pre, 6), "      for (int64_t j = 0; j < ", rin, "; ++j) {\n", Indent(e.inner, 8), "      }\n    }\n");
+    body = absl::StrCat(Indent(head, 4), "    ", T, " acc = ", init.v, ";\n",
+                        "    for (int64_t ro = 0; ro < ", rout, "; ++ro) {\n", Indent(e.pre, 6),
+                        "      for (int64_t j = 0; j < ", rin, "; ++j) {\n", Indent(e.inner, 8),
+                        "      }\n    }\n");
   } else {
-    const std::string main = absl::StrCat(e.inner, "ln[lane] = ", Combine(kind, "ln[lane]", v.v, T), ";\n");
-    const std::string tail = absl::StrCat(e.inner, "ln[j & 15] = ", Combine(kind, "ln[j & 15]", v.v, T), ";\n");
+    const std::string main =
+        absl::StrCat(e.inner, "ln[lane] = ", Combine(kind, "ln[lane]", v.v, T), ";\n");
+    const std::string tail =
+        absl::StrCat(e.inner, "ln[j & 15] = ", Combine(kind, "ln[j & 15]", v.v, T), ";\n");
     body = absl::StrCat(
-        Indent(head, 4), "    ", T, " ln[16];\n", "    for (int lane = 0; lane < 16; ++lane) ln[lane] = ", Identity(kind, T), ";\n",
-        "    for (int64_t ro = 0; ro < ", rout, "; ++ro) {\n", Indent(e.pre, 6), "      int64_t jb = 0;\n",
-        "      for (; jb + 16 <= ", rin, "; jb += 16) {\n",
+        Indent(head, 4), "    ", T, " ln[16];\n",
+        "    for (int lane = 0; lane < 16; ++lane) ln[lane] = ", Identity(kind, T), ";\n",
+        "    for (int64_t ro = 0; ro < ", rout, "; ++ro) {\n", Indent(e.pre, 6),
+        "      int64_t jb = 0;\n", "      for (; jb + 16 <= ", rin, "; jb += 16) {\n",
         // Not unrolled: the lane loop is then a plain vector loop (unrolled, GCC 12 does not
         // recognise the NaN-propagating max/min as a reduction and leaves it scalar).
         "        #pragma GCC unroll 1\n", "        for (int64_t lane = 0; lane < 16; ++lane) {\n",
-        "          const int64_t j = jb + lane;\n", Indent(main, 10), "        }\n      }\n", "      for (int64_t j = jb; j < ", rin,
-        "; ++j) {\n", Indent(tail, 8), "      }\n    }\n", "    ", T, " acc = ", init.v, ";\n",
-        "    for (int lane = 0; lane < 16; ++lane) acc = ", Combine(kind, "acc", "ln[lane]", T), ";\n");
+        "          const int64_t j = jb + lane;\n", Indent(main, 10), "        }\n      }\n",
+        "      for (int64_t j = jb; j < ", rin, "; ++j) {\n", Indent(tail, 8), "      }\n    }\n",
+        "    ", T, " acc = ", init.v, ";\n",
+        "    for (int lane = 0; lane < 16; ++lane) acc = ", Combine(kind, "acc", "ln[lane]", T),
+        ";\n");
   }
   absl::StrAppend(&body, "    o0[i] = acc;\n");
-  return std::make_pair(absl::StrCat("  for (int64_t i = begin; i < end; ++i) {\n", body, "  }\n"), int64_t{1});
+  return std::make_pair(absl::StrCat("  for (int64_t i = begin; i < end; ++i) {\n", body, "  }\n"),
+                        int64_t{1});
 }
 
 }  // namespace
@@ -806,26 +888,33 @@ static StatusOr<std::string> BufferCType(DType t, KernelDialect dialect) {
   return CType(t);
 }
 
-StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std::string& name, KernelDialect dialect,
+StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std::string& name,
+                                        KernelDialect dialect,
                                         const std::vector<std::pair<int64_t, int64_t>>& aliased) {
   auto restrict_operand = [&](int64_t k) {
-    for (auto& a : aliased) if (a.second == k) return "";
+    for (auto& a : aliased)
+      if (a.second == k) return "";
     return "__restrict__ ";
   };
   auto restrict_output = [&](int64_t k) {
-    for (auto& a : aliased) if (a.first == k) return "";
+    for (auto& a : aliased)
+      if (a.first == k) return "";
     return "__restrict__ ";
   };
-  if (fusion.opcode() != HloOpcode::kFusion) return InvalidArgument("[codegen] %s is not a fusion", fusion.name());
+  if (fusion.opcode() != HloOpcode::kFusion)
+    return InvalidArgument("[codegen] %s is not a fusion", fusion.name());
   const HloComputation& body = *fusion.fused_computation();
   const HloInstruction* root = body.root_instruction();
   std::vector<const HloInstruction*> roots;
-  if (root->opcode() == HloOpcode::kTuple) roots.assign(root->operands().begin(), root->operands().end());
-  else roots.push_back(root);
+  if (root->opcode() == HloOpcode::kTuple)
+    roots.assign(root->operands().begin(), root->operands().end());
+  else
+    roots.push_back(root);
   for (const HloInstruction* r : roots) {
     if (!r->shape().is_array() || r->shape().dims() != roots[0]->shape().dims())
       return Unimplemented("[codegen] outputs of %s differ in shape", fusion.name());
-    if (r->opcode() == HloOpcode::kReduce && roots.size() > 1) return Unimplemented("[codegen] multi-output reduction");
+    if (r->opcode() == HloOpcode::kReduce && roots.size() > 1)
+      return Unimplemented("[codegen] multi-output reduction");
   }
   LoopEmitter e(dialect);
   KernelSource src;
@@ -833,19 +922,25 @@ StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std:
   src.num_elements = Product(roots[0]->shape().dims());
   src.num_args = fusion.operand_count() + roots.size();
   std::string header = dialect == KernelDialect::kCpp
-                           ? absl::StrCat("extern \"C\" void ", name, "(char** args, int64_t begin, int64_t end) {\n")
-                           : absl::StrCat("extern \"C\" __global__ void ", name, "(char** args, int64_t begin, int64_t end) {\n");
+                           ? absl::StrCat("extern \"C\" void ", name,
+                                          "(char** args, int64_t begin, int64_t end) {\n")
+                           : absl::StrCat("extern \"C\" __global__ void ", name,
+                                          "(char** args, int64_t begin, int64_t end) {\n");
   for (int64_t k = 0; k < fusion.operand_count(); ++k) {
     ASSIGN_OR_RETURN(std::string T, BufferCType(fusion.operand(k)->shape().dtype(), dialect));
-    absl::StrAppend(&header, "  const ", T, "* ", restrict_operand(k), "p", k, " = reinterpret_cast<const ", T, "*>(args[", k, "]);\n");
+    absl::StrAppend(&header, "  const ", T, "* ", restrict_operand(k), "p", k,
+                    " = reinterpret_cast<const ", T, "*>(args[", k, "]);\n");
   }
   for (size_t k = 0; k < roots.size(); ++k) {
     ASSIGN_OR_RETURN(std::string T, BufferCType(roots[k]->shape().dtype(), dialect));
-    absl::StrAppend(&header, "  ", T, "* ", restrict_output(static_cast<int64_t>(k)), "o", k, " = reinterpret_cast<", T, "*>(args[", fusion.operand_count() + k, "]);\n");
+    absl::StrAppend(&header, "  ", T, "* ", restrict_output(static_cast<int64_t>(k)), "o", k,
+                    " = reinterpret_cast<", T, "*>(args[", fusion.operand_count() + k, "]);\n");
   }
-  // Row loops divide by dim sizes at emission time: arrays with a zero-size dim use the per-element path.
+  // Row loops divide by dim sizes at emission time: arrays with a zero-size dim use the per-element
+  // path.
   bool has_empty = false;
-  for (const HloInstruction* f : body.instructions()) has_empty |= f->shape().is_array() && f->shape().numel() == 0;
+  for (const HloInstruction* f : body.instructions())
+    has_empty |= f->shape().is_array() && f->shape().numel() == 0;
   if (dialect == KernelDialect::kCpp && !has_empty) {
     std::optional<std::pair<std::string, int64_t>> rows;
     if (roots[0]->opcode() == HloOpcode::kReduce) {
@@ -855,13 +950,15 @@ StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std:
     }
     if (rows) {
       src.row = rows->second;
-      src.code = absl::StrCat(header, rows->first, "}\n", "extern \"C\" const int64_t ", name, "_row = ", src.row, ";\n");
+      src.code = absl::StrCat(header, rows->first, "}\n", "extern \"C\" const int64_t ", name,
+                              "_row = ", src.row, ";\n");
       return src;
     }
   }
   absl::StrAppend(&header, dialect == KernelDialect::kCpp
                                ? "  for (int64_t i = begin; i < end; ++i) {\n"
-                               : "  const int64_t i = begin + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;\n  if (i < end) {\n");
+                               : "  const int64_t i = begin + blockIdx.x * (int64_t)blockDim.x + "
+                                 "threadIdx.x;\n  if (i < end) {\n");
   LoopEmitter::Index idx = e.Decompose("i", roots[0]->shape().dims());
   std::vector<std::string> stores;  // elementwise roots store after every root's loads
   for (size_t k = 0; k < roots.size(); ++k) {
@@ -882,7 +979,8 @@ StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std:
     ASSIGN_OR_RETURN(std::string init, e.Emit(r->operand(1), LoopEmitter::Index{}));
     std::string acc = e.Var("acc"), rv = e.Var("r");
     e.Line(absl::StrCat(T, " ", acc, " = ", init, ";"));
-    e.Line(absl::StrCat("for (int64_t ", rv, " = 0; ", rv, " < ", Product(reduced_sizes), "; ++", rv, ") {"));
+    e.Line(absl::StrCat("for (int64_t ", rv, " = 0; ", rv, " < ", Product(reduced_sizes), "; ++",
+                        rv, ") {"));
     e.indent() += 2;
     auto saved = e.cache;
     LoopEmitter::Index red = e.Decompose(rv, reduced_sizes);
@@ -895,7 +993,8 @@ StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std:
     }
     bool trailing = true;
     for (size_t j = 0; j < sorted_rd.size(); ++j)
-      trailing &= sorted_rd[j] == x->shape().rank() - static_cast<int64_t>(sorted_rd.size()) + static_cast<int64_t>(j);
+      trailing &= sorted_rd[j] == x->shape().rank() - static_cast<int64_t>(sorted_rd.size()) +
+                                      static_cast<int64_t>(j);
     if (trailing) in.linear = absl::StrCat("(i * ", Product(reduced_sizes), " + ", rv, ")");
     ASSIGN_OR_RETURN(std::string v, e.Emit(x, in));
     e.Line(absl::StrCat(acc, " = ", Combine(kind, acc, v, T), ";"));
@@ -912,7 +1011,8 @@ StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std:
 std::string KernelPrelude(KernelDialect dialect) {
   std::string s;
   if (dialect == KernelDialect::kCpp) {
-    s = "#include <cmath>\n#include <cstdint>\n#include <cstdlib>\n#include <limits>\n#define OFL_FN static inline\n"
+    s = "#include <cmath>\n#include <cstdint>\n#include <cstdlib>\n#include <limits>\n#define "
+        "OFL_FN static inline\n"
         "template <typename T> OFL_FN T ofl_nan() { return std::numeric_limits<T>::quiet_NaN(); }\n"
         "template <typename T> OFL_FN T ofl_inf() { return std::numeric_limits<T>::infinity(); }\n"
         // exp for float, branch-free so loops vectorise: n = round(x log2 e), r = x - n ln2 (ln2
@@ -932,7 +1032,8 @@ std::string KernelPrelude(KernelDialect dialect) {
         "  p = p * r + 5.0000001201e-1f;\n"
         "  p = p * r * r + r + 1.0f;\n"
         "  const int32_t ni = static_cast<int32_t>(n), n1 = ni / 2, n2 = ni - n1;\n"
-        "  const uint32_t b1 = static_cast<uint32_t>(n1 + 127) << 23, b2 = static_cast<uint32_t>(n2 + 127) << 23;\n"
+        "  const uint32_t b1 = static_cast<uint32_t>(n1 + 127) << 23, b2 = "
+        "static_cast<uint32_t>(n2 + 127) << 23;\n"
         "  float s1, s2;\n"
         "  __builtin_memcpy(&s1, &b1, 4);\n"
         "  __builtin_memcpy(&s2, &b2, 4);\n"
@@ -940,30 +1041,44 @@ std::string KernelPrelude(KernelDialect dialect) {
         "  return x != x ? x : (x > 88.72283905206835f ? __builtin_inff() : v);\n"
         "}\n";
   } else {
-    s = "typedef long long int64_t; typedef int int32_t; typedef signed char int8_t; typedef unsigned char uint8_t;\n"
+    s = "typedef long long int64_t; typedef int int32_t; typedef signed char int8_t; typedef "
+        "unsigned char uint8_t;\n"
         "typedef unsigned long long uint64_t; typedef unsigned int uint32_t;\n"
         "#define OFL_FN static __device__ inline\n"
-        "template <typename T> OFL_FN T ofl_nan() { return T(__longlong_as_double(0x7ff8000000000000LL)); }\n"
-        "template <typename T> OFL_FN T ofl_inf() { return T(__longlong_as_double(0x7ff0000000000000LL)); }\n";
+        "template <typename T> OFL_FN T ofl_nan() { return "
+        "T(__longlong_as_double(0x7ff8000000000000LL)); }\n"
+        "template <typename T> OFL_FN T ofl_inf() { return "
+        "T(__longlong_as_double(0x7ff0000000000000LL)); }\n";
   }
-  absl::StrAppend(&s,
+  absl::StrAppend(
+      &s,
       // Bitwise | (no short-circuit branch): the compiler emits compare + blend and vectorises;
       // with || a relu over random signs was a mispredicted branch per element (6x slower).
       "template <typename T> OFL_FN T ofl_max(T a, T b) { return ((a > b) | (a != a)) ? a : b; }\n"
       "template <typename T> OFL_FN T ofl_min(T a, T b) { return ((a < b) | (a != a)) ? a : b; }\n"
-      "template <typename T> OFL_FN T ofl_sign(T x) { return x != x ? x : T((x > T(0)) - (x < T(0))); }\n"
+      "template <typename T> OFL_FN T ofl_sign(T x) { return x != x ? x : T((x > T(0)) - (x < "
+      "T(0))); }\n"
       "template <typename T> OFL_FN T ofl_idiv(T a, T b) { return b == T(0) ? T(-1) : T(a / b); }\n"
       "template <typename T> OFL_FN T ofl_iabs(T a) { return a < T(0) ? T(-a) : a; }\n"
       // Wrapping i32/i64 arithmetic and logical right shifts (counter-based random numbers).
-      "OFL_FN int32_t ofl_wadd(int32_t a, int32_t b) { return int32_t(uint32_t(a) + uint32_t(b)); }\n"
-      "OFL_FN int64_t ofl_wadd(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); }\n"
-      "OFL_FN int32_t ofl_wsub(int32_t a, int32_t b) { return int32_t(uint32_t(a) - uint32_t(b)); }\n"
-      "OFL_FN int64_t ofl_wsub(int64_t a, int64_t b) { return int64_t(uint64_t(a) - uint64_t(b)); }\n"
-      "OFL_FN int32_t ofl_wmul(int32_t a, int32_t b) { return int32_t(uint32_t(a) * uint32_t(b)); }\n"
-      "OFL_FN int64_t ofl_wmul(int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); }\n"
-      "OFL_FN int32_t ofl_shrl(int32_t a, int32_t s) { return s < 0 || s >= 32 ? 0 : int32_t(uint32_t(a) >> s); }\n"
-      "OFL_FN int64_t ofl_shrl(int64_t a, int64_t s) { return s < 0 || s >= 64 ? 0 : int64_t(uint64_t(a) >> s); }\n"
-      "OFL_FN int8_t ofl_shrl(int8_t a, int8_t s) { return s < 0 || s >= 8 ? 0 : int8_t(uint8_t(a) >> s); }\n"
+      "OFL_FN int32_t ofl_wadd(int32_t a, int32_t b) { return int32_t(uint32_t(a) + uint32_t(b)); "
+      "}\n"
+      "OFL_FN int64_t ofl_wadd(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); "
+      "}\n"
+      "OFL_FN int32_t ofl_wsub(int32_t a, int32_t b) { return int32_t(uint32_t(a) - uint32_t(b)); "
+      "}\n"
+      "OFL_FN int64_t ofl_wsub(int64_t a, int64_t b) { return int64_t(uint64_t(a) - uint64_t(b)); "
+      "}\n"
+      "OFL_FN int32_t ofl_wmul(int32_t a, int32_t b) { return int32_t(uint32_t(a) * uint32_t(b)); "
+      "}\n"
+      "OFL_FN int64_t ofl_wmul(int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); "
+      "}\n"
+      "OFL_FN int32_t ofl_shrl(int32_t a, int32_t s) { return s < 0 || s >= 32 ? 0 : "
+      "int32_t(uint32_t(a) >> s); }\n"
+      "OFL_FN int64_t ofl_shrl(int64_t a, int64_t s) { return s < 0 || s >= 64 ? 0 : "
+      "int64_t(uint64_t(a) >> s); }\n"
+      "OFL_FN int8_t ofl_shrl(int8_t a, int8_t s) { return s < 0 || s >= 8 ? 0 : int8_t(uint8_t(a) "
+      ">> s); }\n"
       "OFL_FN uint8_t ofl_shrl(uint8_t a, uint8_t s) { return s >= 8 ? 0 : uint8_t(a >> s); }\n\n");
   return s;
 }

@@ -34,8 +34,9 @@ struct KernelSource {
 // update); those pointers are emitted without __restrict__ (the compiler then checks the overlap
 // at run time, and equal pointers still take the vector loop). Every output element is computed
 // from loads made before any store of that element's iteration.
-StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std::string& name, KernelDialect dialect,
-                                        const std::vector<std::pair<int64_t, int64_t>>& aliased = {});
+StatusOr<KernelSource> EmitFusionKernel(
+    const HloInstruction& fusion, const std::string& name, KernelDialect dialect,
+    const std::vector<std::pair<int64_t, int64_t>>& aliased = {});
 // Includes and helpers every generated file starts with.
 std::string KernelPrelude(KernelDialect dialect);
 

@@ -40,7 +40,8 @@ std::vector<Literal> Leaves(const Literal& l) {
 std::vector<std::vector<std::pair<int64_t, int64_t>>> Splittings(int64_t n, int64_t row) {
   std::vector<std::vector<std::pair<int64_t, int64_t>>> out;
   out.push_back({{0, n}});
-  for (int64_t chunk : {int64_t{1}, int64_t{3}, int64_t{7}, int64_t{64}, row, row + 1, row > 1 ? row - 1 : 2}) {
+  for (int64_t chunk :
+       {int64_t{1}, int64_t{3}, int64_t{7}, int64_t{64}, row, row + 1, row > 1 ? row - 1 : 2}) {
     if (chunk < 1 || (chunk == 1 && n > 5000)) continue;
     std::vector<std::pair<int64_t, int64_t>> s;
     for (int64_t b = 0; b < n; b += chunk) s.push_back({b, std::min(n, b + chunk)});
@@ -63,7 +64,9 @@ std::vector<std::vector<std::pair<int64_t, int64_t>>> Splittings(int64_t n, int6
 StatusOr<std::unique_ptr<HloModule>> Parse(const std::string& text) {
   const size_t entry = text.find("ENTRY");
   return ParseHloModule(text.substr(0, entry) +
-                        std::regex_replace(text.substr(entry), std::regex("([^=])%([A-Za-z_][A-Za-z0-9_.]*)"), "$1%$2_e"));
+                        std::regex_replace(text.substr(entry),
+                                           std::regex("([^=])%([A-Za-z_][A-Za-z0-9_.]*)"),
+                                           "$1%$2_e"));
 }
 
 // Compiles the entry root fusion of `text`, runs it over the splittings, compares with the
@@ -107,7 +110,7 @@ std::string CheckFusion(const std::string& text, double tol = 1e-5) {
     for (auto& b : in) ptrs.push_back(b.data());
     for (const Literal& w : want_leaves) out.push_back(std::vector<char>(w.ToBytes().size(), 0x5a));
     for (auto& b : out) ptrs.push_back(b.data());
-    for (auto [b, e] : split) reinterpret_cast<KernelFn>(*fn)(ptrs.data(), b, e);
+    for (auto [b, e] : split) reinterpret_cast<KernelFn> (*fn)(ptrs.data(), b, e);
     if (reference.empty()) {
       reference = out;
       for (size_t k = 0; k < want_leaves.size(); ++k) {
@@ -116,21 +119,25 @@ std::string CheckFusion(const std::string& text, double tol = 1e-5) {
           const double w = want_leaves[k].data[i], g = got.data[i];
           if (w == g || (std::isnan(w) && std::isnan(g))) continue;
           if (std::fabs(w - g) > tol * std::max(1.0, std::fabs(w))) {
-            ADD_FAILURE() << (*module)->name() << " output " << k << " element " << i << ": want " << w << " got " << g
-                          << "\n" << src->code;
+            ADD_FAILURE() << (*module)->name() << " output " << k << " element " << i << ": want "
+                          << w << " got " << g << "\n"
+                          << src->code;
             return src->code;
           }
         }
       }
     } else {
       EXPECT_TRUE(out == reference) << (*module)->name() << ": a splitting into " << split.size()
-                                    << " ranges changed the output\n" << src->code;
+                                    << " ranges changed the output\n"
+                                    << src->code;
     }
   }
   return src->code;
 }
 
-bool Has(const std::string& code, const std::string& s) { return code.find(s) != std::string::npos; }
+bool Has(const std::string& code, const std::string& s) {
+  return code.find(s) != std::string::npos;
+}
 
 TEST(RowLoopTest, BiasReluOddSizesBroadcastAlongRows) {
   std::string code = CheckFusion(R"(HloModule bias_relu
@@ -512,7 +519,8 @@ ENTRY %e {
   ROOT %f = f32[37,53] fusion(%x, %b), kind=kLoop, calls=%fused
 })");
   ASSERT_TRUE(module.ok()) << module.status();
-  auto src = EmitFusionKernel(*(*module)->entry_computation()->root_instruction(), "k", KernelDialect::kCuda);
+  auto src = EmitFusionKernel(*(*module)->entry_computation()->root_instruction(), "k",
+                              KernelDialect::kCuda);
   ASSERT_TRUE(src.ok()) << src.status();
   EXPECT_TRUE(Has(src->code, "blockIdx.x")) << src->code;
   EXPECT_FALSE(Has(src->code, "row")) << src->code;

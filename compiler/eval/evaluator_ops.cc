@@ -9,9 +9,12 @@
 namespace oneflow_like::hlo::eval_ops {
 namespace {
 
-int64_t AsInt(double v) { return static_cast<int64_t>(v); }
+int64_t AsInt(double v) {
+  return static_cast<int64_t>(v);
+}
 
-Literal Map(const HloShape& shape, absl::Span<const Literal* const> ops, const std::function<double(int64_t)>& f) {
+Literal Map(const HloShape& shape, absl::Span<const Literal* const> ops,
+            const std::function<double(int64_t)>& f) {
   Literal out(HloShape(shape.dtype(), shape.dims()));
   for (size_t i = 0; i < out.data.size(); ++i) out.data[i] = f(i);
   if (!IsFloating(shape.dtype())) out.RoundToType();
@@ -20,7 +23,8 @@ Literal Map(const HloShape& shape, absl::Span<const Literal* const> ops, const s
   return out;
 }
 
-StatusOr<Literal> Reduce(const HloInstruction& inst, const Literal& x, double init, HloEvaluator* ev) {
+StatusOr<Literal> Reduce(const HloInstruction& inst, const Literal& x, double init,
+                         HloEvaluator* ev) {
   const DimVector& rd = inst.dimensions();
   Literal out(inst.shape());
   for (double& v : out.data) v = init;
@@ -39,7 +43,10 @@ StatusOr<Literal> Reduce(const HloInstruction& inst, const Literal& x, double in
     } else {
       Literal a = Literal::Scalar(x.shape.dtype(), acc), b = Literal::Scalar(x.shape.dtype(), v);
       auto r = ev->Evaluate(*inst.to_apply(), {a, b});
-      if (!r.ok()) { st = r.status(); return false; }
+      if (!r.ok()) {
+        st = r.status();
+        return false;
+      }
       acc = r->data[0];
     }
     return true;
@@ -54,21 +61,33 @@ Literal Dot(const HloInstruction& inst, const Literal& l, const Literal& r) {
   Literal out(inst.shape());
   DimVector lfree, rfree;
   for (int64_t i = 0; i < l.shape.rank(); ++i)
-    if (std::count(d.lhs_batch.begin(), d.lhs_batch.end(), i) + std::count(d.lhs_contracting.begin(), d.lhs_contracting.end(), i) == 0) lfree.push_back(i);
+    if (std::count(d.lhs_batch.begin(), d.lhs_batch.end(), i) +
+            std::count(d.lhs_contracting.begin(), d.lhs_contracting.end(), i) ==
+        0)
+      lfree.push_back(i);
   for (int64_t i = 0; i < r.shape.rank(); ++i)
-    if (std::count(d.rhs_batch.begin(), d.rhs_batch.end(), i) + std::count(d.rhs_contracting.begin(), d.rhs_contracting.end(), i) == 0) rfree.push_back(i);
+    if (std::count(d.rhs_batch.begin(), d.rhs_batch.end(), i) +
+            std::count(d.rhs_contracting.begin(), d.rhs_contracting.end(), i) ==
+        0)
+      rfree.push_back(i);
   DimVector cdims;
   for (int64_t c : d.lhs_contracting) cdims.push_back(l.shape.dim(c));
   DimVector li(l.shape.rank()), ri(r.shape.rank());
   int64_t o = 0;
   ForEachIndex(out.shape.dims(), [&](const DimVector& idx) {
     size_t k = 0;
-    for (size_t b = 0; b < d.lhs_batch.size(); ++b, ++k) { li[d.lhs_batch[b]] = idx[k]; ri[d.rhs_batch[b]] = idx[k]; }
+    for (size_t b = 0; b < d.lhs_batch.size(); ++b, ++k) {
+      li[d.lhs_batch[b]] = idx[k];
+      ri[d.rhs_batch[b]] = idx[k];
+    }
     for (int64_t f : lfree) li[f] = idx[k++];
     for (int64_t f : rfree) ri[f] = idx[k++];
     double acc = 0;
     ForEachIndex(cdims, [&](const DimVector& c) {
-      for (size_t j = 0; j < c.size(); ++j) { li[d.lhs_contracting[j]] = c[j]; ri[d.rhs_contracting[j]] = c[j]; }
+      for (size_t j = 0; j < c.size(); ++j) {
+        li[d.lhs_contracting[j]] = c[j];
+        ri[d.rhs_contracting[j]] = c[j];
+      }
       acc += l.Get(li) * r.Get(ri);
       return true;
     });
@@ -127,7 +146,8 @@ DimVector IndexVector(const Literal& idx, const DimVector& batch_idx, int64_t in
   for (int64_t j = 0; j < n; ++j) {
     full.clear();
     size_t b = 0;
-    for (int64_t d = 0; d < idx.shape.rank(); ++d) full.push_back(d == index_vector_dim ? j : batch_idx[b++]);
+    for (int64_t d = 0; d < idx.shape.rank(); ++d)
+      full.push_back(d == index_vector_dim ? j : batch_idx[b++]);
     out.push_back(AsInt(idx.Get(full)));
   }
   return out;
@@ -151,14 +171,16 @@ Literal Gather(const HloInstruction& inst, const Literal& x, const Literal& idx)
     }
     size_t k = 0;
     for (int64_t d = 0; d < x.shape.rank(); ++d)
-      if (!std::count(g.collapsed_slice_dims.begin(), g.collapsed_slice_dims.end(), d)) xi[d] += offs[k++];
+      if (!std::count(g.collapsed_slice_dims.begin(), g.collapsed_slice_dims.end(), d))
+        xi[d] += offs[k++];
     out.data[o++] = x.Get(xi);
     return true;
   });
   return out;
 }
 
-Literal Scatter(const HloInstruction& inst, const Literal& x, const Literal& idx, const Literal& upd) {
+Literal Scatter(const HloInstruction& inst, const Literal& x, const Literal& idx,
+                const Literal& upd) {
   const ScatterDims& s = inst.attrs().scatter;
   ReduceKind kind = inst.GetReduceKind();
   Literal out = x;
@@ -168,14 +190,16 @@ Literal Scatter(const HloInstruction& inst, const Literal& x, const Literal& idx
   ForEachIndex(upd.shape.dims(), [&](const DimVector& ui) {
     DimVector batch, win;
     for (int64_t d = 0; d < upd.shape.rank(); ++d)
-      (std::count(s.update_window_dims.begin(), s.update_window_dims.end(), d) ? win : batch).push_back(ui[d]);
+      (std::count(s.update_window_dims.begin(), s.update_window_dims.end(), d) ? win : batch)
+          .push_back(ui[d]);
     DimVector start = IndexVector(idx, batch, s.index_vector_dim);
     std::fill(xi.begin(), xi.end(), 0);
     for (size_t j = 0; j < start.size(); ++j) xi[s.scatter_dims_to_operand_dims[j]] = start[j];
     size_t k = 0;
     bool in_bounds = true;
     for (int64_t d = 0; d < x.shape.rank(); ++d) {
-      if (!std::count(s.inserted_window_dims.begin(), s.inserted_window_dims.end(), d)) xi[d] += win[k++];
+      if (!std::count(s.inserted_window_dims.begin(), s.inserted_window_dims.end(), d))
+        xi[d] += win[k++];
       in_bounds &= xi[d] >= 0 && xi[d] < x.shape.dim(d);
     }
     double v = upd.data[u++];
@@ -233,8 +257,10 @@ double EvalBinary(const HloInstruction& inst, DType t, double x, double y) {
     case HloOpcode::kAdd: return x + y;
     case HloOpcode::kSubtract: return x - y;
     case HloOpcode::kMultiply:
-      if (integral && t != DType::kBool) return static_cast<double>(static_cast<int64_t>(
-          static_cast<uint64_t>(AsInt(x)) * static_cast<uint64_t>(AsInt(y))) & (t == DType::kI64 ? ~int64_t{0} : int64_t{0xffffffff}));
+      if (integral && t != DType::kBool)
+        return static_cast<double>(static_cast<int64_t>(static_cast<uint64_t>(AsInt(x)) *
+                                                        static_cast<uint64_t>(AsInt(y))) &
+                                   (t == DType::kI64 ? ~int64_t{0} : int64_t{0xffffffff}));
       return x * y;
     case HloOpcode::kDivide:
       if (integral) return y == 0 ? -1 : static_cast<double>(AsInt(x) / AsInt(y));
@@ -243,15 +269,19 @@ double EvalBinary(const HloInstruction& inst, DType t, double x, double y) {
     case HloOpcode::kPower: return std::pow(x, y);
     case HloOpcode::kMaximum: return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
     case HloOpcode::kMinimum: return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y);
-    case HloOpcode::kAnd: return t == DType::kBool ? (x != 0 && y != 0) : static_cast<double>(AsInt(x) & AsInt(y));
-    case HloOpcode::kOr: return t == DType::kBool ? (x != 0 || y != 0) : static_cast<double>(AsInt(x) | AsInt(y));
-    case HloOpcode::kXor: return t == DType::kBool ? ((x != 0) != (y != 0)) : static_cast<double>(AsInt(x) ^ AsInt(y));
+    case HloOpcode::kAnd:
+      return t == DType::kBool ? (x != 0 && y != 0) : static_cast<double>(AsInt(x) & AsInt(y));
+    case HloOpcode::kOr:
+      return t == DType::kBool ? (x != 0 || y != 0) : static_cast<double>(AsInt(x) | AsInt(y));
+    case HloOpcode::kXor:
+      return t == DType::kBool ? ((x != 0) != (y != 0)) : static_cast<double>(AsInt(x) ^ AsInt(y));
     case HloOpcode::kShiftRightLogical: {
       const int bits = t == DType::kI64 ? 64 : t == DType::kI32 ? 32 : 8;
       const int64_t s = AsInt(y);
       if (s < 0 || s >= bits) return 0;
       const uint64_t mask = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-      return static_cast<double>(static_cast<int64_t>((static_cast<uint64_t>(AsInt(x)) & mask) >> s));
+      return static_cast<double>(
+          static_cast<int64_t>((static_cast<uint64_t>(AsInt(x)) & mask) >> s));
     }
     case HloOpcode::kCompare:
       switch (inst.attrs().direction) {
@@ -287,16 +317,21 @@ StatusOr<Literal> EvaluateArrayOp(const HloInstruction& inst, absl::Span<const L
     case HloOpcode::kSelect: {
       const Literal &p = *ops[0], &x = *ops[1], &y = *ops[2];
       const bool scalar = p.shape.rank() == 0;
-      return Map(shape, ops, [&](int64_t i) { return p.data[scalar ? 0 : i] != 0 ? x.data[i] : y.data[i]; });
+      return Map(shape, ops,
+                 [&](int64_t i) { return p.data[scalar ? 0 : i] != 0 ? x.data[i] : y.data[i]; });
     }
     case HloOpcode::kIota: {
       Literal out(shape);
       int64_t i = 0;
-      ForEachIndex(shape.dims(), [&](const DimVector& idx) { out.data[i++] = idx[inst.attrs().index]; return true; });
+      ForEachIndex(shape.dims(), [&](const DimVector& idx) {
+        out.data[i++] = idx[inst.attrs().index];
+        return true;
+      });
       out.RoundToType();
       return out;
     }
-    case HloOpcode::kBroadcast: case HloOpcode::kTranspose: {
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kTranspose: {
       const Literal& x = *ops[0];
       const DimVector& dims = inst.dimensions();
       Literal out(shape);
@@ -304,8 +339,10 @@ StatusOr<Literal> EvaluateArrayOp(const HloInstruction& inst, absl::Span<const L
       int64_t i = 0;
       ForEachIndex(shape.dims(), [&](const DimVector& idx) {
         for (size_t j = 0; j < dims.size(); ++j) {
-          if (op == HloOpcode::kBroadcast) xi[j] = idx[dims[j]];
-          else xi[dims[j]] = idx[j];
+          if (op == HloOpcode::kBroadcast)
+            xi[j] = idx[dims[j]];
+          else
+            xi[dims[j]] = idx[j];
         }
         out.data[i++] = x.Get(xi);
         return true;
@@ -318,11 +355,18 @@ StatusOr<Literal> EvaluateArrayOp(const HloInstruction& inst, absl::Span<const L
       const Literal& x = *ops[0];
       std::vector<double> phys(x.data.size());
       int64_t i = 0;
-      ForEachIndex(x.shape.dims(), [&](const DimVector& idx) { phys[PhysicalOffset(x.shape, idx)] = x.data[i++]; return true; });
+      ForEachIndex(x.shape.dims(), [&](const DimVector& idx) {
+        phys[PhysicalOffset(x.shape, idx)] = x.data[i++];
+        return true;
+      });
       Literal out(shape);
-      if (shape.dtype() != x.shape.dtype()) return Unimplemented("[bitcast] changing the element type is not supported");
+      if (shape.dtype() != x.shape.dtype())
+        return Unimplemented("[bitcast] changing the element type is not supported");
       i = 0;
-      ForEachIndex(shape.dims(), [&](const DimVector& idx) { out.data[i++] = phys[PhysicalOffset(shape, idx)]; return true; });
+      ForEachIndex(shape.dims(), [&](const DimVector& idx) {
+        out.data[i++] = phys[PhysicalOffset(shape, idx)];
+        return true;
+      });
       return out;
     }
     case HloOpcode::kSlice: {
@@ -331,7 +375,8 @@ StatusOr<Literal> EvaluateArrayOp(const HloInstruction& inst, absl::Span<const L
       DimVector xi(x.shape.rank());
       int64_t i = 0;
       ForEachIndex(shape.dims(), [&](const DimVector& idx) {
-        for (int64_t d = 0; d < x.shape.rank(); ++d) xi[d] = inst.attrs().slice[d].start + idx[d] * inst.attrs().slice[d].stride;
+        for (int64_t d = 0; d < x.shape.rank(); ++d)
+          xi[d] = inst.attrs().slice[d].start + idx[d] * inst.attrs().slice[d].stride;
         out.data[i++] = x.Get(xi);
         return true;
       });
@@ -342,7 +387,8 @@ StatusOr<Literal> EvaluateArrayOp(const HloInstruction& inst, absl::Span<const L
       Literal out(shape);
       DimVector start(x.shape.rank()), xi(x.shape.rank());
       for (int64_t d = 0; d < x.shape.rank(); ++d)
-        start[d] = std::clamp<int64_t>(AsInt(ops[d + 1]->data[0]), 0, x.shape.dim(d) - shape.dim(d));
+        start[d] =
+            std::clamp<int64_t>(AsInt(ops[d + 1]->data[0]), 0, x.shape.dim(d) - shape.dim(d));
       int64_t i = 0;
       ForEachIndex(shape.dims(), [&](const DimVector& idx) {
         for (int64_t d = 0; d < x.shape.rank(); ++d) xi[d] = start[d] + idx[d];
@@ -397,8 +443,9 @@ StatusOr<Literal> EvaluateArrayOp(const HloInstruction& inst, absl::Span<const L
       std::vector<library::Operand> args;
       for (const Literal* o : ops) args.push_back({o->data.data(), o->shape.dims()});
       Literal out(shape);
-      RETURN_IF_ERROR(library::RunLibraryCall<double>(inst.attrs().custom_call_target, inst.attrs().backend_config,
-                                                      args, out.data.data(), shape.dims()));
+      RETURN_IF_ERROR(library::RunLibraryCall<double>(inst.attrs().custom_call_target,
+                                                      inst.attrs().backend_config, args,
+                                                      out.data.data(), shape.dims()));
       return out;
     }
     case HloOpcode::kWhile: {
@@ -413,12 +460,12 @@ StatusOr<Literal> EvaluateArrayOp(const HloInstruction& inst, absl::Span<const L
     }
     case HloOpcode::kConditional: {
       int64_t n = inst.called_computations().size();
-      int64_t b = ops[0]->shape.dtype() == DType::kBool ? (ops[0]->data[0] != 0 ? 0 : 1) : AsInt(ops[0]->data[0]);
+      int64_t b = ops[0]->shape.dtype() == DType::kBool ? (ops[0]->data[0] != 0 ? 0 : 1)
+                                                        : AsInt(ops[0]->data[0]);
       if (b < 0 || b >= n) b = n - 1;
       return ev->Evaluate(*inst.called_computations()[b], {*ops[b + 1]});
     }
-    default:
-      return Unimplemented("[evaluator] %s is not supported", HloOpcodeString(op));
+    default: return Unimplemented("[evaluator] %s is not supported", HloOpcodeString(op));
   }
 }
 

@@ -13,17 +13,19 @@ StatusOr<Literal> HloEvaluator::Evaluate(const HloModule& module, absl::Span<con
   return Evaluate(*module.entry_computation(), args);
 }
 
-StatusOr<Literal> HloEvaluator::Evaluate(const HloComputation& comp, absl::Span<const Literal> args) {
+StatusOr<Literal> HloEvaluator::Evaluate(const HloComputation& comp,
+                                         absl::Span<const Literal> args) {
   if (static_cast<int64_t>(args.size()) != comp.num_parameters())
-    return InvalidArgument("[evaluator] %s takes %d arguments, got %d", comp.name(), comp.num_parameters(),
-                           static_cast<int64_t>(args.size()));
+    return InvalidArgument("[evaluator] %s takes %d arguments, got %d", comp.name(),
+                           comp.num_parameters(), static_cast<int64_t>(args.size()));
   absl::flat_hash_map<const HloInstruction*, Literal> values;
   for (HloInstruction* inst : comp.MakeInstructionPostOrder()) {
     if (inst->opcode() == HloOpcode::kParameter) {
       const Literal& a = args[inst->parameter_number()];
       if (!a.shape.Compatible(inst->shape()))
-        return InvalidArgument("[evaluator] argument %d is %s, expected %s", inst->parameter_number(),
-                               a.shape.ToString(false), inst->shape().ToString(false));
+        return InvalidArgument("[evaluator] argument %d is %s, expected %s",
+                               inst->parameter_number(), a.shape.ToString(false),
+                               inst->shape().ToString(false));
       Literal l = a;
       l.shape = inst->shape();  // keep the parameter's layout
       values[inst] = std::move(l);
@@ -43,20 +45,22 @@ StatusOr<Literal> HloEvaluator::EvaluateInstruction(const HloInstruction& inst,
   const HloShape& shape = inst.shape();
   switch (inst.opcode()) {
     case HloOpcode::kConstant: return inst.literal();
-    case HloOpcode::kFusion: case HloOpcode::kCopy: case HloOpcode::kTuple: case HloOpcode::kGetTupleElement:
-      break;
+    case HloOpcode::kFusion:
+    case HloOpcode::kCopy:
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement: break;
     case HloOpcode::kRng: {
       Literal out(shape);
       std::mt19937_64 gen(seed_ + 7919 * draws_++);
       double lo = ops[0]->data[0], hi = ops[1]->data[0];
       std::uniform_real_distribution<double> uni(lo, hi);
       std::normal_distribution<double> normal(lo, hi);
-      for (double& v : out.data) v = inst.attrs().distribution == RngDistribution::kUniform ? uni(gen) : normal(gen);
+      for (double& v : out.data)
+        v = inst.attrs().distribution == RngDistribution::kUniform ? uni(gen) : normal(gen);
       out.RoundToType();
       return out;
     }
-    default:
-      return eval_ops::EvaluateArrayOp(inst, ops, this);
+    default: return eval_ops::EvaluateArrayOp(inst, ops, this);
   }
   switch (inst.opcode()) {
     case HloOpcode::kFusion: {

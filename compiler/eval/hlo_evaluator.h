@@ -16,7 +16,8 @@ class HloEvaluator {
   StatusOr<Literal> Evaluate(const HloModule& module, absl::Span<const Literal> args);
   StatusOr<Literal> Evaluate(const HloComputation& comp, absl::Span<const Literal> args);
   // One instruction given literals for its operands (used by constant folding).
-  StatusOr<Literal> EvaluateInstruction(const HloInstruction& inst, absl::Span<const Literal* const> operands);
+  StatusOr<Literal> EvaluateInstruction(const HloInstruction& inst,
+                                        absl::Span<const Literal* const> operands);
 
  private:
   uint64_t seed_;

@@ -16,8 +16,9 @@ HloInstruction* HloBuilder::Constant(Literal literal) {
   return comp_->AddInstruction(HloInstruction::CreateConstant(std::move(literal)));
 }
 
-StatusOr<HloInstruction*> HloBuilder::Add(HloOpcode op, std::vector<HloInstruction*> operands, HloAttrs attrs,
-                                          std::vector<HloComputation*> called, const HloShape* declared) {
+StatusOr<HloInstruction*> HloBuilder::Add(HloOpcode op, std::vector<HloInstruction*> operands,
+                                          HloAttrs attrs, std::vector<HloComputation*> called,
+                                          const HloShape* declared) {
   std::vector<const HloShape*> shapes;
   for (HloInstruction* o : operands) {
     if (o == nullptr) return InvalidArgument("[%s] null operand", HloOpcodeString(op));
@@ -47,17 +48,20 @@ StatusOr<HloInstruction*> HloBuilder::Binary(HloOpcode op, HloInstruction* x, Hl
   return Add(op, {x, y});
 }
 
-StatusOr<HloInstruction*> HloBuilder::Compare(HloInstruction* x, HloInstruction* y, ComparisonDirection d) {
+StatusOr<HloInstruction*> HloBuilder::Compare(HloInstruction* x, HloInstruction* y,
+                                              ComparisonDirection d) {
   HloAttrs a;
   a.direction = d;
   return Add(HloOpcode::kCompare, {x, y}, a);
 }
 
-StatusOr<HloInstruction*> HloBuilder::Select(HloInstruction* p, HloInstruction* x, HloInstruction* y) {
+StatusOr<HloInstruction*> HloBuilder::Select(HloInstruction* p, HloInstruction* x,
+                                             HloInstruction* y) {
   return Add(HloOpcode::kSelect, {p, x, y});
 }
 
-StatusOr<HloInstruction*> HloBuilder::Broadcast(HloInstruction* x, DimVector out_dims, DimVector dims) {
+StatusOr<HloInstruction*> HloBuilder::Broadcast(HloInstruction* x, DimVector out_dims,
+                                                DimVector dims) {
   HloAttrs a;
   a.dimensions = std::move(dims);
   HloShape declared(x->shape().dtype(), std::move(out_dims));
@@ -66,17 +70,25 @@ StatusOr<HloInstruction*> HloBuilder::Broadcast(HloInstruction* x, DimVector out
 
 StatusOr<HloInstruction*> HloBuilder::BroadcastLike(HloInstruction* x, const HloShape& like) {
   const int64_t r = x->shape().rank(), out_rank = like.rank();
-  if (r > out_rank) return InvalidArgument("[broadcast] cannot broadcast %s to %s", x->shape().ToString(false), like.ToString(false));
+  if (r > out_rank)
+    return InvalidArgument("[broadcast] cannot broadcast %s to %s", x->shape().ToString(false),
+                           like.ToString(false));
   DimVector dims;
   for (int64_t i = 0; i < r; ++i) dims.push_back(out_rank - r + i);
   // Size-1 dims that broadcast NumPy-style are dropped first by a reshape.
   DimVector keep_dims, keep_out;
   for (int64_t i = 0; i < r; ++i) {
-    if (x->shape().dim(i) == like.dim(dims[i])) { keep_dims.push_back(x->shape().dim(i)); keep_out.push_back(dims[i]); }
-    else if (x->shape().dim(i) != 1) return InvalidArgument("[broadcast] cannot broadcast %s to %s", x->shape().ToString(false), like.ToString(false));
+    if (x->shape().dim(i) == like.dim(dims[i])) {
+      keep_dims.push_back(x->shape().dim(i));
+      keep_out.push_back(dims[i]);
+    } else if (x->shape().dim(i) != 1)
+      return InvalidArgument("[broadcast] cannot broadcast %s to %s", x->shape().ToString(false),
+                             like.ToString(false));
   }
   HloInstruction* src = x;
-  if (static_cast<int64_t>(keep_dims.size()) != r) { ASSIGN_OR_RETURN(src, Reshape(x, keep_dims)); }
+  if (static_cast<int64_t>(keep_dims.size()) != r) {
+    ASSIGN_OR_RETURN(src, Reshape(x, keep_dims));
+  }
   if (src->shape().dims() == like.dims()) return src;
   return Broadcast(src, like.dims(), keep_out);
 }
@@ -104,21 +116,23 @@ StatusOr<HloInstruction*> HloBuilder::Concatenate(std::vector<HloInstruction*> x
   return Add(HloOpcode::kConcatenate, std::move(xs), a);
 }
 
-StatusOr<HloInstruction*> HloBuilder::Pad(HloInstruction* x, HloInstruction* value, std::vector<PadDim> padding) {
+StatusOr<HloInstruction*> HloBuilder::Pad(HloInstruction* x, HloInstruction* value,
+                                          std::vector<PadDim> padding) {
   HloAttrs a;
   a.padding = std::move(padding);
   return Add(HloOpcode::kPad, {x, value}, a);
 }
 
-StatusOr<HloInstruction*> HloBuilder::Reduce(HloInstruction* x, HloInstruction* init, DimVector dims, ReduceKind kind) {
+StatusOr<HloInstruction*> HloBuilder::Reduce(HloInstruction* x, HloInstruction* init,
+                                             DimVector dims, ReduceKind kind) {
   HloAttrs a;
   a.dimensions = std::move(dims);
   a.reduce_kind = kind;
   return Add(HloOpcode::kReduce, {x, init}, a);
 }
 
-StatusOr<HloInstruction*> HloBuilder::Reduce(HloInstruction* x, HloInstruction* init, DimVector dims,
-                                             HloComputation* to_apply) {
+StatusOr<HloInstruction*> HloBuilder::Reduce(HloInstruction* x, HloInstruction* init,
+                                             DimVector dims, HloComputation* to_apply) {
   HloAttrs a;
   a.dimensions = std::move(dims);
   return Add(HloOpcode::kReduce, {x, init}, a, {to_apply});
@@ -142,7 +156,8 @@ StatusOr<HloInstruction*> HloBuilder::MatMul(HloInstruction* x, HloInstruction* 
 }
 
 StatusOr<HloInstruction*> HloBuilder::Convolution(HloInstruction* x, HloInstruction* kernel,
-                                                  std::vector<WindowDim> window, ConvDims dims, int64_t groups) {
+                                                  std::vector<WindowDim> window, ConvDims dims,
+                                                  int64_t groups) {
   HloAttrs a;
   a.window = std::move(window);
   a.conv = std::move(dims);
@@ -150,23 +165,25 @@ StatusOr<HloInstruction*> HloBuilder::Convolution(HloInstruction* x, HloInstruct
   return Add(HloOpcode::kConvolution, {x, kernel}, a);
 }
 
-StatusOr<HloInstruction*> HloBuilder::Gather(HloInstruction* x, HloInstruction* indices, GatherDims dims,
-                                             DimVector slice_sizes) {
+StatusOr<HloInstruction*> HloBuilder::Gather(HloInstruction* x, HloInstruction* indices,
+                                             GatherDims dims, DimVector slice_sizes) {
   HloAttrs a;
   a.gather = std::move(dims);
   a.slice_sizes = std::move(slice_sizes);
   return Add(HloOpcode::kGather, {x, indices}, a);
 }
 
-StatusOr<HloInstruction*> HloBuilder::Scatter(HloInstruction* x, HloInstruction* indices, HloInstruction* updates,
-                                              ScatterDims dims, ReduceKind combiner) {
+StatusOr<HloInstruction*> HloBuilder::Scatter(HloInstruction* x, HloInstruction* indices,
+                                              HloInstruction* updates, ScatterDims dims,
+                                              ReduceKind combiner) {
   HloAttrs a;
   a.scatter = std::move(dims);
   a.reduce_kind = combiner;
   return Add(HloOpcode::kScatter, {x, indices, updates}, a);
 }
 
-StatusOr<HloInstruction*> HloBuilder::DynamicSlice(HloInstruction* x, std::vector<HloInstruction*> starts,
+StatusOr<HloInstruction*> HloBuilder::DynamicSlice(HloInstruction* x,
+                                                   std::vector<HloInstruction*> starts,
                                                    DimVector sizes) {
   HloAttrs a;
   a.slice_sizes = std::move(sizes);
@@ -180,13 +197,15 @@ StatusOr<HloInstruction*> HloBuilder::Iota(HloShape shape, int64_t dim) {
   return Add(HloOpcode::kIota, {}, a, {}, &shape);
 }
 
-StatusOr<HloInstruction*> HloBuilder::Rng(HloInstruction* lo, HloInstruction* hi, HloShape shape, RngDistribution d) {
+StatusOr<HloInstruction*> HloBuilder::Rng(HloInstruction* lo, HloInstruction* hi, HloShape shape,
+                                          RngDistribution d) {
   HloAttrs a;
   a.distribution = d;
   return Add(HloOpcode::kRng, {lo, hi}, a, {}, &shape);
 }
 
-StatusOr<HloInstruction*> HloBuilder::CustomCall(std::string target, std::vector<HloInstruction*> operands,
+StatusOr<HloInstruction*> HloBuilder::CustomCall(std::string target,
+                                                 std::vector<HloInstruction*> operands,
                                                  HloShape shape, std::string config) {
   HloAttrs a;
   a.custom_call_target = std::move(target);
@@ -194,7 +213,9 @@ StatusOr<HloInstruction*> HloBuilder::CustomCall(std::string target, std::vector
   return Add(HloOpcode::kCustomCall, std::move(operands), a, {}, &shape);
 }
 
-StatusOr<HloInstruction*> HloBuilder::Tuple(std::vector<HloInstruction*> xs) { return Add(HloOpcode::kTuple, std::move(xs)); }
+StatusOr<HloInstruction*> HloBuilder::Tuple(std::vector<HloInstruction*> xs) {
+  return Add(HloOpcode::kTuple, std::move(xs));
+}
 
 StatusOr<HloInstruction*> HloBuilder::GetTupleElement(HloInstruction* t, int64_t index) {
   HloAttrs a;
@@ -202,11 +223,13 @@ StatusOr<HloInstruction*> HloBuilder::GetTupleElement(HloInstruction* t, int64_t
   return Add(HloOpcode::kGetTupleElement, {t}, a);
 }
 
-StatusOr<HloInstruction*> HloBuilder::While(HloInstruction* init, HloComputation* condition, HloComputation* body) {
+StatusOr<HloInstruction*> HloBuilder::While(HloInstruction* init, HloComputation* condition,
+                                            HloComputation* body) {
   return Add(HloOpcode::kWhile, {init}, {}, {condition, body});
 }
 
-StatusOr<HloInstruction*> HloBuilder::Conditional(HloInstruction* branch_index, std::vector<HloComputation*> branches,
+StatusOr<HloInstruction*> HloBuilder::Conditional(HloInstruction* branch_index,
+                                                  std::vector<HloComputation*> branches,
                                                   std::vector<HloInstruction*> operands) {
   operands.insert(operands.begin(), branch_index);
   return Add(HloOpcode::kConditional, std::move(operands), {}, std::move(branches));
@@ -214,12 +237,14 @@ StatusOr<HloInstruction*> HloBuilder::Conditional(HloInstruction* branch_index, 
 
 StatusOr<HloComputation*> HloBuilder::Build(HloInstruction* root, bool is_entry) {
   if (comp_ == nullptr) return Internal("[builder] Build called twice");
-  if (root == nullptr || root->parent() != comp_.get()) return InvalidArgument("[builder] root is not from this builder");
+  if (root == nullptr || root->parent() != comp_.get())
+    return InvalidArgument("[builder] root is not from this builder");
   comp_->set_root_instruction(root);
   return module_->AddComputation(std::move(comp_), is_entry);
 }
 
-HloComputation* AddScalarComputation(HloModule* module, const std::string& name, HloOpcode op, DType t) {
+HloComputation* AddScalarComputation(HloModule* module, const std::string& name, HloOpcode op,
+                                     DType t) {
   HloBuilder b(module, name);
   HloInstruction* x = b.Parameter(HloShape::Scalar(t), "lhs");
   HloInstruction* y = b.Parameter(HloShape::Scalar(t), "rhs");

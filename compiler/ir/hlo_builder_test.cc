@@ -38,8 +38,10 @@ TEST(HloBuilderTest, ShapeErrorsAreStatuses) {
   HloInstruction* y = b.Parameter(HloShape(DType::kF32, {4, 9}));
   auto r = b.Binary(HloOpcode::kAdd, x, y);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(std::string(r.status().message()).find("[add] operand shapes differ: got f32[4,8] and f32[4,9]"),
-            std::string::npos) << r.status();
+  EXPECT_NE(std::string(r.status().message())
+                .find("[add] operand shapes differ: got f32[4,8] and f32[4,9]"),
+            std::string::npos)
+      << r.status();
   EXPECT_FALSE(b.MatMul(x, y).ok());
   EXPECT_FALSE(b.Reshape(x, {5, 5}).ok());
   EXPECT_FALSE(b.Transpose(x, {0}).ok());

@@ -12,8 +12,10 @@ HloInstruction* HloComputation::AddInstruction(std::unique_ptr<HloInstruction> i
   HloInstruction* raw = inst.get();
   raw->set_parent(this);
   if (parent_ != nullptr) {
-    if (raw->name().empty()) raw->set_name(parent_->UniqueName(HloOpcodeString(raw->opcode())));
-    else if (!parent_->RegisterName(raw->name())) raw->set_name(parent_->UniqueName(raw->name()));
+    if (raw->name().empty())
+      raw->set_name(parent_->UniqueName(HloOpcodeString(raw->opcode())));
+    else if (!parent_->RegisterName(raw->name()))
+      raw->set_name(parent_->UniqueName(raw->name()));
     raw->set_unique_id(parent_->NextUniqueId());
   }
   insts_.push_back(std::move(inst));
@@ -28,7 +30,8 @@ HloInstruction* HloComputation::AddParameter(std::unique_ptr<HloInstruction> par
 }
 
 Status HloComputation::RemoveInstruction(HloInstruction* inst) {
-  if (inst->user_count() != 0) return Internal("cannot remove %s: it still has users", inst->name());
+  if (inst->user_count() != 0)
+    return Internal("cannot remove %s: it still has users", inst->name());
   if (inst == root_) return Internal("cannot remove the root %s", inst->name());
   if (inst->opcode() == HloOpcode::kParameter) {
     auto it = std::find(params_.begin(), params_.end(), inst);
@@ -43,13 +46,14 @@ Status HloComputation::RemoveInstruction(HloInstruction* inst) {
 
 Status HloComputation::RebuildParameterList() {
   std::vector<HloInstruction*> params;
-  for (auto& i : insts_) if (i->opcode() == HloOpcode::kParameter) params.push_back(i.get());
+  for (auto& i : insts_)
+    if (i->opcode() == HloOpcode::kParameter) params.push_back(i.get());
   std::vector<HloInstruction*> by_number(params.size(), nullptr);
   for (HloInstruction* p : params) {
     int64_t n = p->parameter_number();
     if (n < 0 || n >= static_cast<int64_t>(params.size()) || by_number[n] != nullptr)
-      return InvalidArgument("computation %s: parameter numbers must be 0..%d without repeats", name_,
-                             static_cast<int64_t>(params.size()) - 1);
+      return InvalidArgument("computation %s: parameter numbers must be 0..%d without repeats",
+                             name_, static_cast<int64_t>(params.size()) - 1);
     by_number[n] = p;
   }
   params_ = std::move(by_number);

@@ -10,7 +10,8 @@ bool HloAttrs::operator==(const HloAttrs& o) const {
   auto slice_eq = [](const std::vector<SliceDim>& a, const std::vector<SliceDim>& b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
-      if (a[i].start != b[i].start || a[i].limit != b[i].limit || a[i].stride != b[i].stride) return false;
+      if (a[i].start != b[i].start || a[i].limit != b[i].limit || a[i].stride != b[i].stride)
+        return false;
     return true;
   };
   auto pad_eq = [](const std::vector<PadDim>& a, const std::vector<PadDim>& b) {
@@ -21,10 +22,11 @@ bool HloAttrs::operator==(const HloAttrs& o) const {
   };
   return dimensions == o.dimensions && slice_eq(slice, o.slice) && pad_eq(padding, o.padding) &&
          dot == o.dot && window == o.window && conv == o.conv &&
-         feature_group_count == o.feature_group_count && gather == o.gather && scatter == o.scatter &&
-         slice_sizes == o.slice_sizes && direction == o.direction && index == o.index &&
-         custom_call_target == o.custom_call_target && backend_config == o.backend_config &&
-         fusion_kind == o.fusion_kind && reduce_kind == o.reduce_kind && distribution == o.distribution;
+         feature_group_count == o.feature_group_count && gather == o.gather &&
+         scatter == o.scatter && slice_sizes == o.slice_sizes && direction == o.direction &&
+         index == o.index && custom_call_target == o.custom_call_target &&
+         backend_config == o.backend_config && fusion_kind == o.fusion_kind &&
+         reduce_kind == o.reduce_kind && distribution == o.distribution;
 }
 
 std::unique_ptr<HloInstruction> HloInstruction::Create(HloOpcode op, HloShape shape,
@@ -93,7 +95,8 @@ Status HloInstruction::ReplaceAllUsesWith(HloInstruction* other) {
     if (u == other) continue;  // e.g. other = f(this): keep its edge
     u->ReplaceOperandWith(this, other);
   }
-  if (parent_ != nullptr && parent_->root_instruction() == this) parent_->set_root_instruction(other);
+  if (parent_ != nullptr && parent_->root_instruction() == this)
+    parent_->set_root_instruction(other);
   return absl::OkStatus();
 }
 
@@ -111,7 +114,9 @@ bool HloInstruction::IdenticalIgnoringOperands(const HloInstruction& o) const {
          (opcode_ != HloOpcode::kConstant || literal_ == o.literal_);
 }
 
-bool HloInstruction::IsRoot() const { return parent_ != nullptr && parent_->root_instruction() == this; }
+bool HloInstruction::IsRoot() const {
+  return parent_ != nullptr && parent_->root_instruction() == this;
+}
 
 ReduceKind HloInstruction::GetReduceKind() const {
   if (attrs_.reduce_kind != ReduceKind::kNone || called_.empty()) return attrs_.reduce_kind;
@@ -133,9 +138,9 @@ ReduceKind HloInstruction::GetReduceKind() const {
 }
 
 bool ConvDims::operator==(const ConvDims& o) const {
-  return in_batch == o.in_batch && in_feature == o.in_feature && k_in == o.k_in && k_out == o.k_out &&
-         out_batch == o.out_batch && out_feature == o.out_feature && in_spatial == o.in_spatial &&
-         k_spatial == o.k_spatial && out_spatial == o.out_spatial;
+  return in_batch == o.in_batch && in_feature == o.in_feature && k_in == o.k_in &&
+         k_out == o.k_out && out_batch == o.out_batch && out_feature == o.out_feature &&
+         in_spatial == o.in_spatial && k_spatial == o.k_spatial && out_spatial == o.out_spatial;
 }
 
 namespace {
@@ -147,18 +152,25 @@ std::string LabelSide(int64_t a_dim, char a, int64_t b_dim, char b, const DimVec
   for (size_t i = 0; i < spatial.size(); ++i) s[spatial[i]] = static_cast<char>('0' + i);
   return s;
 }
-Status ParseSide(const std::string& s, char a, char b, int64_t* a_dim, int64_t* b_dim, DimVector* spatial) {
+Status ParseSide(const std::string& s, char a, char b, int64_t* a_dim, int64_t* b_dim,
+                 DimVector* spatial) {
   *a_dim = *b_dim = -1;
   spatial->assign(s.size() >= 2 ? s.size() - 2 : 0, -1);
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    if (c == a) *a_dim = i;
-    else if (c == b) *b_dim = i;
-    else if (c >= '0' && c <= '9' && static_cast<size_t>(c - '0') < spatial->size()) (*spatial)[c - '0'] = i;
-    else return InvalidArgument("bad dim label '%c' in '%s'", c, s);
+    if (c == a)
+      *a_dim = i;
+    else if (c == b)
+      *b_dim = i;
+    else if (c >= '0' && c <= '9' && static_cast<size_t>(c - '0') < spatial->size())
+      (*spatial)[c - '0'] = i;
+    else
+      return InvalidArgument("bad dim label '%c' in '%s'", c, s);
   }
-  if (*a_dim < 0 || *b_dim < 0) return InvalidArgument("dim labels '%s' need '%c' and '%c'", s, a, b);
-  for (int64_t d : *spatial) if (d < 0) return InvalidArgument("dim labels '%s' miss a spatial dim", s);
+  if (*a_dim < 0 || *b_dim < 0)
+    return InvalidArgument("dim labels '%s' need '%c' and '%c'", s, a, b);
+  for (int64_t d : *spatial)
+    if (d < 0) return InvalidArgument("dim labels '%s' miss a spatial dim", s);
   return absl::OkStatus();
 }
 }  // namespace
@@ -174,9 +186,12 @@ StatusOr<ConvDims> ConvDims::Parse(const std::string& labels) {
   if (us == std::string::npos || arrow == std::string::npos || arrow < us)
     return InvalidArgument("dim_labels '%s' is not of the form b01f_01io->b01f", labels);
   ConvDims d;
-  RETURN_IF_ERROR(ParseSide(labels.substr(0, us), 'b', 'f', &d.in_batch, &d.in_feature, &d.in_spatial));
-  RETURN_IF_ERROR(ParseSide(labels.substr(us + 1, arrow - us - 1), 'i', 'o', &d.k_in, &d.k_out, &d.k_spatial));
-  RETURN_IF_ERROR(ParseSide(labels.substr(arrow + 2), 'b', 'f', &d.out_batch, &d.out_feature, &d.out_spatial));
+  RETURN_IF_ERROR(
+      ParseSide(labels.substr(0, us), 'b', 'f', &d.in_batch, &d.in_feature, &d.in_spatial));
+  RETURN_IF_ERROR(
+      ParseSide(labels.substr(us + 1, arrow - us - 1), 'i', 'o', &d.k_in, &d.k_out, &d.k_spatial));
+  RETURN_IF_ERROR(
+      ParseSide(labels.substr(arrow + 2), 'b', 'f', &d.out_batch, &d.out_feature, &d.out_spatial));
   if (d.in_spatial.size() != d.k_spatial.size() || d.in_spatial.size() != d.out_spatial.size())
     return InvalidArgument("dim_labels '%s' disagree on the spatial rank", labels);
   return d;

@@ -13,8 +13,12 @@ namespace oneflow_like::hlo {
 
 class HloComputation;
 
-struct SliceDim { int64_t start = 0, limit = 0, stride = 1; };
-struct PadDim { int64_t lo = 0, hi = 0, interior = 0; };
+struct SliceDim {
+  int64_t start = 0, limit = 0, stride = 1;
+};
+struct PadDim {
+  int64_t lo = 0, hi = 0, interior = 0;
+};
 struct DotDims {
   DimVector lhs_batch, lhs_contracting, rhs_batch, rhs_contracting;
   bool operator==(const DotDims& o) const {
@@ -49,7 +53,8 @@ struct ScatterDims {
   DimVector update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims;
   int64_t index_vector_dim = 0;
   bool operator==(const ScatterDims& o) const {
-    return update_window_dims == o.update_window_dims && inserted_window_dims == o.inserted_window_dims &&
+    return update_window_dims == o.update_window_dims &&
+           inserted_window_dims == o.inserted_window_dims &&
            scatter_dims_to_operand_dims == o.scatter_dims_to_operand_dims &&
            index_vector_dim == o.index_vector_dim;
   }
@@ -57,20 +62,20 @@ struct ScatterDims {
 
 // Attributes; which ones an opcode uses is fixed by the printer/parser table (hlo_printer.cc).
 struct HloAttrs {
-  DimVector dimensions;                   // broadcast, transpose, reduce, concatenate
-  std::vector<SliceDim> slice;            // slice
-  std::vector<PadDim> padding;            // pad
-  DotDims dot;                            // dot
-  std::vector<WindowDim> window;          // convolution
-  ConvDims conv;                          // convolution
-  int64_t feature_group_count = 1;        // convolution
-  GatherDims gather;                      // gather
-  ScatterDims scatter;                    // scatter
-  DimVector slice_sizes;                  // gather, dynamic-slice
+  DimVector dimensions;             // broadcast, transpose, reduce, concatenate
+  std::vector<SliceDim> slice;      // slice
+  std::vector<PadDim> padding;      // pad
+  DotDims dot;                      // dot
+  std::vector<WindowDim> window;    // convolution
+  ConvDims conv;                    // convolution
+  int64_t feature_group_count = 1;  // convolution
+  GatherDims gather;                // gather
+  ScatterDims scatter;              // scatter
+  DimVector slice_sizes;            // gather, dynamic-slice
   ComparisonDirection direction = ComparisonDirection::kEq;  // compare
-  int64_t index = 0;                      // parameter number, tuple index, iota dimension
-  std::string custom_call_target;         // custom-call
-  std::string backend_config;             // custom-call options, `key=value;key=value`
+  int64_t index = 0;               // parameter number, tuple index, iota dimension
+  std::string custom_call_target;  // custom-call
+  std::string backend_config;      // custom-call options, `key=value;key=value`
   FusionKind fusion_kind = FusionKind::kLoop;
   ReduceKind reduce_kind = ReduceKind::kNone;  // reduce/scatter without to_apply
   RngDistribution distribution = RngDistribution::kUniform;
@@ -83,7 +88,8 @@ class HloInstruction {
   // Generic factory: attributes and called computations are set afterwards.
   static std::unique_ptr<HloInstruction> Create(HloOpcode op, HloShape shape,
                                                 std::vector<HloInstruction*> operands);
-  static std::unique_ptr<HloInstruction> CreateParameter(int64_t number, HloShape shape, std::string name);
+  static std::unique_ptr<HloInstruction> CreateParameter(int64_t number, HloShape shape,
+                                                         std::string name);
   static std::unique_ptr<HloInstruction> CreateConstant(Literal literal);
 
   HloOpcode opcode() const { return opcode_; }
@@ -134,7 +140,9 @@ class HloInstruction {
   // Same op, attributes, shape, literal and called computations (operands not compared).
   bool IdenticalIgnoringOperands(const HloInstruction& o) const;
   bool IsRoot() const;
-  bool IsScalarConstant() const { return opcode_ == HloOpcode::kConstant && shape_.is_array() && shape_.rank() == 0; }
+  bool IsScalarConstant() const {
+    return opcode_ == HloOpcode::kConstant && shape_.is_array() && shape_.rank() == 0;
+  }
   // Reduce kind from the attr or by matching to_apply's root `op(p0, p1)`.
   ReduceKind GetReduceKind() const;
 

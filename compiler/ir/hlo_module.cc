@@ -13,8 +13,10 @@ HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> c, boo
   raw->set_parent(this);
   if (!RegisterName(raw->name(), true)) raw->set_name(UniqueName(raw->name(), true));
   for (HloInstruction* i : raw->instructions()) {
-    if (i->name().empty()) i->set_name(UniqueName(HloOpcodeString(i->opcode())));
-    else if (!RegisterName(i->name())) i->set_name(UniqueName(i->name()));
+    if (i->name().empty())
+      i->set_name(UniqueName(HloOpcodeString(i->opcode())));
+    else if (!RegisterName(i->name()))
+      i->set_name(UniqueName(i->name()));
     i->set_unique_id(NextUniqueId());
   }
   computations_.push_back(std::move(c));
@@ -37,14 +39,16 @@ std::vector<HloComputation*> HloModule::MakeComputationPostOrder() const {
       for (HloComputation* callee : i->called_computations()) visit(callee);
     order.push_back(c);
   };
-  for (auto& c : computations_) if (c.get() != entry_) visit(c.get());
+  for (auto& c : computations_)
+    if (c.get() != entry_) visit(c.get());
   if (entry_ != nullptr) visit(entry_);
   // The entry must come last even if something else was visited through it first.
   return order;
 }
 
 HloComputation* HloModule::GetComputation(const std::string& name) const {
-  for (auto& c : computations_) if (c->name() == name) return c.get();
+  for (auto& c : computations_)
+    if (c->name() == name) return c.get();
   return nullptr;
 }
 
@@ -58,8 +62,11 @@ int64_t HloModule::RemoveUnreachableComputations() {
   if (entry_ != nullptr) visit(entry_);
   int64_t removed = 0;
   for (auto it = computations_.begin(); it != computations_.end();) {
-    if (!live.contains(it->get())) { it = computations_.erase(it); ++removed; }
-    else ++it;
+    if (!live.contains(it->get())) {
+      it = computations_.erase(it);
+      ++removed;
+    } else
+      ++it;
   }
   return removed;
 }

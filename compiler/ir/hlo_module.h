@@ -16,7 +16,9 @@ class HloModule {
   const std::string& name() const { return name_; }
 
   HloComputation* AddComputation(std::unique_ptr<HloComputation> c, bool is_entry = false);
-  HloComputation* AddEmbeddedComputation(std::unique_ptr<HloComputation> c) { return AddComputation(std::move(c)); }
+  HloComputation* AddEmbeddedComputation(std::unique_ptr<HloComputation> c) {
+    return AddComputation(std::move(c));
+  }
   HloComputation* entry_computation() const { return entry_; }
   // Callees before callers (the order the printer uses); entry last.
   std::vector<HloComputation*> MakeComputationPostOrder() const;

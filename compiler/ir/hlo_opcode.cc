@@ -2,7 +2,10 @@
 
 namespace oneflow_like::hlo {
 namespace {
-struct OpInfo { const char* name; int arity; };
+struct OpInfo {
+  const char* name;
+  int arity;
+};
 const OpInfo kOps[] = {
 #define OFL_HLO_INFO(e, s, a) {s, a},
     OFL_HLO_OPCODES(OFL_HLO_INFO)
@@ -11,8 +14,12 @@ const OpInfo kOps[] = {
 constexpr int kNumOps = sizeof(kOps) / sizeof(kOps[0]);
 }  // namespace
 
-const char* HloOpcodeString(HloOpcode op) { return kOps[static_cast<int>(op)].name; }
-int HloOpcodeArity(HloOpcode op) { return kOps[static_cast<int>(op)].arity; }
+const char* HloOpcodeString(HloOpcode op) {
+  return kOps[static_cast<int>(op)].name;
+}
+int HloOpcodeArity(HloOpcode op) {
+  return kOps[static_cast<int>(op)].arity;
+}
 
 StatusOr<HloOpcode> StringToHloOpcode(const std::string& name) {
   for (int i = 0; i < kNumOps; ++i) {
@@ -35,10 +42,19 @@ bool IsElementwise(HloOpcode op) {
 }
 bool IsTranscendental(HloOpcode op) {
   switch (op) {
-    case HloOpcode::kExp: case HloOpcode::kLog: case HloOpcode::kLog1p: case HloOpcode::kSqrt:
-    case HloOpcode::kRsqrt: case HloOpcode::kSin: case HloOpcode::kCos: case HloOpcode::kTanh:
-    case HloOpcode::kLogistic: case HloOpcode::kErf: case HloOpcode::kPower: case HloOpcode::kDivide: case HloOpcode::kRemainder:
-      return true;
+    case HloOpcode::kExp:
+    case HloOpcode::kLog:
+    case HloOpcode::kLog1p:
+    case HloOpcode::kSqrt:
+    case HloOpcode::kRsqrt:
+    case HloOpcode::kSin:
+    case HloOpcode::kCos:
+    case HloOpcode::kTanh:
+    case HloOpcode::kLogistic:
+    case HloOpcode::kErf:
+    case HloOpcode::kPower:
+    case HloOpcode::kDivide:
+    case HloOpcode::kRemainder: return true;
     default: return false;
   }
 }
@@ -57,19 +73,27 @@ const char* const kReduceKinds[] = {"none", "add", "mul", "max", "min", "and", "
 const char* const kRngs[] = {"rng_uniform", "rng_normal"};
 }  // namespace
 
-const char* ComparisonDirectionString(ComparisonDirection d) { return kDirections[static_cast<int>(d)]; }
+const char* ComparisonDirectionString(ComparisonDirection d) {
+  return kDirections[static_cast<int>(d)];
+}
 StatusOr<ComparisonDirection> StringToComparisonDirection(const std::string& s) {
   return LookUp<ComparisonDirection>(kDirections, s, "comparison direction");
 }
-const char* FusionKindString(FusionKind k) { return kFusionKinds[static_cast<int>(k)]; }
+const char* FusionKindString(FusionKind k) {
+  return kFusionKinds[static_cast<int>(k)];
+}
 StatusOr<FusionKind> StringToFusionKind(const std::string& s) {
   return LookUp<FusionKind>(kFusionKinds, s, "fusion kind");
 }
-const char* ReduceKindString(ReduceKind k) { return kReduceKinds[static_cast<int>(k)]; }
+const char* ReduceKindString(ReduceKind k) {
+  return kReduceKinds[static_cast<int>(k)];
+}
 StatusOr<ReduceKind> StringToReduceKind(const std::string& s) {
   return LookUp<ReduceKind>(kReduceKinds, s, "reduce kind");
 }
-const char* RngDistributionString(RngDistribution d) { return kRngs[static_cast<int>(d)]; }
+const char* RngDistributionString(RngDistribution d) {
+  return kRngs[static_cast<int>(d)];
+}
 StatusOr<RngDistribution> StringToRngDistribution(const std::string& s) {
   return LookUp<RngDistribution>(kRngs, s, "rng distribution");
 }

@@ -7,6 +7,7 @@
 namespace oneflow_like::hlo {
 
 // V(enum, "text name", arity) ; arity -1 = variadic.
+// clang-format off
 #define OFL_HLO_OPCODES(V)                                    \
   V(kParameter, "parameter", 0)                               \
   V(kConstant, "constant", 0)                                 \
@@ -34,6 +35,7 @@ namespace oneflow_like::hlo {
   V(kFusion, "fusion", -1) V(kWhile, "while", 1)              \
   V(kConditional, "conditional", -1) V(kCopy, "copy", 1)      \
   V(kBitcast, "bitcast", 1)
+// clang-format on
 
 enum class HloOpcode : int {
 #define OFL_HLO_ENUM(e, s, a) e,
@@ -43,7 +45,7 @@ enum class HloOpcode : int {
 
 const char* HloOpcodeString(HloOpcode op);
 StatusOr<HloOpcode> StringToHloOpcode(const std::string& name);
-int HloOpcodeArity(HloOpcode op);  // -1 = variadic
+int HloOpcodeArity(HloOpcode op);        // -1 = variadic
 bool IsElementwiseUnary(HloOpcode op);   // negate .. convert
 bool IsElementwiseBinary(HloOpcode op);  // add .. shift-right-logical (compare included)
 // Elementwise in the XLA sense: output[i] depends only on operand[i] (select included).

@@ -30,14 +30,22 @@ class Parser {
   Status Error(const std::string& msg) const {
     int64_t line = 1, col = 1;
     for (size_t i = 0; i < pos_ && i < s_.size(); ++i) {
-      if (s_[i] == '\n') { ++line; col = 1; } else { ++col; }
+      if (s_[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
     }
     return InvalidArgument("line %d:%d: %s", line, col, msg);
   }
   void SkipWs() {
     while (pos_ < s_.size()) {
       char c = s_[pos_];
-      if (std::isspace(static_cast<unsigned char>(c))) { ++pos_; continue; }
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        ++pos_;
+        continue;
+      }
       if (c == '/' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '/') {
         while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
         continue;
@@ -45,7 +53,10 @@ class Parser {
       break;
     }
   }
-  char Peek() { SkipWs(); return pos_ < s_.size() ? s_[pos_] : '\0'; }
+  char Peek() {
+    SkipWs();
+    return pos_ < s_.size() ? s_[pos_] : '\0';
+  }
   bool TryConsume(char c) {
     if (Peek() != c) return false;
     ++pos_;
@@ -187,9 +198,11 @@ StatusOr<HloShape> Parser::ParseShape() {
     ASSIGN_OR_RETURN(DimVector m2m, ParseIntList());
     if (shape.rank() > 0) {
       std::vector<bool> seen(shape.rank(), false);
-      if (static_cast<int64_t>(m2m.size()) != shape.rank()) return Error("layout rank differs from the shape rank");
+      if (static_cast<int64_t>(m2m.size()) != shape.rank())
+        return Error("layout rank differs from the shape rank");
       for (int64_t d : m2m) {
-        if (d < 0 || d >= shape.rank() || seen[d]) return Error("layout is not a permutation of the dims");
+        if (d < 0 || d >= shape.rank() || seen[d])
+          return Error("layout is not a permutation of the dims");
         seen[d] = true;
       }
       shape.set_minor_to_major(std::move(m2m));
@@ -217,7 +230,8 @@ Status Parser::ParseLiteralValues(std::vector<double>* out, int depth) {
 StatusOr<HloComputation*> Parser::ParseComputationRef() {
   ASSIGN_OR_RETURN(std::string name, ParseName("a computation name"));
   HloComputation* c = module_->GetComputation(name);
-  if (c == nullptr) return Error(absl::StrCat("unknown computation '", name, "' (define callees first)"));
+  if (c == nullptr)
+    return Error(absl::StrCat("unknown computation '", name, "' (define callees first)"));
   return c;
 }
 
@@ -243,7 +257,8 @@ StatusOr<std::unique_ptr<HloModule>> Parser::ParseModule() {
 Status Parser::ParseComputation() {
   bool is_entry = TryConsumeStr("ENTRY");
   ASSIGN_OR_RETURN(std::string name, ParseName("a computation name"));
-  if (module_->GetComputation(name) != nullptr) return Error(absl::StrCat("duplicate computation '", name, "'"));
+  if (module_->GetComputation(name) != nullptr)
+    return Error(absl::StrCat("duplicate computation '", name, "'"));
   if (is_entry && module_->entry_computation() != nullptr) return Error("second ENTRY computation");
   if (TryConsume('(')) {  // signature: informative only, checked by the verifier through params
     if (!TryConsume(')')) {
@@ -284,7 +299,8 @@ Status Parser::ParseComputation() {
 Status Parser::ParseInstruction(HloComputation* comp, bool* is_root) {
   *is_root = TryConsumeStr("ROOT ");
   ASSIGN_OR_RETURN(std::string name, ParseName("an instruction name"));
-  if (!all_names_.insert(name).second) return Error(absl::StrCat("duplicate instruction name '", name, "'"));
+  if (!all_names_.insert(name).second)
+    return Error(absl::StrCat("duplicate instruction name '", name, "'"));
   RETURN_IF_ERROR(Expect('='));
   ASSIGN_OR_RETURN(HloShape shape, ParseShape());
   ASSIGN_OR_RETURN(std::string opname, ParseIdent("an opcode"));
@@ -303,7 +319,8 @@ Status Parser::ParseInstruction(HloComputation* comp, bool* is_root) {
     RETURN_IF_ERROR(ParseLiteralValues(&values, 0));
     RETURN_IF_ERROR(Expect(')'));
     if (static_cast<int64_t>(values.size()) != shape.numel())
-      return Error(absl::StrCat("constant has ", values.size(), " values but its shape has ", shape.numel()));
+      return Error(absl::StrCat("constant has ", values.size(), " values but its shape has ",
+                                shape.numel()));
     Literal lit(shape, std::move(values));
     lit.RoundToType();
     inst = HloInstruction::CreateConstant(std::move(lit));
@@ -338,15 +355,19 @@ Status Parser::ParseInstruction(HloComputation* comp, bool* is_root) {
     RETURN_IF_ERROR(ParseAttribute(inst.get(), key));
   }
   switch (*op) {  // attributes that must be present
-    case HloOpcode::kFusion: case HloOpcode::kConditional:
-      if (inst->called_computations().empty()) return Error(absl::StrCat(opname, " needs its computations"));
+    case HloOpcode::kFusion:
+    case HloOpcode::kConditional:
+      if (inst->called_computations().empty())
+        return Error(absl::StrCat(opname, " needs its computations"));
       break;
     case HloOpcode::kWhile:
-      if (inst->called_computations().size() != 2 || !inst->called_computations()[0] || !inst->called_computations()[1])
+      if (inst->called_computations().size() != 2 || !inst->called_computations()[0] ||
+          !inst->called_computations()[1])
         return Error("while needs condition= and body=");
       break;
     case HloOpcode::kConvolution:
-      if (inst->attrs().conv.in_spatial.size() != inst->attrs().window.size() && !inst->attrs().window.empty())
+      if (inst->attrs().conv.in_spatial.size() != inst->attrs().window.size() &&
+          !inst->attrs().window.empty())
         return Error("window rank differs from dim_labels");
       break;
     default: break;
@@ -379,12 +400,19 @@ Status Parser::ParseWindow(std::vector<WindowDim>* w) {
     }
     for (size_t i = 0; i < vals.size(); ++i) {
       WindowDim& d = (*w)[i];
-      if (key == "size") d.size = vals[i].first;
-      else if (key == "stride") d.stride = vals[i].first;
-      else if (key == "pad") { d.pad_lo = vals[i].first; d.pad_hi = vals[i].second; }
-      else if (key == "lhs_dilate") d.lhs_dilation = vals[i].first;
-      else if (key == "rhs_dilate") d.rhs_dilation = vals[i].first;
-      else return Error(absl::StrCat("unknown window field '", key, "'"));
+      if (key == "size")
+        d.size = vals[i].first;
+      else if (key == "stride")
+        d.stride = vals[i].first;
+      else if (key == "pad") {
+        d.pad_lo = vals[i].first;
+        d.pad_hi = vals[i].second;
+      } else if (key == "lhs_dilate")
+        d.lhs_dilation = vals[i].first;
+      else if (key == "rhs_dilate")
+        d.rhs_dilation = vals[i].first;
+      else
+        return Error(absl::StrCat("unknown window field '", key, "'"));
     }
   }
   return absl::OkStatus();
@@ -400,7 +428,9 @@ StatusOr<std::vector<SliceDim>> Parser::ParseSlice() {
     ASSIGN_OR_RETURN(d.start, ParseInt());
     RETURN_IF_ERROR(Expect(':'));
     ASSIGN_OR_RETURN(d.limit, ParseInt());
-    if (TryConsume(':')) { ASSIGN_OR_RETURN(d.stride, ParseInt()); }
+    if (TryConsume(':')) {
+      ASSIGN_OR_RETURN(d.stride, ParseInt());
+    }
     RETURN_IF_ERROR(Expect(']'));
     out.push_back(d);
   } while (TryConsume(','));
@@ -419,7 +449,9 @@ StatusOr<std::vector<PadDim>> Parser::ParsePadding() {
     ASSIGN_OR_RETURN(d.lo, ParseInt());
     RETURN_IF_ERROR(Expect('_'));
     ASSIGN_OR_RETURN(d.hi, ParseInt());
-    if (TryConsume('_')) { ASSIGN_OR_RETURN(d.interior, ParseInt()); }
+    if (TryConsume('_')) {
+      ASSIGN_OR_RETURN(d.interior, ParseInt());
+    }
     out.push_back(d);
   } while (TryConsume('x'));
   return out;
@@ -434,49 +466,66 @@ Status Parser::ParseAttribute(HloInstruction* inst, const std::string& key) {
     called[slot] = c;
     inst->set_called_computations(std::move(called));
   };
-  if (key == "dimensions") { ASSIGN_OR_RETURN(a->dimensions, ParseIntList()); }
-  else if (key == "lhs_batch_dims") { ASSIGN_OR_RETURN(a->dot.lhs_batch, ParseIntList()); }
-  else if (key == "lhs_contracting_dims") { ASSIGN_OR_RETURN(a->dot.lhs_contracting, ParseIntList()); }
-  else if (key == "rhs_batch_dims") { ASSIGN_OR_RETURN(a->dot.rhs_batch, ParseIntList()); }
-  else if (key == "rhs_contracting_dims") { ASSIGN_OR_RETURN(a->dot.rhs_contracting, ParseIntList()); }
-  else if (key == "offset_dims") { ASSIGN_OR_RETURN(a->gather.offset_dims, ParseIntList()); }
-  else if (key == "collapsed_slice_dims") { ASSIGN_OR_RETURN(a->gather.collapsed_slice_dims, ParseIntList()); }
-  else if (key == "start_index_map") { ASSIGN_OR_RETURN(a->gather.start_index_map, ParseIntList()); }
-  else if (key == "slice_sizes" || key == "dynamic_slice_sizes") { ASSIGN_OR_RETURN(a->slice_sizes, ParseIntList()); }
-  else if (key == "update_window_dims") { ASSIGN_OR_RETURN(a->scatter.update_window_dims, ParseIntList()); }
-  else if (key == "inserted_window_dims") { ASSIGN_OR_RETURN(a->scatter.inserted_window_dims, ParseIntList()); }
-  else if (key == "scatter_dims_to_operand_dims") { ASSIGN_OR_RETURN(a->scatter.scatter_dims_to_operand_dims, ParseIntList()); }
-  else if (key == "index_vector_dim") {
+  if (key == "dimensions") {
+    ASSIGN_OR_RETURN(a->dimensions, ParseIntList());
+  } else if (key == "lhs_batch_dims") {
+    ASSIGN_OR_RETURN(a->dot.lhs_batch, ParseIntList());
+  } else if (key == "lhs_contracting_dims") {
+    ASSIGN_OR_RETURN(a->dot.lhs_contracting, ParseIntList());
+  } else if (key == "rhs_batch_dims") {
+    ASSIGN_OR_RETURN(a->dot.rhs_batch, ParseIntList());
+  } else if (key == "rhs_contracting_dims") {
+    ASSIGN_OR_RETURN(a->dot.rhs_contracting, ParseIntList());
+  } else if (key == "offset_dims") {
+    ASSIGN_OR_RETURN(a->gather.offset_dims, ParseIntList());
+  } else if (key == "collapsed_slice_dims") {
+    ASSIGN_OR_RETURN(a->gather.collapsed_slice_dims, ParseIntList());
+  } else if (key == "start_index_map") {
+    ASSIGN_OR_RETURN(a->gather.start_index_map, ParseIntList());
+  } else if (key == "slice_sizes" || key == "dynamic_slice_sizes") {
+    ASSIGN_OR_RETURN(a->slice_sizes, ParseIntList());
+  } else if (key == "update_window_dims") {
+    ASSIGN_OR_RETURN(a->scatter.update_window_dims, ParseIntList());
+  } else if (key == "inserted_window_dims") {
+    ASSIGN_OR_RETURN(a->scatter.inserted_window_dims, ParseIntList());
+  } else if (key == "scatter_dims_to_operand_dims") {
+    ASSIGN_OR_RETURN(a->scatter.scatter_dims_to_operand_dims, ParseIntList());
+  } else if (key == "index_vector_dim") {
     ASSIGN_OR_RETURN(int64_t v, ParseInt());
     (op == HloOpcode::kScatter ? a->scatter.index_vector_dim : a->gather.index_vector_dim) = v;
-  }
-  else if (key == "feature_group_count") { ASSIGN_OR_RETURN(a->feature_group_count, ParseInt()); }
-  else if (key == "iota_dimension" || key == "index") { ASSIGN_OR_RETURN(a->index, ParseInt()); }
-  else if (key == "slice") { ASSIGN_OR_RETURN(a->slice, ParseSlice()); }
-  else if (key == "padding") { ASSIGN_OR_RETURN(a->padding, ParsePadding()); }
-  else if (key == "window") { RETURN_IF_ERROR(ParseWindow(&a->window)); }
-  else if (key == "dim_labels") {
+  } else if (key == "feature_group_count") {
+    ASSIGN_OR_RETURN(a->feature_group_count, ParseInt());
+  } else if (key == "iota_dimension" || key == "index") {
+    ASSIGN_OR_RETURN(a->index, ParseInt());
+  } else if (key == "slice") {
+    ASSIGN_OR_RETURN(a->slice, ParseSlice());
+  } else if (key == "padding") {
+    ASSIGN_OR_RETURN(a->padding, ParsePadding());
+  } else if (key == "window") {
+    RETURN_IF_ERROR(ParseWindow(&a->window));
+  } else if (key == "dim_labels") {
     SkipWs();
     size_t start = pos_;
-    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' ||
-                                s_[pos_] == '-' || s_[pos_] == '>')) ++pos_;
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) ||
+                                s_[pos_] == '_' || s_[pos_] == '-' || s_[pos_] == '>'))
+      ++pos_;
     auto dims = ConvDims::Parse(std::string(s_.substr(start, pos_ - start)));
-    if (!dims.ok()) { pos_ = start; return Error(std::string(dims.status().message())); }
+    if (!dims.ok()) {
+      pos_ = start;
+      return Error(std::string(dims.status().message()));
+    }
     a->conv = *dims;
-  }
-  else if (key == "direction") {
+  } else if (key == "direction") {
     ASSIGN_OR_RETURN(std::string v, ParseIdent("a direction"));
     auto d = StringToComparisonDirection(v);
     if (!d.ok()) return Error(std::string(d.status().message()));
     a->direction = *d;
-  }
-  else if (key == "distribution") {
+  } else if (key == "distribution") {
     ASSIGN_OR_RETURN(std::string v, ParseIdent("a distribution"));
     auto d = StringToRngDistribution(v);
     if (!d.ok()) return Error(std::string(d.status().message()));
     a->distribution = *d;
-  }
-  else if (key == "kind") {
+  } else if (key == "kind") {
     ASSIGN_OR_RETURN(std::string v, ParseIdent("a kind"));
     if (op == HloOpcode::kFusion) {
       auto k = StringToFusionKind(v);
@@ -487,28 +536,27 @@ Status Parser::ParseAttribute(HloInstruction* inst, const std::string& key) {
       if (!k.ok()) return Error(std::string(k.status().message()));
       a->reduce_kind = *k;
     }
-  }
-  else if (key == "custom_call_target") { ASSIGN_OR_RETURN(a->custom_call_target, ParseString()); }
-  else if (key == "backend_config") { ASSIGN_OR_RETURN(a->backend_config, ParseString()); }
-  else if (key == "to_apply" || key == "calls" || key == "condition") {
-    ASSIGN_OR_RETURN(HloComputation* c, ParseComputationRef());
+  } else if (key == "custom_call_target") {
+    ASSIGN_OR_RETURN(a->custom_call_target, ParseString());
+  } else if (key == "backend_config") {
+    ASSIGN_OR_RETURN(a->backend_config, ParseString());
+  } else if (key == "to_apply" || key == "calls" || key == "condition") {
+    ASSIGN_OR_RETURN(HloComputation * c, ParseComputationRef());
     set_called(0, c);
-  }
-  else if (key == "body") {
-    ASSIGN_OR_RETURN(HloComputation* c, ParseComputationRef());
+  } else if (key == "body") {
+    ASSIGN_OR_RETURN(HloComputation * c, ParseComputationRef());
     set_called(1, c);
-  }
-  else if (key == "branch_computations") {
+  } else if (key == "branch_computations") {
     RETURN_IF_ERROR(Expect('{'));
     std::vector<HloComputation*> branches;
     do {
-      ASSIGN_OR_RETURN(HloComputation* c, ParseComputationRef());
+      ASSIGN_OR_RETURN(HloComputation * c, ParseComputationRef());
       branches.push_back(c);
     } while (TryConsume(','));
     RETURN_IF_ERROR(Expect('}'));
     inst->set_called_computations(std::move(branches));
-  }
-  else return Error(absl::StrCat("unknown attribute '", key, "'"));
+  } else
+    return Error(absl::StrCat("unknown attribute '", key, "'"));
   return absl::OkStatus();
 }
 

@@ -1,5 +1,6 @@
 // Text -> HloModule. Reads what the printer writes (and XLA-style operand shapes such as
-// `add(f32[2] %a, f32[2] %b)`). Malformed text gives InvalidArgument "line L:C: ...", never a crash.
+// `add(f32[2] %a, f32[2] %b)`). Malformed text gives InvalidArgument "line L:C: ...", never a
+// crash.
 #pragma once
 #include <memory>
 

@@ -141,16 +141,25 @@ void ExpectError(const std::string& text, const std::string& fragment) {
 }
 
 TEST(HloParserTest, ErrorsCarryLineAndColumn) {
-  ExpectError("HloModule m\nENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %x = f32[2] frobnicate(%p)\n}",
-              "line 4:");
-  ExpectError("HloModule m\nENTRY %e {\n  ROOT %x = f32[2] negate(%nope)\n}", "unknown operand 'nope'");
-  ExpectError("HloModule m\nENTRY %e {\n  ROOT %c = f32[3] constant({1, 2})\n}", "constant has 2 values");
-  ExpectError("HloModule m\nENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %p = f32[2] negate(%p)\n}", "duplicate");
+  ExpectError(
+      "HloModule m\nENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %x = f32[2] frobnicate(%p)\n}",
+      "line 4:");
+  ExpectError("HloModule m\nENTRY %e {\n  ROOT %x = f32[2] negate(%nope)\n}",
+              "unknown operand 'nope'");
+  ExpectError("HloModule m\nENTRY %e {\n  ROOT %c = f32[3] constant({1, 2})\n}",
+              "constant has 2 values");
+  ExpectError(
+      "HloModule m\nENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %p = f32[2] negate(%p)\n}",
+      "duplicate");
   ExpectError("HloModule m\n%c {\n  ROOT %k = f32[] constant(1)\n}", "no ENTRY");
-  ExpectError("HloModule m\nENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %r = f32[] reduce(%p, %p), to_apply=%nada\n}",
-              "unknown computation");
-  ExpectError("HloModule m\nENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %r = f32[2] add(%p)\n}", "takes 2 operands");
-  ExpectError("HloModule m\nENTRY %e {\n  ROOT %p = f32[99999999999,99999999999] parameter(0)\n}", "too many");
+  ExpectError(
+      "HloModule m\nENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %r = f32[] reduce(%p, %p), "
+      "to_apply=%nada\n}",
+      "unknown computation");
+  ExpectError("HloModule m\nENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %r = f32[2] add(%p)\n}",
+              "takes 2 operands");
+  ExpectError("HloModule m\nENTRY %e {\n  ROOT %p = f32[99999999999,99999999999] parameter(0)\n}",
+              "too many");
   ExpectError("", "expected 'HloModule'");
   ExpectError("HloModule m\nENTRY %e {\n  %p = f32[2] parameter(0)", "end of text");
 }

@@ -25,7 +25,9 @@ int64_t HloShape::numel() const {
   return n;
 }
 
-int64_t HloShape::ByteSize() const { return is_tuple_ ? 0 : numel() * DTypeSize(dtype_); }
+int64_t HloShape::ByteSize() const {
+  return is_tuple_ ? 0 : numel() * DTypeSize(dtype_);
+}
 
 DimVector DefaultMinorToMajor(int64_t rank) {
   DimVector m(rank);
@@ -43,7 +45,8 @@ void HloShape::SetDefaultLayout() {
 
 bool HloShape::HasDefaultLayout() const {
   if (is_tuple_) {
-    for (auto& t : tuple_) if (!t.HasDefaultLayout()) return false;
+    for (auto& t : tuple_)
+      if (!t.HasDefaultLayout()) return false;
     return true;
   }
   return rank() == 0 || minor_to_major_ == DefaultMinorToMajor(rank());
@@ -51,7 +54,8 @@ bool HloShape::HasDefaultLayout() const {
 
 bool HloShape::IsLayoutComplete() const {
   if (is_tuple_) {
-    for (auto& t : tuple_) if (!t.IsLayoutComplete()) return false;
+    for (auto& t : tuple_)
+      if (!t.IsLayoutComplete()) return false;
     return true;
   }
   return has_layout();
@@ -61,7 +65,8 @@ bool HloShape::Compatible(const HloShape& o) const {
   if (is_tuple_ != o.is_tuple_) return false;
   if (is_tuple_) {
     if (tuple_.size() != o.tuple_.size()) return false;
-    for (size_t i = 0; i < tuple_.size(); ++i) if (!tuple_[i].Compatible(o.tuple_[i])) return false;
+    for (size_t i = 0; i < tuple_.size(); ++i)
+      if (!tuple_[i].Compatible(o.tuple_[i])) return false;
     return true;
   }
   return dtype_ == o.dtype_ && dims_ == o.dims_;
@@ -70,7 +75,8 @@ bool HloShape::Compatible(const HloShape& o) const {
 bool HloShape::operator==(const HloShape& o) const {
   if (!Compatible(o)) return false;
   if (is_tuple_) {
-    for (size_t i = 0; i < tuple_.size(); ++i) if (tuple_[i] != o.tuple_[i]) return false;
+    for (size_t i = 0; i < tuple_.size(); ++i)
+      if (tuple_[i] != o.tuple_[i]) return false;
     return true;
   }
   return rank() == 0 || minor_to_major_ == o.minor_to_major_;
@@ -104,7 +110,8 @@ int64_t LinearIndex(absl::Span<const int64_t> dims, absl::Span<const int64_t> in
 
 int64_t PhysicalOffset(const HloShape& s, absl::Span<const int64_t> index) {
   if (s.rank() == 0) return 0;
-  const DimVector& m2m = s.minor_to_major().empty() ? DefaultMinorToMajor(s.rank()) : s.minor_to_major();
+  const DimVector& m2m =
+      s.minor_to_major().empty() ? DefaultMinorToMajor(s.rank()) : s.minor_to_major();
   int64_t off = 0, stride = 1;
   for (int64_t d : m2m) {
     off += index[d] * stride;
@@ -114,7 +121,8 @@ int64_t PhysicalOffset(const HloShape& s, absl::Span<const int64_t> index) {
 }
 
 void ForEachIndex(absl::Span<const int64_t> dims, const std::function<bool(const DimVector&)>& fn) {
-  for (int64_t d : dims) if (d == 0) return;
+  for (int64_t d : dims)
+    if (d == 0) return;
   DimVector idx(dims.size(), 0);
   while (true) {
     if (!fn(idx)) return;

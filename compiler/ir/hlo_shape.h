@@ -41,9 +41,9 @@ class HloShape {
   const DimVector& minor_to_major() const { return minor_to_major_; }
   void set_minor_to_major(DimVector m2m) { minor_to_major_ = std::move(m2m); }
   void clear_layout() { minor_to_major_.clear(); }
-  void SetDefaultLayout();          // recursively, for tuples too
-  bool HasDefaultLayout() const;    // {rank-1, ..., 0}; true for scalars
-  bool IsLayoutComplete() const;    // every array leaf has a layout
+  void SetDefaultLayout();        // recursively, for tuples too
+  bool HasDefaultLayout() const;  // {rank-1, ..., 0}; true for scalars
+  bool IsLayoutComplete() const;  // every array leaf has a layout
 
   // Same type and dims (and tuple structure); layouts ignored.
   bool Compatible(const HloShape& o) const;

@@ -12,9 +12,12 @@ Literal::Literal(HloShape s) : shape(std::move(s)) {
   if (shape.is_array()) data.assign(shape.numel(), 0.0);
 }
 
-Literal::Literal(HloShape s, std::vector<double> values) : shape(std::move(s)), data(std::move(values)) {}
+Literal::Literal(HloShape s, std::vector<double> values)
+    : shape(std::move(s)), data(std::move(values)) {}
 
-Literal Literal::Scalar(DType t, double v) { return Literal(HloShape::Scalar(t), {RoundToDType(t, v)}); }
+Literal Literal::Scalar(DType t, double v) {
+  return Literal(HloShape::Scalar(t), {RoundToDType(t, v)});
+}
 
 Literal Literal::MakeTuple(std::vector<Literal> elements) {
   std::vector<HloShape> shapes;
@@ -28,9 +31,15 @@ Literal Literal::MakeTuple(std::vector<Literal> elements) {
 double RoundToDType(DType t, double v) {
   switch (t) {
     case DType::kBool: return v != 0 ? 1 : 0;
-    case DType::kU8: return std::isfinite(v) ? static_cast<double>(static_cast<uint8_t>(static_cast<int64_t>(v))) : 0;
-    case DType::kI8: return std::isfinite(v) ? static_cast<double>(static_cast<int8_t>(static_cast<int64_t>(v))) : 0;
-    case DType::kI32: return std::isfinite(v) ? static_cast<double>(static_cast<int32_t>(static_cast<int64_t>(v))) : 0;
+    case DType::kU8:
+      return std::isfinite(v) ? static_cast<double>(static_cast<uint8_t>(static_cast<int64_t>(v)))
+                              : 0;
+    case DType::kI8:
+      return std::isfinite(v) ? static_cast<double>(static_cast<int8_t>(static_cast<int64_t>(v)))
+                              : 0;
+    case DType::kI32:
+      return std::isfinite(v) ? static_cast<double>(static_cast<int32_t>(static_cast<int64_t>(v)))
+                              : 0;
     case DType::kI64: return std::isfinite(v) ? static_cast<double>(static_cast<int64_t>(v)) : 0;
     case DType::kF16: return static_cast<float>(float16(static_cast<float>(v)));
     case DType::kBF16: return static_cast<float>(bfloat16(static_cast<float>(v)));
@@ -42,18 +51,21 @@ double RoundToDType(DType t, double v) {
 
 void Literal::RoundToType() {
   for (auto& e : elements) e.RoundToType();
-  if (shape.is_array()) for (double& v : data) v = RoundToDType(shape.dtype(), v);
+  if (shape.is_array())
+    for (double& v : data) v = RoundToDType(shape.dtype(), v);
 }
 
 bool Literal::IsAll(double v) const {
   if (!shape.is_array()) return false;
-  for (double x : data) if (x != v) return false;
+  for (double x : data)
+    if (x != v) return false;
   return true;
 }
 
 bool Literal::operator==(const Literal& o) const {
   if (!shape.Compatible(o.shape) || elements.size() != o.elements.size()) return false;
-  for (size_t i = 0; i < elements.size(); ++i) if (!(elements[i] == o.elements[i])) return false;
+  for (size_t i = 0; i < elements.size(); ++i)
+    if (!(elements[i] == o.elements[i])) return false;
   if (data.size() != o.data.size()) return false;
   for (size_t i = 0; i < data.size(); ++i) {
     bool both_nan = std::isnan(data[i]) && std::isnan(o.data[i]);
@@ -85,11 +97,22 @@ std::string Literal::ValuesToString() const {
 
 namespace {
 template <typename T>
-void StoreAs(double v, char* p) { T x = static_cast<T>(v); std::memcpy(p, &x, sizeof(T)); }
+void StoreAs(double v, char* p) {
+  T x = static_cast<T>(v);
+  std::memcpy(p, &x, sizeof(T));
+}
 template <typename T>
-double LoadAs(const char* p) { T x; std::memcpy(&x, p, sizeof(T)); return static_cast<double>(static_cast<float>(x)); }
+double LoadAs(const char* p) {
+  T x;
+  std::memcpy(&x, p, sizeof(T));
+  return static_cast<double>(static_cast<float>(x));
+}
 template <typename T>
-double LoadExact(const char* p) { T x; std::memcpy(&x, p, sizeof(T)); return static_cast<double>(x); }
+double LoadExact(const char* p) {
+  T x;
+  std::memcpy(&x, p, sizeof(T));
+  return static_cast<double>(x);
+}
 }  // namespace
 
 std::vector<char> Literal::ToBytes() const {
@@ -105,8 +128,16 @@ std::vector<char> Literal::ToBytes() const {
       case DType::kI8: StoreAs<int8_t>(v, p); break;
       case DType::kI32: StoreAs<int32_t>(v, p); break;
       case DType::kI64: StoreAs<int64_t>(v, p); break;
-      case DType::kF16: { float16 h(static_cast<float>(v)); std::memcpy(p, &h, 2); break; }
-      case DType::kBF16: { bfloat16 h(static_cast<float>(v)); std::memcpy(p, &h, 2); break; }
+      case DType::kF16: {
+        float16 h(static_cast<float>(v));
+        std::memcpy(p, &h, 2);
+        break;
+      }
+      case DType::kBF16: {
+        bfloat16 h(static_cast<float>(v));
+        std::memcpy(p, &h, 2);
+        break;
+      }
       case DType::kF32: StoreAs<float>(v, p); break;
       case DType::kF64: StoreAs<double>(v, p); break;
     }

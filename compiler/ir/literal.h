@@ -11,17 +11,21 @@ namespace oneflow_like::hlo {
 
 struct Literal {
   HloShape shape;
-  std::vector<double> data;        // arrays: numel() values
-  std::vector<Literal> elements;   // tuples
+  std::vector<double> data;       // arrays: numel() values
+  std::vector<Literal> elements;  // tuples
 
   Literal() = default;
-  explicit Literal(HloShape s);    // zero-filled
+  explicit Literal(HloShape s);  // zero-filled
   Literal(HloShape s, std::vector<double> values);
   static Literal Scalar(DType t, double v);
   static Literal MakeTuple(std::vector<Literal> elements);
 
-  double Get(absl::Span<const int64_t> index) const { return data[LinearIndex(shape.dims(), index)]; }
-  void Set(absl::Span<const int64_t> index, double v) { data[LinearIndex(shape.dims(), index)] = v; }
+  double Get(absl::Span<const int64_t> index) const {
+    return data[LinearIndex(shape.dims(), index)];
+  }
+  void Set(absl::Span<const int64_t> index, double v) {
+    data[LinearIndex(shape.dims(), index)] = v;
+  }
   // Rounds every value to what the element type can hold (float rounding, integer truncation).
   void RoundToType();
   bool IsAll(double v) const;  // every element equals v (arrays only)

@@ -8,8 +8,9 @@
 
 namespace oneflow_like::hlo {
 
-StatusOr<HloShape> InferShape(HloOpcode op, absl::Span<const HloShape* const> operands, const HloAttrs& attrs,
-                              absl::Span<HloComputation* const> called, const HloShape* declared);
+StatusOr<HloShape> InferShape(HloOpcode op, absl::Span<const HloShape* const> operands,
+                              const HloAttrs& attrs, absl::Span<HloComputation* const> called,
+                              const HloShape* declared);
 // Same, for an existing instruction (its own shape is `declared`).
 StatusOr<HloShape> InferShape(const HloInstruction& inst);
 

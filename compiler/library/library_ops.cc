@@ -19,7 +19,8 @@ struct Config {
     }
   }
   const std::string* Find(const char* k) const {
-    for (auto& p : kv) if (p.first == k) return &p.second;
+    for (auto& p : kv)
+      if (p.first == k) return &p.second;
     return nullptr;
   }
   double Double(const char* k, double def) const {
@@ -46,10 +47,13 @@ int64_t Prod(const DimVector& d, int64_t b, int64_t e) {
   return n;
 }
 
-struct Pool { int64_t kh, kw, sh, sw, ph, pw; };
+struct Pool {
+  int64_t kh, kw, sh, sw, ph, pw;
+};
 StatusOr<Pool> PoolConfig(const std::string& target, const Config& c) {
   auto k = c.Ints("kernel", {2, 2}), s = c.Ints("stride", k), p = c.Ints("pad", {0, 0});
-  if (k.size() != 2 || s.size() != 2 || p.size() != 2 || k[0] < 1 || k[1] < 1 || s[0] < 1 || s[1] < 1)
+  if (k.size() != 2 || s.size() != 2 || p.size() != 2 || k[0] < 1 || k[1] < 1 || s[0] < 1 ||
+      s[1] < 1)
     return InvalidArgument("[%s] kernel/stride/pad must be two positive numbers each", target);
   return Pool{k[0], k[1], s[0], s[1], p[0], p[1]};
 }
@@ -57,8 +61,8 @@ StatusOr<Pool> PoolConfig(const std::string& target, const Config& c) {
 }  // namespace
 
 bool IsLibraryCall(const std::string& t) {
-  return t == "softmax" || t == "log_softmax" || t == "layer_norm" || t == "max_pool2d" || t == "avg_pool2d" ||
-         t == "max_pool2d_grad";
+  return t == "softmax" || t == "log_softmax" || t == "layer_norm" || t == "max_pool2d" ||
+         t == "avg_pool2d" || t == "max_pool2d_grad";
 }
 
 StatusOr<DimVector> LibraryCallResultDims(const std::string& target, const std::string& config,
@@ -76,8 +80,8 @@ StatusOr<DimVector> LibraryCallResultDims(const std::string& target, const std::
 }
 
 template <typename T>
-Status RunLibraryCall(const std::string& target, const std::string& config, const std::vector<Operand>& ops,
-                      T* out, const DimVector& out_dims) {
+Status RunLibraryCall(const std::string& target, const std::string& config,
+                      const std::vector<Operand>& ops, T* out, const DimVector& out_dims) {
   Config c(config);
   if (ops.empty()) return InvalidArgument("[%s] needs an operand", target);
   const T* x = static_cast<const T*>(ops[0].data);
@@ -98,7 +102,8 @@ Status RunLibraryCall(const std::string& target, const std::string& config, cons
         T sum = 0;
         for (int64_t k = 0; k < n; ++k) sum += std::exp(xp[k * inner] - m);
         for (int64_t k = 0; k < n; ++k) {
-          yp[k * inner] = log ? xp[k * inner] - m - std::log(sum) : std::exp(xp[k * inner] - m) / sum;
+          yp[k * inner] =
+              log ? xp[k * inner] - m - std::log(sum) : std::exp(xp[k * inner] - m) / sum;
         }
       }
     }
@@ -143,13 +148,19 @@ Status RunLibraryCall(const std::string& target, const std::string& config, cons
               if (h < 0 || h >= H || w < 0 || w >= W) continue;
               T v = xp[h * W + w];
               ++count;
-              if (avg) best += v;
-              else if (v > best || arg < 0) { best = v; arg = h * W + w; }
+              if (avg)
+                best += v;
+              else if (v > best || arg < 0) {
+                best = v;
+                arg = h * W + w;
+              }
             }
           }
           const int64_t o = nc * OH * OW + oh * OW + ow;
-          if (grad) { if (arg >= 0) out[nc * H * W + arg] += dy[o]; }
-          else out[o] = avg ? best / T(p.kh * p.kw) : best;
+          if (grad) {
+            if (arg >= 0) out[nc * H * W + arg] += dy[o];
+          } else
+            out[o] = avg ? best / T(p.kh * p.kw) : best;
         }
       }
     }
@@ -159,9 +170,9 @@ Status RunLibraryCall(const std::string& target, const std::string& config, cons
   return Unimplemented("[custom-call] unknown target '%s'", target);
 }
 
-template Status RunLibraryCall<float>(const std::string&, const std::string&, const std::vector<Operand>&, float*,
-                                      const DimVector&);
-template Status RunLibraryCall<double>(const std::string&, const std::string&, const std::vector<Operand>&, double*,
-                                       const DimVector&);
+template Status RunLibraryCall<float>(const std::string&, const std::string&,
+                                      const std::vector<Operand>&, float*, const DimVector&);
+template Status RunLibraryCall<double>(const std::string&, const std::string&,
+                                       const std::vector<Operand>&, double*, const DimVector&);
 
 }  // namespace oneflow_like::library

@@ -24,7 +24,7 @@ bool IsLibraryCall(const std::string& target);
 
 // Runs `target` with T = float or double.
 template <typename T>
-Status RunLibraryCall(const std::string& target, const std::string& config, const std::vector<Operand>& operands,
-                      T* out, const DimVector& out_dims);
+Status RunLibraryCall(const std::string& target, const std::string& config,
+                      const std::vector<Operand>& operands, T* out, const DimVector& out_dims);
 
 }  // namespace oneflow_like::library

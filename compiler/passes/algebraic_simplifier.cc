@@ -6,7 +6,8 @@ namespace oneflow_like::hlo {
 namespace {
 
 bool IsIdentityPermutation(const DimVector& p) {
-  for (size_t i = 0; i < p.size(); ++i) if (p[i] != static_cast<int64_t>(i)) return false;
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p[i] != static_cast<int64_t>(i)) return false;
   return true;
 }
 
@@ -38,7 +39,8 @@ HloInstruction* Simplify(HloInstruction* i) {
       break;
     case HloOpcode::kSelect: {
       double p;
-      if (i->operand(0)->shape().rank() == 0 && GetSplatValue(i->operand(0), &p)) return same(i->operand(p != 0 ? 1 : 2));
+      if (i->operand(0)->shape().rank() == 0 && GetSplatValue(i->operand(0), &p))
+        return same(i->operand(p != 0 ? 1 : 2));
       if (i->operand(1) == i->operand(2)) return same(i->operand(1));
       break;
     }
@@ -62,7 +64,8 @@ HloInstruction* Simplify(HloInstruction* i) {
     }
     case HloOpcode::kBroadcast: {
       HloInstruction* x = i->operand(0);
-      if (x->shape().dims() == i->shape().dims() && IsIdentityPermutation(i->dimensions())) return same(x);
+      if (x->shape().dims() == i->shape().dims() && IsIdentityPermutation(i->dimensions()))
+        return same(x);
       if (x->opcode() == HloOpcode::kBroadcast) {
         HloAttrs a;
         for (int64_t d : x->dimensions()) a.dimensions.push_back(i->dimensions()[d]);
@@ -82,20 +85,21 @@ HloInstruction* Simplify(HloInstruction* i) {
     case HloOpcode::kConcatenate:
       if (i->operand_count() == 1) return same(i->operand(0));
       break;
-    default:
-      break;
+    default: break;
   }
   // op(broadcast(scalar c1), broadcast(scalar c2)) -> broadcast(op(c1, c2)).
   if (IsElementwise(op) && i->shape().rank() > 0 && i->operand_count() > 0) {
     std::vector<HloInstruction*> scalars;
     for (HloInstruction* o : i->operands()) {
-      if (o->opcode() != HloOpcode::kBroadcast || !o->operand(0)->IsScalarConstant()) return nullptr;
+      if (o->opcode() != HloOpcode::kBroadcast || !o->operand(0)->IsScalarConstant())
+        return nullptr;
       scalars.push_back(o->operand(0));
     }
     HloShape scalar_shape = HloShape::Scalar(i->shape().dtype());
     HloInstruction* s = c->AddInstruction(i->CloneWithNewOperands(scalar_shape, scalars));
     HloAttrs a;
-    return AddInst(c, HloOpcode::kBroadcast, HloShape(i->shape().dtype(), i->shape().dims()), {s}, a);
+    return AddInst(c, HloOpcode::kBroadcast, HloShape(i->shape().dtype(), i->shape().dims()), {s},
+                   a);
   }
   return nullptr;
 }

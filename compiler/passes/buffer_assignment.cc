@@ -17,18 +17,24 @@ int64_t LeafCount(const HloShape& s) {
 namespace {
 
 void LeafShapes(const HloShape& s, std::vector<HloShape>* out) {
-  if (!s.is_tuple()) { out->push_back(s); return; }
+  if (!s.is_tuple()) {
+    out->push_back(s);
+    return;
+  }
   for (auto& e : s.tuple_shapes()) LeafShapes(e, out);
 }
 
-int64_t Align(int64_t n) { return (n + BufferAssignment::kAlignment - 1) / BufferAssignment::kAlignment * BufferAssignment::kAlignment; }
+int64_t Align(int64_t n) {
+  return (n + BufferAssignment::kAlignment - 1) / BufferAssignment::kAlignment *
+         BufferAssignment::kAlignment;
+}
 
 struct Buffer {
   BufferAllocation::Kind kind = BufferAllocation::Kind::kTemp;
   int64_t size = 0;
-  int64_t start = 0, end = 0;   // live range in its computation's schedule
-  int64_t offset = 0;           // temp: offset inside its region
-  int64_t base = -1;            // temp of a nested computation: the region buffer it sits in
+  int64_t start = 0, end = 0;  // live range in its computation's schedule
+  int64_t offset = 0;          // temp: offset inside its region
+  int64_t base = -1;           // temp of a nested computation: the region buffer it sits in
   int64_t param = -1, output = -1;
   const HloInstruction* inst = nullptr;
   int64_t leaf = 0;
@@ -43,9 +49,11 @@ class BufferAssigner {
 
  private:
   // Assigns `c` (its parameter leaves given for nested computations); returns its region size.
-  StatusOr<int64_t> AssignComputation(const HloComputation* c, const std::vector<int64_t>& param_leaves,
-                                      bool is_entry, int64_t* lower_bound);
-  int64_t NewBuffer(BufferAllocation::Kind kind, const HloInstruction* i, int64_t leaf, int64_t size, int64_t pos) {
+  StatusOr<int64_t> AssignComputation(const HloComputation* c,
+                                      const std::vector<int64_t>& param_leaves, bool is_entry,
+                                      int64_t* lower_bound);
+  int64_t NewBuffer(BufferAllocation::Kind kind, const HloInstruction* i, int64_t leaf,
+                    int64_t size, int64_t pos) {
     Buffer b;
     b.kind = kind;
     b.inst = i;
@@ -64,7 +72,8 @@ class BufferAssigner {
 
 int64_t BufferAssigner::Pack(const std::vector<int64_t>& ids) {
   std::vector<int64_t> order = ids;
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return buffers_[a].size > buffers_[b].size; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return buffers_[a].size > buffers_[b].size; });
   std::vector<int64_t> placed;
   int64_t region = 0;
   for (int64_t id : order) {
@@ -73,12 +82,16 @@ int64_t BufferAssigner::Pack(const std::vector<int64_t>& ids) {
     std::vector<std::pair<int64_t, int64_t>> busy;  // [offset, end) of overlapping live ranges
     for (int64_t p : placed) {
       const Buffer& o = buffers_[p];
-      if (o.start <= b.end && b.start <= o.end) busy.push_back({o.offset, o.offset + Align(o.size)});
+      if (o.start <= b.end && b.start <= o.end)
+        busy.push_back({o.offset, o.offset + Align(o.size)});
     }
     std::sort(busy.begin(), busy.end());
     int64_t cursor = 0, best = -1, best_gap = INT64_MAX;
     for (auto& [lo, hi] : busy) {
-      if (lo - cursor >= need && lo - cursor < best_gap) { best = cursor; best_gap = lo - cursor; }
+      if (lo - cursor >= need && lo - cursor < best_gap) {
+        best = cursor;
+        best_gap = lo - cursor;
+      }
       cursor = std::max(cursor, hi);
     }
     b.offset = best >= 0 ? best : cursor;
@@ -88,13 +101,15 @@ int64_t BufferAssigner::Pack(const std::vector<int64_t>& ids) {
   return region;
 }
 
-StatusOr<int64_t> BufferAssigner::AssignComputation(const HloComputation* c, const std::vector<int64_t>& param_leaves,
+StatusOr<int64_t> BufferAssigner::AssignComputation(const HloComputation* c,
+                                                    const std::vector<int64_t>& param_leaves,
                                                     bool is_entry, int64_t* lower_bound) {
   using Kind = BufferAllocation::Kind;
   std::vector<HloInstruction*> order = c->MakeInstructionPostOrder();
   std::vector<int64_t> temps;
   const int64_t first = buffers_.size();
-  std::vector<std::pair<int64_t, std::vector<const HloComputation*>>> nested;  // region buffer -> comps
+  std::vector<std::pair<int64_t, std::vector<const HloComputation*>>>
+      nested;  // region buffer -> comps
   auto defines_temps = [&](const HloInstruction* i, int64_t pos) {
     std::vector<HloShape> shapes;
     LeafShapes(i->shape(), &shapes);
@@ -111,7 +126,8 @@ StatusOr<int64_t> BufferAssigner::AssignComputation(const HloComputation* c, con
     switch (i->opcode()) {
       case HloOpcode::kParameter:
         if (is_entry) {
-          if (i->shape().is_tuple()) return Unimplemented("[buffer-assignment] tuple entry parameters are not supported");
+          if (i->shape().is_tuple())
+            return Unimplemented("[buffer-assignment] tuple entry parameters are not supported");
           leaves = {NewBuffer(Kind::kParameter, i, 0, i->shape().ByteSize(), pos)};
           buffers_[leaves[0]].param = i->parameter_number();
         } else {
@@ -121,9 +137,7 @@ StatusOr<int64_t> BufferAssigner::AssignComputation(const HloComputation* c, con
       case HloOpcode::kConstant:
         leaves = {NewBuffer(Kind::kConstant, i, 0, i->shape().ByteSize(), pos)};
         break;
-      case HloOpcode::kBitcast:
-        leaves = leaves_.at(i->operand(0));
-        break;
+      case HloOpcode::kBitcast: leaves = leaves_.at(i->operand(0)); break;
       case HloOpcode::kTuple:
         for (auto* o : i->operands()) {
           const auto& l = leaves_.at(o);
@@ -138,14 +152,16 @@ StatusOr<int64_t> BufferAssigner::AssignComputation(const HloComputation* c, con
         leaves.assign(l.begin() + begin, l.begin() + begin + LeafCount(i->shape()));
         break;
       }
-      case HloOpcode::kWhile: case HloOpcode::kConditional: {
+      case HloOpcode::kWhile:
+      case HloOpcode::kConditional: {
         leaves = defines_temps(i, pos);
         int64_t region = 0, ignored = 0;
         std::vector<const HloComputation*> comps;
         for (const HloComputation* callee : i->called_computations()) {
           std::vector<int64_t> args = leaves;
           if (i->opcode() == HloOpcode::kConditional) {
-            size_t b = std::find(i->called_computations().begin(), i->called_computations().end(), callee) -
+            size_t b = std::find(i->called_computations().begin(), i->called_computations().end(),
+                                 callee) -
                        i->called_computations().begin();
             args = leaves_.at(i->operand(b + 1));
           }
@@ -158,9 +174,7 @@ StatusOr<int64_t> BufferAssigner::AssignComputation(const HloComputation* c, con
         nested.push_back({r, comps});
         break;
       }
-      default:
-        leaves = defines_temps(i, pos);
-        break;
+      default: leaves = defines_temps(i, pos); break;
     }
     for (const HloInstruction* o : i->operands())
       for (int64_t b : leaves_.at(o)) buffers_[b].end = std::max(buffers_[b].end, pos);
@@ -172,33 +186,39 @@ StatusOr<int64_t> BufferAssigner::AssignComputation(const HloComputation* c, con
     for (size_t k = 0; k < out.size(); ++k) {
       Buffer& b = buffers_[out[k]];
       if (b.kind != Kind::kTemp || b.output >= 0)
-        return Internal("[buffer-assignment] output %d aliases a parameter, constant or another output (run copy insertion)",
-                        static_cast<int64_t>(k));
+        return Internal(
+            "[buffer-assignment] output %d aliases a parameter, constant or another output (run "
+            "copy insertion)",
+            static_cast<int64_t>(k));
       b.kind = Kind::kOutput;
       b.output = k;
     }
-    temps.erase(std::remove_if(temps.begin(), temps.end(), [&](int64_t t) { return buffers_[t].kind != Kind::kTemp; }),
+    temps.erase(std::remove_if(temps.begin(), temps.end(),
+                               [&](int64_t t) { return buffers_[t].kind != Kind::kTemp; }),
                 temps.end());
   }
   int64_t region = Pack(temps);
   // Nested temps sit inside their region buffer.
   for (auto& [r, comps] : nested) {
     for (size_t b = first; b < buffers_.size(); ++b) {
-      if (buffers_[b].kind != Kind::kTemp || buffers_[b].base >= 0 || b == static_cast<size_t>(r)) continue;
+      if (buffers_[b].kind != Kind::kTemp || buffers_[b].base >= 0 || b == static_cast<size_t>(r))
+        continue;
       const HloComputation* owner = buffers_[b].inst->parent();
       if (std::find(comps.begin(), comps.end(), owner) != comps.end()) buffers_[b].base = r;
     }
   }
   for (int64_t pos = 0; pos <= n; ++pos) {
     int64_t live = 0;
-    for (int64_t t : temps) if (buffers_[t].start <= pos && pos <= buffers_[t].end) live += Align(buffers_[t].size);
+    for (int64_t t : temps)
+      if (buffers_[t].start <= pos && pos <= buffers_[t].end) live += Align(buffers_[t].size);
     *lower_bound = std::max(*lower_bound, live);
   }
   return region;
 }
 
 StatusOr<std::unique_ptr<BufferAssignment>> BufferAssigner::Run(const HloModule& m) {
-  if (!m.is_scheduled()) return absl::FailedPreconditionError("[buffer-assignment] module is not scheduled");
+  if (!m.is_scheduled())
+    return absl::FailedPreconditionError("[buffer-assignment] module is not scheduled");
   auto a = std::make_unique<BufferAssignment>();
   a->module_name_ = m.name();
   int64_t lower = 0;
@@ -236,9 +256,9 @@ StatusOr<std::unique_ptr<BufferAssignment>> BufferAssigner::Run(const HloModule&
   for (size_t b = 0; b < buffers_.size(); ++b) {
     const Buffer& buf = buffers_[b];
     a->value_lines_.push_back(absl::StrFormat(
-        "  %%%s{%d} in %%%s: allocation %d offset %d size %d live [%d, %d]%s", buf.inst->name(), buf.leaf, buf.comp,
-        alloc_of[b], buf.kind == Kind::kTemp ? final_offset(b) : 0, buf.size, buf.start, buf.end,
-        buf.leaf < 0 ? " (region for called computations)" : ""));
+        "  %%%s{%d} in %%%s: allocation %d offset %d size %d live [%d, %d]%s", buf.inst->name(),
+        buf.leaf, buf.comp, alloc_of[b], buf.kind == Kind::kTemp ? final_offset(b) : 0, buf.size,
+        buf.start, buf.end, buf.leaf < 0 ? " (region for called computations)" : ""));
   }
   return a;
 }
@@ -256,7 +276,9 @@ const std::vector<BufferSlice>& BufferAssignment::Leaves(const HloInstruction* i
 
 StatusOr<BufferSlice> BufferAssignment::Slice(const HloInstruction* inst) const {
   const auto& l = Leaves(inst);
-  if (l.size() != 1) return Internal("[buffer-assignment] %s has %d leaves, not one", inst->name(), static_cast<int64_t>(l.size()));
+  if (l.size() != 1)
+    return Internal("[buffer-assignment] %s has %d leaves, not one", inst->name(),
+                    static_cast<int64_t>(l.size()));
   return l[0];
 }
 
@@ -266,21 +288,26 @@ int64_t BufferAssignment::total_bytes() const {
   return n;
 }
 
-std::string BufferSlice::ToString() const { return absl::StrFormat("{alloc %d, offset %d, size %d}", allocation, offset, size); }
+std::string BufferSlice::ToString() const {
+  return absl::StrFormat("{alloc %d, offset %d, size %d}", allocation, offset, size);
+}
 
 std::string BufferAssignment::ToString() const {
   static const char* kKinds[] = {"temp arena", "parameter", "output", "constant"};
   std::string s = absl::StrFormat("BufferAssignment for module %s\n", module_name_);
   for (const BufferAllocation& a : allocations_) {
-    absl::StrAppendFormat(&s, "allocation %d: %s%s, %d bytes\n", a.index, kKinds[static_cast<int>(a.kind)],
-                          a.kind == BufferAllocation::Kind::kParameter ? absl::StrCat(" ", a.parameter_number)
-                          : a.kind == BufferAllocation::Kind::kOutput  ? absl::StrCat(" ", a.output_index)
-                          : a.constant                                  ? absl::StrCat(" %", a.constant->name())
-                                                                        : "",
-                          a.size);
+    absl::StrAppendFormat(
+        &s, "allocation %d: %s%s, %d bytes\n", a.index, kKinds[static_cast<int>(a.kind)],
+        a.kind == BufferAllocation::Kind::kParameter ? absl::StrCat(" ", a.parameter_number)
+        : a.kind == BufferAllocation::Kind::kOutput  ? absl::StrCat(" ", a.output_index)
+        : a.constant                                 ? absl::StrCat(" %", a.constant->name())
+                                                     : "",
+        a.size);
   }
   absl::StrAppend(&s, "values:\n", absl::StrJoin(value_lines_, "\n"), "\n");
-  absl::StrAppendFormat(&s, "total bytes: %d\ntemp arena (simulated peak): %d bytes\nlower bound (largest live set): %d bytes\n",
+  absl::StrAppendFormat(&s,
+                        "total bytes: %d\ntemp arena (simulated peak): %d bytes\nlower bound "
+                        "(largest live set): %d bytes\n",
                         total_bytes(), temp_bytes_, lower_bound_bytes_);
   return s;
 }

@@ -22,7 +22,9 @@ struct BufferSlice {
   int64_t allocation = -1;
   int64_t offset = 0;
   int64_t size = 0;
-  bool operator==(const BufferSlice& o) const { return allocation == o.allocation && offset == o.offset && size == o.size; }
+  bool operator==(const BufferSlice& o) const {
+    return allocation == o.allocation && offset == o.offset && size == o.size;
+  }
   bool operator!=(const BufferSlice& o) const { return !(*this == o); }
   std::string ToString() const;
 };
@@ -32,8 +34,8 @@ struct BufferAllocation {
   int64_t index = 0;
   Kind kind = Kind::kTemp;
   int64_t size = 0;
-  int64_t parameter_number = -1;   // kParameter
-  int64_t output_index = -1;       // kOutput: leaf index of the entry root
+  int64_t parameter_number = -1;             // kParameter
+  int64_t output_index = -1;                 // kOutput: leaf index of the entry root
   const HloInstruction* constant = nullptr;  // kConstant
 };
 

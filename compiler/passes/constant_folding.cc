@@ -8,16 +8,24 @@ constexpr int64_t kMaxFoldedElements = 4096;
 
 bool Foldable(const HloInstruction* i) {
   switch (i->opcode()) {
-    case HloOpcode::kParameter: case HloOpcode::kConstant: case HloOpcode::kRng: case HloOpcode::kCustomCall:
-    case HloOpcode::kWhile: case HloOpcode::kConditional: case HloOpcode::kTuple: case HloOpcode::kGetTupleElement:
-    case HloOpcode::kFusion: case HloOpcode::kBitcast: case HloOpcode::kCopy: case HloOpcode::kBroadcast:
-    case HloOpcode::kIota:
-      return false;
-    default:
-      break;
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+    case HloOpcode::kRng:
+    case HloOpcode::kCustomCall:
+    case HloOpcode::kWhile:
+    case HloOpcode::kConditional:
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement:
+    case HloOpcode::kFusion:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kCopy:
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kIota: return false;
+    default: break;
   }
   if (!i->shape().is_array() || i->shape().numel() > kMaxFoldedElements) return false;
-  for (const HloInstruction* o : i->operands()) if (o->opcode() != HloOpcode::kConstant) return false;
+  for (const HloInstruction* o : i->operands())
+    if (o->opcode() != HloOpcode::kConstant) return false;
   return i->operand_count() > 0;
 }
 }  // namespace

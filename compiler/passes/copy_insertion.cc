@@ -9,8 +9,12 @@ namespace {
 // The instruction whose buffer `i` (an array) ends up in, looking through aliasing ops.
 const HloInstruction* Source(const HloInstruction* i) {
   while (true) {
-    if (i->opcode() == HloOpcode::kBitcast) { i = i->operand(0); continue; }
-    if (i->opcode() == HloOpcode::kGetTupleElement && i->operand(0)->opcode() == HloOpcode::kTuple) {
+    if (i->opcode() == HloOpcode::kBitcast) {
+      i = i->operand(0);
+      continue;
+    }
+    if (i->opcode() == HloOpcode::kGetTupleElement &&
+        i->operand(0)->opcode() == HloOpcode::kTuple) {
       i = i->operand(0)->operand(i->tuple_index());
       continue;
     }
@@ -23,7 +27,8 @@ HloInstruction* Copy(HloInstruction* x) {
 }
 
 // Applies `fix(leaf, index)` to each array leaf of a (possibly tuple) root; rebuilds tuples.
-bool FixRootLeaves(HloComputation* c, const std::function<bool(HloInstruction*, int64_t)>& needs_copy) {
+bool FixRootLeaves(HloComputation* c,
+                   const std::function<bool(HloInstruction*, int64_t)>& needs_copy) {
   HloInstruction* root = c->root_instruction();
   bool changed = false;
   if (root->opcode() == HloOpcode::kTuple) {
@@ -69,7 +74,8 @@ StatusOr<bool> CopyInsertion::Run(HloModule* module) {
       changed |= FixRootLeaves(body, [&](HloInstruction* leaf, int64_t k) {
         const HloInstruction* s = Source(leaf);
         if (s->opcode() == HloOpcode::kConstant) return true;
-        if (s->opcode() == HloOpcode::kGetTupleElement && s->operand(0)->opcode() == HloOpcode::kParameter)
+        if (s->opcode() == HloOpcode::kGetTupleElement &&
+            s->operand(0)->opcode() == HloOpcode::kParameter)
           return s->tuple_index() != k;  // the same index passes through untouched
         return s->opcode() == HloOpcode::kParameter;
       });

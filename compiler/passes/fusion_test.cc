@@ -15,7 +15,8 @@ Literal Ramp(const std::string& shape) {
   return l;
 }
 
-void ExpectSameValues(const std::string& before, const HloModule& after, const std::vector<Literal>& args) {
+void ExpectSameValues(const std::string& before, const HloModule& after,
+                      const std::vector<Literal>& args) {
   HloEvaluator ev;
   auto m = ParseHloModule(before).value();
   auto a = ev.Evaluate(*m, args), b = ev.Evaluate(after, args);
@@ -46,7 +47,8 @@ TEST(PriorityFusionTest, FusesElementwiseChainsButNotIntoDots) {
   EXPECT_TRUE(Contains(r.text, "f32[64,128] fusion(%x, %b), kind=kLoop")) << r.text;
   EXPECT_TRUE(Contains(r.text, "dot(%fusion")) << r.text;
   EXPECT_FALSE(Contains(r.text, "\n  %a = ")) << r.text;
-  ExpectSameValues(kBiasReluSum, *r.module, {Ramp("f32[64,128]"), Ramp("f32[128]"), Ramp("f32[128,32]")});
+  ExpectSameValues(kBiasReluSum, *r.module,
+                   {Ramp("f32[64,128]"), Ramp("f32[128]"), Ramp("f32[128,32]")});
 }
 
 TEST(PriorityFusionTest, ReductionBecomesFusionRoot) {
@@ -79,10 +81,12 @@ ENTRY %e (x: f32[8,8], y: f32[8,8]) -> f32[8,8] {
 
 TEST(PriorityFusionTest, CostModelRefusesDuplicatingExpensiveProducers) {
   // exp of a big input read by 8 consumers: duplicating it costs more than it saves.
-  std::string text = "HloModule m\nENTRY %e {\n  %x = f32[4096] parameter(0)\n  %ex = f32[4096] exponential(%x)\n";
+  std::string text =
+      "HloModule m\nENTRY %e {\n  %x = f32[4096] parameter(0)\n  %ex = f32[4096] exponential(%x)\n";
   std::string tuple, shape;
   for (int k = 0; k < 8; ++k) {
-    absl::StrAppend(&text, "  %p", k, " = f32[4096] parameter(", k + 1, ")\n  %m", k, " = f32[4096] multiply(%ex, %p", k, ")\n");
+    absl::StrAppend(&text, "  %p", k, " = f32[4096] parameter(", k + 1, ")\n  %m", k,
+                    " = f32[4096] multiply(%ex, %p", k, ")\n");
     absl::StrAppend(&tuple, k ? ", " : "", "%m", k);
     absl::StrAppend(&shape, k ? ", " : "", "f32[4096]");
   }
@@ -90,7 +94,8 @@ TEST(PriorityFusionTest, CostModelRefusesDuplicatingExpensiveProducers) {
   auto m = ParseAndVerify(text);
   ASSERT_TRUE(m);
   HloInstruction* ex = nullptr;
-  for (HloInstruction* i : m->entry_computation()->instructions()) if (i->name() == "ex") ex = i;
+  for (HloInstruction* i : m->entry_computation()->instructions())
+    if (i->name() == "ex") ex = i;
   ASSERT_NE(ex, nullptr);
   EXPECT_LT(PriorityFusion::Benefit(ex), 0);
   auto r = RunPassOnText<PriorityFusion>(text);
@@ -136,7 +141,8 @@ ENTRY %e {
   EXPECT_TRUE(r.changed) << fused.text;
   EXPECT_TRUE(Contains(r.text, "(f32[256], f32[256]) fusion(")) << r.text;
   int fusions = 0;
-  for (const HloInstruction* i : r.module->entry_computation()->instructions()) fusions += i->opcode() == HloOpcode::kFusion;
+  for (const HloInstruction* i : r.module->entry_computation()->instructions())
+    fusions += i->opcode() == HloOpcode::kFusion;
   EXPECT_EQ(fusions, 1) << r.text;
   ExpectSameValues(text, *r.module, {Ramp("f32[256]"), Ramp("f32[256]"), Ramp("f32[256]")});
 }

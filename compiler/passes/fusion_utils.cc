@@ -7,19 +7,23 @@ namespace oneflow_like::hlo {
 namespace {
 
 bool IsPureReshapeBitcast(const HloInstruction* i) {
-  return i->opcode() == HloOpcode::kBitcast && i->shape().is_array() && i->shape().HasDefaultLayout() &&
-         i->operand(0)->shape().is_array() && i->operand(0)->shape().HasDefaultLayout() &&
+  return i->opcode() == HloOpcode::kBitcast && i->shape().is_array() &&
+         i->shape().HasDefaultLayout() && i->operand(0)->shape().is_array() &&
+         i->operand(0)->shape().HasDefaultLayout() &&
          i->shape().dtype() == i->operand(0)->shape().dtype();
 }
 
 bool IsLoopOp(const HloInstruction* i) {
   if (IsElementwise(i->opcode())) return i->shape().is_array();
   switch (i->opcode()) {
-    case HloOpcode::kBroadcast: case HloOpcode::kReshape: case HloOpcode::kTranspose: case HloOpcode::kIota:
-    case HloOpcode::kSlice: case HloOpcode::kConcatenate: case HloOpcode::kPad:
-      return true;
-    default:
-      return false;
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kReshape:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kIota:
+    case HloOpcode::kSlice:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kPad: return true;
+    default: return false;
   }
 }
 
@@ -30,7 +34,8 @@ HloComputation* NewFusedComputation(HloModule* module, const std::string& name) 
 }  // namespace
 
 bool IsMultiOutputFusion(const HloInstruction* i) {
-  return i->opcode() == HloOpcode::kFusion && i->fused_computation()->root_instruction()->opcode() == HloOpcode::kTuple;
+  return i->opcode() == HloOpcode::kFusion &&
+         i->fused_computation()->root_instruction()->opcode() == HloOpcode::kTuple;
 }
 
 bool IsFusibleProducer(const HloInstruction* i) {
@@ -66,7 +71,8 @@ StatusOr<HloInstruction*> WrapInFusion(HloInstruction* inst) {
   HloInstruction* clone = body->AddInstruction(inst->CloneWithNewOperands(inst->shape(), inner));
   body->set_root_instruction(clone);
   auto f = HloInstruction::Create(HloOpcode::kFusion, inst->shape(), outer);
-  f->mutable_attrs()->fusion_kind = inst->opcode() == HloOpcode::kReduce ? FusionKind::kInput : FusionKind::kLoop;
+  f->mutable_attrs()->fusion_kind =
+      inst->opcode() == HloOpcode::kReduce ? FusionKind::kInput : FusionKind::kLoop;
   f->set_called_computations({body});
   HloInstruction* fusion = comp->AddInstruction(std::move(f));
   body->set_fusion_instruction(fusion);
@@ -74,10 +80,13 @@ StatusOr<HloInstruction*> WrapInFusion(HloInstruction* inst) {
   return fusion;
 }
 
-StatusOr<HloInstruction*> FuseProducerIntoConsumer(HloInstruction* producer, HloInstruction* consumer) {
+StatusOr<HloInstruction*> FuseProducerIntoConsumer(HloInstruction* producer,
+                                                   HloInstruction* consumer) {
   HloComputation* comp = consumer->parent();
   HloInstruction* fusion = consumer;
-  if (fusion->opcode() != HloOpcode::kFusion) { ASSIGN_OR_RETURN(fusion, WrapInFusion(consumer)); }
+  if (fusion->opcode() != HloOpcode::kFusion) {
+    ASSIGN_OR_RETURN(fusion, WrapInFusion(consumer));
+  }
   HloComputation* body = fusion->fused_computation();
   auto param_for = [&](HloInstruction* o) -> HloInstruction* {
     for (int64_t k = 0; k < fusion->operand_count(); ++k)
@@ -108,9 +117,11 @@ StatusOr<HloInstruction*> FuseProducerIntoConsumer(HloInstruction* producer, Hlo
   RETURN_IF_ERROR(body->parameter(k)->ReplaceAllUsesWith(cloned));
   fusion->RemoveOperand(k);
   RETURN_IF_ERROR(body->RemoveParameter(k));
-  if (producer->user_count() == 0 && !producer->IsRoot()) RETURN_IF_ERROR(comp->RemoveInstruction(producer));
-  fusion->mutable_attrs()->fusion_kind =
-      body->root_instruction()->opcode() == HloOpcode::kReduce ? FusionKind::kInput : FusionKind::kLoop;
+  if (producer->user_count() == 0 && !producer->IsRoot())
+    RETURN_IF_ERROR(comp->RemoveInstruction(producer));
+  fusion->mutable_attrs()->fusion_kind = body->root_instruction()->opcode() == HloOpcode::kReduce
+                                             ? FusionKind::kInput
+                                             : FusionKind::kLoop;
   return fusion;
 }
 

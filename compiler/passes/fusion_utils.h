@@ -12,7 +12,8 @@ bool IsFusibleConsumer(const HloInstruction* i);
 StatusOr<HloInstruction*> WrapInFusion(HloInstruction* inst);
 // Clones `producer` (inlining it if it is itself a fusion) into `consumer` (wrapped first if
 // needed). Removes `producer` once unused. Returns the consumer fusion.
-StatusOr<HloInstruction*> FuseProducerIntoConsumer(HloInstruction* producer, HloInstruction* consumer);
+StatusOr<HloInstruction*> FuseProducerIntoConsumer(HloInstruction* producer,
+                                                   HloInstruction* consumer);
 // Instructions inside a fusion (1 for any other op).
 int64_t FusedInstructionCount(const HloInstruction* i);
 // Fusions with a tuple root (multi-output).

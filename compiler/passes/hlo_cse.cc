@@ -14,7 +14,8 @@ bool Equivalent(const HloInstruction* a, const HloInstruction* b) {
   if (a->opcode() == HloOpcode::kConstant) return a->literal() == b->literal();
   if (a->called_computations().size() != b->called_computations().size()) return false;
   for (size_t i = 0; i < a->called_computations().size(); ++i)
-    if (!ComputationsEqual(*a->called_computations()[i], *b->called_computations()[i])) return false;
+    if (!ComputationsEqual(*a->called_computations()[i], *b->called_computations()[i]))
+      return false;
   return true;
 }
 
@@ -27,12 +28,17 @@ StatusOr<bool> HloCSE::Run(HloModule* module) {
     absl::flat_hash_map<size_t, std::vector<HloInstruction*>> buckets;
     for (HloInstruction* i : c->MakeInstructionPostOrder()) {
       if (i->opcode() == HloOpcode::kParameter || i->opcode() == HloOpcode::kRng) continue;
-      size_t h = absl::HashOf(static_cast<int>(i->opcode()), i->shape().is_tuple() ? -1 : i->shape().numel());
-      for (HloInstruction* o : i->operands()) h = absl::HashOf(h, o->unique_id(), reinterpret_cast<uintptr_t>(o));
+      size_t h = absl::HashOf(static_cast<int>(i->opcode()),
+                              i->shape().is_tuple() ? -1 : i->shape().numel());
+      for (HloInstruction* o : i->operands())
+        h = absl::HashOf(h, o->unique_id(), reinterpret_cast<uintptr_t>(o));
       std::vector<HloInstruction*>& bucket = buckets[h];
       HloInstruction* same = nullptr;
       for (HloInstruction* cand : bucket) {
-        if (Equivalent(cand, i)) { same = cand; break; }
+        if (Equivalent(cand, i)) {
+          same = cand;
+          break;
+        }
       }
       if (same == nullptr) {
         bucket.push_back(i);

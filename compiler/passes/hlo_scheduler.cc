@@ -18,14 +18,12 @@ int64_t LeafBytes(const HloShape& s) {
 // The instructions whose buffers `i` keeps alive by reading it (aliases forward to the source).
 void Sources(const HloInstruction* i, std::vector<const HloInstruction*>* out) {
   switch (i->opcode()) {
-    case HloOpcode::kBitcast: case HloOpcode::kGetTupleElement:
-      Sources(i->operand(0), out);
-      return;
+    case HloOpcode::kBitcast:
+    case HloOpcode::kGetTupleElement: Sources(i->operand(0), out); return;
     case HloOpcode::kTuple:
       for (auto* o : i->operands()) Sources(o, out);
       return;
-    default:
-      out->push_back(i);
+    default: out->push_back(i);
   }
 }
 
@@ -33,15 +31,17 @@ void Sources(const HloInstruction* i, std::vector<const HloInstruction*>* out) {
 
 int64_t DefinedBytes(const HloInstruction* i) {
   switch (i->opcode()) {
-    case HloOpcode::kParameter: case HloOpcode::kConstant: case HloOpcode::kBitcast: case HloOpcode::kTuple:
-    case HloOpcode::kGetTupleElement:
-      return 0;
-    default:
-      return LeafBytes(i->shape());
+    case HloOpcode::kParameter:
+    case HloOpcode::kConstant:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement: return 0;
+    default: return LeafBytes(i->shape());
   }
 }
 
-int64_t HloScheduler::SimulatePeak(const HloComputation& c, const std::vector<HloInstruction*>& order) {
+int64_t HloScheduler::SimulatePeak(const HloComputation& c,
+                                   const std::vector<HloInstruction*>& order) {
   absl::flat_hash_map<const HloInstruction*, int64_t> last_use;
   for (size_t p = 0; p < order.size(); ++p) {
     std::vector<const HloInstruction*> src;
@@ -89,7 +89,8 @@ std::vector<HloInstruction*> HloScheduler::ListOrder(const HloComputation& c) {
     remaining_users[i] = i->user_count();
   }
   std::vector<HloInstruction*> ready, order;
-  for (HloInstruction* i : post) if (pending[i] == 0) ready.push_back(i);
+  for (HloInstruction* i : post)
+    if (pending[i] == 0) ready.push_back(i);
   while (!ready.empty()) {
     // Pick the op with the best (bytes freed - bytes defined); ties keep program order.
     size_t best = 0;
@@ -98,9 +99,13 @@ std::vector<HloInstruction*> HloScheduler::ListOrder(const HloComputation& c) {
       HloInstruction* i = ready[k];
       int64_t freed = 0;
       absl::flat_hash_set<const HloInstruction*> ops(i->operands().begin(), i->operands().end());
-      for (auto* o : ops) if (remaining_users[o] == 1) freed += DefinedBytes(o);
+      for (auto* o : ops)
+        if (remaining_users[o] == 1) freed += DefinedBytes(o);
       int64_t score = freed - DefinedBytes(i);
-      if (score > best_score) { best = k; best_score = score; }
+      if (score > best_score) {
+        best = k;
+        best_score = score;
+      }
     }
     HloInstruction* i = ready[best];
     ready.erase(ready.begin() + best);
@@ -116,13 +121,17 @@ std::vector<HloInstruction*> HloScheduler::ListOrder(const HloComputation& c) {
 StatusOr<bool> HloScheduler::Run(HloModule* module) {
   for (HloComputation* c : module->MakeComputationPostOrder()) {
     if (c->IsFusionComputation()) continue;
-    std::vector<std::vector<HloInstruction*>> candidates = {c->MakeInstructionPostOrder(), DfsOrder(*c), ListOrder(*c)};
+    std::vector<std::vector<HloInstruction*>> candidates = {c->MakeInstructionPostOrder(),
+                                                            DfsOrder(*c), ListOrder(*c)};
     size_t best = 0;
     int64_t best_peak = INT64_MAX;
     for (size_t k = 0; k < candidates.size(); ++k) {
       if (candidates[k].size() != static_cast<size_t>(c->instruction_count())) continue;
       int64_t peak = SimulatePeak(*c, candidates[k]);
-      if (peak < best_peak) { best = k; best_peak = peak; }
+      if (peak < best_peak) {
+        best = k;
+        best_peak = peak;
+      }
     }
     RETURN_IF_ERROR(c->SetInstructionOrder(candidates[best]));
   }

@@ -8,11 +8,12 @@ namespace {
 // Ops that may carry a non-default layout: they move no data or change the layout on purpose.
 bool KeepsLayout(const HloInstruction* i) {
   switch (i->opcode()) {
-    case HloOpcode::kParameter: case HloOpcode::kCopy: case HloOpcode::kBitcast: case HloOpcode::kTuple:
-    case HloOpcode::kGetTupleElement:
-      return true;
-    default:
-      return false;
+    case HloOpcode::kParameter:
+    case HloOpcode::kCopy:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kTuple:
+    case HloOpcode::kGetTupleElement: return true;
+    default: return false;
   }
 }
 
@@ -35,7 +36,8 @@ StatusOr<bool> LayoutAssignment::Run(HloModule* module) {
     const bool entry = c == module->entry_computation();
     for (HloInstruction* i : c->MakeInstructionPostOrder()) {
       changed |= FillMissing(i->mutable_shape());
-      if (i->shape().is_tuple() || i->shape().HasDefaultLayout() || (entry && i->opcode() == HloOpcode::kParameter))
+      if (i->shape().is_tuple() || i->shape().HasDefaultLayout() ||
+          (entry && i->opcode() == HloOpcode::kParameter))
         continue;
       if (KeepsLayout(i) && i->opcode() != HloOpcode::kParameter) continue;
       // A computing op with a requested non-default layout: compute in the default layout and

@@ -15,7 +15,8 @@ Literal Iota(const std::string& shape) {
   return l;
 }
 
-void ExpectSameValues(const std::string& before, const HloModule& after, std::vector<Literal> args) {
+void ExpectSameValues(const std::string& before, const HloModule& after,
+                      std::vector<Literal> args) {
   HloEvaluator ev;
   auto m = ParseHloModule(before).value();
   auto a = ev.Evaluate(*m, args), b = ev.Evaluate(after, args);
@@ -86,8 +87,11 @@ ENTRY %e {
 })";
   auto r = RunPassOnText<DotDecomposer>(text);
   EXPECT_TRUE(r.changed);
-  EXPECT_TRUE(Contains(r.text, "f32[2,3,5] dot(%reshape, %reshape.1), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
-                               "rhs_batch_dims={0}, rhs_contracting_dims={1}")) << r.text;
+  EXPECT_TRUE(Contains(
+      r.text,
+      "f32[2,3,5] dot(%reshape, %reshape.1), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+      "rhs_batch_dims={0}, rhs_contracting_dims={1}"))
+      << r.text;
   ExpectSameValues(text, *r.module, {Iota("f32[3,2,4]"), Iota("f32[4,5,2]")});
 }
 

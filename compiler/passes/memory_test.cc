@@ -100,7 +100,8 @@ ENTRY %e {
   %c = f32[256] abs(%b)
   %d = f32[256] sqrt(%c)
   ROOT %o = f32[256] tanh(%d)
-})", false);
+})",
+                                       false);
   auto a = AssignBuffers(*r.module);
   ASSERT_TRUE(a.ok()) << a.status();
   const BufferAssignment& ba = **a;
@@ -112,17 +113,20 @@ ENTRY %e {
   EXPECT_EQ(ba.allocations()[2].kind, BufferAllocation::Kind::kOutput);
   const HloComputation* c = r.module->entry_computation();
   auto slice = [&](const char* name) {
-    for (HloInstruction* i : c->instructions()) if (i->name() == name) return ba.Slice(i).value();
+    for (HloInstruction* i : c->instructions())
+      if (i->name() == name) return ba.Slice(i).value();
     return BufferSlice{};
   };
   EXPECT_EQ(slice("a"), slice("c"));
   EXPECT_NE(slice("a"), slice("b"));
   EXPECT_EQ(slice("o").allocation, 2);
-  EXPECT_TRUE(Contains(ba.ToString(), "lower bound (largest live set): 2048 bytes")) << ba.ToString();
+  EXPECT_TRUE(Contains(ba.ToString(), "lower bound (largest live set): 2048 bytes"))
+      << ba.ToString();
 }
 
 TEST(BufferAssignmentTest, RejectsOutputsAliasingParameters) {
-  auto r = RunPassOnText<HloScheduler>("HloModule m\nENTRY %e {\n  ROOT %x = f32[4] parameter(0)\n}", false);
+  auto r = RunPassOnText<HloScheduler>(
+      "HloModule m\nENTRY %e {\n  ROOT %x = f32[4] parameter(0)\n}", false);
   EXPECT_FALSE(AssignBuffers(*r.module).ok());
 }
 

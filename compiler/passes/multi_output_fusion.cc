@@ -9,7 +9,8 @@ namespace oneflow_like::hlo {
 namespace {
 
 bool Candidate(const HloInstruction* f) {
-  return f->opcode() == HloOpcode::kFusion && f->attrs().fusion_kind == FusionKind::kLoop && !IsMultiOutputFusion(f);
+  return f->opcode() == HloOpcode::kFusion && f->attrs().fusion_kind == FusionKind::kLoop &&
+         !IsMultiOutputFusion(f);
 }
 
 // One loop fusion computing `a` and `b` (same iteration space) with root tuple(a, b). Where `b`
@@ -21,7 +22,8 @@ StatusOr<bool> MergeIntoMultiOutput(HloInstruction* a, HloInstruction* b) {
       std::make_unique<HloComputation>(absl::StrCat("fused_multi_", b->name())));
   std::vector<HloInstruction*> outer;
   auto param_for = [&](HloInstruction* o) -> HloInstruction* {
-    for (size_t k = 0; k < outer.size(); ++k) if (outer[k] == o) return body->parameter(k);
+    for (size_t k = 0; k < outer.size(); ++k)
+      if (outer[k] == o) return body->parameter(k);
     outer.push_back(o);
     return body->AddParameter(HloInstruction::CreateParameter(0, o->shape(), "param"));
   };
@@ -59,7 +61,8 @@ StatusOr<bool> MergeIntoMultiOutput(HloInstruction* a, HloInstruction* b) {
 
 bool CanMergeProducerConsumer(const HloInstruction* p, const HloInstruction* c) {
   if (!Candidate(p) || !Candidate(c) || p->shape().dims() != c->shape().dims()) return false;
-  if (FusedInstructionCount(p) + FusedInstructionCount(c) > PriorityFusion::kMaxFusedInstructions) return false;
+  if (FusedInstructionCount(p) + FusedInstructionCount(c) > PriorityFusion::kMaxFusedInstructions)
+    return false;
   if (!ReadsOperandElementwise(c, p)) return false;
   // Another path p -> x -> c would make the merged fusion both feed and need x: a cycle.
   for (const HloInstruction* o : c->operands())
@@ -90,12 +93,15 @@ StatusOr<bool> MultiOutputFusion::Run(HloModule* module) {
       }
       for (HloInstruction* shared : c->MakeInstructionPostOrder()) {
         std::vector<HloInstruction*> users;
-        for (HloInstruction* u : shared->users()) if (Candidate(u)) users.push_back(u);
+        for (HloInstruction* u : shared->users())
+          if (Candidate(u)) users.push_back(u);
         for (size_t x = 0; x < users.size() && !merged; ++x) {
           for (size_t y = x + 1; y < users.size() && !merged; ++y) {
             HloInstruction *a = users[x], *b = users[y];
             if (a->shape().dims() != b->shape().dims()) continue;
-            if (FusedInstructionCount(a) + FusedInstructionCount(b) > PriorityFusion::kMaxFusedInstructions) continue;
+            if (FusedInstructionCount(a) + FusedInstructionCount(b) >
+                PriorityFusion::kMaxFusedInstructions)
+              continue;
             if (Reachable(a, b) || Reachable(b, a)) continue;
             ASSIGN_OR_RETURN(merged, MergeIntoMultiOutput(a, b));
           }

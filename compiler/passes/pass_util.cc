@@ -18,10 +18,12 @@ HloInstruction* AddScalarConstant(HloComputation* comp, DType t, double v) {
 }
 
 bool GetSplatValue(const HloInstruction* inst, double* value) {
-  while (inst->opcode() == HloOpcode::kBroadcast || inst->opcode() == HloOpcode::kReshape) inst = inst->operand(0);
+  while (inst->opcode() == HloOpcode::kBroadcast || inst->opcode() == HloOpcode::kReshape)
+    inst = inst->operand(0);
   if (inst->opcode() != HloOpcode::kConstant || inst->literal().data.empty()) return false;
   double v = inst->literal().data[0];
-  for (double x : inst->literal().data) if (x != v) return false;
+  for (double x : inst->literal().data)
+    if (x != v) return false;
   *value = v;
   return true;
 }
@@ -33,7 +35,8 @@ bool IsSplat(const HloInstruction* inst, double value) {
 
 std::vector<HloComputation*> NonFusionComputations(const HloModule& module) {
   std::vector<HloComputation*> out;
-  for (HloComputation* c : module.MakeComputationPostOrder()) if (!c->IsFusionComputation()) out.push_back(c);
+  for (HloComputation* c : module.MakeComputationPostOrder())
+    if (!c->IsFusionComputation()) out.push_back(c);
   return out;
 }
 
@@ -48,7 +51,9 @@ bool ComputationsEqual(const HloComputation& a, const HloComputation& b) {
     bool same_called = x->called_computations().size() == y->called_computations().size();
     for (size_t c = 0; same_called && c < x->called_computations().size(); ++c)
       same_called = ComputationsEqual(*x->called_computations()[c], *y->called_computations()[c]);
-    if (!same_called || x->opcode() != y->opcode() || x->shape() != y->shape() || !(x->attrs() == y->attrs())) return false;
+    if (!same_called || x->opcode() != y->opcode() || x->shape() != y->shape() ||
+        !(x->attrs() == y->attrs()))
+      return false;
     if (x->opcode() == HloOpcode::kConstant && !(x->literal() == y->literal())) return false;
     for (int64_t k = 0; k < x->operand_count(); ++k)
       if (map[x->operand(k)] != y->operand(k)) return false;

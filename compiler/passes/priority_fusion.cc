@@ -7,12 +7,15 @@
 namespace oneflow_like::hlo {
 namespace {
 
-int64_t Bytes(const HloInstruction* i) { return i->shape().ByteSize(); }
+int64_t Bytes(const HloInstruction* i) {
+  return i->shape().ByteSize();
+}
 
 int64_t TranscendentalOps(const HloInstruction* i) {
   if (i->opcode() != HloOpcode::kFusion) return IsTranscendental(i->opcode()) ? 1 : 0;
   int64_t n = 0;
-  for (HloInstruction* f : i->fused_computation()->instructions()) n += IsTranscendental(f->opcode()) ? 1 : 0;
+  for (HloInstruction* f : i->fused_computation()->instructions())
+    n += IsTranscendental(f->opcode()) ? 1 : 0;
   return n;
 }
 
@@ -20,7 +23,8 @@ bool CanFuseIntoAllUsers(const HloInstruction* p) {
   if (!IsFusibleProducer(p) || p->user_count() == 0 || p->IsRoot()) return false;
   for (const HloInstruction* u : p->users()) {
     if (!IsFusibleConsumer(u)) return false;
-    if (FusedInstructionCount(u) + FusedInstructionCount(p) > PriorityFusion::kMaxFusedInstructions) return false;
+    if (FusedInstructionCount(u) + FusedInstructionCount(p) > PriorityFusion::kMaxFusedInstructions)
+      return false;
     if (u->operand_count() + p->operand_count() > PriorityFusion::kMaxFusionOperands) return false;
   }
   return true;
@@ -32,7 +36,8 @@ int64_t PriorityFusion::Benefit(const HloInstruction* p) {
   const int64_t users = p->user_count(), out = Bytes(p);
   int64_t in = 0;
   absl::flat_hash_set<const HloInstruction*> seen;
-  for (const HloInstruction* o : p->operands()) if (seen.insert(o).second) in += Bytes(o);
+  for (const HloInstruction* o : p->operands())
+    if (seen.insert(o).second) in += Bytes(o);
   const int64_t saved = out + users * out + in + kLaunchBytes;
   const int64_t spent = users * in + (users - 1) * p->shape().numel() * 4 * TranscendentalOps(p);
   return saved - spent;
@@ -47,7 +52,10 @@ StatusOr<bool> PriorityFusion::Run(HloModule* module) {
       for (HloInstruction* p : c->MakeInstructionPostOrder()) {
         if (!CanFuseIntoAllUsers(p)) continue;
         int64_t b = Benefit(p);
-        if (b > best_benefit) { best = p; best_benefit = b; }
+        if (b > best_benefit) {
+          best = p;
+          best_benefit = b;
+        }
       }
     }
     if (best == nullptr) break;

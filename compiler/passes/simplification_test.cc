@@ -21,7 +21,9 @@ ENTRY %e {
   ROOT %nn = f32[4] negate(%n)
 })");
   EXPECT_TRUE(r.changed);
-  EXPECT_EQ(r.text, "HloModule m\n\nENTRY %e (x: f32[4]) -> f32[4] {\n  ROOT %x = f32[4] parameter(0)\n}\n");
+  EXPECT_EQ(
+      r.text,
+      "HloModule m\n\nENTRY %e (x: f32[4]) -> f32[4] {\n  ROOT %x = f32[4] parameter(0)\n}\n");
 }
 
 TEST(AlgebraicSimplifierTest, MergesReshapesAndTransposes) {
@@ -132,11 +134,13 @@ ENTRY %e {
   %dead = f32[] reduce(%x, %z), dimensions={0}, to_apply=%add
   %dead2 = f32[] negate(%dead)
   ROOT %live = f32[4] negate(%x)
-})", false);
+})",
+                                 false);
   EXPECT_TRUE(r.changed);
-  EXPECT_EQ(r.text, "HloModule m\n\nENTRY %e (x: f32[4], unused_param: f32[4]) -> f32[4] {\n"
-                    "  %x = f32[4] parameter(0)\n  %unused_param = f32[4] parameter(1)\n"
-                    "  ROOT %live = f32[4] negate(%x)\n}\n");
+  EXPECT_EQ(r.text,
+            "HloModule m\n\nENTRY %e (x: f32[4], unused_param: f32[4]) -> f32[4] {\n"
+            "  %x = f32[4] parameter(0)\n  %unused_param = f32[4] parameter(1)\n"
+            "  ROOT %live = f32[4] negate(%x)\n}\n");
 }
 
 }  // namespace

@@ -9,7 +9,9 @@
 namespace oneflow_like::hlo {
 namespace {
 
-bool Contains(const std::string& s, const std::string& f) { return s.find(f) != std::string::npos; }
+bool Contains(const std::string& s, const std::string& f) {
+  return s.find(f) != std::string::npos;
+}
 
 TEST(CompileE2ETest, ElementwiseChainFusesIntoOneKernel) {
   auto exe = CompileAndCompare(R"(HloModule chain
@@ -67,7 +69,8 @@ ENTRY %e {
   %zb = f32[6,37] broadcast(%z), dimensions={}
   %out = f32[6,37] select(%keep, %xs, %zb)
   ROOT %r = (f32[6,37], s32[6,37], s32[6,37]) tuple(%out, %h, %wrapped)
-})", /*tol=*/0.0);
+})",
+                               /*tol=*/0.0);
   ASSERT_TRUE(exe);
   EXPECT_TRUE(exe->stats().emit.evaluator_fallbacks.empty()) << exe->stats().ToString();
 }
@@ -89,16 +92,29 @@ ENTRY %e {
   std::mt19937 gen(std::random_device{}());
   std::uniform_real_distribution<double> u(-110.0, 90.0);
   for (double& v : x.data) v = static_cast<float>(u(gen));
-  const double edges[] = {0.0, -0.0, 1e-30, -1e-30, 88.72283, 88.7229, -87.33, -103.97, -104.5, 89.5,
-                          std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+  const double edges[] = {0.0,
+                          -0.0,
+                          1e-30,
+                          -1e-30,
+                          88.72283,
+                          88.7229,
+                          -87.33,
+                          -103.97,
+                          -104.5,
+                          89.5,
+                          std::numeric_limits<double>::infinity(),
+                          -std::numeric_limits<double>::infinity(),
                           std::numeric_limits<double>::quiet_NaN()};
-  for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); ++i) x.data[i] = static_cast<float>(edges[i]);
+  for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); ++i)
+    x.data[i] = static_cast<float>(edges[i]);
   auto got = RunOnLiterals(**exe, {x});
   ASSERT_TRUE(got.ok()) << got.status();
   for (size_t i = 0; i < x.data.size(); ++i) {
     const double xi = x.data[i];
-    const float want_exp = static_cast<float>(std::exp(xi)), want_lg = static_cast<float>(1.0 / (1.0 + std::exp(-xi)));
-    const float e = static_cast<float>(got->elements[0].data[i]), l = static_cast<float>(got->elements[1].data[i]);
+    const float want_exp = static_cast<float>(std::exp(xi)),
+                want_lg = static_cast<float>(1.0 / (1.0 + std::exp(-xi)));
+    const float e = static_cast<float>(got->elements[0].data[i]),
+                l = static_cast<float>(got->elements[1].data[i]);
     if (std::isnan(xi)) {
       EXPECT_TRUE(std::isnan(e) && std::isnan(l)) << "exp(nan) = " << e;
       continue;
@@ -134,7 +150,8 @@ ENTRY %e {
   const std::string upd = "  %upd = f32[16] fusion(%w, %x), kind=kLoop, calls=%fused_upd\n";
   const std::string reader = "  %late = f32[16] fusion(%w), kind=kLoop, calls=%fused_neg\n";
   const std::string root = "  ROOT %t = (f32[16], f32[16]) tuple(%upd, %late)\n}";
-  // The run order is the scheduled instruction order: the old-value reader runs after the update here...
+  // The run order is the scheduled instruction order: the old-value reader runs after the update
+  // here...
   auto late = ParseHloModule(fused + upd + reader + root);
   ASSERT_TRUE(late.ok()) << late.status();
   FusionAliases f1;
@@ -274,7 +291,8 @@ ENTRY %e {
   %ln = f32[2,64] custom-call(%sm), custom_call_target="layer_norm", backend_config="eps=1e-5"
   %idx = s32[3,1] constant({1, 0, 1})
   ROOT %g = f32[3,64] gather(%ln, %idx), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,64}
-})", 2e-4);
+})",
+                               2e-4);
   ASSERT_TRUE(exe);
   EXPECT_EQ(exe->stats().emit.convolutions, 1);
   EXPECT_EQ(exe->stats().emit.library_calls, 3);
@@ -318,7 +336,8 @@ ENTRY %e {
   %p = pred[] parameter(1)
   %cond_out = f32[8] conditional(%p, %out, %x), branch_computations={%yes, %no}
   ROOT %res = (f32[8], f32[8]) tuple(%out, %cond_out)
-})", 1e-4);
+})",
+                    1e-4);
 }
 
 TEST(CompileE2ETest, OutputsAliasingInputsAreCopied) {
@@ -343,8 +362,9 @@ TEST(CompileE2ETest, DumpsEverythingAndCachesKernels) {
   ASSERT_TRUE(first && second);
   EXPECT_FALSE(first->stats().jit_cache_hit);
   EXPECT_TRUE(second->stats().jit_cache_hit);
-  for (const char* f : {"0000.before_optimizations.txt", "9997.after_optimizations.txt", "9998.buffer_assignment.txt",
-                        "9999.thunks.txt", "after_optimizations.dot", "kernels.cc"}) {
+  for (const char* f :
+       {"0000.before_optimizations.txt", "9997.after_optimizations.txt",
+        "9998.buffer_assignment.txt", "9999.thunks.txt", "after_optimizations.dot", "kernels.cc"}) {
     std::ifstream in(absl::StrCat(dir, "/mlp_train.", f));
     EXPECT_TRUE(in.good()) << f;
   }
@@ -354,7 +374,8 @@ TEST(CompileE2ETest, DumpsEverythingAndCachesKernels) {
 }
 
 TEST(CompileE2ETest, BadModulesAreErrorsNotCrashes) {
-  auto m = ParseHloModule("HloModule bad\nENTRY %e {\n  %x = f32[4] parameter(0)\n  ROOT %y = f32[5] negate(%x)\n}");
+  auto m = ParseHloModule(
+      "HloModule bad\nENTRY %e {\n  %x = f32[4] parameter(0)\n  ROOT %y = f32[5] negate(%x)\n}");
   ASSERT_TRUE(m.ok());
   auto exe = Compile(std::move(m).value());
   ASSERT_FALSE(exe.ok());

@@ -33,7 +33,8 @@ ENTRY %e {
   %x = f32[2,3,9,9] parameter(0)
   %k = f32[4,3,3,3] parameter(1)
   ROOT %y = f32[2,4,5,5] convolution(%x, %k), window={size=3x3 stride=2x2 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
-})", "forward", 1);
+})",
+        "forward", 1);
 }
 
 TEST(ConvE2ETest, ForwardDilationGroupsAndUnevenStride) {
@@ -42,7 +43,8 @@ ENTRY %e {
   %x = f32[2,4,8,7] parameter(0)
   %k = f32[6,2,3,3] parameter(1)
   ROOT %y = f32[2,6,8,4] convolution(%x, %k), window={size=3x3 stride=1x2 pad=2_2x1_1 rhs_dilate=2x1}, dim_labels=bf01_oi01->bf01, feature_group_count=2
-})", "forward", 1);
+})",
+        "forward", 1);
 }
 
 TEST(ConvE2ETest, ForwardGroupsStride2x1) {
@@ -51,7 +53,8 @@ ENTRY %e {
   %x = f32[2,4,8,7] parameter(0)
   %k = f32[6,2,3,3] parameter(1)
   ROOT %y = f32[2,6,4,5] convolution(%x, %k), window={size=3x3 stride=2x1 pad=1_1x0_0}, dim_labels=bf01_oi01->bf01, feature_group_count=2
-})", "forward", 1);
+})",
+        "forward", 1);
 }
 
 // conv + bias + relu: the convolution stays a library call, the bias add and relu one fused loop.
@@ -82,7 +85,8 @@ ENTRY %e {
   %dy = f32[2,4,5,5] parameter(0)
   %k = f32[4,3,3,3] parameter(1)
   ROOT %dx = f32[2,3,9,9] convolution(%dy, %k), window={size=3x3 pad=1_1x1_1 lhs_dilate=2x2}, dim_labels=bf01_io01->bf01
-})", "backward_data", 1);
+})",
+        "backward_data", 1);
 }
 
 // Even input (the last row feeds no output: dx there is 0), dilation 2, 2 groups.
@@ -92,7 +96,8 @@ ENTRY %e {
   %dy = f32[2,4,4,3] parameter(0)
   %k = f32[2,4,3,3] parameter(1)
   ROOT %dx = f32[2,4,7,8] convolution(%dy, %k), window={size=3x3 pad=2_2x2_3 lhs_dilate=2x3 rhs_dilate=2x2}, dim_labels=bf01_io01->bf01, feature_group_count=2
-})", "backward_data", 1);
+})",
+        "backward_data", 1);
 }
 
 // The whole gradient-input chain as the lowering emits it: the forward weights reversed in space
@@ -109,7 +114,8 @@ ENTRY %e {
   %c1 = f32[4,3,2,1] slice(%wr), slice={[0:4], [0:3], [0:2], [0:1]}
   %wrr = f32[4,3,2,2] concatenate(%c0, %c1), dimensions={3}
   ROOT %dx = f32[2,3,8,8] convolution(%dy, %wrr), window={size=2x2 pad=1_1x1_1 lhs_dilate=2x2}, dim_labels=bf01_io01->bf01
-})", "backward_data", 1);
+})",
+        "backward_data", 1);
 }
 
 // dW of a stride-2 pad-1 3x3 conv over 9x9: x with batch and feature swapped, dy as the kernel.
@@ -119,7 +125,8 @@ ENTRY %e {
   %x = f32[2,3,9,9] parameter(0)
   %dy = f32[2,4,5,5] parameter(1)
   ROOT %dw = f32[4,3,3,3] convolution(%x, %dy), window={size=5x5 pad=1_1x1_1 rhs_dilate=2x2}, dim_labels=fb01_io01->fb01
-})", "backward_weights", 1);
+})",
+        "backward_weights", 1);
 }
 
 TEST(ConvE2ETest, BackwardFilterDilation2) {
@@ -128,7 +135,8 @@ ENTRY %e {
   %x = f32[3,2,8,8] parameter(0)
   %dy = f32[3,5,8,8] parameter(1)
   ROOT %dw = f32[5,2,3,3] convolution(%x, %dy), window={size=8x8 stride=2x2 pad=2_2x2_2}, dim_labels=fb01_io01->fb01
-})", "backward_weights", 1);
+})",
+        "backward_weights", 1);
 }
 
 // Grouped dW as the lowering emits it: one convolution per group on channel slices.
@@ -144,7 +152,8 @@ ENTRY %e {
   %w0 = f32[3,2,3,3] convolution(%x0, %d0), window={size=6x6 pad=1_1x1_1}, dim_labels=fb01_io01->fb01
   %w1 = f32[3,2,3,3] convolution(%x1, %d1), window={size=6x6 pad=1_1x1_1}, dim_labels=fb01_io01->fb01
   ROOT %dw = f32[6,2,3,3] concatenate(%w0, %w1), dimensions={0}
-})", "backward_weights", 2, 2);
+})",
+        "backward_weights", 2, 2);
 }
 
 // What oneDNN cannot take stays on the direct loop: f64, 1-D, negative low padding.
@@ -154,19 +163,22 @@ ENTRY %e {
   %x = f64[2,3,6,6] parameter(0)
   %k = f64[4,3,3,3] parameter(1)
   ROOT %y = f64[2,4,4,4] convolution(%x, %k), window={size=3x3}, dim_labels=bf01_oi01->bf01
-})", "", 0);
+})",
+        "", 0);
   Check(R"(HloModule one_d
 ENTRY %e {
   %x = f32[2,3,9] parameter(0)
   %k = f32[4,3,3] parameter(1)
   ROOT %y = f32[2,4,7] convolution(%x, %k), window={size=3}, dim_labels=bf0_oi0->bf0
-})", "", 0);
+})",
+        "", 0);
   Check(R"(HloModule crop
 ENTRY %e {
   %x = f32[1,2,8,8] parameter(0)
   %k = f32[3,2,3,3] parameter(1)
   ROOT %y = f32[1,3,4,4] convolution(%x, %k), window={size=3x3 pad=-1_-1x-1_-1}, dim_labels=bf01_oi01->bf01
-})", "", 0);
+})",
+        "", 0);
 }
 
 TEST(ConvE2ETest, ClassificationNamesTheConvolution) {

@@ -17,12 +17,14 @@ inline Literal RandomLiteral(const HloShape& shape, uint64_t seed, double lo = -
   Literal l(shape);
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> dist(lo, hi);
-  for (double& v : l.data) v = IsFloating(shape.dtype()) ? dist(gen) : std::floor((dist(gen) - lo) / (hi - lo) * 4);
+  for (double& v : l.data)
+    v = IsFloating(shape.dtype()) ? dist(gen) : std::floor((dist(gen) - lo) / (hi - lo) * 4);
   l.RoundToType();
   return l;
 }
 
-inline void ExpectNear(const Literal& want, const Literal& got, double tol, const std::string& where = "") {
+inline void ExpectNear(const Literal& want, const Literal& got, double tol,
+                       const std::string& where = "") {
   ASSERT_EQ(want.shape.is_tuple(), got.shape.is_tuple()) << where;
   if (want.shape.is_tuple()) {
     ASSERT_EQ(want.elements.size(), got.elements.size());
@@ -33,10 +35,12 @@ inline void ExpectNear(const Literal& want, const Literal& got, double tol, cons
   ASSERT_EQ(want.data.size(), got.data.size()) << where;
   int bad = 0;
   for (size_t i = 0; i < want.data.size() && bad < 5; ++i) {
-    double err = std::fabs(want.data[i] - got.data[i]), scale = std::max(1.0, std::fabs(want.data[i]));
+    double err = std::fabs(want.data[i] - got.data[i]),
+           scale = std::max(1.0, std::fabs(want.data[i]));
     if (want.data[i] == got.data[i]) continue;
     if (!(err <= tol * scale) && !(std::isnan(want.data[i]) && std::isnan(got.data[i]))) {
-      ADD_FAILURE() << where << " element " << i << ": want " << want.data[i] << " got " << got.data[i];
+      ADD_FAILURE() << where << " element " << i << ": want " << want.data[i] << " got "
+                    << got.data[i];
       ++bad;
     }
   }

@@ -33,8 +33,18 @@ class KernelLibrary {
 
 class Thunk {
  public:
-  enum class Kind { kKernel, kGemm, kConvolution, kCopy, kMemset, kSequential, kWhile, kConditional, kLibraryCall,
-                    kEvaluator };
+  enum class Kind {
+    kKernel,
+    kGemm,
+    kConvolution,
+    kCopy,
+    kMemset,
+    kSequential,
+    kWhile,
+    kConditional,
+    kLibraryCall,
+    kEvaluator
+  };
   struct PrepareParams {};
   struct InitializeParams {
     const KernelLibrary* kernels = nullptr;

@@ -14,14 +14,15 @@
 namespace oneflow_like::hlo {
 
 const char* ThunkKindString(Thunk::Kind k) {
-  static const char* kNames[] = {"kernel", "gemm", "convolution", "copy", "memset", "sequential", "while",
-                                 "conditional", "library-call", "evaluator"};
+  static const char* kNames[] = {"kernel",     "gemm",  "convolution", "copy",         "memset",
+                                 "sequential", "while", "conditional", "library-call", "evaluator"};
   return kNames[static_cast<int>(k)];
 }
 
 std::string Thunk::ToString(int indent) const {
   std::string d = Details();
-  return absl::StrCat(std::string(indent, ' '), ThunkKindString(kind_), " %", name_, d.empty() ? "" : " ", d, "\n");
+  return absl::StrCat(std::string(indent, ' '), ThunkKindString(kind_), " %", name_,
+                      d.empty() ? "" : " ", d, "\n");
 }
 
 std::string ThunkSequenceToString(const ThunkSequence& seq, int indent) {
@@ -51,8 +52,10 @@ Status ExecuteAll(ThunkSequence& seq, const Thunk::ExecuteParams& p) {
   for (auto& t : seq) {
     auto t0 = std::chrono::steady_clock::now();
     RETURN_IF_ERROR(t->ExecuteOnStream(p));
-    double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-    std::fprintf(stderr, "[thunk-profile] %9.1f us  %s\n", us, t->ToString(0).substr(0, 160).c_str());
+    double us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "[thunk-profile] %9.1f us  %s\n", us,
+                 t->ToString(0).substr(0, 160).c_str());
   }
   return absl::OkStatus();
 }
@@ -100,14 +103,15 @@ Status KernelThunk::ExecuteOnStream(const ExecuteParams& p) {
     });
     return absl::OkStatus();
   }
-  IntraOpPool()->ParallelFor(num_elements_, grain, [fn, &ptrs](int64_t b, int64_t e) { fn(ptrs, b, e); });
+  IntraOpPool()->ParallelFor(num_elements_, grain,
+                             [fn, &ptrs](int64_t b, int64_t e) { fn(ptrs, b, e); });
   return absl::OkStatus();
 }
 
 std::string KernelThunk::Details() const {
-  return absl::StrCat(kernel_name_, " n=", num_elements_, work_ > num_elements_ ? absl::StrCat(" work=", work_) : "",
-                      row_ > 1 ? absl::StrCat(" row=", row_) : "",
-                      " args=[", Slices(args_), "]");
+  return absl::StrCat(kernel_name_, " n=", num_elements_,
+                      work_ > num_elements_ ? absl::StrCat(" work=", work_) : "",
+                      row_ > 1 ? absl::StrCat(" row=", row_) : "", " args=[", Slices(args_), "]");
 }
 
 Status CopyThunk::ExecuteOnStream(const ExecuteParams& p) {
@@ -115,7 +119,9 @@ Status CopyThunk::ExecuteOnStream(const ExecuteParams& p) {
   return absl::OkStatus();
 }
 
-std::string CopyThunk::Details() const { return absl::StrCat(src_.ToString(), " -> ", dst_.ToString()); }
+std::string CopyThunk::Details() const {
+  return absl::StrCat(src_.ToString(), " -> ", dst_.ToString());
+}
 
 Status MemsetThunk::ExecuteOnStream(const ExecuteParams& p) {
   std::memset(p.buffers->Get(dst_), byte_, dst_.size);
@@ -173,14 +179,16 @@ Status ConditionalThunk::ExecuteOnStream(const ExecuteParams& p) {
     b = (v < 0 || v >= n) ? n - 1 : v;
   }
   RETURN_IF_ERROR(ExecuteAll(branches_[b], p));
-  for (size_t k = 0; k < results_.size(); ++k) CopyIfDifferent(*p.buffers, branch_results_[b][k], results_[k]);
+  for (size_t k = 0; k < results_.size(); ++k)
+    CopyIfDifferent(*p.buffers, branch_results_[b][k], results_[k]);
   return absl::OkStatus();
 }
 
 std::string ConditionalThunk::ToString(int indent) const {
   std::string s = Thunk::ToString(indent);
   for (size_t b = 0; b < branches_.size(); ++b)
-    absl::StrAppend(&s, std::string(indent + 2, ' '), "branch ", b, ":\n", ThunkSequenceToString(branches_[b], indent + 4));
+    absl::StrAppend(&s, std::string(indent + 2, ' '), "branch ", b, ":\n",
+                    ThunkSequenceToString(branches_[b], indent + 4));
   return s;
 }
 

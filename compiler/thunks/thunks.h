@@ -13,10 +13,13 @@ namespace oneflow_like::hlo {
 class KernelThunk : public Thunk {
  public:
   using CpuKernelFn = void (*)(char**, int64_t, int64_t);
-  KernelThunk(std::string name, std::string kernel_name, std::vector<BufferSlice> args, int64_t num_elements,
-              int64_t work = 0)
-      : Thunk(Kind::kKernel, std::move(name)), kernel_name_(std::move(kernel_name)), args_(std::move(args)),
-        num_elements_(num_elements), work_(work > num_elements ? work : num_elements) {}
+  KernelThunk(std::string name, std::string kernel_name, std::vector<BufferSlice> args,
+              int64_t num_elements, int64_t work = 0)
+      : Thunk(Kind::kKernel, std::move(name)),
+        kernel_name_(std::move(kernel_name)),
+        args_(std::move(args)),
+        num_elements_(num_elements),
+        work_(work > num_elements ? work : num_elements) {}
   // Below this much work a loop runs serially on the calling thread.
   static constexpr int64_t kParallelWork = 32768;
   Status Initialize(const InitializeParams& p) override;
@@ -75,10 +78,16 @@ class SequentialThunk : public Thunk {
 // body's results into the state, until the pred is false.
 class WhileThunk : public Thunk {
  public:
-  WhileThunk(std::string name, std::vector<BufferSlice> init, std::vector<BufferSlice> state, ThunkSequence condition,
-             BufferSlice pred, ThunkSequence body, std::vector<BufferSlice> body_results)
-      : Thunk(Kind::kWhile, std::move(name)), init_(std::move(init)), state_(std::move(state)),
-        condition_(std::move(condition)), pred_(pred), body_(std::move(body)), results_(std::move(body_results)) {}
+  WhileThunk(std::string name, std::vector<BufferSlice> init, std::vector<BufferSlice> state,
+             ThunkSequence condition, BufferSlice pred, ThunkSequence body,
+             std::vector<BufferSlice> body_results)
+      : Thunk(Kind::kWhile, std::move(name)),
+        init_(std::move(init)),
+        state_(std::move(state)),
+        condition_(std::move(condition)),
+        pred_(pred),
+        body_(std::move(body)),
+        results_(std::move(body_results)) {}
   Status Prepare(const PrepareParams& p) override;
   Status Initialize(const InitializeParams& p) override;
   Status ExecuteOnStream(const ExecuteParams& p) override;
@@ -96,10 +105,16 @@ class WhileThunk : public Thunk {
 // results into the conditional's buffers.
 class ConditionalThunk : public Thunk {
  public:
-  ConditionalThunk(std::string name, BufferSlice index, bool index_is_pred, std::vector<ThunkSequence> branches,
-                   std::vector<std::vector<BufferSlice>> branch_results, std::vector<BufferSlice> results)
-      : Thunk(Kind::kConditional, std::move(name)), index_(index), is_pred_(index_is_pred),
-        branches_(std::move(branches)), branch_results_(std::move(branch_results)), results_(std::move(results)) {}
+  ConditionalThunk(std::string name, BufferSlice index, bool index_is_pred,
+                   std::vector<ThunkSequence> branches,
+                   std::vector<std::vector<BufferSlice>> branch_results,
+                   std::vector<BufferSlice> results)
+      : Thunk(Kind::kConditional, std::move(name)),
+        index_(index),
+        is_pred_(index_is_pred),
+        branches_(std::move(branches)),
+        branch_results_(std::move(branch_results)),
+        results_(std::move(results)) {}
   Status Prepare(const PrepareParams& p) override;
   Status Initialize(const InitializeParams& p) override;
   Status ExecuteOnStream(const ExecuteParams& p) override;

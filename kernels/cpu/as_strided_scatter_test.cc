@@ -11,9 +11,10 @@ namespace oneflow_like {
 namespace kernels {
 namespace {
 
-// Runs the kernel: out (size n) = zeros, out.as_strided(shape, strides, offset) += src (contiguous).
-std::vector<float> Scatter(int64_t n, const Shape& shape, const std::vector<int64_t>& strides, int64_t offset,
-                           std::vector<float>* src_out = nullptr) {
+// Runs the kernel: out (size n) = zeros, out.as_strided(shape, strides, offset) += src
+// (contiguous).
+std::vector<float> Scatter(int64_t n, const Shape& shape, const std::vector<int64_t>& strides,
+                           int64_t offset, std::vector<float>* src_out = nullptr) {
   std::vector<float> src(shape.numel()), out(n, -1.0f);
   for (size_t i = 0; i < src.size(); ++i) src[i] = 0.25f * static_cast<float>(i % 97) - 3.0f;
   std::vector<TensorView> in{TensorView{src.data(), DType::kF32, shape, ContiguousStrides(shape)}};
@@ -27,15 +28,18 @@ std::vector<float> Scatter(int64_t n, const Shape& shape, const std::vector<int6
   return out;
 }
 
-std::vector<float> Naive(int64_t n, const Shape& shape, const std::vector<int64_t>& strides, int64_t offset,
-                         const std::vector<float>& src) {
+std::vector<float> Naive(int64_t n, const Shape& shape, const std::vector<int64_t>& strides,
+                         int64_t offset, const std::vector<float>& src) {
   std::vector<float> out(n, 0.0f);
   DimVector idx(shape.ndim(), 0);
   for (int64_t k = 0; k < shape.numel(); ++k) {
     int64_t o = offset;
     for (int64_t d = 0; d < shape.ndim(); ++d) o += idx[d] * strides[d];
     out[o] += src[k];
-    for (int64_t d = shape.ndim() - 1; d >= 0; --d) { if (++idx[d] < shape[d]) break; idx[d] = 0; }
+    for (int64_t d = shape.ndim() - 1; d >= 0; --d) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
   }
   return out;
 }
@@ -55,13 +59,13 @@ TEST(AsStridedScatterCpu, OverlappingWindowsAccumulate) {
 }
 
 TEST(AsStridedScatterCpu, DisjointViews) {
-  Check(3 * 300 * 257, Shape{300, 257}, {771, 1}, 257);       // column block
-  Check(37 * 101, Shape{15, 101}, {101, 1}, 505);             // row block
-  Check(41 * 67, Shape{20, 22}, {134, 3}, 69);                // step slices
-  Check(60, Shape{3, 4, 5}, {1, 15, 3}, 0);                   // a permuted, interleaved cover
-  Check(24, Shape{4, 6}, {1, 4}, 0);                          // transposed whole
-  Check(100000, Shape{1, 99991, 1}, {5, 1, 7}, 3);            // size-1 dims with odd strides
-  Check(5, Shape{0, 3}, {1, 1}, 0);                           // empty
+  Check(3 * 300 * 257, Shape{300, 257}, {771, 1}, 257);  // column block
+  Check(37 * 101, Shape{15, 101}, {101, 1}, 505);        // row block
+  Check(41 * 67, Shape{20, 22}, {134, 3}, 69);           // step slices
+  Check(60, Shape{3, 4, 5}, {1, 15, 3}, 0);              // a permuted, interleaved cover
+  Check(24, Shape{4, 6}, {1, 4}, 0);                     // transposed whole
+  Check(100000, Shape{1, 99991, 1}, {5, 1, 7}, 3);       // size-1 dims with odd strides
+  Check(5, Shape{0, 3}, {1, 1}, 0);                      // empty
 }
 
 }  // namespace

@@ -12,10 +12,10 @@ namespace oneflow_like {
 namespace kernels {
 namespace {
 
-#define OFL_SWITCH_BOOL(dtype, ...) \
-  switch (dtype) {                  \
+#define OFL_SWITCH_BOOL(dtype, ...)          \
+  switch (dtype) {                           \
     OFL_DTYPE_CASE(kBool, bool, __VA_ARGS__) \
-    default: break;                 \
+    default: break;                          \
   }
 
 Status Unsupported(const KernelContext& ctx, DType t) {
@@ -26,11 +26,12 @@ Status Unsupported(const KernelContext& ctx, DType t) {
 #define OFL_BINARY_KERNEL(Name, SWITCH, TO, EXPR)                                              \
   Status Name(KernelContext& ctx) {                                                            \
     const TensorView &out = ctx.output(0), &a = ctx.input(0), &b = ctx.input(1);               \
-    [[maybe_unused]] double alpha_d = ctx.attrs().Float("alpha", 1.0);                        \
+    [[maybe_unused]] double alpha_d = ctx.attrs().Float("alpha", 1.0);                         \
     bool done = false;                                                                         \
     SWITCH(a.dtype, {                                                                          \
       [[maybe_unused]] scalar_t alpha = static_cast<scalar_t>(alpha_d);                        \
-      BinaryLoop<TO, scalar_t>(out, a, b, [=](scalar_t x, scalar_t y) { return static_cast<TO>(EXPR); }); \
+      BinaryLoop<TO, scalar_t>(out, a, b,                                                      \
+                               [=](scalar_t x, scalar_t y) { return static_cast<TO>(EXPR); }); \
       done = true;                                                                             \
     });                                                                                        \
     return done ? Status() : Unsupported(ctx, a.dtype);                                        \
@@ -42,15 +43,22 @@ Status AddKernel(KernelContext& ctx) {
   bool done = false;
   OFL_SWITCH_NUMERIC(out.dtype, {
     scalar_t alpha = static_cast<scalar_t>(alpha_d);
-    if (alpha_d == 1.0) BinaryLoop<scalar_t, scalar_t>(out, a, b, [](scalar_t x, scalar_t y) { return scalar_t(x + y); });
-    else if (alpha_d == -1.0) BinaryLoop<scalar_t, scalar_t>(out, a, b, [](scalar_t x, scalar_t y) { return scalar_t(x - y); });
-    else BinaryLoop<scalar_t, scalar_t>(out, a, b, [=](scalar_t x, scalar_t y) { return scalar_t(x + alpha * y); });
+    if (alpha_d == 1.0)
+      BinaryLoop<scalar_t, scalar_t>(out, a, b,
+                                     [](scalar_t x, scalar_t y) { return scalar_t(x + y); });
+    else if (alpha_d == -1.0)
+      BinaryLoop<scalar_t, scalar_t>(out, a, b,
+                                     [](scalar_t x, scalar_t y) { return scalar_t(x - y); });
+    else
+      BinaryLoop<scalar_t, scalar_t>(
+          out, a, b, [=](scalar_t x, scalar_t y) { return scalar_t(x + alpha * y); });
     done = true;
   });
   return done ? Status() : Unsupported(ctx, out.dtype);
 }
-OFL_BINARY_KERNEL(SubKernel, OFL_SWITCH_NUMERIC, scalar_t, alpha == scalar_t(1) ? x - y : x - alpha * y)
-OFL_BINARY_KERNEL(MulKernel, OFL_SWITCH_NUMERIC, scalar_t, x * y)
+OFL_BINARY_KERNEL(SubKernel, OFL_SWITCH_NUMERIC, scalar_t,
+                  alpha == scalar_t(1) ? x - y : x - alpha * y)
+OFL_BINARY_KERNEL(MulKernel, OFL_SWITCH_NUMERIC, scalar_t, x* y)
 OFL_BINARY_KERNEL(DivKernel, OFL_SWITCH_FLOAT, scalar_t, x / y)
 // NaN propagates from either side.
 OFL_BINARY_KERNEL(MaximumKernel, OFL_SWITCH_NUMERIC_BOOL, scalar_t, (x > y || x != x) ? x : y)
@@ -62,10 +70,10 @@ OFL_BINARY_KERNEL(LtKernel, OFL_SWITCH_NUMERIC_BOOL, bool, x < y)
 OFL_BINARY_KERNEL(LeKernel, OFL_SWITCH_NUMERIC_BOOL, bool, x <= y)
 OFL_BINARY_KERNEL(GtKernel, OFL_SWITCH_NUMERIC_BOOL, bool, x > y)
 OFL_BINARY_KERNEL(GeKernel, OFL_SWITCH_NUMERIC_BOOL, bool, x >= y)
-OFL_BINARY_KERNEL(LogicalAndKernel, OFL_SWITCH_BOOL, bool, x && y)
+OFL_BINARY_KERNEL(LogicalAndKernel, OFL_SWITCH_BOOL, bool, x&& y)
 OFL_BINARY_KERNEL(LogicalOrKernel, OFL_SWITCH_BOOL, bool, x || y)
 OFL_BINARY_KERNEL(LogicalXorKernel, OFL_SWITCH_BOOL, bool, x != y)
-OFL_BINARY_KERNEL(BitwiseAndKernel, OFL_SWITCH_INTEGRAL_BOOL, scalar_t, x & y)
+OFL_BINARY_KERNEL(BitwiseAndKernel, OFL_SWITCH_INTEGRAL_BOOL, scalar_t, x& y)
 OFL_BINARY_KERNEL(BitwiseOrKernel, OFL_SWITCH_INTEGRAL_BOOL, scalar_t, x | y)
 OFL_BINARY_KERNEL(BitwiseXorKernel, OFL_SWITCH_INTEGRAL_BOOL, scalar_t, x ^ y)
 
@@ -82,7 +90,10 @@ T IntPow(T base, T e) {
 }
 template <typename T>
 T PowOf(T x, T y) {
-  if constexpr (std::is_floating_point_v<T>) return std::pow(x, y); else return IntPow(x, y);
+  if constexpr (std::is_floating_point_v<T>)
+    return std::pow(x, y);
+  else
+    return IntPow(x, y);
 }
 OFL_BINARY_KERNEL(PowKernel, OFL_SWITCH_NUMERIC, scalar_t, PowOf(x, y))
 
@@ -97,9 +108,12 @@ T IntDivOp(T x, T y) {
   }
   T q = x / y, r = x % y;
   bool adjust = r != 0 && ((r < 0) != (y < 0));
-  if constexpr (K == kFloorDiv) return adjust ? T(q - 1) : q;
-  else if constexpr (K == kRemainder) return adjust ? T(r + y) : r;
-  else return r;
+  if constexpr (K == kFloorDiv)
+    return adjust ? T(q - 1) : q;
+  else if constexpr (K == kRemainder)
+    return adjust ? T(r + y) : r;
+  else
+    return r;
 }
 template <DivKind K, typename T>
 T FloatDivOp(T x, T y) {
@@ -124,14 +138,18 @@ Status DivisionKernel(KernelContext& ctx) {
     } else {
       std::atomic<bool>* zero = &by_zero;
       BinaryLoop<T, T>(out, a, b, [zero](T x, T y) {
-        if (y == T(0)) { zero->store(true, std::memory_order_relaxed); return T(0); }
+        if (y == T(0)) {
+          zero->store(true, std::memory_order_relaxed);
+          return T(0);
+        }
         return IntDivOp<K>(x, y);
       });
     }
     done = true;
   });
   if (!done) return Unsupported(ctx, a.dtype);
-  if (by_zero.load()) return InvalidArgument("[%s] ZeroDivisionError: integer division by zero", ctx.op());
+  if (by_zero.load())
+    return InvalidArgument("[%s] ZeroDivisionError: integer division by zero", ctx.op());
   return Status();
 }
 
@@ -154,21 +172,21 @@ Status MinMaxGradKernel(KernelContext& ctx) {
 }
 
 // Scalar variants: out = EXPR(x, s); s is the attr "scalar" in the input's dtype.
-#define OFL_SCALAR_KERNEL(Name, TO, EXPR)                                                    \
-  Status Name(KernelContext& ctx) {                                                          \
-    const TensorView &out = ctx.output(0), &a = ctx.input(0);                                \
-    double s_d = ctx.attrs().Float("scalar");                                                \
-    bool done = false;                                                                       \
-    OFL_SWITCH_NUMERIC(a.dtype, {                                                            \
-      scalar_t s = static_cast<scalar_t>(s_d);                                               \
-      UnaryLoop<TO, scalar_t>(out, a, [=](scalar_t x) { return static_cast<TO>(EXPR); });    \
-      done = true;                                                                           \
-    });                                                                                      \
-    return done ? Status() : Unsupported(ctx, a.dtype);                                      \
+#define OFL_SCALAR_KERNEL(Name, TO, EXPR)                                                 \
+  Status Name(KernelContext& ctx) {                                                       \
+    const TensorView &out = ctx.output(0), &a = ctx.input(0);                             \
+    double s_d = ctx.attrs().Float("scalar");                                             \
+    bool done = false;                                                                    \
+    OFL_SWITCH_NUMERIC(a.dtype, {                                                         \
+      scalar_t s = static_cast<scalar_t>(s_d);                                            \
+      UnaryLoop<TO, scalar_t>(out, a, [=](scalar_t x) { return static_cast<TO>(EXPR); }); \
+      done = true;                                                                        \
+    });                                                                                   \
+    return done ? Status() : Unsupported(ctx, a.dtype);                                   \
   }
 
 OFL_SCALAR_KERNEL(AddScalarKernel, scalar_t, x + s)
-OFL_SCALAR_KERNEL(MulScalarKernel, scalar_t, x * s)
+OFL_SCALAR_KERNEL(MulScalarKernel, scalar_t, x* s)
 OFL_SCALAR_KERNEL(RSubScalarKernel, scalar_t, s - x)
 OFL_SCALAR_KERNEL(RDivScalarKernel, scalar_t, s / x)
 OFL_SCALAR_KERNEL(EqScalarKernel, bool, x == s)

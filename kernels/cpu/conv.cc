@@ -19,69 +19,78 @@ namespace {
 
 ConvGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& w, const Shape& y) {
   const auto &st = a.Ints("stride"), &pd = a.Ints("padding"), &dl = a.Ints("dilation");
-  return ConvGeom{x[0], x[1], x[2], x[3], w[0], w[2], w[3], y[2], y[3], a.Int("groups", 1),
+  return ConvGeom{x[0],  x[1],  x[2],  x[3],  w[0],  w[2], w[3], y[2], y[3], a.Int("groups", 1),
                   st[0], st[1], pd[0], pd[1], dl[0], dl[1]};
 }
 
 // ---- im2col + GEMM ---------------------------------------------------------------------------
 
-inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
-                 const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   GemmShape g;  // the shared f32 GEMM (spread over the intra-op threads); it cannot fail on BLAS
   g.ta = ta, g.tb = tb, g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
   (void)Sgemm(g, alpha, a, b, beta, c, GemmImpl::kBlas);
 }
-inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda,
-                 const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
-              b, ldb, beta, c, ldc);
+inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+                 int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
+              k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 // col[(c*R + r)*S + s, oh*OW + ow] = x[c, oh*sh - ph + r*dh, ow*sw - pw + s*dw] (0 outside).
 template <typename T>
 void Im2Col(const T* x, const ConvGeom& q, T* col) {
-  ParallelFor(q.crs(), [&](int64_t b, int64_t e) {
-    for (int64_t row = b; row < e; ++row) {
-      int64_t s = row % q.s, r = (row / q.s) % q.r, c = row / (q.r * q.s);
-      T* out = col + row * q.ohw();
-      const T* xc = x + c * q.h * q.w;
-      for (int64_t oh = 0; oh < q.oh; ++oh) {
-        int64_t ih = oh * q.sh - q.ph + r * q.dh;
-        T* o = out + oh * q.ow;
-        if (ih < 0 || ih >= q.h) { std::fill(o, o + q.ow, T(0)); continue; }
-        const T* xr = xc + ih * q.w;
-        int64_t iw0 = -q.pw + s * q.dw;
-        for (int64_t ow = 0; ow < q.ow; ++ow) {
-          int64_t iw = iw0 + ow * q.sw;
-          o[ow] = iw >= 0 && iw < q.w ? xr[iw] : T(0);
+  ParallelFor(
+      q.crs(),
+      [&](int64_t b, int64_t e) {
+        for (int64_t row = b; row < e; ++row) {
+          int64_t s = row % q.s, r = (row / q.s) % q.r, c = row / (q.r * q.s);
+          T* out = col + row * q.ohw();
+          const T* xc = x + c * q.h * q.w;
+          for (int64_t oh = 0; oh < q.oh; ++oh) {
+            int64_t ih = oh * q.sh - q.ph + r * q.dh;
+            T* o = out + oh * q.ow;
+            if (ih < 0 || ih >= q.h) {
+              std::fill(o, o + q.ow, T(0));
+              continue;
+            }
+            const T* xr = xc + ih * q.w;
+            int64_t iw0 = -q.pw + s * q.dw;
+            for (int64_t ow = 0; ow < q.ow; ++ow) {
+              int64_t iw = iw0 + ow * q.sw;
+              o[ow] = iw >= 0 && iw < q.w ? xr[iw] : T(0);
+            }
+          }
         }
-      }
-    }
-  }, std::max<int64_t>(1, 4096 / std::max<int64_t>(q.ohw(), 1)));
+      },
+      std::max<int64_t>(1, 4096 / std::max<int64_t>(q.ohw(), 1)));
 }
 
 // dx[c, ih, iw] += col[...] (the adjoint of Im2Col); parallel over channels (no write races).
 template <typename T>
 void Col2Im(const T* col, const ConvGeom& q, T* dx) {
-  ParallelFor(q.cg(), [&](int64_t b, int64_t e) {
-    for (int64_t c = b; c < e; ++c) {
-      T* xc = dx + c * q.h * q.w;
-      for (int64_t r = 0; r < q.r; ++r)
-        for (int64_t s = 0; s < q.s; ++s) {
-          const T* in = col + ((c * q.r + r) * q.s + s) * q.ohw();
-          for (int64_t oh = 0; oh < q.oh; ++oh) {
-            int64_t ih = oh * q.sh - q.ph + r * q.dh;
-            if (ih < 0 || ih >= q.h) continue;
-            T* xr = xc + ih * q.w;
-            const T* o = in + oh * q.ow;
-            for (int64_t ow = 0; ow < q.ow; ++ow) {
-              int64_t iw = ow * q.sw - q.pw + s * q.dw;
-              if (iw >= 0 && iw < q.w) xr[iw] += o[ow];
+  ParallelFor(
+      q.cg(),
+      [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) {
+          T* xc = dx + c * q.h * q.w;
+          for (int64_t r = 0; r < q.r; ++r)
+            for (int64_t s = 0; s < q.s; ++s) {
+              const T* in = col + ((c * q.r + r) * q.s + s) * q.ohw();
+              for (int64_t oh = 0; oh < q.oh; ++oh) {
+                int64_t ih = oh * q.sh - q.ph + r * q.dh;
+                if (ih < 0 || ih >= q.h) continue;
+                T* xr = xc + ih * q.w;
+                const T* o = in + oh * q.ow;
+                for (int64_t ow = 0; ow < q.ow; ++ow) {
+                  int64_t iw = ow * q.sw - q.pw + s * q.dw;
+                  if (iw >= 0 && iw < q.w) xr[iw] += o[ow];
+                }
+              }
             }
-          }
         }
-    }
-  }, 1);
+      },
+      1);
 }
 
 bool IsPointwise(const ConvGeom& q) {
@@ -94,14 +103,17 @@ Status GemmForward(KernelContext& ctx, const ConvGeom& q) {
   const T* bias = ctx.num_inputs() > 2 ? ctx.input(2).ptr<const T>() : nullptr;
   T* y = ctx.output(0).ptr<T>();
   T* col = nullptr;
-  if (!IsPointwise(q)) { ASSIGN_OR_RETURN(void* p, ctx.AllocateTemp(sizeof(T) * q.crs() * q.ohw())); col = static_cast<T*>(p); }
+  if (!IsPointwise(q)) {
+    ASSIGN_OR_RETURN(void* p, ctx.AllocateTemp(sizeof(T) * q.crs() * q.ohw()));
+    col = static_cast<T*>(p);
+  }
   for (int64_t n = 0; n < q.n; ++n)
     for (int64_t g = 0; g < q.g; ++g) {
       const T* xg = x + (n * q.c + g * q.cg()) * q.h * q.w;
       if (col) Im2Col(xg, q, col);
       T* yg = y + (n * q.k + g * q.kg()) * q.ohw();
-      Gemm(false, false, q.kg(), q.ohw(), q.crs(), T(1), w + g * q.kg() * q.crs(), q.crs(), col ? col : xg, q.ohw(),
-           T(0), yg, q.ohw());
+      Gemm(false, false, q.kg(), q.ohw(), q.crs(), T(1), w + g * q.kg() * q.crs(), q.crs(),
+           col ? col : xg, q.ohw(), T(0), yg, q.ohw());
       if (bias)
         for (int64_t k = 0; k < q.kg(); ++k) {
           T bv = bias[g * q.kg() + k];
@@ -134,13 +146,17 @@ Status GemmGradWeight(KernelContext& ctx, const ConvGeom& q) {
   const T *dy = ctx.input(0).ptr<const T>(), *x = ctx.input(1).ptr<const T>();
   T* dw = ctx.output(0).ptr<T>();
   T* col = nullptr;
-  if (!IsPointwise(q)) { ASSIGN_OR_RETURN(void* p, ctx.AllocateTemp(sizeof(T) * q.crs() * q.ohw())); col = static_cast<T*>(p); }
+  if (!IsPointwise(q)) {
+    ASSIGN_OR_RETURN(void* p, ctx.AllocateTemp(sizeof(T) * q.crs() * q.ohw()));
+    col = static_cast<T*>(p);
+  }
   for (int64_t n = 0; n < q.n; ++n)
     for (int64_t g = 0; g < q.g; ++g) {
       const T* xg = x + (n * q.c + g * q.cg()) * q.h * q.w;
       if (col) Im2Col(xg, q, col);
-      Gemm(false, true, q.kg(), q.crs(), q.ohw(), T(1), dy + (n * q.k + g * q.kg()) * q.ohw(), q.ohw(),
-           col ? col : xg, q.ohw(), n == 0 ? T(0) : T(1), dw + g * q.kg() * q.crs(), q.crs());
+      Gemm(false, true, q.kg(), q.crs(), q.ohw(), T(1), dy + (n * q.k + g * q.kg()) * q.ohw(),
+           q.ohw(), col ? col : xg, q.ohw(), n == 0 ? T(0) : T(1), dw + g * q.kg() * q.crs(),
+           q.crs());
     }
   if (q.n == 0) std::fill(dw, dw + q.k * q.crs(), T(0));
   return Status();
@@ -171,20 +187,23 @@ ConvCache& GetCache() {
 }
 
 std::shared_ptr<ConvPrims> GetPrims(const ConvGeom& q, bool bias) {
-  std::vector<int64_t> key{q.n, q.c, q.h, q.w, q.k, q.r, q.s, q.g, q.sh, q.sw, q.ph, q.pw, q.dh, q.dw, bias};
+  std::vector<int64_t> key{q.n,  q.c,  q.h,  q.w,  q.k,  q.r,  q.s, q.g,
+                           q.sh, q.sw, q.ph, q.pw, q.dh, q.dw, bias};
   auto& cache = GetCache();
   std::lock_guard<std::mutex> l(cache.mu);
   auto it = cache.entries.find(key);
   if (it != cache.entries.end()) return it->second;
   if (cache.entries.size() >= 64) cache.entries.clear();  // a small cache: shapes change rarely
   auto pd = dnnl::convolution_forward::primitive_desc(ConvFwdDesc(q, bias), DnnlEngine());
-  auto p = std::shared_ptr<ConvPrims>(new ConvPrims{pd, dnnl::convolution_forward(pd), nullptr, nullptr, nullptr, nullptr});
+  auto p = std::shared_ptr<ConvPrims>(
+      new ConvPrims{pd, dnnl::convolution_forward(pd), nullptr, nullptr, nullptr, nullptr});
   cache.entries[key] = p;
   return p;
 }
 
 // Runs `prim` with user buffers in plain layouts; reorder scratch comes from the kernel's temps.
-Status Execute(KernelContext& ctx, const char* op, const dnnl::primitive& prim, const std::vector<DnnlArg>& args) {
+Status Execute(KernelContext& ctx, const char* op, const dnnl::primitive& prim,
+               const std::vector<DnnlArg>& args) {
   return DnnlExecute(op, prim, args, [&](size_t bytes) { return ctx.AllocateTemp(bytes); });
 }
 
@@ -194,11 +213,15 @@ Status DnnlForward(KernelContext& ctx, const ConvGeom& q) {
   OFL_DNNL_CALL("conv2d", p = GetPrims(q, bias));
   std::lock_guard<std::mutex> l(p->mu);
   std::vector<DnnlArg> args{
-      {DNNL_ARG_SRC, p->fwd_pd.src_desc(), PlainDesc(ConvSrcDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
-      {DNNL_ARG_WEIGHTS, p->fwd_pd.weights_desc(), PlainDesc(ConvWeiDims(q), ConvWeiTag(q)), ctx.input(1).data, false},
-      {DNNL_ARG_DST, p->fwd_pd.dst_desc(), PlainDesc(ConvDstDims(q), memory::format_tag::nchw), ctx.output(0).data, true}};
-  if (bias) args.push_back({DNNL_ARG_BIAS, p->fwd_pd.bias_desc(), PlainDesc({q.k}, memory::format_tag::x),
-                            ctx.input(2).data, false});
+      {DNNL_ARG_SRC, p->fwd_pd.src_desc(), PlainDesc(ConvSrcDims(q), memory::format_tag::nchw),
+       ctx.input(0).data, false},
+      {DNNL_ARG_WEIGHTS, p->fwd_pd.weights_desc(), PlainDesc(ConvWeiDims(q), ConvWeiTag(q)),
+       ctx.input(1).data, false},
+      {DNNL_ARG_DST, p->fwd_pd.dst_desc(), PlainDesc(ConvDstDims(q), memory::format_tag::nchw),
+       ctx.output(0).data, true}};
+  if (bias)
+    args.push_back({DNNL_ARG_BIAS, p->fwd_pd.bias_desc(), PlainDesc({q.k}, memory::format_tag::x),
+                    ctx.input(2).data, false});
   return Execute(ctx, "conv2d", p->fwd, args);
 }
 
@@ -208,16 +231,19 @@ Status DnnlGradInput(KernelContext& ctx, const ConvGeom& q) {
   std::lock_guard<std::mutex> l(p->mu);
   if (!p->bwd_data) {
     OFL_DNNL_CALL("conv2d_grad_input", {
-      p->bwd_data_pd.reset(
-          new dnnl::convolution_backward_data::primitive_desc(ConvBwdDataDesc(q), DnnlEngine(), p->fwd_pd));
+      p->bwd_data_pd.reset(new dnnl::convolution_backward_data::primitive_desc(
+          ConvBwdDataDesc(q), DnnlEngine(), p->fwd_pd));
       p->bwd_data.reset(new dnnl::convolution_backward_data(*p->bwd_data_pd));
     });
   }
   auto& pd = *p->bwd_data_pd;
   return Execute(ctx, "conv2d_grad_input", *p->bwd_data,
-                 {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(), PlainDesc(ConvDstDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
-                  {DNNL_ARG_WEIGHTS, pd.weights_desc(), PlainDesc(ConvWeiDims(q), ConvWeiTag(q)), ctx.input(1).data, false},
-                  {DNNL_ARG_DIFF_SRC, pd.diff_src_desc(), PlainDesc(ConvSrcDims(q), memory::format_tag::nchw), ctx.output(0).data, true}});
+                 {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(),
+                   PlainDesc(ConvDstDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
+                  {DNNL_ARG_WEIGHTS, pd.weights_desc(), PlainDesc(ConvWeiDims(q), ConvWeiTag(q)),
+                   ctx.input(1).data, false},
+                  {DNNL_ARG_DIFF_SRC, pd.diff_src_desc(),
+                   PlainDesc(ConvSrcDims(q), memory::format_tag::nchw), ctx.output(0).data, true}});
 }
 
 Status DnnlGradWeight(KernelContext& ctx, const ConvGeom& q) {
@@ -226,25 +252,31 @@ Status DnnlGradWeight(KernelContext& ctx, const ConvGeom& q) {
   std::lock_guard<std::mutex> l(p->mu);
   if (!p->bwd_w) {
     OFL_DNNL_CALL("conv2d_grad_weight", {
-      p->bwd_w_pd.reset(
-          new dnnl::convolution_backward_weights::primitive_desc(ConvBwdWeightsDesc(q), DnnlEngine(), p->fwd_pd));
+      p->bwd_w_pd.reset(new dnnl::convolution_backward_weights::primitive_desc(
+          ConvBwdWeightsDesc(q), DnnlEngine(), p->fwd_pd));
       p->bwd_w.reset(new dnnl::convolution_backward_weights(*p->bwd_w_pd));
     });
   }
   auto& pd = *p->bwd_w_pd;
   return Execute(ctx, "conv2d_grad_weight", *p->bwd_w,
-                 {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(), PlainDesc(ConvDstDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
-                  {DNNL_ARG_SRC, pd.src_desc(), PlainDesc(ConvSrcDims(q), memory::format_tag::nchw), ctx.input(1).data, false},
-                  {DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc(), PlainDesc(ConvWeiDims(q), ConvWeiTag(q)), ctx.output(0).data, true}});
+                 {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(),
+                   PlainDesc(ConvDstDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
+                  {DNNL_ARG_SRC, pd.src_desc(), PlainDesc(ConvSrcDims(q), memory::format_tag::nchw),
+                   ctx.input(1).data, false},
+                  {DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc(),
+                   PlainDesc(ConvWeiDims(q), ConvWeiTag(q)), ctx.output(0).data, true}});
 }
 
 // ONEFLOW_LIKE_CONV=gemm forces the im2col path for f32 (to compare the two).
 bool UseDnnl(DType dt) {
-  static const bool gemm = [] { const char* e = std::getenv("ONEFLOW_LIKE_CONV"); return e && std::string(e) == "gemm"; }();
+  static const bool gemm = [] {
+    const char* e = std::getenv("ONEFLOW_LIKE_CONV");
+    return e && std::string(e) == "gemm";
+  }();
   return dt == DType::kF32 && !gemm;
 }
 
-#define OFL_CONV_KERNEL(Name, op, DnnlFn, GemmFn, xshape, wshape, yshape)                       \
+#define OFL_CONV_KERNEL(Name, op, DnnlFn, GemmFn, xshape, wshape, yshape)                    \
   Status Name(KernelContext& ctx) {                                                          \
     ConvGeom q = GeomOf(ctx.attrs(), xshape, wshape, yshape);                                \
     if (UseDnnl(ctx.input(0).dtype)) {                                                       \
@@ -256,12 +288,12 @@ bool UseDnnl(DType dt) {
     return TypeError("[%s] not supported for %s on cpu", op, DTypeName(ctx.input(0).dtype)); \
   }
 
-OFL_CONV_KERNEL(ConvForwardKernel, "conv2d", DnnlForward, GemmForward, ctx.input(0).shape, ctx.input(1).shape,
-                ctx.output(0).shape)
-OFL_CONV_KERNEL(ConvGradInputKernel, "conv2d_grad_input", DnnlGradInput, GemmGradInput, ctx.output(0).shape,
-                ctx.input(1).shape, ctx.input(0).shape)
-OFL_CONV_KERNEL(ConvGradWeightKernel, "conv2d_grad_weight", DnnlGradWeight, GemmGradWeight, ctx.input(1).shape,
-                ctx.output(0).shape, ctx.input(0).shape)
+OFL_CONV_KERNEL(ConvForwardKernel, "conv2d", DnnlForward, GemmForward, ctx.input(0).shape,
+                ctx.input(1).shape, ctx.output(0).shape)
+OFL_CONV_KERNEL(ConvGradInputKernel, "conv2d_grad_input", DnnlGradInput, GemmGradInput,
+                ctx.output(0).shape, ctx.input(1).shape, ctx.input(0).shape)
+OFL_CONV_KERNEL(ConvGradWeightKernel, "conv2d_grad_weight", DnnlGradWeight, GemmGradWeight,
+                ctx.input(1).shape, ctx.output(0).shape, ctx.input(0).shape)
 
 }  // namespace
 

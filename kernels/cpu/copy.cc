@@ -10,10 +10,14 @@ namespace {
 
 template <typename TO, typename TI>
 inline TO Convert(TI v) {
-  if constexpr (std::is_same_v<TO, bool>) return static_cast<float>(v) != 0.0f;
-  else if constexpr (std::is_same_v<TO, float16> || std::is_same_v<TO, bfloat16>) return TO(static_cast<float>(v));
-  else if constexpr (std::is_same_v<TI, float16> || std::is_same_v<TI, bfloat16>) return static_cast<TO>(static_cast<float>(v));
-  else return static_cast<TO>(v);
+  if constexpr (std::is_same_v<TO, bool>)
+    return static_cast<float>(v) != 0.0f;
+  else if constexpr (std::is_same_v<TO, float16> || std::is_same_v<TO, bfloat16>)
+    return TO(static_cast<float>(v));
+  else if constexpr (std::is_same_v<TI, float16> || std::is_same_v<TI, bfloat16>)
+    return static_cast<TO>(static_cast<float>(v));
+  else
+    return static_cast<TO>(v);
 }
 
 // out (any strides) = cast(in broadcast to out's shape).
@@ -33,10 +37,18 @@ Status CastInto(const TensorView& out, const TensorView& in0) {
   return Status();
 }
 
-Status ContiguousKernel(KernelContext& ctx) { return CastInto(ctx.output(0), ctx.input(0)); }
-Status CastKernel(KernelContext& ctx) { return CastInto(ctx.output(0), ctx.input(0)); }
-Status CopyIntoKernel(KernelContext& ctx) { return CastInto(ctx.output(0), ctx.input(0)); }
-Status ToDeviceKernel(KernelContext& ctx) { return CastInto(ctx.output(0), ctx.input(0)); }
+Status ContiguousKernel(KernelContext& ctx) {
+  return CastInto(ctx.output(0), ctx.input(0));
+}
+Status CastKernel(KernelContext& ctx) {
+  return CastInto(ctx.output(0), ctx.input(0));
+}
+Status CopyIntoKernel(KernelContext& ctx) {
+  return CastInto(ctx.output(0), ctx.input(0));
+}
+Status ToDeviceKernel(KernelContext& ctx) {
+  return CastInto(ctx.output(0), ctx.input(0));
+}
 
 }  // namespace
 

@@ -13,7 +13,9 @@ Status FullKernel(KernelContext& ctx) {
     scalar_t x = FromDouble<scalar_t>(v);
     if (out.contiguous()) {
       scalar_t* o = out.ptr<scalar_t>();
-      ParallelFor(out.numel(), [&](int64_t b, int64_t e) { for (int64_t i = b; i < e; ++i) o[i] = x; });
+      ParallelFor(out.numel(), [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) o[i] = x;
+      });
     } else {
       UnaryLoop<scalar_t, scalar_t>(out, out, [x](scalar_t) { return x; });
     }
@@ -26,7 +28,9 @@ template <typename F>
 Status Generate(const TensorView& out, F f) {
   OFL_SWITCH_ALL(out.dtype, {
     scalar_t* o = out.ptr<scalar_t>();
-    ParallelFor(out.numel(), [&](int64_t b, int64_t e) { for (int64_t i = b; i < e; ++i) o[i] = FromDouble<scalar_t>(f(i)); });
+    ParallelFor(out.numel(), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) o[i] = FromDouble<scalar_t>(f(i));
+    });
   });
   return Status();
 }
@@ -43,7 +47,8 @@ Status LinspaceKernel(KernelContext& ctx) {
   int64_t n = out.numel();
   double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
   return Generate(out, [=](int64_t i) {
-    return i < (n + 1) / 2 ? start + static_cast<double>(i) * step : end - static_cast<double>(n - 1 - i) * step;
+    return i < (n + 1) / 2 ? start + static_cast<double>(i) * step
+                           : end - static_cast<double>(n - 1 - i) * step;
   });
 }
 

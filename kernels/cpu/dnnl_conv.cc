@@ -13,13 +13,21 @@ dnnl::engine& DnnlEngine() {
   return *e;
 }
 
-memory::desc PlainDesc(const DnnlDims& d, memory::format_tag tag) { return memory::desc(d, memory::data_type::f32, tag); }
-DnnlDims ConvSrcDims(const ConvGeom& q) { return {q.n, q.c, q.h, q.w}; }
-DnnlDims ConvDstDims(const ConvGeom& q) { return {q.n, q.k, q.oh, q.ow}; }
+memory::desc PlainDesc(const DnnlDims& d, memory::format_tag tag) {
+  return memory::desc(d, memory::data_type::f32, tag);
+}
+DnnlDims ConvSrcDims(const ConvGeom& q) {
+  return {q.n, q.c, q.h, q.w};
+}
+DnnlDims ConvDstDims(const ConvGeom& q) {
+  return {q.n, q.k, q.oh, q.ow};
+}
 DnnlDims ConvWeiDims(const ConvGeom& q) {
   return q.g == 1 ? DnnlDims{q.k, q.c, q.r, q.s} : DnnlDims{q.g, q.kg(), q.cg(), q.r, q.s};
 }
-memory::format_tag ConvWeiTag(const ConvGeom& q) { return q.g == 1 ? memory::format_tag::oihw : memory::format_tag::goihw; }
+memory::format_tag ConvWeiTag(const ConvGeom& q) {
+  return q.g == 1 ? memory::format_tag::oihw : memory::format_tag::goihw;
+}
 
 namespace {
 
@@ -32,7 +40,8 @@ struct DnnlGeom {
       : st{q.sh, q.sw},
         dl{q.dh - 1, q.dw - 1},
         pl{q.ph, q.pw},
-        pr{(q.oh - 1) * q.sh + (q.r - 1) * q.dh + 1 - q.h - q.ph, (q.ow - 1) * q.sw + (q.s - 1) * q.dw + 1 - q.w - q.pw},
+        pr{(q.oh - 1) * q.sh + (q.r - 1) * q.dh + 1 - q.h - q.ph,
+           (q.ow - 1) * q.sw + (q.s - 1) * q.dw + 1 - q.w - q.pw},
         src(ConvSrcDims(q), memory::data_type::f32, memory::format_tag::any),
         wei(ConvWeiDims(q), memory::data_type::f32, memory::format_tag::any),
         dst(ConvDstDims(q), memory::data_type::f32, memory::format_tag::any) {}
@@ -45,22 +54,22 @@ dnnl::convolution_forward::desc ConvFwdDesc(const ConvGeom& q, bool bias) {
   auto fwd = dnnl::prop_kind::forward_training;
   auto algo = dnnl::algorithm::convolution_direct;
   if (bias)
-    return dnnl::convolution_forward::desc(fwd, algo, d.src, d.wei,
-                                           memory::desc({q.k}, memory::data_type::f32, memory::format_tag::x), d.dst,
-                                           d.st, d.dl, d.pl, d.pr);
+    return dnnl::convolution_forward::desc(
+        fwd, algo, d.src, d.wei, memory::desc({q.k}, memory::data_type::f32, memory::format_tag::x),
+        d.dst, d.st, d.dl, d.pl, d.pr);
   return dnnl::convolution_forward::desc(fwd, algo, d.src, d.wei, d.dst, d.st, d.dl, d.pl, d.pr);
 }
 
 dnnl::convolution_backward_data::desc ConvBwdDataDesc(const ConvGeom& q) {
   DnnlGeom g(q);
-  return dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, g.src, g.wei, g.dst, g.st, g.dl,
-                                               g.pl, g.pr);
+  return dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, g.src, g.wei,
+                                               g.dst, g.st, g.dl, g.pl, g.pr);
 }
 
 dnnl::convolution_backward_weights::desc ConvBwdWeightsDesc(const ConvGeom& q) {
   DnnlGeom g(q);
-  return dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, g.src, g.wei, g.dst, g.st,
-                                                  g.dl, g.pl, g.pr);
+  return dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, g.src, g.wei,
+                                                  g.dst, g.st, g.dl, g.pl, g.pr);
 }
 
 Status DnnlExecute(const char* op, const dnnl::primitive& prim, const std::vector<DnnlArg>& args,
@@ -72,12 +81,17 @@ Status DnnlExecute(const char* op, const dnnl::primitive& prim, const std::vecto
     std::vector<std::pair<memory, memory>> outs;  // (prim's, user's) to reorder back
     for (const DnnlArg& a : args) {
       memory user(a.user, eng, a.data);
-      if (a.want == a.user) { margs.emplace(a.arg, user); continue; }
+      if (a.want == a.user) {
+        margs.emplace(a.arg, user);
+        continue;
+      }
       auto p = temp(a.want.get_size());
       if (!p.ok()) return p.status();
       memory m(a.want, eng, *p);
-      if (!a.output) dnnl::reorder(user, m).execute(strm, user, m);
-      else outs.emplace_back(m, user);
+      if (!a.output)
+        dnnl::reorder(user, m).execute(strm, user, m);
+      else
+        outs.emplace_back(m, user);
       margs.emplace(a.arg, m);
     }
     prim.execute(strm, margs);

@@ -26,11 +26,11 @@ struct ConvGeom {
 };
 
 // Wraps oneDNN's exceptions into Status (inside a function returning Status or StatusOr).
-#define OFL_DNNL_CALL(op, ...)                                                               \
-  try {                                                                                      \
-    __VA_ARGS__;                                                                             \
-  } catch (const dnnl::error& e) {                                                           \
-    return Internal("[%s] oneDNN error %d: %s", op, static_cast<int>(e.status), e.what());   \
+#define OFL_DNNL_CALL(op, ...)                                                             \
+  try {                                                                                    \
+    __VA_ARGS__;                                                                           \
+  } catch (const dnnl::error& e) {                                                         \
+    return Internal("[%s] oneDNN error %d: %s", op, static_cast<int>(e.status), e.what()); \
   }
 
 // The process-wide CPU engine.

@@ -42,7 +42,9 @@ constexpr int64_t kAutotuneMinWork = int64_t{1} << 18;
 std::atomic<int64_t> g_calls{0}, g_nanos{0};
 
 // Products whose outputs do not overlap (oneDNN, and running products in parallel, need it).
-bool DisjointOutputs(const GemmShape& s) { return s.batch_size() == 1 || s.c_batch_stride >= s.m * s.ldc; }
+bool DisjointOutputs(const GemmShape& s) {
+  return s.batch_size() == 1 || s.c_batch_stride >= s.m * s.ldc;
+}
 
 // Everything that identifies a shape (the key of the oneDNN primitive and autotuning caches).
 std::vector<int64_t> ShapeKey(const GemmShape& s) {
@@ -61,7 +63,8 @@ void BatchOffsets(const GemmShape& s, Offsets* ao, Offsets* bo) {
   ao->assign(nb, 0), bo->assign(nb, 0);
   DimVector idx(nd, 0);
   for (int64_t i = 0; i < nb; ++i) {
-    for (int64_t d = 0; d < nd; ++d) (*ao)[i] += idx[d] * s.a_strides[d], (*bo)[i] += idx[d] * s.b_strides[d];
+    for (int64_t d = 0; d < nd; ++d)
+      (*ao)[i] += idx[d] * s.a_strides[d], (*bo)[i] += idx[d] * s.b_strides[d];
     for (int64_t d = nd - 1; d >= 0; --d) {
       if (++idx[d] < s.batch[d]) break;
       idx[d] = 0;
@@ -89,7 +92,8 @@ struct DnnlMatmul {
 struct DnnlState {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   std::mutex mu;
-  std::map<std::vector<int64_t>, std::shared_ptr<DnnlMatmul>> cache;  // one primitive per shape (JIT-compiled once)
+  std::map<std::vector<int64_t>, std::shared_ptr<DnnlMatmul>>
+      cache;  // one primitive per shape (JIT-compiled once)
 };
 DnnlState& State() {
   static DnnlState* s = new DnnlState();  // never destroyed: primitives may run at exit
@@ -98,8 +102,8 @@ DnnlState& State() {
 
 // The memory desc of a [batch..., rows, cols] operand; a transposed one is stored [cols, rows]
 // with row stride ld. A broadcast batch dim (stride 0) has extent 1.
-dnnl::memory::desc OperandDesc(const GemmShape& s, const DimVector& strides, int64_t rows, int64_t cols, bool trans,
-                               int64_t ld) {
+dnnl::memory::desc OperandDesc(const GemmShape& s, const DimVector& strides, int64_t rows,
+                               int64_t cols, bool trans, int64_t ld) {
   dnnl::memory::dims dims, st;
   for (size_t d = 0; d < s.batch.size(); ++d) {
     dims.push_back(strides[d] == 0 ? 1 : s.batch[d]);
@@ -120,7 +124,8 @@ std::shared_ptr<DnnlMatmul> GetMatmul(const GemmShape& s, bool scaled, bool accu
   dnnl::memory::desc a = OperandDesc(s, s.a_strides, s.m, s.k, s.ta, s.lda);
   dnnl::memory::desc b = OperandDesc(s, s.b_strides, s.k, s.n, s.tb, s.ldb);
   DimVector c_strides(s.batch.size(), s.c_batch_stride);
-  for (int64_t d = static_cast<int64_t>(s.batch.size()) - 2; d >= 0; --d) c_strides[d] = c_strides[d + 1] * s.batch[d + 1];
+  for (int64_t d = static_cast<int64_t>(s.batch.size()) - 2; d >= 0; --d)
+    c_strides[d] = c_strides[d + 1] * s.batch[d + 1];
   dnnl::memory::desc c = OperandDesc(s, c_strides, s.m, s.n, false, s.ldc);
   dnnl::primitive_attr attr;
   if (scaled) attr.set_output_scales(0, {DNNL_RUNTIME_F32_VAL});
@@ -135,7 +140,8 @@ std::shared_ptr<DnnlMatmul> GetMatmul(const GemmShape& s, bool scaled, bool accu
   return mm;
 }
 
-Status DnnlSgemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta, float* c) {
+Status DnnlSgemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta,
+                 float* c) {
   if (beta != 0.0f && beta != 1.0f) {  // the sum post-op adds c once; other betas scale first
     ScaleOutput(s, beta, c);
     beta = 1.0f;
@@ -144,9 +150,10 @@ Status DnnlSgemm(const GemmShape& s, float alpha, const float* a, const float* b
     auto mm = GetMatmul(s, alpha != 1.0f, beta == 1.0f);
     DnnlState& st = State();
     dnnl::stream strm(st.engine);
-    dnnl::memory am(mm->a, st.engine, const_cast<float*>(a)), bm(mm->b, st.engine, const_cast<float*>(b)),
-        cm(mm->c, st.engine, c);
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
+    dnnl::memory am(mm->a, st.engine, const_cast<float*>(a)),
+        bm(mm->b, st.engine, const_cast<float*>(b)), cm(mm->c, st.engine, c);
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
     if (alpha != 1.0f) {
       dnnl::memory sm({{1}, dnnl::memory::data_type::f32, {1}}, st.engine, &alpha);
       args.emplace(DNNL_ARG_ATTR_OUTPUT_SCALES, sm);
@@ -155,8 +162,8 @@ Status DnnlSgemm(const GemmShape& s, float alpha, const float* a, const float* b
     strm.wait();
   } catch (const dnnl::error& e) {
     return Internal("[matmul] oneDNN error %d for %d products of [%d x %d] x [%d x %d]%s%s: %s",
-                    static_cast<int>(e.status), s.batch_size(), s.m, s.k, s.k, s.n, s.ta ? " (lhs transposed)" : "",
-                    s.tb ? " (rhs transposed)" : "", e.what());
+                    static_cast<int>(e.status), s.batch_size(), s.m, s.k, s.k, s.n,
+                    s.ta ? " (lhs transposed)" : "", s.tb ? " (rhs transposed)" : "", e.what());
   }
   return Status();
 }
@@ -164,30 +171,36 @@ Status DnnlSgemm(const GemmShape& s, float alpha, const float* a, const float* b
 // ---- OpenBLAS --------------------------------------------------------------------------------
 
 // Rows [r0, r1) x columns [c0, c1) of product i.
-void BlasBlock(const GemmShape& s, const float* a, const float* b, float* c, int64_t r0, int64_t r1, int64_t c0,
-               int64_t c1, float alpha, float beta) {
+void BlasBlock(const GemmShape& s, const float* a, const float* b, float* c, int64_t r0, int64_t r1,
+               int64_t c0, int64_t c1, float alpha, float beta) {
   if (s.m == 1) {  // a row vector times a matrix (a bias gradient ones x dY): sgemv streams b once
     const int64_t inc = s.ta ? s.lda : 1;
     if (s.tb)  // b stored [n, k]: c = b[c0:c1, :] a
-      cblas_sgemv(CblasRowMajor, CblasNoTrans, c1 - c0, s.k, alpha, b + c0 * s.ldb, s.ldb, a, inc, beta, c + c0, 1);
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, c1 - c0, s.k, alpha, b + c0 * s.ldb, s.ldb, a, inc,
+                  beta, c + c0, 1);
     else  // b stored [k, n]: c = b[:, c0:c1]^T a
-      cblas_sgemv(CblasRowMajor, CblasTrans, s.k, c1 - c0, alpha, b + c0, s.ldb, a, inc, beta, c + c0, 1);
+      cblas_sgemv(CblasRowMajor, CblasTrans, s.k, c1 - c0, alpha, b + c0, s.ldb, a, inc, beta,
+                  c + c0, 1);
     return;
   }
-  cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans, r1 - r0, c1 - c0, s.k,
-              alpha, a + (s.ta ? r0 : r0 * s.lda), s.lda, b + (s.tb ? c0 * s.ldb : c0), s.ldb, beta,
-              c + r0 * s.ldc + c0, s.ldc);
+  cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans,
+              r1 - r0, c1 - c0, s.k, alpha, a + (s.ta ? r0 : r0 * s.lda), s.lda,
+              b + (s.tb ? c0 * s.ldb : c0), s.ldb, beta, c + r0 * s.ldc + c0, s.ldc);
 }
 
-void BlasSgemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta, float* c) {
+void BlasSgemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta,
+               float* c) {
   InitBlasThreads();
   Offsets ao, bo;
   BatchOffsets(s, &ao, &bo);
   const int64_t nb = s.batch_size();
   ThreadPool* pool = IntraOpPool();
   const int64_t threads = pool->num_threads();
-  auto whole = [&](int64_t i) { BlasBlock(s, a + ao[i], b + bo[i], c + i * s.c_batch_stride, 0, s.m, 0, s.n, alpha, beta); };
-  if (threads < 2 || s.m * s.n * s.k * nb < kParallelGemmWork || !DisjointOutputs(s)) {  // overlapping outputs: in order
+  auto whole = [&](int64_t i) {
+    BlasBlock(s, a + ao[i], b + bo[i], c + i * s.c_batch_stride, 0, s.m, 0, s.n, alpha, beta);
+  };
+  if (threads < 2 || s.m * s.n * s.k * nb < kParallelGemmWork ||
+      !DisjointOutputs(s)) {  // overlapping outputs: in order
     for (int64_t i = 0; i < nb; ++i) whole(i);
     return;
   }
@@ -230,14 +243,17 @@ void GemmShape::SetBatch(int64_t b, int64_t a_stride, int64_t b_stride, int64_t 
 GemmImpl ChooseGemmImpl(const GemmShape& s) {
   if (!DisjointOutputs(s)) return GemmImpl::kBlas;
   const int64_t work = s.m * s.n * s.k;
-  if (s.batch_size() >= kDnnlMinBatch && work <= kDnnlMaxBatchedProductWork && s.m > 1) return GemmImpl::kDnnl;
+  if (s.batch_size() >= kDnnlMinBatch && work <= kDnnlMaxBatchedProductWork && s.m > 1)
+    return GemmImpl::kDnnl;
   if (std::min({s.m, s.n, s.k}) >= kDnnlMinDim && work >= kDnnlMinWork) return GemmImpl::kDnnl;
   return GemmImpl::kBlas;
 }
 
 GemmImpl AutotuneGemm(const GemmShape& s, const float* a, const float* b) {
   const GemmImpl guess = ChooseGemmImpl(s);
-  if (s.m * s.n * s.k * s.batch_size() < kAutotuneMinWork || s.m == 1 || !DisjointOutputs(s) || s.k <= 0) return guess;
+  if (s.m * s.n * s.k * s.batch_size() < kAutotuneMinWork || s.m == 1 || !DisjointOutputs(s) ||
+      s.k <= 0)
+    return guess;
   static std::mutex mu;
   static auto* tuned = new std::map<std::vector<int64_t>, GemmImpl>();
   std::vector<int64_t> key = ShapeKey(s);
@@ -247,14 +263,16 @@ GemmImpl AutotuneGemm(const GemmShape& s, const float* a, const float* b) {
   }
   // Three interleaved runs of each into scratch; the fastest run decides, and the guess keeps
   // ties (within 3%) so noise does not flip a choice the measurements above support.
-  std::vector<float> scratch((s.batch_size() - 1) * s.c_batch_stride + (s.m - 1) * s.ldc + s.n, 0.0f);
+  std::vector<float> scratch((s.batch_size() - 1) * s.c_batch_stride + (s.m - 1) * s.ldc + s.n,
+                             0.0f);
   double best[2] = {1e30, 1e30};
   const GemmImpl impls[2] = {GemmImpl::kBlas, GemmImpl::kDnnl};
   for (int round = 0; round < 3; ++round)
     for (int i = 0; i < 2; ++i) {
       auto t0 = std::chrono::steady_clock::now();
-      Status st = impls[i] == GemmImpl::kDnnl ? DnnlSgemm(s, 1.0f, a, b, 0.0f, scratch.data())
-                                               : (BlasSgemm(s, 1.0f, a, b, 0.0f, scratch.data()), Status());
+      Status st = impls[i] == GemmImpl::kDnnl
+                      ? DnnlSgemm(s, 1.0f, a, b, 0.0f, scratch.data())
+                      : (BlasSgemm(s, 1.0f, a, b, 0.0f, scratch.data()), Status());
       double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       best[i] = st.ok() ? std::min(best[i], t) : 1e30;
     }
@@ -272,28 +290,35 @@ const char* GemmImplName(GemmImpl impl) {
   }
 }
 
-GemmStats GetGemmStats() { return {g_calls.load(), g_nanos.load() * 1e-9}; }
-void ResetGemmStats() { g_calls = 0, g_nanos = 0; }
+GemmStats GetGemmStats() {
+  return {g_calls.load(), g_nanos.load() * 1e-9};
+}
+void ResetGemmStats() {
+  g_calls = 0, g_nanos = 0;
+}
 
-Status Sgemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta, float* c, GemmImpl impl) {
+Status Sgemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta, float* c,
+             GemmImpl impl) {
   if (s.batch_size() <= 0 || s.m <= 0 || s.n <= 0) return Status();
   if (s.a_strides.size() != s.batch.size() || s.b_strides.size() != s.batch.size())
-    return InvalidArgument("[matmul] %d batch dims but %d / %d operand strides", s.batch.size(), s.a_strides.size(),
-                           s.b_strides.size());
+    return InvalidArgument("[matmul] %d batch dims but %d / %d operand strides", s.batch.size(),
+                           s.a_strides.size(), s.b_strides.size());
   struct Timer {
     const GemmShape& s;
     const GemmImpl& impl;
     std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
     ~Timer() {
-      int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+      int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       std::chrono::steady_clock::now() - t0)
+                       .count();
       g_nanos += ns;
       ++g_calls;
       static const bool log = std::getenv("ONEFLOW_LIKE_GEMM_LOG") != nullptr;
       if (log)
         std::fprintf(stderr, "[gemm] %9.1f us  batch=%lld m=%lld n=%lld k=%lld%s%s %s\n", ns * 1e-3,
-                     static_cast<long long>(s.batch_size()), static_cast<long long>(s.m), static_cast<long long>(s.n),
-                     static_cast<long long>(s.k), s.ta ? " lhsT" : "", s.tb ? " rhsT" : "",
-                     GemmImplName(impl));
+                     static_cast<long long>(s.batch_size()), static_cast<long long>(s.m),
+                     static_cast<long long>(s.n), static_cast<long long>(s.k), s.ta ? " lhsT" : "",
+                     s.tb ? " rhsT" : "", GemmImplName(impl));
     }
   } timer{s, impl};
   if (s.k <= 0) {  // an empty sum: c = beta * c
@@ -303,7 +328,9 @@ Status Sgemm(const GemmShape& s, float alpha, const float* a, const float* b, fl
   // ONEFLOW_LIKE_GEMM_IMPL=openblas|onednn overrides the fixed rule (for comparisons).
   static const char* forced = std::getenv("ONEFLOW_LIKE_GEMM_IMPL");
   if (impl == GemmImpl::kAuto && forced != nullptr && s.m > 1)
-    impl = std::string(forced) == "onednn" ? GemmImpl::kDnnl : std::string(forced) == "openblas" ? GemmImpl::kBlas : impl;
+    impl = std::string(forced) == "onednn"     ? GemmImpl::kDnnl
+           : std::string(forced) == "openblas" ? GemmImpl::kBlas
+                                               : impl;
   if (impl == GemmImpl::kAuto) impl = ChooseGemmImpl(s);
   if (impl == GemmImpl::kDnnl && !DisjointOutputs(s)) impl = GemmImpl::kBlas;
   if (impl == GemmImpl::kDnnl) return DnnlSgemm(s, alpha, a, b, beta, c);

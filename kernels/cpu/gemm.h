@@ -2,7 +2,8 @@
 // modes run the same implementation for the same shape:
 //   c[i] = op(a[i]) @ op(b[i])        for i < batch, op = transpose when ta / tb,
 // where the batch may have several dims, each with its own stride per operand (so a view such as
-// attention's q.transpose(1, 2) needs no copy), and leading dimensions lda / ldb / ldc as in BLAS. Two implementations:
+// attention's q.transpose(1, 2) needs no copy), and leading dimensions lda / ldb / ldc as in BLAS.
+// Two implementations:
 //  - OpenBLAS sgemm, single-threaded, spread over the intra-op pool: whole products per thread,
 //    or one product cut into row or column blocks (OpenBLAS's own pool is not used: its idle
 //    workers spin for ~2^28 cycles after each call and take the cores from what runs next);
@@ -28,7 +29,7 @@ struct GemmShape {
   int64_t lda = 0, ldb = 0, ldc = 0;  // leading dims (elements)
   DimVector batch;                    // batch dims, outermost first; empty: one product
   DimVector a_strides, b_strides;     // element stride of each batch dim in a / b (0: broadcast)
-  int64_t c_batch_stride = 0;         // elements between consecutive products of c (row-major batch order)
+  int64_t c_batch_stride = 0;  // elements between consecutive products of c (row-major batch order)
 
   int64_t batch_size() const;
   // One batch dim of `b` products at the given strides.

@@ -48,25 +48,33 @@ void Check(const Case& t, GemmImpl impl) {
         int64_t o = i * s.c_batch_stride + r * s.ldc + j;
         double want = t.alpha * acc + (t.beta == 0 ? 0.0 : t.beta * double(c0[o]));
         ASSERT_NEAR(c[o], want, 1e-4 * (1 + std::sqrt(double(t.k))))
-            << GemmImplName(impl) << " batch " << i << " (" << r << ", " << j << ") m=" << t.m << " n=" << t.n
-            << " k=" << t.k << " ta=" << t.ta << " tb=" << t.tb;
+            << GemmImplName(impl) << " batch " << i << " (" << r << ", " << j << ") m=" << t.m
+            << " n=" << t.n << " k=" << t.k << " ta=" << t.ta << " tb=" << t.tb;
       }
   // Padding between rows is never written.
   for (int64_t i = 0; i < t.batch; ++i)
     for (int64_t r = 0; r < t.m; ++r)
-      for (int64_t j = t.n; j < s.ldc; ++j) ASSERT_EQ(c[i * s.c_batch_stride + r * s.ldc + j], c0[i * s.c_batch_stride + r * s.ldc + j]);
+      for (int64_t j = t.n; j < s.ldc; ++j)
+        ASSERT_EQ(c[i * s.c_batch_stride + r * s.ldc + j],
+                  c0[i * s.c_batch_stride + r * s.ldc + j]);
 }
 
 TEST(Sgemm, BothImplementationsMatchFloat64) {
   const Case cases[] = {
-      {false, false, 1, 17, 23, 31, false, 0, 1.0f, 0.0f},  {true, false, 3, 16, 40, 9, false, 0, 1.0f, 0.0f},
-      {false, true, 4, 33, 8, 64, false, 3, 0.5f, 0.0f},    {true, true, 2, 5, 7, 11, false, 1, 1.0f, 1.0f},
-      {false, true, 32, 32, 32, 16, false, 0, 1.0f, 0.0f},  {false, false, 5, 12, 20, 13, true, 0, 2.0f, 0.0f},
-      {false, false, 3, 8, 9, 10, false, 0, 1.0f, 0.5f},     {false, false, 2, 4, 5, 0, false, 0, 1.0f, 0.0f},
+      {false, false, 1, 17, 23, 31, false, 0, 1.0f, 0.0f},
+      {true, false, 3, 16, 40, 9, false, 0, 1.0f, 0.0f},
+      {false, true, 4, 33, 8, 64, false, 3, 0.5f, 0.0f},
+      {true, true, 2, 5, 7, 11, false, 1, 1.0f, 1.0f},
+      {false, true, 32, 32, 32, 16, false, 0, 1.0f, 0.0f},
+      {false, false, 5, 12, 20, 13, true, 0, 2.0f, 0.0f},
+      {false, false, 3, 8, 9, 10, false, 0, 1.0f, 0.5f},
+      {false, false, 2, 4, 5, 0, false, 0, 1.0f, 0.0f},
       {true, false, 2, 6, 3, 0, false, 2, 1.0f, 2.0f},
       // Row vector x matrix (the sgemv path), every transpose, padded, scaled, accumulating.
-      {false, false, 1, 1, 300, 700, false, 0, 1.0f, 0.0f}, {true, false, 1, 1, 70, 33, false, 3, 0.5f, 1.0f},
-      {false, true, 3, 1, 2000, 600, false, 2, 1.0f, 0.0f}, {true, true, 2, 1, 17, 9, false, 1, 2.0f, 0.5f},
+      {false, false, 1, 1, 300, 700, false, 0, 1.0f, 0.0f},
+      {true, false, 1, 1, 70, 33, false, 3, 0.5f, 1.0f},
+      {false, true, 3, 1, 2000, 600, false, 2, 1.0f, 0.0f},
+      {true, true, 2, 1, 17, 9, false, 1, 2.0f, 0.5f},
   };
   for (const Case& t : cases)
     for (GemmImpl impl : {GemmImpl::kBlas, GemmImpl::kDnnl, GemmImpl::kAuto}) Check(t, impl);
@@ -83,7 +91,8 @@ TEST(Sgemm, TwoBatchDimsWithViewStrides) {
   for (GemmImpl impl : {GemmImpl::kBlas, GemmImpl::kDnnl}) {
     GemmShape s;  // scores[b, h] = q[b, :, h, :] @ k[b, :, h, :]^T
     s.tb = true, s.m = S, s.n = S, s.k = D, s.lda = H * D, s.ldb = H * D, s.ldc = S;
-    s.batch = {B, H}, s.a_strides = {S * H * D, D}, s.b_strides = {S * H * D, D}, s.c_batch_stride = S * S;
+    s.batch = {B, H}, s.a_strides = {S * H * D, D}, s.b_strides = {S * H * D, D},
+    s.c_batch_stride = S * S;
     std::vector<float> c(B * H * S * S, -7.0f);
     ASSERT_TRUE(Sgemm(s, 1.0f, q.data(), k.data(), 0.0f, c.data(), impl).ok());
     for (int64_t b = 0; b < B; ++b)
@@ -117,7 +126,7 @@ GemmShape Single(int64_t m, int64_t n, int64_t k, bool tb = false) {
 TEST(Sgemm, FixedRule) {
   GemmShape attn = Single(128, 128, 64, true);
   attn.SetBatch(32, 128 * 64, 128 * 64, 128 * 128);
-  EXPECT_EQ(ChooseGemmImpl(attn), GemmImpl::kDnnl);                      // batch of small products
+  EXPECT_EQ(ChooseGemmImpl(attn), GemmImpl::kDnnl);  // batch of small products
   EXPECT_EQ(ChooseGemmImpl(Single(128, 1024, 1024, true)), GemmImpl::kDnnl);  // every dim >= 64
   EXPECT_EQ(ChooseGemmImpl(Single(128, 10, 1024, true)), GemmImpl::kBlas);    // thin output layer
   EXPECT_EQ(ChooseGemmImpl(Single(1, 2048, 1024)), GemmImpl::kBlas);          // row vector: sgemv

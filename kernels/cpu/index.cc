@@ -9,7 +9,8 @@ namespace kernels {
 namespace {
 
 // Indices in [0, size), or [-size, size) when negatives wrap.
-Status CheckIndices(const char* op, const int64_t* idx, int64_t n, int64_t dim, int64_t size, bool wrap) {
+Status CheckIndices(const char* op, const int64_t* idx, int64_t n, int64_t dim, int64_t size,
+                    bool wrap) {
   for (int64_t i = 0; i < n; ++i)
     if (idx[i] >= size || idx[i] < (wrap ? -size : 0))
       return OutOfRange("[%s] index %d out of range for dim %d of size %d", op, idx[i], dim, size);
@@ -27,10 +28,16 @@ template <typename F>
 void ForCoords(const Shape& shape, int64_t begin, int64_t end, F&& fn) {
   int64_t nd = shape.ndim();
   DimVector c(nd, 0);
-  for (int64_t d = nd - 1, r = begin; d >= 0; --d) { c[d] = r % shape[d]; r /= shape[d]; }
+  for (int64_t d = nd - 1, r = begin; d >= 0; --d) {
+    c[d] = r % shape[d];
+    r /= shape[d];
+  }
   for (int64_t n = begin; n < end; ++n) {
     fn(n, c);
-    for (int64_t d = nd - 1; d >= 0; --d) { if (++c[d] < shape[d]) break; c[d] = 0; }
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++c[d] < shape[d]) break;
+      c[d] = 0;
+    }
   }
 }
 
@@ -41,16 +48,20 @@ Status IndexSelectKernel(KernelContext& ctx) {
   int64_t d = ctx.attrs().Int("dim"), m = ctx.input(1).numel();
   int64_t n = x.shape.ndim() ? x.shape[d] : 1;
   RETURN_IF_ERROR(CheckIndices("index_select", idx, m, d, n, false));
-  int64_t outer = Prod(x.shape, 0, d), inner = x.shape.ndim() ? Prod(x.shape, d + 1, x.shape.ndim()) : 1;
+  int64_t outer = Prod(x.shape, 0, d),
+          inner = x.shape.ndim() ? Prod(x.shape, d + 1, x.shape.ndim()) : 1;
   size_t row = static_cast<size_t>(inner * DTypeSize(x.dtype));
   const char* src = static_cast<const char*>(x.data);
   char* dst = static_cast<char*>(out.data);
-  ParallelFor(outer * m, [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      int64_t o = r / m, j = r % m;
-      std::memcpy(dst + r * row, src + (o * n + idx[j]) * row, row);
-    }
-  }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner, 1)));
+  ParallelFor(
+      outer * m,
+      [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          int64_t o = r / m, j = r % m;
+          std::memcpy(dst + r * row, src + (o * n + idx[j]) * row, row);
+        }
+      },
+      std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner, 1)));
   return Status();
 }
 
@@ -63,19 +74,23 @@ Status IndexAddKernel(KernelContext& ctx) {
   int64_t n = x.shape.ndim() ? x.shape[d] : 1;
   RETURN_IF_ERROR(CheckIndices("index_add", idx, m, d, n, false));
   CopyStrided(out, x);
-  int64_t outer = Prod(x.shape, 0, d), inner = x.shape.ndim() ? Prod(x.shape, d + 1, x.shape.ndim()) : 1;
+  int64_t outer = Prod(x.shape, 0, d),
+          inner = x.shape.ndim() ? Prod(x.shape, d + 1, x.shape.ndim()) : 1;
   OFL_SWITCH_ALL(out.dtype, {
     scalar_t* o = out.ptr<scalar_t>();
     const scalar_t* s = src.ptr<const scalar_t>();
     // Different outer rows never collide, so they run in parallel.
-    ParallelFor(outer, [&](int64_t b, int64_t e) {
-      for (int64_t oi = b; oi < e; ++oi)
-        for (int64_t j = 0; j < m; ++j) {
-          scalar_t* dst = o + (oi * n + idx[j]) * inner;
-          const scalar_t* from = s + (oi * m + j) * inner;
-          for (int64_t i = 0; i < inner; ++i) dst[i] = AddValues(dst[i], from[i]);
-        }
-    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner * m, 1)));
+    ParallelFor(
+        outer,
+        [&](int64_t b, int64_t e) {
+          for (int64_t oi = b; oi < e; ++oi)
+            for (int64_t j = 0; j < m; ++j) {
+              scalar_t* dst = o + (oi * n + idx[j]) * inner;
+              const scalar_t* from = s + (oi * m + j) * inner;
+              for (int64_t i = 0; i < inner; ++i) dst[i] = AddValues(dst[i], from[i]);
+            }
+        },
+        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner * m, 1)));
   });
   return Status();
 }
@@ -114,7 +129,8 @@ Status ScatterKernel(KernelContext& ctx) {
   int64_t d = ctx.attrs().Int("dim");
   bool add = ctx.attrs().Str("reduce") == "add";
   int64_t size = out.shape.ndim() ? out.shape[d] : 1;
-  RETURN_IF_ERROR(CheckIndices(add ? "scatter_add" : "scatter", idx, index.numel(), d, size, false));
+  RETURN_IF_ERROR(
+      CheckIndices(add ? "scatter_add" : "scatter", idx, index.numel(), d, size, false));
   if (!inplace) CopyStrided(out, ctx.input(0));
   double value = ctx.attrs().Float("value");
   OFL_SWITCH_ALL(out.dtype, {
@@ -146,24 +162,27 @@ Status MaskedFillKernel(KernelContext& ctx) {
     T v = FromDouble<T>(value);
     if (inplace) {
       std::array<const DimVector*, 2> st{&out.strides, &mask.strides};
-      ForEachRow<2>(out.shape, st, {static_cast<char*>(out.data), static_cast<char*>(mask.data)}, {sizeof(T), 1},
+      ForEachRow<2>(out.shape, st, {static_cast<char*>(out.data), static_cast<char*>(mask.data)},
+                    {sizeof(T), 1},
                     [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
                       T* o = reinterpret_cast<T*>(p[0]);
                       const bool* m = reinterpret_cast<const bool*>(p[1]);
-                      for (int64_t i = 0; i < n; ++i) if (m[i * s[1]]) o[i * s[0]] = v;
+                      for (int64_t i = 0; i < n; ++i)
+                        if (m[i * s[1]]) o[i * s[0]] = v;
                     });
     } else {
       TensorView x = BroadcastTo(ctx.input(0), out.shape);
       std::array<const DimVector*, 3> st{&out.strides, &x.strides, &mask.strides};
-      ForEachRow<3>(out.shape, st,
-                    {static_cast<char*>(out.data), static_cast<char*>(x.data), static_cast<char*>(mask.data)},
-                    {sizeof(T), sizeof(T), 1},
-                    [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t n) {
-                      T* o = reinterpret_cast<T*>(p[0]);
-                      const T* a = reinterpret_cast<const T*>(p[1]);
-                      const bool* m = reinterpret_cast<const bool*>(p[2]);
-                      for (int64_t i = 0; i < n; ++i) o[i * s[0]] = m[i * s[2]] ? v : a[i * s[1]];
-                    });
+      ForEachRow<3>(
+          out.shape, st,
+          {static_cast<char*>(out.data), static_cast<char*>(x.data), static_cast<char*>(mask.data)},
+          {sizeof(T), sizeof(T), 1},
+          [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t n) {
+            T* o = reinterpret_cast<T*>(p[0]);
+            const T* a = reinterpret_cast<const T*>(p[1]);
+            const bool* m = reinterpret_cast<const bool*>(p[2]);
+            for (int64_t i = 0; i < n; ++i) o[i * s[0]] = m[i * s[2]] ? v : a[i * s[1]];
+          });
     }
   });
   return Status();
@@ -188,27 +207,32 @@ Status IndexKernel(KernelContext& ctx) {
   int64_t k = ctx.num_inputs() - 1, d0 = ctx.attrs().Int("dim");
   int64_t nb = k > 0 ? ctx.input(1).numel() : 1;
   for (int64_t j = 0; j < k; ++j)
-    RETURN_IF_ERROR(CheckIndices("index", ctx.input(1 + j).ptr<const int64_t>(), nb, d0 + j, x.shape[d0 + j], true));
+    RETURN_IF_ERROR(CheckIndices("index", ctx.input(1 + j).ptr<const int64_t>(), nb, d0 + j,
+                                 x.shape[d0 + j], true));
   DimVector xs = ContiguousStrides(x.shape);
   int64_t outer = Prod(x.shape, 0, d0), inner = Prod(x.shape, d0 + k, x.shape.ndim());
   int64_t span = Prod(x.shape, d0, x.shape.ndim());
   size_t row = static_cast<size_t>(inner * DTypeSize(x.dtype));
   const char* src = static_cast<const char*>(x.data);
   char* dst = static_cast<char*>(out.data);
-  ParallelFor(outer * nb, [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      int64_t o = r / nb, bi = r % nb, off = o * span;
-      for (int64_t j = 0; j < k; ++j) {
-        int64_t i = ctx.input(1 + j).ptr<const int64_t>()[bi];
-        off += (i < 0 ? i + x.shape[d0 + j] : i) * xs[d0 + j];
-      }
-      std::memcpy(dst + r * row, src + off * DTypeSize(x.dtype), row);
-    }
-  }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner, 1)));
+  ParallelFor(
+      outer * nb,
+      [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          int64_t o = r / nb, bi = r % nb, off = o * span;
+          for (int64_t j = 0; j < k; ++j) {
+            int64_t i = ctx.input(1 + j).ptr<const int64_t>()[bi];
+            off += (i < 0 ? i + x.shape[d0 + j] : i) * xs[d0 + j];
+          }
+          std::memcpy(dst + r * row, src + off * DTypeSize(x.dtype), row);
+        }
+      },
+      std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(inner, 1)));
   return Status();
 }
 
-// index_put: inputs {x, values, idx...} (out of place) or {values, idx...} (in place, strided target).
+// index_put: inputs {x, values, idx...} (out of place) or {values, idx...} (in place, strided
+// target).
 Status IndexPutKernel(KernelContext& ctx) {
   bool inplace = std::string(ctx.op()).back() == '_';
   int vi = inplace ? 0 : 1;

@@ -17,7 +17,10 @@ struct NllShape {
 };
 NllShape NllShapeOf(const Shape& s) {
   NllShape d;
-  if (s.ndim() == 1) { d.c = s[0]; return d; }
+  if (s.ndim() == 1) {
+    d.c = s[0];
+    return d;
+  }
   d.n = s[0];
   d.c = s[1];
   for (int64_t i = 2; i < s.ndim(); ++i) d.r *= s[i];
@@ -28,11 +31,12 @@ NllShape NllShapeOf(const Shape& s) {
 // (PyTorch divides the label-smoothing term by the same sum).
 template <typename T>
 StatusOr<double> CheckTargets(const char* op, const int64_t* t, const T* w, const NllShape& d,
-                                                 int64_t ignore) {
+                              int64_t ignore) {
   double wsum = 0;
   for (int64_t i = 0; i < d.n * d.r; ++i) {
     if (t[i] == ignore) continue;
-    if (t[i] < 0 || t[i] >= d.c) return OutOfRange("[%s] target %d out of range for %d classes", op, t[i], d.c);
+    if (t[i] < 0 || t[i] >= d.c)
+      return OutOfRange("[%s] target %d out of range for %d classes", op, t[i], d.c);
     wsum += w ? static_cast<double>(w[t[i]]) : 1.0;
   }
   return wsum;
@@ -77,28 +81,36 @@ Status NllLossKernel(KernelContext& ctx) {
       double eps = na.eps;
       const T* lp = na.x.ptr<const T>();
       std::vector<double> nll(d.n * d.r, 0.0), smooth(eps > 0 ? d.n * d.r : 0, 0.0);
-      ParallelFor(d.n * d.r, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-          if (t[i] == ignore) continue;
-          int64_t n = i / d.r, r = i % d.r;
-          const T* row = lp + n * d.c * d.r + r;
-          nll[i] = -(w ? static_cast<double>(w[t[i]]) : 1.0) * row[t[i] * d.r];
-          if (eps > 0) {
-            double s = 0;
-            for (int64_t c = 0; c < d.c; ++c) s -= (w ? static_cast<double>(w[c]) : 1.0) * row[c * d.r];
-            smooth[i] = s;
-          }
-        }
-      }, std::max<int64_t>(1, kParallelGrain / (eps > 0 ? d.c : 1)));
+      ParallelFor(
+          d.n * d.r,
+          [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) {
+              if (t[i] == ignore) continue;
+              int64_t n = i / d.r, r = i % d.r;
+              const T* row = lp + n * d.c * d.r + r;
+              nll[i] = -(w ? static_cast<double>(w[t[i]]) : 1.0) * row[t[i] * d.r];
+              if (eps > 0) {
+                double s = 0;
+                for (int64_t c = 0; c < d.c; ++c)
+                  s -= (w ? static_cast<double>(w[c]) : 1.0) * row[c * d.r];
+                smooth[i] = s;
+              }
+            }
+          },
+          std::max<int64_t>(1, kParallelGrain / (eps > 0 ? d.c : 1)));
       T* o = out.ptr<T>();
       double k = eps / static_cast<double>(d.c);
       if (red == kNone) {
-        for (int64_t i = 0; i < d.n * d.r; ++i) o[i] = static_cast<T>((1 - eps) * nll[i] + (eps > 0 ? k * smooth[i] : 0));
+        for (int64_t i = 0; i < d.n * d.r; ++i)
+          o[i] = static_cast<T>((1 - eps) * nll[i] + (eps > 0 ? k * smooth[i] : 0));
       } else {
         double sn = 0, ss = 0;
         for (double v : nll) sn += v;
         for (double v : smooth) ss += v;
-        if (red == kMean) { sn /= den; ss /= den; }
+        if (red == kMean) {
+          sn /= den;
+          ss /= den;
+        }
         o[0] = static_cast<T>((1 - eps) * sn + k * ss);
       }
     });
@@ -121,33 +133,40 @@ Status NllLossGradKernel(KernelContext& ctx) {
       T* o = dx.ptr<T>();
       double d1 = red == kMean ? den : 1.0, d2 = d1;
       double k = eps / static_cast<double>(d.c);
-      ParallelFor(d.n, [&](int64_t b, int64_t e) {
-        std::fill(o + b * d.c * d.r, o + e * d.c * d.r, T(0));
-        for (int64_t n = b; n < e; ++n)
-          for (int64_t r = 0; r < d.r; ++r) {
-            int64_t i = n * d.r + r;
-            if (t[i] == ignore) continue;
-            double gi = red == kNone ? static_cast<double>(g[i]) : static_cast<double>(g[0]);
-            T* row = o + n * d.c * d.r + r;
-            if (eps > 0)
-              for (int64_t c = 0; c < d.c; ++c) row[c * d.r] = static_cast<T>(-gi * k * (w ? w[c] : T(1)) / d2);
-            row[t[i] * d.r] += static_cast<T>(-gi * (1 - eps) * (w ? w[t[i]] : T(1)) / d1);
-          }
-      }, std::max<int64_t>(1, kParallelGrain / (d.c * d.r)));
+      ParallelFor(
+          d.n,
+          [&](int64_t b, int64_t e) {
+            std::fill(o + b * d.c * d.r, o + e * d.c * d.r, T(0));
+            for (int64_t n = b; n < e; ++n)
+              for (int64_t r = 0; r < d.r; ++r) {
+                int64_t i = n * d.r + r;
+                if (t[i] == ignore) continue;
+                double gi = red == kNone ? static_cast<double>(g[i]) : static_cast<double>(g[0]);
+                T* row = o + n * d.c * d.r + r;
+                if (eps > 0)
+                  for (int64_t c = 0; c < d.c; ++c)
+                    row[c * d.r] = static_cast<T>(-gi * k * (w ? w[c] : T(1)) / d2);
+                row[t[i] * d.r] += static_cast<T>(-gi * (1 - eps) * (w ? w[t[i]] : T(1)) / d1);
+              }
+          },
+          std::max<int64_t>(1, kParallelGrain / (d.c * d.r)));
     });
   });
   return st;
 }
 
 template <typename T>
-inline T SoftplusNeg(T x) { return std::max(-x, T(0)) + std::log1p(std::exp(-std::abs(x))); }  // log(1 + e^-x)
+inline T SoftplusNeg(T x) {
+  return std::max(-x, T(0)) + std::log1p(std::exp(-std::abs(x)));
+}  // log(1 + e^-x)
 
 Status BceKernel(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &y = ctx.input(1), &out = ctx.output(0);
   bool has_pw = ctx.num_inputs() > 2, done = false;
   OFL_SWITCH_FLOAT(x.dtype, {
     using T = scalar_t;
-    const T *xp = x.ptr<const T>(), *yp = y.ptr<const T>(), *pw = has_pw ? ctx.input(2).ptr<const T>() : nullptr;
+    const T *xp = x.ptr<const T>(), *yp = y.ptr<const T>(),
+            *pw = has_pw ? ctx.input(2).ptr<const T>() : nullptr;
     T* o = out.ptr<T>();
     ParallelFor(x.numel(), [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
@@ -157,7 +176,9 @@ Status BceKernel(KernelContext& ctx) {
     });
     done = true;
   });
-  if (!done) return TypeError("[binary_cross_entropy_with_logits] not supported for %s on cpu", DTypeName(x.dtype));
+  if (!done)
+    return TypeError("[binary_cross_entropy_with_logits] not supported for %s on cpu",
+                     DTypeName(x.dtype));
   return Status();
 }
 
@@ -169,7 +190,8 @@ Status BceGradKernel(KernelContext& ctx) {
     using T = scalar_t;
     const T *g = dy.ptr<const T>(), *xp = x.ptr<const T>(), *yp = y.ptr<const T>();
     const T* pw = has_pw ? ctx.input(3).ptr<const T>() : nullptr;
-    T *dx = ctx.output(0).ptr<T>(), *dt = ctx.output(1).ptr<T>(), *dpw = has_pw ? ctx.output(2).ptr<T>() : nullptr;
+    T *dx = ctx.output(0).ptr<T>(), *dt = ctx.output(1).ptr<T>(),
+      *dpw = has_pw ? ctx.output(2).ptr<T>() : nullptr;
     ParallelFor(x.numel(), [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
         T p = pw ? pw[i] : T(1), lw = T(1) + (p - T(1)) * yp[i], sp = SoftplusNeg(xp[i]);
@@ -181,7 +203,8 @@ Status BceGradKernel(KernelContext& ctx) {
     });
     done = true;
   });
-  if (!done) return TypeError("[bce_with_logits_grad] not supported for %s on cpu", DTypeName(x.dtype));
+  if (!done)
+    return TypeError("[bce_with_logits_grad] not supported for %s on cpu", DTypeName(x.dtype));
   return Status();
 }
 

@@ -1,7 +1,7 @@
 // CPU kernel of the linear algebra family: out = beta * bias + alpha * (a @ b), batched with
 // broadcast batch dims. f32 GEMMs go to kernels::Sgemm (gemm.h: OpenBLAS, or oneDNN's batched
-// matmul for batches of small products), f64 to OpenBLAS; tiny products and integers use a plain loop.
-// Transposed operand views become BLAS transpose flags; other layouts are packed first.
+// matmul for batches of small products), f64 to OpenBLAS; tiny products and integers use a plain
+// loop. Transposed operand views become BLAS transpose flags; other layouts are packed first.
 #include <cblas.h>
 
 #include <cstring>
@@ -40,16 +40,16 @@ Operand MakeOperand(const TensorView& v, const Shape& out_batch, size_t elem) {
   return o;
 }
 
-void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, const double* b,
-          int64_t ldb, double beta, double* c, int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
-              ldb, beta, c, ldc);
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+          int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
+              k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 // c[m, n] = alpha * sum_k a[m, k] b[k, n] + (accumulate ? c : 0), any strides.
 template <typename T>
-void SmallGemm(const Operand& A, const T* a, const Operand& B, const T* b, T* c, int64_t m, int64_t n, int64_t k,
-               double alpha, bool accumulate) {
+void SmallGemm(const Operand& A, const T* a, const Operand& B, const T* b, T* c, int64_t m,
+               int64_t n, int64_t k, double alpha, bool accumulate) {
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       T acc = 0;
@@ -85,7 +85,8 @@ Status RunMatmul(KernelContext& ctx) {
     if (!has_bias) std::memset(c, 0, out.numel() * sizeof(T));
     return Status();
   }
-  Operand A = MakeOperand(ctx.input(0), batch, sizeof(T)), B = MakeOperand(ctx.input(1), batch, sizeof(T));
+  Operand A = MakeOperand(ctx.input(0), batch, sizeof(T)),
+          B = MakeOperand(ctx.input(1), batch, sizeof(T));
   bool small = m * n * k <= kSmallGemm || !std::is_floating_point_v<T>;
   bool ta = false, tb = false;
   int64_t lda = 0, ldb = 0;
@@ -103,22 +104,25 @@ Status RunMatmul(KernelContext& ctx) {
   }
   int64_t nb = batch.numel(), nbd = batch.ndim();
   if constexpr (std::is_same_v<T, float>) {
-    if (!small && pa == nullptr && pb == nullptr) {  // the whole batch in one call (views need no copy)
+    if (!small && pa == nullptr &&
+        pb == nullptr) {  // the whole batch in one call (views need no copy)
       GemmShape g;
-      g.ta = ta, g.tb = tb, g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = ldb, g.ldc = n, g.c_batch_stride = m * n;
+      g.ta = ta, g.tb = tb, g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = ldb, g.ldc = n,
+      g.c_batch_stride = m * n;
       g.batch = batch.dims();
       for (int64_t d = 0; d < nbd; ++d) {
         g.a_strides.push_back(A.batch_strides[d] / static_cast<int64_t>(sizeof(T)));
         g.b_strides.push_back(B.batch_strides[d] / static_cast<int64_t>(sizeof(T)));
       }
-      return Sgemm(g, static_cast<float>(alpha), reinterpret_cast<const T*>(A.base), reinterpret_cast<const T*>(B.base),
-                   has_bias ? 1.0f : 0.0f, c);
+      return Sgemm(g, static_cast<float>(alpha), reinterpret_cast<const T*>(A.base),
+                   reinterpret_cast<const T*>(B.base), has_bias ? 1.0f : 0.0f, c);
     }
   }
   DimVector idx(nbd, 0);
   for (int64_t bi = 0; bi < nb; ++bi) {
     int64_t oa = 0, ob = 0;
-    for (int64_t d = 0; d < nbd; ++d) oa += idx[d] * A.batch_strides[d], ob += idx[d] * B.batch_strides[d];
+    for (int64_t d = 0; d < nbd; ++d)
+      oa += idx[d] * A.batch_strides[d], ob += idx[d] * B.batch_strides[d];
     const T* a = reinterpret_cast<const T*>(A.base + oa);
     const T* b = reinterpret_cast<const T*>(B.base + ob);
     T* cb = c + bi * m * n;
@@ -135,7 +139,10 @@ Status RunMatmul(KernelContext& ctx) {
         Gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, has_bias ? 1.0 : 0.0, cb, n);
       }
     }
-    for (int64_t d = nbd - 1; d >= 0; --d) { if (++idx[d] < batch[d]) break; idx[d] = 0; }
+    for (int64_t d = nbd - 1; d >= 0; --d) {
+      if (++idx[d] < batch[d]) break;
+      idx[d] = 0;
+    }
   }
   return Status();
 }

@@ -16,14 +16,19 @@ Status EmbeddingKernel(KernelContext& ctx) {
   int64_t rows = w.shape[0], dim = w.shape[1], n = iv.numel();
   const int64_t* idx = iv.ptr<const int64_t>();
   for (int64_t i = 0; i < n; ++i)
-    if (idx[i] < 0 || idx[i] >= rows) return OutOfRange("[embedding] index %d out of range for %d rows", idx[i], rows);
+    if (idx[i] < 0 || idx[i] >= rows)
+      return OutOfRange("[embedding] index %d out of range for %d rows", idx[i], rows);
   bool done = false;
   OFL_SWITCH_FLOAT(w.dtype, {
     const scalar_t* src = w.ptr<const scalar_t>();
     scalar_t* dst = out.ptr<scalar_t>();
-    ParallelFor(n, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) std::copy(src + idx[i] * dim, src + (idx[i] + 1) * dim, dst + i * dim);
-    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(dim, 1)));
+    ParallelFor(
+        n,
+        [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i)
+            std::copy(src + idx[i] * dim, src + (idx[i] + 1) * dim, dst + i * dim);
+        },
+        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(dim, 1)));
     done = true;
   });
   if (!done) return TypeError("[embedding] not supported for %s on cpu", DTypeName(w.dtype));
@@ -33,21 +38,26 @@ Status EmbeddingKernel(KernelContext& ctx) {
 // dweight[idx[i]] += dy[i] (rows equal to padding_idx get nothing); parallel over columns.
 Status EmbeddingGradKernel(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &iv = ctx.input(1), &dw = ctx.output(0);
-  int64_t rows = dw.shape[0], dim = dw.shape[1], n = iv.numel(), pad = ctx.attrs().Int("padding_idx", -1);
+  int64_t rows = dw.shape[0], dim = dw.shape[1], n = iv.numel(),
+          pad = ctx.attrs().Int("padding_idx", -1);
   const int64_t* idx = iv.ptr<const int64_t>();
   bool done = false;
   OFL_SWITCH_FLOAT(dy.dtype, {
     const scalar_t* g = dy.ptr<const scalar_t>();
     scalar_t* o = dw.ptr<scalar_t>();
-    ParallelFor(dim, [&](int64_t b, int64_t e) {
-      for (int64_t r = 0; r < rows; ++r) std::fill(o + r * dim + b, o + r * dim + e, scalar_t(0));
-      for (int64_t i = 0; i < n; ++i) {
-        if (idx[i] == pad) continue;
-        scalar_t* dst = o + idx[i] * dim;
-        const scalar_t* src = g + i * dim;
-        for (int64_t j = b; j < e; ++j) dst[j] += src[j];
-      }
-    }, std::max<int64_t>(16, kParallelGrain / std::max<int64_t>(n + rows, 1)));
+    ParallelFor(
+        dim,
+        [&](int64_t b, int64_t e) {
+          for (int64_t r = 0; r < rows; ++r)
+            std::fill(o + r * dim + b, o + r * dim + e, scalar_t(0));
+          for (int64_t i = 0; i < n; ++i) {
+            if (idx[i] == pad) continue;
+            scalar_t* dst = o + idx[i] * dim;
+            const scalar_t* src = g + i * dim;
+            for (int64_t j = b; j < e; ++j) dst[j] += src[j];
+          }
+        },
+        std::max<int64_t>(16, kParallelGrain / std::max<int64_t>(n + rows, 1)));
     done = true;
   });
   if (!done) return TypeError("[embedding_grad] not supported for %s on cpu", DTypeName(dy.dtype));
@@ -57,7 +67,8 @@ Status EmbeddingGradKernel(KernelContext& ctx) {
 // o[j] = keep[j] ? x[j] * scale : 0 (keep[j] is 0 or ~0u). For float and double the select is a
 // bitwise and, which GCC vectorises (a ?: select compiles to a branch per element).
 template <typename T>
-void ApplyKeepMask(const T* __restrict x, const uint32_t* __restrict keep, T scale, T* __restrict o, int64_t n) {
+void ApplyKeepMask(const T* __restrict x, const uint32_t* __restrict keep, T scale, T* __restrict o,
+                   int64_t n) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     using U = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
     for (int64_t j = 0; j < n; ++j) {
@@ -82,7 +93,8 @@ Status DropoutKernel(KernelContext& ctx) {
     const T* xs = x.ptr<const T>();
     T* o = out.ptr<T>();
     T scale = p < 1.0 ? static_cast<T>(1.0 / (1.0 - p)) : T(0);
-    // keep(i) = RngUniform(seed, i) >= p, drawn as an integer compare (rng_simd.h) a block at a time.
+    // keep(i) = RngUniform(seed, i) >= p, drawn as an integer compare (rng_simd.h) a block at a
+    // time.
     const uint64_t thr = UniformThreshold(p);
     ParallelFor(x.numel(), [&](int64_t b, int64_t e) {
       constexpr int64_t kBlock = 512;
@@ -117,15 +129,18 @@ Status AttnBiasKernel(KernelContext& ctx) {
       TensorView m = BroadcastTo(ctx.input(1), out.shape);
       std::array<const DimVector*, 2> st{&out.strides, &m.strides};
       bool is_bool = m.dtype == DType::kBool;
-      ForEachRow<2>(out.shape, st, {static_cast<char*>(out.data), static_cast<char*>(m.data)},
-                    {sizeof(T), is_bool ? int64_t(sizeof(bool)) : int64_t(sizeof(T))},
-                    [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t cnt) {
-                      T* op = reinterpret_cast<T*>(p[0]);
-                      for (int64_t j = 0; j < cnt; ++j) {
-                        if (is_bool) { if (!reinterpret_cast<const bool*>(p[1])[j * s[1]]) op[j * s[0]] = ninf; }
-                        else op[j * s[0]] += reinterpret_cast<const T*>(p[1])[j * s[1]];
-                      }
-                    });
+      ForEachRow<2>(
+          out.shape, st, {static_cast<char*>(out.data), static_cast<char*>(m.data)},
+          {sizeof(T), is_bool ? int64_t(sizeof(bool)) : int64_t(sizeof(T))},
+          [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t cnt) {
+            T* op = reinterpret_cast<T*>(p[0]);
+            for (int64_t j = 0; j < cnt; ++j) {
+              if (is_bool) {
+                if (!reinterpret_cast<const bool*>(p[1])[j * s[1]]) op[j * s[0]] = ninf;
+              } else
+                op[j * s[0]] += reinterpret_cast<const T*>(p[1])[j * s[1]];
+            }
+          });
     }
     done = true;
   });

@@ -9,9 +9,12 @@ namespace oneflow_like {
 namespace kernels {
 namespace {
 
-#define OFL_NORM_FLOAT(op, dtype, ...)                                                    \
+#define OFL_NORM_FLOAT(op, dtype, ...)                                                   \
   bool done = false;                                                                     \
-  OFL_SWITCH_FLOAT(dtype, { __VA_ARGS__; done = true; });                                \
+  OFL_SWITCH_FLOAT(dtype, {                                                              \
+    __VA_ARGS__;                                                                         \
+    done = true;                                                                         \
+  });                                                                                    \
   if (!done) return TypeError("[%s] not supported for %s on cpu", op, DTypeName(dtype)); \
   return Status();
 
@@ -45,7 +48,12 @@ inline void RowStats(const T* __restrict x, int64_t n, double* mean, double* var
   double m = SumD(n, [&](int64_t j) { return x[j]; }) / n;
   const T mt = static_cast<T>(m);
   *mean = m;
-  *var = SumD(n, [&](int64_t j) { T d = x[j] - mt; return d * d; }) / n;
+  *var = SumD(n,
+              [&](int64_t j) {
+                T d = x[j] - mt;
+                return d * d;
+              }) /
+         n;
 }
 
 Status RowNormKernel(KernelContext& ctx) {
@@ -60,37 +68,46 @@ Status RowNormKernel(KernelContext& ctx) {
     const T* w = hw ? ctx.input(1).ptr<const T>() : nullptr;
     const T* b = hb ? ctx.input(hw ? 2 : 1).ptr<const T>() : nullptr;
     T *y = ctx.output(0).ptr<T>(), *mean = ctx.output(1).ptr<T>(), *rstd = ctx.output(2).ptr<T>();
-    ParallelFor(q.rows, [&](int64_t rb, int64_t re) {
-      for (int64_t r = rb; r < re; ++r) {
-        const T* xr = xs + r * q.len;
-        T* yr = y + r * q.len;
-        double m, v;
-        RowStats(xr, q.len, &m, &v);
-        T mt = static_cast<T>(m), rs = static_cast<T>(1.0 / std::sqrt(v + eps));
-        mean[r] = mt;
-        rstd[r] = rs;
-        if (q.inner == 1 && q.groups == 1) {  // layer_norm: affine index = j
-          if (w && b) for (int64_t j = 0; j < q.len; ++j) yr[j] = (xr[j] - mt) * rs * w[j] + b[j];
-          else if (w) for (int64_t j = 0; j < q.len; ++j) yr[j] = (xr[j] - mt) * rs * w[j];
-          else if (b) for (int64_t j = 0; j < q.len; ++j) yr[j] = (xr[j] - mt) * rs + b[j];
-          else for (int64_t j = 0; j < q.len; ++j) yr[j] = (xr[j] - mt) * rs;
-        } else {
-          for (int64_t c = 0; c < q.cpg; ++c) {
-            int64_t ai = (r % q.groups) * q.cpg + c;
-            T sc = w ? rs * w[ai] : rs, sh = (b ? b[ai] : T(0)) - mt * sc;
-            for (int64_t i = 0; i < q.inner; ++i) yr[c * q.inner + i] = xr[c * q.inner + i] * sc + sh;
+    ParallelFor(
+        q.rows,
+        [&](int64_t rb, int64_t re) {
+          for (int64_t r = rb; r < re; ++r) {
+            const T* xr = xs + r * q.len;
+            T* yr = y + r * q.len;
+            double m, v;
+            RowStats(xr, q.len, &m, &v);
+            T mt = static_cast<T>(m), rs = static_cast<T>(1.0 / std::sqrt(v + eps));
+            mean[r] = mt;
+            rstd[r] = rs;
+            if (q.inner == 1 && q.groups == 1) {  // layer_norm: affine index = j
+              if (w && b)
+                for (int64_t j = 0; j < q.len; ++j) yr[j] = (xr[j] - mt) * rs * w[j] + b[j];
+              else if (w)
+                for (int64_t j = 0; j < q.len; ++j) yr[j] = (xr[j] - mt) * rs * w[j];
+              else if (b)
+                for (int64_t j = 0; j < q.len; ++j) yr[j] = (xr[j] - mt) * rs + b[j];
+              else
+                for (int64_t j = 0; j < q.len; ++j) yr[j] = (xr[j] - mt) * rs;
+            } else {
+              for (int64_t c = 0; c < q.cpg; ++c) {
+                int64_t ai = (r % q.groups) * q.cpg + c;
+                T sc = w ? rs * w[ai] : rs, sh = (b ? b[ai] : T(0)) - mt * sc;
+                for (int64_t i = 0; i < q.inner; ++i)
+                  yr[c * q.inner + i] = xr[c * q.inner + i] * sc + sh;
+              }
+            }
           }
-        }
-      }
-    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(q.len, 1)));
+        },
+        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(q.len, 1)));
   });
 }
 
 // One layer_norm row of the gradient below, as loops over j that vectorise: the two row sums in
 // SumD, the dw/db partials (pdw/pdb: double per column, this block's rows in order), then dx.
 template <typename T>
-inline void LayerNormGradRow(const T* __restrict xr, const T* __restrict gr, const T* __restrict w, T m, T rs,
-                             int64_t len, T* __restrict dr, double* __restrict pdw, double* __restrict pdb) {
+inline void LayerNormGradRow(const T* __restrict xr, const T* __restrict gr, const T* __restrict w,
+                             T m, T rs, int64_t len, T* __restrict dr, double* __restrict pdw,
+                             double* __restrict pdb) {
   double sg, sgx;
   if (w) {
     sg = SumD(len, [&](int64_t j) { return gr[j] * w[j]; });
@@ -107,8 +124,10 @@ inline void LayerNormGradRow(const T* __restrict xr, const T* __restrict gr, con
     }
   }
   const T mg = static_cast<T>(sg / len), mgx = static_cast<T>(sgx / len);
-  if (w) for (int64_t j = 0; j < len; ++j) dr[j] = rs * (gr[j] * w[j] - mg - (xr[j] - m) * rs * mgx);
-  else for (int64_t j = 0; j < len; ++j) dr[j] = rs * (gr[j] - mg - (xr[j] - m) * rs * mgx);
+  if (w)
+    for (int64_t j = 0; j < len; ++j) dr[j] = rs * (gr[j] * w[j] - mg - (xr[j] - m) * rs * mgx);
+  else
+    for (int64_t j = 0; j < len; ++j) dr[j] = rs * (gr[j] - mg - (xr[j] - m) * rs * mgx);
 }
 
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * w; dw = sum(dy * xhat); db = sum(dy).
@@ -129,39 +148,50 @@ Status RowNormGradKernel(KernelContext& ctx) {
     int64_t nblocks = std::min<int64_t>(q.rows, 4 * IntraOpPool()->num_threads());
     if (q.rows * q.len < kParallelGrain) nblocks = std::min<int64_t>(nblocks, 1);
     std::vector<double> pw((hw || hb) ? nblocks * naff * 2 : 0, 0.0);
-    ParallelFor(nblocks, [&](int64_t bb, int64_t be) {
-      for (int64_t blk = bb; blk < be; ++blk) {
-        double* pdw = pw.empty() ? nullptr : pw.data() + blk * naff * 2;
-        double* pdb = pdw ? pdw + naff : nullptr;
-        int64_t r0 = q.rows * blk / nblocks, r1 = q.rows * (blk + 1) / nblocks;
-        if (q.inner == 1 && q.groups == 1) {  // layer_norm: affine index = j
-          for (int64_t r = r0; r < r1; ++r) LayerNormGradRow(xs + r * q.len, dy + r * q.len, w, mean[r], rstd[r], q.len,
-                                                             dx + r * q.len, pdw, pdb);
-          continue;
-        }
-        for (int64_t r = r0; r < r1; ++r) {
-          const T *xr = xs + r * q.len, *gr = dy + r * q.len;
-          T* dr = dx + r * q.len;
-          T m = mean[r], rs = rstd[r];
-          double sg = 0, sgx = 0;
-          for (int64_t j = 0; j < q.len; ++j) {
-            T g = w ? gr[j] * w[q.aff(r, j)] : gr[j];
-            T xh = (xr[j] - m) * rs;
-            sg += g;
-            sgx += g * xh;
-            if (pdw) { int64_t ai = q.aff(r, j); pdw[ai] += gr[j] * xh; pdb[ai] += gr[j]; }
+    ParallelFor(
+        nblocks,
+        [&](int64_t bb, int64_t be) {
+          for (int64_t blk = bb; blk < be; ++blk) {
+            double* pdw = pw.empty() ? nullptr : pw.data() + blk * naff * 2;
+            double* pdb = pdw ? pdw + naff : nullptr;
+            int64_t r0 = q.rows * blk / nblocks, r1 = q.rows * (blk + 1) / nblocks;
+            if (q.inner == 1 && q.groups == 1) {  // layer_norm: affine index = j
+              for (int64_t r = r0; r < r1; ++r)
+                LayerNormGradRow(xs + r * q.len, dy + r * q.len, w, mean[r], rstd[r], q.len,
+                                 dx + r * q.len, pdw, pdb);
+              continue;
+            }
+            for (int64_t r = r0; r < r1; ++r) {
+              const T *xr = xs + r * q.len, *gr = dy + r * q.len;
+              T* dr = dx + r * q.len;
+              T m = mean[r], rs = rstd[r];
+              double sg = 0, sgx = 0;
+              for (int64_t j = 0; j < q.len; ++j) {
+                T g = w ? gr[j] * w[q.aff(r, j)] : gr[j];
+                T xh = (xr[j] - m) * rs;
+                sg += g;
+                sgx += g * xh;
+                if (pdw) {
+                  int64_t ai = q.aff(r, j);
+                  pdw[ai] += gr[j] * xh;
+                  pdb[ai] += gr[j];
+                }
+              }
+              T mg = static_cast<T>(sg / q.len), mgx = static_cast<T>(sgx / q.len);
+              for (int64_t j = 0; j < q.len; ++j) {
+                T g = w ? gr[j] * w[q.aff(r, j)] : gr[j];
+                dr[j] = rs * (g - mg - (xr[j] - m) * rs * mgx);
+              }
+            }
           }
-          T mg = static_cast<T>(sg / q.len), mgx = static_cast<T>(sgx / q.len);
-          for (int64_t j = 0; j < q.len; ++j) {
-            T g = w ? gr[j] * w[q.aff(r, j)] : gr[j];
-            dr[j] = rs * (g - mg - (xr[j] - m) * rs * mgx);
-          }
-        }
-      }
-    }, 1);
+        },
+        1);
     for (int64_t i = 0; i < naff && !pw.empty(); ++i) {
       double sw = 0, sb = 0;
-      for (int64_t blk = 0; blk < nblocks; ++blk) { sw += pw[blk * naff * 2 + i]; sb += pw[blk * naff * 2 + naff + i]; }
+      for (int64_t blk = 0; blk < nblocks; ++blk) {
+        sw += pw[blk * naff * 2 + i];
+        sb += pw[blk * naff * 2 + naff + i];
+      }
       if (dw) dw[i] = static_cast<T>(sw);
       if (db) db[i] = static_cast<T>(sb);
     }
@@ -185,44 +215,51 @@ Status BatchNormKernel(KernelContext& ctx) {
   double eps = ctx.attrs().Float("eps");
   OFL_NORM_FLOAT("batch_norm", x.dtype, {
     using T = scalar_t;
-    const T *xs = x.ptr<const T>(), *w = ctx.input(1).ptr<const T>(), *b = ctx.input(2).ptr<const T>(),
-            *rm = ctx.input(3).ptr<const T>(), *rv = ctx.input(4).ptr<const T>();
+    const T *xs = x.ptr<const T>(), *w = ctx.input(1).ptr<const T>(),
+            *b = ctx.input(2).ptr<const T>(), *rm = ctx.input(3).ptr<const T>(),
+            *rv = ctx.input(4).ptr<const T>();
     T *y = ctx.output(0).ptr<T>(), *mean = ctx.output(1).ptr<T>(), *invstd = ctx.output(2).ptr<T>(),
       *uvar = ctx.output(3).ptr<T>();
     int64_t cnt = q.n * q.s;
-    ParallelFor(q.c, [&](int64_t cb, int64_t ce) {
-      for (int64_t c = cb; c < ce; ++c) {
-        double m, v;
-        if (training) {
-          double s = 0;
-          for (int64_t n = 0; n < q.n; ++n) {
-            const T* p = xs + (n * q.c + c) * q.s;
-            for (int64_t i = 0; i < q.s; ++i) s += p[i];
+    ParallelFor(
+        q.c,
+        [&](int64_t cb, int64_t ce) {
+          for (int64_t c = cb; c < ce; ++c) {
+            double m, v;
+            if (training) {
+              double s = 0;
+              for (int64_t n = 0; n < q.n; ++n) {
+                const T* p = xs + (n * q.c + c) * q.s;
+                for (int64_t i = 0; i < q.s; ++i) s += p[i];
+              }
+              m = s / cnt;
+              double ss = 0;
+              for (int64_t n = 0; n < q.n; ++n) {
+                const T* p = xs + (n * q.c + c) * q.s;
+                for (int64_t i = 0; i < q.s; ++i) {
+                  double d = p[i] - m;
+                  ss += d * d;
+                }
+              }
+              v = ss / cnt;
+              uvar[c] = static_cast<T>(cnt > 1 ? ss / (cnt - 1) : ss);
+            } else {
+              m = rm[c];
+              v = rv[c];
+              uvar[c] = rv[c];
+            }
+            double is = 1.0 / std::sqrt(v + eps);
+            mean[c] = static_cast<T>(m);
+            invstd[c] = static_cast<T>(is);
+            T sc = static_cast<T>(w[c] * is), sh = static_cast<T>(b[c] - m * w[c] * is);
+            for (int64_t n = 0; n < q.n; ++n) {
+              const T* p = xs + (n * q.c + c) * q.s;
+              T* o = y + (n * q.c + c) * q.s;
+              for (int64_t i = 0; i < q.s; ++i) o[i] = p[i] * sc + sh;
+            }
           }
-          m = s / cnt;
-          double ss = 0;
-          for (int64_t n = 0; n < q.n; ++n) {
-            const T* p = xs + (n * q.c + c) * q.s;
-            for (int64_t i = 0; i < q.s; ++i) { double d = p[i] - m; ss += d * d; }
-          }
-          v = ss / cnt;
-          uvar[c] = static_cast<T>(cnt > 1 ? ss / (cnt - 1) : ss);
-        } else {
-          m = rm[c];
-          v = rv[c];
-          uvar[c] = rv[c];
-        }
-        double is = 1.0 / std::sqrt(v + eps);
-        mean[c] = static_cast<T>(m);
-        invstd[c] = static_cast<T>(is);
-        T sc = static_cast<T>(w[c] * is), sh = static_cast<T>(b[c] - m * w[c] * is);
-        for (int64_t n = 0; n < q.n; ++n) {
-          const T* p = xs + (n * q.c + c) * q.s;
-          T* o = y + (n * q.c + c) * q.s;
-          for (int64_t i = 0; i < q.s; ++i) o[i] = p[i] * sc + sh;
-        }
-      }
-    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(q.n * q.s, 1)));
+        },
+        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(q.n * q.s, 1)));
   });
 }
 
@@ -232,28 +269,36 @@ Status BatchNormGradKernel(KernelContext& ctx) {
   bool training = ctx.attrs().Bool("training");
   OFL_NORM_FLOAT("batch_norm_grad", x.dtype, {
     using T = scalar_t;
-    const T *dy = ctx.input(0).ptr<const T>(), *xs = x.ptr<const T>(), *w = ctx.input(2).ptr<const T>(),
-            *mean = ctx.input(3).ptr<const T>(), *invstd = ctx.input(4).ptr<const T>();
+    const T *dy = ctx.input(0).ptr<const T>(), *xs = x.ptr<const T>(),
+            *w = ctx.input(2).ptr<const T>(), *mean = ctx.input(3).ptr<const T>(),
+            *invstd = ctx.input(4).ptr<const T>();
     T *dx = ctx.output(0).ptr<T>(), *dw = ctx.output(1).ptr<T>(), *db = ctx.output(2).ptr<T>();
     int64_t cnt = q.n * q.s;
-    ParallelFor(q.c, [&](int64_t cb, int64_t ce) {
-      for (int64_t c = cb; c < ce; ++c) {
-        T m = mean[c], is = invstd[c];
-        double sg = 0, sgx = 0;
-        for (int64_t n = 0; n < q.n; ++n) {
-          const T *g = dy + (n * q.c + c) * q.s, *p = xs + (n * q.c + c) * q.s;
-          for (int64_t i = 0; i < q.s; ++i) { sg += g[i]; sgx += g[i] * (p[i] - m) * is; }
-        }
-        dw[c] = static_cast<T>(sgx);
-        db[c] = static_cast<T>(sg);
-        T k = w[c] * is, mg = training ? static_cast<T>(sg / cnt) : T(0), mgx = training ? static_cast<T>(sgx / cnt) : T(0);
-        for (int64_t n = 0; n < q.n; ++n) {
-          const T *g = dy + (n * q.c + c) * q.s, *p = xs + (n * q.c + c) * q.s;
-          T* o = dx + (n * q.c + c) * q.s;
-          for (int64_t i = 0; i < q.s; ++i) o[i] = k * (g[i] - mg - (p[i] - m) * is * mgx);
-        }
-      }
-    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(q.n * q.s, 1)));
+    ParallelFor(
+        q.c,
+        [&](int64_t cb, int64_t ce) {
+          for (int64_t c = cb; c < ce; ++c) {
+            T m = mean[c], is = invstd[c];
+            double sg = 0, sgx = 0;
+            for (int64_t n = 0; n < q.n; ++n) {
+              const T *g = dy + (n * q.c + c) * q.s, *p = xs + (n * q.c + c) * q.s;
+              for (int64_t i = 0; i < q.s; ++i) {
+                sg += g[i];
+                sgx += g[i] * (p[i] - m) * is;
+              }
+            }
+            dw[c] = static_cast<T>(sgx);
+            db[c] = static_cast<T>(sg);
+            T k = w[c] * is, mg = training ? static_cast<T>(sg / cnt) : T(0),
+              mgx = training ? static_cast<T>(sgx / cnt) : T(0);
+            for (int64_t n = 0; n < q.n; ++n) {
+              const T *g = dy + (n * q.c + c) * q.s, *p = xs + (n * q.c + c) * q.s;
+              T* o = dx + (n * q.c + c) * q.s;
+              for (int64_t i = 0; i < q.s; ++i) o[i] = k * (g[i] - mg - (p[i] - m) * is * mgx);
+            }
+          }
+        },
+        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(q.n * q.s, 1)));
   });
 }
 

@@ -16,21 +16,26 @@ struct PoolGeom {
   int64_t planes, h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
 };
 PoolGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& y) {
-  const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"), &d = a.Ints("dilation");
-  return PoolGeom{x[0] * x[1], x[2], x[3], y[2], y[3], k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1]};
+  const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"),
+             &d = a.Ints("dilation");
+  return PoolGeom{x[0] * x[1], x[2], x[3], y[2], y[3], k[0], k[1],
+                  s[0],        s[1], p[0], p[1], d[0], d[1]};
 }
 // Every window inside the input (no padding, the usual case): no bounds checks per tap.
 bool Interior(const PoolGeom& q) {
-  return q.ph == 0 && q.pw == 0 && (q.oh - 1) * q.sh + (q.kh - 1) * q.dh < q.h && (q.ow - 1) * q.sw + (q.kw - 1) * q.dw < q.w;
+  return q.ph == 0 && q.pw == 0 && (q.oh - 1) * q.sh + (q.kh - 1) * q.dh < q.h &&
+         (q.ow - 1) * q.sw + (q.kw - 1) * q.dw < q.w;
 }
-int64_t PlaneGrain(const PoolGeom& q) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(q.h * q.w, 1)); }
+int64_t PlaneGrain(const PoolGeom& q) {
+  return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(q.h * q.w, 1));
+}
 
 #if defined(__AVX2__)
 // Eight 2x2/2 windows of rows r0, r1 (outputs ow0 .. ow0 + 7 of a row whose input starts at `base`
 // in the plane), with the scalar path's rules: taps in the order (0,0) (0,1) (1,0) (1,1), a later
 // tap wins only if greater, or if it is NaN and the running maximum is not (the first NaN wins).
-inline void MaxPool2x2x8(const float* r0, const float* r1, float* o, int64_t* idx, int64_t ow0, int64_t base,
-                         int64_t w) {
+inline void MaxPool2x2x8(const float* r0, const float* r1, float* o, int64_t* idx, int64_t ow0,
+                         int64_t base, int64_t w) {
   auto deinterleave = [](const float* p, __m256& even, __m256& odd) {
     __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + 8);
     auto order = [](__m256 v) {  // (a0 a2 b0 b2 | a4 a6 b4 b6) -> (a0 a2 a4 a6 b0 b2 b4 b6)
@@ -42,12 +47,15 @@ inline void MaxPool2x2x8(const float* r0, const float* r1, float* o, int64_t* id
   __m256 t00, t01, t10, t11;
   deinterleave(r0 + 2 * ow0, t00, t01);
   deinterleave(r1 + 2 * ow0, t10, t11);
-  __m256 m = t00, off = _mm256_setzero_ps();  // off: the winning tap's offset from the window corner (int32 bits)
+  __m256 m = t00, off = _mm256_setzero_ps();  // off: the winning tap's offset from the window
+                                              // corner (int32 bits)
   auto take = [&](__m256 v, int64_t tap_off) {
-    __m256 c = _mm256_or_ps(_mm256_cmp_ps(v, m, _CMP_GT_OQ),
-                            _mm256_and_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q), _mm256_cmp_ps(m, m, _CMP_ORD_Q)));
+    __m256 c = _mm256_or_ps(
+        _mm256_cmp_ps(v, m, _CMP_GT_OQ),
+        _mm256_and_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q), _mm256_cmp_ps(m, m, _CMP_ORD_Q)));
     m = _mm256_blendv_ps(m, v, c);
-    off = _mm256_blendv_ps(off, _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int32_t>(tap_off))), c);
+    off = _mm256_blendv_ps(
+        off, _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int32_t>(tap_off))), c);
   };
   take(t01, 1);
   take(t10, w);
@@ -58,28 +66,36 @@ inline void MaxPool2x2x8(const float* r0, const float* r1, float* o, int64_t* id
   __m256i k1 = _mm256_add_epi64(k0, _mm256_set1_epi64x(8));
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx + ow0),
                       _mm256_add_epi64(k0, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(offi))));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(idx + ow0 + 4),
-                      _mm256_add_epi64(k1, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(offi, 1))));
+  _mm256_storeu_si256(
+      reinterpret_cast<__m256i*>(idx + ow0 + 4),
+      _mm256_add_epi64(k1, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(offi, 1))));
 }
 
 // A whole plane of 2x2/2 windows, eight at a time (a last, overlapping step covers the rest).
-inline bool MaxPool2x2PlaneSimd(const float* xp, float* op, int64_t* ip, int64_t oh_n, int64_t ow_n, int64_t w) {
+inline bool MaxPool2x2PlaneSimd(const float* xp, float* op, int64_t* ip, int64_t oh_n, int64_t ow_n,
+                                int64_t w) {
   if (ow_n < 8) return false;
   for (int64_t oh = 0; oh < oh_n; ++oh) {
     const float* r0 = xp + 2 * oh * w;
     for (int64_t ow = 0; ow < ow_n; ow += 8)
-      MaxPool2x2x8(r0, r0 + w, op + oh * ow_n, ip + oh * ow_n, std::min(ow, ow_n - 8), 2 * oh * w, w);
+      MaxPool2x2x8(r0, r0 + w, op + oh * ow_n, ip + oh * ow_n, std::min(ow, ow_n - 8), 2 * oh * w,
+                   w);
   }
   return true;
 }
 #endif
 // No vector path for other dtypes (or without AVX2): the caller's scalar loop runs.
 template <typename T>
-inline bool MaxPool2x2PlaneSimd(const T*, T*, int64_t*, int64_t, int64_t, int64_t) { return false; }
+inline bool MaxPool2x2PlaneSimd(const T*, T*, int64_t*, int64_t, int64_t, int64_t) {
+  return false;
+}
 
 #define OFL_POOL_FLOAT(op, dtype, ...)                                                   \
   bool done = false;                                                                     \
-  OFL_SWITCH_FLOAT(dtype, { __VA_ARGS__; done = true; });                                \
+  OFL_SWITCH_FLOAT(dtype, {                                                              \
+    __VA_ARGS__;                                                                         \
+    done = true;                                                                         \
+  });                                                                                    \
   if (!done) return TypeError("[%s] not supported for %s on cpu", op, DTypeName(dtype)); \
   return Status();
 
@@ -92,96 +108,115 @@ Status MaxPoolKernel(KernelContext& ctx) {
     T* out = ctx.output(0).ptr<T>();
     int64_t* idx = ctx.output(1).ptr<int64_t>();
     const bool interior = Interior(q);
-    ParallelFor(q.planes, [&](int64_t b, int64_t e) {
-      for (int64_t pl = b; pl < e; ++pl) {
-        const T* xp = in + pl * q.h * q.w;
-        if (interior) {
-          // Geometry in locals: stores through the int64 index pointer could otherwise alias
-          // the (int64) fields of `q` and force a reload of every one after each store.
-          const int64_t OH = q.oh, OW = q.ow, W = q.w, SH = q.sh, SW = q.sw, KH = q.kh, KW = q.kw;
-          const int64_t DHW = q.dh * q.w, DW = q.dw;
-          T* op = out + pl * OH * OW;
-          int64_t* ip = idx + pl * OH * OW;
-          if (KH == 2 && KW == 2 && SH == 2 && SW == 2 && DHW == W && DW == 1) {
-            if (MaxPool2x2PlaneSimd(xp, op, ip, OH, OW, W)) continue;
-            // The common 2x2/2 window, branch-free: the first maximum wins, a NaN wins.
-            auto take = [](T v, int64_t k, T& m, int64_t& mi) {
-              bool c = (v > m) | ((v != v) & (m == m));
-              m = c ? v : m;
-              mi = c ? k : mi;
-            };
-            for (int64_t oh = 0; oh < OH; ++oh) {
-              const T* r0 = xp + 2 * oh * W;
-              const T* r1 = r0 + W;
-              for (int64_t ow = 0; ow < OW; ++ow) {
-                int64_t k = 2 * oh * W + 2 * ow;
-                T m = r0[2 * ow];
-                int64_t mi = k;
-                take(r0[2 * ow + 1], k + 1, m, mi);
-                take(r1[2 * ow], k + W, m, mi);
-                take(r1[2 * ow + 1], k + W + 1, m, mi);
-                op[oh * OW + ow] = m;
-                ip[oh * OW + ow] = mi;
-              }
-            }
-            continue;
-          }
-          for (int64_t oh = 0; oh < OH; ++oh)
-            for (int64_t ow = 0; ow < OW; ++ow) {
-              int64_t base = oh * SH * W + ow * SW, bi = base;
-              T best = xp[base];
-              bool nan = best != best;
-              for (int64_t i = 0; i < KH && !nan; ++i)
-                for (int64_t j = 0; j < KW; ++j) {
-                  int64_t k = base + i * DHW + j * DW;
-                  T v = xp[k];
-                  if (v > best || v != v) { best = v; bi = k; if (v != v) { nan = true; break; } }
+    ParallelFor(
+        q.planes,
+        [&](int64_t b, int64_t e) {
+          for (int64_t pl = b; pl < e; ++pl) {
+            const T* xp = in + pl * q.h * q.w;
+            if (interior) {
+              // Geometry in locals: stores through the int64 index pointer could otherwise alias
+              // the (int64) fields of `q` and force a reload of every one after each store.
+              const int64_t OH = q.oh, OW = q.ow, W = q.w, SH = q.sh, SW = q.sw, KH = q.kh,
+                            KW = q.kw;
+              const int64_t DHW = q.dh * q.w, DW = q.dw;
+              T* op = out + pl * OH * OW;
+              int64_t* ip = idx + pl * OH * OW;
+              if (KH == 2 && KW == 2 && SH == 2 && SW == 2 && DHW == W && DW == 1) {
+                if (MaxPool2x2PlaneSimd(xp, op, ip, OH, OW, W)) continue;
+                // The common 2x2/2 window, branch-free: the first maximum wins, a NaN wins.
+                auto take = [](T v, int64_t k, T& m, int64_t& mi) {
+                  bool c = (v > m) | ((v != v) & (m == m));
+                  m = c ? v : m;
+                  mi = c ? k : mi;
+                };
+                for (int64_t oh = 0; oh < OH; ++oh) {
+                  const T* r0 = xp + 2 * oh * W;
+                  const T* r1 = r0 + W;
+                  for (int64_t ow = 0; ow < OW; ++ow) {
+                    int64_t k = 2 * oh * W + 2 * ow;
+                    T m = r0[2 * ow];
+                    int64_t mi = k;
+                    take(r0[2 * ow + 1], k + 1, m, mi);
+                    take(r1[2 * ow], k + W, m, mi);
+                    take(r1[2 * ow + 1], k + W + 1, m, mi);
+                    op[oh * OW + ow] = m;
+                    ip[oh * OW + ow] = mi;
+                  }
                 }
-              op[oh * OW + ow] = best;
-              ip[oh * OW + ow] = bi;
-            }
-          continue;
-        }
-        for (int64_t oh = 0; oh < q.oh; ++oh)
-          for (int64_t ow = 0; ow < q.ow; ++ow) {
-            T best = -std::numeric_limits<T>::infinity();
-            int64_t bi = -1;
-            for (int64_t i = 0; i < q.kh; ++i) {
-              int64_t ih = oh * q.sh - q.ph + i * q.dh;
-              if (ih < 0 || ih >= q.h) continue;
-              for (int64_t j = 0; j < q.kw; ++j) {
-                int64_t iw = ow * q.sw - q.pw + j * q.dw;
-                if (iw < 0 || iw >= q.w) continue;
-                T v = xp[ih * q.w + iw];
-                if (bi < 0 || v > best || std::isnan(v)) { best = v; bi = ih * q.w + iw; if (std::isnan(v)) goto found; }
+                continue;
               }
+              for (int64_t oh = 0; oh < OH; ++oh)
+                for (int64_t ow = 0; ow < OW; ++ow) {
+                  int64_t base = oh * SH * W + ow * SW, bi = base;
+                  T best = xp[base];
+                  bool nan = best != best;
+                  for (int64_t i = 0; i < KH && !nan; ++i)
+                    for (int64_t j = 0; j < KW; ++j) {
+                      int64_t k = base + i * DHW + j * DW;
+                      T v = xp[k];
+                      if (v > best || v != v) {
+                        best = v;
+                        bi = k;
+                        if (v != v) {
+                          nan = true;
+                          break;
+                        }
+                      }
+                    }
+                  op[oh * OW + ow] = best;
+                  ip[oh * OW + ow] = bi;
+                }
+              continue;
             }
-          found:
-            int64_t o = (pl * q.oh + oh) * q.ow + ow;
-            out[o] = best;
-            idx[o] = bi;
+            for (int64_t oh = 0; oh < q.oh; ++oh)
+              for (int64_t ow = 0; ow < q.ow; ++ow) {
+                T best = -std::numeric_limits<T>::infinity();
+                int64_t bi = -1;
+                for (int64_t i = 0; i < q.kh; ++i) {
+                  int64_t ih = oh * q.sh - q.ph + i * q.dh;
+                  if (ih < 0 || ih >= q.h) continue;
+                  for (int64_t j = 0; j < q.kw; ++j) {
+                    int64_t iw = ow * q.sw - q.pw + j * q.dw;
+                    if (iw < 0 || iw >= q.w) continue;
+                    T v = xp[ih * q.w + iw];
+                    if (bi < 0 || v > best || std::isnan(v)) {
+                      best = v;
+                      bi = ih * q.w + iw;
+                      if (std::isnan(v)) goto found;
+                    }
+                  }
+                }
+              found:
+                int64_t o = (pl * q.oh + oh) * q.ow + ow;
+                out[o] = best;
+                idx[o] = bi;
+              }
           }
-      }
-    }, PlaneGrain(q));
+        },
+        PlaneGrain(q));
   });
 }
 
 Status MaxPoolGradKernel(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &ix = ctx.input(1), &dx = ctx.output(0);
-  int64_t planes = dx.shape[0] * dx.shape[1], hw = dx.shape[2] * dx.shape[3], ohw = dy.shape[2] * dy.shape[3];
+  int64_t planes = dx.shape[0] * dx.shape[1], hw = dx.shape[2] * dx.shape[3],
+          ohw = dy.shape[2] * dy.shape[3];
   OFL_POOL_FLOAT("max_pool2d_grad", dy.dtype, {
     using T = scalar_t;
     const T* g = dy.ptr<const T>();
     const int64_t* idx = ix.ptr<const int64_t>();
     T* o = dx.ptr<T>();
-    ParallelFor(planes, [&](int64_t b, int64_t e) {
-      std::fill(o + b * hw, o + e * hw, T(0));
-      for (int64_t pl = b; pl < e; ++pl)
-        for (int64_t i = 0; i < ohw; ++i) {
-          int64_t k = idx[pl * ohw + i];
-          if (k >= 0) o[pl * hw + k] += g[pl * ohw + i];
-        }
-    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(hw, 1)));
+    ParallelFor(
+        planes,
+        [&](int64_t b, int64_t e) {
+          std::fill(o + b * hw, o + e * hw, T(0));
+          for (int64_t pl = b; pl < e; ++pl)
+            for (int64_t i = 0; i < ohw; ++i) {
+              int64_t k = idx[pl * ohw + i];
+              if (k >= 0) o[pl * hw + k] += g[pl * ohw + i];
+            }
+        },
+        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(hw, 1)));
   });
 }
 
@@ -190,7 +225,8 @@ struct Window {
   int64_t h0, h1, w0, w1;
   double divisor;
 };
-inline Window AvgWindow(const PoolGeom& q, int64_t oh, int64_t ow, bool include_pad, int64_t override_div) {
+inline Window AvgWindow(const PoolGeom& q, int64_t oh, int64_t ow, bool include_pad,
+                        int64_t override_div) {
   int64_t h0 = oh * q.sh - q.ph, w0 = ow * q.sw - q.pw;
   int64_t h1 = std::min(h0 + q.kh, q.h + q.ph), w1 = std::min(w0 + q.kw, q.w + q.pw);
   int64_t padded = (h1 - h0) * (w1 - w0);
@@ -211,19 +247,23 @@ Status AvgPoolKernel(KernelContext& ctx) {
     using T = scalar_t;
     const T* in = x.ptr<const T>();
     T* out = ctx.output(0).ptr<T>();
-    ParallelFor(q.planes, [&](int64_t b, int64_t e) {
-      for (int64_t pl = b; pl < e; ++pl) {
-        const T* xp = in + pl * q.h * q.w;
-        for (int64_t oh = 0; oh < q.oh; ++oh)
-          for (int64_t ow = 0; ow < q.ow; ++ow) {
-            Window wd = AvgWindow(q, oh, ow, inc, dv);
-            T s = 0;
-            for (int64_t ih = wd.h0; ih < wd.h1; ++ih)
-              for (int64_t iw = wd.w0; iw < wd.w1; ++iw) s += xp[ih * q.w + iw];
-            out[(pl * q.oh + oh) * q.ow + ow] = wd.divisor > 0 ? static_cast<T>(s / wd.divisor) : T(0);
+    ParallelFor(
+        q.planes,
+        [&](int64_t b, int64_t e) {
+          for (int64_t pl = b; pl < e; ++pl) {
+            const T* xp = in + pl * q.h * q.w;
+            for (int64_t oh = 0; oh < q.oh; ++oh)
+              for (int64_t ow = 0; ow < q.ow; ++ow) {
+                Window wd = AvgWindow(q, oh, ow, inc, dv);
+                T s = 0;
+                for (int64_t ih = wd.h0; ih < wd.h1; ++ih)
+                  for (int64_t iw = wd.w0; iw < wd.w1; ++iw) s += xp[ih * q.w + iw];
+                out[(pl * q.oh + oh) * q.ow + ow] =
+                    wd.divisor > 0 ? static_cast<T>(s / wd.divisor) : T(0);
+              }
           }
-      }
-    }, PlaneGrain(q));
+        },
+        PlaneGrain(q));
   });
 }
 
@@ -236,57 +276,71 @@ Status AvgPoolGradKernel(KernelContext& ctx) {
     using T = scalar_t;
     const T* g = dy.ptr<const T>();
     T* o = dx.ptr<T>();
-    ParallelFor(q.planes, [&](int64_t b, int64_t e) {
-      std::fill(o + b * q.h * q.w, o + e * q.h * q.w, T(0));
-      for (int64_t pl = b; pl < e; ++pl) {
-        T* xp = o + pl * q.h * q.w;
-        for (int64_t oh = 0; oh < q.oh; ++oh)
-          for (int64_t ow = 0; ow < q.ow; ++ow) {
-            Window wd = AvgWindow(q, oh, ow, inc, dv);
-            if (wd.divisor <= 0) continue;
-            T v = static_cast<T>(g[(pl * q.oh + oh) * q.ow + ow] / wd.divisor);
-            for (int64_t ih = wd.h0; ih < wd.h1; ++ih)
-              for (int64_t iw = wd.w0; iw < wd.w1; ++iw) xp[ih * q.w + iw] += v;
+    ParallelFor(
+        q.planes,
+        [&](int64_t b, int64_t e) {
+          std::fill(o + b * q.h * q.w, o + e * q.h * q.w, T(0));
+          for (int64_t pl = b; pl < e; ++pl) {
+            T* xp = o + pl * q.h * q.w;
+            for (int64_t oh = 0; oh < q.oh; ++oh)
+              for (int64_t ow = 0; ow < q.ow; ++ow) {
+                Window wd = AvgWindow(q, oh, ow, inc, dv);
+                if (wd.divisor <= 0) continue;
+                T v = static_cast<T>(g[(pl * q.oh + oh) * q.ow + ow] / wd.divisor);
+                for (int64_t ih = wd.h0; ih < wd.h1; ++ih)
+                  for (int64_t iw = wd.w0; iw < wd.w1; ++iw) xp[ih * q.w + iw] += v;
+              }
           }
-      }
-    }, PlaneGrain(q));
+        },
+        PlaneGrain(q));
   });
 }
 
 // Adaptive windows: [floor(o * in / out), ceil((o + 1) * in / out)).
-inline int64_t AStart(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }
-inline int64_t AEnd(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+inline int64_t AStart(int64_t o, int64_t in, int64_t out) {
+  return (o * in) / out;
+}
+inline int64_t AEnd(int64_t o, int64_t in, int64_t out) {
+  return ((o + 1) * in + out - 1) / out;
+}
 
 template <bool kGrad>
 Status AdaptiveKernel(KernelContext& ctx) {
-  const TensorView &x = kGrad ? ctx.output(0) : ctx.input(0), &y = kGrad ? ctx.input(0) : ctx.output(0);
-  int64_t planes = x.shape[0] * x.shape[1], h = x.shape[2], w = x.shape[3], oh = y.shape[2], ow = y.shape[3];
+  const TensorView &x = kGrad ? ctx.output(0) : ctx.input(0),
+                   &y = kGrad ? ctx.input(0) : ctx.output(0);
+  int64_t planes = x.shape[0] * x.shape[1], h = x.shape[2], w = x.shape[3], oh = y.shape[2],
+          ow = y.shape[3];
   OFL_POOL_FLOAT(ctx.op(), x.dtype, {
     using T = scalar_t;
     T* xs = static_cast<T*>(x.data);
     T* ys = static_cast<T*>(y.data);
-    ParallelFor(planes, [&](int64_t b, int64_t e) {
-      if (kGrad) std::fill(xs + b * h * w, xs + e * h * w, T(0));
-      for (int64_t pl = b; pl < e; ++pl) {
-        T* xp = xs + pl * h * w;
-        for (int64_t i = 0; i < oh; ++i) {
-          int64_t h0 = AStart(i, h, oh), h1 = AEnd(i, h, oh);
-          for (int64_t j = 0; j < ow; ++j) {
-            int64_t w0 = AStart(j, w, ow), w1 = AEnd(j, w, ow);
-            T inv = T(1) / static_cast<T>((h1 - h0) * (w1 - w0));
-            T& yv = ys[(pl * oh + i) * ow + j];
-            if (kGrad) {
-              T v = yv * inv;
-              for (int64_t a = h0; a < h1; ++a) for (int64_t c = w0; c < w1; ++c) xp[a * w + c] += v;
-            } else {
-              T s = 0;
-              for (int64_t a = h0; a < h1; ++a) for (int64_t c = w0; c < w1; ++c) s += xp[a * w + c];
-              yv = s * inv;
+    ParallelFor(
+        planes,
+        [&](int64_t b, int64_t e) {
+          if (kGrad) std::fill(xs + b * h * w, xs + e * h * w, T(0));
+          for (int64_t pl = b; pl < e; ++pl) {
+            T* xp = xs + pl * h * w;
+            for (int64_t i = 0; i < oh; ++i) {
+              int64_t h0 = AStart(i, h, oh), h1 = AEnd(i, h, oh);
+              for (int64_t j = 0; j < ow; ++j) {
+                int64_t w0 = AStart(j, w, ow), w1 = AEnd(j, w, ow);
+                T inv = T(1) / static_cast<T>((h1 - h0) * (w1 - w0));
+                T& yv = ys[(pl * oh + i) * ow + j];
+                if (kGrad) {
+                  T v = yv * inv;
+                  for (int64_t a = h0; a < h1; ++a)
+                    for (int64_t c = w0; c < w1; ++c) xp[a * w + c] += v;
+                } else {
+                  T s = 0;
+                  for (int64_t a = h0; a < h1; ++a)
+                    for (int64_t c = w0; c < w1; ++c) s += xp[a * w + c];
+                  yv = s * inv;
+                }
+              }
             }
           }
-        }
-      }
-    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(h * w, 1)));
+        },
+        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(h * w, 1)));
   });
 }
 

@@ -25,7 +25,10 @@ Status DrawBlocks(const TensorView& out, Fill fill) {
     ParallelFor(out.numel(), [&](int64_t b, int64_t e) {
       double v[kBlock];
       DimVector c(nd, 0);  // coordinates of element blk (strided outputs only)
-      for (int64_t d = nd - 1, r = b; d >= 0 && !contiguous; --d) { c[d] = r % out.shape[d]; r /= out.shape[d]; }
+      for (int64_t d = nd - 1, r = b; d >= 0 && !contiguous; --d) {
+        c[d] = r % out.shape[d];
+        r /= out.shape[d];
+      }
       for (int64_t blk = b; blk < e; blk += kBlock) {
         int64_t n = std::min(kBlock, e - blk);
         fill(blk, n, v);
@@ -37,7 +40,10 @@ Status DrawBlocks(const TensorView& out, Fill fill) {
           int64_t off = 0;
           for (int64_t d = 0; d < nd; ++d) off += c[d] * out.strides[d];
           o[off] = FromDouble<scalar_t>(v[j]);
-          for (int64_t d = nd - 1; d >= 0; --d) { if (++c[d] < out.shape[d]) break; c[d] = 0; }
+          for (int64_t d = nd - 1; d >= 0; --d) {
+            if (++c[d] < out.shape[d]) break;
+            c[d] = 0;
+          }
         }
       }
     });
@@ -48,10 +54,14 @@ Status DrawBlocks(const TensorView& out, Fill fill) {
 // out[i] = f(i) converted to the output's dtype, for any output strides.
 template <typename F>
 Status Draw(const TensorView& out, F f) {
-  return DrawBlocks(out, [&](int64_t b, int64_t n, double* v) { for (int64_t j = 0; j < n; ++j) v[j] = f(b + j); });
+  return DrawBlocks(out, [&](int64_t b, int64_t n, double* v) {
+    for (int64_t j = 0; j < n; ++j) v[j] = f(b + j);
+  });
 }
 
-uint64_t Seed(const KernelContext& ctx) { return static_cast<uint64_t>(ctx.attrs().Int("seed")); }
+uint64_t Seed(const KernelContext& ctx) {
+  return static_cast<uint64_t>(ctx.attrs().Int("seed"));
+}
 
 Status UniformKernel(KernelContext& ctx) {
   uint64_t s = Seed(ctx);
@@ -72,7 +82,8 @@ Status RandintKernel(KernelContext& ctx) {
   uint64_t s = Seed(ctx);
   int64_t lo = ctx.attrs().Int("low"), span = ctx.attrs().Int("high") - lo;
   return Draw(ctx.output(0), [=](int64_t i) {
-    return static_cast<double>(lo + static_cast<int64_t>(RngBits(s, i) % static_cast<uint64_t>(span)));
+    return static_cast<double>(lo +
+                               static_cast<int64_t>(RngBits(s, i) % static_cast<uint64_t>(span)));
   });
 }
 
@@ -93,7 +104,8 @@ Status BernoulliKernel(KernelContext& ctx) {
   Status st;
   OFL_SWITCH_FLOAT(prob.dtype, {
     const scalar_t* p = prob.ptr<const scalar_t>();
-    // A branch-free parallel scan first; the serial search for the first bad element only on failure.
+    // A branch-free parallel scan first; the serial search for the first bad element only on
+    // failure.
     std::atomic<bool> bad{false};
     ParallelFor(prob.numel(), [&](int64_t b, int64_t e) {
       bool any = false;
@@ -102,7 +114,8 @@ Status BernoulliKernel(KernelContext& ctx) {
     });
     for (int64_t i = 0; bad.load() && i < prob.numel(); ++i)
       if (!(p[i] >= 0 && p[i] <= 1))
-        return OutOfRange("[bernoulli] probability %g at element %d is not in [0, 1]", double(p[i]), i);
+        return OutOfRange("[bernoulli] probability %g at element %d is not in [0, 1]", double(p[i]),
+                          i);
     st = DrawBlocks(ctx.output(0), [=](int64_t b, int64_t n, double* v) {
       RngUniformBlock(s, static_cast<uint64_t>(b), n, v);
       for (int64_t j = 0; j < n; ++j) v[j] = v[j] < static_cast<double>(p[b + j]) ? 1.0 : 0.0;

@@ -36,19 +36,48 @@ Layout Classify(const TensorView& x, const std::vector<int64_t>& dims) {
   for (int64_t i = 0; i < x.shape.ndim(); ++i) {
     if (x.shape[i] == 1) continue;
     bool r = std::find(dims.begin(), dims.end(), i) != dims.end();
-    if (!red.empty() && red.back() == r) sizes.back() *= x.shape[i];
-    else sizes.push_back(x.shape[i]), red.push_back(r);
+    if (!red.empty() && red.back() == r)
+      sizes.back() *= x.shape[i];
+    else
+      sizes.push_back(x.shape[i]), red.push_back(r);
   }
   size_t n = sizes.size();
-  if (n == 0) { l.kind = Layout::kRows; return l; }
-  if (!red.back()) {  // kept dims last: [K] (nothing reduced), [R K], [K R K]
-    if (n == 1) { l.kind = Layout::kRows; l.outer = sizes[0]; return l; }
-    if (n == 2) { l.kind = Layout::kColumns; l.reduced = sizes[0]; l.inner = sizes[1]; return l; }
-    if (n == 3) { l.kind = Layout::kColumns; l.outer = sizes[0]; l.reduced = sizes[1]; l.inner = sizes[2]; return l; }
+  if (n == 0) {
+    l.kind = Layout::kRows;
     return l;
   }
-  if (n == 1) { l.kind = Layout::kRows; l.reduced = sizes[0]; return l; }
-  if (n == 2) { l.kind = Layout::kRows; l.outer = sizes[0]; l.reduced = sizes[1]; return l; }
+  if (!red.back()) {  // kept dims last: [K] (nothing reduced), [R K], [K R K]
+    if (n == 1) {
+      l.kind = Layout::kRows;
+      l.outer = sizes[0];
+      return l;
+    }
+    if (n == 2) {
+      l.kind = Layout::kColumns;
+      l.reduced = sizes[0];
+      l.inner = sizes[1];
+      return l;
+    }
+    if (n == 3) {
+      l.kind = Layout::kColumns;
+      l.outer = sizes[0];
+      l.reduced = sizes[1];
+      l.inner = sizes[2];
+      return l;
+    }
+    return l;
+  }
+  if (n == 1) {
+    l.kind = Layout::kRows;
+    l.reduced = sizes[0];
+    return l;
+  }
+  if (n == 2) {
+    l.kind = Layout::kRows;
+    l.outer = sizes[0];
+    l.reduced = sizes[1];
+    return l;
+  }
   return l;
 }
 
@@ -57,9 +86,12 @@ void RowsPath(const T* x, const Layout& l, const R& r) {
   using Acc = typename R::Acc;
   int64_t rows = l.outer, len = l.reduced;
   if (rows >= 4 || len < 2 * kChunk) {
-    ParallelFor(rows, [&](int64_t b, int64_t e) {
-      for (int64_t o = b; o < e; ++o) r.Write(o, r.Row(x + o * len, len, 0));
-    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(len, 1)));
+    ParallelFor(
+        rows,
+        [&](int64_t b, int64_t e) {
+          for (int64_t o = b; o < e; ++o) r.Write(o, r.Row(x + o * len, len, 0));
+        },
+        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(len, 1)));
     return;
   }
   int64_t chunks = (len + kChunk - 1) / kChunk;
@@ -78,8 +110,10 @@ void RowsPath(const T* x, const Layout& l, const R& r) {
 }
 
 // Reducers may accumulate a whole row of the column layout at once (vectorised).
-template <typename R, typename = void> struct HasColumnFold : std::false_type {};
-template <typename R> struct HasColumnFold<R, std::void_t<decltype(&R::ColumnFold)>> : std::true_type {};
+template <typename R, typename = void>
+struct HasColumnFold : std::false_type {};
+template <typename R>
+struct HasColumnFold<R, std::void_t<decltype(&R::ColumnFold)>> : std::true_type {};
 
 template <typename T, typename R>
 void ColumnsPath(const T* x, const Layout& l, const R& r) {
@@ -91,25 +125,31 @@ void ColumnsPath(const T* x, const Layout& l, const R& r) {
   if (l.outer >= threads) block = std::min<int64_t>(l.inner, 4096);
   int64_t blocks = (l.inner + block - 1) / block, tasks = l.outer * blocks;
   int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.reduced * block, 1));
-  ParallelFor(tasks, [&](int64_t b, int64_t e) {
-    std::unique_ptr<Acc[]> accv(new Acc[std::min(block, l.inner)]);
-    Acc* acc = accv.get();
-    for (int64_t t = b; t < e; ++t) {
-      int64_t o = t / blocks, j0 = (t % blocks) * block, n = std::min(block, l.inner - j0);
-      for (int64_t j = 0; j < n; ++j) acc[j] = r.Init();
-      const T* base = x + o * l.reduced * l.inner + j0;
-      for (int64_t i = 0; i < l.reduced; ++i) {
-        const T* row = base + i * l.inner;
-        if constexpr (HasColumnFold<R>::value) r.ColumnFold(acc, row, n);
-        else for (int64_t j = 0; j < n; ++j) r.Fold(acc[j], row[j], i);
-      }
-      for (int64_t j = 0; j < n; ++j) r.Write(o * l.inner + j0 + j, acc[j]);
-    }
-  }, grain);
+  ParallelFor(
+      tasks,
+      [&](int64_t b, int64_t e) {
+        std::unique_ptr<Acc[]> accv(new Acc[std::min(block, l.inner)]);
+        Acc* acc = accv.get();
+        for (int64_t t = b; t < e; ++t) {
+          int64_t o = t / blocks, j0 = (t % blocks) * block, n = std::min(block, l.inner - j0);
+          for (int64_t j = 0; j < n; ++j) acc[j] = r.Init();
+          const T* base = x + o * l.reduced * l.inner + j0;
+          for (int64_t i = 0; i < l.reduced; ++i) {
+            const T* row = base + i * l.inner;
+            if constexpr (HasColumnFold<R>::value)
+              r.ColumnFold(acc, row, n);
+            else
+              for (int64_t j = 0; j < n; ++j) r.Fold(acc[j], row[j], i);
+          }
+          for (int64_t j = 0; j < n; ++j) r.Write(o * l.inner + j0 + j, acc[j]);
+        }
+      },
+      grain);
 }
 
 template <typename T, typename R>
-void GenericPath(const TensorView& x, const std::vector<int64_t>& dims, int64_t out_numel, const R& r) {
+void GenericPath(const TensorView& x, const std::vector<int64_t>& dims, int64_t out_numel,
+                 const R& r) {
   DimVector ks, kst, rs, rst;
   int64_t red_numel = 1;
   for (int64_t i = 0; i < x.shape.ndim(); ++i) {
@@ -120,30 +160,39 @@ void GenericPath(const TensorView& x, const std::vector<int64_t>& dims, int64_t 
   }
   const T* in = x.ptr<const T>();
   int64_t nk = ks.size(), nr = rs.size();
-  ParallelFor(out_numel, [&](int64_t b, int64_t e) {
-    DimVector idx(nr);
-    for (int64_t o = b; o < e; ++o) {
-      int64_t base = 0, rem = o;
-      for (int64_t d = nk - 1; d >= 0; --d) base += (rem % ks[d]) * kst[d], rem /= ks[d];
-      auto acc = r.Init();
-      std::fill(idx.begin(), idx.end(), 0);
-      for (int64_t i = 0; i < red_numel; ++i) {
-        int64_t off = base;
-        for (int64_t d = 0; d < nr; ++d) off += idx[d] * rst[d];
-        r.Fold(acc, in[off], i);
-        for (int64_t d = nr - 1; d >= 0; --d) { if (++idx[d] < rs[d]) break; idx[d] = 0; }
-      }
-      r.Write(o, acc);
-    }
-  }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(red_numel, 1)));
+  ParallelFor(
+      out_numel,
+      [&](int64_t b, int64_t e) {
+        DimVector idx(nr);
+        for (int64_t o = b; o < e; ++o) {
+          int64_t base = 0, rem = o;
+          for (int64_t d = nk - 1; d >= 0; --d) base += (rem % ks[d]) * kst[d], rem /= ks[d];
+          auto acc = r.Init();
+          std::fill(idx.begin(), idx.end(), 0);
+          for (int64_t i = 0; i < red_numel; ++i) {
+            int64_t off = base;
+            for (int64_t d = 0; d < nr; ++d) off += idx[d] * rst[d];
+            r.Fold(acc, in[off], i);
+            for (int64_t d = nr - 1; d >= 0; --d) {
+              if (++idx[d] < rs[d]) break;
+              idx[d] = 0;
+            }
+          }
+          r.Write(o, acc);
+        }
+      },
+      std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(red_numel, 1)));
 }
 
 template <typename T, typename R>
 void Reduce(const TensorView& x, const std::vector<int64_t>& dims, int64_t out_numel, const R& r) {
   Layout l = Classify(x, dims);
-  if (l.kind == Layout::kRows) RowsPath(x.ptr<const T>(), l, r);
-  else if (l.kind == Layout::kColumns) ColumnsPath(x.ptr<const T>(), l, r);
-  else GenericPath<T>(x, dims, out_numel, r);
+  if (l.kind == Layout::kRows)
+    RowsPath(x.ptr<const T>(), l, r);
+  else if (l.kind == Layout::kColumns)
+    ColumnsPath(x.ptr<const T>(), l, r);
+  else
+    GenericPath<T>(x, dims, out_numel, r);
 }
 
 // ---- vectorised row helpers --------------------------------------------------------------
@@ -151,12 +200,29 @@ void Reduce(const TensorView& x, const std::vector<int64_t>& dims, int64_t out_n
 // leaves reduction loops scalar, so the hot loops say what they mean.
 
 template <typename T>
-struct VecOf { typedef T type __attribute__((vector_size(32))); };
-template <typename T> using Vec = typename VecOf<T>::type;
-template <typename T> constexpr int kLanes = 32 / sizeof(T);
-template <typename T> Vec<T> Load(const T* p) { Vec<T> v; std::memcpy(&v, p, sizeof v); return v; }
-template <typename T> Vec<T> Splat(T x) { Vec<T> v; for (int j = 0; j < kLanes<T>; ++j) v[j] = x; return v; }
-template <typename T> bool IsNan(T v) { return v != v; }
+struct VecOf {
+  typedef T type __attribute__((vector_size(32)));
+};
+template <typename T>
+using Vec = typename VecOf<T>::type;
+template <typename T>
+constexpr int kLanes = 32 / sizeof(T);
+template <typename T>
+Vec<T> Load(const T* p) {
+  Vec<T> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <typename T>
+Vec<T> Splat(T x) {
+  Vec<T> v;
+  for (int j = 0; j < kLanes<T>; ++j) v[j] = x;
+  return v;
+}
+template <typename T>
+bool IsNan(T v) {
+  return v != v;
+}
 
 // Sum of f(p[i]) (f also applies to vectors) in two vector accumulators, added per block of 2048
 // into a double so long rows keep their precision.
@@ -198,13 +264,19 @@ T LaneExtreme(const T* p, int64_t n) {
       bad |= v != v;
       acc = kMax ? (v > acc ? v : acc) : (v < acc ? v : acc);
     }
-    for (int j = 0; j < W; ++j) { nan |= bad[j] != 0; r = kMax ? (acc[j] > r ? acc[j] : r) : (acc[j] < r ? acc[j] : r); }
+    for (int j = 0; j < W; ++j) {
+      nan |= bad[j] != 0;
+      r = kMax ? (acc[j] > r ? acc[j] : r) : (acc[j] < r ? acc[j] : r);
+    }
   }
-  for (; i < n; ++i) { nan |= IsNan(p[i]); r = kMax ? (p[i] > r ? p[i] : r) : (p[i] < r ? p[i] : r); }
-  if constexpr (std::is_floating_point_v<T>) if (nan) return std::numeric_limits<T>::quiet_NaN();
+  for (; i < n; ++i) {
+    nan |= IsNan(p[i]);
+    r = kMax ? (p[i] > r ? p[i] : r) : (p[i] < r ? p[i] : r);
+  }
+  if constexpr (std::is_floating_point_v<T>)
+    if (nan) return std::numeric_limits<T>::quiet_NaN();
   return r;
 }
-
 
 // ---- reducers ---------------------------------------------------------------------------
 
@@ -294,7 +366,10 @@ struct ExtremeR {
 // max/min with indices, argmax/argmin: the first index of the extreme (of the first NaN).
 template <bool kMax, typename T>
 struct ArgR {
-  struct Acc { T v; int64_t i; };
+  struct Acc {
+    T v;
+    int64_t i;
+  };
   T* values;  // may be null
   int64_t* indices;
   static bool Better(T v, T best) {
@@ -302,13 +377,20 @@ struct ArgR {
     return IsNan(v) || (kMax ? v > best : v < best);
   }
   Acc Init() const { return {ExtremeR<kMax, T>{nullptr}.Init(), 0}; }
-  void Fold(Acc& a, T v, int64_t i) const { if (Better(v, a.v)) a = {v, i}; }
-  void Merge(Acc& a, const Acc& b) const { if (Better(b.v, a.v)) a = b; }
+  void Fold(Acc& a, T v, int64_t i) const {
+    if (Better(v, a.v)) a = {v, i};
+  }
+  void Merge(Acc& a, const Acc& b) const {
+    if (Better(b.v, a.v)) a = b;
+  }
   Acc Row(const T* p, int64_t n, int64_t i0) const {
     T m = LaneExtreme<kMax>(p, n);
     int64_t i = 0;
-    if (IsNan(m)) { while (i < n && !IsNan(p[i])) ++i; }
-    else { while (i < n && p[i] != m) ++i; }
+    if (IsNan(m)) {
+      while (i < n && !IsNan(p[i])) ++i;
+    } else {
+      while (i < n && p[i] != m) ++i;
+    }
     return {m, i0 + (i < n ? i : 0)};
   }
   void Write(int64_t o, const Acc& a) const {
@@ -320,7 +402,9 @@ struct ArgR {
 // var / std: Welford per element, exact two passes per contiguous run, Chan's merge.
 template <typename T>
 struct VarR {
-  struct Acc { double n, mean, m2; };
+  struct Acc {
+    double n, mean, m2;
+  };
   T* out;
   double correction;
   bool take_sqrt;
@@ -333,7 +417,10 @@ struct VarR {
   }
   void Merge(Acc& a, const Acc& b) const {
     if (b.n == 0) return;
-    if (a.n == 0) { a = b; return; }
+    if (a.n == 0) {
+      a = b;
+      return;
+    }
     double n = a.n + b.n, d = b.mean - a.mean;
     a.m2 += b.m2 + d * d * a.n * b.n / n;
     a.mean += d * b.n / n;
@@ -366,17 +453,26 @@ struct NormR {
   Acc Init() const { return p == -INFINITY ? INFINITY : 0.0; }
   void Fold(Acc& a, T v, int64_t) const {
     double x = std::abs(static_cast<double>(v));
-    if (p == 2) a += x * x;
-    else if (p == 1) a += x;
-    else if (p == INFINITY) a = (x > a || IsNan(x)) && !IsNan(a) ? x : a;
-    else if (p == -INFINITY) a = (x < a || IsNan(x)) && !IsNan(a) ? x : a;
-    else if (p == 0) a += x != 0;
-    else a += std::pow(x, p);
+    if (p == 2)
+      a += x * x;
+    else if (p == 1)
+      a += x;
+    else if (p == INFINITY)
+      a = (x > a || IsNan(x)) && !IsNan(a) ? x : a;
+    else if (p == -INFINITY)
+      a = (x < a || IsNan(x)) && !IsNan(a) ? x : a;
+    else if (p == 0)
+      a += x != 0;
+    else
+      a += std::pow(x, p);
   }
   void Merge(Acc& a, const Acc& b) const {
-    if (p == INFINITY) a = (b > a || IsNan(b)) && !IsNan(a) ? b : a;
-    else if (p == -INFINITY) a = (b < a || IsNan(b)) && !IsNan(a) ? b : a;
-    else a += b;
+    if (p == INFINITY)
+      a = (b > a || IsNan(b)) && !IsNan(a) ? b : a;
+    else if (p == -INFINITY)
+      a = (b < a || IsNan(b)) && !IsNan(a) ? b : a;
+    else
+      a += b;
   }
   Acc Row(const T* q, int64_t n, int64_t) const {
     if (p == 2) return LaneSum(q, n, [](auto v) { return v * v; });
@@ -387,8 +483,10 @@ struct NormR {
   }
   void Write(int64_t o, Acc a) const {
     double r = a;
-    if (p == 2) r = std::sqrt(a);
-    else if (p != 1 && p != 0 && !std::isinf(p)) r = std::pow(a, 1.0 / p);
+    if (p == 2)
+      r = std::sqrt(a);
+    else if (p != 1 && p != 0 && !std::isinf(p))
+      r = std::pow(a, 1.0 / p);
     out[o] = static_cast<T>(r);
   }
 };
@@ -396,15 +494,26 @@ struct NormR {
 // logsumexp: running (max, sum of exp(x - max)).
 template <typename T>
 struct LseR {
-  struct Acc { double m, s; };
+  struct Acc {
+    double m, s;
+  };
   T* out;
   Acc Init() const { return {-INFINITY, 0}; }
   void Add(Acc& a, double m, double s) const {  // merge (m, s) into a
-    if (IsNan(m) || IsNan(a.m)) { a.m = std::numeric_limits<double>::quiet_NaN(); return; }
+    if (IsNan(m) || IsNan(a.m)) {
+      a.m = std::numeric_limits<double>::quiet_NaN();
+      return;
+    }
     if (m == -INFINITY) return;
-    if (m == a.m) { a.s += s; return; }
-    if (m > a.m) { a.s = a.s * std::exp(a.m - m) + s; a.m = m; }
-    else a.s += s * std::exp(m - a.m);
+    if (m == a.m) {
+      a.s += s;
+      return;
+    }
+    if (m > a.m) {
+      a.s = a.s * std::exp(a.m - m) + s;
+      a.m = m;
+    } else
+      a.s += s * std::exp(m - a.m);
   }
   void Fold(Acc& a, T v, int64_t) const { Add(a, v, 1.0); }
   void Merge(Acc& a, const Acc& b) const { Add(a, b.m, b.s); }
@@ -427,7 +536,9 @@ struct LseR {
 
 // ---- kernels ----------------------------------------------------------------------------
 
-const std::vector<int64_t>& Dims(KernelContext& ctx) { return ctx.attrs().Ints("dims"); }
+const std::vector<int64_t>& Dims(KernelContext& ctx) {
+  return ctx.attrs().Ints("dims");
+}
 
 Status SumKernel(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &out = ctx.output(0);
@@ -487,7 +598,8 @@ Status ArgKernel(KernelContext& ctx) {
   const TensorView& idx = ctx.output(with_values ? 1 : 0);
   bool done = false;
   OFL_SWITCH_NUMERIC(x.dtype, {
-    ArgR<kMax, scalar_t> r{with_values ? ctx.output(0).ptr<scalar_t>() : nullptr, idx.ptr<int64_t>()};
+    ArgR<kMax, scalar_t> r{with_values ? ctx.output(0).ptr<scalar_t>() : nullptr,
+                           idx.ptr<int64_t>()};
     Reduce<scalar_t>(x, Dims(ctx), idx.numel(), r);
     done = true;
   });
@@ -533,14 +645,16 @@ Status EqMaskKernel(KernelContext& ctx) {
   bool sgn = ctx.attrs().Bool("signed");
   bool done = false;
   OFL_SWITCH_FLOAT(ctx.output(0).dtype, {
-    BinaryLoop<scalar_t, scalar_t>(ctx.output(0), ctx.input(0), ctx.input(1), [sgn](scalar_t v, scalar_t m) {
-      if (!sgn) return scalar_t((v == m || (IsNan(v) && IsNan(m))) ? 1 : 0);
-      scalar_t a = v < 0 ? -v : v;
-      return scalar_t((a == m || (IsNan(a) && IsNan(m))) ? (v < 0 ? -1 : 1) : 0);
-    });
+    BinaryLoop<scalar_t, scalar_t>(
+        ctx.output(0), ctx.input(0), ctx.input(1), [sgn](scalar_t v, scalar_t m) {
+          if (!sgn) return scalar_t((v == m || (IsNan(v) && IsNan(m))) ? 1 : 0);
+          scalar_t a = v < 0 ? -v : v;
+          return scalar_t((a == m || (IsNan(a) && IsNan(m))) ? (v < 0 ? -1 : 1) : 0);
+        });
     done = true;
   });
-  if (!done) return TypeError("[reduce_eq_mask] not supported for %s", DTypeName(ctx.output(0).dtype));
+  if (!done)
+    return TypeError("[reduce_eq_mask] not supported for %s", DTypeName(ctx.output(0).dtype));
   return Status();
 }
 
@@ -606,7 +720,9 @@ Status NormBackwardKernel(KernelContext& ctx) {
     scalar_t* coef = static_cast<scalar_t*>(mem);
     const scalar_t *nv = nrm.ptr<const scalar_t>(), *gv = g.ptr<const scalar_t>();
     for (int64_t i = 0; i < nrm.numel(); ++i)
-      coef[i] = nv[i] == 0 ? 0 : static_cast<scalar_t>(gv[i] / std::pow(static_cast<double>(nv[i]), p - 1));
+      coef[i] = nv[i] == 0
+                    ? 0
+                    : static_cast<scalar_t>(gv[i] / std::pow(static_cast<double>(nv[i]), p - 1));
     TensorView cv = nrm;
     cv.data = coef;
     BinaryLoop<scalar_t, scalar_t>(out, x, cv, [p](scalar_t v, scalar_t c) {

@@ -14,7 +14,9 @@ inline uint64_t RngBits(uint64_t seed, uint64_t i) {
   return x ^ (x >> 31);
 }
 // Uniform in [0, 1) with 53 random bits.
-inline double RngUniform(uint64_t seed, uint64_t i) { return (RngBits(seed, i) >> 11) * (1.0 / 9007199254740992.0); }
+inline double RngUniform(uint64_t seed, uint64_t i) {
+  return (RngBits(seed, i) >> 11) * (1.0 / 9007199254740992.0);
+}
 // Standard normal (Box-Muller on two uniforms of a derived stream).
 inline double RngNormal(uint64_t seed, uint64_t i) {
   double u1 = RngUniform(seed, 2 * i), u2 = RngUniform(seed, 2 * i + 1);

@@ -32,7 +32,8 @@ namespace rng_simd {
 // a * c mod 2^64 per lane, c = (c_hi << 32) | c_lo broadcast.
 inline __m256i Mul64(__m256i a, __m256i c_lo, __m256i c_hi) {
   __m256i ll = _mm256_mul_epu32(a, c_lo);
-  __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), c_lo), _mm256_mul_epu32(a, c_hi));
+  __m256i cross =
+      _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), c_lo), _mm256_mul_epu32(a, c_hi));
   return _mm256_add_epi64(ll, _mm256_slli_epi64(cross, 32));
 }
 // RngBits(seed, i) >> 11 for four lanes given i * 0x9e3779b97f4a7c15 per lane.
@@ -49,8 +50,9 @@ struct Counter4 {
   static constexpr uint64_t kC1 = 0x9e3779b97f4a7c15ULL;
   __m256i ic, step, seed;
   Counter4(uint64_t s, uint64_t begin)
-      : ic(_mm256_set_epi64x(static_cast<int64_t>((begin + 3) * kC1), static_cast<int64_t>((begin + 2) * kC1),
-                             static_cast<int64_t>((begin + 1) * kC1), static_cast<int64_t>(begin * kC1))),
+      : ic(_mm256_set_epi64x(
+            static_cast<int64_t>((begin + 3) * kC1), static_cast<int64_t>((begin + 2) * kC1),
+            static_cast<int64_t>((begin + 1) * kC1), static_cast<int64_t>(begin * kC1))),
         step(_mm256_set1_epi64x(static_cast<int64_t>(4 * kC1))),
         seed(_mm256_set1_epi64x(static_cast<int64_t>(s))) {}
   __m256i Next() {
@@ -73,7 +75,8 @@ inline void RngAtLeastMask(uint64_t seed, uint64_t begin, int64_t n, uint64_t th
   for (; j + 8 <= n; j += 8) {
     __m256i m0 = _mm256_cmpgt_epi64(c.Next(), t), m1 = _mm256_cmpgt_epi64(c.Next(), t);
     // Lane k of m0 -> 32-bit slot k, lane k of m1 -> slot 4 + k.
-    __m256i m = _mm256_permutevar8x32_epi32(_mm256_blend_epi32(m0, _mm256_slli_epi64(m1, 32), 0xAA), even_lanes);
+    __m256i m = _mm256_permutevar8x32_epi32(_mm256_blend_epi32(m0, _mm256_slli_epi64(m1, 32), 0xAA),
+                                            even_lanes);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(keep + j), m);
   }
 #endif
@@ -87,12 +90,14 @@ inline void RngUniformBlock(uint64_t seed, uint64_t begin, int64_t n, double* u)
   rng_simd::Counter4 c(seed, begin);
   // Exact u64 -> double for u < 2^53: (hi | bits(2^84)) - (2^84 + 2^52) + (lo | bits(2^52)).
   const __m256i lo_mask = _mm256_set1_epi64x(0xffffffffLL);
-  const __m256i e52 = _mm256_set1_epi64x(0x4330000000000000LL), e84 = _mm256_set1_epi64x(0x4530000000000000LL);
+  const __m256i e52 = _mm256_set1_epi64x(0x4330000000000000LL),
+                e84 = _mm256_set1_epi64x(0x4530000000000000LL);
   const __m256d bias = _mm256_set1_pd(19342813118337666422669312.0);  // 2^84 + 2^52
   const __m256d scale = _mm256_set1_pd(1.0 / 9007199254740992.0);
   for (; j + 4 <= n; j += 4) {
     __m256i b = c.Next();
-    __m256d hi = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(b, 32), e84)), bias);
+    __m256d hi =
+        _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(b, 32), e84)), bias);
     __m256d lo = _mm256_castsi256_pd(_mm256_or_si256(_mm256_and_si256(b, lo_mask), e52));
     _mm256_storeu_pd(u + j, _mm256_mul_pd(_mm256_add_pd(hi, lo), scale));
   }

@@ -54,7 +54,9 @@ Status AsStridedScatterKernel(KernelContext& ctx) {
   const TensorView& in = ctx.input(0);
   const int64_t esize = DTypeSize(out.dtype);
   char* bytes = static_cast<char*>(out.data);
-  ParallelFor(out.numel() * esize, [&](int64_t b, int64_t e) { std::memset(bytes + b, 0, e - b); }, kParallelGrain * 4);
+  ParallelFor(
+      out.numel() * esize, [&](int64_t b, int64_t e) { std::memset(bytes + b, 0, e - b); },
+      kParallelGrain * 4);
   TensorView view;
   view.dtype = out.dtype;
   view.shape = in.shape;
@@ -64,11 +66,13 @@ Status AsStridedScatterKernel(KernelContext& ctx) {
   if (view.numel() == 0) return Status();
   if (ViewIsNonOverlapping(view)) {
     // Each output element receives one source element: 0 + s (not a plain copy, so a -0.0 source
-    // still lands as +0.0 as the accumulation gives), rows in parallel, unit-stride runs vectorised.
+    // still lands as +0.0 as the accumulation gives), rows in parallel, unit-stride runs
+    // vectorised.
     std::array<const DimVector*, 2> strides{&view.strides, &in.strides};
     OFL_SWITCH_ALL(out.dtype, {
       using T = scalar_t;
-      ForEachRow<2>(view.shape, strides, {static_cast<char*>(view.data), static_cast<char*>(in.data)}, {esize, esize},
+      ForEachRow<2>(view.shape, strides,
+                    {static_cast<char*>(view.data), static_cast<char*>(in.data)}, {esize, esize},
                     [](const std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
                       T* __restrict o = reinterpret_cast<T*>(p[0]);
                       const T* __restrict x = reinterpret_cast<const T*>(p[1]);
@@ -89,9 +93,15 @@ Status AsStridedScatterKernel(KernelContext& ctx) {
     const scalar_t* s = in.ptr<const scalar_t>();
     for (int64_t n = 0, total = shape.numel(); n < total; ++n) {
       int64_t oo = 0, io = 0;
-      for (int64_t d = 0; d < shape.ndim(); ++d) { oo += idx[d] * view.strides[d]; io += idx[d] * in.strides[d]; }
+      for (int64_t d = 0; d < shape.ndim(); ++d) {
+        oo += idx[d] * view.strides[d];
+        io += idx[d] * in.strides[d];
+      }
       o[oo] = AddValues(o[oo], s[io]);
-      for (int64_t d = shape.ndim() - 1; d >= 0; --d) { if (++idx[d] < shape[d]) break; idx[d] = 0; }
+      for (int64_t d = shape.ndim() - 1; d >= 0; --d) {
+        if (++idx[d] < shape[d]) break;
+        idx[d] = 0;
+      }
     }
   });
   return Status();
@@ -119,15 +129,18 @@ Status TrilKernel(KernelContext& ctx) {
   OFL_SWITCH_ALL(in.dtype, {
     const scalar_t* x = in.ptr<const scalar_t>();
     scalar_t* o = out.ptr<scalar_t>();
-    ParallelFor(mats * rows, [&](int64_t b, int64_t e) {
-      for (int64_t r = b; r < e; ++r) {
-        int64_t i = r % rows;
-        for (int64_t j = 0; j < cols; ++j) {
-          bool keep = upper ? j - i >= k : j - i <= k;
-          o[r * cols + j] = keep ? x[r * cols + j] : scalar_t(0);
-        }
-      }
-    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(cols, 1)));
+    ParallelFor(
+        mats * rows,
+        [&](int64_t b, int64_t e) {
+          for (int64_t r = b; r < e; ++r) {
+            int64_t i = r % rows;
+            for (int64_t j = 0; j < cols; ++j) {
+              bool keep = upper ? j - i >= k : j - i <= k;
+              o[r * cols + j] = keep ? x[r * cols + j] : scalar_t(0);
+            }
+          }
+        },
+        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(cols, 1)));
   });
   return Status();
 }
@@ -140,10 +153,13 @@ Status PadKernel(KernelContext& ctx) {
   OFL_SWITCH_ALL(out.dtype, {
     scalar_t x = FromDouble<scalar_t>(v);
     scalar_t* o = out.ptr<scalar_t>();
-    ParallelFor(out.numel(), [&](int64_t b, int64_t e) { for (int64_t i = b; i < e; ++i) o[i] = x; });
+    ParallelFor(out.numel(), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) o[i] = x;
+    });
   });
   TensorView interior = out;
-  for (int64_t d = 0; d < out.shape.ndim(); ++d) interior = Narrowed(interior, d, p[2 * d], ctx.input(0).shape[d]);
+  for (int64_t d = 0; d < out.shape.ndim(); ++d)
+    interior = Narrowed(interior, d, p[2 * d], ctx.input(0).shape[d]);
   CopyStrided(interior, ctx.input(0));
   return Status();
 }

@@ -14,12 +14,12 @@ namespace oneflow_like {
 namespace kernels {
 namespace {
 
-
 #ifdef __AVX2__
 // exp(x) for 8 floats (Cephes-style range reduction + degree-5 polynomial), rel. error ~1e-7.
 inline __m256 Exp8(__m256 x) {
   x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
-  __m256 fx = _mm256_floor_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
+  __m256 fx = _mm256_floor_ps(
+      _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
   x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
   x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), x);
   __m256 y = _mm256_set1_ps(1.9875691500E-4f);
@@ -29,7 +29,8 @@ inline __m256 Exp8(__m256 x) {
   y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(1.6666665459E-1f));
   y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(5.0000001201E-1f));
   y = _mm256_fmadd_ps(y, _mm256_mul_ps(x, x), _mm256_add_ps(x, _mm256_set1_ps(1.0f)));
-  __m256i n = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
+  __m256i n =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
   return _mm256_mul_ps(y, _mm256_castsi256_ps(n));
 }
 inline float HSum(__m256 v) {
@@ -65,56 +66,68 @@ std::pair<T, T> ExpRow(const T* x, T* y, int64_t n) {
         vs = _mm256_add_ps(vs, e);
       }
       s = HSum(vs);
-      for (; j < n; ++j) { y[j] = std::exp(x[j] - m); s += y[j]; }
+      for (; j < n; ++j) {
+        y[j] = std::exp(x[j] - m);
+        s += y[j];
+      }
       return {m, s};
     }
   }
 #endif
   for (int64_t k = 0; k < n; ++k) m = std::max(m, x[k]);
-  for (int64_t k = 0; k < n; ++k) { y[k] = std::exp(x[k] - m); s += y[k]; }
+  for (int64_t k = 0; k < n; ++k) {
+    y[k] = std::exp(x[k] - m);
+    s += y[k];
+  }
   return {m, s};
 }
 
 template <typename T, bool kLog>
 void SoftmaxRows(const T* x, T* y, int64_t rows, int64_t n) {
-  ParallelFor(rows, [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      const T* xr = x + r * n;
-      T* yr = y + r * n;
-      auto ms = ExpRow(xr, yr, n);
-      if (kLog) {
-        T sub = ms.first + std::log(ms.second);
-        for (int64_t j = 0; j < n; ++j) yr[j] = xr[j] - sub;
-      } else {
-        T inv = T(1) / ms.second;
-        for (int64_t j = 0; j < n; ++j) yr[j] *= inv;
-      }
-    }
-  }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)));
+  ParallelFor(
+      rows,
+      [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          const T* xr = x + r * n;
+          T* yr = y + r * n;
+          auto ms = ExpRow(xr, yr, n);
+          if (kLog) {
+            T sub = ms.first + std::log(ms.second);
+            for (int64_t j = 0; j < n; ++j) yr[j] = xr[j] - sub;
+          } else {
+            T inv = T(1) / ms.second;
+            for (int64_t j = 0; j < n; ++j) yr[j] *= inv;
+          }
+        }
+      },
+      std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)));
 }
 
 // dim is not innermost: vectorise over `inner` with per-outer column buffers.
 template <typename T, bool kLog>
 void SoftmaxStrided(const T* x, T* y, const DimLayout& l) {
-  ParallelFor(l.outer, [&](int64_t b, int64_t e) {
-    std::vector<T> m(l.inner), s(l.inner);
-    for (int64_t o = b; o < e; ++o) {
-      const T* xo = x + o * l.d * l.inner;
-      T* yo = y + o * l.d * l.inner;
-      std::fill(m.begin(), m.end(), -std::numeric_limits<T>::infinity());
-      std::fill(s.begin(), s.end(), T(0));
-      for (int64_t k = 0; k < l.d; ++k)
-        for (int64_t i = 0; i < l.inner; ++i) m[i] = std::max(m[i], xo[k * l.inner + i]);
-      for (int64_t k = 0; k < l.d; ++k)
-        for (int64_t i = 0; i < l.inner; ++i) s[i] += std::exp(xo[k * l.inner + i] - m[i]);
-      for (int64_t i = 0; i < l.inner; ++i) s[i] = kLog ? m[i] + std::log(s[i]) : T(1) / s[i];
-      for (int64_t k = 0; k < l.d; ++k)
-        for (int64_t i = 0; i < l.inner; ++i) {
-          int64_t p = k * l.inner + i;
-          yo[p] = kLog ? xo[p] - s[i] : std::exp(xo[p] - m[i]) * s[i];
+  ParallelFor(
+      l.outer,
+      [&](int64_t b, int64_t e) {
+        std::vector<T> m(l.inner), s(l.inner);
+        for (int64_t o = b; o < e; ++o) {
+          const T* xo = x + o * l.d * l.inner;
+          T* yo = y + o * l.d * l.inner;
+          std::fill(m.begin(), m.end(), -std::numeric_limits<T>::infinity());
+          std::fill(s.begin(), s.end(), T(0));
+          for (int64_t k = 0; k < l.d; ++k)
+            for (int64_t i = 0; i < l.inner; ++i) m[i] = std::max(m[i], xo[k * l.inner + i]);
+          for (int64_t k = 0; k < l.d; ++k)
+            for (int64_t i = 0; i < l.inner; ++i) s[i] += std::exp(xo[k * l.inner + i] - m[i]);
+          for (int64_t i = 0; i < l.inner; ++i) s[i] = kLog ? m[i] + std::log(s[i]) : T(1) / s[i];
+          for (int64_t k = 0; k < l.d; ++k)
+            for (int64_t i = 0; i < l.inner; ++i) {
+              int64_t p = k * l.inner + i;
+              yo[p] = kLog ? xo[p] - s[i] : std::exp(xo[p] - m[i]) * s[i];
+            }
         }
-    }
-  }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.d * l.inner, 1)));
+      },
+      std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.d * l.inner, 1)));
 }
 
 template <bool kLog>
@@ -123,8 +136,10 @@ Status SoftmaxKernel(KernelContext& ctx) {
   DimLayout l = LayoutOf(x.shape, ctx.attrs().Int("dim"));
   bool done = false;
   OFL_SWITCH_FLOAT(x.dtype, {
-    if (l.inner == 1) SoftmaxRows<scalar_t, kLog>(x.ptr<const scalar_t>(), y.ptr<scalar_t>(), l.outer, l.d);
-    else SoftmaxStrided<scalar_t, kLog>(x.ptr<const scalar_t>(), y.ptr<scalar_t>(), l);
+    if (l.inner == 1)
+      SoftmaxRows<scalar_t, kLog>(x.ptr<const scalar_t>(), y.ptr<scalar_t>(), l.outer, l.d);
+    else
+      SoftmaxStrided<scalar_t, kLog>(x.ptr<const scalar_t>(), y.ptr<scalar_t>(), l);
     done = true;
   });
   if (!done) return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(x.dtype));
@@ -138,25 +153,30 @@ Status SoftmaxKernel(KernelContext& ctx) {
 template <typename T, bool kLog>
 void SoftmaxGradRows(const T* g, const T* y, T* o, int64_t rows, int64_t d) {
   constexpr int64_t kRows = 8;
-  ParallelFor(rows, [&](int64_t b, int64_t e) {
-    for (int64_t r0 = b; r0 < e; r0 += kRows) {
-      const int64_t nr = std::min(kRows, e - r0);
-      T s[kRows] = {};
-      for (int64_t k = 0; k < d; ++k)
-        for (int64_t q = 0; q < nr; ++q) {
-          int64_t p = (r0 + q) * d + k;
-          s[q] += kLog ? g[p] : g[p] * y[p];
+  ParallelFor(
+      rows,
+      [&](int64_t b, int64_t e) {
+        for (int64_t r0 = b; r0 < e; r0 += kRows) {
+          const int64_t nr = std::min(kRows, e - r0);
+          T s[kRows] = {};
+          for (int64_t k = 0; k < d; ++k)
+            for (int64_t q = 0; q < nr; ++q) {
+              int64_t p = (r0 + q) * d + k;
+              s[q] += kLog ? g[p] : g[p] * y[p];
+            }
+          for (int64_t q = 0; q < nr; ++q) {
+            const T* __restrict gr = g + (r0 + q) * d;
+            const T* __restrict yr = y + (r0 + q) * d;
+            T* __restrict orow = o + (r0 + q) * d;
+            const T sq = s[q];
+            if (kLog)
+              for (int64_t k = 0; k < d; ++k) orow[k] = gr[k] - std::exp(yr[k]) * sq;
+            else
+              for (int64_t k = 0; k < d; ++k) orow[k] = yr[k] * (gr[k] - sq);
+          }
         }
-      for (int64_t q = 0; q < nr; ++q) {
-        const T* __restrict gr = g + (r0 + q) * d;
-        const T* __restrict yr = y + (r0 + q) * d;
-        T* __restrict orow = o + (r0 + q) * d;
-        const T sq = s[q];
-        if (kLog) for (int64_t k = 0; k < d; ++k) orow[k] = gr[k] - std::exp(yr[k]) * sq;
-        else for (int64_t k = 0; k < d; ++k) orow[k] = yr[k] * (gr[k] - sq);
-      }
-    }
-  }, std::max<int64_t>(kRows, kParallelGrain / std::max<int64_t>(d, 1)));
+      },
+      std::max<int64_t>(kRows, kParallelGrain / std::max<int64_t>(d, 1)));
 }
 
 template <bool kLog>
@@ -173,23 +193,26 @@ Status SoftmaxGradKernel(KernelContext& ctx) {
       done = true;
       break;
     }
-    ParallelFor(l.outer, [&](int64_t b, int64_t e) {
-      std::vector<T> s(l.inner);
-      for (int64_t r = b; r < e; ++r) {
-        int64_t base = r * l.d * l.inner;
-        std::fill(s.begin(), s.end(), T(0));
-        for (int64_t k = 0; k < l.d; ++k)
-          for (int64_t i = 0; i < l.inner; ++i) {
-            int64_t p = base + k * l.inner + i;
-            s[i] += kLog ? g[p] : g[p] * yy[p];
+    ParallelFor(
+        l.outer,
+        [&](int64_t b, int64_t e) {
+          std::vector<T> s(l.inner);
+          for (int64_t r = b; r < e; ++r) {
+            int64_t base = r * l.d * l.inner;
+            std::fill(s.begin(), s.end(), T(0));
+            for (int64_t k = 0; k < l.d; ++k)
+              for (int64_t i = 0; i < l.inner; ++i) {
+                int64_t p = base + k * l.inner + i;
+                s[i] += kLog ? g[p] : g[p] * yy[p];
+              }
+            for (int64_t k = 0; k < l.d; ++k)
+              for (int64_t i = 0; i < l.inner; ++i) {
+                int64_t p = base + k * l.inner + i;
+                o[p] = kLog ? g[p] - std::exp(yy[p]) * s[i] : yy[p] * (g[p] - s[i]);
+              }
           }
-        for (int64_t k = 0; k < l.d; ++k)
-          for (int64_t i = 0; i < l.inner; ++i) {
-            int64_t p = base + k * l.inner + i;
-            o[p] = kLog ? g[p] - std::exp(yy[p]) * s[i] : yy[p] * (g[p] - s[i]);
-          }
-      }
-    }, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.d * l.inner, 1)));
+        },
+        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.d * l.inner, 1)));
     done = true;
   });
   if (!done) return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(y.dtype));

@@ -11,16 +11,22 @@ namespace kernels {
 
 template <typename T>
 inline T FromDouble(double v) {
-  if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) return T(static_cast<float>(v));
-  else if constexpr (std::is_same_v<T, bool>) return v != 0.0;
-  else return static_cast<T>(v);
+  if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>)
+    return T(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, bool>)
+    return v != 0.0;
+  else
+    return static_cast<T>(v);
 }
 
 template <typename T>
 inline T AddValues(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) return a || b;
-  else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) return T(static_cast<float>(a) + static_cast<float>(b));
-  else return static_cast<T>(a + b);
+  if constexpr (std::is_same_v<T, bool>)
+    return a || b;
+  else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>)
+    return T(static_cast<float>(a) + static_cast<float>(b));
+  else
+    return static_cast<T>(a + b);
 }
 
 // out (any strides) = in (any strides, negative allowed), same shape and dtype.
@@ -30,7 +36,8 @@ inline void CopyStrided(const TensorView& out, const TensorView& in) {
     std::memcpy(out.data, in.data, out.numel() * DTypeSize(out.dtype));
     return;
   }
-  OFL_SWITCH_ALL(out.dtype, { UnaryLoop<scalar_t, scalar_t>(out, in, [](scalar_t v) { return v; }); });
+  OFL_SWITCH_ALL(out.dtype,
+                 { UnaryLoop<scalar_t, scalar_t>(out, in, [](scalar_t v) { return v; }); });
 }
 
 }  // namespace kernels

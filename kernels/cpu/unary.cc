@@ -18,11 +18,20 @@ template <Types K, typename Fn>
 bool SwitchTypes(DType t, Fn&& fn) {
   bool done = false;
   if constexpr (K == kFloat) {
-    OFL_SWITCH_FLOAT(t, { fn(scalar_t{}); done = true; });
+    OFL_SWITCH_FLOAT(t, {
+      fn(scalar_t{});
+      done = true;
+    });
   } else if constexpr (K == kNumeric) {
-    OFL_SWITCH_NUMERIC(t, { fn(scalar_t{}); done = true; });
+    OFL_SWITCH_NUMERIC(t, {
+      fn(scalar_t{});
+      done = true;
+    });
   } else {
-    OFL_SWITCH_INTEGRAL_BOOL(t, { fn(scalar_t{}); done = true; });
+    OFL_SWITCH_INTEGRAL_BOOL(t, {
+      fn(scalar_t{});
+      done = true;
+    });
   }
   return done;
 }
@@ -54,17 +63,17 @@ Status BackwardKernel(KernelContext& ctx) {
 }
 
 // A functor without attributes: T operator()(T x) / (T dy, T s) returning EXPR.
-#define OFL_UNARY_FN(Name, EXPR)                              \
-  template <typename T>                                       \
-  struct Name {                                               \
-    explicit Name(const AttrMap&) {}                          \
-    T operator()(T x) const { return static_cast<T>(EXPR); }  \
+#define OFL_UNARY_FN(Name, EXPR)                             \
+  template <typename T>                                      \
+  struct Name {                                              \
+    explicit Name(const AttrMap&) {}                         \
+    T operator()(T x) const { return static_cast<T>(EXPR); } \
   };
-#define OFL_BACKWARD_FN(Name, EXPR)                                 \
-  template <typename T>                                             \
-  struct Name {                                                     \
-    explicit Name(const AttrMap&) {}                                \
-    T operator()(T dy, T s) const { return static_cast<T>(EXPR); }  \
+#define OFL_BACKWARD_FN(Name, EXPR)                                \
+  template <typename T>                                            \
+  struct Name {                                                    \
+    explicit Name(const AttrMap&) {}                               \
+    T operator()(T dy, T s) const { return static_cast<T>(EXPR); } \
   };
 
 constexpr double kSqrt1_2 = 0.70710678118654752440;
@@ -72,11 +81,14 @@ constexpr double k2OverSqrtPi = 1.12837916709551257390;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 
-template <typename T> T Sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
+template <typename T>
+T Sigmoid(T x) {
+  return T(1) / (T(1) + std::exp(-x));
+}
 
 OFL_UNARY_FN(NegFn, -x)
 OFL_UNARY_FN(AbsFn, x < T(0) ? -x : x)
-OFL_UNARY_FN(SquareFn, x * x)
+OFL_UNARY_FN(SquareFn, x* x)
 OFL_UNARY_FN(SignFn, (T(0) < x) - (x < T(0)))
 OFL_UNARY_FN(ReluFn, x > T(0) ? x : T(0))
 OFL_UNARY_FN(ExpFn, std::exp(x))
@@ -88,25 +100,31 @@ OFL_UNARY_FN(SinFn, std::sin(x))
 OFL_UNARY_FN(CosFn, std::cos(x))
 OFL_UNARY_FN(TanhFn, std::tanh(x))
 OFL_UNARY_FN(SigmoidFn, Sigmoid(x))
-OFL_UNARY_FN(SiluFn, x * Sigmoid(x))
+OFL_UNARY_FN(SiluFn, x* Sigmoid(x))
 OFL_UNARY_FN(ErfFn, std::erf(x))
 OFL_UNARY_FN(ReciprocalFn, T(1) / x)
 template <typename T>
 struct BitwiseNotFn {
   explicit BitwiseNotFn(const AttrMap&) {}
   T operator()(T x) const {
-    if constexpr (std::is_same_v<T, bool>) return !x; else return static_cast<T>(~x);
+    if constexpr (std::is_same_v<T, bool>)
+      return !x;
+    else
+      return static_cast<T>(~x);
   }
 };
 
 // Rounding is the identity on integers (and must not go through double for int64).
-#define OFL_ROUNDING_FN(Name, FN)                                          \
-  template <typename T>                                                    \
-  struct Name {                                                            \
-    explicit Name(const AttrMap&) {}                                       \
-    T operator()(T x) const {                                              \
-      if constexpr (std::is_floating_point_v<T>) return FN(x); else return x; \
-    }                                                                      \
+#define OFL_ROUNDING_FN(Name, FN)                \
+  template <typename T>                          \
+  struct Name {                                  \
+    explicit Name(const AttrMap&) {}             \
+    T operator()(T x) const {                    \
+      if constexpr (std::is_floating_point_v<T>) \
+        return FN(x);                            \
+      else                                       \
+        return x;                                \
+    }                                            \
   };
 OFL_ROUNDING_FN(FloorFn, std::floor)
 OFL_ROUNDING_FN(CeilFn, std::ceil)
@@ -129,15 +147,19 @@ struct GeluFn {
   bool tanh_approx;
   explicit GeluFn(const AttrMap& a) : tanh_approx(a.Bool("approximate")) {}
   T operator()(T x) const {
-    if (tanh_approx) return T(0.5) * x * (T(1) + std::tanh(T(kSqrt2OverPi) * (x + T(0.044715) * x * x * x)));
+    if (tanh_approx)
+      return T(0.5) * x * (T(1) + std::tanh(T(kSqrt2OverPi) * (x + T(0.044715) * x * x * x)));
     return T(0.5) * x * (T(1) + std::erf(x * T(kSqrt1_2)));
   }
 };
 template <typename T>
 struct SoftplusFn {
   T beta, threshold;
-  explicit SoftplusFn(const AttrMap& a) : beta(T(a.Float("beta", 1.0))), threshold(T(a.Float("threshold", 20.0))) {}
-  T operator()(T x) const { return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta; }
+  explicit SoftplusFn(const AttrMap& a)
+      : beta(T(a.Float("beta", 1.0))), threshold(T(a.Float("threshold", 20.0))) {}
+  T operator()(T x) const {
+    return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta;
+  }
 };
 
 // Clamp bounds arrive as doubles (+-inf when open); integers clamp to their own range first.
@@ -161,7 +183,8 @@ struct ClampFn {
   }
 };
 
-// x ** p: common exponents take a multiply/sqrt path that vectorises; integers use repeated squaring.
+// x ** p: common exponents take a multiply/sqrt path that vectorises; integers use repeated
+// squaring.
 template <typename T>
 struct PowScalarFn {
   double p;
@@ -191,13 +214,20 @@ Status PowScalarKernel(KernelContext& ctx) {
   double p = ctx.attrs().Float("exponent");
   bool ok = SwitchTypes<kNumeric>(out.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if (p == 1) UnaryLoop<T, T>(out, a, [](T x) { return x; });
-    else if (p == 2) UnaryLoop<T, T>(out, a, [](T x) { return static_cast<T>(x * x); });
-    else if (p == 3) UnaryLoop<T, T>(out, a, [](T x) { return static_cast<T>(x * x * x); });
-    else if (p == 0) UnaryLoop<T, T>(out, a, [](T) { return T(1); });
-    else if (std::is_floating_point_v<T> && p == 0.5) UnaryLoop<T, T>(out, a, SqrtFn<T>(ctx.attrs()));
-    else if (std::is_floating_point_v<T> && p == -1) UnaryLoop<T, T>(out, a, ReciprocalFn<T>(ctx.attrs()));
-    else UnaryLoop<T, T>(out, a, PowScalarFn<T>(ctx.attrs()));
+    if (p == 1)
+      UnaryLoop<T, T>(out, a, [](T x) { return x; });
+    else if (p == 2)
+      UnaryLoop<T, T>(out, a, [](T x) { return static_cast<T>(x * x); });
+    else if (p == 3)
+      UnaryLoop<T, T>(out, a, [](T x) { return static_cast<T>(x * x * x); });
+    else if (p == 0)
+      UnaryLoop<T, T>(out, a, [](T) { return T(1); });
+    else if (std::is_floating_point_v<T> && p == 0.5)
+      UnaryLoop<T, T>(out, a, SqrtFn<T>(ctx.attrs()));
+    else if (std::is_floating_point_v<T> && p == -1)
+      UnaryLoop<T, T>(out, a, ReciprocalFn<T>(ctx.attrs()));
+    else
+      UnaryLoop<T, T>(out, a, PowScalarFn<T>(ctx.attrs()));
   });
   return ok ? Status() : Unsupported(ctx, out.dtype);
 }
@@ -207,8 +237,10 @@ Status LogicalNotKernel(KernelContext& ctx) {
   const TensorView &out = ctx.output(0), &a = ctx.input(0);
   auto run = [&](auto tag) {
     using T = decltype(tag);
-    if (out.dtype == DType::kBool) UnaryLoop<bool, T>(out, a, [](T x) { return x == T(0); });
-    else UnaryLoop<T, T>(out, a, [](T x) { return static_cast<T>(x == T(0)); });
+    if (out.dtype == DType::kBool)
+      UnaryLoop<bool, T>(out, a, [](T x) { return x == T(0); });
+    else
+      UnaryLoop<T, T>(out, a, [](T x) { return static_cast<T>(x == T(0)); });
   };
   if (SwitchTypes<kNumeric>(a.dtype, run) || SwitchTypes<kIntBool>(a.dtype, run)) return Status();
   return Unsupported(ctx, a.dtype);
@@ -216,11 +248,11 @@ Status LogicalNotKernel(KernelContext& ctx) {
 
 // Backward functors: dy is the incoming gradient, s the saved output (y) or input (x).
 OFL_BACKWARD_FN(ReluGradFn, s > T(0) ? dy : T(0))
-OFL_BACKWARD_FN(SigmoidGradFn, dy * s * (T(1) - s))
-OFL_BACKWARD_FN(TanhGradFn, dy * (T(1) - s * s))
+OFL_BACKWARD_FN(SigmoidGradFn, dy* s*(T(1) - s))
+OFL_BACKWARD_FN(TanhGradFn, dy*(T(1) - s * s))
 OFL_BACKWARD_FN(RsqrtGradFn, T(-0.5) * dy * s * s * s)
-OFL_BACKWARD_FN(ReciprocalGradFn, -dy * s * s)
-OFL_BACKWARD_FN(ErfGradFn, dy * T(k2OverSqrtPi) * std::exp(-s * s))
+OFL_BACKWARD_FN(ReciprocalGradFn, -dy* s* s)
+OFL_BACKWARD_FN(ErfGradFn, dy* T(k2OverSqrtPi) * std::exp(-s * s))
 template <typename T>
 struct SiluGradFn {
   explicit SiluGradFn(const AttrMap&) {}
@@ -244,7 +276,8 @@ struct LeakyReluGradFn {
 template <typename T>
 struct SoftplusGradFn {
   T beta, threshold;
-  explicit SoftplusGradFn(const AttrMap& a) : beta(T(a.Float("beta", 1.0))), threshold(T(a.Float("threshold", 20.0))) {}
+  explicit SoftplusGradFn(const AttrMap& a)
+      : beta(T(a.Float("beta", 1.0))), threshold(T(a.Float("threshold", 20.0))) {}
   T operator()(T dy, T x) const { return x * beta > threshold ? dy : dy * Sigmoid(x * beta); }
 };
 template <typename T>

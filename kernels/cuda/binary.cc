@@ -30,18 +30,23 @@ Status RunBinary(KernelContext& ctx) {
   RETURN_IF_ERROR(MakeLoop(ctx.op(), out.shape, {&out, &a, &b}, &loop, ops));
   CudaStream* s = static_cast<CudaStream*>(ctx.stream());
   OpParams p = ParamsOf(ctx.op(), ctx.attrs());
-  bool int_div = (kOp == BinaryOp::floor_divide || kOp == BinaryOp::remainder || kOp == BinaryOp::fmod) &&
-                 !IsFloating(t);
+  bool int_div =
+      (kOp == BinaryOp::floor_divide || kOp == BinaryOp::remainder || kOp == BinaryOp::fmod) &&
+      !IsFloating(t);
   if (int_div && loop.numel > 0) {
     ASSIGN_OR_RETURN(void* f, ctx.AllocateTemp(sizeof(int)));
     p.error_flag = static_cast<int*>(f);
-    if (cudaError_t e = cudaMemsetAsync(f, 0, sizeof(int), s->get()); e != cudaSuccess) return LaunchStatus(ctx.op(), e);
+    if (cudaError_t e = cudaMemsetAsync(f, 0, sizeof(int), s->get()); e != cudaSuccess)
+      return LaunchStatus(ctx.op(), e);
   }
   cudaError_t e = LaunchBinary(kOp, ToScalarType(t), p, loop, ops[0], ops[1], ops[2], s->get());
   if (e != cudaSuccess) return LaunchStatus(ctx.op(), e);
-  if (p.error_flag) {  // read back after the stream is done (the output is already written, as on the CPU)
+  if (p.error_flag) {  // read back after the stream is done (the output is already written, as on
+                       // the CPU)
     int zero = 0;
-    if (cudaError_t c = cudaMemcpyAsync(&zero, p.error_flag, sizeof(int), cudaMemcpyDeviceToHost, s->get()); c != cudaSuccess)
+    if (cudaError_t c =
+            cudaMemcpyAsync(&zero, p.error_flag, sizeof(int), cudaMemcpyDeviceToHost, s->get());
+        c != cudaSuccess)
       return LaunchStatus(ctx.op(), c);
     RETURN_IF_ERROR(s->Synchronize());
     if (zero) return InvalidArgument("[%s] ZeroDivisionError: integer division by zero", ctx.op());

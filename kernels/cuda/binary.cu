@@ -13,7 +13,10 @@ constexpr double k2OverSqrtPi = 1.12837916709551257390;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 
-template <typename T> __device__ __forceinline__ T Sigmoid(T x) { return T(1) / (T(1) + Exp(-x)); }
+template <typename T>
+__device__ __forceinline__ T Sigmoid(T x) {
+  return T(1) / (T(1) + Exp(-x));
+}
 
 template <typename T>
 __device__ __forceinline__ T IntPow(T base, T e) {
@@ -35,9 +38,12 @@ __device__ __forceinline__ T IntDivOp(T x, T y) {
   }
   T q = x / y, r = x % y;
   bool adjust = r != 0 && ((r < 0) != (y < 0));
-  if constexpr (K == 0) return adjust ? T(q - 1) : q;
-  else if constexpr (K == 1) return adjust ? T(r + y) : r;
-  else return r;
+  if constexpr (K == 0)
+    return adjust ? T(q - 1) : q;
+  else if constexpr (K == 1)
+    return adjust ? T(r + y) : r;
+  else
+    return r;
 }
 template <int K, typename T>
 __device__ __forceinline__ T FloatDivOp(T x, T y) {
@@ -65,16 +71,25 @@ struct BinaryF {
         case BinaryOp::add: return d0 == 1.0 ? T(x + y) : d0 == -1.0 ? T(x - y) : T(x + s0 * y);
         case BinaryOp::sub: return s0 == T(1) ? T(x - y) : T(x - s0 * y);
         case BinaryOp::mul: return T(x * y);
-        case BinaryOp::pow: if constexpr (kFloat) return Pow(x, y); else return IntPow(x, y);
+        case BinaryOp::pow:
+          if constexpr (kFloat)
+            return Pow(x, y);
+          else
+            return IntPow(x, y);
         case BinaryOp::relu_grad: return y > T(0) ? x : T(0);
         case BinaryOp::floor_divide:
         case BinaryOp::remainder:
         case BinaryOp::fmod: {
           int k = op == BinaryOp::floor_divide ? 0 : op == BinaryOp::remainder ? 1 : 2;
           if constexpr (kFloat) {
-            return k == 0 ? FloatDivOp<0>(x, y) : k == 1 ? FloatDivOp<1>(x, y) : FloatDivOp<2>(x, y);
+            return k == 0   ? FloatDivOp<0>(x, y)
+                   : k == 1 ? FloatDivOp<1>(x, y)
+                            : FloatDivOp<2>(x, y);
           } else {
-            if (y == T(0)) { *flag = 1; return T(0); }
+            if (y == T(0)) {
+              *flag = 1;
+              return T(0);
+            }
             return k == 0 ? IntDivOp<0>(x, y) : k == 1 ? IntDivOp<1>(x, y) : IntDivOp<2>(x, y);
           }
         }
@@ -103,13 +118,17 @@ struct BinaryF {
           T a = x < 0 ? -x : x;
           return T((a == y || (IsNanV(a) && IsNanV(y))) ? (x < 0 ? -1 : 1) : 0);
         }
-        case BinaryOp::lerp_scalar: return s0 < T(0.5) ? x + s0 * (y - x) : y - (y - x) * (T(1) - s0);
+        case BinaryOp::lerp_scalar:
+          return s0 < T(0.5) ? x + s0 * (y - x) : y - (y - x) * (T(1) - s0);
         case BinaryOp::sigmoid_grad: return dy * s * (T(1) - s);
         case BinaryOp::tanh_grad: return dy * (T(1) - s * s);
         case BinaryOp::rsqrt_grad: return T(-0.5) * dy * s * s * s;
         case BinaryOp::reciprocal_grad: return -dy * s * s;
         case BinaryOp::erf_grad: return dy * T(k2OverSqrtPi) * Exp(-s * s);
-        case BinaryOp::silu_grad: { T sg = Sigmoid(s); return dy * sg * (T(1) + s * (T(1) - sg)); }
+        case BinaryOp::silu_grad: {
+          T sg = Sigmoid(s);
+          return dy * sg * (T(1) + s * (T(1) - sg));
+        }
         case BinaryOp::elu_grad: return s > T(0) ? dy : dy * (s + s0);
         case BinaryOp::leaky_relu_grad: return s > T(0) ? dy : dy * s0;
         case BinaryOp::softplus_grad: return s * s0 > s1 ? dy : dy * Sigmoid(s * s0);
@@ -156,12 +175,12 @@ struct BinaryBoolF {
   }
 };
 
-
 }  // namespace
 
 bool BinarySupported(BinaryOp op, ScalarType t) {
   switch (op) {
-#define OFL_CASE(o, set) case BinaryOp::o: return InSet(set, t);
+#define OFL_CASE(o, set) \
+  case BinaryOp::o: return InSet(set, t);
     OFL_CUDA_BINARY_OPS(OFL_CASE)
 #undef OFL_CASE
   }
@@ -169,29 +188,34 @@ bool BinarySupported(BinaryOp op, ScalarType t) {
 }
 bool BinaryBoolSupported(BinaryBoolOp op, ScalarType t) {
   switch (op) {
-#define OFL_CASE(o, set) case BinaryBoolOp::o: return InSet(set, t);
+#define OFL_CASE(o, set) \
+  case BinaryBoolOp::o: return InSet(set, t);
     OFL_CUDA_BINARY_BOOL_OPS(OFL_CASE)
 #undef OFL_CASE
   }
   return false;
 }
 
-cudaError_t LaunchBinary(BinaryOp op, ScalarType t, const OpParams& p, const LoopShape& loop, const Operand& out,
-                         const Operand& a, const Operand& b, cudaStream_t stream) {
+cudaError_t LaunchBinary(BinaryOp op, ScalarType t, const OpParams& p, const LoopShape& loop,
+                         const Operand& out, const Operand& a, const Operand& b,
+                         cudaStream_t stream) {
   if (!BinarySupported(op, t)) return cudaErrorInvalidValue;
   cudaError_t e = cudaErrorInvalidValue;
   OFL_CU_SWITCH_NUMERIC_BOOL(t, {
-    BinaryF<scalar_t> f{op, static_cast<scalar_t>(p.p0), static_cast<scalar_t>(p.p1), p.p0, p.error_flag};
+    BinaryF<scalar_t> f{op, static_cast<scalar_t>(p.p0), static_cast<scalar_t>(p.p1), p.p0,
+                        p.error_flag};
     e = LaunchBinaryLoop<scalar_t>(loop, out, a, b, f, stream);
   });
   return e;
 }
 
-cudaError_t LaunchBinaryBool(BinaryBoolOp op, ScalarType t, const LoopShape& loop, const Operand& out,
-                             const Operand& a, const Operand& b, cudaStream_t stream) {
+cudaError_t LaunchBinaryBool(BinaryBoolOp op, ScalarType t, const LoopShape& loop,
+                             const Operand& out, const Operand& a, const Operand& b,
+                             cudaStream_t stream) {
   if (!BinaryBoolSupported(op, t)) return cudaErrorInvalidValue;
   cudaError_t e = cudaErrorInvalidValue;
-  OFL_CU_SWITCH_NUMERIC_BOOL(t, e = (LaunchMixedBinary<bool, scalar_t>(loop, out, a, b, BinaryBoolF<scalar_t>{op}, stream)));
+  OFL_CU_SWITCH_NUMERIC_BOOL(t, e = (LaunchMixedBinary<bool, scalar_t>(
+                                    loop, out, a, b, BinaryBoolF<scalar_t>{op}, stream)));
   return e;
 }
 

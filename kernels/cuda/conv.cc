@@ -28,7 +28,7 @@ struct ConvGeom {
 
 ConvGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& w, const Shape& y) {
   const auto &st = a.Ints("stride"), &pd = a.Ints("padding"), &dl = a.Ints("dilation");
-  return ConvGeom{x[0], x[1], x[2], x[3], w[0], w[2], w[3], y[2], y[3], a.Int("groups", 1),
+  return ConvGeom{x[0],  x[1],  x[2],  x[3],  w[0],  w[2], w[3], y[2], y[3], a.Int("groups", 1),
                   st[0], st[1], pd[0], pd[1], dl[0], dl[1]};
 }
 
@@ -52,23 +52,28 @@ struct Descs {
 };
 
 Status MakeDescs(const char* op, const ConvGeom& q, cudnnDataType_t dt, bool bias, Descs* d) {
-  for (int64_t v : {q.n, q.c, q.h, q.w, q.k, q.r, q.s, q.oh, q.ow, q.g, q.sh, q.sw, q.ph, q.pw, q.dh, q.dw})
-    if (v > INT_MAX) return Unimplemented("[%s] cuDNN takes 32-bit sizes; got a dimension of %d", op, v);
+  for (int64_t v :
+       {q.n, q.c, q.h, q.w, q.k, q.r, q.s, q.oh, q.ow, q.g, q.sh, q.sw, q.ph, q.pw, q.dh, q.dw})
+    if (v > INT_MAX)
+      return Unimplemented("[%s] cuDNN takes 32-bit sizes; got a dimension of %d", op, v);
   auto i = [](int64_t v) { return static_cast<int>(v); };
   CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d->x));
-  CUDNN_RETURN_IF_ERROR(cudnnSetTensor4dDescriptor(d->x, CUDNN_TENSOR_NCHW, dt, i(q.n), i(q.c), i(q.h), i(q.w)));
+  CUDNN_RETURN_IF_ERROR(
+      cudnnSetTensor4dDescriptor(d->x, CUDNN_TENSOR_NCHW, dt, i(q.n), i(q.c), i(q.h), i(q.w)));
   CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d->y));
-  CUDNN_RETURN_IF_ERROR(cudnnSetTensor4dDescriptor(d->y, CUDNN_TENSOR_NCHW, dt, i(q.n), i(q.k), i(q.oh), i(q.ow)));
+  CUDNN_RETURN_IF_ERROR(
+      cudnnSetTensor4dDescriptor(d->y, CUDNN_TENSOR_NCHW, dt, i(q.n), i(q.k), i(q.oh), i(q.ow)));
   if (bias) {
     CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d->bias));
-    CUDNN_RETURN_IF_ERROR(cudnnSetTensor4dDescriptor(d->bias, CUDNN_TENSOR_NCHW, dt, 1, i(q.k), 1, 1));
+    CUDNN_RETURN_IF_ERROR(
+        cudnnSetTensor4dDescriptor(d->bias, CUDNN_TENSOR_NCHW, dt, 1, i(q.k), 1, 1));
   }
   CUDNN_RETURN_IF_ERROR(cudnnCreateFilterDescriptor(&d->w));
-  CUDNN_RETURN_IF_ERROR(
-      cudnnSetFilter4dDescriptor(d->w, dt, CUDNN_TENSOR_NCHW, i(q.k), i(q.c / q.g), i(q.r), i(q.s)));
+  CUDNN_RETURN_IF_ERROR(cudnnSetFilter4dDescriptor(d->w, dt, CUDNN_TENSOR_NCHW, i(q.k),
+                                                   i(q.c / q.g), i(q.r), i(q.s)));
   CUDNN_RETURN_IF_ERROR(cudnnCreateConvolutionDescriptor(&d->conv));
-  CUDNN_RETURN_IF_ERROR(cudnnSetConvolution2dDescriptor(d->conv, i(q.ph), i(q.pw), i(q.sh), i(q.sw), i(q.dh),
-                                                        i(q.dw), CUDNN_CROSS_CORRELATION, dt));
+  CUDNN_RETURN_IF_ERROR(cudnnSetConvolution2dDescriptor(
+      d->conv, i(q.ph), i(q.pw), i(q.sh), i(q.sw), i(q.dh), i(q.dw), CUDNN_CROSS_CORRELATION, dt));
   CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionGroupCount(d->conv, i(q.g)));
   CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d->conv, CUDNN_FMA_MATH));
   return Status();
@@ -103,15 +108,32 @@ Choice Pick(const std::vector<Perf>& perf, int count, bool tf32, bool f64, int f
     if (usable(perf[i]) && perf[i].determinism == CUDNN_DETERMINISTIC)
       return Choice{static_cast<int>(perf[i].algo), tf32 ? perf[i].mathType : CUDNN_FMA_MATH};
   for (int i = 0; i < count; ++i)
-    if (usable(perf[i])) return Choice{static_cast<int>(perf[i].algo), tf32 ? perf[i].mathType : CUDNN_FMA_MATH};
+    if (usable(perf[i]))
+      return Choice{static_cast<int>(perf[i].algo), tf32 ? perf[i].mathType : CUDNN_FMA_MATH};
   return Choice{fallback, CUDNN_FMA_MATH};
 }
 
-StatusOr<Choice> ChooseAlgo(cudnnHandle_t h, Dir dir, const ConvGeom& q, cudnnDataType_t dt, int device,
-                            const Descs& d) {
+StatusOr<Choice> ChooseAlgo(cudnnHandle_t h, Dir dir, const ConvGeom& q, cudnnDataType_t dt,
+                            int device, const Descs& d) {
   bool tf32 = AllowTF32() && dt == CUDNN_DATA_FLOAT, f64 = dt == CUDNN_DATA_DOUBLE;
-  std::vector<int64_t> key{static_cast<int64_t>(dir), static_cast<int64_t>(dt), tf32, device, q.n, q.c, q.h, q.w,
-                           q.k, q.r, q.s, q.g, q.sh, q.sw, q.ph, q.pw, q.dh, q.dw};
+  std::vector<int64_t> key{static_cast<int64_t>(dir),
+                           static_cast<int64_t>(dt),
+                           tf32,
+                           device,
+                           q.n,
+                           q.c,
+                           q.h,
+                           q.w,
+                           q.k,
+                           q.r,
+                           q.s,
+                           q.g,
+                           q.sh,
+                           q.sw,
+                           q.ph,
+                           q.pw,
+                           q.dh,
+                           q.dw};
   AlgoCache& cache = GetAlgoCache();
   {
     std::lock_guard<std::mutex> l(cache.mu);
@@ -119,30 +141,32 @@ StatusOr<Choice> ChooseAlgo(cudnnHandle_t h, Dir dir, const ConvGeom& q, cudnnDa
     if (it != cache.entries.end()) return it->second;
   }
   // The heuristics see the math type the call may use.
-  CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d.conv, tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+  CUDNN_RETURN_IF_ERROR(
+      cudnnSetConvolutionMathType(d.conv, tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
   int max = 0, got = 0;
   Choice c{0, CUDNN_FMA_MATH};
   switch (dir) {
     case Dir::kForward: {
       CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &max));
       std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(std::max(max, 1));
-      CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, max, &got, perf.data()));
+      CUDNN_RETURN_IF_ERROR(
+          cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, max, &got, perf.data()));
       c = Pick(perf, got, tf32, f64, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM);
       break;
     }
     case Dir::kBackwardData: {
       CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max));
       std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(std::max(max, 1));
-      CUDNN_RETURN_IF_ERROR(
-          cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, max, &got, perf.data()));
+      CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x,
+                                                                        max, &got, perf.data()));
       c = Pick(perf, got, tf32, f64, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1);
       break;
     }
     case Dir::kBackwardFilter: {
       CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &max));
       std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perf(std::max(max, 1));
-      CUDNN_RETURN_IF_ERROR(
-          cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, max, &got, perf.data()));
+      CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w,
+                                                                          max, &got, perf.data()));
       c = Pick(perf, got, tf32, f64, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1);
       break;
     }
@@ -159,7 +183,9 @@ StatusOr<Choice> ChooseAlgo(cudnnHandle_t h, Dir dir, const ConvGeom& q, cudnnDa
 struct Scale {
   float f;
   double d;
-  const void* of(cudnnDataType_t dt) const { return dt == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&d) : &f; }
+  const void* of(cudnnDataType_t dt) const {
+    return dt == CUDNN_DATA_DOUBLE ? static_cast<const void*>(&d) : &f;
+  }
 };
 constexpr Scale kOne{1.0f, 1.0}, kZero{0.0f, 0.0};
 
@@ -179,8 +205,12 @@ Status Conv(KernelContext& ctx) {
   cudnnDataType_t dt = dtype == DType::kF64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
   const TensorView &in0 = ctx.input(0), &in1 = ctx.input(1), &out = ctx.output(0);
   // (x, w, y) shapes per direction, as the CPU reads them.
-  const Shape& xs = kDir == Dir::kForward ? in0.shape : kDir == Dir::kBackwardData ? out.shape : in1.shape;
-  const Shape& ws = kDir == Dir::kForward ? in1.shape : kDir == Dir::kBackwardData ? in1.shape : out.shape;
+  const Shape& xs = kDir == Dir::kForward        ? in0.shape
+                    : kDir == Dir::kBackwardData ? out.shape
+                                                 : in1.shape;
+  const Shape& ws = kDir == Dir::kForward        ? in1.shape
+                    : kDir == Dir::kBackwardData ? in1.shape
+                                                 : out.shape;
   const Shape& ys = kDir == Dir::kForward ? out.shape : in0.shape;
   ConvGeom q = GeomOf(ctx.attrs(), xs, ws, ys);
   bool bias = kDir == Dir::kForward && ctx.num_inputs() > 2;
@@ -192,13 +222,17 @@ Status Conv(KernelContext& ctx) {
   // for y / dx): zeros (plus the bias), as the CPU's GEMMs give.
   if (xs.numel() == 0 || ws.numel() == 0 || ys.numel() == 0) {
     RETURN_IF_ERROR(Fill0(op, out, s->get()));
-    if (bias) {  // y is not empty here (checked above); only y's and the bias' descriptors are valid
+    if (bias) {  // y is not empty here (checked above); only y's and the bias' descriptors are
+                 // valid
       auto i = [](int64_t v) { return static_cast<int>(v); };
       CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d.y));
-      CUDNN_RETURN_IF_ERROR(cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NCHW, dt, i(q.n), i(q.k), i(q.oh), i(q.ow)));
+      CUDNN_RETURN_IF_ERROR(
+          cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NCHW, dt, i(q.n), i(q.k), i(q.oh), i(q.ow)));
       CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d.bias));
-      CUDNN_RETURN_IF_ERROR(cudnnSetTensor4dDescriptor(d.bias, CUDNN_TENSOR_NCHW, dt, 1, i(q.k), 1, 1));
-      CUDNN_RETURN_IF_ERROR(cudnnAddTensor(h, kOne.of(dt), d.bias, ctx.input(2).data, kOne.of(dt), d.y, out.data));
+      CUDNN_RETURN_IF_ERROR(
+          cudnnSetTensor4dDescriptor(d.bias, CUDNN_TENSOR_NCHW, dt, 1, i(q.k), 1, 1));
+      CUDNN_RETURN_IF_ERROR(
+          cudnnAddTensor(h, kOne.of(dt), d.bias, ctx.input(2).data, kOne.of(dt), d.y, out.data));
     }
     return Status();
   }
@@ -221,24 +255,30 @@ Status Conv(KernelContext& ctx) {
       break;
   }
   void* ws_ptr = nullptr;
-  if (bytes > 0) { ASSIGN_OR_RETURN(ws_ptr, ctx.AllocateTemp(bytes)); }
+  if (bytes > 0) {
+    ASSIGN_OR_RETURN(ws_ptr, ctx.AllocateTemp(bytes));
+  }
   switch (kDir) {
     case Dir::kForward:
-      CUDNN_RETURN_IF_ERROR(cudnnConvolutionForward(h, kOne.of(dt), d.x, in0.data, d.w, in1.data, d.conv,
-                                                    static_cast<cudnnConvolutionFwdAlgo_t>(c.algo), ws_ptr, bytes,
-                                                    kZero.of(dt), d.y, out.data));
+      CUDNN_RETURN_IF_ERROR(cudnnConvolutionForward(h, kOne.of(dt), d.x, in0.data, d.w, in1.data,
+                                                    d.conv,
+                                                    static_cast<cudnnConvolutionFwdAlgo_t>(c.algo),
+                                                    ws_ptr, bytes, kZero.of(dt), d.y, out.data));
       if (bias)
-        CUDNN_RETURN_IF_ERROR(cudnnAddTensor(h, kOne.of(dt), d.bias, ctx.input(2).data, kOne.of(dt), d.y, out.data));
+        CUDNN_RETURN_IF_ERROR(
+            cudnnAddTensor(h, kOne.of(dt), d.bias, ctx.input(2).data, kOne.of(dt), d.y, out.data));
       break;
     case Dir::kBackwardData:  // (dy, w) -> dx
-      CUDNN_RETURN_IF_ERROR(cudnnConvolutionBackwardData(h, kOne.of(dt), d.w, in1.data, d.y, in0.data, d.conv,
-                                                         static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo), ws_ptr,
-                                                         bytes, kZero.of(dt), d.x, out.data));
+      CUDNN_RETURN_IF_ERROR(
+          cudnnConvolutionBackwardData(h, kOne.of(dt), d.w, in1.data, d.y, in0.data, d.conv,
+                                       static_cast<cudnnConvolutionBwdDataAlgo_t>(c.algo), ws_ptr,
+                                       bytes, kZero.of(dt), d.x, out.data));
       break;
     case Dir::kBackwardFilter:  // (dy, x) -> dw
-      CUDNN_RETURN_IF_ERROR(cudnnConvolutionBackwardFilter(h, kOne.of(dt), d.x, in1.data, d.y, in0.data, d.conv,
-                                                           static_cast<cudnnConvolutionBwdFilterAlgo_t>(c.algo),
-                                                           ws_ptr, bytes, kZero.of(dt), d.w, out.data));
+      CUDNN_RETURN_IF_ERROR(
+          cudnnConvolutionBackwardFilter(h, kOne.of(dt), d.x, in1.data, d.y, in0.data, d.conv,
+                                         static_cast<cudnnConvolutionBwdFilterAlgo_t>(c.algo),
+                                         ws_ptr, bytes, kZero.of(dt), d.w, out.data));
       break;
   }
   return Status();

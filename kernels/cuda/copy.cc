@@ -17,7 +17,8 @@ Status CastInto(KernelContext& ctx) {
   Operand ops[2];
   RETURN_IF_ERROR(MakeLoop(ctx.op(), out.shape, {&out, &in}, &loop, ops));
   auto* s = static_cast<CudaStream*>(ctx.stream());
-  cudaError_t e = LaunchCast(ToScalarType(out.dtype), ToScalarType(in.dtype), loop, ops[0], ops[1], s->get());
+  cudaError_t e =
+      LaunchCast(ToScalarType(out.dtype), ToScalarType(in.dtype), loop, ops[0], ops[1], s->get());
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
 }
 

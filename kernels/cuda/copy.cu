@@ -23,8 +23,10 @@ __device__ __forceinline__ TO LoadConvert(const void* base, int64_t off, ScalarT
 }
 
 template <typename TO>
-__global__ void CastKernel(TO* out, const void* in, ScalarType from, int64_t n, bool contiguous, OffsetCalc<2> calc) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+__global__ void CastKernel(TO* out, const void* in, ScalarType from, int64_t n, bool contiguous,
+                           OffsetCalc<2> calc) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
     if (contiguous) {
       out[i] = LoadConvert<TO>(in, i, from);
     } else {
@@ -37,18 +39,20 @@ __global__ void CastKernel(TO* out, const void* in, ScalarType from, int64_t n, 
 
 }  // namespace
 
-cudaError_t LaunchCast(ScalarType to, ScalarType from, const LoopShape& loop, const Operand& out, const Operand& in,
-                       cudaStream_t stream) {
+cudaError_t LaunchCast(ScalarType to, ScalarType from, const LoopShape& loop, const Operand& out,
+                       const Operand& in, cudaStream_t stream) {
   if (loop.numel == 0) return cudaSuccess;
   bool contiguous = out.contiguous && in.contiguous;
   size_t elem_size = 0;
   OFL_CU_SWITCH_ALL(to, elem_size = sizeof(scalar_t));
   if (to == from && contiguous)
-    return cudaMemcpyAsync(out.data, in.data, loop.numel * elem_size, cudaMemcpyDeviceToDevice, stream);
+    return cudaMemcpyAsync(out.data, in.data, loop.numel * elem_size, cudaMemcpyDeviceToDevice,
+                           stream);
   const Operand* ops[2] = {&out, &in};
   OffsetCalc<2> calc = MakeOffsetCalc<2>(loop, ops);
-  OFL_CU_SWITCH_ALL(to, (CastKernel<scalar_t><<<GridFor(loop.numel), kThreads, 0, stream>>>(
-                            static_cast<scalar_t*>(out.data), in.data, from, loop.numel, contiguous, calc)));
+  OFL_CU_SWITCH_ALL(
+      to, (CastKernel<scalar_t><<<GridFor(loop.numel), kThreads, 0, stream>>>(
+              static_cast<scalar_t*>(out.data), in.data, from, loop.numel, contiguous, calc)));
   return cudaGetLastError();
 }
 

@@ -14,7 +14,8 @@ Status Full(KernelContext& ctx) {
   Operand ops[1];
   RETURN_IF_ERROR(MakeLoop(ctx.op(), out.shape, {&out}, &loop, ops));
   auto* s = static_cast<CudaStream*>(ctx.stream());
-  cudaError_t e = LaunchFill(ToScalarType(out.dtype), ctx.attrs().Float("value"), loop, ops[0], s->get());
+  cudaError_t e =
+      LaunchFill(ToScalarType(out.dtype), ctx.attrs().Float("value"), loop, ops[0], s->get());
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
 }
 

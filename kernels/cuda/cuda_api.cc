@@ -15,12 +15,18 @@ StatusOr<CachingAllocator*> AllocatorFor(int device) {
 
 }  // namespace
 
-bool IsAvailable() { return DeviceCount() > 0; }
-int GetDeviceCount() { return DeviceCount(); }
+bool IsAvailable() {
+  return DeviceCount() > 0;
+}
+int GetDeviceCount() {
+  return DeviceCount();
+}
 
 Status Synchronize(int device) {
-  if (device >= 0) RETURN_IF_ERROR(CheckDevice(device));
-  else if (DeviceCount() == 0) return CheckDevice(0);
+  if (device >= 0)
+    RETURN_IF_ERROR(CheckDevice(device));
+  else if (DeviceCount() == 0)
+    return CheckDevice(0);
   return SynchronizeAllStreams(device);
 }
 
@@ -49,7 +55,9 @@ Status ResetPeakMemoryStats(int device) {
   return Status();
 }
 
-bool GetAllowTF32() { return AllowTF32(); }
+bool GetAllowTF32() {
+  return AllowTF32();
+}
 
 }  // namespace cuda
 }  // namespace oneflow_like

@@ -4,18 +4,33 @@
 namespace oneflow_like {
 namespace cuda {
 
-bool IsAvailable() { return false; }
-int GetDeviceCount() { return 0; }
+bool IsAvailable() {
+  return false;
+}
+int GetDeviceCount() {
+  return 0;
+}
 Status Synchronize(int) {
-  return absl::FailedPreconditionError("[cuda] this build has no CUDA backend (rebuild with --config=cuda)");
+  return absl::FailedPreconditionError(
+      "[cuda] this build has no CUDA backend (rebuild with --config=cuda)");
 }
 void EmptyCache() {}
-StatusOr<int64_t> MemoryAllocated(int) { return 0; }
-StatusOr<int64_t> MaxMemoryAllocated(int) { return 0; }
-StatusOr<int64_t> MemoryReserved(int) { return 0; }
-Status ResetPeakMemoryStats(int) { return Status(); }
+StatusOr<int64_t> MemoryAllocated(int) {
+  return 0;
+}
+StatusOr<int64_t> MaxMemoryAllocated(int) {
+  return 0;
+}
+StatusOr<int64_t> MemoryReserved(int) {
+  return 0;
+}
+Status ResetPeakMemoryStats(int) {
+  return Status();
+}
 void SetAllowTF32(bool) {}
-bool GetAllowTF32() { return false; }
+bool GetAllowTF32() {
+  return false;
+}
 
 }  // namespace cuda
 }  // namespace oneflow_like

@@ -9,21 +9,25 @@ namespace oneflow_like {
 namespace cuda {
 
 Status CudaStatus(cudaError_t e, const char* expr, const char* file, int line) {
-  std::string msg = absl::StrFormat("CUDA error %d %s (%s) in %s at %s:%d", static_cast<int>(e), cudaGetErrorName(e),
-                                    cudaGetErrorString(e), expr, file, line);
-  return e == cudaErrorMemoryAllocation ? absl::ResourceExhaustedError(msg) : absl::InternalError(msg);
+  std::string msg = absl::StrFormat("CUDA error %d %s (%s) in %s at %s:%d", static_cast<int>(e),
+                                    cudaGetErrorName(e), cudaGetErrorString(e), expr, file, line);
+  return e == cudaErrorMemoryAllocation ? absl::ResourceExhaustedError(msg)
+                                        : absl::InternalError(msg);
 }
 
 Status CublasStatus(cublasStatus_t e, const char* expr, const char* file, int line) {
-  std::string msg = absl::StrFormat("cuBLAS error %d %s (%s) in %s at %s:%d", static_cast<int>(e),
-                                    cublasGetStatusName(e), cublasGetStatusString(e), expr, file, line);
-  return e == CUBLAS_STATUS_ALLOC_FAILED ? absl::ResourceExhaustedError(msg) : absl::InternalError(msg);
+  std::string msg =
+      absl::StrFormat("cuBLAS error %d %s (%s) in %s at %s:%d", static_cast<int>(e),
+                      cublasGetStatusName(e), cublasGetStatusString(e), expr, file, line);
+  return e == CUBLAS_STATUS_ALLOC_FAILED ? absl::ResourceExhaustedError(msg)
+                                         : absl::InternalError(msg);
 }
 
 Status CudnnStatus(cudnnStatus_t e, const char* expr, const char* file, int line) {
   std::string msg = absl::StrFormat("cuDNN error %d (%s) in %s at %s:%d", static_cast<int>(e),
                                     cudnnGetErrorString(e), expr, file, line);
-  return e == CUDNN_STATUS_ALLOC_FAILED ? absl::ResourceExhaustedError(msg) : absl::InternalError(msg);
+  return e == CUDNN_STATUS_ALLOC_FAILED ? absl::ResourceExhaustedError(msg)
+                                        : absl::InternalError(msg);
 }
 
 namespace {
@@ -61,18 +65,27 @@ std::set<CudaStream*>& LiveStreams() {
 
 }  // namespace
 
-int DeviceCount() { return Discover().count; }
-std::string NoDeviceReason() { return Discover().reason; }
+int DeviceCount() {
+  return Discover().count;
+}
+std::string NoDeviceReason() {
+  return Discover().reason;
+}
 
 Status CheckDevice(int index) {
   int n = DeviceCount();
-  if (n == 0) return absl::FailedPreconditionError(absl::StrCat("[cuda] no CUDA device: ", NoDeviceReason()));
-  if (index < 0 || index >= n) return InvalidArgument("[cuda] device index %d out of range: %d device(s)", index, n);
+  if (n == 0)
+    return absl::FailedPreconditionError(absl::StrCat("[cuda] no CUDA device: ", NoDeviceReason()));
+  if (index < 0 || index >= n)
+    return InvalidArgument("[cuda] device index %d out of range: %d device(s)", index, n);
   return Status();
 }
 
 DeviceGuard::DeviceGuard(int device) {
-  if (cudaGetDevice(&prev_) != cudaSuccess) { prev_ = -1; (void)cudaGetLastError(); }
+  if (cudaGetDevice(&prev_) != cudaSuccess) {
+    prev_ = -1;
+    (void)cudaGetLastError();
+  }
   if (prev_ != device && cudaSetDevice(device) != cudaSuccess) (void)cudaGetLastError();
 }
 
@@ -82,8 +95,12 @@ DeviceGuard::~DeviceGuard() {
   (void)cudaGetLastError();
 }
 
-void SetAllowTF32(bool allow) { g_allow_tf32.store(allow); }
-bool AllowTF32() { return g_allow_tf32.load(); }
+void SetAllowTF32(bool allow) {
+  g_allow_tf32.store(allow);
+}
+bool AllowTF32() {
+  return g_allow_tf32.load();
+}
 
 // ---- streams ----
 
@@ -137,7 +154,8 @@ StatusOr<cublasHandle_t> CudaStream::cublas() {
     CUBLAS_RETURN_IF_ERROR(cublasSetPointerMode(cublas_, CUBLAS_POINTER_MODE_HOST));
   }
   // Re-applied on every use so that SetAllowTF32 takes effect on existing handles.
-  CUBLAS_RETURN_IF_ERROR(cublasSetMathMode(cublas_, AllowTF32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+  CUBLAS_RETURN_IF_ERROR(
+      cublasSetMathMode(cublas_, AllowTF32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
   return cublas_;
 }
 
@@ -174,7 +192,8 @@ StatusOr<void*> CudaStream::Workspace(size_t bytes) {
   cudaError_t e = cudaMalloc(&p, bytes);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
-    return OutOfMemory("[cuda] cannot allocate a %d-byte library workspace on cuda:%d", int64_t(bytes), device_);
+    return OutOfMemory("[cuda] cannot allocate a %d-byte library workspace on cuda:%d",
+                       int64_t(bytes), device_);
   }
   workspace_ = p;
   workspace_bytes_ = bytes;
@@ -182,7 +201,8 @@ StatusOr<void*> CudaStream::Workspace(size_t bytes) {
 }
 
 StatusOr<CudaStream*> AsCudaStream(oneflow_like::Stream* s, const char* op) {
-  if (s == nullptr || !s->device().is_cuda()) return Internal("[%s] CUDA kernel called without a CUDA stream", op);
+  if (s == nullptr || !s->device().is_cuda())
+    return Internal("[%s] CUDA kernel called without a CUDA stream", op);
   return static_cast<CudaStream*>(s);
 }
 
@@ -198,7 +218,10 @@ Status SynchronizeAllStreams(int device) {
 // ---- events ----
 
 CudaEvent::~CudaEvent() {
-  if (event_) { cudaEventDestroy(event_); (void)cudaGetLastError(); }
+  if (event_) {
+    cudaEventDestroy(event_);
+    (void)cudaGetLastError();
+  }
 }
 
 Status CudaEvent::Record(oneflow_like::Stream* stream) {
@@ -221,7 +244,10 @@ StatusOr<bool> CudaEvent::Query() {
   if (!event_) return true;
   cudaError_t e = cudaEventQuery(event_);
   if (e == cudaSuccess) return true;
-  if (e == cudaErrorNotReady) { (void)cudaGetLastError(); return false; }
+  if (e == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    return false;
+  }
   return CudaStatus(e, "cudaEventQuery", __FILE__, __LINE__);
 }
 
@@ -271,22 +297,27 @@ CachingAllocator* DeviceAllocator(int index) {
 CachingAllocator* PinnedHostAllocator() {
   if (DeviceCount() == 0) return nullptr;
   static CachingAllocator* a = new CachingAllocator(
-      Device::CPU(), SystemMemory{[](size_t n) -> void* {
-                                    void* p = nullptr;
-                                    if (cudaHostAlloc(&p, n, cudaHostAllocPortable) != cudaSuccess) {
-                                      (void)cudaGetLastError();
-                                      return nullptr;
-                                    }
-                                    return p;
-                                  },
-                                  [](void* p) { (void)cudaFreeHost(p); (void)cudaGetLastError(); }});
+      Device::CPU(),
+      SystemMemory{[](size_t n) -> void* {
+                     void* p = nullptr;
+                     if (cudaHostAlloc(&p, n, cudaHostAllocPortable) != cudaSuccess) {
+                       (void)cudaGetLastError();
+                       return nullptr;
+                     }
+                     return p;
+                   },
+                   [](void* p) {
+                     (void)cudaFreeHost(p);
+                     (void)cudaGetLastError();
+                   }});
   return a;
 }
 
 namespace {
 // Registration touches no CUDA API: discovery runs on the first GetAllocator(cuda:N).
 const bool g_registered = [] {
-  RegisterAllocatorFactory(DeviceType::kCUDA, [](int index) -> Allocator* { return DeviceAllocator(index); });
+  RegisterAllocatorFactory(DeviceType::kCUDA,
+                           [](int index) -> Allocator* { return DeviceAllocator(index); });
   return true;
 }();
 }  // namespace

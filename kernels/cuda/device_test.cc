@@ -29,7 +29,8 @@ TEST(CudaDiscovery, AnyStartupErrorMeansNoDevice) {
     EXPECT_EQ(GetAllocator(Device(DeviceType::kCUDA, 0)), nullptr);
     EXPECT_EQ(PinnedHostAllocator(), nullptr);
     EXPECT_FALSE(CudaStream::Create(0).ok());
-    EXPECT_FALSE(vm::CreateStreamPolicy(Device(DeviceType::kCUDA, 0), vm::StreamRole::kCompute).ok());
+    EXPECT_FALSE(
+        vm::CreateStreamPolicy(Device(DeviceType::kCUDA, 0), vm::StreamRole::kCompute).ok());
   }
   EXPECT_EQ(CheckDevice(-1).ok(), false);
   EXPECT_EQ(CheckDevice(n).ok(), false);
@@ -71,7 +72,9 @@ TEST(CudaRegistration, EveryCpuKernelHasACudaKernel) {
     if (!kernels::FindKernel(op.c_str(), DeviceType::kCUDA).ok()) missing.push_back(op);
   ASSERT_FALSE(cpu.empty());
   // Op families land on the CPU first; a gap is reported (visibly skipped), not a failure.
-  if (!missing.empty()) GTEST_SKIP() << missing.size() << " CPU op(s) without a CUDA kernel: " << absl::StrJoin(missing, ", ");
+  if (!missing.empty())
+    GTEST_SKIP() << missing.size()
+                 << " CPU op(s) without a CUDA kernel: " << absl::StrJoin(missing, ", ");
 }
 
 TEST(CudaAllocator, ReusesFreedBlocksAndKeepsStats) {
@@ -108,12 +111,15 @@ TEST(CudaStreamAndEvent, CopyRoundTripAndCrossStreamWait) {
   ASSERT_TRUE(host.ok() && dev.ok());
   float* h = static_cast<float*>(*host);
   for (size_t i = 0; i < n; ++i) h[i] = float(i);
-  ASSERT_EQ(cudaMemcpyAsync(*dev, h, n * sizeof(float), cudaMemcpyHostToDevice, (*s1)->get()), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(*dev, h, n * sizeof(float), cudaMemcpyHostToDevice, (*s1)->get()),
+            cudaSuccess);
   CudaEvent ev(0);
   ASSERT_TRUE(ev.Record(s1->get()).ok());
   ASSERT_TRUE(ev.WaitOn(s2->get()).ok());
   std::vector<float> back(n);
-  ASSERT_EQ(cudaMemcpyAsync(back.data(), *dev, n * sizeof(float), cudaMemcpyDeviceToHost, (*s2)->get()), cudaSuccess);
+  ASSERT_EQ(
+      cudaMemcpyAsync(back.data(), *dev, n * sizeof(float), cudaMemcpyDeviceToHost, (*s2)->get()),
+      cudaSuccess);
   ASSERT_TRUE((*s2)->Synchronize().ok());
   auto done = ev.Query();
   ASSERT_TRUE(done.ok());

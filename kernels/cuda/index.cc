@@ -18,7 +18,11 @@ using kernels::TensorView;
 // Device-side index checks for up to kMaxDims index tensors; Finish() reads them back.
 class IndexCheck {
  public:
-  struct Item { const int64_t* idx; int64_t n, dim, size; bool wrap; };
+  struct Item {
+    const int64_t* idx;
+    int64_t n, dim, size;
+    bool wrap;
+  };
   Status Start(KernelContext& ctx, const char* op, std::vector<Item> items) {
     op_ = op;
     items_ = std::move(items);
@@ -26,10 +30,12 @@ class IndexCheck {
     ASSIGN_OR_RETURN(void* p, ctx.AllocateTemp(items_.size() * sizeof(unsigned long long)));
     flags_ = static_cast<unsigned long long*>(p);
     cudaStream_t s = StreamOf(ctx);
-    RETURN_IF_ERROR(Launched(op, cudaMemsetAsync(flags_, 0xff, items_.size() * sizeof(unsigned long long), s)));
+    RETURN_IF_ERROR(
+        Launched(op, cudaMemsetAsync(flags_, 0xff, items_.size() * sizeof(unsigned long long), s)));
     for (size_t j = 0; j < items_.size(); ++j) {
       const Item& it = items_[j];
-      RETURN_IF_ERROR(Launched(op, LaunchCheckIndices(it.idx, it.n, it.wrap ? -it.size : 0, it.size, flags_ + j, s)));
+      RETURN_IF_ERROR(Launched(
+          op, LaunchCheckIndices(it.idx, it.n, it.wrap ? -it.size : 0, it.size, flags_ + j, s)));
     }
     return Status();
   }
@@ -39,14 +45,17 @@ class IndexCheck {
     if (items_.empty()) return Status();
     auto* s = static_cast<CudaStream*>(ctx.stream());
     std::vector<unsigned long long> host(items_.size());
-    RETURN_IF_ERROR(Launched(op_, cudaMemcpyAsync(host.data(), flags_, host.size() * sizeof(unsigned long long),
-                                                  cudaMemcpyDeviceToHost, s->get())));
+    RETURN_IF_ERROR(
+        Launched(op_, cudaMemcpyAsync(host.data(), flags_, host.size() * sizeof(unsigned long long),
+                                      cudaMemcpyDeviceToHost, s->get())));
     RETURN_IF_ERROR(s->Synchronize());
     for (size_t j = 0; j < items_.size(); ++j) {
       if (host[j] == kNoBadIndex) continue;
       int64_t v = 0;
-      RETURN_IF_ERROR(Launched(op_, cudaMemcpy(&v, items_[j].idx + host[j], sizeof(v), cudaMemcpyDeviceToHost)));
-      return OutOfRange("[%s] index %d out of range for dim %d of size %d", op_, v, items_[j].dim, items_[j].size);
+      RETURN_IF_ERROR(Launched(
+          op_, cudaMemcpy(&v, items_[j].idx + host[j], sizeof(v), cudaMemcpyDeviceToHost)));
+      return OutOfRange("[%s] index %d out of range for dim %d of size %d", op_, v, items_[j].dim,
+                        items_[j].size);
     }
     return Status();
   }
@@ -63,7 +72,8 @@ Status CopyStrided(const char* op, cudaStream_t s, const TensorView& out, const 
   LoopShape loop;
   Operand ops[2];
   RETURN_IF_ERROR(MakeLoop(op, out.shape, {&out, &in}, &loop, ops));
-  return Launched(op, LaunchCast(ToScalarType(out.dtype), ToScalarType(in.dtype), loop, ops[0], ops[1], s));
+  return Launched(
+      op, LaunchCast(ToScalarType(out.dtype), ToScalarType(in.dtype), loop, ops[0], ops[1], s));
 }
 
 TensorView Narrowed(const TensorView& v, int64_t dim, int64_t start, int64_t n) {
@@ -80,7 +90,8 @@ int64_t Prod(const Shape& s, int64_t b, int64_t e) {
 }
 
 Status TooManyDims(const char* op, const Shape& s) {
-  return Unimplemented("[%s] CUDA kernel supports up to %d dims, got %s", op, kMaxDims, s.ToString());
+  return Unimplemented("[%s] CUDA kernel supports up to %d dims, got %s", op, kMaxDims,
+                       s.ToString());
 }
 
 // ---- shape ----
@@ -89,7 +100,8 @@ Status Cat(KernelContext& ctx) {
   int64_t dim = ctx.attrs().Int("dim"), start = 0;
   for (int i = 0; i < ctx.num_inputs(); ++i) {
     const TensorView& in = ctx.input(i);
-    RETURN_IF_ERROR(CopyStrided("cat", StreamOf(ctx), Narrowed(ctx.output(0), dim, start, in.shape[dim]), in));
+    RETURN_IF_ERROR(
+        CopyStrided("cat", StreamOf(ctx), Narrowed(ctx.output(0), dim, start, in.shape[dim]), in));
     start += in.shape[dim];
   }
   return Status();
@@ -109,8 +121,9 @@ Status Tril(KernelContext& ctx) {
   const TensorView &in = ctx.input(0), &out = ctx.output(0);
   int64_t nd = in.shape.ndim(), rows = in.shape[nd - 2], cols = in.shape[nd - 1];
   int64_t mats = rows * cols == 0 ? 0 : in.numel() / (rows * cols);
-  return Launched("tril", LaunchTril(DTypeSize(in.dtype), mats, rows, cols, ctx.attrs().Int("diagonal"),
-                                     ctx.attrs().Bool("upper"), in.data, out.data, StreamOf(ctx)));
+  return Launched("tril",
+                  LaunchTril(DTypeSize(in.dtype), mats, rows, cols, ctx.attrs().Int("diagonal"),
+                             ctx.attrs().Bool("upper"), in.data, out.data, StreamOf(ctx)));
 }
 
 Status Pad(KernelContext& ctx) {
@@ -119,9 +132,11 @@ Status Pad(KernelContext& ctx) {
   LoopShape loop;
   Operand op;
   RETURN_IF_ERROR(MakeLoop("pad", out.shape, {&out}, &loop, &op));
-  RETURN_IF_ERROR(Launched("pad", LaunchFill(ToScalarType(out.dtype), ctx.attrs().Float("value"), loop, op, StreamOf(ctx))));
+  RETURN_IF_ERROR(Launched("pad", LaunchFill(ToScalarType(out.dtype), ctx.attrs().Float("value"),
+                                             loop, op, StreamOf(ctx))));
   TensorView interior = out;
-  for (int64_t d = 0; d < out.shape.ndim(); ++d) interior = Narrowed(interior, d, p[2 * d], ctx.input(0).shape[d]);
+  for (int64_t d = 0; d < out.shape.ndim(); ++d)
+    interior = Narrowed(interior, d, p[2 * d], ctx.input(0).shape[d]);
   return CopyStrided("pad", StreamOf(ctx), interior, ctx.input(0));
 }
 
@@ -142,7 +157,8 @@ bool NonOverlapping(const Shape& shape, const DimVector& strides) {
 Status AsStridedScatter(KernelContext& ctx) {
   const TensorView &out = ctx.output(0), &in = ctx.input(0);
   cudaStream_t s = StreamOf(ctx);
-  RETURN_IF_ERROR(Launched("as_strided_scatter", cudaMemsetAsync(out.data, 0, out.numel() * DTypeSize(out.dtype), s)));
+  RETURN_IF_ERROR(Launched("as_strided_scatter",
+                           cudaMemsetAsync(out.data, 0, out.numel() * DTypeSize(out.dtype), s)));
   TensorView view;
   view.dtype = out.dtype;
   view.shape = in.shape;
@@ -153,8 +169,10 @@ Status AsStridedScatter(KernelContext& ctx) {
   LoopShape loop;
   Operand ops[2];
   RETURN_IF_ERROR(MakeLoop("as_strided_scatter", view.shape, {&view, &in}, &loop, ops));
-  bool serial = !NonOverlapping(view.shape, view.strides);  // overlaps accumulate in the CPU's order
-  return Launched("as_strided_scatter", LaunchAccumulate(ToScalarType(out.dtype), serial, loop, ops[0], ops[1], s));
+  bool serial =
+      !NonOverlapping(view.shape, view.strides);  // overlaps accumulate in the CPU's order
+  return Launched("as_strided_scatter",
+                  LaunchAccumulate(ToScalarType(out.dtype), serial, loop, ops[0], ops[1], s));
 }
 
 // ---- index ----
@@ -164,9 +182,12 @@ Status IndexSelect(KernelContext& ctx) {
   int64_t d = ctx.attrs().Int("dim"), m = ix.numel(), n = x.shape.ndim() ? x.shape[d] : 1;
   IndexCheck chk;
   RETURN_IF_ERROR(chk.Start(ctx, "index_select", {{ix.ptr<const int64_t>(), m, d, n, false}}));
-  int64_t outer = Prod(x.shape, 0, d), inner = x.shape.ndim() ? Prod(x.shape, d + 1, x.shape.ndim()) : 1;
-  RETURN_IF_ERROR(Launched("index_select", LaunchIndexSelect(DTypeSize(x.dtype), outer, n, inner, ix.ptr<const int64_t>(),
-                                                             m, x.data, out.data, chk.flags(), StreamOf(ctx))));
+  int64_t outer = Prod(x.shape, 0, d),
+          inner = x.shape.ndim() ? Prod(x.shape, d + 1, x.shape.ndim()) : 1;
+  RETURN_IF_ERROR(
+      Launched("index_select",
+               LaunchIndexSelect(DTypeSize(x.dtype), outer, n, inner, ix.ptr<const int64_t>(), m,
+                                 x.data, out.data, chk.flags(), StreamOf(ctx))));
   return chk.Finish(ctx);
 }
 
@@ -177,9 +198,11 @@ Status IndexAdd(KernelContext& ctx) {
   RETURN_IF_ERROR(chk.Start(ctx, "index_add", {{ix.ptr<const int64_t>(), m, d, n, false}}));
   RETURN_IF_ERROR(chk.Finish(ctx));  // before the copy: a failed op leaves out untouched
   RETURN_IF_ERROR(CopyStrided("index_add", StreamOf(ctx), out, x));
-  int64_t outer = Prod(x.shape, 0, d), inner = x.shape.ndim() ? Prod(x.shape, d + 1, x.shape.ndim()) : 1;
-  return Launched("index_add", LaunchIndexAdd(ToScalarType(out.dtype), outer, n, inner, ix.ptr<const int64_t>(), m,
-                                              src.data, out.data, IndexFlags{}, StreamOf(ctx)));
+  int64_t outer = Prod(x.shape, 0, d),
+          inner = x.shape.ndim() ? Prod(x.shape, d + 1, x.shape.ndim()) : 1;
+  return Launched("index_add",
+                  LaunchIndexAdd(ToScalarType(out.dtype), outer, n, inner, ix.ptr<const int64_t>(),
+                                 m, src.data, out.data, IndexFlags{}, StreamOf(ctx)));
 }
 
 Status Gather(KernelContext& ctx) {
@@ -187,14 +210,19 @@ Status Gather(KernelContext& ctx) {
   int64_t d = ctx.attrs().Int("dim"), size = x.shape.ndim() ? x.shape[d] : 1;
   if (index.shape.ndim() > kMaxDims) return TooManyDims("gather", index.shape);
   IndexCheck chk;
-  RETURN_IF_ERROR(chk.Start(ctx, "gather", {{index.ptr<const int64_t>(), index.numel(), d, size, false}}));
+  RETURN_IF_ERROR(
+      chk.Start(ctx, "gather", {{index.ptr<const int64_t>(), index.numel(), d, size, false}}));
   Dims shape;
   shape.ndim = static_cast<int>(index.shape.ndim());
   int64_t xs[kMaxDims] = {};
   DimVector cs = ContiguousStrides(x.shape);
-  for (int k = 0; k < shape.ndim; ++k) { shape.sizes[k] = index.shape[k]; xs[k] = cs[k]; }
-  RETURN_IF_ERROR(Launched("gather", LaunchGather(DTypeSize(x.dtype), shape, xs, static_cast<int>(d),
-                                                  index.ptr<const int64_t>(), x.data, out.data, chk.flags(), StreamOf(ctx))));
+  for (int k = 0; k < shape.ndim; ++k) {
+    shape.sizes[k] = index.shape[k];
+    xs[k] = cs[k];
+  }
+  RETURN_IF_ERROR(Launched("gather", LaunchGather(DTypeSize(x.dtype), shape, xs,
+                                                  static_cast<int>(d), index.ptr<const int64_t>(),
+                                                  x.data, out.data, chk.flags(), StreamOf(ctx))));
   return chk.Finish(ctx);
 }
 
@@ -209,7 +237,8 @@ Status Scatter(KernelContext& ctx) {
   if (index.shape.ndim() > kMaxDims) return TooManyDims(ctx.op(), index.shape);
   const char* name = add ? "scatter_add" : "scatter";
   IndexCheck chk;
-  RETURN_IF_ERROR(chk.Start(ctx, name, {{index.ptr<const int64_t>(), index.numel(), d, size, false}}));
+  RETURN_IF_ERROR(
+      chk.Start(ctx, name, {{index.ptr<const int64_t>(), index.numel(), d, size, false}}));
   if (!inplace) {
     RETURN_IF_ERROR(chk.Finish(ctx));  // before the copy: a failed op leaves out untouched
     RETURN_IF_ERROR(CopyStrided(ctx.op(), StreamOf(ctx), out, ctx.input(0)));
@@ -223,9 +252,11 @@ Status Scatter(KernelContext& ctx) {
     os[k] = out.strides[k];
     if (has_src) ss[k] = sst[k];
   }
-  RETURN_IF_ERROR(Launched(ctx.op(), LaunchScatter(ToScalarType(out.dtype), shape, os, ss, static_cast<int>(d),
-                                                   index.ptr<const int64_t>(), has_src ? ctx.input(first + 1).data : nullptr,
-                                                   ctx.attrs().Float("value"), add, out.data, chk.flags(), StreamOf(ctx))));
+  RETURN_IF_ERROR(Launched(
+      ctx.op(),
+      LaunchScatter(ToScalarType(out.dtype), shape, os, ss, static_cast<int>(d),
+                    index.ptr<const int64_t>(), has_src ? ctx.input(first + 1).data : nullptr,
+                    ctx.attrs().Float("value"), add, out.data, chk.flags(), StreamOf(ctx))));
   return chk.Finish(ctx);
 }
 
@@ -234,8 +265,10 @@ uint64_t ValueBits(DType t, double v) {
   uint64_t bits = 0;
   OFL_SWITCH_ALL(t, {
     scalar_t x;
-    if constexpr (std::is_arithmetic_v<scalar_t>) x = static_cast<scalar_t>(v);  // bool: v != 0
-    else x = scalar_t(static_cast<float>(v));
+    if constexpr (std::is_arithmetic_v<scalar_t>)
+      x = static_cast<scalar_t>(v);  // bool: v != 0
+    else
+      x = scalar_t(static_cast<float>(v));
     std::memcpy(&bits, &x, sizeof(x));
   });
   return bits;
@@ -249,7 +282,8 @@ Status MaskedFill(KernelContext& ctx) {
   LoopShape loop;
   Operand ops[3];
   RETURN_IF_ERROR(MakeLoop(ctx.op(), out.shape, {&out, &mask, &x}, &loop, ops));
-  return Launched(ctx.op(), LaunchWhereScalar(DTypeSize(out.dtype), false, ValueBits(out.dtype, ctx.attrs().Float("value")),
+  return Launched(ctx.op(), LaunchWhereScalar(DTypeSize(out.dtype), false,
+                                              ValueBits(out.dtype, ctx.attrs().Float("value")),
                                               loop, ops[0], ops[1], ops[2], StreamOf(ctx)));
 }
 
@@ -257,16 +291,18 @@ Status OneHot(KernelContext& ctx) {
   const TensorView &index = ctx.input(0), &out = ctx.output(0);
   int64_t c = ctx.attrs().Int("num_classes");
   IndexCheck chk;
-  RETURN_IF_ERROR(chk.Start(ctx, "one_hot", {{index.ptr<const int64_t>(), index.numel(), index.shape.ndim(), c, false}}));
+  RETURN_IF_ERROR(chk.Start(
+      ctx, "one_hot", {{index.ptr<const int64_t>(), index.numel(), index.shape.ndim(), c, false}}));
   RETURN_IF_ERROR(chk.Finish(ctx));  // before the zero fill: a failed op leaves out untouched
-  return Launched("one_hot", LaunchOneHot(index.ptr<const int64_t>(), index.numel(), c, out.ptr<int64_t>(),
-                                          IndexFlags{}, StreamOf(ctx)));
+  return Launched("one_hot", LaunchOneHot(index.ptr<const int64_t>(), index.numel(), c,
+                                          out.ptr<int64_t>(), IndexFlags{}, StreamOf(ctx)));
 }
 
 Status Index(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &out = ctx.output(0);
   int64_t k = ctx.num_inputs() - 1, d0 = ctx.attrs().Int("dim");
-  if (k > kMaxDims) return Unimplemented("[index] CUDA kernel supports up to %d index tensors", kMaxDims);
+  if (k > kMaxDims)
+    return Unimplemented("[index] CUDA kernel supports up to %d index tensors", kMaxDims);
   int64_t nb = k > 0 ? ctx.input(1).numel() : 1;
   std::vector<IndexCheck::Item> items;
   MultiIndex mi;
@@ -281,9 +317,10 @@ Status Index(KernelContext& ctx) {
   }
   IndexCheck chk;
   RETURN_IF_ERROR(chk.Start(ctx, "index", items));
-  int64_t outer = Prod(x.shape, 0, d0), inner = Prod(x.shape, d0 + k, x.shape.ndim()), span = Prod(x.shape, d0, x.shape.ndim());
-  RETURN_IF_ERROR(Launched("index", LaunchIndex(DTypeSize(x.dtype), outer, span, inner, nb, mi, x.data, out.data,
-                                                chk.flags(), StreamOf(ctx))));
+  int64_t outer = Prod(x.shape, 0, d0), inner = Prod(x.shape, d0 + k, x.shape.ndim()),
+          span = Prod(x.shape, d0, x.shape.ndim());
+  RETURN_IF_ERROR(Launched("index", LaunchIndex(DTypeSize(x.dtype), outer, span, inner, nb, mi,
+                                                x.data, out.data, chk.flags(), StreamOf(ctx))));
   return chk.Finish(ctx);
 }
 
@@ -295,7 +332,8 @@ Status IndexPut(KernelContext& ctx) {
   const char* op = inplace ? "index_put_" : "index_put";
   Shape b = k > 0 ? ctx.input(vi + 1).shape : Shape{};
   int64_t post = out.shape.ndim() - d0 - k;
-  if (k > kMaxDims || d0 > kMaxDims || post > kMaxDims || b.ndim() > kMaxDims) return TooManyDims(op, out.shape);
+  if (k > kMaxDims || d0 > kMaxDims || post > kMaxDims || b.ndim() > kMaxDims)
+    return TooManyDims(op, out.shape);
   std::vector<IndexCheck::Item> items;
   MultiIndex mi;
   mi.k = static_cast<int>(k);
@@ -320,15 +358,19 @@ Status IndexPut(KernelContext& ctx) {
   g.pre.ndim = static_cast<int>(d0);
   g.post.ndim = static_cast<int>(post);
   g.b.ndim = static_cast<int>(b.ndim());
-  for (int64_t i = 0; i < d0; ++i) { g.pre.sizes[i] = out.shape[i]; g.pre_strides[i] = out.strides[i]; }
+  for (int64_t i = 0; i < d0; ++i) {
+    g.pre.sizes[i] = out.shape[i];
+    g.pre_strides[i] = out.strides[i];
+  }
   for (int64_t i = 0; i < post; ++i) {
     g.post.sizes[i] = out.shape[d0 + k + i];
     g.post_strides[i] = out.strides[d0 + k + i];
   }
   for (int64_t i = 0; i < b.ndim(); ++i) g.b.sizes[i] = b[i];
   for (size_t i = 0; i < rd.size(); ++i) g.value_strides[i] = values.strides[i];
-  RETURN_IF_ERROR(Launched(op, LaunchIndexPut(ToScalarType(out.dtype), g, mi, values.data, ctx.attrs().Bool("accumulate"),
-                                              out.data, chk.flags(), StreamOf(ctx))));
+  RETURN_IF_ERROR(Launched(
+      op, LaunchIndexPut(ToScalarType(out.dtype), g, mi, values.data,
+                         ctx.attrs().Bool("accumulate"), out.data, chk.flags(), StreamOf(ctx))));
   return chk.Finish(ctx);
 }
 

@@ -3,8 +3,9 @@
 namespace oneflow_like {
 namespace cuda {
 
-#define OFL_CHECK_SCALAR_TYPE(D) \
-  static_assert(static_cast<int>(ScalarType::D) == static_cast<int>(DType::D), "ScalarType must mirror DType");
+#define OFL_CHECK_SCALAR_TYPE(D)                                               \
+  static_assert(static_cast<int>(ScalarType::D) == static_cast<int>(DType::D), \
+                "ScalarType must mirror DType");
 OFL_CHECK_SCALAR_TYPE(kBool)
 OFL_CHECK_SCALAR_TYPE(kU8)
 OFL_CHECK_SCALAR_TYPE(kI8)
@@ -17,8 +18,9 @@ OFL_CHECK_SCALAR_TYPE(kF64)
 static_assert(kNumDTypes == 9, "a new DType needs a ScalarType and device conversions");
 #undef OFL_CHECK_SCALAR_TYPE
 
-Status MakeLoop(const char* op, const Shape& shape, std::initializer_list<const kernels::TensorView*> views,
-                LoopShape* loop, Operand* operands) {
+Status MakeLoop(const char* op, const Shape& shape,
+                std::initializer_list<const kernels::TensorView*> views, LoopShape* loop,
+                Operand* operands) {
   const size_t n = views.size();
   DimVector sizes;
   std::vector<DimVector> st(n);
@@ -40,8 +42,8 @@ Status MakeLoop(const char* op, const Shape& shape, std::initializer_list<const 
     }
   }
   if (static_cast<int>(sizes.size()) > kMaxDims)
-    return Unimplemented("[%s] CUDA kernels support up to %d non-mergeable dims, got shape %s", op, kMaxDims,
-                         shape.ToString());
+    return Unimplemented("[%s] CUDA kernels support up to %d non-mergeable dims, got shape %s", op,
+                         kMaxDims, shape.ToString());
   *loop = LoopShape();
   loop->ndim = static_cast<int>(sizes.size());
   loop->numel = shape.numel();
@@ -65,7 +67,8 @@ Status MakeLoop(const char* op, const Shape& shape, std::initializer_list<const 
 }
 
 Status LaunchStatus(const char* op, cudaError_t e) {
-  return Internal("[%s] CUDA launch failed: %s (%s)", op, cudaGetErrorName(e), cudaGetErrorString(e));
+  return Internal("[%s] CUDA launch failed: %s (%s)", op, cudaGetErrorName(e),
+                  cudaGetErrorString(e));
 }
 
 }  // namespace cuda

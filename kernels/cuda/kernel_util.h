@@ -12,25 +12,33 @@
 namespace oneflow_like {
 namespace cuda {
 
-inline ScalarType ToScalarType(DType t) { return static_cast<ScalarType>(static_cast<int8_t>(t)); }
+inline ScalarType ToScalarType(DType t) {
+  return static_cast<ScalarType>(static_cast<int8_t>(t));
+}
 
 using kernels::BroadcastTo;  // kernels/layout.h
 
 // The iteration space of `shape` for `views` (each already of that shape): size-1 dims dropped,
 // adjacent dims merged where that holds for every view. Error past kMaxDims collapsed dims.
-Status MakeLoop(const char* op, const Shape& shape, std::initializer_list<const kernels::TensorView*> views,
-                LoopShape* loop, Operand* operands);
+Status MakeLoop(const char* op, const Shape& shape,
+                std::initializer_list<const kernels::TensorView*> views, LoopShape* loop,
+                Operand* operands);
 
 // Launch error -> Status naming the op.
 Status LaunchStatus(const char* op, cudaError_t e);
 
 // ctx's cudaStream_t (kernels run under CheckedKernel, which checked it is a CudaStream).
-inline cudaStream_t StreamOf(kernels::KernelContext& ctx) { return static_cast<CudaStream*>(ctx.stream())->get(); }
+inline cudaStream_t StreamOf(kernels::KernelContext& ctx) {
+  return static_cast<CudaStream*>(ctx.stream())->get();
+}
 // A launcher's result as the op's Status.
-inline Status Launched(const char* op, cudaError_t e) { return e == cudaSuccess ? Status() : LaunchStatus(op, e); }
+inline Status Launched(const char* op, cudaError_t e) {
+  return e == cudaSuccess ? Status() : LaunchStatus(op, e);
+}
 // The nn family's dtype check (f32/f64), with the CPU's message.
 inline Status CheckNnFloat(const char* op, DType t) {
-  if (!NnFloatSupported(ToScalarType(t))) return TypeError("[%s] not supported for %s on cuda", op, DTypeName(t));
+  if (!NnFloatSupported(ToScalarType(t)))
+    return TypeError("[%s] not supported for %s on cuda", op, DTypeName(t));
   return Status();
 }
 
@@ -49,7 +57,7 @@ Status CheckedKernel(kernels::KernelContext& ctx) {
 }
 
 // __COUNTER__ (not __LINE__): ops registered from one X-macro line share a line.
-#define OFL_REGISTER_CUDA_KERNEL(op, fn)                                                       \
+#define OFL_REGISTER_CUDA_KERNEL(op, fn)                                                          \
   static ::oneflow_like::kernels::KernelRegistrar OFL_CONCAT(_ofl_cuda_kernel_reg_, __COUNTER__)( \
       #op, ::oneflow_like::DeviceType::kCUDA, ::oneflow_like::cuda::CheckedKernel<fn>)
 

@@ -27,8 +27,8 @@ NllGeom NllGeomOf(const AttrMap& a, const Shape& s) {
 
 // Checks the targets on the device, runs `launch(flag, den)`, waits, reports the first bad target.
 template <typename F>
-Status WithCheckedTargets(KernelContext& ctx, const char* op, ScalarType t, const NllGeom& g, const int64_t* target,
-                          const void* w, F&& launch) {
+Status WithCheckedTargets(KernelContext& ctx, const char* op, ScalarType t, const NllGeom& g,
+                          const int64_t* target, const void* w, F&& launch) {
   auto* s = static_cast<CudaStream*>(ctx.stream());
   ASSIGN_OR_RETURN(void* p, ctx.AllocateTemp(2 * sizeof(unsigned long long)));
   auto* flag = static_cast<unsigned long long*>(p);
@@ -37,7 +37,8 @@ Status WithCheckedTargets(KernelContext& ctx, const char* op, ScalarType t, cons
   RETURN_IF_ERROR(Launched(op, LaunchNllCheck(t, g, target, w, flag, den, s->get())));
   RETURN_IF_ERROR(launch(flag, den));
   unsigned long long bad = kNoBadIndex;
-  RETURN_IF_ERROR(Launched(op, cudaMemcpyAsync(&bad, flag, sizeof(bad), cudaMemcpyDeviceToHost, s->get())));
+  RETURN_IF_ERROR(
+      Launched(op, cudaMemcpyAsync(&bad, flag, sizeof(bad), cudaMemcpyDeviceToHost, s->get())));
   RETURN_IF_ERROR(s->Synchronize());
   if (bad == kNoBadIndex) return Status();
   int64_t v = 0;
@@ -50,7 +51,8 @@ Status WithCheckedTargets(KernelContext& ctx, const char* op, ScalarType t, cons
 Status NllLoss(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &out = ctx.output(0);
   ScalarType t = ToScalarType(x.dtype);
-  if (!NnFloatSupported(t)) return TypeError("[nll_loss] not supported for %s on cuda", DTypeName(x.dtype));
+  if (!NnFloatSupported(t))
+    return TypeError("[nll_loss] not supported for %s on cuda", DTypeName(x.dtype));
   NllGeom g = NllGeomOf(ctx.attrs(), x.shape);
   const int64_t* target = ctx.input(1).ptr<const int64_t>();
   const void* w = ctx.attrs().Bool("has_weight") ? ctx.input(2).data : nullptr;
@@ -59,33 +61,40 @@ Status NllLoss(KernelContext& ctx) {
     ASSIGN_OR_RETURN(scratch, ctx.AllocateTemp(NllScratchBytes(g.n * g.r)));
   }
   auto* s = static_cast<CudaStream*>(ctx.stream());
-  return WithCheckedTargets(ctx, "nll_loss", t, g, target, w, [&](unsigned long long* flag, double* den) {
-    return Launched("nll_loss", LaunchNllLoss(t, g, x.data, target, w, flag, den, scratch, out.data, s->get()));
-  });
+  return WithCheckedTargets(
+      ctx, "nll_loss", t, g, target, w, [&](unsigned long long* flag, double* den) {
+        return Launched("nll_loss", LaunchNllLoss(t, g, x.data, target, w, flag, den, scratch,
+                                                  out.data, s->get()));
+      });
 }
 
 // nll_loss_grad(dy, logp, target [, weight]) -> dlogp.
 Status NllLossGrad(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &x = ctx.input(1), &dx = ctx.output(0);
   ScalarType t = ToScalarType(dy.dtype);
-  if (!NnFloatSupported(t)) return TypeError("[nll_loss_grad] not supported for %s on cuda", DTypeName(dy.dtype));
+  if (!NnFloatSupported(t))
+    return TypeError("[nll_loss_grad] not supported for %s on cuda", DTypeName(dy.dtype));
   NllGeom g = NllGeomOf(ctx.attrs(), x.shape);
   const int64_t* target = ctx.input(2).ptr<const int64_t>();
   const void* w = ctx.attrs().Bool("has_weight") ? ctx.input(3).data : nullptr;
   auto* s = static_cast<CudaStream*>(ctx.stream());
-  return WithCheckedTargets(ctx, "nll_loss_grad", t, g, target, w, [&](unsigned long long* flag, double* den) {
-    return Launched("nll_loss_grad", LaunchNllLossGrad(t, g, dy.data, target, w, flag, den, dx.data, s->get()));
-  });
+  return WithCheckedTargets(
+      ctx, "nll_loss_grad", t, g, target, w, [&](unsigned long long* flag, double* den) {
+        return Launched("nll_loss_grad",
+                        LaunchNllLossGrad(t, g, dy.data, target, w, flag, den, dx.data, s->get()));
+      });
 }
 
 // binary_cross_entropy_with_logits(x, y [, pos_weight]) -> loss (elementwise).
 Status Bce(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &y = ctx.input(1), &out = ctx.output(0);
   if (!NnFloatSupported(ToScalarType(x.dtype)))
-    return TypeError("[binary_cross_entropy_with_logits] not supported for %s on cuda", DTypeName(x.dtype));
+    return TypeError("[binary_cross_entropy_with_logits] not supported for %s on cuda",
+                     DTypeName(x.dtype));
   const void* pw = ctx.num_inputs() > 2 ? ctx.input(2).data : nullptr;
   auto* s = static_cast<CudaStream*>(ctx.stream());
-  return Launched(ctx.op(), LaunchBce(ToScalarType(x.dtype), x.numel(), x.data, y.data, pw, out.data, s->get()));
+  return Launched(ctx.op(), LaunchBce(ToScalarType(x.dtype), x.numel(), x.data, y.data, pw,
+                                      out.data, s->get()));
 }
 
 // bce_with_logits_grad(dy, x, y [, pos_weight]) -> (dx, dy_target [, dpos_weight]).
@@ -97,8 +106,9 @@ Status BceGrad(KernelContext& ctx) {
   const void* pw = has_pw ? ctx.input(3).data : nullptr;
   void* dpw = has_pw ? ctx.output(2).data : nullptr;
   auto* s = static_cast<CudaStream*>(ctx.stream());
-  return Launched(ctx.op(), LaunchBceGrad(ToScalarType(x.dtype), x.numel(), g.data, x.data, y.data, pw,
-                                          ctx.output(0).data, ctx.output(1).data, dpw, s->get()));
+  return Launched(ctx.op(),
+                  LaunchBceGrad(ToScalarType(x.dtype), x.numel(), g.data, x.data, y.data, pw,
+                                ctx.output(0).data, ctx.output(1).data, dpw, s->get()));
 }
 
 }  // namespace

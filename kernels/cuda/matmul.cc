@@ -30,7 +30,8 @@ Mat MakeMat(const TensorView& v, const Shape& out_batch) {
   o.cs = v.strides[nd - 1];
   int64_t nb = out_batch.ndim(), off = nb - (nd - 2);
   o.batch_strides.assign(nb, 0);
-  for (int64_t i = 0; i < nd - 2; ++i) o.batch_strides[i + off] = v.shape[i] == 1 ? 0 : v.strides[i] * elem;
+  for (int64_t i = 0; i < nd - 2; ++i)
+    o.batch_strides[i + off] = v.shape[i] == 1 ? 0 : v.strides[i] * elem;
   return o;
 }
 
@@ -46,7 +47,8 @@ Status Pack(KernelContext& ctx, DType t, const char* src, const Mat& m, void* ds
   LoopShape loop;
   Operand ops[2];
   RETURN_IF_ERROR(MakeLoop("matmul", to.shape, {&to, &from}, &loop, ops));
-  cudaError_t e = LaunchCast(ToScalarType(t), ToScalarType(t), loop, ops[0], ops[1], static_cast<CudaStream*>(ctx.stream())->get());
+  cudaError_t e = LaunchCast(ToScalarType(t), ToScalarType(t), loop, ops[0], ops[1],
+                             static_cast<CudaStream*>(ctx.stream())->get());
   return e == cudaSuccess ? Status() : LaunchStatus("matmul", e);
 }
 
@@ -71,7 +73,8 @@ Status Matmul(KernelContext& ctx) {
     RETURN_IF_ERROR(MakeLoop("matmul", out.shape, {&out, &bias}, &loop, ops));
     OpParams scale;
     scale.p0 = beta;
-    cudaError_t e = LaunchUnary(UnaryOp::mul_scalar, ToScalarType(t), scale, loop, ops[0], ops[1], stream->get());
+    cudaError_t e = LaunchUnary(UnaryOp::mul_scalar, ToScalarType(t), scale, loop, ops[0], ops[1],
+                                stream->get());
     if (e != cudaSuccess) return LaunchStatus("matmul", e);
   } else if (k == 0) {
     CUDA_RETURN_IF_ERROR(cudaMemsetAsync(out.data, 0, out.numel() * elem, stream->get()));
@@ -92,37 +95,53 @@ Status Matmul(KernelContext& ctx) {
     }
   }
   cublasHandle_t h = nullptr;
-  if (is_float) { ASSIGN_OR_RETURN(h, stream->cublas()); }
+  if (is_float) {
+    ASSIGN_OR_RETURN(h, stream->cublas());
+  }
   const float alpha_f = static_cast<float>(alpha), one_f = 1.0f, zero_f = 0.0f;
   const double one_d = 1.0, zero_d = 0.0;
   int64_t nb = batch.numel(), nbd = batch.ndim();
   DimVector idx(nbd, 0);
   for (int64_t bi = 0; bi < nb; ++bi) {
     int64_t oa = 0, ob = 0;
-    for (int64_t d = 0; d < nbd; ++d) oa += idx[d] * A.batch_strides[d], ob += idx[d] * B.batch_strides[d];
+    for (int64_t d = 0; d < nbd; ++d)
+      oa += idx[d] * A.batch_strides[d], ob += idx[d] * B.batch_strides[d];
     const char* a = A.base + oa;
     const char* b = B.base + ob;
     char* c = static_cast<char*>(out.data) + bi * m * n * elem;
     if (!is_float) {
-      cudaError_t e = LaunchIntGemm(ToScalarType(t), m, n, k, alpha, has_bias, GemmOperand{a, A.rs, A.cs},
-                                    GemmOperand{b, B.rs, B.cs}, c, stream->get());
+      cudaError_t e =
+          LaunchIntGemm(ToScalarType(t), m, n, k, alpha, has_bias, GemmOperand{a, A.rs, A.cs},
+                        GemmOperand{b, B.rs, B.cs}, c, stream->get());
       if (e != cudaSuccess) return LaunchStatus("matmul", e);
     } else {
       // Scratch is reused per batch: same-stream order makes the previous GEMM finish first.
-      if (pa) { RETURN_IF_ERROR(Pack(ctx, t, a, A, pa)); a = static_cast<const char*>(pa); }
-      if (pb) { RETURN_IF_ERROR(Pack(ctx, t, b, B, pb)); b = static_cast<const char*>(pb); }
-      cublasOperation_t op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N, op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+      if (pa) {
+        RETURN_IF_ERROR(Pack(ctx, t, a, A, pa));
+        a = static_cast<const char*>(pa);
+      }
+      if (pb) {
+        RETURN_IF_ERROR(Pack(ctx, t, b, B, pb));
+        b = static_cast<const char*>(pb);
+      }
+      cublasOperation_t op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+                        op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
       if (t == DType::kF32) {
         cublasComputeType_t ct = AllowTF32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-        CUBLAS_RETURN_IF_ERROR(cublasGemmEx(h, op_b, op_a, n, m, k, &alpha_f, b, CUDA_R_32F, ldb, a, CUDA_R_32F, lda,
-                                            has_bias ? &one_f : &zero_f, c, CUDA_R_32F, n, ct, CUBLAS_GEMM_DEFAULT));
+        CUBLAS_RETURN_IF_ERROR(cublasGemmEx(h, op_b, op_a, n, m, k, &alpha_f, b, CUDA_R_32F, ldb, a,
+                                            CUDA_R_32F, lda, has_bias ? &one_f : &zero_f, c,
+                                            CUDA_R_32F, n, ct, CUBLAS_GEMM_DEFAULT));
       } else {
-        CUBLAS_RETURN_IF_ERROR(cublasGemmEx(h, op_b, op_a, n, m, k, &alpha, b, CUDA_R_64F, ldb, a, CUDA_R_64F, lda,
-                                            has_bias ? &one_d : &zero_d, c, CUDA_R_64F, n, CUBLAS_COMPUTE_64F,
+        CUBLAS_RETURN_IF_ERROR(cublasGemmEx(h, op_b, op_a, n, m, k, &alpha, b, CUDA_R_64F, ldb, a,
+                                            CUDA_R_64F, lda, has_bias ? &one_d : &zero_d, c,
+                                            CUDA_R_64F, n, CUBLAS_COMPUTE_64F,
                                             CUBLAS_GEMM_DEFAULT));
       }
     }
-    for (int64_t d = nbd - 1; d >= 0; --d) { if (++idx[d] < batch[d]) break; idx[d] = 0; }
+    for (int64_t d = nbd - 1; d >= 0; --d) {
+      if (++idx[d] < batch[d]) break;
+      idx[d] = 0;
+    }
   }
   return Status();
 }

@@ -21,13 +21,15 @@ class RowCheck {
     s_ = static_cast<CudaStream*>(ctx.stream());
     ASSIGN_OR_RETURN(void* p, ctx.AllocateTemp(sizeof(unsigned long long)));
     flag_ = static_cast<unsigned long long*>(p);
-    RETURN_IF_ERROR(Launched(op, cudaMemsetAsync(flag_, 0xff, sizeof(unsigned long long), s_->get())));
+    RETURN_IF_ERROR(
+        Launched(op, cudaMemsetAsync(flag_, 0xff, sizeof(unsigned long long), s_->get())));
     return Launched(op, LaunchCheckIndices(idx, n, 0, rows, flag_, s_->get()));
   }
   const unsigned long long* flag() const { return flag_; }
   Status Finish() {
     unsigned long long bad = kNoBadIndex;
-    RETURN_IF_ERROR(Launched(op_, cudaMemcpyAsync(&bad, flag_, sizeof(bad), cudaMemcpyDeviceToHost, s_->get())));
+    RETURN_IF_ERROR(Launched(
+        op_, cudaMemcpyAsync(&bad, flag_, sizeof(bad), cudaMemcpyDeviceToHost, s_->get())));
     RETURN_IF_ERROR(s_->Synchronize());
     if (bad == kNoBadIndex) return Status();
     int64_t v = 0;
@@ -53,8 +55,8 @@ Status Embedding(KernelContext& ctx) {
   RowCheck check;
   RETURN_IF_ERROR(check.Start(ctx, "embedding", idx, n, rows));
   auto* s = static_cast<CudaStream*>(ctx.stream());
-  RETURN_IF_ERROR(Launched("embedding", LaunchEmbedding(ToScalarType(w.dtype), n, dim, idx, w.data, out.data,
-                                                        check.flag(), s->get())));
+  RETURN_IF_ERROR(Launched("embedding", LaunchEmbedding(ToScalarType(w.dtype), n, dim, idx, w.data,
+                                                        out.data, check.flag(), s->get())));
   return check.Finish();
 }
 
@@ -65,17 +67,20 @@ Status EmbeddingGrad(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &iv = ctx.input(1), &dw = ctx.output(0);
   if (!NnFloatSupported(ToScalarType(dy.dtype)))
     return TypeError("[embedding_grad] not supported for %s on cuda", DTypeName(dy.dtype));
-  int64_t rows = dw.shape[0], dim = dw.shape[1], n = iv.numel(), pad = ctx.attrs().Int("padding_idx", -1);
+  int64_t rows = dw.shape[0], dim = dw.shape[1], n = iv.numel(),
+          pad = ctx.attrs().Int("padding_idx", -1);
   const int64_t* idx = iv.ptr<const int64_t>();
   RowCheck check;
   RETURN_IF_ERROR(check.Start(ctx, "embedding_grad", idx, n, rows));
   size_t bytes = rows * dim > 0 ? EmbeddingGradScratchBytes(n, rows) : 0;
   void* scratch = nullptr;
-  if (bytes > 0) { ASSIGN_OR_RETURN(scratch, ctx.AllocateTemp(bytes)); }
+  if (bytes > 0) {
+    ASSIGN_OR_RETURN(scratch, ctx.AllocateTemp(bytes));
+  }
   auto* s = static_cast<CudaStream*>(ctx.stream());
-  RETURN_IF_ERROR(Launched("embedding_grad", LaunchEmbeddingGrad(ToScalarType(dy.dtype), n, rows, dim, pad, idx,
-                                                                 dy.data, dw.data, check.flag(), scratch, bytes,
-                                                                 s->get())));
+  RETURN_IF_ERROR(Launched(
+      "embedding_grad", LaunchEmbeddingGrad(ToScalarType(dy.dtype), n, rows, dim, pad, idx, dy.data,
+                                            dw.data, check.flag(), scratch, bytes, s->get())));
   return check.Finish();
 }
 
@@ -86,8 +91,8 @@ Status Dropout(KernelContext& ctx) {
     return TypeError("[dropout] not supported for %s on cuda", DTypeName(x.dtype));
   auto* s = static_cast<CudaStream*>(ctx.stream());
   return Launched("dropout", LaunchDropout(ToScalarType(x.dtype), x.numel(), ctx.attrs().Float("p"),
-                                           static_cast<uint64_t>(ctx.attrs().Int("seed")), x.data, out.data,
-                                           s->get()));
+                                           static_cast<uint64_t>(ctx.attrs().Int("seed")), x.data,
+                                           out.data, s->get()));
 }
 
 // attn_bias(q [, mask]; L, S, is_causal) -> bias (contiguous, trailing dims [L, S]).
@@ -97,7 +102,9 @@ Status AttnBias(KernelContext& ctx) {
     return TypeError("[attn_bias] not supported for %s on cuda", DTypeName(out.dtype));
   bool causal = ctx.attrs().Bool("is_causal"), has_mask = ctx.num_inputs() > 1;
   int64_t nd = out.shape.ndim();
-  if (nd < 2) return InvalidArgument("[attn_bias] expected an output with at least 2 dims, got %s", out.shape.ToString());
+  if (nd < 2)
+    return InvalidArgument("[attn_bias] expected an output with at least 2 dims, got %s",
+                           out.shape.ToString());
   auto* s = static_cast<CudaStream*>(ctx.stream());
   LoopShape loop;
   Operand ops[2];
@@ -106,14 +113,15 @@ Status AttnBias(KernelContext& ctx) {
     TensorView m = BroadcastTo(ctx.input(1), out.shape);
     is_bool = m.dtype == DType::kBool;
     if (!is_bool && m.dtype != out.dtype)
-      return TypeError("[attn_bias] mask %s does not match the bias dtype %s on cuda", DTypeName(m.dtype),
-                       DTypeName(out.dtype));
+      return TypeError("[attn_bias] mask %s does not match the bias dtype %s on cuda",
+                       DTypeName(m.dtype), DTypeName(out.dtype));
     RETURN_IF_ERROR(MakeLoop("attn_bias", out.shape, {&out, &m}, &loop, ops));
   } else {
     RETURN_IF_ERROR(MakeLoop("attn_bias", out.shape, {&out}, &loop, ops));
   }
-  return Launched("attn_bias", LaunchAttnBias(ToScalarType(out.dtype), out.shape[nd - 2], out.shape[nd - 1], causal,
-                                              is_bool, loop, ops[0], has_mask ? &ops[1] : nullptr, s->get()));
+  return Launched("attn_bias", LaunchAttnBias(ToScalarType(out.dtype), out.shape[nd - 2],
+                                              out.shape[nd - 1], causal, is_bool, loop, ops[0],
+                                              has_mask ? &ops[1] : nullptr, s->get()));
 }
 
 }  // namespace

@@ -17,25 +17,30 @@ __global__ void EmbeddingKernel(int64_t n, int64_t dim, const int64_t* idx, cons
                                 const unsigned long long* flag) {
   if (FlagSet(flag)) return;
   int64_t total = n * dim;
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x)
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total;
+       e += int64_t(gridDim.x) * blockDim.x)
     out[e] = w[idx[e / dim] * dim + e % dim];
 }
 
 template <typename T>
 __global__ void ZeroKernel(T* p, int64_t n, const unsigned long long* flag) {
   if (FlagSet(flag)) return;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
     p[i] = T(0);
 }
 
 __global__ void IotaKernel(int64_t* p, int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) p[i] = i;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
+    p[i] = i;
 }
 
 // keys: sorted row indices; pos: their positions in the input (ascending within a row).
 template <typename T>
-__global__ void EmbeddingGradRowsKernel(int64_t n, int64_t dim, int64_t pad, const int64_t* keys, const int64_t* pos,
-                                        const T* dy, T* dw, const unsigned long long* flag) {
+__global__ void EmbeddingGradRowsKernel(int64_t n, int64_t dim, int64_t pad, const int64_t* keys,
+                                        const int64_t* pos, const T* dy, T* dw,
+                                        const unsigned long long* flag) {
   if (FlagSet(flag)) return;
   for (int64_t k = blockIdx.x; k < n; k += gridDim.x) {
     int64_t row = keys[k];
@@ -50,14 +55,16 @@ __global__ void EmbeddingGradRowsKernel(int64_t n, int64_t dim, int64_t pad, con
 
 template <typename T>
 __global__ void DropoutKernel(int64_t n, double p, uint64_t seed, T scale, const T* x, T* out) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
     out[i] = RngUniform(seed, static_cast<uint64_t>(i)) >= p ? x[i] * scale : T(0);
 }
 
 template <typename T>
-__global__ void AttnBiasKernel(int64_t numel, int64_t L, int64_t S, bool causal, bool mask_is_bool, T* out,
-                               const void* mask, OffsetCalc<1> calc) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < numel; i += int64_t(gridDim.x) * blockDim.x) {
+__global__ void AttnBiasKernel(int64_t numel, int64_t L, int64_t S, bool causal, bool mask_is_bool,
+                               T* out, const void* mask, OffsetCalc<1> calc) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < numel;
+       i += int64_t(gridDim.x) * blockDim.x) {
     int64_t col = i % S, row = (i / S) % L;
     T v = causal && col > row ? T(-INFINITY) : T(0);  // causal: top-left aligned (tril)
     if (mask) {
@@ -79,22 +86,25 @@ int KeyBits(int64_t rows) {
   while (b < 63 && (int64_t(1) << b) < rows) ++b;
   return b;
 }
-size_t Align256(size_t b) { return (b + 255) & ~size_t(255); }
+size_t Align256(size_t b) {
+  return (b + 255) & ~size_t(255);
+}
 size_t SortTempBytes(int64_t n, int64_t rows) {
   size_t bytes = 0;
-  cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const int64_t*>(nullptr), static_cast<int64_t*>(nullptr),
-                                  static_cast<const int64_t*>(nullptr), static_cast<int64_t*>(nullptr), n, 0,
-                                  KeyBits(rows));
+  cub::DeviceRadixSort::SortPairs(
+      nullptr, bytes, static_cast<const int64_t*>(nullptr), static_cast<int64_t*>(nullptr),
+      static_cast<const int64_t*>(nullptr), static_cast<int64_t*>(nullptr), n, 0, KeyBits(rows));
   return bytes;
 }
 
 }  // namespace
 
-cudaError_t LaunchEmbedding(ScalarType t, int64_t n, int64_t dim, const int64_t* idx, const void* w, void* out,
-                            const unsigned long long* flag, cudaStream_t s) {
+cudaError_t LaunchEmbedding(ScalarType t, int64_t n, int64_t dim, const int64_t* idx, const void* w,
+                            void* out, const unsigned long long* flag, cudaStream_t s) {
   if (n * dim == 0) return cudaSuccess;
-  OFL_CU_SWITCH_FLOAT(t, EmbeddingKernel<scalar_t><<<GridFor(n * dim), kThreads, 0, s>>>(
-                             n, dim, idx, static_cast<const scalar_t*>(w), static_cast<scalar_t*>(out), flag));
+  OFL_CU_SWITCH_FLOAT(
+      t, EmbeddingKernel<scalar_t><<<GridFor(n * dim), kThreads, 0, s>>>(
+             n, dim, idx, static_cast<const scalar_t*>(w), static_cast<scalar_t*>(out), flag));
   return cudaGetLastError();
 }
 
@@ -103,9 +113,10 @@ size_t EmbeddingGradScratchBytes(int64_t n, int64_t rows) {
   return 3 * Align256(sizeof(int64_t) * n) + Align256(SortTempBytes(n, rows));
 }
 
-cudaError_t LaunchEmbeddingGrad(ScalarType t, int64_t n, int64_t rows, int64_t dim, int64_t pad, const int64_t* idx,
-                                const void* dy, void* dw, const unsigned long long* flag, void* scratch,
-                                size_t scratch_bytes, cudaStream_t s) {
+cudaError_t LaunchEmbeddingGrad(ScalarType t, int64_t n, int64_t rows, int64_t dim, int64_t pad,
+                                const int64_t* idx, const void* dy, void* dw,
+                                const unsigned long long* flag, void* scratch, size_t scratch_bytes,
+                                cudaStream_t s) {
   if (rows * dim == 0) return cudaSuccess;
   OFL_CU_SWITCH_FLOAT(t, ZeroKernel<scalar_t><<<GridFor(rows * dim), kThreads, 0, s>>>(
                              static_cast<scalar_t*>(dw), rows * dim, flag));
@@ -116,27 +127,32 @@ cudaError_t LaunchEmbeddingGrad(ScalarType t, int64_t n, int64_t rows, int64_t d
           *pos = reinterpret_cast<int64_t*>(p + 2 * a);
   size_t temp = scratch_bytes - 3 * a;
   IotaKernel<<<GridFor(n), kThreads, 0, s>>>(pos_in, n);
-  cudaError_t e = cub::DeviceRadixSort::SortPairs(p + 3 * a, temp, idx, keys, pos_in, pos, n, 0, KeyBits(rows), s);
+  cudaError_t e = cub::DeviceRadixSort::SortPairs(p + 3 * a, temp, idx, keys, pos_in, pos, n, 0,
+                                                  KeyBits(rows), s);
   if (e != cudaSuccess) return e;
   unsigned blocks = static_cast<unsigned>(n < (1 << 20) ? n : (1 << 20));
   int threads = dim >= 256 ? 256 : static_cast<int>((dim + 31) / 32 * 32);
   OFL_CU_SWITCH_FLOAT(t, EmbeddingGradRowsKernel<scalar_t><<<blocks, threads, 0, s>>>(
-                             n, dim, pad, keys, pos, static_cast<const scalar_t*>(dy), static_cast<scalar_t*>(dw), flag));
+                             n, dim, pad, keys, pos, static_cast<const scalar_t*>(dy),
+                             static_cast<scalar_t*>(dw), flag));
   return cudaGetLastError();
 }
 
-cudaError_t LaunchDropout(ScalarType t, int64_t n, double p, uint64_t seed, const void* x, void* out, cudaStream_t s) {
+cudaError_t LaunchDropout(ScalarType t, int64_t n, double p, uint64_t seed, const void* x,
+                          void* out, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   OFL_CU_SWITCH_FLOAT(t, {
     using T = scalar_t;
     T scale = p < 1.0 ? static_cast<T>(1.0 / (1.0 - p)) : T(0);
-    DropoutKernel<T><<<GridFor(n), kThreads, 0, s>>>(n, p, seed, scale, static_cast<const T*>(x), static_cast<T*>(out));
+    DropoutKernel<T><<<GridFor(n), kThreads, 0, s>>>(n, p, seed, scale, static_cast<const T*>(x),
+                                                     static_cast<T*>(out));
   });
   return cudaGetLastError();
 }
 
-cudaError_t LaunchAttnBias(ScalarType t, int64_t L, int64_t S, bool causal, bool mask_is_bool, const LoopShape& loop,
-                           const Operand& out, const Operand* mask, cudaStream_t s) {
+cudaError_t LaunchAttnBias(ScalarType t, int64_t L, int64_t S, bool causal, bool mask_is_bool,
+                           const LoopShape& loop, const Operand& out, const Operand* mask,
+                           cudaStream_t s) {
   if (loop.numel == 0 || L == 0 || S == 0) return cudaSuccess;
   OffsetCalc<1> calc{};
   if (mask) {
@@ -144,8 +160,8 @@ cudaError_t LaunchAttnBias(ScalarType t, int64_t L, int64_t S, bool causal, bool
     calc = MakeOffsetCalc<1>(loop, ops);
   }
   OFL_CU_SWITCH_FLOAT(t, AttnBiasKernel<scalar_t><<<GridFor(loop.numel), kThreads, 0, s>>>(
-                             loop.numel, L, S, causal, mask_is_bool, static_cast<scalar_t*>(out.data),
-                             mask ? mask->data : nullptr, calc));
+                             loop.numel, L, S, causal, mask_is_bool,
+                             static_cast<scalar_t*>(out.data), mask ? mask->data : nullptr, calc));
   return cudaGetLastError();
 }
 

@@ -29,8 +29,9 @@ Status RowNorm(KernelContext& ctx) {
   bool hw = a.Bool("has_weight"), hb = a.Bool("has_bias");
   const void* w = hw ? ctx.input(1).data : nullptr;
   const void* b = hb ? ctx.input(hw ? 2 : 1).data : nullptr;
-  return Launched(ctx.op(), LaunchRowNorm(ToScalarType(x.dtype), q, a.Float("eps"), x.data, w, b, ctx.output(0).data,
-                                          ctx.output(1).data, ctx.output(2).data, StreamOf(ctx)));
+  return Launched(ctx.op(), LaunchRowNorm(ToScalarType(x.dtype), q, a.Float("eps"), x.data, w, b,
+                                          ctx.output(0).data, ctx.output(1).data,
+                                          ctx.output(2).data, StreamOf(ctx)));
 }
 
 // *_norm_grad(dy, x, mean, rstd [, w]) -> (dx [, dw] [, db]).
@@ -43,8 +44,9 @@ Status RowNormGrad(KernelContext& ctx) {
   const void* w = hw ? ctx.input(4).data : nullptr;
   void* dw = hw ? ctx.output(1).data : nullptr;
   void* db = hb ? ctx.output(hw ? 2 : 1).data : nullptr;
-  return Launched(ctx.op(), LaunchRowNormGrad(ToScalarType(x.dtype), q, dy.data, x.data, ctx.input(2).data,
-                                              ctx.input(3).data, w, ctx.output(0).data, dw, db, StreamOf(ctx)));
+  return Launched(
+      ctx.op(), LaunchRowNormGrad(ToScalarType(x.dtype), q, dy.data, x.data, ctx.input(2).data,
+                                  ctx.input(3).data, w, ctx.output(0).data, dw, db, StreamOf(ctx)));
 }
 
 // x viewed as (N, C, S).
@@ -61,11 +63,12 @@ Status BatchNorm(KernelContext& ctx) {
   RETURN_IF_ERROR(CheckNnFloat("batch_norm", x.dtype));
   int64_t n, c, s;
   BnGeomOf(x.shape, &n, &c, &s);
-  return Launched(ctx.op(), LaunchBatchNorm(ToScalarType(x.dtype), n, c, s, ctx.attrs().Bool("training"),
-                                            ctx.attrs().Float("eps"), x.data, ctx.input(1).data, ctx.input(2).data,
-                                            ctx.input(3).data, ctx.input(4).data, ctx.output(0).data,
-                                            ctx.output(1).data, ctx.output(2).data, ctx.output(3).data,
-                                            StreamOf(ctx)));
+  return Launched(
+      ctx.op(),
+      LaunchBatchNorm(ToScalarType(x.dtype), n, c, s, ctx.attrs().Bool("training"),
+                      ctx.attrs().Float("eps"), x.data, ctx.input(1).data, ctx.input(2).data,
+                      ctx.input(3).data, ctx.input(4).data, ctx.output(0).data, ctx.output(1).data,
+                      ctx.output(2).data, ctx.output(3).data, StreamOf(ctx)));
 }
 
 // batch_norm_grad(dy, x, w, mean, invstd) -> (dx, dw, db).
@@ -74,10 +77,11 @@ Status BatchNormGrad(KernelContext& ctx) {
   RETURN_IF_ERROR(CheckNnFloat("batch_norm_grad", x.dtype));
   int64_t n, c, s;
   BnGeomOf(x.shape, &n, &c, &s);
-  return Launched(ctx.op(), LaunchBatchNormGrad(ToScalarType(x.dtype), n, c, s, ctx.attrs().Bool("training"),
-                                                ctx.input(0).data, x.data, ctx.input(2).data, ctx.input(3).data,
-                                                ctx.input(4).data, ctx.output(0).data, ctx.output(1).data,
-                                                ctx.output(2).data, StreamOf(ctx)));
+  return Launched(
+      ctx.op(), LaunchBatchNormGrad(ToScalarType(x.dtype), n, c, s, ctx.attrs().Bool("training"),
+                                    ctx.input(0).data, x.data, ctx.input(2).data, ctx.input(3).data,
+                                    ctx.input(4).data, ctx.output(0).data, ctx.output(1).data,
+                                    ctx.output(2).data, StreamOf(ctx)));
 }
 
 }  // namespace

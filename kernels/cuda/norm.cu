@@ -12,12 +12,17 @@ namespace cuda {
 namespace {
 
 constexpr int kNormThreads = 256;
-struct SumD { __device__ double operator()(double a, double b) const { return a + b; } };
+struct SumD {
+  __device__ double operator()(double a, double b) const { return a + b; }
+};
 
-unsigned BlocksFor(int64_t n) { return static_cast<unsigned>(n < (1 << 20) ? (n < 1 ? 1 : n) : (1 << 20)); }
+unsigned BlocksFor(int64_t n) {
+  return static_cast<unsigned>(n < (1 << 20) ? (n < 1 ? 1 : n) : (1 << 20));
+}
 
 template <typename T>
-__global__ void RowNormKernel(RowNormGeom q, double eps, const T* x, const T* w, const T* b, T* y, T* mean, T* rstd) {
+__global__ void RowNormKernel(RowNormGeom q, double eps, const T* x, const T* w, const T* b, T* y,
+                              T* mean, T* rstd) {
   for (int64_t r = blockIdx.x; r < q.rows; r += gridDim.x) {
     const T* xr = x + r * q.len;
     T* yr = y + r * q.len;
@@ -59,8 +64,8 @@ __device__ __forceinline__ int64_t AffOf(const RowNormGeom& q, int64_t r, int64_
 
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * w (products in T, sums in double).
 template <typename T>
-__global__ void RowNormGradKernel(RowNormGeom q, const T* dy, const T* x, const T* mean, const T* rstd, const T* w,
-                                  T* dx) {
+__global__ void RowNormGradKernel(RowNormGeom q, const T* dy, const T* x, const T* mean,
+                                  const T* rstd, const T* w, T* dx) {
   for (int64_t r = blockIdx.x; r < q.rows; r += gridDim.x) {
     const T *xr = x + r * q.len, *gr = dy + r * q.len;
     T* dr = dx + r * q.len;
@@ -84,8 +89,9 @@ __global__ void RowNormGradKernel(RowNormGeom q, const T* dy, const T* x, const 
 
 // Affine index ai = grp * cpg + c covers rows k * groups + grp and columns c * inner + i.
 template <typename T>
-__device__ __forceinline__ void AffineTerms(const RowNormGeom& q, int64_t ai, int64_t t, const T* dy, const T* x,
-                                            const T* mean, const T* rstd, double* pw, double* pb) {
+__device__ __forceinline__ void AffineTerms(const RowNormGeom& q, int64_t ai, int64_t t,
+                                            const T* dy, const T* x, const T* mean, const T* rstd,
+                                            double* pw, double* pb) {
   int64_t grp = ai / q.cpg, c = ai % q.cpg, k = t / q.inner, i = t % q.inner;
   int64_t r = k * q.groups + grp, p = r * q.len + c * q.inner + i;
   T xh = (x[p] - mean[r]) * rstd[r];
@@ -94,10 +100,11 @@ __device__ __forceinline__ void AffineTerms(const RowNormGeom& q, int64_t ai, in
 }
 
 template <typename T>
-__global__ void AffineGradColsKernel(RowNormGeom q, const T* dy, const T* x, const T* mean, const T* rstd, T* dw,
-                                     T* db) {
+__global__ void AffineGradColsKernel(RowNormGeom q, const T* dy, const T* x, const T* mean,
+                                     const T* rstd, T* dw, T* db) {
   int64_t naff = q.groups * q.cpg, per = (q.rows / q.groups) * q.inner;
-  for (int64_t ai = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; ai < naff; ai += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t ai = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; ai < naff;
+       ai += int64_t(gridDim.x) * blockDim.x) {
     double sw = 0, sb = 0;
     for (int64_t t = 0; t < per; ++t) AffineTerms(q, ai, t, dy, x, mean, rstd, &sw, &sb);
     if (dw) dw[ai] = static_cast<T>(sw);
@@ -106,12 +113,13 @@ __global__ void AffineGradColsKernel(RowNormGeom q, const T* dy, const T* x, con
 }
 
 template <typename T>
-__global__ void AffineGradBlocksKernel(RowNormGeom q, const T* dy, const T* x, const T* mean, const T* rstd, T* dw,
-                                       T* db) {
+__global__ void AffineGradBlocksKernel(RowNormGeom q, const T* dy, const T* x, const T* mean,
+                                       const T* rstd, T* dw, T* db) {
   int64_t naff = q.groups * q.cpg, per = (q.rows / q.groups) * q.inner;
   for (int64_t ai = blockIdx.x; ai < naff; ai += gridDim.x) {
     double sw = 0, sb = 0;
-    for (int64_t t = threadIdx.x; t < per; t += blockDim.x) AffineTerms(q, ai, t, dy, x, mean, rstd, &sw, &sb);
+    for (int64_t t = threadIdx.x; t < per; t += blockDim.x)
+      AffineTerms(q, ai, t, dy, x, mean, rstd, &sw, &sb);
     sw = BlockAllReduce(sw, SumD());
     sb = BlockAllReduce(sb, SumD());
     if (threadIdx.x == 0) {
@@ -122,8 +130,9 @@ __global__ void AffineGradBlocksKernel(RowNormGeom q, const T* dy, const T* x, c
 }
 
 template <typename T>
-__global__ void BatchNormKernel(int64_t n, int64_t c, int64_t s, bool training, double eps, const T* x, const T* w,
-                                const T* b, const T* rm, const T* rv, T* y, T* mean, T* invstd, T* uvar) {
+__global__ void BatchNormKernel(int64_t n, int64_t c, int64_t s, bool training, double eps,
+                                const T* x, const T* w, const T* b, const T* rm, const T* rv, T* y,
+                                T* mean, T* invstd, T* uvar) {
   int64_t cnt = n * s;
   for (int64_t ch = blockIdx.x; ch < c; ch += gridDim.x) {
     double m, v;
@@ -159,8 +168,9 @@ __global__ void BatchNormKernel(int64_t n, int64_t c, int64_t s, bool training, 
 }
 
 template <typename T>
-__global__ void BatchNormGradKernel(int64_t n, int64_t c, int64_t s, bool training, const T* dy, const T* x,
-                                    const T* w, const T* mean, const T* invstd, T* dx, T* dw, T* db) {
+__global__ void BatchNormGradKernel(int64_t n, int64_t c, int64_t s, bool training, const T* dy,
+                                    const T* x, const T* w, const T* mean, const T* invstd, T* dx,
+                                    T* dw, T* db) {
   int64_t cnt = n * s;
   for (int64_t ch = blockIdx.x; ch < c; ch += gridDim.x) {
     T m = mean[ch], is = invstd[ch];
@@ -176,7 +186,8 @@ __global__ void BatchNormGradKernel(int64_t n, int64_t c, int64_t s, bool traini
       dw[ch] = static_cast<T>(sgx);
       db[ch] = static_cast<T>(sg);
     }
-    T k = w[ch] * is, mg = training ? static_cast<T>(sg / cnt) : T(0), mgx = training ? static_cast<T>(sgx / cnt) : T(0);
+    T k = w[ch] * is, mg = training ? static_cast<T>(sg / cnt) : T(0),
+      mgx = training ? static_cast<T>(sgx / cnt) : T(0);
     for (int64_t t = threadIdx.x; t < cnt; t += blockDim.x) {
       int64_t p = ((t / s) * c + ch) * s + t % s;
       dx[p] = k * (dy[p] - mg - (x[p] - m) * is * mgx);
@@ -186,64 +197,67 @@ __global__ void BatchNormGradKernel(int64_t n, int64_t c, int64_t s, bool traini
 
 }  // namespace
 
-cudaError_t LaunchRowNorm(ScalarType t, const RowNormGeom& q, double eps, const void* x, const void* w, const void* b,
-                          void* y, void* mean, void* rstd, cudaStream_t s) {
+cudaError_t LaunchRowNorm(ScalarType t, const RowNormGeom& q, double eps, const void* x,
+                          const void* w, const void* b, void* y, void* mean, void* rstd,
+                          cudaStream_t s) {
   if (q.rows == 0 || q.len == 0) return cudaSuccess;
   OFL_CU_SWITCH_FLOAT(t, {
     using T = scalar_t;
     RowNormKernel<T><<<BlocksFor(q.rows), kNormThreads, 0, s>>>(
-        q, eps, static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(b), static_cast<T*>(y),
-        static_cast<T*>(mean), static_cast<T*>(rstd));
+        q, eps, static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(b),
+        static_cast<T*>(y), static_cast<T*>(mean), static_cast<T*>(rstd));
   });
   return cudaGetLastError();
 }
 
-cudaError_t LaunchRowNormGrad(ScalarType t, const RowNormGeom& q, const void* dy, const void* x, const void* mean,
-                              const void* rstd, const void* w, void* dx, void* dw, void* db, cudaStream_t s) {
+cudaError_t LaunchRowNormGrad(ScalarType t, const RowNormGeom& q, const void* dy, const void* x,
+                              const void* mean, const void* rstd, const void* w, void* dx, void* dw,
+                              void* db, cudaStream_t s) {
   int64_t naff = q.groups * q.cpg;
   OFL_CU_SWITCH_FLOAT(t, {
     using T = scalar_t;
-    const T *g = static_cast<const T*>(dy), *xs = static_cast<const T*>(x), *m = static_cast<const T*>(mean),
-            *rs = static_cast<const T*>(rstd);
+    const T *g = static_cast<const T*>(dy), *xs = static_cast<const T*>(x),
+            *m = static_cast<const T*>(mean), *rs = static_cast<const T*>(rstd);
     if (q.rows > 0 && q.len > 0)
-      RowNormGradKernel<T><<<BlocksFor(q.rows), kNormThreads, 0, s>>>(q, g, xs, m, rs, static_cast<const T*>(w),
-                                                                       static_cast<T*>(dx));
+      RowNormGradKernel<T><<<BlocksFor(q.rows), kNormThreads, 0, s>>>(
+          q, g, xs, m, rs, static_cast<const T*>(w), static_cast<T*>(dx));
     if ((dw || db) && naff > 0) {
       if (q.inner == 1)
-        AffineGradColsKernel<T><<<GridFor(naff), kThreads, 0, s>>>(q, g, xs, m, rs, static_cast<T*>(dw),
-                                                                    static_cast<T*>(db));
+        AffineGradColsKernel<T><<<GridFor(naff), kThreads, 0, s>>>(
+            q, g, xs, m, rs, static_cast<T*>(dw), static_cast<T*>(db));
       else
-        AffineGradBlocksKernel<T><<<BlocksFor(naff), kNormThreads, 0, s>>>(q, g, xs, m, rs, static_cast<T*>(dw),
-                                                                           static_cast<T*>(db));
+        AffineGradBlocksKernel<T><<<BlocksFor(naff), kNormThreads, 0, s>>>(
+            q, g, xs, m, rs, static_cast<T*>(dw), static_cast<T*>(db));
     }
   });
   return cudaGetLastError();
 }
 
-cudaError_t LaunchBatchNorm(ScalarType t, int64_t n, int64_t c, int64_t sp, bool training, double eps, const void* x,
-                            const void* w, const void* b, const void* rm, const void* rv, void* y, void* mean,
-                            void* invstd, void* uvar, cudaStream_t s) {
+cudaError_t LaunchBatchNorm(ScalarType t, int64_t n, int64_t c, int64_t sp, bool training,
+                            double eps, const void* x, const void* w, const void* b, const void* rm,
+                            const void* rv, void* y, void* mean, void* invstd, void* uvar,
+                            cudaStream_t s) {
   if (c == 0) return cudaSuccess;
   OFL_CU_SWITCH_FLOAT(t, {
     using T = scalar_t;
     BatchNormKernel<T><<<BlocksFor(c), kNormThreads, 0, s>>>(
-        n, c, sp, training, eps, static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(b),
-        static_cast<const T*>(rm), static_cast<const T*>(rv), static_cast<T*>(y), static_cast<T*>(mean),
-        static_cast<T*>(invstd), static_cast<T*>(uvar));
+        n, c, sp, training, eps, static_cast<const T*>(x), static_cast<const T*>(w),
+        static_cast<const T*>(b), static_cast<const T*>(rm), static_cast<const T*>(rv),
+        static_cast<T*>(y), static_cast<T*>(mean), static_cast<T*>(invstd), static_cast<T*>(uvar));
   });
   return cudaGetLastError();
 }
 
-cudaError_t LaunchBatchNormGrad(ScalarType t, int64_t n, int64_t c, int64_t sp, bool training, const void* dy,
-                                const void* x, const void* w, const void* mean, const void* invstd, void* dx, void* dw,
-                                void* db, cudaStream_t s) {
+cudaError_t LaunchBatchNormGrad(ScalarType t, int64_t n, int64_t c, int64_t sp, bool training,
+                                const void* dy, const void* x, const void* w, const void* mean,
+                                const void* invstd, void* dx, void* dw, void* db, cudaStream_t s) {
   if (c == 0) return cudaSuccess;
   OFL_CU_SWITCH_FLOAT(t, {
     using T = scalar_t;
     BatchNormGradKernel<T><<<BlocksFor(c), kNormThreads, 0, s>>>(
-        n, c, sp, training, static_cast<const T*>(dy), static_cast<const T*>(x), static_cast<const T*>(w),
-        static_cast<const T*>(mean), static_cast<const T*>(invstd), static_cast<T*>(dx), static_cast<T*>(dw),
-        static_cast<T*>(db));
+        n, c, sp, training, static_cast<const T*>(dy), static_cast<const T*>(x),
+        static_cast<const T*>(w), static_cast<const T*>(mean), static_cast<const T*>(invstd),
+        static_cast<T*>(dx), static_cast<T*>(dw), static_cast<T*>(db));
   });
   return cudaGetLastError();
 }

@@ -24,8 +24,10 @@ PoolGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& y, bool windows) 
   q.oh = y[2];
   q.ow = y[3];
   if (windows && HasWindows(a)) {
-    const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"), &d = a.Ints("dilation");
-    q.kh = k[0], q.kw = k[1], q.sh = s[0], q.sw = s[1], q.ph = p[0], q.pw = p[1], q.dh = d[0], q.dw = d[1];
+    const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"),
+               &d = a.Ints("dilation");
+    q.kh = k[0], q.kw = k[1], q.sh = s[0], q.sw = s[1], q.ph = p[0], q.pw = p[1], q.dh = d[0],
+    q.dw = d[1];
   }
   return q;
 }
@@ -33,10 +35,11 @@ PoolGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& y, bool windows) 
 Status MaxPool(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &y = ctx.output(0);
   RETURN_IF_ERROR(CheckNnFloat("max_pool2d", x.dtype));
-  if (!HasWindows(ctx.attrs())) return InvalidArgument("[%s] expected kernel, stride, padding and dilation attrs", ctx.op());
+  if (!HasWindows(ctx.attrs()))
+    return InvalidArgument("[%s] expected kernel, stride, padding and dilation attrs", ctx.op());
   PoolGeom q = GeomOf(ctx.attrs(), x.shape, y.shape, true);
-  return Launched(ctx.op(), LaunchMaxPool(ToScalarType(x.dtype), q, x.data, y.data, ctx.output(1).ptr<int64_t>(),
-                                          StreamOf(ctx)));
+  return Launched(ctx.op(), LaunchMaxPool(ToScalarType(x.dtype), q, x.data, y.data,
+                                          ctx.output(1).ptr<int64_t>(), StreamOf(ctx)));
 }
 
 // max_pool2d_grad(dy, indices) -> dx; the window geometry is not needed (indices say it all),
@@ -49,26 +52,33 @@ Status MaxPoolGrad(KernelContext& ctx) {
     q.sh = q.sw = q.dh = q.dw = 1;
     q.ph = q.oh, q.pw = q.ow, q.kh = q.h + q.oh + 1, q.kw = q.w + q.ow + 1;
   }
-  return Launched(ctx.op(), LaunchMaxPoolGrad(ToScalarType(dy.dtype), q, dy.data, ctx.input(1).ptr<const int64_t>(),
-                                              dx.data, StreamOf(ctx)));
+  return Launched(ctx.op(),
+                  LaunchMaxPoolGrad(ToScalarType(dy.dtype), q, dy.data,
+                                    ctx.input(1).ptr<const int64_t>(), dx.data, StreamOf(ctx)));
 }
 
 template <bool kGrad>
 Status AvgPool(KernelContext& ctx) {
   const TensorView &in = ctx.input(0), &out = ctx.output(0);
   RETURN_IF_ERROR(CheckNnFloat(kGrad ? "avg_pool2d_grad" : "avg_pool2d", in.dtype));
-  if (!HasWindows(ctx.attrs())) return InvalidArgument("[%s] expected kernel, stride, padding and dilation attrs", ctx.op());
-  PoolGeom q = kGrad ? GeomOf(ctx.attrs(), out.shape, in.shape, true) : GeomOf(ctx.attrs(), in.shape, out.shape, true);
-  return Launched(ctx.op(), LaunchAvgPool(ToScalarType(in.dtype), kGrad, q, ctx.attrs().Bool("count_include_pad"),
-                                          ctx.attrs().Int("divisor_override"), in.data, out.data, StreamOf(ctx)));
+  if (!HasWindows(ctx.attrs()))
+    return InvalidArgument("[%s] expected kernel, stride, padding and dilation attrs", ctx.op());
+  PoolGeom q = kGrad ? GeomOf(ctx.attrs(), out.shape, in.shape, true)
+                     : GeomOf(ctx.attrs(), in.shape, out.shape, true);
+  return Launched(
+      ctx.op(),
+      LaunchAvgPool(ToScalarType(in.dtype), kGrad, q, ctx.attrs().Bool("count_include_pad"),
+                    ctx.attrs().Int("divisor_override"), in.data, out.data, StreamOf(ctx)));
 }
 
 template <bool kGrad>
 Status AdaptivePool(KernelContext& ctx) {
   const TensorView &in = ctx.input(0), &out = ctx.output(0);
   RETURN_IF_ERROR(CheckNnFloat(ctx.op(), in.dtype));
-  PoolGeom q = kGrad ? GeomOf(ctx.attrs(), out.shape, in.shape, false) : GeomOf(ctx.attrs(), in.shape, out.shape, false);
-  return Launched(ctx.op(), LaunchAdaptiveAvgPool(ToScalarType(in.dtype), kGrad, q, in.data, out.data, StreamOf(ctx)));
+  PoolGeom q = kGrad ? GeomOf(ctx.attrs(), out.shape, in.shape, false)
+                     : GeomOf(ctx.attrs(), in.shape, out.shape, false);
+  return Launched(ctx.op(), LaunchAdaptiveAvgPool(ToScalarType(in.dtype), kGrad, q, in.data,
+                                                  out.data, StreamOf(ctx)));
 }
 
 }  // namespace

@@ -9,12 +9,15 @@ namespace cuda {
 namespace {
 
 // Smallest o >= 0 with o * s >= num (num may be negative).
-__device__ __forceinline__ int64_t CeilDivNonNeg(int64_t num, int64_t s) { return num <= 0 ? 0 : (num + s - 1) / s; }
+__device__ __forceinline__ int64_t CeilDivNonNeg(int64_t num, int64_t s) {
+  return num <= 0 ? 0 : (num + s - 1) / s;
+}
 
 template <typename T>
 __global__ void MaxPoolKernel(PoolGeom q, const T* x, T* y, int64_t* idx) {
   int64_t total = q.planes * q.oh * q.ow;
-  for (int64_t o = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; o < total; o += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t o = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; o < total;
+       o += int64_t(gridDim.x) * blockDim.x) {
     int64_t ow = o % q.ow, oh = (o / q.ow) % q.oh, pl = o / (q.ow * q.oh);
     const T* xp = x + pl * q.h * q.w;
     T best = -INFINITY;
@@ -27,10 +30,14 @@ __global__ void MaxPoolKernel(PoolGeom q, const T* x, T* y, int64_t* idx) {
         int64_t iw = ow * q.sw - q.pw + j * q.dw;
         if (iw < 0 || iw >= q.w) continue;
         T v = xp[ih * q.w + iw];
-        if (bi < 0 || v > best || IsNanV(v)) {  // the CPU's test: first max, the first NaN ends the scan
+        if (bi < 0 || v > best ||
+            IsNanV(v)) {  // the CPU's test: first max, the first NaN ends the scan
           best = v;
           bi = ih * q.w + iw;
-          if (IsNanV(v)) { stop = true; break; }
+          if (IsNanV(v)) {
+            stop = true;
+            break;
+          }
         }
       }
     }
@@ -42,7 +49,8 @@ __global__ void MaxPoolKernel(PoolGeom q, const T* x, T* y, int64_t* idx) {
 template <typename T>
 __global__ void MaxPoolGradKernel(PoolGeom q, const T* dy, const int64_t* idx, T* dx) {
   int64_t total = q.planes * q.h * q.w;
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total;
+       e += int64_t(gridDim.x) * blockDim.x) {
     int64_t iw = e % q.w, ih = (e / q.w) % q.h, pl = e / (q.w * q.h), k = ih * q.w + iw;
     // Outputs whose window can reach (ih, iw): oh * sh in [ih + ph - (kh - 1) dh, ih + ph].
     int64_t oh0 = CeilDivNonNeg(ih + q.ph - (q.kh - 1) * q.dh, q.sh), oh1 = (ih + q.ph) / q.sh;
@@ -64,8 +72,8 @@ struct Window {
   int64_t h0, h1, w0, w1;
   double divisor;
 };
-__device__ __forceinline__ Window AvgWindow(const PoolGeom& q, int64_t oh, int64_t ow, bool include_pad,
-                                            int64_t override_div) {
+__device__ __forceinline__ Window AvgWindow(const PoolGeom& q, int64_t oh, int64_t ow,
+                                            bool include_pad, int64_t override_div) {
   int64_t h0 = oh * q.sh - q.ph, w0 = ow * q.sw - q.pw;
   int64_t h1 = min(h0 + q.kh, q.h + q.ph), w1 = min(w0 + q.kw, q.w + q.pw);
   int64_t padded = (h1 - h0) * (w1 - w0);
@@ -73,14 +81,17 @@ __device__ __forceinline__ Window AvgWindow(const PoolGeom& q, int64_t oh, int64
   w0 = max(w0, int64_t(0));
   h1 = min(h1, q.h);
   w1 = min(w1, q.w);
-  double div = override_div > 0 ? double(override_div) : include_pad ? double(padded) : double((h1 - h0) * (w1 - w0));
+  double div = override_div > 0 ? double(override_div)
+               : include_pad    ? double(padded)
+                                : double((h1 - h0) * (w1 - w0));
   return Window{h0, h1, w0, w1, div};
 }
 
 template <typename T>
 __global__ void AvgPoolKernel(PoolGeom q, bool inc, int64_t dv, const T* x, T* y) {
   int64_t total = q.planes * q.oh * q.ow;
-  for (int64_t o = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; o < total; o += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t o = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; o < total;
+       o += int64_t(gridDim.x) * blockDim.x) {
     int64_t ow = o % q.ow, oh = (o / q.ow) % q.oh, pl = o / (q.ow * q.oh);
     const T* xp = x + pl * q.h * q.w;
     Window wd = AvgWindow(q, oh, ow, inc, dv);
@@ -94,7 +105,8 @@ __global__ void AvgPoolKernel(PoolGeom q, bool inc, int64_t dv, const T* x, T* y
 template <typename T>
 __global__ void AvgPoolGradKernel(PoolGeom q, bool inc, int64_t dv, const T* dy, T* dx) {
   int64_t total = q.planes * q.h * q.w;
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total;
+       e += int64_t(gridDim.x) * blockDim.x) {
     int64_t iw = e % q.w, ih = (e / q.w) % q.h, pl = e / (q.w * q.h);
     // Unclipped windows [oh * sh - ph, + kh) holding ih: oh * sh in (ih + ph - kh, ih + ph].
     int64_t oh0 = CeilDivNonNeg(ih + q.ph - q.kh + 1, q.sh), oh1 = (ih + q.ph) / q.sh;
@@ -114,15 +126,21 @@ __global__ void AvgPoolGradKernel(PoolGeom q, bool inc, int64_t dv, const T* dy,
 }
 
 // Adaptive windows: [floor(o * in / out), ceil((o + 1) * in / out)).
-__device__ __forceinline__ int64_t AStart(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }
-__device__ __forceinline__ int64_t AEnd(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+__device__ __forceinline__ int64_t AStart(int64_t o, int64_t in, int64_t out) {
+  return (o * in) / out;
+}
+__device__ __forceinline__ int64_t AEnd(int64_t o, int64_t in, int64_t out) {
+  return ((o + 1) * in + out - 1) / out;
+}
 
 template <typename T>
 __global__ void AdaptiveKernel(PoolGeom q, const T* x, T* y) {
   int64_t total = q.planes * q.oh * q.ow;
-  for (int64_t o = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; o < total; o += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t o = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; o < total;
+       o += int64_t(gridDim.x) * blockDim.x) {
     int64_t j = o % q.ow, i = (o / q.ow) % q.oh, pl = o / (q.ow * q.oh);
-    int64_t h0 = AStart(i, q.h, q.oh), h1 = AEnd(i, q.h, q.oh), w0 = AStart(j, q.w, q.ow), w1 = AEnd(j, q.w, q.ow);
+    int64_t h0 = AStart(i, q.h, q.oh), h1 = AEnd(i, q.h, q.oh), w0 = AStart(j, q.w, q.ow),
+            w1 = AEnd(j, q.w, q.ow);
     const T* xp = x + pl * q.h * q.w;
     T inv = T(1) / static_cast<T>((h1 - h0) * (w1 - w0));
     T s = 0;
@@ -135,7 +153,8 @@ __global__ void AdaptiveKernel(PoolGeom q, const T* x, T* y) {
 template <typename T>
 __global__ void AdaptiveGradKernel(PoolGeom q, const T* dy, T* dx) {
   int64_t total = q.planes * q.h * q.w;
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total;
+       e += int64_t(gridDim.x) * blockDim.x) {
     int64_t c = e % q.w, a = (e / q.w) % q.h, pl = e / (q.w * q.h);
     // Windows holding a: i in [floor(a * oh / h), ceil((a + 1) * oh / h) - 1] (checked below too).
     int64_t i0 = (a * q.oh) / q.h, i1 = ((a + 1) * q.oh + q.h - 1) / q.h - 1;
@@ -160,9 +179,12 @@ __global__ void AdaptiveGradKernel(PoolGeom q, const T* dy, T* dx) {
 
 }  // namespace
 
-bool NnFloatSupported(ScalarType t) { return t == ScalarType::kF32 || t == ScalarType::kF64; }
+bool NnFloatSupported(ScalarType t) {
+  return t == ScalarType::kF32 || t == ScalarType::kF64;
+}
 
-cudaError_t LaunchMaxPool(ScalarType t, const PoolGeom& q, const void* x, void* y, int64_t* idx, cudaStream_t s) {
+cudaError_t LaunchMaxPool(ScalarType t, const PoolGeom& q, const void* x, void* y, int64_t* idx,
+                          cudaStream_t s) {
   int64_t total = q.planes * q.oh * q.ow;
   if (total == 0) return cudaSuccess;
   OFL_CU_SWITCH_FLOAT(t, MaxPoolKernel<scalar_t><<<GridFor(total), kThreads, 0, s>>>(
@@ -170,8 +192,8 @@ cudaError_t LaunchMaxPool(ScalarType t, const PoolGeom& q, const void* x, void* 
   return cudaGetLastError();
 }
 
-cudaError_t LaunchMaxPoolGrad(ScalarType t, const PoolGeom& q, const void* dy, const int64_t* idx, void* dx,
-                              cudaStream_t s) {
+cudaError_t LaunchMaxPoolGrad(ScalarType t, const PoolGeom& q, const void* dy, const int64_t* idx,
+                              void* dx, cudaStream_t s) {
   int64_t total = q.planes * q.h * q.w;
   if (total == 0) return cudaSuccess;
   OFL_CU_SWITCH_FLOAT(t, MaxPoolGradKernel<scalar_t><<<GridFor(total), kThreads, 0, s>>>(
@@ -179,21 +201,23 @@ cudaError_t LaunchMaxPoolGrad(ScalarType t, const PoolGeom& q, const void* dy, c
   return cudaGetLastError();
 }
 
-cudaError_t LaunchAvgPool(ScalarType t, bool grad, const PoolGeom& q, bool inc, int64_t dv, const void* in, void* out,
-                          cudaStream_t s) {
+cudaError_t LaunchAvgPool(ScalarType t, bool grad, const PoolGeom& q, bool inc, int64_t dv,
+                          const void* in, void* out, cudaStream_t s) {
   int64_t total = q.planes * (grad ? q.h * q.w : q.oh * q.ow);
   if (total == 0) return cudaSuccess;
   OFL_CU_SWITCH_FLOAT(t, {
     const scalar_t* i = static_cast<const scalar_t*>(in);
     scalar_t* o = static_cast<scalar_t*>(out);
-    if (grad) AvgPoolGradKernel<scalar_t><<<GridFor(total), kThreads, 0, s>>>(q, inc, dv, i, o);
-    else AvgPoolKernel<scalar_t><<<GridFor(total), kThreads, 0, s>>>(q, inc, dv, i, o);
+    if (grad)
+      AvgPoolGradKernel<scalar_t><<<GridFor(total), kThreads, 0, s>>>(q, inc, dv, i, o);
+    else
+      AvgPoolKernel<scalar_t><<<GridFor(total), kThreads, 0, s>>>(q, inc, dv, i, o);
   });
   return cudaGetLastError();
 }
 
-cudaError_t LaunchAdaptiveAvgPool(ScalarType t, bool grad, const PoolGeom& q, const void* in, void* out,
-                                  cudaStream_t s) {
+cudaError_t LaunchAdaptiveAvgPool(ScalarType t, bool grad, const PoolGeom& q, const void* in,
+                                  void* out, cudaStream_t s) {
   int64_t total = q.planes * (grad ? q.h * q.w : q.oh * q.ow);
   if (total == 0) return cudaSuccess;
   if (q.oh == 0 || q.ow == 0)  // no windows: the gradient is zero (the forward has no outputs)
@@ -201,8 +225,10 @@ cudaError_t LaunchAdaptiveAvgPool(ScalarType t, bool grad, const PoolGeom& q, co
   OFL_CU_SWITCH_FLOAT(t, {
     const scalar_t* i = static_cast<const scalar_t*>(in);
     scalar_t* o = static_cast<scalar_t*>(out);
-    if (grad) AdaptiveGradKernel<scalar_t><<<GridFor(total), kThreads, 0, s>>>(q, i, o);
-    else AdaptiveKernel<scalar_t><<<GridFor(total), kThreads, 0, s>>>(q, i, o);
+    if (grad)
+      AdaptiveGradKernel<scalar_t><<<GridFor(total), kThreads, 0, s>>>(q, i, o);
+    else
+      AdaptiveKernel<scalar_t><<<GridFor(total), kThreads, 0, s>>>(q, i, o);
   });
   return cudaGetLastError();
 }

@@ -20,11 +20,14 @@ Status Generate(KernelContext& ctx, GenOp op, const GenParams& p) {
   LoopShape loop;
   Operand o;
   RETURN_IF_ERROR(MakeLoop(ctx.op(), out.shape, {&out}, &loop, &o));
-  cudaError_t e = LaunchGenerate(op, ToScalarType(out.dtype), p, loop, o, static_cast<CudaStream*>(ctx.stream())->get());
+  cudaError_t e = LaunchGenerate(op, ToScalarType(out.dtype), p, loop, o,
+                                 static_cast<CudaStream*>(ctx.stream())->get());
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
 }
 
-uint64_t Seed(const KernelContext& ctx) { return static_cast<uint64_t>(ctx.attrs().Int("seed")); }
+uint64_t Seed(const KernelContext& ctx) {
+  return static_cast<uint64_t>(ctx.attrs().Int("seed"));
+}
 
 Status Arange(KernelContext& ctx) {
   GenParams p;
@@ -78,7 +81,8 @@ Status Randperm(KernelContext& ctx) {
   ASSIGN_OR_RETURN(void* dev, ctx.AllocateTemp(perm.size() * sizeof(int64_t)));
   auto* stream = static_cast<CudaStream*>(ctx.stream());
   // Pageable source: the copy is staged before cudaMemcpyAsync returns, so `perm` may go.
-  cudaError_t e = cudaMemcpyAsync(dev, perm.data(), perm.size() * sizeof(int64_t), cudaMemcpyHostToDevice, stream->get());
+  cudaError_t e = cudaMemcpyAsync(dev, perm.data(), perm.size() * sizeof(int64_t),
+                                  cudaMemcpyHostToDevice, stream->get());
   if (e != cudaSuccess) return LaunchStatus("randperm", e);
   RETURN_IF_ERROR(stream->Synchronize());
   GenParams p;
@@ -88,12 +92,15 @@ Status Randperm(KernelContext& ctx) {
 
 Status Bernoulli(KernelContext& ctx) {
   const TensorView& prob = ctx.input(0);
-  if (prob.dtype != DType::kF32 && prob.dtype != DType::kF64) return Status();  // the CPU does nothing either
+  if (prob.dtype != DType::kF32 && prob.dtype != DType::kF64)
+    return Status();  // the CPU does nothing either
   auto* stream = static_cast<CudaStream*>(ctx.stream());
   ASSIGN_OR_RETURN(void* f, ctx.AllocateTemp(sizeof(unsigned long long)));
   auto* flag = static_cast<unsigned long long*>(f);
   cudaError_t e = cudaMemsetAsync(flag, 0xff, sizeof(*flag), stream->get());
-  if (e == cudaSuccess) e = LaunchCheckProbabilities(ToScalarType(prob.dtype), prob.data, prob.numel(), flag, stream->get());
+  if (e == cudaSuccess)
+    e = LaunchCheckProbabilities(ToScalarType(prob.dtype), prob.data, prob.numel(), flag,
+                                 stream->get());
   if (e != cudaSuccess) return LaunchStatus("bernoulli", e);
   GenParams p;
   p.seed = Seed(ctx);
@@ -112,7 +119,8 @@ Status Bernoulli(KernelContext& ctx) {
   e = cudaMemcpy(buf, static_cast<const char*>(prob.data) + bad * es, es, cudaMemcpyDeviceToHost);
   if (e != cudaSuccess) return LaunchStatus("bernoulli", e);
   v = prob.dtype == DType::kF32 ? *reinterpret_cast<float*>(buf) : *reinterpret_cast<double*>(buf);
-  return OutOfRange("[bernoulli] probability %g at element %d is not in [0, 1]", v, static_cast<int64_t>(bad));
+  return OutOfRange("[bernoulli] probability %g at element %d is not in [0, 1]", v,
+                    static_cast<int64_t>(bad));
 }
 
 }  // namespace

@@ -14,14 +14,17 @@ using kernels::TensorView;
 // sum(x; dims, keepdim): floats keep their dtype, integers and bool give i64 (the schema's rule).
 Status Sum(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &out = ctx.output(0);
-  if (!SumSupported(ToScalarType(x.dtype))) return TypeError("[sum] not supported for %s on cuda", DTypeName(x.dtype));
+  if (!SumSupported(ToScalarType(x.dtype)))
+    return TypeError("[sum] not supported for %s on cuda", DTypeName(x.dtype));
   const auto& dims = ctx.attrs().Ints("dims");
   ReduceShape r;
   for (int64_t i = 0; i < x.shape.ndim(); ++i) {
     if (x.shape[i] == 1) continue;  // size-1 dims change nothing, reduced or kept
     bool reduced = std::find(dims.begin(), dims.end(), i) != dims.end();
     int& n = reduced ? r.red_ndim : r.keep_ndim;
-    if (n == kMaxDims) return Unimplemented("[sum] CUDA kernel supports up to %d dims, got %s", kMaxDims, x.shape.ToString());
+    if (n == kMaxDims)
+      return Unimplemented("[sum] CUDA kernel supports up to %d dims, got %s", kMaxDims,
+                           x.shape.ToString());
     (reduced ? r.red_sizes : r.keep_sizes)[n] = x.shape[i];
     (reduced ? r.red_strides : r.keep_strides)[n] = x.strides[i];
     (reduced ? r.red_numel : r.out_numel) *= x.shape[i];
@@ -43,21 +46,29 @@ Status Sum(KernelContext& ctx) {
   int device = s->device().index();
   size_t scratch_bytes = SumScratchBytes(r, device);
   void* scratch = nullptr;
-  if (scratch_bytes > 0) { ASSIGN_OR_RETURN(scratch, ctx.AllocateTemp(scratch_bytes)); }
+  if (scratch_bytes > 0) {
+    ASSIGN_OR_RETURN(scratch, ctx.AllocateTemp(scratch_bytes));
+  }
   cudaError_t e = LaunchSum(ToScalarType(x.dtype), r, x.data, out.data, scratch, device, s->get());
   return e == cudaSuccess ? Status() : LaunchStatus("sum", e);
 }
 
-// Keep / reduced dims of x for `dims` (size-1 dims dropped); the output is contiguous in keep order.
-Status MakeReduceShape(const char* op, const TensorView& x, const std::vector<int64_t>& dims, ReduceShape* r) {
+// Keep / reduced dims of x for `dims` (size-1 dims dropped); the output is contiguous in keep
+// order.
+Status MakeReduceShape(const char* op, const TensorView& x, const std::vector<int64_t>& dims,
+                       ReduceShape* r) {
   *r = ReduceShape();
   for (int64_t i = 0; i < x.shape.ndim(); ++i) {
     bool reduced = std::find(dims.begin(), dims.end(), i) != dims.end();
-    if (reduced) r->red_numel *= x.shape[i];
-    else r->out_numel *= x.shape[i];
+    if (reduced)
+      r->red_numel *= x.shape[i];
+    else
+      r->out_numel *= x.shape[i];
     if (x.shape[i] == 1 || x.shape[i] == 0) continue;  // size 0: numel already 0, nothing is read
     int& n = reduced ? r->red_ndim : r->keep_ndim;
-    if (n == kMaxDims) return Unimplemented("[%s] CUDA kernel supports up to %d dims, got %s", op, kMaxDims, x.shape.ToString());
+    if (n == kMaxDims)
+      return Unimplemented("[%s] CUDA kernel supports up to %d dims, got %s", op, kMaxDims,
+                           x.shape.ToString());
     (reduced ? r->red_sizes : r->keep_sizes)[n] = x.shape[i];
     (reduced ? r->red_strides : r->keep_strides)[n] = x.strides[i];
     ++n;
@@ -84,7 +95,8 @@ Status Reduce(KernelContext& ctx) {
   double param = 0;
   if (kOp == ReduceOp::kVar || kOp == ReduceOp::kStd) param = ctx.attrs().Float("correction", 1.0);
   if (kOp == ReduceOp::kNorm) param = ctx.attrs().Float("p", 2.0);
-  cudaError_t e = LaunchReduce(kOp, ToScalarType(x.dtype), r, param, x.data, values, indices, StreamOf(ctx));
+  cudaError_t e =
+      LaunchReduce(kOp, ToScalarType(x.dtype), r, param, x.data, values, indices, StreamOf(ctx));
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
 }
 
@@ -101,8 +113,9 @@ Status ReduceIndex(KernelContext& ctx) {
     return TypeError("[%s] not supported for %s", ctx.op(), DTypeName(out.dtype));
   int64_t outer, size, inner;
   AroundDim(kScatter ? out.shape : src.shape, ctx.attrs().Int("dim"), &outer, &size, &inner);
-  cudaError_t e = LaunchReduceIndex(kScatter, ToScalarType(out.dtype), src.data, idx.ptr<const int64_t>(), out.data,
-                                    outer, size, inner, StreamOf(ctx));
+  cudaError_t e =
+      LaunchReduceIndex(kScatter, ToScalarType(out.dtype), src.data, idx.ptr<const int64_t>(),
+                        out.data, outer, size, inner, StreamOf(ctx));
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
 }
 
@@ -111,15 +124,18 @@ Status NormBackward(KernelContext& ctx) {
   if (out.dtype != DType::kF32 && out.dtype != DType::kF64)
     return TypeError("[norm_backward] not supported for %s", DTypeName(out.dtype));
   void* coef = nullptr;
-  if (nrm.numel() > 0) { ASSIGN_OR_RETURN(coef, ctx.AllocateTemp(nrm.numel() * DTypeSize(out.dtype))); }
+  if (nrm.numel() > 0) {
+    ASSIGN_OR_RETURN(coef, ctx.AllocateTemp(nrm.numel() * DTypeSize(out.dtype)));
+  }
   TensorView cv = nrm;
   cv.data = coef;
   TensorView xb = BroadcastTo(x, out.shape), cb = BroadcastTo(cv, out.shape);
   LoopShape loop;
   Operand ops[3];
   RETURN_IF_ERROR(MakeLoop("norm_backward", out.shape, {&out, &xb, &cb}, &loop, ops));
-  cudaError_t e = LaunchNormBackward(ToScalarType(out.dtype), ctx.attrs().Float("p", 2.0), nrm.data, g.data,
-                                     nrm.numel(), coef, loop, ops[0], ops[1], ops[2], StreamOf(ctx));
+  cudaError_t e =
+      LaunchNormBackward(ToScalarType(out.dtype), ctx.attrs().Float("p", 2.0), nrm.data, g.data,
+                         nrm.numel(), coef, loop, ops[0], ops[1], ops[2], StreamOf(ctx));
   return e == cudaSuccess ? Status() : LaunchStatus("norm_backward", e);
 }
 

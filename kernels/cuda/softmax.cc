@@ -19,7 +19,8 @@ Status Softmax(KernelContext& ctx) {
     return TypeError("[%s] not supported for %s on cuda", ctx.op(), DTypeName(x.dtype));
   DimLayout l = LayoutOf(x.shape, ctx.attrs().Int("dim"));
   auto* s = static_cast<CudaStream*>(ctx.stream());
-  cudaError_t e = LaunchSoftmax(ToScalarType(x.dtype), kLog, l.outer, l.d, l.inner, x.data, y.data, s->get());
+  cudaError_t e =
+      LaunchSoftmax(ToScalarType(x.dtype), kLog, l.outer, l.d, l.inner, x.data, y.data, s->get());
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
 }
 
@@ -30,8 +31,8 @@ Status SoftmaxGrad(KernelContext& ctx) {
     return TypeError("[%s] not supported for %s on cuda", ctx.op(), DTypeName(y.dtype));
   DimLayout l = LayoutOf(y.shape, ctx.attrs().Int("dim"));
   auto* s = static_cast<CudaStream*>(ctx.stream());
-  cudaError_t e =
-      LaunchSoftmaxGrad(ToScalarType(y.dtype), kLog, l.outer, l.d, l.inner, dy.data, y.data, dx.data, s->get());
+  cudaError_t e = LaunchSoftmaxGrad(ToScalarType(y.dtype), kLog, l.outer, l.d, l.inner, dy.data,
+                                    y.data, dx.data, s->get());
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
 }
 

@@ -38,8 +38,9 @@ class CudaStreamPolicy : public vm::StreamPolicy {
     if (!s.ok() && instr->status().ok()) {
       // The instruction's own status cannot be changed here; the fault is sticky in CUDA, so
       // the next instruction on this device reports it too. Say which one ran.
-      std::fprintf(stderr, "[cuda] device fault after %s on %s stream: %s\n", instr->DebugName().c_str(),
-                   vm::StreamRoleName(role_), std::string(s.message()).c_str());
+      std::fprintf(stderr, "[cuda] device fault after %s on %s stream: %s\n",
+                   instr->DebugName().c_str(), vm::StreamRoleName(role_),
+                   std::string(s.message()).c_str());
     }
   }
 
@@ -51,14 +52,17 @@ class CudaStreamPolicy : public vm::StreamPolicy {
 };
 
 const bool g_registered = [] {
-  vm::RegisterStreamPolicyFactory(DeviceType::kCUDA, [](const Device& device, vm::StreamRole role)
-                                                         -> std::unique_ptr<vm::StreamPolicy> {
-    if (role != vm::StreamRole::kCompute && role != vm::StreamRole::kH2D && role != vm::StreamRole::kD2H) return nullptr;
-    // No device: the VM reports "backend for cuda:N has no <role> stream"; callers check
-    // is_available() first for a better message.
-    if (device.index() < 0 || device.index() >= DeviceCount()) return nullptr;
-    return std::make_unique<CudaStreamPolicy>(role);
-  });
+  vm::RegisterStreamPolicyFactory(
+      DeviceType::kCUDA,
+      [](const Device& device, vm::StreamRole role) -> std::unique_ptr<vm::StreamPolicy> {
+        if (role != vm::StreamRole::kCompute && role != vm::StreamRole::kH2D &&
+            role != vm::StreamRole::kD2H)
+          return nullptr;
+        // No device: the VM reports "backend for cuda:N has no <role> stream"; callers check
+        // is_available() first for a better message.
+        if (device.index() < 0 || device.index() >= DeviceCount()) return nullptr;
+        return std::make_unique<CudaStreamPolicy>(role);
+      });
   return true;
 }();
 

@@ -18,17 +18,21 @@ Status Where(KernelContext& ctx) {
   LoopShape loop;
   Operand ops[4];
   RETURN_IF_ERROR(MakeLoop("where", out.shape, {&out, &c, &x, &y}, &loop, ops));
-  cudaError_t e = LaunchWhere(DTypeSize(out.dtype), loop, ops[0], ops[1], ops[2], ops[3], StreamOf(ctx));
+  cudaError_t e =
+      LaunchWhere(DTypeSize(out.dtype), loop, ops[0], ops[1], ops[2], ops[3], StreamOf(ctx));
   return e == cudaSuccess ? Status() : LaunchStatus("where", e);
 }
 
-// The scalar converted as the CPU's ScalarAs: arithmetic types by static_cast, f16/bf16 through float.
+// The scalar converted as the CPU's ScalarAs: arithmetic types by static_cast, f16/bf16 through
+// float.
 uint64_t ScalarBits(DType t, double v) {
   uint64_t bits = 0;
   OFL_SWITCH_ALL(t, {
     scalar_t x;
-    if constexpr (std::is_arithmetic_v<scalar_t>) x = static_cast<scalar_t>(v);
-    else x = scalar_t(static_cast<float>(v));
+    if constexpr (std::is_arithmetic_v<scalar_t>)
+      x = static_cast<scalar_t>(v);
+    else
+      x = scalar_t(static_cast<float>(v));
     std::memcpy(&bits, &x, sizeof(x));
   });
   return bits;
@@ -41,8 +45,9 @@ Status WhereScalar(KernelContext& ctx) {
   LoopShape loop;
   Operand ops[3];
   RETURN_IF_ERROR(MakeLoop(ctx.op(), out.shape, {&out, &c, &x}, &loop, ops));
-  cudaError_t e = LaunchWhereScalar(DTypeSize(out.dtype), kScalarIsOther, ScalarBits(out.dtype, ctx.attrs().Float("scalar")),
-                                    loop, ops[0], ops[1], ops[2], StreamOf(ctx));
+  cudaError_t e = LaunchWhereScalar(DTypeSize(out.dtype), kScalarIsOther,
+                                    ScalarBits(out.dtype, ctx.attrs().Float("scalar")), loop,
+                                    ops[0], ops[1], ops[2], StreamOf(ctx));
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
 }
 
@@ -63,7 +68,8 @@ Status Ternary(KernelContext& ctx) {
   } else {
     p.p0 = ctx.attrs().Float("value", 1.0);
   }
-  cudaError_t e = LaunchTernary(kOp, ToScalarType(out.dtype), p, loop, ops[0], ops[1], ops[2], ops[3], StreamOf(ctx));
+  cudaError_t e = LaunchTernary(kOp, ToScalarType(out.dtype), p, loop, ops[0], ops[1], ops[2],
+                                ops[3], StreamOf(ctx));
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
 }
 

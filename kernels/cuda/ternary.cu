@@ -6,17 +6,23 @@ namespace oneflow_like {
 namespace cuda {
 namespace {
 
-template <typename T> struct WhereF {
+template <typename T>
+struct WhereF {
   __device__ T operator()(bool k, T a, T b) const { return k ? a : b; }
 };
-template <typename T> struct WhereScalarF {
+template <typename T>
+struct WhereScalarF {
   T s;
   bool scalar_is_other;
-  __device__ T operator()(bool k, T a, T) const { return scalar_is_other ? (k ? a : s) : (k ? s : a); }
+  __device__ T operator()(bool k, T a, T) const {
+    return scalar_is_other ? (k ? a : s) : (k ? s : a);
+  }
 };
 
 template <typename T>
-__device__ __forceinline__ T LerpValue(T s, T e, T w) { return w < T(0.5) ? s + w * (e - s) : e - (e - s) * (T(1) - w); }
+__device__ __forceinline__ T LerpValue(T s, T e, T w) {
+  return w < T(0.5) ? s + w * (e - s) : e - (e - s) * (T(1) - w);
+}
 
 template <typename T>
 struct TernaryF {
@@ -42,20 +48,23 @@ struct TernaryF {
 
 }  // namespace
 
-cudaError_t LaunchWhere(int elem_bytes, const LoopShape& loop, const Operand& out, const Operand& cond,
-                        const Operand& x, const Operand& y, cudaStream_t stream) {
+cudaError_t LaunchWhere(int elem_bytes, const LoopShape& loop, const Operand& out,
+                        const Operand& cond, const Operand& x, const Operand& y,
+                        cudaStream_t stream) {
   cudaError_t e = cudaErrorInvalidValue;
   OFL_CU_SWITCH_SIZE(elem_bytes, e = (LaunchTernaryLoop<scalar_t, bool, scalar_t, scalar_t>(
                                      loop, out, cond, x, y, WhereF<scalar_t>{}, stream)));
   return e;
 }
 
-cudaError_t LaunchWhereScalar(int elem_bytes, bool scalar_is_other, uint64_t scalar_bits, const LoopShape& loop,
-                              const Operand& out, const Operand& cond, const Operand& x, cudaStream_t stream) {
+cudaError_t LaunchWhereScalar(int elem_bytes, bool scalar_is_other, uint64_t scalar_bits,
+                              const LoopShape& loop, const Operand& out, const Operand& cond,
+                              const Operand& x, cudaStream_t stream) {
   cudaError_t e = cudaErrorInvalidValue;
   OFL_CU_SWITCH_SIZE(elem_bytes, {
     WhereScalarF<scalar_t> f{static_cast<scalar_t>(scalar_bits), scalar_is_other};
-    e = LaunchTernaryLoop<scalar_t, bool, scalar_t, scalar_t>(loop, out, cond, x, x, f, stream);  // x passed twice
+    e = LaunchTernaryLoop<scalar_t, bool, scalar_t, scalar_t>(loop, out, cond, x, x, f,
+                                                              stream);  // x passed twice
   });
   return e;
 }
@@ -63,12 +72,14 @@ cudaError_t LaunchWhereScalar(int elem_bytes, bool scalar_is_other, uint64_t sca
 bool TernarySupported(TernaryOp op, ScalarType t) {
   bool fl = t == ScalarType::kF32 || t == ScalarType::kF64;
   if (op == TernaryOp::kAddcmul)
-    return fl || t == ScalarType::kU8 || t == ScalarType::kI8 || t == ScalarType::kI32 || t == ScalarType::kI64;
+    return fl || t == ScalarType::kU8 || t == ScalarType::kI8 || t == ScalarType::kI32 ||
+           t == ScalarType::kI64;
   return fl;
 }
 
-cudaError_t LaunchTernary(TernaryOp op, ScalarType t, const OpParams& p, const LoopShape& loop, const Operand& out,
-                          const Operand& a, const Operand& b, const Operand& c, cudaStream_t stream) {
+cudaError_t LaunchTernary(TernaryOp op, ScalarType t, const OpParams& p, const LoopShape& loop,
+                          const Operand& out, const Operand& a, const Operand& b, const Operand& c,
+                          cudaStream_t stream) {
   if (!TernarySupported(op, t)) return cudaErrorInvalidValue;
   cudaError_t e = cudaErrorInvalidValue;
   OFL_CU_SWITCH_NUMERIC(t, {

@@ -7,20 +7,33 @@
 namespace oneflow_like {
 namespace cuda {
 
-// The attrs each elementwise op reads (the CPU functors' names and defaults); binary.cc uses it too.
+// The attrs each elementwise op reads (the CPU functors' names and defaults); binary.cc uses it
+// too.
 OpParams ParamsOf(const char* op, const AttrMap& a) {
   OpParams p;
   auto is = [&](const char* n) { return std::strcmp(op, n) == 0; };
-  if (is("clamp") || is("clamp_grad")) { p.p0 = a.Float("min"); p.p1 = a.Float("max"); }
-  else if (is("pow_scalar") || is("pow_scalar_grad")) p.p0 = a.Float("exponent");
-  else if (is("gelu") || is("gelu_grad")) p.p0 = a.Bool("approximate") ? 1 : 0;
-  else if (is("softplus") || is("softplus_grad")) { p.p0 = a.Float("beta", 1.0); p.p1 = a.Float("threshold", 20.0); }
-  else if (is("elu") || is("elu_grad")) p.p0 = a.Float("alpha", 1.0);
-  else if (is("leaky_relu") || is("leaky_relu_grad")) p.p0 = a.Float("negative_slope", 0.01);
-  else if (is("add") || is("sub")) p.p0 = a.Float("alpha", 1.0);
-  else if (is("reduce_eq_mask")) p.p0 = a.Bool("signed") ? 1 : 0;
-  else if (is("lerp_scalar")) p.p0 = a.Float("weight");
-  else if (std::strstr(op, "_scalar")) p.p0 = a.Float("scalar");
+  if (is("clamp") || is("clamp_grad")) {
+    p.p0 = a.Float("min");
+    p.p1 = a.Float("max");
+  } else if (is("pow_scalar") || is("pow_scalar_grad"))
+    p.p0 = a.Float("exponent");
+  else if (is("gelu") || is("gelu_grad"))
+    p.p0 = a.Bool("approximate") ? 1 : 0;
+  else if (is("softplus") || is("softplus_grad")) {
+    p.p0 = a.Float("beta", 1.0);
+    p.p1 = a.Float("threshold", 20.0);
+  } else if (is("elu") || is("elu_grad"))
+    p.p0 = a.Float("alpha", 1.0);
+  else if (is("leaky_relu") || is("leaky_relu_grad"))
+    p.p0 = a.Float("negative_slope", 0.01);
+  else if (is("add") || is("sub"))
+    p.p0 = a.Float("alpha", 1.0);
+  else if (is("reduce_eq_mask"))
+    p.p0 = a.Bool("signed") ? 1 : 0;
+  else if (is("lerp_scalar"))
+    p.p0 = a.Float("weight");
+  else if (std::strstr(op, "_scalar"))
+    p.p0 = a.Float("scalar");
   return p;
 }
 
@@ -58,8 +71,8 @@ Status RunUnaryBool(KernelContext& ctx) {
   LoopShape loop;
   Operand ops[2];
   RETURN_IF_ERROR(MakeLoop(ctx.op(), out.shape, {&out, &in}, &loop, ops));
-  cudaError_t e = LaunchUnaryBool(kOp, ToScalarType(a.dtype), ParamsOf(ctx.op(), ctx.attrs()), loop, ops[0], ops[1],
-                                  static_cast<CudaStream*>(ctx.stream())->get());
+  cudaError_t e = LaunchUnaryBool(kOp, ToScalarType(a.dtype), ParamsOf(ctx.op(), ctx.attrs()), loop,
+                                  ops[0], ops[1], static_cast<CudaStream*>(ctx.stream())->get());
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
 }
 

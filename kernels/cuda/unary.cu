@@ -12,16 +12,19 @@ namespace {
 constexpr double kSqrt1_2 = 0.70710678118654752440;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;
 
-template <typename T> __device__ __forceinline__ T Sigmoid(T x) { return T(1) / (T(1) + Exp(-x)); }
+template <typename T>
+__device__ __forceinline__ T Sigmoid(T x) {
+  return T(1) / (T(1) + Exp(-x));
+}
 
 // One functor for every op: `op` is uniform across the grid, so the switch costs no divergence,
 // and each (dtype) is instantiated once instead of once per op (compile time).
 template <typename T>
 struct UnaryF {
   UnaryOp op;
-  T s0, s1;    // scalar parameters in T
-  double d0;   // pow_scalar's exponent
-  int mode;    // pow_scalar: 0 general, 1 x, 2 x*x, 3 x*x*x, 4 one, 5 sqrt, 6 reciprocal
+  T s0, s1;   // scalar parameters in T
+  double d0;  // pow_scalar's exponent
+  int mode;   // pow_scalar: 0 general, 1 x, 2 x*x, 3 x*x*x, 4 one, 5 sqrt, 6 reciprocal
   __device__ T operator()(T x) const {
     constexpr bool kFloat = std::is_floating_point_v<T>;
     switch (op) {
@@ -29,11 +32,26 @@ struct UnaryF {
       case UnaryOp::abs: return x < T(0) ? T(-x) : x;
       case UnaryOp::square: return T(x * x);
       case UnaryOp::sign: return static_cast<T>((T(0) < x) - (x < T(0)));
-      case UnaryOp::floor: if constexpr (kFloat) return Floor(x); else return x;
-      case UnaryOp::ceil: if constexpr (kFloat) return Ceil(x); else return x;
-      case UnaryOp::round: if constexpr (kFloat) return Rint(x); else return x;
+      case UnaryOp::floor:
+        if constexpr (kFloat)
+          return Floor(x);
+        else
+          return x;
+      case UnaryOp::ceil:
+        if constexpr (kFloat)
+          return Ceil(x);
+        else
+          return x;
+      case UnaryOp::round:
+        if constexpr (kFloat)
+          return Rint(x);
+        else
+          return x;
       case UnaryOp::relu: return x > T(0) ? x : T(0);
-      case UnaryOp::clamp: { T v = x < s0 ? s0 : x; return v > s1 ? s1 : v; }
+      case UnaryOp::clamp: {
+        T v = x < s0 ? s0 : x;
+        return v > s1 ? s1 : v;
+      }
       case UnaryOp::pow_scalar:
         switch (mode) {
           case 1: return x;
@@ -60,9 +78,12 @@ struct UnaryF {
       case UnaryOp::rdiv_scalar: return T(s0 / x);
       case UnaryOp::logical_not: return static_cast<T>(x == T(0));
       case UnaryOp::bitwise_not:
-        if constexpr (std::is_same_v<T, bool>) return !x;
-        else if constexpr (!kFloat) return static_cast<T>(~x);
-        else return x;
+        if constexpr (std::is_same_v<T, bool>)
+          return !x;
+        else if constexpr (!kFloat)
+          return static_cast<T>(~x);
+        else
+          return x;
       default: break;
     }
     if constexpr (kFloat) {
@@ -79,9 +100,11 @@ struct UnaryF {
         case UnaryOp::sigmoid: return Sigmoid(x);
         case UnaryOp::silu: return x * Sigmoid(x);
         case UnaryOp::gelu:
-          if (d0 != 0) return T(0.5) * x * (T(1) + Tanh(T(kSqrt2OverPi) * (x + T(0.044715) * x * x * x)));
+          if (d0 != 0)
+            return T(0.5) * x * (T(1) + Tanh(T(kSqrt2OverPi) * (x + T(0.044715) * x * x * x)));
           return T(0.5) * x * (T(1) + Erf(x * T(kSqrt1_2)));
-        case UnaryOp::softplus: return x * s0 > s1 ? x : Log1p(Exp(x * s0)) / s0;  // s0 = beta, s1 = threshold
+        case UnaryOp::softplus:
+          return x * s0 > s1 ? x : Log1p(Exp(x * s0)) / s0;  // s0 = beta, s1 = threshold
         case UnaryOp::elu: return x > T(0) ? x : s0 * Expm1(x);
         case UnaryOp::leaky_relu: return x > T(0) ? x : x * s0;
         case UnaryOp::erf: return Erf(x);
@@ -123,7 +146,6 @@ T Bound(double v) {
   }
 }
 
-
 template <typename T>
 UnaryF<T> MakeUnary(UnaryOp op, const OpParams& p) {
   UnaryF<T> f{op, T(0), T(0), p.p0, 0};
@@ -137,7 +159,13 @@ UnaryF<T> MakeUnary(UnaryOp op, const OpParams& p) {
   if (op == UnaryOp::pow_scalar) {
     double e = p.p0;
     bool fl = std::is_floating_point_v<T>;
-    f.mode = e == 1 ? 1 : e == 2 ? 2 : e == 3 ? 3 : e == 0 ? 4 : (fl && e == 0.5) ? 5 : (fl && e == -1) ? 6 : 0;
+    f.mode = e == 1             ? 1
+             : e == 2           ? 2
+             : e == 3           ? 3
+             : e == 0           ? 4
+             : (fl && e == 0.5) ? 5
+             : (fl && e == -1)  ? 6
+                                : 0;
   }
   return f;
 }
@@ -146,7 +174,8 @@ UnaryF<T> MakeUnary(UnaryOp op, const OpParams& p) {
 
 bool UnarySupported(UnaryOp op, ScalarType t) {
   switch (op) {
-#define OFL_CASE(o, set) case UnaryOp::o: return InSet(set, t);
+#define OFL_CASE(o, set) \
+  case UnaryOp::o: return InSet(set, t);
     OFL_CUDA_UNARY_OPS(OFL_CASE)
 #undef OFL_CASE
   }
@@ -155,18 +184,20 @@ bool UnarySupported(UnaryOp op, ScalarType t) {
 
 bool UnaryBoolSupported(UnaryBoolOp op, ScalarType t) {
   switch (op) {
-#define OFL_CASE(o, set) case UnaryBoolOp::o: return InSet(set, t);
+#define OFL_CASE(o, set) \
+  case UnaryBoolOp::o: return InSet(set, t);
     OFL_CUDA_UNARY_BOOL_OPS(OFL_CASE)
 #undef OFL_CASE
   }
   return false;
 }
 
-cudaError_t LaunchUnary(UnaryOp op, ScalarType t, const OpParams& p, const LoopShape& loop, const Operand& out,
-                        const Operand& in, cudaStream_t stream) {
+cudaError_t LaunchUnary(UnaryOp op, ScalarType t, const OpParams& p, const LoopShape& loop,
+                        const Operand& out, const Operand& in, cudaStream_t stream) {
   if (!UnarySupported(op, t)) return cudaErrorInvalidValue;
   cudaError_t e = cudaErrorInvalidValue;
-  OFL_CU_SWITCH_NUMERIC_BOOL(t, e = (LaunchUnaryLoop<scalar_t, scalar_t>(loop, out, in, MakeUnary<scalar_t>(op, p), stream)));
+  OFL_CU_SWITCH_NUMERIC_BOOL(t, e = (LaunchUnaryLoop<scalar_t, scalar_t>(
+                                    loop, out, in, MakeUnary<scalar_t>(op, p), stream)));
   return e;
 }
 

@@ -10,10 +10,13 @@ constexpr size_t kSmallSegment = 2 << 20;
 constexpr size_t kLargeRound = 2 << 20;
 constexpr size_t kMinSplitSmall = 512;
 constexpr size_t kMinSplitLarge = 1 << 20;
-size_t RoundUp(size_t n, size_t m) { return (n + m - 1) / m * m; }
+size_t RoundUp(size_t n, size_t m) {
+  return (n + m - 1) / m * m;
+}
 }  // namespace
 
-CachingAllocator::CachingAllocator(Device device, SystemMemory sys) : device_(device), sys_(std::move(sys)) {}
+CachingAllocator::CachingAllocator(Device device, SystemMemory sys)
+    : device_(device), sys_(std::move(sys)) {}
 
 CachingAllocator::~CachingAllocator() {
   // Live blocks at exit belong to tensors that outlive the allocator; leak them rather than crash.
@@ -65,9 +68,10 @@ StatusOr<void*> CachingAllocator::Allocate(size_t bytes) {
     b = TryAllocate(size);
   }
   if (!b)
-    return OutOfMemory("[allocator] out of memory on %s: requested %d bytes, %d allocated, %d reserved%s",
-                       device_.ToString(), int64_t(bytes), stats_.allocated, stats_.reserved,
-                       limit_ > 0 ? absl::StrCat(", limit ", limit_) : std::string());
+    return OutOfMemory(
+        "[allocator] out of memory on %s: requested %d bytes, %d allocated, %d reserved%s",
+        device_.ToString(), int64_t(bytes), stats_.allocated, stats_.reserved,
+        limit_ > 0 ? absl::StrCat(", limit ", limit_) : std::string());
   live_[b->ptr] = b;
   stats_.allocated += b->size;
   stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
@@ -121,15 +125,28 @@ void CachingAllocator::EmptyCacheLocked() {
   }
 }
 
-void CachingAllocator::EmptyCache() { std::lock_guard<std::mutex> l(mu_); EmptyCacheLocked(); }
-AllocatorStats CachingAllocator::Stats() const { std::lock_guard<std::mutex> l(mu_); return stats_; }
-void CachingAllocator::ResetPeak() { std::lock_guard<std::mutex> l(mu_); stats_.peak_allocated = stats_.allocated; }
-void CachingAllocator::SetLimit(int64_t bytes) { std::lock_guard<std::mutex> l(mu_); limit_ = bytes; }
+void CachingAllocator::EmptyCache() {
+  std::lock_guard<std::mutex> l(mu_);
+  EmptyCacheLocked();
+}
+AllocatorStats CachingAllocator::Stats() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return stats_;
+}
+void CachingAllocator::ResetPeak() {
+  std::lock_guard<std::mutex> l(mu_);
+  stats_.peak_allocated = stats_.allocated;
+}
+void CachingAllocator::SetLimit(int64_t bytes) {
+  std::lock_guard<std::mutex> l(mu_);
+  limit_ = bytes;
+}
 
 CachingAllocator* CpuAllocator() {
   // Intentionally leaked: tensors may be released by threads that outlive static destruction.
   static CachingAllocator* a = new CachingAllocator(
-      Device::CPU(), SystemMemory{[](size_t n) { return std::aligned_alloc(64, n); }, [](void* p) { std::free(p); }});
+      Device::CPU(), SystemMemory{[](size_t n) { return std::aligned_alloc(64, n); },
+                                  [](void* p) { std::free(p); }});
   return a;
 }
 

@@ -59,8 +59,12 @@ class CachingAllocator : public Allocator {
 
  private:
   struct Block {
-    char* ptr; size_t size; bool free; bool small;
-    Block* prev = nullptr; Block* next = nullptr;  // neighbours inside the same segment
+    char* ptr;
+    size_t size;
+    bool free;
+    bool small;
+    Block* prev = nullptr;
+    Block* next = nullptr;  // neighbours inside the same segment
   };
   struct BySize {
     bool operator()(const Block* a, const Block* b) const {

@@ -19,10 +19,12 @@ TEST(BlasThreadsTest, SingleThreadedAndSafeToCallConcurrently) {
   auto run = [n](int seed, bool* ok) {
     std::vector<float> a(n * n), b(n * n), c(n * n);
     for (int i = 0; i < n * n; ++i)
-      a[i] = static_cast<float>((i + seed) % 7) - 3.f, b[i] = static_cast<float>((i * seed) % 5) - 2.f;
+      a[i] = static_cast<float>((i + seed) % 7) - 3.f,
+      b[i] = static_cast<float>((i * seed) % 5) - 2.f;
     *ok = true;
     for (int round = 0; round < 20; ++round) {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, a.data(), n, b.data(), n, 0.f, c.data(), n);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.f, a.data(), n, b.data(), n,
+                  0.f, c.data(), n);
       for (int i : {0, n + 3, n * n - 1}) {
         double ref = 0;
         for (int p = 0; p < n; ++p) ref += double(a[(i / n) * n + p]) * b[p * n + i % n];

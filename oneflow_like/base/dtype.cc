@@ -3,14 +3,24 @@
 namespace oneflow_like {
 
 float16::float16(float f) {
-  uint32_t x; std::memcpy(&x, &f, 4);
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
   uint32_t sign = (x >> 16) & 0x8000u;
   int32_t exp = int32_t((x >> 23) & 0xff) - 127 + 15;
   uint32_t mant = x & 0x7fffffu;
-  if (((x >> 23) & 0xff) == 0xff) { bits = uint16_t(sign | 0x7c00u | (mant ? 0x200u : 0)); return; }
-  if (exp >= 31) { bits = uint16_t(sign | 0x7c00u); return; }  // overflow -> inf
-  if (exp <= 0) {                                               // subnormal or zero
-    if (exp < -10) { bits = uint16_t(sign); return; }
+  if (((x >> 23) & 0xff) == 0xff) {
+    bits = uint16_t(sign | 0x7c00u | (mant ? 0x200u : 0));
+    return;
+  }
+  if (exp >= 31) {
+    bits = uint16_t(sign | 0x7c00u);
+    return;
+  }                // overflow -> inf
+  if (exp <= 0) {  // subnormal or zero
+    if (exp < -10) {
+      bits = uint16_t(sign);
+      return;
+    }
     mant |= 0x800000u;
     uint32_t shift = uint32_t(14 - exp);
     uint32_t half = mant >> shift;
@@ -29,10 +39,14 @@ float16::operator float() const {
   uint32_t sign = uint32_t(bits & 0x8000u) << 16;
   uint32_t exp = (bits >> 10) & 0x1fu, mant = bits & 0x3ffu, out;
   if (exp == 0) {
-    if (mant == 0) { out = sign; }
-    else {  // normalise the subnormal
+    if (mant == 0) {
+      out = sign;
+    } else {  // normalise the subnormal
       exp = 1;
-      while (!(mant & 0x400u)) { mant <<= 1; --exp; }
+      while (!(mant & 0x400u)) {
+        mant <<= 1;
+        --exp;
+      }
       mant &= 0x3ffu;
       out = sign | ((exp + 127 - 15) << 23) | (mant << 13);
     }
@@ -41,16 +55,22 @@ float16::operator float() const {
   } else {
     out = sign | ((exp + 127 - 15) << 23) | (mant << 13);
   }
-  float f; std::memcpy(&f, &out, 4);
+  float f;
+  std::memcpy(&f, &out, 4);
   return f;
 }
 
 int64_t DTypeSize(DType t) {
   switch (t) {
-    case DType::kBool: case DType::kU8: case DType::kI8: return 1;
-    case DType::kF16: case DType::kBF16: return 2;
-    case DType::kI32: case DType::kF32: return 4;
-    case DType::kI64: case DType::kF64: return 8;
+    case DType::kBool:
+    case DType::kU8:
+    case DType::kI8: return 1;
+    case DType::kF16:
+    case DType::kBF16: return 2;
+    case DType::kI32:
+    case DType::kF32: return 4;
+    case DType::kI64:
+    case DType::kF64: return 8;
   }
   return 0;
 }
@@ -61,7 +81,7 @@ const char* DTypeName(DType t) {
 }
 
 const char* DTypeLongName(DType t) {
-  static const char* names[] = {"bool", "uint8", "int8", "int32", "int64",
+  static const char* names[] = {"bool",    "uint8",    "int8",    "int32",  "int64",
                                 "float16", "bfloat16", "float32", "float64"};
   return names[static_cast<int>(t)];
 }
@@ -92,11 +112,13 @@ DType PromoteTypes(DType a, DType b) {
   auto cat = [](DType t) { return t == DType::kBool ? 0 : IsIntegral(t) ? 1 : 2; };
   if (cat(a) != cat(b)) return cat(a) > cat(b) ? a : b;
   if (cat(a) == 2) {
-    if ((a == DType::kF16 && b == DType::kBF16) || (a == DType::kBF16 && b == DType::kF16)) return DType::kF32;
+    if ((a == DType::kF16 && b == DType::kBF16) || (a == DType::kBF16 && b == DType::kF16))
+      return DType::kF32;
     return DTypeSize(a) >= DTypeSize(b) ? a : b;
   }
   // integers: u8 with i8 -> i32 (no 16-bit type here); otherwise the wider one
-  if ((a == DType::kU8 && b == DType::kI8) || (a == DType::kI8 && b == DType::kU8)) return DType::kI32;
+  if ((a == DType::kU8 && b == DType::kI8) || (a == DType::kI8 && b == DType::kU8))
+    return DType::kI32;
   return DTypeSize(a) >= DTypeSize(b) ? a : b;
 }
 

@@ -9,7 +9,15 @@
 namespace oneflow_like {
 
 enum class DType : int8_t {
-  kBool = 0, kU8, kI8, kI32, kI64, kF16, kBF16, kF32, kF64,
+  kBool = 0,
+  kU8,
+  kI8,
+  kI32,
+  kI64,
+  kF16,
+  kBF16,
+  kF32,
+  kF64,
 };
 constexpr int kNumDTypes = 9;
 
@@ -24,67 +32,109 @@ struct bfloat16 {
   uint16_t bits = 0;
   bfloat16() = default;
   explicit bfloat16(float f) {
-    uint32_t u; std::memcpy(&u, &f, 4);
-    if ((u & 0x7fffffffu) > 0x7f800000u) { bits = 0x7fc0; return; }  // NaN
-    u += 0x7fffu + ((u >> 16) & 1u);                                   // round to nearest even
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+      bits = 0x7fc0;
+      return;
+    }                                 // NaN
+    u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
     bits = static_cast<uint16_t>(u >> 16);
   }
-  operator float() const { uint32_t u = uint32_t(bits) << 16; float f; std::memcpy(&f, &u, 4); return f; }
+  operator float() const {
+    uint32_t u = uint32_t(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
 };
 
 int64_t DTypeSize(DType t);
-const char* DTypeName(DType t);          // "f32", "i64", ...
-const char* DTypeLongName(DType t);      // "float32", "int64", ... (the Python names)
+const char* DTypeName(DType t);      // "f32", "i64", ...
+const char* DTypeLongName(DType t);  // "float32", "int64", ... (the Python names)
 StatusOr<DType> DTypeFromName(const std::string& name);  // accepts both spellings
 bool IsFloating(DType t);
-bool IsIntegral(DType t);                // bool excluded
+bool IsIntegral(DType t);  // bool excluded
 // Result type of a binary op on two tensors (NumPy/PyTorch category rules: bool < int < float).
 DType PromoteTypes(DType a, DType b);
 // Result type of tensor (op) python scalar: a float scalar lifts an integer tensor to f32.
 DType PromoteWithScalar(DType t, bool scalar_is_float);
 
-template <typename T> struct DTypeOf;
-template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
-template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::kU8; };
-template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::kI8; };
-template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::kI32; };
-template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::kI64; };
-template <> struct DTypeOf<float16> { static constexpr DType value = DType::kF16; };
-template <> struct DTypeOf<bfloat16> { static constexpr DType value = DType::kBF16; };
-template <> struct DTypeOf<float> { static constexpr DType value = DType::kF32; };
-template <> struct DTypeOf<double> { static constexpr DType value = DType::kF64; };
+template <typename T>
+struct DTypeOf;
+template <>
+struct DTypeOf<bool> {
+  static constexpr DType value = DType::kBool;
+};
+template <>
+struct DTypeOf<uint8_t> {
+  static constexpr DType value = DType::kU8;
+};
+template <>
+struct DTypeOf<int8_t> {
+  static constexpr DType value = DType::kI8;
+};
+template <>
+struct DTypeOf<int32_t> {
+  static constexpr DType value = DType::kI32;
+};
+template <>
+struct DTypeOf<int64_t> {
+  static constexpr DType value = DType::kI64;
+};
+template <>
+struct DTypeOf<float16> {
+  static constexpr DType value = DType::kF16;
+};
+template <>
+struct DTypeOf<bfloat16> {
+  static constexpr DType value = DType::kBF16;
+};
+template <>
+struct DTypeOf<float> {
+  static constexpr DType value = DType::kF32;
+};
+template <>
+struct DTypeOf<double> {
+  static constexpr DType value = DType::kF64;
+};
 
 // Calls f(T{}) with the C++ type of `t`. Keep the instantiation count low: kernels pick the
 // narrowest switch that covers what they support.
-#define OFL_DTYPE_CASE(D, T, ...) case DType::D: { using scalar_t = T; __VA_ARGS__; break; }
-#define OFL_SWITCH_ALL(dtype, ...)                                   \
-  switch (dtype) {                                                   \
-    OFL_DTYPE_CASE(kBool, bool, __VA_ARGS__)                         \
-    OFL_DTYPE_CASE(kU8, uint8_t, __VA_ARGS__)                        \
-    OFL_DTYPE_CASE(kI8, int8_t, __VA_ARGS__)                         \
-    OFL_DTYPE_CASE(kI32, int32_t, __VA_ARGS__)                       \
-    OFL_DTYPE_CASE(kI64, int64_t, __VA_ARGS__)                       \
-    OFL_DTYPE_CASE(kF16, ::oneflow_like::float16, __VA_ARGS__)       \
-    OFL_DTYPE_CASE(kBF16, ::oneflow_like::bfloat16, __VA_ARGS__)     \
-    OFL_DTYPE_CASE(kF32, float, __VA_ARGS__)                         \
-    OFL_DTYPE_CASE(kF64, double, __VA_ARGS__)                        \
+#define OFL_DTYPE_CASE(D, T, ...) \
+  case DType::D: {                \
+    using scalar_t = T;           \
+    __VA_ARGS__;                  \
+    break;                        \
+  }
+#define OFL_SWITCH_ALL(dtype, ...)                               \
+  switch (dtype) {                                               \
+    OFL_DTYPE_CASE(kBool, bool, __VA_ARGS__)                     \
+    OFL_DTYPE_CASE(kU8, uint8_t, __VA_ARGS__)                    \
+    OFL_DTYPE_CASE(kI8, int8_t, __VA_ARGS__)                     \
+    OFL_DTYPE_CASE(kI32, int32_t, __VA_ARGS__)                   \
+    OFL_DTYPE_CASE(kI64, int64_t, __VA_ARGS__)                   \
+    OFL_DTYPE_CASE(kF16, ::oneflow_like::float16, __VA_ARGS__)   \
+    OFL_DTYPE_CASE(kBF16, ::oneflow_like::bfloat16, __VA_ARGS__) \
+    OFL_DTYPE_CASE(kF32, float, __VA_ARGS__)                     \
+    OFL_DTYPE_CASE(kF64, double, __VA_ARGS__)                    \
   }
 // Arithmetic types computed natively (f16/bf16 are converted to f32 by the caller).
-#define OFL_SWITCH_NUMERIC(dtype, ...)                               \
-  switch (dtype) {                                                   \
-    OFL_DTYPE_CASE(kU8, uint8_t, __VA_ARGS__)                        \
-    OFL_DTYPE_CASE(kI8, int8_t, __VA_ARGS__)                         \
-    OFL_DTYPE_CASE(kI32, int32_t, __VA_ARGS__)                       \
-    OFL_DTYPE_CASE(kI64, int64_t, __VA_ARGS__)                       \
-    OFL_DTYPE_CASE(kF32, float, __VA_ARGS__)                         \
-    OFL_DTYPE_CASE(kF64, double, __VA_ARGS__)                        \
-    default: break;                                                  \
+#define OFL_SWITCH_NUMERIC(dtype, ...)         \
+  switch (dtype) {                             \
+    OFL_DTYPE_CASE(kU8, uint8_t, __VA_ARGS__)  \
+    OFL_DTYPE_CASE(kI8, int8_t, __VA_ARGS__)   \
+    OFL_DTYPE_CASE(kI32, int32_t, __VA_ARGS__) \
+    OFL_DTYPE_CASE(kI64, int64_t, __VA_ARGS__) \
+    OFL_DTYPE_CASE(kF32, float, __VA_ARGS__)   \
+    OFL_DTYPE_CASE(kF64, double, __VA_ARGS__)  \
+    default: break;                            \
   }
-#define OFL_SWITCH_FLOAT(dtype, ...)                                 \
-  switch (dtype) {                                                   \
-    OFL_DTYPE_CASE(kF32, float, __VA_ARGS__)                         \
-    OFL_DTYPE_CASE(kF64, double, __VA_ARGS__)                        \
-    default: break;                                                  \
+#define OFL_SWITCH_FLOAT(dtype, ...)          \
+  switch (dtype) {                            \
+    OFL_DTYPE_CASE(kF32, float, __VA_ARGS__)  \
+    OFL_DTYPE_CASE(kF64, double, __VA_ARGS__) \
+    default: break;                           \
   }
 
 }  // namespace oneflow_like

@@ -4,12 +4,17 @@
 
 namespace oneflow_like {
 
-std::string Shape::ToString() const { return absl::StrCat("[", absl::StrJoin(dims_, ","), "]"); }
+std::string Shape::ToString() const {
+  return absl::StrCat("[", absl::StrJoin(dims_, ","), "]");
+}
 
 DimVector ContiguousStrides(const Shape& shape) {
   DimVector s(shape.ndim());
   int64_t acc = 1;
-  for (int64_t i = shape.ndim() - 1; i >= 0; --i) { s[i] = acc; acc *= std::max<int64_t>(shape[i], 1); }
+  for (int64_t i = shape.ndim() - 1; i >= 0; --i) {
+    s[i] = acc;
+    acc *= std::max<int64_t>(shape[i], 1);
+  }
   return s;
 }
 
@@ -34,7 +39,8 @@ StatusOr<Shape> BroadcastShapes(const char* op, const Shape& a, const Shape& b) 
     int64_t da = i < n - a.ndim() ? 1 : a[i - (n - a.ndim())];
     int64_t db = i < n - b.ndim() ? 1 : b[i - (n - b.ndim())];
     if (da != db && da != 1 && db != 1)
-      return InvalidArgument("[%s] shapes cannot be broadcast: got %s and %s", op, a.ToString(), b.ToString());
+      return InvalidArgument("[%s] shapes cannot be broadcast: got %s and %s", op, a.ToString(),
+                             b.ToString());
     out[i] = da == 1 ? db : da;
   }
   return Shape(std::move(out));

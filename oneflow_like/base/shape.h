@@ -22,7 +22,11 @@ class Shape {
   int64_t operator[](int64_t i) const { return dims_[i]; }
   int64_t& operator[](int64_t i) { return dims_[i]; }
   int64_t at(int64_t i) const { return dims_.at(i); }
-  int64_t numel() const { int64_t n = 1; for (auto d : dims_) n *= d; return n; }
+  int64_t numel() const {
+    int64_t n = 1;
+    for (auto d : dims_) n *= d;
+    return n;
+  }
   const DimVector& dims() const { return dims_; }
   DimVector& mutable_dims() { return dims_; }
   bool operator==(const Shape& o) const { return dims_ == o.dims_; }

@@ -1,4 +1,5 @@
-// One error type: absl::Status / absl::StatusOr<T>. Messages follow `[op] what went wrong: got ...`.
+// One error type: absl::Status / absl::StatusOr<T>. Messages follow `[op] what went wrong: got
+// ...`.
 #pragma once
 #include <utility>
 
@@ -16,10 +17,10 @@ using absl::StatusOr;
 #define OFL_CONCAT(a, b) OFL_CONCAT_INNER(a, b)
 
 // Returns early from the enclosing function when `expr` yields a non-OK Status.
-#define RETURN_IF_ERROR(expr)                          \
-  do {                                                 \
-    ::absl::Status _ofl_status = (expr);               \
-    if (!_ofl_status.ok()) return _ofl_status;         \
+#define RETURN_IF_ERROR(expr)                  \
+  do {                                         \
+    ::absl::Status _ofl_status = (expr);       \
+    if (!_ofl_status.ok()) return _ofl_status; \
   } while (0)
 
 #define OFL_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \

@@ -18,10 +18,10 @@ class Stream {
 class Event {
  public:
   virtual ~Event() = default;
-  virtual Status Record(Stream* stream) = 0;      // marks the point reached on `stream`
-  virtual Status WaitOn(Stream* stream) = 0;      // `stream` waits for the recorded point
-  virtual StatusOr<bool> Query() = 0;             // true when the recorded work is done
-  virtual Status Synchronize() = 0;               // blocks the caller
+  virtual Status Record(Stream* stream) = 0;  // marks the point reached on `stream`
+  virtual Status WaitOn(Stream* stream) = 0;  // `stream` waits for the recorded point
+  virtual StatusOr<bool> Query() = 0;         // true when the recorded work is done
+  virtual Status Synchronize() = 0;           // blocks the caller
 };
 
 }  // namespace oneflow_like

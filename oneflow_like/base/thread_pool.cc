@@ -44,17 +44,22 @@ void ThreadPool::WorkerLoop(int) {
     int64_t n = job_n_, chunk = job_chunk_, chunks = job_chunks_;
     l.unlock();
     t_in_parallel = true;
-    for (int64_t c; (c = next_chunk_.fetch_add(1)) < chunks;) (*fn)(c * chunk, std::min(n, (c + 1) * chunk));
+    for (int64_t c; (c = next_chunk_.fetch_add(1)) < chunks;)
+      (*fn)(c * chunk, std::min(n, (c + 1) * chunk));
     t_in_parallel = false;
     l.lock();
     if (--pending_ == 0) done_cv_.notify_one();
   }
 }
 
-void ThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+void ThreadPool::ParallelFor(int64_t n, int64_t grain,
+                             const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
-  if (workers_.empty() || n <= grain || t_in_parallel) { fn(0, n); return; }
+  if (workers_.empty() || n <= grain || t_in_parallel) {
+    fn(0, n);
+    return;
+  }
   std::lock_guard<std::mutex> run(run_mu_);
   int64_t max_chunks = num_threads() * 4;
   int64_t chunks = std::min<int64_t>((n + grain - 1) / grain, max_chunks);
@@ -62,14 +67,18 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(
   chunks = (n + chunk - 1) / chunk;
   {
     std::lock_guard<std::mutex> l(mu_);
-    job_ = &fn; job_n_ = n; job_chunk_ = chunk; job_chunks_ = chunks;
+    job_ = &fn;
+    job_n_ = n;
+    job_chunk_ = chunk;
+    job_chunks_ = chunks;
     next_chunk_.store(0);
     pending_ = static_cast<int>(workers_.size());
     ++generation_;
   }
   cv_.notify_all();
   t_in_parallel = true;
-  for (int64_t c; (c = next_chunk_.fetch_add(1)) < chunks;) fn(c * chunk, std::min(n, (c + 1) * chunk));
+  for (int64_t c; (c = next_chunk_.fetch_add(1)) < chunks;)
+    fn(c * chunk, std::min(n, (c + 1) * chunk));
   t_in_parallel = false;
   std::unique_lock<std::mutex> l(mu_);
   done_cv_.wait(l, [&] { return pending_ == 0; });
@@ -91,7 +100,9 @@ void IntraOpPoolAtForkChild() {
 ThreadPool* IntraOpPool() {
   ThreadPool* pool = g_intra_op_pool.load(std::memory_order_acquire);
   if (pool != nullptr) return pool;
-  static bool registered = [] { return pthread_atfork(nullptr, nullptr, IntraOpPoolAtForkChild) == 0; }();
+  static bool registered = [] {
+    return pthread_atfork(nullptr, nullptr, IntraOpPoolAtForkChild) == 0;
+  }();
   (void)registered;
   std::lock_guard<std::mutex> l(g_intra_op_mu);
   pool = g_intra_op_pool.load(std::memory_order_acquire);

@@ -14,8 +14,12 @@ thread_local bool t_grad_mode = true;
 
 // Sums `g` down to `shape` (undoing broadcasting) and casts to `dtype`.
 StatusOr<Tensor> ReduceToMeta(Tensor g, const TensorMeta& m) {
-  if (g.shape() != m.shape) { ASSIGN_OR_RETURN(g, functional::SumToShape(g, m.shape)); }
-  if (g.dtype() != m.dtype) { ASSIGN_OR_RETURN(g, functional::Cast(g, m.dtype)); }
+  if (g.shape() != m.shape) {
+    ASSIGN_OR_RETURN(g, functional::SumToShape(g, m.shape));
+  }
+  if (g.dtype() != m.dtype) {
+    ASSIGN_OR_RETURN(g, functional::Cast(g, m.dtype));
+  }
   return g;
 }
 
@@ -26,8 +30,12 @@ StatusOr<Tensor> Accumulate(const Tensor& a, const Tensor& b) {
 }
 }  // namespace
 
-bool GradModeEnabled() { return t_grad_mode; }
-void SetGradMode(bool enabled) { t_grad_mode = enabled; }
+bool GradModeEnabled() {
+  return t_grad_mode;
+}
+void SetGradMode(bool enabled) {
+  t_grad_mode = enabled;
+}
 
 void OpNode::Save(const TensorList& inputs, const TensorList& outputs) {
   saved_inputs_ = inputs;
@@ -50,24 +58,31 @@ void OpNode::ReleaseVariables() {
 
 StatusOr<TensorList> OpNode::Apply(TensorList grads, bool create_graph) {
   if (released_)
-    return InvalidArgument("[%s] trying to backward through the graph a second time (or to access saved tensors "
-                           "after they were freed); pass retain_graph=True to the first backward", name());
+    return InvalidArgument(
+        "[%s] trying to backward through the graph a second time (or to access saved tensors "
+        "after they were freed); pass retain_graph=True to the first backward",
+        name());
   for (size_t i = 0; i < saved_inputs_.size() + saved_outputs_.size(); ++i) {
-    const Tensor& t = i < saved_inputs_.size() ? saved_inputs_[i] : saved_outputs_[i - saved_inputs_.size()];
+    const Tensor& t =
+        i < saved_inputs_.size() ? saved_inputs_[i] : saved_outputs_[i - saved_inputs_.size()];
     if (t.defined() && t.version() != saved_versions_[i])
-      return InvalidArgument("[%s] a tensor needed for gradient computation (%s) has been modified by an in-place "
-                             "operation: version %d, expected %d", name(), t.meta_string(), t.version(),
-                             saved_versions_[i]);
+      return InvalidArgument(
+          "[%s] a tensor needed for gradient computation (%s) has been modified by an in-place "
+          "operation: version %d, expected %d",
+          name(), t.meta_string(), t.version(), saved_versions_[i]);
   }
   std::vector<bool> needs(next_edges.size());
   for (size_t i = 0; i < next_edges.size(); ++i) needs[i] = next_edges[i].fn != nullptr;
   GradContext ctx{saved_inputs_, saved_outputs_, grads, attrs_, needs};
   ASSIGN_OR_RETURN(TensorList gin, op_->grad(ctx));
   if (gin.size() != next_edges.size())
-    return Internal("[%s] gradient formula returned %d gradients for %d inputs", name(), int(gin.size()),
-                    int(next_edges.size()));
+    return Internal("[%s] gradient formula returned %d gradients for %d inputs", name(),
+                    int(gin.size()), int(next_edges.size()));
   for (size_t i = 0; i < gin.size(); ++i) {
-    if (!gin[i].defined() || !needs[i]) { gin[i] = Tensor(); continue; }
+    if (!gin[i].defined() || !needs[i]) {
+      gin[i] = Tensor();
+      continue;
+    }
     ASSIGN_OR_RETURN(gin[i], ReduceToMeta(gin[i], input_metas[i]));
   }
   (void)create_graph;
@@ -87,7 +102,9 @@ StatusOr<TensorList> AccumulateGrad::Apply(TensorList grads, bool create_graph) 
   }
   if (!create_graph) g = g.detach();
   // .grad is kept contiguous: optimizers and accumulation then run on flat fast paths.
-  if (!g.is_contiguous() && !g.is_lazy()) { ASSIGN_OR_RETURN(g, functional::Contiguous(g)); }
+  if (!g.is_contiguous() && !g.is_lazy()) {
+    ASSIGN_OR_RETURN(g, functional::Contiguous(g));
+  }
   Tensor old = var.grad();
   if (old.defined()) {
     ASSIGN_OR_RETURN(g, functional::Add(old, g));
@@ -120,7 +137,9 @@ void SetHistory(const TensorList& outputs, const std::shared_ptr<Node>& node) {
 }
 
 Status RegisterHook(Tensor& t, TensorHook hook) {
-  if (!t.requires_grad()) return InvalidArgument("[register_hook] cannot register a hook on a tensor that doesn't require grad");
+  if (!t.requires_grad())
+    return InvalidArgument(
+        "[register_hook] cannot register a hook on a tensor that doesn't require grad");
   if (t.is_leaf()) {
     t.mutable_autograd_meta()->hooks.push_back(std::move(hook));
   } else {
@@ -131,7 +150,8 @@ Status RegisterHook(Tensor& t, TensorHook hook) {
 }
 
 Status RetainGrad(Tensor& t) {
-  if (!t.requires_grad()) return InvalidArgument("[retain_grad] can't retain_grad on a tensor that doesn't require grad");
+  if (!t.requires_grad())
+    return InvalidArgument("[retain_grad] can't retain_grad on a tensor that doesn't require grad");
   if (t.is_leaf() || t.autograd_meta()->retains_grad) return Status();
   t.autograd_meta()->retains_grad = true;
   auto& node = t.autograd_meta()->grad_fn;
@@ -146,28 +166,36 @@ struct CaptureKey {
   Node* node;
   int slot;
   bool operator==(const CaptureKey& o) const { return node == o.node && slot == o.slot; }
-  template <typename H> friend H AbslHashValue(H h, const CaptureKey& k) { return H::combine(std::move(h), k.node, k.slot); }
+  template <typename H>
+  friend H AbslHashValue(H h, const CaptureKey& k) {
+    return H::combine(std::move(h), k.node, k.slot);
+  }
 };
 
 // Runs the graph from `roots` with `grad_roots`. With `captures`, gradients reaching those
 // (node, slot) pairs are returned there, and leaves' .grad is left untouched.
-Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_graph, bool create_graph,
-                   absl::flat_hash_map<CaptureKey, Tensor>* captures) {
+Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_graph,
+                   bool create_graph, absl::flat_hash_map<CaptureKey, Tensor>* captures) {
   if (grad_roots.size() != roots.size())
-    return InvalidArgument("[backward] got %d gradients for %d outputs", int(grad_roots.size()), int(roots.size()));
+    return InvalidArgument("[backward] got %d gradients for %d outputs", int(grad_roots.size()),
+                           int(roots.size()));
   std::vector<Edge> root_edges;
   for (size_t i = 0; i < roots.size(); ++i) {
     const Tensor& r = roots[i];
     if (!r.requires_grad())
-      return InvalidArgument("[backward] element %d of tensors does not require grad and does not have a grad_fn", int(i));
+      return InvalidArgument(
+          "[backward] element %d of tensors does not require grad and does not have a grad_fn",
+          int(i));
     if (!grad_roots[i].defined()) {
       if (r.numel() != 1)
-        return InvalidArgument("[backward] grad can be implicitly created only for scalar outputs, got %s", r.meta_string());
+        return InvalidArgument(
+            "[backward] grad can be implicitly created only for scalar outputs, got %s",
+            r.meta_string());
       NoGradGuard g;
       ASSIGN_OR_RETURN(grad_roots[i], functional::OnesLike(r));
     } else if (grad_roots[i].shape() != r.shape()) {
-      return InvalidArgument("[backward] gradient of shape %s does not match output %s", grad_roots[i].meta_string(),
-                             r.meta_string());
+      return InvalidArgument("[backward] gradient of shape %s does not match output %s",
+                             grad_roots[i].meta_string(), r.meta_string());
     }
     root_edges.push_back(GradientEdge(r));
   }
@@ -196,10 +224,12 @@ Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_g
     return Status();
   };
   for (size_t i = 0; i < roots.size(); ++i)
-    if (root_edges[i].fn) RETURN_IF_ERROR(add_to(root_edges[i].fn.get(), root_edges[i].input_nr, grad_roots[i]));
+    if (root_edges[i].fn)
+      RETURN_IF_ERROR(add_to(root_edges[i].fn.get(), root_edges[i].input_nr, grad_roots[i]));
   auto later_first = [](Node* a, Node* b) { return a->sequence_nr < b->sequence_nr; };
   std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
-  for (auto& kv : keep) if (deps[kv.first] == 0) ready.push(kv.first);
+  for (auto& kv : keep)
+    if (deps[kv.first] == 0) ready.push(kv.first);
   while (!ready.empty()) {
     Node* n = ready.top();
     ready.pop();
@@ -218,7 +248,9 @@ Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_g
       if (!impl || !grads[s].defined()) continue;
       Tensor self(impl);
       Tensor g = create_graph ? grads[s] : grads[s].detach();
-      if (self.grad().defined()) { ASSIGN_OR_RETURN(g, functional::Add(self.grad(), g)); }
+      if (self.grad().defined()) {
+        ASSIGN_OR_RETURN(g, functional::Add(self.grad(), g));
+      }
       self.set_grad(g);
     }
     TensorList out;
@@ -236,7 +268,8 @@ Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_g
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
       const Edge& e = n->next_edges[i];
       if (!e.fn) continue;
-      if (i < out.size() && out[i].defined()) RETURN_IF_ERROR(add_to(e.fn.get(), e.input_nr, out[i]));
+      if (i < out.size() && out[i].defined())
+        RETURN_IF_ERROR(add_to(e.fn.get(), e.input_nr, out[i]));
       if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
     }
   }
@@ -245,14 +278,16 @@ Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_g
 
 }  // namespace
 
-Status Backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph, bool create_graph) {
+Status Backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph,
+                bool create_graph) {
   TensorList g = grad_roots;
   g.resize(roots.size());
   return RunBackward(roots, g, retain_graph || create_graph, create_graph, nullptr);
 }
 
-StatusOr<TensorList> Grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs,
-                          bool retain_graph, bool create_graph, bool allow_unused) {
+StatusOr<TensorList> Grad(const TensorList& outputs, const TensorList& inputs,
+                          const TensorList& grad_outputs, bool retain_graph, bool create_graph,
+                          bool allow_unused) {
   absl::flat_hash_map<CaptureKey, Tensor> captures;
   std::vector<CaptureKey> keys;
   std::vector<std::shared_ptr<Node>> keep;  // accumulators created here must outlive the run
@@ -271,7 +306,8 @@ StatusOr<TensorList> Grad(const TensorList& outputs, const TensorList& inputs, c
   for (size_t i = 0; i < keys.size(); ++i) {
     Tensor t = captures[keys[i]];
     if (!t.defined() && !allow_unused)
-      return InvalidArgument("[grad] input %d was not used in the graph; pass allow_unused=True", int(i));
+      return InvalidArgument("[grad] input %d was not used in the graph; pass allow_unused=True",
+                             int(i));
     result.push_back(t);
   }
   return result;

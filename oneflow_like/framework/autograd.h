@@ -73,7 +73,9 @@ class AutoGradMode {
  private:
   bool prev_;
 };
-struct NoGradGuard : AutoGradMode { NoGradGuard() : AutoGradMode(false) {} };
+struct NoGradGuard : AutoGradMode {
+  NoGradGuard() : AutoGradMode(false) {}
+};
 
 // The edge a gradient for `t` should flow into (its grad_fn, or its leaf accumulator).
 Edge GradientEdge(const Tensor& t);
@@ -84,9 +86,11 @@ Status RegisterHook(Tensor& t, TensorHook hook);
 Status RetainGrad(Tensor& t);
 
 // loss.backward(): accumulates into the leaves' .grad.
-Status Backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph, bool create_graph);
+Status Backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph,
+                bool create_graph);
 // autograd.grad(outputs, inputs): returns the gradients without touching .grad.
-StatusOr<TensorList> Grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs,
-                          bool retain_graph, bool create_graph, bool allow_unused);
+StatusOr<TensorList> Grad(const TensorList& outputs, const TensorList& inputs,
+                          const TensorList& grad_outputs, bool retain_graph, bool create_graph,
+                          bool allow_unused);
 
 }  // namespace oneflow_like

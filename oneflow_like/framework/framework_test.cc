@@ -93,7 +93,10 @@ TEST(Framework, InplaceVersionCheck) {
 TEST(Framework, TrainsLinearRegression) {
   // y = 2x - 1, fitted by gradient descent through the VM.
   std::vector<float> xs, ys;
-  for (int i = 0; i < 32; ++i) { xs.push_back(i / 16.0f); ys.push_back(2 * xs.back() - 1); }
+  for (int i = 0; i < 32; ++i) {
+    xs.push_back(i / 16.0f);
+    ys.push_back(2 * xs.back() - 1);
+  }
   Tensor x = FromVec(xs, Shape{32, 1}), y = FromVec(ys, Shape{32, 1});
   Tensor w = F::Zeros(Shape{1}, DType::kF32, Device::CPU()).value();
   Tensor b = F::Zeros(Shape{1}, DType::kF32, Device::CPU()).value();

@@ -34,14 +34,16 @@ TEST(MlpTraining, LossFallsThroughTheFunctionalApi) {
   std::vector<int64_t> labels(n);
   for (int64_t i = 0; i < n; ++i) {
     int64_t best = 0;
-    for (int64_t c = 1; c < classes; ++c) if (lt[i * classes + c] > lt[i * classes + best]) best = c;
+    for (int64_t c = 1; c < classes; ++c)
+      if (lt[i * classes + c] > lt[i * classes + best]) best = c;
     labels[i] = best;
   }
   Tensor y = F::FromHost(labels.data(), Shape{n}, DType::kI64, Device::CPU()).value();
 
   Tensor w1 = F::MulScalar(F::Randn(Shape{h, d}, DType::kF32, Device::CPU()).value(), 0.25).value();
   Tensor b1 = F::Zeros(Shape{h}, DType::kF32, Device::CPU()).value();
-  Tensor w2 = F::MulScalar(F::Randn(Shape{classes, h}, DType::kF32, Device::CPU()).value(), 0.25).value();
+  Tensor w2 =
+      F::MulScalar(F::Randn(Shape{classes, h}, DType::kF32, Device::CPU()).value(), 0.25).value();
   Tensor b2 = F::Zeros(Shape{classes}, DType::kF32, Device::CPU()).value();
   std::vector<Tensor> params{w1, b1, w2, b2};
   for (auto& p : params) ASSERT_TRUE(p.set_requires_grad(true).ok());

@@ -32,7 +32,8 @@ kernels::TensorView ViewOf(const ViewSpec& s) {
   return v;
 }
 
-// The OpCall the VM runs: resolves the blobs' addresses (allocated in Prepare) and calls the kernel.
+// The OpCall the VM runs: resolves the blobs' addresses (allocated in Prepare) and calls the
+// kernel.
 class KernelCall : public vm::OpKernelCall {
  public:
   KernelCall(const OpDef* op, AttrMap attrs, Device device, kernels::KernelFn fn, int64_t cost)
@@ -57,7 +58,8 @@ class KernelCall : public vm::OpKernelCall {
   int64_t cost_;
 };
 
-Status Launch(const OpDef& op, const TensorList& ins, const AttrMap& attrs, const TensorList& outs, Device device) {
+Status Launch(const OpDef& op, const TensorList& ins, const AttrMap& attrs, const TensorList& outs,
+              Device device) {
   kernels::KernelFn fn = op.kernel_cache[static_cast<int>(device.type())];
   if (fn == nullptr) {
     ASSIGN_OR_RETURN(fn, kernels::FindKernel(op.name, device.type()));
@@ -86,8 +88,14 @@ Status Launch(const OpDef& op, const TensorList& ins, const AttrMap& attrs, cons
   auto call = std::make_unique<KernelCall>(&op, attrs, device, fn, cost);
   absl::InlinedVector<vm::BlobPtr, 4> in_blobs;
   absl::InlinedVector<vm::BlobPtr, 2> out_blobs;
-  for (auto& t : ins) { call->ins.push_back(SpecOf(t)); in_blobs.push_back(t.blob()); }
-  for (auto& t : outs) { call->outs.push_back(SpecOf(t)); out_blobs.push_back(t.blob()); }
+  for (auto& t : ins) {
+    call->ins.push_back(SpecOf(t));
+    in_blobs.push_back(t.blob());
+  }
+  for (auto& t : outs) {
+    call->outs.push_back(SpecOf(t));
+    out_blobs.push_back(t.blob());
+  }
   // Transfers use the accelerator's copy streams, so they overlap compute.
   vm::StreamRole role = vm::StreamRole::kCompute;
   if (device.is_cuda() && op.cross_device && !ins.empty())
@@ -100,7 +108,8 @@ Status Launch(const OpDef& op, const TensorList& ins, const AttrMap& attrs, cons
 std::atomic<uint64_t> g_sequence_nr{0};
 
 bool AnyRequiresGrad(const TensorList& ts) {
-  for (auto& t : ts) if (t.defined() && t.requires_grad()) return true;
+  for (auto& t : ts)
+    if (t.defined() && t.requires_grad()) return true;
   return false;
 }
 
@@ -121,19 +130,26 @@ std::shared_ptr<OpNode> RecordNode(const OpDef& op, const TensorList& inputs, co
 
 Status CheckDefined(const OpDef& op, const TensorList& inputs) {
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (!inputs[i].defined()) return InvalidArgument("[%s] input %d is an undefined tensor", op.name, int(i));
+    if (!inputs[i].defined())
+      return InvalidArgument("[%s] input %d is an undefined tensor", op.name, int(i));
   return Status();
 }
 
 }  // namespace
 
-void SetLazyDispatch(LazyDispatchFn fn) { g_lazy_dispatch = fn; }
+void SetLazyDispatch(LazyDispatchFn fn) {
+  g_lazy_dispatch = fn;
+}
 
 namespace {
 thread_local bool t_tracing = false;
 }
-void SetTracingActive(bool active) { t_tracing = active; }
-bool TracingActive() { return t_tracing; }
+void SetTracingActive(bool active) {
+  t_tracing = active;
+}
+bool TracingActive() {
+  return t_tracing;
+}
 
 int64_t KernelCostHint(const TensorList& outputs, const TensorList& inputs) {
   int64_t n = 0;
@@ -145,20 +161,23 @@ int64_t KernelCostHint(const TensorList& outputs, const TensorList& inputs) {
 Status CheckSameDevice(const char* op, const TensorList& inputs) {
   for (size_t i = 1; i < inputs.size(); ++i) {
     if (inputs[i].device() != inputs[0].device())
-      return InvalidArgument("[%s] expected all tensors on the same device, got %s on %s and %s on %s", op,
-                             inputs[0].meta_string(), inputs[0].device().ToString(), inputs[i].meta_string(),
-                             inputs[i].device().ToString());
+      return InvalidArgument(
+          "[%s] expected all tensors on the same device, got %s on %s and %s on %s", op,
+          inputs[0].meta_string(), inputs[0].device().ToString(), inputs[i].meta_string(),
+          inputs[i].device().ToString());
   }
   return Status();
 }
 
 Status CheckFloating(const char* op, const Tensor& t) {
-  if (!IsFloating(t.dtype())) return TypeError("[%s] expected a floating point tensor, got %s", op, t.meta_string());
+  if (!IsFloating(t.dtype()))
+    return TypeError("[%s] expected a floating point tensor, got %s", op, t.meta_string());
   return Status();
 }
 
 Status CheckNumInputs(const char* op, const TensorList& inputs, size_t n) {
-  if (inputs.size() != n) return InvalidArgument("[%s] expected %d inputs, got %d", op, int(n), int(inputs.size()));
+  if (inputs.size() != n)
+    return InvalidArgument("[%s] expected %d inputs, got %d", op, int(n), int(inputs.size()));
   return Status();
 }
 
@@ -188,7 +207,10 @@ StatusOr<TensorList> Dispatch(const OpDef& op, const TensorList& inputs, const A
       if (need) {
         NoGradGuard g;
         for (auto& t : inputs) {
-          if (t.is_contiguous()) { kin.push_back(t); continue; }
+          if (t.is_contiguous()) {
+            kin.push_back(t);
+            continue;
+          }
           ASSIGN_OR_RETURN(Tensor c, functional::Contiguous(t));
           kin.push_back(c);
         }
@@ -202,7 +224,8 @@ StatusOr<TensorList> Dispatch(const OpDef& op, const TensorList& inputs, const A
     if (op.cross_device && device.is_cpu() && !inputs.empty()) device = inputs[0].device();
     RETURN_IF_ERROR(Launch(op, *ins, attrs, outputs, device));
   }
-  if (op.grad && GradModeEnabled() && AnyRequiresGrad(inputs)) RecordNode(op, inputs, attrs, outputs);
+  if (op.grad && GradModeEnabled() && AnyRequiresGrad(inputs))
+    RecordNode(op, inputs, attrs, outputs);
   return outputs;
 }
 
@@ -211,13 +234,14 @@ StatusOr<Tensor> Dispatch1(const OpDef& op, const TensorList& inputs, const Attr
   return std::move(outs[0]);
 }
 
-Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap& attrs, const Tensor& out) {
+Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
+                       const Tensor& out) {
   RETURN_IF_ERROR(CheckDefined(op, inputs));
   if (!out.defined()) return InvalidArgument("[%s] in-place target is undefined", op.name);
   if (!op.cross_device) RETURN_IF_ERROR(CheckSameDevice(op.name, inputs));
   if (!inputs.empty() && out.device() != inputs[0].device())
-    return InvalidArgument("[%s] in-place target on %s but inputs on %s", op.name, out.device().ToString(),
-                           inputs[0].device().ToString());
+    return InvalidArgument("[%s] in-place target on %s but inputs on %s", op.name,
+                           out.device().ToString(), inputs[0].device().ToString());
   std::vector<TensorMeta> metas;
   RETURN_IF_ERROR(op.infer(inputs, attrs, &metas));
   if (metas.size() != 1 || metas[0].shape != out.shape())
@@ -228,9 +252,13 @@ Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap&
                      DTypeLongName(metas[0].dtype), DTypeLongName(out.dtype()));
   bool track = op.grad && GradModeEnabled() && (AnyRequiresGrad(inputs) || out.requires_grad());
   if (GradModeEnabled() && out.requires_grad() && out.is_leaf())
-    return InvalidArgument("[%s] a leaf tensor that requires grad is used in an in-place operation", op.name);
+    return InvalidArgument("[%s] a leaf tensor that requires grad is used in an in-place operation",
+                           op.name);
   if (track && out.is_view())
-    return Unimplemented("[%s] in-place modification of a view that requires grad is not supported; use an out-of-place op", op.name);
+    return Unimplemented(
+        "[%s] in-place modification of a view that requires grad is not supported; use an "
+        "out-of-place op",
+        op.name);
   if (track && !op.grad) return InvalidArgument("[%s] in-place op is not differentiable", op.name);
   bool lazy = t_tracing || out.is_lazy();
   for (auto& t : inputs) lazy |= t.is_lazy();
@@ -240,11 +268,15 @@ Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap&
     (void)r;
   } else {
     if (!op.strided_inputs && !out.is_contiguous())
-      return InvalidArgument("[%s] in-place target %s must be contiguous", op.name, out.meta_string());
+      return InvalidArgument("[%s] in-place target %s must be contiguous", op.name,
+                             out.meta_string());
     TensorList ins = inputs;
     if (!op.strided_inputs) {
       NoGradGuard g;
-      for (auto& t : ins) if (!t.is_contiguous()) { ASSIGN_OR_RETURN(t, functional::Contiguous(t)); }
+      for (auto& t : ins)
+        if (!t.is_contiguous()) {
+          ASSIGN_OR_RETURN(t, functional::Contiguous(t));
+        }
     }
     RETURN_IF_ERROR(Launch(op, ins, attrs, {out}, out.device()));
   }

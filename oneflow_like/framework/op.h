@@ -26,11 +26,13 @@ struct GradContext {
   const std::vector<bool>& needs_input_grad;
 };
 
-using InferFn = Status (*)(const TensorList& inputs, const AttrMap& attrs, std::vector<TensorMeta>* outputs);
+using InferFn = Status (*)(const TensorList& inputs, const AttrMap& attrs,
+                           std::vector<TensorMeta>* outputs);
 // Returns one gradient per input (undefined = none); shapes may be broadcast: Dispatch reduces.
 using GradFn = StatusOr<TensorList> (*)(const GradContext& ctx);
 // View ops: compute the output's view of input 0's storage; no kernel runs in eager mode.
-using ViewFn = Status (*)(const Tensor& input, const AttrMap& attrs, Shape* shape, DimVector* strides, int64_t* offset);
+using ViewFn = Status (*)(const Tensor& input, const AttrMap& attrs, Shape* shape,
+                          DimVector* strides, int64_t* offset);
 
 struct OpDef {
   const char* name;
@@ -41,7 +43,8 @@ struct OpDef {
   bool strided_inputs = false;
   // Inputs that may live on another device than the op runs on (copies); -1: none.
   bool cross_device = false;
-  // Saved for backward: the grad formula reads inputs / outputs (saving nothing frees memory early).
+  // Saved for backward: the grad formula reads inputs / outputs (saving nothing frees memory
+  // early).
   bool save_inputs = true;
   bool save_outputs = true;
   mutable kernels::KernelFn kernel_cache[kNumDeviceTypes] = {};
@@ -51,15 +54,18 @@ struct OpDef {
 StatusOr<TensorList> Dispatch(const OpDef& op, const TensorList& inputs, const AttrMap& attrs = {});
 StatusOr<Tensor> Dispatch1(const OpDef& op, const TensorList& inputs, const AttrMap& attrs = {});
 // In-place: the op's single output is written into `out` (same shape/dtype as inferred).
-Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap& attrs, const Tensor& out);
+Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
+                       const Tensor& out);
 
 // Cost hint (elements) below which the VM may run a CPU instruction inline; see vm/stream.h.
 int64_t KernelCostHint(const TensorList& outputs, const TensorList& inputs);
 
 // Lazy mode (nn.Graph tracing) installs a handler; Dispatch calls it when any input is lazy.
 // `inplace_out` is the tensor an in-place op overwrites (null otherwise); the handler rebinds it.
-using LazyDispatchFn = StatusOr<TensorList> (*)(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
-                                               const std::vector<TensorMeta>& output_metas, const Tensor* inplace_out);
+using LazyDispatchFn = StatusOr<TensorList> (*)(const OpDef& op, const TensorList& inputs,
+                                                const AttrMap& attrs,
+                                                const std::vector<TensorMeta>& output_metas,
+                                                const Tensor* inplace_out);
 void SetLazyDispatch(LazyDispatchFn fn);
 // While tracing is active on this thread, every op goes to the lazy handler (eager tensors used
 // by the traced ops are captured by reference instead of being computed at trace time).

@@ -6,7 +6,9 @@ namespace oneflow_like {
 
 Storage::Storage(Device device, size_t bytes) : blob_(std::make_shared<vm::Blob>(device, bytes)) {}
 
-Storage::~Storage() { vm::VirtualMachine::Get()->ReleaseBlob(std::move(blob_)); }
+Storage::~Storage() {
+  vm::VirtualMachine::Get()->ReleaseBlob(std::move(blob_));
+}
 
 Tensor Tensor::Empty(const Shape& shape, DType dtype, Device device) {
   auto impl = std::make_shared<TensorImpl>();
@@ -14,7 +16,8 @@ Tensor Tensor::Empty(const Shape& shape, DType dtype, Device device) {
   impl->strides = ContiguousStrides(shape);
   impl->dtype = dtype;
   impl->device = device;
-  impl->storage = std::make_shared<Storage>(device, static_cast<size_t>(shape.numel() * DTypeSize(dtype)));
+  impl->storage =
+      std::make_shared<Storage>(device, static_cast<size_t>(shape.numel() * DTypeSize(dtype)));
   return Tensor(std::move(impl));
 }
 
@@ -38,9 +41,11 @@ AutogradMeta* Tensor::mutable_autograd_meta() {
 
 Status Tensor::set_requires_grad(bool r) {
   if (r && !IsFloating(dtype()))
-    return TypeError("[requires_grad] only floating point tensors can require gradients, got %s", meta_string());
+    return TypeError("[requires_grad] only floating point tensors can require gradients, got %s",
+                     meta_string());
   if (!r && !is_leaf())
-    return InvalidArgument("[requires_grad] cannot turn off requires_grad of a non-leaf tensor; use detach()");
+    return InvalidArgument(
+        "[requires_grad] cannot turn off requires_grad of a non-leaf tensor; use detach()");
   mutable_autograd_meta()->requires_grad = r;
   return Status();
 }
@@ -55,7 +60,9 @@ Tensor Tensor::grad() const {
   return Tensor(impl_->autograd->grad);
 }
 
-void Tensor::set_grad(const Tensor& g) { mutable_autograd_meta()->grad = g.impl_ptr(); }
+void Tensor::set_grad(const Tensor& g) {
+  mutable_autograd_meta()->grad = g.impl_ptr();
+}
 
 Tensor Tensor::detach() const {
   auto impl = std::make_shared<TensorImpl>(*impl_);

@@ -40,9 +40,9 @@ using TensorHook = std::function<StatusOr<Tensor>(const Tensor& grad)>;
 struct AutogradMeta {
   bool requires_grad = false;
   bool retains_grad = false;
-  std::shared_ptr<Node> grad_fn;          // null for leaves
-  int output_nr = 0;                      // which output of grad_fn this tensor is
-  std::weak_ptr<Node> grad_accumulator;   // leaves only; created on first use
+  std::shared_ptr<Node> grad_fn;            // null for leaves
+  int output_nr = 0;                        // which output of grad_fn this tensor is
+  std::weak_ptr<Node> grad_accumulator;     // leaves only; created on first use
   std::shared_ptr<struct TensorImpl> grad;  // accumulated .grad
   std::vector<TensorHook> hooks;
 };
@@ -53,11 +53,11 @@ struct TensorImpl {
   int64_t offset = 0;  // elements
   DType dtype = DType::kF32;
   Device device;
-  std::shared_ptr<Storage> storage;      // null for lazy tensors
+  std::shared_ptr<Storage> storage;        // null for lazy tensors
   std::shared_ptr<AutogradMeta> autograd;  // null until needed
   bool is_view = false;
-  int64_t lazy_id = -1;                  // value id in the active trace (lazy tensors)
-  std::shared_ptr<void> lazy_ctx;        // the trace this lazy value belongs to
+  int64_t lazy_id = -1;            // value id in the active trace (lazy tensors)
+  std::shared_ptr<void> lazy_ctx;  // the trace this lazy value belongs to
 };
 
 class Tensor {
@@ -85,7 +85,9 @@ class Tensor {
   bool is_view() const { return impl_->is_view; }
   const vm::BlobPtr& blob() const { return impl_->storage->blob(); }
   int64_t version() const { return impl_->storage ? impl_->storage->version().load() : 0; }
-  void bump_version() const { if (impl_->storage) impl_->storage->version().fetch_add(1); }
+  void bump_version() const {
+    if (impl_->storage) impl_->storage->version().fetch_add(1);
+  }
   std::string meta_string() const { return ShapeString(dtype(), shape()); }  // "f32[3,4]"
   bool same(const Tensor& o) const { return impl_ == o.impl_; }
 

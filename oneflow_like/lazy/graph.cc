@@ -24,7 +24,7 @@ BufferRef RefOf(const Tensor& t) {
 }  // namespace
 
 StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::Compile(const std::shared_ptr<Trace>& trace,
-                                                                 const std::string& name) {
+                                                                const std::string& name) {
   auto g = std::shared_ptr<CompiledGraph>(new CompiledGraph());
   g->name_ = name;
   auto t0 = std::chrono::steady_clock::now();
@@ -39,7 +39,8 @@ StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::Compile(const std::share
   {
     int64_t k = static_cast<int64_t>(trace->output_values().size());
     for (auto& [capture, v] : trace->Assignments())
-      options.donated.push_back({k++, static_cast<int64_t>(trace->num_inputs()) + static_cast<int64_t>(capture)});
+      options.donated.push_back(
+          {k++, static_cast<int64_t>(trace->num_inputs()) + static_cast<int64_t>(capture)});
   }
   ASSIGN_OR_RETURN(std::unique_ptr<hlo::Executable> exe, hlo::Compile(std::move(module), options));
   g->info_.compile_seconds = Since(t0);
@@ -56,8 +57,9 @@ StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::Compile(const std::share
   for (auto& [capture, v] : trace->Assignments()) {
     const Tensor& c = g->captured_[capture];
     if (!c.is_contiguous())
-      return InvalidArgument("[nn.Graph] the graph writes a non-contiguous tensor %s in place; not supported",
-                             c.meta_string());
+      return InvalidArgument(
+          "[nn.Graph] the graph writes a non-contiguous tensor %s in place; not supported",
+          c.meta_string());
     g->assigned_.push_back(capture);
   }
   const int64_t first_assigned = static_cast<int64_t>(trace->output_values().size());
@@ -65,24 +67,28 @@ StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::Compile(const std::share
   for (auto [k, p] : g->exe_->output_parameter_aliases()) g->in_place_[k - first_assigned] = true;
   for (auto& c : g->captured_) {
     if (!c.device().is_cpu())
-      return Unimplemented("[nn.Graph] graphs on %s are not supported yet (CPU only)", c.device().ToString());
+      return Unimplemented("[nn.Graph] graphs on %s are not supported yet (CPU only)",
+                           c.device().ToString());
   }
   return g;
 }
 
 StatusOr<TensorList> CompiledGraph::Run(const TensorList& inputs) {
   if (inputs.size() != input_metas_.size())
-    return InvalidArgument("[nn.Graph %s] expected %d inputs, got %d", name_, int(input_metas_.size()), int(inputs.size()));
+    return InvalidArgument("[nn.Graph %s] expected %d inputs, got %d", name_,
+                           int(input_metas_.size()), int(inputs.size()));
   std::vector<BufferRef> args, outs, assigned;
   TensorList keep;  // contiguous copies must live until the instruction is built
   {
     NoGradGuard ng;
     for (size_t i = 0; i < inputs.size(); ++i) {
       const TensorMeta& m = input_metas_[i];
-      if (inputs[i].shape() != m.shape || inputs[i].dtype() != m.dtype || inputs[i].device() != m.device)
-        return InvalidArgument("[nn.Graph %s] input %d is %s on %s, the graph was compiled for %s on %s", name_, int(i),
-                               inputs[i].meta_string(), inputs[i].device().ToString(), ShapeString(m.dtype, m.shape),
-                               m.device.ToString());
+      if (inputs[i].shape() != m.shape || inputs[i].dtype() != m.dtype ||
+          inputs[i].device() != m.device)
+        return InvalidArgument(
+            "[nn.Graph %s] input %d is %s on %s, the graph was compiled for %s on %s", name_,
+            int(i), inputs[i].meta_string(), inputs[i].device().ToString(),
+            ShapeString(m.dtype, m.shape), m.device.ToString());
       ASSIGN_OR_RETURN(Tensor c, functional::Contiguous(inputs[i]));
       keep.push_back(c);
       args.push_back(RefOf(c));
@@ -105,13 +111,14 @@ StatusOr<TensorList> CompiledGraph::Run(const TensorList& inputs) {
   if (info_.lower.rng_seed_parameter) {
     NoGradGuard ng;
     const int32_t seed = static_cast<int32_t>(static_cast<uint32_t>(nonce ^ (nonce >> 32)));
-    ASSIGN_OR_RETURN(Tensor s, functional::Full(Shape{}, static_cast<double>(seed), DType::kI32, Device::CPU()));
+    ASSIGN_OR_RETURN(
+        Tensor s, functional::Full(Shape{}, static_cast<double>(seed), DType::kI32, Device::CPU()));
     keep.push_back(s);
     args.push_back(RefOf(s));
   }
   for (int64_t idx : assigned_) assigned.push_back(RefOf(captured_[idx]));
-  auto policy = std::make_unique<LaunchLazyJobInstructionPolicy>(name_, exe_, std::move(args), std::move(outs),
-                                                                  std::move(assigned), scratch_);
+  auto policy = std::make_unique<LaunchLazyJobInstructionPolicy>(
+      name_, exe_, std::move(args), std::move(outs), std::move(assigned), scratch_);
   policy->set_in_place(in_place_);
   if (has_random_) policy->set_random_nonce(nonce);
   RETURN_IF_ERROR(vm::PhysicalRun([&](vm::InstructionsBuilder* b) {

@@ -24,7 +24,8 @@ struct AssignScratch;  // launch_lazy_job_instruction_policy.h
 
 class CompiledGraph {
  public:
-  static StatusOr<std::shared_ptr<CompiledGraph>> Compile(const std::shared_ptr<Trace>& trace, const std::string& name);
+  static StatusOr<std::shared_ptr<CompiledGraph>> Compile(const std::shared_ptr<Trace>& trace,
+                                                          const std::string& name);
   // Runs the graph on `inputs` (same signature as traced); returns its outputs.
   StatusOr<TensorList> Run(const TensorList& inputs);
   const GraphCompileInfo& info() const { return info_; }
@@ -45,7 +46,8 @@ class CompiledGraph {
   std::vector<int64_t> assigned_;  // capture indices, in result order after the outputs
   std::vector<bool> in_place_;     // per assigned capture: the executable writes it in place
   std::shared_ptr<AssignScratch> scratch_;
-  bool has_random_ = false;  // some traced op draws random numbers (attr "seed")  // new values of the assigned tensors, reused
+  bool has_random_ = false;  // some traced op draws random numbers (attr "seed")  // new values of
+                             // the assigned tensors, reused
   GraphCompileInfo info_;
 };
 

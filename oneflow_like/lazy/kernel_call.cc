@@ -20,7 +20,8 @@ kernels::TensorView ViewOf(const hlo::ExternalBuffer& b) {
   return v;
 }
 
-Status RunKernelCall(const std::string& target, const std::string& config, absl::Span<const hlo::ExternalBuffer> ins,
+Status RunKernelCall(const std::string& target, const std::string& config,
+                     absl::Span<const hlo::ExternalBuffer> ins,
                      absl::Span<const hlo::ExternalBuffer> outs) {
   std::string op = target.substr(std::string(kPrefix).size());
   ASSIGN_OR_RETURN(kernels::KernelFn fn, kernels::FindKernel(op.c_str(), DeviceType::kCPU));
@@ -40,7 +41,8 @@ Status RunKernelCall(const std::string& target, const std::string& config, absl:
 }
 
 // "ofl.view": result = the operand read through (strides, offset), copied contiguously.
-Status RunViewCopy(const std::string&, const std::string& config, absl::Span<const hlo::ExternalBuffer> ins,
+Status RunViewCopy(const std::string&, const std::string& config,
+                   absl::Span<const hlo::ExternalBuffer> ins,
                    absl::Span<const hlo::ExternalBuffer> outs) {
   ASSIGN_OR_RETURN(AttrMap attrs, DecodeAttrs(config));
   ASSIGN_OR_RETURN(kernels::KernelFn copy, kernels::FindKernel("contiguous", DeviceType::kCPU));

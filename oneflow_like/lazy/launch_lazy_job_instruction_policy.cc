@@ -8,13 +8,16 @@
 namespace oneflow_like {
 namespace lazy {
 
-LaunchLazyJobInstructionPolicy::LaunchLazyJobInstructionPolicy(std::string name, std::shared_ptr<hlo::Executable> exe,
-                                                               std::vector<BufferRef> args,
-                                                               std::vector<BufferRef> outputs,
-                                                               std::vector<BufferRef> assigned,
-                                                               std::shared_ptr<AssignScratch> scratch)
-    : name_(std::move(name)), exe_(std::move(exe)), args_(std::move(args)), outputs_(std::move(outputs)),
-      assigned_(std::move(assigned)), scratch_(scratch ? std::move(scratch) : std::make_shared<AssignScratch>()) {
+LaunchLazyJobInstructionPolicy::LaunchLazyJobInstructionPolicy(
+    std::string name, std::shared_ptr<hlo::Executable> exe, std::vector<BufferRef> args,
+    std::vector<BufferRef> outputs, std::vector<BufferRef> assigned,
+    std::shared_ptr<AssignScratch> scratch)
+    : name_(std::move(name)),
+      exe_(std::move(exe)),
+      args_(std::move(args)),
+      outputs_(std::move(outputs)),
+      assigned_(std::move(assigned)),
+      scratch_(scratch ? std::move(scratch) : std::make_shared<AssignScratch>()) {
   for (auto& a : args_) in_.push_back(a.blob->dependence());
   for (auto& o : outputs_) out_.push_back(o.blob->dependence());
   for (auto& o : assigned_) out_.push_back(o.blob->dependence());
@@ -29,7 +32,9 @@ struct RandomNonceScope {
 };
 }  // namespace
 
-uint64_t CurrentRandomNonce() { return t_nonce; }
+uint64_t CurrentRandomNonce() {
+  return t_nonce;
+}
 
 Status LaunchLazyJobInstructionPolicy::Prepare(vm::Instruction*) {
   for (auto& o : outputs_) RETURN_IF_ERROR(o.blob->EnsureAllocated());
@@ -46,7 +51,8 @@ Status LaunchLazyJobInstructionPolicy::Compute(vm::Instruction*) {
   AssignScratch& sc = *scratch_;
   if (sc.blobs.size() != assigned_.size()) {
     sc.blobs.clear();
-    for (auto& a : assigned_) sc.blobs.push_back(std::make_shared<vm::Blob>(Device::CPU(), static_cast<size_t>(a.bytes)));
+    for (auto& a : assigned_)
+      sc.blobs.push_back(std::make_shared<vm::Blob>(Device::CPU(), static_cast<size_t>(a.bytes)));
   }
   auto in_place = [&](size_t i) { return i < in_place_.size() && in_place_[i]; };
   for (size_t i = 0; i < assigned_.size(); ++i) {
@@ -67,7 +73,8 @@ Status LaunchLazyJobInstructionPolicy::Compute(vm::Instruction*) {
   for (size_t i = 0; i < assigned_.size(); ++i) {
     if (in_place(i)) continue;
     vm::Blob& target = *assigned_[i].blob;
-    if (assigned_[i].offset_bytes == 0 && static_cast<int64_t>(target.bytes()) == assigned_[i].bytes) {
+    if (assigned_[i].offset_bytes == 0 &&
+        static_cast<int64_t>(target.bytes()) == assigned_[i].bytes) {
       target.SwapMemory(*sc.blobs[i]);  // the whole storage: swap, no copy
       continue;
     }

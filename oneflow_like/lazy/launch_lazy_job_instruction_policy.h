@@ -30,14 +30,17 @@ struct AssignScratch {
 
 class LaunchLazyJobInstructionPolicy : public vm::InstructionPolicy {
  public:
-  LaunchLazyJobInstructionPolicy(std::string name, std::shared_ptr<hlo::Executable> exe, std::vector<BufferRef> args,
-                                 std::vector<BufferRef> outputs, std::vector<BufferRef> assigned,
+  LaunchLazyJobInstructionPolicy(std::string name, std::shared_ptr<hlo::Executable> exe,
+                                 std::vector<BufferRef> args, std::vector<BufferRef> outputs,
+                                 std::vector<BufferRef> assigned,
                                  std::shared_ptr<AssignScratch> scratch = nullptr);
   const vm::DependenceVector& input_dependences() const override { return in_; }
   const vm::DependenceVector& output_dependences() const override { return out_; }
   Status Prepare(vm::Instruction*) override;
   Status Compute(vm::Instruction*) override;
-  std::string DebugName(const vm::Instruction&) const override { return "launch_lazy_job:" + name_; }
+  std::string DebugName(const vm::Instruction&) const override {
+    return "launch_lazy_job:" + name_;
+  }
   // Random ops inside the graph mix this per-run value into their traced seeds (0: none).
   void set_random_nonce(uint64_t nonce) { nonce_ = nonce; }
   // Per assigned tensor: the executable writes its new value over the old one (the compiler

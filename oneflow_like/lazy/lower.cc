@@ -27,28 +27,40 @@ const char* Intern(const std::string& s) {
   return pool->insert(s).first->c_str();
 }
 
-hlo::HloShape ShapeOf(const TensorMeta& m) { return hlo::HloShape(m.dtype, m.shape.dims()); }
+hlo::HloShape ShapeOf(const TensorMeta& m) {
+  return hlo::HloShape(m.dtype, m.shape.dims());
+}
 
 }  // namespace
 
-void RegisterLowering(const char* op, LowerFn fn) { Lowerings()[op] = fn; }
+void RegisterLowering(const char* op, LowerFn fn) {
+  Lowerings()[op] = fn;
+}
 
 std::string EncodeAttrs(const AttrMap& attrs) {
   std::vector<std::string> parts;
   for (auto& [name, v] : attrs.items()) {
-    std::string s = std::visit([&](auto&& x) -> std::string {
-      using T = std::decay_t<decltype(x)>;
-      if constexpr (std::is_same_v<T, int64_t>) return absl::StrCat(name, ":i=", x);
-      else if constexpr (std::is_same_v<T, double>) return absl::StrFormat("%s:f=%.17g", name, x);
-      else if constexpr (std::is_same_v<T, bool>) return absl::StrCat(name, ":b=", x ? 1 : 0);
-      else if constexpr (std::is_same_v<T, std::vector<int64_t>>) return absl::StrCat(name, ":I=", absl::StrJoin(x, ","));
-      else if constexpr (std::is_same_v<T, std::vector<double>>) {
-        std::vector<std::string> f;
-        for (double d : x) f.push_back(absl::StrFormat("%.17g", d));
-        return absl::StrCat(name, ":F=", absl::StrJoin(f, ","));
-      } else if constexpr (std::is_same_v<T, DType>) return absl::StrCat(name, ":d=", DTypeName(x));
-      else return absl::StrCat(name, ":s=", absl::BytesToHexString(x));
-    }, v);
+    std::string s = std::visit(
+        [&](auto&& x) -> std::string {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, int64_t>)
+            return absl::StrCat(name, ":i=", x);
+          else if constexpr (std::is_same_v<T, double>)
+            return absl::StrFormat("%s:f=%.17g", name, x);
+          else if constexpr (std::is_same_v<T, bool>)
+            return absl::StrCat(name, ":b=", x ? 1 : 0);
+          else if constexpr (std::is_same_v<T, std::vector<int64_t>>)
+            return absl::StrCat(name, ":I=", absl::StrJoin(x, ","));
+          else if constexpr (std::is_same_v<T, std::vector<double>>) {
+            std::vector<std::string> f;
+            for (double d : x) f.push_back(absl::StrFormat("%.17g", d));
+            return absl::StrCat(name, ":F=", absl::StrJoin(f, ","));
+          } else if constexpr (std::is_same_v<T, DType>)
+            return absl::StrCat(name, ":d=", DTypeName(x));
+          else
+            return absl::StrCat(name, ":s=", absl::BytesToHexString(x));
+        },
+        v);
     parts.push_back(s);
   }
   return absl::StrJoin(parts, ";");
@@ -59,18 +71,30 @@ StatusOr<AttrMap> DecodeAttrs(const std::string& text) {
   if (text.empty()) return m;
   for (absl::string_view part : absl::StrSplit(text, ';')) {
     size_t colon = part.find(':'), eq = part.find('=');
-    if (colon == absl::string_view::npos || eq != colon + 2) return InvalidArgument("[attrs] malformed entry '%s'", std::string(part));
+    if (colon == absl::string_view::npos || eq != colon + 2)
+      return InvalidArgument("[attrs] malformed entry '%s'", std::string(part));
     const char* name = Intern(std::string(part.substr(0, colon)));
     char type = part[colon + 1];
     std::string val(part.substr(eq + 1));
     switch (type) {
-      case 'i': { int64_t x; if (!absl::SimpleAtoi(val, &x)) return InvalidArgument("[attrs] bad int '%s'", val); m.Set(name, x); break; }
-      case 'f': { double x; if (!absl::SimpleAtod(val, &x)) return InvalidArgument("[attrs] bad float '%s'", val); m.Set(name, x); break; }
+      case 'i': {
+        int64_t x;
+        if (!absl::SimpleAtoi(val, &x)) return InvalidArgument("[attrs] bad int '%s'", val);
+        m.Set(name, x);
+        break;
+      }
+      case 'f': {
+        double x;
+        if (!absl::SimpleAtod(val, &x)) return InvalidArgument("[attrs] bad float '%s'", val);
+        m.Set(name, x);
+        break;
+      }
       case 'b': m.Set(name, val == "1"); break;
       case 'I': {
         std::vector<int64_t> xs;
         for (absl::string_view e : absl::StrSplit(val, ',', absl::SkipEmpty())) {
-          int64_t x; if (!absl::SimpleAtoi(e, &x)) return InvalidArgument("[attrs] bad int list '%s'", val);
+          int64_t x;
+          if (!absl::SimpleAtoi(e, &x)) return InvalidArgument("[attrs] bad int list '%s'", val);
           xs.push_back(x);
         }
         m.Set(name, xs);
@@ -79,13 +103,18 @@ StatusOr<AttrMap> DecodeAttrs(const std::string& text) {
       case 'F': {
         std::vector<double> xs;
         for (absl::string_view e : absl::StrSplit(val, ',', absl::SkipEmpty())) {
-          double x; if (!absl::SimpleAtod(e, &x)) return InvalidArgument("[attrs] bad float list '%s'", val);
+          double x;
+          if (!absl::SimpleAtod(e, &x)) return InvalidArgument("[attrs] bad float list '%s'", val);
           xs.push_back(x);
         }
         m.Set(name, xs);
         break;
       }
-      case 'd': { ASSIGN_OR_RETURN(DType d, DTypeFromName(val)); m.Set(name, d); break; }
+      case 'd': {
+        ASSIGN_OR_RETURN(DType d, DTypeFromName(val));
+        m.Set(name, d);
+        break;
+      }
       case 's': m.Set(name, absl::HexStringToBytes(val)); break;
       default: return InvalidArgument("[attrs] unknown type tag '%c'", type);
     }
@@ -104,7 +133,8 @@ Status LowerCtx::LowerAsKernelCall(const TracedOp& op) {
     return Status();
   }
   std::vector<hlo::HloShape> shapes;
-  for (size_t i = 0; i < op.outputs.size(); ++i) shapes.push_back(ShapeOf(out_meta(op, static_cast<int>(i))));
+  for (size_t i = 0; i < op.outputs.size(); ++i)
+    shapes.push_back(ShapeOf(out_meta(op, static_cast<int>(i))));
   ASSIGN_OR_RETURN(auto* t, b_->CustomCall(target, operands, hlo::HloShape::Tuple(shapes), config));
   for (size_t i = 0; i < op.outputs.size(); ++i) {
     ASSIGN_OR_RETURN(auto* g, b_->GetTupleElement(t, static_cast<int64_t>(i)));
@@ -129,13 +159,14 @@ Status LowerViewAsStridedCopy(LowerCtx& ctx, const TracedOp& op) {
   AttrMap cfg;
   cfg.Set("strides", std::vector<int64_t>(strides.begin(), strides.end()));
   cfg.Set("offset", offset);
-  ASSIGN_OR_RETURN(auto* h, ctx.b().CustomCall("ofl.view", {ctx.in(op, 0)}, ShapeOf(ctx.out_meta(op, 0)),
-                                               EncodeAttrs(cfg)));
+  ASSIGN_OR_RETURN(auto* h, ctx.b().CustomCall("ofl.view", {ctx.in(op, 0)},
+                                               ShapeOf(ctx.out_meta(op, 0)), EncodeAttrs(cfg)));
   ctx.set(op, 0, h);
   return Status();
 }
 
-StatusOr<std::unique_ptr<hlo::HloModule>> LowerTrace(const Trace& trace, const std::string& name, LowerStats* stats) {
+StatusOr<std::unique_ptr<hlo::HloModule>> LowerTrace(const Trace& trace, const std::string& name,
+                                                     LowerStats* stats) {
   auto module = std::make_unique<hlo::HloModule>(name);
   hlo::HloBuilder b(module.get(), "main");
   std::vector<hlo::HloInstruction*> values(trace.values().size(), nullptr);
@@ -147,9 +178,11 @@ StatusOr<std::unique_ptr<hlo::HloModule>> LowerTrace(const Trace& trace, const s
     if (tv.kind == TracedValue::kCaptured) capture_values[tv.index] = static_cast<int64_t>(v);
   }
   for (size_t i = 0; i < input_values.size(); ++i)
-    values[input_values[i]] = b.Parameter(ShapeOf(trace.values()[input_values[i]].meta), absl::StrCat("input", i));
+    values[input_values[i]] =
+        b.Parameter(ShapeOf(trace.values()[input_values[i]].meta), absl::StrCat("input", i));
   for (size_t i = 0; i < capture_values.size(); ++i)
-    values[capture_values[i]] = b.Parameter(ShapeOf(trace.values()[capture_values[i]].meta), absl::StrCat("captured", i));
+    values[capture_values[i]] =
+        b.Parameter(ShapeOf(trace.values()[capture_values[i]].meta), absl::StrCat("captured", i));
   LowerCtx ctx(&b, &values, &trace);
   for (const TracedOp& op : trace.ops()) {
     auto it = Lowerings().find(op.op->name);
@@ -161,15 +194,22 @@ StatusOr<std::unique_ptr<hlo::HloModule>> LowerTrace(const Trace& trace, const s
       if (h && h->opcode() == hlo::HloOpcode::kGetTupleElement) h = h->operand(0);
       bool fell_back = h && h->opcode() == hlo::HloOpcode::kCustomCall &&
                        absl::StartsWith(h->attrs().custom_call_target, "ofl.kernel.");
-      for (int64_t v : op.inputs) fell_back = fell_back && values[v] != values[op.outputs[0]];  // not an identity
-      if (stats && fell_back) { stats->kernel_calls++; stats->kernel_call_ops.push_back(op.op->name); }
-      else if (stats) stats->lowered++;
+      for (int64_t v : op.inputs)
+        fell_back = fell_back && values[v] != values[op.outputs[0]];  // not an identity
+      if (stats && fell_back) {
+        stats->kernel_calls++;
+        stats->kernel_call_ops.push_back(op.op->name);
+      } else if (stats)
+        stats->lowered++;
     } else if (op.op->view != nullptr) {
       RETURN_IF_ERROR(LowerViewAsStridedCopy(ctx, op));
       if (stats) stats->lowered++;
     } else {
       RETURN_IF_ERROR(ctx.LowerAsKernelCall(op));
-      if (stats) { stats->kernel_calls++; stats->kernel_call_ops.push_back(op.op->name); }
+      if (stats) {
+        stats->kernel_calls++;
+        stats->kernel_call_ops.push_back(op.op->name);
+      }
     }
   }
   if (stats) stats->rng_seed_parameter = ctx.uses_rng_seed();

@@ -23,8 +23,12 @@ class LowerCtx {
       : b_(b), values_(values), trace_(trace) {}
   hlo::HloBuilder& b() { return *b_; }
   hlo::HloInstruction* in(const TracedOp& op, int i) const { return (*values_)[op.inputs[i]]; }
-  const TensorMeta& in_meta(const TracedOp& op, int i) const { return trace_->values()[op.inputs[i]].meta; }
-  const TensorMeta& out_meta(const TracedOp& op, int i) const { return trace_->values()[op.outputs[i]].meta; }
+  const TensorMeta& in_meta(const TracedOp& op, int i) const {
+    return trace_->values()[op.inputs[i]].meta;
+  }
+  const TensorMeta& out_meta(const TracedOp& op, int i) const {
+    return trace_->values()[op.outputs[i]].meta;
+  }
   void set(const TracedOp& op, int i, hlo::HloInstruction* h) { (*values_)[op.outputs[i]] = h; }
   // Lowers `op` as a call of its device kernel (the generic fallback).
   Status LowerAsKernelCall(const TracedOp& op);
@@ -55,11 +59,12 @@ struct LoweringRegistrar {
 
 struct LowerStats {
   int64_t lowered = 0, kernel_calls = 0;
-  bool rng_seed_parameter = false;  // the module's last parameter is LowerCtx::RngSeed()
+  bool rng_seed_parameter = false;           // the module's last parameter is LowerCtx::RngSeed()
   std::vector<std::string> kernel_call_ops;  // ops that fell back to their kernels
 };
 
-StatusOr<std::unique_ptr<hlo::HloModule>> LowerTrace(const Trace& trace, const std::string& name, LowerStats* stats);
+StatusOr<std::unique_ptr<hlo::HloModule>> LowerTrace(const Trace& trace, const std::string& name,
+                                                     LowerStats* stats);
 
 // Attribute (de)serialisation for kernel custom-calls: `name:t=value;...`.
 std::string EncodeAttrs(const AttrMap& attrs);

@@ -12,14 +12,17 @@ namespace {
 
 thread_local std::shared_ptr<Trace> t_active;
 
-StatusOr<TensorList> DispatchToActiveTrace(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
-                                           const std::vector<TensorMeta>& metas, const Tensor* inplace_out) {
+StatusOr<TensorList> DispatchToActiveTrace(const OpDef& op, const TensorList& inputs,
+                                           const AttrMap& attrs,
+                                           const std::vector<TensorMeta>& metas,
+                                           const Tensor* inplace_out) {
   std::shared_ptr<Trace> trace = t_active;
   if (!trace) {
     for (auto& t : inputs) {
       if (t.is_lazy())
-        return InvalidArgument("[%s] a lazy tensor from an nn.Graph trace was used outside of it (%s)", op.name,
-                               t.meta_string());
+        return InvalidArgument(
+            "[%s] a lazy tensor from an nn.Graph trace was used outside of it (%s)", op.name,
+            t.meta_string());
     }
     return Internal("[%s] lazy dispatch without an active trace", op.name);
   }
@@ -28,7 +31,9 @@ StatusOr<TensorList> DispatchToActiveTrace(const OpDef& op, const TensorList& in
 
 }  // namespace
 
-std::shared_ptr<Trace> ActiveTrace() { return t_active; }
+std::shared_ptr<Trace> ActiveTrace() {
+  return t_active;
+}
 
 TraceScope::TraceScope(std::shared_ptr<Trace> trace) : prev_(t_active) {
   SetLazyDispatch(&DispatchToActiveTrace);
@@ -54,7 +59,8 @@ Tensor Trace::MakeLazy(int64_t value) {
 }
 
 Tensor Trace::AddInput(const Tensor& example) {
-  int64_t v = NewValue(TracedValue{TracedValue::kInput, TensorMeta{example.shape(), example.dtype(), example.device()},
+  int64_t v = NewValue(TracedValue{TracedValue::kInput,
+                                   TensorMeta{example.shape(), example.dtype(), example.device()},
                                    num_inputs_++});
   return MakeLazy(v);
 }
@@ -65,7 +71,8 @@ int64_t Trace::ValueOf(const Tensor& t) {
   if (it != capture_value_.end()) return it->second;
   int64_t idx = static_cast<int64_t>(captured_.size());
   captured_.push_back(t);
-  int64_t v = NewValue(TracedValue{TracedValue::kCaptured, TensorMeta{t.shape(), t.dtype(), t.device()}, idx});
+  int64_t v = NewValue(
+      TracedValue{TracedValue::kCaptured, TensorMeta{t.shape(), t.dtype(), t.device()}, idx});
   capture_value_[t.impl()] = v;
   capture_index_[t.impl()] = idx;
   return v;
@@ -102,10 +109,13 @@ bool Trace::TrackView(const OpDef& op, const AttrMap& attrs, const Tensor& in, c
 }
 
 Status Trace::RefreshView(const OpDef& op, const Tensor& t) {
-  if (auto u = untracked_.find(t.impl()); u != untracked_.end() && u->second.derived_from != RootValue(u->second.root))
-    return Unimplemented("[%s] a view of a non-contiguous captured tensor is read after the tensor was written in "
-                         "place; nn.Graph cannot re-read it (take the view after the write, or make the tensor "
-                         "contiguous)", op.name);
+  if (auto u = untracked_.find(t.impl());
+      u != untracked_.end() && u->second.derived_from != RootValue(u->second.root))
+    return Unimplemented(
+        "[%s] a view of a non-contiguous captured tensor is read after the tensor was written in "
+        "place; nn.Graph cannot re-read it (take the view after the write, or make the tensor "
+        "contiguous)",
+        op.name);
   auto it = views_.find(t.impl());
   if (it == views_.end() || it->second.derived_from == RootValue(it->second.root)) return Status();
   ViewOf v = it->second;  // the map may rehash while the refresh records ops
@@ -120,15 +130,19 @@ Status Trace::RefreshView(const OpDef& op, const Tensor& t) {
 
 Status Trace::WriteBack(const OpDef& op, const Tensor& t) {
   if (untracked_.count(t.impl()))
-    return Unimplemented("[%s] in-place write to a view whose place in its base is unknown (a view of a "
-                         "non-contiguous captured tensor) is not supported in nn.Graph; write to a contiguous tensor",
-                         op.name);
+    return Unimplemented(
+        "[%s] in-place write to a view whose place in its base is unknown (a view of a "
+        "non-contiguous captured tensor) is not supported in nn.Graph; write to a contiguous "
+        "tensor",
+        op.name);
   auto it = views_.find(t.impl());
   if (it == views_.end()) return Status();
   ViewOf v = it->second;
   if (GradModeEnabled() && (v.root.requires_grad() || t.requires_grad()))
-    return Unimplemented("[%s] in-place modification of a view that requires grad is not supported; use an "
-                         "out-of-place op", op.name);
+    return Unimplemented(
+        "[%s] in-place modification of a view that requires grad is not supported; use an "
+        "out-of-place op",
+        op.name);
   in_view_bookkeeping_ = true;
   auto write = [&]() -> StatusOr<int64_t> {
     // root' = where(written, as_strided_scatter(view), root): exact, whatever the values.
@@ -152,14 +166,15 @@ Status Trace::WriteBack(const OpDef& op, const Tensor& t) {
 }
 
 StatusOr<TensorList> Trace::Record(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
-                                   const std::vector<TensorMeta>& metas, const Tensor* inplace_out) {
+                                   const std::vector<TensorMeta>& metas,
+                                   const Tensor* inplace_out) {
   if (inplace_out && inplace_out->is_lazy() && inplace_out->impl()->lazy_ctx.get() != this)
     return InvalidArgument("[%s] in-place target belongs to another trace", op.name);
   TracedOp rec{&op, attrs, {}, {}};
   for (auto& t : inputs) {
     if (t.is_lazy() && t.impl()->lazy_ctx.get() != this)
-      return InvalidArgument("[%s] a lazy tensor from another nn.Graph trace was used here (%s)", op.name,
-                             t.meta_string());
+      return InvalidArgument("[%s] a lazy tensor from another nn.Graph trace was used here (%s)",
+                             op.name, t.meta_string());
     if (!in_view_bookkeeping_) RETURN_IF_ERROR(RefreshView(op, t));
     rec.inputs.push_back(ValueOf(t));
   }
@@ -194,7 +209,8 @@ std::vector<std::pair<int64_t, int64_t>> Trace::Assignments() const {
   std::vector<std::pair<int64_t, int64_t>> r;
   for (auto& [impl, idx] : capture_index_) {
     int64_t current = capture_value_.at(impl);
-    if (values_[current].kind != TracedValue::kCaptured || values_[current].index != idx) r.emplace_back(idx, current);
+    if (values_[current].kind != TracedValue::kCaptured || values_[current].index != idx)
+      r.emplace_back(idx, current);
   }
   std::sort(r.begin(), r.end());
   return r;
@@ -206,7 +222,8 @@ std::string Trace::ToString() const {
     absl::StrAppend(&s, "  ");
     for (int64_t o : ops_[i].outputs) absl::StrAppend(&s, "%", o, " ");
     absl::StrAppend(&s, "= ", ops_[i].op->name, "(");
-    for (size_t k = 0; k < ops_[i].inputs.size(); ++k) absl::StrAppend(&s, k ? ", " : "", "%", ops_[i].inputs[k]);
+    for (size_t k = 0; k < ops_[i].inputs.size(); ++k)
+      absl::StrAppend(&s, k ? ", " : "", "%", ops_[i].inputs[k]);
     absl::StrAppend(&s, ") {", ops_[i].attrs.ToString(), "}\n");
   }
   return s;

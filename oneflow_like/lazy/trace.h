@@ -39,7 +39,7 @@ class Trace : public std::enable_shared_from_this<Trace> {
   static std::shared_ptr<Trace> Create() { return std::shared_ptr<Trace>(new Trace()); }
   // A lazy stand-in for graph input `example` (its meta only).
   Tensor AddInput(const Tensor& example);
-  void SetOutputs(const TensorList& outputs) ;
+  void SetOutputs(const TensorList& outputs);
 
   // The lazy-dispatch handler (installed by Activate).
   StatusOr<TensorList> Record(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
@@ -57,7 +57,10 @@ class Trace : public std::enable_shared_from_this<Trace> {
  private:
   Trace() = default;
   int64_t ValueOf(const Tensor& t);  // captures eager tensors on first use
-  int64_t NewValue(TracedValue v) { values_.push_back(std::move(v)); return static_cast<int64_t>(values_.size()) - 1; }
+  int64_t NewValue(TracedValue v) {
+    values_.push_back(std::move(v));
+    return static_cast<int64_t>(values_.size()) - 1;
+  }
   Tensor MakeLazy(int64_t value);
   struct ViewOf {
     Tensor self;  // the view (held, so that its address is not reused within the trace)
@@ -85,12 +88,12 @@ class Trace : public std::enable_shared_from_this<Trace> {
   absl::flat_hash_map<TensorImpl*, int64_t> capture_value_;  // eager tensor -> current value id
   absl::flat_hash_map<TensorImpl*, int64_t> capture_index_;
   std::vector<int64_t> output_values_;
-  absl::flat_hash_map<TensorImpl*, ViewOf> views_;     // lazy view -> where it lies in its root
+  absl::flat_hash_map<TensorImpl*, ViewOf> views_;  // lazy view -> where it lies in its root
   // Lazy views whose place in their root is unknown (a view of a non-contiguous captured tensor):
   // only `self`, `root` and `derived_from` are set; writing them, or reading them after their
   // root was written, is an error rather than a stale value.
   absl::flat_hash_map<TensorImpl*, ViewOf> untracked_;
-  bool in_view_bookkeeping_ = false;                   // recording the ops of a refresh / write-back
+  bool in_view_bookkeeping_ = false;  // recording the ops of a refresh / write-back
 };
 
 // Makes `trace` the active trace of this thread for the scope's lifetime.

@@ -11,56 +11,83 @@
 namespace oneflow_like {
 namespace {
 
-Status InferBroadcast(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out, const char* op) {
+Status InferBroadcast(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out,
+                      const char* op) {
   if (in[0].dtype() != in[1].dtype())
-    return TypeError("[%s] expected inputs of one dtype after promotion, got %s and %s", op, in[0].meta_string(),
-                     in[1].meta_string());
+    return TypeError("[%s] expected inputs of one dtype after promotion, got %s and %s", op,
+                     in[0].meta_string(), in[1].meta_string());
   ASSIGN_OR_RETURN(Shape s, BroadcastShapes(op, in[0].shape(), in[1].shape()));
   out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
   return Status();
 }
 
-#define OFL_BROADCAST_INFER(name)                                                             \
-  [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {                  \
-    return InferBroadcast(in, a, out, name);                                                   \
+#define OFL_BROADCAST_INFER(name)                                            \
+  [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) { \
+    return InferBroadcast(in, a, out, name);                                 \
   }
 
 // add(a, b; alpha): a + alpha * b
-const OpDef kAdd{"add", OFL_BROADCAST_INFER("add"),
+const OpDef kAdd{"add",
+                 OFL_BROADCAST_INFER("add"),
                  [](const GradContext& c) -> StatusOr<TensorList> {
                    const Tensor& g = c.grad_outputs[0];
                    double alpha = c.attrs.Float("alpha", 1.0);
                    Tensor gb = g;
-                   if (c.needs_input_grad[1] && alpha != 1.0) { ASSIGN_OR_RETURN(gb, functional::MulScalar(g, alpha)); }
+                   if (c.needs_input_grad[1] && alpha != 1.0) {
+                     ASSIGN_OR_RETURN(gb, functional::MulScalar(g, alpha));
+                   }
                    return TensorList{g, gb};
                  },
-                 nullptr, true, false, /*save_inputs=*/false, /*save_outputs=*/false};
+                 nullptr,
+                 true,
+                 false,
+                 /*save_inputs=*/false,
+                 /*save_outputs=*/false};
 
 // sub(a, b; alpha): a - alpha * b (its own op so errors and traces say "sub").
-const OpDef kSub{"sub", OFL_BROADCAST_INFER("sub"),
+const OpDef kSub{"sub",
+                 OFL_BROADCAST_INFER("sub"),
                  [](const GradContext& c) -> StatusOr<TensorList> {
                    const Tensor& g = c.grad_outputs[0];
                    Tensor gb;
-                   if (c.needs_input_grad[1]) { ASSIGN_OR_RETURN(gb, functional::MulScalar(g, -c.attrs.Float("alpha", 1.0))); }
+                   if (c.needs_input_grad[1]) {
+                     ASSIGN_OR_RETURN(gb, functional::MulScalar(g, -c.attrs.Float("alpha", 1.0)));
+                   }
                    return TensorList{g, gb};
                  },
-                 nullptr, true, false, /*save_inputs=*/false, /*save_outputs=*/false};
+                 nullptr,
+                 true,
+                 false,
+                 /*save_inputs=*/false,
+                 /*save_outputs=*/false};
 
-const OpDef kMul{"mul", OFL_BROADCAST_INFER("mul"),
+const OpDef kMul{"mul",
+                 OFL_BROADCAST_INFER("mul"),
                  [](const GradContext& c) -> StatusOr<TensorList> {
                    const Tensor& g = c.grad_outputs[0];
                    TensorList r(2);
-                   if (c.needs_input_grad[0]) { ASSIGN_OR_RETURN(r[0], functional::Mul(g, c.inputs[1])); }
-                   if (c.needs_input_grad[1]) { ASSIGN_OR_RETURN(r[1], functional::Mul(g, c.inputs[0])); }
+                   if (c.needs_input_grad[0]) {
+                     ASSIGN_OR_RETURN(r[0], functional::Mul(g, c.inputs[1]));
+                   }
+                   if (c.needs_input_grad[1]) {
+                     ASSIGN_OR_RETURN(r[1], functional::Mul(g, c.inputs[0]));
+                   }
                    return r;
                  },
-                 nullptr, true, false, true, false};
+                 nullptr,
+                 true,
+                 false,
+                 true,
+                 false};
 
-const OpDef kDiv{"div", OFL_BROADCAST_INFER("div"),
+const OpDef kDiv{"div",
+                 OFL_BROADCAST_INFER("div"),
                  [](const GradContext& c) -> StatusOr<TensorList> {
                    const Tensor& g = c.grad_outputs[0];
                    TensorList r(2);
-                   if (c.needs_input_grad[0]) { ASSIGN_OR_RETURN(r[0], functional::Div(g, c.inputs[1])); }
+                   if (c.needs_input_grad[0]) {
+                     ASSIGN_OR_RETURN(r[0], functional::Div(g, c.inputs[1]));
+                   }
                    if (c.needs_input_grad[1]) {  // -g * a / b^2
                      ASSIGN_OR_RETURN(Tensor q, functional::Div(c.inputs[0], c.inputs[1]));
                      ASSIGN_OR_RETURN(Tensor gq, functional::Mul(g, q));
@@ -69,32 +96,59 @@ const OpDef kDiv{"div", OFL_BROADCAST_INFER("div"),
                    }
                    return r;
                  },
-                 nullptr, true, false, true, false};
+                 nullptr,
+                 true,
+                 false,
+                 true,
+                 false};
 
 // Scalar variants: attr "scalar"; op = a*scalar, a+scalar, scalar-a, scalar/a.
-const OpDef kMulScalar{"mul_scalar", ops::InferSameAsInput,
-                       [](const GradContext& c) -> StatusOr<TensorList> {
-                         ASSIGN_OR_RETURN(Tensor g, functional::MulScalar(c.grad_outputs[0], c.attrs.Float("scalar")));
-                         return TensorList{g};
-                       },
-                       nullptr, true, false, false, false};
-const OpDef kAddScalar{"add_scalar", ops::InferSameAsInput,
-                       [](const GradContext& c) -> StatusOr<TensorList> { return TensorList{c.grad_outputs[0]}; },
-                       nullptr, true, false, false, false};
-const OpDef kRSubScalar{"rsub_scalar", ops::InferSameAsInput,
+const OpDef kMulScalar{
+    "mul_scalar",
+    ops::InferSameAsInput,
+    [](const GradContext& c) -> StatusOr<TensorList> {
+      ASSIGN_OR_RETURN(Tensor g, functional::MulScalar(c.grad_outputs[0], c.attrs.Float("scalar")));
+      return TensorList{g};
+    },
+    nullptr,
+    true,
+    false,
+    false,
+    false};
+const OpDef kAddScalar{
+    "add_scalar",
+    ops::InferSameAsInput,
+    [](const GradContext& c) -> StatusOr<TensorList> { return TensorList{c.grad_outputs[0]}; },
+    nullptr,
+    true,
+    false,
+    false,
+    false};
+const OpDef kRSubScalar{"rsub_scalar",
+                        ops::InferSameAsInput,
                         [](const GradContext& c) -> StatusOr<TensorList> {
                           ASSIGN_OR_RETURN(Tensor g, functional::Neg(c.grad_outputs[0]));
                           return TensorList{g};
                         },
-                        nullptr, true, false, false, false};
-const OpDef kRDivScalar{"rdiv_scalar", ops::InferSameAsInput,
-                        [](const GradContext& c) -> StatusOr<TensorList> {  // d(s/a) = -s/a^2 = -out/a
-                          ASSIGN_OR_RETURN(Tensor q, functional::Div(c.outputs[0], c.inputs[0]));
-                          ASSIGN_OR_RETURN(Tensor g, functional::Mul(c.grad_outputs[0], q));
-                          ASSIGN_OR_RETURN(Tensor n, functional::Neg(g));
-                          return TensorList{n};
-                        },
-                        nullptr, true, false, true, true};
+                        nullptr,
+                        true,
+                        false,
+                        false,
+                        false};
+const OpDef kRDivScalar{
+    "rdiv_scalar",
+    ops::InferSameAsInput,
+    [](const GradContext& c) -> StatusOr<TensorList> {  // d(s/a) = -s/a^2 = -out/a
+      ASSIGN_OR_RETURN(Tensor q, functional::Div(c.outputs[0], c.inputs[0]));
+      ASSIGN_OR_RETURN(Tensor g, functional::Mul(c.grad_outputs[0], q));
+      ASSIGN_OR_RETURN(Tensor n, functional::Neg(g));
+      return TensorList{n};
+    },
+    nullptr,
+    true,
+    false,
+    true,
+    true};
 
 StatusOr<std::pair<Tensor, Tensor>> Promote(const Tensor& a, const Tensor& b) {
   if (a.dtype() == b.dtype()) return std::make_pair(a, b);  // the common case: nothing to cast
@@ -102,7 +156,8 @@ StatusOr<std::pair<Tensor, Tensor>> Promote(const Tensor& a, const Tensor& b) {
   return std::make_pair(ab[0], ab[1]);
 }
 
-Status InferBroadcastBool(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out, const char* op) {
+Status InferBroadcastBool(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out,
+                          const char* op) {
   RETURN_IF_ERROR(InferBroadcast(in, a, out, op));
   out->back().dtype = DType::kBool;
   return Status();
@@ -121,38 +176,41 @@ OpDef Def(const char* name, InferFn infer, GradFn grad, bool save_in, bool save_
 }
 
 // pow: da = g * b * a^(b-1); db = g * a^b * log(a).
-const OpDef kPow = Def("pow", OFL_BROADCAST_INFER("pow"),
-                       [](const GradContext& c) -> StatusOr<TensorList> {
-                         namespace F = functional;
-                         const Tensor &g = c.grad_outputs[0], &a = c.inputs[0], &b = c.inputs[1];
-                         TensorList r(2);
-                         if (c.needs_input_grad[0]) {
-                           ASSIGN_OR_RETURN(Tensor bm1, F::AddScalar(b, -1.0));
-                           ASSIGN_OR_RETURN(Tensor p, F::Pow(a, bm1));
-                           ASSIGN_OR_RETURN(Tensor gb, F::Mul(g, b));
-                           ASSIGN_OR_RETURN(r[0], F::Mul(gb, p));
-                         }
-                         if (c.needs_input_grad[1]) {
-                           ASSIGN_OR_RETURN(Tensor la, F::Log(a));
-                           ASSIGN_OR_RETURN(Tensor go, F::Mul(g, c.outputs[0]));
-                           ASSIGN_OR_RETURN(r[1], F::Mul(go, la));
-                         }
-                         return r;
-                       },
-                       true, true);
+const OpDef kPow = Def(
+    "pow", OFL_BROADCAST_INFER("pow"),
+    [](const GradContext& c) -> StatusOr<TensorList> {
+      namespace F = functional;
+      const Tensor &g = c.grad_outputs[0], &a = c.inputs[0], &b = c.inputs[1];
+      TensorList r(2);
+      if (c.needs_input_grad[0]) {
+        ASSIGN_OR_RETURN(Tensor bm1, F::AddScalar(b, -1.0));
+        ASSIGN_OR_RETURN(Tensor p, F::Pow(a, bm1));
+        ASSIGN_OR_RETURN(Tensor gb, F::Mul(g, b));
+        ASSIGN_OR_RETURN(r[0], F::Mul(gb, p));
+      }
+      if (c.needs_input_grad[1]) {
+        ASSIGN_OR_RETURN(Tensor la, F::Log(a));
+        ASSIGN_OR_RETURN(Tensor go, F::Mul(g, c.outputs[0]));
+        ASSIGN_OR_RETURN(r[1], F::Mul(go, la));
+      }
+      return r;
+    },
+    true, true);
 
 // maximum/minimum backward: minmax_grad(g, a, b; is_max, side) = g where the `side` operand
 // won, g/2 at ties, else 0 (shaped like g; Dispatch reduces it to the operand's shape).
-const OpDef kMinMaxGrad = Def("minmax_grad",
-                              [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-                                out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
-                                return Status();
-                              },
-                              [](const GradContext& c) -> StatusOr<TensorList> {
-                                ASSIGN_OR_RETURN(Tensor g, Dispatch1(kMinMaxGrad, {c.grad_outputs[0], c.inputs[1], c.inputs[2]}, c.attrs));
-                                return TensorList{g, Tensor(), Tensor()};
-                              },
-                              true, false);
+const OpDef kMinMaxGrad = Def(
+    "minmax_grad",
+    [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+      out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
+      return Status();
+    },
+    [](const GradContext& c) -> StatusOr<TensorList> {
+      ASSIGN_OR_RETURN(
+          Tensor g, Dispatch1(kMinMaxGrad, {c.grad_outputs[0], c.inputs[1], c.inputs[2]}, c.attrs));
+      return TensorList{g, Tensor(), Tensor()};
+    },
+    true, false);
 template <bool kIsMax>
 StatusOr<TensorList> MinMaxGrad(const GradContext& c) {
   TensorList r(2);
@@ -163,8 +221,10 @@ StatusOr<TensorList> MinMaxGrad(const GradContext& c) {
   }
   return r;
 }
-const OpDef kMaximum = Def("maximum", OFL_BROADCAST_INFER("maximum"), &MinMaxGrad<true>, true, false);
-const OpDef kMinimum = Def("minimum", OFL_BROADCAST_INFER("minimum"), &MinMaxGrad<false>, true, false);
+const OpDef kMaximum =
+    Def("maximum", OFL_BROADCAST_INFER("maximum"), &MinMaxGrad<true>, true, false);
+const OpDef kMinimum =
+    Def("minimum", OFL_BROADCAST_INFER("minimum"), &MinMaxGrad<false>, true, false);
 
 // remainder/fmod: da = g; db = -g * q with q = (a - r) / b the rounded quotient.
 StatusOr<TensorList> RemainderGrad(const GradContext& c) {
@@ -179,30 +239,41 @@ StatusOr<TensorList> RemainderGrad(const GradContext& c) {
   }
   return r;
 }
-const OpDef kFloorDivide = Def("floor_divide", OFL_BROADCAST_INFER("floor_divide"), nullptr, false, false);
-const OpDef kRemainder = Def("remainder", OFL_BROADCAST_INFER("remainder"), &RemainderGrad, true, true);
+const OpDef kFloorDivide =
+    Def("floor_divide", OFL_BROADCAST_INFER("floor_divide"), nullptr, false, false);
+const OpDef kRemainder =
+    Def("remainder", OFL_BROADCAST_INFER("remainder"), &RemainderGrad, true, true);
 const OpDef kFmod = Def("fmod", OFL_BROADCAST_INFER("fmod"), &RemainderGrad, true, true);
 
-#define OFL_BOOL_INFER(name)                                                                  \
-  [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {                  \
-    return InferBroadcastBool(in, a, out, name);                                               \
+#define OFL_BOOL_INFER(name)                                                 \
+  [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) { \
+    return InferBroadcastBool(in, a, out, name);                             \
   }
 const OpDef kCompare[] = {
-    Def("eq", OFL_BOOL_INFER("eq"), nullptr, false, false), Def("ne", OFL_BOOL_INFER("ne"), nullptr, false, false),
-    Def("lt", OFL_BOOL_INFER("lt"), nullptr, false, false), Def("le", OFL_BOOL_INFER("le"), nullptr, false, false),
-    Def("gt", OFL_BOOL_INFER("gt"), nullptr, false, false), Def("ge", OFL_BOOL_INFER("ge"), nullptr, false, false),
+    Def("eq", OFL_BOOL_INFER("eq"), nullptr, false, false),
+    Def("ne", OFL_BOOL_INFER("ne"), nullptr, false, false),
+    Def("lt", OFL_BOOL_INFER("lt"), nullptr, false, false),
+    Def("le", OFL_BOOL_INFER("le"), nullptr, false, false),
+    Def("gt", OFL_BOOL_INFER("gt"), nullptr, false, false),
+    Def("ge", OFL_BOOL_INFER("ge"), nullptr, false, false),
 };
 const OpDef kCompareScalar[] = {
-    Def("eq_scalar", InferBoolSameShape, nullptr, false, false), Def("ne_scalar", InferBoolSameShape, nullptr, false, false),
-    Def("lt_scalar", InferBoolSameShape, nullptr, false, false), Def("le_scalar", InferBoolSameShape, nullptr, false, false),
-    Def("gt_scalar", InferBoolSameShape, nullptr, false, false), Def("ge_scalar", InferBoolSameShape, nullptr, false, false),
+    Def("eq_scalar", InferBoolSameShape, nullptr, false, false),
+    Def("ne_scalar", InferBoolSameShape, nullptr, false, false),
+    Def("lt_scalar", InferBoolSameShape, nullptr, false, false),
+    Def("le_scalar", InferBoolSameShape, nullptr, false, false),
+    Def("gt_scalar", InferBoolSameShape, nullptr, false, false),
+    Def("ge_scalar", InferBoolSameShape, nullptr, false, false),
 };
 const OpDef kLogicalAnd = Def("logical_and", OFL_BOOL_INFER("logical_and"), nullptr, false, false);
 const OpDef kLogicalOr = Def("logical_or", OFL_BOOL_INFER("logical_or"), nullptr, false, false);
 const OpDef kLogicalXor = Def("logical_xor", OFL_BOOL_INFER("logical_xor"), nullptr, false, false);
-const OpDef kBitwiseAnd = Def("bitwise_and", OFL_BROADCAST_INFER("bitwise_and"), nullptr, false, false);
-const OpDef kBitwiseOr = Def("bitwise_or", OFL_BROADCAST_INFER("bitwise_or"), nullptr, false, false);
-const OpDef kBitwiseXor = Def("bitwise_xor", OFL_BROADCAST_INFER("bitwise_xor"), nullptr, false, false);
+const OpDef kBitwiseAnd =
+    Def("bitwise_and", OFL_BROADCAST_INFER("bitwise_and"), nullptr, false, false);
+const OpDef kBitwiseOr =
+    Def("bitwise_or", OFL_BROADCAST_INFER("bitwise_or"), nullptr, false, false);
+const OpDef kBitwiseXor =
+    Def("bitwise_xor", OFL_BROADCAST_INFER("bitwise_xor"), nullptr, false, false);
 
 StatusOr<Tensor> PromotedOp(const OpDef& op, const Tensor& a, const Tensor& b) {
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));
@@ -215,12 +286,14 @@ StatusOr<Tensor> LogicalOp(const OpDef& op, const Tensor& a, const Tensor& b) {
 }
 StatusOr<Tensor> BitwiseOp(const OpDef& op, const Tensor& a, const Tensor& b) {
   if (IsFloating(a.dtype()) || IsFloating(b.dtype()))
-    return TypeError("[%s] expected bool or integer tensors, got %s and %s", op.name, a.meta_string(), b.meta_string());
+    return TypeError("[%s] expected bool or integer tensors, got %s and %s", op.name,
+                     a.meta_string(), b.meta_string());
   return PromotedOp(op, a, b);
 }
 StatusOr<Tensor> DivisionOp(const OpDef& op, const Tensor& a, const Tensor& b) {
   if (a.dtype() == DType::kBool && b.dtype() == DType::kBool)
-    return TypeError("[%s] not supported for bool tensors (%s, %s)", op.name, a.meta_string(), b.meta_string());
+    return TypeError("[%s] not supported for bool tensors (%s, %s)", op.name, a.meta_string(),
+                     b.meta_string());
   return PromotedOp(op, a, b);
 }
 
@@ -228,8 +301,8 @@ StatusOr<Tensor> DivisionOp(const OpDef& op, const Tensor& a, const Tensor& b) {
 Status CheckInplaceResult(const char* op, const Tensor& a, const Tensor& b) {
   auto category = [](DType t) { return t == DType::kBool ? 0 : IsIntegral(t) ? 1 : 2; };
   if (category(b.dtype()) > category(a.dtype()))
-    return TypeError("[%s] result type %s can't be cast to the desired output type %s", op, DTypeLongName(b.dtype()),
-                     DTypeLongName(a.dtype()));
+    return TypeError("[%s] result type %s can't be cast to the desired output type %s", op,
+                     DTypeLongName(b.dtype()), DTypeLongName(a.dtype()));
   return Status();
 }
 
@@ -268,25 +341,44 @@ StatusOr<Tensor> Div(const Tensor& a, const Tensor& b) {
   ASSIGN_OR_RETURN(auto ab, Promote(x, y));
   return Dispatch1(kDiv, {ab.first, ab.second});
 }
-StatusOr<Tensor> AddScalar(const Tensor& a, double s) { return ScalarOp(kAddScalar, a, s); }
-StatusOr<Tensor> MulScalar(const Tensor& a, double s) { return ScalarOp(kMulScalar, a, s); }
-StatusOr<Tensor> RSubScalar(const Tensor& a, double s) { return ScalarOp(kRSubScalar, a, s); }
+StatusOr<Tensor> AddScalar(const Tensor& a, double s) {
+  return ScalarOp(kAddScalar, a, s);
+}
+StatusOr<Tensor> MulScalar(const Tensor& a, double s) {
+  return ScalarOp(kMulScalar, a, s);
+}
+StatusOr<Tensor> RSubScalar(const Tensor& a, double s) {
+  return ScalarOp(kRSubScalar, a, s);
+}
 StatusOr<Tensor> RDivScalar(const Tensor& a, double s) {
   Tensor x = a;
-  if (!IsFloating(a.dtype())) { ASSIGN_OR_RETURN(x, Cast(a, DType::kF32)); }
+  if (!IsFloating(a.dtype())) {
+    ASSIGN_OR_RETURN(x, Cast(a, DType::kF32));
+  }
   return ScalarOp(kRDivScalar, x, s);
 }
 
 StatusOr<Tensor> Pow(const Tensor& a, const Tensor& b) {
   if (a.dtype() == DType::kBool && b.dtype() == DType::kBool)
-    return TypeError("[pow] not supported for bool tensors (%s, %s)", a.meta_string(), b.meta_string());
+    return TypeError("[pow] not supported for bool tensors (%s, %s)", a.meta_string(),
+                     b.meta_string());
   return PromotedOp(kPow, a, b);
 }
-StatusOr<Tensor> Maximum(const Tensor& a, const Tensor& b) { return PromotedOp(kMaximum, a, b); }
-StatusOr<Tensor> Minimum(const Tensor& a, const Tensor& b) { return PromotedOp(kMinimum, a, b); }
-StatusOr<Tensor> FloorDivide(const Tensor& a, const Tensor& b) { return DivisionOp(kFloorDivide, a, b); }
-StatusOr<Tensor> Remainder(const Tensor& a, const Tensor& b) { return DivisionOp(kRemainder, a, b); }
-StatusOr<Tensor> Fmod(const Tensor& a, const Tensor& b) { return DivisionOp(kFmod, a, b); }
+StatusOr<Tensor> Maximum(const Tensor& a, const Tensor& b) {
+  return PromotedOp(kMaximum, a, b);
+}
+StatusOr<Tensor> Minimum(const Tensor& a, const Tensor& b) {
+  return PromotedOp(kMinimum, a, b);
+}
+StatusOr<Tensor> FloorDivide(const Tensor& a, const Tensor& b) {
+  return DivisionOp(kFloorDivide, a, b);
+}
+StatusOr<Tensor> Remainder(const Tensor& a, const Tensor& b) {
+  return DivisionOp(kRemainder, a, b);
+}
+StatusOr<Tensor> Fmod(const Tensor& a, const Tensor& b) {
+  return DivisionOp(kFmod, a, b);
+}
 
 StatusOr<Tensor> Compare(CompareOp op, const Tensor& a, const Tensor& b) {
   return PromotedOp(kCompare[static_cast<int>(op)], a, b);
@@ -294,26 +386,49 @@ StatusOr<Tensor> Compare(CompareOp op, const Tensor& a, const Tensor& b) {
 StatusOr<Tensor> CompareScalar(CompareOp op, const Tensor& a, double s) {
   return ScalarOp(kCompareScalar[static_cast<int>(op)], a, s);
 }
-StatusOr<Tensor> LogicalAnd(const Tensor& a, const Tensor& b) { return LogicalOp(kLogicalAnd, a, b); }
-StatusOr<Tensor> LogicalOr(const Tensor& a, const Tensor& b) { return LogicalOp(kLogicalOr, a, b); }
-StatusOr<Tensor> LogicalXor(const Tensor& a, const Tensor& b) { return LogicalOp(kLogicalXor, a, b); }
-StatusOr<Tensor> BitwiseAnd(const Tensor& a, const Tensor& b) { return BitwiseOp(kBitwiseAnd, a, b); }
-StatusOr<Tensor> BitwiseOr(const Tensor& a, const Tensor& b) { return BitwiseOp(kBitwiseOr, a, b); }
-StatusOr<Tensor> BitwiseXor(const Tensor& a, const Tensor& b) { return BitwiseOp(kBitwiseXor, a, b); }
+StatusOr<Tensor> LogicalAnd(const Tensor& a, const Tensor& b) {
+  return LogicalOp(kLogicalAnd, a, b);
+}
+StatusOr<Tensor> LogicalOr(const Tensor& a, const Tensor& b) {
+  return LogicalOp(kLogicalOr, a, b);
+}
+StatusOr<Tensor> LogicalXor(const Tensor& a, const Tensor& b) {
+  return LogicalOp(kLogicalXor, a, b);
+}
+StatusOr<Tensor> BitwiseAnd(const Tensor& a, const Tensor& b) {
+  return BitwiseOp(kBitwiseAnd, a, b);
+}
+StatusOr<Tensor> BitwiseOr(const Tensor& a, const Tensor& b) {
+  return BitwiseOp(kBitwiseOr, a, b);
+}
+StatusOr<Tensor> BitwiseXor(const Tensor& a, const Tensor& b) {
+  return BitwiseOp(kBitwiseXor, a, b);
+}
 
 StatusOr<TensorList> PromoteOperands(const TensorList& ts) {
   auto category = [](DType t) { return t == DType::kBool ? 0 : IsIntegral(t) ? 1 : 2; };
   bool have_dim = false, have_zero = false;
   DType dim_t = DType::kBool, zero_t = DType::kBool;
   for (const Tensor& t : ts) {
-    if (t.ndim() > 0) { dim_t = have_dim ? PromoteTypes(dim_t, t.dtype()) : t.dtype(); have_dim = true; }
-    else { zero_t = have_zero ? PromoteTypes(zero_t, t.dtype()) : t.dtype(); have_zero = true; }
+    if (t.ndim() > 0) {
+      dim_t = have_dim ? PromoteTypes(dim_t, t.dtype()) : t.dtype();
+      have_dim = true;
+    } else {
+      zero_t = have_zero ? PromoteTypes(zero_t, t.dtype()) : t.dtype();
+      have_zero = true;
+    }
   }
-  DType r = !have_dim ? zero_t : !have_zero ? dim_t : category(zero_t) > category(dim_t) ? zero_t : dim_t;
+  DType r = !have_dim                            ? zero_t
+            : !have_zero                         ? dim_t
+            : category(zero_t) > category(dim_t) ? zero_t
+                                                 : dim_t;
   TensorList out;
   out.reserve(ts.size());
   for (const Tensor& t : ts) {
-    if (t.dtype() == r) { out.push_back(t); continue; }
+    if (t.dtype() == r) {
+      out.push_back(t);
+      continue;
+    }
     ASSIGN_OR_RETURN(Tensor c, Cast(t, r));
     out.push_back(c);
   }
@@ -331,12 +446,17 @@ Status Mul_(const Tensor& a, const Tensor& b) {
   return DispatchInplace(kMul, {a, y}, {}, a);
 }
 Status Div_(const Tensor& a, const Tensor& b) {
-  if (!IsFloating(a.dtype())) return TypeError("[div_] true division can't be written in place into %s", a.meta_string());
+  if (!IsFloating(a.dtype()))
+    return TypeError("[div_] true division can't be written in place into %s", a.meta_string());
   ASSIGN_OR_RETURN(Tensor y, Cast(b, a.dtype()));
   return DispatchInplace(kDiv, {a, y}, {}, a);
 }
-Status MulScalar_(const Tensor& a, double s) { return DispatchInplace(kMulScalar, {a}, {{"scalar", s}}, a); }
-Status AddScalar_(const Tensor& a, double s) { return DispatchInplace(kAddScalar, {a}, {{"scalar", s}}, a); }
+Status MulScalar_(const Tensor& a, double s) {
+  return DispatchInplace(kMulScalar, {a}, {{"scalar", s}}, a);
+}
+Status AddScalar_(const Tensor& a, double s) {
+  return DispatchInplace(kAddScalar, {a}, {{"scalar", s}}, a);
+}
 
 }  // namespace functional
 }  // namespace oneflow_like

@@ -14,7 +14,7 @@ StatusOr<Tensor> AddScalar(const Tensor& a, double s);   // a + s
 StatusOr<Tensor> MulScalar(const Tensor& a, double s);   // a * s
 StatusOr<Tensor> RSubScalar(const Tensor& a, double s);  // s - a
 StatusOr<Tensor> RDivScalar(const Tensor& a, double s);  // s / a
-StatusOr<Tensor> Pow(const Tensor& a, const Tensor& b);    // a ** b (integers: b >= 0)
+StatusOr<Tensor> Pow(const Tensor& a, const Tensor& b);  // a ** b (integers: b >= 0)
 // NaN-propagating; at ties the gradient is split evenly, as in PyTorch.
 StatusOr<Tensor> Maximum(const Tensor& a, const Tensor& b);
 StatusOr<Tensor> Minimum(const Tensor& a, const Tensor& b);

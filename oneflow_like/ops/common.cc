@@ -10,7 +10,8 @@ Status InferSameAsInput(const TensorList& in, const AttrMap&, std::vector<Tensor
   return Status();
 }
 
-StatusOr<std::vector<int64_t>> NormalizeDims(const char* op, const std::vector<int64_t>& dims, int64_t ndim) {
+StatusOr<std::vector<int64_t>> NormalizeDims(const char* op, const std::vector<int64_t>& dims,
+                                             int64_t ndim) {
   std::vector<int64_t> r;
   if (dims.empty()) {
     for (int64_t i = 0; i < ndim; ++i) r.push_back(i);
@@ -19,7 +20,8 @@ StatusOr<std::vector<int64_t>> NormalizeDims(const char* op, const std::vector<i
   for (int64_t d : dims) {
     ASSIGN_OR_RETURN(int64_t w, WrapDim(op, d, ndim));
     if (ndim == 0) continue;
-    if (std::find(r.begin(), r.end(), w) != r.end()) return InvalidArgument("[%s] dim %d appears twice", op, d);
+    if (std::find(r.begin(), r.end(), w) != r.end())
+      return InvalidArgument("[%s] dim %d appears twice", op, d);
     r.push_back(w);
   }
   std::sort(r.begin(), r.end());
@@ -30,8 +32,10 @@ Shape ReducedShape(const Shape& s, const std::vector<int64_t>& dims, bool keepdi
   DimVector out;
   for (int64_t i = 0; i < s.ndim(); ++i) {
     bool red = std::find(dims.begin(), dims.end(), i) != dims.end();
-    if (!red) out.push_back(s[i]);
-    else if (keepdim) out.push_back(1);
+    if (!red)
+      out.push_back(s[i]);
+    else if (keepdim)
+      out.push_back(1);
   }
   return Shape(out);
 }

@@ -11,7 +11,8 @@ namespace ops {
 // Infer for ops whose single output has the input's meta.
 Status InferSameAsInput(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out);
 // Normalises a dim list (negative dims, duplicates) for `op` over `ndim` dims; empty = all.
-StatusOr<std::vector<int64_t>> NormalizeDims(const char* op, const std::vector<int64_t>& dims, int64_t ndim);
+StatusOr<std::vector<int64_t>> NormalizeDims(const char* op, const std::vector<int64_t>& dims,
+                                             int64_t ndim);
 // The shape after reducing `dims` (sorted, normalised).
 Shape ReducedShape(const Shape& s, const std::vector<int64_t>& dims, bool keepdim);
 

@@ -15,9 +15,11 @@ struct ConvOptions {
 };
 
 // x [N, C, L], w [K, C/groups, S], bias [K] or undefined -> [N, K, L'].
-StatusOr<Tensor> Conv1d(const Tensor& x, const Tensor& w, const Tensor& bias, const ConvOptions& opt = {});
+StatusOr<Tensor> Conv1d(const Tensor& x, const Tensor& w, const Tensor& bias,
+                        const ConvOptions& opt = {});
 // x [N, C, H, W], w [K, C/groups, R, S], bias [K] or undefined -> [N, K, H', W'].
-StatusOr<Tensor> Conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const ConvOptions& opt = {});
+StatusOr<Tensor> Conv2d(const Tensor& x, const Tensor& w, const Tensor& bias,
+                        const ConvOptions& opt = {});
 
 }  // namespace functional
 }  // namespace oneflow_like

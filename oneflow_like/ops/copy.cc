@@ -12,24 +12,26 @@ const OpDef kContiguous{
     [](const GradContext& c) -> StatusOr<TensorList> { return TensorList{c.grad_outputs[0]}; },
     nullptr, /*strided_inputs=*/true};
 
-const OpDef kCast{
-    "cast",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      out->push_back(TensorMeta{in[0].shape(), a.Dtype("dtype"), in[0].device()});
-      return Status();
-    },
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      if (!IsFloating(c.inputs[0].dtype())) return TensorList{Tensor()};
-      ASSIGN_OR_RETURN(Tensor g, functional::Cast(c.grad_outputs[0], c.inputs[0].dtype()));
-      return TensorList{g};
-    },
-    nullptr, /*strided_inputs=*/true};
+const OpDef kCast{"cast",
+                  [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+                    out->push_back(TensorMeta{in[0].shape(), a.Dtype("dtype"), in[0].device()});
+                    return Status();
+                  },
+                  [](const GradContext& c) -> StatusOr<TensorList> {
+                    if (!IsFloating(c.inputs[0].dtype())) return TensorList{Tensor()};
+                    ASSIGN_OR_RETURN(Tensor g,
+                                     functional::Cast(c.grad_outputs[0], c.inputs[0].dtype()));
+                    return TensorList{g};
+                  },
+                  nullptr, /*strided_inputs=*/true};
 
 // copy_(dst, src): inputs {src}; output written in place into dst (broadcast + cast).
 const OpDef kCopyInto{
     "copy_",
     [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      DimVector dims = a.Ints("shape").empty() ? DimVector() : DimVector(a.Ints("shape").begin(), a.Ints("shape").end());
+      DimVector dims = a.Ints("shape").empty()
+                           ? DimVector()
+                           : DimVector(a.Ints("shape").begin(), a.Ints("shape").end());
       Shape dst(dims);
       ASSIGN_OR_RETURN(Shape b, BroadcastShapes("copy_", in[0].shape(), dst));
       if (b != dst)
@@ -45,18 +47,20 @@ const OpDef kCopyInto{
     nullptr, /*strided_inputs=*/true};
 
 // Device transfer: the kernel runs on the destination device's copy stream.
-const OpDef kToDevice{
-    "to_device",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      ASSIGN_OR_RETURN(Device d, Device::Parse(a.Str("device")));
-      out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), d});
-      return Status();
-    },
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      ASSIGN_OR_RETURN(Tensor g, functional::To(c.grad_outputs[0], c.inputs[0].device()));
-      return TensorList{g};
-    },
-    nullptr, /*strided_inputs=*/false, /*cross_device=*/true};
+const OpDef kToDevice{"to_device",
+                      [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+                        ASSIGN_OR_RETURN(Device d, Device::Parse(a.Str("device")));
+                        out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), d});
+                        return Status();
+                      },
+                      [](const GradContext& c) -> StatusOr<TensorList> {
+                        ASSIGN_OR_RETURN(Tensor g,
+                                         functional::To(c.grad_outputs[0], c.inputs[0].device()));
+                        return TensorList{g};
+                      },
+                      nullptr,
+                      /*strided_inputs=*/false,
+                      /*cross_device=*/true};
 
 }  // namespace
 
@@ -69,7 +73,9 @@ StatusOr<Tensor> Contiguous(const Tensor& x) {
   return Dispatch1(kContiguous, {x});
 }
 
-StatusOr<Tensor> Clone(const Tensor& x) { return Dispatch1(kContiguous, {x}); }
+StatusOr<Tensor> Clone(const Tensor& x) {
+  return Dispatch1(kContiguous, {x});
+}
 
 StatusOr<Tensor> Cast(const Tensor& x, DType dtype) {
   if (x.dtype() == dtype) return x;
@@ -78,7 +84,9 @@ StatusOr<Tensor> Cast(const Tensor& x, DType dtype) {
 
 Status CopyInto(const Tensor& dst, const Tensor& src) {
   Tensor s = src;
-  if (src.device() != dst.device()) { ASSIGN_OR_RETURN(s, To(src, dst.device())); }
+  if (src.device() != dst.device()) {
+    ASSIGN_OR_RETURN(s, To(src, dst.device()));
+  }
   std::vector<int64_t> shape(dst.shape().dims().begin(), dst.shape().dims().end());
   return DispatchInplace(kCopyInto, {s}, {{"shape", shape}, {"dtype", dst.dtype()}}, dst);
 }

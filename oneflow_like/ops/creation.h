@@ -22,7 +22,8 @@ Status Fill_(const Tensor& x, double value);
 // A tensor holding a copy of `data` (host memory, `shape` x `dtype`, contiguous).
 StatusOr<Tensor> FromHost(const void* data, const Shape& shape, DType dtype, Device device);
 // A CPU tensor over memory owned elsewhere (no copy); `keep_alive` is dropped when it is freed.
-StatusOr<Tensor> WrapHost(void* data, const Shape& shape, DType dtype, std::shared_ptr<void> keep_alive);
+StatusOr<Tensor> WrapHost(void* data, const Shape& shape, DType dtype,
+                          std::shared_ptr<void> keep_alive);
 // Blocks until `x` is computed, then copies it (contiguous) into `dst`; raises the error of a
 // failed producer.
 Status CopyToHost(const Tensor& x, void* dst);

@@ -36,8 +36,10 @@ StatusOr<Tensor> OneHot(const Tensor& index, int64_t num_classes = -1);
 // adjacent, else first.
 StatusOr<Tensor> Index(const Tensor& x, const TensorList& indices);
 // x[indices] = values (accumulate: +=), out of place / in place; values broadcast.
-StatusOr<Tensor> IndexPut(const Tensor& x, const TensorList& indices, const Tensor& values, bool accumulate = false);
-Status IndexPut_(const Tensor& x, const TensorList& indices, const Tensor& values, bool accumulate = false);
+StatusOr<Tensor> IndexPut(const Tensor& x, const TensorList& indices, const Tensor& values,
+                          bool accumulate = false);
+Status IndexPut_(const Tensor& x, const TensorList& indices, const Tensor& values,
+                 bool accumulate = false);
 
 }  // namespace functional
 }  // namespace oneflow_like

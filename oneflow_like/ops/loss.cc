@@ -34,12 +34,13 @@ Status InferNll(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>*
     want_t = Shape(d);
   }
   if (x.ndim() < 1 || t.shape() != want_t)
-    return InvalidArgument("[nll_loss] expected target of shape %s for input %s, got %s", want_t.ToString(),
-                           x.meta_string(), t.meta_string());
+    return InvalidArgument("[nll_loss] expected target of shape %s for input %s, got %s",
+                           want_t.ToString(), x.meta_string(), t.meta_string());
   int64_t c = batched ? x.dim(1) : x.dim(0);
-  if (a.Bool("has_weight") && (in[2].ndim() != 1 || in[2].dim(0) != c || in[2].dtype() != x.dtype()))
-    return InvalidArgument("[nll_loss] expected weight of shape [%d] and dtype of %s, got %s", c, x.meta_string(),
-                           in[2].meta_string());
+  if (a.Bool("has_weight") &&
+      (in[2].ndim() != 1 || in[2].dim(0) != c || in[2].dtype() != x.dtype()))
+    return InvalidArgument("[nll_loss] expected weight of shape [%d] and dtype of %s, got %s", c,
+                           x.meta_string(), in[2].meta_string());
   Shape s = a.Int("reduction") == kNone ? t.shape() : Shape();
   out->push_back(TensorMeta{s, x.dtype(), x.device()});
   return Status();
@@ -51,9 +52,15 @@ const OpDef kNllLossGrad{"nll_loss_grad",
                            out->push_back(TensorMeta{in[1].shape(), in[1].dtype(), in[1].device()});
                            return Status();
                          },
-                         nullptr, nullptr, false, false, false, false};
+                         nullptr,
+                         nullptr,
+                         false,
+                         false,
+                         false,
+                         false};
 
-const OpDef kNllLoss{"nll_loss", InferNll,
+const OpDef kNllLoss{"nll_loss",
+                     InferNll,
                      [](const GradContext& c) -> StatusOr<TensorList> {
                        TensorList ins{c.grad_outputs[0], c.inputs[0], c.inputs[1]};
                        if (c.attrs.Bool("has_weight")) ins.push_back(c.inputs[2]);
@@ -62,14 +69,19 @@ const OpDef kNllLoss{"nll_loss", InferNll,
                        r[0] = g;
                        return r;
                      },
-                     nullptr, false, false, true, false};
+                     nullptr,
+                     false,
+                     false,
+                     true,
+                     false};
 
 // Elementwise (1 - y) x + (1 + (pw - 1) y) softplus(-x); inputs (x, y [, pw]) of one shape.
 Status InferBce(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
   for (size_t i = 1; i < in.size(); ++i)
     if (in[i].shape() != in[0].shape() || in[i].dtype() != in[0].dtype())
-      return InvalidArgument("[binary_cross_entropy_with_logits] expected target/pos_weight like input %s, got %s",
-                             in[0].meta_string(), in[i].meta_string());
+      return InvalidArgument(
+          "[binary_cross_entropy_with_logits] expected target/pos_weight like input %s, got %s",
+          in[0].meta_string(), in[i].meta_string());
   out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
   return Status();
 }
@@ -81,15 +93,25 @@ const OpDef kBceGrad{"bce_with_logits_grad",
                          out->push_back(TensorMeta{in[1].shape(), in[1].dtype(), in[1].device()});
                        return Status();
                      },
-                     nullptr, nullptr, false, false, false, false};
+                     nullptr,
+                     nullptr,
+                     false,
+                     false,
+                     false,
+                     false};
 
-const OpDef kBce{"binary_cross_entropy_with_logits", InferBce,
+const OpDef kBce{"binary_cross_entropy_with_logits",
+                 InferBce,
                  [](const GradContext& c) -> StatusOr<TensorList> {
                    TensorList ins{c.grad_outputs[0]};
                    ins.insert(ins.end(), c.inputs.begin(), c.inputs.end());
                    return Dispatch(kBceGrad, ins, c.attrs);
                  },
-                 nullptr, false, false, true, false};
+                 nullptr,
+                 false,
+                 false,
+                 true,
+                 false};
 
 StatusOr<Tensor> Reduce(const Tensor& loss, int64_t reduction) {
   if (reduction == kMean) return functional::Mean(loss);
@@ -113,25 +135,30 @@ StatusOr<Tensor> NllLoss(const Tensor& input, const Tensor& target, const NllOpt
   ASSIGN_OR_RETURN(int64_t red, ParseReduction("nll_loss", opt.reduction));
   ASSIGN_OR_RETURN(Tensor t, IndexTarget("nll_loss", target));
   if (opt.label_smoothing < 0.0 || opt.label_smoothing > 1.0)
-    return InvalidArgument("[cross_entropy] label_smoothing must be in [0, 1], got %g", opt.label_smoothing);
+    return InvalidArgument("[cross_entropy] label_smoothing must be in [0, 1], got %g",
+                           opt.label_smoothing);
   TensorList ins{input, t};
   bool has_weight = opt.weight.defined();
   if (has_weight) ins.push_back(opt.weight);
   return Dispatch1(kNllLoss, ins,
-                   {{"reduction", red}, {"ignore_index", opt.ignore_index},
-                    {"label_smoothing", opt.label_smoothing}, {"has_weight", has_weight}});
+                   {{"reduction", red},
+                    {"ignore_index", opt.ignore_index},
+                    {"label_smoothing", opt.label_smoothing},
+                    {"has_weight", has_weight}});
 }
 
 StatusOr<Tensor> CrossEntropy(const Tensor& input, const Tensor& target, const NllOptions& opt) {
   RETURN_IF_ERROR(CheckFloating("cross_entropy", input));
-  if (input.ndim() < 1) return InvalidArgument("[cross_entropy] expected input with a class dim, got %s", input.meta_string());
+  if (input.ndim() < 1)
+    return InvalidArgument("[cross_entropy] expected input with a class dim, got %s",
+                           input.meta_string());
   int64_t cdim = input.ndim() >= 2 ? 1 : 0;
   ASSIGN_OR_RETURN(Tensor logp, LogSoftmax(input, cdim));
   if (!IsFloating(target.dtype())) return NllLoss(logp, target, opt);
   // Class probabilities: -sum_c w_c p_c log q_c, with p smoothed towards uniform.
   if (target.shape() != input.shape())
-    return InvalidArgument("[cross_entropy] probability target %s must match input %s", target.meta_string(),
-                           input.meta_string());
+    return InvalidArgument("[cross_entropy] probability target %s must match input %s",
+                           target.meta_string(), input.meta_string());
   ASSIGN_OR_RETURN(int64_t red, ParseReduction("cross_entropy", opt.reduction));
   Tensor p = target;
   if (opt.label_smoothing > 0) {
@@ -154,32 +181,37 @@ StatusOr<Tensor> MseLoss(const Tensor& input, const Tensor& target, const std::s
   RETURN_IF_ERROR(CheckFloating("mse_loss", input));
   ASSIGN_OR_RETURN(int64_t red, ParseReduction("mse_loss", reduction));
   if (input.shape() != target.shape())
-    return InvalidArgument("[mse_loss] target %s must match input %s", target.meta_string(), input.meta_string());
+    return InvalidArgument("[mse_loss] target %s must match input %s", target.meta_string(),
+                           input.meta_string());
   ASSIGN_OR_RETURN(Tensor d, Sub(input, target));
   ASSIGN_OR_RETURN(Tensor sq, Mul(d, d));
   return Reduce(sq, red);
 }
 
-StatusOr<Tensor> BinaryCrossEntropyWithLogits(const Tensor& input, const Tensor& target, const Tensor& weight,
-                                              const Tensor& pos_weight, const std::string& reduction) {
+StatusOr<Tensor> BinaryCrossEntropyWithLogits(const Tensor& input, const Tensor& target,
+                                              const Tensor& weight, const Tensor& pos_weight,
+                                              const std::string& reduction) {
   const char* op = "binary_cross_entropy_with_logits";
   RETURN_IF_ERROR(CheckFloating(op, input));
   ASSIGN_OR_RETURN(int64_t red, ParseReduction(op, reduction));
   if (target.shape() != input.shape())
-    return InvalidArgument("[%s] target %s must match input %s", op, target.meta_string(), input.meta_string());
+    return InvalidArgument("[%s] target %s must match input %s", op, target.meta_string(),
+                           input.meta_string());
   ASSIGN_OR_RETURN(Tensor y, Cast(target, input.dtype()));
   TensorList ins{input, y};
   if (pos_weight.defined()) {
     ASSIGN_OR_RETURN(Shape s, BroadcastShapes(op, pos_weight.shape(), input.shape()));
     if (s != input.shape())
-      return InvalidArgument("[%s] pos_weight %s does not broadcast to input %s", op, pos_weight.meta_string(),
-                             input.meta_string());
+      return InvalidArgument("[%s] pos_weight %s does not broadcast to input %s", op,
+                             pos_weight.meta_string(), input.meta_string());
     ASSIGN_OR_RETURN(Tensor pw, Cast(pos_weight, input.dtype()));
     ASSIGN_OR_RETURN(pw, Expand(pw, input.shape()));
     ins.push_back(pw);
   }
   ASSIGN_OR_RETURN(Tensor loss, Dispatch1(kBce, ins));
-  if (weight.defined()) { ASSIGN_OR_RETURN(loss, Mul(loss, weight)); }
+  if (weight.defined()) {
+    ASSIGN_OR_RETURN(loss, Mul(loss, weight));
+  }
   return Reduce(loss, red);
 }
 

@@ -19,11 +19,14 @@ struct NllOptions {
 // input: log-probabilities [N, C, d...] or [C]; target: integer class indices [N, d...] or [].
 StatusOr<Tensor> NllLoss(const Tensor& input, const Tensor& target, const NllOptions& opt = {});
 // target: class indices (integer) or class probabilities (same shape as input).
-StatusOr<Tensor> CrossEntropy(const Tensor& input, const Tensor& target, const NllOptions& opt = {});
-StatusOr<Tensor> MseLoss(const Tensor& input, const Tensor& target, const std::string& reduction = "mean");
+StatusOr<Tensor> CrossEntropy(const Tensor& input, const Tensor& target,
+                              const NllOptions& opt = {});
+StatusOr<Tensor> MseLoss(const Tensor& input, const Tensor& target,
+                         const std::string& reduction = "mean");
 // weight and pos_weight may be undefined; both broadcast to the input's shape.
-StatusOr<Tensor> BinaryCrossEntropyWithLogits(const Tensor& input, const Tensor& target, const Tensor& weight,
-                                              const Tensor& pos_weight, const std::string& reduction = "mean");
+StatusOr<Tensor> BinaryCrossEntropyWithLogits(const Tensor& input, const Tensor& target,
+                                              const Tensor& weight, const Tensor& pos_weight,
+                                              const std::string& reduction = "mean");
 
 }  // namespace functional
 }  // namespace oneflow_like

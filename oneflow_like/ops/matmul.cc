@@ -7,7 +7,9 @@
 namespace oneflow_like {
 namespace {
 
-Shape BatchOf(const Shape& s) { return Shape(absl::MakeConstSpan(s.dims().data(), s.ndim() - 2)); }
+Shape BatchOf(const Shape& s) {
+  return Shape(absl::MakeConstSpan(s.dims().data(), s.ndim() - 2));
+}
 // `t` viewed as a matrix [prod(leading dims), last dim].
 Shape AsMatrix(const Tensor& t) {
   int64_t rows = 1;
@@ -20,18 +22,21 @@ Status InferMatmul(const TensorList& in, const AttrMap&, std::vector<TensorMeta>
   if (in.size() != 2 && in.size() != 3) return Internal("[matmul] expected 2 or 3 inputs");
   const Tensor &a = in[0], &b = in[1];
   if (a.ndim() < 2 || b.ndim() < 2)
-    return InvalidArgument("[matmul] expected operands of at least 2 dims, got %s and %s", a.meta_string(), b.meta_string());
+    return InvalidArgument("[matmul] expected operands of at least 2 dims, got %s and %s",
+                           a.meta_string(), b.meta_string());
   if (a.dtype() != b.dtype())
-    return TypeError("[matmul] expected operands of one dtype, got %s and %s", a.meta_string(), b.meta_string());
+    return TypeError("[matmul] expected operands of one dtype, got %s and %s", a.meta_string(),
+                     b.meta_string());
   if (a.dtype() == DType::kBool || a.dtype() == DType::kF16 || a.dtype() == DType::kBF16)
     return TypeError("[matmul] not supported for %s", a.meta_string());
   int64_t k = a.dim(a.ndim() - 1);
   if (k != b.dim(b.ndim() - 2))
-    return InvalidArgument("[matmul] size mismatch (%d vs %d): got %s and %s", k, b.dim(b.ndim() - 2), a.meta_string(),
-                           b.meta_string());
+    return InvalidArgument("[matmul] size mismatch (%d vs %d): got %s and %s", k,
+                           b.dim(b.ndim() - 2), a.meta_string(), b.meta_string());
   auto batch = BroadcastShapes("matmul", BatchOf(a.shape()), BatchOf(b.shape()));
   if (!batch.ok())
-    return InvalidArgument("[matmul] batch dims do not broadcast: got %s and %s", a.meta_string(), b.meta_string());
+    return InvalidArgument("[matmul] batch dims do not broadcast: got %s and %s", a.meta_string(),
+                           b.meta_string());
   DimVector dims = batch->dims();
   dims.push_back(a.dim(a.ndim() - 2));
   dims.push_back(b.dim(b.ndim() - 1));
@@ -39,11 +44,12 @@ Status InferMatmul(const TensorList& in, const AttrMap&, std::vector<TensorMeta>
   if (in.size() == 3) {
     const Tensor& bias = in[2];
     if (bias.dtype() != a.dtype())
-      return TypeError("[matmul] expected a bias of dtype %s, got %s", DTypeName(a.dtype()), bias.meta_string());
+      return TypeError("[matmul] expected a bias of dtype %s, got %s", DTypeName(a.dtype()),
+                       bias.meta_string());
     auto bs = BroadcastShapes("matmul", bias.shape(), s);
     if (!bs.ok() || *bs != s)
-      return InvalidArgument("[matmul] bias %s does not broadcast to the output %s", bias.meta_string(),
-                             ShapeString(a.dtype(), s));
+      return InvalidArgument("[matmul] bias %s does not broadcast to the output %s",
+                             bias.meta_string(), ShapeString(a.dtype(), s));
   }
   out->push_back(TensorMeta{s, a.dtype(), a.device()});
   return Status();
@@ -86,24 +92,34 @@ StatusOr<TensorList> MatmulGrad(const GradContext& c) {
   }
   if (c.inputs.size() == 3 && c.needs_input_grad[2]) {
     r[2] = g;
-    if (beta != 1.0) { ASSIGN_OR_RETURN(r[2], functional::MulScalar(g, beta)); }
+    if (beta != 1.0) {
+      ASSIGN_OR_RETURN(r[2], functional::MulScalar(g, beta));
+    }
   }
   return r;
 }
 
-const OpDef kMatmul{"matmul", InferMatmul, MatmulGrad, nullptr, /*strided_inputs=*/true, false,
-                    /*save_inputs=*/true, /*save_outputs=*/false};
+const OpDef kMatmul{"matmul",
+                    InferMatmul,
+                    MatmulGrad,
+                    nullptr,
+                    /*strided_inputs=*/true,
+                    false,
+                    /*save_inputs=*/true,
+                    /*save_outputs=*/false};
 
 StatusOr<Tensor> MatmulCore(const Tensor& a, const Tensor& b, double alpha) {
   return Dispatch1(kMatmul, {a, b}, {{"alpha", alpha}, {"beta", 0.0}});
 }
 
 // Folds the batch dims of `a` into M when `b` is one matrix: one GEMM instead of a batch.
-StatusOr<Tensor> FoldedMatmul(const Tensor& a, const Tensor& b, const Tensor& bias, double beta, double alpha) {
+StatusOr<Tensor> FoldedMatmul(const Tensor& a, const Tensor& b, const Tensor& bias, double beta,
+                              double alpha) {
   TensorList ins{a, b};
   if (bias.defined()) ins.push_back(bias);
   AttrMap attrs{{"alpha", alpha}, {"beta", bias.defined() ? beta : 0.0}};
-  bool fold = b.ndim() == 2 && a.ndim() > 2 && a.is_contiguous() && (!bias.defined() || bias.ndim() <= 1);
+  bool fold =
+      b.ndim() == 2 && a.ndim() > 2 && a.is_contiguous() && (!bias.defined() || bias.ndim() <= 1);
   if (!fold) return Dispatch1(kMatmul, ins, attrs);
   ASSIGN_OR_RETURN(ins[0], functional::Reshape(a, AsMatrix(a)));
   ASSIGN_OR_RETURN(Tensor y, Dispatch1(kMatmul, ins, attrs));
@@ -118,15 +134,22 @@ namespace functional {
 
 StatusOr<Tensor> Matmul(const Tensor& a, const Tensor& b) {
   if (a.ndim() == 0 || b.ndim() == 0)
-    return InvalidArgument("[matmul] both arguments must be at least 1-D, got %s and %s", a.meta_string(), b.meta_string());
+    return InvalidArgument("[matmul] both arguments must be at least 1-D, got %s and %s",
+                           a.meta_string(), b.meta_string());
   if (a.dtype() != b.dtype())
-    return TypeError("[matmul] expected operands of one dtype, got %s and %s", a.meta_string(), b.meta_string());
+    return TypeError("[matmul] expected operands of one dtype, got %s and %s", a.meta_string(),
+                     b.meta_string());
   int64_t ka = a.dim(a.ndim() - 1), kb = b.ndim() == 1 ? b.dim(0) : b.dim(b.ndim() - 2);
   if (ka != kb)
-    return InvalidArgument("[matmul] size mismatch (%d vs %d): got %s and %s", ka, kb, a.meta_string(), b.meta_string());
+    return InvalidArgument("[matmul] size mismatch (%d vs %d): got %s and %s", ka, kb,
+                           a.meta_string(), b.meta_string());
   Tensor x = a, y = b;
-  if (a.ndim() == 1) { ASSIGN_OR_RETURN(x, Reshape(a, Shape{1, ka})); }
-  if (b.ndim() == 1) { ASSIGN_OR_RETURN(y, Reshape(b, Shape{kb, 1})); }
+  if (a.ndim() == 1) {
+    ASSIGN_OR_RETURN(x, Reshape(a, Shape{1, ka}));
+  }
+  if (b.ndim() == 1) {
+    ASSIGN_OR_RETURN(y, Reshape(b, Shape{kb, 1}));
+  }
   ASSIGN_OR_RETURN(Tensor r, FoldedMatmul(x, y, Tensor(), 0.0, 1.0));
   if (a.ndim() > 1 && b.ndim() > 1) return r;
   // Drop the dims that the 1-D operands gained.
@@ -138,19 +161,23 @@ StatusOr<Tensor> Matmul(const Tensor& a, const Tensor& b) {
 
 StatusOr<Tensor> Mm(const Tensor& a, const Tensor& b) {
   if (a.ndim() != 2 || b.ndim() != 2)
-    return InvalidArgument("[mm] expected 2-D tensors, got %s and %s", a.meta_string(), b.meta_string());
+    return InvalidArgument("[mm] expected 2-D tensors, got %s and %s", a.meta_string(),
+                           b.meta_string());
   return Matmul(a, b);
 }
 
 StatusOr<Tensor> Bmm(const Tensor& a, const Tensor& b) {
   if (a.ndim() != 3 || b.ndim() != 3 || a.dim(0) != b.dim(0))
-    return InvalidArgument("[bmm] expected 3-D tensors with one batch size, got %s and %s", a.meta_string(), b.meta_string());
+    return InvalidArgument("[bmm] expected 3-D tensors with one batch size, got %s and %s",
+                           a.meta_string(), b.meta_string());
   return Matmul(a, b);
 }
 
-StatusOr<Tensor> Addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, double beta, double alpha) {
+StatusOr<Tensor> Addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, double beta,
+                       double alpha) {
   if (m1.ndim() != 2 || m2.ndim() != 2)
-    return InvalidArgument("[addmm] expected 2-D matrices, got %s and %s", m1.meta_string(), m2.meta_string());
+    return InvalidArgument("[addmm] expected 2-D matrices, got %s and %s", m1.meta_string(),
+                           m2.meta_string());
   if (beta == 0.0) {
     return Dispatch1(kMatmul, {m1, m2}, {{"alpha", alpha}, {"beta", 0.0}});
   }
@@ -159,14 +186,20 @@ StatusOr<Tensor> Addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, 
 
 StatusOr<Tensor> Linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   if (weight.ndim() != 2)
-    return InvalidArgument("[linear] expected a 2-D weight, got %s (input %s)", weight.meta_string(), x.meta_string());
+    return InvalidArgument("[linear] expected a 2-D weight, got %s (input %s)",
+                           weight.meta_string(), x.meta_string());
   if (x.ndim() == 0 || x.dim(x.ndim() - 1) != weight.dim(1))
-    return InvalidArgument("[linear] input %s does not match weight %s", x.meta_string(), weight.meta_string());
+    return InvalidArgument("[linear] input %s does not match weight %s", x.meta_string(),
+                           weight.meta_string());
   if (bias.defined() && (bias.ndim() > 1 || (bias.ndim() == 1 && bias.dim(0) != weight.dim(0))))
-    return InvalidArgument("[linear] bias %s does not match weight %s", bias.meta_string(), weight.meta_string());
-  ASSIGN_OR_RETURN(Tensor wt, Transpose(weight, 0, 1));  // a view: the kernel sets the transpose flag
+    return InvalidArgument("[linear] bias %s does not match weight %s", bias.meta_string(),
+                           weight.meta_string());
+  ASSIGN_OR_RETURN(Tensor wt,
+                   Transpose(weight, 0, 1));  // a view: the kernel sets the transpose flag
   Tensor x2 = x;
-  if (x.ndim() == 1) { ASSIGN_OR_RETURN(x2, Reshape(x, Shape{1, x.dim(0)})); }
+  if (x.ndim() == 1) {
+    ASSIGN_OR_RETURN(x2, Reshape(x, Shape{1, x.dim(0)}));
+  }
   ASSIGN_OR_RETURN(Tensor y, FoldedMatmul(x2, wt, bias, 1.0, 1.0));
   if (x.ndim() == 1) return Reshape(y, Shape{weight.dim(0)});
   return y;

@@ -9,15 +9,18 @@
 namespace oneflow_like {
 namespace functional {
 
-// weight [V, D], indices (integer, any shape) -> [*indices.shape, D]. padding_idx rows get no gradient.
-StatusOr<Tensor> Embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx = {});
+// weight [V, D], indices (integer, any shape) -> [*indices.shape, D]. padding_idx rows get no
+// gradient.
+StatusOr<Tensor> Embedding(const Tensor& indices, const Tensor& weight,
+                           std::optional<int64_t> padding_idx = {});
 // Zeroes each element with probability p and scales the rest by 1 / (1 - p) when training.
 StatusOr<Tensor> Dropout(const Tensor& x, double p, bool training = true);
 // softmax(q k^T * scale + mask) v. mask: bool (true = attend) or additive float, broadcast to
 // [..., L, S]; is_causal masks j > i. scale defaults to 1 / sqrt(E).
 StatusOr<Tensor> ScaledDotProductAttention(const Tensor& q, const Tensor& k, const Tensor& v,
-                                           const Tensor& attn_mask = Tensor(), double dropout_p = 0.0,
-                                           bool is_causal = false, std::optional<double> scale = {});
+                                           const Tensor& attn_mask = Tensor(),
+                                           double dropout_p = 0.0, bool is_causal = false,
+                                           std::optional<double> scale = {});
 
 }  // namespace functional
 }  // namespace oneflow_like

@@ -13,10 +13,11 @@
 namespace oneflow_like {
 namespace {
 
-Status CheckParam(const char* op, const Tensor& p, const char* what, const Tensor& x, int64_t numel) {
+Status CheckParam(const char* op, const Tensor& p, const char* what, const Tensor& x,
+                  int64_t numel) {
   if (p.numel() != numel || p.dtype() != x.dtype())
-    return InvalidArgument("[%s] expected %s of %d elements and %s's dtype, got %s", op, what, numel, x.meta_string(),
-                           p.meta_string());
+    return InvalidArgument("[%s] expected %s of %d elements and %s's dtype, got %s", op, what,
+                           numel, x.meta_string(), p.meta_string());
   return Status();
 }
 
@@ -55,15 +56,19 @@ StatusOr<TensorList> RowNormGrad(const OpDef& grad_op, const GradContext& c) {
   return r;
 }
 
-const OpDef kLayerNormGrad{"layer_norm_grad", InferRowNormGrad, nullptr, nullptr, false, false, false, false};
-const OpDef kGroupNormGrad{"group_norm_grad", InferRowNormGrad, nullptr, nullptr, false, false, false, false};
+const OpDef kLayerNormGrad{
+    "layer_norm_grad", InferRowNormGrad, nullptr, nullptr, false, false, false, false};
+const OpDef kGroupNormGrad{
+    "group_norm_grad", InferRowNormGrad, nullptr, nullptr, false, false, false, false};
 
-const OpDef kLayerNorm{"layer_norm", InferRowNorm,
-                       [](const GradContext& c) { return RowNormGrad(kLayerNormGrad, c); },
-                       nullptr, false, false, true, true};
-const OpDef kGroupNorm{"group_norm", InferRowNorm,
-                       [](const GradContext& c) { return RowNormGrad(kGroupNormGrad, c); },
-                       nullptr, false, false, true, true};
+const OpDef kLayerNorm{
+    "layer_norm", InferRowNorm, [](const GradContext& c) { return RowNormGrad(kLayerNormGrad, c); },
+    nullptr,      false,        false,
+    true,         true};
+const OpDef kGroupNorm{
+    "group_norm", InferRowNorm, [](const GradContext& c) { return RowNormGrad(kGroupNormGrad, c); },
+    nullptr,      false,        false,
+    true,         true};
 
 // ---- batch_norm: inputs (x, w, b, running_mean, running_var) (missing ones filled in);
 // outputs (y, mean, invstd, unbiased batch var) ----------------------------------------------
@@ -85,36 +90,54 @@ const OpDef kBatchNormGrad{"batch_norm_grad",
                              out->push_back(TensorMeta{Shape{x.dim(1)}, x.dtype(), x.device()});
                              return Status();
                            },
-                           nullptr, nullptr, false, false, false, false};
+                           nullptr,
+                           nullptr,
+                           false,
+                           false,
+                           false,
+                           false};
 
-const OpDef kBatchNorm{"batch_norm", InferBatchNorm,
+const OpDef kBatchNorm{"batch_norm",
+                       InferBatchNorm,
                        [](const GradContext& c) -> StatusOr<TensorList> {
-                         ASSIGN_OR_RETURN(TensorList g, Dispatch(kBatchNormGrad,
-                                                                 {c.grad_outputs[0], c.inputs[0], c.inputs[1],
-                                                                  c.outputs[1], c.outputs[2]},
-                                                                 c.attrs));
+                         ASSIGN_OR_RETURN(TensorList g,
+                                          Dispatch(kBatchNormGrad,
+                                                   {c.grad_outputs[0], c.inputs[0], c.inputs[1],
+                                                    c.outputs[1], c.outputs[2]},
+                                                   c.attrs));
                          return TensorList{g[0], g[1], g[2], Tensor(), Tensor()};
                        },
-                       nullptr, false, false, true, true};
+                       nullptr,
+                       false,
+                       false,
+                       true,
+                       true};
 
 }  // namespace
 
 namespace functional {
 
 StatusOr<Tensor> BatchNorm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
-                           const Tensor& weight, const Tensor& bias, bool training, double momentum, double eps) {
+                           const Tensor& weight, const Tensor& bias, bool training, double momentum,
+                           double eps) {
   const char* op = "batch_norm";
   RETURN_IF_ERROR(CheckFloating(op, x));
-  if (x.ndim() < 2) return InvalidArgument("[%s] expected input [N, C, *], got %s", op, x.meta_string());
+  if (x.ndim() < 2)
+    return InvalidArgument("[%s] expected input [N, C, *], got %s", op, x.meta_string());
   int64_t c = x.dim(1);
   if (training && x.numel() / c <= 1)
-    return InvalidArgument("[%s] expected more than 1 value per channel when training, got input %s", op,
-                           x.meta_string());
+    return InvalidArgument(
+        "[%s] expected more than 1 value per channel when training, got input %s", op,
+        x.meta_string());
   if (!training && (!running_mean.defined() || !running_var.defined()))
     return InvalidArgument("[%s] running_mean and running_var are required in eval mode", op);
   Tensor w = weight, b = bias, rm = running_mean, rv = running_var;
-  if (!w.defined()) { ASSIGN_OR_RETURN(w, Ones(Shape{c}, x.dtype(), x.device())); }
-  if (!b.defined()) { ASSIGN_OR_RETURN(b, Zeros(Shape{c}, x.dtype(), x.device())); }
+  if (!w.defined()) {
+    ASSIGN_OR_RETURN(w, Ones(Shape{c}, x.dtype(), x.device()));
+  }
+  if (!b.defined()) {
+    ASSIGN_OR_RETURN(b, Zeros(Shape{c}, x.dtype(), x.device()));
+  }
   if (!training) {
     ASSIGN_OR_RETURN(rm, Cast(running_mean, x.dtype()));
     ASSIGN_OR_RETURN(rv, Cast(running_var, x.dtype()));
@@ -126,7 +149,8 @@ StatusOr<Tensor> BatchNorm(const Tensor& x, const Tensor& running_mean, const Te
   RETURN_IF_ERROR(CheckParam(op, b, "bias", x, c));
   RETURN_IF_ERROR(CheckParam(op, rm, "running_mean", x, c));
   RETURN_IF_ERROR(CheckParam(op, rv, "running_var", x, c));
-  ASSIGN_OR_RETURN(TensorList outs, Dispatch(kBatchNorm, {x, w, b, rm, rv}, {{"training", training}, {"eps", eps}}));
+  ASSIGN_OR_RETURN(TensorList outs,
+                   Dispatch(kBatchNorm, {x, w, b, rm, rv}, {{"training", training}, {"eps", eps}}));
   if (training && running_mean.defined() && running_var.defined()) {
     NoGradGuard ng;
     RETURN_IF_ERROR(MulScalar_(running_mean, 1.0 - momentum));
@@ -137,43 +161,67 @@ StatusOr<Tensor> BatchNorm(const Tensor& x, const Tensor& running_mean, const Te
   return outs[0];
 }
 
-StatusOr<Tensor> LayerNorm(const Tensor& x, const std::vector<int64_t>& normalized_shape, const Tensor& weight,
-                           const Tensor& bias, double eps) {
+StatusOr<Tensor> LayerNorm(const Tensor& x, const std::vector<int64_t>& normalized_shape,
+                           const Tensor& weight, const Tensor& bias, double eps) {
   const char* op = "layer_norm";
   RETURN_IF_ERROR(CheckFloating(op, x));
   int64_t k = normalized_shape.size(), len = 1;
   bool ok = k <= x.ndim();
-  for (int64_t i = 0; ok && i < k; ++i) { ok = x.dim(x.ndim() - k + i) == normalized_shape[i]; len *= normalized_shape[i]; }
+  for (int64_t i = 0; ok && i < k; ++i) {
+    ok = x.dim(x.ndim() - k + i) == normalized_shape[i];
+    len *= normalized_shape[i];
+  }
   if (!ok) {
-    return InvalidArgument("[%s] normalized_shape %s does not match the trailing dims of input %s", op,
-                           Shape(absl::MakeConstSpan(normalized_shape)).ToString(), x.meta_string());
+    return InvalidArgument("[%s] normalized_shape %s does not match the trailing dims of input %s",
+                           op, Shape(absl::MakeConstSpan(normalized_shape)).ToString(),
+                           x.meta_string());
   }
   TensorList ins{x};
-  if (weight.defined()) { RETURN_IF_ERROR(CheckParam(op, weight, "weight", x, len)); ins.push_back(weight); }
-  if (bias.defined()) { RETURN_IF_ERROR(CheckParam(op, bias, "bias", x, len)); ins.push_back(bias); }
+  if (weight.defined()) {
+    RETURN_IF_ERROR(CheckParam(op, weight, "weight", x, len));
+    ins.push_back(weight);
+  }
+  if (bias.defined()) {
+    RETURN_IF_ERROR(CheckParam(op, bias, "bias", x, len));
+    ins.push_back(bias);
+  }
   ASSIGN_OR_RETURN(TensorList outs, Dispatch(kLayerNorm, ins,
-                                             {{"groups", int64_t(1)}, {"channels_per_group", len}, {"inner", int64_t(1)},
-                                              {"eps", eps}, {"has_weight", weight.defined()},
+                                             {{"groups", int64_t(1)},
+                                              {"channels_per_group", len},
+                                              {"inner", int64_t(1)},
+                                              {"eps", eps},
+                                              {"has_weight", weight.defined()},
                                               {"has_bias", bias.defined()}}));
   return outs[0];
 }
 
-StatusOr<Tensor> GroupNorm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+StatusOr<Tensor> GroupNorm(const Tensor& x, int64_t num_groups, const Tensor& weight,
+                           const Tensor& bias, double eps) {
   const char* op = "group_norm";
   RETURN_IF_ERROR(CheckFloating(op, x));
-  if (x.ndim() < 2) return InvalidArgument("[%s] expected input [N, C, *], got %s", op, x.meta_string());
+  if (x.ndim() < 2)
+    return InvalidArgument("[%s] expected input [N, C, *], got %s", op, x.meta_string());
   int64_t c = x.dim(1);
   if (num_groups < 1 || c % num_groups != 0)
-    return InvalidArgument("[%s] channels %d of input %s are not divisible by num_groups %d", op, c, x.meta_string(),
-                           num_groups);
+    return InvalidArgument("[%s] channels %d of input %s are not divisible by num_groups %d", op, c,
+                           x.meta_string(), num_groups);
   int64_t inner = 1;
   for (int64_t i = 2; i < x.ndim(); ++i) inner *= x.dim(i);
   TensorList ins{x};
-  if (weight.defined()) { RETURN_IF_ERROR(CheckParam(op, weight, "weight", x, c)); ins.push_back(weight); }
-  if (bias.defined()) { RETURN_IF_ERROR(CheckParam(op, bias, "bias", x, c)); ins.push_back(bias); }
+  if (weight.defined()) {
+    RETURN_IF_ERROR(CheckParam(op, weight, "weight", x, c));
+    ins.push_back(weight);
+  }
+  if (bias.defined()) {
+    RETURN_IF_ERROR(CheckParam(op, bias, "bias", x, c));
+    ins.push_back(bias);
+  }
   ASSIGN_OR_RETURN(TensorList outs, Dispatch(kGroupNorm, ins,
-                                             {{"groups", num_groups}, {"channels_per_group", c / num_groups},
-                                              {"inner", inner}, {"eps", eps}, {"has_weight", weight.defined()},
+                                             {{"groups", num_groups},
+                                              {"channels_per_group", c / num_groups},
+                                              {"inner", inner},
+                                              {"eps", eps},
+                                              {"has_weight", weight.defined()},
                                               {"has_bias", bias.defined()}}));
   return outs[0];
 }

@@ -11,12 +11,14 @@ namespace functional {
 
 // x [N, C, *]; running_mean/var [C] (may be undefined in training); weight/bias [C] or undefined.
 StatusOr<Tensor> BatchNorm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
-                           const Tensor& weight, const Tensor& bias, bool training, double momentum, double eps);
+                           const Tensor& weight, const Tensor& bias, bool training, double momentum,
+                           double eps);
 // Normalises over the trailing dims `normalized_shape`; weight/bias of that shape or undefined.
-StatusOr<Tensor> LayerNorm(const Tensor& x, const std::vector<int64_t>& normalized_shape, const Tensor& weight,
-                           const Tensor& bias, double eps);
+StatusOr<Tensor> LayerNorm(const Tensor& x, const std::vector<int64_t>& normalized_shape,
+                           const Tensor& weight, const Tensor& bias, double eps);
 // x [N, C, *] in `num_groups` groups of channels; weight/bias [C] or undefined.
-StatusOr<Tensor> GroupNorm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps);
+StatusOr<Tensor> GroupNorm(const Tensor& x, int64_t num_groups, const Tensor& weight,
+                           const Tensor& bias, double eps);
 
 }  // namespace functional
 }  // namespace oneflow_like

@@ -17,21 +17,24 @@ int64_t PoolOut(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool cei
   return out;
 }
 
-Status InferPool(const char* op, const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out,
-                 bool with_indices) {
+Status InferPool(const char* op, const TensorList& in, const AttrMap& a,
+                 std::vector<TensorMeta>* out, bool with_indices) {
   const Tensor& x = in[0];
-  const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"), &d = a.Ints("dilation");
+  const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"),
+             &d = a.Ints("dilation");
   for (int i = 0; i < 2; ++i) {
     if (k[i] < 1 || s[i] < 1 || d[i] < 1 || p[i] < 0)
-      return InvalidArgument("[%s] kernel_size, stride and dilation must be >= 1 and padding >= 0", op);
+      return InvalidArgument("[%s] kernel_size, stride and dilation must be >= 1 and padding >= 0",
+                             op);
     if (p[i] * 2 > k[i])
-      return InvalidArgument("[%s] padding %d should be at most half of kernel size %d", op, p[i], k[i]);
+      return InvalidArgument("[%s] padding %d should be at most half of kernel size %d", op, p[i],
+                             k[i]);
   }
   int64_t oh = PoolOut(x.dim(2), k[0], s[0], p[0], d[0], a.Bool("ceil_mode"));
   int64_t ow = PoolOut(x.dim(3), k[1], s[1], p[1], d[1], a.Bool("ceil_mode"));
   if (oh < 1 || ow < 1)
-    return InvalidArgument("[%s] input %s is too small for kernel %dx%d (output %dx%d)", op, x.meta_string(), k[0],
-                           k[1], oh, ow);
+    return InvalidArgument("[%s] input %s is too small for kernel %dx%d (output %dx%d)", op,
+                           x.meta_string(), k[0], k[1], oh, ow);
   Shape os{x.dim(0), x.dim(1), oh, ow};
   out->push_back(TensorMeta{os, x.dtype(), x.device()});
   if (with_indices) out->push_back(TensorMeta{os, DType::kI64, x.device()});
@@ -40,7 +43,8 @@ Status InferPool(const char* op, const TensorList& in, const AttrMap& a, std::ve
 
 // Grad ops: output has the forward input's shape (attr "input_shape").
 Status InferToInput(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-  out->push_back(TensorMeta{Shape(absl::MakeConstSpan(a.Ints("input_shape"))), in[0].dtype(), in[0].device()});
+  out->push_back(
+      TensorMeta{Shape(absl::MakeConstSpan(a.Ints("input_shape"))), in[0].dtype(), in[0].device()});
   return Status();
 }
 
@@ -50,21 +54,30 @@ AttrMap WithInputShape(const AttrMap& a, const Tensor& x) {
   return r;
 }
 
-// max_pool2d_grad(dy, indices) -> dx;  avg_pool2d_grad(dy) -> dx;  adaptive_avg_pool2d_grad(dy) -> dx.
-const OpDef kMaxPoolGrad{"max_pool2d_grad", InferToInput, nullptr, nullptr, false, false, false, false};
-const OpDef kAvgPoolGrad{"avg_pool2d_grad", InferToInput, nullptr, nullptr, false, false, false, false};
-const OpDef kAdaptiveGrad{"adaptive_avg_pool2d_grad", InferToInput, nullptr, nullptr, false, false, false, false};
+// max_pool2d_grad(dy, indices) -> dx;  avg_pool2d_grad(dy) -> dx;  adaptive_avg_pool2d_grad(dy) ->
+// dx.
+const OpDef kMaxPoolGrad{
+    "max_pool2d_grad", InferToInput, nullptr, nullptr, false, false, false, false};
+const OpDef kAvgPoolGrad{
+    "avg_pool2d_grad", InferToInput, nullptr, nullptr, false, false, false, false};
+const OpDef kAdaptiveGrad{
+    "adaptive_avg_pool2d_grad", InferToInput, nullptr, nullptr, false, false, false, false};
 
 const OpDef kMaxPool{"max_pool2d",
                      [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
                        return InferPool("max_pool2d", in, a, out, true);
                      },
                      [](const GradContext& c) -> StatusOr<TensorList> {
-                       ASSIGN_OR_RETURN(Tensor g, Dispatch1(kMaxPoolGrad, {c.grad_outputs[0], c.outputs[1]},
-                                                            WithInputShape(c.attrs, c.inputs[0])));
+                       ASSIGN_OR_RETURN(Tensor g,
+                                        Dispatch1(kMaxPoolGrad, {c.grad_outputs[0], c.outputs[1]},
+                                                  WithInputShape(c.attrs, c.inputs[0])));
                        return TensorList{g};
                      },
-                     nullptr, false, false, /*save_inputs=*/true, /*save_outputs=*/true};
+                     nullptr,
+                     false,
+                     false,
+                     /*save_inputs=*/true,
+                     /*save_outputs=*/true};
 
 const OpDef kAvgPool{"avg_pool2d",
                      [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
@@ -75,13 +88,17 @@ const OpDef kAvgPool{"avg_pool2d",
                                                             WithInputShape(c.attrs, c.inputs[0])));
                        return TensorList{g};
                      },
-                     nullptr, false, false, true, false};
+                     nullptr,
+                     false,
+                     false,
+                     true,
+                     false};
 
 const OpDef kAdaptive{"adaptive_avg_pool2d",
                       [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
                         const auto& os = a.Ints("output_size");
-                        out->push_back(TensorMeta{Shape{in[0].dim(0), in[0].dim(1), os[0], os[1]}, in[0].dtype(),
-                                                  in[0].device()});
+                        out->push_back(TensorMeta{Shape{in[0].dim(0), in[0].dim(1), os[0], os[1]},
+                                                  in[0].dtype(), in[0].device()});
                         return Status();
                       },
                       [](const GradContext& c) -> StatusOr<TensorList> {
@@ -89,9 +106,14 @@ const OpDef kAdaptive{"adaptive_avg_pool2d",
                                                              WithInputShape(c.attrs, c.inputs[0])));
                         return TensorList{g};
                       },
-                      nullptr, false, false, true, false};
+                      nullptr,
+                      false,
+                      false,
+                      true,
+                      false};
 
-StatusOr<std::vector<int64_t>> Two(const char* op, const char* what, const std::vector<int64_t>& v) {
+StatusOr<std::vector<int64_t>> Two(const char* op, const char* what,
+                                   const std::vector<int64_t>& v) {
   if (v.size() == 1) return std::vector<int64_t>{v[0], v[0]};
   if (v.size() == 2) return v;
   return InvalidArgument("[%s] %s must have 1 or 2 values, got %d", op, what, int(v.size()));
@@ -102,7 +124,8 @@ StatusOr<Tensor> As4d(const char* op, const Tensor& x) {
   RETURN_IF_ERROR(CheckFloating(op, x));
   if (x.ndim() == 4) return x;
   if (x.ndim() == 3) return functional::Reshape(x, Shape{1, x.dim(0), x.dim(1), x.dim(2)});
-  return InvalidArgument("[%s] expected a 3-d (C,H,W) or 4-d (N,C,H,W) input, got %s", op, x.meta_string());
+  return InvalidArgument("[%s] expected a 3-d (C,H,W) or 4-d (N,C,H,W) input, got %s", op,
+                         x.meta_string());
 }
 StatusOr<Tensor> Back(const Tensor& y, const Tensor& x) {
   if (x.ndim() == 4) return y;
@@ -111,18 +134,25 @@ StatusOr<Tensor> Back(const Tensor& y, const Tensor& x) {
 
 StatusOr<AttrMap> PoolAttrs(const char* op, const functional::Pool2dOptions& o) {
   ASSIGN_OR_RETURN(auto k, Two(op, "kernel_size", o.kernel_size));
-  ASSIGN_OR_RETURN(auto s, o.stride.empty() ? StatusOr<std::vector<int64_t>>(k) : Two(op, "stride", o.stride));
+  ASSIGN_OR_RETURN(
+      auto s, o.stride.empty() ? StatusOr<std::vector<int64_t>>(k) : Two(op, "stride", o.stride));
   ASSIGN_OR_RETURN(auto p, Two(op, "padding", o.padding));
   ASSIGN_OR_RETURN(auto d, Two(op, "dilation", o.dilation));
-  return AttrMap{{"kernel", k}, {"stride", s}, {"padding", p}, {"dilation", d}, {"ceil_mode", o.ceil_mode},
-                 {"count_include_pad", o.count_include_pad}, {"divisor_override", o.divisor_override}};
+  return AttrMap{{"kernel", k},
+                 {"stride", s},
+                 {"padding", p},
+                 {"dilation", d},
+                 {"ceil_mode", o.ceil_mode},
+                 {"count_include_pad", o.count_include_pad},
+                 {"divisor_override", o.divisor_override}};
 }
 
 }  // namespace
 
 namespace functional {
 
-StatusOr<std::pair<Tensor, Tensor>> MaxPool2dWithIndices(const Tensor& x, const Pool2dOptions& opt) {
+StatusOr<std::pair<Tensor, Tensor>> MaxPool2dWithIndices(const Tensor& x,
+                                                         const Pool2dOptions& opt) {
   ASSIGN_OR_RETURN(Tensor x4, As4d("max_pool2d", x));
   ASSIGN_OR_RETURN(AttrMap a, PoolAttrs("max_pool2d", opt));
   ASSIGN_OR_RETURN(TensorList outs, Dispatch(kMaxPool, {x4}, a));
@@ -146,12 +176,16 @@ StatusOr<Tensor> AvgPool2d(const Tensor& x, const Pool2dOptions& opt) {
 
 namespace {
 // Options over (1, L) from 1-d ones, and x as [N, C, 1, L].
-StatusOr<std::pair<Tensor, Pool2dOptions>> As2d(const char* op, const Tensor& x, const Pool2dOptions& opt) {
+StatusOr<std::pair<Tensor, Pool2dOptions>> As2d(const char* op, const Tensor& x,
+                                                const Pool2dOptions& opt) {
   if (x.ndim() != 2 && x.ndim() != 3)
-    return InvalidArgument("[%s] expected a 2-d (C,L) or 3-d (N,C,L) input, got %s", op, x.meta_string());
-  auto one = [&](const std::vector<int64_t>& v, const char* what, int64_t pad) -> StatusOr<std::vector<int64_t>> {
+    return InvalidArgument("[%s] expected a 2-d (C,L) or 3-d (N,C,L) input, got %s", op,
+                           x.meta_string());
+  auto one = [&](const std::vector<int64_t>& v, const char* what,
+                 int64_t pad) -> StatusOr<std::vector<int64_t>> {
     if (v.empty()) return std::vector<int64_t>{};
-    if (v.size() != 1) return InvalidArgument("[%s] %s must have 1 value, got %d", op, what, int(v.size()));
+    if (v.size() != 1)
+      return InvalidArgument("[%s] %s must have 1 value, got %d", op, what, int(v.size()));
     return std::vector<int64_t>{pad, v[0]};
   };
   Pool2dOptions o = opt;
@@ -185,9 +219,11 @@ StatusOr<Tensor> AdaptiveAvgPool2d(const Tensor& x, const std::vector<int64_t>& 
   ASSIGN_OR_RETURN(Tensor x4, As4d("adaptive_avg_pool2d", x));
   ASSIGN_OR_RETURN(auto os, Two("adaptive_avg_pool2d", "output_size", output_size));
   // -1 (None in Python) keeps the input size.
-  for (int i = 0; i < 2; ++i) if (os[i] < 0) os[i] = x4.dim(2 + i);
+  for (int i = 0; i < 2; ++i)
+    if (os[i] < 0) os[i] = x4.dim(2 + i);
   if (os[0] < 1 || os[1] < 1)
-    return InvalidArgument("[adaptive_avg_pool2d] output_size must be positive, got [%d,%d]", os[0], os[1]);
+    return InvalidArgument("[adaptive_avg_pool2d] output_size must be positive, got [%d,%d]", os[0],
+                           os[1]);
   ASSIGN_OR_RETURN(Tensor y, Dispatch1(kAdaptive, {x4}, {{"output_size", os}}));
   return Back(y, x);
 }

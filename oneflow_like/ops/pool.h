@@ -14,8 +14,8 @@ struct Pool2dOptions {
   std::vector<int64_t> padding{0};
   std::vector<int64_t> dilation{1};  // max_pool2d only
   bool ceil_mode = false;
-  bool count_include_pad = true;     // avg_pool2d only
-  int64_t divisor_override = 0;      // avg_pool2d only; 0: none
+  bool count_include_pad = true;  // avg_pool2d only
+  int64_t divisor_override = 0;   // avg_pool2d only; 0: none
 };
 
 StatusOr<Tensor> MaxPool2d(const Tensor& x, const Pool2dOptions& opt);

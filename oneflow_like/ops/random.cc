@@ -30,7 +30,8 @@ Status InferRandom(const TensorList& in, const AttrMap& a, std::vector<TensorMet
   for (int64_t d : a.Ints("shape"))
     if (d < 0) return InvalidArgument("[random] negative dimension %d in shape", d);
   ASSIGN_OR_RETURN(Device dev, Device::Parse(a.Str("device", "cpu")));
-  out->push_back(TensorMeta{Shape(DimVector(a.Ints("shape").begin(), a.Ints("shape").end())), a.Dtype("dtype"), dev});
+  out->push_back(TensorMeta{Shape(DimVector(a.Ints("shape").begin(), a.Ints("shape").end())),
+                            a.Dtype("dtype"), dev});
   return Status();
 }
 
@@ -43,29 +44,38 @@ const OpDef kRandperm{"randperm", InferRandom};
 const OpDef kUniformInplace{"uniform_", InferRandom, nullptr, nullptr, /*strided_inputs=*/true};
 const OpDef kNormalInplace{"normal_", InferRandom, nullptr, nullptr, /*strided_inputs=*/true};
 const OpDef kRandintInplace{"randint_", InferRandom, nullptr, nullptr, /*strided_inputs=*/true};
-const OpDef kBernoulli{"bernoulli", [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-                         if (!IsFloating(in[0].dtype()))
-                           return TypeError("[bernoulli] expects floating point probabilities, got %s", in[0].meta_string());
-                         out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
-                         return Status();
-                       }};
+const OpDef kBernoulli{
+    "bernoulli", [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+      if (!IsFloating(in[0].dtype()))
+        return TypeError("[bernoulli] expects floating point probabilities, got %s",
+                         in[0].meta_string());
+      out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
+      return Status();
+    }};
 
-std::vector<int64_t> Dims(const Shape& s) { return std::vector<int64_t>(s.dims().begin(), s.dims().end()); }
+std::vector<int64_t> Dims(const Shape& s) {
+  return std::vector<int64_t>(s.dims().begin(), s.dims().end());
+}
 
 AttrMap RandomAttrs(const Shape& shape, DType dtype, Device device) {
-  return AttrMap{{"shape", Dims(shape)}, {"dtype", dtype}, {"device", device.ToString()},
+  return AttrMap{{"shape", Dims(shape)},
+                 {"dtype", dtype},
+                 {"device", device.ToString()},
                  {"seed", static_cast<int64_t>(NextSeed(device))}};
 }
 
 Status CheckFloatingDtype(const char* op, DType dtype) {
-  if (!IsFloating(dtype)) return TypeError("[%s] expects a floating point dtype, got %s", op, DTypeLongName(dtype));
+  if (!IsFloating(dtype))
+    return TypeError("[%s] expects a floating point dtype, got %s", op, DTypeLongName(dtype));
   return Status();
 }
 
 // In-place random fills overwrite values autograd may need; refuse like PyTorch does for leaves.
 Status CheckInplaceTarget(const char* op, const Tensor& x) {
   if (GradModeEnabled() && x.requires_grad())
-    return InvalidArgument("[%s] a tensor that requires grad is used in an in-place random fill; wrap it in no_grad()", op);
+    return InvalidArgument(
+        "[%s] a tensor that requires grad is used in an in-place random fill; wrap it in no_grad()",
+        op);
   return Status();
 }
 
@@ -75,7 +85,8 @@ void ManualSeed(uint64_t seed) {
   auto& g = Gen();
   std::lock_guard<std::mutex> l(g.mu);
   g.seed = seed;
-  for (auto& d : g.counter) for (auto& c : d) c = 0;
+  for (auto& d : g.counter)
+    for (auto& c : d) c = 0;
 }
 
 uint64_t InitialSeed() {
@@ -111,8 +122,10 @@ StatusOr<Tensor> Randn(const Shape& shape, DType dtype, Device device) {
   return Normal(0.0, 1.0, shape, dtype, device);
 }
 
-StatusOr<Tensor> Randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Device device) {
-  if (low >= high) return InvalidArgument("[randint] expects low < high, got low=%d high=%d", low, high);
+StatusOr<Tensor> Randint(int64_t low, int64_t high, const Shape& shape, DType dtype,
+                         Device device) {
+  if (low >= high)
+    return InvalidArgument("[randint] expects low < high, got low=%d high=%d", low, high);
   AttrMap a = RandomAttrs(shape, dtype, device);
   a.Set("low", low).Set("high", high);
   return Dispatch1(kRandint, {}, a);
@@ -124,7 +137,8 @@ StatusOr<Tensor> Randperm(int64_t n, DType dtype, Device device) {
 }
 
 StatusOr<Tensor> Bernoulli(const Tensor& p) {
-  return Dispatch1(kBernoulli, {p.detach()}, {{"seed", static_cast<int64_t>(NextSeed(p.device()))}});
+  return Dispatch1(kBernoulli, {p.detach()},
+                   {{"seed", static_cast<int64_t>(NextSeed(p.device()))}});
 }
 
 Status Uniform_(const Tensor& x, double low, double high) {

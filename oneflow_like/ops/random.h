@@ -24,7 +24,8 @@ StatusOr<Tensor> Randint(int64_t low, int64_t high, const Shape& shape, DType dt
 StatusOr<Tensor> Randperm(int64_t n, DType dtype, Device device);
 // 0/1 draws with probabilities `p` (same shape and dtype as p).
 StatusOr<Tensor> Bernoulli(const Tensor& p);
-// In place (any strides), used by nn.init: uniform [low, high), normal(mean, std), integers [low, high).
+// In place (any strides), used by nn.init: uniform [low, high), normal(mean, std), integers [low,
+// high).
 Status Uniform_(const Tensor& x, double low, double high);
 Status Normal_(const Tensor& x, double mean, double std);
 Status Random_(const Tensor& x, int64_t low, int64_t high);

@@ -14,10 +14,13 @@
 namespace oneflow_like {
 namespace {
 
-Status InferReduce(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out, DType dtype) {
+Status InferReduce(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out,
+                   DType dtype) {
   for (int64_t d : a.Ints("dims"))
-    if (d < 0 || d >= std::max<int64_t>(in[0].ndim(), 1)) return Internal("[reduce] dims not normalised");
-  out->push_back(TensorMeta{ops::ReducedShape(in[0].shape(), a.Ints("dims"), a.Bool("keepdim")), dtype, in[0].device()});
+    if (d < 0 || d >= std::max<int64_t>(in[0].ndim(), 1))
+      return Internal("[reduce] dims not normalised");
+  out->push_back(TensorMeta{ops::ReducedShape(in[0].shape(), a.Ints("dims"), a.Bool("keepdim")),
+                            dtype, in[0].device()});
   return Status();
 }
 Status InferSameDtype(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
@@ -50,11 +53,13 @@ StatusOr<Tensor> ExpandGrad(const Tensor& g, const Tensor& x, const AttrMap& a) 
 // ---- internal ops used by gradient formulas -------------------------------------------
 
 // reduce_eq_mask(x, m; signed): 1 where x == m (sign(x) where |x| == m when signed), else 0.
-const OpDef kEqMask{"reduce_eq_mask", ops::InferSameAsInput, nullptr, nullptr, true, false, false, false};
+const OpDef kEqMask{
+    "reduce_eq_mask", ops::InferSameAsInput, nullptr, nullptr, true, false, false, false};
 
 // reduce_index_scatter(g, idx; dim, shape): zeros of `shape` with g placed at idx along dim.
 Status InferScatter(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-  out->push_back(TensorMeta{Shape(absl::MakeConstSpan(a.Ints("shape"))), in[0].dtype(), in[0].device()});
+  out->push_back(
+      TensorMeta{Shape(absl::MakeConstSpan(a.Ints("shape"))), in[0].dtype(), in[0].device()});
   return Status();
 }
 // reduce_index_gather(x, idx; dim): x at idx along dim (the shape of idx).
@@ -63,36 +68,56 @@ Status InferGather(const TensorList& in, const AttrMap&, std::vector<TensorMeta>
   return Status();
 }
 extern const OpDef kIndexGather;
-const OpDef kIndexScatter{"reduce_index_scatter", InferScatter,
+const OpDef kIndexScatter{"reduce_index_scatter",
+                          InferScatter,
                           [](const GradContext& c) -> StatusOr<TensorList> {
-                            ASSIGN_OR_RETURN(Tensor g, Dispatch1(kIndexGather, {c.grad_outputs[0], c.inputs[1]},
-                                                                 {{"dim", c.attrs.Int("dim")}}));
+                            ASSIGN_OR_RETURN(
+                                Tensor g, Dispatch1(kIndexGather, {c.grad_outputs[0], c.inputs[1]},
+                                                    {{"dim", c.attrs.Int("dim")}}));
                             return TensorList{g, Tensor()};
                           },
-                          nullptr, false, false, true, false};
-const OpDef kIndexGather{"reduce_index_gather", InferGather,
-                         [](const GradContext& c) -> StatusOr<TensorList> {
-                           std::vector<int64_t> shape(c.inputs[0].shape().dims().begin(), c.inputs[0].shape().dims().end());
-                           ASSIGN_OR_RETURN(Tensor g, Dispatch1(kIndexScatter, {c.grad_outputs[0], c.inputs[1]},
-                                                                {{"dim", c.attrs.Int("dim")}, {"shape", shape}}));
-                           return TensorList{g, Tensor()};
-                         },
-                         nullptr, false, false, true, false};
+                          nullptr,
+                          false,
+                          false,
+                          true,
+                          false};
+const OpDef kIndexGather{
+    "reduce_index_gather",
+    InferGather,
+    [](const GradContext& c) -> StatusOr<TensorList> {
+      std::vector<int64_t> shape(c.inputs[0].shape().dims().begin(),
+                                 c.inputs[0].shape().dims().end());
+      ASSIGN_OR_RETURN(Tensor g, Dispatch1(kIndexScatter, {c.grad_outputs[0], c.inputs[1]},
+                                           {{"dim", c.attrs.Int("dim")}, {"shape", shape}}));
+      return TensorList{g, Tensor()};
+    },
+    nullptr,
+    false,
+    false,
+    true,
+    false};
 
 // norm_backward(x, norm, g; p), norm and g with kept dims: the gradient of a finite-p norm.
-const OpDef kNormBackward{"norm_backward", ops::InferSameAsInput, nullptr, nullptr, false, false, false, false};
+const OpDef kNormBackward{
+    "norm_backward", ops::InferSameAsInput, nullptr, nullptr, false, false, false, false};
 
 // ---- the reductions -------------------------------------------------------------------
 
-const OpDef kSum{"sum", InferWidened,
+const OpDef kSum{"sum",
+                 InferWidened,
                  [](const GradContext& c) -> StatusOr<TensorList> {
                    ASSIGN_OR_RETURN(Tensor g, ExpandGrad(c.grad_outputs[0], c.inputs[0], c.attrs));
                    return TensorList{g};
                  },
-                 nullptr, /*strided_inputs=*/true, false, true, false};
+                 nullptr,
+                 /*strided_inputs=*/true,
+                 false,
+                 true,
+                 false};
 
 // d prod / dx = prod / x (inputs with zeros give inf/nan there).
-const OpDef kProd{"prod", InferWidened,
+const OpDef kProd{"prod",
+                  InferWidened,
                   [](const GradContext& c) -> StatusOr<TensorList> {
                     ASSIGN_OR_RETURN(Tensor gk, KeepDims(c.grad_outputs[0], c.inputs[0], c.attrs));
                     ASSIGN_OR_RETURN(Tensor ok, KeepDims(c.outputs[0], c.inputs[0], c.attrs));
@@ -100,7 +125,11 @@ const OpDef kProd{"prod", InferWidened,
                     ASSIGN_OR_RETURN(Tensor g, functional::Div(go, c.inputs[0]));
                     return TensorList{g};
                   },
-                  nullptr, true, false, true, true};
+                  nullptr,
+                  true,
+                  false,
+                  true,
+                  true};
 
 // amax/amin: the gradient is shared evenly between the elements equal to the result.
 StatusOr<TensorList> ExtremeGrad(const GradContext& c) {
@@ -126,8 +155,10 @@ StatusOr<TensorList> ArgExtremeGrad(const GradContext& c) {
   ASSIGN_OR_RETURN(Tensor g, Dispatch1(kIndexScatter, {gk, ik}, {{"dim", dim}, {"shape", shape}}));
   return TensorList{g};
 }
-const OpDef kMaxDim{"max_dim", InferValuesIndices, ArgExtremeGrad, nullptr, true, false, true, true};
-const OpDef kMinDim{"min_dim", InferValuesIndices, ArgExtremeGrad, nullptr, true, false, true, true};
+const OpDef kMaxDim{"max_dim", InferValuesIndices, ArgExtremeGrad, nullptr, true, false, true,
+                    true};
+const OpDef kMinDim{"min_dim", InferValuesIndices, ArgExtremeGrad, nullptr, true, false, true,
+                    true};
 const OpDef kArgmax{"argmax", InferIndices, nullptr, nullptr, true, false, false, false};
 const OpDef kArgmin{"argmin", InferIndices, nullptr, nullptr, true, false, false, false};
 
@@ -153,10 +184,17 @@ StatusOr<TensorList> VarStdGrad(const GradContext& c, bool is_std) {
   ASSIGN_OR_RETURN(Tensor g, functional::MulScalar(gd, (is_std ? 1.0 : 2.0) / denom));
   return TensorList{g};
 }
-const OpDef kVar{"var", InferSameDtype, [](const GradContext& c) { return VarStdGrad(c, false); }, nullptr, true, false,
-                 true, false};
-const OpDef kStd{"std", InferSameDtype, [](const GradContext& c) { return VarStdGrad(c, true); }, nullptr, true, false,
-                 true, true};
+const OpDef kVar{"var",   InferSameDtype, [](const GradContext& c) { return VarStdGrad(c, false); },
+                 nullptr, true,           false,
+                 true,    false};
+const OpDef kStd{"std",
+                 InferSameDtype,
+                 [](const GradContext& c) { return VarStdGrad(c, true); },
+                 nullptr,
+                 true,
+                 false,
+                 true,
+                 true};
 
 StatusOr<TensorList> NormGrad(const GradContext& c) {
   const Tensor& x = c.inputs[0];
@@ -181,7 +219,8 @@ StatusOr<TensorList> NormGrad(const GradContext& c) {
 const OpDef kNorm{"norm", InferSameDtype, NormGrad, nullptr, true, false, true, true};
 
 // d logsumexp / dx = exp(x - logsumexp).
-const OpDef kLogSumExp{"logsumexp", InferSameDtype,
+const OpDef kLogSumExp{"logsumexp",
+                       InferSameDtype,
                        [](const GradContext& c) -> StatusOr<TensorList> {
                          const Tensor& x = c.inputs[0];
                          ASSIGN_OR_RETURN(Tensor gk, KeepDims(c.grad_outputs[0], x, c.attrs));
@@ -191,17 +230,21 @@ const OpDef kLogSumExp{"logsumexp", InferSameDtype,
                          ASSIGN_OR_RETURN(Tensor g, functional::Mul(e, gk));
                          return TensorList{g};
                        },
-                       nullptr, true, false, true, true};
+                       nullptr,
+                       true,
+                       false,
+                       true,
+                       true};
 
 // Runs `op` over normalised `dims`; `what` names the op in errors.
-StatusOr<TensorList> Run(const OpDef& op, const char* what, const Tensor& x, const std::vector<int64_t>& dims,
-                         bool keepdim, AttrMap attrs = {}) {
+StatusOr<TensorList> Run(const OpDef& op, const char* what, const Tensor& x,
+                         const std::vector<int64_t>& dims, bool keepdim, AttrMap attrs = {}) {
   ASSIGN_OR_RETURN(auto nd, ops::NormalizeDims(what, dims, x.ndim()));
   attrs.Set("dims", nd).Set("keepdim", keepdim);
   return Dispatch(op, {x}, attrs);
 }
-StatusOr<Tensor> Run1(const OpDef& op, const char* what, const Tensor& x, const std::vector<int64_t>& dims,
-                      bool keepdim, AttrMap attrs = {}) {
+StatusOr<Tensor> Run1(const OpDef& op, const char* what, const Tensor& x,
+                      const std::vector<int64_t>& dims, bool keepdim, AttrMap attrs = {}) {
   ASSIGN_OR_RETURN(TensorList r, Run(op, what, x, dims, keepdim, std::move(attrs)));
   return r[0];
 }
@@ -209,7 +252,8 @@ StatusOr<Tensor> Run1(const OpDef& op, const char* what, const Tensor& x, const 
 Status CheckNonEmpty(const char* what, const Tensor& x, const std::vector<int64_t>& dims) {
   ASSIGN_OR_RETURN(auto nd, ops::NormalizeDims(what, dims, x.ndim()));
   if (ReducedCount(x, nd) == 0)
-    return InvalidArgument("[%s] cannot reduce over an empty dimension: got %s", what, x.meta_string());
+    return InvalidArgument("[%s] cannot reduce over an empty dimension: got %s", what,
+                           x.meta_string());
   return Status();
 }
 Status CheckNotHalf(const char* what, const Tensor& x) {
@@ -228,7 +272,8 @@ StatusOr<Tensor> Sum(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
 }
 
 StatusOr<Tensor> Mean(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
-  if (!IsFloating(x.dtype())) return TypeError("[mean] expected a floating point tensor, got %s", x.meta_string());
+  if (!IsFloating(x.dtype()))
+    return TypeError("[mean] expected a floating point tensor, got %s", x.meta_string());
   ASSIGN_OR_RETURN(auto nd, ops::NormalizeDims("mean", dims, x.ndim()));
   int64_t count = ReducedCount(x, nd);
   ASSIGN_OR_RETURN(Tensor s, Dispatch1(kSum, {x}, {{"dims", nd}, {"keepdim", keepdim}}));
@@ -238,23 +283,35 @@ StatusOr<Tensor> Mean(const Tensor& x, std::vector<int64_t> dims, bool keepdim) 
 StatusOr<Tensor> SumToShape(const Tensor& x, const Shape& shape) {
   if (x.shape() == shape) return x;
   int64_t lead = x.ndim() - shape.ndim();
-  if (lead < 0) return InvalidArgument("[sum_to_shape] cannot reduce %s to %s", x.meta_string(), shape.ToString());
+  if (lead < 0)
+    return InvalidArgument("[sum_to_shape] cannot reduce %s to %s", x.meta_string(),
+                           shape.ToString());
   std::vector<int64_t> dims;
   for (int64_t i = 0; i < x.ndim(); ++i) {
-    if (i < lead) { dims.push_back(i); continue; }
+    if (i < lead) {
+      dims.push_back(i);
+      continue;
+    }
     int64_t want = shape[i - lead];
-    if (want == 1 && x.dim(i) != 1) dims.push_back(i);
+    if (want == 1 && x.dim(i) != 1)
+      dims.push_back(i);
     else if (want != x.dim(i))
-      return InvalidArgument("[sum_to_shape] cannot reduce %s to %s", x.meta_string(), shape.ToString());
+      return InvalidArgument("[sum_to_shape] cannot reduce %s to %s", x.meta_string(),
+                             shape.ToString());
   }
   Tensor r = x;
-  if (!dims.empty()) { ASSIGN_OR_RETURN(r, Dispatch1(kSum, {x}, {{"dims", dims}, {"keepdim", true}})); }
+  if (!dims.empty()) {
+    ASSIGN_OR_RETURN(r, Dispatch1(kSum, {x}, {{"dims", dims}, {"keepdim", true}}));
+  }
   return Reshape(r, shape);
 }
 
 StatusOr<Tensor> Prod(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
   RETURN_IF_ERROR(CheckNotHalf("prod", x));
-  if (x.dtype() == DType::kBool) { ASSIGN_OR_RETURN(Tensor i, Cast(x, DType::kI64)); return Prod(i, dims, keepdim); }
+  if (x.dtype() == DType::kBool) {
+    ASSIGN_OR_RETURN(Tensor i, Cast(x, DType::kI64));
+    return Prod(i, dims, keepdim);
+  }
   return Run1(kProd, "prod", x, dims, keepdim);
 }
 

@@ -23,13 +23,18 @@ StatusOr<Tensor> Amin(const Tensor& x, std::vector<int64_t> dims = {}, bool keep
 StatusOr<std::pair<Tensor, Tensor>> MaxDim(const Tensor& x, int64_t dim, bool keepdim = false);
 StatusOr<std::pair<Tensor, Tensor>> MinDim(const Tensor& x, int64_t dim, bool keepdim = false);
 // No dim: the index into the flattened input.
-StatusOr<Tensor> Argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
-StatusOr<Tensor> Argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+StatusOr<Tensor> Argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt,
+                        bool keepdim = false);
+StatusOr<Tensor> Argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt,
+                        bool keepdim = false);
 // sum((x - mean)^2) / (N - correction); correction 1 = unbiased.
-StatusOr<Tensor> Var(const Tensor& x, std::vector<int64_t> dims = {}, double correction = 1.0, bool keepdim = false);
-StatusOr<Tensor> Std(const Tensor& x, std::vector<int64_t> dims = {}, double correction = 1.0, bool keepdim = false);
+StatusOr<Tensor> Var(const Tensor& x, std::vector<int64_t> dims = {}, double correction = 1.0,
+                     bool keepdim = false);
+StatusOr<Tensor> Std(const Tensor& x, std::vector<int64_t> dims = {}, double correction = 1.0,
+                     bool keepdim = false);
 // Vector norm over `dims`: p = 2 ('fro'), 1, +-inf, 0 (count of non-zeros) or any other p.
-StatusOr<Tensor> Norm(const Tensor& x, double p = 2.0, std::vector<int64_t> dims = {}, bool keepdim = false);
+StatusOr<Tensor> Norm(const Tensor& x, double p = 2.0, std::vector<int64_t> dims = {},
+                      bool keepdim = false);
 StatusOr<Tensor> LogSumExp(const Tensor& x, std::vector<int64_t> dims = {}, bool keepdim = false);
 
 }  // namespace functional

@@ -12,8 +12,12 @@
 namespace oneflow_like {
 namespace {
 
-Shape ShapeAttr(const AttrMap& a) { return Shape(DimVector(a.Ints("shape").begin(), a.Ints("shape").end())); }
-std::vector<int64_t> Dims(const Shape& s) { return std::vector<int64_t>(s.dims().begin(), s.dims().end()); }
+Shape ShapeAttr(const AttrMap& a) {
+  return Shape(DimVector(a.Ints("shape").begin(), a.Ints("shape").end()));
+}
+std::vector<int64_t> Dims(const Shape& s) {
+  return std::vector<int64_t>(s.dims().begin(), s.dims().end());
+}
 
 // reshape(x; shape): x is contiguous (the functional entry ensures it).
 const OpDef kReshape{
@@ -21,7 +25,8 @@ const OpDef kReshape{
     [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
       Shape s = ShapeAttr(a);
       if (s.numel() != in[0].numel())
-        return InvalidArgument("[reshape] shape %s is invalid for input %s", s.ToString(), in[0].meta_string());
+        return InvalidArgument("[reshape] shape %s is invalid for input %s", s.ToString(),
+                               in[0].meta_string());
       out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
       return Status();
     },
@@ -35,14 +40,19 @@ const OpDef kReshape{
       *offset = x.offset();
       return Status();
     },
-    true, false, true, false};
+    true,
+    false,
+    true,
+    false};
 
 const OpDef kExpand{
     "expand",
     [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
       Shape s = ShapeAttr(a);
       ASSIGN_OR_RETURN(Shape b, BroadcastShapes("expand", in[0].shape(), s));
-      if (b != s) return InvalidArgument("[expand] cannot expand %s to %s", in[0].meta_string(), s.ToString());
+      if (b != s)
+        return InvalidArgument("[expand] cannot expand %s to %s", in[0].meta_string(),
+                               s.ToString());
       out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
       return Status();
     },
@@ -59,7 +69,10 @@ const OpDef kExpand{
       *offset = x.offset();
       return Status();
     },
-    true, false, true, false};
+    true,
+    false,
+    true,
+    false};
 
 const OpDef kPermute{
     "permute",
@@ -79,21 +92,33 @@ const OpDef kPermute{
     },
     [](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides, int64_t* offset) {
       DimVector s, st;
-      for (int64_t d : a.Ints("perm")) { s.push_back(x.dim(d)); st.push_back(x.strides()[d]); }
+      for (int64_t d : a.Ints("perm")) {
+        s.push_back(x.dim(d));
+        st.push_back(x.strides()[d]);
+      }
       *shape = Shape(s);
       *strides = st;
       *offset = x.offset();
       return Status();
     },
-    true, false, false, false};
+    true,
+    false,
+    false,
+    false};
 
-
-Shape InShape(const AttrMap& a) { return Shape(DimVector(a.Ints("in_shape").begin(), a.Ints("in_shape").end())); }
-DimVector ToDims(const std::vector<int64_t>& v) { return DimVector(v.begin(), v.end()); }
-std::vector<int64_t> Ints(const DimVector& v) { return std::vector<int64_t>(v.begin(), v.end()); }
+Shape InShape(const AttrMap& a) {
+  return Shape(DimVector(a.Ints("in_shape").begin(), a.Ints("in_shape").end()));
+}
+DimVector ToDims(const std::vector<int64_t>& v) {
+  return DimVector(v.begin(), v.end());
+}
+std::vector<int64_t> Ints(const DimVector& v) {
+  return std::vector<int64_t>(v.begin(), v.end());
+}
 
 // Views carry the input's shape as attr "in_shape", so backward needs no saved tensor.
-Status InferView(const OpDef& op, const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+Status InferView(const OpDef& op, const TensorList& in, const AttrMap& a,
+                 std::vector<TensorMeta>* out) {
   Shape s;
   DimVector st;
   int64_t off = 0;
@@ -123,7 +148,10 @@ StatusOr<TensorList> ReshapeBackGrad(const GradContext& c) {
 
 // squeeze(x; dims): removes the listed size-1 dims.
 const OpDef kSqueeze{
-    "squeeze", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) { return InferView(kSqueeze, in, a, out); },
+    "squeeze",
+    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+      return InferView(kSqueeze, in, a, out);
+    },
     ReshapeBackGrad,
     [](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides, int64_t* offset) {
       const auto& dims = a.Ints("dims");
@@ -138,11 +166,17 @@ const OpDef kSqueeze{
       *offset = x.offset();
       return Status();
     },
-    true, false, false, false};
+    true,
+    false,
+    false,
+    false};
 
 // unsqueeze(x; dim): inserts a size-1 dim at `dim` in [0, ndim].
 const OpDef kUnsqueeze{
-    "unsqueeze", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) { return InferView(kUnsqueeze, in, a, out); },
+    "unsqueeze",
+    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+      return InferView(kUnsqueeze, in, a, out);
+    },
     ReshapeBackGrad,
     [](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides, int64_t* offset) {
       int64_t d = a.Int("dim");
@@ -155,11 +189,17 @@ const OpDef kUnsqueeze{
       *offset = x.offset();
       return Status();
     },
-    true, false, false, false};
+    true,
+    false,
+    false,
+    false};
 
 // slice(x; dim, start, length, step): normalised by the functional entry.
 const OpDef kSlice{
-    "slice", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) { return InferView(kSlice, in, a, out); },
+    "slice",
+    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+      return InferView(kSlice, in, a, out);
+    },
     [](const GradContext& c) { return ScatterViewGrad(kSlice, c); },
     [](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides, int64_t* offset) {
       int64_t d = a.Int("dim");
@@ -170,11 +210,17 @@ const OpDef kSlice{
       *offset = x.offset() + a.Int("start") * x.strides()[d];
       return Status();
     },
-    true, false, false, false};
+    true,
+    false,
+    false,
+    false};
 
 // select(x; dim, index): index normalised to [0, size).
 const OpDef kSelect{
-    "select", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) { return InferView(kSelect, in, a, out); },
+    "select",
+    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+      return InferView(kSelect, in, a, out);
+    },
     [](const GradContext& c) { return ScatterViewGrad(kSelect, c); },
     [](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides, int64_t* offset) {
       int64_t d = a.Int("dim");
@@ -186,11 +232,17 @@ const OpDef kSelect{
       *strides = st;
       return Status();
     },
-    true, false, false, false};
+    true,
+    false,
+    false,
+    false};
 
 // as_strided(x; shape, strides, offset): x contiguous; offset relative to x's.
 const OpDef kAsStrided{
-    "as_strided", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) { return InferView(kAsStrided, in, a, out); },
+    "as_strided",
+    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+      return InferView(kAsStrided, in, a, out);
+    },
     [](const GradContext& c) { return ScatterViewGrad(kAsStrided, c); },
     [](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides, int64_t* offset) {
       *shape = ShapeAttr(a);
@@ -198,7 +250,10 @@ const OpDef kAsStrided{
       *offset = x.offset() + a.Int("offset");
       return Status();
     },
-    true, false, false, false};
+    true,
+    false,
+    false,
+    false};
 
 // as_strided_scatter(src; in_shape, shape, strides, offset) = zeros(in_shape) with src added into
 // the view (overlapping view elements accumulate, as a gradient must).
@@ -206,95 +261,119 @@ const OpDef kAsStridedScatter{
     "as_strided_scatter",
     [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
       if (ShapeAttr(a) != in[0].shape())
-        return InvalidArgument("[as_strided_scatter] source %s does not match the view shape %s", in[0].meta_string(),
-                               ShapeAttr(a).ToString());
+        return InvalidArgument("[as_strided_scatter] source %s does not match the view shape %s",
+                               in[0].meta_string(), ShapeAttr(a).ToString());
       out->push_back(TensorMeta{InShape(a), in[0].dtype(), in[0].device()});
       return Status();
     },
     [](const GradContext& c) -> StatusOr<TensorList> {
       ASSIGN_OR_RETURN(Tensor g, functional::Contiguous(c.grad_outputs[0]));
-      ASSIGN_OR_RETURN(g, functional::AsStrided(g, ShapeAttr(c.attrs), ToDims(c.attrs.Ints("strides")), c.attrs.Int("offset")));
+      ASSIGN_OR_RETURN(g,
+                       functional::AsStrided(g, ShapeAttr(c.attrs), ToDims(c.attrs.Ints("strides")),
+                                             c.attrs.Int("offset")));
       return TensorList{g};
     },
-    nullptr, true, false, false, false};
+    nullptr,
+    true,
+    false,
+    false,
+    false};
 
 // cat(xs...; dim): inputs share dtype and all sizes but `dim`'s.
-const OpDef kCat{
-    "cat",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      int64_t d = a.Int("dim");
-      Shape s = in[0].shape();
-      s[d] = 0;
-      for (auto& t : in) {
-        bool ok = t.ndim() == s.ndim() && t.dtype() == in[0].dtype();
-        for (int64_t i = 0; ok && i < t.ndim(); ++i) ok = i == d || t.dim(i) == s[i];
-        if (!ok)
-          return InvalidArgument("[cat] tensors must match except in dim %d: got %s and %s", d, in[0].meta_string(),
-                                 t.meta_string());
-        s[d] += t.dim(d);
-      }
-      out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
-      return Status();
-    },
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      int64_t d = c.attrs.Int("dim"), start = 0;
-      const auto& sizes = c.attrs.Ints("sizes");
-      TensorList r;
-      for (int64_t n : sizes) {
-        ASSIGN_OR_RETURN(Tensor g, functional::Narrow(c.grad_outputs[0], d, start, n));
-        r.push_back(g);
-        start += n;
-      }
-      return r;
-    },
-    nullptr, true, false, false, false};
+const OpDef kCat{"cat",
+                 [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+                   int64_t d = a.Int("dim");
+                   Shape s = in[0].shape();
+                   s[d] = 0;
+                   for (auto& t : in) {
+                     bool ok = t.ndim() == s.ndim() && t.dtype() == in[0].dtype();
+                     for (int64_t i = 0; ok && i < t.ndim(); ++i) ok = i == d || t.dim(i) == s[i];
+                     if (!ok)
+                       return InvalidArgument(
+                           "[cat] tensors must match except in dim %d: got %s and %s", d,
+                           in[0].meta_string(), t.meta_string());
+                     s[d] += t.dim(d);
+                   }
+                   out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
+                   return Status();
+                 },
+                 [](const GradContext& c) -> StatusOr<TensorList> {
+                   int64_t d = c.attrs.Int("dim"), start = 0;
+                   const auto& sizes = c.attrs.Ints("sizes");
+                   TensorList r;
+                   for (int64_t n : sizes) {
+                     ASSIGN_OR_RETURN(Tensor g, functional::Narrow(c.grad_outputs[0], d, start, n));
+                     r.push_back(g);
+                     start += n;
+                   }
+                   return r;
+                 },
+                 nullptr,
+                 true,
+                 false,
+                 false,
+                 false};
 
 // flip(x; dims)
-const OpDef kFlip{
-    "flip", ops::InferSameAsInput,
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      ASSIGN_OR_RETURN(Tensor g, functional::Flip(c.grad_outputs[0], c.attrs.Ints("dims")));
-      return TensorList{g};
-    },
-    nullptr, true, false, false, false};
+const OpDef kFlip{"flip",
+                  ops::InferSameAsInput,
+                  [](const GradContext& c) -> StatusOr<TensorList> {
+                    ASSIGN_OR_RETURN(Tensor g,
+                                     functional::Flip(c.grad_outputs[0], c.attrs.Ints("dims")));
+                    return TensorList{g};
+                  },
+                  nullptr,
+                  true,
+                  false,
+                  false,
+                  false};
 
 // tril/triu(x; diagonal, upper) over the last two dims.
-const OpDef kTril{
-    "tril",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      const char* name = a.Bool("upper") ? "triu" : "tril";
-      if (in[0].ndim() < 2) return InvalidArgument("[%s] expects a tensor with >= 2 dims, got %s", name, in[0].meta_string());
-      return ops::InferSameAsInput(in, a, out);
-    },
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      int64_t k = c.attrs.Int("diagonal");
-      ASSIGN_OR_RETURN(Tensor g, c.attrs.Bool("upper") ? functional::Triu(c.grad_outputs[0], k)
-                                                       : functional::Tril(c.grad_outputs[0], k));
-      return TensorList{g};
-    },
-    nullptr, false, false, false, false};
+const OpDef kTril{"tril",
+                  [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+                    const char* name = a.Bool("upper") ? "triu" : "tril";
+                    if (in[0].ndim() < 2)
+                      return InvalidArgument("[%s] expects a tensor with >= 2 dims, got %s", name,
+                                             in[0].meta_string());
+                    return ops::InferSameAsInput(in, a, out);
+                  },
+                  [](const GradContext& c) -> StatusOr<TensorList> {
+                    int64_t k = c.attrs.Int("diagonal");
+                    ASSIGN_OR_RETURN(Tensor g, c.attrs.Bool("upper")
+                                                   ? functional::Triu(c.grad_outputs[0], k)
+                                                   : functional::Tril(c.grad_outputs[0], k));
+                    return TensorList{g};
+                  },
+                  nullptr,
+                  false,
+                  false,
+                  false,
+                  false};
 
 // pad(x; pads (before, after per dim, all >= 0), value): constant padding.
-const OpDef kPad{
-    "pad",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      Shape s = in[0].shape();
-      const auto& p = a.Ints("pads");
-      for (int64_t i = 0; i < s.ndim(); ++i) s[i] += p[2 * i] + p[2 * i + 1];
-      out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
-      return Status();
-    },
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      Shape in = InShape(c.attrs);
-      ASSIGN_OR_RETURN(Tensor g, functional::Contiguous(c.grad_outputs[0]));
-      DimVector st = ContiguousStrides(g.shape());
-      const auto& p = c.attrs.Ints("pads");
-      int64_t off = 0;
-      for (int64_t i = 0; i < in.ndim(); ++i) off += p[2 * i] * st[i];
-      ASSIGN_OR_RETURN(g, functional::AsStrided(g, in, st, off));
-      return TensorList{g};
-    },
-    nullptr, true, false, false, false};
+const OpDef kPad{"pad",
+                 [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+                   Shape s = in[0].shape();
+                   const auto& p = a.Ints("pads");
+                   for (int64_t i = 0; i < s.ndim(); ++i) s[i] += p[2 * i] + p[2 * i + 1];
+                   out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
+                   return Status();
+                 },
+                 [](const GradContext& c) -> StatusOr<TensorList> {
+                   Shape in = InShape(c.attrs);
+                   ASSIGN_OR_RETURN(Tensor g, functional::Contiguous(c.grad_outputs[0]));
+                   DimVector st = ContiguousStrides(g.shape());
+                   const auto& p = c.attrs.Ints("pads");
+                   int64_t off = 0;
+                   for (int64_t i = 0; i < in.ndim(); ++i) off += p[2 * i] * st[i];
+                   ASSIGN_OR_RETURN(g, functional::AsStrided(g, in, st, off));
+                   return TensorList{g};
+                 },
+                 nullptr,
+                 true,
+                 false,
+                 false,
+                 false};
 
 }  // namespace
 
@@ -311,7 +390,9 @@ StatusOr<Tensor> ReshapeInfer(const Tensor& x, const std::vector<int64_t>& shape
   int64_t known = 1, infer = -1;
   for (size_t i = 0; i < s.size(); ++i) {
     if (s[i] == -1) {
-      if (infer >= 0) return InvalidArgument("[reshape] only one dimension can be -1, got %s", Shape(s).ToString());
+      if (infer >= 0)
+        return InvalidArgument("[reshape] only one dimension can be -1, got %s",
+                               Shape(s).ToString());
       infer = static_cast<int64_t>(i);
     } else if (s[i] < 0) {
       return InvalidArgument("[reshape] invalid dimension %d in %s", s[i], Shape(s).ToString());
@@ -321,7 +402,8 @@ StatusOr<Tensor> ReshapeInfer(const Tensor& x, const std::vector<int64_t>& shape
   }
   if (infer >= 0) {
     if (known == 0 || x.numel() % known != 0)
-      return InvalidArgument("[reshape] shape %s is invalid for input %s", Shape(s).ToString(), x.meta_string());
+      return InvalidArgument("[reshape] shape %s is invalid for input %s", Shape(s).ToString(),
+                             x.meta_string());
     s[infer] = x.numel() / known;
   }
   return Reshape(x, Shape(s));
@@ -334,7 +416,8 @@ StatusOr<Tensor> Expand(const Tensor& x, const Shape& shape) {
 
 StatusOr<Tensor> Permute(const Tensor& x, const std::vector<int64_t>& perm) {
   if (static_cast<int64_t>(perm.size()) != x.ndim())
-    return InvalidArgument("[permute] got %d dims in perm for input %s", int(perm.size()), x.meta_string());
+    return InvalidArgument("[permute] got %d dims in perm for input %s", int(perm.size()),
+                           x.meta_string());
   std::vector<int64_t> p;
   std::vector<bool> seen(perm.size());
   for (int64_t d : perm) {
@@ -355,11 +438,11 @@ StatusOr<Tensor> Transpose(const Tensor& x, int64_t d0, int64_t d1) {
   return Permute(x, p);
 }
 
-
 StatusOr<Tensor> Squeeze(const Tensor& x, std::vector<int64_t> dims) {
   std::vector<int64_t> keep;
   if (dims.empty()) {
-    for (int64_t i = 0; i < x.ndim(); ++i) if (x.dim(i) == 1) keep.push_back(i);
+    for (int64_t i = 0; i < x.ndim(); ++i)
+      if (x.dim(i) == 1) keep.push_back(i);
   } else {
     for (int64_t d : dims) {
       ASSIGN_OR_RETURN(int64_t w, WrapDim("squeeze", d, x.ndim()));
@@ -379,7 +462,9 @@ StatusOr<Tensor> Flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   if (x.ndim() == 0) return Reshape(x, Shape{1});
   ASSIGN_OR_RETURN(int64_t s, WrapDim("flatten", start_dim, x.ndim()));
   ASSIGN_OR_RETURN(int64_t e, WrapDim("flatten", end_dim, x.ndim()));
-  if (s > e) return InvalidArgument("[flatten] start_dim %d comes after end_dim %d for %s", start_dim, end_dim, x.meta_string());
+  if (s > e)
+    return InvalidArgument("[flatten] start_dim %d comes after end_dim %d for %s", start_dim,
+                           end_dim, x.meta_string());
   DimVector d;
   for (int64_t i = 0; i < s; ++i) d.push_back(x.dim(i));
   int64_t n = 1;
@@ -399,8 +484,12 @@ StatusOr<Tensor> Slice(const Tensor& x, int64_t dim, int64_t start, int64_t end,
   end = std::max(clamp(end), start);
   int64_t length = (end - start + step - 1) / step;
   if (start == 0 && length == n && step == 1) return x;
-  return Dispatch1(kSlice, {x}, {{"dim", d}, {"start", start}, {"length", length}, {"step", step},
-                                 {"in_shape", Dims(x.shape())}});
+  return Dispatch1(kSlice, {x},
+                   {{"dim", d},
+                    {"start", start},
+                    {"length", length},
+                    {"step", step},
+                    {"in_shape", Dims(x.shape())}});
 }
 
 StatusOr<Tensor> Narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
@@ -408,7 +497,8 @@ StatusOr<Tensor> Narrow(const Tensor& x, int64_t dim, int64_t start, int64_t len
   ASSIGN_OR_RETURN(int64_t d, WrapDim("narrow", dim, x.ndim()));
   if (start < 0) start += x.dim(d);
   if (start < 0 || length < 0 || start + length > x.dim(d))
-    return OutOfRange("[narrow] start %d, length %d out of range for dim %d of %s", start, length, dim, x.meta_string());
+    return OutOfRange("[narrow] start %d, length %d out of range for dim %d of %s", start, length,
+                      dim, x.meta_string());
   return Slice(x, d, start, start + length, 1);
 }
 
@@ -422,25 +512,36 @@ StatusOr<Tensor> Select(const Tensor& x, int64_t dim, int64_t index) {
   return Dispatch1(kSelect, {x}, {{"dim", d}, {"index", index}, {"in_shape", Dims(x.shape())}});
 }
 
-StatusOr<Tensor> AsStrided(const Tensor& x, const Shape& shape, const DimVector& strides, int64_t offset) {
-  if (!x.is_contiguous()) return InvalidArgument("[as_strided] expects a contiguous input, got %s", x.meta_string());
+StatusOr<Tensor> AsStrided(const Tensor& x, const Shape& shape, const DimVector& strides,
+                           int64_t offset) {
+  if (!x.is_contiguous())
+    return InvalidArgument("[as_strided] expects a contiguous input, got %s", x.meta_string());
   if (static_cast<int64_t>(strides.size()) != shape.ndim())
-    return InvalidArgument("[as_strided] %d strides for shape %s", int(strides.size()), shape.ToString());
+    return InvalidArgument("[as_strided] %d strides for shape %s", int(strides.size()),
+                           shape.ToString());
   int64_t last = offset;
   for (int64_t i = 0; i < shape.ndim(); ++i) {
-    if (strides[i] < 0) return InvalidArgument("[as_strided] negative stride in view of %s", x.meta_string());
+    if (strides[i] < 0)
+      return InvalidArgument("[as_strided] negative stride in view of %s", x.meta_string());
     if (shape[i] > 0) last += (shape[i] - 1) * strides[i];
   }
   if (offset < 0 || (shape.numel() > 0 && last >= x.numel()))
-    return OutOfRange("[as_strided] view %s with strides %s at offset %d exceeds %s", shape.ToString(),
-                      Shape(strides).ToString(), offset, x.meta_string());
-  return Dispatch1(kAsStrided, {x}, {{"shape", Dims(shape)}, {"strides", Ints(strides)}, {"offset", offset},
-                                     {"in_shape", Dims(x.shape())}});
+    return OutOfRange("[as_strided] view %s with strides %s at offset %d exceeds %s",
+                      shape.ToString(), Shape(strides).ToString(), offset, x.meta_string());
+  return Dispatch1(kAsStrided, {x},
+                   {{"shape", Dims(shape)},
+                    {"strides", Ints(strides)},
+                    {"offset", offset},
+                    {"in_shape", Dims(x.shape())}});
 }
 
-StatusOr<Tensor> AsStridedScatter(const Tensor& src, const Shape& shape, const DimVector& strides, int64_t offset) {
-  return Dispatch1(kAsStridedScatter, {src}, {{"in_shape", Dims(shape)}, {"shape", Dims(src.shape())},
-                                              {"strides", Ints(strides)}, {"offset", offset}});
+StatusOr<Tensor> AsStridedScatter(const Tensor& src, const Shape& shape, const DimVector& strides,
+                                  int64_t offset) {
+  return Dispatch1(kAsStridedScatter, {src},
+                   {{"in_shape", Dims(shape)},
+                    {"shape", Dims(src.shape())},
+                    {"strides", Ints(strides)},
+                    {"offset", offset}});
 }
 
 StatusOr<Tensor> Cat(const TensorList& xs, int64_t dim) {
@@ -449,12 +550,15 @@ StatusOr<Tensor> Cat(const TensorList& xs, int64_t dim) {
   DType dt = xs[0].dtype();
   for (auto& t : xs) dt = PromoteTypes(dt, t.dtype());
   for (auto& t : xs) {
-    if (t.ndim() == 1 && t.dim(0) == 0 && xs.size() > 1) continue;  // legacy: empty 1-d tensors are skipped
+    if (t.ndim() == 1 && t.dim(0) == 0 && xs.size() > 1)
+      continue;  // legacy: empty 1-d tensors are skipped
     ASSIGN_OR_RETURN(Tensor c, Cast(t, dt));
     in.push_back(c);
   }
   if (in.empty()) in.push_back(xs[0]);
-  if (in[0].ndim() == 0) return InvalidArgument("[cat] zero-dimensional tensor %s cannot be concatenated", in[0].meta_string());
+  if (in[0].ndim() == 0)
+    return InvalidArgument("[cat] zero-dimensional tensor %s cannot be concatenated",
+                           in[0].meta_string());
   ASSIGN_OR_RETURN(int64_t d, WrapDim("cat", dim, in[0].ndim()));
   if (in.size() == 1) return in[0];
   std::vector<int64_t> sizes;
@@ -468,8 +572,8 @@ StatusOr<Tensor> Stack(const TensorList& xs, int64_t dim) {
   TensorList u;
   for (auto& t : xs) {
     if (t.shape() != xs[0].shape())
-      return InvalidArgument("[stack] expects each tensor to be equal size, got %s and %s", xs[0].meta_string(),
-                             t.meta_string());
+      return InvalidArgument("[stack] expects each tensor to be equal size, got %s and %s",
+                             xs[0].meta_string(), t.meta_string());
     ASSIGN_OR_RETURN(Tensor v, Unsqueeze(t, d));
     u.push_back(v);
   }
@@ -485,8 +589,8 @@ StatusOr<TensorList> Split(const Tensor& x, const std::vector<int64_t>& sizes, i
     total += s;
   }
   if (total != x.dim(d))
-    return InvalidArgument("[split] sizes %s sum to %d but dim %d of %s has size %d", Shape(ToDims(sizes)).ToString(), total,
-                           d, x.meta_string(), x.dim(d));
+    return InvalidArgument("[split] sizes %s sum to %d but dim %d of %s has size %d",
+                           Shape(ToDims(sizes)).ToString(), total, d, x.meta_string(), x.dim(d));
   TensorList r;
   int64_t start = 0;
   for (int64_t s : sizes) {
@@ -526,7 +630,9 @@ StatusOr<TensorList> Unbind(const Tensor& x, int64_t dim) {
 StatusOr<Tensor> Repeat(const Tensor& x, const std::vector<int64_t>& repeats) {
   int64_t n = static_cast<int64_t>(repeats.size());
   if (n < x.ndim())
-    return InvalidArgument("[repeat] %d repeat dims can not be smaller than the number of dims of %s", n, x.meta_string());
+    return InvalidArgument(
+        "[repeat] %d repeat dims can not be smaller than the number of dims of %s", n,
+        x.meta_string());
   // x viewed as (1, s0, 1, s1, ...) expanded to (r0, s0, r1, s1, ...), then merged.
   DimVector shape, expanded, merged;
   for (int64_t i = 0; i < n; ++i) {
@@ -545,14 +651,17 @@ StatusOr<Tensor> Repeat(const Tensor& x, const std::vector<int64_t>& repeats) {
 }
 
 StatusOr<Tensor> Flip(const Tensor& x, const std::vector<int64_t>& dims) {
-  ASSIGN_OR_RETURN(auto d, ops::NormalizeDims("flip", dims.empty() ? std::vector<int64_t>{} : dims, x.ndim()));
+  ASSIGN_OR_RETURN(
+      auto d, ops::NormalizeDims("flip", dims.empty() ? std::vector<int64_t>{} : dims, x.ndim()));
   if (dims.empty()) d.clear();
   return Dispatch1(kFlip, {x}, {{"dims", d}});
 }
 
-StatusOr<Tensor> Roll(const Tensor& x, const std::vector<int64_t>& shifts, const std::vector<int64_t>& dims) {
+StatusOr<Tensor> Roll(const Tensor& x, const std::vector<int64_t>& shifts,
+                      const std::vector<int64_t>& dims) {
   if (dims.empty()) {  // roll the flattened tensor
-    if (shifts.size() != 1) return InvalidArgument("[roll] expects one shift without dims, got %d", int(shifts.size()));
+    if (shifts.size() != 1)
+      return InvalidArgument("[roll] expects one shift without dims, got %d", int(shifts.size()));
     ASSIGN_OR_RETURN(Tensor f, Flatten(x));
     ASSIGN_OR_RETURN(f, Roll(f, shifts, {0}));
     return Reshape(f, x.shape());
@@ -580,10 +689,12 @@ StatusOr<Tensor> Triu(const Tensor& x, int64_t diagonal) {
   return Dispatch1(kTril, {x}, {{"diagonal", diagonal}, {"upper", true}});
 }
 
-StatusOr<Tensor> Pad(const Tensor& x, const std::vector<int64_t>& pads, const std::string& mode, double value) {
+StatusOr<Tensor> Pad(const Tensor& x, const std::vector<int64_t>& pads, const std::string& mode,
+                     double value) {
   int64_t np = static_cast<int64_t>(pads.size());
   if (np % 2 != 0 || np / 2 > x.ndim())
-    return InvalidArgument("[pad] padding of length %d is invalid for input %s", np, x.meta_string());
+    return InvalidArgument("[pad] padding of length %d is invalid for input %s", np,
+                           x.meta_string());
   // Per-dim (before, after), dims in order.
   std::vector<int64_t> per(2 * x.ndim(), 0);
   for (int64_t i = 0; i < np / 2; ++i) {
@@ -596,7 +707,9 @@ StatusOr<Tensor> Pad(const Tensor& x, const std::vector<int64_t>& pads, const st
     for (int64_t d = 0; d < x.ndim(); ++d) {
       int64_t b = std::min<int64_t>(per[2 * d], 0), a = std::min<int64_t>(per[2 * d + 1], 0);
       if (b < 0 || a < 0) {
-        if (v.dim(d) + a + b < 0) return InvalidArgument("[pad] padding %d,%d crops dim %d of %s below zero", b, a, d, x.meta_string());
+        if (v.dim(d) + a + b < 0)
+          return InvalidArgument("[pad] padding %d,%d crops dim %d of %s below zero", b, a, d,
+                                 x.meta_string());
         ASSIGN_OR_RETURN(v, Narrow(v, d, -b, v.dim(d) + a + b));
       }
       per[2 * d] = std::max<int64_t>(per[2 * d], 0);
@@ -606,15 +719,18 @@ StatusOr<Tensor> Pad(const Tensor& x, const std::vector<int64_t>& pads, const st
   }
   bool reflect = mode == "reflect";
   if (!reflect && mode != "replicate" && mode != "circular")
-    return InvalidArgument("[pad] unknown mode '%s' (constant, reflect, replicate, circular)", mode);
+    return InvalidArgument("[pad] unknown mode '%s' (constant, reflect, replicate, circular)",
+                           mode);
   // Built from views and cat, so gradients come from theirs.
   Tensor r = x;
   for (int64_t d = 0; d < x.ndim(); ++d) {
     int64_t b = per[2 * d], a = per[2 * d + 1], n = x.dim(d);
     if (b == 0 && a == 0) continue;
-    if (b < 0 || a < 0) return InvalidArgument("[pad] negative padding is only supported in constant mode");
+    if (b < 0 || a < 0)
+      return InvalidArgument("[pad] negative padding is only supported in constant mode");
     if ((reflect && (b >= n || a >= n)) || (mode == "circular" && (b > n || a > n)) || n == 0)
-      return InvalidArgument("[pad] padding (%d, %d) is too large for dim %d of %s in %s mode", b, a, d, x.meta_string(), mode);
+      return InvalidArgument("[pad] padding (%d, %d) is too large for dim %d of %s in %s mode", b,
+                             a, d, x.meta_string(), mode);
     TensorList parts;
     Tensor before, after;
     if (reflect) {

@@ -9,29 +9,43 @@ namespace {
 // softmax_grad(dy, y) = y * (dy - sum(dy * y));  log_softmax_grad(dy, y) = dy - exp(y) * sum(dy)
 Status InferGrad(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
   if (in[0].shape() != in[1].shape() || in[0].dtype() != in[1].dtype())
-    return InvalidArgument("[softmax_grad] gradient %s does not match output %s", in[0].meta_string(),
-                           in[1].meta_string());
+    return InvalidArgument("[softmax_grad] gradient %s does not match output %s",
+                           in[0].meta_string(), in[1].meta_string());
   out->push_back(TensorMeta{in[1].shape(), in[1].dtype(), in[1].device()});
   return Status();
 }
 
 const OpDef kSoftmaxGrad{"softmax_grad", InferGrad, nullptr, nullptr, false, false, false, false};
-const OpDef kLogSoftmaxGrad{"log_softmax_grad", InferGrad, nullptr, nullptr, false, false, false, false};
+const OpDef kLogSoftmaxGrad{
+    "log_softmax_grad", InferGrad, nullptr, nullptr, false, false, false, false};
 
-const OpDef kSoftmax{"softmax", ops::InferSameAsInput,
+const OpDef kSoftmax{"softmax",
+                     ops::InferSameAsInput,
                      [](const GradContext& c) -> StatusOr<TensorList> {
-                       ASSIGN_OR_RETURN(Tensor g, Dispatch1(kSoftmaxGrad, {c.grad_outputs[0], c.outputs[0]}, c.attrs));
+                       ASSIGN_OR_RETURN(
+                           Tensor g,
+                           Dispatch1(kSoftmaxGrad, {c.grad_outputs[0], c.outputs[0]}, c.attrs));
                        return TensorList{g};
                      },
-                     nullptr, false, false, /*save_inputs=*/false, /*save_outputs=*/true};
+                     nullptr,
+                     false,
+                     false,
+                     /*save_inputs=*/false,
+                     /*save_outputs=*/true};
 
-const OpDef kLogSoftmax{"log_softmax", ops::InferSameAsInput,
-                        [](const GradContext& c) -> StatusOr<TensorList> {
-                          ASSIGN_OR_RETURN(Tensor g,
-                                           Dispatch1(kLogSoftmaxGrad, {c.grad_outputs[0], c.outputs[0]}, c.attrs));
-                          return TensorList{g};
-                        },
-                        nullptr, false, false, false, true};
+const OpDef kLogSoftmax{
+    "log_softmax",
+    ops::InferSameAsInput,
+    [](const GradContext& c) -> StatusOr<TensorList> {
+      ASSIGN_OR_RETURN(Tensor g,
+                       Dispatch1(kLogSoftmaxGrad, {c.grad_outputs[0], c.outputs[0]}, c.attrs));
+      return TensorList{g};
+    },
+    nullptr,
+    false,
+    false,
+    false,
+    true};
 
 StatusOr<Tensor> Run(const OpDef& op, const Tensor& x, int64_t dim) {
   RETURN_IF_ERROR(CheckFloating(op.name, x));
@@ -44,8 +58,12 @@ StatusOr<Tensor> Run(const OpDef& op, const Tensor& x, int64_t dim) {
 
 namespace functional {
 
-StatusOr<Tensor> Softmax(const Tensor& x, int64_t dim) { return Run(kSoftmax, x, dim); }
-StatusOr<Tensor> LogSoftmax(const Tensor& x, int64_t dim) { return Run(kLogSoftmax, x, dim); }
+StatusOr<Tensor> Softmax(const Tensor& x, int64_t dim) {
+  return Run(kSoftmax, x, dim);
+}
+StatusOr<Tensor> LogSoftmax(const Tensor& x, int64_t dim) {
+  return Run(kLogSoftmax, x, dim);
+}
 
 }  // namespace functional
 }  // namespace oneflow_like

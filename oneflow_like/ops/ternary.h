@@ -11,8 +11,10 @@ StatusOr<Tensor> Where(const Tensor& cond, const Tensor& x, const Tensor& y);
 StatusOr<Tensor> WhereScalarOther(const Tensor& cond, const Tensor& x, double y);  // cond ? x : y
 StatusOr<Tensor> WhereScalarInput(const Tensor& cond, double x, const Tensor& y);  // cond ? x : y
 // input + value * t1 * t2 and input + value * t1 / t2.
-StatusOr<Tensor> Addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, double value = 1.0);
-StatusOr<Tensor> Addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, double value = 1.0);
+StatusOr<Tensor> Addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2,
+                         double value = 1.0);
+StatusOr<Tensor> Addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2,
+                         double value = 1.0);
 // start + weight * (end - start).
 StatusOr<Tensor> Lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
 StatusOr<Tensor> LerpScalar(const Tensor& start, const Tensor& end, double weight);

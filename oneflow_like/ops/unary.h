@@ -23,8 +23,8 @@ StatusOr<Tensor> LeakyRelu(const Tensor& x, double negative_slope = 0.01);
 // Scalar bounds; an absent bound is open. hardtanh = clamp on floats.
 StatusOr<Tensor> Clamp(const Tensor& x, std::optional<double> min, std::optional<double> max);
 StatusOr<Tensor> Hardtanh(const Tensor& x, double min_val = -1.0, double max_val = 1.0);
-StatusOr<Tensor> PowScalar(const Tensor& x, double exponent);   // x ** exponent
-StatusOr<Tensor> RPowScalar(const Tensor& x, double base);      // base ** x (float result)
+StatusOr<Tensor> PowScalar(const Tensor& x, double exponent);  // x ** exponent
+StatusOr<Tensor> RPowScalar(const Tensor& x, double base);     // base ** x (float result)
 // Any dtype -> bool / same integer type.
 StatusOr<Tensor> LogicalNot(const Tensor& x);
 StatusOr<Tensor> BitwiseNot(const Tensor& x);  // bool or integer

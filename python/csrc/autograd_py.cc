@@ -9,7 +9,8 @@ namespace {
 
 class PyFunctionNode : public Node {
  public:
-  PyFunctionNode(std::string name, py::function backward) : name_(std::move(name)), backward_(std::move(backward)) {}
+  PyFunctionNode(std::string name, py::function backward)
+      : name_(std::move(name)), backward_(std::move(backward)) {}
   ~PyFunctionNode() override {
     py::gil_scoped_acquire gil;
     backward_ = py::function();
@@ -19,18 +20,19 @@ class PyFunctionNode : public Node {
     py::gil_scoped_acquire gil;
     try {
       py::tuple args(grads.size());
-      for (size_t i = 0; i < grads.size(); ++i) args[i] = grads[i].defined() ? py::cast(grads[i]) : py::none();
+      for (size_t i = 0; i < grads.size(); ++i)
+        args[i] = grads[i].defined() ? py::cast(grads[i]) : py::none();
       py::object r = backward_(*args);
       TensorList out;
       for (auto item : py::reinterpret_borrow<py::iterable>(r))
         out.push_back(item.is_none() ? Tensor() : py::cast<Tensor>(item));
       if (out.size() != next_edges.size())
-        return InvalidArgument("[%s.backward] returned %d gradients, expected %d", name_, int(out.size()),
-                               int(next_edges.size()));
+        return InvalidArgument("[%s.backward] returned %d gradients, expected %d", name_,
+                               int(out.size()), int(next_edges.size()));
       for (size_t i = 0; i < out.size(); ++i) {
         if (out[i].defined() && out[i].shape() != input_shapes_[i])
-          return InvalidArgument("[%s.backward] gradient %d has shape %s, expected %s", name_, int(i),
-                                 out[i].meta_string(), input_shapes_[i].ToString());
+          return InvalidArgument("[%s.backward] gradient %d has shape %s, expected %s", name_,
+                                 int(i), out[i].meta_string(), input_shapes_[i].ToString());
       }
       return out;
     } catch (py::error_already_set& e) {
@@ -47,8 +49,8 @@ class PyFunctionNode : public Node {
 std::atomic<uint64_t> g_py_seq{1ull << 62};
 
 void BindAutogradFunction(py::module_& m, TensorClass&) {
-  m.def("_record_function", [](const std::string& name, py::function backward, std::vector<Tensor> inputs,
-                               std::vector<Tensor> outputs) {
+  m.def("_record_function", [](const std::string& name, py::function backward,
+                               std::vector<Tensor> inputs, std::vector<Tensor> outputs) {
     auto node = std::make_shared<PyFunctionNode>(name, std::move(backward));
     node->sequence_nr = g_py_seq.fetch_add(1);
     node->num_outputs = static_cast<int>(outputs.size());

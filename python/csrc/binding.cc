@@ -21,10 +21,15 @@ void RaiseStatus(const Status& s) {
 
 bool IsScalar(py::handle h) {
   return PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr()) || PyBool_Check(h.ptr()) ||
-         (py::isinstance<py::array>(h) && py::array(py::reinterpret_borrow<py::object>(h)).ndim() == 0 && false);
+         (py::isinstance<py::array>(h) &&
+          py::array(py::reinterpret_borrow<py::object>(h)).ndim() == 0 && false);
 }
-bool IsFloatScalar(py::handle h) { return PyFloat_Check(h.ptr()); }
-double ScalarValue(py::handle h) { return py::cast<double>(h); }
+bool IsFloatScalar(py::handle h) {
+  return PyFloat_Check(h.ptr());
+}
+double ScalarValue(py::handle h) {
+  return py::cast<double>(h);
+}
 
 DType ParseDType(py::handle h) {
   if (py::isinstance<DType>(h)) return py::cast<DType>(h);
@@ -36,15 +41,15 @@ DType ParseDType(py::handle h) {
     py::dtype d = py::dtype::from_args(py::reinterpret_borrow<py::object>(h));
     std::string name = py::str(d.attr("name"));
     return Unwrap(DTypeFromName(name));
-  } catch (py::error_already_set&) {
-  }
+  } catch (py::error_already_set&) {}
   throw py::type_error("[dtype] cannot interpret " + std::string(py::repr(h)) + " as a dtype");
 }
 
 Device ParseDevice(py::handle h) {
   if (py::isinstance<Device>(h)) return py::cast<Device>(h);
   if (py::isinstance<py::str>(h)) return Unwrap(Device::Parse(py::cast<std::string>(h)));
-  throw py::type_error("[device] expected a device or a string like 'cpu' / 'cuda:0', got " + std::string(py::repr(h)));
+  throw py::type_error("[device] expected a device or a string like 'cpu' / 'cuda:0', got " +
+                       std::string(py::repr(h)));
 }
 
 std::vector<int64_t> ParseIntList(py::handle h) {
@@ -65,11 +70,14 @@ namespace {
 PyTypeObject* g_tensor_type = nullptr;
 }
 
-void SetTensorType(py::handle type) { g_tensor_type = reinterpret_cast<PyTypeObject*>(type.ptr()); }
+void SetTensorType(py::handle type) {
+  g_tensor_type = reinterpret_cast<PyTypeObject*>(type.ptr());
+}
 
 const Tensor* AsTensor(py::handle h) {
   PyTypeObject* t = Py_TYPE(h.ptr());
-  if (g_tensor_type == nullptr || (t != g_tensor_type && !PyType_IsSubtype(t, g_tensor_type))) return nullptr;
+  if (g_tensor_type == nullptr || (t != g_tensor_type && !PyType_IsSubtype(t, g_tensor_type)))
+    return nullptr;
   auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
   return static_cast<const Tensor*>(inst->get_value_and_holder().value_ptr());
 }
@@ -78,7 +86,9 @@ std::vector<Binder>& Binders() {
   static std::vector<Binder>* b = new std::vector<Binder>();
   return *b;
 }
-void RegisterBinder(Binder b) { Binders().push_back(b); }
+void RegisterBinder(Binder b) {
+  Binders().push_back(b);
+}
 
 }  // namespace python
 }  // namespace oneflow_like

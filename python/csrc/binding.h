@@ -19,7 +19,9 @@ using TensorClass = py::class_<Tensor>;
 // OutOfRange -> IndexError, FailedPrecondition -> TypeError, ResourceExhausted -> MemoryError,
 // anything else -> RuntimeError.
 [[noreturn]] void RaiseStatus(const Status& s);
-inline void Check(const Status& s) { if (!s.ok()) RaiseStatus(s); }
+inline void Check(const Status& s) {
+  if (!s.ok()) RaiseStatus(s);
+}
 template <typename T>
 T Unwrap(StatusOr<T>&& s) {
   if (!s.ok()) RaiseStatus(s.status());
@@ -30,10 +32,10 @@ T Unwrap(StatusOr<T>&& s) {
 bool IsScalar(py::handle h);
 double ScalarValue(py::handle h);
 bool IsFloatScalar(py::handle h);
-DType ParseDType(py::handle h);            // flow.float32, "float32", numpy dtype, python type
-Device ParseDevice(py::handle h);          // "cpu", "cuda:0", flow.device
-std::vector<int64_t> ParseShape(py::args args);  // f(2, 3) or f((2, 3)) or f([2, 3])
-std::vector<int64_t> ParseIntList(py::handle h); // int or sequence of ints
+DType ParseDType(py::handle h);    // flow.float32, "float32", numpy dtype, python type
+Device ParseDevice(py::handle h);  // "cpu", "cuda:0", flow.device
+std::vector<int64_t> ParseShape(py::args args);   // f(2, 3) or f((2, 3)) or f([2, 3])
+std::vector<int64_t> ParseIntList(py::handle h);  // int or sequence of ints
 // The C++ Tensor inside a Python Tensor (or subclass such as nn.Parameter), or null: a type
 // check against the cached class object instead of pybind11's registry lookups (hot path).
 const Tensor* AsTensor(py::handle h);
@@ -44,8 +46,11 @@ Tensor ToTensor(py::handle h, const Tensor* like = nullptr);
 using Binder = void (*)(py::module_& m, TensorClass& cls);
 void RegisterBinder(Binder b);
 std::vector<Binder>& Binders();
-struct BinderRegistrar { explicit BinderRegistrar(Binder b) { RegisterBinder(b); } };
-#define OFL_PY_BINDING(fn) static ::oneflow_like::python::BinderRegistrar OFL_CONCAT(_ofl_py_bind_, __LINE__)(fn)
+struct BinderRegistrar {
+  explicit BinderRegistrar(Binder b) { RegisterBinder(b); }
+};
+#define OFL_PY_BINDING(fn) \
+  static ::oneflow_like::python::BinderRegistrar OFL_CONCAT(_ofl_py_bind_, __LINE__)(fn)
 
 }  // namespace python
 }  // namespace oneflow_like

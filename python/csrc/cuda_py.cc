@@ -19,28 +19,39 @@ void BindCuda(py::module_& m, TensorClass&) {
   py::module_ c = m.def_submodule("cuda", "CUDA device queries");
   c.def("is_available", &cuda::IsAvailable);
   c.def("device_count", &cuda::GetDeviceCount);
-  c.def("synchronize", [](py::object d) {
-    Status s;
-    {
-      py::gil_scoped_release nogil;
-      s = vm::VirtualMachine::Get()->SyncAll();  // first everything the VM has queued
-      if (s.ok() && cuda::IsAvailable()) s = cuda::Synchronize(d.is_none() ? -1 : DeviceIndex(d));
-    }
-    Check(s);
-  }, py::arg("device") = py::none());
+  c.def(
+      "synchronize",
+      [](py::object d) {
+        Status s;
+        {
+          py::gil_scoped_release nogil;
+          s = vm::VirtualMachine::Get()->SyncAll();  // first everything the VM has queued
+          if (s.ok() && cuda::IsAvailable())
+            s = cuda::Synchronize(d.is_none() ? -1 : DeviceIndex(d));
+        }
+        Check(s);
+      },
+      py::arg("device") = py::none());
   c.def("empty_cache", [] {
     py::gil_scoped_release nogil;
     (void)vm::VirtualMachine::Get()->SyncAll();
     cuda::EmptyCache();
   });
-  c.def("memory_allocated", [](py::object d) { return Unwrap(cuda::MemoryAllocated(DeviceIndex(d))); },
-        py::arg("device") = py::none());
-  c.def("max_memory_allocated", [](py::object d) { return Unwrap(cuda::MaxMemoryAllocated(DeviceIndex(d))); },
-        py::arg("device") = py::none());
-  c.def("memory_reserved", [](py::object d) { return Unwrap(cuda::MemoryReserved(DeviceIndex(d))); },
-        py::arg("device") = py::none());
-  c.def("reset_peak_memory_stats", [](py::object d) { Check(cuda::ResetPeakMemoryStats(DeviceIndex(d))); },
-        py::arg("device") = py::none());
+  c.def(
+      "memory_allocated",
+      [](py::object d) { return Unwrap(cuda::MemoryAllocated(DeviceIndex(d))); },
+      py::arg("device") = py::none());
+  c.def(
+      "max_memory_allocated",
+      [](py::object d) { return Unwrap(cuda::MaxMemoryAllocated(DeviceIndex(d))); },
+      py::arg("device") = py::none());
+  c.def(
+      "memory_reserved", [](py::object d) { return Unwrap(cuda::MemoryReserved(DeviceIndex(d))); },
+      py::arg("device") = py::none());
+  c.def(
+      "reset_peak_memory_stats",
+      [](py::object d) { Check(cuda::ResetPeakMemoryStats(DeviceIndex(d))); },
+      py::arg("device") = py::none());
   c.def("set_allow_tf32", &cuda::SetAllowTF32);
   // CPU allocator statistics, for memory benchmarks and tests.
   m.def("_cpu_memory_stats", [] {

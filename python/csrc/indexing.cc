@@ -20,8 +20,8 @@ struct Item {
   Kind kind;
   int64_t value = 0;  // kInt
   py::slice slice = py::slice(0, 0, 1);
-  Tensor tensor;      // kTensor (int or bool)
-  int64_t dims = 1;   // dims of the indexed tensor this item consumes
+  Tensor tensor;     // kTensor (int or bool)
+  int64_t dims = 1;  // dims of the indexed tensor this item consumes
 };
 
 bool IsIntLike(py::handle h) {
@@ -35,14 +35,17 @@ Tensor IndexTensor(py::handle h) {
   py::module_ np = py::module_::import("numpy");
   py::array a = np.attr("asarray")(h);
   std::string kind = py::str(a.dtype().attr("kind"));
-  if (kind == "f" && a.size() == 0) a = np.attr("asarray")(a, "int64");
+  if (kind == "f" && a.size() == 0)
+    a = np.attr("asarray")(a, "int64");
   else if (kind != "b" && kind != "i" && kind != "u")
-    throw py::index_error("[index] tensors used as indices must be long, int or bool; got " + std::string(py::repr(h)));
+    throw py::index_error("[index] tensors used as indices must be long, int or bool; got " +
+                          std::string(py::repr(h)));
   return ToTensor(a);
 }
 
 std::vector<Item> ParseItems(py::handle index) {
-  py::tuple items = py::isinstance<py::tuple>(index) ? py::reinterpret_borrow<py::tuple>(index) : py::make_tuple(index);
+  py::tuple items = py::isinstance<py::tuple>(index) ? py::reinterpret_borrow<py::tuple>(index)
+                                                     : py::make_tuple(index);
   std::vector<Item> r;
   for (auto h : items) {
     Item it{Kind::kNone};
@@ -60,12 +63,15 @@ std::vector<Item> ParseItems(py::handle index) {
       it.value = py::cast<int64_t>(py::reinterpret_borrow<py::object>(h).attr("__index__")());
     } else {
       it.kind = Kind::kTensor;
-      it.tensor = PyBool_Check(h.ptr()) ? Unwrap(F::Full(Shape{}, h.ptr() == Py_True ? 1.0 : 0.0, DType::kBool, Device::CPU()))
+      it.tensor = PyBool_Check(h.ptr()) ? Unwrap(F::Full(Shape{}, h.ptr() == Py_True ? 1.0 : 0.0,
+                                                         DType::kBool, Device::CPU()))
                                         : IndexTensor(h);
-      if (it.tensor.dtype() == DType::kBool || it.tensor.dtype() == DType::kU8) it.dims = it.tensor.ndim();
+      if (it.tensor.dtype() == DType::kBool || it.tensor.dtype() == DType::kU8)
+        it.dims = it.tensor.ndim();
       else if (IsFloating(it.tensor.dtype()))
-        throw py::index_error("[index] tensors used as indices must be long, int or bool tensors, got " +
-                              it.tensor.meta_string());
+        throw py::index_error(
+            "[index] tensors used as indices must be long, int or bool tensors, got " +
+            it.tensor.meta_string());
     }
     r.push_back(it);
   }
@@ -87,14 +93,15 @@ Resolved Resolve(const Tensor& x, const std::vector<Item>& items) {
     ellipses += it.kind == Kind::kEllipsis;
     any_tensor |= it.kind == Kind::kTensor;
   }
-  if (ellipses > 1) throw py::index_error("[index] an index can only have a single ellipsis ('...')");
+  if (ellipses > 1)
+    throw py::index_error("[index] an index can only have a single ellipsis ('...')");
   if (consumed > x.ndim())
-    throw py::index_error("[index] too many indices for tensor of dimension " + std::to_string(x.ndim()) + " (got " +
-                          std::to_string(consumed) + ")");
+    throw py::index_error("[index] too many indices for tensor of dimension " +
+                          std::to_string(x.ndim()) + " (got " + std::to_string(consumed) + ")");
   Resolved r;
   r.view = x;
-  int64_t dim = 0;      // the view's dim the next item applies to
-  int64_t src_dim = 0;  // the same dim's number in x (for error messages)
+  int64_t dim = 0;                              // the view's dim the next item applies to
+  int64_t src_dim = 0;                          // the same dim's number in x (for error messages)
   std::vector<std::pair<int64_t, Tensor>> adv;  // (view dim, index)
   for (auto& it : items) {
     switch (it.kind) {
@@ -109,10 +116,12 @@ Resolved Resolve(const Tensor& x, const std::vector<Item>& items) {
       case Kind::kInt: {
         int64_t n = r.view.dim(dim);
         if (it.value < -n || it.value >= n)
-          throw py::index_error("[index] index " + std::to_string(it.value) + " is out of bounds for dim " +
-                                std::to_string(src_dim) + " with size " + std::to_string(n));
+          throw py::index_error("[index] index " + std::to_string(it.value) +
+                                " is out of bounds for dim " + std::to_string(src_dim) +
+                                " with size " + std::to_string(n));
         if (any_tensor) {
-          adv.emplace_back(dim, Unwrap(F::Full(Shape{}, static_cast<double>(it.value), DType::kI64, x.device())));
+          adv.emplace_back(dim, Unwrap(F::Full(Shape{}, static_cast<double>(it.value), DType::kI64,
+                                               x.device())));
           ++dim;
         } else {
           r.view = Unwrap(F::Select(r.view, dim, it.value));
@@ -123,7 +132,9 @@ Resolved Resolve(const Tensor& x, const std::vector<Item>& items) {
       case Kind::kSlice: {
         Py_ssize_t start, stop, step;
         if (PySlice_Unpack(it.slice.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
-        if (step <= 0) throw py::value_error("[slice] step must be greater than zero, got " + std::to_string(step));
+        if (step <= 0)
+          throw py::value_error("[slice] step must be greater than zero, got " +
+                                std::to_string(step));
         int64_t n = r.view.dim(dim);
         PySlice_AdjustIndices(n, &start, &stop, step);
         r.view = Unwrap(F::Slice(r.view, dim, start, std::max<Py_ssize_t>(stop, start), step));
@@ -158,8 +169,10 @@ Tensor GetItem(const Tensor& x, py::handle index) {
 void SetItem(const Tensor& x, py::handle index, py::handle value) {
   Resolved r = Resolve(x, ParseItems(index));
   if (r.advanced.empty()) {
-    if (IsScalar(value)) Check(F::Fill_(r.view, ScalarValue(value)));
-    else Check(F::CopyInto(r.view, ToTensor(value, &x)));
+    if (IsScalar(value))
+      Check(F::Fill_(r.view, ScalarValue(value)));
+    else
+      Check(F::CopyInto(r.view, ToTensor(value, &x)));
     return;
   }
   Check(F::IndexPut_(r.view, r.advanced, ToTensor(value, &x), false));

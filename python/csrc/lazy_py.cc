@@ -15,37 +15,56 @@ struct PyTrace {
 void BindLazy(py::module_& m, TensorClass&) {
   py::class_<PyTrace>(m, "_Trace")
       .def(py::init<>())
-      .def("add_input", [](PyTrace& t, const Tensor& example) { return t.trace->AddInput(example); })
+      .def("add_input",
+           [](PyTrace& t, const Tensor& example) { return t.trace->AddInput(example); })
       .def("set_outputs", [](PyTrace& t, std::vector<Tensor> outs) { t.trace->SetOutputs(outs); })
-      .def("__enter__", [](PyTrace& t) {
-        if (t.scope) throw py::value_error("[nn.Graph] trace already active");
-        t.scope = std::make_unique<lazy::TraceScope>(t.trace);
-        return &t;
-      }, py::return_value_policy::reference)
-      .def("__exit__", [](PyTrace& t, py::args) { t.scope.reset(); return false; })
+      .def(
+          "__enter__",
+          [](PyTrace& t) {
+            if (t.scope) throw py::value_error("[nn.Graph] trace already active");
+            t.scope = std::make_unique<lazy::TraceScope>(t.trace);
+            return &t;
+          },
+          py::return_value_policy::reference)
+      .def("__exit__",
+           [](PyTrace& t, py::args) {
+             t.scope.reset();
+             return false;
+           })
       .def("num_ops", [](PyTrace& t) { return t.trace->ops().size(); })
       .def("__str__", [](PyTrace& t) { return t.trace->ToString(); });
   py::class_<lazy::CompiledGraph, std::shared_ptr<lazy::CompiledGraph>>(m, "_CompiledGraph")
-      .def("run", [](lazy::CompiledGraph& g, std::vector<Tensor> inputs) { return Unwrap(g.Run(inputs)); })
-      .def_property_readonly("compile_seconds", [](lazy::CompiledGraph& g) { return g.info().compile_seconds; })
-      .def_property_readonly("lower_seconds", [](lazy::CompiledGraph& g) { return g.info().lower_seconds; })
-      .def_property_readonly("hlo_before", [](lazy::CompiledGraph& g) { return g.info().hlo_before; })
+      .def("run",
+           [](lazy::CompiledGraph& g, std::vector<Tensor> inputs) { return Unwrap(g.Run(inputs)); })
+      .def_property_readonly("compile_seconds",
+                             [](lazy::CompiledGraph& g) { return g.info().compile_seconds; })
+      .def_property_readonly("lower_seconds",
+                             [](lazy::CompiledGraph& g) { return g.info().lower_seconds; })
+      .def_property_readonly("hlo_before",
+                             [](lazy::CompiledGraph& g) { return g.info().hlo_before; })
       .def_property_readonly("hlo_after", [](lazy::CompiledGraph& g) { return g.info().hlo_after; })
       .def_property_readonly("thunks", [](lazy::CompiledGraph& g) { return g.info().thunks; })
       // Buffer assignment: the temp arena (the simulated peak of the chosen schedule, packed
       // best-fit), its lower bound (the largest set of temporaries live at once) and all bytes
       // the executable owns (arena + constants; parameters/outputs are the caller's).
-      .def_property_readonly("arena_bytes",
-                             [](lazy::CompiledGraph& g) { return g.executable().buffer_assignment().temp_bytes(); })
+      .def_property_readonly(
+          "arena_bytes",
+          [](lazy::CompiledGraph& g) { return g.executable().buffer_assignment().temp_bytes(); })
       .def_property_readonly("lower_bound_bytes",
-                             [](lazy::CompiledGraph& g) { return g.executable().buffer_assignment().lower_bound_bytes(); })
-      .def_property_readonly("total_buffer_bytes",
-                             [](lazy::CompiledGraph& g) { return g.executable().buffer_assignment().total_bytes(); })
-      .def_property_readonly("num_lowered", [](lazy::CompiledGraph& g) { return g.info().lower.lowered; })
+                             [](lazy::CompiledGraph& g) {
+                               return g.executable().buffer_assignment().lower_bound_bytes();
+                             })
+      .def_property_readonly(
+          "total_buffer_bytes",
+          [](lazy::CompiledGraph& g) { return g.executable().buffer_assignment().total_bytes(); })
+      .def_property_readonly("num_lowered",
+                             [](lazy::CompiledGraph& g) { return g.info().lower.lowered; })
       // (tensors the graph updates in place, tensors it assigns): in place when the compiler
       // proved no reader of the old value runs after the update (compile.h, donated).
-      .def_property_readonly("in_place_assignments", [](lazy::CompiledGraph& g) { return g.in_place_counts(); })
-      .def_property_readonly("kernel_call_ops", [](lazy::CompiledGraph& g) { return g.info().lower.kernel_call_ops; });
+      .def_property_readonly("in_place_assignments",
+                             [](lazy::CompiledGraph& g) { return g.in_place_counts(); })
+      .def_property_readonly("kernel_call_ops",
+                             [](lazy::CompiledGraph& g) { return g.info().lower.kernel_call_ops; });
   m.def("_compile_trace", [](PyTrace& t, const std::string& name) {
     if (t.scope) throw py::value_error("[nn.Graph] compile after the trace scope is closed");
     py::gil_scoped_release nogil;

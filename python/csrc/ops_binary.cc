@@ -18,8 +18,9 @@ Tensor LiftForScalar(const Tensor& a, py::handle s) {
 // Tensors, Python numbers, NumPy arrays/scalars and (nested) lists combine with a tensor;
 // anything else is a TypeError naming the op.
 void CheckOperand(const char* op, py::handle b) {
-  if (AsTensor(b) != nullptr || IsScalar(b) || py::isinstance<py::array>(b) || py::isinstance<py::list>(b) ||
-      py::isinstance<py::tuple>(b) || py::isinstance(b, py::module_::import("numpy").attr("generic")))
+  if (AsTensor(b) != nullptr || IsScalar(b) || py::isinstance<py::array>(b) ||
+      py::isinstance<py::list>(b) || py::isinstance<py::tuple>(b) ||
+      py::isinstance(b, py::module_::import("numpy").attr("generic")))
     return;
   throw py::type_error(std::string("[") + op + "] unsupported operand type '" +
                        std::string(py::str(b.get_type().attr("__name__"))) + "'");
@@ -28,7 +29,8 @@ void CheckOperand(const char* op, py::handle b) {
 // A float Python scalar can't be written in place into an integer/bool tensor.
 void CheckInplaceScalar(const char* op, const Tensor& a, py::handle b) {
   if (!IsFloating(a.dtype()) && IsFloatScalar(b))
-    throw py::type_error(std::string("[") + op + "] result type float can't be cast to the desired output type " +
+    throw py::type_error(std::string("[") + op +
+                         "] result type float can't be cast to the desired output type " +
                          DTypeLongName(a.dtype()));
 }
 
@@ -91,14 +93,19 @@ py::object CompareAny(F::CompareOp op, const Tensor& a, py::handle b) {
 
 // Binary ops without a scalar fast path: the scalar becomes a 0-dim tensor.
 template <BinaryFn Fn>
-Tensor Generic(const Tensor& a, py::handle b) { return Unwrap(Fn(a, Operand(b, a))); }
+Tensor Generic(const Tensor& a, py::handle b) {
+  return Unwrap(Fn(a, Operand(b, a)));
+}
 template <BinaryFn Fn>
-Tensor GenericReflected(const Tensor& a, py::handle b) { return Unwrap(Fn(Operand(b, a), a)); }
+Tensor GenericReflected(const Tensor& a, py::handle b) {
+  return Unwrap(Fn(Operand(b, a), a));
+}
 
 // x & y, x | y, x ^ y: logical on bool tensors (same result), bitwise on integers.
 template <BinaryFn Fn>
 py::object BitwiseAny(const Tensor& a, py::handle b) {
-  if (!IsScalar(b) && !py::isinstance<Tensor>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  if (!IsScalar(b) && !py::isinstance<Tensor>(b))
+    return py::reinterpret_borrow<py::object>(Py_NotImplemented);
   return py::cast(Unwrap(Fn(a, Operand(b, a))));
 }
 
@@ -115,33 +122,66 @@ Tensor DivInplace(Tensor& a, py::object b) {
 }
 
 void BindMore(py::module_& m, TensorClass& cls) {
-  m.def("pow", [](py::object a, py::object b) { return PowAny(a, b); }, py::arg("input"), py::arg("exponent"));
-  cls.def("pow", [](const Tensor& a, py::object b) { return PowAny(py::cast(a), b); }, py::arg("exponent"))
-      .def("__pow__", [](const Tensor& a, py::object b) { return PowAny(py::cast(a), b); }, py::is_operator())
-      .def("__rpow__", [](const Tensor& a, py::object b) { return PowAny(b, py::cast(a)); }, py::is_operator())
-      .def("pow_", [](Tensor& a, py::object b) {
-        if (IsScalar(b)) Check(F::PowScalar_(a, ScalarValue(b)));
-        else Check(F::CopyInto(a, Unwrap(F::Pow(a, Operand(b, a)))));
-        return a;
-      }, py::arg("exponent"))
-      .def("__ipow__", [](Tensor& a, py::object b) {
-        if (IsScalar(b)) Check(F::PowScalar_(a, ScalarValue(b)));
-        else Check(F::CopyInto(a, Unwrap(F::Pow(a, Operand(b, a)))));
-        return a;
-      }, py::is_operator());
+  m.def(
+      "pow", [](py::object a, py::object b) { return PowAny(a, b); }, py::arg("input"),
+      py::arg("exponent"));
+  cls.def(
+         "pow", [](const Tensor& a, py::object b) { return PowAny(py::cast(a), b); },
+         py::arg("exponent"))
+      .def(
+          "__pow__", [](const Tensor& a, py::object b) { return PowAny(py::cast(a), b); },
+          py::is_operator())
+      .def(
+          "__rpow__", [](const Tensor& a, py::object b) { return PowAny(b, py::cast(a)); },
+          py::is_operator())
+      .def(
+          "pow_",
+          [](Tensor& a, py::object b) {
+            if (IsScalar(b))
+              Check(F::PowScalar_(a, ScalarValue(b)));
+            else
+              Check(F::CopyInto(a, Unwrap(F::Pow(a, Operand(b, a)))));
+            return a;
+          },
+          py::arg("exponent"))
+      .def(
+          "__ipow__",
+          [](Tensor& a, py::object b) {
+            if (IsScalar(b))
+              Check(F::PowScalar_(a, ScalarValue(b)));
+            else
+              Check(F::CopyInto(a, Unwrap(F::Pow(a, Operand(b, a)))));
+            return a;
+          },
+          py::is_operator());
 
-  struct Named { const char* name; BinaryFn fn; };
+  struct Named {
+    const char* name;
+    BinaryFn fn;
+  };
   const Named plain[] = {
-      {"maximum", F::Maximum},         {"minimum", F::Minimum},         {"fmax", F::Maximum},
-      {"fmin", F::Minimum},            {"floor_divide", F::FloorDivide}, {"remainder", F::Remainder},
-      {"fmod", F::Fmod},               {"logical_and", F::LogicalAnd},  {"logical_or", F::LogicalOr},
-      {"logical_xor", F::LogicalXor},  {"bitwise_and", F::BitwiseAnd},  {"bitwise_or", F::BitwiseOr},
+      {"maximum", F::Maximum},
+      {"minimum", F::Minimum},
+      {"fmax", F::Maximum},
+      {"fmin", F::Minimum},
+      {"floor_divide", F::FloorDivide},
+      {"remainder", F::Remainder},
+      {"fmod", F::Fmod},
+      {"logical_and", F::LogicalAnd},
+      {"logical_or", F::LogicalOr},
+      {"logical_xor", F::LogicalXor},
+      {"bitwise_and", F::BitwiseAnd},
+      {"bitwise_or", F::BitwiseOr},
       {"bitwise_xor", F::BitwiseXor},
   };
   for (const Named& n : plain) {
     BinaryFn fn = n.fn;
-    m.def(n.name, [fn](const Tensor& a, py::object b) { return Unwrap(fn(a, Operand(b, a))); }, py::arg("input"), py::arg("other"));
-    cls.def(n.name, [fn](const Tensor& a, py::object b) { return Unwrap(fn(a, Operand(b, a))); }, py::arg("other"));
+    m.def(
+        n.name, [fn](const Tensor& a, py::object b) { return Unwrap(fn(a, Operand(b, a))); },
+        py::arg("input"), py::arg("other"));
+    cls.def(
+        n.name, [fn](const Tensor& a, py::object b) { return Unwrap(fn(a, Operand(b, a))); },
+        py::arg("other"));
   }
   cls.def("__floordiv__", &Generic<F::FloorDivide>, py::is_operator())
       .def("__rfloordiv__", &GenericReflected<F::FloorDivide>, py::is_operator())
@@ -154,11 +194,19 @@ void BindMore(py::module_& m, TensorClass& cls) {
       .def("__xor__", &BitwiseAny<F::BitwiseXor>, py::is_operator())
       .def("__rxor__", &BitwiseAny<F::BitwiseXor>, py::is_operator());
 
-  struct Cmp { const char* name; const char* alias; const char* dunder; F::CompareOp op; };
+  struct Cmp {
+    const char* name;
+    const char* alias;
+    const char* dunder;
+    F::CompareOp op;
+  };
   const Cmp cmps[] = {
-      {"eq", nullptr, "__eq__", F::CompareOp::kEq},          {"ne", "not_equal", "__ne__", F::CompareOp::kNe},
-      {"lt", "less", "__lt__", F::CompareOp::kLt},           {"le", "less_equal", "__le__", F::CompareOp::kLe},
-      {"gt", "greater", "__gt__", F::CompareOp::kGt},        {"ge", "greater_equal", "__ge__", F::CompareOp::kGe},
+      {"eq", nullptr, "__eq__", F::CompareOp::kEq},
+      {"ne", "not_equal", "__ne__", F::CompareOp::kNe},
+      {"lt", "less", "__lt__", F::CompareOp::kLt},
+      {"le", "less_equal", "__le__", F::CompareOp::kLe},
+      {"gt", "greater", "__gt__", F::CompareOp::kGt},
+      {"ge", "greater_equal", "__ge__", F::CompareOp::kGe},
   };
   for (const Cmp& c : cmps) {
     F::CompareOp op = c.op;
@@ -171,12 +219,15 @@ void BindMore(py::module_& m, TensorClass& cls) {
     }
     cls.def(c.dunder, fn, py::is_operator());
   }
-  m.def("equal", [](const Tensor& a, const Tensor& b) {  // same shape and values
-    if (a.shape() != b.shape()) return false;
-    Tensor ne = Unwrap(F::Compare(F::CompareOp::kNe, a, b));
-    py::array r = py::module_::import("numpy").attr("asarray")(py::cast(ne));
-    return !py::module_::import("numpy").attr("any")(r).cast<bool>();
-  }, py::arg("input"), py::arg("other"));
+  m.def(
+      "equal",
+      [](const Tensor& a, const Tensor& b) {  // same shape and values
+        if (a.shape() != b.shape()) return false;
+        Tensor ne = Unwrap(F::Compare(F::CompareOp::kNe, a, b));
+        py::array r = py::module_::import("numpy").attr("asarray")(py::cast(ne));
+        return !py::module_::import("numpy").attr("any")(r).cast<bool>();
+      },
+      py::arg("input"), py::arg("other"));
 }
 
 void BindBinary(py::module_& m, TensorClass& cls) {
@@ -188,57 +239,135 @@ void BindBinary(py::module_& m, TensorClass& cls) {
       .def("sub", &SubAny, py::arg("other"), py::arg("alpha") = 1.0)
       .def("mul", &MulAny, py::arg("other"))
       .def("div", &DivAny, py::arg("other"))
-      .def("__add__", [](py::handle self, py::handle b) { const Tensor& a = *AsTensor(self); return AddAny(a, b, 1.0); }, py::is_operator())
-      .def("__radd__", [](py::handle self, py::handle b) { const Tensor& a = *AsTensor(self); return AddAny(a, b, 1.0); }, py::is_operator())
-      .def("__sub__", [](py::handle self, py::handle b) { const Tensor& a = *AsTensor(self); return SubAny(a, b, 1.0); }, py::is_operator())
-      .def("__rsub__", [](const Tensor& a, py::object b) {
-        if (IsScalar(b)) return Unwrap(F::RSubScalar(LiftForScalar(a, b), ScalarValue(b)));
-        return Unwrap(F::Sub(ToTensor(b, &a), a));
-      }, py::is_operator())
-      .def("__mul__", [](py::handle self, py::handle b) { const Tensor& a = *AsTensor(self); return MulAny(a, b); }, py::is_operator())
-      .def("__rmul__", [](py::handle self, py::handle b) { const Tensor& a = *AsTensor(self); return MulAny(a, b); }, py::is_operator())
-      .def("__truediv__", [](py::handle self, py::handle b) { const Tensor& a = *AsTensor(self); return DivAny(a, b); }, py::is_operator())
-      .def("__rtruediv__", [](const Tensor& a, py::object b) {
-        if (IsScalar(b)) return Unwrap(F::RDivScalar(a, ScalarValue(b)));
-        return Unwrap(F::Div(ToTensor(b, &a), a));
-      }, py::is_operator())
-      .def("add_", [](Tensor& a, py::object b, double alpha) {
-        CheckOperand("add_", b);
-        if (IsScalar(b)) { CheckInplaceScalar("add_", a, b); Check(F::AddScalar_(a, alpha * ScalarValue(b))); }
-        else Check(F::Add_(a, ToTensor(b, &a), alpha));
-        return a;
-      }, py::arg("other"), py::arg("alpha") = 1.0)
-      .def("sub_", [](Tensor& a, py::object b, double alpha) {
-        CheckOperand("sub_", b);
-        if (IsScalar(b)) { CheckInplaceScalar("sub_", a, b); Check(F::AddScalar_(a, -alpha * ScalarValue(b))); }
-        else Check(F::Add_(a, ToTensor(b, &a), -alpha));
-        return a;
-      }, py::arg("other"), py::arg("alpha") = 1.0)
-      .def("mul_", [](Tensor& a, py::object b) {
-        CheckOperand("mul_", b);
-        if (IsScalar(b)) { CheckInplaceScalar("mul_", a, b); Check(F::MulScalar_(a, ScalarValue(b))); }
-        else Check(F::Mul_(a, ToTensor(b, &a)));
-        return a;
-      }, py::arg("other"))
+      .def(
+          "__add__",
+          [](py::handle self, py::handle b) {
+            const Tensor& a = *AsTensor(self);
+            return AddAny(a, b, 1.0);
+          },
+          py::is_operator())
+      .def(
+          "__radd__",
+          [](py::handle self, py::handle b) {
+            const Tensor& a = *AsTensor(self);
+            return AddAny(a, b, 1.0);
+          },
+          py::is_operator())
+      .def(
+          "__sub__",
+          [](py::handle self, py::handle b) {
+            const Tensor& a = *AsTensor(self);
+            return SubAny(a, b, 1.0);
+          },
+          py::is_operator())
+      .def(
+          "__rsub__",
+          [](const Tensor& a, py::object b) {
+            if (IsScalar(b)) return Unwrap(F::RSubScalar(LiftForScalar(a, b), ScalarValue(b)));
+            return Unwrap(F::Sub(ToTensor(b, &a), a));
+          },
+          py::is_operator())
+      .def(
+          "__mul__",
+          [](py::handle self, py::handle b) {
+            const Tensor& a = *AsTensor(self);
+            return MulAny(a, b);
+          },
+          py::is_operator())
+      .def(
+          "__rmul__",
+          [](py::handle self, py::handle b) {
+            const Tensor& a = *AsTensor(self);
+            return MulAny(a, b);
+          },
+          py::is_operator())
+      .def(
+          "__truediv__",
+          [](py::handle self, py::handle b) {
+            const Tensor& a = *AsTensor(self);
+            return DivAny(a, b);
+          },
+          py::is_operator())
+      .def(
+          "__rtruediv__",
+          [](const Tensor& a, py::object b) {
+            if (IsScalar(b)) return Unwrap(F::RDivScalar(a, ScalarValue(b)));
+            return Unwrap(F::Div(ToTensor(b, &a), a));
+          },
+          py::is_operator())
+      .def(
+          "add_",
+          [](Tensor& a, py::object b, double alpha) {
+            CheckOperand("add_", b);
+            if (IsScalar(b)) {
+              CheckInplaceScalar("add_", a, b);
+              Check(F::AddScalar_(a, alpha * ScalarValue(b)));
+            } else
+              Check(F::Add_(a, ToTensor(b, &a), alpha));
+            return a;
+          },
+          py::arg("other"), py::arg("alpha") = 1.0)
+      .def(
+          "sub_",
+          [](Tensor& a, py::object b, double alpha) {
+            CheckOperand("sub_", b);
+            if (IsScalar(b)) {
+              CheckInplaceScalar("sub_", a, b);
+              Check(F::AddScalar_(a, -alpha * ScalarValue(b)));
+            } else
+              Check(F::Add_(a, ToTensor(b, &a), -alpha));
+            return a;
+          },
+          py::arg("other"), py::arg("alpha") = 1.0)
+      .def(
+          "mul_",
+          [](Tensor& a, py::object b) {
+            CheckOperand("mul_", b);
+            if (IsScalar(b)) {
+              CheckInplaceScalar("mul_", a, b);
+              Check(F::MulScalar_(a, ScalarValue(b)));
+            } else
+              Check(F::Mul_(a, ToTensor(b, &a)));
+            return a;
+          },
+          py::arg("other"))
       .def("div_", &DivInplace, py::arg("other"))
-      .def("__iadd__", [](Tensor& a, py::object b) {
-        CheckOperand("add_", b);
-        if (IsScalar(b)) { CheckInplaceScalar("add_", a, b); Check(F::AddScalar_(a, ScalarValue(b))); }
-        else Check(F::Add_(a, ToTensor(b, &a), 1.0));
-        return a;
-      }, py::is_operator())
-      .def("__isub__", [](Tensor& a, py::object b) {
-        CheckOperand("sub_", b);
-        if (IsScalar(b)) { CheckInplaceScalar("sub_", a, b); Check(F::AddScalar_(a, -ScalarValue(b))); }
-        else Check(F::Add_(a, ToTensor(b, &a), -1.0));
-        return a;
-      }, py::is_operator())
-      .def("__imul__", [](Tensor& a, py::object b) {
-        CheckOperand("mul_", b);
-        if (IsScalar(b)) { CheckInplaceScalar("mul_", a, b); Check(F::MulScalar_(a, ScalarValue(b))); }
-        else Check(F::Mul_(a, ToTensor(b, &a)));
-        return a;
-      }, py::is_operator())
+      .def(
+          "__iadd__",
+          [](Tensor& a, py::object b) {
+            CheckOperand("add_", b);
+            if (IsScalar(b)) {
+              CheckInplaceScalar("add_", a, b);
+              Check(F::AddScalar_(a, ScalarValue(b)));
+            } else
+              Check(F::Add_(a, ToTensor(b, &a), 1.0));
+            return a;
+          },
+          py::is_operator())
+      .def(
+          "__isub__",
+          [](Tensor& a, py::object b) {
+            CheckOperand("sub_", b);
+            if (IsScalar(b)) {
+              CheckInplaceScalar("sub_", a, b);
+              Check(F::AddScalar_(a, -ScalarValue(b)));
+            } else
+              Check(F::Add_(a, ToTensor(b, &a), -1.0));
+            return a;
+          },
+          py::is_operator())
+      .def(
+          "__imul__",
+          [](Tensor& a, py::object b) {
+            CheckOperand("mul_", b);
+            if (IsScalar(b)) {
+              CheckInplaceScalar("mul_", a, b);
+              Check(F::MulScalar_(a, ScalarValue(b)));
+            } else
+              Check(F::Mul_(a, ToTensor(b, &a)));
+            return a;
+          },
+          py::is_operator())
       .def("__itruediv__", &DivInplace, py::is_operator());
   BindMore(m, cls);
 }

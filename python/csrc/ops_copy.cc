@@ -35,10 +35,14 @@ void BindCopy(py::module_& m, TensorClass& cls) {
       .def("clone", [](const Tensor& x) { return Unwrap(F::Clone(x)); })
       .def("to", &ToAny)
       .def("cpu", [](const Tensor& x) { return Unwrap(F::To(x, Device::CPU())); })
-      .def("cuda", [](const Tensor& x, py::object d) {
-        return Unwrap(F::To(x, d.is_none() ? Device(DeviceType::kCUDA, 0) : ParseDevice(d)));
-      }, py::arg("device") = py::none())
-      .def("type_as", [](const Tensor& x, const Tensor& o) { return Unwrap(F::Cast(x, o.dtype())); })
+      .def(
+          "cuda",
+          [](const Tensor& x, py::object d) {
+            return Unwrap(F::To(x, d.is_none() ? Device(DeviceType::kCUDA, 0) : ParseDevice(d)));
+          },
+          py::arg("device") = py::none())
+      .def("type_as",
+           [](const Tensor& x, const Tensor& o) { return Unwrap(F::Cast(x, o.dtype())); })
       .def("float", [](const Tensor& x) { return Unwrap(F::Cast(x, DType::kF32)); })
       .def("double", [](const Tensor& x) { return Unwrap(F::Cast(x, DType::kF64)); })
       .def("half", [](const Tensor& x) { return Unwrap(F::Cast(x, DType::kF16)); })
@@ -46,10 +50,22 @@ void BindCopy(py::module_& m, TensorClass& cls) {
       .def("long", [](const Tensor& x) { return Unwrap(F::Cast(x, DType::kI64)); })
       .def("int", [](const Tensor& x) { return Unwrap(F::Cast(x, DType::kI32)); })
       .def("bool", [](const Tensor& x) { return Unwrap(F::Cast(x, DType::kBool)); })
-      .def("copy_", [](Tensor& x, py::object src) { Check(F::CopyInto(x, ToTensor(src, &x))); return x; })
-      .def("fill_", [](Tensor& x, double v) { Check(F::Fill_(x, v)); return x; })
-      .def("zero_", [](Tensor& x) { Check(F::Fill_(x, 0.0)); return x; });
-  m.def("cast", [](const Tensor& x, py::object dtype) { return Unwrap(F::Cast(x, ParseDType(dtype))); });
+      .def("copy_",
+           [](Tensor& x, py::object src) {
+             Check(F::CopyInto(x, ToTensor(src, &x)));
+             return x;
+           })
+      .def("fill_",
+           [](Tensor& x, double v) {
+             Check(F::Fill_(x, v));
+             return x;
+           })
+      .def("zero_", [](Tensor& x) {
+        Check(F::Fill_(x, 0.0));
+        return x;
+      });
+  m.def("cast",
+        [](const Tensor& x, py::object dtype) { return Unwrap(F::Cast(x, ParseDType(dtype))); });
 }
 
 }  // namespace

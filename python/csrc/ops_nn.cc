@@ -14,25 +14,33 @@ namespace python {
 namespace {
 namespace F = functional;
 
-Tensor OptTensor(const py::object& o) { return o.is_none() ? Tensor() : o.cast<Tensor>(); }
+Tensor OptTensor(const py::object& o) {
+  return o.is_none() ? Tensor() : o.cast<Tensor>();
+}
 
-Tensor Conv(int nd, const Tensor& x, const Tensor& w, const py::object& bias, const py::object& stride,
-            const py::object& padding, const py::object& dilation, int64_t groups) {
+Tensor Conv(int nd, const Tensor& x, const Tensor& w, const py::object& bias,
+            const py::object& stride, const py::object& padding, const py::object& dilation,
+            int64_t groups) {
   F::ConvOptions o;
   o.stride = ParseIntList(stride);
   if (py::isinstance<py::str>(padding)) {
     std::string mode = padding.cast<std::string>();
-    if (mode == "valid") o.padding = {0};
-    else throw py::value_error("[conv" + std::to_string(nd) + "d] padding mode '" + mode + "' is not supported");
+    if (mode == "valid")
+      o.padding = {0};
+    else
+      throw py::value_error("[conv" + std::to_string(nd) + "d] padding mode '" + mode +
+                            "' is not supported");
   } else {
     o.padding = ParseIntList(padding);
   }
   o.dilation = ParseIntList(dilation);
   o.groups = groups;
-  return Unwrap(nd == 1 ? F::Conv1d(x, w, OptTensor(bias), o) : F::Conv2d(x, w, OptTensor(bias), o));
+  return Unwrap(nd == 1 ? F::Conv1d(x, w, OptTensor(bias), o)
+                        : F::Conv2d(x, w, OptTensor(bias), o));
 }
 
-F::NllOptions NllOpts(const py::object& weight, int64_t ignore_index, const std::string& reduction, double smoothing) {
+F::NllOptions NllOpts(const py::object& weight, int64_t ignore_index, const std::string& reduction,
+                      double smoothing) {
   F::NllOptions o;
   o.weight = OptTensor(weight);
   o.ignore_index = ignore_index;
@@ -60,125 +68,156 @@ std::vector<int64_t> OutputSize(py::object o) {
 }
 
 void Define(py::module_& m) {
-  m.def("softmax", [](const Tensor& x, int64_t dim) { return Unwrap(F::Softmax(x, dim)); }, py::arg("input"),
-        py::arg("dim") = -1);
-  m.def("log_softmax", [](const Tensor& x, int64_t dim) { return Unwrap(F::LogSoftmax(x, dim)); }, py::arg("input"),
-        py::arg("dim") = -1);
-  m.def("conv1d",
-        [](const Tensor& x, const Tensor& w, py::object b, py::object s, py::object p, py::object d, int64_t g) {
-          return Conv(1, x, w, b, s, p, d, g);
-        },
-        py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
-        py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
-  m.def("conv2d",
-        [](const Tensor& x, const Tensor& w, py::object b, py::object s, py::object p, py::object d, int64_t g) {
-          return Conv(2, x, w, b, s, p, d, g);
-        },
-        py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
-        py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
-  m.def("cross_entropy",
-        [](const Tensor& x, const Tensor& t, py::object w, int64_t ignore, const std::string& red, double ls) {
-          return Unwrap(F::CrossEntropy(x, t, NllOpts(w, ignore, red, ls)));
-        },
-        py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("ignore_index") = -100,
-        py::arg("reduction") = "mean", py::arg("label_smoothing") = 0.0);
-  m.def("nll_loss",
-        [](const Tensor& x, const Tensor& t, py::object w, int64_t ignore, const std::string& red) {
-          return Unwrap(F::NllLoss(x, t, NllOpts(w, ignore, red, 0.0)));
-        },
-        py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("ignore_index") = -100,
-        py::arg("reduction") = "mean");
-  m.def("mse_loss",
-        [](const Tensor& x, const Tensor& t, const std::string& red) { return Unwrap(F::MseLoss(x, t, red)); },
-        py::arg("input"), py::arg("target"), py::arg("reduction") = "mean");
-  m.def("binary_cross_entropy_with_logits",
-        [](const Tensor& x, const Tensor& t, py::object w, const std::string& red, py::object pw) {
-          return Unwrap(F::BinaryCrossEntropyWithLogits(x, t, OptTensor(w), OptTensor(pw), red));
-        },
-        py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("reduction") = "mean",
-        py::arg("pos_weight") = py::none());
-  m.def("max_pool2d",
-        [](const Tensor& x, py::object k, py::object s, py::object p, py::object d, bool ceil, bool ret_idx) -> py::object {
-          auto yi = Unwrap(F::MaxPool2dWithIndices(x, PoolOpts(k, s, p, d, ceil)));
-          if (ret_idx) return py::make_tuple(yi.first, yi.second);
-          return py::cast(yi.first);
-        },
-        py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
-        py::arg("dilation") = 1, py::arg("ceil_mode") = false, py::arg("return_indices") = false);
-  m.def("avg_pool2d",
-        [](const Tensor& x, py::object k, py::object s, py::object p, bool ceil, bool inc, py::object div) {
-          F::Pool2dOptions o = PoolOpts(k, s, p, py::int_(1), ceil);
-          o.count_include_pad = inc;
-          o.divisor_override = div.is_none() ? 0 : div.cast<int64_t>();
-          return Unwrap(F::AvgPool2d(x, o));
-        },
-        py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
-        py::arg("ceil_mode") = false, py::arg("count_include_pad") = true, py::arg("divisor_override") = py::none());
-  m.def("max_pool1d",
-        [](const Tensor& x, py::object k, py::object s, py::object p, py::object d, bool ceil) {
-          return Unwrap(F::MaxPool1d(x, PoolOpts(k, s, p, d, ceil)));
-        },
-        py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
-        py::arg("dilation") = 1, py::arg("ceil_mode") = false);
-  m.def("avg_pool1d",
-        [](const Tensor& x, py::object k, py::object s, py::object p, bool ceil, bool inc) {
-          F::Pool2dOptions o = PoolOpts(k, s, p, py::int_(1), ceil);
-          o.count_include_pad = inc;
-          return Unwrap(F::AvgPool1d(x, o));
-        },
-        py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(), py::arg("padding") = 0,
-        py::arg("ceil_mode") = false, py::arg("count_include_pad") = true);
-  m.def("adaptive_avg_pool2d",
-        [](const Tensor& x, py::object os) { return Unwrap(F::AdaptiveAvgPool2d(x, OutputSize(os))); },
-        py::arg("input"), py::arg("output_size"));
-  m.def("batch_norm",
-        [](const Tensor& x, py::object rm, py::object rv, py::object w, py::object b, bool training, double momentum,
-           double eps) {
-          return Unwrap(F::BatchNorm(x, OptTensor(rm), OptTensor(rv), OptTensor(w), OptTensor(b), training,
-                                     momentum, eps));
-        },
-        py::arg("input"), py::arg("running_mean"), py::arg("running_var"), py::arg("weight") = py::none(),
-        py::arg("bias") = py::none(), py::arg("training") = false, py::arg("momentum") = 0.1,
-        py::arg("eps") = 1e-5);
-  m.def("layer_norm",
-        [](const Tensor& x, py::object shape, py::object w, py::object b, double eps) {
-          return Unwrap(F::LayerNorm(x, ParseIntList(shape), OptTensor(w), OptTensor(b), eps));
-        },
-        py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
-        py::arg("eps") = 1e-5);
-  m.def("group_norm",
-        [](const Tensor& x, int64_t groups, py::object w, py::object b, double eps) {
-          return Unwrap(F::GroupNorm(x, groups, OptTensor(w), OptTensor(b), eps));
-        },
-        py::arg("input"), py::arg("num_groups"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
-        py::arg("eps") = 1e-5);
-  m.def("embedding",
-        [](const Tensor& idx, const Tensor& w, py::object pad) {
-          std::optional<int64_t> p;
-          if (!pad.is_none()) p = pad.cast<int64_t>();
-          return Unwrap(F::Embedding(idx, w, p));
-        },
-        py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none());
-  m.def("dropout", [](const Tensor& x, double p, bool training) { return Unwrap(F::Dropout(x, p, training)); },
-        py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true);
-  m.def("scaled_dot_product_attention",
-        [](const Tensor& q, const Tensor& k, const Tensor& v, py::object mask, double dp, bool causal, py::object scale) {
-          std::optional<double> sc;
-          if (!scale.is_none()) sc = scale.cast<double>();
-          return Unwrap(F::ScaledDotProductAttention(q, k, v, OptTensor(mask), dp, causal, sc));
-        },
-        py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(),
-        py::arg("dropout_p") = 0.0, py::arg("is_causal") = false, py::arg("scale") = py::none());
+  m.def(
+      "softmax", [](const Tensor& x, int64_t dim) { return Unwrap(F::Softmax(x, dim)); },
+      py::arg("input"), py::arg("dim") = -1);
+  m.def(
+      "log_softmax", [](const Tensor& x, int64_t dim) { return Unwrap(F::LogSoftmax(x, dim)); },
+      py::arg("input"), py::arg("dim") = -1);
+  m.def(
+      "conv1d",
+      [](const Tensor& x, const Tensor& w, py::object b, py::object s, py::object p, py::object d,
+         int64_t g) { return Conv(1, x, w, b, s, p, d, g); },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
+      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
+  m.def(
+      "conv2d",
+      [](const Tensor& x, const Tensor& w, py::object b, py::object s, py::object p, py::object d,
+         int64_t g) { return Conv(2, x, w, b, s, p, d, g); },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
+      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
+  m.def(
+      "cross_entropy",
+      [](const Tensor& x, const Tensor& t, py::object w, int64_t ignore, const std::string& red,
+         double ls) { return Unwrap(F::CrossEntropy(x, t, NllOpts(w, ignore, red, ls))); },
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
+      py::arg("ignore_index") = -100, py::arg("reduction") = "mean",
+      py::arg("label_smoothing") = 0.0);
+  m.def(
+      "nll_loss",
+      [](const Tensor& x, const Tensor& t, py::object w, int64_t ignore, const std::string& red) {
+        return Unwrap(F::NllLoss(x, t, NllOpts(w, ignore, red, 0.0)));
+      },
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
+      py::arg("ignore_index") = -100, py::arg("reduction") = "mean");
+  m.def(
+      "mse_loss",
+      [](const Tensor& x, const Tensor& t, const std::string& red) {
+        return Unwrap(F::MseLoss(x, t, red));
+      },
+      py::arg("input"), py::arg("target"), py::arg("reduction") = "mean");
+  m.def(
+      "binary_cross_entropy_with_logits",
+      [](const Tensor& x, const Tensor& t, py::object w, const std::string& red, py::object pw) {
+        return Unwrap(F::BinaryCrossEntropyWithLogits(x, t, OptTensor(w), OptTensor(pw), red));
+      },
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
+      py::arg("reduction") = "mean", py::arg("pos_weight") = py::none());
+  m.def(
+      "max_pool2d",
+      [](const Tensor& x, py::object k, py::object s, py::object p, py::object d, bool ceil,
+         bool ret_idx) -> py::object {
+        auto yi = Unwrap(F::MaxPool2dWithIndices(x, PoolOpts(k, s, p, d, ceil)));
+        if (ret_idx) return py::make_tuple(yi.first, yi.second);
+        return py::cast(yi.first);
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
+      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("ceil_mode") = false,
+      py::arg("return_indices") = false);
+  m.def(
+      "avg_pool2d",
+      [](const Tensor& x, py::object k, py::object s, py::object p, bool ceil, bool inc,
+         py::object div) {
+        F::Pool2dOptions o = PoolOpts(k, s, p, py::int_(1), ceil);
+        o.count_include_pad = inc;
+        o.divisor_override = div.is_none() ? 0 : div.cast<int64_t>();
+        return Unwrap(F::AvgPool2d(x, o));
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
+      py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
+      py::arg("divisor_override") = py::none());
+  m.def(
+      "max_pool1d",
+      [](const Tensor& x, py::object k, py::object s, py::object p, py::object d, bool ceil) {
+        return Unwrap(F::MaxPool1d(x, PoolOpts(k, s, p, d, ceil)));
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
+      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("ceil_mode") = false);
+  m.def(
+      "avg_pool1d",
+      [](const Tensor& x, py::object k, py::object s, py::object p, bool ceil, bool inc) {
+        F::Pool2dOptions o = PoolOpts(k, s, p, py::int_(1), ceil);
+        o.count_include_pad = inc;
+        return Unwrap(F::AvgPool1d(x, o));
+      },
+      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
+      py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true);
+  m.def(
+      "adaptive_avg_pool2d",
+      [](const Tensor& x, py::object os) {
+        return Unwrap(F::AdaptiveAvgPool2d(x, OutputSize(os)));
+      },
+      py::arg("input"), py::arg("output_size"));
+  m.def(
+      "batch_norm",
+      [](const Tensor& x, py::object rm, py::object rv, py::object w, py::object b, bool training,
+         double momentum, double eps) {
+        return Unwrap(F::BatchNorm(x, OptTensor(rm), OptTensor(rv), OptTensor(w), OptTensor(b),
+                                   training, momentum, eps));
+      },
+      py::arg("input"), py::arg("running_mean"), py::arg("running_var"),
+      py::arg("weight") = py::none(), py::arg("bias") = py::none(), py::arg("training") = false,
+      py::arg("momentum") = 0.1, py::arg("eps") = 1e-5);
+  m.def(
+      "layer_norm",
+      [](const Tensor& x, py::object shape, py::object w, py::object b, double eps) {
+        return Unwrap(F::LayerNorm(x, ParseIntList(shape), OptTensor(w), OptTensor(b), eps));
+      },
+      py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
+      py::arg("bias") = py::none(), py::arg("eps") = 1e-5);
+  m.def(
+      "group_norm",
+      [](const Tensor& x, int64_t groups, py::object w, py::object b, double eps) {
+        return Unwrap(F::GroupNorm(x, groups, OptTensor(w), OptTensor(b), eps));
+      },
+      py::arg("input"), py::arg("num_groups"), py::arg("weight") = py::none(),
+      py::arg("bias") = py::none(), py::arg("eps") = 1e-5);
+  m.def(
+      "embedding",
+      [](const Tensor& idx, const Tensor& w, py::object pad) {
+        std::optional<int64_t> p;
+        if (!pad.is_none()) p = pad.cast<int64_t>();
+        return Unwrap(F::Embedding(idx, w, p));
+      },
+      py::arg("input"), py::arg("weight"), py::arg("padding_idx") = py::none());
+  m.def(
+      "dropout",
+      [](const Tensor& x, double p, bool training) { return Unwrap(F::Dropout(x, p, training)); },
+      py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true);
+  m.def(
+      "scaled_dot_product_attention",
+      [](const Tensor& q, const Tensor& k, const Tensor& v, py::object mask, double dp, bool causal,
+         py::object scale) {
+        std::optional<double> sc;
+        if (!scale.is_none()) sc = scale.cast<double>();
+        return Unwrap(F::ScaledDotProductAttention(q, k, v, OptTensor(mask), dp, causal, sc));
+      },
+      py::arg("query"), py::arg("key"), py::arg("value"), py::arg("attn_mask") = py::none(),
+      py::arg("dropout_p") = 0.0, py::arg("is_causal") = false, py::arg("scale") = py::none());
 }
 
 void BindNn(py::module_& m, TensorClass& cls) {
   Define(m);
-  py::module_ sub = py::hasattr(m, "nn_functional") ? py::module_(m.attr("nn_functional"))
-                                                    : m.def_submodule("nn_functional", "torch.nn.functional-style primitives");
+  py::module_ sub = py::hasattr(m, "nn_functional")
+                        ? py::module_(m.attr("nn_functional"))
+                        : m.def_submodule("nn_functional", "torch.nn.functional-style primitives");
   Define(sub);
-  cls.def("softmax", [](const Tensor& x, int64_t dim) { return Unwrap(F::Softmax(x, dim)); }, py::arg("dim") = -1)
-      .def("log_softmax", [](const Tensor& x, int64_t dim) { return Unwrap(F::LogSoftmax(x, dim)); },
-           py::arg("dim") = -1);
+  cls.def(
+         "softmax", [](const Tensor& x, int64_t dim) { return Unwrap(F::Softmax(x, dim)); },
+         py::arg("dim") = -1)
+      .def(
+          "log_softmax", [](const Tensor& x, int64_t dim) { return Unwrap(F::LogSoftmax(x, dim)); },
+          py::arg("dim") = -1);
 }
 
 }  // namespace

@@ -12,7 +12,9 @@ namespace F = functional;
 Tensor WhereAny(const Tensor& cond, py::handle x, py::handle y) {
   bool xs = IsScalar(x), ys = IsScalar(y);
   if (xs && ys) {  // both numbers: the result dtype follows PyTorch (float if either is a float)
-    DType t = IsFloatScalar(x) || IsFloatScalar(y) ? DType::kF32 : (PyBool_Check(x.ptr()) && PyBool_Check(y.ptr()) ? DType::kBool : DType::kI64);
+    DType t = IsFloatScalar(x) || IsFloatScalar(y)
+                  ? DType::kF32
+                  : (PyBool_Check(x.ptr()) && PyBool_Check(y.ptr()) ? DType::kBool : DType::kI64);
     Tensor xt = Unwrap(F::Full(Shape{}, ScalarValue(x), t, cond.device()));
     return Unwrap(F::WhereScalarOther(cond, xt, ScalarValue(y)));
   }
@@ -23,31 +25,56 @@ Tensor WhereAny(const Tensor& cond, py::handle x, py::handle y) {
 }
 
 void BindTernary(py::module_& m, TensorClass& cls) {
-  m.def("where", [](const Tensor& cond, py::object x, py::object y) { return WhereAny(cond, x, y); },
-        py::arg("condition"), py::arg("input"), py::arg("other"));
-  cls.def("where", [](const Tensor& self, const Tensor& cond, py::object y) { return WhereAny(cond, py::cast(self), y); },
-          py::arg("condition"), py::arg("other"));
+  m.def(
+      "where", [](const Tensor& cond, py::object x, py::object y) { return WhereAny(cond, x, y); },
+      py::arg("condition"), py::arg("input"), py::arg("other"));
+  cls.def(
+      "where",
+      [](const Tensor& self, const Tensor& cond, py::object y) {
+        return WhereAny(cond, py::cast(self), y);
+      },
+      py::arg("condition"), py::arg("other"));
 
-  m.def("addcmul", [](const Tensor& t, const Tensor& a, const Tensor& b, double value) {
-    return Unwrap(F::Addcmul(t, a, b, value));
-  }, py::arg("input"), py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1.0);
-  m.def("addcdiv", [](const Tensor& t, const Tensor& a, const Tensor& b, double value) {
-    return Unwrap(F::Addcdiv(t, a, b, value));
-  }, py::arg("input"), py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1.0);
-  cls.def("addcmul", [](const Tensor& t, const Tensor& a, const Tensor& b, double value) {
-       return Unwrap(F::Addcmul(t, a, b, value));
-     }, py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1.0)
-      .def("addcdiv", [](const Tensor& t, const Tensor& a, const Tensor& b, double value) {
+  m.def(
+      "addcmul",
+      [](const Tensor& t, const Tensor& a, const Tensor& b, double value) {
+        return Unwrap(F::Addcmul(t, a, b, value));
+      },
+      py::arg("input"), py::arg("tensor1"), py::arg("tensor2"), py::kw_only(),
+      py::arg("value") = 1.0);
+  m.def(
+      "addcdiv",
+      [](const Tensor& t, const Tensor& a, const Tensor& b, double value) {
         return Unwrap(F::Addcdiv(t, a, b, value));
-      }, py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1.0)
-      .def("addcmul_", [](Tensor& t, const Tensor& a, const Tensor& b, double value) {
-        Check(F::Addcmul_(t, a, b, value));
-        return t;
-      }, py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1.0)
-      .def("addcdiv_", [](Tensor& t, const Tensor& a, const Tensor& b, double value) {
-        Check(F::Addcdiv_(t, a, b, value));
-        return t;
-      }, py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1.0);
+      },
+      py::arg("input"), py::arg("tensor1"), py::arg("tensor2"), py::kw_only(),
+      py::arg("value") = 1.0);
+  cls.def(
+         "addcmul",
+         [](const Tensor& t, const Tensor& a, const Tensor& b, double value) {
+           return Unwrap(F::Addcmul(t, a, b, value));
+         },
+         py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1.0)
+      .def(
+          "addcdiv",
+          [](const Tensor& t, const Tensor& a, const Tensor& b, double value) {
+            return Unwrap(F::Addcdiv(t, a, b, value));
+          },
+          py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1.0)
+      .def(
+          "addcmul_",
+          [](Tensor& t, const Tensor& a, const Tensor& b, double value) {
+            Check(F::Addcmul_(t, a, b, value));
+            return t;
+          },
+          py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1.0)
+      .def(
+          "addcdiv_",
+          [](Tensor& t, const Tensor& a, const Tensor& b, double value) {
+            Check(F::Addcdiv_(t, a, b, value));
+            return t;
+          },
+          py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1.0);
 
   auto lerp = [](const Tensor& s, const Tensor& e, py::object w) {
     if (IsScalar(w)) return Unwrap(F::LerpScalar(s, e, ScalarValue(w)));
@@ -55,11 +82,16 @@ void BindTernary(py::module_& m, TensorClass& cls) {
   };
   m.def("lerp", lerp, py::arg("input"), py::arg("end"), py::arg("weight"));
   cls.def("lerp", lerp, py::arg("end"), py::arg("weight"))
-      .def("lerp_", [](Tensor& s, const Tensor& e, py::object w) {
-        if (IsScalar(w)) Check(F::LerpScalar_(s, e, ScalarValue(w)));
-        else Check(F::Lerp_(s, e, ToTensor(w, &s)));
-        return s;
-      }, py::arg("end"), py::arg("weight"));
+      .def(
+          "lerp_",
+          [](Tensor& s, const Tensor& e, py::object w) {
+            if (IsScalar(w))
+              Check(F::LerpScalar_(s, e, ScalarValue(w)));
+            else
+              Check(F::Lerp_(s, e, ToTensor(w, &s)));
+            return s;
+          },
+          py::arg("end"), py::arg("weight"));
 }
 
 }  // namespace

@@ -70,7 +70,8 @@ Tensor FromNumpy(py::array arr) {
   PyObject* ref = arr.ptr();
   Py_INCREF(ref);
   auto keep = std::shared_ptr<void>(new PyRef{ref}, [](void* p) { delete static_cast<PyRef*>(p); });
-  return Unwrap(functional::WrapHost(arr.mutable_data(), Shape(DimVector(shape.begin(), shape.end())), dt, keep));
+  return Unwrap(functional::WrapHost(arr.mutable_data(),
+                                     Shape(DimVector(shape.begin(), shape.end())), dt, keep));
 }
 
 Tensor TensorFromData(py::handle data, py::object dtype, py::object device) {
@@ -90,11 +91,13 @@ Tensor TensorFromData(py::handle data, py::object dtype, py::object device) {
   } else if (from_python && py::str(arr.dtype().attr("name")).cast<std::string>() == "float64") {
     arr = np.attr("asarray")(arr, "float32");  // Python floats default to float32, like PyTorch
   }
-  arr = np.attr("asarray")(arr, py::arg("order") = "C");  // (ascontiguousarray makes 0-d arrays 1-d)
+  arr =
+      np.attr("asarray")(arr, py::arg("order") = "C");  // (ascontiguousarray makes 0-d arrays 1-d)
   DType dt = Unwrap(FromNumpyDtype(arr.dtype()));
   std::vector<int64_t> shape(arr.shape(), arr.shape() + arr.ndim());
   Device dev = device.is_none() ? Device::CPU() : ParseDevice(device);
-  return Unwrap(functional::FromHost(arr.data(), Shape(DimVector(shape.begin(), shape.end())), dt, dev));
+  return Unwrap(
+      functional::FromHost(arr.data(), Shape(DimVector(shape.begin(), shape.end())), dt, dev));
 }
 
 Tensor ToTensor(py::handle h, const Tensor* like) {
@@ -127,11 +130,12 @@ namespace {
 void BindTensorClass(py::module_& m, TensorClass& cls) {
   cls.def(py::init([](const Tensor& other) { return other; }), py::arg("data"))
       .def(py::init([](py::array arr) { return TensorFromData(arr, py::none(), py::none()); }))
-      .def_property_readonly("shape", [](const Tensor& t) {
-        py::tuple r(t.ndim());
-        for (int64_t i = 0; i < t.ndim(); ++i) r[i] = t.dim(i);
-        return r;
-      })
+      .def_property_readonly("shape",
+                             [](const Tensor& t) {
+                               py::tuple r(t.ndim());
+                               for (int64_t i = 0; i < t.ndim(); ++i) r[i] = t.dim(i);
+                               return r;
+                             })
       .def_property_readonly("dtype", &Tensor::dtype)
       .def_property_readonly("device", &Tensor::device)
       .def_property_readonly("ndim", &Tensor::ndim)
@@ -140,48 +144,69 @@ void BindTensorClass(py::module_& m, TensorClass& cls) {
       .def_property_readonly("_version", &Tensor::version)
       .def_property("requires_grad", &Tensor::requires_grad,
                     [](Tensor& t, bool r) { Check(t.set_requires_grad(r)); })
-      .def_property("grad", [](const Tensor& t) -> py::object {
-                      Tensor g = t.grad();
-                      return g.defined() ? py::cast(g) : py::none();
-                    },
-                    [](Tensor& t, py::object g) { t.set_grad(g.is_none() ? Tensor() : py::cast<Tensor>(g)); })
-      .def_property_readonly("grad_fn", [](const Tensor& t) -> py::object {
-        return t.grad_fn() ? py::cast(t.grad_fn()->name()) : py::none();
-      })
+      .def_property(
+          "grad",
+          [](const Tensor& t) -> py::object {
+            Tensor g = t.grad();
+            return g.defined() ? py::cast(g) : py::none();
+          },
+          [](Tensor& t, py::object g) { t.set_grad(g.is_none() ? Tensor() : py::cast<Tensor>(g)); })
+      .def_property_readonly("grad_fn",
+                             [](const Tensor& t) -> py::object {
+                               return t.grad_fn() ? py::cast(t.grad_fn()->name()) : py::none();
+                             })
       .def("dim", &Tensor::ndim)
       .def("numel", &Tensor::numel)
       .def("nelement", &Tensor::numel)
       .def("element_size", [](const Tensor& t) { return DTypeSize(t.dtype()); })
       .def("is_contiguous", &Tensor::is_contiguous)
-      .def("stride", [](const Tensor& t) { return std::vector<int64_t>(t.strides().begin(), t.strides().end()); })
+      .def("stride",
+           [](const Tensor& t) {
+             return std::vector<int64_t>(t.strides().begin(), t.strides().end());
+           })
       .def("storage_offset", &Tensor::offset)
       .def("detach", &Tensor::detach)
-      .def("requires_grad_", [](Tensor& t, bool r) { Check(t.set_requires_grad(r)); return t; }, py::arg("requires_grad") = true)
+      .def(
+          "requires_grad_",
+          [](Tensor& t, bool r) {
+            Check(t.set_requires_grad(r));
+            return t;
+          },
+          py::arg("requires_grad") = true)
       .def("retain_grad", [](Tensor& t) { Check(RetainGrad(t)); })
       .def("numpy", &ToNumpy)
-      .def("_register_hook", [](Tensor& t, py::function fn) {
-        Check(RegisterHook(t, [fn](const Tensor& g) -> StatusOr<Tensor> {
-          py::gil_scoped_acquire gil;
-          try {
-            py::object r = fn(g);
-            return r.is_none() ? Tensor() : py::cast<Tensor>(r);
-          } catch (py::error_already_set& e) {
-            return Internal("[hook] %s", e.what());
-          }
-        }));
-      })
+      .def("_register_hook",
+           [](Tensor& t, py::function fn) {
+             Check(RegisterHook(t, [fn](const Tensor& g) -> StatusOr<Tensor> {
+               py::gil_scoped_acquire gil;
+               try {
+                 py::object r = fn(g);
+                 return r.is_none() ? Tensor() : py::cast<Tensor>(r);
+               } catch (py::error_already_set& e) {
+                 return Internal("[hook] %s", e.what());
+               }
+             }));
+           })
       .def("_same", [](const Tensor& a, const Tensor& b) { return a.same(b); })
-      .def("_backward", [](const Tensor& t, py::object gradient, bool retain_graph, bool create_graph) {
-        TensorList g{gradient.is_none() ? Tensor() : py::cast<Tensor>(gradient)};
-        Check(Backward({t}, g, retain_graph, create_graph));
-      }, py::arg("gradient") = py::none(), py::arg("retain_graph") = false, py::arg("create_graph") = false);
+      .def(
+          "_backward",
+          [](const Tensor& t, py::object gradient, bool retain_graph, bool create_graph) {
+            TensorList g{gradient.is_none() ? Tensor() : py::cast<Tensor>(gradient)};
+            Check(Backward({t}, g, retain_graph, create_graph));
+          },
+          py::arg("gradient") = py::none(), py::arg("retain_graph") = false,
+          py::arg("create_graph") = false);
 
   m.def("from_numpy", &FromNumpy, py::arg("array"));
-  m.def("tensor", [](py::handle data, py::object dtype, py::object device, bool requires_grad) {
-    Tensor t = TensorFromData(data, dtype, device);
-    if (requires_grad) Check(t.set_requires_grad(true));
-    return t;
-  }, py::arg("data"), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false);
+  m.def(
+      "tensor",
+      [](py::handle data, py::object dtype, py::object device, bool requires_grad) {
+        Tensor t = TensorFromData(data, dtype, device);
+        if (requires_grad) Check(t.set_requires_grad(true));
+        return t;
+      },
+      py::arg("data"), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("requires_grad") = false);
   m.def("_to_numpy", &ToNumpy);
   m.def("sync", [] {
     DrainPendingDecrefs();
@@ -198,30 +223,37 @@ void BindTensorClass(py::module_& m, TensorClass& cls) {
   });
   m.def("is_grad_enabled", &GradModeEnabled);
   m.def("set_grad_enabled", &SetGradMode);
-  m.def("_autograd_backward", [](std::vector<Tensor> tensors, std::vector<py::object> grads, bool retain_graph,
-                                 bool create_graph) {
+  m.def("_autograd_backward", [](std::vector<Tensor> tensors, std::vector<py::object> grads,
+                                 bool retain_graph, bool create_graph) {
     TensorList g;
     for (auto& o : grads) g.push_back(o.is_none() ? Tensor() : py::cast<Tensor>(o));
     Check(Backward(tensors, g, retain_graph, create_graph));
   });
-  m.def("_autograd_grad", [](std::vector<Tensor> outputs, std::vector<Tensor> inputs, std::vector<py::object> grads,
-                             bool retain_graph, bool create_graph, bool allow_unused) {
-    TensorList g;
-    for (auto& o : grads) g.push_back(o.is_none() ? Tensor() : py::cast<Tensor>(o));
-    TensorList r = Unwrap(Grad(outputs, inputs, g, retain_graph, create_graph, allow_unused));
-    py::list out;
-    for (auto& t : r) out.append(t.defined() ? py::cast(t) : py::none());
-    return out;
-  });
+  m.def("_autograd_grad",
+        [](std::vector<Tensor> outputs, std::vector<Tensor> inputs, std::vector<py::object> grads,
+           bool retain_graph, bool create_graph, bool allow_unused) {
+          TensorList g;
+          for (auto& o : grads) g.push_back(o.is_none() ? Tensor() : py::cast<Tensor>(o));
+          TensorList r = Unwrap(Grad(outputs, inputs, g, retain_graph, create_graph, allow_unused));
+          py::list out;
+          for (auto& t : r) out.append(t.defined() ? py::cast(t) : py::none());
+          return out;
+        });
 }
 
 }  // namespace
 
 void BindCore(py::module_& m, TensorClass& cls) {
   py::enum_<DType>(m, "dtype")
-      .value("bool", DType::kBool).value("uint8", DType::kU8).value("int8", DType::kI8)
-      .value("int32", DType::kI32).value("int64", DType::kI64).value("float16", DType::kF16)
-      .value("bfloat16", DType::kBF16).value("float32", DType::kF32).value("float64", DType::kF64)
+      .value("bool", DType::kBool)
+      .value("uint8", DType::kU8)
+      .value("int8", DType::kI8)
+      .value("int32", DType::kI32)
+      .value("int64", DType::kI64)
+      .value("float16", DType::kF16)
+      .value("bfloat16", DType::kBF16)
+      .value("float32", DType::kF32)
+      .value("float64", DType::kF64)
       .def_property_readonly("is_floating_point", [](DType t) { return IsFloating(t); })
       .def_property_readonly("itemsize", [](DType t) { return DTypeSize(t); })
       .def("__repr__", [](DType t) { return std::string("oneflow_like.") + DTypeLongName(t); })
@@ -234,9 +266,11 @@ void BindCore(py::module_& m, TensorClass& cls) {
       .def_property_readonly("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
       .def_property_readonly("index", &Device::index)
       .def("__str__", &Device::ToString)
-      .def("__repr__", [](const Device& d) {
-        return std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") + "', index=" + std::to_string(d.index()) + ")";
-      })
+      .def("__repr__",
+           [](const Device& d) {
+             return std::string("device(type='") + (d.is_cpu() ? "cpu" : "cuda") +
+                    "', index=" + std::to_string(d.index()) + ")";
+           })
       .def("__hash__", [](const Device& d) { return std::hash<std::string>()(d.ToString()); })
       .def("__eq__", [](const Device& d, py::object o) {
         if (py::isinstance<Device>(o)) return d == py::cast<Device>(o);

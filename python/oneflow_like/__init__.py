@@ -40,7 +40,12 @@ for _name in dir(_C):
 
 from . import autograd  # noqa: E402,F401
 
-from . import nn, optim, utils  # noqa: E402,F401  (pure Python, ~30 ms together; errors surface here)
+from . import (
+    nn,
+    optim,
+    utils,
+)  # noqa: E402,F401  (pure Python, ~30 ms together; errors surface here)
+
 try:
     from .serialization import load, save  # noqa: F401
 except ImportError:

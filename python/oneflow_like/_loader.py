@@ -28,4 +28,6 @@ def load_extension():
             return module
     raise ImportError(
         "oneflow_like: the compiled extension _C.so was not found; run `make build` in the repository "
-        "root (it builds with Bazel and copies python/oneflow_like/_C.so). Looked in: " + ", ".join(candidates))
+        "root (it builds with Bazel and copies python/oneflow_like/_C.so). Looked in: "
+        + ", ".join(candidates)
+    )

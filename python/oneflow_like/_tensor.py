@@ -24,7 +24,9 @@ def _repr(self):
 
 def _item(self):
     if self.numel() != 1:
-        raise ValueError(f"[item] only one-element tensors can be converted to Python scalars, got shape {tuple(self.shape)}")
+        raise ValueError(
+            f"[item] only one-element tensors can be converted to Python scalars, got shape {tuple(self.shape)}"
+        )
     return self.numpy().reshape(()).item()
 
 
@@ -42,12 +44,16 @@ def _len(self):
 
 def _bool(self):
     if self.numel() != 1:
-        raise ValueError("[bool] the truth value of a tensor with more than one element is ambiguous")
+        raise ValueError(
+            "[bool] the truth value of a tensor with more than one element is ambiguous"
+        )
     return bool(self.item())
 
 
 def _backward(self, gradient=None, retain_graph=None, create_graph=False):
-    self._backward(gradient, bool(retain_graph) if retain_graph is not None else create_graph, create_graph)
+    self._backward(
+        gradient, bool(retain_graph) if retain_graph is not None else create_graph, create_graph
+    )
 
 
 def _register_hook(self, hook):
@@ -95,13 +101,24 @@ def _returning_self(fn):
         if fn(self, other) is NotImplemented:
             return NotImplemented
         return self  # `t += x` rebinds t to this: keep the same object (and class, e.g. Parameter)
+
     inplace.__name__ = fn.__name__
     return inplace
 
 
 # The extension's in-place operators return a new wrapper of the same tensor; Python rebinds
 # the left-hand name to what they return, which would turn an nn.Parameter into a plain Tensor.
-for _name in ("__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
-              "__ipow__", "__iand__", "__ior__", "__ixor__"):
+for _name in (
+    "__iadd__",
+    "__isub__",
+    "__imul__",
+    "__itruediv__",
+    "__ifloordiv__",
+    "__imod__",
+    "__ipow__",
+    "__iand__",
+    "__ior__",
+    "__ixor__",
+):
     if _name in Tensor.__dict__:
         setattr(Tensor, _name, _returning_self(Tensor.__dict__[_name]))

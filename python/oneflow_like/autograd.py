@@ -61,12 +61,18 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     _C._autograd_backward(tensors, grads, bool(retain), bool(create_graph))
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False):
+def grad(
+    outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False
+):
     outputs = _as_list(outputs)
     inputs_l = _as_list(inputs)
     grads = _as_list(grad_outputs) or [None] * len(outputs)
     retain = create_graph if retain_graph is None else retain_graph
-    return tuple(_C._autograd_grad(outputs, inputs_l, grads, bool(retain), bool(create_graph), bool(allow_unused)))
+    return tuple(
+        _C._autograd_grad(
+            outputs, inputs_l, grads, bool(retain), bool(create_graph), bool(allow_unused)
+        )
+    )
 
 
 class FunctionCtx:
@@ -90,12 +96,12 @@ class FunctionCtx:
 class Function:
     """User-defined differentiable op, PyTorch style:
 
-        class Square(flow.autograd.Function):
-            @staticmethod
-            def forward(ctx, x): ctx.save_for_backward(x); return x * x
-            @staticmethod
-            def backward(ctx, g): (x,) = ctx.saved_tensors; return 2 * x * g
-        y = Square.apply(x)
+    class Square(flow.autograd.Function):
+        @staticmethod
+        def forward(ctx, x): ctx.save_for_backward(x); return x * x
+        @staticmethod
+        def backward(ctx, g): (x,) = ctx.saved_tensors; return 2 * x * g
+    y = Square.apply(x)
     """
 
     @staticmethod
@@ -120,13 +126,17 @@ class Function:
         if not (_C.is_grad_enabled() and any(t.requires_grad for t in tensor_inputs)):
             return out
         # An output that is an input must become a new tensor, or recording would rewrite the input.
-        outs = tuple(o.detach() if isinstance(o, Tensor) and any(o._same(i) for i in tensor_inputs) else o
-                     for o in outs)
+        outs = tuple(
+            o.detach() if isinstance(o, Tensor) and any(o._same(i) for i in tensor_inputs) else o
+            for o in outs
+        )
         tensor_outs = [o for o in outs if isinstance(o, Tensor)]
 
         def run_backward(*grads):
             if ctx.materialize_grads:
-                grads = tuple(g if g is not None else _C.zeros_like(o) for g, o in zip(grads, tensor_outs))
+                grads = tuple(
+                    g if g is not None else _C.zeros_like(o) for g, o in zip(grads, tensor_outs)
+                )
             res = cls.backward(ctx, *grads)
             res = res if isinstance(res, tuple) else (res,)
             if len(res) < len(args):

@@ -37,14 +37,19 @@ def _encode(obj, tensors, seen):
         return {"__tensor__": seen[key]}
     if isinstance(obj, dict):
         kind = "odict" if isinstance(obj, OrderedDict) else "dict"
-        return {"__" + kind + "__": [[_encode(k, tensors, seen), _encode(v, tensors, seen)]
-                                    for k, v in obj.items()]}
+        return {
+            "__"
+            + kind
+            + "__": [[_encode(k, tensors, seen), _encode(v, tensors, seen)] for k, v in obj.items()]
+        }
     if isinstance(obj, tuple):
         return {"__tuple__": [_encode(v, tensors, seen) for v in obj]}
     if isinstance(obj, list):
         return [_encode(v, tensors, seen) for v in obj]
-    raise TypeError(f"flow.save cannot store an object of type {type(obj).__name__} "
-                    "(tensors, NumPy arrays, dicts, lists, tuples, str, numbers, bool, None only)")
+    raise TypeError(
+        f"flow.save cannot store an object of type {type(obj).__name__} "
+        "(tensors, NumPy arrays, dicts, lists, tuples, str, numbers, bool, None only)"
+    )
 
 
 def _decode(node, arrays):
@@ -52,7 +57,7 @@ def _decode(node, arrays):
         return [_decode(v, arrays) for v in node]
     if not isinstance(node, dict):
         return node
-    (tag, value), = node.items()
+    ((tag, value),) = node.items()
     if tag == "__tensor__":
         return arrays[value]
     if tag == "__tuple__":
@@ -80,8 +85,12 @@ def save(obj, f):
     for t in tensors:
         a = _host_array(t)
         le = a.astype(a.dtype.newbyteorder("<"), copy=False)
-        entry = {"dtype": a.dtype.name, "shape": list(a.shape), "offset": offset,
-                 "nbytes": int(le.nbytes)}
+        entry = {
+            "dtype": a.dtype.name,
+            "shape": list(a.shape),
+            "offset": offset,
+            "nbytes": int(le.nbytes),
+        }
         if isinstance(t, np.ndarray):
             entry["numpy"] = True
         else:
@@ -93,8 +102,10 @@ def save(obj, f):
         pad = -offset % _ALIGN
         chunks.append(b"\0" * pad)
         offset += pad
-    header = json.dumps({"format": "oneflow_like", "version": VERSION, "tensors": table,
-                         "object": tree}, separators=(",", ":")).encode("utf-8")
+    header = json.dumps(
+        {"format": "oneflow_like", "version": VERSION, "tensors": table, "object": tree},
+        separators=(",", ":"),
+    ).encode("utf-8")
     head = MAGIC + struct.pack("<Q", len(header)) + header
     head += b"\0" * (-len(head) % _ALIGN)
     if isinstance(f, (str, os.PathLike)):
@@ -121,10 +132,11 @@ def load(f, map_location=None):
     if data[:8] != MAGIC:
         raise ValueError("flow.load: not a oneflow_like file (bad magic)")
     (n,) = struct.unpack("<Q", data[8:16])
-    header = json.loads(data[16:16 + n].decode("utf-8"))
+    header = json.loads(data[16 : 16 + n].decode("utf-8"))
     if header.get("version", 0) > VERSION:
-        raise ValueError(f"flow.load: file version {header['version']} is newer than this reader "
-                         f"({VERSION})")
+        raise ValueError(
+            f"flow.load: file version {header['version']} is newer than this reader " f"({VERSION})"
+        )
     base = 16 + n + (-(16 + n) % _ALIGN)
     arrays = []
     for e in header["tensors"]:

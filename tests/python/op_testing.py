@@ -66,11 +66,14 @@ def check_backward(fn, arrays, grad_inputs=None, atol=1e-5, rtol=1e-4, **kw):
     for i in grad_inputs:
         assert ins[i].grad is not None, f"input {i} got no gradient"
         num = numerical_grad(fn, arrays, i, upstream, **kw)
-        np.testing.assert_allclose(ins[i].grad.numpy(), num, atol=atol, rtol=rtol, err_msg=f"gradient of input {i}")
+        np.testing.assert_allclose(
+            ins[i].grad.numpy(), num, atol=atol, rtol=rtol, err_msg=f"gradient of input {i}"
+        )
 
 
 class FnGraph(flow.nn.Graph):
     """A graph whose build() is fn(*inputs)."""
+
     def __init__(self, fn):
         super().__init__()
         self.fn = fn
@@ -90,8 +93,9 @@ class _FnGraph(flow.nn.Graph):
         outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
         grads = ()
         if self.grad_inputs:
-            grads = flow.autograd.grad((outs[0] * upstream).sum(), [xs[i] for i in self.grad_inputs],
-                                       allow_unused=True)
+            grads = flow.autograd.grad(
+                (outs[0] * upstream).sum(), [xs[i] for i in self.grad_inputs], allow_unused=True
+            )
         return outs, tuple(grads)
 
 
@@ -100,43 +104,74 @@ def check_lazy(fn, arrays, grad_inputs=(), lowered_ops=(), dtype=flow.float64, t
     `grad_inputs` for a random upstream gradient) gives the eager results, in `dtype` (float64 by
     default) to rtol = atol = `tol`. The ops in `lowered_ops` must have been lowered to HLO (not
     run as kernel calls). Integer arrays keep their dtype."""
-    ins = [flow.tensor(a, dtype=dtype if np.issubdtype(a.dtype, np.floating) else None) for a in arrays]
+    ins = [
+        flow.tensor(a, dtype=dtype if np.issubdtype(a.dtype, np.floating) else None) for a in arrays
+    ]
     for i in grad_inputs:
         ins[i].requires_grad = True
     out = fn(*ins, **kw)
     outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
-    up = flow.tensor(RNG.uniform(-1, 1, size=tuple(outs[0].shape)), dtype=outs[0].dtype) \
-        if outs[0].dtype.is_floating_point else flow.zeros(1, dtype=flow.float64)
+    up = (
+        flow.tensor(RNG.uniform(-1, 1, size=tuple(outs[0].shape)), dtype=outs[0].dtype)
+        if outs[0].dtype.is_floating_point
+        else flow.zeros(1, dtype=flow.float64)
+    )
     eager_grads = ()
     if grad_inputs:
-        eager_grads = flow.autograd.grad((outs[0] * up).sum(), [ins[i] for i in grad_inputs], allow_unused=True)
+        eager_grads = flow.autograd.grad(
+            (outs[0] * up).sum(), [ins[i] for i in grad_inputs], allow_unused=True
+        )
     g = _FnGraph(fn, tuple(grad_inputs), kw)
     lazy_outs, lazy_grads = g(up, *[t.detach() for t in ins])
     called = set(g.stats()["kernel_call_ops"])
-    assert not called & set(lowered_ops), f"kernel calls {sorted(called)} include ops that should lower to HLO"
+    assert not called & set(
+        lowered_ops
+    ), f"kernel calls {sorted(called)} include ops that should lower to HLO"
     for e, l in zip(outs, lazy_outs):
-        assert tuple(e.shape) == tuple(l.shape) and e.dtype == l.dtype, (e.shape, l.shape, e.dtype, l.dtype)
+        assert tuple(e.shape) == tuple(l.shape) and e.dtype == l.dtype, (
+            e.shape,
+            l.shape,
+            e.dtype,
+            l.dtype,
+        )
         np.testing.assert_allclose(to_np(l), to_np(e), rtol=tol, atol=tol, err_msg="lazy forward")
     for e, l in zip(eager_grads, lazy_grads):
         if e is None:
             assert l is None
             continue
-        np.testing.assert_allclose(l.numpy(), e.numpy(), rtol=tol, atol=tol, err_msg="lazy gradient")
+        np.testing.assert_allclose(
+            l.numpy(), e.numpy(), rtol=tol, atol=tol, err_msg="lazy gradient"
+        )
 
 
-def check_op(fn, np_fn, arrays, grad_inputs=None, atol=1e-5, rtol=1e-4, backward=True, lazy=True, lowered_ops=(),
-             **kw):
+def check_op(
+    fn,
+    np_fn,
+    arrays,
+    grad_inputs=None,
+    atol=1e-5,
+    rtol=1e-4,
+    backward=True,
+    lazy=True,
+    lowered_ops=(),
+    **kw,
+):
     check_forward(fn, np_fn, arrays, atol=atol, rtol=rtol, **kw)
     check_forward(fn, np_fn, arrays, atol=1e-10, rtol=1e-10, dtype=flow.float64, **kw)
     if backward:
         check_backward(fn, arrays, grad_inputs=grad_inputs, **kw)
     if lazy:
-        gi = (list(range(len(arrays))) if grad_inputs is None else list(grad_inputs)) if backward else []
+        gi = (
+            (list(range(len(arrays))) if grad_inputs is None else list(grad_inputs))
+            if backward
+            else []
+        )
         check_lazy(fn, arrays, grad_inputs=gi, lowered_ops=lowered_ops, **kw)
 
 
 class TrainGraph(flow.nn.Graph):
     """One training step: loss_fn(x, y), backward, the optimizer's update."""
+
     def __init__(self, loss_fn, opt):
         super().__init__()
         self.loss_fn = loss_fn

@@ -6,7 +6,9 @@ import oneflow_like as flow
 from op_testing import check_op, rand
 
 
-@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 5)), ((), (2, 2))])
+@pytest.mark.parametrize(
+    "shapes", [((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 5)), ((), (2, 2))]
+)
 @pytest.mark.parametrize("name", ["add", "sub", "mul", "div"])
 def test_binary(name, shapes):
     a, b = rand(shapes[0]), rand(shapes[1], 0.5, 1.5)
@@ -14,21 +16,33 @@ def test_binary(name, shapes):
     check_op(getattr(flow, name), ref, [a, b])
 
 
-@pytest.mark.parametrize("name,ref", [("neg", np.negative), ("exp", np.exp), ("relu", lambda x: np.maximum(x, 0))])
+@pytest.mark.parametrize(
+    "name,ref", [("neg", np.negative), ("exp", np.exp), ("relu", lambda x: np.maximum(x, 0))]
+)
 def test_unary(name, ref):
     check_op(getattr(flow, name), ref, [rand((4, 5))])
 
 
-@pytest.mark.parametrize("dim,keepdim", [(None, False), (0, False), (1, True), ((0, 2), False), (-1, True)])
+@pytest.mark.parametrize(
+    "dim,keepdim", [(None, False), (0, False), (1, True), ((0, 2), False), (-1, True)]
+)
 def test_sum_mean(dim, keepdim):
     x = rand((3, 4, 5))
-    check_op(lambda t: flow.sum(t, dim, keepdim), lambda a: np.sum(a, axis=dim, keepdims=keepdim), [x])
-    check_op(lambda t: flow.mean(t, dim, keepdim), lambda a: np.mean(a, axis=dim, keepdims=keepdim), [x])
+    check_op(
+        lambda t: flow.sum(t, dim, keepdim), lambda a: np.sum(a, axis=dim, keepdims=keepdim), [x]
+    )
+    check_op(
+        lambda t: flow.mean(t, dim, keepdim), lambda a: np.mean(a, axis=dim, keepdims=keepdim), [x]
+    )
 
 
 def test_views_and_grad():
     x = rand((2, 3, 4))
-    check_op(lambda t: t.permute(2, 0, 1).reshape(4, 6) * 2, lambda a: a.transpose(2, 0, 1).reshape(4, 6) * 2, [x])
+    check_op(
+        lambda t: t.permute(2, 0, 1).reshape(4, 6) * 2,
+        lambda a: a.transpose(2, 0, 1).reshape(4, 6) * 2,
+        [x],
+    )
     check_op(lambda t: t.transpose(0, 1).sum(0), lambda a: a.transpose(1, 0, 2).sum(0), [x])
 
 

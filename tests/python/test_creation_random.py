@@ -5,14 +5,17 @@ import pytest
 import oneflow_like as flow
 
 
-@pytest.mark.parametrize("args,kw,ref", [
-    ((5,), {}, np.arange(5)),
-    ((2, 9, 3), {}, np.arange(2, 9, 3)),
-    ((1.0, 2.0, 0.25), {}, np.arange(1, 2, 0.25)),
-    ((5, 0, -2), {}, np.arange(5, 0, -2)),
-    ((0, 1, 0.1), {"dtype": flow.float64}, np.arange(0, 1, 0.1)),
-    ((3,), {"dtype": flow.float32}, np.arange(3, dtype=np.float32)),
-])
+@pytest.mark.parametrize(
+    "args,kw,ref",
+    [
+        ((5,), {}, np.arange(5)),
+        ((2, 9, 3), {}, np.arange(2, 9, 3)),
+        ((1.0, 2.0, 0.25), {}, np.arange(1, 2, 0.25)),
+        ((5, 0, -2), {}, np.arange(5, 0, -2)),
+        ((0, 1, 0.1), {"dtype": flow.float64}, np.arange(0, 1, 0.1)),
+        ((3,), {"dtype": flow.float32}, np.arange(3, dtype=np.float32)),
+    ],
+)
 def test_arange(args, kw, ref):
     t = flow.arange(*args, **kw)
     assert tuple(t.shape) == ref.shape
@@ -25,7 +28,9 @@ def test_linspace_eye():
     np.testing.assert_allclose(flow.linspace(-1, 2, 7).numpy(), np.linspace(-1, 2, 7), rtol=1e-6)
     np.testing.assert_allclose(flow.linspace(0, 1, 1).numpy(), [0])
     assert flow.linspace(0, 1, 0).shape == (0,)
-    np.testing.assert_array_equal(flow.linspace(3, 9, 4, dtype=flow.float64).numpy(), np.linspace(3, 9, 4))
+    np.testing.assert_array_equal(
+        flow.linspace(3, 9, 4, dtype=flow.float64).numpy(), np.linspace(3, 9, 4)
+    )
     np.testing.assert_array_equal(flow.eye(3).numpy(), np.eye(3))
     np.testing.assert_array_equal(flow.eye(2, 4, dtype=flow.int64).numpy(), np.eye(2, 4))
 
@@ -100,8 +105,14 @@ def test_inplace_fills_and_bernoulli():
 
 def test_manual_seed_reproducible():
     def draw():
-        return [flow.rand(5).numpy(), flow.randn(3, 2).numpy(), flow.randint(0, 100, (4,)).numpy(),
-                flow.randperm(7).numpy(), flow.zeros(6).uniform_().numpy()]
+        return [
+            flow.rand(5).numpy(),
+            flow.randn(3, 2).numpy(),
+            flow.randint(0, 100, (4,)).numpy(),
+            flow.randperm(7).numpy(),
+            flow.zeros(6).uniform_().numpy(),
+        ]
+
     flow.manual_seed(1234)
     first = draw()
     flow.manual_seed(1234)

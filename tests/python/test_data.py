@@ -4,8 +4,15 @@ import pytest
 
 import oneflow_like as flow
 from oneflow_like.nn.functional import _missing_primitives
-from oneflow_like.utils.data import (ConcatDataset, DataLoader, Dataset, Subset, TensorDataset,
-                                     default_collate, random_split)
+from oneflow_like.utils.data import (
+    ConcatDataset,
+    DataLoader,
+    Dataset,
+    Subset,
+    TensorDataset,
+    default_collate,
+    random_split,
+)
 
 
 class Squares(Dataset):
@@ -60,8 +67,9 @@ def test_tensor_dataset_and_sequential_batches():
 @needs("Tensor.__getitem__")
 def test_shuffle_is_a_seeded_permutation():
     ds = TensorDataset(flow.tensor(np.arange(50)))
-    order = lambda seed: [v for (b,) in DataLoader(ds, batch_size=7, shuffle=True, generator=seed)
-                          for v in rows(b)]
+    order = lambda seed: [
+        v for (b,) in DataLoader(ds, batch_size=7, shuffle=True, generator=seed) for v in rows(b)
+    ]
     a, b, c = order(3), order(3), order(4)
     assert sorted(a) == list(range(50))
     assert a == b and a != c and a != list(range(50))
@@ -74,7 +82,11 @@ def test_shuffle_is_a_seeded_permutation():
 def test_default_collate_numpy_numbers_and_structures():
     dl = DataLoader(Squares(5), batch_size=3)
     x, y = next(iter(dl))
-    assert isinstance(x, flow.Tensor) and x.dtype == flow.float32 and rows(x) == [[0, 0], [1, 1], [2, 4]]
+    assert (
+        isinstance(x, flow.Tensor)
+        and x.dtype == flow.float32
+        and rows(x) == [[0, 0], [1, 1], [2, 4]]
+    )
     assert y.dtype == flow.int64 and rows(y) == [0, 1, 2]
     out = default_collate([{"a": 1.5, "b": [np.ones(2), 2]}, {"a": 2.5, "b": [np.zeros(2), 3]}])
     assert rows(out["a"]) == [1.5, 2.5]
@@ -105,8 +117,11 @@ def test_worker_processes_match_single_process():
     single = [(rows(x), rows(y)) for x, y in DataLoader(ds, batch_size=5)]
     multi = [(rows(x), rows(y)) for x, y in DataLoader(ds, batch_size=5, num_workers=2)]
     assert multi == single
-    shuffled = [v for x, _ in DataLoader(ds, batch_size=4, shuffle=True, generator=1, num_workers=2)
-                for v in rows(x)]
+    shuffled = [
+        v
+        for x, _ in DataLoader(ds, batch_size=4, shuffle=True, generator=1, num_workers=2)
+        for v in rows(x)
+    ]
     assert sorted(r[0] for r in shuffled) == list(range(23))
 
 

@@ -38,12 +38,16 @@ def still_works(pending=()):
 # shape / argument errors raised at the call, before anything is queued
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("fn, op", [
-    (lambda: flow.add(flow.ones(2, 3), flow.ones(4)), "add"),
-    (lambda: flow.ones(2, 3) + flow.ones(2), "add"),
-    (lambda: flow.ones(2, 3) * flow.ones(3, 2), "mul"),
-    (lambda: flow.ones(2, 3) - flow.ones(5, 1, 4), "sub"),
-])
+
+@pytest.mark.parametrize(
+    "fn, op",
+    [
+        (lambda: flow.add(flow.ones(2, 3), flow.ones(4)), "add"),
+        (lambda: flow.ones(2, 3) + flow.ones(2), "add"),
+        (lambda: flow.ones(2, 3) * flow.ones(3, 2), "mul"),
+        (lambda: flow.ones(2, 3) - flow.ones(5, 1, 4), "sub"),
+    ],
+)
 def test_broadcast_error_names_op_and_shapes(fn, op):
     with pytest.raises(ValueError) as e:
         fn()
@@ -70,11 +74,14 @@ def test_reshape_and_view_errors():
         flow.ones(2, 3).view(7)
 
 
-@pytest.mark.parametrize("fn, op", [
-    (lambda: flow.ones(2, 3).sum(dim=5), "sum"),
-    (lambda: flow.ones(2, 3).mean(dim=-3), "mean"),
-    (lambda: flow.ones(2, 3).transpose(0, 3), "transpose"),
-])
+@pytest.mark.parametrize(
+    "fn, op",
+    [
+        (lambda: flow.ones(2, 3).sum(dim=5), "sum"),
+        (lambda: flow.ones(2, 3).mean(dim=-3), "mean"),
+        (lambda: flow.ones(2, 3).transpose(0, 3), "transpose"),
+    ],
+)
 def test_dim_out_of_range_is_index_error(fn, op):
     with pytest.raises(IndexError, match=op):
         fn()
@@ -178,6 +185,7 @@ def test_exception_in_hook_propagates():
 
     def hook(g):
         raise KeyError("from the hook")
+
     x.register_hook(hook)
     with pytest.raises(Exception, match="from the hook"):
         (x * 2).sum().backward()
@@ -188,6 +196,7 @@ def test_exception_in_hook_propagates():
 # a kernel failing inside the VM: raised at the next sync, runtime usable afterwards
 # --------------------------------------------------------------------------------------------
 
+
 def _bad_index_ops():
     """(name, fn) for every out-of-range-index op that exists; fn returns the (queued) result."""
     cases = []
@@ -195,7 +204,9 @@ def _bad_index_ops():
     if hasattr(flow, "embedding"):
         cases.append(("embedding", lambda: flow.embedding(idx(), flow.ones(3, 2))))
     if hasattr(flow, "gather"):
-        cases.append(("gather", lambda: flow.gather(flow.ones(2, 3), 1, flow.tensor([[0, 7], [1, 2]]))))
+        cases.append(
+            ("gather", lambda: flow.gather(flow.ones(2, 3), 1, flow.tensor([[0, 7], [1, 2]])))
+        )
     if hasattr(flow, "index_select"):
         cases.append(("index_select", lambda: flow.index_select(flow.ones(3, 2), 0, idx())))
     if hasattr(flow, "nll_loss"):
@@ -266,6 +277,7 @@ def test_failing_kernel_under_autograd():
 # --------------------------------------------------------------------------------------------
 # out of memory
 # --------------------------------------------------------------------------------------------
+
 
 def test_impossible_allocation_is_memory_error():
     with pytest.raises(MemoryError) as e:

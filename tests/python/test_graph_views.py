@@ -19,7 +19,7 @@ def fill_slice(x):
 
 
 def view_before_root_write(x):
-    v = x[0]          # taken before the write: eager views share storage, so v sees it
+    v = x[0]  # taken before the write: eager views share storage, so v sees it
     x.add_(1.0)
     return v * 3
 
@@ -30,7 +30,7 @@ def view_of_view(x):
 
 
 def write_then_read_other_view(x):
-    a, b = x[:, 0:2], x[:, 1:3]   # overlapping views
+    a, b = x[:, 0:2], x[:, 1:3]  # overlapping views
     a.mul_(10.0)
     return b + 0, x * 1
 
@@ -88,14 +88,29 @@ def transposed_copy_into(x):
 
 
 def contiguous_copy_is_not_a_view(x):
-    y = x.t().contiguous()   # a copy in eager: writing it leaves x alone
+    y = x.t().contiguous()  # a copy in eager: writing it leaves x alone
     y.add_(1.0)
     return x * 1, y * 1
 
 
-CASES = [write_through_view_op, write_through_reshape, strided_view, transposed_copy_into,
-         contiguous_copy_is_not_a_view, setitem, fill_slice, view_before_root_write, view_of_view, write_then_read_other_view, intermediate,
-         index_put_accumulate, index_put, scatter_, scatter_add_, masked_fill_view]
+CASES = [
+    write_through_view_op,
+    write_through_reshape,
+    strided_view,
+    transposed_copy_into,
+    contiguous_copy_is_not_a_view,
+    setitem,
+    fill_slice,
+    view_before_root_write,
+    view_of_view,
+    write_then_read_other_view,
+    intermediate,
+    index_put_accumulate,
+    index_put,
+    scatter_,
+    scatter_add_,
+    masked_fill_view,
+]
 
 
 @pytest.mark.parametrize("fn", CASES, ids=[f.__name__ for f in CASES])
@@ -126,7 +141,7 @@ def test_write_through_view_of_captured_buffer():
     want = np.zeros((3, 4), np.float32)
     want[1] = 5.0
     want[:, 0] += 1.0
-    np.testing.assert_array_equal(m.b.numpy(), want)   # the write reached the module's buffer
+    np.testing.assert_array_equal(m.b.numpy(), want)  # the write reached the module's buffer
     assert out.item() == want.sum()
 
 
@@ -145,7 +160,7 @@ def test_inplace_on_view_that_requires_grad_is_an_error():
 def test_stale_view_of_non_contiguous_capture_is_an_error():
     # A view of a captured tensor that is not contiguous from offset 0 cannot be re-read from it:
     # reading it after the tensor was written raises instead of returning the old values.
-    base = flow.zeros(4, 3).t()   # non-contiguous eager tensor, captured by reference
+    base = flow.zeros(4, 3).t()  # non-contiguous eager tensor, captured by reference
 
     def fn(x):
         v = base[0]

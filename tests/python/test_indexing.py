@@ -31,9 +31,13 @@ PATTERNS = [
     lambda: np.array([[0, 1], [3, -1]]),
     lambda: (slice(None), np.array([4, 0, 1])),
     lambda: (np.array([0, 1]), np.array([2, 3])),
-    lambda: (np.array([[0], [3]]), slice(1, 4), np.array([0, 5, 2])),  # separated: result dims first
-    lambda: (slice(None), np.array([[1, 2]]), np.array([[0], [5]])),   # adjacent, broadcast together
-    lambda: (1, slice(None), np.array([0, 2])),                        # int counts as advanced (NumPy)
+    lambda: (
+        np.array([[0], [3]]),
+        slice(1, 4),
+        np.array([0, 5, 2]),
+    ),  # separated: result dims first
+    lambda: (slice(None), np.array([[1, 2]]), np.array([[0], [5]])),  # adjacent, broadcast together
+    lambda: (1, slice(None), np.array([0, 2])),  # int counts as advanced (NumPy)
     lambda: (Ellipsis, np.array([1, 0])),
     lambda: (None, np.array([1, 2]), None, 0),
     lambda: RNG.uniform(size=SHAPE) > 0.5,
@@ -49,6 +53,7 @@ PATTERNS = [
 def as_flow_index(index):
     def conv(i):
         return flow.tensor(i) if isinstance(i, np.ndarray) else i
+
     return tuple(conv(i) for i in index) if isinstance(index, tuple) else conv(index)
 
 
@@ -66,12 +71,21 @@ def test_getitem_matches_numpy(k):
 def test_setitem_matches_numpy(k):
     a = RNG.standard_normal(SHAPE).astype(np.float32)
     index = PATTERNS[k]()
-    if isinstance(index, list) or (isinstance(index, np.ndarray) and index.dtype != bool) or \
-            (isinstance(index, tuple) and any(isinstance(i, np.ndarray) and i.dtype != bool for i in index)):
+    if (
+        isinstance(index, list)
+        or (isinstance(index, np.ndarray) and index.dtype != bool)
+        or (
+            isinstance(index, tuple)
+            and any(isinstance(i, np.ndarray) and i.dtype != bool for i in index)
+        )
+    ):
         pass  # duplicate integer indices: the last write wins in both, so the pattern is fine as is
     shape = a[index].shape
-    for value in [7.5, RNG.standard_normal(shape).astype(np.float32),
-                  RNG.standard_normal(shape[-1:]).astype(np.float32) if shape else 1.0]:
+    for value in [
+        7.5,
+        RNG.standard_normal(shape).astype(np.float32),
+        RNG.standard_normal(shape[-1:]).astype(np.float32) if shape else 1.0,
+    ]:
         ref = a.copy()
         ref[index] = value
         x = T(a)
@@ -115,7 +129,12 @@ def test_setitem_broadcast_and_mask():
 def test_getitem_grad():
     a = RNG.standard_normal((3, 4))
     x = flow.tensor(a, dtype=flow.float64, requires_grad=True)
-    (x[1:, ::2].sum() + x[flow.tensor([0, 0, 2]), 1].sum() + x[x > 0].sum() + x[-1, None, 3].sum()).backward()
+    (
+        x[1:, ::2].sum()
+        + x[flow.tensor([0, 0, 2]), 1].sum()
+        + x[x > 0].sum()
+        + x[-1, None, 3].sum()
+    ).backward()
     ref = np.zeros((3, 4))
     ref[1:, ::2] += 1
     ref[[0, 2], 1] += [2, 1]

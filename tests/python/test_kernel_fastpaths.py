@@ -14,6 +14,7 @@ U64 = np.uint64
 
 # --- the counter-based RNG (kernels/cpu/rng.h) in NumPy -------------------------------------------
 
+
 def _mix(x):
     with np.errstate(over="ignore"):
         x = (x ^ (x >> U64(30))) * U64(0xBF58476D1CE4E5B9)
@@ -35,7 +36,12 @@ def rng_uniform(seed, n):
 def op_seed(manual_seed, k=0):
     """The seed of the k-th random CPU op after flow.manual_seed(manual_seed) (ops/random.cc)."""
     with np.errstate(over="ignore"):
-        return int(_mix((U64(manual_seed) ^ _mix(U64(k) + U64(0x9E3779B97F4A7C15))) + U64(0x9E3779B97F4A7C15)))
+        return int(
+            _mix(
+                (U64(manual_seed) ^ _mix(U64(k) + U64(0x9E3779B97F4A7C15)))
+                + U64(0x9E3779B97F4A7C15)
+            )
+        )
 
 
 def drawn_uniforms(seed, n):
@@ -54,7 +60,9 @@ SIZES = [1, 3, 7, 8, 9, 511, 512, 513, 4097, 100003]
 def test_rand_is_the_numpy_hash(n):
     drawn_uniforms(11 + n, n)
     flow.manual_seed(5)
-    np.testing.assert_array_equal(flow.rand(n).numpy(), rng_uniform(op_seed(5), n).astype(np.float32))
+    np.testing.assert_array_equal(
+        flow.rand(n).numpy(), rng_uniform(op_seed(5), n).astype(np.float32)
+    )
 
 
 def test_uniform_inplace_strided_matches_hash():
@@ -144,6 +152,7 @@ def test_bernoulli_rejects_bad_probabilities():
 
 # --- as_strided_scatter: the gradient of every view ------------------------------------------------
 
+
 def _view_grad(shape, view, g, dtype=np.float32, transpose_g=False):
     """d(view(x))/dx applied to g through autograd (one as_strided_scatter) and its NumPy reference."""
     x = flow.tensor(np.zeros(shape, dtype), requires_grad=True)
@@ -195,6 +204,7 @@ def test_as_strided_scatter_broadcast_and_empty_sources():
 
 # --- layer_norm and its gradient --------------------------------------------------------------------
 
+
 def _ln_ref(x, w, b, eps, g):
     """Forward and (dx, dw, db) for upstream g, all in float64."""
     m = x.mean(-1, keepdims=True)
@@ -207,7 +217,9 @@ def _ln_ref(x, w, b, eps, g):
     return y, dx, (g * xh).sum(red), g.sum(red)
 
 
-@pytest.mark.parametrize("shape", [(1, 1), (3, 7), (5, 16), (2, 3, 17), (33, 257), (1024, 256), (8, 1000)])
+@pytest.mark.parametrize(
+    "shape", [(1, 1), (3, 7), (5, 16), (2, 3, 17), (33, 257), (1024, 256), (8, 1000)]
+)
 @pytest.mark.parametrize("affine", ["both", "weight", "bias", "none"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_layer_norm_and_grad(shape, affine, dtype):
@@ -221,7 +233,9 @@ def test_layer_norm_and_grad(shape, affine, dtype):
     y = F.layer_norm(fx, (n,), fw, fb, 1e-5)
     ins = [t for t in (fx, fw, fb) if t is not None]
     grads = flow.autograd.grad(y, ins, flow.tensor(g.astype(dtype)))
-    ry, rdx, rdw, rdb = _ln_ref(x.astype(dtype).astype(np.float64), w, b, 1e-5, g.astype(dtype).astype(np.float64))
+    ry, rdx, rdw, rdb = _ln_ref(
+        x.astype(dtype).astype(np.float64), w, b, 1e-5, g.astype(dtype).astype(np.float64)
+    )
     tol = dict(rtol=2e-4, atol=2e-4) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(y.numpy(), ry, **tol)
     np.testing.assert_allclose(grads[0].numpy(), rdx, **tol)
@@ -258,27 +272,49 @@ def test_group_norm_still_matches(shape, groups):
     x = RNG.standard_normal(shape)
     c = shape[1]
     w, b = RNG.uniform(0.5, 1.5, c), RNG.standard_normal(c)
-    y = flow.group_norm(flow.tensor(x.astype(np.float32)), groups, flow.tensor(w.astype(np.float32)),
-                        flow.tensor(b.astype(np.float32))).numpy()
+    y = flow.group_norm(
+        flow.tensor(x.astype(np.float32)),
+        groups,
+        flow.tensor(w.astype(np.float32)),
+        flow.tensor(b.astype(np.float32)),
+    ).numpy()
     xg = x.reshape(shape[0], groups, -1)
-    ref = ((xg - xg.mean(-1, keepdims=True)) / np.sqrt(xg.var(-1, keepdims=True) + 1e-5)).reshape(shape)
+    ref = ((xg - xg.mean(-1, keepdims=True)) / np.sqrt(xg.var(-1, keepdims=True) + 1e-5)).reshape(
+        shape
+    )
     bshape = (1, c) + (1,) * (len(shape) - 2)
     np.testing.assert_allclose(y, ref * w.reshape(bshape) + b.reshape(bshape), rtol=2e-4, atol=2e-4)
 
 
 # --- max_pool2d, 2x2 windows with stride 2 ------------------------------------------------------------
 
+
 def _pool2x2_ref(x):
     """Max and argmax (first of the taps (0,0) (0,1) (1,0) (1,1); NaN wins, the first NaN) per window."""
     n, c, h, w = x.shape
     oh, ow = h // 2, w // 2
-    win = x[:, :, : 2 * oh, : 2 * ow].reshape(n, c, oh, 2, ow, 2).transpose(0, 1, 2, 4, 3, 5).reshape(n, c, oh, ow, 4)
+    win = (
+        x[:, :, : 2 * oh, : 2 * ow]
+        .reshape(n, c, oh, 2, ow, 2)
+        .transpose(0, 1, 2, 4, 3, 5)
+        .reshape(n, c, oh, ow, 4)
+    )
     tap = np.argmax(win, axis=-1)  # NumPy's argmax: the first maximum, and the first NaN if any
     return np.take_along_axis(win, tap[..., None], -1)[..., 0], tap
 
 
-@pytest.mark.parametrize("shape", [(2, 3, 26, 26), (1, 2, 5, 17), (1, 1, 7, 15), (2, 2, 9, 33), (3, 4, 4, 40),
-                                   (1, 1, 2, 16), (64, 32, 26, 26)])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        (2, 3, 26, 26),
+        (1, 2, 5, 17),
+        (1, 1, 7, 15),
+        (2, 2, 9, 33),
+        (3, 4, 4, 40),
+        (1, 1, 2, 16),
+        (64, 32, 26, 26),
+    ],
+)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_max_pool2d_2x2_values_and_argmax(shape, dtype):
     x = np.round(RNG.standard_normal(shape), 1)  # many ties
@@ -296,7 +332,9 @@ def test_max_pool2d_2x2_values_and_argmax(shape, dtype):
     (dx,) = flow.autograd.grad(y, fx, flow.tensor(g))
     want = np.zeros(shape, np.float64)
     n, c, oh, ow = ref.shape
-    ii, jj, hh, ww = np.meshgrid(np.arange(n), np.arange(c), np.arange(oh), np.arange(ow), indexing="ij")
+    ii, jj, hh, ww = np.meshgrid(
+        np.arange(n), np.arange(c), np.arange(oh), np.arange(ow), indexing="ij"
+    )
     want[ii, jj, 2 * hh + tap // 2, 2 * ww + tap % 2] = g
     np.testing.assert_array_equal(dx.numpy(), want.astype(dtype))
 
@@ -305,14 +343,27 @@ def test_max_pool2d_other_windows_unchanged():
     x = RNG.standard_normal((2, 3, 11, 19)).astype(np.float32)
     y = F.max_pool2d(flow.tensor(x), 3, stride=2).numpy()
     oh, ow = (11 - 3) // 2 + 1, (19 - 3) // 2 + 1
-    ref = np.array([[[[x[a, b, 2 * i:2 * i + 3, 2 * j:2 * j + 3].max() for j in range(ow)] for i in range(oh)]
-                     for b in range(3)] for a in range(2)])
+    ref = np.array(
+        [
+            [
+                [
+                    [x[a, b, 2 * i : 2 * i + 3, 2 * j : 2 * j + 3].max() for j in range(ow)]
+                    for i in range(oh)
+                ]
+                for b in range(3)
+            ]
+            for a in range(2)
+        ]
+    )
     np.testing.assert_array_equal(y, ref)
 
 
 # --- softmax / log_softmax gradients over rows ---------------------------------------------------------
 
-@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (7, 129), (8, 4, 128, 128), (13, 1000), (9, 3, 17)])
+
+@pytest.mark.parametrize(
+    "shape", [(1, 1), (3, 5), (7, 129), (8, 4, 128, 128), (13, 1000), (9, 3, 17)]
+)
 @pytest.mark.parametrize("log", [False, True])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_softmax_grad_rows(shape, log, dtype):
@@ -324,6 +375,10 @@ def test_softmax_grad_rows(shape, log, dtype):
     x64, g64 = x.astype(np.float64), g.astype(np.float64)
     e = np.exp(x64 - x64.max(-1, keepdims=True))
     p = e / e.sum(-1, keepdims=True)
-    ref = g64 - p * g64.sum(-1, keepdims=True) if log else p * (g64 - (g64 * p).sum(-1, keepdims=True))
+    ref = (
+        g64 - p * g64.sum(-1, keepdims=True)
+        if log
+        else p * (g64 - (g64 * p).sum(-1, keepdims=True))
+    )
     tol = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(dx.numpy(), ref, rtol=tol * 10, atol=tol)

@@ -73,11 +73,17 @@ def check_module(module, x, ref, **tol):
     ps = params64(module)
     out = module(xt)
     names = list(ps)
-    check(out, lambda: ref(x64, ps), [xt] + [dict(module.named_parameters())[n] for n in names],
-          [x64] + [ps[n] for n in names], **tol)
+    check(
+        out,
+        lambda: ref(x64, ps),
+        [xt] + [dict(module.named_parameters())[n] for n in names],
+        [x64] + [ps[n] for n in names],
+        **tol,
+    )
 
 
 # ---- NumPy references --------------------------------------------------------------------------
+
 
 def np_conv2d(x, w, b, stride=1, padding=0):
     n, c, h, wd = x.shape
@@ -88,7 +94,7 @@ def np_conv2d(x, w, b, stride=1, padding=0):
     out = np.zeros((n, o, oh, ow))
     for i in range(oh):
         for j in range(ow):
-            patch = x[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw]
+            patch = x[:, :, i * stride : i * stride + kh, j * stride : j * stride + kw]
             out[:, :, i, j] = np.einsum("nchw,ochw->no", patch, w)
     return out + (0 if b is None else b.reshape(1, -1, 1, 1))
 
@@ -105,6 +111,7 @@ def np_layer_norm(x, w, b, eps=1e-5, axes=(-1,)):
 
 
 # ---- Module API --------------------------------------------------------------------------------
+
 
 class Net(nn.Module):
     def __init__(self):
@@ -137,14 +144,27 @@ def test_parameter_shares_storage_and_requires_grad():
 def test_registration_and_traversal():
     m = Net()
     names = [n for n, _ in m.named_parameters()]
-    assert names == ["fc1.weight", "fc1.bias", "blocks.0.weight", "blocks.0.bias",
-                     "blocks.1.weight", "blocks.1.bias"]
+    assert names == [
+        "fc1.weight",
+        "fc1.bias",
+        "blocks.0.weight",
+        "blocks.0.bias",
+        "blocks.1.weight",
+        "blocks.1.bias",
+    ]
     assert len(list(m.parameters())) == 6
     assert [n for n, _ in m.named_buffers()] == ["steps", "scratch"]
     assert [n for n, _ in m.named_children()] == ["fc1", "act", "blocks"]
     assert [n for n, _ in m.named_modules()] == ["", "fc1", "act", "blocks", "blocks.0", "blocks.1"]
-    assert list(m.state_dict()) == ["steps", "fc1.weight", "fc1.bias", "blocks.0.weight",
-                                    "blocks.0.bias", "blocks.1.weight", "blocks.1.bias"]
+    assert list(m.state_dict()) == [
+        "steps",
+        "fc1.weight",
+        "fc1.bias",
+        "blocks.0.weight",
+        "blocks.0.bias",
+        "blocks.1.weight",
+        "blocks.1.bias",
+    ]
     assert m.get_submodule("blocks.1") is m.blocks[1]
     shared = nn.Linear(2, 2)
     s = nn.Sequential(shared, shared)
@@ -169,8 +189,9 @@ def test_train_eval_apply_zero_grad_and_repr():
     m.apply(lambda mod: seen.append(type(mod).__name__))
     assert seen[-1] == "Net" and seen.count("Linear") == 3
     r = repr(nn.Sequential(nn.Linear(2, 3), nn.ReLU()))
-    assert r == ("Sequential(\n  (0): Linear(in_features=2, out_features=3, bias=True)\n"
-                 "  (1): ReLU()\n)")
+    assert r == (
+        "Sequential(\n  (0): Linear(in_features=2, out_features=3, bias=True)\n" "  (1): ReLU()\n)"
+    )
     p = m.fc1.weight
     (p * 1.0).sum().backward()
     assert p.grad is not None
@@ -207,7 +228,9 @@ def test_forward_hooks():
     m = nn.ReLU()
     calls = []
     h1 = m.register_forward_pre_hook(lambda mod, args: (args[0] * 2.0,))
-    h2 = m.register_forward_hook(lambda mod, args, out: calls.append(out.numpy().tolist()) or out + 1.0)
+    h2 = m.register_forward_hook(
+        lambda mod, args, out: calls.append(out.numpy().tolist()) or out + 1.0
+    )
     out = m(flow.tensor([-1.0, 3.0]))
     np.testing.assert_allclose(out.numpy(), [1.0, 7.0])
     assert calls == [[0.0, 6.0]]
@@ -242,6 +265,7 @@ def test_to_dtype_converts_floating_parameters_only():
 
 # ---- layers ------------------------------------------------------------------------------------
 
+
 @needs("rand", "matmul")
 def test_linear():
     m = nn.Linear(5, 3)
@@ -253,8 +277,9 @@ def test_linear():
 @needs("rand", "F.conv2d")
 def test_conv2d():
     m = nn.Conv2d(2, 3, 3, stride=1, padding=1)
-    check_module(m, rand(2, 2, 5, 5), lambda x, p: np_conv2d(x, p["weight"], p["bias"], 1, 1),
-                 grad_rtol=2e-3)
+    check_module(
+        m, rand(2, 2, 5, 5), lambda x, p: np_conv2d(x, p["weight"], p["bias"], 1, 1), grad_rtol=2e-3
+    )
     m = nn.Conv2d(2, 2, 2, stride=2, bias=False)
     check_module(m, rand(1, 2, 4, 4), lambda x, p: np_conv2d(x, p["weight"], None, 2, 0))
 
@@ -268,7 +293,9 @@ def test_conv1d():
 def _np_conv1d(x, w, b, padding):
     x = np.pad(x, ((0, 0), (0, 0), (padding, padding)))
     k = w.shape[2]
-    out = np.stack([np.einsum("ncl,ocl->no", x[:, :, i:i + k], w) for i in range(x.shape[2] - k + 1)], -1)
+    out = np.stack(
+        [np.einsum("ncl,ocl->no", x[:, :, i : i + k], w) for i in range(x.shape[2] - k + 1)], -1
+    )
     return out + b.reshape(1, -1, 1)
 
 
@@ -302,18 +329,25 @@ def test_batch_norm2d_train_and_eval():
     def ref(a, p):
         mu = a.mean((0, 2, 3), keepdims=True)
         var = a.var((0, 2, 3), keepdims=True)
-        return (a - mu) / np.sqrt(var + 1e-5) * p["weight"].reshape(1, -1, 1, 1) + p["bias"].reshape(1, -1, 1, 1)
+        return (a - mu) / np.sqrt(var + 1e-5) * p["weight"].reshape(1, -1, 1, 1) + p[
+            "bias"
+        ].reshape(1, -1, 1, 1)
 
     check_module(m, x, ref, grad_rtol=2e-3, grad_atol=2e-4)
     # running stats: momentum-weighted mean and unbiased variance (one forward in check_module)
-    np.testing.assert_allclose(m.running_mean.numpy(), 0.1 * x.mean((0, 2, 3)), rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(m.running_var.numpy(), 0.9 + 0.1 * x.var((0, 2, 3), ddof=1), rtol=1e-4)
+    np.testing.assert_allclose(
+        m.running_mean.numpy(), 0.1 * x.mean((0, 2, 3)), rtol=1e-4, atol=1e-5
+    )
+    np.testing.assert_allclose(
+        m.running_var.numpy(), 0.9 + 0.1 * x.var((0, 2, 3), ddof=1), rtol=1e-4
+    )
     assert int(m.num_batches_tracked.item()) == 1
     m.eval()
     rm, rv = m.running_mean.numpy().astype(np.float64), m.running_var.numpy().astype(np.float64)
     out = m(ft(x)).numpy()
-    want = (x - rm.reshape(1, -1, 1, 1)) / np.sqrt(rv.reshape(1, -1, 1, 1) + 1e-5) * \
-        np.array([1.0, 2.0, 0.5]).reshape(1, -1, 1, 1) + np.array([0.0, 1.0, -1.0]).reshape(1, -1, 1, 1)
+    want = (x - rm.reshape(1, -1, 1, 1)) / np.sqrt(rv.reshape(1, -1, 1, 1) + 1e-5) * np.array(
+        [1.0, 2.0, 0.5]
+    ).reshape(1, -1, 1, 1) + np.array([0.0, 1.0, -1.0]).reshape(1, -1, 1, 1)
     np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-5)
 
 
@@ -321,8 +355,13 @@ def test_batch_norm2d_train_and_eval():
 def test_batch_norm1d():
     m = nn.BatchNorm1d(4)
     x = rand(6, 4)
-    check_module(m, x, lambda a, p: (a - a.mean(0)) / np.sqrt(a.var(0) + 1e-5) * p["weight"] + p["bias"],
-                 grad_rtol=2e-3, grad_atol=2e-4)
+    check_module(
+        m,
+        x,
+        lambda a, p: (a - a.mean(0)) / np.sqrt(a.var(0) + 1e-5) * p["weight"] + p["bias"],
+        grad_rtol=2e-3,
+        grad_atol=2e-4,
+    )
     with pytest.raises(ValueError):
         m(ft(rand(2, 4, 3, 3)))
 
@@ -333,8 +372,13 @@ def test_layer_norm():
     with flow.no_grad():
         m.weight.copy_(ft(rand(5)))
         m.bias.copy_(ft(rand(5)))
-    check_module(m, rand(3, 5), lambda a, p: np_layer_norm(a, p["weight"], p["bias"]), grad_rtol=2e-3,
-                 grad_atol=2e-4)
+    check_module(
+        m,
+        rand(3, 5),
+        lambda a, p: np_layer_norm(a, p["weight"], p["bias"]),
+        grad_rtol=2e-3,
+        grad_atol=2e-4,
+    )
 
 
 @needs("F.group_norm|Tensor.rsqrt")
@@ -405,8 +449,12 @@ ACTIVATIONS = [
 
 @pytest.mark.parametrize("name,module,ref", ACTIVATIONS, ids=[a[0] for a in ACTIVATIONS])
 def test_activation(name, module, ref):
-    alt = {"silu": "|F.sigmoid", "leaky_relu": "|where", "softmax": "|Tensor.amax",
-           "log_softmax": "|Tensor.logsumexp"}.get(name, "")
+    alt = {
+        "silu": "|F.sigmoid",
+        "leaky_relu": "|where",
+        "softmax": "|Tensor.amax",
+        "log_softmax": "|Tensor.logsumexp",
+    }.get(name, "")
     missing = F._missing_primitives("F." + name + alt)
     if missing:
         pytest.skip("primitives missing: " + missing[0])
@@ -416,6 +464,7 @@ def test_activation(name, module, ref):
 
 
 # ---- losses ------------------------------------------------------------------------------------
+
 
 def np_cross_entropy(x, y, ignore_index=-100, label_smoothing=0.0):
     logp = np.log(np_softmax(x, 1))
@@ -435,8 +484,11 @@ def test_cross_entropy(ignore_index, label_smoothing):
     x64 = x.copy()
     xt = ft(x, requires_grad=True)
     loss = nn.CrossEntropyLoss(ignore_index=ignore_index, label_smoothing=label_smoothing)(
-        xt, flow.tensor(y))
-    check(loss, lambda: np.array(np_cross_entropy(x64, y, ignore_index, label_smoothing)), [xt], [x64])
+        xt, flow.tensor(y)
+    )
+    check(
+        loss, lambda: np.array(np_cross_entropy(x64, y, ignore_index, label_smoothing)), [xt], [x64]
+    )
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
@@ -444,7 +496,9 @@ def test_mse_loss(reduction):
     a, b = rand(3, 4), rand(3, 4)
     at = ft(a, requires_grad=True)
     red = {"mean": np.mean, "sum": np.sum, "none": lambda v: v}[reduction]
-    check(nn.MSELoss(reduction=reduction)(at, ft(b)), lambda: np.asarray(red((a - b) ** 2)), [at], [a])
+    check(
+        nn.MSELoss(reduction=reduction)(at, ft(b)), lambda: np.asarray(red((a - b) ** 2)), [at], [a]
+    )
 
 
 @needs("F.binary_cross_entropy_with_logits|Tensor.log1p")
@@ -457,12 +511,15 @@ def test_bce_with_logits():
 
 # ---- attention ---------------------------------------------------------------------------------
 
+
 def np_mha(q, k, v, p, H, kpm=None):
     """q (L, B, E) sequence-first; p: params64 of a MultiheadAttention."""
     E = q.shape[-1]
     D = E // H
     w, b = p["in_proj_weight"], p["in_proj_bias"]
-    Q, K, V = (a @ w[i * E:(i + 1) * E].T + b[i * E:(i + 1) * E] for i, a in enumerate((q, k, v)))
+    Q, K, V = (
+        a @ w[i * E : (i + 1) * E].T + b[i * E : (i + 1) * E] for i, a in enumerate((q, k, v))
+    )
     L, B, _ = Q.shape
     S = K.shape[0]
     Q = Q.reshape(L, B, H, D).transpose(1, 2, 0, 3)
@@ -510,9 +567,12 @@ def test_transformer_encoder_layer():
     xt = ft(x, requires_grad=True)
 
     def ref():
-        sp = {k[len("self_attn."):]: v for k, v in p.items() if k.startswith("self_attn.")}
+        sp = {k[len("self_attn.") :]: v for k, v in p.items() if k.startswith("self_attn.")}
         h = np_layer_norm(x64 + np_mha(x64, x64, x64, sp, 2)[0], p["norm1.weight"], p["norm1.bias"])
-        ff = np.maximum(h @ p["linear1.weight"].T + p["linear1.bias"], 0) @ p["linear2.weight"].T + p["linear2.bias"]
+        ff = (
+            np.maximum(h @ p["linear1.weight"].T + p["linear1.bias"], 0) @ p["linear2.weight"].T
+            + p["linear2.bias"]
+        )
         return np_layer_norm(h + ff, p["norm2.weight"], p["norm2.bias"])
 
     check(m(xt), ref, [xt], [x64], grad_rtol=3e-3, grad_atol=3e-4)
@@ -522,6 +582,7 @@ def test_transformer_encoder_layer():
 
 
 # ---- init and utils ----------------------------------------------------------------------------
+
 
 @needs("rand", "randn")
 def test_init():

@@ -30,11 +30,23 @@ def test_batch_norm_training_lowers(lowered, dtype, tol, shape, affine):
     c = shape[1]
     x, w, b = rand(shape, -2, 3), rand((c,), 0.5, 1.5), rand((c,))
     if affine:
-        check_lazy(lambda a, ww, bb: F.batch_norm(a, None, None, ww, bb, training=True), [x, w, b],
-                   grad_inputs=(0, 1, 2), lowered_ops=BN_OPS, dtype=dtype, tol=tol)
+        check_lazy(
+            lambda a, ww, bb: F.batch_norm(a, None, None, ww, bb, training=True),
+            [x, w, b],
+            grad_inputs=(0, 1, 2),
+            lowered_ops=BN_OPS,
+            dtype=dtype,
+            tol=tol,
+        )
     else:
-        check_lazy(lambda a: F.batch_norm(a, None, None, training=True), [x], grad_inputs=(0,),
-                   lowered_ops=BN_OPS, dtype=dtype, tol=tol)
+        check_lazy(
+            lambda a: F.batch_norm(a, None, None, training=True),
+            [x],
+            grad_inputs=(0,),
+            lowered_ops=BN_OPS,
+            dtype=dtype,
+            tol=tol,
+        )
 
 
 @pytest.mark.parametrize("dtype,tol", DTYPES, ids=["f64", "f32"])
@@ -45,11 +57,25 @@ def test_batch_norm_eval_lowers(lowered, dtype, tol, shape):
     rm, rv = rand((c,)), rand((c,), 0.5, 2)
 
     def fn(a, ww, bb):
-        return F.batch_norm(a, flow.tensor(rm, dtype=a.dtype), flow.tensor(rv, dtype=a.dtype), ww, bb,
-                            training=False, eps=1e-3)
+        return F.batch_norm(
+            a,
+            flow.tensor(rm, dtype=a.dtype),
+            flow.tensor(rv, dtype=a.dtype),
+            ww,
+            bb,
+            training=False,
+            eps=1e-3,
+        )
+
     check_lazy(fn, [x, w, b], grad_inputs=(0, 1, 2), lowered_ops=BN_OPS, dtype=dtype, tol=tol)
-    check_lazy(lambda a: F.batch_norm(a, flow.tensor(rm, dtype=a.dtype), flow.tensor(rv, dtype=a.dtype)), [x],
-               grad_inputs=(0,), lowered_ops=BN_OPS, dtype=dtype, tol=tol)
+    check_lazy(
+        lambda a: F.batch_norm(a, flow.tensor(rm, dtype=a.dtype), flow.tensor(rv, dtype=a.dtype)),
+        [x],
+        grad_inputs=(0,),
+        lowered_ops=BN_OPS,
+        dtype=dtype,
+        tol=tol,
+    )
 
 
 class _BnGraph(nn.Graph):
@@ -68,7 +94,9 @@ def test_batch_norm_module_running_stats_in_graph(lowered, shape):
     # bit of the blend rm * 0.9 + mean * 0.1, which the graph runs as one fused loop (eager as two
     # in-place kernels, rounding in between: already so for the blend alone, without batch_norm).
     x = flow.tensor(rand(shape, -2, 3), dtype=flow.float32)
-    mods = [nn.BatchNorm2d(shape[1]) if len(shape) == 4 else nn.BatchNorm1d(shape[1]) for _ in range(2)]
+    mods = [
+        nn.BatchNorm2d(shape[1]) if len(shape) == 4 else nn.BatchNorm1d(shape[1]) for _ in range(2)
+    ]
     mods[1].load_state_dict(mods[0].state_dict())
     ye = [mods[0](x) for _ in range(3)]
     g = _BnGraph(mods[1])
@@ -77,8 +105,13 @@ def test_batch_norm_module_running_stats_in_graph(lowered, shape):
     for e, l in zip(ye, yl):
         np.testing.assert_array_equal(l.numpy(), e.numpy())
     for name in ("running_mean", "running_var"):
-        np.testing.assert_allclose(getattr(mods[1], name).numpy(), getattr(mods[0], name).numpy(), rtol=3e-7,
-                                   atol=1e-8, err_msg=name)
+        np.testing.assert_allclose(
+            getattr(mods[1], name).numpy(),
+            getattr(mods[0], name).numpy(),
+            rtol=3e-7,
+            atol=1e-8,
+            err_msg=name,
+        )
     axes = tuple(i for i in range(len(shape)) if i != 1)
     xn = x.numpy().astype(np.float64)
     rv = np.ones(shape[1])
@@ -88,16 +121,37 @@ def test_batch_norm_module_running_stats_in_graph(lowered, shape):
 
 
 @pytest.mark.parametrize("dtype,tol", DTYPES, ids=["f64", "f32"])
-@pytest.mark.parametrize("shape,groups", [((2, 6, 5), 1), ((2, 6, 5), 2), ((2, 6, 3, 2), 3), ((3, 6, 4), 6),
-                                          ((3, 4), 2), ((3, 4), 1)])
+@pytest.mark.parametrize(
+    "shape,groups",
+    [((2, 6, 5), 1), ((2, 6, 5), 2), ((2, 6, 3, 2), 3), ((3, 6, 4), 6), ((3, 4), 2), ((3, 4), 1)],
+)
 def test_group_norm_lowers(lowered, dtype, tol, shape, groups):
     c = shape[1]
     x, w, b = rand(shape, -2, 3), rand((c,), 0.5, 1.5), rand((c,))
-    check_lazy(lambda a, ww, bb: F.group_norm(a, groups, ww, bb), [x, w, b], grad_inputs=(0, 1, 2),
-               lowered_ops=GN_OPS, dtype=dtype, tol=tol)
-    check_lazy(lambda a, ww: F.group_norm(a, groups, ww), [x, w], grad_inputs=(0, 1), lowered_ops=GN_OPS,
-               dtype=dtype, tol=tol)
-    check_lazy(lambda a: F.group_norm(a, groups), [x], grad_inputs=(0,), lowered_ops=GN_OPS, dtype=dtype, tol=tol)
+    check_lazy(
+        lambda a, ww, bb: F.group_norm(a, groups, ww, bb),
+        [x, w, b],
+        grad_inputs=(0, 1, 2),
+        lowered_ops=GN_OPS,
+        dtype=dtype,
+        tol=tol,
+    )
+    check_lazy(
+        lambda a, ww: F.group_norm(a, groups, ww),
+        [x, w],
+        grad_inputs=(0, 1),
+        lowered_ops=GN_OPS,
+        dtype=dtype,
+        tol=tol,
+    )
+    check_lazy(
+        lambda a: F.group_norm(a, groups),
+        [x],
+        grad_inputs=(0,),
+        lowered_ops=GN_OPS,
+        dtype=dtype,
+        tol=tol,
+    )
 
 
 def test_norms_against_numpy_through_check_op(lowered):
@@ -108,16 +162,27 @@ def test_norms_against_numpy_through_check_op(lowered):
 
     def np_gn(a):
         g = a.reshape(4, 3, -1)
-        return ((g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + 1e-5)).reshape(a.shape)
+        return ((g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + 1e-5)).reshape(
+            a.shape
+        )
+
     check_op(lambda a: F.batch_norm(a, None, None, training=True), np_bn, [x], lowered_ops=BN_OPS)
     check_op(lambda a: F.group_norm(a, 3), np_gn, [x], lowered_ops=GN_OPS)
 
 
 def _cnn_steps(use_graph, steps=5):
     flow.manual_seed(0)
-    model = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
-                          nn.Conv2d(8, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.Flatten(),
-                          nn.Linear(16 * 4 * 4, 10))
+    model = nn.Sequential(
+        nn.Conv2d(1, 8, 3, padding=1),
+        nn.BatchNorm2d(8),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(8, 16, 3, padding=1),
+        nn.BatchNorm2d(16),
+        nn.ReLU(),
+        nn.Flatten(),
+        nn.Linear(16 * 4 * 4, 10),
+    )
     opt = flow.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     rs = np.random.RandomState(3)
     x = flow.tensor(rs.randn(32, 1, 8, 8).astype(np.float32))
@@ -136,7 +201,9 @@ def test_cnn_with_batch_norm_trains_as_graph_like_eager(lowered):
     se, sg = me.state_dict(), mg.state_dict()
     for k in se:
         if "running" in k:
-            np.testing.assert_allclose(sg[k].numpy(), se[k].numpy(), rtol=1e-5, atol=1e-6, err_msg=k)
+            np.testing.assert_allclose(
+                sg[k].numpy(), se[k].numpy(), rtol=1e-5, atol=1e-6, err_msg=k
+            )
             assert not np.allclose(se[k].numpy(), 0.0 if "mean" in k else 1.0), k  # the stats moved
 
 
@@ -148,7 +215,12 @@ def test_defaults_batch_norm_lowers_group_norm_stays_a_kernel_call(monkeypatch):
     np.testing.assert_allclose(lg, le, rtol=1e-5, atol=1e-6)
     x, w, b = rand((2, 6, 5)), rand((6,), 0.5, 1.5), rand((6,))
     with pytest.raises(AssertionError, match="kernel calls"):
-        check_lazy(lambda a, ww, bb: F.group_norm(a, 3, ww, bb), [x, w, b], grad_inputs=(0,), lowered_ops=GN_OPS)
+        check_lazy(
+            lambda a, ww, bb: F.group_norm(a, 3, ww, bb),
+            [x, w, b],
+            grad_inputs=(0,),
+            lowered_ops=GN_OPS,
+        )
 
 
 def test_flag_zero_keeps_both_norms_kernel_calls(monkeypatch):
@@ -164,13 +236,16 @@ def test_embedding_in_graph_accumulates_repeats_and_skips_padding(dtype):
     idx = np.array([[1, 3, 0, 3], [3, 3, 2, 1]], dtype=np.int64)
     w = rand((5, 4))
     check_lazy(lambda ww, ii: F.embedding(ii, ww), [w, idx], grad_inputs=(0,), dtype=dtype)
-    check_lazy(lambda ww, ii: F.embedding(ii, ww, padding_idx=3), [w, idx], grad_inputs=(0,), dtype=dtype)
+    check_lazy(
+        lambda ww, ii: F.embedding(ii, ww, padding_idx=3), [w, idx], grad_inputs=(0,), dtype=dtype
+    )
 
     class G(nn.Graph):
         def build(self, ww, ii, up):
             ww.requires_grad_()
             (gw,) = flow.autograd.grad((F.embedding(ii, ww, padding_idx=3) * up).sum(), [ww])
             return gw
+
     up = rand((2, 4, 4))
     gw = G()(flow.tensor(w, dtype=dtype), flow.tensor(idx), flow.tensor(up, dtype=dtype)).numpy()
     ref = np.zeros((5, 4))
@@ -186,5 +261,6 @@ def test_embedding_bad_index_still_raises_in_graph():
     class G(nn.Graph):
         def build(self, ww, ii):
             return F.embedding(ii, ww)
+
     with pytest.raises(Exception, match=r"\[embedding\] index 12 out of range for 10 rows"):
         G()(flow.zeros(10, 3), flow.tensor([1, 12])).numpy()

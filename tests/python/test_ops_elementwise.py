@@ -50,28 +50,67 @@ UNARY = [
     ("sigmoid", flow.sigmoid, sigmoid, lambda s: rand(s, -5, 5)),
     ("relu", flow.relu, lambda x: np.maximum(x, 0), lambda s: away(s)),
     ("gelu", flow.gelu, np_gelu, lambda s: rand(s, -3, 3)),
-    ("gelu_tanh", lambda x: flow.gelu(x, approximate="tanh"), lambda x: np_gelu(x, "tanh"), lambda s: rand(s, -3, 3)),
+    (
+        "gelu_tanh",
+        lambda x: flow.gelu(x, approximate="tanh"),
+        lambda x: np_gelu(x, "tanh"),
+        lambda s: rand(s, -3, 3),
+    ),
     ("silu", flow.silu, lambda x: x * sigmoid(x), lambda s: rand(s, -4, 4)),
     ("softplus", flow.softplus, np_softplus, lambda s: rand(s, -4, 4)),
-    ("softplus_beta", lambda x: flow.softplus(x, beta=2.0, threshold=3.0), lambda x: np_softplus(x, 2.0, 3.0),
-     lambda s: away(s, -3, 3, points=(1.5,))),
+    (
+        "softplus_beta",
+        lambda x: flow.softplus(x, beta=2.0, threshold=3.0),
+        lambda x: np_softplus(x, 2.0, 3.0),
+        lambda s: away(s, -3, 3, points=(1.5,)),
+    ),
     ("erf", flow.erf, _erf, lambda s: rand(s, -2, 2)),
     ("reciprocal", flow.reciprocal, lambda x: 1 / x, lambda s: away(s, points=(0.0,), margin=0.2)),
     ("square", flow.square, np.square, lambda s: rand(s)),
-    ("pow2", lambda x: x ** 2, lambda x: x**2, lambda s: rand(s)),
+    ("pow2", lambda x: x**2, lambda x: x**2, lambda s: rand(s)),
     ("pow3", lambda x: flow.pow(x, 3), lambda x: x**3, lambda s: rand(s)),
     ("pow_half", lambda x: x.pow(0.5), np.sqrt, lambda s: rand(s, 0.2, 3.0)),
-    ("pow_neg", lambda x: x ** -1.5, lambda x: x**-1.5, lambda s: rand(s, 0.3, 3.0)),
-    ("pow_frac", lambda x: x ** 2.7, lambda x: x**2.7, lambda s: rand(s, 0.3, 3.0)),
-    ("rpow", lambda x: 2.5 ** x, lambda x: 2.5**x, lambda s: rand(s)),
-    ("leaky_relu", lambda x: flow.leaky_relu(x, 0.2), lambda x: np.where(x > 0, x, 0.2 * x), lambda s: away(s)),
-    ("elu", lambda x: flow.elu(x, alpha=1.5), lambda x: np.where(x > 0, x, 1.5 * np.expm1(x)), lambda s: away(s)),
+    ("pow_neg", lambda x: x**-1.5, lambda x: x**-1.5, lambda s: rand(s, 0.3, 3.0)),
+    ("pow_frac", lambda x: x**2.7, lambda x: x**2.7, lambda s: rand(s, 0.3, 3.0)),
+    ("rpow", lambda x: 2.5**x, lambda x: 2.5**x, lambda s: rand(s)),
+    (
+        "leaky_relu",
+        lambda x: flow.leaky_relu(x, 0.2),
+        lambda x: np.where(x > 0, x, 0.2 * x),
+        lambda s: away(s),
+    ),
+    (
+        "elu",
+        lambda x: flow.elu(x, alpha=1.5),
+        lambda x: np.where(x > 0, x, 1.5 * np.expm1(x)),
+        lambda s: away(s),
+    ),
     ("hardtanh", flow.hardtanh, lambda x: np.clip(x, -1, 1), lambda s: away(s, points=(-1.0, 1.0))),
     ("relu6", flow.relu6, lambda x: np.clip(x, 0, 6), lambda s: away(s, -2, 8, points=(0.0, 6.0))),
-    ("clamp", lambda x: flow.clamp(x, -0.5, 0.5), lambda x: np.clip(x, -0.5, 0.5), lambda s: away(s, points=(-0.5, 0.5))),
-    ("clamp_min", lambda x: x.clamp(min=0.3), lambda x: np.maximum(x, 0.3), lambda s: away(s, points=(0.3,))),
-    ("clamp_max", lambda x: flow.clamp_max(x, 0.3), lambda x: np.minimum(x, 0.3), lambda s: away(s, points=(0.3,))),
-    ("clip", lambda x: x.clip(-0.5, None), lambda x: np.maximum(x, -0.5), lambda s: away(s, points=(-0.5,))),
+    (
+        "clamp",
+        lambda x: flow.clamp(x, -0.5, 0.5),
+        lambda x: np.clip(x, -0.5, 0.5),
+        lambda s: away(s, points=(-0.5, 0.5)),
+    ),
+    (
+        "clamp_min",
+        lambda x: x.clamp(min=0.3),
+        lambda x: np.maximum(x, 0.3),
+        lambda s: away(s, points=(0.3,)),
+    ),
+    (
+        "clamp_max",
+        lambda x: flow.clamp_max(x, 0.3),
+        lambda x: np.minimum(x, 0.3),
+        lambda s: away(s, points=(0.3,)),
+    ),
+    (
+        "clip",
+        lambda x: x.clip(-0.5, None),
+        lambda x: np.maximum(x, -0.5),
+        lambda s: away(s, points=(-0.5,)),
+    ),
 ]
 
 
@@ -84,15 +123,31 @@ def test_unary(name, fn, ref, sample):
 def test_unary_strided_and_empty(name, fn, ref, sample):
     # A transposed (non-contiguous) input and an empty one.
     x = sample((4, 3))
-    check_forward(lambda t: fn(t.transpose(0, 1)), lambda a: ref(a.T), [x], dtype=flow.float64, atol=1e-10, rtol=1e-10)
+    check_forward(
+        lambda t: fn(t.transpose(0, 1)),
+        lambda a: ref(a.T),
+        [x],
+        dtype=flow.float64,
+        atol=1e-10,
+        rtol=1e-10,
+    )
     assert tuple(fn(flow.zeros(0, 3)).shape) == (0, 3)
 
 
 def test_unary_methods():
     x = flow.tensor(rand((5,), 0.2, 2.0))
     a = x.numpy()
-    for name, ref in [("exp", np.exp), ("log", np.log), ("sqrt", np.sqrt), ("sigmoid", sigmoid), ("tanh", np.tanh),
-                      ("neg", np.negative), ("abs", np.abs), ("reciprocal", np.reciprocal), ("rsqrt", lambda v: v**-0.5)]:
+    for name, ref in [
+        ("exp", np.exp),
+        ("log", np.log),
+        ("sqrt", np.sqrt),
+        ("sigmoid", sigmoid),
+        ("tanh", np.tanh),
+        ("neg", np.negative),
+        ("abs", np.abs),
+        ("reciprocal", np.reciprocal),
+        ("rsqrt", lambda v: v**-0.5),
+    ]:
         np.testing.assert_allclose(getattr(x, name)().numpy(), ref(a), rtol=1e-6, err_msg=name)
     np.testing.assert_allclose((-x).numpy(), -a)
     np.testing.assert_allclose(abs(-x).numpy(), a)
@@ -104,7 +159,12 @@ def test_rounding_and_sign(dtype):
     if not dtype.is_floating_point:
         a = np.array([-7, -1, 0, 3, 9])
     x = flow.tensor(a, dtype=dtype)
-    for fn, ref in [(flow.floor, np.floor), (flow.ceil, np.ceil), (flow.round, np.round), (flow.sign, np.sign)]:
+    for fn, ref in [
+        (flow.floor, np.floor),
+        (flow.ceil, np.ceil),
+        (flow.round, np.round),
+        (flow.sign, np.sign),
+    ]:
         y = fn(x)
         assert y.dtype == dtype
         np.testing.assert_array_equal(y.numpy(), ref(a).astype(y.numpy().dtype))
@@ -112,8 +172,16 @@ def test_rounding_and_sign(dtype):
 
 def test_non_differentiable_outputs_do_not_require_grad():
     x = flow.tensor(rand((3,)), requires_grad=True)
-    for y in [flow.sign(x), flow.floor(x), flow.ceil(x), flow.round(x), x > 0, x == x, flow.logical_not(x),
-              x // 1.0]:
+    for y in [
+        flow.sign(x),
+        flow.floor(x),
+        flow.ceil(x),
+        flow.round(x),
+        x > 0,
+        x == x,
+        flow.logical_not(x),
+        x // 1.0,
+    ]:
         assert not y.requires_grad
 
 
@@ -121,13 +189,18 @@ def test_non_differentiable_outputs_do_not_require_grad():
 def test_unary_integer(dtype):
     a = np.array([-3, -1, 0, 2, 5])
     x = flow.tensor(a, dtype=dtype)
-    for fn, ref in [(flow.neg, np.negative), (flow.abs, np.abs), (flow.relu, lambda v: np.maximum(v, 0)),
-                    (flow.square, np.square), (lambda t: t ** 3, lambda v: v**3),
-                    (lambda t: flow.clamp(t, -1, 2), lambda v: np.clip(v, -1, 2))]:
+    for fn, ref in [
+        (flow.neg, np.negative),
+        (flow.abs, np.abs),
+        (flow.relu, lambda v: np.maximum(v, 0)),
+        (flow.square, np.square),
+        (lambda t: t**3, lambda v: v**3),
+        (lambda t: flow.clamp(t, -1, 2), lambda v: np.clip(v, -1, 2)),
+    ]:
         y = fn(x)
         assert y.dtype == dtype
         np.testing.assert_array_equal(y.numpy(), ref(a))
-    assert (x ** 0.5).dtype == flow.float32  # fractional exponent -> float
+    assert (x**0.5).dtype == flow.float32  # fractional exponent -> float
     assert flow.clamp(x, 0.5).dtype == flow.float32
     np.testing.assert_array_equal((2 ** flow.tensor([0, 1, 3])).numpy(), [1, 2, 8])
 
@@ -137,7 +210,9 @@ def test_half_precision_unary():
         x = flow.tensor([0.5, -1.0, 2.0], dtype=dt)
         y = x.exp()
         assert y.dtype == dt
-        np.testing.assert_allclose(y.numpy().astype(np.float32), np.exp([0.5, -1.0, 2.0]), rtol=1e-2)
+        np.testing.assert_allclose(
+            y.numpy().astype(np.float32), np.exp([0.5, -1.0, 2.0]), rtol=1e-2
+        )
 
 
 # ---- binary ----
@@ -149,13 +224,15 @@ BROADCAST = [((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 5)), ((), (2, 2))
 def test_pow_tensor(shapes):
     a, b = rand(shapes[0], 0.5, 2.0), rand(shapes[1], -1.5, 2.0)
     check_op(flow.pow, np.power, [a, b])
-    check_op(lambda x, y: x ** y, np.power, [a, b])
+    check_op(lambda x, y: x**y, np.power, [a, b])
 
 
 @pytest.mark.parametrize("shapes", BROADCAST)
 @pytest.mark.parametrize("name,ref", [("maximum", np.maximum), ("minimum", np.minimum)])
 def test_maximum_minimum(name, ref, shapes):
-    check_op(getattr(flow, name), ref, [rand(shapes[0]), rand(shapes[1])])  # ties have probability zero
+    check_op(
+        getattr(flow, name), ref, [rand(shapes[0]), rand(shapes[1])]
+    )  # ties have probability zero
 
 
 def test_maximum_ties_split_gradient_and_nan():
@@ -166,7 +243,9 @@ def test_maximum_ties_split_gradient_and_nan():
     np.testing.assert_allclose(b.grad.numpy(), [0.5, 1, 0])
     m = flow.maximum(flow.tensor([np.nan, 1.0]), flow.tensor([0.0, np.nan])).numpy()
     assert np.isnan(m).all()
-    np.testing.assert_array_equal(flow.maximum(flow.tensor([1, 5]), flow.tensor([3, 2])).numpy(), [3, 5])
+    np.testing.assert_array_equal(
+        flow.maximum(flow.tensor([1, 5]), flow.tensor([3, 2])).numpy(), [3, 5]
+    )
 
 
 @pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((2, 2), ())])
@@ -214,19 +293,31 @@ def test_integer_division_by_zero_fails_cleanly():
     assert (i64min // -1).numpy()[0] == np.iinfo(np.int64).min  # wraps, no SIGFPE
 
 
-CMP = [("eq", np.equal, "__eq__"), ("ne", np.not_equal, "__ne__"), ("lt", np.less, "__lt__"),
-       ("le", np.less_equal, "__le__"), ("gt", np.greater, "__gt__"), ("ge", np.greater_equal, "__ge__")]
+CMP = [
+    ("eq", np.equal, "__eq__"),
+    ("ne", np.not_equal, "__ne__"),
+    ("lt", np.less, "__lt__"),
+    ("le", np.less_equal, "__le__"),
+    ("gt", np.greater, "__gt__"),
+    ("ge", np.greater_equal, "__ge__"),
+]
 
 
 @pytest.mark.parametrize("name,ref,dunder", CMP)
-@pytest.mark.parametrize("dtype", [flow.float32, flow.float64, flow.int32, flow.int64, flow.uint8, flow.bool])
+@pytest.mark.parametrize(
+    "dtype", [flow.float32, flow.float64, flow.int32, flow.int64, flow.uint8, flow.bool]
+)
 def test_comparisons(name, ref, dunder, dtype):
     a = RNG.integers(0, 3, size=(3, 4))
     b = RNG.integers(0, 3, size=(4,))
     x, y = flow.tensor(a, dtype=dtype), flow.tensor(b, dtype=dtype)
     av, bv = x.numpy(), y.numpy()
-    for out, exp in [(getattr(flow, name)(x, y), ref(av, bv)), (getattr(x, dunder)(y), ref(av, bv)),
-                     (getattr(x, name)(1), ref(av, 1)), (getattr(x, dunder)(1), ref(av, 1))]:
+    for out, exp in [
+        (getattr(flow, name)(x, y), ref(av, bv)),
+        (getattr(x, dunder)(y), ref(av, bv)),
+        (getattr(x, name)(1), ref(av, 1)),
+        (getattr(x, dunder)(1), ref(av, 1)),
+    ]:
         assert out.dtype == flow.bool
         np.testing.assert_array_equal(out.numpy(), exp)
 
@@ -236,8 +327,10 @@ def test_comparison_dunders_and_promotion():
     i = flow.tensor([1, 2, 3])
     np.testing.assert_array_equal((x == 2.0).numpy(), [False, True, False])
     np.testing.assert_array_equal((2 < x).numpy(), [False, False, True])  # reflected
-    np.testing.assert_array_equal((i > 1.5).numpy(), [False, True, True])  # int vs fractional scalar
-    np.testing.assert_array_equal((i == x).numpy(), [True, True, True])   # int vs float tensor
+    np.testing.assert_array_equal(
+        (i > 1.5).numpy(), [False, True, True]
+    )  # int vs fractional scalar
+    np.testing.assert_array_equal((i == x).numpy(), [True, True, True])  # int vs float tensor
     np.testing.assert_array_equal((x != [1.0, 0.0, 3.0]).numpy(), [False, True, False])
     assert (x == None) is False  # noqa: E711
     assert (x != None) is True  # noqa: E711
@@ -250,7 +343,11 @@ def test_logical_and_bitwise():
     a = np.array([True, True, False, False])
     b = np.array([True, False, True, False])
     x, y = flow.tensor(a), flow.tensor(b)
-    for name, ref in [("logical_and", np.logical_and), ("logical_or", np.logical_or), ("logical_xor", np.logical_xor)]:
+    for name, ref in [
+        ("logical_and", np.logical_and),
+        ("logical_or", np.logical_or),
+        ("logical_xor", np.logical_xor),
+    ]:
         out = getattr(flow, name)(x, y)
         assert out.dtype == flow.bool
         np.testing.assert_array_equal(out.numpy(), ref(a, b))
@@ -258,8 +355,12 @@ def test_logical_and_bitwise():
     np.testing.assert_array_equal((x | y).numpy(), a | b)
     np.testing.assert_array_equal((x ^ y).numpy(), a ^ b)
     np.testing.assert_array_equal((~x).numpy(), ~a)
-    np.testing.assert_array_equal(flow.logical_not(flow.tensor([0.0, 2.0, -1.0])).numpy(), [True, False, False])
-    np.testing.assert_array_equal(flow.logical_and(flow.tensor([0.0, 2.0]), flow.tensor([3, 4])).numpy(), [False, True])
+    np.testing.assert_array_equal(
+        flow.logical_not(flow.tensor([0.0, 2.0, -1.0])).numpy(), [True, False, False]
+    )
+    np.testing.assert_array_equal(
+        flow.logical_and(flow.tensor([0.0, 2.0]), flow.tensor([3, 4])).numpy(), [False, True]
+    )
     i, j = np.array([12, -7, 5]), np.array([10, 3, -1])
     ti, tj = flow.tensor(i), flow.tensor(j)
     np.testing.assert_array_equal((ti & tj).numpy(), i & j)
@@ -271,8 +372,13 @@ def test_logical_and_bitwise():
 
 def test_scalar_ops_are_fused():
     x = flow.tensor(rand((3,)), requires_grad=True)
-    for y, op in [(x * 2.0, "mul_scalar"), (x + 1, "add_scalar"), (1 - x, "rsub_scalar"), (x ** 2, "pow_scalar"),
-                  (2.0 ** x, "rpow_scalar")]:
+    for y, op in [
+        (x * 2.0, "mul_scalar"),
+        (x + 1, "add_scalar"),
+        (1 - x, "rsub_scalar"),
+        (x**2, "pow_scalar"),
+        (2.0**x, "rpow_scalar"),
+    ]:
         assert op in str(y.grad_fn), (op, str(y.grad_fn))
     assert "scalar" in str(flow.where(x > 0, x, 0.0).grad_fn)
 
@@ -284,10 +390,10 @@ def test_type_promotion():
     assert (i + f).dtype == flow.float32
     assert (f + d).dtype == flow.float64
     assert (f + flow.tensor(1.0, dtype=flow.float64)).dtype == flow.float32  # 0-dim doesn't widen
-    assert (i + flow.tensor(1.5)).dtype == flow.float32                       # but lifts the category
+    assert (i + flow.tensor(1.5)).dtype == flow.float32  # but lifts the category
     assert flow.maximum(i, f).dtype == flow.float32
     assert flow.pow(i, 2).dtype == flow.int64
-    assert (i ** f).dtype == flow.float32
+    assert (i**f).dtype == flow.float32
     assert flow.where(i > 1, i, f).dtype == flow.float32
     assert flow.where(i > 1, i, 0).dtype == flow.int64
     assert flow.where(i > 1, i, 0.5).dtype == flow.float32
@@ -295,7 +401,10 @@ def test_type_promotion():
 
 # ---- ternary ----
 
-@pytest.mark.parametrize("shapes", [((3, 4), (3, 4), (3, 4)), ((3, 1), (1, 4), (4,)), ((2, 3), (), (3,))])
+
+@pytest.mark.parametrize(
+    "shapes", [((3, 4), (3, 4), (3, 4)), ((3, 1), (1, 4), (4,)), ((2, 3), (), (3,))]
+)
 def test_where(shapes):
     cond = rand(shapes[0]) > 0
     x, y = rand(shapes[1]), rand(shapes[2])
@@ -311,15 +420,27 @@ def test_where_dtypes():
     np.testing.assert_array_equal(flow.where(c, 1, 0).numpy(), [1, 0, 1])
     assert flow.where(c, 1, 0).dtype == flow.int64
     assert flow.where(c, 1.0, 0).dtype == flow.float32
-    np.testing.assert_array_equal(flow.where(c, c, flow.tensor([True, True, False])).numpy(), [True, True, True])
-    np.testing.assert_array_equal(flow.where(flow.tensor([1, 0, 2]), flow.ones(3), flow.zeros(3)).numpy(), [1, 0, 1])
+    np.testing.assert_array_equal(
+        flow.where(c, c, flow.tensor([True, True, False])).numpy(), [True, True, True]
+    )
+    np.testing.assert_array_equal(
+        flow.where(flow.tensor([1, 0, 2]), flow.ones(3), flow.zeros(3)).numpy(), [1, 0, 1]
+    )
 
 
-@pytest.mark.parametrize("shapes", [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (3, 1)), ((2, 1), (1, 3), ())])
+@pytest.mark.parametrize(
+    "shapes", [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (3, 1)), ((2, 1), (1, 3), ())]
+)
 def test_addcmul_addcdiv_lerp(shapes):
     t, a, b = rand(shapes[0]), rand(shapes[1]), rand(shapes[2], 0.5, 1.5)
-    check_op(lambda x, y, z: flow.addcmul(x, y, z, value=0.7), lambda x, y, z: x + 0.7 * y * z, [t, a, b])
-    check_op(lambda x, y, z: flow.addcdiv(x, y, z, value=-0.3), lambda x, y, z: x - 0.3 * y / z, [t, a, b])
+    check_op(
+        lambda x, y, z: flow.addcmul(x, y, z, value=0.7), lambda x, y, z: x + 0.7 * y * z, [t, a, b]
+    )
+    check_op(
+        lambda x, y, z: flow.addcdiv(x, y, z, value=-0.3),
+        lambda x, y, z: x - 0.3 * y / z,
+        [t, a, b],
+    )
     check_op(lambda x, y, z: x.addcmul(y, z), lambda x, y, z: x + y * z, [t, a, b])
     w = rand(shapes[2], 0, 1)
     check_op(flow.lerp, lambda x, y, z: x + z * (y - x), [t, a, w])
@@ -339,14 +460,28 @@ def test_optimizer_style_inplace():
     s = flow.zeros(4, 5)
     s.lerp_(flow.ones(4, 5), 0.25)
     np.testing.assert_allclose(s.numpy(), 0.25)
-    np.testing.assert_allclose(flow.lerp(flow.zeros(2), flow.tensor([2.0, 4.0]), 1.0).numpy(), [2.0, 4.0])
+    np.testing.assert_allclose(
+        flow.lerp(flow.zeros(2), flow.tensor([2.0, 4.0]), 1.0).numpy(), [2.0, 4.0]
+    )
 
 
 # ---- in place ----
 
-INPLACE = [("relu_", lambda x: np.maximum(x, 0)), ("exp_", np.exp), ("sigmoid_", sigmoid), ("tanh_", np.tanh),
-           ("neg_", np.negative), ("abs_", np.abs), ("floor_", np.floor), ("ceil_", np.ceil), ("round_", np.round),
-           ("sign_", np.sign), ("square_", np.square), ("sin_", np.sin), ("cos_", np.cos)]
+INPLACE = [
+    ("relu_", lambda x: np.maximum(x, 0)),
+    ("exp_", np.exp),
+    ("sigmoid_", sigmoid),
+    ("tanh_", np.tanh),
+    ("neg_", np.negative),
+    ("abs_", np.abs),
+    ("floor_", np.floor),
+    ("ceil_", np.ceil),
+    ("round_", np.round),
+    ("sign_", np.sign),
+    ("square_", np.square),
+    ("sin_", np.sin),
+    ("cos_", np.cos),
+]
 
 
 @pytest.mark.parametrize("name,ref", INPLACE)
@@ -382,8 +517,12 @@ def test_inplace_autograd():
     leaf = flow.tensor(a, requires_grad=True)
     with pytest.raises(ValueError, match=r"leaf"):
         leaf.relu_()
-    for name, dref in [("relu_", lambda v: (v > 0) * 1.0), ("sigmoid_", lambda v: sigmoid(v) * (1 - sigmoid(v))),
-                       ("tanh_", lambda v: 1 - np.tanh(v) ** 2), ("exp_", np.exp)]:
+    for name, dref in [
+        ("relu_", lambda v: (v > 0) * 1.0),
+        ("sigmoid_", lambda v: sigmoid(v) * (1 - sigmoid(v))),
+        ("tanh_", lambda v: 1 - np.tanh(v) ** 2),
+        ("exp_", np.exp),
+    ]:
         leaf = flow.tensor(a, dtype=flow.float64, requires_grad=True)
         y = leaf * 1.0
         getattr(y, name)()
@@ -401,6 +540,7 @@ def test_inplace_dtype_errors():
 
 # ---- errors ----
 
+
 def test_error_messages():
     with pytest.raises(ValueError, match=r"\[maximum\].*\[2,3\].*\[4\]"):
         flow.maximum(flow.zeros(2, 3), flow.zeros(4))
@@ -410,7 +550,12 @@ def test_error_messages():
         flow.where(flow.tensor([True, False]), flow.zeros(3), 0.0)
     with pytest.raises(ValueError, match=r"\[addcmul\]"):
         flow.addcmul(flow.zeros(2), flow.zeros(3), flow.zeros(3))
-    for fn, op in [(flow.log, "log"), (flow.sigmoid, "sigmoid"), (flow.gelu, "gelu"), (flow.sqrt, "sqrt")]:
+    for fn, op in [
+        (flow.log, "log"),
+        (flow.sigmoid, "sigmoid"),
+        (flow.gelu, "gelu"),
+        (flow.sqrt, "sqrt"),
+    ]:
         with pytest.raises(TypeError, match=rf"\[{op}\].*s64\[2\]"):
             fn(flow.tensor([1, 2]))
     with pytest.raises(TypeError, match=r"\[bitwise_and\].*f32"):

@@ -7,19 +7,22 @@ import oneflow_like as flow
 from op_testing import check_op, rand
 
 
-@pytest.mark.parametrize("sa,sb", [
-    ((3, 4), (4, 5)),             # 2-D
-    ((4,), (4,)),                 # dot
-    ((4,), (4, 3)),               # vector @ matrix
-    ((3, 4), (4,)),               # matrix @ vector
-    ((2, 3, 4), (4, 5)),          # batched @ matrix (folded into one GEMM)
-    ((4,), (2, 4, 5)),            # vector @ batched
-    ((2, 3, 4), (2, 4, 5)),       # bmm
-    ((2, 1, 3, 4), (3, 4, 2)),    # broadcast batch dims
-    ((3, 4), (2, 4, 5)),          # matrix @ batched (batch-broadcast grad reduced)
-    ((17, 33), (33, 19)),         # above the small-loop threshold: BLAS
-    ((2, 20, 16), (16, 24)),
-])
+@pytest.mark.parametrize(
+    "sa,sb",
+    [
+        ((3, 4), (4, 5)),  # 2-D
+        ((4,), (4,)),  # dot
+        ((4,), (4, 3)),  # vector @ matrix
+        ((3, 4), (4,)),  # matrix @ vector
+        ((2, 3, 4), (4, 5)),  # batched @ matrix (folded into one GEMM)
+        ((4,), (2, 4, 5)),  # vector @ batched
+        ((2, 3, 4), (2, 4, 5)),  # bmm
+        ((2, 1, 3, 4), (3, 4, 2)),  # broadcast batch dims
+        ((3, 4), (2, 4, 5)),  # matrix @ batched (batch-broadcast grad reduced)
+        ((17, 33), (33, 19)),  # above the small-loop threshold: BLAS
+        ((2, 20, 16), (16, 24)),
+    ],
+)
 def test_matmul(sa, sb):
     check_op(flow.matmul, np.matmul, [rand(sa), rand(sb)])
 
@@ -40,7 +43,11 @@ def test_transposed_views_use_blas_flags(n):
     a, b = rand((n + 2, n)), rand((n, n + 3))
     check_op(lambda x, y: x.t() @ y.t(), lambda x, y: x.T @ y.T, [b, a])
     # No unit stride in the matrix dims: packed before the GEMM.
-    check_op(lambda c, d: c.permute(2, 0, 1) @ d, lambda c, d: c.transpose(2, 0, 1) @ d, [rand((n, n + 1, 2)), rand((n + 1, 3))])
+    check_op(
+        lambda c, d: c.permute(2, 0, 1) @ d,
+        lambda c, d: c.transpose(2, 0, 1) @ d,
+        [rand((n, n + 1, 2)), rand((n + 1, 3))],
+    )
 
 
 def test_bmm():
@@ -50,10 +57,16 @@ def test_bmm():
 
 def test_batched_small_products():
     # Attention-shaped products: many small matrices, transposed operands, 2 batch dims.
-    check_op(lambda q, k: q @ k.transpose(-2, -1), lambda q, k: q @ np.swapaxes(k, -1, -2),
-             [rand((2, 3, 20, 16)), rand((2, 3, 24, 16))])
-    check_op(lambda p, v: p.transpose(-2, -1) @ v, lambda p, v: np.swapaxes(p, -1, -2) @ v,
-             [rand((4, 24, 20)), rand((4, 24, 16))])
+    check_op(
+        lambda q, k: q @ k.transpose(-2, -1),
+        lambda q, k: q @ np.swapaxes(k, -1, -2),
+        [rand((2, 3, 20, 16)), rand((2, 3, 24, 16))],
+    )
+    check_op(
+        lambda p, v: p.transpose(-2, -1) @ v,
+        lambda p, v: np.swapaxes(p, -1, -2) @ v,
+        [rand((4, 24, 20)), rand((4, 24, 16))],
+    )
     # A broadcast batch operand.
     check_op(flow.matmul, np.matmul, [rand((3, 20, 16)), rand((1, 16, 24))])
 
@@ -61,15 +74,25 @@ def test_batched_small_products():
 @pytest.mark.parametrize("shape_in", [(3, 5), (5,), (1, 5), ()])
 @pytest.mark.parametrize("beta,alpha", [(1.0, 1.0), (0.5, 2.0)])
 def test_addmm(shape_in, beta, alpha):
-    check_op(lambda i, x, y: flow.addmm(i, x, y, beta=beta, alpha=alpha),
-             lambda i, x, y: beta * i + alpha * (x @ y), [rand(shape_in), rand((3, 4)), rand((4, 5))])
+    check_op(
+        lambda i, x, y: flow.addmm(i, x, y, beta=beta, alpha=alpha),
+        lambda i, x, y: beta * i + alpha * (x @ y),
+        [rand(shape_in), rand((3, 4)), rand((4, 5))],
+    )
 
 
 def test_addmm_large_and_beta_zero():
-    check_op(lambda i, x, y: flow.addmm(i, x, y, beta=0.5, alpha=-1.5),
-             lambda i, x, y: 0.5 * i + -1.5 * (x @ y), [rand((40,)), rand((30, 20)), rand((20, 40))])
-    check_op(lambda i, x, y: flow.addmm(i, x, y, beta=0.0), lambda i, x, y: x @ y,
-             [rand((3, 5)), rand((3, 4)), rand((4, 5))], grad_inputs=[1, 2])
+    check_op(
+        lambda i, x, y: flow.addmm(i, x, y, beta=0.5, alpha=-1.5),
+        lambda i, x, y: 0.5 * i + -1.5 * (x @ y),
+        [rand((40,)), rand((30, 20)), rand((20, 40))],
+    )
+    check_op(
+        lambda i, x, y: flow.addmm(i, x, y, beta=0.0),
+        lambda i, x, y: x @ y,
+        [rand((3, 5)), rand((3, 4)), rand((4, 5))],
+        grad_inputs=[1, 2],
+    )
 
 
 @pytest.mark.parametrize("xs", [(4, 6), (2, 3, 6), (6,), (40, 30)])
@@ -137,8 +160,12 @@ F32_CASES = [
     ("thin", lambda a, b: a @ b, lambda a, b: a @ b, [(150, 400), (400, 10)]),
     ("row_vector", lambda a, b: a @ b, lambda a, b: a @ b, [(1, 700), (700, 300)]),
     ("lhs_transposed", lambda a, b: a.t() @ b, lambda a, b: a.T @ b, [(256, 96), (256, 80)]),
-    ("attention_views", lambda q, k: q.transpose(1, 2) @ k.permute(0, 2, 3, 1),
-     lambda q, k: np.swapaxes(q, 1, 2) @ np.transpose(k, (0, 2, 3, 1)), [(2, 40, 3, 16), (2, 36, 3, 16)]),
+    (
+        "attention_views",
+        lambda q, k: q.transpose(1, 2) @ k.permute(0, 2, 3, 1),
+        lambda q, k: np.swapaxes(q, 1, 2) @ np.transpose(k, (0, 2, 3, 1)),
+        [(2, 40, 3, 16), (2, 36, 3, 16)],
+    ),
     ("broadcast_batch", lambda a, b: a @ b, lambda a, b: a @ b, [(2, 1, 30, 64), (3, 64, 70)]),
 ]
 
@@ -156,8 +183,13 @@ def check_f32_products():
             # d/dx_i of sum(up * f(x)) by float64 autograd on the same composition.
             x64 = [flow.tensor(a, dtype=flow.float64, requires_grad=True) for a in arrays]
             fn(*x64).backward(flow.tensor(up, dtype=flow.float64))
-            np.testing.assert_allclose(x.grad.numpy(), x64[i].grad.numpy(), rtol=1e-4, atol=1e-4,
-                                       err_msg=f"{name}: gradient of input {i}")
+            np.testing.assert_allclose(
+                x.grad.numpy(),
+                x64[i].grad.numpy(),
+                rtol=1e-4,
+                atol=1e-4,
+                err_msg=f"{name}: gradient of input {i}",
+            )
 
 
 def test_f32_products_default_rule():
@@ -170,10 +202,15 @@ def test_f32_products_each_implementation(impl):
     import os
     import subprocess
     import sys
+
     env = dict(os.environ, ONEFLOW_LIKE_GEMM_IMPL=impl, ONEFLOW_LIKE_GEMM_LOG="1")
-    code = "import sys; sys.path.insert(0, %r); import test_ops_matmul as t; t.check_f32_products()" % (
-        os.path.dirname(os.path.abspath(__file__)))
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    code = (
+        "import sys; sys.path.insert(0, %r); import test_ops_matmul as t; t.check_f32_products()"
+        % (os.path.dirname(os.path.abspath(__file__)))
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     # Every product but the row vector's (always sgemv) ran on the forced implementation.
     calls = [line.split() for line in r.stderr.splitlines() if line.startswith("[gemm]")]

@@ -28,12 +28,19 @@ def np_conv2d(x, w, b=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), grou
     out = np.zeros((n, k, oh, ow))
     kg = k // groups
     for g in range(groups):
-        xs = xp[:, g * cg:(g + 1) * cg]
+        xs = xp[:, g * cg : (g + 1) * cg]
         for i in range(r):
             for j in range(s):
                 hi, wj = i * dilation[0], j * dilation[1]
-                patch = xs[:, :, hi:hi + stride[0] * (oh - 1) + 1:stride[0], wj:wj + stride[1] * (ow - 1) + 1:stride[1]]
-                out[:, g * kg:(g + 1) * kg] += np.einsum("nchw,kc->nkhw", patch, w[g * kg:(g + 1) * kg, :, i, j])
+                patch = xs[
+                    :,
+                    :,
+                    hi : hi + stride[0] * (oh - 1) + 1 : stride[0],
+                    wj : wj + stride[1] * (ow - 1) + 1 : stride[1],
+                ]
+                out[:, g * kg : (g + 1) * kg] += np.einsum(
+                    "nchw,kc->nkhw", patch, w[g * kg : (g + 1) * kg, :, i, j]
+                )
     if b is not None:
         out += b.reshape(1, -1, 1, 1)
     return out
@@ -49,7 +56,9 @@ def np_pool_out(n, k, s, p, d, ceil):
 
 def np_max_pool2d(x, k, s, p, d=(1, 1), ceil=False):
     n, c, h, w = x.shape
-    oh, ow = np_pool_out(h, k[0], s[0], p[0], d[0], ceil), np_pool_out(w, k[1], s[1], p[1], d[1], ceil)
+    oh, ow = np_pool_out(h, k[0], s[0], p[0], d[0], ceil), np_pool_out(
+        w, k[1], s[1], p[1], d[1], ceil
+    )
     out = np.full((n, c, oh, ow), -np.inf)
     for a in range(oh):
         for b in range(ow):
@@ -113,7 +122,9 @@ def np_nll(logp, t, w=None, ignore=-100, reduction="mean", ls=0.0):
 # ---- softmax ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("shape,dim", [((4, 7), 1), ((4, 7), 0), ((2, 3, 5), 1), ((3, 40), -1), ((6,), 0)])
+@pytest.mark.parametrize(
+    "shape,dim", [((4, 7), 1), ((4, 7), 0), ((2, 3, 5), 1), ((3, 40), -1), ((6,), 0)]
+)
 def test_softmax_log_softmax(shape, dim):
     x = rand(shape, -3, 3)
     check_op(lambda t: flow.softmax(t, dim), lambda a: np_softmax(a, dim), [x])
@@ -146,7 +157,9 @@ def test_cross_entropy(reduction, weighted, ls):
 
     def fn(a):
         ww = None if wt is None else wt.to(a.dtype)
-        return flow.cross_entropy(a, tt, weight=ww, ignore_index=-100, reduction=reduction, label_smoothing=ls)
+        return flow.cross_entropy(
+            a, tt, weight=ww, ignore_index=-100, reduction=reduction, label_smoothing=ls
+        )
 
     check_op(fn, lambda a: np_nll(np_log_softmax(a, 1), t, w, -100, reduction, ls), [x])
 
@@ -154,11 +167,18 @@ def test_cross_entropy(reduction, weighted, ls):
 def test_cross_entropy_spatial_and_probabilities():
     x = rand((2, 3, 2, 2))
     t = RNG.integers(0, 3, size=(2, 2, 2))
-    check_op(lambda a: flow.cross_entropy(a, flow.tensor(t)), lambda a: np_nll(np_log_softmax(a, 1), t), [x])
+    check_op(
+        lambda a: flow.cross_entropy(a, flow.tensor(t)),
+        lambda a: np_nll(np_log_softmax(a, 1), t),
+        [x],
+    )
     p = np_softmax(rand((4, 3)), 1)
     xp = rand((4, 3))
-    check_op(lambda a: flow.cross_entropy(a, flow.tensor(p, dtype=a.dtype)),
-             lambda a: -(np_log_softmax(a, 1) * p).sum(1).mean(), [xp])
+    check_op(
+        lambda a: flow.cross_entropy(a, flow.tensor(p, dtype=a.dtype)),
+        lambda a: -(np_log_softmax(a, 1) * p).sum(1).mean(),
+        [xp],
+    )
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
@@ -166,9 +186,17 @@ def test_nll_loss(reduction):
     x = rand((6, 5))
     t = np.array([4, 0, 1, 1, 7, 2])
     w = rand((5,), 0.5, 2.0)
-    check_op(lambda a: flow.nll_loss(a, flow.tensor(t), weight=flow.tensor(w, dtype=a.dtype), ignore_index=7,
-                                     reduction=reduction),
-             lambda a: np_nll(a, t, w, 7, reduction), [x])
+    check_op(
+        lambda a: flow.nll_loss(
+            a,
+            flow.tensor(t),
+            weight=flow.tensor(w, dtype=a.dtype),
+            ignore_index=7,
+            reduction=reduction,
+        ),
+        lambda a: np_nll(a, t, w, 7, reduction),
+        [x],
+    )
 
 
 def test_nll_target_out_of_range_fails_at_sync():
@@ -180,8 +208,11 @@ def test_nll_target_out_of_range_fails_at_sync():
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_mse_loss(reduction):
     red = {"mean": np.mean, "sum": np.sum, "none": lambda v: v}[reduction]
-    check_op(lambda a, b: flow.mse_loss(a, b, reduction=reduction), lambda a, b: red((a - b) ** 2),
-             [rand((3, 4)), rand((3, 4))])
+    check_op(
+        lambda a, b: flow.mse_loss(a, b, reduction=reduction),
+        lambda a, b: red((a - b) ** 2),
+        [rand((3, 4)), rand((3, 4))],
+    )
 
 
 @pytest.mark.parametrize("with_pw,with_w", [(False, False), (True, False), (True, True)])
@@ -195,14 +226,24 @@ def test_bce_with_logits(with_pw, with_w):
         return (loss * (ww if ww is not None else 1)).mean()
 
     if with_w:
-        check_op(lambda a, b, p, ww: flow.binary_cross_entropy_with_logits(a, b, weight=ww, pos_weight=p), ref,
-                 [x, y, pw, w])
+        check_op(
+            lambda a, b, p, ww: flow.binary_cross_entropy_with_logits(
+                a, b, weight=ww, pos_weight=p
+            ),
+            ref,
+            [x, y, pw, w],
+        )
     elif with_pw:
-        check_op(lambda a, b, p: flow.binary_cross_entropy_with_logits(a, b, pos_weight=p), ref, [x, y, pw])
+        check_op(
+            lambda a, b, p: flow.binary_cross_entropy_with_logits(a, b, pos_weight=p),
+            ref,
+            [x, y, pw],
+        )
     else:
         check_op(lambda a, b: flow.binary_cross_entropy_with_logits(a, b), ref, [x, y])
-    big = flow.binary_cross_entropy_with_logits(flow.tensor([100.0, -100.0]), flow.tensor([0.0, 1.0]),
-                                                reduction="none").numpy()
+    big = flow.binary_cross_entropy_with_logits(
+        flow.tensor([100.0, -100.0]), flow.tensor([0.0, 1.0]), reduction="none"
+    ).numpy()
     np.testing.assert_allclose(big, [100.0, 100.0], rtol=1e-6)  # no overflow
 
 
@@ -213,30 +254,57 @@ def test_bce_with_logits(with_pw, with_w):
 CONV_OPS = ("conv2d", "conv2d_grad_input", "conv2d_grad_weight")
 
 
-@pytest.mark.parametrize("stride,padding,dilation,groups,bias", [
-    (1, 0, 1, 1, True), (2, 1, 1, 1, False), (1, 2, 2, 1, True), (1, 1, 1, 2, True), ((2, 1), (1, 0), 1, 4, False)])
+@pytest.mark.parametrize(
+    "stride,padding,dilation,groups,bias",
+    [
+        (1, 0, 1, 1, True),
+        (2, 1, 1, 1, False),
+        (1, 2, 2, 1, True),
+        (1, 1, 1, 2, True),
+        ((2, 1), (1, 0), 1, 4, False),
+    ],
+)
 def test_conv2d(stride, padding, dilation, groups, bias):
     pair = lambda v: (v, v) if isinstance(v, int) else v
     x = rand((2, 4, 6, 5))
     w = rand((4, 4 // groups, 3, 3))
     b = rand((4,))
-    ref = lambda a, ww, bb=None: np_conv2d(a, ww, bb, pair(stride), pair(padding), pair(dilation), groups)
+    ref = lambda a, ww, bb=None: np_conv2d(
+        a, ww, bb, pair(stride), pair(padding), pair(dilation), groups
+    )
     if bias:
-        check_op(lambda a, ww, bb: flow.conv2d(a, ww, bb, stride, padding, dilation, groups), ref, [x, w, b],
-                 lowered_ops=CONV_OPS)
+        check_op(
+            lambda a, ww, bb: flow.conv2d(a, ww, bb, stride, padding, dilation, groups),
+            ref,
+            [x, w, b],
+            lowered_ops=CONV_OPS,
+        )
     else:
-        check_op(lambda a, ww: flow.conv2d(a, ww, None, stride, padding, dilation, groups), ref, [x, w],
-                 lowered_ops=CONV_OPS)
+        check_op(
+            lambda a, ww: flow.conv2d(a, ww, None, stride, padding, dilation, groups),
+            ref,
+            [x, w],
+            lowered_ops=CONV_OPS,
+        )
 
 
 def test_conv2d_pointwise_and_larger_f32():
     x, w = rand((2, 8, 4, 4)), rand((6, 8, 1, 1))
     check_op(lambda a, ww: flow.conv2d(a, ww), lambda a, ww: np_conv2d(a, ww), [x, w])
     x, w, b = rand((4, 16, 12, 12)), rand((32, 16, 3, 3)), rand((32,))
-    check_op(lambda a, ww, bb: flow.conv2d(a, ww, bb, padding=1), lambda a, ww, bb: np_conv2d(a, ww, bb, padding=(1, 1)),
-             [x, w, b], atol=1e-4, backward=False)
+    check_op(
+        lambda a, ww, bb: flow.conv2d(a, ww, bb, padding=1),
+        lambda a, ww, bb: np_conv2d(a, ww, bb, padding=(1, 1)),
+        [x, w, b],
+        atol=1e-4,
+        backward=False,
+    )
     # f32 backward (oneDNN) against the f64 one
-    xs = [flow.tensor(v, dtype=dt, requires_grad=True) for dt in (flow.float32, flow.float64) for v in (x, w)]
+    xs = [
+        flow.tensor(v, dtype=dt, requires_grad=True)
+        for dt in (flow.float32, flow.float64)
+        for v in (x, w)
+    ]
     g = rand((4, 32, 12, 12))
     for xt, wt in (xs[:2], xs[2:]):
         flow.conv2d(xt, wt, padding=1).backward(flow.tensor(g, dtype=xt.dtype))
@@ -249,10 +317,16 @@ def test_conv1d(stride, padding, dilation, groups):
     x, w, b = rand((2, 4, 9)), rand((6, 4 // groups, 3)), rand((6,))
 
     def ref(a, ww, bb):
-        return np_conv2d(a[:, :, None], ww[:, :, None], bb, (1, stride), (0, padding), (1, dilation), groups)[:, :, 0]
+        return np_conv2d(
+            a[:, :, None], ww[:, :, None], bb, (1, stride), (0, padding), (1, dilation), groups
+        )[:, :, 0]
 
-    check_op(lambda a, ww, bb: flow.conv1d(a, ww, bb, stride, padding, dilation, groups), ref, [x, w, b],
-             lowered_ops=CONV_OPS)
+    check_op(
+        lambda a, ww, bb: flow.conv1d(a, ww, bb, stride, padding, dilation, groups),
+        ref,
+        [x, w, b],
+        lowered_ops=CONV_OPS,
+    )
 
 
 def test_conv_errors_name_op_and_shapes():
@@ -267,11 +341,24 @@ def test_conv_errors_name_op_and_shapes():
 # ---- pooling ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("k,s,p,d,ceil", [((2, 2), (2, 2), (0, 0), (1, 1), False), ((3, 3), (2, 2), (1, 1), (1, 1), False),
-                                          ((3, 2), (1, 2), (1, 0), (2, 1), False), ((3, 3), (2, 2), (0, 0), (1, 1), True)])
+@pytest.mark.parametrize(
+    "k,s,p,d,ceil",
+    [
+        ((2, 2), (2, 2), (0, 0), (1, 1), False),
+        ((3, 3), (2, 2), (1, 1), (1, 1), False),
+        ((3, 2), (1, 2), (1, 0), (2, 1), False),
+        ((3, 3), (2, 2), (0, 0), (1, 1), True),
+    ],
+)
 def test_max_pool2d(k, s, p, d, ceil):
-    x = RNG.permutation(2 * 3 * 7 * 6).reshape(2, 3, 7, 6) / 10.0  # distinct values: a unique argmax
-    check_op(lambda a: flow.max_pool2d(a, k, s, p, d, ceil), lambda a: np_max_pool2d(a, k, s, p, d, ceil), [x])
+    x = (
+        RNG.permutation(2 * 3 * 7 * 6).reshape(2, 3, 7, 6) / 10.0
+    )  # distinct values: a unique argmax
+    check_op(
+        lambda a: flow.max_pool2d(a, k, s, p, d, ceil),
+        lambda a: np_max_pool2d(a, k, s, p, d, ceil),
+        [x],
+    )
 
 
 def test_max_pool2d_indices_and_3d_input():
@@ -281,25 +368,46 @@ def test_max_pool2d_indices_and_3d_input():
     assert flow.max_pool2d(flow.tensor(x[0]), 2).shape == (1, 2, 2)
 
 
-@pytest.mark.parametrize("k,s,p,ceil,inc", [((2, 2), (2, 2), (0, 0), False, True), ((3, 3), (2, 2), (1, 1), False, True),
-                                            ((3, 3), (2, 2), (1, 1), False, False), ((3, 2), (2, 1), (1, 1), True, False)])
+@pytest.mark.parametrize(
+    "k,s,p,ceil,inc",
+    [
+        ((2, 2), (2, 2), (0, 0), False, True),
+        ((3, 3), (2, 2), (1, 1), False, True),
+        ((3, 3), (2, 2), (1, 1), False, False),
+        ((3, 2), (2, 1), (1, 1), True, False),
+    ],
+)
 def test_avg_pool2d(k, s, p, ceil, inc):
     x = rand((2, 2, 7, 6))
-    check_op(lambda a: flow.avg_pool2d(a, k, s, p, ceil, inc), lambda a: np_avg_pool2d(a, k, s, p, ceil, inc), [x])
+    check_op(
+        lambda a: flow.avg_pool2d(a, k, s, p, ceil, inc),
+        lambda a: np_avg_pool2d(a, k, s, p, ceil, inc),
+        [x],
+    )
 
 
 def test_pool1d():
     x = RNG.permutation(2 * 3 * 9).reshape(2, 3, 9) / 10.0
-    check_op(lambda a: flow.max_pool1d(a, 3, 2, 1), lambda a: np_max_pool2d(a[:, :, None], (1, 3), (1, 2), (0, 1))[:, :, 0],
-             [x])
-    check_op(lambda a: flow.avg_pool1d(a, 2, 1, 1, False, False),
-             lambda a: np_avg_pool2d(a[:, :, None], (1, 2), (1, 1), (0, 1), False, False)[:, :, 0], [x])
+    check_op(
+        lambda a: flow.max_pool1d(a, 3, 2, 1),
+        lambda a: np_max_pool2d(a[:, :, None], (1, 3), (1, 2), (0, 1))[:, :, 0],
+        [x],
+    )
+    check_op(
+        lambda a: flow.avg_pool1d(a, 2, 1, 1, False, False),
+        lambda a: np_avg_pool2d(a[:, :, None], (1, 2), (1, 1), (0, 1), False, False)[:, :, 0],
+        [x],
+    )
     assert flow.max_pool1d(flow.zeros(3, 8), 2).shape == (3, 4)
 
 
 @pytest.mark.parametrize("os", [(1, 1), (3, 2), (5, 7), (4, 4)])
 def test_adaptive_avg_pool2d(os):
-    check_op(lambda a: flow.adaptive_avg_pool2d(a, os), lambda a: np_adaptive_avg_pool2d(a, os), [rand((2, 2, 5, 7))])
+    check_op(
+        lambda a: flow.adaptive_avg_pool2d(a, os),
+        lambda a: np_adaptive_avg_pool2d(a, os),
+        [rand((2, 2, 5, 7))],
+    )
 
 
 # ---- normalization ------------------------------------------------------------------------------
@@ -318,7 +426,9 @@ def test_batch_norm_training(shape, affine):
         return y if ww is None else y * ww.reshape(cs) + bb.reshape(cs)
 
     if affine:
-        check_op(lambda a, ww, bb: flow.batch_norm(a, None, None, ww, bb, training=True), ref, [x, w, b])
+        check_op(
+            lambda a, ww, bb: flow.batch_norm(a, None, None, ww, bb, training=True), ref, [x, w, b]
+        )
     else:
         check_op(lambda a: flow.batch_norm(a, None, None, training=True), ref, [x])
 
@@ -333,9 +443,21 @@ def test_batch_norm_running_stats_and_eval():
     rmv, rvv = rand((3,)), rand((3,), 0.5, 2)
     w, b = rand((3,)), rand((3,))
     cs = (1, 3, 1, 1)
-    ref = lambda a, ww, bb: (a - rmv.reshape(cs)) / np.sqrt(rvv.reshape(cs) + 1e-5) * ww.reshape(cs) + bb.reshape(cs)
-    check_op(lambda a, ww, bb: flow.batch_norm(a, flow.tensor(rmv, dtype=a.dtype), flow.tensor(rvv, dtype=a.dtype),
-                                               ww, bb, training=False), ref, [x, w, b])
+    ref = lambda a, ww, bb: (a - rmv.reshape(cs)) / np.sqrt(rvv.reshape(cs) + 1e-5) * ww.reshape(
+        cs
+    ) + bb.reshape(cs)
+    check_op(
+        lambda a, ww, bb: flow.batch_norm(
+            a,
+            flow.tensor(rmv, dtype=a.dtype),
+            flow.tensor(rvv, dtype=a.dtype),
+            ww,
+            bb,
+            training=False,
+        ),
+        ref,
+        [x, w, b],
+    )
 
 
 @pytest.mark.parametrize("shape,norm", [((3, 8), (8,)), ((2, 3, 4), (3, 4)), ((2, 2, 5), (5,))])
@@ -344,12 +466,19 @@ def test_layer_norm(shape, norm, affine):
     axes = tuple(range(len(shape) - len(norm), len(shape)))
     x, w, b = rand(shape), rand(norm, 0.5, 1.5), rand(norm)
     if affine:
-        check_op(lambda a, ww, bb: flow.layer_norm(a, norm, ww, bb), lambda a, ww, bb: np_norm(a, axes, 1e-5) * ww + bb,
-                 [x, w, b])
+        check_op(
+            lambda a, ww, bb: flow.layer_norm(a, norm, ww, bb),
+            lambda a, ww, bb: np_norm(a, axes, 1e-5) * ww + bb,
+            [x, w, b],
+        )
     else:
         check_op(lambda a: flow.layer_norm(a, norm), lambda a: np_norm(a, axes, 1e-5), [x])
     # weight only
-    check_op(lambda a, ww: flow.layer_norm(a, norm, ww), lambda a, ww: np_norm(a, axes, 1e-5) * ww, [x, w])
+    check_op(
+        lambda a, ww: flow.layer_norm(a, norm, ww),
+        lambda a, ww: np_norm(a, axes, 1e-5) * ww,
+        [x, w],
+    )
 
 
 @pytest.mark.parametrize("shape,groups", [((2, 4, 3), 2), ((2, 6, 2, 2), 3), ((3, 4), 2)])
@@ -361,8 +490,16 @@ def test_group_norm(shape, groups):
         g = a.reshape(n, groups, -1)
         return np_norm(g, (2,), 1e-5).reshape(a.shape) * ww.reshape(cs) + bb.reshape(cs)
 
-    check_op(lambda a, ww, bb: flow.group_norm(a, groups, ww, bb), ref, [rand(shape), rand((c,), 0.5, 1.5), rand((c,))])
-    check_op(lambda a: flow.group_norm(a, groups), lambda a: ref(a, np.ones(c), np.zeros(c)), [rand(shape)])
+    check_op(
+        lambda a, ww, bb: flow.group_norm(a, groups, ww, bb),
+        ref,
+        [rand(shape), rand((c,), 0.5, 1.5), rand((c,))],
+    )
+    check_op(
+        lambda a: flow.group_norm(a, groups),
+        lambda a: ref(a, np.ones(c), np.zeros(c)),
+        [rand(shape)],
+    )
 
 
 def test_norm_errors():
@@ -437,10 +574,14 @@ def test_scaled_dot_product_attention(kind):
     bmask[:, 0] = True
     fmask = rand((3, 5))
     if kind == "bool":
-        fn = lambda a, b, c: flow.scaled_dot_product_attention(a, b, c, attn_mask=flow.tensor(bmask))
+        fn = lambda a, b, c: flow.scaled_dot_product_attention(
+            a, b, c, attn_mask=flow.tensor(bmask)
+        )
         ref = lambda a, b, c: np_sdpa(a, b, c, bmask)
     elif kind == "float":
-        fn = lambda a, b, c: flow.scaled_dot_product_attention(a, b, c, attn_mask=flow.tensor(fmask, dtype=a.dtype))
+        fn = lambda a, b, c: flow.scaled_dot_product_attention(
+            a, b, c, attn_mask=flow.tensor(fmask, dtype=a.dtype)
+        )
         ref = lambda a, b, c: np_sdpa(a, b, c, fmask)
     else:
         causal = kind == "causal"

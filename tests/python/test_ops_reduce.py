@@ -10,9 +10,20 @@ import oneflow_like as flow
 from op_testing import check_op, rand
 
 # (shape, dim): trailing dims (row path), leading/middle (column path), interleaved (generic).
-CASES = [((3, 4, 5), None), ((3, 4, 5), 0), ((3, 4, 5), 1), ((3, 4, 5), 2), ((3, 4, 5), -1),
-         ((3, 4, 5), (0, 2)), ((3, 4, 5), (1, 2)), ((3, 4, 5), (0, 1)), ((2, 3, 4, 5), (0, 2)),
-         ((1, 4, 1, 5), (1, 2)), ((6,), 0), ((), None)]
+CASES = [
+    ((3, 4, 5), None),
+    ((3, 4, 5), 0),
+    ((3, 4, 5), 1),
+    ((3, 4, 5), 2),
+    ((3, 4, 5), -1),
+    ((3, 4, 5), (0, 2)),
+    ((3, 4, 5), (1, 2)),
+    ((3, 4, 5), (0, 1)),
+    ((2, 3, 4, 5), (0, 2)),
+    ((1, 4, 1, 5), (1, 2)),
+    ((6,), 0),
+    ((), None),
+]
 
 
 def np_dims(dim):
@@ -24,7 +35,9 @@ def np_dims(dim):
 def test_sum_mean_prod(shape, dim, keepdim):
     x = rand(shape)
     ax = np_dims(dim)
-    check_op(lambda t: flow.sum(t, dim, keepdim), lambda a: np.sum(a, axis=ax, keepdims=keepdim), [x])
+    check_op(
+        lambda t: flow.sum(t, dim, keepdim), lambda a: np.sum(a, axis=ax, keepdims=keepdim), [x]
+    )
     check_op(lambda t: t.mean(dim, keepdim), lambda a: np.mean(a, axis=ax, keepdims=keepdim), [x])
     xp = np.asarray(rand(shape, 0.5, 1.5) * np.sign(rand(shape)))
     check_op(lambda t: t.prod(dim, keepdim), lambda a: np.prod(a, axis=ax, keepdims=keepdim), [xp])
@@ -36,11 +49,17 @@ def test_sum_mean_prod(shape, dim, keepdim):
 def test_amax_amin(name, shape, dim, keepdim):
     ref = {"amax": np.amax, "amin": np.amin}[name]
     d = () if dim is None else dim
-    check_op(lambda t: getattr(flow, name)(t, d, keepdim), lambda a: ref(a, axis=np_dims(dim), keepdims=keepdim), [rand(shape)])
+    check_op(
+        lambda t: getattr(flow, name)(t, d, keepdim),
+        lambda a: ref(a, axis=np_dims(dim), keepdims=keepdim),
+        [rand(shape)],
+    )
 
 
 @pytest.mark.parametrize("keepdim", [False, True])
-@pytest.mark.parametrize("shape,dim", [((3, 4, 5), 0), ((3, 4, 5), 1), ((3, 4, 5), -1), ((7,), 0), ((2, 1, 3), 1)])
+@pytest.mark.parametrize(
+    "shape,dim", [((3, 4, 5), 0), ((3, 4, 5), 1), ((3, 4, 5), -1), ((7,), 0), ((2, 1, 3), 1)]
+)
 @pytest.mark.parametrize("name", ["max", "min"])
 def test_max_min_dim(name, shape, dim, keepdim):
     npv = {"max": np.max, "min": np.min}[name]
@@ -68,7 +87,9 @@ def test_max_min_global(name):
 
 
 @pytest.mark.parametrize("name", ["argmax", "argmin"])
-@pytest.mark.parametrize("shape,dim", [((3, 4, 5), None), ((3, 4, 5), 0), ((3, 4, 5), 1), ((3, 4, 5), 2), ((10,), None)])
+@pytest.mark.parametrize(
+    "shape,dim", [((3, 4, 5), None), ((3, 4, 5), 0), ((3, 4, 5), 1), ((3, 4, 5), 2), ((10,), None)]
+)
 def test_argmax_argmin(name, shape, dim):
     x = rand(shape)
     for dt in (np.float32, np.float64, np.int64):
@@ -103,11 +124,18 @@ def test_var_std(name, shape, dim, keepdim, correction):
     ref = {"var": np.var, "std": np.std}[name]
     x = rand(shape)
     ax = np_dims(dim)
-    n = x.size if dim is None else int(np.prod([shape[d] for d in (dim if isinstance(dim, tuple) else (dim,))]))
+    n = (
+        x.size
+        if dim is None
+        else int(np.prod([shape[d] for d in (dim if isinstance(dim, tuple) else (dim,))]))
+    )
     if n - correction <= 0:
         pytest.skip("no degrees of freedom")
-    check_op(lambda t: getattr(flow, name)(t, dim, keepdim=keepdim, correction=correction),
-             lambda a: ref(a, axis=ax, keepdims=keepdim, ddof=correction), [x])
+    check_op(
+        lambda t: getattr(flow, name)(t, dim, keepdim=keepdim, correction=correction),
+        lambda a: ref(a, axis=ax, keepdims=keepdim, ddof=correction),
+        [x],
+    )
 
 
 def test_var_unbiased_signatures():
@@ -115,13 +143,17 @@ def test_var_unbiased_signatures():
     t = flow.tensor(x)
     np.testing.assert_allclose(t.var().numpy(), np.var(x, ddof=1), rtol=1e-5)
     np.testing.assert_allclose(t.var(False).numpy(), np.var(x), rtol=1e-5)
-    np.testing.assert_allclose(flow.std(t, 1, False, True).numpy(), np.std(x, 1, keepdims=True), rtol=1e-5)
+    np.testing.assert_allclose(
+        flow.std(t, 1, False, True).numpy(), np.std(x, 1, keepdims=True), rtol=1e-5
+    )
     np.testing.assert_allclose(t.std(0, unbiased=True).numpy(), np.std(x, 0, ddof=1), rtol=1e-5)
 
 
 def test_var_large_mean_precision():
     x = (1e4 + rand((8, 1000))).astype(np.float32)
-    np.testing.assert_allclose(flow.tensor(x).var(1).numpy(), np.var(x.astype(np.float64), 1, ddof=1), rtol=1e-3)
+    np.testing.assert_allclose(
+        flow.tensor(x).var(1).numpy(), np.var(x.astype(np.float64), 1, ddof=1), rtol=1e-3
+    )
 
 
 def np_norm(a, p, axis, keepdims):
@@ -136,11 +168,16 @@ def np_norm(a, p, axis, keepdims):
 
 
 @pytest.mark.parametrize("keepdim", [False, True])
-@pytest.mark.parametrize("shape,dim", [((3, 4, 5), None), ((3, 4, 5), 1), ((3, 4, 5), -1), ((3, 4, 5), (0, 2)), ((7,), 0)])
+@pytest.mark.parametrize(
+    "shape,dim",
+    [((3, 4, 5), None), ((3, 4, 5), 1), ((3, 4, 5), -1), ((3, 4, 5), (0, 2)), ((7,), 0)],
+)
 @pytest.mark.parametrize("p", [2, 1, math.inf, -math.inf, 3, 0.5, 0])
 def test_norm(p, shape, dim, keepdim):
     x = np.asarray(rand(shape, 0.1, 1.0) * np.where(rand(shape) > 0, 1, -1))
-    check_op(lambda t: flow.norm(t, p, dim, keepdim), lambda a: np_norm(a, p, np_dims(dim), keepdim), [x])
+    check_op(
+        lambda t: flow.norm(t, p, dim, keepdim), lambda a: np_norm(a, p, np_dims(dim), keepdim), [x]
+    )
 
 
 def test_norm_fro_and_method():
@@ -160,7 +197,9 @@ def np_lse(a, axis, keepdims):
 
 
 @pytest.mark.parametrize("keepdim", [False, True])
-@pytest.mark.parametrize("shape,dim", [((3, 4, 5), None), ((3, 4, 5), 0), ((3, 4, 5), 2), ((3, 4, 5), (0, 2)), ((6,), 0)])
+@pytest.mark.parametrize(
+    "shape,dim", [((3, 4, 5), None), ((3, 4, 5), 0), ((3, 4, 5), 2), ((3, 4, 5), (0, 2)), ((6,), 0)]
+)
 def test_logsumexp(shape, dim, keepdim):
     x = rand(shape, -5, 5)
     check_op(lambda t: t.logsumexp(dim, keepdim), lambda a: np_lse(a, np_dims(dim), keepdim), [x])
@@ -176,9 +215,21 @@ def test_logsumexp_extremes():
 def test_strided_inputs():
     x = rand((4, 5, 6))
     for name, ref in [("sum", np.sum), ("amax", np.amax), ("prod", np.prod)]:
-        check_op(lambda t: getattr(t.permute(2, 0, 1), name)(1), lambda a: ref(a.transpose(2, 0, 1), axis=1), [x])
-    check_op(lambda t: t.transpose(0, 2).var(0), lambda a: np.var(a.transpose(2, 1, 0), axis=0, ddof=1), [x])
-    check_op(lambda t: t.transpose(0, 2).logsumexp(2), lambda a: np_lse(a.transpose(2, 1, 0), 2, False), [x])
+        check_op(
+            lambda t: getattr(t.permute(2, 0, 1), name)(1),
+            lambda a: ref(a.transpose(2, 0, 1), axis=1),
+            [x],
+        )
+    check_op(
+        lambda t: t.transpose(0, 2).var(0),
+        lambda a: np.var(a.transpose(2, 1, 0), axis=0, ddof=1),
+        [x],
+    )
+    check_op(
+        lambda t: t.transpose(0, 2).logsumexp(2),
+        lambda a: np_lse(a.transpose(2, 1, 0), 2, False),
+        [x],
+    )
 
 
 def test_integer_and_bool_inputs():
@@ -198,7 +249,9 @@ def test_integer_and_bool_inputs():
         t.var()
 
 
-@pytest.mark.parametrize("shape,dim", [((4, 300000), 1), ((300000, 8), 0), ((1 << 20,), None), ((3, 200003), 1)])
+@pytest.mark.parametrize(
+    "shape,dim", [((4, 300000), 1), ((300000, 8), 0), ((1 << 20,), None), ((3, 200003), 1)]
+)
 def test_large_reductions_deterministic(shape, dim):
     x = rand(shape).astype(np.float32)
     t = flow.tensor(x)
@@ -208,9 +261,15 @@ def test_large_reductions_deterministic(shape, dim):
         np.testing.assert_array_equal(t.sum(dim).numpy(), r1)  # bit-identical
     np.testing.assert_allclose(t.amax(dim).numpy(), np.amax(x, axis=dim))
     np.testing.assert_array_equal(t.argmax(dim).numpy(), np.argmax(x, axis=dim))
-    np.testing.assert_allclose(t.var(dim).numpy(), np.var(x.astype(np.float64), axis=dim, ddof=1), rtol=1e-4)
-    np.testing.assert_allclose(t.norm(dim=dim).numpy(), np.linalg.norm(x.astype(np.float64), axis=dim), rtol=1e-4)
-    np.testing.assert_allclose(t.logsumexp(dim).numpy(), np_lse(x.astype(np.float64), dim, False), rtol=1e-5)
+    np.testing.assert_allclose(
+        t.var(dim).numpy(), np.var(x.astype(np.float64), axis=dim, ddof=1), rtol=1e-4
+    )
+    np.testing.assert_allclose(
+        t.norm(dim=dim).numpy(), np.linalg.norm(x.astype(np.float64), axis=dim), rtol=1e-4
+    )
+    np.testing.assert_allclose(
+        t.logsumexp(dim).numpy(), np_lse(x.astype(np.float64), dim, False), rtol=1e-5
+    )
 
 
 def test_empty_reductions():

@@ -10,30 +10,71 @@ def idx(a):
     return flow.tensor(a, dtype=flow.int64)
 
 
-@pytest.mark.parametrize("name,fn,ref,shape", [
-    ("squeeze", lambda t: t.squeeze(), np.squeeze, (3, 1, 4, 1)),
-    ("squeeze_dim", lambda t: flow.squeeze(t, 1), lambda a: np.squeeze(a, 1), (3, 1, 4)),
-    ("unsqueeze", lambda t: flow.unsqueeze(t, -1) * 2, lambda a: np.expand_dims(a, -1) * 2, (3, 4)),
-    ("flatten", lambda t: t.flatten(1), lambda a: a.reshape(2, -1), (2, 3, 4)),
-    ("flatten_mid", lambda t: flow.flatten(t.transpose(0, 2), 0, 1), lambda a: a.transpose(2, 1, 0).reshape(-1, 2), (2, 3, 4)),
-    ("narrow", lambda t: t.narrow(1, 1, 2), lambda a: a[:, 1:3], (3, 4)),
-    ("select", lambda t: t.select(1, -1), lambda a: a[:, -1], (3, 4, 2)),
-    ("expand_as", lambda t: t.expand_as(flow.zeros(2, 3, 4)), lambda a: np.broadcast_to(a, (2, 3, 4)), (3, 1)),
-    ("repeat", lambda t: t.repeat(2, 1, 3), lambda a: np.tile(a, (2, 1, 3)), (3, 2)),
-    ("flip", lambda t: flow.flip(t, (0, 2)), lambda a: a[::-1, :, ::-1], (2, 3, 4)),
-    ("flip_method_int", lambda t: t.flip(-1), lambda a: a[..., ::-1], (2, 3, 4)),
-    ("flip_method_ints", lambda t: t.flip(0, 1), lambda a: a[::-1, ::-1], (2, 3, 4)),
-    ("roll", lambda t: flow.roll(t, (1, -2), (0, 1)), lambda a: np.roll(a, (1, -2), (0, 1)), (3, 4)),
-    ("roll_flat", lambda t: flow.roll(t, 3), lambda a: np.roll(a, 3), (3, 4)),
-    ("tril", lambda t: flow.tril(t, -1), lambda a: np.tril(a, -1), (2, 4, 5)),
-    ("triu", lambda t: t.triu(1), lambda a: np.triu(a, 1), (4, 3)),
-    ("pad_const", lambda t: flow.pad(t, (1, 2, 0, 1), value=0.5),
-     lambda a: np.pad(a, ((0, 0), (0, 1), (1, 2)), constant_values=0.5), (2, 3, 4)),
-    ("pad_crop", lambda t: flow.pad(t, (-1, 1)), lambda a: np.pad(a[:, 1:], ((0, 0), (0, 1))), (3, 4)),
-    ("pad_reflect", lambda t: flow.pad(t, (2, 1), mode="reflect"), lambda a: np.pad(a, ((0, 0), (2, 1)), "reflect"), (3, 4)),
-    ("pad_replicate", lambda t: flow.pad(t, (2, 1, 1, 0), mode="replicate"),
-     lambda a: np.pad(a, ((1, 0), (2, 1)), "edge"), (3, 4)),
-])
+@pytest.mark.parametrize(
+    "name,fn,ref,shape",
+    [
+        ("squeeze", lambda t: t.squeeze(), np.squeeze, (3, 1, 4, 1)),
+        ("squeeze_dim", lambda t: flow.squeeze(t, 1), lambda a: np.squeeze(a, 1), (3, 1, 4)),
+        (
+            "unsqueeze",
+            lambda t: flow.unsqueeze(t, -1) * 2,
+            lambda a: np.expand_dims(a, -1) * 2,
+            (3, 4),
+        ),
+        ("flatten", lambda t: t.flatten(1), lambda a: a.reshape(2, -1), (2, 3, 4)),
+        (
+            "flatten_mid",
+            lambda t: flow.flatten(t.transpose(0, 2), 0, 1),
+            lambda a: a.transpose(2, 1, 0).reshape(-1, 2),
+            (2, 3, 4),
+        ),
+        ("narrow", lambda t: t.narrow(1, 1, 2), lambda a: a[:, 1:3], (3, 4)),
+        ("select", lambda t: t.select(1, -1), lambda a: a[:, -1], (3, 4, 2)),
+        (
+            "expand_as",
+            lambda t: t.expand_as(flow.zeros(2, 3, 4)),
+            lambda a: np.broadcast_to(a, (2, 3, 4)),
+            (3, 1),
+        ),
+        ("repeat", lambda t: t.repeat(2, 1, 3), lambda a: np.tile(a, (2, 1, 3)), (3, 2)),
+        ("flip", lambda t: flow.flip(t, (0, 2)), lambda a: a[::-1, :, ::-1], (2, 3, 4)),
+        ("flip_method_int", lambda t: t.flip(-1), lambda a: a[..., ::-1], (2, 3, 4)),
+        ("flip_method_ints", lambda t: t.flip(0, 1), lambda a: a[::-1, ::-1], (2, 3, 4)),
+        (
+            "roll",
+            lambda t: flow.roll(t, (1, -2), (0, 1)),
+            lambda a: np.roll(a, (1, -2), (0, 1)),
+            (3, 4),
+        ),
+        ("roll_flat", lambda t: flow.roll(t, 3), lambda a: np.roll(a, 3), (3, 4)),
+        ("tril", lambda t: flow.tril(t, -1), lambda a: np.tril(a, -1), (2, 4, 5)),
+        ("triu", lambda t: t.triu(1), lambda a: np.triu(a, 1), (4, 3)),
+        (
+            "pad_const",
+            lambda t: flow.pad(t, (1, 2, 0, 1), value=0.5),
+            lambda a: np.pad(a, ((0, 0), (0, 1), (1, 2)), constant_values=0.5),
+            (2, 3, 4),
+        ),
+        (
+            "pad_crop",
+            lambda t: flow.pad(t, (-1, 1)),
+            lambda a: np.pad(a[:, 1:], ((0, 0), (0, 1))),
+            (3, 4),
+        ),
+        (
+            "pad_reflect",
+            lambda t: flow.pad(t, (2, 1), mode="reflect"),
+            lambda a: np.pad(a, ((0, 0), (2, 1)), "reflect"),
+            (3, 4),
+        ),
+        (
+            "pad_replicate",
+            lambda t: flow.pad(t, (2, 1, 1, 0), mode="replicate"),
+            lambda a: np.pad(a, ((1, 0), (2, 1)), "edge"),
+            (3, 4),
+        ),
+    ],
+)
 def test_unary_shape_ops(name, fn, ref, shape):
     check_op(fn, ref, [rand(shape)])
 
@@ -45,16 +86,36 @@ def test_slicing_with_steps():
 
 def test_cat_stack():
     a, b, c = rand((2, 3)), rand((4, 3)), rand((1, 3))
-    check_op(lambda x, y, z: flow.cat([x, y, z], 0), lambda x, y, z: np.concatenate([x, y, z], 0), [a, b, c])
-    check_op(lambda x, y: flow.cat((x, y), dim=-1), lambda x, y: np.concatenate([x, y], -1), [rand((2, 3)), rand((2, 5))])
-    check_op(lambda x, y: flow.stack([x, y], 1), lambda x, y: np.stack([x, y], 1), [rand((2, 3)), rand((2, 3))])
-    check_op(lambda x, y: flow.concat([x.t(), y], 1), lambda x, y: np.concatenate([x.T, y], 1), [rand((2, 3)), rand((3, 1))])
+    check_op(
+        lambda x, y, z: flow.cat([x, y, z], 0),
+        lambda x, y, z: np.concatenate([x, y, z], 0),
+        [a, b, c],
+    )
+    check_op(
+        lambda x, y: flow.cat((x, y), dim=-1),
+        lambda x, y: np.concatenate([x, y], -1),
+        [rand((2, 3)), rand((2, 5))],
+    )
+    check_op(
+        lambda x, y: flow.stack([x, y], 1),
+        lambda x, y: np.stack([x, y], 1),
+        [rand((2, 3)), rand((2, 3))],
+    )
+    check_op(
+        lambda x, y: flow.concat([x.t(), y], 1),
+        lambda x, y: np.concatenate([x.T, y], 1),
+        [rand((2, 3)), rand((3, 1))],
+    )
 
 
 def test_split_chunk_unbind():
     x = rand((5, 4))
     check_op(lambda t: flow.split(t, 2)[2] * 2, lambda a: a[4:] * 2, [x])
-    check_op(lambda t: flow.cat(flow.split(t, [1, 3], dim=1)[::-1], 1), lambda a: np.concatenate([a[:, 1:], a[:, :1]], 1), [x])
+    check_op(
+        lambda t: flow.cat(flow.split(t, [1, 3], dim=1)[::-1], 1),
+        lambda a: np.concatenate([a[:, 1:], a[:, :1]], 1),
+        [x],
+    )
     check_op(lambda t: t.chunk(3, 0)[1], lambda a: a[2:4], [x])
     check_op(lambda t: t.unbind(1)[3], lambda a: a[:, 3], [x])
     assert [p.shape for p in flow.chunk(flow.zeros(5), 3)] == [(2,), (2,), (1,)]
@@ -73,6 +134,7 @@ def test_index_select_gather_scatter():
         r = a.copy()
         np.put_along_axis(r, perm, s[:3], 0)
         return r
+
     check_op(lambda t, s: flow.scatter(t, 0, idx(perm), s), np_scatter, [x, rand((4, 5))])
 
     def np_scatter_add(a, s):
@@ -80,12 +142,14 @@ def test_index_select_gather_scatter():
         for (p, q), v in np.ndenumerate(g):
             r[v, q] += s[p, q]
         return r
+
     check_op(lambda t, s: flow.scatter_add(t, 0, idx(g), s), np_scatter_add, [x, rand((3, 5))])
 
     def np_fill(a):
         r = a.copy()
         np.put_along_axis(r, perm, -2.0, 0)
         return r
+
     check_op(lambda t: t.scatter(0, idx(perm), -2.0), np_fill, [x])
 
 
@@ -120,7 +184,9 @@ def test_nonzero_one_hot():
     oh = flow.one_hot(idx(lab), 5)
     assert oh.dtype == flow.int64
     np.testing.assert_array_equal(oh.numpy(), np.eye(5, dtype=np.int64)[lab])
-    np.testing.assert_array_equal(flow.one_hot(idx([0, 3])).numpy(), np.eye(4, dtype=np.int64)[[0, 3]])
+    np.testing.assert_array_equal(
+        flow.one_hot(idx([0, 3])).numpy(), np.eye(4, dtype=np.int64)[[0, 3]]
+    )
 
 
 def test_advanced_index_grad():
@@ -128,7 +194,9 @@ def test_advanced_index_grad():
     check_op(lambda t: t[idx(i)], lambda a: a[i], [rand((3, 4))])
     j = np.array([0, 2, 0])  # repeated rows accumulate in the gradient
     check_op(lambda t: t[:, idx(j), 1:], lambda a: a[:, j, 1:], [rand((2, 3, 4))])
-    check_op(lambda t: t[idx([1, 0]), :, idx([2, 3])], lambda a: a[[1, 0], :, [2, 3]], [rand((2, 3, 4))])
+    check_op(
+        lambda t: t[idx([1, 0]), :, idx([2, 3])], lambda a: a[[1, 0], :, [2, 3]], [rand((2, 3, 4))]
+    )
 
 
 def test_index_put_grad():
@@ -138,22 +206,39 @@ def test_index_put_grad():
         r = a.copy()
         r[i] = v
         return r
+
     check_op(lambda t, v: flow.index_put(t, (idx(i),), v), np_put, [rand((3, 4)), rand((4,))])
 
     def np_acc(a, v):
         r = a.copy()
         np.add.at(r, np.array([1, 1, 0]), v)
         return r
-    check_op(lambda t, v: t.index_put((idx([1, 1, 0]),), v, accumulate=True), np_acc, [rand((3, 4)), rand((3, 4))])
+
+    check_op(
+        lambda t, v: t.index_put((idx([1, 1, 0]),), v, accumulate=True),
+        np_acc,
+        [rand((3, 4)), rand((3, 4))],
+    )
 
 
 def test_kernel_index_errors_raise_at_sync_and_runtime_survives():
     x = flow.zeros(3, 5)
-    for fn, msg in [(lambda: flow.gather(x, 1, idx([[7]])), r"\[gather\] index 7 out of range for dim 1 of size 5"),
-                    (lambda: flow.index_select(x, 0, idx([3])), r"\[index_select\] index 3 out of range for dim 0 of size 3"),
-                    (lambda: x.scatter(1, idx([[9]]), 1.0), r"\[scatter\] index 9 out of range for dim 1 of size 5"),
-                    (lambda: x[idx([4])], r"\[index\] index 4 out of range for dim 0 of size 3"),
-                    (lambda: flow.one_hot(idx([5]), 3), r"\[one_hot\] index 5 out of range")]:
+    for fn, msg in [
+        (
+            lambda: flow.gather(x, 1, idx([[7]])),
+            r"\[gather\] index 7 out of range for dim 1 of size 5",
+        ),
+        (
+            lambda: flow.index_select(x, 0, idx([3])),
+            r"\[index_select\] index 3 out of range for dim 0 of size 3",
+        ),
+        (
+            lambda: x.scatter(1, idx([[9]]), 1.0),
+            r"\[scatter\] index 9 out of range for dim 1 of size 5",
+        ),
+        (lambda: x[idx([4])], r"\[index\] index 4 out of range for dim 0 of size 3"),
+        (lambda: flow.one_hot(idx([5]), 3), r"\[one_hot\] index 5 out of range"),
+    ]:
         with pytest.raises(Exception, match=msg):
             y = fn()
             flow.sync()

@@ -60,8 +60,18 @@ def ref_sgd(p, g, s, t, lr, momentum=0.0, dampening=0.0, weight_decay=0.0, neste
     return p - lr * g
 
 
-def ref_adam(p, g, s, t, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False,
-             decoupled=False):
+def ref_adam(
+    p,
+    g,
+    s,
+    t,
+    lr=1e-3,
+    betas=(0.9, 0.999),
+    eps=1e-8,
+    weight_decay=0.0,
+    amsgrad=False,
+    decoupled=False,
+):
     b1, b2 = betas
     if decoupled:
         p = p * (1 - lr * weight_decay)
@@ -73,8 +83,8 @@ def ref_adam(p, g, s, t, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0
     if amsgrad:
         s["vmax"] = np.maximum(s.get("vmax", 0), v)
         v = s["vmax"]
-    mhat = s["m"] / (1 - b1 ** t)
-    vhat = v / (1 - b2 ** t)
+    mhat = s["m"] / (1 - b1**t)
+    vhat = v / (1 - b2**t)
     return p - lr * mhat / (np.sqrt(vhat) + eps)
 
 
@@ -82,8 +92,9 @@ def ref_adamw(p, g, s, t, **kw):
     return ref_adam(p, g, s, t, decoupled=True, **kw)
 
 
-def ref_rmsprop(p, g, s, t, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0,
-                centered=False):
+def ref_rmsprop(
+    p, g, s, t, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False
+):
     g = g + weight_decay * p
     s["v"] = alpha * s.get("v", 0) + (1 - alpha) * g * g
     avg = s["v"]
@@ -97,32 +108,49 @@ def ref_rmsprop(p, g, s, t, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, mom
     return p - lr * g / avg
 
 
-@pytest.mark.parametrize("kw", [dict(lr=0.1), dict(lr=0.1, momentum=0.9),
-                                dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01),
-                                dict(lr=0.1, momentum=0.5, dampening=0.3)],
-                         ids=["plain", "momentum", "nesterov_wd", "dampening"])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(lr=0.1),
+        dict(lr=0.1, momentum=0.9),
+        dict(lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01),
+        dict(lr=0.1, momentum=0.5, dampening=0.3),
+    ],
+    ids=["plain", "momentum", "nesterov_wd", "dampening"],
+)
 def test_sgd(kw):
     run(optim.SGD, ref_sgd, **kw)
 
 
-@pytest.mark.parametrize("kw", [dict(lr=0.01), dict(lr=0.01, weight_decay=0.1),
-                                dict(lr=0.01, betas=(0.8, 0.9), amsgrad=True)],
-                         ids=["plain", "l2", "amsgrad"])
+@pytest.mark.parametrize(
+    "kw",
+    [dict(lr=0.01), dict(lr=0.01, weight_decay=0.1), dict(lr=0.01, betas=(0.8, 0.9), amsgrad=True)],
+    ids=["plain", "l2", "amsgrad"],
+)
 @needs("Tensor.sqrt", "maximum")
 def test_adam(kw):
     run(optim.Adam, ref_adam, **kw)
 
 
-@pytest.mark.parametrize("kw", [dict(lr=0.01), dict(lr=0.01, weight_decay=0.1, amsgrad=True)],
-                         ids=["plain", "wd_amsgrad"])
+@pytest.mark.parametrize(
+    "kw",
+    [dict(lr=0.01), dict(lr=0.01, weight_decay=0.1, amsgrad=True)],
+    ids=["plain", "wd_amsgrad"],
+)
 @needs("Tensor.sqrt", "maximum")
 def test_adamw(kw):
     run(optim.AdamW, ref_adamw, **dict(dict(weight_decay=1e-2), **kw))
 
 
-@pytest.mark.parametrize("kw", [dict(lr=0.01), dict(lr=0.01, momentum=0.9, weight_decay=0.1),
-                                dict(lr=0.01, centered=True, alpha=0.9)],
-                         ids=["plain", "momentum_wd", "centered"])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(lr=0.01),
+        dict(lr=0.01, momentum=0.9, weight_decay=0.1),
+        dict(lr=0.01, centered=True, alpha=0.9),
+    ],
+    ids=["plain", "momentum_wd", "centered"],
+)
 @needs("Tensor.sqrt")
 def test_rmsprop(kw):
     run(optim.RMSprop, ref_rmsprop, **kw)
@@ -130,7 +158,9 @@ def test_rmsprop(kw):
 
 def test_param_groups_zero_grad_and_errors():
     params, _ = make_params()
-    opt = optim.SGD([{"params": [params[0]]}, {"params": [params[1]], "lr": 0.5}], lr=0.1, momentum=0.9)
+    opt = optim.SGD(
+        [{"params": [params[0]]}, {"params": [params[1]], "lr": 0.5}], lr=0.1, momentum=0.9
+    )
     assert [g["lr"] for g in opt.param_groups] == [0.1, 0.5]
     assert opt.param_groups[1]["momentum"] == 0.9
     set_grads(params, [np.ones(s) for s in SHAPES])
@@ -147,9 +177,15 @@ def test_param_groups_zero_grad_and_errors():
         optim.SGD(params)  # lr is required
 
 
-@pytest.mark.parametrize("cls,kw", [(optim.SGD, dict(lr=0.1, momentum=0.9)), (optim.Adam, dict(lr=0.01)),
-                                    (optim.RMSprop, dict(lr=0.01, momentum=0.5))],
-                         ids=["sgd", "adam", "rmsprop"])
+@pytest.mark.parametrize(
+    "cls,kw",
+    [
+        (optim.SGD, dict(lr=0.1, momentum=0.9)),
+        (optim.Adam, dict(lr=0.01)),
+        (optim.RMSprop, dict(lr=0.01, momentum=0.5)),
+    ],
+    ids=["sgd", "adam", "rmsprop"],
+)
 @needs("Tensor.sqrt")
 def test_state_dict_resume_matches_uninterrupted(cls, kw):
     grads = [[RNG.standard_normal(s) for s in SHAPES] for _ in range(6)]
@@ -178,6 +214,7 @@ def test_state_dict_resume_matches_uninterrupted(cls, kw):
 
 # ---- lr schedulers -----------------------------------------------------------------------------
 
+
 def _opt(lr=1.0):
     return optim.SGD([nn.Parameter(flow.zeros(1))], lr=lr, momentum=0.9)
 
@@ -193,7 +230,7 @@ def _lrs(opt, sched, n):
 
 def test_step_lr():
     o = _opt()
-    assert _lrs(o, lrs.StepLR(o, 3, 0.5), 7) == [1, 1, 1, .5, .5, .5, .25]
+    assert _lrs(o, lrs.StepLR(o, 3, 0.5), 7) == [1, 1, 1, 0.5, 0.5, 0.5, 0.25]
 
 
 def test_cosine_annealing_lr():
@@ -205,7 +242,9 @@ def test_cosine_annealing_lr():
 
 def test_linear_lr_and_warmup_then_cosine():
     o = _opt(1.0)
-    np.testing.assert_allclose(_lrs(o, lrs.LinearLR(o, 0.25, 1.0, total_iters=3), 5), [.25, .5, .75, 1, 1])
+    np.testing.assert_allclose(
+        _lrs(o, lrs.LinearLR(o, 0.25, 1.0, total_iters=3), 5), [0.25, 0.5, 0.75, 1, 1]
+    )
     o = _opt(1.0)
     warm = lrs.LinearLR(o, start_factor=0.1, total_iters=2)
     cos = lrs.CosineAnnealingLR(o, T_max=4)
@@ -252,15 +291,21 @@ def test_schedulers_match_torch():
         (lambda o, m: m.CosineAnnealingLR(o, 8, 0.01), 8),
         (lambda o, m: m.LinearLR(o, 0.2, 1.0, 4), 8),
         (lambda o, m: m.OneCycleLR(o, max_lr=0.5, total_steps=20), 20),
-        (lambda o, m: m.OneCycleLR(o, max_lr=0.5, total_steps=20, anneal_strategy="linear",
-                                   three_phase=True), 20),
+        (
+            lambda o, m: m.OneCycleLR(
+                o, max_lr=0.5, total_steps=20, anneal_strategy="linear", three_phase=True
+            ),
+            20,
+        ),
     ]
     for make, n in cases:
         to = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
         fo = optim.SGD([nn.Parameter(flow.zeros(1))], lr=0.1, momentum=0.9)
         ts, fs = make(to, torch.optim.lr_scheduler), make(fo, lrs)
         for _ in range(n):
-            assert fo.param_groups[0]["lr"] == pytest.approx(to.param_groups[0]["lr"], rel=1e-9, abs=1e-12)
+            assert fo.param_groups[0]["lr"] == pytest.approx(
+                to.param_groups[0]["lr"], rel=1e-9, abs=1e-12
+            )
             assert fo.param_groups[0]["momentum"] == pytest.approx(to.param_groups[0]["momentum"])
             to.step()
             fo.step()

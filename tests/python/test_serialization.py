@@ -38,8 +38,12 @@ def test_scalar_empty_and_noncontiguous(tmp_path):
 
 def test_nested_structures_keys_and_aliasing():
     w = flow.tensor([1.0, 2.0])
-    obj = {"a": [w, (w, None, "s", 3, 2.5, True)], 7: OrderedDict(b=flow.tensor([1])),
-           "arr": np.arange(3, dtype=np.int16), ("k", 1): -1}
+    obj = {
+        "a": [w, (w, None, "s", 3, 2.5, True)],
+        7: OrderedDict(b=flow.tensor([1])),
+        "arr": np.arange(3, dtype=np.int16),
+        ("k", 1): -1,
+    }
     buf = io.BytesIO()
     flow.save(obj, buf)
     data = buf.getvalue()
@@ -52,7 +56,7 @@ def test_nested_structures_keys_and_aliasing():
     assert back["a"][0] is back["a"][1][0]  # an alias is stored once and loads as one tensor
     assert isinstance(back["arr"], np.ndarray) and back["arr"].dtype == np.int16
     (n,) = struct.unpack("<Q", data[8:16])
-    header = json.loads(data[16:16 + n])
+    header = json.loads(data[16 : 16 + n])
     assert header["version"] == serialization.VERSION and len(header["tensors"]) == 3
 
 

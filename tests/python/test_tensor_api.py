@@ -32,18 +32,22 @@ def same(t, expected, dtype=None):
 # creation and dtype inference
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("data, dtype, shape", [
-    ([1, 2, 3], flow.int64, (3,)),
-    ([1.0, 2.0], flow.float32, (2,)),
-    ([1, 2.5], flow.float32, (2,)),            # mixed int/float -> default float
-    ([True, False], flow.bool, (2,)),
-    ([[1, 2], [3, 4]], flow.int64, (2, 2)),
-    ([[[1.5]]], flow.float32, (1, 1, 1)),
-    (3, flow.int64, ()),
-    (3.5, flow.float32, ()),
-    (True, flow.bool, ()),
-    ([], flow.float32, (0,)),
-])
+
+@pytest.mark.parametrize(
+    "data, dtype, shape",
+    [
+        ([1, 2, 3], flow.int64, (3,)),
+        ([1.0, 2.0], flow.float32, (2,)),
+        ([1, 2.5], flow.float32, (2,)),  # mixed int/float -> default float
+        ([True, False], flow.bool, (2,)),
+        ([[1, 2], [3, 4]], flow.int64, (2, 2)),
+        ([[[1.5]]], flow.float32, (1, 1, 1)),
+        (3, flow.int64, ()),
+        (3.5, flow.float32, ()),
+        (True, flow.bool, ()),
+        ([], flow.float32, (0,)),
+    ],
+)
 def test_tensor_from_python_infers_dtype(data, dtype, shape):
     t = flow.tensor(data)
     assert t.dtype == dtype
@@ -52,11 +56,19 @@ def test_tensor_from_python_infers_dtype(data, dtype, shape):
     np.testing.assert_array_equal(t.numpy(), np.array(data).reshape(shape))
 
 
-@pytest.mark.parametrize("np_dtype, dtype", [
-    (np.float32, flow.float32), (np.float64, flow.float64), (np.int32, flow.int32),
-    (np.int64, flow.int64), (np.uint8, flow.uint8), (np.int8, flow.int8), (np.bool_, flow.bool),
-    (np.float16, flow.float16),
-])
+@pytest.mark.parametrize(
+    "np_dtype, dtype",
+    [
+        (np.float32, flow.float32),
+        (np.float64, flow.float64),
+        (np.int32, flow.int32),
+        (np.int64, flow.int64),
+        (np.uint8, flow.uint8),
+        (np.int8, flow.int8),
+        (np.bool_, flow.bool),
+        (np.float16, flow.float16),
+    ],
+)
 def test_tensor_from_numpy_keeps_dtype(np_dtype, dtype):
     a = np.arange(6).reshape(2, 3).astype(np_dtype)
     t = flow.tensor(a)
@@ -96,7 +108,7 @@ def test_from_numpy_shares_memory_both_ways():
     t = flow.from_numpy(a)
     assert t.dtype == flow.float32 and tuple(t.shape) == (4,)
     a[1] = 10.0
-    assert t.numpy()[1] == 10.0            # array -> tensor
+    assert t.numpy()[1] == 10.0  # array -> tensor
     t.mul_(2.0)
     flow.sync()
     np.testing.assert_array_equal(a, [0.0, 20.0, 4.0, 6.0])  # tensor -> array
@@ -107,6 +119,7 @@ def test_from_numpy_shares_memory_both_ways():
 def test_from_numpy_keeps_the_array_alive():
     t = flow.from_numpy(np.full((3,), 7, dtype=np.int64))
     import gc
+
     gc.collect()
     same(t + 1, [8, 8, 8], flow.int64)
 
@@ -133,6 +146,7 @@ def test_creation_functions():
 # --------------------------------------------------------------------------------------------
 # conversions to Python / NumPy
 # --------------------------------------------------------------------------------------------
+
 
 def test_numpy_returns_an_independent_array():
     t = flow.tensor([[1, 2], [3, 4]])
@@ -174,8 +188,10 @@ def test_tolist():
 
 
 def test_repr_is_readable():
-    assert repr(flow.tensor([1.0, 2.5])) == "tensor([1.0000, 2.5000])" or \
-        repr(flow.tensor([1.0, 2.5])) == "tensor([1. , 2.5])"
+    assert (
+        repr(flow.tensor([1.0, 2.5])) == "tensor([1.0000, 2.5000])"
+        or repr(flow.tensor([1.0, 2.5])) == "tensor([1. , 2.5])"
+    )
     assert repr(flow.tensor([1, 2])) == "tensor([1, 2])"
     assert repr(flow.tensor(3.0)) in ("tensor(3.)", "tensor(3.0000)")
     r = repr(flow.tensor([1, 2], dtype=flow.int32))
@@ -204,6 +220,7 @@ def test_dtype_and_device_objects():
 # --------------------------------------------------------------------------------------------
 # attributes and autograd state
 # --------------------------------------------------------------------------------------------
+
 
 def test_shape_and_size():
     t = flow.zeros(2, 3, 4)
@@ -254,6 +271,7 @@ def test_backward_with_gradient_argument():
 # .to / casts
 # --------------------------------------------------------------------------------------------
 
+
 def test_to_dtype():
     t = flow.tensor([1.7, -1.7, 0.0])
     same(t.to(flow.int64), [1, -1, 0], flow.int64)
@@ -295,10 +313,15 @@ A = np.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], dtype=np.float32)
 B = np.array([2.0, 4.0, -1.5], dtype=np.float32)
 
 
-@pytest.mark.parametrize("name, fn", [
-    ("add", lambda x, y: x + y), ("sub", lambda x, y: x - y), ("mul", lambda x, y: x * y),
-    ("truediv", lambda x, y: x / y),
-])
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("add", lambda x, y: x + y),
+        ("sub", lambda x, y: x - y),
+        ("mul", lambda x, y: x * y),
+        ("truediv", lambda x, y: x / y),
+    ],
+)
 def test_arithmetic_with_broadcasting(name, fn):
     same(fn(flow.tensor(A), flow.tensor(B)), fn(A, B), flow.float32)
     same(fn(flow.tensor(B), flow.tensor(A)), fn(B, A), flow.float32)
@@ -308,13 +331,13 @@ def test_arithmetic_with_broadcasting(name, fn):
 
 def test_pow_floordiv_mod():
     t = flow.tensor(A)
-    same(t ** 2, A ** 2)
-    same(2 ** flow.tensor(B), 2.0 ** B)
+    same(t**2, A**2)
+    same(2 ** flow.tensor(B), 2.0**B)
     same(flow.tensor(np.abs(A)) ** 0.5, np.abs(A) ** 0.5)
     i = flow.tensor([7, -7, 8])
     need(flow.Tensor, "__floordiv__", "__mod__")
-    same(i // 2, [3, -4, 4], flow.int64)                       # floor, like Python
-    same(i % 3, [1, 2, 2], flow.int64)                         # sign of the divisor
+    same(i // 2, [3, -4, 4], flow.int64)  # floor, like Python
+    same(i % 3, [1, 2, 2], flow.int64)  # sign of the divisor
     same(flow.tensor([7.5, -7.5]) % 2, [1.5, 0.5], flow.float32)
 
 
@@ -328,8 +351,8 @@ def test_type_promotion_with_python_scalars():
     i = flow.tensor([1, 2])
     same(i + 1, [2, 3], flow.int64)
     same(i + True, [2, 3], flow.int64)
-    same(i * 1.5, [1.5, 3.0], flow.float32)        # a float scalar lifts ints to float32
-    same(i / 2, [0.5, 1.0], flow.float32)          # true division
+    same(i * 1.5, [1.5, 3.0], flow.float32)  # a float scalar lifts ints to float32
+    same(i / 2, [0.5, 1.0], flow.float32)  # true division
     same(flow.tensor([1.0], dtype=flow.float64) * 2, [2.0], flow.float64)
     same(flow.tensor([1, 2], dtype=flow.int32) + 1, [2, 3], flow.int32)
     same(flow.tensor([1, 2]) + flow.tensor([0.5, 0.5]), [1.5, 2.5], flow.float32)
@@ -338,8 +361,14 @@ def test_type_promotion_with_python_scalars():
 
 @pytest.mark.parametrize("op", ["eq", "ne", "lt", "le", "gt", "ge"])
 def test_comparisons(op):
-    fn = {"eq": lambda x, y: x == y, "ne": lambda x, y: x != y, "lt": lambda x, y: x < y,
-          "le": lambda x, y: x <= y, "gt": lambda x, y: x > y, "ge": lambda x, y: x >= y}[op]
+    fn = {
+        "eq": lambda x, y: x == y,
+        "ne": lambda x, y: x != y,
+        "lt": lambda x, y: x < y,
+        "le": lambda x, y: x <= y,
+        "gt": lambda x, y: x > y,
+        "ge": lambda x, y: x >= y,
+    }[op]
     same(fn(flow.tensor(A), flow.tensor(B)), fn(A, B), flow.bool)
     same(fn(flow.tensor(A), 3.0), fn(A, 3.0), flow.bool)
     same(fn(flow.tensor([1, 2, 3]), 2), fn(np.array([1, 2, 3]), 2), flow.bool)
@@ -387,10 +416,14 @@ def test_methods_mirror_functions():
 # in-place variants
 # --------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("op", ["+=", "-=", "*=", "/="])
 def test_inplace_dunders_modify_the_same_tensor(op):
     import operator
-    fn = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv}[op]
+
+    fn = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv}[
+        op
+    ]
     ref = {"+=": A + B, "-=": A - B, "*=": A * B, "/=": A / B}[op]
     for other in (flow.tensor(B), 2.0):
         t = flow.tensor(A.copy())
@@ -399,7 +432,9 @@ def test_inplace_dunders_modify_the_same_tensor(op):
         r = ref if isinstance(other, flow.Tensor) else fn(A.copy(), 2.0)
         same(alias, r)
         same(view, r.reshape(-1))
-        assert t is alias, f"`t {op} x` must leave t the same Python object (it rebinds t to what __i*__ returns)"
+        assert (
+            t is alias
+        ), f"`t {op} x` must leave t the same Python object (it rebinds t to what __i*__ returns)"
 
 
 def test_inplace_dunder_keeps_parameter_class():
@@ -452,8 +487,12 @@ def test_inplace_broadcast_target_shape_must_not_change():
 
 def test_inplace_float_result_into_integer_tensor_raises():
     # PyTorch: "result type Float can't be cast to the desired output type Long".
-    for fn in (lambda t: t.__itruediv__(2), lambda t: t.__imul__(1.5), lambda t: t.__iadd__(0.5),
-               lambda t: t.add_(flow.tensor([0.5, 0.5]))):
+    for fn in (
+        lambda t: t.__itruediv__(2),
+        lambda t: t.__imul__(1.5),
+        lambda t: t.__iadd__(0.5),
+        lambda t: t.add_(flow.tensor([0.5, 0.5])),
+    ):
         t = flow.tensor([3, 4])
         with pytest.raises((TypeError, RuntimeError)):
             fn(t)
@@ -475,11 +514,26 @@ def test_inplace_bumps_version():
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
 
 
-@pytest.mark.parametrize("index", [
-    0, -1, (1, 2), (1, 2, 3), slice(None), slice(1, None), (slice(None), 1), (slice(None), slice(None, None, 2)),
-    (Ellipsis, 1), (Ellipsis, slice(1, 3)), None, (slice(None), None, 1), (0, Ellipsis, None),
-    (slice(0, 2),), (1, slice(None), slice(1, 4, 2)),
-])
+@pytest.mark.parametrize(
+    "index",
+    [
+        0,
+        -1,
+        (1, 2),
+        (1, 2, 3),
+        slice(None),
+        slice(1, None),
+        (slice(None), 1),
+        (slice(None), slice(None, None, 2)),
+        (Ellipsis, 1),
+        (Ellipsis, slice(1, 3)),
+        None,
+        (slice(None), None, 1),
+        (0, Ellipsis, None),
+        (slice(0, 2),),
+        (1, slice(None), slice(1, 4, 2)),
+    ],
+)
 def test_basic_indexing(index):
     need(flow.Tensor, "__getitem__")
     same(flow.tensor(X)[index], X[index])

@@ -11,7 +11,8 @@ namespace {
 
 DimVector RowMajorStrides(const DimVector& dims) {
   DimVector s(dims.size(), 1);
-  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * dims[i + 1];
+  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i)
+    s[i] = s[i + 1] * dims[i + 1];
   return s;
 }
 
@@ -22,8 +23,8 @@ std::vector<int64_t> Pick(const DimVector& st, int64_t a, int64_t b, const DimVe
 
 // Weight strides in oneDNN's order: {o, i, r, s}, or {g, o/g, i, r, s} where moving one group
 // moves `group_stride` elements.
-std::vector<int64_t> WeightStrides(int64_t groups, int64_t group_stride, int64_t o, int64_t i, int64_t r,
-                                   int64_t s) {
+std::vector<int64_t> WeightStrides(int64_t groups, int64_t group_stride, int64_t o, int64_t i,
+                                   int64_t r, int64_t s) {
   if (groups == 1) return {o, i, r, s};
   return {group_stride, o, i, r, s};
 }
@@ -41,13 +42,14 @@ const char* ConvPlanKindString(ConvPlan::Kind k) {
 
 StatusOr<ConvPlan> ClassifyConvolution(const HloInstruction& conv) {
   const HloShape &in = conv.operand(0)->shape(), &ks = conv.operand(1)->shape(), &os = conv.shape();
-  const std::string shapes = absl::StrCat(in.ToString(), " and ", ks.ToString(), " -> ", os.ToString());
+  const std::string shapes =
+      absl::StrCat(in.ToString(), " and ", ks.ToString(), " -> ", os.ToString());
   if (in.dtype() != DType::kF32 || ks.dtype() != DType::kF32 || os.dtype() != DType::kF32)
     return Unimplemented("[convolution %s] oneDNN runs f32 only: %s", conv.name(), shapes);
   const ConvDims& d = conv.attrs().conv;
   if (d.in_spatial.size() != 2)
-    return Unimplemented("[convolution %s] oneDNN path is 2-D, got %d spatial dims: %s", conv.name(),
-                         static_cast<int64_t>(d.in_spatial.size()), shapes);
+    return Unimplemented("[convolution %s] oneDNN path is 2-D, got %d spatial dims: %s",
+                         conv.name(), static_cast<int64_t>(d.in_spatial.size()), shapes);
   if (!in.HasDefaultLayout() || !ks.HasDefaultLayout() || !os.HasDefaultLayout())
     return Unimplemented("[convolution %s] non-default layout: %s", conv.name(), shapes);
   if (in.numel() == 0 || ks.numel() == 0 || os.numel() == 0)
@@ -56,7 +58,8 @@ StatusOr<ConvPlan> ClassifyConvolution(const HloInstruction& conv) {
   if (win.empty())
     for (int64_t s : d.k_spatial) win.push_back(WindowDim{ks.dim(s)});
   const int64_t groups = conv.attrs().feature_group_count;
-  const DimVector ist = RowMajorStrides(in.dims()), kst = RowMajorStrides(ks.dims()), ost = RowMajorStrides(os.dims());
+  const DimVector ist = RowMajorStrides(in.dims()), kst = RowMajorStrides(ks.dims()),
+                  ost = RowMajorStrides(os.dims());
   bool lhs_dilated = false, unit_stride = true;
   for (const WindowDim& w : win) {
     lhs_dilated |= w.lhs_dilation != 1;
@@ -70,8 +73,9 @@ StatusOr<ConvPlan> ClassifyConvolution(const HloInstruction& conv) {
   q.g = groups;
   if (lhs_dilated) {
     if (!unit_stride)
-      return Unimplemented("[convolution %s] lhs dilation with a window stride is no oneDNN primitive: %s",
-                           conv.name(), shapes);
+      return Unimplemented(
+          "[convolution %s] lhs dilation with a window stride is no oneDNN primitive: %s",
+          conv.name(), shapes);
     p.kind = ConvPlan::Kind::kBackwardData;
     q.n = in.dim(d.in_batch), q.k = in.dim(d.in_feature);
     q.oh = in.dim(d.in_spatial[0]), q.ow = in.dim(d.in_spatial[1]);
@@ -83,10 +87,11 @@ StatusOr<ConvPlan> ClassifyConvolution(const HloInstruction& conv) {
     p.dst_strides = Pick(ist, d.in_batch, d.in_feature, d.in_spatial);
     p.src_strides = Pick(ost, d.out_batch, d.out_feature, d.out_spatial);
     // Forward weights [g][k/g][c/g] are the kernel's (i = k/g, o = g*c/g + c').
-    p.wei_strides = WeightStrides(groups, q.cg() * kst[d.k_out], kst[d.k_in], kst[d.k_out], kst[d.k_spatial[0]],
-                                  kst[d.k_spatial[1]]);
+    p.wei_strides = WeightStrides(groups, q.cg() * kst[d.k_out], kst[d.k_in], kst[d.k_out],
+                                  kst[d.k_spatial[0]], kst[d.k_spatial[1]]);
     p.wei_reversed = true;
-  } else if (groups == 1 && (kernel_area > out_area || (kernel_area == out_area && d.in_feature < d.in_batch))) {
+  } else if (groups == 1 &&
+             (kernel_area > out_area || (kernel_area == out_area && d.in_feature < d.in_batch))) {
     // (a tie goes by the labels: activations with feature before batch are the lowering's x^T)
     p.kind = ConvPlan::Kind::kBackwardWeights;
     q.n = in.dim(d.in_feature), q.c = in.dim(d.in_batch);
@@ -110,12 +115,12 @@ StatusOr<ConvPlan> ClassifyConvolution(const HloInstruction& conv) {
     q.ph = win[0].pad_lo, q.pw = win[1].pad_lo;
     p.src_strides = Pick(ist, d.in_batch, d.in_feature, d.in_spatial);
     p.dst_strides = Pick(ost, d.out_batch, d.out_feature, d.out_spatial);
-    p.wei_strides = WeightStrides(groups, q.kg() * kst[d.k_out], kst[d.k_out], kst[d.k_in], kst[d.k_spatial[0]],
-                                  kst[d.k_spatial[1]]);
+    p.wei_strides = WeightStrides(groups, q.kg() * kst[d.k_out], kst[d.k_out], kst[d.k_in],
+                                  kst[d.k_spatial[0]], kst[d.k_spatial[1]]);
   }
   if (q.ph < 0 || q.pw < 0)
-    return Unimplemented("[convolution %s] %s reading needs negative padding %dx%d: %s", conv.name(),
-                         ConvPlanKindString(p.kind), q.ph, q.pw, shapes);
+    return Unimplemented("[convolution %s] %s reading needs negative padding %dx%d: %s",
+                         conv.name(), ConvPlanKindString(p.kind), q.ph, q.pw, shapes);
   if (p.kind != ConvPlan::Kind::kBackwardData) {
     // Rows/columns of src past the last window (floor output size: negative right padding, which
     // oneDNN rejects for some primitives) are never read: hand oneDNN the src without them.
@@ -128,15 +133,21 @@ StatusOr<ConvPlan> ClassifyConvolution(const HloInstruction& conv) {
   return p;
 }
 
-ConvolutionThunk::ConvolutionThunk(const HloInstruction& conv, ConvPlan plan, BufferSlice input, BufferSlice kernel,
-                                   BufferSlice output)
-    : Thunk(Kind::kConvolution, conv.name()), plan_(std::move(plan)), input_(input), kernel_(kernel),
+ConvolutionThunk::ConvolutionThunk(const HloInstruction& conv, ConvPlan plan, BufferSlice input,
+                                   BufferSlice kernel, BufferSlice output)
+    : Thunk(Kind::kConvolution, conv.name()),
+      plan_(std::move(plan)),
+      input_(input),
+      kernel_(kernel),
       output_(output) {}
 
-StatusOr<std::unique_ptr<ConvolutionThunk>> ConvolutionThunk::Create(const HloInstruction& conv, BufferSlice input,
-                                                                     BufferSlice kernel, BufferSlice output) {
+StatusOr<std::unique_ptr<ConvolutionThunk>> ConvolutionThunk::Create(const HloInstruction& conv,
+                                                                     BufferSlice input,
+                                                                     BufferSlice kernel,
+                                                                     BufferSlice output) {
   ASSIGN_OR_RETURN(ConvPlan plan, ClassifyConvolution(conv));
-  std::unique_ptr<ConvolutionThunk> t(new ConvolutionThunk(conv, std::move(plan), input, kernel, output));
+  std::unique_ptr<ConvolutionThunk> t(
+      new ConvolutionThunk(conv, std::move(plan), input, kernel, output));
   RETURN_IF_ERROR(t->Build());
   return t;
 }
@@ -158,15 +169,19 @@ Status ConvolutionThunk::Build() {
         prim_ = dnnl::convolution_forward(fwd);
         break;
       case ConvPlan::Kind::kBackwardData: {
-        dnnl::convolution_backward_data::primitive_desc pd(kernels::ConvBwdDataDesc(q), attr, eng, fwd);
-        src_want_ = pd.diff_src_desc(), wei_want_ = pd.weights_desc(), dst_want_ = pd.diff_dst_desc();
+        dnnl::convolution_backward_data::primitive_desc pd(kernels::ConvBwdDataDesc(q), attr, eng,
+                                                           fwd);
+        src_want_ = pd.diff_src_desc(), wei_want_ = pd.weights_desc(),
+        dst_want_ = pd.diff_dst_desc();
         scratchpad_want_ = pd.scratchpad_desc();
         prim_ = dnnl::convolution_backward_data(pd);
         break;
       }
       case ConvPlan::Kind::kBackwardWeights: {
-        dnnl::convolution_backward_weights::primitive_desc pd(kernels::ConvBwdWeightsDesc(q), attr, eng, fwd);
-        src_want_ = pd.src_desc(), wei_want_ = pd.diff_weights_desc(), dst_want_ = pd.diff_dst_desc();
+        dnnl::convolution_backward_weights::primitive_desc pd(kernels::ConvBwdWeightsDesc(q), attr,
+                                                              eng, fwd);
+        src_want_ = pd.src_desc(), wei_want_ = pd.diff_weights_desc(),
+        dst_want_ = pd.diff_dst_desc();
         scratchpad_want_ = pd.scratchpad_desc();
         prim_ = dnnl::convolution_backward_weights(pd);
         break;
@@ -185,7 +200,8 @@ StatusOr<void*> ConvolutionThunk::Scratch(size_t index, size_t bytes) {
   if (scratch_bytes_[index] < bytes) {
     const size_t rounded = (bytes + 63) / 64 * 64;
     scratch_[index].reset(static_cast<char*>(std::aligned_alloc(64, rounded)));
-    if (scratch_[index] == nullptr) return OutOfMemory("[convolution %s] scratch of %d bytes", name(), rounded);
+    if (scratch_[index] == nullptr)
+      return OutOfMemory("[convolution %s] scratch of %d bytes", name(), rounded);
     scratch_bytes_[index] = rounded;
   }
   return static_cast<void*>(scratch_[index].get());
@@ -200,7 +216,8 @@ Status ConvolutionThunk::ExecuteOnStream(const ExecuteParams& p) {
     const float* k = reinterpret_cast<const float*>(wei);
     const auto& st = plan_.wei_strides;
     const bool grouped = q.g > 1;
-    const int64_t so = st[grouped], si = st[grouped + 1], sr = st[grouped + 2], ss = st[grouped + 3];
+    const int64_t so = st[grouped], si = st[grouped + 1], sr = st[grouped + 2],
+                  ss = st[grouped + 3];
     const int64_t sg = grouped ? st[0] : 0;
     float* w = weights_.data();
     for (int64_t g = 0; g < q.g; ++g)
@@ -217,9 +234,11 @@ Status ConvolutionThunk::ExecuteOnStream(const ExecuteParams& p) {
   };
   const memory::desc src_user = desc(kernels::ConvSrcDims(q), plan_.src_strides);
   const memory::desc dst_user = desc(kernels::ConvDstDims(q), plan_.dst_strides);
-  const memory::desc wei_user = plan_.wei_reversed ? kernels::PlainDesc(kernels::ConvWeiDims(q), kernels::ConvWeiTag(q))
-                                                   : desc(kernels::ConvWeiDims(q), plan_.wei_strides);
-  char *in = p.buffers->Get(input_), *kernel = p.buffers->Get(kernel_), *out = p.buffers->Get(output_);
+  const memory::desc wei_user =
+      plan_.wei_reversed ? kernels::PlainDesc(kernels::ConvWeiDims(q), kernels::ConvWeiTag(q))
+                         : desc(kernels::ConvWeiDims(q), plan_.wei_strides);
+  char *in = p.buffers->Get(input_), *kernel = p.buffers->Get(kernel_),
+       *out = p.buffers->Get(output_);
   std::vector<kernels::DnnlArg> args;
   switch (plan_.kind) {
     case ConvPlan::Kind::kForward:
@@ -243,15 +262,17 @@ Status ConvolutionThunk::ExecuteOnStream(const ExecuteParams& p) {
     ASSIGN_OR_RETURN(void* pad, Scratch(next++, scratchpad_want_.get_size()));
     args.push_back({DNNL_ARG_SCRATCHPAD, scratchpad_want_, scratchpad_want_, pad, false});
   }
-  return kernels::DnnlExecute(name().c_str(), prim_, args, [&](size_t bytes) { return Scratch(next++, bytes); });
+  return kernels::DnnlExecute(name().c_str(), prim_, args,
+                              [&](size_t bytes) { return Scratch(next++, bytes); });
 }
 
 std::string ConvolutionThunk::Details() const {
   const kernels::ConvGeom& q = plan_.geom;
-  return absl::StrFormat("onednn %s n=%d c=%d %dx%d k=%d %dx%d -> %dx%d g=%d stride=%dx%d pad=%dx%d dilation=%dx%d "
-                         "in=%s kernel=%s out=%s",
-                         ConvPlanKindString(plan_.kind), q.n, q.c, q.h, q.w, q.k, q.r, q.s, q.oh, q.ow, q.g, q.sh, q.sw,
-                         q.ph, q.pw, q.dh, q.dw, input_.ToString(), kernel_.ToString(), output_.ToString());
+  return absl::StrFormat(
+      "onednn %s n=%d c=%d %dx%d k=%d %dx%d -> %dx%d g=%d stride=%dx%d pad=%dx%d dilation=%dx%d "
+      "in=%s kernel=%s out=%s",
+      ConvPlanKindString(plan_.kind), q.n, q.c, q.h, q.w, q.k, q.r, q.s, q.oh, q.ow, q.g, q.sh,
+      q.sw, q.ph, q.pw, q.dh, q.dw, input_.ToString(), kernel_.ToString(), output_.ToString());
 }
 
 }  // namespace oneflow_like::hlo

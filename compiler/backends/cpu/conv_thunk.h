@@ -51,8 +51,9 @@ StatusOr<ConvPlan> ClassifyConvolution(const HloInstruction& conv);
 class ConvolutionThunk : public Thunk {
  public:
   // Classifies `conv` and builds its oneDNN primitive; an error means "run the direct loop".
-  static StatusOr<std::unique_ptr<ConvolutionThunk>> Create(const HloInstruction& conv, BufferSlice input,
-                                                            BufferSlice kernel, BufferSlice output);
+  static StatusOr<std::unique_ptr<ConvolutionThunk>> Create(const HloInstruction& conv,
+                                                            BufferSlice input, BufferSlice kernel,
+                                                            BufferSlice output);
   Status ExecuteOnStream(const ExecuteParams& p) override;
   const ConvPlan& plan() const { return plan_; }
 
@@ -70,7 +71,7 @@ class ConvolutionThunk : public Thunk {
   dnnl::primitive prim_;
   dnnl::memory::desc src_want_, wei_want_, dst_want_;  // the layouts the primitive picked
   dnnl::memory::desc scratchpad_want_;                 // its scratchpad (user-managed)
-  std::mutex mu_;  // one run at a time (the scratch is shared)
+  std::mutex mu_;                                      // one run at a time (the scratch is shared)
   std::vector<std::unique_ptr<char, void (*)(void*)>> scratch_;
   std::vector<size_t> scratch_bytes_;
   std::vector<float> weights_;  // backward_data: the kernel un-reversed, plain (g)oihw

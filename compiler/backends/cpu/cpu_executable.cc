@@ -7,30 +7,41 @@
 namespace oneflow_like::hlo {
 namespace {
 void FlattenShapes(const HloShape& s, std::vector<HloShape>* out) {
-  if (!s.is_tuple()) { out->push_back(s); return; }
+  if (!s.is_tuple()) {
+    out->push_back(s);
+    return;
+  }
   for (auto& e : s.tuple_shapes()) FlattenShapes(e, out);
 }
 }  // namespace
 
 std::string CompileStats::ToString() const {
-  return absl::StrFormat("passes %.3fs, codegen %.3fs, jit %.3fs (%s)\n%s", passes_seconds, codegen_seconds,
-                         jit_seconds, jit_cache_hit ? "cache hit" : "compiled", emit.ToString());
+  return absl::StrFormat("passes %.3fs, codegen %.3fs, jit %.3fs (%s)\n%s", passes_seconds,
+                         codegen_seconds, jit_seconds, jit_cache_hit ? "cache hit" : "compiled",
+                         emit.ToString());
 }
 
-Executable::Executable(std::unique_ptr<HloModule> module, std::unique_ptr<BufferAssignment> assignment,
-                       ThunkSequence thunks, std::shared_ptr<KernelLibrary> kernels, CompileStats stats)
-    : module_(std::move(module)), assignment_(std::move(assignment)), thunks_(std::move(thunks)),
-      kernels_(std::move(kernels)), stats_(std::move(stats)) {
-  for (HloInstruction* p : module_->entry_computation()->parameters()) parameter_shapes_.push_back(p->shape());
+Executable::Executable(std::unique_ptr<HloModule> module,
+                       std::unique_ptr<BufferAssignment> assignment, ThunkSequence thunks,
+                       std::shared_ptr<KernelLibrary> kernels, CompileStats stats)
+    : module_(std::move(module)),
+      assignment_(std::move(assignment)),
+      thunks_(std::move(thunks)),
+      kernels_(std::move(kernels)),
+      stats_(std::move(stats)) {
+  for (HloInstruction* p : module_->entry_computation()->parameters())
+    parameter_shapes_.push_back(p->shape());
   FlattenShapes(module_->entry_computation()->root_instruction()->shape(), &output_shapes_);
 }
 
 Status Executable::Initialize() {
   constants_.resize(assignment_->allocations().size());
   for (const BufferAllocation& a : assignment_->allocations()) {
-    if (a.kind == BufferAllocation::Kind::kConstant) constants_[a.index] = a.constant->literal().ToBytes();
+    if (a.kind == BufferAllocation::Kind::kConstant)
+      constants_[a.index] = a.constant->literal().ToBytes();
     if (a.kind == BufferAllocation::Kind::kTemp && a.size > 0) {
-      size_t bytes = (a.size + BufferAssignment::kAlignment - 1) / BufferAssignment::kAlignment * BufferAssignment::kAlignment;
+      size_t bytes = (a.size + BufferAssignment::kAlignment - 1) / BufferAssignment::kAlignment *
+                     BufferAssignment::kAlignment;
       arena_.reset(static_cast<char*>(std::aligned_alloc(BufferAssignment::kAlignment, bytes)));
       if (!arena_) return OutOfMemory("[executable] cannot allocate a %d-byte arena", a.size);
     }
@@ -44,17 +55,23 @@ Status Executable::Initialize() {
 Status Executable::Run(absl::Span<const void* const> arguments, absl::Span<void* const> outputs) {
   if (arguments.size() != parameter_shapes_.size())
     return InvalidArgument("[executable %s] takes %d arguments, got %d", module_->name(),
-                           static_cast<int64_t>(parameter_shapes_.size()), static_cast<int64_t>(arguments.size()));
+                           static_cast<int64_t>(parameter_shapes_.size()),
+                           static_cast<int64_t>(arguments.size()));
   if (outputs.size() != output_shapes_.size())
     return InvalidArgument("[executable %s] writes %d outputs, got %d buffers", module_->name(),
-                           static_cast<int64_t>(output_shapes_.size()), static_cast<int64_t>(outputs.size()));
+                           static_cast<int64_t>(output_shapes_.size()),
+                           static_cast<int64_t>(outputs.size()));
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<char*> bases(assignment_->allocations().size(), nullptr);
   for (const BufferAllocation& a : assignment_->allocations()) {
     switch (a.kind) {
       case BufferAllocation::Kind::kTemp: bases[a.index] = arena_.get(); break;
-      case BufferAllocation::Kind::kParameter: bases[a.index] = const_cast<char*>(static_cast<const char*>(arguments[a.parameter_number])); break;
-      case BufferAllocation::Kind::kOutput: bases[a.index] = static_cast<char*>(outputs[a.output_index]); break;
+      case BufferAllocation::Kind::kParameter:
+        bases[a.index] = const_cast<char*>(static_cast<const char*>(arguments[a.parameter_number]));
+        break;
+      case BufferAllocation::Kind::kOutput:
+        bases[a.index] = static_cast<char*>(outputs[a.output_index]);
+        break;
       case BufferAllocation::Kind::kConstant: bases[a.index] = constants_[a.index].data(); break;
     }
   }
@@ -66,14 +83,16 @@ Status Executable::Run(absl::Span<const void* const> arguments, absl::Span<void*
 
 StatusOr<Literal> RunOnLiterals(Executable& exe, absl::Span<const Literal> args) {
   if (args.size() != exe.parameter_shapes().size())
-    return InvalidArgument("[executable] takes %d arguments, got %d", static_cast<int64_t>(exe.parameter_shapes().size()),
+    return InvalidArgument("[executable] takes %d arguments, got %d",
+                           static_cast<int64_t>(exe.parameter_shapes().size()),
                            static_cast<int64_t>(args.size()));
   std::vector<std::vector<char>> in;
   std::vector<const void*> in_ptrs;
   for (size_t i = 0; i < args.size(); ++i) {
     if (!args[i].shape.Compatible(exe.parameter_shapes()[i]))
       return InvalidArgument("[executable] argument %d is %s, expected %s", static_cast<int64_t>(i),
-                             args[i].shape.ToString(false), exe.parameter_shapes()[i].ToString(false));
+                             args[i].shape.ToString(false),
+                             exe.parameter_shapes()[i].ToString(false));
     Literal l = args[i];
     l.shape = exe.parameter_shapes()[i];
     in.push_back(l.ToBytes());

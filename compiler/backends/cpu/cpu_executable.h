@@ -24,8 +24,8 @@ struct CompileStats {
 
 class Executable {
  public:
-  Executable(std::unique_ptr<HloModule> module, std::unique_ptr<BufferAssignment> assignment, ThunkSequence thunks,
-             std::shared_ptr<KernelLibrary> kernels, CompileStats stats);
+  Executable(std::unique_ptr<HloModule> module, std::unique_ptr<BufferAssignment> assignment,
+             ThunkSequence thunks, std::shared_ptr<KernelLibrary> kernels, CompileStats stats);
   // Prepare + Initialize every thunk; called once by Compile.
   Status Initialize();
 
@@ -42,8 +42,12 @@ class Executable {
   std::string ThunksToString() const { return ThunkSequenceToString(thunks_); }
   // (output leaf, parameter) pairs of CompileOptions::donated the code was built to run on one
   // buffer: the caller may pass the parameter's buffer as that output (an in-place update).
-  const std::vector<std::pair<int64_t, int64_t>>& output_parameter_aliases() const { return aliases_; }
-  void set_output_parameter_aliases(std::vector<std::pair<int64_t, int64_t>> a) { aliases_ = std::move(a); }
+  const std::vector<std::pair<int64_t, int64_t>>& output_parameter_aliases() const {
+    return aliases_;
+  }
+  void set_output_parameter_aliases(std::vector<std::pair<int64_t, int64_t>> a) {
+    aliases_ = std::move(a);
+  }
 
  private:
   std::unique_ptr<HloModule> module_;

@@ -20,11 +20,15 @@ namespace {
 // execute a multiply speculatively while FP exceptions count as side effects), e.g. relu then a
 // dropout scale: that loop was scalar with a mispredicted branch per element (6.0 -> 0.9 ms for
 // 2M floats). Values are unchanged: NaN, infinities and signed zeros keep their IEEE handling.
-constexpr const char* kFlags = "-std=c++17 -O3 -march=x86-64-v3 -fno-math-errno -fno-trapping-math -shared -fPIC";
+constexpr const char* kFlags =
+    "-std=c++17 -O3 -march=x86-64-v3 -fno-math-errno -fno-trapping-math -shared -fPIC";
 
 uint64_t Fnv1a(const std::string& s) {
   uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) { h ^= c; h *= 1099511628211ull; }
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
   return h;
 }
 
@@ -52,7 +56,8 @@ Status MakeDirs(const std::string& path) {
     if (i < path.size()) cur += path[i];
   }
   struct stat st;
-  if (stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return Internal("[jit] cannot create cache dir %s", path);
+  if (stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return Internal("[jit] cannot create cache dir %s", path);
   return absl::OkStatus();
 }
 
@@ -71,12 +76,14 @@ std::string KernelCacheDir() {
   return absl::StrCat(home && *home ? home : "/tmp", "/.cache/oneflow_like/kernels");
 }
 
-StatusOr<std::shared_ptr<KernelLibrary>> CompileAndLoadKernels(const std::string& source, JitStats* stats) {
+StatusOr<std::shared_ptr<KernelLibrary>> CompileAndLoadKernels(const std::string& source,
+                                                               JitStats* stats) {
   const char* cxx_env = std::getenv("ONEFLOW_LIKE_CXX");
   const std::string cxx = cxx_env && *cxx_env ? cxx_env : "c++";
   const std::string dir = KernelCacheDir();
   RETURN_IF_ERROR(MakeDirs(dir));
-  const std::string key = absl::StrFormat("%016x", Fnv1a(absl::StrCat(cxx, "\n", kFlags, "\n", source)));
+  const std::string key =
+      absl::StrFormat("%016x", Fnv1a(absl::StrCat(cxx, "\n", kFlags, "\n", source)));
   const std::string so = absl::StrCat(dir, "/k_", key, ".so");
   JitStats local;
   JitStats& st = stats ? *stats : local;
@@ -93,17 +100,21 @@ StatusOr<std::shared_ptr<KernelLibrary>> CompileAndLoadKernels(const std::string
       out << source;
       if (!out) return Internal("[jit] cannot write %s", src);
     }
-    std::string cmd = absl::StrCat(cxx, " ", kFlags, " -o '", tmp, "' '", src, "' > '", log, "' 2>&1");
+    std::string cmd =
+        absl::StrCat(cxx, " ", kFlags, " -o '", tmp, "' '", src, "' > '", log, "' 2>&1");
     int rc = std::system(cmd.c_str());
     if (rc != 0) {
       std::string msg = ReadFile(log);
       std::remove(log.c_str());
-      return Internal("[jit] `%s` failed (%d): %s (source kept at %s)", cmd, rc, msg.substr(0, 4000), src);
+      return Internal("[jit] `%s` failed (%d): %s (source kept at %s)", cmd, rc,
+                      msg.substr(0, 4000), src);
     }
     std::remove(log.c_str());
     std::remove(src.c_str());
-    if (std::rename(tmp.c_str(), so.c_str()) != 0) return Internal("[jit] cannot move %s to %s", tmp, so);
-    st.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (std::rename(tmp.c_str(), so.c_str()) != 0)
+      return Internal("[jit] cannot move %s to %s", tmp, so);
+    st.compile_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) return Internal("[jit] dlopen %s: %s", so, dlerror());

@@ -16,7 +16,8 @@ struct JitStats {
   std::string so_path;
 };
 
-StatusOr<std::shared_ptr<KernelLibrary>> CompileAndLoadKernels(const std::string& source, JitStats* stats = nullptr);
+StatusOr<std::shared_ptr<KernelLibrary>> CompileAndLoadKernels(const std::string& source,
+                                                               JitStats* stats = nullptr);
 std::string KernelCacheDir();
 
 }  // namespace oneflow_like::hlo

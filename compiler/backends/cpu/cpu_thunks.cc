@@ -22,7 +22,8 @@ StatusOr<GemmThunk::Config> GemmConfigFor(const HloInstruction& dot) {
   const int64_t nb = d.lhs_batch.size();
   if (nb > 1 || d.lhs_contracting.size() != 1 || l.rank() != nb + 2 || r.rank() != nb + 2)
     return Unimplemented("[gemm] %s is not a canonical dot", dot.name());
-  if (l.dtype() != DType::kF32 && l.dtype() != DType::kF64) return Unimplemented("[gemm] %s type", DTypeName(l.dtype()));
+  if (l.dtype() != DType::kF32 && l.dtype() != DType::kF64)
+    return Unimplemented("[gemm] %s type", DTypeName(l.dtype()));
   GemmThunk::Config c;
   c.dtype = l.dtype();
   c.batch = nb ? l.dim(0) : 1;
@@ -56,10 +57,12 @@ Status GemmThunk::ExecuteOnStream(const ExecuteParams& p) {
       }();
       impl_ = autotune ? kernels::AutotuneGemm(Shape(), a, b) : kernels::ChooseGemmImpl(Shape());
     });
-    RETURN_IF_ERROR(kernels::Sgemm(Shape(), 1.0f, a, b, 0.0f, reinterpret_cast<float*>(p.buffers->Get(out_)), impl_));
+    RETURN_IF_ERROR(kernels::Sgemm(Shape(), 1.0f, a, b, 0.0f,
+                                   reinterpret_cast<float*>(p.buffers->Get(out_)), impl_));
   } else {
     InitBlasThreads();
-    const auto ta = c_.lhs_transposed ? CblasTrans : CblasNoTrans, tb = c_.rhs_transposed ? CblasTrans : CblasNoTrans;
+    const auto ta = c_.lhs_transposed ? CblasTrans : CblasNoTrans,
+               tb = c_.rhs_transposed ? CblasTrans : CblasNoTrans;
     const int64_t lda = c_.lhs_transposed ? c_.m : c_.k, ldb = c_.rhs_transposed ? c_.k : c_.n;
     for (int64_t b = 0; b < c_.batch; ++b) {
       auto* a = reinterpret_cast<const double*>(p.buffers->Get(lhs_)) + b * c_.m * c_.k;
@@ -73,8 +76,9 @@ Status GemmThunk::ExecuteOnStream(const ExecuteParams& p) {
 
 std::string GemmThunk::Details() const {
   const char* impl = c_.dtype != DType::kF32 ? "openblas" : kernels::GemmImplName(impl_.load());
-  return absl::StrFormat("%s batch=%d m=%d n=%d k=%d%s%s lhs=%s rhs=%s out=%s impl=%s", DTypeName(c_.dtype), c_.batch,
-                         c_.m, c_.n, c_.k, c_.lhs_transposed ? " lhsT" : "", c_.rhs_transposed ? " rhsT" : "",
+  return absl::StrFormat("%s batch=%d m=%d n=%d k=%d%s%s lhs=%s rhs=%s out=%s impl=%s",
+                         DTypeName(c_.dtype), c_.batch, c_.m, c_.n, c_.k,
+                         c_.lhs_transposed ? " lhsT" : "", c_.rhs_transposed ? " rhsT" : "",
                          lhs_.ToString(), rhs_.ToString(), out_.ToString(), impl);
 }
 
@@ -82,7 +86,8 @@ namespace {
 
 DimVector Strides(const DimVector& dims) {
   DimVector s(dims.size(), 1);
-  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * dims[i + 1];
+  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i)
+    s[i] = s[i + 1] * dims[i + 1];
   return s;
 }
 
@@ -94,7 +99,9 @@ void DirectConvolution(const HloInstruction& inst, const T* in, const T* k, T* o
   const int64_t ns = cd.in_spatial.size(), groups = inst.attrs().feature_group_count;
   const int64_t cin_g = ks.dim(cd.k_in), cout_g = ks.dim(cd.k_out) / groups;
   std::vector<WindowDim> win(ns);
-  for (int64_t s = 0; s < ns; ++s) win[s] = inst.attrs().window.empty() ? WindowDim{ks.dim(cd.k_spatial[s])} : inst.attrs().window[s];
+  for (int64_t s = 0; s < ns; ++s)
+    win[s] =
+        inst.attrs().window.empty() ? WindowDim{ks.dim(cd.k_spatial[s])} : inst.attrs().window[s];
   DimVector ksp;
   for (int64_t s : cd.k_spatial) ksp.push_back(ks.dim(s));
   ForEachIndex(os.dims(), [&](const DimVector& o) {
@@ -135,9 +142,11 @@ Status InstructionThunk::RunConvolution(const ExecuteParams& p) {
   const char* k = p.buffers->Get(operands_[1]);
   char* out = p.buffers->Get(results_[0]);
   if (inst_->shape().dtype() == DType::kF32)
-    DirectConvolution(*inst_, reinterpret_cast<const float*>(in), reinterpret_cast<const float*>(k), reinterpret_cast<float*>(out));
+    DirectConvolution(*inst_, reinterpret_cast<const float*>(in), reinterpret_cast<const float*>(k),
+                      reinterpret_cast<float*>(out));
   else if (inst_->shape().dtype() == DType::kF64)
-    DirectConvolution(*inst_, reinterpret_cast<const double*>(in), reinterpret_cast<const double*>(k), reinterpret_cast<double*>(out));
+    DirectConvolution(*inst_, reinterpret_cast<const double*>(in),
+                      reinterpret_cast<const double*>(k), reinterpret_cast<double*>(out));
   else
     return Unimplemented("[convolution] %s", DTypeName(inst_->shape().dtype()));
   return absl::OkStatus();
@@ -164,8 +173,10 @@ Status InstructionThunk::RunLibraryCall(const ExecuteParams& p) {
   const auto& a = inst_->attrs();
   char* out = p.buffers->Get(results_[0]);
   if (inst_->shape().dtype() == DType::kF32)
-    return library::RunLibraryCall<float>(a.custom_call_target, a.backend_config, ops, reinterpret_cast<float*>(out), inst_->shape().dims());
-  return library::RunLibraryCall<double>(a.custom_call_target, a.backend_config, ops, reinterpret_cast<double*>(out), inst_->shape().dims());
+    return library::RunLibraryCall<float>(a.custom_call_target, a.backend_config, ops,
+                                          reinterpret_cast<float*>(out), inst_->shape().dims());
+  return library::RunLibraryCall<double>(a.custom_call_target, a.backend_config, ops,
+                                         reinterpret_cast<double*>(out), inst_->shape().dims());
 }
 
 Status InstructionThunk::RunEvaluator(const ExecuteParams& p) {
@@ -182,11 +193,14 @@ Status InstructionThunk::RunEvaluator(const ExecuteParams& p) {
   ASSIGN_OR_RETURN(Literal out, ev.EvaluateInstruction(*inst_, ptrs));
   std::vector<const Literal*> leaves;
   std::function<void(const Literal&)> flatten = [&](const Literal& l) {
-    if (l.shape.is_tuple()) { for (auto& e : l.elements) flatten(e); }
-    else leaves.push_back(&l);
+    if (l.shape.is_tuple()) {
+      for (auto& e : l.elements) flatten(e);
+    } else
+      leaves.push_back(&l);
   };
   flatten(out);
-  if (leaves.size() != results_.size()) return Internal("[evaluator thunk] %s result count", inst_->name());
+  if (leaves.size() != results_.size())
+    return Internal("[evaluator thunk] %s result count", inst_->name());
   for (size_t k = 0; k < leaves.size(); ++k) {
     Literal leaf = *leaves[k];
     std::vector<char> bytes = leaf.ToBytes();
@@ -197,7 +211,8 @@ Status InstructionThunk::RunEvaluator(const ExecuteParams& p) {
 
 std::string InstructionThunk::Details() const {
   std::string s = HloOpcodeString(inst_->opcode());
-  if (inst_->opcode() == HloOpcode::kCustomCall) absl::StrAppend(&s, " \"", inst_->attrs().custom_call_target, "\"");
+  if (inst_->opcode() == HloOpcode::kCustomCall)
+    absl::StrAppend(&s, " \"", inst_->attrs().custom_call_target, "\"");
   for (const auto& r : results_) absl::StrAppend(&s, " -> ", r.ToString());
   return s;
 }

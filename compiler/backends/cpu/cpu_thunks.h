@@ -44,7 +44,10 @@ class InstructionThunk : public Thunk {
  public:
   InstructionThunk(Kind kind, const HloInstruction* inst, std::vector<BufferSlice> operands,
                    std::vector<BufferSlice> results)
-      : Thunk(kind, inst->name()), inst_(inst), operands_(std::move(operands)), results_(std::move(results)) {}
+      : Thunk(kind, inst->name()),
+        inst_(inst),
+        operands_(std::move(operands)),
+        results_(std::move(results)) {}
   Status ExecuteOnStream(const ExecuteParams& p) override;
 
  protected:

@@ -17,12 +17,14 @@ namespace {
 
 class Emitter {
  public:
-  Emitter(const BufferAssignment& ba, std::string* source, EmitStats* stats, const FusionAliases* aliased)
+  Emitter(const BufferAssignment& ba, std::string* source, EmitStats* stats,
+          const FusionAliases* aliased)
       : ba_(ba), source_(source), stats_(stats), aliased_(aliased) {}
 
   StatusOr<ThunkSequence> EmitComputation(const HloComputation& c) {
     ThunkSequence seq;
-    for (const HloInstruction* i : c.MakeInstructionPostOrder()) RETURN_IF_ERROR(EmitInstruction(*i, &seq));
+    for (const HloInstruction* i : c.MakeInstructionPostOrder())
+      RETURN_IF_ERROR(EmitInstruction(*i, &seq));
     return seq;
   }
 
@@ -37,8 +39,10 @@ class Emitter {
   }
 
   void Fallback(const HloInstruction& i, const Status& why, ThunkSequence* seq) {
-    stats_->evaluator_fallbacks.push_back(absl::StrCat(i.name(), " (", HloOpcodeString(i.opcode()), "): ", why.message()));
-    seq->push_back(std::make_unique<InstructionThunk>(Thunk::Kind::kEvaluator, &i, OperandSlices(i), ba_.Leaves(&i)));
+    stats_->evaluator_fallbacks.push_back(
+        absl::StrCat(i.name(), " (", HloOpcodeString(i.opcode()), "): ", why.message()));
+    seq->push_back(std::make_unique<InstructionThunk>(Thunk::Kind::kEvaluator, &i, OperandSlices(i),
+                                                      ba_.Leaves(&i)));
   }
 
   static bool FloatArray(const HloShape& s) {
@@ -47,9 +51,11 @@ class Emitter {
 
   Status EmitInstruction(const HloInstruction& i, ThunkSequence* seq) {
     switch (i.opcode()) {
-      case HloOpcode::kParameter: case HloOpcode::kConstant: case HloOpcode::kBitcast: case HloOpcode::kTuple:
-      case HloOpcode::kGetTupleElement:
-        return absl::OkStatus();
+      case HloOpcode::kParameter:
+      case HloOpcode::kConstant:
+      case HloOpcode::kBitcast:
+      case HloOpcode::kTuple:
+      case HloOpcode::kGetTupleElement: return absl::OkStatus();
       case HloOpcode::kFusion: {
         std::string name = "k_";
         for (char ch : i.name()) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
@@ -66,11 +72,13 @@ class Emitter {
         std::vector<BufferSlice> args = OperandSlices(i);
         const auto& outs = ba_.Leaves(&i);
         args.insert(args.end(), outs.begin(), outs.end());
-        // Work estimate: the largest array inside the fusion (a reduction reads more than it writes).
+        // Work estimate: the largest array inside the fusion (a reduction reads more than it
+        // writes).
         int64_t work = src->num_elements;
         for (const HloInstruction* f : i.fused_computation()->instructions())
           if (f->shape().is_array()) work = std::max<int64_t>(work, f->shape().numel());
-        seq->push_back(std::make_unique<KernelThunk>(i.name(), name, std::move(args), src->num_elements, work));
+        seq->push_back(std::make_unique<KernelThunk>(i.name(), name, std::move(args),
+                                                     src->num_elements, work));
         ++stats_->kernels;
         return absl::OkStatus();
       }
@@ -102,23 +110,27 @@ class Emitter {
             return absl::OkStatus();
           }
         }
-        seq->push_back(std::make_unique<InstructionThunk>(Thunk::Kind::kConvolution, &i, OperandSlices(i), ba_.Leaves(&i)));
+        seq->push_back(std::make_unique<InstructionThunk>(Thunk::Kind::kConvolution, &i,
+                                                          OperandSlices(i), ba_.Leaves(&i)));
         ++stats_->convolutions;
         return absl::OkStatus();
       }
       case HloOpcode::kCustomCall:
         if (FindExternalCall(i.attrs().custom_call_target)) {
-          seq->push_back(std::make_unique<InstructionThunk>(Thunk::Kind::kLibraryCall, &i, OperandSlices(i), ba_.Leaves(&i)));
+          seq->push_back(std::make_unique<InstructionThunk>(Thunk::Kind::kLibraryCall, &i,
+                                                            OperandSlices(i), ba_.Leaves(&i)));
           ++stats_->library_calls;
           return absl::OkStatus();
         }
         if (!FloatArray(i.shape()) || !library::IsLibraryCall(i.attrs().custom_call_target)) break;
-        seq->push_back(std::make_unique<InstructionThunk>(Thunk::Kind::kLibraryCall, &i, OperandSlices(i), ba_.Leaves(&i)));
+        seq->push_back(std::make_unique<InstructionThunk>(Thunk::Kind::kLibraryCall, &i,
+                                                          OperandSlices(i), ba_.Leaves(&i)));
         ++stats_->library_calls;
         return absl::OkStatus();
       case HloOpcode::kCopy: {
         const auto &src = ba_.Leaves(i.operand(0)), &dst = ba_.Leaves(&i);
-        for (size_t k = 0; k < dst.size(); ++k) seq->push_back(std::make_unique<CopyThunk>(i.name(), src[k], dst[k]));
+        for (size_t k = 0; k < dst.size(); ++k)
+          seq->push_back(std::make_unique<CopyThunk>(i.name(), src[k], dst[k]));
         ++stats_->copies;
         return absl::OkStatus();
       }
@@ -126,8 +138,9 @@ class Emitter {
         ASSIGN_OR_RETURN(ThunkSequence cond, EmitComputation(*i.while_condition()));
         ASSIGN_OR_RETURN(ThunkSequence body, EmitComputation(*i.while_body()));
         ASSIGN_OR_RETURN(BufferSlice pred, ba_.Slice(i.while_condition()->root_instruction()));
-        seq->push_back(std::make_unique<WhileThunk>(i.name(), ba_.Leaves(i.operand(0)), ba_.Leaves(&i), std::move(cond),
-                                                    pred, std::move(body), ba_.Leaves(i.while_body()->root_instruction())));
+        seq->push_back(std::make_unique<WhileThunk>(
+            i.name(), ba_.Leaves(i.operand(0)), ba_.Leaves(&i), std::move(cond), pred,
+            std::move(body), ba_.Leaves(i.while_body()->root_instruction())));
         ++stats_->control_flow;
         return absl::OkStatus();
       }
@@ -140,13 +153,13 @@ class Emitter {
           results.push_back(ba_.Leaves(b->root_instruction()));
         }
         ASSIGN_OR_RETURN(BufferSlice index, ba_.Slice(i.operand(0)));
-        seq->push_back(std::make_unique<ConditionalThunk>(i.name(), index, i.operand(0)->shape().dtype() == DType::kBool,
-                                                          std::move(branches), std::move(results), ba_.Leaves(&i)));
+        seq->push_back(std::make_unique<ConditionalThunk>(
+            i.name(), index, i.operand(0)->shape().dtype() == DType::kBool, std::move(branches),
+            std::move(results), ba_.Leaves(&i)));
         ++stats_->control_flow;
         return absl::OkStatus();
       }
-      default:
-        break;
+      default: break;
     }
     Fallback(i, Unimplemented("no CPU kernel"), seq);
     return absl::OkStatus();
@@ -161,16 +174,18 @@ class Emitter {
 }  // namespace
 
 std::string EmitStats::ToString() const {
-  std::string s = absl::StrFormat("kernels %d, gemms %d, convolutions %d, library calls %d, copies %d, control flow %d, "
-                                  "evaluator fallbacks %d\n",
-                                  kernels, gemms, convolutions, library_calls, copies, control_flow,
-                                  static_cast<int64_t>(evaluator_fallbacks.size()));
+  std::string s = absl::StrFormat(
+      "kernels %d, gemms %d, convolutions %d, library calls %d, copies %d, control flow %d, "
+      "evaluator fallbacks %d\n",
+      kernels, gemms, convolutions, library_calls, copies, control_flow,
+      static_cast<int64_t>(evaluator_fallbacks.size()));
   for (const auto& f : evaluator_fallbacks) absl::StrAppend(&s, "  fallback: ", f, "\n");
   return s;
 }
 
 StatusOr<ThunkSequence> EmitThunks(const HloModule& module, const BufferAssignment& assignment,
-                                   std::string* kernel_source, EmitStats* stats, const FusionAliases* aliased) {
+                                   std::string* kernel_source, EmitStats* stats,
+                                   const FusionAliases* aliased) {
   Emitter e(assignment, kernel_source, stats, aliased);
   return e.EmitComputation(*module.entry_computation());
 }

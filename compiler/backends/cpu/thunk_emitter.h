@@ -22,8 +22,10 @@ struct EmitStats {
 // Emits the entry computation; `kernel_source` receives every generated kernel (no prelude).
 // `aliased` (optional): per fusion, the (output index, operand index) pairs that will share a
 // buffer at run time (see EmitFusionKernel).
-using FusionAliases = absl::flat_hash_map<const HloInstruction*, std::vector<std::pair<int64_t, int64_t>>>;
+using FusionAliases =
+    absl::flat_hash_map<const HloInstruction*, std::vector<std::pair<int64_t, int64_t>>>;
 StatusOr<ThunkSequence> EmitThunks(const HloModule& module, const BufferAssignment& assignment,
-                                   std::string* kernel_source, EmitStats* stats, const FusionAliases* aliased = nullptr);
+                                   std::string* kernel_source, EmitStats* stats,
+                                   const FusionAliases* aliased = nullptr);
 
 }  // namespace oneflow_like::hlo

@@ -22,7 +22,8 @@ StatusOr<std::string> DeviceArch(int device) {
 
 }  // namespace
 
-StatusOr<GpuCompiledModule> CompileGpuModule(std::unique_ptr<HloModule> module, const GpuCompileOptions& options) {
+StatusOr<GpuCompiledModule> CompileGpuModule(std::unique_ptr<HloModule> module,
+                                             const GpuCompileOptions& options) {
   if (module == nullptr) return InvalidArgument("[compile for gpu] null module");
   const DumpOptions& dump = options.pipeline.dump;
   GpuCompiledModule out;
@@ -57,7 +58,8 @@ StatusOr<GpuCompiledModule> CompileGpuModule(std::unique_ptr<HloModule> module, 
 StatusOr<std::unique_ptr<GpuExecutable>> CompileForGpu(std::unique_ptr<HloModule> module,
                                                        const GpuCompileOptions& options) {
   if (cuda::DeviceCount() == 0)
-    return absl::FailedPreconditionError(absl::StrCat("[compile for gpu] no CUDA device: ", cuda::NoDeviceReason()));
+    return absl::FailedPreconditionError(
+        absl::StrCat("[compile for gpu] no CUDA device: ", cuda::NoDeviceReason()));
   RETURN_IF_ERROR(cuda::CheckDevice(options.device));
   ASSIGN_OR_RETURN(GpuCompiledModule c, CompileGpuModule(std::move(module), options));
   std::shared_ptr<KernelLibrary> library;
@@ -65,12 +67,14 @@ StatusOr<std::unique_ptr<GpuExecutable>> CompileForGpu(std::unique_ptr<HloModule
     cuda::DeviceGuard guard(options.device);
     auto loaded = CudaKernelLibrary::Load(c.image);
     if (!loaded.ok())
-      return Status(loaded.status().code(), absl::StrCat("[compile for gpu] loading the ", c.stats.arch, " image of ",
-                                                         c.module->name(), ": ", loaded.status().message()));
+      return Status(loaded.status().code(),
+                    absl::StrCat("[compile for gpu] loading the ", c.stats.arch, " image of ",
+                                 c.module->name(), ": ", loaded.status().message()));
     library = std::move(loaded).value();
   }
-  auto exe = std::make_unique<GpuExecutable>(std::move(c.module), std::move(c.assignment), std::move(c.emit.thunks),
-                                             std::move(library), std::move(c.stats), options.device);
+  auto exe = std::make_unique<GpuExecutable>(std::move(c.module), std::move(c.assignment),
+                                             std::move(c.emit.thunks), std::move(library),
+                                             std::move(c.stats), options.device);
   RETURN_IF_ERROR(exe->Initialize());
   return exe;
 }

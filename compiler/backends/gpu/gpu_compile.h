@@ -35,7 +35,8 @@ struct GpuCompiledModule {
   GpuCompileStats stats;
 };
 
-StatusOr<GpuCompiledModule> CompileGpuModule(std::unique_ptr<HloModule> module, const GpuCompileOptions& options = {});
+StatusOr<GpuCompiledModule> CompileGpuModule(std::unique_ptr<HloModule> module,
+                                             const GpuCompileOptions& options = {});
 
 // FailedPrecondition (with kernels/cuda's NoDeviceReason) when options.device is not usable.
 StatusOr<std::unique_ptr<GpuExecutable>> CompileForGpu(std::unique_ptr<HloModule> module,

@@ -21,7 +21,8 @@ GpuCompileOptions TestOptions() {
   return o;
 }
 
-StatusOr<GpuCompiledModule> CompileText(const std::string& text, const GpuCompileOptions& o = TestOptions()) {
+StatusOr<GpuCompiledModule> CompileText(const std::string& text,
+                                        const GpuCompileOptions& o = TestOptions()) {
   ASSIGN_OR_RETURN(auto m, ParseHloModule(text));
   return CompileGpuModule(std::move(m), o);
 }
@@ -33,7 +34,8 @@ TEST(GpuCompileTest, EveryTestModuleCompilesToThunksAndPtx) {
     const std::string thunks = ThunkSequenceToString(c->emit.thunks);
     EXPECT_EQ(c->emit.stats.kernels, static_cast<int64_t>(c->emit.kernels.size())) << tm.name;
     for (const KernelSource& k : c->emit.kernels) {
-      EXPECT_TRUE(absl::StrContains(c->image.image, absl::StrCat(".entry ", k.name, "("))) << tm.name << " " << k.name;
+      EXPECT_TRUE(absl::StrContains(c->image.image, absl::StrCat(".entry ", k.name, "(")))
+          << tm.name << " " << k.name;
       EXPECT_TRUE(absl::StrContains(thunks, absl::StrCat(" ", k.name, " n="))) << thunks;
     }
     if (c->emit.kernels.empty()) {
@@ -78,18 +80,21 @@ ENTRY %e {
   %x = f32[1,2,5,5] parameter(0)
   %k = f32[3,2,3,3] parameter(1)
   ROOT %myconv = f32[1,3,5,5] convolution(%x, %k), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01
-})", "myconv (convolution) has no GPU thunk"},
+})",
+       "myconv (convolution) has no GPU thunk"},
       {R"(HloModule lib
 ENTRY %e {
   %x = f32[4,16] parameter(0)
   ROOT %sm = f32[4,16] custom-call(%x), custom_call_target="log_softmax"
-})", "sm (custom-call) has no GPU thunk: library call \"log_softmax\""},
+})",
+       "sm (custom-call) has no GPU thunk: library call \"log_softmax\""},
       {R"(HloModule gather
 ENTRY %e {
   %x = f32[5,8] parameter(0)
   %idx = s32[3,1] constant({1, 0, 4})
   ROOT %g = f32[3,8] gather(%x, %idx), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}
-})", "g (gather) has no GPU thunk"},
+})",
+       "g (gather) has no GPU thunk"},
       {R"(HloModule reduce_to_apply
 %mx (a: f32[], b: f32[]) -> f32[] {
   %a = f32[] parameter(0)
@@ -100,7 +105,8 @@ ENTRY %e {
   %x = f32[8,9] parameter(0)
   %ninf = f32[] constant(-inf)
   ROOT %r = f32[8] reduce(%x, %ninf), dimensions={1}, to_apply=%mx
-})", "(fusion) has no GPU thunk: [codegen] reduce without a known kind"},
+})",
+       "(fusion) has no GPU thunk: [codegen] reduce without a known kind"},
       {R"(HloModule loop
 %cond (s: (s32[], f32[4])) -> pred[] {
   %s = (s32[], f32[4]) parameter(0)
@@ -123,7 +129,8 @@ ENTRY %e {
   %init = (s32[], f32[4]) tuple(%zero, %x)
   %w = (s32[], f32[4]) while(%init), condition=%cond, body=%body
   ROOT %out = f32[4] get-tuple-element(%w), index=1
-})", "w (while) has no GPU thunk"},
+})",
+       "w (while) has no GPU thunk"},
   };
   for (const Case& c : cases) {
     auto r = CompileText(c.text);

@@ -38,17 +38,24 @@ class DeviceBuffers {
 }  // namespace
 
 std::string GpuCompileStats::ToString() const {
-  return absl::StrFormat("passes %.3fs, codegen %.3fs, nvrtc %.3fs (%s, %s), command buffers %d\n%s", passes_seconds,
-                         codegen_seconds, nvrtc_seconds, arch, nvrtc_cache_hit ? "cache hit" : "compiled",
-                         command_buffers, emit.ToString());
+  return absl::StrFormat(
+      "passes %.3fs, codegen %.3fs, nvrtc %.3fs (%s, %s), command buffers %d\n%s", passes_seconds,
+      codegen_seconds, nvrtc_seconds, arch, nvrtc_cache_hit ? "cache hit" : "compiled",
+      command_buffers, emit.ToString());
 }
 
-GpuExecutable::GpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<BufferAssignment> assignment,
-                             ThunkSequence thunks, std::shared_ptr<KernelLibrary> kernels, GpuCompileStats stats,
+GpuExecutable::GpuExecutable(std::unique_ptr<HloModule> module,
+                             std::unique_ptr<BufferAssignment> assignment, ThunkSequence thunks,
+                             std::shared_ptr<KernelLibrary> kernels, GpuCompileStats stats,
                              int device)
-    : module_(std::move(module)), assignment_(std::move(assignment)), thunks_(std::move(thunks)),
-      kernels_(std::move(kernels)), stats_(std::move(stats)), device_(device) {
-  for (HloInstruction* p : module_->entry_computation()->parameters()) parameter_shapes_.push_back(p->shape());
+    : module_(std::move(module)),
+      assignment_(std::move(assignment)),
+      thunks_(std::move(thunks)),
+      kernels_(std::move(kernels)),
+      stats_(std::move(stats)),
+      device_(device) {
+  for (HloInstruction* p : module_->entry_computation()->parameters())
+    parameter_shapes_.push_back(p->shape());
   AppendLeaves(module_->entry_computation()->root_instruction()->shape(), &output_shapes_);
 }
 
@@ -69,17 +76,21 @@ Status GpuExecutable::Initialize() {
   CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&last_run_, cudaEventDisableTiming));
   device_allocations_.assign(assignment_->allocations().size(), nullptr);
   for (const BufferAllocation& a : assignment_->allocations()) {
-    if (a.size <= 0 || (a.kind != BufferAllocation::Kind::kTemp && a.kind != BufferAllocation::Kind::kConstant)) continue;
+    if (a.size <= 0 ||
+        (a.kind != BufferAllocation::Kind::kTemp && a.kind != BufferAllocation::Kind::kConstant))
+      continue;
     void* p = nullptr;
     if (cudaMalloc(&p, a.size) != cudaSuccess) {
       cudaGetLastError();
-      return OutOfMemory("[gpu executable %s] cannot allocate %d bytes of device memory for allocation %d",
-                         module_->name(), a.size, a.index);
+      return OutOfMemory(
+          "[gpu executable %s] cannot allocate %d bytes of device memory for allocation %d",
+          module_->name(), a.size, a.index);
     }
     device_allocations_[a.index] = static_cast<char*>(p);
     if (a.kind == BufferAllocation::Kind::kConstant) {
       const std::vector<char> bytes = a.constant->literal().ToBytes();
-      CUDA_RETURN_IF_ERROR(cudaMemcpy(p, bytes.data(), std::min<int64_t>(a.size, bytes.size()), cudaMemcpyHostToDevice));
+      CUDA_RETURN_IF_ERROR(cudaMemcpy(p, bytes.data(), std::min<int64_t>(a.size, bytes.size()),
+                                      cudaMemcpyHostToDevice));
     }
   }
   RETURN_IF_ERROR(PrepareAll(thunks_, {}));
@@ -88,13 +99,16 @@ Status GpuExecutable::Initialize() {
   return InitializeAll(thunks_, init);
 }
 
-Status GpuExecutable::Run(absl::Span<const void* const> arguments, absl::Span<void* const> outputs, cudaStream_t stream) {
+Status GpuExecutable::Run(absl::Span<const void* const> arguments, absl::Span<void* const> outputs,
+                          cudaStream_t stream) {
   if (arguments.size() != parameter_shapes_.size())
     return InvalidArgument("[gpu executable %s] takes %d arguments, got %d", module_->name(),
-                           static_cast<int64_t>(parameter_shapes_.size()), static_cast<int64_t>(arguments.size()));
+                           static_cast<int64_t>(parameter_shapes_.size()),
+                           static_cast<int64_t>(arguments.size()));
   if (outputs.size() != output_shapes_.size())
     return InvalidArgument("[gpu executable %s] writes %d outputs, got %d buffers", module_->name(),
-                           static_cast<int64_t>(output_shapes_.size()), static_cast<int64_t>(outputs.size()));
+                           static_cast<int64_t>(output_shapes_.size()),
+                           static_cast<int64_t>(outputs.size()));
   if (stream_ == nullptr) return Internal("[gpu executable %s] not initialized", module_->name());
   cuda::DeviceGuard guard(device_);
   std::lock_guard<std::mutex> lock(mu_);
@@ -110,7 +124,8 @@ Status GpuExecutable::Run(absl::Span<const void* const> arguments, absl::Span<vo
   params.buffers = &buffers;
   params.stream = stream != nullptr ? stream : stream_;
   const cudaStream_t s = static_cast<cudaStream_t>(params.stream);
-  if (last_stream_ != nullptr && last_stream_ != s) CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(s, last_run_, 0));
+  if (last_stream_ != nullptr && last_stream_ != s)
+    CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(s, last_run_, 0));
   RETURN_IF_ERROR(ExecuteAll(thunks_, params));
   CUDA_RETURN_IF_ERROR(cudaEventRecord(last_run_, s));
   last_stream_ = s;
@@ -120,14 +135,16 @@ Status GpuExecutable::Run(absl::Span<const void* const> arguments, absl::Span<vo
 StatusOr<Literal> GpuExecutable::RunOnHostLiterals(absl::Span<const Literal> args) {
   if (args.size() != parameter_shapes_.size())
     return InvalidArgument("[gpu executable %s] takes %d arguments, got %d", module_->name(),
-                           static_cast<int64_t>(parameter_shapes_.size()), static_cast<int64_t>(args.size()));
+                           static_cast<int64_t>(parameter_shapes_.size()),
+                           static_cast<int64_t>(args.size()));
   cuda::DeviceGuard guard(device_);
   DeviceBuffers mem;
   std::vector<const void*> in;
   for (size_t i = 0; i < args.size(); ++i) {
     if (!args[i].shape.Compatible(parameter_shapes_[i]))
-      return InvalidArgument("[gpu executable %s] argument %d is %s, expected %s", module_->name(), static_cast<int64_t>(i),
-                             args[i].shape.ToString(false), parameter_shapes_[i].ToString(false));
+      return InvalidArgument("[gpu executable %s] argument %d is %s, expected %s", module_->name(),
+                             static_cast<int64_t>(i), args[i].shape.ToString(false),
+                             parameter_shapes_[i].ToString(false));
     Literal l = args[i];
     l.shape = parameter_shapes_[i];  // the executable's layout
     const std::vector<char> bytes = l.ToBytes();
@@ -145,7 +162,8 @@ StatusOr<Literal> GpuExecutable::RunOnHostLiterals(absl::Span<const Literal> arg
   std::vector<Literal> leaves;
   for (size_t k = 0; k < out.size(); ++k) {
     std::vector<char> bytes(std::max<int64_t>(output_shapes_[k].ByteSize(), 1));
-    CUDA_RETURN_IF_ERROR(cudaMemcpy(bytes.data(), out[k], output_shapes_[k].ByteSize(), cudaMemcpyDeviceToHost));
+    CUDA_RETURN_IF_ERROR(
+        cudaMemcpy(bytes.data(), out[k], output_shapes_[k].ByteSize(), cudaMemcpyDeviceToHost));
     leaves.push_back(Literal::FromBytes(output_shapes_[k], bytes.data()));
   }
   const HloShape& root = module_->entry_computation()->root_instruction()->shape();

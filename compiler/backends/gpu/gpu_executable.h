@@ -29,8 +29,9 @@ struct GpuCompileStats {
 
 class GpuExecutable {
  public:
-  GpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<BufferAssignment> assignment, ThunkSequence thunks,
-                std::shared_ptr<KernelLibrary> kernels, GpuCompileStats stats, int device);
+  GpuExecutable(std::unique_ptr<HloModule> module, std::unique_ptr<BufferAssignment> assignment,
+                ThunkSequence thunks, std::shared_ptr<KernelLibrary> kernels, GpuCompileStats stats,
+                int device);
   ~GpuExecutable();
   GpuExecutable(const GpuExecutable&) = delete;
   GpuExecutable& operator=(const GpuExecutable&) = delete;
@@ -41,7 +42,8 @@ class GpuExecutable {
   // output_shapes()[k]. Enqueues on `stream` and returns (the caller waits on the stream before
   // reading outputs); null = the executable's own stream. Runs are ordered: a run on another
   // stream waits for the previous run (the temp arena is shared).
-  Status Run(absl::Span<const void* const> arguments, absl::Span<void* const> outputs, cudaStream_t stream = nullptr);
+  Status Run(absl::Span<const void* const> arguments, absl::Span<void* const> outputs,
+             cudaStream_t stream = nullptr);
   // Host literals in, host literals out (tuples as tuples): copies, Run, waits. For tests.
   StatusOr<Literal> RunOnHostLiterals(absl::Span<const Literal> args);
 

@@ -65,7 +65,8 @@ void ExpectClose(const Literal& want, const Literal& got, double tol, const std:
       const double a = w[k]->data[i], b = g[k]->data[i];
       if (a == b || (std::isnan(a) && std::isnan(b))) continue;
       if (std::fabs(a - b) <= tol * std::max(1.0, std::fabs(a))) continue;
-      ADD_FAILURE() << what << " output " << k << " element " << i << ": want " << a << " got " << b;
+      ADD_FAILURE() << what << " output " << k << " element " << i << ": want " << a << " got "
+                    << b;
       if (++reported == 5) break;
     }
   }
@@ -92,7 +93,8 @@ TEST_F(GpuExecutableTest, EveryTestModuleMatchesTheEvaluatorWithAndWithoutComman
     for (int run = 0; run < 3; ++run) {  // run 0 captures, later runs replay
       auto a = graphed->RunOnHostLiterals(args);
       ASSERT_TRUE(a.ok()) << tm.name << ": " << a.status();
-      ExpectClose(*want, *a, tm.tolerance, absl::StrCat(tm.name, " (command buffers, run ", run, ")"));
+      ExpectClose(*want, *a, tm.tolerance,
+                  absl::StrCat(tm.name, " (command buffers, run ", run, ")"));
     }
     auto b = plain->RunOnHostLiterals(args);
     ASSERT_TRUE(b.ok()) << tm.name << ": " << b.status();
@@ -133,7 +135,8 @@ std::vector<Literal> Download(const GpuExecutable& exe, const DeviceArgs& d) {
   for (size_t k = 0; k < exe.output_shapes().size(); ++k) {
     const HloShape& s = exe.output_shapes()[k];
     std::vector<char> bytes(std::max<int64_t>(s.ByteSize(), 1));
-    EXPECT_EQ(cudaMemcpy(bytes.data(), d.ptrs[n_in + k], s.ByteSize(), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(bytes.data(), d.ptrs[n_in + k], s.ByteSize(), cudaMemcpyDeviceToHost),
+              cudaSuccess);
     out.push_back(Literal::FromBytes(s, bytes.data()));
   }
   return out;
@@ -154,7 +157,8 @@ TEST_F(GpuExecutableTest, CommandBufferReplaysAndRecapturesWhenAddressesChange) 
   ASSERT_TRUE(parsed.ok());
   const std::vector<Literal> args_a = RandomArgs(**parsed, 1), args_b = RandomArgs(**parsed, 2);
   const double tol = 1e-4;
-  auto want_a = HloEvaluator().Evaluate(**parsed, args_a), want_b = HloEvaluator().Evaluate(**parsed, args_b);
+  auto want_a = HloEvaluator().Evaluate(**parsed, args_a),
+       want_b = HloEvaluator().Evaluate(**parsed, args_b);
   ASSERT_TRUE(want_a.ok() && want_b.ok());
   DeviceArgs a, b;
   Upload(*exe, args_a, &a);
@@ -228,12 +232,14 @@ ENTRY %e {
   %i = s32[4194304] iota(), iota_dimension=0
   %c = f32[4194304] convert(%i)
   ROOT %y = f32[4194304] add(%x, %c)
-})", true);
+})",
+                     true);
   ASSERT_TRUE(exe);
   Literal x(exe->parameter_shapes()[0]);
   auto got = exe->RunOnHostLiterals({x});
   ASSERT_TRUE(got.ok()) << got.status();
-  for (size_t i = 0; i < got->data.size(); i += 4099) ASSERT_EQ(got->data[i], static_cast<float>(i)) << i;
+  for (size_t i = 0; i < got->data.size(); i += 4099)
+    ASSERT_EQ(got->data[i], static_cast<float>(i)) << i;
   EXPECT_EQ(got->data.back(), 4194303.0);
   Status bad = exe->Run({}, {});
   EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument) << bad;

@@ -40,7 +40,8 @@ uint64_t Fnv1a64(const std::string& s, uint64_t basis) {
 }
 
 std::string Key(const std::string& s) {
-  return absl::StrFormat("%016x%016x", Fnv1a64(s, 1469598103934665603ull), Fnv1a64(s, 0x9e3779b97f4a7c15ull));
+  return absl::StrFormat("%016x%016x", Fnv1a64(s, 1469598103934665603ull),
+                         Fnv1a64(s, 0x9e3779b97f4a7c15ull));
 }
 
 StatusOr<std::string> ReadWhole(const std::string& path) {
@@ -73,7 +74,8 @@ std::vector<std::string> KernelsNamedByLog(const std::string& source, const std:
   std::map<int, std::string> starts;  // line -> kernel starting there
   int line = 1;
   for (absl::string_view l : absl::StrSplit(source, '\n')) {
-    if (absl::StartsWith(l, kKernelMarker)) starts[line] = std::string(l.substr(std::strlen(kKernelMarker)));
+    if (absl::StartsWith(l, kKernelMarker))
+      starts[line] = std::string(l.substr(std::strlen(kKernelMarker)));
     ++line;
   }
   std::vector<std::string> named;
@@ -102,7 +104,8 @@ class NvrtcProgram {
     if (prog_ != nullptr) nvrtcDestroyProgram(&prog_);
   }
   Status Create(const std::string& source) {
-    NVRTC_RETURN_IF_ERROR(nvrtcCreateProgram(&prog_, source.c_str(), kProgramName, 0, nullptr, nullptr));
+    NVRTC_RETURN_IF_ERROR(
+        nvrtcCreateProgram(&prog_, source.c_str(), kProgramName, 0, nullptr, nullptr));
     return absl::OkStatus();
   }
   nvrtcProgram get() const { return prog_; }
@@ -157,18 +160,23 @@ std::vector<std::string> GpuKernelCompiler::CompileOptions() const {
 StatusOr<std::string> GpuKernelCompiler::TranslationUnit(absl::Span<const KernelSource> kernels) {
   std::string tu = absl::StrCat(kNvrtcPrelude, KernelPrelude(KernelDialect::kCuda));
   for (const KernelSource& k : kernels) {
-    const std::string header = absl::StrCat("extern \"C\" __global__ void ", k.name, "(char** args, int64_t begin, int64_t end) {");
+    const std::string header = absl::StrCat("extern \"C\" __global__ void ", k.name,
+                                            "(char** args, int64_t begin, int64_t end) {");
     const size_t at = k.code.find(header);
     if (at == std::string::npos || k.code.find(header, at + 1) != std::string::npos)
-      return InvalidArgument("[nvrtc] kernel %s: expected the emitter's CUDA ABI header `%s` exactly once", k.name, header);
-    if (k.num_args < 1) return InvalidArgument("[nvrtc] kernel %s has %d arguments", k.name, k.num_args);
+      return InvalidArgument(
+          "[nvrtc] kernel %s: expected the emitter's CUDA ABI header `%s` exactly once", k.name,
+          header);
+    if (k.num_args < 1)
+      return InvalidArgument("[nvrtc] kernel %s has %d arguments", k.name, k.num_args);
     std::string body = k.code;
     body.replace(at, header.size(),
                  absl::StrCat("static __device__ __forceinline__ void ofl_body_", k.name,
                               "(char** args, int64_t begin, int64_t end) {"));
-    absl::StrAppend(&tu, "\n", kKernelMarker, k.name, "\n", body, "extern \"C\" __global__ void ", k.name,
-                    "(const OflKernelArgs<", k.num_args, "> args, const int64_t begin, const int64_t end) {\n",
-                    "  ofl_body_", k.name, "(const_cast<char**>(args.p), begin, end);\n}\n");
+    absl::StrAppend(&tu, "\n", kKernelMarker, k.name, "\n", body, "extern \"C\" __global__ void ",
+                    k.name, "(const OflKernelArgs<", k.num_args,
+                    "> args, const int64_t begin, const int64_t end) {\n", "  ofl_body_", k.name,
+                    "(const_cast<char**>(args.p), begin, end);\n}\n");
   }
   return tu;
 }
@@ -181,17 +189,20 @@ StatusOr<GpuKernelImage> GpuKernelCompiler::Compile(const std::string& module_na
   return CompileSource(absl::StrCat("module ", module_name), tu, names);
 }
 
-StatusOr<GpuKernelImage> GpuKernelCompiler::CompileSource(const std::string& what, const std::string& source,
-                                                          const std::vector<std::string>& entries) const {
+StatusOr<GpuKernelImage> GpuKernelCompiler::CompileSource(
+    const std::string& what, const std::string& source,
+    const std::vector<std::string>& entries) const {
   GpuKernelImage img;
   img.translation_unit = source;
   img.kernel_names = entries;
   img.is_cubin = absl::StartsWith(options_.arch, "sm_");
   if (!img.is_cubin && !absl::StartsWith(options_.arch, "compute_"))
-    return InvalidArgument("[nvrtc] %s: arch must be compute_XY (PTX) or sm_XY (CUBIN), got \"%s\"", what, options_.arch);
+    return InvalidArgument("[nvrtc] %s: arch must be compute_XY (PTX) or sm_XY (CUBIN), got \"%s\"",
+                           what, options_.arch);
   const std::vector<std::string> opts = CompileOptions();
   if (options_.use_disk_cache) {
-    const std::string key = Key(absl::StrCat("nvrtc ", NvrtcVersion(), "\n", absl::StrJoin(opts, " "), "\n", source));
+    const std::string key =
+        Key(absl::StrCat("nvrtc ", NvrtcVersion(), "\n", absl::StrJoin(opts, " "), "\n", source));
     img.cache_path = absl::StrCat(KernelCacheDir(), "/gpu_", key, img.is_cubin ? ".cubin" : ".ptx");
     if (auto cached = ReadWhole(img.cache_path); cached.ok() && !cached->empty()) {
       img.image = std::move(cached).value();
@@ -207,14 +218,16 @@ StatusOr<GpuKernelImage> GpuKernelCompiler::CompileSource(const std::string& wha
   RETURN_IF_ERROR(prog.Create(source));
   std::vector<const char*> argv;
   for (const std::string& o : opts) argv.push_back(o.c_str());
-  const nvrtcResult rc = nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
+  const nvrtcResult rc =
+      nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
   if (rc != NVRTC_SUCCESS) {
     const std::string log = prog.Log();
     const std::vector<std::string> bad = KernelsNamedByLog(source, log);
-    return InvalidArgument("[nvrtc] %s: %s compiling %d kernel(s) for %s%s:\n%s", what, nvrtcGetErrorString(rc),
-                           static_cast<int64_t>(entries.size()), options_.arch,
-                           bad.empty() ? "" : absl::StrCat(" (errors in ", absl::StrJoin(bad, ", "), ")"),
-                           log.substr(0, 16000));
+    return InvalidArgument(
+        "[nvrtc] %s: %s compiling %d kernel(s) for %s%s:\n%s", what, nvrtcGetErrorString(rc),
+        static_cast<int64_t>(entries.size()), options_.arch,
+        bad.empty() ? "" : absl::StrCat(" (errors in ", absl::StrJoin(bad, ", "), ")"),
+        log.substr(0, 16000));
   }
   size_t n = 0;
   if (img.is_cubin) {
@@ -228,10 +241,13 @@ StatusOr<GpuKernelImage> GpuKernelCompiler::CompileSource(const std::string& wha
     img.image.resize(std::strlen(img.image.c_str()));  // drop the terminating NUL
   }
   for (const std::string& e : entries)
-    if (!ImageHasEntry(img, e)) return Internal("[nvrtc] %s: kernel %s missing from the compiled image", what, e);
-  img.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!ImageHasEntry(img, e))
+      return Internal("[nvrtc] %s: kernel %s missing from the compiled image", what, e);
+  img.compile_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // An unwritable cache costs the next compile, not this one.
-  if (options_.use_disk_cache && !WriteAtomically(img.cache_path, img.image).ok()) img.cache_path.clear();
+  if (options_.use_disk_cache && !WriteAtomically(img.cache_path, img.image).ok())
+    img.cache_path.clear();
   return img;
 }
 

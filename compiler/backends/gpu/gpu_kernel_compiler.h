@@ -25,13 +25,13 @@ namespace oneflow_like::hlo {
 std::string GpuKernelName(const HloInstruction& fusion);
 
 struct NvrtcOptions {
-  std::string arch = "compute_90";          // compute_XY: PTX (driver JIT); sm_XY: CUBIN
-  std::vector<std::string> extra_options;   // appended after ours (e.g. "--fmad=false")
+  std::string arch = "compute_90";         // compute_XY: PTX (driver JIT); sm_XY: CUBIN
+  std::vector<std::string> extra_options;  // appended after ours (e.g. "--fmad=false")
   bool use_disk_cache = true;
 };
 
 struct GpuKernelImage {
-  std::string image;                      // PTX text or CUBIN bytes
+  std::string image;  // PTX text or CUBIN bytes
   bool is_cubin = false;
   std::vector<std::string> kernel_names;  // the __global__ entries, in source order
   std::string translation_unit;           // what NVRTC compiled (for dumps)
@@ -46,7 +46,8 @@ class GpuKernelCompiler {
 
   // Compiles `kernels` (from EmitFusionKernel(..., KernelDialect::kCuda)); `module_name` only
   // names errors. Errors carry the NVRTC log and name the kernels its errors point into.
-  StatusOr<GpuKernelImage> Compile(const std::string& module_name, absl::Span<const KernelSource> kernels) const;
+  StatusOr<GpuKernelImage> Compile(const std::string& module_name,
+                                   absl::Span<const KernelSource> kernels) const;
 
   // Compiles an arbitrary CUDA C++ source (no prelude added); `entries` are the expected
   // __global__ names, checked against the output.

@@ -26,7 +26,8 @@ ENTRY %e {
   %m = f32[41,67] multiply(%s, %cb)
   %mx = f32[41,67] maximum(%m, %y)
   ROOT %r = f32[41,67] exponential(%mx)
-})", 1e-5},
+})",
+       1e-5},
       {"reductions", R"(HloModule reductions
 ENTRY %e {
   %x = f32[16,33,7] parameter(0)
@@ -41,7 +42,8 @@ ENTRY %e {
   %inf = f32[] constant(inf)
   %mn = f32[33] reduce(%x, %inf), dimensions={0,2}, kind=min
   ROOT %t = (f32[16,33], f32[33,7], f32[16,7], f32[], f32[33]) tuple(%rows, %cols, %mid, %all, %mn)
-})", 1e-4},
+})",
+       1e-4},
       {"data_movement", R"(HloModule data_movement
 ENTRY %e {
   %x = f32[5,8] parameter(0)
@@ -55,7 +57,8 @@ ENTRY %e {
   %r = f32[126] reshape(%cat)
   %rr = f32[9,14] reshape(%r)
   ROOT %n = f32[9,14] abs(%rr)
-})", 0},
+})",
+       0},
       {"transpose_3d_and_broadcasts", R"(HloModule transpose_3d
 ENTRY %e {
   %x = f32[5,6,7] parameter(0)
@@ -65,7 +68,8 @@ ENTRY %e {
   %m = f32[7,5,6] multiply(%t, %bb)
   %s = f32[3,5,2] slice(%m), slice={[1:7:2], [0:5], [2:6:2]}
   ROOT %o = f32[3,5,2] sqrt(%s)
-})", 1e-6},
+})",
+       1e-6},
       {"multi_output", R"(HloModule multi_output
 ENTRY %e {
   %x = f32[128,9] parameter(0)
@@ -73,7 +77,8 @@ ENTRY %e {
   %b = f32[128,9] negate(%x)
   %c = f32[128,9] cosine(%x)
   ROOT %t = (f32[128,9], f32[128,9], f32[128,9]) tuple(%a, %b, %c)
-})", 1e-6},
+})",
+       1e-6},
       {"f64_math", R"(HloModule f64_math
 ENTRY %e {
   %x = f64[300] parameter(0)
@@ -111,7 +116,8 @@ ENTRY %e {
   %b3 = f64[300] add(%b2, %pw)
   %b4 = f64[300] add(%b3, %dv)
   ROOT %b5 = f64[300] add(%b4, %mn)
-})", 1e-12},
+})",
+       1e-12},
       {"integers", R"(HloModule integers
 ENTRY %e {
   %x = s32[40,3] parameter(0)
@@ -135,7 +141,8 @@ ENTRY %e {
   %rs = s64[40] reduce(%wb, %z), dimensions={1}, kind=add
   %d = f64[40,3] convert(%wb)
   ROOT %t = (s64[40], f64[40,3], s32[40,3]) tuple(%rs, %d, %q)
-})", 0},
+})",
+       0},
       {"predicates", R"(HloModule predicates
 ENTRY %e {
   %x = f32[20,10] parameter(0)
@@ -157,7 +164,8 @@ ENTRY %e {
   %cv = f32[20,10] convert(%not)
   %o = f32[20,10] add(%sel, %cv)
   ROOT %r = (f32[20,10], pred[20], pred[10]) tuple(%o, %all, %any)
-})", 0},
+})",
+       0},
       {"small_ints", R"(HloModule small_ints
 ENTRY %e {
   %x = u8[64] parameter(0)
@@ -171,7 +179,8 @@ ENTRY %e {
   %s = s32[64] add(%cx, %cy)
   %b = pred[64] convert(%s)
   ROOT %t = (s32[64], pred[64]) tuple(%s, %b)
-})", 0},
+})",
+       0},
       {"nan_inf_constants", R"(HloModule nan_inf
 ENTRY %e {
   %x = f32[50] parameter(0)
@@ -184,7 +193,8 @@ ENTRY %e {
   %isnan = pred[50] compare(%mn, %mn), direction=NE
   %s = f32[50] select(%isnan, %m, %mn)
   ROOT %t = (f32[50], pred[50]) tuple(%s, %isnan)
-})", 0},
+})",
+       0},
       {"mlp_step", R"(HloModule mlp_step
 ENTRY %step {
   %in = f32[16,48] parameter(0)
@@ -211,21 +221,24 @@ ENTRY %step {
   %gba = f32[96] reduce(%gpre, %zero), dimensions={0}, kind=add
   %gwa = f32[48,96] dot(%in, %gpre), lhs_contracting_dims={0}, rhs_contracting_dims={0}
   ROOT %r = (f32[], f32[96,12], f32[96], f32[48,96]) tuple(%l1, %gwb, %gba, %gwa)
-})", 1e-4},
+})",
+       1e-4},
       {"batched_gemm_f64", R"(HloModule batched_gemm
 ENTRY %e {
   %a = f64[3,5,7] parameter(0)
   %b = f64[3,9,7] parameter(1)
   %d = f64[3,5,9] dot(%a, %b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}
   ROOT %o = f64[3,5,9] tanh(%d)
-})", 1e-12},
+})",
+       1e-12},
       {"boundary_layouts", R"(HloModule boundary_layouts
 ENTRY %e {
   %x = f32[5,7]{0,1} parameter(0)
   %y = f32[5,7] parameter(1)
   %a = f32[5,7] add(%x, %y)
   ROOT %t = f32[5,7]{0,1} exponential(%a)
-})", 1e-6},
+})",
+       1e-6},
       {"counter_hash", R"(HloModule counter_hash
 ENTRY %e {
   %x = f32[5,33] parameter(0)
@@ -248,13 +261,15 @@ ENTRY %e {
   %zb = f32[5,33] broadcast(%z), dimensions={}
   %out = f32[5,33] select(%keep, %x, %zb)
   ROOT %r = (f32[5,33], s32[5,33]) tuple(%out, %h)
-})", 0},
+})",
+       0},
       {"aliased_outputs", R"(HloModule aliased_outputs
 ENTRY %e {
   %x = f32[4] parameter(0)
   %c = f32[4] constant({1, 2, 3, 4})
   ROOT %t = (f32[4], f32[4], f32[4]) tuple(%x, %c, %x)
-})", 0},
+})",
+       0},
   };
   return kModules;
 }

@@ -10,7 +10,8 @@ namespace oneflow_like::hlo {
 namespace {
 
 Status NoGpuThunk(const HloInstruction& i, absl::string_view why) {
-  return Unimplemented("[gpu emitter] %s (%s) has no GPU thunk: %s", i.name(), HloOpcodeString(i.opcode()), why);
+  return Unimplemented("[gpu emitter] %s (%s) has no GPU thunk: %s", i.name(),
+                       HloOpcodeString(i.opcode()), why);
 }
 
 class GpuEmitter {
@@ -18,7 +19,8 @@ class GpuEmitter {
   GpuEmitter(const BufferAssignment& ba, GpuEmitResult* out) : ba_(ba), out_(out) {}
 
   Status EmitComputation(const HloComputation& c, std::vector<std::unique_ptr<GpuThunk>>* seq) {
-    for (const HloInstruction* i : c.MakeInstructionPostOrder()) RETURN_IF_ERROR(EmitInstruction(*i, seq));
+    for (const HloInstruction* i : c.MakeInstructionPostOrder())
+      RETURN_IF_ERROR(EmitInstruction(*i, seq));
     return absl::OkStatus();
   }
 
@@ -34,9 +36,11 @@ class GpuEmitter {
 
   Status EmitInstruction(const HloInstruction& i, std::vector<std::unique_ptr<GpuThunk>>* seq) {
     switch (i.opcode()) {
-      case HloOpcode::kParameter: case HloOpcode::kConstant: case HloOpcode::kBitcast: case HloOpcode::kTuple:
-      case HloOpcode::kGetTupleElement:
-        return absl::OkStatus();
+      case HloOpcode::kParameter:
+      case HloOpcode::kConstant:
+      case HloOpcode::kBitcast:
+      case HloOpcode::kTuple:
+      case HloOpcode::kGetTupleElement: return absl::OkStatus();
       case HloOpcode::kFusion: {
         const std::string name = GpuKernelName(i);
         auto src = EmitFusionKernel(i, name, KernelDialect::kCuda);
@@ -47,7 +51,8 @@ class GpuEmitter {
         if (static_cast<int64_t>(args.size()) != src->num_args)
           return Internal("[gpu emitter] %s: %d buffers for %d kernel arguments", i.name(),
                           static_cast<int64_t>(args.size()), src->num_args);
-        seq->push_back(std::make_unique<GpuKernelThunk>(i.name(), name, std::move(args), src->num_elements));
+        seq->push_back(
+            std::make_unique<GpuKernelThunk>(i.name(), name, std::move(args), src->num_elements));
         out_->kernels.push_back(std::move(src).value());
         ++out_->stats.kernels;
         return absl::OkStatus();
@@ -65,17 +70,22 @@ class GpuEmitter {
       }
       case HloOpcode::kCopy: {
         const auto &src = ba_.Leaves(i.operand(0)), &dst = ba_.Leaves(&i);
-        for (size_t k = 0; k < dst.size(); ++k) seq->push_back(std::make_unique<GpuCopyThunk>(i.name(), src[k], dst[k]));
+        for (size_t k = 0; k < dst.size(); ++k)
+          seq->push_back(std::make_unique<GpuCopyThunk>(i.name(), src[k], dst[k]));
         ++out_->stats.copies;
         return absl::OkStatus();
       }
-      case HloOpcode::kConvolution: return NoGpuThunk(i, "no GPU convolution yet (the CPU runs a direct loop)");
+      case HloOpcode::kConvolution:
+        return NoGpuThunk(i, "no GPU convolution yet (the CPU runs a direct loop)");
       case HloOpcode::kCustomCall:
-        return NoGpuThunk(i, absl::StrCat("library call \"", i.attrs().custom_call_target, "\" has no GPU version"));
-      case HloOpcode::kWhile: case HloOpcode::kConditional:
+        return NoGpuThunk(i, absl::StrCat("library call \"", i.attrs().custom_call_target,
+                                          "\" has no GPU version"));
+      case HloOpcode::kWhile:
+      case HloOpcode::kConditional:
         return NoGpuThunk(i, "control flow reads its predicate on the host; no GPU version yet");
       default:
-        return NoGpuThunk(i, "the CPU runs it through the evaluator fallback, which the GPU does not have");
+        return NoGpuThunk(
+            i, "the CPU runs it through the evaluator fallback, which the GPU does not have");
     }
   }
 
@@ -95,9 +105,11 @@ StatusOr<GpuEmitResult> EmitGpuThunks(const HloModule& module, const BufferAssig
   // Maximal runs of capturable thunks become command buffers; the rest run as they are.
   std::vector<std::unique_ptr<GpuThunk>> run;
   auto flush = [&] {
-    if (options.command_buffers && static_cast<int64_t>(run.size()) >= options.min_command_buffer_thunks) {
+    if (options.command_buffers &&
+        static_cast<int64_t>(run.size()) >= options.min_command_buffer_thunks) {
       result.thunks.push_back(std::make_unique<CommandBufferThunk>(
-          absl::StrCat(module.name(), ".command_buffer.", result.command_buffers++), std::move(run)));
+          absl::StrCat(module.name(), ".command_buffer.", result.command_buffers++),
+          std::move(run)));
     } else {
       for (auto& t : run) result.thunks.push_back(std::move(t));
     }

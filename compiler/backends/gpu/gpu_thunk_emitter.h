@@ -17,7 +17,7 @@
 namespace oneflow_like::hlo {
 
 struct GpuEmitOptions {
-  bool command_buffers = true;  // wrap runs of thunks into CUDA graphs
+  bool command_buffers = true;            // wrap runs of thunks into CUDA graphs
   int64_t min_command_buffer_thunks = 2;  // shorter runs are launched directly
 };
 

@@ -10,7 +10,9 @@
 namespace oneflow_like::hlo {
 namespace {
 
-cudaStream_t StreamOf(const Thunk::ExecuteParams& p) { return static_cast<cudaStream_t>(p.stream); }
+cudaStream_t StreamOf(const Thunk::ExecuteParams& p) {
+  return static_cast<cudaStream_t>(p.stream);
+}
 
 std::string SliceList(const std::vector<BufferSlice>& v) {
   std::vector<std::string> parts;
@@ -32,7 +34,8 @@ StatusOr<std::shared_ptr<CudaKernelLibrary>> CudaKernelLibrary::Load(const GpuKe
   if (image.image.empty()) return InvalidArgument("[gpu] empty kernel image");
   cudaLibrary_t lib = nullptr;
   // image.image.data() is NUL-terminated, as PTX must be.
-  CUDA_RETURN_IF_ERROR(cudaLibraryLoadData(&lib, image.image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  CUDA_RETURN_IF_ERROR(
+      cudaLibraryLoadData(&lib, image.image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
   return std::shared_ptr<CudaKernelLibrary>(new CudaKernelLibrary(lib));
 }
 
@@ -45,7 +48,8 @@ StatusOr<void*> CudaKernelLibrary::Resolve(const std::string& name) const {
   cudaError_t e = cudaLibraryGetKernel(&k, lib_, name.c_str());
   if (e != cudaSuccess) {
     cudaGetLastError();
-    return Internal("[gpu] kernel %s not found in the loaded image: %s", name, cudaGetErrorString(e));
+    return Internal("[gpu] kernel %s not found in the loaded image: %s", name,
+                    cudaGetErrorString(e));
   }
   return reinterpret_cast<void*>(k);
 }
@@ -60,7 +64,8 @@ Status GpuKernelThunk::Initialize(const InitializeParams& p) {
   cudaFuncAttributes attr;
   const cudaError_t e = cudaFuncGetAttributes(&attr, k);
   if (e != cudaSuccess)
-    return Named("gpu kernel", name(), cuda::CudaStatus(e, kernel_name_.c_str(), __FILE__, __LINE__));
+    return Named("gpu kernel", name(),
+                 cuda::CudaStatus(e, kernel_name_.c_str(), __FILE__, __LINE__));
   block_ = std::max(32, std::min(kBlock, attr.maxThreadsPerBlock) / 32 * 32);
   kernel_ = k;
   return absl::OkStatus();
@@ -75,15 +80,18 @@ Status GpuKernelThunk::ExecuteOnStream(const ExecuteParams& p) {
     int64_t end = std::min(num_elements_, begin + kMaxBlocks * block_);
     void* params[] = {ptrs.data(), &begin, &end};
     const unsigned blocks = static_cast<unsigned>((end - begin + block_ - 1) / block_);
-    const cudaError_t e = cudaLaunchKernel(kernel_, dim3(blocks), dim3(block_), params, 0, StreamOf(p));
+    const cudaError_t e =
+        cudaLaunchKernel(kernel_, dim3(blocks), dim3(block_), params, 0, StreamOf(p));
     if (e != cudaSuccess)
-      return Named("gpu kernel", name(), cuda::CudaStatus(e, kernel_name_.c_str(), __FILE__, __LINE__));
+      return Named("gpu kernel", name(),
+                   cuda::CudaStatus(e, kernel_name_.c_str(), __FILE__, __LINE__));
   }
   return absl::OkStatus();
 }
 
 std::string GpuKernelThunk::Details() const {
-  return absl::StrCat(kernel_name_, " n=", num_elements_, " block=", block_, " args=[", SliceList(args_), "]");
+  return absl::StrCat(kernel_name_, " n=", num_elements_, " block=", block_, " args=[",
+                      SliceList(args_), "]");
 }
 
 // ---- GEMM ---------------------------------------------------------------------------------------
@@ -108,7 +116,8 @@ StatusOr<cublasHandle_t> CublasContext::HandleFor(cudaStream_t stream) {
   CUBLAS_RETURN_IF_ERROR(cublasSetStream(handle_, stream));
   // cublasSetStream resets the workspace to cuBLAS's default pool: set ours again.
   CUBLAS_RETURN_IF_ERROR(cublasSetWorkspace(handle_, workspace_, kWorkspaceBytes));
-  CUBLAS_RETURN_IF_ERROR(cublasSetMathMode(handle_, cuda::AllowTF32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+  CUBLAS_RETURN_IF_ERROR(cublasSetMathMode(
+      handle_, cuda::AllowTF32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
   return handle_;
 }
 
@@ -116,7 +125,8 @@ Status GpuGemmThunk::Initialize(const InitializeParams&) {
   if (c_.dtype != DType::kF32 && c_.dtype != DType::kF64)
     return Unimplemented("[gpu gemm %s] %s", name(), DTypeName(c_.dtype));
   for (int64_t d : {c_.m, c_.n, c_.k})
-    if (d > INT_MAX) return Unimplemented("[gpu gemm %s] dimension %d exceeds cuBLAS's int range", name(), d);
+    if (d > INT_MAX)
+      return Unimplemented("[gpu gemm %s] dimension %d exceeds cuBLAS's int range", name(), d);
   return Named("gpu gemm", name(), blas_->Initialize());
 }
 
@@ -140,21 +150,23 @@ Status GpuGemmThunk::ExecuteOnStream(const ExecuteParams& p) {
     const float one = 1, zero = 0;
     CUBLAS_RETURN_IF_ERROR(cublasSgemmStridedBatched(
         h, op_rhs, op_lhs, n, m, k, &one, reinterpret_cast<const float*>(rhs), ldb, stride_rhs,
-        reinterpret_cast<const float*>(lhs), lda, stride_lhs, &zero, reinterpret_cast<float*>(out), n, stride_out, batch));
+        reinterpret_cast<const float*>(lhs), lda, stride_lhs, &zero, reinterpret_cast<float*>(out),
+        n, stride_out, batch));
   } else {
     const double one = 1, zero = 0;
     CUBLAS_RETURN_IF_ERROR(cublasDgemmStridedBatched(
         h, op_rhs, op_lhs, n, m, k, &one, reinterpret_cast<const double*>(rhs), ldb, stride_rhs,
-        reinterpret_cast<const double*>(lhs), lda, stride_lhs, &zero, reinterpret_cast<double*>(out), n, stride_out,
-        batch));
+        reinterpret_cast<const double*>(lhs), lda, stride_lhs, &zero,
+        reinterpret_cast<double*>(out), n, stride_out, batch));
   }
   return absl::OkStatus();
 }
 
 std::string GpuGemmThunk::Details() const {
-  return absl::StrFormat("cublas %s batch=%d m=%d n=%d k=%d%s%s lhs=%s rhs=%s out=%s", DTypeName(c_.dtype), c_.batch, c_.m,
-                         c_.n, c_.k, c_.lhs_transposed ? " lhsT" : "", c_.rhs_transposed ? " rhsT" : "", lhs_.ToString(),
-                         rhs_.ToString(), out_.ToString());
+  return absl::StrFormat("cublas %s batch=%d m=%d n=%d k=%d%s%s lhs=%s rhs=%s out=%s",
+                         DTypeName(c_.dtype), c_.batch, c_.m, c_.n, c_.k,
+                         c_.lhs_transposed ? " lhsT" : "", c_.rhs_transposed ? " rhsT" : "",
+                         lhs_.ToString(), rhs_.ToString(), out_.ToString());
 }
 
 // ---- copy, memset -------------------------------------------------------------------------------
@@ -166,7 +178,9 @@ Status GpuCopyThunk::ExecuteOnStream(const ExecuteParams& p) {
   return absl::OkStatus();
 }
 
-std::string GpuCopyThunk::Details() const { return absl::StrCat(src_.ToString(), " -> ", dst_.ToString()); }
+std::string GpuCopyThunk::Details() const {
+  return absl::StrCat(src_.ToString(), " -> ", dst_.ToString());
+}
 
 Status GpuMemsetThunk::ExecuteOnStream(const ExecuteParams& p) {
   if (dst_.size == 0) return absl::OkStatus();
@@ -174,11 +188,14 @@ Status GpuMemsetThunk::ExecuteOnStream(const ExecuteParams& p) {
   return absl::OkStatus();
 }
 
-std::string GpuMemsetThunk::Details() const { return absl::StrCat(dst_.ToString(), " = ", static_cast<int>(byte_)); }
+std::string GpuMemsetThunk::Details() const {
+  return absl::StrCat(dst_.ToString(), " = ", static_cast<int>(byte_));
+}
 
 // ---- command buffer -----------------------------------------------------------------------------
 
-CommandBufferThunk::CommandBufferThunk(std::string name, std::vector<std::unique_ptr<GpuThunk>> thunks)
+CommandBufferThunk::CommandBufferThunk(std::string name,
+                                       std::vector<std::unique_ptr<GpuThunk>> thunks)
     : GpuThunk(Kind::kSequential, std::move(name)) {
   for (auto& t : thunks) {
     for (const BufferSlice& s : t->Slices())
@@ -191,8 +208,12 @@ CommandBufferThunk::~CommandBufferThunk() {
   if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
 }
 
-Status CommandBufferThunk::Prepare(const PrepareParams& p) { return PrepareAll(thunks_, p); }
-Status CommandBufferThunk::Initialize(const InitializeParams& p) { return InitializeAll(thunks_, p); }
+Status CommandBufferThunk::Prepare(const PrepareParams& p) {
+  return PrepareAll(thunks_, p);
+}
+Status CommandBufferThunk::Initialize(const InitializeParams& p) {
+  return InitializeAll(thunks_, p);
+}
 
 Status CommandBufferThunk::Capture(const ExecuteParams& p) {
   const cudaStream_t stream = StreamOf(p);
@@ -240,8 +261,8 @@ Status CommandBufferThunk::ExecuteOnStream(const ExecuteParams& p) {
 }
 
 std::string CommandBufferThunk::ToString(int indent) const {
-  return absl::StrCat(std::string(indent, ' '), "command-buffer %", name(), " (", thunks_.size(), " thunks, CUDA graph)\n",
-                      ThunkSequenceToString(thunks_, indent + 2));
+  return absl::StrCat(std::string(indent, ' '), "command-buffer %", name(), " (", thunks_.size(),
+                      " thunks, CUDA graph)\n", ThunkSequenceToString(thunks_, indent + 2));
 }
 
 }  // namespace oneflow_like::hlo

@@ -47,8 +47,11 @@ class GpuKernelThunk : public GpuThunk {
  public:
   static constexpr int kBlock = 256;
   static constexpr int64_t kMaxBlocks = int64_t{1} << 30;
-  GpuKernelThunk(std::string name, std::string kernel_name, std::vector<BufferSlice> args, int64_t num_elements)
-      : GpuThunk(Kind::kKernel, std::move(name)), kernel_name_(std::move(kernel_name)), args_(std::move(args)),
+  GpuKernelThunk(std::string name, std::string kernel_name, std::vector<BufferSlice> args,
+                 int64_t num_elements)
+      : GpuThunk(Kind::kKernel, std::move(name)),
+        kernel_name_(std::move(kernel_name)),
+        args_(std::move(args)),
         num_elements_(num_elements) {}
   Status Initialize(const InitializeParams& p) override;
   Status ExecuteOnStream(const ExecuteParams& p) override;
@@ -85,9 +88,14 @@ class CublasContext {
 // two dims (GemmConfigFor); cuBLAS is column-major, so it computes out^T = rhs^T x lhs^T.
 class GpuGemmThunk : public GpuThunk {
  public:
-  GpuGemmThunk(std::string name, GemmThunk::Config c, BufferSlice lhs, BufferSlice rhs, BufferSlice out,
-               std::shared_ptr<CublasContext> blas)
-      : GpuThunk(Kind::kGemm, std::move(name)), c_(c), lhs_(lhs), rhs_(rhs), out_(out), blas_(std::move(blas)) {}
+  GpuGemmThunk(std::string name, GemmThunk::Config c, BufferSlice lhs, BufferSlice rhs,
+               BufferSlice out, std::shared_ptr<CublasContext> blas)
+      : GpuThunk(Kind::kGemm, std::move(name)),
+        c_(c),
+        lhs_(lhs),
+        rhs_(rhs),
+        out_(out),
+        blas_(std::move(blas)) {}
   Status Initialize(const InitializeParams& p) override;
   Status ExecuteOnStream(const ExecuteParams& p) override;
   std::vector<BufferSlice> Slices() const override { return {lhs_, rhs_, out_}; }

@@ -14,14 +14,17 @@
 namespace oneflow_like::hlo {
 namespace {
 
-bool Contains(const std::string& s, const std::string& f) { return s.find(f) != std::string::npos; }
+bool Contains(const std::string& s, const std::string& f) {
+  return s.find(f) != std::string::npos;
+}
 
 // A private cache per test, so cache hits and misses are predictable.
 class NvrtcTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const char* tmp = std::getenv("TEST_TMPDIR");
-    dir_ = absl::StrCat(tmp ? tmp : "/tmp", "/nvrtc_cache_", ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = absl::StrCat(tmp ? tmp : "/tmp", "/nvrtc_cache_",
+                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     setenv("ONEFLOW_LIKE_CACHE_DIR", dir_.c_str(), 1);
   }
   void TearDown() override { unsetenv("ONEFLOW_LIKE_CACHE_DIR"); }
@@ -68,7 +71,8 @@ TEST_F(NvrtcTest, EveryTestModuleFusionCompilesToPtx) {
     EXPECT_FALSE(img->is_cubin);
     EXPECT_TRUE(Contains(img->image, ".target sm_90")) << tm.name;
     for (const KernelSource& k : kernels) {
-      EXPECT_TRUE(Contains(img->image, absl::StrCat(".visible .entry ", k.name, "("))) << tm.name << " " << k.name;
+      EXPECT_TRUE(Contains(img->image, absl::StrCat(".visible .entry ", k.name, "(")))
+          << tm.name << " " << k.name;
     }
     // The by-value argument block is read straight from kernel parameters (no local copy).
     // Only where no kernel calls sin/cos/pow/erf: their slow paths use local memory.
@@ -76,7 +80,8 @@ TEST_F(NvrtcTest, EveryTestModuleFusionCompilesToPtx) {
     for (const KernelSource& k : kernels)
       for (const char* fn : {"sin(", "cos(", "pow(", "erf("}) math |= Contains(k.code, fn);
     if (!math) {
-      EXPECT_FALSE(Contains(img->image, ".local")) << tm.name << " copies arguments:\n" << img->image;
+      EXPECT_FALSE(Contains(img->image, ".local")) << tm.name << " copies arguments:\n"
+                                                   << img->image;
     }
     total += kernels.size();
   }
@@ -94,17 +99,26 @@ TEST_F(NvrtcTest, EachKernelAloneAndCubinForSm80) {
     auto img = compiler.Compile("reductions", {k});
     ASSERT_TRUE(img.ok()) << img.status();
     EXPECT_TRUE(img->is_cubin);
-    EXPECT_EQ(img->image.compare(0, 4, "\x7f" "ELF"), 0);
+    EXPECT_EQ(img->image.compare(0, 4,
+                                 "\x7f"
+                                 "ELF"),
+              0);
     EXPECT_TRUE(img->cache_path.empty());
   }
 }
 
 TEST_F(NvrtcTest, MalformedSourceIsAnErrorWithTheLogNamingTheKernel) {
   GpuKernelCompiler compiler;
-  KernelSource good{"k_good", "extern \"C\" __global__ void k_good(char** args, int64_t begin, int64_t end) {\n"
-                              "  float* o = reinterpret_cast<float*>(args[0]);\n  o[begin] = 1.f;\n}\n", 1, 1};
-  KernelSource bad{"k_bad", "extern \"C\" __global__ void k_bad(char** args, int64_t begin, int64_t end) {\n"
-                            "  float* o = reinterpret_cast<float*>(args[0]);\n  o[begin] = undeclared_thing + 1;\n}\n", 1, 1};
+  KernelSource good{
+      "k_good",
+      "extern \"C\" __global__ void k_good(char** args, int64_t begin, int64_t end) {\n"
+      "  float* o = reinterpret_cast<float*>(args[0]);\n  o[begin] = 1.f;\n}\n",
+      1, 1};
+  KernelSource bad{
+      "k_bad",
+      "extern \"C\" __global__ void k_bad(char** args, int64_t begin, int64_t end) {\n"
+      "  float* o = reinterpret_cast<float*>(args[0]);\n  o[begin] = undeclared_thing + 1;\n}\n",
+      1, 1};
   auto img = compiler.Compile("broken", {good, bad});
   ASSERT_FALSE(img.ok());
   const std::string msg(img.status().message());
@@ -123,7 +137,9 @@ TEST_F(NvrtcTest, ForeignAbiAndBadArchAreErrors) {
   KernelSource k{"k_x", "extern \"C\" __global__ void k_x(float* out, int64_t n) {}\n", 1, 1};
   auto img = GpuKernelCompiler().Compile("abi", {k});
   ASSERT_FALSE(img.ok());
-  EXPECT_TRUE(Contains(std::string(img.status().message()), "kernel k_x: expected the emitter's CUDA ABI")) << img.status();
+  EXPECT_TRUE(
+      Contains(std::string(img.status().message()), "kernel k_x: expected the emitter's CUDA ABI"))
+      << img.status();
   NvrtcOptions o;
   o.arch = "volta";
   int unsupported = 0;

@@ -11,11 +11,16 @@ using hlo::ComparisonDirection;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 
-bool IsFloat(DType t) { return IsF32OrF64(t); }
-bool IntOrBool(DType t) {  // bitwise ops
-  return t == DType::kBool || t == DType::kU8 || t == DType::kI8 || t == DType::kI32 || t == DType::kI64;
+bool IsFloat(DType t) {
+  return IsF32OrF64(t);
 }
-bool Numeric(DType t) { return t == DType::kF32 || t == DType::kF64 || t == DType::kI32 || t == DType::kI64; }
+bool IntOrBool(DType t) {  // bitwise ops
+  return t == DType::kBool || t == DType::kU8 || t == DType::kI8 || t == DType::kI32 ||
+         t == DType::kI64;
+}
+bool Numeric(DType t) {
+  return t == DType::kF32 || t == DType::kF64 || t == DType::kI32 || t == DType::kI64;
+}
 
 bool SameDtypes(LowerCtx& ctx, const TracedOp& op, size_t first, bool (*ok)(DType)) {
   DType t = ctx.in_meta(op, first).dtype;
@@ -27,7 +32,8 @@ bool SameDtypes(LowerCtx& ctx, const TracedOp& op, size_t first, bool (*ok)(DTyp
 
 Status LowerSub(LowerCtx& ctx, const TracedOp& op) {  // alpha == 1 ? x - y : x - alpha * y
   const TensorMeta& m = ctx.out_meta(op, 0);
-  if (!SameDtypes(ctx, op, 0, Numeric) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
+  if (!SameDtypes(ctx, op, 0, Numeric) || ctx.in_meta(op, 0).dtype != m.dtype)
+    return ctx.LowerAsKernelCall(op);
   ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
   double alpha = op.attrs.Float("alpha", 1.0);
   HloInstruction* y = in[1];
@@ -44,7 +50,8 @@ Status LowerSub(LowerCtx& ctx, const TracedOp& op) {  // alpha == 1 ? x - y : x 
 // pow: std::pow on floats. bitwise_and/or/xor: x & y, x | y, x ^ y on bool and integers.
 Status LowerSameType(LowerCtx& ctx, const TracedOp& op, HloOpcode code, bool (*ok)(DType)) {
   const TensorMeta& m = ctx.out_meta(op, 0);
-  if (!SameDtypes(ctx, op, 0, ok) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
+  if (!SameDtypes(ctx, op, 0, ok) || ctx.in_meta(op, 0).dtype != m.dtype)
+    return ctx.LowerAsKernelCall(op);
   ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
   ASSIGN_OR_RETURN(auto* r, ctx.b().Binary(code, in[0], in[1]));
   ctx.set(op, 0, r);
@@ -64,22 +71,29 @@ Status LowerCompareScalar(LowerCtx& ctx, const TracedOp& op, ComparisonDirection
   const TensorMeta& m = ctx.out_meta(op, 0);
   DType t = ctx.in_meta(op, 0).dtype;
   if (!Numeric(t)) return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(auto* s, Splat(ctx, t, op.attrs.Float("scalar"), m.shape));  // the scalar in x's dtype
+  ASSIGN_OR_RETURN(auto* s,
+                   Splat(ctx, t, op.attrs.Float("scalar"), m.shape));  // the scalar in x's dtype
   ASSIGN_OR_RETURN(auto* r, ctx.b().Compare(ctx.in(op, 0), s, d));
   ctx.set(op, 0, r);
   return Status();
 }
 
-bool IsBool(DType t) { return t == DType::kBool; }
+bool IsBool(DType t) {
+  return t == DType::kBool;
+}
 
 Status LowerLogical(LowerCtx& ctx, const TracedOp& op, int kind) {  // 0 and, 1 or, 2 xor
   const TensorMeta& m = ctx.out_meta(op, 0);
   if (!SameDtypes(ctx, op, 0, IsBool)) return ctx.LowerAsKernelCall(op);
   ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
   HloInstruction* r;
-  if (kind == 0) { ASSIGN_OR_RETURN(r, ctx.b().Binary(HloOpcode::kAnd, in[0], in[1])); }
-  else if (kind == 1) { ASSIGN_OR_RETURN(r, ctx.b().Binary(HloOpcode::kOr, in[0], in[1])); }
-  else { ASSIGN_OR_RETURN(r, ctx.b().Compare(in[0], in[1], ComparisonDirection::kNe)); }
+  if (kind == 0) {
+    ASSIGN_OR_RETURN(r, ctx.b().Binary(HloOpcode::kAnd, in[0], in[1]));
+  } else if (kind == 1) {
+    ASSIGN_OR_RETURN(r, ctx.b().Binary(HloOpcode::kOr, in[0], in[1]));
+  } else {
+    ASSIGN_OR_RETURN(r, ctx.b().Compare(in[0], in[1], ComparisonDirection::kNe));
+  }
   ctx.set(op, 0, r);
   return Status();
 }
@@ -87,11 +101,14 @@ Status LowerLogical(LowerCtx& ctx, const TracedOp& op, int kind) {  // 0 and, 1 
 // minmax_grad(g, a, b; is_max, side): wins ? g : (mine == other ? g * 0.5 : 0).
 Status LowerMinMaxGrad(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
-  if (!SameDtypes(ctx, op, 0, IsFloat) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
+  if (!SameDtypes(ctx, op, 0, IsFloat) || ctx.in_meta(op, 0).dtype != m.dtype)
+    return ctx.LowerAsKernelCall(op);
   ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
   bool is_max = op.attrs.Bool("is_max"), side_a = op.attrs.Int("side") == 0;
   HloInstruction *mine = side_a ? in[1] : in[2], *other = side_a ? in[2] : in[1];
-  ASSIGN_OR_RETURN(auto* wins, ctx.b().Compare(mine, other, is_max ? ComparisonDirection::kGt : ComparisonDirection::kLt));
+  ASSIGN_OR_RETURN(
+      auto* wins,
+      ctx.b().Compare(mine, other, is_max ? ComparisonDirection::kGt : ComparisonDirection::kLt));
   ASSIGN_OR_RETURN(auto* tie, ctx.b().Compare(mine, other, ComparisonDirection::kEq));
   ASSIGN_OR_RETURN(auto* half, Splat(ctx, m.dtype, 0.5, m.shape));
   ASSIGN_OR_RETURN(auto* zero, Splat(ctx, m.dtype, 0.0, m.shape));
@@ -102,11 +119,14 @@ Status LowerMinMaxGrad(LowerCtx& ctx, const TracedOp& op) {
   return Status();
 }
 
-bool AnyType(DType t) { return t != DType::kF16 && t != DType::kBF16; }
+bool AnyType(DType t) {
+  return t != DType::kF16 && t != DType::kBF16;
+}
 
 Status LowerWhere(LowerCtx& ctx, const TracedOp& op) {  // where(cond, x, y)
   const TensorMeta& m = ctx.out_meta(op, 0);
-  if (ctx.in_meta(op, 0).dtype != DType::kBool || !SameDtypes(ctx, op, 1, AnyType) || ctx.in_meta(op, 1).dtype != m.dtype)
+  if (ctx.in_meta(op, 0).dtype != DType::kBool || !SameDtypes(ctx, op, 1, AnyType) ||
+      ctx.in_meta(op, 1).dtype != m.dtype)
     return ctx.LowerAsKernelCall(op);
   ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
   ASSIGN_OR_RETURN(auto* r, ctx.b().Select(in[0], in[1], in[2]));
@@ -117,11 +137,13 @@ Status LowerWhere(LowerCtx& ctx, const TracedOp& op) {  // where(cond, x, y)
 template <bool kScalarIsOther>
 Status LowerWhereScalar(LowerCtx& ctx, const TracedOp& op) {  // cond ? x : s  /  cond ? s : y
   const TensorMeta& m = ctx.out_meta(op, 0);
-  if (ctx.in_meta(op, 0).dtype != DType::kBool || !AnyType(m.dtype) || ctx.in_meta(op, 1).dtype != m.dtype)
+  if (ctx.in_meta(op, 0).dtype != DType::kBool || !AnyType(m.dtype) ||
+      ctx.in_meta(op, 1).dtype != m.dtype)
     return ctx.LowerAsKernelCall(op);
   ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
   ASSIGN_OR_RETURN(auto* s, Splat(ctx, m.dtype, op.attrs.Float("scalar"), m.shape));
-  ASSIGN_OR_RETURN(auto* r, kScalarIsOther ? ctx.b().Select(in[0], in[1], s) : ctx.b().Select(in[0], s, in[1]));
+  ASSIGN_OR_RETURN(
+      auto* r, kScalarIsOther ? ctx.b().Select(in[0], in[1], s) : ctx.b().Select(in[0], s, in[1]));
   ctx.set(op, 0, r);
   return Status();
 }
@@ -132,16 +154,19 @@ Status LowerWhereScalar(LowerCtx& ctx, const TracedOp& op) {  // cond ? x : s  /
 enum class DivKind { kFloorDiv, kRemainder, kFmod };
 Status LowerDivision(LowerCtx& ctx, const TracedOp& op, DivKind kind) {
   const TensorMeta& m = ctx.out_meta(op, 0);
-  if (!SameDtypes(ctx, op, 0, IsFloat) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
+  if (!SameDtypes(ctx, op, 0, IsFloat) || ctx.in_meta(op, 0).dtype != m.dtype)
+    return ctx.LowerAsKernelCall(op);
   ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
   ExprBuilder e{ctx, m, Status()};
   if (kind == DivKind::kFloorDiv) return e.Set(op, e.U(HloOpcode::kFloor, e.Div(in[0], in[1])));
   HloInstruction* r = e.B(HloOpcode::kRemainder, in[0], in[1]);
   if (kind == DivKind::kRemainder) {
     HloInstruction* zero = e.C(0);
-    HloInstruction* signs_differ = e.Cmp(e.Cmp(r, zero, ComparisonDirection::kLt), e.Cmp(in[1], zero, ComparisonDirection::kLt),
-                                         ComparisonDirection::kNe);
-    HloInstruction* fix = e.B(HloOpcode::kAnd, e.Cmp(r, zero, ComparisonDirection::kNe), signs_differ);
+    HloInstruction* signs_differ =
+        e.Cmp(e.Cmp(r, zero, ComparisonDirection::kLt),
+              e.Cmp(in[1], zero, ComparisonDirection::kLt), ComparisonDirection::kNe);
+    HloInstruction* fix =
+        e.B(HloOpcode::kAnd, e.Cmp(r, zero, ComparisonDirection::kNe), signs_differ);
     r = e.Sel(fix, e.Add(r, in[1]), r);
   }
   return e.Set(op, r);
@@ -160,10 +185,14 @@ Status LowerBitwiseNot(LowerCtx& ctx, const TracedOp& op) {
 Status LowerLogicalNot(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   const DType t = ctx.in_meta(op, 0).dtype;
-  if (!(IntOrBool(t) || IsFloat(t)) || !(IntOrBool(m.dtype) || IsFloat(m.dtype))) return ctx.LowerAsKernelCall(op);
+  if (!(IntOrBool(t) || IsFloat(t)) || !(IntOrBool(m.dtype) || IsFloat(m.dtype)))
+    return ctx.LowerAsKernelCall(op);
   ASSIGN_OR_RETURN(auto* zero, Splat(ctx, t, 0.0, m.shape));
-  ASSIGN_OR_RETURN(HloInstruction* r, ctx.b().Compare(ctx.in(op, 0), zero, ComparisonDirection::kEq));
-  if (m.dtype != DType::kBool) { ASSIGN_OR_RETURN(r, ctx.b().Convert(r, m.dtype)); }
+  ASSIGN_OR_RETURN(HloInstruction * r,
+                   ctx.b().Compare(ctx.in(op, 0), zero, ComparisonDirection::kEq));
+  if (m.dtype != DType::kBool) {
+    ASSIGN_OR_RETURN(r, ctx.b().Convert(r, m.dtype));
+  }
   ctx.set(op, 0, r);
   return Status();
 }
@@ -171,31 +200,76 @@ Status LowerLogicalNot(LowerCtx& ctx, const TracedOp& op) {
 }  // namespace
 
 OFL_REGISTER_LOWERING(sub, LowerSub);
-OFL_REGISTER_LOWERING(maximum, [](LowerCtx& c, const TracedOp& o) { return LowerSameType(c, o, HloOpcode::kMaximum, Numeric); });
-OFL_REGISTER_LOWERING(minimum, [](LowerCtx& c, const TracedOp& o) { return LowerSameType(c, o, HloOpcode::kMinimum, Numeric); });
-OFL_REGISTER_LOWERING(pow, [](LowerCtx& c, const TracedOp& o) { return LowerSameType(c, o, HloOpcode::kPower, IsFloat); });
+OFL_REGISTER_LOWERING(maximum, [](LowerCtx& c, const TracedOp& o) {
+  return LowerSameType(c, o, HloOpcode::kMaximum, Numeric);
+});
+OFL_REGISTER_LOWERING(minimum, [](LowerCtx& c, const TracedOp& o) {
+  return LowerSameType(c, o, HloOpcode::kMinimum, Numeric);
+});
+OFL_REGISTER_LOWERING(pow, [](LowerCtx& c, const TracedOp& o) {
+  return LowerSameType(c, o, HloOpcode::kPower, IsFloat);
+});
 OFL_REGISTER_LOWERING(minmax_grad, LowerMinMaxGrad);
-OFL_REGISTER_LOWERING(eq, [](LowerCtx& c, const TracedOp& o) { return LowerCompare(c, o, ComparisonDirection::kEq); });
-OFL_REGISTER_LOWERING(ne, [](LowerCtx& c, const TracedOp& o) { return LowerCompare(c, o, ComparisonDirection::kNe); });
-OFL_REGISTER_LOWERING(lt, [](LowerCtx& c, const TracedOp& o) { return LowerCompare(c, o, ComparisonDirection::kLt); });
-OFL_REGISTER_LOWERING(le, [](LowerCtx& c, const TracedOp& o) { return LowerCompare(c, o, ComparisonDirection::kLe); });
-OFL_REGISTER_LOWERING(gt, [](LowerCtx& c, const TracedOp& o) { return LowerCompare(c, o, ComparisonDirection::kGt); });
-OFL_REGISTER_LOWERING(ge, [](LowerCtx& c, const TracedOp& o) { return LowerCompare(c, o, ComparisonDirection::kGe); });
-OFL_REGISTER_LOWERING(eq_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerCompareScalar(c, o, ComparisonDirection::kEq); });
-OFL_REGISTER_LOWERING(ne_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerCompareScalar(c, o, ComparisonDirection::kNe); });
-OFL_REGISTER_LOWERING(lt_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerCompareScalar(c, o, ComparisonDirection::kLt); });
-OFL_REGISTER_LOWERING(le_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerCompareScalar(c, o, ComparisonDirection::kLe); });
-OFL_REGISTER_LOWERING(gt_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerCompareScalar(c, o, ComparisonDirection::kGt); });
-OFL_REGISTER_LOWERING(ge_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerCompareScalar(c, o, ComparisonDirection::kGe); });
-OFL_REGISTER_LOWERING(logical_and, [](LowerCtx& c, const TracedOp& o) { return LowerLogical(c, o, 0); });
-OFL_REGISTER_LOWERING(logical_or, [](LowerCtx& c, const TracedOp& o) { return LowerLogical(c, o, 1); });
-OFL_REGISTER_LOWERING(logical_xor, [](LowerCtx& c, const TracedOp& o) { return LowerLogical(c, o, 2); });
-OFL_REGISTER_LOWERING(floor_divide, [](LowerCtx& c, const TracedOp& o) { return LowerDivision(c, o, DivKind::kFloorDiv); });
-OFL_REGISTER_LOWERING(remainder, [](LowerCtx& c, const TracedOp& o) { return LowerDivision(c, o, DivKind::kRemainder); });
-OFL_REGISTER_LOWERING(fmod, [](LowerCtx& c, const TracedOp& o) { return LowerDivision(c, o, DivKind::kFmod); });
-OFL_REGISTER_LOWERING(bitwise_and, [](LowerCtx& c, const TracedOp& o) { return LowerSameType(c, o, HloOpcode::kAnd, IntOrBool); });
-OFL_REGISTER_LOWERING(bitwise_or, [](LowerCtx& c, const TracedOp& o) { return LowerSameType(c, o, HloOpcode::kOr, IntOrBool); });
-OFL_REGISTER_LOWERING(bitwise_xor, [](LowerCtx& c, const TracedOp& o) { return LowerSameType(c, o, HloOpcode::kXor, IntOrBool); });
+OFL_REGISTER_LOWERING(eq, [](LowerCtx& c, const TracedOp& o) {
+  return LowerCompare(c, o, ComparisonDirection::kEq);
+});
+OFL_REGISTER_LOWERING(ne, [](LowerCtx& c, const TracedOp& o) {
+  return LowerCompare(c, o, ComparisonDirection::kNe);
+});
+OFL_REGISTER_LOWERING(lt, [](LowerCtx& c, const TracedOp& o) {
+  return LowerCompare(c, o, ComparisonDirection::kLt);
+});
+OFL_REGISTER_LOWERING(le, [](LowerCtx& c, const TracedOp& o) {
+  return LowerCompare(c, o, ComparisonDirection::kLe);
+});
+OFL_REGISTER_LOWERING(gt, [](LowerCtx& c, const TracedOp& o) {
+  return LowerCompare(c, o, ComparisonDirection::kGt);
+});
+OFL_REGISTER_LOWERING(ge, [](LowerCtx& c, const TracedOp& o) {
+  return LowerCompare(c, o, ComparisonDirection::kGe);
+});
+OFL_REGISTER_LOWERING(eq_scalar, [](LowerCtx& c, const TracedOp& o) {
+  return LowerCompareScalar(c, o, ComparisonDirection::kEq);
+});
+OFL_REGISTER_LOWERING(ne_scalar, [](LowerCtx& c, const TracedOp& o) {
+  return LowerCompareScalar(c, o, ComparisonDirection::kNe);
+});
+OFL_REGISTER_LOWERING(lt_scalar, [](LowerCtx& c, const TracedOp& o) {
+  return LowerCompareScalar(c, o, ComparisonDirection::kLt);
+});
+OFL_REGISTER_LOWERING(le_scalar, [](LowerCtx& c, const TracedOp& o) {
+  return LowerCompareScalar(c, o, ComparisonDirection::kLe);
+});
+OFL_REGISTER_LOWERING(gt_scalar, [](LowerCtx& c, const TracedOp& o) {
+  return LowerCompareScalar(c, o, ComparisonDirection::kGt);
+});
+OFL_REGISTER_LOWERING(ge_scalar, [](LowerCtx& c, const TracedOp& o) {
+  return LowerCompareScalar(c, o, ComparisonDirection::kGe);
+});
+OFL_REGISTER_LOWERING(logical_and,
+                      [](LowerCtx& c, const TracedOp& o) { return LowerLogical(c, o, 0); });
+OFL_REGISTER_LOWERING(logical_or,
+                      [](LowerCtx& c, const TracedOp& o) { return LowerLogical(c, o, 1); });
+OFL_REGISTER_LOWERING(logical_xor,
+                      [](LowerCtx& c, const TracedOp& o) { return LowerLogical(c, o, 2); });
+OFL_REGISTER_LOWERING(floor_divide, [](LowerCtx& c, const TracedOp& o) {
+  return LowerDivision(c, o, DivKind::kFloorDiv);
+});
+OFL_REGISTER_LOWERING(remainder, [](LowerCtx& c, const TracedOp& o) {
+  return LowerDivision(c, o, DivKind::kRemainder);
+});
+OFL_REGISTER_LOWERING(fmod, [](LowerCtx& c, const TracedOp& o) {
+  return LowerDivision(c, o, DivKind::kFmod);
+});
+OFL_REGISTER_LOWERING(bitwise_and, [](LowerCtx& c, const TracedOp& o) {
+  return LowerSameType(c, o, HloOpcode::kAnd, IntOrBool);
+});
+OFL_REGISTER_LOWERING(bitwise_or, [](LowerCtx& c, const TracedOp& o) {
+  return LowerSameType(c, o, HloOpcode::kOr, IntOrBool);
+});
+OFL_REGISTER_LOWERING(bitwise_xor, [](LowerCtx& c, const TracedOp& o) {
+  return LowerSameType(c, o, HloOpcode::kXor, IntOrBool);
+});
 OFL_REGISTER_LOWERING(bitwise_not, LowerBitwiseNot);
 OFL_REGISTER_LOWERING(logical_not, LowerLogicalNot);
 OFL_REGISTER_LOWERING(where, LowerWhere);

@@ -25,12 +25,17 @@ namespace {
 using hlo::HloInstruction;
 using hlo::WindowDim;
 
-bool Lowerable(DType t) { return t == DType::kF32 || t == DType::kF64; }
+bool Lowerable(DType t) {
+  return t == DType::kF32 || t == DType::kF64;
+}
 
-StatusOr<hlo::ConvDims> Labels(const char* text) { return hlo::ConvDims::Parse(text); }
+StatusOr<hlo::ConvDims> Labels(const char* text) {
+  return hlo::ConvDims::Parse(text);
+}
 
 // A channel slice [lo, hi) of an NCHW-like array along dim `dim`.
-StatusOr<HloInstruction*> SliceDim1(LowerCtx& ctx, HloInstruction* h, int64_t dim, int64_t lo, int64_t hi) {
+StatusOr<HloInstruction*> SliceDim1(LowerCtx& ctx, HloInstruction* h, int64_t dim, int64_t lo,
+                                    int64_t hi) {
   std::vector<hlo::SliceDim> sl;
   for (int64_t k = 0; k < h->shape().rank(); ++k)
     sl.push_back(k == dim ? hlo::SliceDim{lo, hi, 1} : hlo::SliceDim{0, h->shape().dim(k), 1});
@@ -43,9 +48,11 @@ struct Attrs {
 };
 
 StatusOr<Attrs> ReadAttrs(const TracedOp& op) {
-  Attrs a{op.attrs.Ints("stride"), op.attrs.Ints("padding"), op.attrs.Ints("dilation"), op.attrs.Int("groups", 1)};
+  Attrs a{op.attrs.Ints("stride"), op.attrs.Ints("padding"), op.attrs.Ints("dilation"),
+          op.attrs.Int("groups", 1)};
   if (a.stride.size() != 2 || a.padding.size() != 2 || a.dilation.size() != 2 || a.groups < 1)
-    return InvalidArgument("[%s] expected 2 strides, paddings and dilations and groups >= 1", op.op->name);
+    return InvalidArgument("[%s] expected 2 strides, paddings and dilations and groups >= 1",
+                           op.op->name);
   return a;
 }
 
@@ -58,10 +65,12 @@ Status LowerConv2d(LowerCtx& ctx, const TracedOp& op) {
   for (int i = 0; i < 2; ++i)
     win[i] = WindowDim{ws[2 + i], a.stride[i], a.padding[i], a.padding[i], 1, a.dilation[i]};
   ASSIGN_OR_RETURN(auto dims, Labels("bf01_oi01->bf01"));
-  ASSIGN_OR_RETURN(HloInstruction * y, ctx.b().Convolution(ctx.in(op, 0), ctx.in(op, 1), win, dims, a.groups));
+  ASSIGN_OR_RETURN(HloInstruction * y,
+                   ctx.b().Convolution(ctx.in(op, 0), ctx.in(op, 1), win, dims, a.groups));
   if (y->shape().dims() != m.shape.dims())
-    return Internal("[conv2d] convolution of %s and %s gives %s, the op says %s", ctx.in(op, 0)->shape().ToString(),
-                    ctx.in(op, 1)->shape().ToString(), y->shape().ToString(), m.shape.ToString());
+    return Internal("[conv2d] convolution of %s and %s gives %s, the op says %s",
+                    ctx.in(op, 0)->shape().ToString(), ctx.in(op, 1)->shape().ToString(),
+                    y->shape().ToString(), m.shape.ToString());
   if (op.inputs.size() > 2) {
     ASSIGN_OR_RETURN(auto* b, ctx.b().Broadcast(ctx.in(op, 2), m.shape.dims(), {1}));
     ASSIGN_OR_RETURN(y, ctx.b().Binary(hlo::HloOpcode::kAdd, y, b));
@@ -77,8 +86,8 @@ Status LowerConv2dGradInput(LowerCtx& ctx, const TracedOp& op) {
   ASSIGN_OR_RETURN(Attrs a, ReadAttrs(op));
   const Shape &dys = ctx.in_meta(op, 0).shape, &ws = ctx.in_meta(op, 1).shape, &xs = m.shape;
   if (dys.ndim() != 4 || ws.ndim() != 4 || xs.ndim() != 4)
-    return InvalidArgument("[conv2d_grad_input] expected dy, w and dx of rank 4, got %s, %s and %s", dys.ToString(),
-                           ws.ToString(), xs.ToString());
+    return InvalidArgument("[conv2d_grad_input] expected dy, w and dx of rank 4, got %s, %s and %s",
+                           dys.ToString(), ws.ToString(), xs.ToString());
   const int64_t g = a.groups, K = ws[0], cg = ws[1], R = ws[2], S = ws[3];
   HloInstruction* w = ctx.in(op, 1);
   if (g > 1) {  // [K, C/g, R, S] -> [g, K/g, C/g, R, S] -> [K/g, g, C/g, R, S] -> [K/g, C, R, S]
@@ -96,8 +105,8 @@ Status LowerConv2dGradInput(LowerCtx& ctx, const TracedOp& op) {
   ASSIGN_OR_RETURN(auto dims, Labels("bf01_io01->bf01"));
   ASSIGN_OR_RETURN(HloInstruction * dx, ctx.b().Convolution(ctx.in(op, 0), w, win, dims, g));
   if (dx->shape().dims() != xs.dims())
-    return Internal("[conv2d_grad_input] dy %s and weight %s give %s, expected %s", dys.ToString(), ws.ToString(),
-                    dx->shape().ToString(), xs.ToString());
+    return Internal("[conv2d_grad_input] dy %s and weight %s give %s, expected %s", dys.ToString(),
+                    ws.ToString(), dx->shape().ToString(), xs.ToString());
   ctx.set(op, 0, dx);
   return Status();
 }
@@ -109,11 +118,13 @@ Status LowerConv2dGradWeight(LowerCtx& ctx, const TracedOp& op) {
   ASSIGN_OR_RETURN(Attrs a, ReadAttrs(op));
   const Shape &dys = ctx.in_meta(op, 0).shape, &xs = ctx.in_meta(op, 1).shape, &ws = m.shape;
   if (dys.ndim() != 4 || ws.ndim() != 4 || xs.ndim() != 4)
-    return InvalidArgument("[conv2d_grad_weight] expected dy, x and dw of rank 4, got %s, %s and %s", dys.ToString(),
-                           xs.ToString(), ws.ToString());
+    return InvalidArgument(
+        "[conv2d_grad_weight] expected dy, x and dw of rank 4, got %s, %s and %s", dys.ToString(),
+        xs.ToString(), ws.ToString());
   std::vector<WindowDim> win(2);
   for (int i = 0; i < 2; ++i) {
-    const int64_t r = ws[2 + i], oh = dys[2 + i], s = a.stride[i], p = a.padding[i], d = a.dilation[i];
+    const int64_t r = ws[2 + i], oh = dys[2 + i], s = a.stride[i], p = a.padding[i],
+                  d = a.dilation[i];
     win[i] = WindowDim{oh, d, p, (r - 1) * d + (oh - 1) * s + 1 - xs[2 + i] - p, 1, s};
   }
   ASSIGN_OR_RETURN(auto dims, Labels("fb01_io01->fb01"));
@@ -129,10 +140,12 @@ Status LowerConv2dGradWeight(LowerCtx& ctx, const TracedOp& op) {
     parts.push_back(dw);
   }
   HloInstruction* dw = parts[0];
-  if (g > 1) { ASSIGN_OR_RETURN(dw, ctx.b().Concatenate(parts, 0)); }
+  if (g > 1) {
+    ASSIGN_OR_RETURN(dw, ctx.b().Concatenate(parts, 0));
+  }
   if (dw->shape().dims() != ws.dims())
-    return Internal("[conv2d_grad_weight] dy %s and x %s give %s, expected %s", dys.ToString(), xs.ToString(),
-                    dw->shape().ToString(), ws.ToString());
+    return Internal("[conv2d_grad_weight] dy %s and x %s give %s, expected %s", dys.ToString(),
+                    xs.ToString(), dw->shape().ToString(), ws.ToString());
   ctx.set(op, 0, dw);
   return Status();
 }

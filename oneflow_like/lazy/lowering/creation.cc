@@ -9,11 +9,15 @@ namespace {
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 
-bool Lowerable(DType t) { return t != DType::kF16 && t != DType::kBF16; }
+bool Lowerable(DType t) {
+  return t != DType::kF16 && t != DType::kBF16;
+}
 
 // The f64 value `v` (shape `m`) converted to m's dtype.
 Status SetConverted(LowerCtx& ctx, const TracedOp& op, const TensorMeta& m, HloInstruction* v) {
-  if (m.dtype != DType::kF64) { ASSIGN_OR_RETURN(v, ctx.b().Convert(v, m.dtype)); }
+  if (m.dtype != DType::kF64) {
+    ASSIGN_OR_RETURN(v, ctx.b().Convert(v, m.dtype));
+  }
   ctx.set(op, 0, v);
   return Status();
 }
@@ -44,7 +48,8 @@ Status LowerLinspace(LowerCtx& ctx, const TracedOp& op) {
   HloInstruction* st = e.C(step);
   HloInstruction* lo = e.Add(e.C(start), e.Mul(i, st));
   HloInstruction* hi = e.Sub(e.C(end), e.Mul(e.Sub(e.C(static_cast<double>(n - 1)), i), st));
-  HloInstruction* first_half = e.Cmp(i, e.C(static_cast<double>((n + 1) / 2)), hlo::ComparisonDirection::kLt);
+  HloInstruction* first_half =
+      e.Cmp(i, e.C(static_cast<double>((n + 1) / 2)), hlo::ComparisonDirection::kLt);
   HloInstruction* v = e.Sel(first_half, lo, hi);
   RETURN_IF_ERROR(e.status);
   return SetConverted(ctx, op, m, v);

@@ -34,7 +34,8 @@ Status LowerAdd(LowerCtx& ctx, const TracedOp& op) {
 Status LowerScalar(LowerCtx& ctx, const TracedOp& op, HloOpcode code, bool reversed) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   ASSIGN_OR_RETURN(auto* s, Splat(ctx, m.dtype, op.attrs.Float("scalar"), m.shape));
-  ASSIGN_OR_RETURN(auto* r, reversed ? ctx.b().Binary(code, s, ctx.in(op, 0)) : ctx.b().Binary(code, ctx.in(op, 0), s));
+  ASSIGN_OR_RETURN(auto* r, reversed ? ctx.b().Binary(code, s, ctx.in(op, 0))
+                                     : ctx.b().Binary(code, ctx.in(op, 0), s));
   ctx.set(op, 0, r);
   return Status();
 }
@@ -69,7 +70,9 @@ Status LowerCast(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   ASSIGN_OR_RETURN(auto* x, BroadcastTo(ctx, ctx.in(op, 0), ctx.in_meta(op, 0).shape, m.shape));
   hlo::HloInstruction* r = x;
-  if (ctx.in_meta(op, 0).dtype != m.dtype) { ASSIGN_OR_RETURN(r, ctx.b().Convert(x, m.dtype)); }
+  if (ctx.in_meta(op, 0).dtype != m.dtype) {
+    ASSIGN_OR_RETURN(r, ctx.b().Convert(x, m.dtype));
+  }
   ctx.set(op, 0, r);
   return Status();
 }
@@ -82,14 +85,30 @@ Status LowerIdentity(LowerCtx& ctx, const TracedOp& op) {
 }  // namespace
 
 OFL_REGISTER_LOWERING(add, LowerAdd);
-OFL_REGISTER_LOWERING(mul, [](LowerCtx& c, const TracedOp& o) { return LowerBinary(c, o, HloOpcode::kMultiply); });
-OFL_REGISTER_LOWERING(div, [](LowerCtx& c, const TracedOp& o) { return LowerBinary(c, o, HloOpcode::kDivide); });
-OFL_REGISTER_LOWERING(add_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerScalar(c, o, HloOpcode::kAdd, false); });
-OFL_REGISTER_LOWERING(mul_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerScalar(c, o, HloOpcode::kMultiply, false); });
-OFL_REGISTER_LOWERING(rsub_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerScalar(c, o, HloOpcode::kSubtract, true); });
-OFL_REGISTER_LOWERING(rdiv_scalar, [](LowerCtx& c, const TracedOp& o) { return LowerScalar(c, o, HloOpcode::kDivide, true); });
-OFL_REGISTER_LOWERING(neg, [](LowerCtx& c, const TracedOp& o) { return LowerUnary(c, o, HloOpcode::kNegate); });
-OFL_REGISTER_LOWERING(exp, [](LowerCtx& c, const TracedOp& o) { return LowerUnary(c, o, HloOpcode::kExp); });
+OFL_REGISTER_LOWERING(mul, [](LowerCtx& c, const TracedOp& o) {
+  return LowerBinary(c, o, HloOpcode::kMultiply);
+});
+OFL_REGISTER_LOWERING(div, [](LowerCtx& c, const TracedOp& o) {
+  return LowerBinary(c, o, HloOpcode::kDivide);
+});
+OFL_REGISTER_LOWERING(add_scalar, [](LowerCtx& c, const TracedOp& o) {
+  return LowerScalar(c, o, HloOpcode::kAdd, false);
+});
+OFL_REGISTER_LOWERING(mul_scalar, [](LowerCtx& c, const TracedOp& o) {
+  return LowerScalar(c, o, HloOpcode::kMultiply, false);
+});
+OFL_REGISTER_LOWERING(rsub_scalar, [](LowerCtx& c, const TracedOp& o) {
+  return LowerScalar(c, o, HloOpcode::kSubtract, true);
+});
+OFL_REGISTER_LOWERING(rdiv_scalar, [](LowerCtx& c, const TracedOp& o) {
+  return LowerScalar(c, o, HloOpcode::kDivide, true);
+});
+OFL_REGISTER_LOWERING(neg, [](LowerCtx& c, const TracedOp& o) {
+  return LowerUnary(c, o, HloOpcode::kNegate);
+});
+OFL_REGISTER_LOWERING(exp, [](LowerCtx& c, const TracedOp& o) {
+  return LowerUnary(c, o, HloOpcode::kExp);
+});
 OFL_REGISTER_LOWERING(relu, LowerRelu);
 OFL_REGISTER_LOWERING(relu_grad, LowerReluGrad);
 OFL_REGISTER_LOWERING(cast, LowerCast);

@@ -6,7 +6,8 @@
 namespace oneflow_like {
 namespace lazy {
 
-StatusOr<hlo::HloInstruction*> BroadcastTo(LowerCtx& ctx, hlo::HloInstruction* h, const Shape& from, const Shape& to) {
+StatusOr<hlo::HloInstruction*> BroadcastTo(LowerCtx& ctx, hlo::HloInstruction* h, const Shape& from,
+                                           const Shape& to) {
   if (from == to) return h;
   int64_t lead = to.ndim() - from.ndim();
   DimVector kept_dims, mapping;
@@ -35,10 +36,12 @@ StatusOr<hlo::HloInstruction*> Splat(LowerCtx& ctx, DType t, double v, const Sha
   return ctx.b().Broadcast(c, shape.dims(), {});
 }
 
-StatusOr<std::vector<hlo::HloInstruction*>> BroadcastInputs(LowerCtx& ctx, const TracedOp& op, const Shape& shape) {
+StatusOr<std::vector<hlo::HloInstruction*>> BroadcastInputs(LowerCtx& ctx, const TracedOp& op,
+                                                            const Shape& shape) {
   std::vector<hlo::HloInstruction*> r;
   for (size_t i = 0; i < op.inputs.size(); ++i) {
-    ASSIGN_OR_RETURN(auto* x, BroadcastTo(ctx, ctx.in(op, static_cast<int>(i)), ctx.in_meta(op, static_cast<int>(i)).shape, shape));
+    ASSIGN_OR_RETURN(auto* x, BroadcastTo(ctx, ctx.in(op, static_cast<int>(i)),
+                                          ctx.in_meta(op, static_cast<int>(i)).shape, shape));
     r.push_back(x);
   }
   return r;
@@ -51,7 +54,8 @@ StatusOr<hlo::HloInstruction*> ReverseDim(LowerCtx& ctx, hlo::HloInstruction* h,
   for (int64_t i = dims[dim] - 1; i >= 0; --i) {
     std::vector<hlo::SliceDim> sl;
     for (size_t k = 0; k < dims.size(); ++k)
-      sl.push_back(static_cast<int64_t>(k) == dim ? hlo::SliceDim{i, i + 1, 1} : hlo::SliceDim{0, dims[k], 1});
+      sl.push_back(static_cast<int64_t>(k) == dim ? hlo::SliceDim{i, i + 1, 1}
+                                                  : hlo::SliceDim{0, dims[k], 1});
     ASSIGN_OR_RETURN(auto* s, ctx.b().Slice(h, sl));
     parts.push_back(s);
   }

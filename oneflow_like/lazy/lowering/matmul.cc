@@ -33,8 +33,8 @@ HloInstruction* SwappedLastTwo(HloInstruction* h) {
 
 // Operand `h` (logical [batch..., rows, cols]) as a rank-(nb+2) dot operand with nb (0 or 1)
 // leading batch dims; *transposed: the result is stored [batch, cols, rows].
-StatusOr<HloInstruction*> AsDotOperand(LowerCtx& ctx, HloInstruction* h, const Shape& logical, const DimVector& batch,
-                                       bool* transposed) {
+StatusOr<HloInstruction*> AsDotOperand(LowerCtx& ctx, HloInstruction* h, const Shape& logical,
+                                       const DimVector& batch, bool* transposed) {
   const int64_t r = logical.ndim(), rows = logical[r - 2], cols = logical[r - 1];
   const int64_t b = Prod(batch, 0, batch.size());
   *transposed = false;
@@ -90,16 +90,20 @@ Status LowerMatmul(LowerCtx& ctx, const TracedOp& op) {
     d.rhs_contracting = {tb ? 2 : 1};
     ASSIGN_OR_RETURN(dot, ctx.b().Dot(a, b, d));
   }
-  (void)M; (void)N;
+  (void)M;
+  (void)N;
   HloInstruction* r = dot;
-  if (r->shape().dims() != out) { ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, out)); }
+  if (r->shape().dims() != out) {
+    ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, out));
+  }
   double alpha = op.attrs.Float("alpha", 1.0), beta = op.attrs.Float("beta", 0.0);
   if (alpha != 1.0) {
     ASSIGN_OR_RETURN(auto* s, Splat(ctx, m.dtype, alpha, m.shape));
     ASSIGN_OR_RETURN(r, ctx.b().Binary(HloOpcode::kMultiply, s, r));
   }
   if (op.inputs.size() == 3 && beta != 0.0) {  // the kernel ignores the bias when beta == 0
-    ASSIGN_OR_RETURN(auto* bias, BroadcastTo(ctx, ctx.in(op, 2), ctx.in_meta(op, 2).shape, m.shape));
+    ASSIGN_OR_RETURN(auto* bias,
+                     BroadcastTo(ctx, ctx.in(op, 2), ctx.in_meta(op, 2).shape, m.shape));
     if (beta != 1.0) {
       ASSIGN_OR_RETURN(auto* s, Splat(ctx, m.dtype, beta, m.shape));
       ASSIGN_OR_RETURN(bias, ctx.b().Binary(HloOpcode::kMultiply, s, bias));

@@ -1,6 +1,7 @@
 // Lowerings of the NN miscellany family: dropout as fusible HLO. embedding and embedding_grad keep
 // their kernel calls: HLO gather clamps an out-of-range index the kernel rejects with an error, and
-// gather/scatter have no CPU kernel (evaluator fallback: orders of magnitude slower than the row copies).
+// gather/scatter have no CPU kernel (evaluator fallback: orders of magnitude slower than the row
+// copies).
 #include <algorithm>
 #include <cmath>
 
@@ -16,14 +17,16 @@ using hlo::HloOpcode;
 // A 32-bit integer hash with good avalanche (xor-shift-multiply, "lowbias32" constants) in
 // wrapping s32 arithmetic: the same ops on a scalar or on every element of a tensor.
 StatusOr<HloInstruction*> Hash32(LowerCtx& ctx, HloInstruction* h, const Shape& shape) {
-  auto c = [&](int64_t v) { return Splat(ctx, DType::kI32, static_cast<double>(static_cast<int32_t>(v)), shape); };
+  auto c = [&](int64_t v) {
+    return Splat(ctx, DType::kI32, static_cast<double>(static_cast<int32_t>(v)), shape);
+  };
   auto xorshift = [&](HloInstruction* x, int64_t s) -> StatusOr<HloInstruction*> {
-    ASSIGN_OR_RETURN(HloInstruction* k, c(s));
-    ASSIGN_OR_RETURN(HloInstruction* sh, ctx.b().Binary(HloOpcode::kShiftRightLogical, x, k));
+    ASSIGN_OR_RETURN(HloInstruction * k, c(s));
+    ASSIGN_OR_RETURN(HloInstruction * sh, ctx.b().Binary(HloOpcode::kShiftRightLogical, x, k));
     return ctx.b().Binary(HloOpcode::kXor, x, sh);
   };
   auto mul = [&](HloInstruction* x, uint32_t k) -> StatusOr<HloInstruction*> {
-    ASSIGN_OR_RETURN(HloInstruction* kc, c(static_cast<int32_t>(k)));
+    ASSIGN_OR_RETURN(HloInstruction * kc, c(static_cast<int32_t>(k)));
     return ctx.b().Binary(HloOpcode::kMultiply, x, kc);
   };
   ASSIGN_OR_RETURN(h, xorshift(h, 16));
@@ -42,7 +45,8 @@ StatusOr<HloInstruction*> Hash32(LowerCtx& ctx, HloInstruction* h, const Shape& 
 Status LowerDropout(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   const double p = op.attrs.Float("p");
-  if ((m.dtype != DType::kF32 && m.dtype != DType::kF64) || m.shape.numel() >= (int64_t{1} << 31) || !(p >= 0.0))
+  if ((m.dtype != DType::kF32 && m.dtype != DType::kF64) || m.shape.numel() >= (int64_t{1} << 31) ||
+      !(p >= 0.0))
     return ctx.LowerAsKernelCall(op);
   if (p >= 1.0) {  // everything dropped (the kernel's scale is 0 too)
     ASSIGN_OR_RETURN(auto* z, Splat(ctx, m.dtype, 0.0, m.shape));
@@ -51,23 +55,26 @@ Status LowerDropout(LowerCtx& ctx, const TracedOp& op) {
   }
   const uint64_t traced = static_cast<uint64_t>(op.attrs.Int("seed"));
   const int32_t traced32 = static_cast<int32_t>(static_cast<uint32_t>(traced ^ (traced >> 32)));
-  ASSIGN_OR_RETURN(HloInstruction* s, ctx.b().Binary(HloOpcode::kXor, ctx.RngSeed(), ctx.Scalar(DType::kI32, traced32)));
+  ASSIGN_OR_RETURN(HloInstruction * s, ctx.b().Binary(HloOpcode::kXor, ctx.RngSeed(),
+                                                      ctx.Scalar(DType::kI32, traced32)));
   ASSIGN_OR_RETURN(s, Hash32(ctx, s, Shape{}));
-  ASSIGN_OR_RETURN(HloInstruction* idx, ctx.b().Iota(hlo::HloShape(DType::kI32, {m.shape.numel()}), 0));
+  ASSIGN_OR_RETURN(HloInstruction * idx,
+                   ctx.b().Iota(hlo::HloShape(DType::kI32, {m.shape.numel()}), 0));
   ASSIGN_OR_RETURN(idx, ctx.b().Reshape(idx, m.shape.dims()));
-  ASSIGN_OR_RETURN(HloInstruction* sb, ctx.b().Broadcast(s, m.shape.dims(), {}));
-  ASSIGN_OR_RETURN(HloInstruction* h, ctx.b().Binary(HloOpcode::kXor, idx, sb));
+  ASSIGN_OR_RETURN(HloInstruction * sb, ctx.b().Broadcast(s, m.shape.dims(), {}));
+  ASSIGN_OR_RETURN(HloInstruction * h, ctx.b().Binary(HloOpcode::kXor, idx, sb));
   ASSIGN_OR_RETURN(h, Hash32(ctx, h, m.shape));
-  ASSIGN_OR_RETURN(HloInstruction* one, Splat(ctx, DType::kI32, 1.0, m.shape));
-  ASSIGN_OR_RETURN(HloInstruction* u, ctx.b().Binary(HloOpcode::kShiftRightLogical, h, one));  // [0, 2^31)
+  ASSIGN_OR_RETURN(HloInstruction * one, Splat(ctx, DType::kI32, 1.0, m.shape));
+  ASSIGN_OR_RETURN(HloInstruction * u,
+                   ctx.b().Binary(HloOpcode::kShiftRightLogical, h, one));  // [0, 2^31)
   const double thr = std::min(std::ceil(p * 2147483648.0), 2147483647.0);
-  ASSIGN_OR_RETURN(HloInstruction* t, Splat(ctx, DType::kI32, thr, m.shape));
-  ASSIGN_OR_RETURN(HloInstruction* keep, ctx.b().Compare(u, t, hlo::ComparisonDirection::kGe));
+  ASSIGN_OR_RETURN(HloInstruction * t, Splat(ctx, DType::kI32, thr, m.shape));
+  ASSIGN_OR_RETURN(HloInstruction * keep, ctx.b().Compare(u, t, hlo::ComparisonDirection::kGe));
   // Same arithmetic as the kernel: x * scale with scale = 1 / (1 - p) rounded to the dtype.
-  ASSIGN_OR_RETURN(HloInstruction* scale, Splat(ctx, m.dtype, 1.0 / (1.0 - p), m.shape));
-  ASSIGN_OR_RETURN(HloInstruction* xs, ctx.b().Binary(HloOpcode::kMultiply, ctx.in(op, 0), scale));
-  ASSIGN_OR_RETURN(HloInstruction* zero, Splat(ctx, m.dtype, 0.0, m.shape));
-  ASSIGN_OR_RETURN(HloInstruction* out, ctx.b().Select(keep, xs, zero));
+  ASSIGN_OR_RETURN(HloInstruction * scale, Splat(ctx, m.dtype, 1.0 / (1.0 - p), m.shape));
+  ASSIGN_OR_RETURN(HloInstruction * xs, ctx.b().Binary(HloOpcode::kMultiply, ctx.in(op, 0), scale));
+  ASSIGN_OR_RETURN(HloInstruction * zero, Splat(ctx, m.dtype, 0.0, m.shape));
+  ASSIGN_OR_RETURN(HloInstruction * out, ctx.b().Select(keep, xs, zero));
   ctx.set(op, 0, out);
   return Status();
 }

@@ -4,8 +4,8 @@
 // and columns the eager kernel drops are dropped here too) every window tap (i, j) is one strided
 // slice of x, x[:, :, i::kh, j::kw] cut to [N, C, OH, OW], and every op is a loop over the output:
 //   max_pool2d       the kernel's running maximum over the taps in row-major order: a later tap
-//                    wins if it is greater, or if it is NaN and the maximum so far is not (ties keep
-//                    the first tap; the first NaN wins), as a chain of compare + select, which
+//                    wins if it is greater, or if it is NaN and the maximum so far is not (ties
+//                    keep the first tap; the first NaN wins), as a chain of compare + select, which
 //                    also carries the winning tap's offset i * W + j; indices = the window
 //                    corner's flat index (oh * kh) * W + ow * kw plus that offset (s64).
 //   max_pool2d_grad  dx[h, w] = dy[h / kh, w / kw] where indices[h / kh, w / kw] == h * W + w,
@@ -45,7 +45,9 @@ using hlo::ComparisonDirection;
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 
-bool PoolsAsHlo() { return EnvFlag("ONEFLOW_LIKE_LOWER_POOLS"); }
+bool PoolsAsHlo() {
+  return EnvFlag("ONEFLOW_LIKE_LOWER_POOLS");
+}
 
 // x [N, C, H, W] pooled to [N, C, OH, OW] by kh x kw windows that tile its top-left corner.
 struct Tiling {
@@ -59,18 +61,21 @@ struct Tiling {
 bool Tiles(const AttrMap& a, const Shape& x, const Shape& y, DType t, Tiling* g) {
   if (t != DType::kF32 && t != DType::kF64) return false;
   if (x.ndim() != 4 || y.ndim() != 4) return false;
-  const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"), &d = a.Ints("dilation");
+  const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"),
+             &d = a.Ints("dilation");
   if (k.size() != 2 || s.size() != 2 || p.size() != 2 || d.size() != 2) return false;
   for (int i = 0; i < 2; ++i) {
     if (s[i] != k[i] || p[i] != 0 || (d[i] != 1 && k[i] != 1)) return false;
-    if (y[2 + i] != x[2 + i] / k[i] || y[2 + i] < 1) return false;  // a ceil_mode partial window: kernel
+    if (y[2 + i] != x[2 + i] / k[i] || y[2 + i] < 1)
+      return false;  // a ceil_mode partial window: kernel
   }
   *g = Tiling{x[0], x[1], x[2], x[3], y[2], y[3], k[0], k[1]};
   return true;
 }
 
 // Tap (i, j) of every window: x[:, :, i : i + (OH-1)*kh + 1 : kh, j : j + (OW-1)*kw + 1 : kw].
-StatusOr<HloInstruction*> Tap(LowerCtx& ctx, HloInstruction* x, const Tiling& g, int64_t i, int64_t j) {
+StatusOr<HloInstruction*> Tap(LowerCtx& ctx, HloInstruction* x, const Tiling& g, int64_t i,
+                              int64_t j) {
   return ctx.b().Slice(x, {hlo::SliceDim{0, g.n, 1}, hlo::SliceDim{0, g.c, 1},
                            hlo::SliceDim{i, i + (g.oh - 1) * g.kh + 1, g.kh},
                            hlo::SliceDim{j, j + (g.ow - 1) * g.kw + 1, g.kw}});
@@ -79,10 +84,10 @@ StatusOr<HloInstruction*> Tap(LowerCtx& ctx, HloInstruction* x, const Tiling& g,
 // iota(dim 2) * a + iota(dim 3) * b over `dims` in s64: flat plane positions.
 StatusOr<HloInstruction*> PlaneIndex(LowerCtx& ctx, const DimVector& dims, int64_t a, int64_t b) {
   const Shape s(absl::MakeConstSpan(dims));
-  ASSIGN_OR_RETURN(HloInstruction* r, ctx.b().Iota(hlo::HloShape(DType::kI64, dims), 2));
-  ASSIGN_OR_RETURN(HloInstruction* c, ctx.b().Iota(hlo::HloShape(DType::kI64, dims), 3));
-  ASSIGN_OR_RETURN(HloInstruction* ka, Splat(ctx, DType::kI64, static_cast<double>(a), s));
-  ASSIGN_OR_RETURN(HloInstruction* kb, Splat(ctx, DType::kI64, static_cast<double>(b), s));
+  ASSIGN_OR_RETURN(HloInstruction * r, ctx.b().Iota(hlo::HloShape(DType::kI64, dims), 2));
+  ASSIGN_OR_RETURN(HloInstruction * c, ctx.b().Iota(hlo::HloShape(DType::kI64, dims), 3));
+  ASSIGN_OR_RETURN(HloInstruction * ka, Splat(ctx, DType::kI64, static_cast<double>(a), s));
+  ASSIGN_OR_RETURN(HloInstruction * kb, Splat(ctx, DType::kI64, static_cast<double>(b), s));
   ASSIGN_OR_RETURN(r, ctx.b().Binary(HloOpcode::kMultiply, r, ka));
   ASSIGN_OR_RETURN(c, ctx.b().Binary(HloOpcode::kMultiply, c, kb));
   return ctx.b().Binary(HloOpcode::kAdd, r, c);
@@ -90,7 +95,7 @@ StatusOr<HloInstruction*> PlaneIndex(LowerCtx& ctx, const DimVector& dims, int64
 
 // v [N, C, OH, OW] repeated over each window: [N, C, OH * kh, OW * kw].
 StatusOr<HloInstruction*> OverWindows(LowerCtx& ctx, HloInstruction* v, const Tiling& g) {
-  ASSIGN_OR_RETURN(HloInstruction* b, ctx.b().Broadcast(v, g.window(), {0, 1, 2, 4}));
+  ASSIGN_OR_RETURN(HloInstruction * b, ctx.b().Broadcast(v, g.window(), {0, 1, 2, 4}));
   return ctx.b().Reshape(b, g.covered());
 }
 
@@ -98,14 +103,16 @@ StatusOr<HloInstruction*> OverWindows(LowerCtx& ctx, HloInstruction* v, const Ti
 StatusOr<HloInstruction*> PadToInput(LowerCtx& ctx, HloInstruction* v, const Tiling& g, DType t) {
   const int64_t dh = g.h - g.oh * g.kh, dw = g.w - g.ow * g.kw;
   if (dh == 0 && dw == 0) return v;
-  return ctx.b().Pad(v, ctx.Scalar(t, 0.0), {hlo::PadDim{}, hlo::PadDim{}, hlo::PadDim{0, dh, 0}, hlo::PadDim{0, dw, 0}});
+  return ctx.b().Pad(v, ctx.Scalar(t, 0.0),
+                     {hlo::PadDim{}, hlo::PadDim{}, hlo::PadDim{0, dh, 0}, hlo::PadDim{0, dw, 0}});
 }
 
 Status LowerMaxPool(LowerCtx& ctx, const TracedOp& op) {
   if (!PoolsAsHlo()) return ctx.LowerAsKernelCall(op);
   const TensorMeta& m = ctx.out_meta(op, 0);
   Tiling g;
-  if (!Tiles(op.attrs, ctx.in_meta(op, 0).shape, m.shape, m.dtype, &g)) return ctx.LowerAsKernelCall(op);
+  if (!Tiles(op.attrs, ctx.in_meta(op, 0).shape, m.shape, m.dtype, &g))
+    return ctx.LowerAsKernelCall(op);
   HloInstruction* x = ctx.in(op, 0);
   const Shape os(g.out());
   // y: the kernel's running maximum, taps in row-major order; a later tap wins if greater, or if
@@ -113,18 +120,19 @@ Status LowerMaxPool(LowerCtx& ctx, const TracedOp& op) {
   std::vector<HloInstruction*> taps;
   for (int64_t i = 0; i < g.kh; ++i)
     for (int64_t j = 0; j < g.kw; ++j) {
-      ASSIGN_OR_RETURN(HloInstruction* v, Tap(ctx, x, g, i, j));
+      ASSIGN_OR_RETURN(HloInstruction * v, Tap(ctx, x, g, i, j));
       taps.push_back(v);
     }
   HloInstruction* best = taps[0];
   for (size_t t = 1; t < taps.size(); ++t) {
     HloInstruction* v = taps[t];
-    ASSIGN_OR_RETURN(HloInstruction* gt, ctx.b().Compare(v, best, ComparisonDirection::kGt));
-    ASSIGN_OR_RETURN(HloInstruction* v_num, ctx.b().Compare(v, v, ComparisonDirection::kEq));
-    ASSIGN_OR_RETURN(HloInstruction* v_nan, ctx.b().Unary(HloOpcode::kNot, v_num));
-    ASSIGN_OR_RETURN(HloInstruction* best_num, ctx.b().Compare(best, best, ComparisonDirection::kEq));
-    ASSIGN_OR_RETURN(HloInstruction* nan_first, ctx.b().Binary(HloOpcode::kAnd, v_nan, best_num));
-    ASSIGN_OR_RETURN(HloInstruction* take, ctx.b().Binary(HloOpcode::kOr, gt, nan_first));
+    ASSIGN_OR_RETURN(HloInstruction * gt, ctx.b().Compare(v, best, ComparisonDirection::kGt));
+    ASSIGN_OR_RETURN(HloInstruction * v_num, ctx.b().Compare(v, v, ComparisonDirection::kEq));
+    ASSIGN_OR_RETURN(HloInstruction * v_nan, ctx.b().Unary(HloOpcode::kNot, v_num));
+    ASSIGN_OR_RETURN(HloInstruction * best_num,
+                     ctx.b().Compare(best, best, ComparisonDirection::kEq));
+    ASSIGN_OR_RETURN(HloInstruction * nan_first, ctx.b().Binary(HloOpcode::kAnd, v_nan, best_num));
+    ASSIGN_OR_RETURN(HloInstruction * take, ctx.b().Binary(HloOpcode::kOr, gt, nan_first));
     ASSIGN_OR_RETURN(best, ctx.b().Select(take, v, best));
   }
   // indices, a second loop over the taps that reads y: the winner is the first tap equal to y (a
@@ -132,19 +140,20 @@ Status LowerMaxPool(LowerCtx& ctx, const TracedOp& op) {
   // otherwise), so off = the first tap t with v_t == y or v_t != v_t, selected last to first.
   // Its compares are not y's (v != v here, !(v == v) there), so CSE does not merge them into
   // values that both loops would read from memory; only the taps are common.
-  ASSIGN_OR_RETURN(HloInstruction* off,
+  ASSIGN_OR_RETURN(HloInstruction * off,
                    Splat(ctx, DType::kI64, static_cast<double>((g.kh - 1) * g.w + g.kw - 1), os));
   for (int64_t t = static_cast<int64_t>(taps.size()) - 2; t >= 0; --t) {
     HloInstruction* v = taps[t];
-    ASSIGN_OR_RETURN(HloInstruction* eq, ctx.b().Compare(v, best, ComparisonDirection::kEq));
-    ASSIGN_OR_RETURN(HloInstruction* nan, ctx.b().Compare(v, v, ComparisonDirection::kNe));
-    ASSIGN_OR_RETURN(HloInstruction* hit, ctx.b().Binary(HloOpcode::kOr, eq, nan));
+    ASSIGN_OR_RETURN(HloInstruction * eq, ctx.b().Compare(v, best, ComparisonDirection::kEq));
+    ASSIGN_OR_RETURN(HloInstruction * nan, ctx.b().Compare(v, v, ComparisonDirection::kNe));
+    ASSIGN_OR_RETURN(HloInstruction * hit, ctx.b().Binary(HloOpcode::kOr, eq, nan));
     const int64_t i = t / g.kw, j = t % g.kw;
-    ASSIGN_OR_RETURN(HloInstruction* k, Splat(ctx, DType::kI64, static_cast<double>(i * g.w + j), os));
+    ASSIGN_OR_RETURN(HloInstruction * k,
+                     Splat(ctx, DType::kI64, static_cast<double>(i * g.w + j), os));
     ASSIGN_OR_RETURN(off, ctx.b().Select(hit, k, off));
   }
-  ASSIGN_OR_RETURN(HloInstruction* corner, PlaneIndex(ctx, g.out(), g.kh * g.w, g.kw));
-  ASSIGN_OR_RETURN(HloInstruction* idx, ctx.b().Binary(HloOpcode::kAdd, corner, off));
+  ASSIGN_OR_RETURN(HloInstruction * corner, PlaneIndex(ctx, g.out(), g.kh * g.w, g.kw));
+  ASSIGN_OR_RETURN(HloInstruction * idx, ctx.b().Binary(HloOpcode::kAdd, corner, off));
   ctx.set(op, 0, best);
   ctx.set(op, 1, idx);
   return Status();
@@ -155,14 +164,15 @@ Status LowerMaxPoolGrad(LowerCtx& ctx, const TracedOp& op) {
   if (!PoolsAsHlo()) return ctx.LowerAsKernelCall(op);
   const TensorMeta& m = ctx.out_meta(op, 0);
   Tiling g;
-  if (!Tiles(op.attrs, m.shape, ctx.in_meta(op, 0).shape, m.dtype, &g) || ctx.in_meta(op, 1).dtype != DType::kI64)
+  if (!Tiles(op.attrs, m.shape, ctx.in_meta(op, 0).shape, m.dtype, &g) ||
+      ctx.in_meta(op, 1).dtype != DType::kI64)
     return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(HloInstruction* dy, OverWindows(ctx, ctx.in(op, 0), g));
-  ASSIGN_OR_RETURN(HloInstruction* idx, OverWindows(ctx, ctx.in(op, 1), g));
-  ASSIGN_OR_RETURN(HloInstruction* pos, PlaneIndex(ctx, g.covered(), g.w, 1));
-  ASSIGN_OR_RETURN(HloInstruction* hit, ctx.b().Compare(idx, pos, ComparisonDirection::kEq));
-  ASSIGN_OR_RETURN(HloInstruction* zero, Splat(ctx, m.dtype, 0.0, Shape(g.covered())));
-  ASSIGN_OR_RETURN(HloInstruction* dx, ctx.b().Select(hit, dy, zero));
+  ASSIGN_OR_RETURN(HloInstruction * dy, OverWindows(ctx, ctx.in(op, 0), g));
+  ASSIGN_OR_RETURN(HloInstruction * idx, OverWindows(ctx, ctx.in(op, 1), g));
+  ASSIGN_OR_RETURN(HloInstruction * pos, PlaneIndex(ctx, g.covered(), g.w, 1));
+  ASSIGN_OR_RETURN(HloInstruction * hit, ctx.b().Compare(idx, pos, ComparisonDirection::kEq));
+  ASSIGN_OR_RETURN(HloInstruction * zero, Splat(ctx, m.dtype, 0.0, Shape(g.covered())));
+  ASSIGN_OR_RETURN(HloInstruction * dx, ctx.b().Select(hit, dy, zero));
   ASSIGN_OR_RETURN(dx, PadToInput(ctx, dx, g, m.dtype));
   ctx.set(op, 0, dx);
   return Status();
@@ -178,18 +188,19 @@ Status LowerAvgPool(LowerCtx& ctx, const TracedOp& op) {
   if (!PoolsAsHlo()) return ctx.LowerAsKernelCall(op);
   const TensorMeta& m = ctx.out_meta(op, 0);
   Tiling g;
-  if (!Tiles(op.attrs, ctx.in_meta(op, 0).shape, m.shape, m.dtype, &g)) return ctx.LowerAsKernelCall(op);
+  if (!Tiles(op.attrs, ctx.in_meta(op, 0).shape, m.shape, m.dtype, &g))
+    return ctx.LowerAsKernelCall(op);
   const Shape os(g.out());
-  ASSIGN_OR_RETURN(HloInstruction* sum, Splat(ctx, m.dtype, 0.0, os));
+  ASSIGN_OR_RETURN(HloInstruction * sum, Splat(ctx, m.dtype, 0.0, os));
   for (int64_t i = 0; i < g.kh; ++i)
     for (int64_t j = 0; j < g.kw; ++j) {
-      ASSIGN_OR_RETURN(HloInstruction* v, Tap(ctx, ctx.in(op, 0), g, i, j));
+      ASSIGN_OR_RETURN(HloInstruction * v, Tap(ctx, ctx.in(op, 0), g, i, j));
       ASSIGN_OR_RETURN(sum, ctx.b().Binary(HloOpcode::kAdd, sum, v));
     }
   // The kernel divides its T sum by a double divisor and rounds to T: for f32 that is the
   // correctly rounded quotient, i.e. the f32 division.
-  ASSIGN_OR_RETURN(HloInstruction* div, Splat(ctx, m.dtype, AvgDivisor(op.attrs, g), os));
-  ASSIGN_OR_RETURN(HloInstruction* y, ctx.b().Binary(HloOpcode::kDivide, sum, div));
+  ASSIGN_OR_RETURN(HloInstruction * div, Splat(ctx, m.dtype, AvgDivisor(op.attrs, g), os));
+  ASSIGN_OR_RETURN(HloInstruction * y, ctx.b().Binary(HloOpcode::kDivide, sum, div));
   ctx.set(op, 0, y);
   return Status();
 }
@@ -199,10 +210,12 @@ Status LowerAvgPoolGrad(LowerCtx& ctx, const TracedOp& op) {
   if (!PoolsAsHlo()) return ctx.LowerAsKernelCall(op);
   const TensorMeta& m = ctx.out_meta(op, 0);
   Tiling g;
-  if (!Tiles(op.attrs, m.shape, ctx.in_meta(op, 0).shape, m.dtype, &g)) return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(HloInstruction* div, Splat(ctx, m.dtype, AvgDivisor(op.attrs, g), Shape(g.out())));
-  ASSIGN_OR_RETURN(HloInstruction* v, ctx.b().Binary(HloOpcode::kDivide, ctx.in(op, 0), div));
-  ASSIGN_OR_RETURN(HloInstruction* dx, OverWindows(ctx, v, g));
+  if (!Tiles(op.attrs, m.shape, ctx.in_meta(op, 0).shape, m.dtype, &g))
+    return ctx.LowerAsKernelCall(op);
+  ASSIGN_OR_RETURN(HloInstruction * div,
+                   Splat(ctx, m.dtype, AvgDivisor(op.attrs, g), Shape(g.out())));
+  ASSIGN_OR_RETURN(HloInstruction * v, ctx.b().Binary(HloOpcode::kDivide, ctx.in(op, 0), div));
+  ASSIGN_OR_RETURN(HloInstruction * dx, OverWindows(ctx, v, g));
   ASSIGN_OR_RETURN(dx, PadToInput(ctx, dx, g, m.dtype));
   ctx.set(op, 0, dx);
   return Status();

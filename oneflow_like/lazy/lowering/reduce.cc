@@ -13,12 +13,17 @@ namespace {
 using hlo::HloInstruction;
 using hlo::HloOpcode;
 
-bool IsFloat(DType t) { return t == DType::kF32 || t == DType::kF64; }
+bool IsFloat(DType t) {
+  return t == DType::kF32 || t == DType::kF64;
+}
 
-DimVector Dims(const std::vector<int64_t>& v) { return DimVector(v.begin(), v.end()); }
+DimVector Dims(const std::vector<int64_t>& v) {
+  return DimVector(v.begin(), v.end());
+}
 
 // x reduced over `dims`, then broadcast back to x's shape (the keepdim value, expanded).
-StatusOr<HloInstruction*> BroadcastBack(LowerCtx& ctx, HloInstruction* r, const Shape& full, const DimVector& dims) {
+StatusOr<HloInstruction*> BroadcastBack(LowerCtx& ctx, HloInstruction* r, const Shape& full,
+                                        const DimVector& dims) {
   DimVector kept;
   for (int64_t i = 0; i < full.ndim(); ++i)
     if (std::find(dims.begin(), dims.end(), i) == dims.end()) kept.push_back(i);
@@ -28,10 +33,14 @@ StatusOr<HloInstruction*> BroadcastBack(LowerCtx& ctx, HloInstruction* r, const 
 Status LowerExtreme(LowerCtx& ctx, const TracedOp& op, bool is_max) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   if (!IsFloat(m.dtype) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
-  double init = is_max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
-  ASSIGN_OR_RETURN(auto* r, ctx.b().Reduce(ctx.in(op, 0), ctx.Scalar(m.dtype, init), Dims(op.attrs.Ints("dims")),
-                                           is_max ? hlo::ReduceKind::kMax : hlo::ReduceKind::kMin));
-  if (r->shape().dims() != m.shape.dims()) { ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, m.shape.dims())); }
+  double init =
+      is_max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  ASSIGN_OR_RETURN(
+      auto* r, ctx.b().Reduce(ctx.in(op, 0), ctx.Scalar(m.dtype, init), Dims(op.attrs.Ints("dims")),
+                              is_max ? hlo::ReduceKind::kMax : hlo::ReduceKind::kMin));
+  if (r->shape().dims() != m.shape.dims()) {
+    ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, m.shape.dims()));
+  }
   ctx.set(op, 0, r);
   return Status();
 }
@@ -43,14 +52,16 @@ Status LowerExtreme(LowerCtx& ctx, const TracedOp& op, bool is_max) {
 struct ExpSum {
   HloInstruction *shift, *shift_b, *e, *sum;
 };
-StatusOr<ExpSum> StableExpSum(LowerCtx& ctx, HloInstruction* x, DType t, const Shape& xs, const DimVector& dims,
-                              bool finite_shift) {
-  ASSIGN_OR_RETURN(auto* mx, ctx.b().Reduce(x, ctx.Scalar(t, -std::numeric_limits<double>::infinity()), dims,
-                                            hlo::ReduceKind::kMax));
+StatusOr<ExpSum> StableExpSum(LowerCtx& ctx, HloInstruction* x, DType t, const Shape& xs,
+                              const DimVector& dims, bool finite_shift) {
+  ASSIGN_OR_RETURN(auto* mx,
+                   ctx.b().Reduce(x, ctx.Scalar(t, -std::numeric_limits<double>::infinity()), dims,
+                                  hlo::ReduceKind::kMax));
   ExpSum r;
   r.shift = mx;
   if (finite_shift) {
-    ASSIGN_OR_RETURN(auto* inf, Splat(ctx, t, std::numeric_limits<double>::infinity(), Shape(mx->shape().dims())));
+    ASSIGN_OR_RETURN(auto* inf, Splat(ctx, t, std::numeric_limits<double>::infinity(),
+                                      Shape(mx->shape().dims())));
     ASSIGN_OR_RETURN(auto* zero, Splat(ctx, t, 0.0, Shape(mx->shape().dims())));
     ASSIGN_OR_RETURN(auto* neg, ctx.b().Compare(mx, zero, hlo::ComparisonDirection::kLt));
     ASSIGN_OR_RETURN(auto* nmx, ctx.b().Unary(HloOpcode::kNegate, mx));
@@ -71,10 +82,13 @@ Status LowerLogSumExp(LowerCtx& ctx, const TracedOp& op) {
   const Shape& xs = ctx.in_meta(op, 0).shape;
   if (!IsFloat(m.dtype) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
   DimVector dims = Dims(op.attrs.Ints("dims"));
-  ASSIGN_OR_RETURN(ExpSum es, StableExpSum(ctx, ctx.in(op, 0), m.dtype, xs, dims, /*finite_shift=*/true));
+  ASSIGN_OR_RETURN(ExpSum es,
+                   StableExpSum(ctx, ctx.in(op, 0), m.dtype, xs, dims, /*finite_shift=*/true));
   ASSIGN_OR_RETURN(auto* l, ctx.b().Unary(HloOpcode::kLog, es.sum));
   ASSIGN_OR_RETURN(auto* r, ctx.b().Binary(HloOpcode::kAdd, es.shift, l));
-  if (r->shape().dims() != m.shape.dims()) { ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, m.shape.dims())); }
+  if (r->shape().dims() != m.shape.dims()) {
+    ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, m.shape.dims()));
+  }
   ctx.set(op, 0, r);
   return Status();
 }
@@ -83,10 +97,12 @@ Status LowerLogSumExp(LowerCtx& ctx, const TracedOp& op) {
 template <bool kLog>
 Status LowerSoftmax(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
-  if (!IsFloat(m.dtype) || ctx.in_meta(op, 0).dtype != m.dtype || m.shape.ndim() == 0) return ctx.LowerAsKernelCall(op);
+  if (!IsFloat(m.dtype) || ctx.in_meta(op, 0).dtype != m.dtype || m.shape.ndim() == 0)
+    return ctx.LowerAsKernelCall(op);
   int64_t dim = op.attrs.Int("dim");
   if (dim < 0) dim += m.shape.ndim();
-  ASSIGN_OR_RETURN(ExpSum es, StableExpSum(ctx, ctx.in(op, 0), m.dtype, m.shape, {dim}, /*finite_shift=*/false));
+  ASSIGN_OR_RETURN(
+      ExpSum es, StableExpSum(ctx, ctx.in(op, 0), m.dtype, m.shape, {dim}, /*finite_shift=*/false));
   HloInstruction* r;
   if (kLog) {
     ASSIGN_OR_RETURN(auto* l, ctx.b().Unary(HloOpcode::kLog, es.sum));
@@ -101,18 +117,23 @@ Status LowerSoftmax(LowerCtx& ctx, const TracedOp& op) {
   return Status();
 }
 
-// softmax_grad(dy, y; dim) = y * (dy - sum(dy * y, dim)); log_softmax_grad = dy - exp(y) * sum(dy, dim).
+// softmax_grad(dy, y; dim) = y * (dy - sum(dy * y, dim)); log_softmax_grad = dy - exp(y) * sum(dy,
+// dim).
 template <bool kLog>
 Status LowerSoftmaxGrad(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
-  if (!IsFloat(m.dtype) || ctx.in_meta(op, 0).shape != m.shape || ctx.in_meta(op, 1).shape != m.shape)
+  if (!IsFloat(m.dtype) || ctx.in_meta(op, 0).shape != m.shape ||
+      ctx.in_meta(op, 1).shape != m.shape)
     return ctx.LowerAsKernelCall(op);
   int64_t dim = op.attrs.Int("dim");
   if (dim < 0) dim += m.shape.ndim();
   HloInstruction *dy = ctx.in(op, 0), *y = ctx.in(op, 1);
   HloInstruction* summand = dy;
-  if (!kLog) { ASSIGN_OR_RETURN(summand, ctx.b().Binary(HloOpcode::kMultiply, dy, y)); }
-  ASSIGN_OR_RETURN(auto* s, ctx.b().Reduce(summand, ctx.Scalar(m.dtype, 0.0), {dim}, hlo::ReduceKind::kAdd));
+  if (!kLog) {
+    ASSIGN_OR_RETURN(summand, ctx.b().Binary(HloOpcode::kMultiply, dy, y));
+  }
+  ASSIGN_OR_RETURN(auto* s,
+                   ctx.b().Reduce(summand, ctx.Scalar(m.dtype, 0.0), {dim}, hlo::ReduceKind::kAdd));
   ASSIGN_OR_RETURN(auto* sb, BroadcastBack(ctx, s, m.shape, {dim}));
   HloInstruction* r;
   if (kLog) {
@@ -147,8 +168,10 @@ Status LowerEqMask(LowerCtx& ctx, const TracedOp& op) {
 
 }  // namespace
 
-OFL_REGISTER_LOWERING(amax, [](LowerCtx& c, const TracedOp& o) { return LowerExtreme(c, o, true); });
-OFL_REGISTER_LOWERING(amin, [](LowerCtx& c, const TracedOp& o) { return LowerExtreme(c, o, false); });
+OFL_REGISTER_LOWERING(amax,
+                      [](LowerCtx& c, const TracedOp& o) { return LowerExtreme(c, o, true); });
+OFL_REGISTER_LOWERING(amin,
+                      [](LowerCtx& c, const TracedOp& o) { return LowerExtreme(c, o, false); });
 OFL_REGISTER_LOWERING(logsumexp, LowerLogSumExp);
 OFL_REGISTER_LOWERING(softmax, LowerSoftmax<false>);
 OFL_REGISTER_LOWERING(log_softmax, LowerSoftmax<true>);

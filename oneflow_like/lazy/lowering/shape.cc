@@ -16,7 +16,8 @@ Status LowerReshape(LowerCtx& ctx, const TracedOp& op) {
 }
 
 Status LowerExpand(LowerCtx& ctx, const TracedOp& op) {
-  ASSIGN_OR_RETURN(auto* r, BroadcastTo(ctx, ctx.in(op, 0), ctx.in_meta(op, 0).shape, ctx.out_meta(op, 0).shape));
+  ASSIGN_OR_RETURN(auto* r, BroadcastTo(ctx, ctx.in(op, 0), ctx.in_meta(op, 0).shape,
+                                        ctx.out_meta(op, 0).shape));
   ctx.set(op, 0, r);
   return Status();
 }
@@ -25,9 +26,10 @@ Status LowerExpand(LowerCtx& ctx, const TracedOp& op) {
 // dims swapped ((A B)^T = B^T A^T, the transposes folded into the GEMM): autograd's weight
 // gradient of a linear layer is exactly this, and a strided transpose of it costs more than
 // the GEMM. (Should the first dot gain a user later, both are computed: correct, just slower.)
-StatusOr<hlo::HloInstruction*> TransposedDot(LowerCtx& ctx, hlo::HloInstruction* x, const std::vector<int64_t>& p) {
-  if (x->opcode() != hlo::HloOpcode::kDot || x->user_count() != 0 || x->shape().rank() != 2 || p.size() != 2 ||
-      p[0] != 1 || p[1] != 0)
+StatusOr<hlo::HloInstruction*> TransposedDot(LowerCtx& ctx, hlo::HloInstruction* x,
+                                             const std::vector<int64_t>& p) {
+  if (x->opcode() != hlo::HloOpcode::kDot || x->user_count() != 0 || x->shape().rank() != 2 ||
+      p.size() != 2 || p[0] != 1 || p[1] != 0)
     return nullptr;
   const hlo::DotDims& d = x->attrs().dot;
   if (!d.lhs_batch.empty() || d.lhs_contracting.size() != 1) return nullptr;
@@ -52,15 +54,17 @@ Status LowerPermute(LowerCtx& ctx, const TracedOp& op) {
 // A sum over the leading dims of a large float tensor (a bias gradient: [rows, cols] -> [cols])
 // as ones[1, rows] x X[rows, cols] on the GEMM: the fused-loop emitter reduces one output at a
 // time, which walks such a reduction column-wise (stride cols) through memory.
-StatusOr<hlo::HloInstruction*> ColumnSumAsDot(LowerCtx& ctx, hlo::HloInstruction* x, const Shape& in,
-                                              const TensorMeta& out, const std::vector<int64_t>& dims) {
+StatusOr<hlo::HloInstruction*> ColumnSumAsDot(LowerCtx& ctx, hlo::HloInstruction* x,
+                                              const Shape& in, const TensorMeta& out,
+                                              const std::vector<int64_t>& dims) {
   if ((out.dtype != DType::kF32 && out.dtype != DType::kF64) || dims.empty() ||
       static_cast<int64_t>(dims.size()) >= in.ndim())
     return nullptr;
   for (size_t i = 0; i < dims.size(); ++i)
     if (dims[i] != static_cast<int64_t>(i)) return nullptr;
   int64_t rows = 1, cols = 1;
-  for (int64_t i = 0; i < in.ndim(); ++i) (i < static_cast<int64_t>(dims.size()) ? rows : cols) *= in[i];
+  for (int64_t i = 0; i < in.ndim(); ++i)
+    (i < static_cast<int64_t>(dims.size()) ? rows : cols) *= in[i];
   if (rows < 64 || cols < 64) return nullptr;
   ASSIGN_OR_RETURN(auto* x2, ctx.b().Reshape(x, {rows, cols}));
   ASSIGN_OR_RETURN(auto* ones, Splat(ctx, out.dtype, 1.0, Shape{1, rows}));
@@ -74,7 +78,9 @@ StatusOr<hlo::HloInstruction*> ColumnSumAsDot(LowerCtx& ctx, hlo::HloInstruction
 Status LowerSum(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   hlo::HloInstruction* x = ctx.in(op, 0);
-  if (ctx.in_meta(op, 0).dtype != m.dtype) { ASSIGN_OR_RETURN(x, ctx.b().Convert(x, m.dtype)); }
+  if (ctx.in_meta(op, 0).dtype != m.dtype) {
+    ASSIGN_OR_RETURN(x, ctx.b().Convert(x, m.dtype));
+  }
   const auto& dims = op.attrs.Ints("dims");
   ASSIGN_OR_RETURN(auto* col, ColumnSumAsDot(ctx, x, ctx.in_meta(op, 0).shape, m, dims));
   if (col) {
@@ -88,7 +94,8 @@ Status LowerSum(LowerCtx& ctx, const TracedOp& op) {
   std::vector<int64_t> sorted(dims.begin(), dims.end());
   std::sort(sorted.begin(), sorted.end());
   size_t trailing = 0;
-  while (trailing < sorted.size() && sorted[sorted.size() - 1 - trailing] == nd - 1 - static_cast<int64_t>(trailing))
+  while (trailing < sorted.size() &&
+         sorted[sorted.size() - 1 - trailing] == nd - 1 - static_cast<int64_t>(trailing))
     ++trailing;
   DimVector rest(sorted.begin(), sorted.end());
   if (trailing > 0 && trailing < sorted.size()) {
@@ -96,8 +103,11 @@ Status LowerSum(LowerCtx& ctx, const TracedOp& op) {
     ASSIGN_OR_RETURN(x, ctx.b().Reduce(x, ctx.Scalar(m.dtype, 0.0), inner, hlo::ReduceKind::kAdd));
     rest.assign(sorted.begin(), sorted.end() - trailing);
   }
-  ASSIGN_OR_RETURN(auto* r, ctx.b().Reduce(x, ctx.Scalar(m.dtype, 0.0), rest, hlo::ReduceKind::kAdd));
-  if (op.attrs.Bool("keepdim")) { ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, m.shape.dims())); }
+  ASSIGN_OR_RETURN(auto* r,
+                   ctx.b().Reduce(x, ctx.Scalar(m.dtype, 0.0), rest, hlo::ReduceKind::kAdd));
+  if (op.attrs.Bool("keepdim")) {
+    ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, m.shape.dims()));
+  }
   ctx.set(op, 0, r);
   return Status();
 }
@@ -119,7 +129,8 @@ Status LowerSliceView(LowerCtx& ctx, const TracedOp& op, bool is_select) {
     const int64_t index = op.attrs.Int("index");
     sl[d] = hlo::SliceDim{index, index + 1, 1};
   } else {
-    const int64_t start = op.attrs.Int("start"), length = op.attrs.Int("length"), step = op.attrs.Int("step");
+    const int64_t start = op.attrs.Int("start"), length = op.attrs.Int("length"),
+                  step = op.attrs.Int("step");
     sl[d] = hlo::SliceDim{start, length > 0 ? start + (length - 1) * step + 1 : start, step};
   }
   ASSIGN_OR_RETURN(auto* r, ctx.b().Slice(ctx.in(op, 0), sl));
@@ -134,7 +145,8 @@ Status LowerSliceView(LowerCtx& ctx, const TracedOp& op, bool is_select) {
 // view dim of size > 1 walks one base dim (in base order) with a positive step, the offset picks
 // the box's corner. Returns the box per base dim, or nothing for other windows (overlapping,
 // permuted or out-of-range ones stay kernel calls).
-std::optional<std::vector<hlo::SliceDim>> WindowAsBox(const Shape& base, const Shape& view, const std::vector<int64_t>& strides,
+std::optional<std::vector<hlo::SliceDim>> WindowAsBox(const Shape& base, const Shape& view,
+                                                      const std::vector<int64_t>& strides,
                                                       int64_t offset) {
   const int64_t nb = base.ndim();
   DimVector bstride(nb, 1);
@@ -146,7 +158,9 @@ std::optional<std::vector<hlo::SliceDim>> WindowAsBox(const Shape& base, const S
     if (view[k] == 1) continue;
     if (view[k] == 0 || strides[k] <= 0) return std::nullopt;
     int64_t j = next;
-    while (j < nb && !(strides[k] % bstride[j] == 0 && strides[k] / bstride[j] < std::max<int64_t>(base[j], 2))) ++j;
+    while (j < nb && !(strides[k] % bstride[j] == 0 &&
+                       strides[k] / bstride[j] < std::max<int64_t>(base[j], 2)))
+      ++j;
     if (j == nb) return std::nullopt;
     len[j] = view[k];
     step[j] = strides[k] / bstride[j];
@@ -167,7 +181,8 @@ std::optional<std::vector<hlo::SliceDim>> WindowAsBox(const Shape& base, const S
 // as_strided(x; shape, strides, offset) of a box of x -> slice + reshape.
 Status LowerAsStrided(LowerCtx& ctx, const TracedOp& op) {
   const Shape& view = ctx.out_meta(op, 0).shape;
-  auto box = WindowAsBox(ctx.in_meta(op, 0).shape, view, op.attrs.Ints("strides"), op.attrs.Int("offset"));
+  auto box =
+      WindowAsBox(ctx.in_meta(op, 0).shape, view, op.attrs.Ints("strides"), op.attrs.Int("offset"));
   if (!box) return ctx.LowerAsKernelCall(op);
   ASSIGN_OR_RETURN(auto* r, ctx.b().Slice(ctx.in(op, 0), *box));
   ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, view.dims()));
@@ -180,7 +195,8 @@ Status LowerAsStrided(LowerCtx& ctx, const TracedOp& op) {
 // loop instead of three scatter kernels).
 Status LowerAsStridedScatter(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& out = ctx.out_meta(op, 0);
-  auto box = WindowAsBox(out.shape, ctx.in_meta(op, 0).shape, op.attrs.Ints("strides"), op.attrs.Int("offset"));
+  auto box = WindowAsBox(out.shape, ctx.in_meta(op, 0).shape, op.attrs.Ints("strides"),
+                         op.attrs.Int("offset"));
   if (!box) return ctx.LowerAsKernelCall(op);
   DimVector box_dims;
   std::vector<hlo::PadDim> pad;
@@ -188,7 +204,8 @@ Status LowerAsStridedScatter(LowerCtx& ctx, const TracedOp& op) {
     const hlo::SliceDim& b = (*box)[j];
     const int64_t n = (b.limit - b.start + b.stride - 1) / b.stride;
     box_dims.push_back(n);
-    pad.push_back(hlo::PadDim{b.start, out.shape[j] - (b.start + (n - 1) * b.stride + 1), b.stride - 1});
+    pad.push_back(
+        hlo::PadDim{b.start, out.shape[j] - (b.start + (n - 1) * b.stride + 1), b.stride - 1});
   }
   ASSIGN_OR_RETURN(auto* r, ctx.b().Reshape(ctx.in(op, 0), box_dims));
   ASSIGN_OR_RETURN(r, ctx.b().Pad(r, ctx.Scalar(out.dtype, 0.0), pad));
@@ -214,9 +231,13 @@ Status LowerCat(LowerCtx& ctx, const TracedOp& op) {
     if (in.shape.numel() > 0) parts.push_back(ctx.in(op, static_cast<int>(i)));
   }
   hlo::HloInstruction* r = nullptr;
-  if (parts.empty()) { ASSIGN_OR_RETURN(r, Splat(ctx, m.dtype, 0.0, m.shape)); }
-  else if (parts.size() == 1) r = parts[0];
-  else { ASSIGN_OR_RETURN(r, ctx.b().Concatenate(parts, dim)); }
+  if (parts.empty()) {
+    ASSIGN_OR_RETURN(r, Splat(ctx, m.dtype, 0.0, m.shape));
+  } else if (parts.size() == 1)
+    r = parts[0];
+  else {
+    ASSIGN_OR_RETURN(r, ctx.b().Concatenate(parts, dim));
+  }
   ctx.set(op, 0, r);
   return Status();
 }
@@ -230,7 +251,9 @@ Status LowerFlip(LowerCtx& ctx, const TracedOp& op) {
   for (int64_t d : dims)
     if (s[d] > kMaxFlipLength) return ctx.LowerAsKernelCall(op);
   hlo::HloInstruction* r = ctx.in(op, 0);
-  for (int64_t d : dims) { ASSIGN_OR_RETURN(r, ReverseDim(ctx, r, d)); }
+  for (int64_t d : dims) {
+    ASSIGN_OR_RETURN(r, ReverseDim(ctx, r, d));
+  }
   ctx.set(op, 0, r);
   return Status();
 }
@@ -239,15 +262,19 @@ Status LowerFlip(LowerCtx& ctx, const TracedOp& op) {
 // or j - i >= k (triu), else 0.
 Status LowerTril(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
-  if (m.dtype == DType::kF16 || m.dtype == DType::kBF16) return ctx.LowerAsKernelCall(op);  // no f16 codegen
+  if (m.dtype == DType::kF16 || m.dtype == DType::kBF16)
+    return ctx.LowerAsKernelCall(op);  // no f16 codegen
   const int64_t nd = m.shape.ndim();
   const hlo::HloShape idx(DType::kI64, m.shape.dims());
   ASSIGN_OR_RETURN(auto* i, ctx.b().Iota(idx, nd - 2));
   ASSIGN_OR_RETURN(auto* j, ctx.b().Iota(idx, nd - 1));
   ASSIGN_OR_RETURN(auto* diff, ctx.b().Binary(hlo::HloOpcode::kSubtract, j, i));
-  ASSIGN_OR_RETURN(auto* k, Splat(ctx, DType::kI64, static_cast<double>(op.attrs.Int("diagonal")), m.shape));
-  ASSIGN_OR_RETURN(auto* keep, ctx.b().Compare(diff, k, op.attrs.Bool("upper") ? hlo::ComparisonDirection::kGe
-                                                                                : hlo::ComparisonDirection::kLe));
+  ASSIGN_OR_RETURN(auto* k,
+                   Splat(ctx, DType::kI64, static_cast<double>(op.attrs.Int("diagonal")), m.shape));
+  ASSIGN_OR_RETURN(auto* keep,
+                   ctx.b().Compare(diff, k,
+                                   op.attrs.Bool("upper") ? hlo::ComparisonDirection::kGe
+                                                          : hlo::ComparisonDirection::kLe));
   ASSIGN_OR_RETURN(auto* zero, Splat(ctx, m.dtype, 0.0, m.shape));
   ASSIGN_OR_RETURN(auto* r, ctx.b().Select(keep, ctx.in(op, 0), zero));
   ctx.set(op, 0, r);
@@ -263,8 +290,10 @@ OFL_REGISTER_LOWERING(sum, LowerSum);
 OFL_REGISTER_LOWERING(full, LowerFull);
 OFL_REGISTER_LOWERING(squeeze, LowerToOutShape);
 OFL_REGISTER_LOWERING(unsqueeze, LowerToOutShape);
-OFL_REGISTER_LOWERING(slice, [](LowerCtx& c, const TracedOp& o) { return LowerSliceView(c, o, false); });
-OFL_REGISTER_LOWERING(select, [](LowerCtx& c, const TracedOp& o) { return LowerSliceView(c, o, true); });
+OFL_REGISTER_LOWERING(slice,
+                      [](LowerCtx& c, const TracedOp& o) { return LowerSliceView(c, o, false); });
+OFL_REGISTER_LOWERING(select,
+                      [](LowerCtx& c, const TracedOp& o) { return LowerSliceView(c, o, true); });
 OFL_REGISTER_LOWERING(fill_, LowerFull);
 OFL_REGISTER_LOWERING(as_strided, LowerAsStrided);
 OFL_REGISTER_LOWERING(as_strided_scatter, LowerAsStridedScatter);

@@ -11,7 +11,9 @@ namespace {
 using hlo::ComparisonDirection;
 using hlo::HloInstruction;
 
-bool IsIntegral32Or64(DType t) { return t == DType::kI32 || t == DType::kI64; }
+bool IsIntegral32Or64(DType t) {
+  return t == DType::kI32 || t == DType::kI64;
+}
 
 // The operands share the output's dtype (the schema checks it); f16/bf16 have no codegen.
 bool AllInputsAre(LowerCtx& ctx, const TracedOp& op, DType t) {
@@ -20,11 +22,13 @@ bool AllInputsAre(LowerCtx& ctx, const TracedOp& op, DType t) {
   return true;
 }
 
-// addcmul: t + v * a * b == t + ((v * a) * b); addcdiv: t + ((v * a) / b), v = static_cast<T>(value).
+// addcmul: t + v * a * b == t + ((v * a) * b); addcdiv: t + ((v * a) / b), v =
+// static_cast<T>(value).
 template <bool kDiv>
 Status LowerAddc(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
-  // Integer addcmul: i32/i64 wrap like HLO; u8/i8 are promoted to int in the kernel (kept as calls).
+  // Integer addcmul: i32/i64 wrap like HLO; u8/i8 are promoted to int in the kernel (kept as
+  // calls).
   const bool ok = IsF32OrF64(m.dtype) || (!kDiv && IsIntegral32Or64(m.dtype));
   if (!ok || !AllInputsAre(ctx, op, m.dtype)) return ctx.LowerAsKernelCall(op);
   double v = op.attrs.Float("value", 1.0);
@@ -40,7 +44,8 @@ Status LowerAddc(LowerCtx& ctx, const TracedOp& op) {
 HloInstruction* LerpLow(ExprBuilder& e, HloInstruction* s, HloInstruction* end, HloInstruction* w) {
   return e.Add(s, e.Mul(w, e.Sub(end, s)));
 }
-HloInstruction* LerpHigh(ExprBuilder& e, HloInstruction* s, HloInstruction* end, HloInstruction* w) {
+HloInstruction* LerpHigh(ExprBuilder& e, HloInstruction* s, HloInstruction* end,
+                         HloInstruction* w) {
   return e.Sub(end, e.Mul(e.Sub(end, s), e.Sub(e.C(1), w)));
 }
 
@@ -50,7 +55,8 @@ Status LowerLerp(LowerCtx& ctx, const TracedOp& op) {
   ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
   ExprBuilder e{ctx, m, Status()};
   HloInstruction* w = in[2];
-  return e.Set(op, e.Sel(e.Cmp(w, e.C(0.5), ComparisonDirection::kLt), LerpLow(e, in[0], in[1], w), LerpHigh(e, in[0], in[1], w)));
+  return e.Set(op, e.Sel(e.Cmp(w, e.C(0.5), ComparisonDirection::kLt), LerpLow(e, in[0], in[1], w),
+                         LerpHigh(e, in[0], in[1], w)));
 }
 
 Status LowerLerpScalar(LowerCtx& ctx, const TracedOp& op) {

@@ -18,14 +18,17 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 
 using E = ExprBuilder;
 
-bool IsFloat(DType t) { return t == DType::kF32 || t == DType::kF64; }
+bool IsFloat(DType t) {
+  return t == DType::kF32 || t == DType::kF64;
+}
 
 // fn(e, inputs...) -> result; falls back to the kernel call for non-float dtypes.
 template <typename Fn>
 Status Lower(LowerCtx& ctx, const TracedOp& op, Fn fn) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   for (size_t i = 0; i < op.inputs.size(); ++i)
-    if (!IsFloat(ctx.in_meta(op, i).dtype) || ctx.in_meta(op, i).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
+    if (!IsFloat(ctx.in_meta(op, i).dtype) || ctx.in_meta(op, i).dtype != m.dtype)
+      return ctx.LowerAsKernelCall(op);
   if (!IsFloat(m.dtype)) return ctx.LowerAsKernelCall(op);
   E e{ctx, m, Status()};
   std::vector<HloInstruction*> in;
@@ -41,15 +44,15 @@ Status Lower(LowerCtx& ctx, const TracedOp& op, Fn fn) {
 }
 
 using Ins = std::vector<HloInstruction*>;
-#define OFL_LOWER_UNARY(name, ...)                                                           \
-  OFL_REGISTER_LOWERING(name, [](LowerCtx& c, const TracedOp& o) {                            \
-    return Lower(c, o, [](E& e, const AttrMap& a, const Ins& in) -> HloInstruction* {         \
-      (void)a;                                                                                \
-      HloInstruction* x = in[0];                                                              \
+#define OFL_LOWER_UNARY(name, ...)                                                             \
+  OFL_REGISTER_LOWERING(name, [](LowerCtx& c, const TracedOp& o) {                             \
+    return Lower(c, o, [](E& e, const AttrMap& a, const Ins& in) -> HloInstruction* {          \
+      (void)a;                                                                                 \
+      HloInstruction* x = in[0];                                                               \
       HloInstruction* s = in.size() > 1 ? in[1] : nullptr; /* backward ops: (dy=x, saved=s) */ \
-      (void)s;                                                                                \
-      __VA_ARGS__                                                                             \
-    });                                                                                       \
+      (void)s;                                                                                 \
+      __VA_ARGS__                                                                              \
+    });                                                                                        \
   })
 
 HloInstruction* Gelu(E& e, HloInstruction* x, bool tanh_approx) {
@@ -66,14 +69,16 @@ HloInstruction* Gelu(E& e, HloInstruction* x, bool tanh_approx) {
 HloInstruction* GeluGrad(E& e, HloInstruction* dy, HloInstruction* x, bool tanh_approx) {
   if (tanh_approx) {
     auto* x2 = e.Mul(x, x);
-    auto* t = e.U(HloOpcode::kTanh, e.Mul(e.C(kSqrt2OverPi), e.Add(x, e.Mul(e.Mul(e.C(0.044715), x2), x))));
+    auto* t = e.U(HloOpcode::kTanh,
+                  e.Mul(e.C(kSqrt2OverPi), e.Add(x, e.Mul(e.Mul(e.C(0.044715), x2), x))));
     auto* dinner = e.Mul(e.C(kSqrt2OverPi), e.Add(e.C(1), e.Mul(e.C(3 * 0.044715), x2)));
     auto* a = e.Mul(e.C(0.5), e.Add(e.C(1), t));
     auto* b = e.Mul(e.Mul(e.Mul(e.C(0.5), x), e.Sub(e.C(1), e.Mul(t, t))), dinner);
     return e.Mul(dy, e.Add(a, b));
   }
   auto* cdf = e.Mul(e.C(0.5), e.Add(e.C(1), e.U(HloOpcode::kErf, e.Mul(x, e.C(kSqrt1_2)))));
-  auto* pdf = e.Mul(e.Mul(x, e.C(kInvSqrt2Pi)), e.U(HloOpcode::kExp, e.Mul(e.Mul(e.C(-0.5), x), x)));
+  auto* pdf =
+      e.Mul(e.Mul(x, e.C(kInvSqrt2Pi)), e.U(HloOpcode::kExp, e.Mul(e.Mul(e.C(-0.5), x), x)));
   return e.Mul(dy, e.Add(cdf, pdf));
 }
 
@@ -89,7 +94,8 @@ OFL_LOWER_UNARY(cos, return e.U(HloOpcode::kCos, x););
 OFL_LOWER_UNARY(tanh, return e.U(HloOpcode::kTanh, x););
 OFL_LOWER_UNARY(sigmoid, return e.Sigmoid(x););
 OFL_LOWER_UNARY(erf, return e.U(HloOpcode::kErf, x););
-OFL_LOWER_UNARY(abs, return e.Sel(e.Cmp(x, e.C(0), ComparisonDirection::kLt), e.U(HloOpcode::kNegate, x), x););
+OFL_LOWER_UNARY(abs, return e.Sel(e.Cmp(x, e.C(0), ComparisonDirection::kLt),
+                                  e.U(HloOpcode::kNegate, x), x););
 OFL_LOWER_UNARY(square, return e.Mul(x, x););
 OFL_LOWER_UNARY(reciprocal, return e.Div(e.C(1), x););
 OFL_LOWER_UNARY(floor, return e.U(HloOpcode::kFloor, x););
@@ -104,7 +110,8 @@ OFL_LOWER_UNARY(sign, {
 OFL_LOWER_UNARY(silu, return e.Mul(x, e.Sigmoid(x)););
 OFL_LOWER_UNARY(gelu, return Gelu(e, x, a.Bool("approximate")););
 OFL_LOWER_UNARY(leaky_relu, {
-  return e.Sel(e.Cmp(x, e.C(0), ComparisonDirection::kGt), x, e.Mul(x, e.C(a.Float("negative_slope", 0.01))));
+  return e.Sel(e.Cmp(x, e.C(0), ComparisonDirection::kGt), x,
+               e.Mul(x, e.C(a.Float("negative_slope", 0.01))));
 });
 OFL_LOWER_UNARY(softplus, {
   double beta = a.Float("beta", 1.0), threshold = a.Float("threshold", 20.0);
@@ -136,17 +143,20 @@ OFL_LOWER_UNARY(tanh_grad, return e.Mul(x, e.Sub(e.C(1), e.Mul(s, s))););
 OFL_LOWER_UNARY(rsqrt_grad, return e.Mul(e.Mul(e.Mul(e.Mul(e.C(-0.5), x), s), s), s););
 OFL_LOWER_UNARY(reciprocal_grad, return e.Mul(e.Mul(e.U(HloOpcode::kNegate, x), s), s););
 OFL_LOWER_UNARY(erf_grad, {
-  return e.Mul(e.Mul(x, e.C(k2OverSqrtPi)), e.U(HloOpcode::kExp, e.Mul(e.U(HloOpcode::kNegate, s), s)));
+  return e.Mul(e.Mul(x, e.C(k2OverSqrtPi)),
+               e.U(HloOpcode::kExp, e.Mul(e.U(HloOpcode::kNegate, s), s)));
 });
 OFL_LOWER_UNARY(silu_grad, {
   auto* sg = e.Sigmoid(s);
   return e.Mul(e.Mul(x, sg), e.Add(e.C(1), e.Mul(s, e.Sub(e.C(1), sg))));
 });
 OFL_LOWER_UNARY(elu_grad, {
-  return e.Sel(e.Cmp(s, e.C(0), ComparisonDirection::kGt), x, e.Mul(x, e.Add(s, e.C(a.Float("alpha", 1.0)))));
+  return e.Sel(e.Cmp(s, e.C(0), ComparisonDirection::kGt), x,
+               e.Mul(x, e.Add(s, e.C(a.Float("alpha", 1.0)))));
 });
 OFL_LOWER_UNARY(leaky_relu_grad, {
-  return e.Sel(e.Cmp(s, e.C(0), ComparisonDirection::kGt), x, e.Mul(x, e.C(a.Float("negative_slope", 0.01))));
+  return e.Sel(e.Cmp(s, e.C(0), ComparisonDirection::kGt), x,
+               e.Mul(x, e.C(a.Float("negative_slope", 0.01))));
 });
 OFL_LOWER_UNARY(softplus_grad, {
   double beta = a.Float("beta", 1.0), threshold = a.Float("threshold", 20.0);

@@ -24,8 +24,12 @@ def _namespaces():
     spaces = []
     if c is not None:
         nn = getattr(c, "nn", None)
-        spaces += [getattr(nn, "functional", None), getattr(c, "nn_functional", None),
-                   getattr(c, "functional", None), c]
+        spaces += [
+            getattr(nn, "functional", None),
+            getattr(c, "nn_functional", None),
+            getattr(c, "functional", None),
+            c,
+        ]
     else:
         spaces += [None, None, None, None]
     spaces.append(flow)
@@ -55,19 +59,22 @@ def _need(name, top_level=True):
     fn = _prim(name, top_level)
     if fn is None:
         raise MissingPrimitive(
-            f"[{name}] primitive missing from oneflow_like._C (see nn/PRIMITIVES.md)")
+            f"[{name}] primitive missing from oneflow_like._C (see nn/PRIMITIVES.md)"
+        )
     return fn
 
 
 def _missing_primitives(*names):
     """The names not available, for tests that need them: "matmul" (flow.matmul), "Tensor.sqrt"
     (a Tensor method), "F.conv2d" (a primitive, not a composition); "a|b" means either."""
+
     def have(n):
         if n.startswith("Tensor."):
             return hasattr(flow.Tensor, n[7:])
         if n.startswith("F."):
             return _prim(n[2:]) is not None
         return hasattr(flow, n)
+
     return [n for n in names if not any(have(alt) for alt in n.split("|"))]
 
 
@@ -82,6 +89,7 @@ def _reduce(x, reduction):
 
 
 # ---- activations -------------------------------------------------------------------------------
+
 
 def relu(input, inplace=False):
     return _need("relu")(input)
@@ -133,6 +141,7 @@ def log_softmax(input, dim=-1, dtype=None):
 
 # ---- linear, conv, pooling ---------------------------------------------------------------------
 
+
 def linear(input, weight, bias=None):
     fn = _prim("linear")
     if fn is not None:
@@ -157,15 +166,22 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _need("max_pool2d")(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True):
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     return _need("avg_pool1d")(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True, divisor_override=None):
-    return _need("avg_pool2d")(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                               divisor_override)
+def avg_pool2d(
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+):
+    return _need("avg_pool2d")(
+        input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+    )
 
 
 def adaptive_avg_pool2d(input, output_size):
@@ -177,8 +193,10 @@ def adaptive_avg_pool2d(input, output_size):
 
 # ---- normalization -----------------------------------------------------------------------------
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.1, eps=1e-5):
+
+def batch_norm(
+    input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
+):
     fn = _need("batch_norm", top_level=False)
     return fn(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
@@ -216,10 +234,20 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 # ---- sparse, dropout, shape --------------------------------------------------------------------
 
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
-              scale_grad_by_freq=False, sparse=False):
+
+def embedding(
+    input,
+    weight,
+    padding_idx=None,
+    max_norm=None,
+    norm_type=2.0,
+    scale_grad_by_freq=False,
+    sparse=False,
+):
     if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("[embedding] max_norm, scale_grad_by_freq and sparse are not supported")
+        raise NotImplementedError(
+            "[embedding] max_norm, scale_grad_by_freq and sparse are not supported"
+        )
     fn = _prim("embedding", top_level=False)
     if fn is not None:
         return fn(input, weight, padding_idx)
@@ -258,14 +286,29 @@ def one_hot(tensor, num_classes=-1):
 
 # ---- losses ------------------------------------------------------------------------------------
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                  reduction="mean", label_smoothing=0.0):
+
+def cross_entropy(
+    input,
+    target,
+    weight=None,
+    size_average=None,
+    ignore_index=-100,
+    reduce=None,
+    reduction="mean",
+    label_smoothing=0.0,
+):
     fn = _prim("cross_entropy")
     if fn is not None:
         if weight is None and reduction == "mean":
             return fn(input, target, ignore_index=ignore_index, label_smoothing=label_smoothing)
-        return fn(input, target, weight=weight, ignore_index=ignore_index, reduction=reduction,
-                  label_smoothing=label_smoothing)
+        return fn(
+            input,
+            target,
+            weight=weight,
+            ignore_index=ignore_index,
+            reduction=reduction,
+            label_smoothing=label_smoothing,
+        )
     return _composed_cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
 
 
@@ -293,8 +336,9 @@ def _class_view(weight, like):
     return weight.reshape((1, -1) + (1,) * (like.dim() - 2))
 
 
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-             reduction="mean"):
+def nll_loss(
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
+):
     fn = _prim("nll_loss")
     if fn is not None:
         return fn(input, target, weight=weight, ignore_index=ignore_index, reduction=reduction)
@@ -322,8 +366,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return _reduce((input - target).abs(), reduction)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
-                                     reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+):
     fn = _prim("binary_cross_entropy_with_logits")
     if fn is not None:
         return fn(input, target, weight=weight, reduction=reduction, pos_weight=pos_weight)
@@ -340,8 +385,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 # ---- attention ---------------------------------------------------------------------------------
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
-                                 scale=None):
+
+def scaled_dot_product_attention(
+    query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None
+):
     """softmax(q k^T * scale + mask) v; a bool attn_mask is True where attention is allowed."""
     fn = _prim("scaled_dot_product_attention")
     if fn is not None:
@@ -366,8 +413,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 
 def _float_dtypes():
-    return tuple(getattr(flow, n) for n in ("float16", "bfloat16", "float32", "float64")
-                 if hasattr(flow, n))
+    return tuple(
+        getattr(flow, n) for n in ("float16", "bfloat16", "float32", "float64") if hasattr(flow, n)
+    )
 
 
 def __getattr__(name):
@@ -376,6 +424,8 @@ def __getattr__(name):
         raise AttributeError(name)
     fn = _prim(name)
     if fn is None:
-        raise AttributeError(f"module 'oneflow_like.nn.functional' has no attribute {name!r} "
-                             f"(no primitive of that name in oneflow_like._C)")
+        raise AttributeError(
+            f"module 'oneflow_like.nn.functional' has no attribute {name!r} "
+            f"(no primitive of that name in oneflow_like._C)"
+        )
     return fn

@@ -149,7 +149,9 @@ class Graph:
         for opt, _ in self._optimizers:
             prepare = getattr(opt, "_graph_prepare", None)
             if prepare is None:
-                raise NotImplementedError(f"[nn.Graph] {type(opt).__name__} cannot run inside a graph yet")
+                raise NotImplementedError(
+                    f"[nn.Graph] {type(opt).__name__} cannot run inside a graph yet"
+                )
             prepare()
         params = self._params()
         saved_grads = [p.grad for p in params]
@@ -196,7 +198,12 @@ class Graph:
         if e is None:
             return {}
         c = e.compiled
-        return {"trace_seconds": e.trace_seconds, "lower_seconds": c.lower_seconds,
-                "compile_seconds": c.compile_seconds, "traced_ops": e.num_ops,
-                "lowered_ops": c.num_lowered, "kernel_call_ops": list(c.kernel_call_ops),
-                "in_place_assignments": tuple(c.in_place_assignments)}
+        return {
+            "trace_seconds": e.trace_seconds,
+            "lower_seconds": c.lower_seconds,
+            "compile_seconds": c.compile_seconds,
+            "traced_ops": e.num_ops,
+            "lowered_ops": c.num_lowered,
+            "kernel_call_ops": list(c.kernel_call_ops),
+            "in_place_assignments": tuple(c.in_place_assignments),
+        }

@@ -16,8 +16,16 @@ def _draw_into(tensor, draw):
 
 
 def calculate_gain(nonlinearity, param=None):
-    linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-              "conv_transpose3d", "sigmoid")
+    linear = (
+        "linear",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv_transpose3d",
+        "sigmoid",
+    )
     if nonlinearity in linear:
         return 1.0
     if nonlinearity == "tanh":
@@ -26,7 +34,7 @@ def calculate_gain(nonlinearity, param=None):
         return math.sqrt(2.0)
     if nonlinearity == "leaky_relu":
         slope = 0.01 if param is None else float(param)
-        return math.sqrt(2.0 / (1 + slope ** 2))
+        return math.sqrt(2.0 / (1 + slope**2))
     if nonlinearity == "selu":
         return 3.0 / 4
     raise ValueError(f"unsupported nonlinearity {nonlinearity}")
@@ -35,7 +43,9 @@ def calculate_gain(nonlinearity, param=None):
 def _calculate_fan_in_and_fan_out(tensor):
     shape = _shape(tensor)
     if len(shape) < 2:
-        raise ValueError("fan in and fan out can not be computed for a tensor with fewer than 2 dimensions")
+        raise ValueError(
+            "fan in and fan out can not be computed for a tensor with fewer than 2 dimensions"
+        )
     receptive = 1
     for s in shape[2:]:
         receptive *= s
@@ -65,6 +75,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
             bad = (x < a) | (x > b)
             x = flow.where(bad, flow.randn(*s, **kw) * std + mean, x)
         return x.clamp(a, b)
+
     return _draw_into(tensor, draw)
 
 

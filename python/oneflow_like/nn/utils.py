@@ -24,8 +24,10 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         else:
             total = _sum([(g.abs() ** norm_type).sum() for g in grads]) ** (1.0 / norm_type)
         if error_if_nonfinite and not math.isfinite(total.item()):
-            raise RuntimeError(f"The total norm of order {norm_type} for gradients is non-finite, "
-                               "so it cannot be clipped")
+            raise RuntimeError(
+                f"The total norm of order {norm_type} for gradients is non-finite, "
+                "so it cannot be clipped"
+            )
         coef = (float(max_norm) / (total + 1e-6)).clamp(max=1.0)
         for g in grads:
             g.mul_(coef.to(g.device) if g.device != coef.device else coef)

@@ -11,19 +11,37 @@ from oneflow_like.optim.optimizer import Optimizer
 
 class Adam(Optimizer):
     _decoupled = False
+
     @staticmethod
     def _graph_hparams(group):
         """Read from float64 tensors (group["_hp_tensors"]) inside an nn.Graph trace."""
         return {"lr": group["lr"], "beta1": group["betas"][0]}
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
-                 amsgrad=False, maximize=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0.0,
+        amsgrad=False,
+        maximize=False,
+    ):
         if lr < 0.0 or eps < 0.0 or weight_decay < 0.0:
             raise ValueError("lr, eps and weight_decay must be >= 0")
         if not (0.0 <= betas[0] < 1.0 and 0.0 <= betas[1] < 1.0):
             raise ValueError(f"Invalid beta parameters: {betas}")
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                                      amsgrad=amsgrad, maximize=maximize))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                betas=tuple(betas),
+                eps=eps,
+                weight_decay=weight_decay,
+                amsgrad=amsgrad,
+                maximize=maximize,
+            ),
+        )
 
     def _graph_prepare(self):
         """Creates the state eagerly so an nn.Graph can carry it across runs: the moments as
@@ -59,8 +77,8 @@ class Adam(Optimizer):
                         continue
                     state["step"] = t = state["step"] + 1
                     m, v = self._update_moments(p, g, state, group)
-                    bc1 = 1.0 - b1 ** t
-                    bc2_sqrt = math.sqrt(1.0 - b2 ** t)
+                    bc1 = 1.0 - b1**t
+                    bc2_sqrt = math.sqrt(1.0 - b2**t)
                     denom = (v.sqrt() * (1.0 / bc2_sqrt)).add_(eps)
                     _addcdiv_(p, m, denom, -lr / bc1)
         return loss
@@ -73,7 +91,9 @@ class Adam(Optimizer):
         b1 = gb1 if b1 is None else b1
         if wd != 0:
             if self._decoupled:
-                p.mul_((1.0 - lr * wd).to(p.dtype) if isinstance(lr, flow.Tensor) else 1.0 - lr * wd)
+                p.mul_(
+                    (1.0 - lr * wd).to(p.dtype) if isinstance(lr, flow.Tensor) else 1.0 - lr * wd
+                )
             else:
                 g = g.add(p, alpha=wd)
         m, v = state["exp_avg"], state["exp_avg_sq"]
@@ -97,8 +117,8 @@ class Adam(Optimizer):
         t = state["step"]
         t.add_(1.0)
         m, v = self._update_moments(p, g, state, group, lr, b1)
-        bc1 = 1.0 - b1 ** t  # float64, like the Python floats of the eager rule
-        inv_bc2_sqrt = (1.0 - b2 ** t).sqrt().reciprocal().to(p.dtype)
+        bc1 = 1.0 - b1**t  # float64, like the Python floats of the eager rule
+        inv_bc2_sqrt = (1.0 - b2**t).sqrt().reciprocal().to(p.dtype)
         step_size = ((-lr) / bc1).to(p.dtype)
         denom = (v.sqrt() * inv_bc2_sqrt).add_(eps)
         p.add_(m / denom * step_size)
@@ -107,8 +127,16 @@ class Adam(Optimizer):
 class AdamW(Adam):
     _decoupled = True
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
-                 amsgrad=False, maximize=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=1e-2,
+        amsgrad=False,
+        maximize=False,
+    ):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize)
 
 

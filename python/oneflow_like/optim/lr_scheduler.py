@@ -45,8 +45,11 @@ class LRScheduler:
         self._last_lr = list(lrs)
 
     def state_dict(self):
-        return {k: v for k, v in self.__dict__.items()
-                if k != "optimizer" and not callable(v) and k not in self._unsaved}
+        return {
+            k: v
+            for k, v in self.__dict__.items()
+            if k != "optimizer" and not callable(v) and k not in self._unsaved
+        }
 
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
@@ -62,7 +65,9 @@ class LambdaLR(LRScheduler):
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         n = len(optimizer.param_groups)
-        self.lr_lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
+        self.lr_lambdas = (
+            list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) else [lr_lambda] * n
+        )
         if len(self.lr_lambdas) != n:
             raise ValueError(f"expected {n} lr_lambdas, got {len(self.lr_lambdas)}")
         super().__init__(optimizer, last_epoch)
@@ -89,7 +94,7 @@ class MultiStepLR(LRScheduler):
 
     def _lr_at(self, e):
         k = sum(1 for m in self.milestones if m <= e)
-        return [b * self.gamma ** k for b in self.base_lrs]
+        return [b * self.gamma**k for b in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
@@ -98,7 +103,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _lr_at(self, e):
-        return [b * self.gamma ** e for b in self.base_lrs]
+        return [b * self.gamma**e for b in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -117,14 +122,19 @@ class LinearLR(LRScheduler):
     """The lr factor moves linearly from start_factor to end_factor over total_iters epochs
     (a linear warm-up with the defaults)."""
 
-    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
+    def __init__(
+        self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1
+    ):
         if not (0 < start_factor <= 1 and 0 <= end_factor <= 1):
             raise ValueError("start_factor must be in (0, 1] and end_factor in [0, 1]")
         self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
         super().__init__(optimizer, last_epoch)
 
     def _lr_at(self, e):
-        f = self.start_factor + (self.end_factor - self.start_factor) * min(e, self.total_iters) / self.total_iters
+        f = (
+            self.start_factor
+            + (self.end_factor - self.start_factor) * min(e, self.total_iters) / self.total_iters
+        )
         return [b * f for b in self.base_lrs]
 
 
@@ -144,7 +154,9 @@ class SequentialLR(LRScheduler):
 
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         if len(milestones) != len(schedulers) - 1:
-            raise ValueError(f"SequentialLR expects {len(schedulers) - 1} milestones, got {len(milestones)}")
+            raise ValueError(
+                f"SequentialLR expects {len(schedulers) - 1} milestones, got {len(milestones)}"
+            )
         for s in schedulers:
             if s.optimizer is not optimizer:
                 raise ValueError("SequentialLR: every scheduler must belong to the same optimizer")
@@ -163,13 +175,28 @@ class OneCycleLR(LRScheduler):
     pct_start of total_steps, then anneals to initial_lr/final_div_factor (cos or linear);
     momentum (or Adam's beta1) cycles inversely between max_momentum and base_momentum."""
 
-    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,
-                 pct_start=0.3, anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85,
-                 max_momentum=0.95, div_factor=25.0, final_div_factor=1e4, three_phase=False,
-                 last_epoch=-1):
+    def __init__(
+        self,
+        optimizer,
+        max_lr,
+        total_steps=None,
+        epochs=None,
+        steps_per_epoch=None,
+        pct_start=0.3,
+        anneal_strategy="cos",
+        cycle_momentum=True,
+        base_momentum=0.85,
+        max_momentum=0.95,
+        div_factor=25.0,
+        final_div_factor=1e4,
+        three_phase=False,
+        last_epoch=-1,
+    ):
         if total_steps is None:
             if epochs is None or steps_per_epoch is None:
-                raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+                raise ValueError(
+                    "You must define either total_steps OR (epochs AND steps_per_epoch)"
+                )
             total_steps = epochs * steps_per_epoch
         if total_steps <= 0:
             raise ValueError(f"total_steps must be positive, got {total_steps}")
@@ -186,21 +213,40 @@ class OneCycleLR(LRScheduler):
                 g["min_lr"] = g["initial_lr"] / final_div_factor
         end = float(pct_start * total_steps) - 1
         if three_phase:
-            self._phases = [(end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                            (float(2 * pct_start * total_steps) - 2, "max_lr", "initial_lr",
-                             "base_momentum", "max_momentum"),
-                            (total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
+            self._phases = [
+                (end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                (
+                    float(2 * pct_start * total_steps) - 2,
+                    "max_lr",
+                    "initial_lr",
+                    "base_momentum",
+                    "max_momentum",
+                ),
+                (total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
+            ]
         else:
-            self._phases = [(end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                            (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+            self._phases = [
+                (end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
+            ]
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
             defaults = optimizer.defaults
             if "momentum" not in defaults and "betas" not in defaults:
-                raise ValueError("optimizer must support momentum or betas with cycle_momentum enabled")
+                raise ValueError(
+                    "optimizer must support momentum or betas with cycle_momentum enabled"
+                )
             self._use_betas = "betas" in defaults
-            bms = list(base_momentum) if isinstance(base_momentum, (list, tuple)) else [base_momentum] * n
-            mms = list(max_momentum) if isinstance(max_momentum, (list, tuple)) else [max_momentum] * n
+            bms = (
+                list(base_momentum)
+                if isinstance(base_momentum, (list, tuple))
+                else [base_momentum] * n
+            )
+            mms = (
+                list(max_momentum)
+                if isinstance(max_momentum, (list, tuple))
+                else [max_momentum] * n
+            )
             if last_epoch == -1:
                 for g, bm, mm in zip(optimizer.param_groups, bms, mms):
                     g["base_momentum"], g["max_momentum"] = bm, mm
@@ -214,13 +260,17 @@ class OneCycleLR(LRScheduler):
     def _values_at(self, e):
         """[(lr, momentum or None)] per group."""
         if e > self.total_steps:
-            raise ValueError(f"Tried to step {e} times. The specified number of total steps is {self.total_steps}")
+            raise ValueError(
+                f"Tried to step {e} times. The specified number of total steps is {self.total_steps}"
+            )
         out = []
         for g in self.optimizer.param_groups:
             start_step = 0.0
             for i, (end_step, lr0, lr1, m0, m1) in enumerate(self._phases):
                 if e <= end_step or i == len(self._phases) - 1:
-                    pct = (e - start_step) / (end_step - start_step) if end_step > start_step else 1.0
+                    pct = (
+                        (e - start_step) / (end_step - start_step) if end_step > start_step else 1.0
+                    )
                     lr = self._anneal(g[lr0], g[lr1], pct)
                     mom = self._anneal(g[m0], g[m1], pct) if self.cycle_momentum else None
                     break

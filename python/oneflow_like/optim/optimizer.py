@@ -20,8 +20,10 @@ class Optimizer:
         self.state = defaultdict(dict)
         self.param_groups = []
         if isinstance(params, flow.Tensor):
-            raise TypeError("params argument given to the optimizer should be an iterable of "
-                            "Tensors or dicts, but got a Tensor")
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of "
+                "Tensors or dicts, but got a Tensor"
+            )
         groups = list(params)
         if not groups:
             raise ValueError("optimizer got an empty parameter list")
@@ -41,7 +43,9 @@ class Optimizer:
                 raise ValueError("can't optimize a non-leaf Tensor")
         for k, v in self.defaults.items():
             if v is required and k not in group:
-                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {k}")
+                raise ValueError(
+                    f"parameter group didn't specify a value of required optimization parameter {k}"
+                )
             group.setdefault(k, v)
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in group["params"]):
@@ -92,20 +96,29 @@ class Optimizer:
                 ids.append(index[id(p)])
             packed["params"] = ids
             groups.append(packed)
-        state = {index[id(p)]: s for g in self.param_groups for p in g["params"]
-                 for s in [self.state.get(p)] if s}
+        state = {
+            index[id(p)]: s
+            for g in self.param_groups
+            for p in g["params"]
+            for s in [self.state.get(p)]
+            if s
+        }
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict):
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups):
-            raise ValueError(f"loaded state dict has {len(groups)} parameter groups, "
-                             f"the optimizer has {len(self.param_groups)}")
+            raise ValueError(
+                f"loaded state dict has {len(groups)} parameter groups, "
+                f"the optimizer has {len(self.param_groups)}"
+            )
         for i, (mine, saved) in enumerate(zip(self.param_groups, groups)):
             if len(mine["params"]) != len(saved["params"]):
-                raise ValueError(f"loaded state dict contains a parameter group {i} of size "
-                                 f"{len(saved['params'])} that doesn't match the size of the "
-                                 f"optimizer's group ({len(mine['params'])})")
+                raise ValueError(
+                    f"loaded state dict contains a parameter group {i} of size "
+                    f"{len(saved['params'])} that doesn't match the size of the "
+                    f"optimizer's group ({len(mine['params'])})"
+                )
         by_index = {}
         for mine, saved in zip(self.param_groups, groups):
             for p, idx in zip(mine["params"], saved["params"]):
@@ -135,8 +148,9 @@ class Optimizer:
         return "\n".join(lines)
 
 
-_FLOAT_DTYPES = tuple(getattr(flow, n) for n in ("float16", "bfloat16", "float32", "float64")
-                      if hasattr(flow, n))
+_FLOAT_DTYPES = tuple(
+    getattr(flow, n) for n in ("float16", "bfloat16", "float32", "float64") if hasattr(flow, n)
+)
 
 
 def _to_like(v, p):

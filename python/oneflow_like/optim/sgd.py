@@ -11,16 +11,34 @@ class SGD(Optimizer):
     def _graph_hparams(group):
         """Read from float64 tensors (group["_hp_tensors"]) inside an nn.Graph trace."""
         return {"lr": group["lr"], "momentum": group["momentum"]}
-    def __init__(self, params, lr=required, momentum=0.0, dampening=0.0, weight_decay=0.0,
-                 nesterov=False, maximize=False):
+
+    def __init__(
+        self,
+        params,
+        lr=required,
+        momentum=0.0,
+        dampening=0.0,
+        weight_decay=0.0,
+        nesterov=False,
+        maximize=False,
+    ):
         if lr is not required and lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0 or weight_decay < 0.0:
             raise ValueError("momentum and weight_decay must be >= 0")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
-                                      weight_decay=weight_decay, nesterov=nesterov, maximize=maximize))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                momentum=momentum,
+                dampening=dampening,
+                weight_decay=weight_decay,
+                nesterov=nesterov,
+                maximize=maximize,
+            ),
+        )
 
     def _graph_prepare(self):
         """Creates the momentum buffers eagerly (zeros) so an nn.Graph can carry them across runs.
@@ -29,7 +47,9 @@ class SGD(Optimizer):
             if group["momentum"] == 0:
                 continue
             if group["dampening"] != 0:
-                raise NotImplementedError("[nn.Graph] SGD with dampening != 0 is not supported in a graph")
+                raise NotImplementedError(
+                    "[nn.Graph] SGD with dampening != 0 is not supported in a graph"
+                )
             for p in group["params"]:
                 state = self.state[p]
                 if state.get("momentum_buffer") is None:
@@ -56,11 +76,17 @@ class SGD(Optimizer):
                         else:
                             buf.mul_(momentum).add_(g, alpha=1.0 - dampening)
                         if nesterov:
-                            g = g + buf * group["_hp_tensors"]["momentum"].to(p.dtype) if tracing else g.add(buf, alpha=momentum)
+                            g = (
+                                g + buf * group["_hp_tensors"]["momentum"].to(p.dtype)
+                                if tracing
+                                else g.add(buf, alpha=momentum)
+                            )
                         else:
                             g = buf
                     if tracing:
-                        p.sub_(g * group["_hp_tensors"]["lr"].to(p.dtype))  # == p + (-lr) * g, lr fed per run
+                        p.sub_(
+                            g * group["_hp_tensors"]["lr"].to(p.dtype)
+                        )  # == p + (-lr) * g, lr fed per run
                     else:
                         p.add_(g, alpha=-lr)
         return loss

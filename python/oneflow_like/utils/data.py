@@ -34,8 +34,9 @@ class TensorDataset(Dataset):
             raise ValueError("TensorDataset needs at least one tensor")
         n = tensors[0].shape[0]
         if any(t.shape[0] != n for t in tensors):
-            raise ValueError("Size mismatch between tensors: " +
-                             ", ".join(str(tuple(t.shape)) for t in tensors))
+            raise ValueError(
+                "Size mismatch between tensors: " + ", ".join(str(tuple(t.shape)) for t in tensors)
+            )
         self.tensors = tensors
 
     def __getitem__(self, index):
@@ -96,12 +97,13 @@ def random_split(dataset, lengths, generator=None):
     perm = _rng(generator).permutation(n).tolist()
     out, start = [], 0
     for length in lengths:
-        out.append(Subset(dataset, perm[start:start + length]))
+        out.append(Subset(dataset, perm[start : start + length]))
         start += length
     return out
 
 
 # ---- collation -------------------------------------------------------------------------------
+
 
 def _numpy_collate(batch):
     """Collates a list of samples into NumPy arrays (tuples/lists/dicts recursed)."""
@@ -121,13 +123,20 @@ def _numpy_collate(batch):
     if isinstance(elem, (tuple, list)):
         if any(len(b) != len(elem) for b in batch):
             raise RuntimeError("each element in a batch should be of equal size")
-        return type(elem)(_numpy_collate(list(s)) for s in zip(*batch)) if isinstance(elem, list) \
+        return (
+            type(elem)(_numpy_collate(list(s)) for s in zip(*batch))
+            if isinstance(elem, list)
             else tuple(_numpy_collate(list(s)) for s in zip(*batch))
+        )
     if isinstance(elem, flow.Tensor):
-        raise TypeError("worker processes collate NumPy only: return NumPy arrays from the dataset "
-                        "when num_workers > 0")
-    raise TypeError(f"default_collate: batch must contain tensors, NumPy arrays, numbers, dicts "
-                    f"or lists; found {type(elem).__name__}")
+        raise TypeError(
+            "worker processes collate NumPy only: return NumPy arrays from the dataset "
+            "when num_workers > 0"
+        )
+    raise TypeError(
+        f"default_collate: batch must contain tensors, NumPy arrays, numbers, dicts "
+        f"or lists; found {type(elem).__name__}"
+    )
 
 
 def _to_flow(x):
@@ -161,11 +170,12 @@ def default_collate(batch):
 
 # ---- samplers --------------------------------------------------------------------------------
 
+
 def _rng(generator):
     if isinstance(generator, np.random.Generator):
         return generator
     if generator is None:
-        seed = int(flow.randint(0, 2 ** 31 - 1, (1,)).item()) if hasattr(flow, "randint") else None
+        seed = int(flow.randint(0, 2**31 - 1, (1,)).item()) if hasattr(flow, "randint") else None
         return np.random.default_rng(seed)
     return np.random.default_rng(int(generator))
 
@@ -180,10 +190,24 @@ class DataLoader:
     batches already collated, and must be None or accept them).
     """
 
-    def __init__(self, dataset, batch_size=1, shuffle=False, sampler=None, batch_sampler=None,
-                 num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
-                 worker_init_fn=None, generator=None, prefetch_factor=2,
-                 persistent_workers=False, multiprocessing_context=None):
+    def __init__(
+        self,
+        dataset,
+        batch_size=1,
+        shuffle=False,
+        sampler=None,
+        batch_sampler=None,
+        num_workers=0,
+        collate_fn=None,
+        pin_memory=False,
+        drop_last=False,
+        timeout=0,
+        worker_init_fn=None,
+        generator=None,
+        prefetch_factor=2,
+        persistent_workers=False,
+        multiprocessing_context=None,
+    ):
         if batch_sampler is not None:
             raise NotImplementedError("batch_sampler is not supported; use sampler + batch_size")
         if num_workers < 0:
@@ -211,7 +235,7 @@ class DataLoader:
         if self.batch_size is None:
             return [[i] for i in idx]
         bs = self.batch_size
-        out = [idx[i:i + bs] for i in range(0, len(idx), bs)]
+        out = [idx[i : i + bs] for i in range(0, len(idx), bs)]
         if self.drop_last and out and len(out[-1]) < bs:
             out.pop()
         return out
@@ -220,7 +244,9 @@ class DataLoader:
         n = len(self.sampler) if self.sampler is not None else len(self.dataset)
         if self.batch_size is None:
             return n
-        return n // self.batch_size if self.drop_last else (n + self.batch_size - 1) // self.batch_size
+        return (
+            n // self.batch_size if self.drop_last else (n + self.batch_size - 1) // self.batch_size
+        )
 
     def __iter__(self):
         batches = self._batches()
@@ -229,7 +255,11 @@ class DataLoader:
         return self._iter_workers(batches)
 
     def _fetch(self, indices):
-        if self.collate_fn is None and hasattr(self.dataset, "_get_batch") and self.batch_size is not None:
+        if (
+            self.collate_fn is None
+            and hasattr(self.dataset, "_get_batch")
+            and self.batch_size is not None
+        ):
             return self.dataset._get_batch(indices)
         samples = [self.dataset[i] for i in indices]
         if self.batch_size is None:
@@ -243,10 +273,21 @@ class DataLoader:
     def _iter_workers(self, batches):
         ctx = mp.get_context(self.multiprocessing_context or "fork")
         index_q, result_q = ctx.Queue(), ctx.Queue()
-        workers = [ctx.Process(target=_worker_loop, daemon=True,
-                               args=(self.dataset, index_q, result_q, self.worker_init_fn, w,
-                                     self.batch_size is None))
-                   for w in range(self.num_workers)]
+        workers = [
+            ctx.Process(
+                target=_worker_loop,
+                daemon=True,
+                args=(
+                    self.dataset,
+                    index_q,
+                    result_q,
+                    self.worker_init_fn,
+                    w,
+                    self.batch_size is None,
+                ),
+            )
+            for w in range(self.num_workers)
+        ]
         for w in workers:
             w.start()
         try:
@@ -291,6 +332,7 @@ def _single(x):
 
 def _worker_loop(dataset, index_q, result_q, init_fn, worker_id, unbatched):
     import traceback
+
     if init_fn is not None:
         init_fn(worker_id)
     while True:

@@ -11,13 +11,27 @@ def _ntuple(v, n):
 class _ConvNd(Module):
     _n = 0
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         n = self._n
         if in_channels % groups or out_channels % groups:
-            raise ValueError(f"in_channels ({in_channels}) and out_channels ({out_channels}) "
-                             f"must be divisible by groups ({groups})")
+            raise ValueError(
+                f"in_channels ({in_channels}) and out_channels ({out_channels}) "
+                f"must be divisible by groups ({groups})"
+            )
         if padding_mode != "zeros":
             raise NotImplementedError("only padding_mode='zeros' is supported")
         self.in_channels, self.out_channels = in_channels, out_channels
@@ -27,8 +41,9 @@ class _ConvNd(Module):
         self.dilation = _ntuple(dilation, n)
         self.groups = groups
         self.padding_mode = padding_mode
-        _make_weight_and_bias(self, (out_channels, in_channels // groups) + self.kernel_size, bias,
-                              device, dtype)
+        _make_weight_and_bias(
+            self, (out_channels, in_channels // groups) + self.kernel_size, bias, device, dtype
+        )
 
     def reset_parameters(self):
         _reset_weight_and_bias(self.weight, self.bias)
@@ -50,13 +65,15 @@ class Conv1d(_ConvNd):
     _n = 1
 
     def forward(self, input):
-        return F.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
+        return F.conv1d(
+            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )
 
 
 class Conv2d(_ConvNd):
     _n = 2
 
     def forward(self, input):
-        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
+        return F.conv2d(
+            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )

@@ -22,7 +22,7 @@ class Unflatten(Module):
     def forward(self, input):
         shape = list(input.shape)
         d = self.dim % len(shape)
-        return input.reshape(tuple(shape[:d]) + self.unflattened_size + tuple(shape[d + 1:]))
+        return input.reshape(tuple(shape[:d]) + self.unflattened_size + tuple(shape[d + 1 :]))
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

@@ -72,7 +72,9 @@ class Module:
         d["_forward_hooks"] = OrderedDict()
 
     def forward(self, *args, **kwargs):
-        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
 
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks):
@@ -107,8 +109,10 @@ class Module:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         _check_name(self, name, "parameter")
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
-                            "(flow.nn.Parameter or None required)")
+            raise TypeError(
+                f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                "(flow.nn.Parameter or None required)"
+            )
         self._parameters[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
@@ -116,8 +120,10 @@ class Module:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         _check_name(self, name, "buffer")
         if tensor is not None and not isinstance(tensor, flow.Tensor):
-            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
-                            "(flow.Tensor or None required)")
+            raise TypeError(
+                f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                "(flow.Tensor or None required)"
+            )
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers.discard(name)
@@ -150,8 +156,10 @@ class Module:
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
-                                "(flow.nn.Parameter or None expected)")
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                    "(flow.nn.Parameter or None expected)"
+                )
             params[name] = None
         elif isinstance(value, Module):
             if d.get("_modules") is None:
@@ -160,13 +168,17 @@ class Module:
             self._modules[name] = value
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
-                                "(flow.nn.Module or None expected)")
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as child module '{name}' "
+                    "(flow.nn.Module or None expected)"
+                )
             d["_modules"][name] = None
         elif d.get("_buffers") is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, flow.Tensor):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
-                                "(flow.Tensor or None expected)")
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                    "(flow.Tensor or None expected)"
+                )
             d["_buffers"][name] = value
         else:
             object.__setattr__(self, name, value)
@@ -181,7 +193,12 @@ class Module:
         object.__delattr__(self, name)
 
     def __dir__(self):
-        keys = list(super().__dir__()) + list(self._parameters) + list(self._buffers) + list(self._modules)
+        keys = (
+            list(super().__dir__())
+            + list(self._parameters)
+            + list(self._buffers)
+            + list(self._modules)
+        )
         return sorted(set(keys))
 
     # ---- traversal --------------------------------------------------------------------------
@@ -217,8 +234,11 @@ class Module:
 
     def _named_members(self, table, prefix, recurse, remove_duplicate=True):
         seen = set()
-        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse \
+        mods = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
             else [(prefix, self)]
+        )
         for mod_prefix, m in mods:
             for name, v in getattr(m, table).items():
                 if v is None or (remove_duplicate and id(v) in seen):
@@ -317,8 +337,9 @@ class Module:
         return self._apply(convert)
 
     def cuda(self, device=None):
-        return self.to("cuda" if device is None else
-                       (f"cuda:{device}" if isinstance(device, int) else device))
+        return self.to(
+            "cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device)
+        )
 
     def cpu(self):
         return self.to("cpu")
@@ -357,9 +378,15 @@ class Module:
         errors = []
         if strict:
             if unexpected:
-                errors.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
+                errors.append(
+                    "Unexpected key(s) in state_dict: "
+                    + ", ".join(f'"{k}"' for k in unexpected)
+                    + "."
+                )
             if missing:
-                errors.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ".")
+                errors.append(
+                    "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + "."
+                )
         for k, dst in own.items():
             if k not in state_dict:
                 continue
@@ -367,14 +394,18 @@ class Module:
             if not isinstance(src, flow.Tensor):
                 src = flow.tensor(src)
             if tuple(src.shape) != tuple(dst.shape):
-                errors.append(f"size mismatch for {k}: copying a param with shape {tuple(src.shape)} "
-                              f"from checkpoint, the shape in current model is {tuple(dst.shape)}.")
+                errors.append(
+                    f"size mismatch for {k}: copying a param with shape {tuple(src.shape)} "
+                    f"from checkpoint, the shape in current model is {tuple(dst.shape)}."
+                )
                 continue
             with flow.no_grad():
                 dst.copy_(src)
         if errors:
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
-                               + "\n\t".join(errors))
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(errors)
+            )
         return _IncompatibleKeys(missing, unexpected)
 
     # ---- printing ---------------------------------------------------------------------------
@@ -405,8 +436,9 @@ def _check_name(module, name, kind):
         raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
     if name == "" or "." in name:
         raise KeyError(f'{kind} name can\'t be empty or contain ".", got "{name}"')
-    if name in module.__dict__ and not any(name in module.__dict__[t] for t in
-                                           ("_parameters", "_buffers", "_modules")):
+    if name in module.__dict__ and not any(
+        name in module.__dict__[t] for t in ("_parameters", "_buffers", "_modules")
+    ):
         raise KeyError(f"attribute '{name}' already exists")
 
 
@@ -423,8 +455,9 @@ def _is_floating(t):
     f = getattr(t, "is_floating_point", None)
     if f is not None:
         return f()
-    return t.dtype in tuple(getattr(flow, n) for n in ("float16", "bfloat16", "float32", "float64")
-                            if hasattr(flow, n))
+    return t.dtype in tuple(
+        getattr(flow, n) for n in ("float16", "bfloat16", "float32", "float64") if hasattr(flow, n)
+    )
 
 
 def _parse_to(args, kwargs):
@@ -444,6 +477,7 @@ def _parse_to(args, kwargs):
 
 
 # ---- containers ------------------------------------------------------------------------------
+
 
 class _ListLike(Module):
     """Shared by Sequential and ModuleList: children in insertion order."""
@@ -492,7 +526,7 @@ class Sequential(_ListLike):
 
     def __delitem__(self, idx):
         keys = list(self._modules.keys())
-        for k in (keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(keys))]]):
+        for k in keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(keys))]]:
             del self._modules[k]
 
 

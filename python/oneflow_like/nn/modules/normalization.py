@@ -9,8 +9,16 @@ from oneflow_like.nn.modules.module import Module, Parameter
 class _BatchNorm(Module):
     _expected_dims = ()
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, device=None, dtype=None):
+    def __init__(
+        self,
+        num_features,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
@@ -26,8 +34,10 @@ class _BatchNorm(Module):
                 kw["dtype"] = dtype
             self.register_buffer("running_mean", flow.zeros(num_features, **kw))
             self.register_buffer("running_var", flow.ones(num_features, **kw))
-            self.register_buffer("num_batches_tracked",
-                                 flow.zeros((), dtype=flow.int64, **({"device": device} if device else {})))
+            self.register_buffer(
+                "num_batches_tracked",
+                flow.zeros((), dtype=flow.int64, **({"device": device} if device else {})),
+            )
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -48,8 +58,10 @@ class _BatchNorm(Module):
 
     def forward(self, input):
         if input.dim() not in self._expected_dims:
-            raise ValueError(f"[{type(self).__name__}] expected {' or '.join(map(str, self._expected_dims))}-d "
-                             f"input, got shape {tuple(input.shape)}")
+            raise ValueError(
+                f"[{type(self).__name__}] expected {' or '.join(map(str, self._expected_dims))}-d "
+                f"input, got shape {tuple(input.shape)}"
+            )
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             with flow.no_grad():
@@ -57,27 +69,46 @@ class _BatchNorm(Module):
             if self.momentum is None:  # cumulative moving average
                 momentum = 1.0 / float(self.num_batches_tracked.item())
         use_batch_stats = self.training or self.running_mean is None
-        return F.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
-                            use_batch_stats, momentum, self.eps)
+        return F.batch_norm(
+            input,
+            self.running_mean,
+            self.running_var,
+            self.weight,
+            self.bias,
+            use_batch_stats,
+            momentum,
+            self.eps,
+        )
 
     def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
 
 
 class BatchNorm1d(_BatchNorm):
     """Input (N, C) or (N, C, L)."""
+
     _expected_dims = (2, 3)
 
 
 class BatchNorm2d(_BatchNorm):
     """Input (N, C, H, W)."""
+
     _expected_dims = (4,)
 
 
 class LayerNorm(Module):
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None,
-                 dtype=None):
+    def __init__(
+        self,
+        normalized_shape,
+        eps=1e-5,
+        elementwise_affine=True,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
@@ -104,7 +135,9 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )
 
 
 class GroupNorm(Module):
@@ -112,7 +145,12 @@ class GroupNorm(Module):
         super().__init__()
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
-        self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
+        self.num_groups, self.num_channels, self.eps, self.affine = (
+            num_groups,
+            num_channels,
+            eps,
+            affine,
+        )
         if affine:
             self.weight = Parameter(_empty((num_channels,), device, dtype))
             self.bias = Parameter(_empty((num_channels,), device, dtype))

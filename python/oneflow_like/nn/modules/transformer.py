@@ -14,14 +14,34 @@ from oneflow_like.nn.modules.normalization import LayerNorm
 class MultiheadAttention(Module):
     """Packed input projection in_proj_weight (3E, E) / in_proj_bias (3E,), then out_proj."""
 
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
-                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
-                 dtype=None):
+    def __init__(
+        self,
+        embed_dim,
+        num_heads,
+        dropout=0.0,
+        bias=True,
+        add_bias_kv=False,
+        add_zero_attn=False,
+        kdim=None,
+        vdim=None,
+        batch_first=False,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
-        if add_bias_kv or add_zero_attn or (kdim not in (None, embed_dim)) or (vdim not in (None, embed_dim)):
-            raise NotImplementedError("add_bias_kv, add_zero_attn and kdim/vdim != embed_dim are not supported")
+        if (
+            add_bias_kv
+            or add_zero_attn
+            or (kdim not in (None, embed_dim))
+            or (vdim not in (None, embed_dim))
+        ):
+            raise NotImplementedError(
+                "add_bias_kv, add_zero_attn and kdim/vdim != embed_dim are not supported"
+            )
         if embed_dim % num_heads:
-            raise ValueError(f"embed_dim ({embed_dim}) must be divisible by num_heads ({num_heads})")
+            raise ValueError(
+                f"embed_dim ({embed_dim}) must be divisible by num_heads ({num_heads})"
+            )
         self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
         self.head_dim = embed_dim // num_heads
         self.batch_first = batch_first
@@ -39,8 +59,17 @@ class MultiheadAttention(Module):
             init.zeros_(self.in_proj_bias)
             init.zeros_(self.out_proj.bias)
 
-    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
-                average_attn_weights=True, is_causal=False):
+    def forward(
+        self,
+        query,
+        key,
+        value,
+        key_padding_mask=None,
+        need_weights=True,
+        attn_mask=None,
+        average_attn_weights=True,
+        is_causal=False,
+    ):
         """Returns (output, weights): weights (B, L, S) averaged over heads (or (B, H, L, S)),
         None when need_weights=False."""
         batched = query.dim() == 3
@@ -60,7 +89,7 @@ class MultiheadAttention(Module):
         mask = _merge_masks(attn_mask, key_padding_mask, B, H, L, S, q.dtype, q.device)
         p = self.dropout if self.training else 0.0
         if need_weights:
-            scores = flow.matmul(q, k.transpose(-2, -1)) * (1.0 / D ** 0.5)
+            scores = flow.matmul(q, k.transpose(-2, -1)) * (1.0 / D**0.5)
             if is_causal and mask is None:
                 mask = _causal(L, S, q.dtype, q.device)
             if mask is not None:
@@ -86,10 +115,13 @@ class MultiheadAttention(Module):
         E = self.embed_dim
         if query is key and key is value:  # self-attention: one matmul for q, k and v
             qkv = F.linear(query, w, b)
-            return qkv[..., :E], qkv[..., E:2 * E], qkv[..., 2 * E:]
-        bq, bk, bv = (None, None, None) if b is None else (b[:E], b[E:2 * E], b[2 * E:])
-        return (F.linear(query, w[:E], bq), F.linear(key, w[E:2 * E], bk),
-                F.linear(value, w[2 * E:], bv))
+            return qkv[..., :E], qkv[..., E : 2 * E], qkv[..., 2 * E :]
+        bq, bk, bv = (None, None, None) if b is None else (b[:E], b[E : 2 * E], b[2 * E :])
+        return (
+            F.linear(query, w[:E], bq),
+            F.linear(key, w[E : 2 * E], bk),
+            F.linear(value, w[2 * E :], bv),
+        )
 
     def extra_repr(self):
         return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}"
@@ -123,13 +155,25 @@ def _merge_masks(attn_mask, key_padding_mask, B, H, L, S, dtype, device):
 class TransformerEncoderLayer(Module):
     """Self-attention + feed-forward, each with residual and LayerNorm (post-norm unless norm_first)."""
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu",
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True, device=None,
-                 dtype=None):
+    def __init__(
+        self,
+        d_model,
+        nhead,
+        dim_feedforward=2048,
+        dropout=0.1,
+        activation="relu",
+        layer_norm_eps=1e-5,
+        batch_first=False,
+        norm_first=False,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         kw = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, **kw)
+        self.self_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
+        )
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
@@ -155,8 +199,15 @@ class TransformerEncoderLayer(Module):
         return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=False, is_causal=is_causal)[0]
+        x = self.self_attn(
+            x,
+            x,
+            x,
+            attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask,
+            need_weights=False,
+            is_causal=is_causal,
+        )[0]
         return self.dropout1(x)
 
     def _ff_block(self, x):
@@ -174,5 +225,7 @@ class TransformerEncoder(Module):
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=False):
         x = src
         for layer in self.layers:
-            x = layer(x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal)
+            x = layer(
+                x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal
+            )
         return x if self.norm is None else self.norm(x)
