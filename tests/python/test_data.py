@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 import oneflow_like as flow
-from oneflow_like.nn.functional import _missing_primitives
 from oneflow_like.utils.data import (
     ConcatDataset,
     DataLoader,
@@ -37,16 +36,10 @@ class Failing(Squares):
         return super().__getitem__(i)
 
 
-def needs(*names):
-    missing = _missing_primitives(*names)
-    return pytest.mark.skipif(bool(missing), reason="primitives missing: " + ", ".join(missing))
-
-
 def rows(batch):
     return batch.numpy().tolist()
 
 
-@needs("Tensor.__getitem__")
 def test_tensor_dataset_and_sequential_batches():
     x = flow.tensor(np.arange(20, dtype=np.float32).reshape(10, 2))
     y = flow.tensor(np.arange(10))
@@ -64,7 +57,6 @@ def test_tensor_dataset_and_sequential_batches():
         TensorDataset(x, flow.tensor(np.arange(9)))
 
 
-@needs("Tensor.__getitem__")
 def test_shuffle_is_a_seeded_permutation():
     ds = TensorDataset(flow.tensor(np.arange(50)))
     order = lambda seed: [
@@ -78,7 +70,6 @@ def test_shuffle_is_a_seeded_permutation():
     assert e1 != e2  # a new permutation every epoch
 
 
-@needs("stack")
 def test_default_collate_numpy_numbers_and_structures():
     dl = DataLoader(Squares(5), batch_size=3)
     x, y = next(iter(dl))

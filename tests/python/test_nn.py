@@ -13,12 +13,6 @@ from oneflow_like.nn import init
 RNG = np.random.default_rng(0)
 
 
-def needs(*names):
-    """Skip unless these primitives exist (syntax: nn.functional._missing_primitives)."""
-    missing = F._missing_primitives(*names)
-    return pytest.mark.skipif(bool(missing), reason="primitives missing: " + ", ".join(missing))
-
-
 def rand(*shape):
     return RNG.standard_normal(shape)
 
@@ -140,7 +134,6 @@ def test_parameter_shares_storage_and_requires_grad():
     assert not nn.Parameter(flow.ones(1), requires_grad=False).requires_grad
 
 
-@needs("rand")
 def test_registration_and_traversal():
     m = Net()
     names = [n for n, _ in m.named_parameters()]
@@ -177,7 +170,6 @@ def test_registration_and_traversal():
     assert "act" not in dict(m.named_children())
 
 
-@needs("rand")
 def test_train_eval_apply_zero_grad_and_repr():
     m = Net()
     assert m.training and m.blocks[0].training
@@ -201,7 +193,6 @@ def test_train_eval_apply_zero_grad_and_repr():
     assert p.grad is None
 
 
-@needs("rand")
 def test_state_dict_round_trip_and_strict_errors():
     a, b = Net(), Net()
     missing, unexpected = b.load_state_dict(a.state_dict())
@@ -254,7 +245,6 @@ def test_containers():
         seq[5]
 
 
-@needs("rand")
 def test_to_dtype_converts_floating_parameters_only():
     m = nn.BatchNorm1d(3)
     m.to(flow.float64)
@@ -266,7 +256,6 @@ def test_to_dtype_converts_floating_parameters_only():
 # ---- layers ------------------------------------------------------------------------------------
 
 
-@needs("rand", "matmul")
 def test_linear():
     m = nn.Linear(5, 3)
     check_module(m, rand(4, 5), lambda x, p: x @ p["weight"].T + p["bias"])
@@ -274,7 +263,6 @@ def test_linear():
     check_module(m, rand(2, 4, 5), lambda x, p: x @ p["weight"].T)
 
 
-@needs("rand", "F.conv2d")
 def test_conv2d():
     m = nn.Conv2d(2, 3, 3, stride=1, padding=1)
     check_module(
@@ -284,7 +272,6 @@ def test_conv2d():
     check_module(m, rand(1, 2, 4, 4), lambda x, p: np_conv2d(x, p["weight"], None, 2, 0))
 
 
-@needs("rand", "F.conv1d")
 def test_conv1d():
     m = nn.Conv1d(2, 3, 3, padding=1)
     check_module(m, rand(2, 2, 6), lambda x, p: _np_conv1d(x, p["weight"], p["bias"], 1))
@@ -299,26 +286,22 @@ def _np_conv1d(x, w, b, padding):
     return out + b.reshape(1, -1, 1)
 
 
-@needs("F.max_pool2d")
 def test_max_pool2d():
     x = rand(2, 3, 4, 6)
     m = nn.MaxPool2d(2)
     check_module(m, x, lambda a, p: a.reshape(2, 3, 2, 2, 3, 2).max((3, 5)))
 
 
-@needs("F.avg_pool2d")
 def test_avg_pool2d():
     x = rand(2, 3, 4, 6)
     check_module(nn.AvgPool2d(2), x, lambda a, p: a.reshape(2, 3, 2, 2, 3, 2).mean((3, 5)))
 
 
-@needs("Tensor.mean")
 def test_adaptive_avg_pool2d_global():
     x = rand(2, 3, 4, 5)
     check_module(nn.AdaptiveAvgPool2d(1), x, lambda a, p: a.mean((2, 3), keepdims=True))
 
 
-@needs("F.batch_norm")
 def test_batch_norm2d_train_and_eval():
     m = nn.BatchNorm2d(3, momentum=0.1)
     with flow.no_grad():
@@ -351,7 +334,6 @@ def test_batch_norm2d_train_and_eval():
     np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-5)
 
 
-@needs("F.batch_norm")
 def test_batch_norm1d():
     m = nn.BatchNorm1d(4)
     x = rand(6, 4)
@@ -366,7 +348,6 @@ def test_batch_norm1d():
         m(ft(rand(2, 4, 3, 3)))
 
 
-@needs("F.layer_norm|Tensor.rsqrt")
 def test_layer_norm():
     m = nn.LayerNorm(5)
     with flow.no_grad():
@@ -381,7 +362,6 @@ def test_layer_norm():
     )
 
 
-@needs("F.group_norm|Tensor.rsqrt")
 def test_group_norm():
     m = nn.GroupNorm(2, 4)
     x = rand(2, 4, 3)
@@ -394,7 +374,6 @@ def test_group_norm():
     check_module(m, x, ref, grad_rtol=2e-3, grad_atol=2e-4)
 
 
-@needs("randn")
 def test_embedding():
     m = nn.Embedding(6, 3, padding_idx=0)
     np.testing.assert_array_equal(m.weight.numpy()[0], 0.0)
@@ -410,7 +389,6 @@ def test_embedding():
     np.testing.assert_allclose(m.weight.grad.numpy(), want, rtol=1e-5, atol=1e-6)
 
 
-@needs("rand")
 def test_dropout():
     flow.manual_seed(0)
     m = nn.Dropout(0.25)
@@ -425,7 +403,6 @@ def test_dropout():
         nn.Dropout(1.5)
 
 
-@needs("Tensor.flatten")
 def test_flatten_unflatten():
     x = ft(rand(2, 3, 4, 5))
     assert tuple(nn.Flatten()(x).shape) == (2, 60)
@@ -449,15 +426,6 @@ ACTIVATIONS = [
 
 @pytest.mark.parametrize("name,module,ref", ACTIVATIONS, ids=[a[0] for a in ACTIVATIONS])
 def test_activation(name, module, ref):
-    alt = {
-        "silu": "|F.sigmoid",
-        "leaky_relu": "|where",
-        "softmax": "|Tensor.amax",
-        "log_softmax": "|Tensor.logsumexp",
-    }.get(name, "")
-    missing = F._missing_primitives("F." + name + alt)
-    if missing:
-        pytest.skip("primitives missing: " + missing[0])
     x = rand(3, 4)
     x[np.abs(x) < 1e-3] = 0.5  # keep away from relu's kink
     check_module(module, x, lambda a, p: ref(a))
@@ -476,7 +444,6 @@ def np_cross_entropy(x, y, ignore_index=-100, label_smoothing=0.0):
     return (per * valid).sum() / valid.sum()
 
 
-@needs("F.cross_entropy|Tensor.gather", "F.cross_entropy|F.log_softmax|Tensor.logsumexp")
 @pytest.mark.parametrize("ignore_index,label_smoothing", [(-100, 0.0), (2, 0.0), (-100, 0.1)])
 def test_cross_entropy(ignore_index, label_smoothing):
     x = rand(6, 5)
@@ -501,7 +468,6 @@ def test_mse_loss(reduction):
     )
 
 
-@needs("F.binary_cross_entropy_with_logits|Tensor.log1p")
 def test_bce_with_logits():
     x, y = rand(4, 3) * 3, (rand(4, 3) > 0).astype(np.float64)
     xt = ft(x, requires_grad=True)
@@ -533,7 +499,6 @@ def np_mha(q, k, v, p, H, kpm=None):
     return o @ p["out_proj.weight"].T + p["out_proj.bias"], a.mean(1)
 
 
-@needs("rand", "matmul")
 def test_multihead_attention_self_and_cross():
     m = nn.MultiheadAttention(8, 2)
     with flow.no_grad():
@@ -557,7 +522,6 @@ def test_multihead_attention_self_and_cross():
     np.testing.assert_allclose(out.numpy(), ref.transpose(1, 0, 2), rtol=1e-4, atol=1e-5)
 
 
-@needs("rand", "matmul")
 def test_transformer_encoder_layer():
     m = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0)
     m.eval()
@@ -584,7 +548,6 @@ def test_transformer_encoder_layer():
 # ---- init and utils ----------------------------------------------------------------------------
 
 
-@needs("rand", "randn")
 def test_init():
     w = flow.empty(200, 100)
     init.xavier_uniform_(w)
@@ -605,7 +568,6 @@ def test_init():
     assert init._calculate_fan_in_and_fan_out(flow.empty(4, 3, 2, 2)) == (12, 16)
 
 
-@needs("Tensor.sqrt", "Tensor.clamp")
 def test_clip_grad_norm():
     a = nn.Parameter(ft([3.0, 0.0]))
     b = nn.Parameter(ft([[4.0]]))
@@ -619,8 +581,24 @@ def test_clip_grad_norm():
     np.testing.assert_allclose(a.grad.numpy(), [0.6, 0.0], rtol=1e-5)
 
 
-def test_functional_missing_primitive_is_clear():
-    if F._prim("conv2d") is not None:
-        pytest.skip("conv2d exists")
-    with pytest.raises(NotImplementedError, match=r"\[conv2d\] primitive missing"):
-        F.conv2d(flow.ones(1, 1, 3, 3), flow.ones(1, 1, 1, 1))
+def test_functional_calls_primitives_directly():
+    # Every nn.functional op is bound in the extension: nothing is looked up at call time.
+    for name in (
+        "conv1d",
+        "conv2d",
+        "max_pool2d",
+        "avg_pool2d",
+        "batch_norm",
+        "layer_norm",
+        "group_norm",
+        "embedding",
+        "dropout",
+        "cross_entropy",
+        "nll_loss",
+        "mse_loss",
+        "binary_cross_entropy_with_logits",
+        "scaled_dot_product_attention",
+        "softmax",
+    ):
+        assert callable(getattr(flow._C.nn_functional, name)), name
+    assert not hasattr(F, "_prim") and not hasattr(F, "_missing_primitives")

@@ -8,16 +8,10 @@ import pytest
 import oneflow_like as flow
 import oneflow_like.nn as nn
 from oneflow_like import optim
-from oneflow_like.nn.functional import _missing_primitives
 from oneflow_like.optim import lr_scheduler as lrs
 
 RNG = np.random.default_rng(1)
 SHAPES = [(3, 4), (5,)]
-
-
-def needs(*names):
-    missing = _missing_primitives(*names)
-    return pytest.mark.skipif(bool(missing), reason="primitives missing: " + ", ".join(missing))
 
 
 def make_params():
@@ -127,7 +121,6 @@ def test_sgd(kw):
     [dict(lr=0.01), dict(lr=0.01, weight_decay=0.1), dict(lr=0.01, betas=(0.8, 0.9), amsgrad=True)],
     ids=["plain", "l2", "amsgrad"],
 )
-@needs("Tensor.sqrt", "maximum")
 def test_adam(kw):
     run(optim.Adam, ref_adam, **kw)
 
@@ -137,7 +130,6 @@ def test_adam(kw):
     [dict(lr=0.01), dict(lr=0.01, weight_decay=0.1, amsgrad=True)],
     ids=["plain", "wd_amsgrad"],
 )
-@needs("Tensor.sqrt", "maximum")
 def test_adamw(kw):
     run(optim.AdamW, ref_adamw, **dict(dict(weight_decay=1e-2), **kw))
 
@@ -151,7 +143,6 @@ def test_adamw(kw):
     ],
     ids=["plain", "momentum_wd", "centered"],
 )
-@needs("Tensor.sqrt")
 def test_rmsprop(kw):
     run(optim.RMSprop, ref_rmsprop, **kw)
 
@@ -186,7 +177,6 @@ def test_param_groups_zero_grad_and_errors():
     ],
     ids=["sgd", "adam", "rmsprop"],
 )
-@needs("Tensor.sqrt")
 def test_state_dict_resume_matches_uninterrupted(cls, kw):
     grads = [[RNG.standard_normal(s) for s in SHAPES] for _ in range(6)]
     pa, _ = make_params()

@@ -80,7 +80,7 @@ class Adam(Optimizer):
                     bc1 = 1.0 - b1**t
                     bc2_sqrt = math.sqrt(1.0 - b2**t)
                     denom = (v.sqrt() * (1.0 / bc2_sqrt)).add_(eps)
-                    _addcdiv_(p, m, denom, -lr / bc1)
+                    p.addcdiv_(m, denom, value=-lr / bc1)
         return loss
 
     def _update_moments(self, p, g, state, group, lr=None, b1=None):
@@ -101,7 +101,7 @@ class Adam(Optimizer):
             m.mul_(b1.to(p.dtype)).add_(g * (1.0 - b1).to(p.dtype))
         else:
             m.mul_(b1).add_(g, alpha=1.0 - b1)
-        _addcmul_(v.mul_(b2), g, g, 1.0 - b2)
+        v.mul_(b2).addcmul_(g, g, value=1.0 - b2)
         if group["amsgrad"]:
             vmax = state["max_exp_avg_sq"]
             vmax.copy_(flow.maximum(vmax, v))
@@ -138,27 +138,3 @@ class AdamW(Adam):
         maximize=False,
     ):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize)
-
-
-def _addcmul_(t, a, b, value):
-    """t += value * a * b, in place (one fused op when the binding has addcmul_)."""
-    if _has("addcmul_"):
-        return t.addcmul_(a, b, value=value)
-    return t.add_(a * b, alpha=value)
-
-
-def _addcdiv_(t, a, b, value):
-    """t += value * a / b, in place."""
-    if _has("addcdiv_"):
-        return t.addcdiv_(a, b, value=value)
-    return t.add_(a / b, alpha=value)
-
-
-_has_cache = {}
-
-
-def _has(method):
-    r = _has_cache.get(method)
-    if r is None:
-        r = _has_cache[method] = hasattr(flow.Tensor, method)
-    return r

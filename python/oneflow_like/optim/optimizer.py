@@ -148,9 +148,7 @@ class Optimizer:
         return "\n".join(lines)
 
 
-_FLOAT_DTYPES = tuple(
-    getattr(flow, n) for n in ("float16", "bfloat16", "float32", "float64") if hasattr(flow, n)
-)
+_FLOAT_DTYPES = tuple(getattr(flow, n) for n in ("float16", "bfloat16", "float32", "float64"))
 
 
 def _to_like(v, p):

@@ -4,7 +4,6 @@
   momentum > 0: buf = momentum buf + g / avg, p -= lr buf;  else p -= lr g / avg
 """
 import oneflow_like as flow
-from oneflow_like.optim.adam import _addcdiv_, _addcmul_
 from oneflow_like.optim.optimizer import Optimizer
 
 
@@ -54,7 +53,7 @@ class RMSprop(Optimizer):
                     if wd != 0:
                         g = g.add(p, alpha=wd)
                     v = state["square_avg"]
-                    _addcmul_(v.mul_(alpha), g, g, 1.0 - alpha)
+                    v.mul_(alpha).addcmul_(g, g, value=1.0 - alpha)
                     if centered:
                         ga = state["grad_avg"]
                         ga.mul_(alpha).add_(g, alpha=1.0 - alpha)
@@ -63,8 +62,8 @@ class RMSprop(Optimizer):
                         avg = v.sqrt().add_(eps)
                     if momentum > 0:
                         buf = state["momentum_buffer"]
-                        _addcdiv_(buf.mul_(momentum), g, avg, 1.0)
+                        buf.mul_(momentum).addcdiv_(g, avg, value=1.0)
                         p.add_(buf, alpha=-lr)
                     else:
-                        _addcdiv_(p, g, avg, -lr)
+                        p.addcdiv_(g, avg, value=-lr)
         return loss

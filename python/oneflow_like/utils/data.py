@@ -175,7 +175,7 @@ def _rng(generator):
     if isinstance(generator, np.random.Generator):
         return generator
     if generator is None:
-        seed = int(flow.randint(0, 2**31 - 1, (1,)).item()) if hasattr(flow, "randint") else None
+        seed = int(flow.randint(0, 2**31 - 1, (1,)).item())
         return np.random.default_rng(seed)
     return np.random.default_rng(int(generator))
 

@@ -455,9 +455,7 @@ def _is_floating(t):
     f = getattr(t, "is_floating_point", None)
     if f is not None:
         return f()
-    return t.dtype in tuple(
-        getattr(flow, n) for n in ("float16", "bfloat16", "float32", "float64") if hasattr(flow, n)
-    )
+    return t.dtype in tuple(getattr(flow, n) for n in ("float16", "bfloat16", "float32", "float64"))
 
 
 def _parse_to(args, kwargs):
