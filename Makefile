@@ -7,7 +7,9 @@ CUDA_CONFIG := $(shell test -x /usr/local/cuda/bin/nvcc && echo --config=cuda)
 BFLAGS := --disk_cache=$(BAZEL_CACHE) $(CUDA_CONFIG) $(EXTRA_BAZEL_FLAGS)
 DEBS := bazel-bootstrap libabsl-dev pybind11-dev python3-dev python3-numpy python3-pytest \
         libdnnl-dev libopenblas-dev python3-sklearn python3-matplotlib libgtest-dev libgmock-dev libbenchmark-dev g++ \
-        clang-format black
+        clang-format black python3-tqdm python3-pip
+# From PyPI (not in Debian), installed for /usr/bin/python3 when missing.
+PIPS := safetensors==0.8.0
 EXT := python/oneflow_like/_C.so
 
 .PHONY: deps build test train bench clean format format-check
@@ -16,6 +18,9 @@ deps:
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; fi
+	@for p in $(PIPS); do m=$${p%%==*}; $(PY) -c "import $$m" 2>/dev/null || { echo "installing $$p (PyPI)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO $(PY) -m pip install -q --break-system-packages --root-user-action=ignore $$p; }; done
 
 build: deps
 	$(BAZEL) build $(BFLAGS) //...

@@ -15,6 +15,7 @@ import sys
 import time
 
 import numpy as np
+from tqdm import tqdm
 
 import oneflow_like as flow
 import oneflow_like.nn as nn
@@ -69,32 +70,6 @@ class SmallCNN(nn.Module):
 
     def forward(self, x):
         return self.classifier(self.features(x.reshape(-1, 1, 8, 8)))
-
-
-class Progress:
-    """A plain-text progress bar on stderr (rewritten in place when stderr is a terminal)."""
-
-    def __init__(self, total, label):
-        self.total, self.label, self.start = total, label, time.time()
-        self.tty = sys.stderr.isatty()
-        self.last_tenth = -1
-
-    def update(self, done, loss):
-        width = 30
-        filled = int(width * done / self.total)
-        bar = "#" * filled + "." * (width - filled)
-        msg = (
-            f"\r{self.label} [{bar}] {done}/{self.total} loss {loss:.4f} "
-            f"{time.time() - self.start:.1f}s"
-        )
-        if not self.tty:  # a log file: one line per tenth of the run
-            tenth = 10 * done // self.total
-            if tenth == self.last_tenth:
-                return
-            self.last_tenth = tenth
-            msg = msg[1:] + "\n"
-        sys.stderr.write(msg + ("\n" if self.tty and done == self.total else ""))
-        sys.stderr.flush()
 
 
 def evaluate(model, x, y, device):
@@ -158,19 +133,18 @@ def train(name, model, data, args, mode, device):
     )
     step = make_step(model, opt, mode)
     losses = []
-    bar = Progress(epochs * len(loader), f"{name:>3}")
     t0 = time.time()
-    done = 0
-    for _ in range(epochs):
+    # tqdm bars on stderr (off when stderr is not a terminal: disable=None); the loss shown is
+    # the mean of the last finished epoch, read once per epoch so the host never waits inside it.
+    epoch_bar = tqdm(range(epochs), desc=f"{name:>3} {mode:>5}", unit="epoch", disable=None)
+    for _ in epoch_bar:
         epoch_losses = []
-        for x, y in loader:
+        for x, y in tqdm(loader, desc="batches", unit="batch", leave=False, disable=None):
             epoch_losses.append(step(x, y))
             sched.step()
-            done += 1
-        # Read the losses once per epoch so the host never waits inside the loop.
         values = [float(l.item()) for l in epoch_losses]
         losses.extend(values)
-        bar.update(done, float(np.mean(values)))
+        epoch_bar.set_postfix(loss=f"{np.mean(values):.4f}")
     train_time = time.time() - t0
     acc = evaluate(model, x_test, y_test, device)
     print(

@@ -13,6 +13,7 @@ import struct
 import numpy as np
 
 import oneflow_like as flow
+from oneflow_like import _safetensors as _st
 
 MAGIC = b"OFLSAVE\0"
 VERSION = 1
@@ -76,9 +77,23 @@ def _host_array(t):
     return np.array(a, order="C", copy=False)  # (np.ascontiguousarray would make 0-d arrays 1-d)
 
 
-def save(obj, f):
+def _pick_format(format, f):
+    if format is None:
+        return "safetensors" if _st.is_safetensors_path(f) else "oneflow_like"
+    if format not in ("oneflow_like", "safetensors"):
+        raise ValueError(f"format must be 'oneflow_like' or 'safetensors', got {format!r}")
+    return format
+
+
+def save(obj, f, format=None, metadata=None):
     """Writes `obj` (a tensor, or nested dicts/lists/tuples of tensors and plain values) to the
-    path or binary file object `f`."""
+    path or binary file object `f`. A path ending in `.safetensors` (or format="safetensors")
+    writes a safetensors file instead: a flat dict of str -> tensor, with optional str -> str
+    `metadata`, readable by PyTorch, JAX and the safetensors tools."""
+    if _pick_format(format, f) == "safetensors":
+        return _st.save(obj, f, metadata)
+    if metadata is not None:
+        raise ValueError("flow.save: metadata= is only stored in safetensors files")
     tensors, seen = [], {}
     tree = _encode(obj, tensors, seen)
     table, chunks, offset = [], [], 0
@@ -121,16 +136,26 @@ def save(obj, f):
             f.write(c)
 
 
-def load(f, map_location=None):
-    """Reads what save() wrote. Tensors come back on the CPU (or on `map_location`: a device,
-    a device string, or a callable tensor -> tensor), with their saved requires_grad."""
+def load(f, map_location=None, format=None, weights_only=None):
+    """Reads what save() wrote, or a safetensors file (by its `.safetensors` path, format=, or its
+    contents). Tensors come back on the CPU (or on `map_location`: a device, a device string, or
+    a callable tensor -> tensor), with their saved requires_grad. Nothing is unpickled, so
+    `weights_only` (PyTorch's flag) changes nothing here."""
     if isinstance(f, (str, os.PathLike)):
+        source = repr(os.fspath(f))
         with open(f, "rb") as fh:
             data = fh.read()
     else:
+        source = "the file object"
         data = f.read()
+    if data[:8] != MAGIC and (
+        _pick_format(format, f) == "safetensors" or _st.looks_like_safetensors(data)
+    ):
+        return _st.load(data, source, map_location)
     if data[:8] != MAGIC:
-        raise ValueError("flow.load: not a oneflow_like file (bad magic)")
+        raise ValueError(
+            f"flow.load: {source} is not a oneflow_like or safetensors file (bad magic)"
+        )
     (n,) = struct.unpack("<Q", data[8:16])
     header = json.loads(data[16 : 16 + n].decode("utf-8"))
     if header.get("version", 0) > VERSION:
