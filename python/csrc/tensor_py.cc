@@ -52,6 +52,11 @@ StatusOr<DType> FromNumpyDtype(const py::dtype& d) {
 
 }  // namespace
 
+std::shared_ptr<void> KeepPyObject(PyObject* obj) {
+  Py_INCREF(obj);
+  return std::shared_ptr<void>(new PyRef{obj}, [](void* p) { delete static_cast<PyRef*>(p); });
+}
+
 void DrainPendingDecrefs() {
   std::vector<PyObject*> todo;
   {
@@ -67,11 +72,9 @@ Tensor FromNumpy(py::array arr) {
   if (!(arr.flags() & py::array::c_style))
     throw py::value_error("[from_numpy] array must be C-contiguous; use numpy.ascontiguousarray");
   std::vector<int64_t> shape(arr.shape(), arr.shape() + arr.ndim());
-  PyObject* ref = arr.ptr();
-  Py_INCREF(ref);
-  auto keep = std::shared_ptr<void>(new PyRef{ref}, [](void* p) { delete static_cast<PyRef*>(p); });
   return Unwrap(functional::WrapHost(arr.mutable_data(),
-                                     Shape(DimVector(shape.begin(), shape.end())), dt, keep));
+                                     Shape(DimVector(shape.begin(), shape.end())), dt,
+                                     KeepPyObject(arr.ptr())));
 }
 
 Tensor TensorFromData(py::handle data, py::object dtype, py::object device) {
@@ -160,10 +163,19 @@ void BindTensorClass(py::module_& m, TensorClass& cls) {
       .def("nelement", &Tensor::numel)
       .def("element_size", [](const Tensor& t) { return DTypeSize(t.dtype()); })
       .def("is_contiguous", &Tensor::is_contiguous)
-      .def("stride",
-           [](const Tensor& t) {
-             return std::vector<int64_t>(t.strides().begin(), t.strides().end());
-           })
+      .def(
+          "stride",  // a tuple, or one dim's stride (negative dims count from the end)
+          [](const Tensor& t, py::object dim) -> py::object {
+            py::tuple all(t.ndim());
+            for (int64_t i = 0; i < t.ndim(); ++i) all[i] = t.strides()[i];
+            if (dim.is_none()) return std::move(all);
+            int64_t d = dim.cast<int64_t>(), n = t.ndim();
+            if (d < -n || d >= n)
+              throw py::index_error("[stride] dim " + std::to_string(d) + " out of range for " +
+                                    std::to_string(n) + "-d tensor");
+            return all[d < 0 ? d + n : d];
+          },
+          py::arg("dim") = py::none())
       .def("storage_offset", &Tensor::offset)
       .def("detach", &Tensor::detach)
       .def(

@@ -107,7 +107,7 @@ def test_views_alias():
     ref[..., -1] = [7, 8, 9]
     np.testing.assert_array_equal(x.numpy(), ref)
     y = x[1:, 2:]
-    assert y.storage_offset() == 6 and y.stride() == [4, 1]
+    assert y.storage_offset() == 6 and y.stride() == (4, 1) and y.stride(-1) == 1
     y.zero_()
     ref[1:, 2:] = 0
     np.testing.assert_array_equal(x.numpy(), ref)

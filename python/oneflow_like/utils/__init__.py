@@ -1,4 +1,4 @@
-"""oneflow_like.utils: data loading (utils.data)."""
-from oneflow_like.utils import data
+"""oneflow_like.utils: data loading (utils.data) and DLPack exchange (utils.dlpack)."""
+from oneflow_like.utils import data, dlpack
 
-__all__ = ["data"]
+__all__ = ["data", "dlpack"]

@@ -1,0 +1,242 @@
+// DLPack exchange (third_party/dlpack, v1.1): Tensor.__dlpack__ / __dlpack_device__ and
+// flow.from_dlpack, zero-copy both ways. Export waits for the tensor's pending work (a write-mode
+// access, so the consumer may also write) and hands out a DLManagedTensor(Versioned) that keeps
+// the tensor alive; import wraps the producer's memory, calling its deleter when the last view
+// dies (through a capsule whose release always runs under the GIL, see tensor_py.cc).
+#include <dlpack/dlpack.h>
+
+#include <cstring>
+
+#include "oneflow_like/framework/autograd.h"
+#include "oneflow_like/ops/copy.h"
+#include "oneflow_like/ops/creation.h"
+#include "oneflow_like/ops/shape_ops.h"
+#include "python/csrc/binding.h"
+#include "python/csrc/tensor_py.h"
+#include "vm/instructions_builder.h"
+
+namespace oneflow_like {
+namespace python {
+namespace {
+
+constexpr const char* kLegacyName = "dltensor";
+constexpr const char* kVersionedName = "dltensor_versioned";
+
+DLDataType ToDL(DType t) {
+  switch (t) {
+    case DType::kBool: return {kDLBool, 8, 1};
+    case DType::kU8: return {kDLUInt, 8, 1};
+    case DType::kI8: return {kDLInt, 8, 1};
+    case DType::kI32: return {kDLInt, 32, 1};
+    case DType::kI64: return {kDLInt, 64, 1};
+    case DType::kF16: return {kDLFloat, 16, 1};
+    case DType::kBF16: return {kDLBfloat, 16, 1};
+    case DType::kF32: return {kDLFloat, 32, 1};
+    case DType::kF64: return {kDLFloat, 64, 1};
+  }
+  return {kDLFloat, 32, 1};
+}
+
+StatusOr<DType> FromDL(DLDataType d) {
+  if (d.lanes == 1) {
+    if (d.code == kDLBool && d.bits == 8) return DType::kBool;
+    if (d.code == kDLUInt && d.bits == 8) return DType::kU8;
+    if (d.code == kDLInt && d.bits == 8) return DType::kI8;
+    if (d.code == kDLInt && d.bits == 32) return DType::kI32;
+    if (d.code == kDLInt && d.bits == 64) return DType::kI64;
+    if (d.code == kDLFloat && d.bits == 16) return DType::kF16;
+    if (d.code == kDLBfloat && d.bits == 16) return DType::kBF16;
+    if (d.code == kDLFloat && d.bits == 32) return DType::kF32;
+    if (d.code == kDLFloat && d.bits == 64) return DType::kF64;
+  }
+  return TypeError(
+      "[from_dlpack] unsupported DLPack dtype (code %d, bits %d, lanes %d): oneflow_like has "
+      "bool, uint8, int8, int32, int64, float16, bfloat16, float32, float64",
+      int(d.code), int(d.bits), int(d.lanes));
+}
+
+// What a producer's capsule keeps alive: the tensor and the shape/stride arrays DLTensor uses.
+struct ExportCtx {
+  Tensor tensor;
+  std::vector<int64_t> shape, strides;
+};
+
+template <typename Managed>
+void DeleteExported(Managed* m) {
+  delete static_cast<ExportCtx*>(m->manager_ctx);
+  delete m;
+}
+
+// Fills `dl` from `t` (after its pending work); the arrays live in `ctx`.
+Status Describe(const Tensor& t, ExportCtx* ctx, DLTensor* dl) {
+  if (t.is_lazy()) return InvalidArgument("[__dlpack__] a lazy (traced) tensor has no data yet");
+  void* base = nullptr;
+  if (t.numel() > 0) {
+    py::gil_scoped_release nogil;
+    RETURN_IF_ERROR(vm::SyncAccessBlob(t.blob(), vm::AccessMode::kWrite, [&](void* p) {
+      base = p;
+      return Status();
+    }));
+  }
+  ctx->shape.assign(t.shape().dims().begin(), t.shape().dims().end());
+  ctx->strides.assign(t.strides().begin(), t.strides().end());
+  dl->data = base ? static_cast<char*>(base) + t.offset() * DTypeSize(t.dtype()) : nullptr;
+  dl->device = {t.device().is_cuda() ? kDLCUDA : kDLCPU, t.device().index()};
+  dl->ndim = static_cast<int32_t>(t.ndim());
+  dl->dtype = ToDL(t.dtype());
+  dl->shape = ctx->shape.data();
+  dl->strides = ctx->strides.data();
+  dl->byte_offset = 0;
+  return Status();
+}
+
+// Tensor.__dlpack__(stream=None, max_version=None, dl_device=None, copy=None).
+py::object ToDlpack(const Tensor& self, py::object stream, py::object max_version,
+                    py::object dl_device, py::object copy) {
+  DrainPendingDecrefs();
+  if (!copy.is_none() && copy.cast<bool>())
+    throw py::value_error("[__dlpack__] copy=True is not supported: the export shares memory");
+  if (!dl_device.is_none()) {
+    auto dev = dl_device.cast<std::pair<int, int>>();
+    int want = self.device().is_cuda() ? kDLCUDA : kDLCPU;
+    if (dev.first != want || dev.second != self.device().index())
+      throw py::value_error("[__dlpack__] dl_device (" + std::to_string(dev.first) + ", " +
+                            std::to_string(dev.second) + ") differs from the tensor's device " +
+                            self.device().ToString() + "; move it with .to() first");
+  }
+  // Our CUDA work is waited for above, so any consumer stream may read the data at once.
+  (void)stream;
+  bool versioned = false;
+  if (!max_version.is_none()) versioned = max_version.cast<std::pair<int, int>>().first >= 1;
+  auto* ctx = new ExportCtx{self, {}, {}};
+  if (versioned) {
+    auto* m = new DLManagedTensorVersioned{};
+    m->version = {DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+    m->manager_ctx = ctx;
+    m->deleter = &DeleteExported<DLManagedTensorVersioned>;
+    Status s = Describe(self, ctx, &m->dl_tensor);
+    if (!s.ok()) {
+      DeleteExported(m);
+      RaiseStatus(s);
+    }
+    return py::reinterpret_steal<py::object>(PyCapsule_New(m, kVersionedName, [](PyObject* cap) {
+      if (PyCapsule_IsValid(cap, kVersionedName)) {  // never consumed: we still own it
+        auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, kVersionedName));
+        m->deleter(m);
+      }
+    }));
+  }
+  auto* m = new DLManagedTensor{};
+  m->manager_ctx = ctx;
+  m->deleter = &DeleteExported<DLManagedTensor>;
+  Status s = Describe(self, ctx, &m->dl_tensor);
+  if (!s.ok()) {
+    DeleteExported(m);
+    RaiseStatus(s);
+  }
+  return py::reinterpret_steal<py::object>(PyCapsule_New(m, kLegacyName, [](PyObject* cap) {
+    if (PyCapsule_IsValid(cap, kLegacyName)) {
+      auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, kLegacyName));
+      m->deleter(m);
+    }
+  }));
+}
+
+// Wraps the described memory; `owner` (a capsule that calls the producer's deleter) lives as
+// long as any tensor using it.
+Tensor WrapDL(const DLTensor& dl, bool read_only, py::capsule owner) {
+  if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDAHost)
+    throw py::type_error("[from_dlpack] only CPU memory can be imported (device type " +
+                         std::to_string(dl.device.device_type) +
+                         "); copy CUDA tensors to the host first");
+  DType dt = Unwrap(FromDL(dl.dtype));
+  std::vector<int64_t> shape(dl.shape, dl.shape + dl.ndim);
+  int64_t numel = 1, extent = 1;
+  for (int i = 0; i < dl.ndim; ++i) numel *= shape[i];
+  std::vector<int64_t> strides(dl.ndim);
+  for (int i = dl.ndim - 1, s = 1; i >= 0; --i) {  // null strides mean C order
+    strides[i] = dl.strides ? dl.strides[i] : s;
+    s *= shape[i];
+    if (strides[i] < 0)
+      throw py::value_error("[from_dlpack] negative strides are not supported (dim " +
+                            std::to_string(i) + ")");
+    if (shape[i] > 0) extent += (shape[i] - 1) * strides[i];
+  }
+  if (numel == 0) extent = 0;
+  void* data = static_cast<char*>(dl.data) + dl.byte_offset;
+  Shape full(DimVector(shape.begin(), shape.end()));
+  Tensor flat = Unwrap(functional::WrapHost(data, Shape{extent}, dt, KeepPyObject(owner.ptr())));
+  NoGradGuard g;
+  Tensor t =
+      Unwrap(functional::AsStrided(flat, full, DimVector(strides.begin(), strides.end()), 0));
+  // Memory the producer marked read-only is never aliased (our tensors are writable): copy it.
+  return read_only ? Unwrap(functional::Clone(t)).detach() : t;
+}
+
+std::pair<int, int> DlpackDevice(const Tensor& t) {
+  return {t.device().is_cuda() ? kDLCUDA : kDLCPU, t.device().index()};
+}
+
+template <typename Managed>
+void CallDeleter(void* p) {
+  auto* m = static_cast<Managed*>(p);
+  if (m->deleter) m->deleter(m);
+}
+
+// flow.from_dlpack(obj): an object with __dlpack__ (NumPy, PyTorch, JAX, ...) or a capsule.
+Tensor FromDlpack(py::object obj) {
+  DrainPendingDecrefs();
+  py::object cap = obj;
+  if (!PyCapsule_CheckExact(obj.ptr())) {
+    if (!py::hasattr(obj, "__dlpack__"))
+      throw py::type_error(
+          "[from_dlpack] expected an object with __dlpack__ or a DLPack capsule, "
+          "got " +
+          std::string(py::str(py::type::of(obj).attr("__name__"))));
+    if (py::hasattr(obj, "__dlpack_device__")) {  // refuse before the producer hands memory over
+      auto dev = obj.attr("__dlpack_device__")().cast<std::pair<int, int>>();
+      if (dev.first != kDLCPU && dev.first != kDLCUDAHost)
+        throw py::type_error("[from_dlpack] only CPU memory can be imported (device type " +
+                             std::to_string(dev.first) + "); copy the tensor to the host first");
+    }
+    try {  // DLPack 1.x producers take max_version; older ones (NumPy < 2.1) do not
+      cap = obj.attr("__dlpack__")(py::arg("max_version") = py::make_tuple(1, 1));
+    } catch (py::error_already_set& e) {
+      if (!e.matches(PyExc_TypeError)) throw;
+      cap = obj.attr("__dlpack__")();
+    }
+  }
+  PyObject* c = cap.ptr();
+  if (PyCapsule_IsValid(c, kVersionedName)) {
+    auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(c, kVersionedName));
+    PyCapsule_SetName(c, "used_dltensor_versioned");
+    py::capsule owner(m, &CallDeleter<DLManagedTensorVersioned>);
+    if (m->version.major != DLPACK_MAJOR_VERSION)
+      throw py::type_error("[from_dlpack] DLPack version " + std::to_string(m->version.major) +
+                           "." + std::to_string(m->version.minor) + " is not supported (we read " +
+                           std::to_string(DLPACK_MAJOR_VERSION) + ".x)");
+    return WrapDL(m->dl_tensor, m->flags & DLPACK_FLAG_BITMASK_READ_ONLY, owner);
+  }
+  if (PyCapsule_IsValid(c, kLegacyName)) {
+    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(c, kLegacyName));
+    PyCapsule_SetName(c, "used_dltensor");
+    py::capsule owner(m, &CallDeleter<DLManagedTensor>);
+    return WrapDL(m->dl_tensor, false, owner);
+  }
+  throw py::type_error(
+      "[from_dlpack] not a DLPack capsule named 'dltensor' or "
+      "'dltensor_versioned' (a capsule can be imported only once)");
+}
+
+void BindDlpack(py::module_& m, TensorClass& cls) {
+  m.def("from_dlpack", &FromDlpack, py::arg("ext_tensor"));
+  cls.def("__dlpack__", &ToDlpack, py::kw_only(), py::arg("stream") = py::none(),
+          py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(),
+          py::arg("copy") = py::none())
+      .def("__dlpack_device__", &DlpackDevice);
+}
+
+}  // namespace
+OFL_PY_BINDING(BindDlpack);
+}  // namespace python
+}  // namespace oneflow_like
