@@ -2,7 +2,10 @@
 SHELL := /bin/bash
 PY := /usr/bin/python3
 BAZEL := bazel
-BAZEL_CACHE := $(HOME)/.cache/oneflow_like/bazel-disk
+# The disk cache is shared by every checkout on the machine. v2: session 4 saw C++ compile results
+# cached from other worktrees (different headers) served to main (Bazel 4 'undeclared inclusion'),
+# so main and CI start from a cache that only main's builds have written.
+BAZEL_CACHE := $(HOME)/.cache/oneflow_like/bazel-disk-v2
 CUDA_CONFIG := $(shell test -x /usr/local/cuda/bin/nvcc && echo --config=cuda)
 BFLAGS := --disk_cache=$(BAZEL_CACHE) $(CUDA_CONFIG) $(EXTRA_BAZEL_FLAGS)
 DEBS := bazel-bootstrap libabsl-dev pybind11-dev python3-dev python3-numpy python3-pytest \
