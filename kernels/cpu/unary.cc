@@ -41,14 +41,17 @@ Status PowScalarKernel(KernelContext& ctx);
 
 template <typename Fn>
 Status UnaryKernel(KernelContext& ctx) {
-  if constexpr (std::is_same_v<Fn, opdefs::PowScalarFn>) return PowScalarKernel(ctx);
-  const TensorView &out = ctx.output(0), &in = ctx.input(0);
-  const auto a = opdefs::ReadAttrs<typename Fn::Attrs>(ctx.attrs());
-  bool ok = SwitchTypes<Fn::kTypes>(out.dtype, [&](auto tag) {
-    using T = decltype(tag);
-    UnaryLoop<T, T>(out, in, [a](T x) -> T { return Fn{}(ScalarMath<T>{}, x, a); });
-  });
-  return ok ? Status() : Unsupported(ctx, out.dtype);
+  if constexpr (std::is_same_v<Fn, opdefs::PowScalarFn>) {
+    return PowScalarKernel(ctx);
+  } else {
+    const TensorView &out = ctx.output(0), &in = ctx.input(0);
+    const auto a = opdefs::ReadAttrs<typename Fn::Attrs>(ctx.attrs());
+    bool ok = SwitchTypes<Fn::kTypes>(out.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      UnaryLoop<T, T>(out, in, [a](T x) -> T { return Fn{}(ScalarMath<T>{}, x, a); });
+    });
+    return ok ? Status() : Unsupported(ctx, out.dtype);
+  }
 }
 
 template <typename Fn>
@@ -79,7 +82,8 @@ Status PowScalarKernel(KernelContext& ctx) {
     if (a.exponent == 2) return loop(std::integral_constant<int, 2>{});
     if (a.exponent == 3) return loop(std::integral_constant<int, 3>{});
     if (a.exponent == 0) return loop(std::integral_constant<int, 0>{});
-    if (a.exponent == -1) return loop(std::integral_constant<int, -1>{});
+    if (std::is_floating_point_v<T> && a.exponent == -1)
+      return loop(std::integral_constant<int, -1>{});
     UnaryLoop<T, T>(out, in, [a](T x) -> T { return Fn{}(ScalarMath<T>{}, x, a); });
   });
   return ok ? Status() : Unsupported(ctx, out.dtype);

@@ -53,7 +53,33 @@ struct BinaryF {
   T s0, s1;
   double d0;
   int* flag;
+  // The unary table's backward ops (oneflow_like/opdefs/unary.def) when `grad` is set: they share
+  // this functor's loops instead of instantiating their own.
+  bool grad = false;
+  opdefs::UnaryId grad_op = {};
+  opdefs::UnaryAttrsAll attrs = {};
+  __device__ T Grad(T dy, T s) const {
+    if constexpr (!std::is_same_v<T, bool>) {
+      opdefs::ScalarMath<T> m;
+      switch (grad_op) {
+#define OFL_ATTRS(...)
+#define OFL_UNARY(...)
+#define OFL_UNARY_GRAD(name, Name, types, ...)                \
+  case opdefs::UnaryId::name:                                 \
+    if constexpr (opdefs::InTypes<opdefs::Types::types, T>()) \
+      return opdefs::Name##Fn{}(m, dy, s, attrs.name);        \
+    break;
+#include "oneflow_like/opdefs/unary.def"
+#undef OFL_UNARY
+#undef OFL_UNARY_GRAD
+#undef OFL_ATTRS
+        default: break;
+      }
+    }
+    return dy;
+  }
   __device__ T operator()(T x, T y) const {
+    if (grad) return Grad(x, y);
     constexpr bool kFloat = std::is_floating_point_v<T>;
     constexpr bool kBool = std::is_same_v<T, bool>;
     if constexpr (!kBool) {
@@ -175,6 +201,18 @@ cudaError_t LaunchBinaryBool(BinaryBoolOp op, ScalarType t, const LoopShape& loo
   cudaError_t e = cudaErrorInvalidValue;
   OFL_CU_SWITCH_NUMERIC_BOOL(t, e = (LaunchMixedBinary<bool, scalar_t>(
                                     loop, out, a, b, BinaryBoolF<scalar_t>{op}, stream)));
+  return e;
+}
+
+cudaError_t LaunchUnaryGradTable(opdefs::UnaryId op, ScalarType t, const opdefs::UnaryAttrsAll& a,
+                                 const LoopShape& loop, const Operand& out, const Operand& dy,
+                                 const Operand& s, cudaStream_t stream) {
+  if (!UnaryTableSupported(op, t)) return cudaErrorInvalidValue;
+  cudaError_t e = cudaErrorInvalidValue;
+  OFL_CU_SWITCH_NUMERIC(t, {
+    BinaryF<scalar_t> f{BinaryOp::add, scalar_t(0), scalar_t(0), 0.0, nullptr, true, op, a};
+    e = LaunchBinaryLoop<scalar_t>(loop, out, dy, s, f, stream);
+  });
   return e;
 }
 

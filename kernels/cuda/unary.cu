@@ -7,14 +7,19 @@ namespace oneflow_like {
 namespace cuda {
 namespace {
 
-// The scalar variants of the binary family (x op s) and logical_not in place: one functor, `op`
-// uniform across the grid.
+// The unary table (oneflow_like/opdefs/unary.def): one functor per dtype whose switch calls the
+// op's formula on ScalarMath<T>, instantiated only for ops whose dtype set holds T (each dtype is
+// compiled once, not once per op). With `scalar_op` set (>= 0, a UnaryOp) it runs the binary
+// family's scalar variants x op s0 (and logical_not in place) instead, in the same loops.
+using opdefs::UnaryId;
 template <typename T>
-struct UnaryF {
-  UnaryOp op;
+struct UnaryTableF {
+  UnaryId op;
+  int scalar_op;
   T s0;
-  __device__ T operator()(T x) const {
-    switch (op) {
+  opdefs::UnaryAttrsAll a;
+  __device__ T Scalar(T x) const {
+    switch (static_cast<UnaryOp>(scalar_op)) {
       case UnaryOp::add_scalar: return T(x + s0);
       case UnaryOp::mul_scalar: return T(x * s0);
       case UnaryOp::rsub_scalar: return T(s0 - x);
@@ -23,17 +28,8 @@ struct UnaryF {
     }
     return x;
   }
-};
-
-// The unary table (oneflow_like/opdefs/unary.def): one functor per dtype whose switch calls the
-// op's formula on ScalarMath<T>, instantiated only for ops whose dtype set holds T (each dtype is
-// compiled once, not once per op).
-using opdefs::UnaryId;
-template <typename T>
-struct UnaryTableF {
-  UnaryId op;
-  opdefs::UnaryAttrsAll a;
   __device__ T operator()(T x) const {
+    if (scalar_op >= 0) return Scalar(x);
     opdefs::ScalarMath<T> m;
     switch (op) {
 #define OFL_ATTRS(...)
@@ -46,34 +42,12 @@ struct UnaryTableF {
 #include "oneflow_like/opdefs/unary.def"
 #undef OFL_UNARY
 #undef OFL_UNARY_GRAD
+#undef OFL_ATTRS
       default: break;
     }
     return x;
   }
 };
-template <typename T>
-struct UnaryGradTableF {
-  UnaryId op;
-  opdefs::UnaryAttrsAll a;
-  __device__ T operator()(T dy, T s) const {
-    opdefs::ScalarMath<T> m;
-    switch (op) {
-#define OFL_UNARY(...)
-#define OFL_UNARY_GRAD(name, Name, types, ...)                \
-  case UnaryId::name:                                         \
-    if constexpr (opdefs::InTypes<opdefs::Types::types, T>()) \
-      return opdefs::Name##Fn{}(m, dy, s, a.name);            \
-    break;
-#include "oneflow_like/opdefs/unary.def"
-#undef OFL_UNARY
-#undef OFL_UNARY_GRAD
-#undef OFL_ATTRS
-      default: break;
-    }
-    return dy;
-  }
-};
-
 template <typename TI>
 struct UnaryBoolF {
   UnaryBoolOp op;
@@ -93,11 +67,11 @@ struct UnaryBoolF {
 };
 
 template <typename T>
-UnaryF<T> MakeUnary(UnaryOp op, double s) {
+UnaryTableF<T> MakeScalar(UnaryOp op, double s) {
   if constexpr (std::is_same_v<T, bool>)
-    return UnaryF<T>{op, s != 0};
+    return UnaryTableF<T>{UnaryId{}, static_cast<int>(op), s != 0, {}};
   else
-    return UnaryF<T>{op, static_cast<T>(s)};
+    return UnaryTableF<T>{UnaryId{}, static_cast<int>(op), static_cast<T>(s), {}};
 }
 
 }  // namespace
@@ -125,18 +99,9 @@ cudaError_t LaunchUnaryTable(UnaryId op, ScalarType t, const opdefs::UnaryAttrsA
                              cudaStream_t stream) {
   if (!UnaryTableSupported(op, t)) return cudaErrorInvalidValue;
   cudaError_t e = cudaErrorInvalidValue;
-  OFL_CU_SWITCH_NUMERIC_BOOL(t, e = (LaunchUnaryLoop<scalar_t, scalar_t>(
-                                    loop, out, in, UnaryTableF<scalar_t>{op, a}, stream)));
-  return e;
-}
-
-cudaError_t LaunchUnaryGradTable(UnaryId op, ScalarType t, const opdefs::UnaryAttrsAll& a,
-                                 const LoopShape& loop, const Operand& out, const Operand& dy,
-                                 const Operand& s, cudaStream_t stream) {
-  if (!UnaryTableSupported(op, t)) return cudaErrorInvalidValue;
-  cudaError_t e = cudaErrorInvalidValue;
-  OFL_CU_SWITCH_NUMERIC(t, e = (LaunchBinaryLoop<scalar_t>(
-                               loop, out, dy, s, UnaryGradTableF<scalar_t>{op, a}, stream)));
+  OFL_CU_SWITCH_NUMERIC_BOOL(
+      t, e = (LaunchUnaryLoop<scalar_t, scalar_t>(
+             loop, out, in, UnaryTableF<scalar_t>{op, -1, scalar_t(), a}, stream)));
   return e;
 }
 
@@ -165,7 +130,7 @@ cudaError_t LaunchUnary(UnaryOp op, ScalarType t, const OpParams& p, const LoopS
   if (!UnarySupported(op, t)) return cudaErrorInvalidValue;
   cudaError_t e = cudaErrorInvalidValue;
   OFL_CU_SWITCH_NUMERIC_BOOL(t, e = (LaunchUnaryLoop<scalar_t, scalar_t>(
-                                    loop, out, in, MakeUnary<scalar_t>(op, p.p0), stream)));
+                                    loop, out, in, MakeScalar<scalar_t>(op, p.p0), stream)));
   return e;
 }
 

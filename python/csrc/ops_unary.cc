@@ -86,6 +86,32 @@ bool ParseApproximate(const std::string& a) {
   throw py::value_error("[gelu] approximate must be 'none' or 'tanh', got '" + a + "'");
 }
 
+// One row per table entry, for flow._C._unary_table().
+struct TableRow {
+  const char *name, *types, *grad, *api, *lower;
+  py::dict (*attrs)();
+};
+template <typename Attrs>
+py::dict AttrsDict() {
+  py::dict d;
+  Attrs a;
+  opdefs::ForEachAttr(a, [&](const char* n, auto& v) { d[n] = v; });
+  return d;
+}
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_UNARY(name, Name, types, Attrs, grad, api, lower, ...) \
+  {#name, #types, #grad, #api, #lower, &AttrsDict<opdefs::Attrs>},
+#define OFL_UNARY_GRAD(name, Name, types, Attrs, lower, ...) \
+  {#name, #types, "backward", "none", #lower, &AttrsDict<opdefs::Attrs>},
+const TableRow kTableRows[] = {
+#include "oneflow_like/opdefs/unary.def"
+};
+#undef OFL_UNARY
+#undef OFL_UNARY_GRAD
+#undef OFL_ATTRS
+// clang-format on
+
 void BindUnary(py::module_& m, TensorClass& cls) {
   // clang-format off
 #define OFL_BIND_gen(name, Name, Attrs) \
@@ -105,24 +131,10 @@ void BindUnary(py::module_& m, TensorClass& cls) {
   // The table itself, for the tests that check every op has a test row.
   m.def("_unary_table", [] {
     py::list ops;
-    auto attrs_of = [](auto a) {
-      py::dict d;
-      opdefs::ForEachAttr(a, [&](const char* n, auto& v) { d[n] = v; });
-      return d;
-    };
-#define OFL_ATTRS(...)
-#define OFL_UNARY(name, Name, types, Attrs, grad, api, lower, ...)                                 \
-  ops.append(py::dict(py::arg("name") = #name, py::arg("types") = #types, py::arg("grad") = #grad, \
-                      py::arg("api") = #api, py::arg("lower") = #lower,                            \
-                      py::arg("attrs") = attrs_of(opdefs::Attrs{})));
-#define OFL_UNARY_GRAD(name, Name, types, Attrs, lower, ...)                 \
-  ops.append(py::dict(py::arg("name") = #name, py::arg("types") = #types,    \
-                      py::arg("grad") = "backward", py::arg("api") = "none", \
-                      py::arg("lower") = #lower, py::arg("attrs") = attrs_of(opdefs::Attrs{})));
-#include "oneflow_like/opdefs/unary.def"
-#undef OFL_UNARY
-#undef OFL_UNARY_GRAD
-#undef OFL_ATTRS
+    for (const TableRow& r : kTableRows)
+      ops.append(py::dict(py::arg("name") = r.name, py::arg("types") = r.types,
+                          py::arg("grad") = r.grad, py::arg("api") = r.api,
+                          py::arg("lower") = r.lower, py::arg("attrs") = r.attrs()));
     return ops;
   });
   BindTableOp<opdefs::NoAttrs>(m, cls, "negative", F::Neg, F::Neg_);
