@@ -52,8 +52,8 @@ LOWERED = [
 ]
 
 
-# Compiled f32 loops call the compiler's vectorised ofl_expf (within an ulp of expf), so ops
-# whose formula has an exp match the kernel bit for bit in float64 only.
+# Compiled f32 loops call the compiler's vectorised ofl_expf (within an ulp of expf; 2 after
+# silu's multiply), so ops whose formula has an exp match the kernel bit for bit in float64 only.
 USES_EXP_F32 = {"sigmoid", "silu"}
 
 
@@ -67,7 +67,7 @@ def test_lowered_formula_matches_kernel_bits(op, dtype):
     lazy = g(x)
     assert op not in g.stats()["kernel_call_ops"]
     if dtype == "float32" and op in USES_EXP_F32:
-        np.testing.assert_array_max_ulp(lazy.numpy(), eager.numpy(), maxulp=1)
+        np.testing.assert_array_max_ulp(lazy.numpy(), eager.numpy(), maxulp=2)
     else:
         np.testing.assert_array_equal(_bits(lazy.numpy()), _bits(eager.numpy()))
 
