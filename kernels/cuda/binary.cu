@@ -1,22 +1,12 @@
-// Device code of the binary elementwise family and the unary ops' gradients (kernels/cpu/binary.cc,
-// the *_grad functors of kernels/cpu/unary.cc, reduce_eq_mask of reduce.cc, lerp_scalar of
-// ternary.cc): same expressions in the same types. Integer division by zero sets
-// OpParams::error_flag (the CPU reports it; nothing faults).
+// Device code of the binary elementwise family (kernels/cpu/binary.cc, reduce_eq_mask of
+// reduce.cc, lerp_scalar of ternary.cc; the unary ops' gradients are in unary.cu): same expressions
+// in the same types. Integer division by zero sets OpParams::error_flag (the CPU reports it;
+// nothing faults).
 #include "kernels/cuda/elementwise.cuh"
 
 namespace oneflow_like {
 namespace cuda {
 namespace {
-
-constexpr double kSqrt1_2 = 0.70710678118654752440;
-constexpr double k2OverSqrtPi = 1.12837916709551257390;
-constexpr double kSqrt2OverPi = 0.79788456080286535588;
-constexpr double kInvSqrt2Pi = 0.39894228040143267794;
-
-template <typename T>
-__device__ __forceinline__ T Sigmoid(T x) {
-  return T(1) / (T(1) + Exp(-x));
-}
 
 template <typename T>
 __device__ __forceinline__ T IntPow(T base, T e) {
@@ -63,7 +53,33 @@ struct BinaryF {
   T s0, s1;
   double d0;
   int* flag;
+  // The unary table's backward ops (oneflow_like/opdefs/unary.def) when `grad` is set: they share
+  // this functor's loops instead of instantiating their own.
+  bool grad = false;
+  opdefs::UnaryId grad_op = {};
+  opdefs::UnaryAttrsAll attrs = {};
+  __device__ T Grad(T dy, T s) const {
+    if constexpr (!std::is_same_v<T, bool>) {
+      opdefs::ScalarMath<T> m;
+      switch (grad_op) {
+#define OFL_ATTRS(...)
+#define OFL_UNARY(...)
+#define OFL_UNARY_GRAD(name, Name, types, ...)                \
+  case opdefs::UnaryId::name:                                 \
+    if constexpr (opdefs::InTypes<opdefs::Types::types, T>()) \
+      return opdefs::Name##Fn{}(m, dy, s, attrs.name);        \
+    break;
+#include "oneflow_like/opdefs/unary.def"
+#undef OFL_UNARY
+#undef OFL_UNARY_GRAD
+#undef OFL_ATTRS
+        default: break;
+      }
+    }
+    return dy;
+  }
   __device__ T operator()(T x, T y) const {
+    if (grad) return Grad(x, y);
     constexpr bool kFloat = std::is_floating_point_v<T>;
     constexpr bool kBool = std::is_same_v<T, bool>;
     if constexpr (!kBool) {
@@ -76,7 +92,6 @@ struct BinaryF {
             return Pow(x, y);
           else
             return IntPow(x, y);
-        case BinaryOp::relu_grad: return y > T(0) ? x : T(0);
         case BinaryOp::floor_divide:
         case BinaryOp::remainder:
         case BinaryOp::fmod: {
@@ -110,7 +125,6 @@ struct BinaryF {
       }
     }
     if constexpr (kFloat) {
-      T dy = x, s = y;
       switch (op) {
         case BinaryOp::div: return x / y;
         case BinaryOp::reduce_eq_mask: {
@@ -120,35 +134,6 @@ struct BinaryF {
         }
         case BinaryOp::lerp_scalar:
           return s0 < T(0.5) ? x + s0 * (y - x) : y - (y - x) * (T(1) - s0);
-        case BinaryOp::sigmoid_grad: return dy * s * (T(1) - s);
-        case BinaryOp::tanh_grad: return dy * (T(1) - s * s);
-        case BinaryOp::rsqrt_grad: return T(-0.5) * dy * s * s * s;
-        case BinaryOp::reciprocal_grad: return -dy * s * s;
-        case BinaryOp::erf_grad: return dy * T(k2OverSqrtPi) * Exp(-s * s);
-        case BinaryOp::silu_grad: {
-          T sg = Sigmoid(s);
-          return dy * sg * (T(1) + s * (T(1) - sg));
-        }
-        case BinaryOp::elu_grad: return s > T(0) ? dy : dy * (s + s0);
-        case BinaryOp::leaky_relu_grad: return s > T(0) ? dy : dy * s0;
-        case BinaryOp::softplus_grad: return s * s0 > s1 ? dy : dy * Sigmoid(s * s0);
-        case BinaryOp::gelu_grad: {
-          if (d0 != 0) {
-            T x2 = s * s, t = Tanh(T(kSqrt2OverPi) * (s + T(0.044715) * x2 * s));
-            T dinner = T(kSqrt2OverPi) * (T(1) + T(3 * 0.044715) * x2);
-            return dy * (T(0.5) * (T(1) + t) + T(0.5) * s * (T(1) - t * t) * dinner);
-          }
-          T cdf = T(0.5) * (T(1) + Erf(s * T(kSqrt1_2)));
-          return dy * (cdf + s * T(kInvSqrt2Pi) * Exp(T(-0.5) * s * s));
-        }
-        case BinaryOp::clamp_grad: return s >= s0 && s <= s1 ? dy : T(0);
-        case BinaryOp::pow_scalar_grad: {
-          T p = s0;
-          if (p == T(0)) return T(0);
-          if (p == T(1)) return dy;
-          if (p == T(2)) return T(2) * s * dy;
-          return dy * p * Pow(s, p - T(1));
-        }
         default: break;
       }
     }
@@ -216,6 +201,18 @@ cudaError_t LaunchBinaryBool(BinaryBoolOp op, ScalarType t, const LoopShape& loo
   cudaError_t e = cudaErrorInvalidValue;
   OFL_CU_SWITCH_NUMERIC_BOOL(t, e = (LaunchMixedBinary<bool, scalar_t>(
                                     loop, out, a, b, BinaryBoolF<scalar_t>{op}, stream)));
+  return e;
+}
+
+cudaError_t LaunchUnaryGradTable(opdefs::UnaryId op, ScalarType t, const opdefs::UnaryAttrsAll& a,
+                                 const LoopShape& loop, const Operand& out, const Operand& dy,
+                                 const Operand& s, cudaStream_t stream) {
+  if (!UnaryTableSupported(op, t)) return cudaErrorInvalidValue;
+  cudaError_t e = cudaErrorInvalidValue;
+  OFL_CU_SWITCH_NUMERIC(t, {
+    BinaryF<scalar_t> f{BinaryOp::add, scalar_t(0), scalar_t(0), 0.0, nullptr, true, op, a};
+    e = LaunchBinaryLoop<scalar_t>(loop, out, dy, s, f, stream);
+  });
   return e;
 }
 

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "oneflow_like/opdefs/unary.h"
+
 namespace oneflow_like {
 namespace cuda {
 
@@ -32,12 +34,8 @@ struct Operand {
 // IB = bool u8 i8 i32 i64, NB = N + bool, B = bool. Parameters p0/p1 come from the op's attrs
 // (unary.cc / binary.cc say which).
 // clang-format off
-#define OFL_CUDA_UNARY_OPS(X)                                                                              \
-  X(neg, N) X(abs, N) X(square, N) X(sign, N) X(floor, N) X(ceil, N) X(round, N) X(relu, N) X(clamp, N)      \
-  X(pow_scalar, N) X(add_scalar, N) X(mul_scalar, N) X(rsub_scalar, N) X(rdiv_scalar, N) X(rpow_scalar, F)  \
-  X(exp, F) X(log, F) X(log1p, F) X(sqrt, F) X(rsqrt, F) X(sin, F) X(cos, F) X(tanh, F) X(sigmoid, F)       \
-  X(silu, F) X(gelu, F) X(softplus, F) X(elu, F) X(leaky_relu, F) X(erf, F) X(reciprocal, F)                \
-  X(bitwise_not, IB) X(logical_not, NB)
+#define OFL_CUDA_UNARY_OPS(X) \
+  X(add_scalar, N) X(mul_scalar, N) X(rsub_scalar, N) X(rdiv_scalar, N) X(logical_not, NB)
 // clang-format on
 // Unary ops with a bool output (input of the set's dtypes).
 // clang-format off
@@ -48,9 +46,7 @@ struct Operand {
 #define OFL_CUDA_BINARY_OPS(X)                                                                              \
   X(add, N) X(sub, N) X(mul, N) X(div, F) X(pow, N) X(maximum, NB) X(minimum, NB) X(bitwise_and, IB)          \
   X(bitwise_or, IB) X(bitwise_xor, IB) X(floor_divide, N) X(remainder, N) X(fmod, N) X(reduce_eq_mask, F)    \
-  X(lerp_scalar, F) X(relu_grad, N) X(sigmoid_grad, F) X(tanh_grad, F) X(rsqrt_grad, F) X(reciprocal_grad, F) \
-  X(erf_grad, F) X(silu_grad, F) X(elu_grad, F) X(leaky_relu_grad, F) X(softplus_grad, F) X(gelu_grad, F)     \
-  X(clamp_grad, F) X(pow_scalar_grad, F)
+  X(lerp_scalar, F)
 // clang-format on
 // clang-format off
 #define OFL_CUDA_BINARY_BOOL_OPS(X) \
@@ -75,6 +71,16 @@ cudaError_t LaunchUnary(UnaryOp op, ScalarType t, const OpParams& p, const LoopS
 bool UnaryBoolSupported(UnaryBoolOp op, ScalarType t);
 cudaError_t LaunchUnaryBool(UnaryBoolOp op, ScalarType t, const OpParams& p, const LoopShape& loop,
                             const Operand& out, const Operand& in, cudaStream_t stream);
+
+// The unary table (oneflow_like/opdefs/unary.def): out = f(in) for forward ops, out = f(dy, s)
+// for backward ops, all operands of dtype `t`; `a` carries the op's typed attributes.
+bool UnaryTableSupported(opdefs::UnaryId op, ScalarType t);
+cudaError_t LaunchUnaryTable(opdefs::UnaryId op, ScalarType t, const opdefs::UnaryAttrsAll& a,
+                             const LoopShape& loop, const Operand& out, const Operand& in,
+                             cudaStream_t stream);
+cudaError_t LaunchUnaryGradTable(opdefs::UnaryId op, ScalarType t, const opdefs::UnaryAttrsAll& a,
+                                 const LoopShape& loop, const Operand& out, const Operand& dy,
+                                 const Operand& s, cudaStream_t stream);
 
 // out = f(a, b); a and b already broadcast to the loop (stride 0 on broadcast dims).
 bool BinarySupported(BinaryOp op, ScalarType t);

@@ -7,6 +7,15 @@
 #include "vm/instructions_builder.h"
 
 namespace oneflow_like {
+StatusOr<kernels::KernelFn> OpDef::Kernel(DeviceType device) const {
+  std::atomic<kernels::KernelFn>& slot = kernel_cache_[static_cast<int>(device)];
+  kernels::KernelFn fn = slot.load(std::memory_order_acquire);
+  if (fn != nullptr) return fn;
+  ASSIGN_OR_RETURN(fn, kernels::FindKernel(name, device));
+  slot.store(fn, std::memory_order_release);
+  return fn;
+}
+
 namespace {
 
 LazyDispatchFn g_lazy_dispatch = nullptr;
@@ -60,11 +69,7 @@ class KernelCall : public vm::OpKernelCall {
 
 Status Launch(const OpDef& op, const TensorList& ins, const AttrMap& attrs, const TensorList& outs,
               Device device) {
-  kernels::KernelFn fn = op.kernel_cache[static_cast<int>(device.type())];
-  if (fn == nullptr) {
-    ASSIGN_OR_RETURN(fn, kernels::FindKernel(op.name, device.type()));
-    op.kernel_cache[static_cast<int>(device.type())] = fn;
-  }
+  ASSIGN_OR_RETURN(kernels::KernelFn fn, op.Kernel(device.type()));
   int64_t cost = KernelCostHint(outs, ins);
   vm::VirtualMachine* vm = vm::VirtualMachine::Get();
   if (device.is_cpu()) {

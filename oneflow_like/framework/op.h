@@ -4,6 +4,7 @@
 // enqueues an OpCall instruction (eager) or appends to the active trace (lazy), and records an
 // autograd node when grad mode is on and an input requires grad.
 #pragma once
+#include <atomic>
 #include <vector>
 
 #include "kernels/kernel.h"
@@ -34,20 +35,52 @@ using GradFn = StatusOr<TensorList> (*)(const GradContext& ctx);
 using ViewFn = Status (*)(const Tensor& input, const AttrMap& attrs, Shape* shape,
                           DimVector* strides, int64_t* offset);
 
-struct OpDef {
+// How an op is declared, the one way to build an OpDef: named setters over the defaults, e.g.
+//   const OpDef kRelu = OpSpec("relu", InferSameAsInput).Grad(ReluGrad).SaveInputs(false);
+struct OpSpec {
   const char* name;
   InferFn infer;
   GradFn grad = nullptr;
   ViewFn view = nullptr;
-  // The kernel handles any input strides; otherwise non-contiguous inputs are copied first.
   bool strided_inputs = false;
-  // Inputs that may live on another device than the op runs on (copies); -1: none.
   bool cross_device = false;
-  // Saved for backward: the grad formula reads inputs / outputs (saving nothing frees memory
-  // early).
   bool save_inputs = true;
   bool save_outputs = true;
-  mutable kernels::KernelFn kernel_cache[kNumDeviceTypes] = {};
+  constexpr OpSpec(const char* name, InferFn infer) : name(name), infer(infer) {}
+  // The gradient formula (none: outputs don't require grad).
+  constexpr OpSpec Grad(GradFn f) const { return With(&OpSpec::grad, f); }
+  // A view op: computes the output's place in input 0's storage; no kernel runs in eager mode.
+  constexpr OpSpec View(ViewFn f) const { return With(&OpSpec::view, f); }
+  // The kernel handles any input strides; otherwise non-contiguous inputs are copied first.
+  constexpr OpSpec StridedInputs(bool on = true) const { return With(&OpSpec::strided_inputs, on); }
+  // Inputs may live on another device than the op runs on (copies).
+  constexpr OpSpec CrossDevice(bool on = true) const { return With(&OpSpec::cross_device, on); }
+  // Saved for backward: whether the gradient formula reads the inputs / outputs (saving nothing
+  // frees memory early).
+  constexpr OpSpec SaveInputs(bool on = true) const { return With(&OpSpec::save_inputs, on); }
+  constexpr OpSpec SaveOutputs(bool on = true) const { return With(&OpSpec::save_outputs, on); }
+
+ private:
+  template <typename T>
+  constexpr OpSpec With(T OpSpec::*field, T v) const {
+    OpSpec s = *this;
+    s.*field = v;
+    return s;
+  }
+};
+
+// An op: its spec plus the kernels found for it, cached per device type. Not copyable (ops are
+// compared by address); declared as `const OpDef kName = OpSpec(...)...;`.
+struct OpDef : OpSpec {
+  OpDef(const OpSpec& spec) : OpSpec(spec) {}  // NOLINT: implicit, see above
+  OpDef(const OpDef&) = delete;
+  OpDef& operator=(const OpDef&) = delete;
+  // The kernel of this op on `device`, looked up once (safe under concurrent first calls: racing
+  // threads find the same kernel and store the same pointer).
+  StatusOr<kernels::KernelFn> Kernel(DeviceType device) const;
+
+ private:
+  mutable std::atomic<kernels::KernelFn> kernel_cache_[kNumDeviceTypes] = {};
 };
 
 // Runs `op` on `inputs`; returns its outputs.

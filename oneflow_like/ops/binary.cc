@@ -27,128 +27,103 @@ Status InferBroadcast(const TensorList& in, const AttrMap&, std::vector<TensorMe
   }
 
 // add(a, b; alpha): a + alpha * b
-const OpDef kAdd{"add",
-                 OFL_BROADCAST_INFER("add"),
-                 [](const GradContext& c) -> StatusOr<TensorList> {
-                   const Tensor& g = c.grad_outputs[0];
-                   double alpha = c.attrs.Float("alpha", 1.0);
-                   Tensor gb = g;
-                   if (c.needs_input_grad[1] && alpha != 1.0) {
-                     ASSIGN_OR_RETURN(gb, functional::MulScalar(g, alpha));
-                   }
-                   return TensorList{g, gb};
-                 },
-                 nullptr,
-                 true,
-                 false,
-                 /*save_inputs=*/false,
-                 /*save_outputs=*/false};
+const OpDef kAdd = OpSpec("add", OFL_BROADCAST_INFER("add"))
+                       .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                         const Tensor& g = c.grad_outputs[0];
+                         double alpha = c.attrs.Float("alpha", 1.0);
+                         Tensor gb = g;
+                         if (c.needs_input_grad[1] && alpha != 1.0) {
+                           ASSIGN_OR_RETURN(gb, functional::MulScalar(g, alpha));
+                         }
+                         return TensorList{g, gb};
+                       })
+                       .StridedInputs()
+                       .SaveInputs(false)
+                       .SaveOutputs(false);
 
 // sub(a, b; alpha): a - alpha * b (its own op so errors and traces say "sub").
-const OpDef kSub{"sub",
-                 OFL_BROADCAST_INFER("sub"),
-                 [](const GradContext& c) -> StatusOr<TensorList> {
-                   const Tensor& g = c.grad_outputs[0];
-                   Tensor gb;
-                   if (c.needs_input_grad[1]) {
-                     ASSIGN_OR_RETURN(gb, functional::MulScalar(g, -c.attrs.Float("alpha", 1.0)));
-                   }
-                   return TensorList{g, gb};
-                 },
-                 nullptr,
-                 true,
-                 false,
-                 /*save_inputs=*/false,
-                 /*save_outputs=*/false};
+const OpDef kSub =
+    OpSpec("sub", OFL_BROADCAST_INFER("sub"))
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          const Tensor& g = c.grad_outputs[0];
+          Tensor gb;
+          if (c.needs_input_grad[1]) {
+            ASSIGN_OR_RETURN(gb, functional::MulScalar(g, -c.attrs.Float("alpha", 1.0)));
+          }
+          return TensorList{g, gb};
+        })
+        .StridedInputs()
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
-const OpDef kMul{"mul",
-                 OFL_BROADCAST_INFER("mul"),
-                 [](const GradContext& c) -> StatusOr<TensorList> {
-                   const Tensor& g = c.grad_outputs[0];
-                   TensorList r(2);
-                   if (c.needs_input_grad[0]) {
-                     ASSIGN_OR_RETURN(r[0], functional::Mul(g, c.inputs[1]));
-                   }
-                   if (c.needs_input_grad[1]) {
-                     ASSIGN_OR_RETURN(r[1], functional::Mul(g, c.inputs[0]));
-                   }
-                   return r;
-                 },
-                 nullptr,
-                 true,
-                 false,
-                 true,
-                 false};
+const OpDef kMul = OpSpec("mul", OFL_BROADCAST_INFER("mul"))
+                       .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                         const Tensor& g = c.grad_outputs[0];
+                         TensorList r(2);
+                         if (c.needs_input_grad[0]) {
+                           ASSIGN_OR_RETURN(r[0], functional::Mul(g, c.inputs[1]));
+                         }
+                         if (c.needs_input_grad[1]) {
+                           ASSIGN_OR_RETURN(r[1], functional::Mul(g, c.inputs[0]));
+                         }
+                         return r;
+                       })
+                       .StridedInputs()
+                       .SaveOutputs(false);
 
-const OpDef kDiv{"div",
-                 OFL_BROADCAST_INFER("div"),
-                 [](const GradContext& c) -> StatusOr<TensorList> {
-                   const Tensor& g = c.grad_outputs[0];
-                   TensorList r(2);
-                   if (c.needs_input_grad[0]) {
-                     ASSIGN_OR_RETURN(r[0], functional::Div(g, c.inputs[1]));
-                   }
-                   if (c.needs_input_grad[1]) {  // -g * a / b^2
-                     ASSIGN_OR_RETURN(Tensor q, functional::Div(c.inputs[0], c.inputs[1]));
-                     ASSIGN_OR_RETURN(Tensor gq, functional::Mul(g, q));
-                     ASSIGN_OR_RETURN(Tensor t, functional::Div(gq, c.inputs[1]));
-                     ASSIGN_OR_RETURN(r[1], functional::Neg(t));
-                   }
-                   return r;
-                 },
-                 nullptr,
-                 true,
-                 false,
-                 true,
-                 false};
+const OpDef kDiv = OpSpec("div", OFL_BROADCAST_INFER("div"))
+                       .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                         const Tensor& g = c.grad_outputs[0];
+                         TensorList r(2);
+                         if (c.needs_input_grad[0]) {
+                           ASSIGN_OR_RETURN(r[0], functional::Div(g, c.inputs[1]));
+                         }
+                         if (c.needs_input_grad[1]) {  // -g * a / b^2
+                           ASSIGN_OR_RETURN(Tensor q, functional::Div(c.inputs[0], c.inputs[1]));
+                           ASSIGN_OR_RETURN(Tensor gq, functional::Mul(g, q));
+                           ASSIGN_OR_RETURN(Tensor t, functional::Div(gq, c.inputs[1]));
+                           ASSIGN_OR_RETURN(r[1], functional::Neg(t));
+                         }
+                         return r;
+                       })
+                       .StridedInputs()
+                       .SaveOutputs(false);
 
 // Scalar variants: attr "scalar"; op = a*scalar, a+scalar, scalar-a, scalar/a.
-const OpDef kMulScalar{
-    "mul_scalar",
-    ops::InferSameAsInput,
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      ASSIGN_OR_RETURN(Tensor g, functional::MulScalar(c.grad_outputs[0], c.attrs.Float("scalar")));
-      return TensorList{g};
-    },
-    nullptr,
-    true,
-    false,
-    false,
-    false};
-const OpDef kAddScalar{
-    "add_scalar",
-    ops::InferSameAsInput,
-    [](const GradContext& c) -> StatusOr<TensorList> { return TensorList{c.grad_outputs[0]}; },
-    nullptr,
-    true,
-    false,
-    false,
-    false};
-const OpDef kRSubScalar{"rsub_scalar",
-                        ops::InferSameAsInput,
-                        [](const GradContext& c) -> StatusOr<TensorList> {
-                          ASSIGN_OR_RETURN(Tensor g, functional::Neg(c.grad_outputs[0]));
-                          return TensorList{g};
-                        },
-                        nullptr,
-                        true,
-                        false,
-                        false,
-                        false};
-const OpDef kRDivScalar{
-    "rdiv_scalar",
-    ops::InferSameAsInput,
-    [](const GradContext& c) -> StatusOr<TensorList> {  // d(s/a) = -s/a^2 = -out/a
-      ASSIGN_OR_RETURN(Tensor q, functional::Div(c.outputs[0], c.inputs[0]));
-      ASSIGN_OR_RETURN(Tensor g, functional::Mul(c.grad_outputs[0], q));
-      ASSIGN_OR_RETURN(Tensor n, functional::Neg(g));
-      return TensorList{n};
-    },
-    nullptr,
-    true,
-    false,
-    true,
-    true};
+const OpDef kMulScalar =
+    OpSpec("mul_scalar", ops::InferSameAsInput)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g,
+                           functional::MulScalar(c.grad_outputs[0], c.attrs.Float("scalar")));
+          return TensorList{g};
+        })
+        .StridedInputs()
+        .SaveInputs(false)
+        .SaveOutputs(false);
+const OpDef kAddScalar = OpSpec("add_scalar", ops::InferSameAsInput)
+                             .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                               return TensorList{c.grad_outputs[0]};
+                             })
+                             .StridedInputs()
+                             .SaveInputs(false)
+                             .SaveOutputs(false);
+const OpDef kRSubScalar = OpSpec("rsub_scalar", ops::InferSameAsInput)
+                              .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                                ASSIGN_OR_RETURN(Tensor g, functional::Neg(c.grad_outputs[0]));
+                                return TensorList{g};
+                              })
+                              .StridedInputs()
+                              .SaveInputs(false)
+                              .SaveOutputs(false);
+const OpDef kRDivScalar =
+    OpSpec("rdiv_scalar", ops::InferSameAsInput)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {  // d(s/a) = -s/a^2 = -out/a
+          ASSIGN_OR_RETURN(Tensor q, functional::Div(c.outputs[0], c.inputs[0]));
+          ASSIGN_OR_RETURN(Tensor g, functional::Mul(c.grad_outputs[0], q));
+          ASSIGN_OR_RETURN(Tensor n, functional::Neg(g));
+          return TensorList{n};
+        })
+        .StridedInputs();
 
 StatusOr<std::pair<Tensor, Tensor>> Promote(const Tensor& a, const Tensor& b) {
   if (a.dtype() == b.dtype()) return std::make_pair(a, b);  // the common case: nothing to cast
@@ -167,50 +142,43 @@ Status InferBoolSameShape(const TensorList& in, const AttrMap&, std::vector<Tens
   return Status();
 }
 
-OpDef Def(const char* name, InferFn infer, GradFn grad, bool save_in, bool save_out) {
-  OpDef d{name, infer, grad};
-  d.strided_inputs = true;
-  d.save_inputs = save_in;
-  d.save_outputs = save_out;
-  return d;
-}
-
 // pow: da = g * b * a^(b-1); db = g * a^b * log(a).
-const OpDef kPow = Def(
-    "pow", OFL_BROADCAST_INFER("pow"),
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      namespace F = functional;
-      const Tensor &g = c.grad_outputs[0], &a = c.inputs[0], &b = c.inputs[1];
-      TensorList r(2);
-      if (c.needs_input_grad[0]) {
-        ASSIGN_OR_RETURN(Tensor bm1, F::AddScalar(b, -1.0));
-        ASSIGN_OR_RETURN(Tensor p, F::Pow(a, bm1));
-        ASSIGN_OR_RETURN(Tensor gb, F::Mul(g, b));
-        ASSIGN_OR_RETURN(r[0], F::Mul(gb, p));
-      }
-      if (c.needs_input_grad[1]) {
-        ASSIGN_OR_RETURN(Tensor la, F::Log(a));
-        ASSIGN_OR_RETURN(Tensor go, F::Mul(g, c.outputs[0]));
-        ASSIGN_OR_RETURN(r[1], F::Mul(go, la));
-      }
-      return r;
-    },
-    true, true);
+const OpDef kPow = OpSpec("pow", OFL_BROADCAST_INFER("pow"))
+                       .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                         namespace F = functional;
+                         const Tensor &g = c.grad_outputs[0], &a = c.inputs[0], &b = c.inputs[1];
+                         TensorList r(2);
+                         if (c.needs_input_grad[0]) {
+                           ASSIGN_OR_RETURN(Tensor bm1, F::AddScalar(b, -1.0));
+                           ASSIGN_OR_RETURN(Tensor p, F::Pow(a, bm1));
+                           ASSIGN_OR_RETURN(Tensor gb, F::Mul(g, b));
+                           ASSIGN_OR_RETURN(r[0], F::Mul(gb, p));
+                         }
+                         if (c.needs_input_grad[1]) {
+                           ASSIGN_OR_RETURN(Tensor la, F::Log(a));
+                           ASSIGN_OR_RETURN(Tensor go, F::Mul(g, c.outputs[0]));
+                           ASSIGN_OR_RETURN(r[1], F::Mul(go, la));
+                         }
+                         return r;
+                       })
+                       .StridedInputs();
 
 // maximum/minimum backward: minmax_grad(g, a, b; is_max, side) = g where the `side` operand
 // won, g/2 at ties, else 0 (shaped like g; Dispatch reduces it to the operand's shape).
-const OpDef kMinMaxGrad = Def(
-    "minmax_grad",
-    [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-      out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
-      return Status();
-    },
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      ASSIGN_OR_RETURN(
-          Tensor g, Dispatch1(kMinMaxGrad, {c.grad_outputs[0], c.inputs[1], c.inputs[2]}, c.attrs));
-      return TensorList{g, Tensor(), Tensor()};
-    },
-    true, false);
+const OpDef kMinMaxGrad =
+    OpSpec("minmax_grad",
+           [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+             out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
+             return Status();
+           })
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(
+              Tensor g,
+              Dispatch1(kMinMaxGrad, {c.grad_outputs[0], c.inputs[1], c.inputs[2]}, c.attrs));
+          return TensorList{g, Tensor(), Tensor()};
+        })
+        .StridedInputs()
+        .SaveOutputs(false);
 template <bool kIsMax>
 StatusOr<TensorList> MinMaxGrad(const GradContext& c) {
   TensorList r(2);
@@ -221,10 +189,14 @@ StatusOr<TensorList> MinMaxGrad(const GradContext& c) {
   }
   return r;
 }
-const OpDef kMaximum =
-    Def("maximum", OFL_BROADCAST_INFER("maximum"), &MinMaxGrad<true>, true, false);
-const OpDef kMinimum =
-    Def("minimum", OFL_BROADCAST_INFER("minimum"), &MinMaxGrad<false>, true, false);
+const OpDef kMaximum = OpSpec("maximum", OFL_BROADCAST_INFER("maximum"))
+                           .Grad(&MinMaxGrad<true>)
+                           .StridedInputs()
+                           .SaveOutputs(false);
+const OpDef kMinimum = OpSpec("minimum", OFL_BROADCAST_INFER("minimum"))
+                           .Grad(&MinMaxGrad<false>)
+                           .StridedInputs()
+                           .SaveOutputs(false);
 
 // remainder/fmod: da = g; db = -g * q with q = (a - r) / b the rounded quotient.
 StatusOr<TensorList> RemainderGrad(const GradContext& c) {
@@ -239,41 +211,59 @@ StatusOr<TensorList> RemainderGrad(const GradContext& c) {
   }
   return r;
 }
-const OpDef kFloorDivide =
-    Def("floor_divide", OFL_BROADCAST_INFER("floor_divide"), nullptr, false, false);
+const OpDef kFloorDivide = OpSpec("floor_divide", OFL_BROADCAST_INFER("floor_divide"))
+                               .StridedInputs()
+                               .SaveInputs(false)
+                               .SaveOutputs(false);
 const OpDef kRemainder =
-    Def("remainder", OFL_BROADCAST_INFER("remainder"), &RemainderGrad, true, true);
-const OpDef kFmod = Def("fmod", OFL_BROADCAST_INFER("fmod"), &RemainderGrad, true, true);
+    OpSpec("remainder", OFL_BROADCAST_INFER("remainder")).Grad(&RemainderGrad).StridedInputs();
+const OpDef kFmod =
+    OpSpec("fmod", OFL_BROADCAST_INFER("fmod")).Grad(&RemainderGrad).StridedInputs();
 
 #define OFL_BOOL_INFER(name)                                                 \
   [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) { \
     return InferBroadcastBool(in, a, out, name);                             \
   }
 const OpDef kCompare[] = {
-    Def("eq", OFL_BOOL_INFER("eq"), nullptr, false, false),
-    Def("ne", OFL_BOOL_INFER("ne"), nullptr, false, false),
-    Def("lt", OFL_BOOL_INFER("lt"), nullptr, false, false),
-    Def("le", OFL_BOOL_INFER("le"), nullptr, false, false),
-    Def("gt", OFL_BOOL_INFER("gt"), nullptr, false, false),
-    Def("ge", OFL_BOOL_INFER("ge"), nullptr, false, false),
+    OpSpec("eq", OFL_BOOL_INFER("eq")).StridedInputs().SaveInputs(false).SaveOutputs(false),
+    OpSpec("ne", OFL_BOOL_INFER("ne")).StridedInputs().SaveInputs(false).SaveOutputs(false),
+    OpSpec("lt", OFL_BOOL_INFER("lt")).StridedInputs().SaveInputs(false).SaveOutputs(false),
+    OpSpec("le", OFL_BOOL_INFER("le")).StridedInputs().SaveInputs(false).SaveOutputs(false),
+    OpSpec("gt", OFL_BOOL_INFER("gt")).StridedInputs().SaveInputs(false).SaveOutputs(false),
+    OpSpec("ge", OFL_BOOL_INFER("ge")).StridedInputs().SaveInputs(false).SaveOutputs(false),
 };
 const OpDef kCompareScalar[] = {
-    Def("eq_scalar", InferBoolSameShape, nullptr, false, false),
-    Def("ne_scalar", InferBoolSameShape, nullptr, false, false),
-    Def("lt_scalar", InferBoolSameShape, nullptr, false, false),
-    Def("le_scalar", InferBoolSameShape, nullptr, false, false),
-    Def("gt_scalar", InferBoolSameShape, nullptr, false, false),
-    Def("ge_scalar", InferBoolSameShape, nullptr, false, false),
+    OpSpec("eq_scalar", InferBoolSameShape).StridedInputs().SaveInputs(false).SaveOutputs(false),
+    OpSpec("ne_scalar", InferBoolSameShape).StridedInputs().SaveInputs(false).SaveOutputs(false),
+    OpSpec("lt_scalar", InferBoolSameShape).StridedInputs().SaveInputs(false).SaveOutputs(false),
+    OpSpec("le_scalar", InferBoolSameShape).StridedInputs().SaveInputs(false).SaveOutputs(false),
+    OpSpec("gt_scalar", InferBoolSameShape).StridedInputs().SaveInputs(false).SaveOutputs(false),
+    OpSpec("ge_scalar", InferBoolSameShape).StridedInputs().SaveInputs(false).SaveOutputs(false),
 };
-const OpDef kLogicalAnd = Def("logical_and", OFL_BOOL_INFER("logical_and"), nullptr, false, false);
-const OpDef kLogicalOr = Def("logical_or", OFL_BOOL_INFER("logical_or"), nullptr, false, false);
-const OpDef kLogicalXor = Def("logical_xor", OFL_BOOL_INFER("logical_xor"), nullptr, false, false);
-const OpDef kBitwiseAnd =
-    Def("bitwise_and", OFL_BROADCAST_INFER("bitwise_and"), nullptr, false, false);
-const OpDef kBitwiseOr =
-    Def("bitwise_or", OFL_BROADCAST_INFER("bitwise_or"), nullptr, false, false);
-const OpDef kBitwiseXor =
-    Def("bitwise_xor", OFL_BROADCAST_INFER("bitwise_xor"), nullptr, false, false);
+const OpDef kLogicalAnd = OpSpec("logical_and", OFL_BOOL_INFER("logical_and"))
+                              .StridedInputs()
+                              .SaveInputs(false)
+                              .SaveOutputs(false);
+const OpDef kLogicalOr = OpSpec("logical_or", OFL_BOOL_INFER("logical_or"))
+                             .StridedInputs()
+                             .SaveInputs(false)
+                             .SaveOutputs(false);
+const OpDef kLogicalXor = OpSpec("logical_xor", OFL_BOOL_INFER("logical_xor"))
+                              .StridedInputs()
+                              .SaveInputs(false)
+                              .SaveOutputs(false);
+const OpDef kBitwiseAnd = OpSpec("bitwise_and", OFL_BROADCAST_INFER("bitwise_and"))
+                              .StridedInputs()
+                              .SaveInputs(false)
+                              .SaveOutputs(false);
+const OpDef kBitwiseOr = OpSpec("bitwise_or", OFL_BROADCAST_INFER("bitwise_or"))
+                             .StridedInputs()
+                             .SaveInputs(false)
+                             .SaveOutputs(false);
+const OpDef kBitwiseXor = OpSpec("bitwise_xor", OFL_BROADCAST_INFER("bitwise_xor"))
+                              .StridedInputs()
+                              .SaveInputs(false)
+                              .SaveOutputs(false);
 
 StatusOr<Tensor> PromotedOp(const OpDef& op, const Tensor& a, const Tensor& b) {
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));

@@ -47,60 +47,47 @@ Status InferConv(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>
 }
 
 // conv2d_grad_input(dy, w) -> dx;  conv2d_grad_weight(dy, x) -> dw.
-const OpDef kConvGradInput{
-    "conv2d_grad_input",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      out->push_back(TensorMeta{Shape(absl::MakeConstSpan(a.Ints("input_shape"))), in[0].dtype(),
-                                in[0].device()});
-      return Status();
-    },
-    nullptr,
-    nullptr,
-    false,
-    false,
-    false,
-    false};
-const OpDef kConvGradWeight{
-    "conv2d_grad_weight",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      out->push_back(TensorMeta{Shape(absl::MakeConstSpan(a.Ints("weight_shape"))), in[0].dtype(),
-                                in[0].device()});
-      return Status();
-    },
-    nullptr,
-    nullptr,
-    false,
-    false,
-    false,
-    false};
+const OpDef kConvGradInput =
+    OpSpec("conv2d_grad_input",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             out->push_back(TensorMeta{Shape(absl::MakeConstSpan(a.Ints("input_shape"))),
+                                       in[0].dtype(), in[0].device()});
+             return Status();
+           })
+        .SaveInputs(false)
+        .SaveOutputs(false);
+const OpDef kConvGradWeight =
+    OpSpec("conv2d_grad_weight",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             out->push_back(TensorMeta{Shape(absl::MakeConstSpan(a.Ints("weight_shape"))),
+                                       in[0].dtype(), in[0].device()});
+             return Status();
+           })
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
-const OpDef kConv2d{
-    "conv2d",
-    InferConv,
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      const Tensor& dy = c.grad_outputs[0];
-      TensorList r(c.inputs.size());
-      AttrMap a = c.attrs;
-      if (c.needs_input_grad[0]) {
-        a.Set("input_shape", std::vector<int64_t>(c.inputs[0].shape().dims().begin(),
-                                                  c.inputs[0].shape().dims().end()));
-        ASSIGN_OR_RETURN(r[0], Dispatch1(kConvGradInput, {dy, c.inputs[1]}, a));
-      }
-      if (c.needs_input_grad[1]) {
-        a.Set("weight_shape", std::vector<int64_t>(c.inputs[1].shape().dims().begin(),
-                                                   c.inputs[1].shape().dims().end()));
-        ASSIGN_OR_RETURN(r[1], Dispatch1(kConvGradWeight, {dy, c.inputs[0]}, a));
-      }
-      if (c.inputs.size() > 2 && c.needs_input_grad[2]) {
-        ASSIGN_OR_RETURN(r[2], functional::Sum(dy, {0, 2, 3}));
-      }
-      return r;
-    },
-    nullptr,
-    false,
-    false,
-    true,
-    false};
+const OpDef kConv2d =
+    OpSpec("conv2d", InferConv)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          const Tensor& dy = c.grad_outputs[0];
+          TensorList r(c.inputs.size());
+          AttrMap a = c.attrs;
+          if (c.needs_input_grad[0]) {
+            a.Set("input_shape", std::vector<int64_t>(c.inputs[0].shape().dims().begin(),
+                                                      c.inputs[0].shape().dims().end()));
+            ASSIGN_OR_RETURN(r[0], Dispatch1(kConvGradInput, {dy, c.inputs[1]}, a));
+          }
+          if (c.needs_input_grad[1]) {
+            a.Set("weight_shape", std::vector<int64_t>(c.inputs[1].shape().dims().begin(),
+                                                       c.inputs[1].shape().dims().end()));
+            ASSIGN_OR_RETURN(r[1], Dispatch1(kConvGradWeight, {dy, c.inputs[0]}, a));
+          }
+          if (c.inputs.size() > 2 && c.needs_input_grad[2]) {
+            ASSIGN_OR_RETURN(r[2], functional::Sum(dy, {0, 2, 3}));
+          }
+          return r;
+        })
+        .SaveOutputs(false);
 
 StatusOr<std::vector<int64_t>> Expand2(const char* op, const char* what,
                                        const std::vector<int64_t>& v, int n) {

@@ -7,60 +7,60 @@
 namespace oneflow_like {
 namespace {
 
-const OpDef kContiguous{
-    "contiguous", ops::InferSameAsInput,
-    [](const GradContext& c) -> StatusOr<TensorList> { return TensorList{c.grad_outputs[0]}; },
-    nullptr, /*strided_inputs=*/true};
+const OpDef kContiguous = OpSpec("contiguous", ops::InferSameAsInput)
+                              .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                                return TensorList{c.grad_outputs[0]};
+                              })
+                              .StridedInputs();
 
-const OpDef kCast{"cast",
-                  [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-                    out->push_back(TensorMeta{in[0].shape(), a.Dtype("dtype"), in[0].device()});
-                    return Status();
-                  },
-                  [](const GradContext& c) -> StatusOr<TensorList> {
-                    if (!IsFloating(c.inputs[0].dtype())) return TensorList{Tensor()};
-                    ASSIGN_OR_RETURN(Tensor g,
-                                     functional::Cast(c.grad_outputs[0], c.inputs[0].dtype()));
-                    return TensorList{g};
-                  },
-                  nullptr, /*strided_inputs=*/true};
+const OpDef kCast =
+    OpSpec("cast",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             out->push_back(TensorMeta{in[0].shape(), a.Dtype("dtype"), in[0].device()});
+             return Status();
+           })
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          if (!IsFloating(c.inputs[0].dtype())) return TensorList{Tensor()};
+          ASSIGN_OR_RETURN(Tensor g, functional::Cast(c.grad_outputs[0], c.inputs[0].dtype()));
+          return TensorList{g};
+        })
+        .StridedInputs();
 
 // copy_(dst, src): inputs {src}; output written in place into dst (broadcast + cast).
-const OpDef kCopyInto{
-    "copy_",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      DimVector dims = a.Ints("shape").empty()
-                           ? DimVector()
-                           : DimVector(a.Ints("shape").begin(), a.Ints("shape").end());
-      Shape dst(dims);
-      ASSIGN_OR_RETURN(Shape b, BroadcastShapes("copy_", in[0].shape(), dst));
-      if (b != dst)
-        return InvalidArgument("[copy_] source %s cannot be broadcast to the destination shape %s",
-                               in[0].meta_string(), dst.ToString());
-      out->push_back(TensorMeta{dst, a.Dtype("dtype"), in[0].device()});
-      return Status();
-    },
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      ASSIGN_OR_RETURN(Tensor g, functional::Cast(c.grad_outputs[0], c.inputs[0].dtype()));
-      return TensorList{g};
-    },
-    nullptr, /*strided_inputs=*/true};
+const OpDef kCopyInto =
+    OpSpec("copy_",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             DimVector dims = a.Ints("shape").empty()
+                                  ? DimVector()
+                                  : DimVector(a.Ints("shape").begin(), a.Ints("shape").end());
+             Shape dst(dims);
+             ASSIGN_OR_RETURN(Shape b, BroadcastShapes("copy_", in[0].shape(), dst));
+             if (b != dst)
+               return InvalidArgument(
+                   "[copy_] source %s cannot be broadcast to the destination shape %s",
+                   in[0].meta_string(), dst.ToString());
+             out->push_back(TensorMeta{dst, a.Dtype("dtype"), in[0].device()});
+             return Status();
+           })
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g, functional::Cast(c.grad_outputs[0], c.inputs[0].dtype()));
+          return TensorList{g};
+        })
+        .StridedInputs();
 
 // Device transfer: the kernel runs on the destination device's copy stream.
-const OpDef kToDevice{"to_device",
-                      [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-                        ASSIGN_OR_RETURN(Device d, Device::Parse(a.Str("device")));
-                        out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), d});
-                        return Status();
-                      },
-                      [](const GradContext& c) -> StatusOr<TensorList> {
-                        ASSIGN_OR_RETURN(Tensor g,
-                                         functional::To(c.grad_outputs[0], c.inputs[0].device()));
-                        return TensorList{g};
-                      },
-                      nullptr,
-                      /*strided_inputs=*/false,
-                      /*cross_device=*/true};
+const OpDef kToDevice =
+    OpSpec("to_device",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             ASSIGN_OR_RETURN(Device d, Device::Parse(a.Str("device")));
+             out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), d});
+             return Status();
+           })
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g, functional::To(c.grad_outputs[0], c.inputs[0].device()));
+          return TensorList{g};
+        })
+        .CrossDevice();
 
 }  // namespace
 

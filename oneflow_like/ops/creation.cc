@@ -20,14 +20,14 @@ Status InferFull(const TensorList&, const AttrMap& a, std::vector<TensorMeta>* o
   return Status();
 }
 
-const OpDef kFull{"full", InferFull};
+const OpDef kFull = OpSpec("full", InferFull);
 // fill_(x): no inputs; writes `value` into the target in place.
-const OpDef kFillInplace{"fill_", InferFull, nullptr, nullptr, /*strided_inputs=*/true};
+const OpDef kFillInplace = OpSpec("fill_", InferFull).StridedInputs();
 
 // Sequences: arange(start, step), linspace(start, end); out shape from attr "shape".
-const OpDef kArange{"arange", InferFull};
-const OpDef kLinspace{"linspace", InferFull};
-const OpDef kEye{"eye", InferFull};
+const OpDef kArange = OpSpec("arange", InferFull);
+const OpDef kLinspace = OpSpec("linspace", InferFull);
+const OpDef kEye = OpSpec("eye", InferFull);
 
 std::vector<int64_t> Dims(const Shape& s) {
   return std::vector<int64_t>(s.dims().begin(), s.dims().end());

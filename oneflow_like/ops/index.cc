@@ -46,27 +46,24 @@ Status CheckNoGrad(const char* op, const Tensor& target, const Tensor& src = Ten
 }
 
 // ---- index_select(x, index; dim) / index_add(x, index, src; dim) ----
-const OpDef kIndexSelect{
-    "index_select",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      Shape s = in[0].shape();
-      if (in[1].ndim() > 1)
-        return InvalidArgument("[index_select] index must be 0-d or 1-d, got %s",
-                               in[1].meta_string());
-      if (s.ndim() > 0) s[a.Int("dim")] = in[1].numel();
-      out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
-      return Status();
-    },
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      ASSIGN_OR_RETURN(Tensor z, F::ZerosLike(c.inputs[0]));
-      ASSIGN_OR_RETURN(Tensor g,
-                       F::IndexAdd(z, c.attrs.Int("dim"), c.inputs[1], c.grad_outputs[0]));
-      return TensorList{g, Tensor()};
-    }};
+const OpDef kIndexSelect = OpSpec("index_select", [](const TensorList& in, const AttrMap& a,
+                                                     std::vector<TensorMeta>* out) {
+                             Shape s = in[0].shape();
+                             if (in[1].ndim() > 1)
+                               return InvalidArgument(
+                                   "[index_select] index must be 0-d or 1-d, got %s",
+                                   in[1].meta_string());
+                             if (s.ndim() > 0) s[a.Int("dim")] = in[1].numel();
+                             out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
+                             return Status();
+                           }).Grad([](const GradContext& c) -> StatusOr<TensorList> {
+  ASSIGN_OR_RETURN(Tensor z, F::ZerosLike(c.inputs[0]));
+  ASSIGN_OR_RETURN(Tensor g, F::IndexAdd(z, c.attrs.Int("dim"), c.inputs[1], c.grad_outputs[0]));
+  return TensorList{g, Tensor()};
+});
 
-const OpDef kIndexAdd{
-    "index_add",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+const OpDef kIndexAdd =
+    OpSpec("index_add", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
       int64_t d = a.Int("dim");
       Shape want = in[0].shape();
       if (want.ndim() > 0) want[d] = in[1].numel();
@@ -74,12 +71,11 @@ const OpDef kIndexAdd{
         return InvalidArgument("[index_add] source %s does not match %s for index %s along dim %d",
                                in[2].meta_string(), in[0].meta_string(), in[1].meta_string(), d);
       return ops::InferSameAsInput(in, a, out);
-    },
-    [](const GradContext& c) -> StatusOr<TensorList> {
+    }).Grad([](const GradContext& c) -> StatusOr<TensorList> {
       ASSIGN_OR_RETURN(Tensor gs,
                        F::IndexSelect(c.grad_outputs[0], c.attrs.Int("dim"), c.inputs[1]));
       return TensorList{c.grad_outputs[0], Tensor(), gs};
-    }};
+    });
 
 // ---- gather / scatter: index has x's ndim; `src` (when a tensor) is at least index's size ----
 Status CheckGatherShapes(const char* op, const Shape& x, DType dt, const Tensor& index, int64_t dim,
@@ -101,19 +97,17 @@ Status CheckGatherShapes(const char* op, const Shape& x, DType dt, const Tensor&
   return Status();
 }
 
-const OpDef kGather{"gather",
-                    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-                      RETURN_IF_ERROR(CheckGatherShapes("gather", in[0].shape(), in[0].dtype(),
-                                                        in[1], a.Int("dim"), nullptr));
-                      out->push_back(TensorMeta{in[1].shape(), in[0].dtype(), in[0].device()});
-                      return Status();
-                    },
-                    [](const GradContext& c) -> StatusOr<TensorList> {
-                      ASSIGN_OR_RETURN(Tensor z, F::ZerosLike(c.inputs[0]));
-                      ASSIGN_OR_RETURN(Tensor g, F::ScatterAdd(z, c.attrs.Int("dim"), c.inputs[1],
-                                                               c.grad_outputs[0]));
-                      return TensorList{g, Tensor()};
-                    }};
+const OpDef kGather = OpSpec("gather", [](const TensorList& in, const AttrMap& a,
+                                          std::vector<TensorMeta>* out) {
+                        RETURN_IF_ERROR(CheckGatherShapes("gather", in[0].shape(), in[0].dtype(),
+                                                          in[1], a.Int("dim"), nullptr));
+                        out->push_back(TensorMeta{in[1].shape(), in[0].dtype(), in[0].device()});
+                        return Status();
+                      }).Grad([](const GradContext& c) -> StatusOr<TensorList> {
+  ASSIGN_OR_RETURN(Tensor z, F::ZerosLike(c.inputs[0]));
+  ASSIGN_OR_RETURN(Tensor g, F::ScatterAdd(z, c.attrs.Int("dim"), c.inputs[1], c.grad_outputs[0]));
+  return TensorList{g, Tensor()};
+});
 
 // scatter(x, index[, src]; dim, reduce ("none" | "add"), value when there is no src).
 Status InferScatter(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
@@ -123,37 +117,35 @@ Status InferScatter(const TensorList& in, const AttrMap& a, std::vector<TensorMe
   return ops::InferSameAsInput(in, a, out);
 }
 
-const OpDef kScatter{"scatter", InferScatter, [](const GradContext& c) -> StatusOr<TensorList> {
-                       int64_t d = c.attrs.Int("dim");
-                       const Tensor& g = c.grad_outputs[0];
-                       TensorList r{g, Tensor()};
-                       if (c.attrs.Str("reduce") != "add") {
-                         ASSIGN_OR_RETURN(r[0], F::ScatterValue(g, d, c.inputs[1], 0.0));
-                       }
-                       if (c.inputs.size() > 2) {
-                         ASSIGN_OR_RETURN(Tensor gs, F::Gather(g, d, c.inputs[1]));
-                         // src may be larger than index: its other elements get zero gradient.
-                         if (gs.shape() != c.inputs[2].shape()) {
-                           Shape s = c.inputs[2].shape();
-                           ASSIGN_OR_RETURN(gs,
-                                            F::AsStridedScatter(gs, s, ContiguousStrides(s), 0));
-                         }
-                         r.push_back(gs);
-                       }
-                       return r;
-                     }};
+const OpDef kScatter =
+    OpSpec("scatter", InferScatter).Grad([](const GradContext& c) -> StatusOr<TensorList> {
+      int64_t d = c.attrs.Int("dim");
+      const Tensor& g = c.grad_outputs[0];
+      TensorList r{g, Tensor()};
+      if (c.attrs.Str("reduce") != "add") {
+        ASSIGN_OR_RETURN(r[0], F::ScatterValue(g, d, c.inputs[1], 0.0));
+      }
+      if (c.inputs.size() > 2) {
+        ASSIGN_OR_RETURN(Tensor gs, F::Gather(g, d, c.inputs[1]));
+        // src may be larger than index: its other elements get zero gradient.
+        if (gs.shape() != c.inputs[2].shape()) {
+          Shape s = c.inputs[2].shape();
+          ASSIGN_OR_RETURN(gs, F::AsStridedScatter(gs, s, ContiguousStrides(s), 0));
+        }
+        r.push_back(gs);
+      }
+      return r;
+    });
 // In place: inputs {index[, src]}; the target is the output.
-const OpDef kScatterInplace{
-    "scatter_",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+const OpDef kScatterInplace =
+    OpSpec("scatter_", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
       const char* op = a.Str("reduce") == "add" ? "scatter_add_" : "scatter_";
       Shape x = ShapeOf(a.Ints("shape"));
       RETURN_IF_ERROR(CheckGatherShapes(op, x, a.Dtype("dtype"), in[0], a.Int("dim"),
                                         in.size() > 1 ? &in[1] : nullptr));
       out->push_back(TensorMeta{x, a.Dtype("dtype"), in[0].device()});
       return Status();
-    },
-    nullptr, nullptr, /*strided_inputs=*/true};
+    }).StridedInputs();
 
 // ---- masked_fill(x, mask; value) ----
 Status InferMaskedFill(const char* op, const Shape& x, DType dt, const Tensor& mask, Device dev,
@@ -168,33 +160,32 @@ Status InferMaskedFill(const char* op, const Shape& x, DType dt, const Tensor& m
   return Status();
 }
 
-const OpDef kMaskedFill{"masked_fill",
-                        [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-                          return InferMaskedFill("masked_fill", in[0].shape(), in[0].dtype(), in[1],
-                                                 in[0].device(), out);
-                        },
-                        [](const GradContext& c) -> StatusOr<TensorList> {
-                          ASSIGN_OR_RETURN(Tensor g,
-                                           F::MaskedFill(c.grad_outputs[0], c.inputs[1], 0.0));
-                          return TensorList{g, Tensor()};
-                        },
-                        nullptr, /*strided_inputs=*/true};
-const OpDef kMaskedFillInplace{
-    "masked_fill_",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+const OpDef kMaskedFill =
+    OpSpec("masked_fill",
+           [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+             return InferMaskedFill("masked_fill", in[0].shape(), in[0].dtype(), in[1],
+                                    in[0].device(), out);
+           })
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g, F::MaskedFill(c.grad_outputs[0], c.inputs[1], 0.0));
+          return TensorList{g, Tensor()};
+        })
+        .StridedInputs();
+const OpDef kMaskedFillInplace =
+    OpSpec("masked_fill_", [](const TensorList& in, const AttrMap& a,
+                              std::vector<TensorMeta>* out) {
       return InferMaskedFill("masked_fill_", ShapeOf(a.Ints("shape")), a.Dtype("dtype"), in[0],
                              in[0].device(), out);
-    },
-    nullptr, nullptr, /*strided_inputs=*/true};
+    }).StridedInputs();
 
 // ---- one_hot(index; num_classes) ----
-const OpDef kOneHot{"one_hot",
-                    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-                      Shape s = in[0].shape();
-                      s.mutable_dims().push_back(a.Int("num_classes"));
-                      out->push_back(TensorMeta{s, DType::kI64, in[0].device()});
-                      return Status();
-                    }};
+const OpDef kOneHot =
+    OpSpec("one_hot", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+      Shape s = in[0].shape();
+      s.mutable_dims().push_back(a.Int("num_classes"));
+      out->push_back(TensorMeta{s, DType::kI64, in[0].device()});
+      return Status();
+    });
 
 // ---- index(x, idx...; dim): the k index tensors (int64, one shape B) index dims [dim, dim+k) ----
 Shape IndexResultShape(const Shape& x, int64_t d0, int64_t k, const Shape& b) {
@@ -208,9 +199,8 @@ StatusOr<Tensor> IndexRaw(const Tensor& x, const TensorList& idx, int64_t d0);
 StatusOr<Tensor> IndexPutRaw(const Tensor& x, const TensorList& idx, int64_t d0,
                              const Tensor& values, bool acc);
 
-const OpDef kIndex{
-    "index",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+const OpDef kIndex =
+    OpSpec("index", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
       int64_t k = static_cast<int64_t>(in.size()) - 1, d0 = a.Int("dim");
       if (d0 + k > in[0].ndim())
         return OutOfRange("[index] too many indices for tensor %s: %d", in[0].meta_string(),
@@ -219,15 +209,14 @@ const OpDef kIndex{
           IndexResultShape(in[0].shape(), d0, k, in.size() > 1 ? in[1].shape() : Shape{}),
           in[0].dtype(), in[0].device()});
       return Status();
-    },
-    [](const GradContext& c) -> StatusOr<TensorList> {
+    }).Grad([](const GradContext& c) -> StatusOr<TensorList> {
       ASSIGN_OR_RETURN(Tensor z, F::ZerosLike(c.inputs[0]));
       TensorList idx(c.inputs.begin() + 1, c.inputs.end());
       ASSIGN_OR_RETURN(Tensor g, IndexPutRaw(z, idx, c.attrs.Int("dim"), c.grad_outputs[0], true));
       TensorList r(c.inputs.size());
       r[0] = g;
       return r;
-    }};
+    });
 
 // index_put(x, values, idx...; dim, accumulate): values broadcast to the index result's shape.
 Status InferIndexPut(const char* op, const Shape& x, DType dt, const TensorList& vi, Device dev,
@@ -245,37 +234,35 @@ Status InferIndexPut(const char* op, const Shape& x, DType dt, const TensorList&
   return Status();
 }
 
-const OpDef kIndexPut{"index_put",
-                      [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-                        if (in[1].dtype() != in[0].dtype())
-                          return TypeError("[index_put] values %s must have the dtype of %s",
-                                           in[1].meta_string(), in[0].meta_string());
-                        return InferIndexPut("index_put", in[0].shape(), in[0].dtype(),
-                                             TensorList(in.begin() + 1, in.end()), in[0].device(),
-                                             a, out);
-                      },
-                      [](const GradContext& c) -> StatusOr<TensorList> {
-                        TensorList idx(c.inputs.begin() + 2, c.inputs.end());
-                        int64_t d0 = c.attrs.Int("dim");
-                        const Tensor& g = c.grad_outputs[0];
-                        TensorList r(c.inputs.size());
-                        r[0] = g;
-                        if (!c.attrs.Bool("accumulate")) {
-                          ASSIGN_OR_RETURN(Tensor zero, F::Zeros(Shape{}, g.dtype(), g.device()));
-                          ASSIGN_OR_RETURN(r[0], IndexPutRaw(g, idx, d0, zero, false));
-                        }
-                        ASSIGN_OR_RETURN(r[1], IndexRaw(g, idx, d0));
-                        return r;
-                      },
-                      nullptr, /*strided_inputs=*/true};
+const OpDef kIndexPut =
+    OpSpec("index_put",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             if (in[1].dtype() != in[0].dtype())
+               return TypeError("[index_put] values %s must have the dtype of %s",
+                                in[1].meta_string(), in[0].meta_string());
+             return InferIndexPut("index_put", in[0].shape(), in[0].dtype(),
+                                  TensorList(in.begin() + 1, in.end()), in[0].device(), a, out);
+           })
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          TensorList idx(c.inputs.begin() + 2, c.inputs.end());
+          int64_t d0 = c.attrs.Int("dim");
+          const Tensor& g = c.grad_outputs[0];
+          TensorList r(c.inputs.size());
+          r[0] = g;
+          if (!c.attrs.Bool("accumulate")) {
+            ASSIGN_OR_RETURN(Tensor zero, F::Zeros(Shape{}, g.dtype(), g.device()));
+            ASSIGN_OR_RETURN(r[0], IndexPutRaw(g, idx, d0, zero, false));
+          }
+          ASSIGN_OR_RETURN(r[1], IndexRaw(g, idx, d0));
+          return r;
+        })
+        .StridedInputs();
 // In place: inputs {values, idx...}; the target is the output.
-const OpDef kIndexPutInplace{
-    "index_put_",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+const OpDef kIndexPutInplace =
+    OpSpec("index_put_", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
       return InferIndexPut("index_put_", ShapeOf(a.Ints("shape")), a.Dtype("dtype"), in,
                            in[0].device(), a, out);
-    },
-    nullptr, nullptr, /*strided_inputs=*/true};
+    }).StridedInputs();
 
 StatusOr<Tensor> IndexRaw(const Tensor& x, const TensorList& idx, int64_t d0) {
   TensorList in{x};

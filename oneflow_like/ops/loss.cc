@@ -47,33 +47,25 @@ Status InferNll(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>*
 }
 
 // nll_loss_grad(dy, logp, target [, weight]) -> dlogp (same attrs as the forward).
-const OpDef kNllLossGrad{"nll_loss_grad",
-                         [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-                           out->push_back(TensorMeta{in[1].shape(), in[1].dtype(), in[1].device()});
-                           return Status();
-                         },
-                         nullptr,
-                         nullptr,
-                         false,
-                         false,
-                         false,
-                         false};
+const OpDef kNllLossGrad =
+    OpSpec("nll_loss_grad",
+           [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+             out->push_back(TensorMeta{in[1].shape(), in[1].dtype(), in[1].device()});
+             return Status();
+           })
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
-const OpDef kNllLoss{"nll_loss",
-                     InferNll,
-                     [](const GradContext& c) -> StatusOr<TensorList> {
-                       TensorList ins{c.grad_outputs[0], c.inputs[0], c.inputs[1]};
-                       if (c.attrs.Bool("has_weight")) ins.push_back(c.inputs[2]);
-                       ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNllLossGrad, ins, c.attrs));
-                       TensorList r(c.inputs.size());
-                       r[0] = g;
-                       return r;
-                     },
-                     nullptr,
-                     false,
-                     false,
-                     true,
-                     false};
+const OpDef kNllLoss = OpSpec("nll_loss", InferNll)
+                           .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                             TensorList ins{c.grad_outputs[0], c.inputs[0], c.inputs[1]};
+                             if (c.attrs.Bool("has_weight")) ins.push_back(c.inputs[2]);
+                             ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNllLossGrad, ins, c.attrs));
+                             TensorList r(c.inputs.size());
+                             r[0] = g;
+                             return r;
+                           })
+                           .SaveOutputs(false);
 
 // Elementwise (1 - y) x + (1 + (pw - 1) y) softplus(-x); inputs (x, y [, pw]) of one shape.
 Status InferBce(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
@@ -87,31 +79,23 @@ Status InferBce(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* o
 }
 
 // bce_with_logits_grad(dy, x, y [, pw]) -> (dx, dy_target [, dpw]).
-const OpDef kBceGrad{"bce_with_logits_grad",
-                     [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-                       for (size_t i = 1; i < in.size(); ++i)
-                         out->push_back(TensorMeta{in[1].shape(), in[1].dtype(), in[1].device()});
-                       return Status();
-                     },
-                     nullptr,
-                     nullptr,
-                     false,
-                     false,
-                     false,
-                     false};
+const OpDef kBceGrad =
+    OpSpec("bce_with_logits_grad",
+           [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+             for (size_t i = 1; i < in.size(); ++i)
+               out->push_back(TensorMeta{in[1].shape(), in[1].dtype(), in[1].device()});
+             return Status();
+           })
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
-const OpDef kBce{"binary_cross_entropy_with_logits",
-                 InferBce,
-                 [](const GradContext& c) -> StatusOr<TensorList> {
-                   TensorList ins{c.grad_outputs[0]};
-                   ins.insert(ins.end(), c.inputs.begin(), c.inputs.end());
-                   return Dispatch(kBceGrad, ins, c.attrs);
-                 },
-                 nullptr,
-                 false,
-                 false,
-                 true,
-                 false};
+const OpDef kBce = OpSpec("binary_cross_entropy_with_logits", InferBce)
+                       .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                         TensorList ins{c.grad_outputs[0]};
+                         ins.insert(ins.end(), c.inputs.begin(), c.inputs.end());
+                         return Dispatch(kBceGrad, ins, c.attrs);
+                       })
+                       .SaveOutputs(false);
 
 StatusOr<Tensor> Reduce(const Tensor& loss, int64_t reduction) {
   if (reduction == kMean) return functional::Mean(loss);

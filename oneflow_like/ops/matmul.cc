@@ -99,14 +99,8 @@ StatusOr<TensorList> MatmulGrad(const GradContext& c) {
   return r;
 }
 
-const OpDef kMatmul{"matmul",
-                    InferMatmul,
-                    MatmulGrad,
-                    nullptr,
-                    /*strided_inputs=*/true,
-                    false,
-                    /*save_inputs=*/true,
-                    /*save_outputs=*/false};
+const OpDef kMatmul =
+    OpSpec("matmul", InferMatmul).Grad(MatmulGrad).StridedInputs().SaveOutputs(false);
 
 StatusOr<Tensor> MatmulCore(const Tensor& a, const Tensor& b, double alpha) {
   return Dispatch1(kMatmul, {a, b}, {{"alpha", alpha}, {"beta", 0.0}});

@@ -15,74 +15,60 @@ namespace oneflow_like {
 namespace {
 
 // embedding_grad(dy [*, D], indices; num_rows, padding_idx (-1: none)) -> dweight [V, D].
-const OpDef kEmbeddingGrad{
-    "embedding_grad",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      const Tensor& dy = in[0];
-      out->push_back(
-          TensorMeta{Shape{a.Int("num_rows"), dy.dim(dy.ndim() - 1)}, dy.dtype(), dy.device()});
-      return Status();
-    },
-    nullptr,
-    nullptr,
-    false,
-    false,
-    false,
-    false};
+const OpDef kEmbeddingGrad =
+    OpSpec("embedding_grad",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             const Tensor& dy = in[0];
+             out->push_back(TensorMeta{Shape{a.Int("num_rows"), dy.dim(dy.ndim() - 1)}, dy.dtype(),
+                                       dy.device()});
+             return Status();
+           })
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
 // embedding(weight [V, D], indices (i64)) -> [*indices, D].
-const OpDef kEmbedding{
-    "embedding",
-    [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-      DimVector d = in[1].shape().dims();
-      d.push_back(in[0].dim(1));
-      out->push_back(TensorMeta{Shape(d), in[0].dtype(), in[0].device()});
-      return Status();
-    },
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      AttrMap a = c.attrs;
-      a.Set("num_rows", c.inputs[0].dim(0));
-      ASSIGN_OR_RETURN(Tensor g, Dispatch1(kEmbeddingGrad, {c.grad_outputs[0], c.inputs[1]}, a));
-      return TensorList{g, Tensor()};
-    },
-    nullptr,
-    false,
-    false,
-    true,
-    false};
+const OpDef kEmbedding =
+    OpSpec("embedding",
+           [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+             DimVector d = in[1].shape().dims();
+             d.push_back(in[0].dim(1));
+             out->push_back(TensorMeta{Shape(d), in[0].dtype(), in[0].device()});
+             return Status();
+           })
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          AttrMap a = c.attrs;
+          a.Set("num_rows", c.inputs[0].dim(0));
+          ASSIGN_OR_RETURN(Tensor g,
+                           Dispatch1(kEmbeddingGrad, {c.grad_outputs[0], c.inputs[1]}, a));
+          return TensorList{g, Tensor()};
+        })
+        .SaveOutputs(false);
 
 // dropout(x; p, seed): x * keep(seed, i) / (1 - p). Linear in x, so its gradient is itself.
-const OpDef kDropout{"dropout",
-                     ops::InferSameAsInput,
-                     [](const GradContext& c) -> StatusOr<TensorList> {
-                       ASSIGN_OR_RETURN(Tensor g,
-                                        Dispatch1(kDropout, {c.grad_outputs[0]}, c.attrs));
-                       return TensorList{g};
-                     },
-                     nullptr,
-                     false,
-                     false,
-                     false,
-                     false};
+const OpDef kDropout =
+    OpSpec("dropout", ops::InferSameAsInput)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g, Dispatch1(kDropout, {c.grad_outputs[0]}, c.attrs));
+          return TensorList{g};
+        })
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
 // attn_bias(q [, mask]; L, S, is_causal) -> additive bias [L, S] (or the mask's broadcast shape):
 // -inf where a bool mask is false or (causal) j > i, plus a float mask's values.
-const OpDef kAttnBias{"attn_bias",
-                      [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-                        Shape s{a.Int("L"), a.Int("S")};
-                        if (in.size() > 1) {
-                          ASSIGN_OR_RETURN(
-                              s, BroadcastShapes("scaled_dot_product_attention", in[1].shape(), s));
-                        }
-                        out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
-                        return Status();
-                      },
-                      nullptr,
-                      nullptr,
-                      false,
-                      false,
-                      false,
-                      false};
+const OpDef kAttnBias =
+    OpSpec("attn_bias",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             Shape s{a.Int("L"), a.Int("S")};
+             if (in.size() > 1) {
+               ASSIGN_OR_RETURN(s,
+                                BroadcastShapes("scaled_dot_product_attention", in[1].shape(), s));
+             }
+             out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
+             return Status();
+           })
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
 }  // namespace
 

@@ -56,19 +56,17 @@ StatusOr<TensorList> RowNormGrad(const OpDef& grad_op, const GradContext& c) {
   return r;
 }
 
-const OpDef kLayerNormGrad{
-    "layer_norm_grad", InferRowNormGrad, nullptr, nullptr, false, false, false, false};
-const OpDef kGroupNormGrad{
-    "group_norm_grad", InferRowNormGrad, nullptr, nullptr, false, false, false, false};
+const OpDef kLayerNormGrad =
+    OpSpec("layer_norm_grad", InferRowNormGrad).SaveInputs(false).SaveOutputs(false);
+const OpDef kGroupNormGrad =
+    OpSpec("group_norm_grad", InferRowNormGrad).SaveInputs(false).SaveOutputs(false);
 
-const OpDef kLayerNorm{
-    "layer_norm", InferRowNorm, [](const GradContext& c) { return RowNormGrad(kLayerNormGrad, c); },
-    nullptr,      false,        false,
-    true,         true};
-const OpDef kGroupNorm{
-    "group_norm", InferRowNorm, [](const GradContext& c) { return RowNormGrad(kGroupNormGrad, c); },
-    nullptr,      false,        false,
-    true,         true};
+const OpDef kLayerNorm = OpSpec("layer_norm", InferRowNorm).Grad([](const GradContext& c) {
+  return RowNormGrad(kLayerNormGrad, c);
+});
+const OpDef kGroupNorm = OpSpec("group_norm", InferRowNorm).Grad([](const GradContext& c) {
+  return RowNormGrad(kGroupNormGrad, c);
+});
 
 // ---- batch_norm: inputs (x, w, b, running_mean, running_var) (missing ones filled in);
 // outputs (y, mean, invstd, unbiased batch var) ----------------------------------------------
@@ -82,36 +80,26 @@ Status InferBatchNorm(const TensorList& in, const AttrMap&, std::vector<TensorMe
 }
 
 // batch_norm_grad(dy, x, w, mean, invstd) -> (dx, dw, db); attr "training".
-const OpDef kBatchNormGrad{"batch_norm_grad",
-                           [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-                             const Tensor& x = in[1];
-                             out->push_back(TensorMeta{x.shape(), x.dtype(), x.device()});
-                             out->push_back(TensorMeta{Shape{x.dim(1)}, x.dtype(), x.device()});
-                             out->push_back(TensorMeta{Shape{x.dim(1)}, x.dtype(), x.device()});
-                             return Status();
-                           },
-                           nullptr,
-                           nullptr,
-                           false,
-                           false,
-                           false,
-                           false};
+const OpDef kBatchNormGrad =
+    OpSpec("batch_norm_grad",
+           [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+             const Tensor& x = in[1];
+             out->push_back(TensorMeta{x.shape(), x.dtype(), x.device()});
+             out->push_back(TensorMeta{Shape{x.dim(1)}, x.dtype(), x.device()});
+             out->push_back(TensorMeta{Shape{x.dim(1)}, x.dtype(), x.device()});
+             return Status();
+           })
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
-const OpDef kBatchNorm{"batch_norm",
-                       InferBatchNorm,
-                       [](const GradContext& c) -> StatusOr<TensorList> {
-                         ASSIGN_OR_RETURN(TensorList g,
-                                          Dispatch(kBatchNormGrad,
-                                                   {c.grad_outputs[0], c.inputs[0], c.inputs[1],
-                                                    c.outputs[1], c.outputs[2]},
-                                                   c.attrs));
-                         return TensorList{g[0], g[1], g[2], Tensor(), Tensor()};
-                       },
-                       nullptr,
-                       false,
-                       false,
-                       true,
-                       true};
+const OpDef kBatchNorm =
+    OpSpec("batch_norm", InferBatchNorm).Grad([](const GradContext& c) -> StatusOr<TensorList> {
+      ASSIGN_OR_RETURN(TensorList g, Dispatch(kBatchNormGrad,
+                                              {c.grad_outputs[0], c.inputs[0], c.inputs[1],
+                                               c.outputs[1], c.outputs[2]},
+                                              c.attrs));
+      return TensorList{g[0], g[1], g[2], Tensor(), Tensor()};
+    });
 
 }  // namespace
 

@@ -56,61 +56,48 @@ AttrMap WithInputShape(const AttrMap& a, const Tensor& x) {
 
 // max_pool2d_grad(dy, indices) -> dx;  avg_pool2d_grad(dy) -> dx;  adaptive_avg_pool2d_grad(dy) ->
 // dx.
-const OpDef kMaxPoolGrad{
-    "max_pool2d_grad", InferToInput, nullptr, nullptr, false, false, false, false};
-const OpDef kAvgPoolGrad{
-    "avg_pool2d_grad", InferToInput, nullptr, nullptr, false, false, false, false};
-const OpDef kAdaptiveGrad{
-    "adaptive_avg_pool2d_grad", InferToInput, nullptr, nullptr, false, false, false, false};
+const OpDef kMaxPoolGrad =
+    OpSpec("max_pool2d_grad", InferToInput).SaveInputs(false).SaveOutputs(false);
+const OpDef kAvgPoolGrad =
+    OpSpec("avg_pool2d_grad", InferToInput).SaveInputs(false).SaveOutputs(false);
+const OpDef kAdaptiveGrad =
+    OpSpec("adaptive_avg_pool2d_grad", InferToInput).SaveInputs(false).SaveOutputs(false);
 
-const OpDef kMaxPool{"max_pool2d",
-                     [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-                       return InferPool("max_pool2d", in, a, out, true);
-                     },
-                     [](const GradContext& c) -> StatusOr<TensorList> {
-                       ASSIGN_OR_RETURN(Tensor g,
-                                        Dispatch1(kMaxPoolGrad, {c.grad_outputs[0], c.outputs[1]},
-                                                  WithInputShape(c.attrs, c.inputs[0])));
-                       return TensorList{g};
-                     },
-                     nullptr,
-                     false,
-                     false,
-                     /*save_inputs=*/true,
-                     /*save_outputs=*/true};
+const OpDef kMaxPool =
+    OpSpec("max_pool2d", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+      return InferPool("max_pool2d", in, a, out, true);
+    }).Grad([](const GradContext& c) -> StatusOr<TensorList> {
+      ASSIGN_OR_RETURN(Tensor g, Dispatch1(kMaxPoolGrad, {c.grad_outputs[0], c.outputs[1]},
+                                           WithInputShape(c.attrs, c.inputs[0])));
+      return TensorList{g};
+    });
 
-const OpDef kAvgPool{"avg_pool2d",
-                     [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-                       return InferPool("avg_pool2d", in, a, out, false);
-                     },
-                     [](const GradContext& c) -> StatusOr<TensorList> {
-                       ASSIGN_OR_RETURN(Tensor g, Dispatch1(kAvgPoolGrad, {c.grad_outputs[0]},
-                                                            WithInputShape(c.attrs, c.inputs[0])));
-                       return TensorList{g};
-                     },
-                     nullptr,
-                     false,
-                     false,
-                     true,
-                     false};
+const OpDef kAvgPool =
+    OpSpec("avg_pool2d",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             return InferPool("avg_pool2d", in, a, out, false);
+           })
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g, Dispatch1(kAvgPoolGrad, {c.grad_outputs[0]},
+                                               WithInputShape(c.attrs, c.inputs[0])));
+          return TensorList{g};
+        })
+        .SaveOutputs(false);
 
-const OpDef kAdaptive{"adaptive_avg_pool2d",
-                      [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-                        const auto& os = a.Ints("output_size");
-                        out->push_back(TensorMeta{Shape{in[0].dim(0), in[0].dim(1), os[0], os[1]},
-                                                  in[0].dtype(), in[0].device()});
-                        return Status();
-                      },
-                      [](const GradContext& c) -> StatusOr<TensorList> {
-                        ASSIGN_OR_RETURN(Tensor g, Dispatch1(kAdaptiveGrad, {c.grad_outputs[0]},
-                                                             WithInputShape(c.attrs, c.inputs[0])));
-                        return TensorList{g};
-                      },
-                      nullptr,
-                      false,
-                      false,
-                      true,
-                      false};
+const OpDef kAdaptive =
+    OpSpec("adaptive_avg_pool2d",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             const auto& os = a.Ints("output_size");
+             out->push_back(TensorMeta{Shape{in[0].dim(0), in[0].dim(1), os[0], os[1]},
+                                       in[0].dtype(), in[0].device()});
+             return Status();
+           })
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g, Dispatch1(kAdaptiveGrad, {c.grad_outputs[0]},
+                                               WithInputShape(c.attrs, c.inputs[0])));
+          return TensorList{g};
+        })
+        .SaveOutputs(false);
 
 StatusOr<std::vector<int64_t>> Two(const char* op, const char* what,
                                    const std::vector<int64_t>& v) {

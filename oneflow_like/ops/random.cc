@@ -36,22 +36,22 @@ Status InferRandom(const TensorList& in, const AttrMap& a, std::vector<TensorMet
 }
 
 // One op per distribution; attr "seed" comes from the device's generator at dispatch.
-const OpDef kUniform{"uniform", InferRandom};
-const OpDef kNormal{"normal", InferRandom};
-const OpDef kRandint{"randint", InferRandom};
-const OpDef kRandperm{"randperm", InferRandom};
+const OpDef kUniform = OpSpec("uniform", InferRandom);
+const OpDef kNormal = OpSpec("normal", InferRandom);
+const OpDef kRandint = OpSpec("randint", InferRandom);
+const OpDef kRandperm = OpSpec("randperm", InferRandom);
 // In place: no inputs, the (strided) target is the output.
-const OpDef kUniformInplace{"uniform_", InferRandom, nullptr, nullptr, /*strided_inputs=*/true};
-const OpDef kNormalInplace{"normal_", InferRandom, nullptr, nullptr, /*strided_inputs=*/true};
-const OpDef kRandintInplace{"randint_", InferRandom, nullptr, nullptr, /*strided_inputs=*/true};
-const OpDef kBernoulli{
-    "bernoulli", [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+const OpDef kUniformInplace = OpSpec("uniform_", InferRandom).StridedInputs();
+const OpDef kNormalInplace = OpSpec("normal_", InferRandom).StridedInputs();
+const OpDef kRandintInplace = OpSpec("randint_", InferRandom).StridedInputs();
+const OpDef kBernoulli =
+    OpSpec("bernoulli", [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
       if (!IsFloating(in[0].dtype()))
         return TypeError("[bernoulli] expects floating point probabilities, got %s",
                          in[0].meta_string());
       out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
       return Status();
-    }};
+    });
 
 std::vector<int64_t> Dims(const Shape& s) {
   return std::vector<int64_t>(s.dims().begin(), s.dims().end());

@@ -9,6 +9,7 @@
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/shape_ops.h"
+#include "oneflow_like/ops/ternary.h"
 #include "oneflow_like/ops/unary.h"
 
 namespace oneflow_like {
@@ -53,8 +54,10 @@ StatusOr<Tensor> ExpandGrad(const Tensor& g, const Tensor& x, const AttrMap& a) 
 // ---- internal ops used by gradient formulas -------------------------------------------
 
 // reduce_eq_mask(x, m; signed): 1 where x == m (sign(x) where |x| == m when signed), else 0.
-const OpDef kEqMask{
-    "reduce_eq_mask", ops::InferSameAsInput, nullptr, nullptr, true, false, false, false};
+const OpDef kEqMask = OpSpec("reduce_eq_mask", ops::InferSameAsInput)
+                          .StridedInputs()
+                          .SaveInputs(false)
+                          .SaveOutputs(false);
 
 // reduce_index_scatter(g, idx; dim, shape): zeros of `shape` with g placed at idx along dim.
 Status InferScatter(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
@@ -68,68 +71,51 @@ Status InferGather(const TensorList& in, const AttrMap&, std::vector<TensorMeta>
   return Status();
 }
 extern const OpDef kIndexGather;
-const OpDef kIndexScatter{"reduce_index_scatter",
-                          InferScatter,
-                          [](const GradContext& c) -> StatusOr<TensorList> {
-                            ASSIGN_OR_RETURN(
-                                Tensor g, Dispatch1(kIndexGather, {c.grad_outputs[0], c.inputs[1]},
-                                                    {{"dim", c.attrs.Int("dim")}}));
-                            return TensorList{g, Tensor()};
-                          },
-                          nullptr,
-                          false,
-                          false,
-                          true,
-                          false};
-const OpDef kIndexGather{
-    "reduce_index_gather",
-    InferGather,
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      std::vector<int64_t> shape(c.inputs[0].shape().dims().begin(),
-                                 c.inputs[0].shape().dims().end());
-      ASSIGN_OR_RETURN(Tensor g, Dispatch1(kIndexScatter, {c.grad_outputs[0], c.inputs[1]},
-                                           {{"dim", c.attrs.Int("dim")}, {"shape", shape}}));
-      return TensorList{g, Tensor()};
-    },
-    nullptr,
-    false,
-    false,
-    true,
-    false};
+const OpDef kIndexScatter =
+    OpSpec("reduce_index_scatter", InferScatter)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g, Dispatch1(kIndexGather, {c.grad_outputs[0], c.inputs[1]},
+                                               {{"dim", c.attrs.Int("dim")}}));
+          return TensorList{g, Tensor()};
+        })
+        .SaveOutputs(false);
+const OpDef kIndexGather =
+    OpSpec("reduce_index_gather", InferGather)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          std::vector<int64_t> shape(c.inputs[0].shape().dims().begin(),
+                                     c.inputs[0].shape().dims().end());
+          ASSIGN_OR_RETURN(Tensor g, Dispatch1(kIndexScatter, {c.grad_outputs[0], c.inputs[1]},
+                                               {{"dim", c.attrs.Int("dim")}, {"shape", shape}}));
+          return TensorList{g, Tensor()};
+        })
+        .SaveOutputs(false);
 
 // norm_backward(x, norm, g; p), norm and g with kept dims: the gradient of a finite-p norm.
-const OpDef kNormBackward{
-    "norm_backward", ops::InferSameAsInput, nullptr, nullptr, false, false, false, false};
+const OpDef kNormBackward =
+    OpSpec("norm_backward", ops::InferSameAsInput).SaveInputs(false).SaveOutputs(false);
 
 // ---- the reductions -------------------------------------------------------------------
 
-const OpDef kSum{"sum",
-                 InferWidened,
-                 [](const GradContext& c) -> StatusOr<TensorList> {
-                   ASSIGN_OR_RETURN(Tensor g, ExpandGrad(c.grad_outputs[0], c.inputs[0], c.attrs));
-                   return TensorList{g};
-                 },
-                 nullptr,
-                 /*strided_inputs=*/true,
-                 false,
-                 true,
-                 false};
+const OpDef kSum =
+    OpSpec("sum", InferWidened)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g, ExpandGrad(c.grad_outputs[0], c.inputs[0], c.attrs));
+          return TensorList{g};
+        })
+        .StridedInputs()
+        .SaveOutputs(false);
 
 // d prod / dx = prod / x (inputs with zeros give inf/nan there).
-const OpDef kProd{"prod",
-                  InferWidened,
-                  [](const GradContext& c) -> StatusOr<TensorList> {
-                    ASSIGN_OR_RETURN(Tensor gk, KeepDims(c.grad_outputs[0], c.inputs[0], c.attrs));
-                    ASSIGN_OR_RETURN(Tensor ok, KeepDims(c.outputs[0], c.inputs[0], c.attrs));
-                    ASSIGN_OR_RETURN(Tensor go, functional::Mul(gk, ok));
-                    ASSIGN_OR_RETURN(Tensor g, functional::Div(go, c.inputs[0]));
-                    return TensorList{g};
-                  },
-                  nullptr,
-                  true,
-                  false,
-                  true,
-                  true};
+const OpDef kProd =
+    OpSpec("prod", InferWidened)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor gk, KeepDims(c.grad_outputs[0], c.inputs[0], c.attrs));
+          ASSIGN_OR_RETURN(Tensor ok, KeepDims(c.outputs[0], c.inputs[0], c.attrs));
+          ASSIGN_OR_RETURN(Tensor go, functional::Mul(gk, ok));
+          ASSIGN_OR_RETURN(Tensor g, functional::Div(go, c.inputs[0]));
+          return TensorList{g};
+        })
+        .StridedInputs();
 
 // amax/amin: the gradient is shared evenly between the elements equal to the result.
 StatusOr<TensorList> ExtremeGrad(const GradContext& c) {
@@ -142,8 +128,8 @@ StatusOr<TensorList> ExtremeGrad(const GradContext& c) {
   ASSIGN_OR_RETURN(Tensor g, functional::Mul(share, mask));
   return TensorList{g};
 }
-const OpDef kAmax{"amax", InferSameDtype, ExtremeGrad, nullptr, true, false, true, true};
-const OpDef kAmin{"amin", InferSameDtype, ExtremeGrad, nullptr, true, false, true, true};
+const OpDef kAmax = OpSpec("amax", InferSameDtype).Grad(ExtremeGrad).StridedInputs();
+const OpDef kAmin = OpSpec("amin", InferSameDtype).Grad(ExtremeGrad).StridedInputs();
 
 // max/min along one dim: (values, indices); the gradient goes to the selected index.
 StatusOr<TensorList> ArgExtremeGrad(const GradContext& c) {
@@ -155,12 +141,12 @@ StatusOr<TensorList> ArgExtremeGrad(const GradContext& c) {
   ASSIGN_OR_RETURN(Tensor g, Dispatch1(kIndexScatter, {gk, ik}, {{"dim", dim}, {"shape", shape}}));
   return TensorList{g};
 }
-const OpDef kMaxDim{"max_dim", InferValuesIndices, ArgExtremeGrad, nullptr, true, false, true,
-                    true};
-const OpDef kMinDim{"min_dim", InferValuesIndices, ArgExtremeGrad, nullptr, true, false, true,
-                    true};
-const OpDef kArgmax{"argmax", InferIndices, nullptr, nullptr, true, false, false, false};
-const OpDef kArgmin{"argmin", InferIndices, nullptr, nullptr, true, false, false, false};
+const OpDef kMaxDim = OpSpec("max_dim", InferValuesIndices).Grad(ArgExtremeGrad).StridedInputs();
+const OpDef kMinDim = OpSpec("min_dim", InferValuesIndices).Grad(ArgExtremeGrad).StridedInputs();
+const OpDef kArgmax =
+    OpSpec("argmax", InferIndices).StridedInputs().SaveInputs(false).SaveOutputs(false);
+const OpDef kArgmin =
+    OpSpec("argmin", InferIndices).StridedInputs().SaveInputs(false).SaveOutputs(false);
 
 int64_t ReducedCount(const Tensor& x, const std::vector<int64_t>& dims) {
   int64_t n = 1;
@@ -184,17 +170,13 @@ StatusOr<TensorList> VarStdGrad(const GradContext& c, bool is_std) {
   ASSIGN_OR_RETURN(Tensor g, functional::MulScalar(gd, (is_std ? 1.0 : 2.0) / denom));
   return TensorList{g};
 }
-const OpDef kVar{"var",   InferSameDtype, [](const GradContext& c) { return VarStdGrad(c, false); },
-                 nullptr, true,           false,
-                 true,    false};
-const OpDef kStd{"std",
-                 InferSameDtype,
-                 [](const GradContext& c) { return VarStdGrad(c, true); },
-                 nullptr,
-                 true,
-                 false,
-                 true,
-                 true};
+const OpDef kVar = OpSpec("var", InferSameDtype)
+                       .Grad([](const GradContext& c) { return VarStdGrad(c, false); })
+                       .StridedInputs()
+                       .SaveOutputs(false);
+const OpDef kStd = OpSpec("std", InferSameDtype)
+                       .Grad([](const GradContext& c) { return VarStdGrad(c, true); })
+                       .StridedInputs();
 
 StatusOr<TensorList> NormGrad(const GradContext& c) {
   const Tensor& x = c.inputs[0];
@@ -216,25 +198,20 @@ StatusOr<TensorList> NormGrad(const GradContext& c) {
   ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNormBackward, {x, ok, gk}, {{"p", p}}));
   return TensorList{g};
 }
-const OpDef kNorm{"norm", InferSameDtype, NormGrad, nullptr, true, false, true, true};
+const OpDef kNorm = OpSpec("norm", InferSameDtype).Grad(NormGrad).StridedInputs();
 
 // d logsumexp / dx = exp(x - logsumexp).
-const OpDef kLogSumExp{"logsumexp",
-                       InferSameDtype,
-                       [](const GradContext& c) -> StatusOr<TensorList> {
-                         const Tensor& x = c.inputs[0];
-                         ASSIGN_OR_RETURN(Tensor gk, KeepDims(c.grad_outputs[0], x, c.attrs));
-                         ASSIGN_OR_RETURN(Tensor ok, KeepDims(c.outputs[0], x, c.attrs));
-                         ASSIGN_OR_RETURN(Tensor d, functional::Sub(x, ok));
-                         ASSIGN_OR_RETURN(Tensor e, functional::Exp(d));
-                         ASSIGN_OR_RETURN(Tensor g, functional::Mul(e, gk));
-                         return TensorList{g};
-                       },
-                       nullptr,
-                       true,
-                       false,
-                       true,
-                       true};
+const OpDef kLogSumExp = OpSpec("logsumexp", InferSameDtype)
+                             .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                               const Tensor& x = c.inputs[0];
+                               ASSIGN_OR_RETURN(Tensor gk, KeepDims(c.grad_outputs[0], x, c.attrs));
+                               ASSIGN_OR_RETURN(Tensor ok, KeepDims(c.outputs[0], x, c.attrs));
+                               ASSIGN_OR_RETURN(Tensor d, functional::Sub(x, ok));
+                               ASSIGN_OR_RETURN(Tensor e, functional::Exp(d));
+                               ASSIGN_OR_RETURN(Tensor g, functional::Mul(e, gk));
+                               return TensorList{g};
+                             })
+                             .StridedInputs();
 
 // Runs `op` over normalised `dims`; `what` names the op in errors.
 StatusOr<TensorList> Run(const OpDef& op, const char* what, const Tensor& x,
@@ -304,6 +281,13 @@ StatusOr<Tensor> SumToShape(const Tensor& x, const Shape& shape) {
     ASSIGN_OR_RETURN(r, Dispatch1(kSum, {x}, {{"dims", dims}, {"keepdim", true}}));
   }
   return Reshape(r, shape);
+}
+
+StatusOr<Tensor> NanSum(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
+  if (!IsFloating(x.dtype())) return Sum(x, std::move(dims), keepdim);
+  ASSIGN_OR_RETURN(Tensor nan, Compare(CompareOp::kNe, x, x));
+  ASSIGN_OR_RETURN(Tensor zeroed, WhereScalarInput(nan, 0.0, x));
+  return Sum(zeroed, std::move(dims), keepdim);
 }
 
 StatusOr<Tensor> Prod(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {

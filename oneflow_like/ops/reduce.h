@@ -1,5 +1,5 @@
 // Reduction family: sum, mean, prod, amax/amin, max/min (values and indices), argmax/argmin,
-// var/std, norm, logsumexp over any dims with keepdim. `dims` empty = all dims. Floating
+// var/std, norm, logsumexp, nansum over any dims with keepdim. `dims` empty = all dims. Floating
 // inputs keep their dtype; integer/bool sums and products give int64; indices are int64.
 #pragma once
 #include <optional>
@@ -36,6 +36,9 @@ StatusOr<Tensor> Std(const Tensor& x, std::vector<int64_t> dims = {}, double cor
 StatusOr<Tensor> Norm(const Tensor& x, double p = 2.0, std::vector<int64_t> dims = {},
                       bool keepdim = false);
 StatusOr<Tensor> LogSumExp(const Tensor& x, std::vector<int64_t> dims = {}, bool keepdim = false);
+// Sum with NaN counted as zero (sum(where(isnan(x), 0, x))); its gradient is zero at NaNs. Integer
+// and bool inputs: Sum.
+StatusOr<Tensor> NanSum(const Tensor& x, std::vector<int64_t> dims = {}, bool keepdim = false);
 
 }  // namespace functional
 }  // namespace oneflow_like

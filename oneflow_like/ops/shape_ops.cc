@@ -20,91 +20,90 @@ std::vector<int64_t> Dims(const Shape& s) {
 }
 
 // reshape(x; shape): x is contiguous (the functional entry ensures it).
-const OpDef kReshape{
-    "reshape",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      Shape s = ShapeAttr(a);
-      if (s.numel() != in[0].numel())
-        return InvalidArgument("[reshape] shape %s is invalid for input %s", s.ToString(),
-                               in[0].meta_string());
-      out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
-      return Status();
-    },
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      ASSIGN_OR_RETURN(Tensor g, functional::Reshape(c.grad_outputs[0], c.inputs[0].shape()));
-      return TensorList{g};
-    },
-    [](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides, int64_t* offset) {
-      *shape = ShapeAttr(a);
-      *strides = ContiguousStrides(*shape);
-      *offset = x.offset();
-      return Status();
-    },
-    true,
-    false,
-    true,
-    false};
+const OpDef kReshape =
+    OpSpec("reshape",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             Shape s = ShapeAttr(a);
+             if (s.numel() != in[0].numel())
+               return InvalidArgument("[reshape] shape %s is invalid for input %s", s.ToString(),
+                                      in[0].meta_string());
+             out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
+             return Status();
+           })
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g, functional::Reshape(c.grad_outputs[0], c.inputs[0].shape()));
+          return TensorList{g};
+        })
+        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
+                 int64_t* offset) {
+          *shape = ShapeAttr(a);
+          *strides = ContiguousStrides(*shape);
+          *offset = x.offset();
+          return Status();
+        })
+        .StridedInputs()
+        .SaveOutputs(false);
 
-const OpDef kExpand{
-    "expand",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      Shape s = ShapeAttr(a);
-      ASSIGN_OR_RETURN(Shape b, BroadcastShapes("expand", in[0].shape(), s));
-      if (b != s)
-        return InvalidArgument("[expand] cannot expand %s to %s", in[0].meta_string(),
-                               s.ToString());
-      out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
-      return Status();
-    },
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      ASSIGN_OR_RETURN(Tensor g, functional::SumToShape(c.grad_outputs[0], c.inputs[0].shape()));
-      return TensorList{g};
-    },
-    [](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides, int64_t* offset) {
-      *shape = ShapeAttr(a);
-      int64_t n = shape->ndim(), lead = n - x.ndim();
-      strides->assign(n, 0);
-      for (int64_t i = 0; i < x.ndim(); ++i)
-        (*strides)[i + lead] = (x.dim(i) == 1 && (*shape)[i + lead] != 1) ? 0 : x.strides()[i];
-      *offset = x.offset();
-      return Status();
-    },
-    true,
-    false,
-    true,
-    false};
+const OpDef kExpand =
+    OpSpec("expand",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             Shape s = ShapeAttr(a);
+             ASSIGN_OR_RETURN(Shape b, BroadcastShapes("expand", in[0].shape(), s));
+             if (b != s)
+               return InvalidArgument("[expand] cannot expand %s to %s", in[0].meta_string(),
+                                      s.ToString());
+             out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
+             return Status();
+           })
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g,
+                           functional::SumToShape(c.grad_outputs[0], c.inputs[0].shape()));
+          return TensorList{g};
+        })
+        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
+                 int64_t* offset) {
+          *shape = ShapeAttr(a);
+          int64_t n = shape->ndim(), lead = n - x.ndim();
+          strides->assign(n, 0);
+          for (int64_t i = 0; i < x.ndim(); ++i)
+            (*strides)[i + lead] = (x.dim(i) == 1 && (*shape)[i + lead] != 1) ? 0 : x.strides()[i];
+          *offset = x.offset();
+          return Status();
+        })
+        .StridedInputs()
+        .SaveOutputs(false);
 
-const OpDef kPermute{
-    "permute",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      const auto& p = a.Ints("perm");
-      DimVector s;
-      for (int64_t d : p) s.push_back(in[0].dim(d));
-      out->push_back(TensorMeta{Shape(s), in[0].dtype(), in[0].device()});
-      return Status();
-    },
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      const auto& p = c.attrs.Ints("perm");
-      std::vector<int64_t> inv(p.size());
-      for (size_t i = 0; i < p.size(); ++i) inv[p[i]] = static_cast<int64_t>(i);
-      ASSIGN_OR_RETURN(Tensor g, functional::Permute(c.grad_outputs[0], inv));
-      return TensorList{g};
-    },
-    [](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides, int64_t* offset) {
-      DimVector s, st;
-      for (int64_t d : a.Ints("perm")) {
-        s.push_back(x.dim(d));
-        st.push_back(x.strides()[d]);
-      }
-      *shape = Shape(s);
-      *strides = st;
-      *offset = x.offset();
-      return Status();
-    },
-    true,
-    false,
-    false,
-    false};
+const OpDef kPermute =
+    OpSpec("permute",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             const auto& p = a.Ints("perm");
+             DimVector s;
+             for (int64_t d : p) s.push_back(in[0].dim(d));
+             out->push_back(TensorMeta{Shape(s), in[0].dtype(), in[0].device()});
+             return Status();
+           })
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          const auto& p = c.attrs.Ints("perm");
+          std::vector<int64_t> inv(p.size());
+          for (size_t i = 0; i < p.size(); ++i) inv[p[i]] = static_cast<int64_t>(i);
+          ASSIGN_OR_RETURN(Tensor g, functional::Permute(c.grad_outputs[0], inv));
+          return TensorList{g};
+        })
+        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
+                 int64_t* offset) {
+          DimVector s, st;
+          for (int64_t d : a.Ints("perm")) {
+            s.push_back(x.dim(d));
+            st.push_back(x.strides()[d]);
+          }
+          *shape = Shape(s);
+          *strides = st;
+          *offset = x.offset();
+          return Status();
+        })
+        .StridedInputs()
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
 Shape InShape(const AttrMap& a) {
   return Shape(DimVector(a.Ints("in_shape").begin(), a.Ints("in_shape").end()));
@@ -147,233 +146,217 @@ StatusOr<TensorList> ReshapeBackGrad(const GradContext& c) {
 }
 
 // squeeze(x; dims): removes the listed size-1 dims.
-const OpDef kSqueeze{
-    "squeeze",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      return InferView(kSqueeze, in, a, out);
-    },
-    ReshapeBackGrad,
-    [](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides, int64_t* offset) {
-      const auto& dims = a.Ints("dims");
-      DimVector s, st;
-      for (int64_t i = 0; i < x.ndim(); ++i) {
-        if (std::find(dims.begin(), dims.end(), i) != dims.end()) continue;
-        s.push_back(x.dim(i));
-        st.push_back(x.strides()[i]);
-      }
-      *shape = Shape(s);
-      *strides = st;
-      *offset = x.offset();
-      return Status();
-    },
-    true,
-    false,
-    false,
-    false};
+const OpDef kSqueeze =
+    OpSpec("squeeze", [](const TensorList& in, const AttrMap& a,
+                         std::vector<TensorMeta>* out) { return InferView(kSqueeze, in, a, out); })
+        .Grad(ReshapeBackGrad)
+        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
+                 int64_t* offset) {
+          const auto& dims = a.Ints("dims");
+          DimVector s, st;
+          for (int64_t i = 0; i < x.ndim(); ++i) {
+            if (std::find(dims.begin(), dims.end(), i) != dims.end()) continue;
+            s.push_back(x.dim(i));
+            st.push_back(x.strides()[i]);
+          }
+          *shape = Shape(s);
+          *strides = st;
+          *offset = x.offset();
+          return Status();
+        })
+        .StridedInputs()
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
 // unsqueeze(x; dim): inserts a size-1 dim at `dim` in [0, ndim].
-const OpDef kUnsqueeze{
-    "unsqueeze",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      return InferView(kUnsqueeze, in, a, out);
-    },
-    ReshapeBackGrad,
-    [](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides, int64_t* offset) {
-      int64_t d = a.Int("dim");
-      DimVector s = x.shape().dims(), st = x.strides();
-      int64_t inner = d < x.ndim() ? st[d] * s[d] : 1;
-      s.insert(s.begin() + d, 1);
-      st.insert(st.begin() + d, inner);
-      *shape = Shape(s);
-      *strides = st;
-      *offset = x.offset();
-      return Status();
-    },
-    true,
-    false,
-    false,
-    false};
+const OpDef kUnsqueeze =
+    OpSpec("unsqueeze",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             return InferView(kUnsqueeze, in, a, out);
+           })
+        .Grad(ReshapeBackGrad)
+        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
+                 int64_t* offset) {
+          int64_t d = a.Int("dim");
+          DimVector s = x.shape().dims(), st = x.strides();
+          int64_t inner = d < x.ndim() ? st[d] * s[d] : 1;
+          s.insert(s.begin() + d, 1);
+          st.insert(st.begin() + d, inner);
+          *shape = Shape(s);
+          *strides = st;
+          *offset = x.offset();
+          return Status();
+        })
+        .StridedInputs()
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
 // slice(x; dim, start, length, step): normalised by the functional entry.
-const OpDef kSlice{
-    "slice",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      return InferView(kSlice, in, a, out);
-    },
-    [](const GradContext& c) { return ScatterViewGrad(kSlice, c); },
-    [](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides, int64_t* offset) {
-      int64_t d = a.Int("dim");
-      *shape = x.shape();
-      (*shape)[d] = a.Int("length");
-      *strides = x.strides();
-      (*strides)[d] *= a.Int("step");
-      *offset = x.offset() + a.Int("start") * x.strides()[d];
-      return Status();
-    },
-    true,
-    false,
-    false,
-    false};
+const OpDef kSlice =
+    OpSpec("slice", [](const TensorList& in, const AttrMap& a,
+                       std::vector<TensorMeta>* out) { return InferView(kSlice, in, a, out); })
+        .Grad([](const GradContext& c) { return ScatterViewGrad(kSlice, c); })
+        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
+                 int64_t* offset) {
+          int64_t d = a.Int("dim");
+          *shape = x.shape();
+          (*shape)[d] = a.Int("length");
+          *strides = x.strides();
+          (*strides)[d] *= a.Int("step");
+          *offset = x.offset() + a.Int("start") * x.strides()[d];
+          return Status();
+        })
+        .StridedInputs()
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
 // select(x; dim, index): index normalised to [0, size).
-const OpDef kSelect{
-    "select",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      return InferView(kSelect, in, a, out);
-    },
-    [](const GradContext& c) { return ScatterViewGrad(kSelect, c); },
-    [](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides, int64_t* offset) {
-      int64_t d = a.Int("dim");
-      DimVector s = x.shape().dims(), st = x.strides();
-      *offset = x.offset() + a.Int("index") * st[d];
-      s.erase(s.begin() + d);
-      st.erase(st.begin() + d);
-      *shape = Shape(s);
-      *strides = st;
-      return Status();
-    },
-    true,
-    false,
-    false,
-    false};
+const OpDef kSelect =
+    OpSpec("select", [](const TensorList& in, const AttrMap& a,
+                        std::vector<TensorMeta>* out) { return InferView(kSelect, in, a, out); })
+        .Grad([](const GradContext& c) { return ScatterViewGrad(kSelect, c); })
+        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
+                 int64_t* offset) {
+          int64_t d = a.Int("dim");
+          DimVector s = x.shape().dims(), st = x.strides();
+          *offset = x.offset() + a.Int("index") * st[d];
+          s.erase(s.begin() + d);
+          st.erase(st.begin() + d);
+          *shape = Shape(s);
+          *strides = st;
+          return Status();
+        })
+        .StridedInputs()
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
 // as_strided(x; shape, strides, offset): x contiguous; offset relative to x's.
-const OpDef kAsStrided{
-    "as_strided",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      return InferView(kAsStrided, in, a, out);
-    },
-    [](const GradContext& c) { return ScatterViewGrad(kAsStrided, c); },
-    [](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides, int64_t* offset) {
-      *shape = ShapeAttr(a);
-      *strides = ToDims(a.Ints("strides"));
-      *offset = x.offset() + a.Int("offset");
-      return Status();
-    },
-    true,
-    false,
-    false,
-    false};
+const OpDef kAsStrided =
+    OpSpec("as_strided",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             return InferView(kAsStrided, in, a, out);
+           })
+        .Grad([](const GradContext& c) { return ScatterViewGrad(kAsStrided, c); })
+        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
+                 int64_t* offset) {
+          *shape = ShapeAttr(a);
+          *strides = ToDims(a.Ints("strides"));
+          *offset = x.offset() + a.Int("offset");
+          return Status();
+        })
+        .StridedInputs()
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
 // as_strided_scatter(src; in_shape, shape, strides, offset) = zeros(in_shape) with src added into
 // the view (overlapping view elements accumulate, as a gradient must).
-const OpDef kAsStridedScatter{
-    "as_strided_scatter",
-    [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      if (ShapeAttr(a) != in[0].shape())
-        return InvalidArgument("[as_strided_scatter] source %s does not match the view shape %s",
-                               in[0].meta_string(), ShapeAttr(a).ToString());
-      out->push_back(TensorMeta{InShape(a), in[0].dtype(), in[0].device()});
-      return Status();
-    },
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      ASSIGN_OR_RETURN(Tensor g, functional::Contiguous(c.grad_outputs[0]));
-      ASSIGN_OR_RETURN(g,
-                       functional::AsStrided(g, ShapeAttr(c.attrs), ToDims(c.attrs.Ints("strides")),
-                                             c.attrs.Int("offset")));
-      return TensorList{g};
-    },
-    nullptr,
-    true,
-    false,
-    false,
-    false};
+const OpDef kAsStridedScatter =
+    OpSpec("as_strided_scatter",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             if (ShapeAttr(a) != in[0].shape())
+               return InvalidArgument(
+                   "[as_strided_scatter] source %s does not match the view shape %s",
+                   in[0].meta_string(), ShapeAttr(a).ToString());
+             out->push_back(TensorMeta{InShape(a), in[0].dtype(), in[0].device()});
+             return Status();
+           })
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g, functional::Contiguous(c.grad_outputs[0]));
+          ASSIGN_OR_RETURN(
+              g, functional::AsStrided(g, ShapeAttr(c.attrs), ToDims(c.attrs.Ints("strides")),
+                                       c.attrs.Int("offset")));
+          return TensorList{g};
+        })
+        .StridedInputs()
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
 // cat(xs...; dim): inputs share dtype and all sizes but `dim`'s.
-const OpDef kCat{"cat",
-                 [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-                   int64_t d = a.Int("dim");
-                   Shape s = in[0].shape();
-                   s[d] = 0;
-                   for (auto& t : in) {
-                     bool ok = t.ndim() == s.ndim() && t.dtype() == in[0].dtype();
-                     for (int64_t i = 0; ok && i < t.ndim(); ++i) ok = i == d || t.dim(i) == s[i];
-                     if (!ok)
-                       return InvalidArgument(
-                           "[cat] tensors must match except in dim %d: got %s and %s", d,
-                           in[0].meta_string(), t.meta_string());
-                     s[d] += t.dim(d);
-                   }
-                   out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
-                   return Status();
-                 },
-                 [](const GradContext& c) -> StatusOr<TensorList> {
-                   int64_t d = c.attrs.Int("dim"), start = 0;
-                   const auto& sizes = c.attrs.Ints("sizes");
-                   TensorList r;
-                   for (int64_t n : sizes) {
-                     ASSIGN_OR_RETURN(Tensor g, functional::Narrow(c.grad_outputs[0], d, start, n));
-                     r.push_back(g);
-                     start += n;
-                   }
-                   return r;
-                 },
-                 nullptr,
-                 true,
-                 false,
-                 false,
-                 false};
+const OpDef kCat =
+    OpSpec("cat",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             int64_t d = a.Int("dim");
+             Shape s = in[0].shape();
+             s[d] = 0;
+             for (auto& t : in) {
+               bool ok = t.ndim() == s.ndim() && t.dtype() == in[0].dtype();
+               for (int64_t i = 0; ok && i < t.ndim(); ++i) ok = i == d || t.dim(i) == s[i];
+               if (!ok)
+                 return InvalidArgument("[cat] tensors must match except in dim %d: got %s and %s",
+                                        d, in[0].meta_string(), t.meta_string());
+               s[d] += t.dim(d);
+             }
+             out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
+             return Status();
+           })
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          int64_t d = c.attrs.Int("dim"), start = 0;
+          const auto& sizes = c.attrs.Ints("sizes");
+          TensorList r;
+          for (int64_t n : sizes) {
+            ASSIGN_OR_RETURN(Tensor g, functional::Narrow(c.grad_outputs[0], d, start, n));
+            r.push_back(g);
+            start += n;
+          }
+          return r;
+        })
+        .StridedInputs()
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
 // flip(x; dims)
-const OpDef kFlip{"flip",
-                  ops::InferSameAsInput,
-                  [](const GradContext& c) -> StatusOr<TensorList> {
-                    ASSIGN_OR_RETURN(Tensor g,
-                                     functional::Flip(c.grad_outputs[0], c.attrs.Ints("dims")));
-                    return TensorList{g};
-                  },
-                  nullptr,
-                  true,
-                  false,
-                  false,
-                  false};
+const OpDef kFlip =
+    OpSpec("flip", ops::InferSameAsInput)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g, functional::Flip(c.grad_outputs[0], c.attrs.Ints("dims")));
+          return TensorList{g};
+        })
+        .StridedInputs()
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
 // tril/triu(x; diagonal, upper) over the last two dims.
-const OpDef kTril{"tril",
-                  [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-                    const char* name = a.Bool("upper") ? "triu" : "tril";
-                    if (in[0].ndim() < 2)
-                      return InvalidArgument("[%s] expects a tensor with >= 2 dims, got %s", name,
-                                             in[0].meta_string());
-                    return ops::InferSameAsInput(in, a, out);
-                  },
-                  [](const GradContext& c) -> StatusOr<TensorList> {
-                    int64_t k = c.attrs.Int("diagonal");
-                    ASSIGN_OR_RETURN(Tensor g, c.attrs.Bool("upper")
-                                                   ? functional::Triu(c.grad_outputs[0], k)
-                                                   : functional::Tril(c.grad_outputs[0], k));
-                    return TensorList{g};
-                  },
-                  nullptr,
-                  false,
-                  false,
-                  false,
-                  false};
+const OpDef kTril =
+    OpSpec("tril",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             const char* name = a.Bool("upper") ? "triu" : "tril";
+             if (in[0].ndim() < 2)
+               return InvalidArgument("[%s] expects a tensor with >= 2 dims, got %s", name,
+                                      in[0].meta_string());
+             return ops::InferSameAsInput(in, a, out);
+           })
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          int64_t k = c.attrs.Int("diagonal");
+          ASSIGN_OR_RETURN(Tensor g, c.attrs.Bool("upper")
+                                         ? functional::Triu(c.grad_outputs[0], k)
+                                         : functional::Tril(c.grad_outputs[0], k));
+          return TensorList{g};
+        })
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
 // pad(x; pads (before, after per dim, all >= 0), value): constant padding.
-const OpDef kPad{"pad",
-                 [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-                   Shape s = in[0].shape();
-                   const auto& p = a.Ints("pads");
-                   for (int64_t i = 0; i < s.ndim(); ++i) s[i] += p[2 * i] + p[2 * i + 1];
-                   out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
-                   return Status();
-                 },
-                 [](const GradContext& c) -> StatusOr<TensorList> {
-                   Shape in = InShape(c.attrs);
-                   ASSIGN_OR_RETURN(Tensor g, functional::Contiguous(c.grad_outputs[0]));
-                   DimVector st = ContiguousStrides(g.shape());
-                   const auto& p = c.attrs.Ints("pads");
-                   int64_t off = 0;
-                   for (int64_t i = 0; i < in.ndim(); ++i) off += p[2 * i] * st[i];
-                   ASSIGN_OR_RETURN(g, functional::AsStrided(g, in, st, off));
-                   return TensorList{g};
-                 },
-                 nullptr,
-                 true,
-                 false,
-                 false,
-                 false};
+const OpDef kPad = OpSpec("pad",
+                          [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+                            Shape s = in[0].shape();
+                            const auto& p = a.Ints("pads");
+                            for (int64_t i = 0; i < s.ndim(); ++i) s[i] += p[2 * i] + p[2 * i + 1];
+                            out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
+                            return Status();
+                          })
+                       .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                         Shape in = InShape(c.attrs);
+                         ASSIGN_OR_RETURN(Tensor g, functional::Contiguous(c.grad_outputs[0]));
+                         DimVector st = ContiguousStrides(g.shape());
+                         const auto& p = c.attrs.Ints("pads");
+                         int64_t off = 0;
+                         for (int64_t i = 0; i < in.ndim(); ++i) off += p[2 * i] * st[i];
+                         ASSIGN_OR_RETURN(g, functional::AsStrided(g, in, st, off));
+                         return TensorList{g};
+                       })
+                       .StridedInputs()
+                       .SaveInputs(false)
+                       .SaveOutputs(false);
 
 }  // namespace
 

@@ -15,37 +15,27 @@ Status InferGrad(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* 
   return Status();
 }
 
-const OpDef kSoftmaxGrad{"softmax_grad", InferGrad, nullptr, nullptr, false, false, false, false};
-const OpDef kLogSoftmaxGrad{
-    "log_softmax_grad", InferGrad, nullptr, nullptr, false, false, false, false};
+const OpDef kSoftmaxGrad = OpSpec("softmax_grad", InferGrad).SaveInputs(false).SaveOutputs(false);
+const OpDef kLogSoftmaxGrad =
+    OpSpec("log_softmax_grad", InferGrad).SaveInputs(false).SaveOutputs(false);
 
-const OpDef kSoftmax{"softmax",
-                     ops::InferSameAsInput,
-                     [](const GradContext& c) -> StatusOr<TensorList> {
-                       ASSIGN_OR_RETURN(
-                           Tensor g,
+const OpDef kSoftmax =
+    OpSpec("softmax", ops::InferSameAsInput)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g,
                            Dispatch1(kSoftmaxGrad, {c.grad_outputs[0], c.outputs[0]}, c.attrs));
-                       return TensorList{g};
-                     },
-                     nullptr,
-                     false,
-                     false,
-                     /*save_inputs=*/false,
-                     /*save_outputs=*/true};
+          return TensorList{g};
+        })
+        .SaveInputs(false);
 
-const OpDef kLogSoftmax{
-    "log_softmax",
-    ops::InferSameAsInput,
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      ASSIGN_OR_RETURN(Tensor g,
-                       Dispatch1(kLogSoftmaxGrad, {c.grad_outputs[0], c.outputs[0]}, c.attrs));
-      return TensorList{g};
-    },
-    nullptr,
-    false,
-    false,
-    false,
-    true};
+const OpDef kLogSoftmax =
+    OpSpec("log_softmax", ops::InferSameAsInput)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g,
+                           Dispatch1(kLogSoftmaxGrad, {c.grad_outputs[0], c.outputs[0]}, c.attrs));
+          return TensorList{g};
+        })
+        .SaveInputs(false);
 
 StatusOr<Tensor> Run(const OpDef& op, const Tensor& x, int64_t dim) {
   RETURN_IF_ERROR(CheckFloating(op.name, x));

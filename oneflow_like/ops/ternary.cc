@@ -14,15 +14,6 @@ namespace oneflow_like {
 namespace {
 namespace F = functional;
 
-OpDef Def(const char* name, InferFn infer, GradFn grad, bool save_in = true,
-          bool save_out = false) {
-  OpDef d{name, infer, grad};
-  d.strided_inputs = true;
-  d.save_inputs = save_in;
-  d.save_outputs = save_out;
-  return d;
-}
-
 // Output: all inputs broadcast together; dtype of the last input (a value operand). Value
 // operands from `first_value` on must share one dtype (promoted by the functional entry).
 Status InferBroadcastAll(const char* op, size_t first_value, const TensorList& in,
@@ -45,88 +36,105 @@ Status InferBroadcastAll(const char* op, size_t first_value, const TensorList& i
 
 // where: the gradient flows to the branch that was taken.
 const OpDef kWhere =
-    Def("where", OFL_INFER("where", 1), [](const GradContext& c) -> StatusOr<TensorList> {
-      TensorList r(3);
-      if (c.needs_input_grad[1]) {
-        ASSIGN_OR_RETURN(r[1], F::WhereScalarOther(c.inputs[0], c.grad_outputs[0], 0.0));
-      }
-      if (c.needs_input_grad[2]) {
-        ASSIGN_OR_RETURN(r[2], F::WhereScalarInput(c.inputs[0], 0.0, c.grad_outputs[0]));
-      }
-      return r;
-    });
-const OpDef kWhereScalarOther = Def(
-    "where_scalar_other", OFL_INFER("where", 1), [](const GradContext& c) -> StatusOr<TensorList> {
-      TensorList r(2);
-      ASSIGN_OR_RETURN(r[1], F::WhereScalarOther(c.inputs[0], c.grad_outputs[0], 0.0));
-      return r;
-    });
-const OpDef kWhereScalarInput = Def(
-    "where_scalar_input", OFL_INFER("where", 1), [](const GradContext& c) -> StatusOr<TensorList> {
-      TensorList r(2);
-      ASSIGN_OR_RETURN(r[1], F::WhereScalarInput(c.inputs[0], 0.0, c.grad_outputs[0]));
-      return r;
-    });
+    OpSpec("where", OFL_INFER("where", 1))
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          TensorList r(3);
+          if (c.needs_input_grad[1]) {
+            ASSIGN_OR_RETURN(r[1], F::WhereScalarOther(c.inputs[0], c.grad_outputs[0], 0.0));
+          }
+          if (c.needs_input_grad[2]) {
+            ASSIGN_OR_RETURN(r[2], F::WhereScalarInput(c.inputs[0], 0.0, c.grad_outputs[0]));
+          }
+          return r;
+        })
+        .StridedInputs()
+        .SaveOutputs(false);
+const OpDef kWhereScalarOther =
+    OpSpec("where_scalar_other", OFL_INFER("where", 1))
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          TensorList r(2);
+          ASSIGN_OR_RETURN(r[1], F::WhereScalarOther(c.inputs[0], c.grad_outputs[0], 0.0));
+          return r;
+        })
+        .StridedInputs()
+        .SaveOutputs(false);
+const OpDef kWhereScalarInput =
+    OpSpec("where_scalar_input", OFL_INFER("where", 1))
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          TensorList r(2);
+          ASSIGN_OR_RETURN(r[1], F::WhereScalarInput(c.inputs[0], 0.0, c.grad_outputs[0]));
+          return r;
+        })
+        .StridedInputs()
+        .SaveOutputs(false);
 
 // addcmul: d/dinput = g, d/dt1 = g * value * t2, d/dt2 = g * value * t1.
-const OpDef kAddcmul =
-    Def("addcmul", OFL_INFER("addcmul", 0), [](const GradContext& c) -> StatusOr<TensorList> {
-      double v = c.attrs.Float("value", 1.0);
-      const Tensor& g = c.grad_outputs[0];
-      TensorList r{g, Tensor(), Tensor()};
-      ASSIGN_OR_RETURN(Tensor gv, F::MulScalar(g, v));
-      if (c.needs_input_grad[1]) {
-        ASSIGN_OR_RETURN(r[1], F::Mul(gv, c.inputs[2]));
-      }
-      if (c.needs_input_grad[2]) {
-        ASSIGN_OR_RETURN(r[2], F::Mul(gv, c.inputs[1]));
-      }
-      return r;
-    });
+const OpDef kAddcmul = OpSpec("addcmul", OFL_INFER("addcmul", 0))
+                           .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                             double v = c.attrs.Float("value", 1.0);
+                             const Tensor& g = c.grad_outputs[0];
+                             TensorList r{g, Tensor(), Tensor()};
+                             ASSIGN_OR_RETURN(Tensor gv, F::MulScalar(g, v));
+                             if (c.needs_input_grad[1]) {
+                               ASSIGN_OR_RETURN(r[1], F::Mul(gv, c.inputs[2]));
+                             }
+                             if (c.needs_input_grad[2]) {
+                               ASSIGN_OR_RETURN(r[2], F::Mul(gv, c.inputs[1]));
+                             }
+                             return r;
+                           })
+                           .StridedInputs()
+                           .SaveOutputs(false);
 // addcdiv: d/dt1 = g * value / t2, d/dt2 = -g * value * t1 / t2^2.
-const OpDef kAddcdiv =
-    Def("addcdiv", OFL_INFER("addcdiv", 0), [](const GradContext& c) -> StatusOr<TensorList> {
-      double v = c.attrs.Float("value", 1.0);
-      const Tensor& g = c.grad_outputs[0];
-      TensorList r{g, Tensor(), Tensor()};
-      ASSIGN_OR_RETURN(Tensor gv, F::MulScalar(g, v));
-      ASSIGN_OR_RETURN(Tensor g1, F::Div(gv, c.inputs[2]));
-      if (c.needs_input_grad[1]) r[1] = g1;
-      if (c.needs_input_grad[2]) {
-        ASSIGN_OR_RETURN(Tensor q, F::Div(c.inputs[1], c.inputs[2]));
-        ASSIGN_OR_RETURN(Tensor t, F::Mul(g1, q));
-        ASSIGN_OR_RETURN(r[2], F::Neg(t));
-      }
-      return r;
-    });
+const OpDef kAddcdiv = OpSpec("addcdiv", OFL_INFER("addcdiv", 0))
+                           .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                             double v = c.attrs.Float("value", 1.0);
+                             const Tensor& g = c.grad_outputs[0];
+                             TensorList r{g, Tensor(), Tensor()};
+                             ASSIGN_OR_RETURN(Tensor gv, F::MulScalar(g, v));
+                             ASSIGN_OR_RETURN(Tensor g1, F::Div(gv, c.inputs[2]));
+                             if (c.needs_input_grad[1]) r[1] = g1;
+                             if (c.needs_input_grad[2]) {
+                               ASSIGN_OR_RETURN(Tensor q, F::Div(c.inputs[1], c.inputs[2]));
+                               ASSIGN_OR_RETURN(Tensor t, F::Mul(g1, q));
+                               ASSIGN_OR_RETURN(r[2], F::Neg(t));
+                             }
+                             return r;
+                           })
+                           .StridedInputs()
+                           .SaveOutputs(false);
 // lerp: d/dstart = g (1 - w), d/dend = g w, d/dw = g (end - start).
-const OpDef kLerp =
-    Def("lerp", OFL_INFER("lerp", 0), [](const GradContext& c) -> StatusOr<TensorList> {
-      const Tensor &g = c.grad_outputs[0], &s = c.inputs[0], &e = c.inputs[1], &w = c.inputs[2];
-      TensorList r(3);
-      if (c.needs_input_grad[0]) {
-        ASSIGN_OR_RETURN(Tensor omw, F::RSubScalar(w, 1.0));
-        ASSIGN_OR_RETURN(r[0], F::Mul(g, omw));
-      }
-      if (c.needs_input_grad[1]) {
-        ASSIGN_OR_RETURN(r[1], F::Mul(g, w));
-      }
-      if (c.needs_input_grad[2]) {
-        ASSIGN_OR_RETURN(Tensor d, F::Sub(e, s));
-        ASSIGN_OR_RETURN(r[2], F::Mul(g, d));
-      }
-      return r;
-    });
-const OpDef kLerpScalar = Def(
-    "lerp_scalar", OFL_INFER("lerp", 0),
-    [](const GradContext& c) -> StatusOr<TensorList> {
-      double w = c.attrs.Float("weight");
-      TensorList r(2);
-      ASSIGN_OR_RETURN(r[0], F::MulScalar(c.grad_outputs[0], 1.0 - w));
-      ASSIGN_OR_RETURN(r[1], F::MulScalar(c.grad_outputs[0], w));
-      return r;
-    },
-    /*save_in=*/false);
+const OpDef kLerp = OpSpec("lerp", OFL_INFER("lerp", 0))
+                        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                          const Tensor &g = c.grad_outputs[0], &s = c.inputs[0], &e = c.inputs[1],
+                                       &w = c.inputs[2];
+                          TensorList r(3);
+                          if (c.needs_input_grad[0]) {
+                            ASSIGN_OR_RETURN(Tensor omw, F::RSubScalar(w, 1.0));
+                            ASSIGN_OR_RETURN(r[0], F::Mul(g, omw));
+                          }
+                          if (c.needs_input_grad[1]) {
+                            ASSIGN_OR_RETURN(r[1], F::Mul(g, w));
+                          }
+                          if (c.needs_input_grad[2]) {
+                            ASSIGN_OR_RETURN(Tensor d, F::Sub(e, s));
+                            ASSIGN_OR_RETURN(r[2], F::Mul(g, d));
+                          }
+                          return r;
+                        })
+                        .StridedInputs()
+                        .SaveOutputs(false);
+const OpDef kLerpScalar = OpSpec("lerp_scalar", OFL_INFER("lerp", 0))
+                              .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                                double w = c.attrs.Float("weight");
+                                TensorList r(2);
+                                ASSIGN_OR_RETURN(r[0], F::MulScalar(c.grad_outputs[0], 1.0 - w));
+                                ASSIGN_OR_RETURN(r[1], F::MulScalar(c.grad_outputs[0], w));
+                                return r;
+                              })
+                              .StridedInputs()
+                              .SaveInputs(false)
+                              .SaveOutputs(false);
 
 StatusOr<Tensor> AsCondition(const Tensor& cond) {
   if (cond.dtype() == DType::kBool) return cond;

@@ -112,6 +112,9 @@ void BindReduce(py::module_& m, TensorClass& cls) {
   auto logsumexp = [](const Tensor& x, py::object dim, bool keepdim) {
     return Unwrap(F::LogSumExp(x, DimsArg(dim), keepdim));
   };
+  auto nansum = [](const Tensor& x, py::object dim, bool keepdim, py::object dtype) {
+    return Unwrap(F::NanSum(WithDtype(x, dtype), DimsArg(dim), keepdim));
+  };
 
   // Functions take `input` first; methods are the same callables bound to the tensor.
   auto def_both = [&](const char* name, auto fn, auto... extra) {
@@ -137,6 +140,8 @@ void BindReduce(py::module_& m, TensorClass& cls) {
   def_both("norm", norm, py::arg("p") = "fro", py::arg("dim") = py::none(),
            py::arg("keepdim") = false, py::arg("dtype") = py::none());
   def_both("logsumexp", logsumexp, py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  def_both("nansum", nansum, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+           py::arg("dtype") = py::none());
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/unary.h"
+#include "oneflow_like/opdefs/attrs.h"
 #include "python/csrc/binding.h"
 
 namespace oneflow_like {
@@ -10,40 +11,47 @@ namespace python {
 namespace {
 namespace F = functional;
 
-using UnaryFn = StatusOr<Tensor> (*)(const Tensor&);
-using InplaceFn = Status (*)(const Tensor&);
+// Binds a table op (api gen / gen_ip in oneflow_like/opdefs/unary.def) as flow.name(input, ...),
+// Tensor.name(...) and, with `inplace`, name_: the attributes are taken positionally or by
+// name in the table's order, None keeping the table's default.
+template <typename Attrs>
+Attrs ParseAttrs(const char* op, const py::args& args, const py::kwargs& kw) {
+  Attrs a;
+  size_t i = 0, used = 0;
+  opdefs::ForEachAttr(a, [&](const char* name, auto& field) {
+    py::object v = py::none();
+    if (i < args.size()) {
+      v = args[i];
+    } else if (kw.contains(name)) {
+      v = kw[name];
+      ++used;
+    }
+    ++i;
+    if (!v.is_none()) field = v.cast<std::decay_t<decltype(field)>>();
+  });
+  if (args.size() > i || used != kw.size())
+    throw py::type_error(std::string("[") + op + "] unexpected arguments");
+  return a;
+}
 
-struct Simple {
-  const char* name;
-  UnaryFn fn;
-  InplaceFn inplace;  // null: no name_ variant
-};
-
-// Plain x -> y ops, bound as flow.name(input), Tensor.name() and (where PyTorch has it) name_().
-const Simple kSimple[] = {
-    {"neg", F::Neg, F::Neg_},
-    {"negative", F::Neg, F::Neg_},
-    {"abs", F::Abs, F::Abs_},
-    {"square", F::Square, F::Square_},
-    {"sign", F::Sign, F::Sign_},
-    {"floor", F::Floor, F::Floor_},
-    {"ceil", F::Ceil, F::Ceil_},
-    {"relu", F::Relu, F::Relu_},
-    {"exp", F::Exp, F::Exp_},
-    {"log", F::Log, F::Log_},
-    {"log1p", F::Log1p, nullptr},
-    {"sqrt", F::Sqrt, F::Sqrt_},
-    {"rsqrt", F::Rsqrt, F::Rsqrt_},
-    {"sin", F::Sin, F::Sin_},
-    {"cos", F::Cos, F::Cos_},
-    {"tanh", F::Tanh, F::Tanh_},
-    {"sigmoid", F::Sigmoid, F::Sigmoid_},
-    {"silu", F::Silu, nullptr},
-    {"erf", F::Erf, nullptr},
-    {"reciprocal", F::Reciprocal, F::Reciprocal_},
-    {"logical_not", F::LogicalNot, F::LogicalNot_},
-    {"bitwise_not", F::BitwiseNot, nullptr},
-};
+template <typename Attrs>
+void BindTableOp(py::module_& m, TensorClass& cls, const char* name,
+                 StatusOr<Tensor> (*fn)(const Tensor&, const Attrs&),
+                 Status (*inplace)(const Tensor&, const Attrs&)) {
+  auto f = [fn, name](const Tensor& x, py::args args, py::kwargs kw) {
+    return Unwrap(fn(x, ParseAttrs<Attrs>(name, args, kw)));
+  };
+  m.def(name, f, py::arg("input"));
+  cls.def(name, f);
+  if (!inplace) return;
+  auto ip = [inplace, name](Tensor& x, py::args args, py::kwargs kw) -> Tensor& {
+    Check(inplace(x, ParseAttrs<Attrs>(name, args, kw)));
+    return x;
+  };
+  std::string ip_name = std::string(name) + "_";
+  m.def(ip_name.c_str(), ip, py::arg("input"));
+  cls.def(ip_name.c_str(), ip);
+}
 
 std::optional<double> OptScalar(const py::object& o, const char* what) {
   if (o.is_none()) return std::nullopt;
@@ -78,28 +86,65 @@ bool ParseApproximate(const std::string& a) {
   throw py::value_error("[gelu] approximate must be 'none' or 'tanh', got '" + a + "'");
 }
 
+// One row per table entry, for flow._C._unary_table().
+struct TableRow {
+  const char *name, *types, *grad, *api, *lower;
+  py::dict (*attrs)();
+};
+template <typename Attrs>
+py::dict AttrsDict() {
+  py::dict d;
+  Attrs a;
+  opdefs::ForEachAttr(a, [&](const char* n, auto& v) { d[n] = v; });
+  return d;
+}
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_UNARY(name, Name, types, Attrs, grad, api, lower, ...) \
+  {#name, #types, #grad, #api, #lower, &AttrsDict<opdefs::Attrs>},
+#define OFL_UNARY_GRAD(name, Name, types, Attrs, lower, ...) \
+  {#name, #types, "backward", "none", #lower, &AttrsDict<opdefs::Attrs>},
+const TableRow kTableRows[] = {
+#include "oneflow_like/opdefs/unary.def"
+};
+#undef OFL_UNARY
+#undef OFL_UNARY_GRAD
+#undef OFL_ATTRS
+// clang-format on
+
 void BindUnary(py::module_& m, TensorClass& cls) {
-  for (const Simple& s : kSimple) {
-    UnaryFn fn = s.fn;
-    m.def(
-        s.name, [fn](const Tensor& x) { return Unwrap(fn(x)); }, py::arg("input"));
-    cls.def(s.name, [fn](const Tensor& x) { return Unwrap(fn(x)); });
-    if (s.inplace) {
-      InplaceFn ip = s.inplace;
-      std::string name = std::string(s.name) + "_";
-      m.def(
-          name.c_str(),
-          [ip](Tensor& x) {
-            Check(ip(x));
-            return x;
-          },
-          py::arg("input"));
-      cls.def(name.c_str(), [ip](Tensor& x) {
-        Check(ip(x));
-        return x;
-      });
-    }
-  }
+  // clang-format off
+#define OFL_BIND_gen(name, Name, Attrs) \
+  BindTableOp<opdefs::Attrs>(m, cls, #name, F::Name, nullptr);
+#define OFL_BIND_gen_ip(name, Name, Attrs) \
+  BindTableOp<opdefs::Attrs>(m, cls, #name, F::Name, F::Name##_);
+#define OFL_BIND_fn_only(name, Name, Attrs)
+#define OFL_BIND_custom(name, Name, Attrs)
+#define OFL_ATTRS(...)
+#define OFL_UNARY(name, Name, types, Attrs, grad, api, ...) OFL_BIND_##api(name, Name, Attrs)
+#define OFL_UNARY_GRAD(...)
+#include "oneflow_like/opdefs/unary.def"
+#undef OFL_UNARY
+#undef OFL_UNARY_GRAD
+#undef OFL_ATTRS
+  // clang-format on
+  // The table itself, for the tests that check every op has a test row.
+  m.def("_unary_table", [] {
+    py::list ops;
+    for (const TableRow& r : kTableRows)
+      ops.append(py::dict(py::arg("name") = r.name, py::arg("types") = r.types,
+                          py::arg("grad") = r.grad, py::arg("api") = r.api,
+                          py::arg("lower") = r.lower, py::arg("attrs") = r.attrs()));
+    return ops;
+  });
+  BindTableOp<opdefs::NoAttrs>(m, cls, "negative", F::Neg, F::Neg_);
+  BindTableOp<opdefs::NoAttrs>(
+      m, cls, "logical_not",
+      [](const Tensor& x, const opdefs::NoAttrs&) { return F::LogicalNot(x); },
+      [](const Tensor& x, const opdefs::NoAttrs&) { return F::LogicalNot_(x); });
+  BindTableOp<opdefs::NoAttrs>(
+      m, cls, "bitwise_not",
+      [](const Tensor& x, const opdefs::NoAttrs&) { return F::BitwiseNot(x); }, nullptr);
   // round(decimals=0) only; half to even like PyTorch.
   auto round = [](const Tensor& x, int64_t decimals) {
     if (decimals != 0) throw py::value_error("[round] only decimals=0 is supported");
@@ -120,37 +165,39 @@ void BindUnary(py::module_& m, TensorClass& cls) {
   m.def(
       "gelu",
       [](const Tensor& x, const std::string& approximate) {
-        return Unwrap(F::Gelu(x, ParseApproximate(approximate)));
+        return Unwrap(F::Gelu(x, {ParseApproximate(approximate)}));
       },
       py::arg("input"), py::arg("approximate") = "none");
   cls.def(
       "gelu",
       [](const Tensor& x, const std::string& approximate) {
-        return Unwrap(F::Gelu(x, ParseApproximate(approximate)));
+        return Unwrap(F::Gelu(x, {ParseApproximate(approximate)}));
       },
       py::arg("approximate") = "none");
   m.def(
       "softplus",
       [](const Tensor& x, double beta, double threshold) {
-        return Unwrap(F::Softplus(x, beta, threshold));
+        return Unwrap(F::Softplus(x, {beta, threshold}));
       },
-      py::arg("input"), py::arg("beta") = 1.0, py::arg("threshold") = 20.0);
+      py::arg("input"), py::arg("beta") = opdefs::SoftplusAttrs{}.beta,
+      py::arg("threshold") = opdefs::SoftplusAttrs{}.threshold);
   m.def(
       "leaky_relu",
       [](Tensor& x, double slope, bool inplace) {
-        if (!inplace) return Unwrap(F::LeakyRelu(x, slope));
-        Check(F::CopyInto(x, Unwrap(F::LeakyRelu(x, slope))));
+        if (!inplace) return Unwrap(F::LeakyRelu(x, {slope}));
+        Check(F::CopyInto(x, Unwrap(F::LeakyRelu(x, {slope}))));
         return x;
       },
-      py::arg("input"), py::arg("negative_slope") = 0.01, py::arg("inplace") = false);
+      py::arg("input"), py::arg("negative_slope") = opdefs::LeakyReluAttrs{}.negative_slope,
+      py::arg("inplace") = false);
   m.def(
       "elu",
       [](Tensor& x, double alpha, bool inplace) {
-        if (!inplace) return Unwrap(F::Elu(x, alpha));
-        Check(F::Elu_(x, alpha));
+        if (!inplace) return Unwrap(F::Elu(x, {alpha}));
+        Check(F::Elu_(x, {alpha}));
         return x;
       },
-      py::arg("input"), py::arg("alpha") = 1.0, py::arg("inplace") = false);
+      py::arg("input"), py::arg("alpha") = opdefs::EluAttrs{}.alpha, py::arg("inplace") = false);
   m.def(
       "hardtanh",
       [](Tensor& x, double lo, double hi, bool inplace) {
@@ -165,7 +212,7 @@ void BindUnary(py::module_& m, TensorClass& cls) {
   m.def(
       "selu",
       [](const Tensor& x) {  // scale * elu(x, alpha)
-        return Unwrap(F::MulScalar(Unwrap(F::Elu(x, 1.6732632423543772)), 1.0507009873554805));
+        return Unwrap(F::MulScalar(Unwrap(F::Elu(x, {1.6732632423543772})), 1.0507009873554805));
       },
       py::arg("input"));
 

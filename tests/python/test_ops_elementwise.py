@@ -35,6 +35,11 @@ def sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
+def np_logit(x, eps=None):
+    z = x if eps is None else np.clip(x, eps, 1 - eps)
+    return np.log(z / (1 - z))
+
+
 # (id, op, reference, input sampler)
 UNARY = [
     ("neg", flow.neg, np.negative, lambda s: rand(s)),
@@ -84,6 +89,13 @@ UNARY = [
         lambda x: flow.elu(x, alpha=1.5),
         lambda x: np.where(x > 0, x, 1.5 * np.expm1(x)),
         lambda s: away(s),
+    ),
+    ("logit", flow.logit, np_logit, lambda s: rand(s, 0.05, 0.95)),
+    (
+        "logit_eps",
+        lambda x: x.logit(eps=0.2),
+        lambda x: np_logit(x, 0.2),
+        lambda s: away(s, 0.0, 1.0, points=(0.2, 0.8)),
     ),
     ("hardtanh", flow.hardtanh, lambda x: np.clip(x, -1, 1), lambda s: away(s, points=(-1.0, 1.0))),
     ("relu6", flow.relu6, lambda x: np.clip(x, 0, 6), lambda s: away(s, -2, 8, points=(0.0, 6.0))),

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import oneflow_like as flow
-from op_testing import check_op, rand
+from op_testing import FnGraph, check_op, rand
 
 # (shape, dim): trailing dims (row path), leading/middle (column path), interleaved (generic).
 CASES = [
@@ -41,6 +41,30 @@ def test_sum_mean_prod(shape, dim, keepdim):
     check_op(lambda t: t.mean(dim, keepdim), lambda a: np.mean(a, axis=ax, keepdims=keepdim), [x])
     xp = np.asarray(rand(shape, 0.5, 1.5) * np.sign(rand(shape)))
     check_op(lambda t: t.prod(dim, keepdim), lambda a: np.prod(a, axis=ax, keepdims=keepdim), [xp])
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("shape,dim", CASES)
+def test_nansum(shape, dim, keepdim):
+    check_op(
+        lambda t: flow.nansum(t, dim, keepdim),
+        lambda a: np.nansum(a, axis=np_dims(dim), keepdims=keepdim),
+        [rand(shape)],
+    )
+
+
+def test_nansum_skips_nans_and_their_gradient():
+    a = np.array([[1.0, np.nan, 2.0], [np.nan, np.nan, 3.0]])
+    x = flow.tensor(a, requires_grad=True)
+    y = x.nansum(dim=1)
+    np.testing.assert_array_equal(y.numpy(), [3.0, 3.0])
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[1, 0, 1], [0, 0, 1]])
+    assert flow.nansum(flow.tensor([[1, 2], [3, 4]]), 0).tolist() == [4, 6]
+    g = FnGraph(lambda t: flow.nansum(t, 0))
+    xf = flow.tensor(a.astype(np.float32))
+    np.testing.assert_array_equal(g(xf).numpy(), flow.nansum(xf, 0).numpy())
+    assert g.stats()["kernel_call_ops"] == []
 
 
 @pytest.mark.parametrize("keepdim", [False, True])

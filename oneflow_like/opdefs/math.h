@@ -1,0 +1,120 @@
+// The math policy the op tables' formulas are written against (see unary.def). A formula is a
+// functor template over a value type V and a policy M: `m.exp(x)`, `m.select(p, a, b)`, `m.c(2.0)`
+// (a constant in V's type) and V's own + - * / < > operators. ScalarMath<T> evaluates it on one
+// element (CPU loops and CUDA kernels alike); lazy/lowering's HloMath builds the same expression
+// tree as HLO, so compiled graphs repeat the kernels' operation order exactly.
+// Device-safe: no abseil, no host-only headers.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#if defined(__CUDACC__)
+#define OFL_HD __host__ __device__ __forceinline__
+#else
+#define OFL_HD inline
+#endif
+
+namespace oneflow_like {
+namespace opdefs {
+
+constexpr double kSqrt1_2 = 0.70710678118654752440;
+constexpr double k2OverSqrtPi = 1.12837916709551257390;
+constexpr double kSqrt2OverPi = 0.79788456080286535588;
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+
+// One element of type T. Float math calls the f-suffixed functions for float (as std:: does on
+// the host), so CPU and CUDA evaluate the same calls; integer T never reaches the float-only
+// functions at run time (the table's dtype sets), but they must compile, hence the casts.
+template <typename T>
+struct ScalarMath {
+  static constexpr bool kFloat = std::is_floating_point_v<T>;
+  // A constant in T; integers saturate to their range (clamp bounds arrive as +-inf).
+  OFL_HD T c(double v) const {
+    if constexpr (kFloat || std::is_same_v<T, bool>) {
+      return static_cast<T>(v);
+    } else {
+      if (v <= double(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+      if (v >= double(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+      return static_cast<T>(v);
+    }
+  }
+  OFL_HD T select(bool p, T a, T b) const { return p ? a : b; }
+  OFL_HD bool and_(bool a, bool b) const { return a && b; }
+  OFL_HD bool or_(bool a, bool b) const { return a || b; }
+  OFL_HD T bitnot(T x) const {
+    if constexpr (std::is_same_v<T, bool>)
+      return !x;
+    else if constexpr (kFloat)
+      return x;
+    else
+      return static_cast<T>(~x);
+  }
+  // x ** e for integer T by repeated squaring (e >= 0, checked by the schema).
+  OFL_HD T ipow(T x, double e) const {
+    T r = 1, b = x;
+    for (int64_t k = static_cast<int64_t>(e); k > 0; k >>= 1) {
+      if (k & 1) r = static_cast<T>(r * b);
+      b = static_cast<T>(b * b);
+    }
+    return r;
+  }
+  OFL_HD T sigmoid(T x) const { return T(1) / (T(1) + exp(-x)); }
+
+  // Rounding is the identity on integers (and must not go through double for int64).
+  OFL_HD T floor(T x) const { return kFloat ? Float(x, 0) : x; }
+  OFL_HD T ceil(T x) const { return kFloat ? Float(x, 1) : x; }
+  OFL_HD T rint(T x) const { return kFloat ? Float(x, 2) : x; }  // half to even
+
+  // clang-format off
+#if defined(__CUDA_ARCH__)
+#define OFL_MATH1(name, fn)                   \
+  OFL_HD T name(T x) const {                  \
+    if constexpr (std::is_same_v<T, float>)   \
+      return fn##f(x);                        \
+    else                                      \
+      return static_cast<T>(fn(double(x)));   \
+  }
+  OFL_HD T pow(T x, T y) const {
+    if constexpr (std::is_same_v<T, float>)
+      return powf(x, y);
+    else
+      return static_cast<T>(::pow(double(x), double(y)));
+  }
+#else
+#define OFL_MATH1(name, fn) \
+  OFL_HD T name(T x) const { return static_cast<T>(std::fn(x)); }
+  OFL_HD T pow(T x, T y) const { return static_cast<T>(std::pow(x, y)); }
+#endif
+  // clang-format on
+  OFL_MATH1(exp, exp);
+  OFL_MATH1(expm1, expm1);
+  OFL_MATH1(log, log);
+  OFL_MATH1(log1p, log1p);
+  OFL_MATH1(sqrt, sqrt);
+  OFL_MATH1(sin, sin);
+  OFL_MATH1(cos, cos);
+  OFL_MATH1(tanh, tanh);
+  OFL_MATH1(erf, erf);
+#undef OFL_MATH1
+
+ private:
+  OFL_HD T Float(T x, int which) const {
+    if constexpr (kFloat) {
+#if defined(__CUDA_ARCH__)
+      if constexpr (std::is_same_v<T, float>)
+        return which == 0 ? floorf(x) : which == 1 ? ceilf(x) : rintf(x);
+      else
+        return which == 0 ? ::floor(x) : which == 1 ? ::ceil(x) : ::rint(x);
+#else
+      return which == 0 ? std::floor(x) : which == 1 ? std::ceil(x) : std::nearbyint(x);
+#endif
+    } else {
+      return x;
+    }
+  }
+};
+
+}  // namespace opdefs
+}  // namespace oneflow_like

@@ -1,0 +1,99 @@
+"""The op tables (oneflow_like/opdefs/*.def) against their tests: every declared op has a row in
+its family's op test table (forward and backward against NumPy, eager == lazy), every op lowered
+from its formula compiles to HLO that matches the kernel bit for bit in float32, and the
+Python bindings take the table's attribute defaults."""
+import numpy as np
+import pytest
+
+import oneflow_like as flow
+from op_testing import FnGraph, rand
+from test_ops_elementwise import UNARY
+
+TABLE = flow._C._unary_table()
+FORWARD = [op for op in TABLE if op["grad"] != "backward"]
+# Ops tested by rows under other names, or (no gradient, integer-only) by dedicated tests.
+ROW_ALIASES = {"pow_scalar": "pow2", "rpow_scalar": "rpow"}
+DEDICATED = {
+    "sign": "test_rounding_and_sign",
+    "floor": "test_rounding_and_sign",
+    "ceil": "test_rounding_and_sign",
+    "round": "test_rounding_and_sign",
+    "bitwise_not": "test_lowering_elementwise::test_logical_not_and_bitwise_ops_bit_exact",
+}
+
+
+def test_table_lists_forward_and_backward_ops():
+    names = [op["name"] for op in TABLE]
+    assert len(names) == len(set(names))
+    for op in TABLE:
+        if op["grad"] in ("bw_in", "bw_out"):
+            assert op["name"] + "_grad" in names, op
+    logit = next(op for op in TABLE if op["name"] == "logit")
+    assert logit["attrs"] == {"eps": -1.0} and logit["api"] == "gen_ip"
+
+
+@pytest.mark.parametrize("op", [o["name"] for o in FORWARD])
+def test_every_forward_op_has_a_test_row(op):
+    rows = {r[0] for r in UNARY}
+    if op in DEDICATED:
+        return
+    assert ROW_ALIASES.get(op, op) in rows, f"{op} has no row in test_ops_elementwise.UNARY"
+
+
+def _bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view({4: np.uint32, 8: np.uint64}[a.itemsize])
+
+
+LOWERED = [
+    o["name"]
+    for o in FORWARD
+    if o["lower"] == "L" and o["api"] in ("gen", "gen_ip", "fn_only") and o["name"] != "round"
+]
+
+
+# Compiled f32 loops call the compiler's vectorised ofl_expf (within an ulp of expf; 2 after
+# silu's multiply), so ops whose formula has an exp match the kernel bit for bit in float64 only.
+USES_EXP_F32 = {"sigmoid", "silu"}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", LOWERED)
+def test_lowered_formula_matches_kernel_bits(op, dtype):
+    fn = getattr(flow, op)
+    x = flow.tensor(rand((5, 7), 0.05, 0.95).astype(dtype))
+    eager = fn(x)
+    g = FnGraph(fn)
+    lazy = g(x)
+    assert op not in g.stats()["kernel_call_ops"]
+    if dtype == "float32" and op in USES_EXP_F32:
+        np.testing.assert_array_max_ulp(lazy.numpy(), eager.numpy(), maxulp=2)
+    else:
+        np.testing.assert_array_equal(_bits(lazy.numpy()), _bits(eager.numpy()))
+
+
+def test_generated_bindings_take_attrs_by_position_name_or_none():
+    x = flow.tensor([0.05, 0.5, 0.97])
+    a = flow.logit(x, 0.1).numpy()
+    b = flow.logit(x, eps=0.1).numpy()
+    c = x.logit(0.1).numpy()
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a, c)
+    np.testing.assert_allclose(a[[0, 2]], np.log([0.1 / 0.9, 0.9 / 0.1]), rtol=1e-6)
+    np.testing.assert_array_equal(flow.logit(x, None).numpy(), flow.logit(x).numpy())
+    with pytest.raises(TypeError):
+        flow.logit(x, epsilon=0.1)
+    y = x.clone()
+    assert y.logit_(eps=0.1) is y
+    np.testing.assert_array_equal(y.numpy(), a)
+
+
+def test_logit_gradient_is_zero_where_eps_clamps():
+    x = flow.tensor([0.05, 0.5, 0.97], dtype=flow.float64, requires_grad=True)
+    flow.logit(x, eps=0.1).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 4.0, 0.0])
+
+
+def test_logit_rejects_integer_tensors():
+    with pytest.raises(TypeError, match=r"\[logit\]"):
+        flow.logit(flow.tensor([1, 2]))
