@@ -121,3 +121,32 @@ def test_old_opset_export_upgrades_on_load(tmp_path):
 def test_target_version_from_the_future(tmp_path):
     with pytest.raises(ValueError, match="newer than this build"):
         flow.export(build("mlp"), (flow.tensor(digits(4)[0]),), str(tmp_path / "f.oflx"), 99)
+
+
+def test_cli(tmp_path, capsys):
+    from oneflow_like.artifact.__main__ import main
+
+    model = build("cnn")
+    model.eval()
+    x = flow.tensor(digits(4)[0])
+    path, v1, v2 = (str(tmp_path / n) for n in ("m.oflx", "v1.oflx", "v2.oflx"))
+    flow.export(model, (x,), path)
+    assert main(["info", path]) == 0
+    out = capsys.readouterr().out
+    assert "op-set version:  2" in out and "tensor model.1.weight: float32[4,1,3,3]" in out
+    assert main(["print", path]) == 0
+    assert "convolution(" in capsys.readouterr().out
+    assert main(["downgrade", path, v1, "--to", "1"]) == 0
+    assert main(["upgrade", v1, v2]) == 0
+    assert main(["verify", v2]) == 0
+    assert artifact.describe(v1)["opset_version"] == 1
+    assert open(v2, "rb").read() == open(path, "rb").read()
+    _same(flow.load_graph(v1)(x), flow.load_graph(path)(x))
+
+    flow.manual_seed(0)
+    dilated = str(tmp_path / "d.oflx")
+    flow.export(Dilated(), (x,), dilated)
+    capsys.readouterr()
+    assert main(["downgrade", dilated, v1, "--to", "1"]) == 1
+    err = capsys.readouterr().err
+    assert dilated in err and "rhs_dilate" in err and "op-set 2" in err
