@@ -58,6 +58,12 @@ std::string BuildPayload(const ArtifactContents& c, std::vector<uint64_t>* offse
                                               &shape, off, t.nbytes, t.requires_grad));
     off = AlignUp(off + t.nbytes);
   }
+  std::vector<Offset<fbs::Blob>> kernels;
+  for (const BlobRecord& k : c.kernels) {
+    offsets->push_back(off);
+    kernels.push_back(fbs::CreateBlobDirect(b, k.name.c_str(), off, k.nbytes));
+    off = AlignUp(off + k.nbytes);
+  }
   *data_size = off;
   auto values = [&](const std::vector<ValueRecord>& vs) {
     std::vector<Offset<fbs::Value>> out;
@@ -68,9 +74,9 @@ std::string BuildPayload(const ArtifactContents& c, std::vector<uint64_t>* offse
     return out;
   };
   auto inputs = values(c.inputs), outputs = values(c.outputs);
-  auto payload =
-      fbs::CreatePayloadDirect(b, module, &tensors, &inputs, &outputs, &c.assigned,
-                               c.rng_seed_parameter, c.random, c.training, c.metadata.c_str());
+  auto payload = fbs::CreatePayloadDirect(
+      b, module, &tensors, &inputs, &outputs, &c.assigned, c.rng_seed_parameter, c.random,
+      c.training, c.metadata.c_str(), c.kernels.empty() ? nullptr : &kernels);
   b.Finish(payload);
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
@@ -107,6 +113,10 @@ StatusOr<std::string> SerializeArtifact(const ArtifactContents& c) {
   for (size_t i = 0; i < c.tensors.size(); ++i) {
     if (c.tensors[i].nbytes > 0)
       std::memcpy(&data[offsets[i]], c.tensors[i].data, c.tensors[i].nbytes);
+  }
+  for (size_t i = 0; i < c.kernels.size(); ++i) {
+    if (c.kernels[i].nbytes > 0)
+      std::memcpy(&data[offsets[c.tensors.size() + i]], c.kernels[i].data, c.kernels[i].nbytes);
   }
   uint64_t sum = Fnv1a64(reinterpret_cast<const uint8_t*>(payload.data()), payload.size());
   sum = Fnv1a64(reinterpret_cast<const uint8_t*>(data.data()), data.size(), sum);

@@ -26,6 +26,13 @@ struct TensorRecord {
   bool requires_grad = false;
 };
 
+// A JIT kernel library (artifact.fbs Blob); the reader only accepts names `k_<16 hex>.so`.
+struct BlobRecord {
+  std::string name;
+  const void* data = nullptr;
+  uint64_t nbytes = 0;
+};
+
 struct ValueRecord {
   std::string name;
   DType dtype = DType::kF32;
@@ -39,6 +46,7 @@ struct ArtifactContents {
   std::vector<uint32_t> assigned;  // tensors the graph writes (result order after the outputs)
   bool rng_seed_parameter = false, random = false, training = false;
   std::string metadata;  // front-end JSON
+  std::vector<BlobRecord> kernels;
 };
 
 struct LoadedArtifact {

@@ -1,5 +1,7 @@
 // ParseArtifact: every check between untrusted bytes and a module the compiler may see. Any input
 // gives an artifact or an error naming the file (the loader fuzzer, artifact_fuzzer.cc).
+#include <cctype>
+
 #include "absl/strings/str_cat.h"
 #include "compiler/artifact/artifact_file.h"
 #include "compiler/artifact/artifact_generated.h"
@@ -107,6 +109,22 @@ Status ReadTensors(const fbs::Payload* p, const uint8_t* data, uint64_t data_siz
     r.data = data + off;
     r.requires_grad = t->requires_grad();
     c->tensors.push_back(std::move(r));
+  }
+  if (p->kernels()) {
+    for (const fbs::Blob* k : *p->kernels()) {
+      BlobRecord r{Str(k->name()), nullptr, k->nbytes()};
+      bool ok =
+          r.name.size() == 21 && r.name.rfind("k_", 0) == 0 && r.name.compare(18, 3, ".so") == 0;
+      for (size_t i = 2; ok && i < 18; ++i)
+        ok = std::isxdigit(static_cast<unsigned char>(r.name[i]));
+      if (!ok)
+        return InvalidArgument("kernel library name '%s' is not k_<16 hex digits>.so", r.name);
+      const uint64_t off = k->offset();
+      if (off > data_size || r.nbytes > data_size - off)
+        return InvalidArgument("kernel library '%s' lies outside the data region", r.name);
+      r.data = data + off;
+      c->kernels.push_back(std::move(r));
+    }
   }
   if (p->assigned()) {
     for (uint32_t a : *p->assigned()) {

@@ -1,6 +1,11 @@
 #include "oneflow_like/artifact/graph_artifact.h"
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "absl/strings/str_cat.h"
+#include "compiler/backends/cpu/cpu_jit.h"
 #include "compiler/artifact/opset.h"
 #include "compiler/ir/hlo_parser.h"
 #include "oneflow_like/ops/creation.h"
@@ -59,6 +64,30 @@ Status CheckSignature(const LoadedArtifact& a, const hlo::HloModule& m) {
   return Status();
 }
 
+// Writes each kernel library the JIT cache lacks (temporary file + rename: concurrent loaders
+// never see a partial file). The cache key hashes compiler, flags and source, so a library is
+// only used by a compile that generates the same source with the same compiler.
+Status InstallKernels(const LoadedArtifact& a) {
+  if (a.contents.kernels.empty()) return Status();
+  const std::string dir = hlo::KernelCacheDir();
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  for (const BlobRecord& k : a.contents.kernels) {
+    const std::string dst = absl::StrCat(dir, "/", k.name);
+    if (std::filesystem::exists(dst, ec)) continue;
+    const std::string tmp = absl::StrCat(dst, ".", ::getpid(), ".artifact");
+    {
+      std::ofstream f(tmp, std::ios::binary);
+      f.write(static_cast<const char*>(k.data), static_cast<std::streamsize>(k.nbytes));
+      if (!f.good()) return Internal("%s: cannot write kernel library %s", a.path, tmp);
+    }
+    std::filesystem::permissions(tmp, std::filesystem::perms::owner_all, ec);
+    std::filesystem::rename(tmp, dst, ec);
+    if (ec) return Internal("%s: cannot install kernel library %s: %s", a.path, dst, ec.message());
+  }
+  return Status();
+}
+
 }  // namespace
 
 StatusOr<ArtifactContents> ContentsOf(const lazy::CompiledGraph& graph, const ExportSpec& spec,
@@ -78,6 +107,7 @@ StatusOr<ArtifactContents> ContentsOf(const lazy::CompiledGraph& graph, const Ex
   for (size_t i = 0; i < graph.output_metas().size(); ++i)
     c.outputs.push_back(ValueOf(NameAt(spec.output_names, i, "output_"), graph.output_metas()[i]));
   const TensorList& captured = graph.captured();
+  storage->reserve(captured.size() + 1);  // r.data points into the strings: never reallocate
   storage->resize(captured.size());
   for (size_t i = 0; i < captured.size(); ++i) {
     const Tensor& t = captured[i];
@@ -98,6 +128,16 @@ StatusOr<ArtifactContents> ContentsOf(const lazy::CompiledGraph& graph, const Ex
   c.random = graph.has_random();
   c.training = spec.training;
   c.metadata = spec.metadata;
+  const std::string& lib = graph.executable().stats().jit_library;
+  if (spec.embed_kernels && !lib.empty()) {
+    std::ifstream f(lib, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << f.rdbuf();
+    if (!f.good()) return Internal("cannot read the kernel library %s", lib);
+    storage->push_back(bytes.str());
+    c.kernels.push_back({std::filesystem::path(lib).filename().string(), storage->back().data(),
+                         storage->back().size()});
+  }
   return c;
 }
 
@@ -121,7 +161,7 @@ StatusOr<std::unique_ptr<hlo::HloModule>> VerifyArtifact(const LoadedArtifact& a
   return std::move(*hlo);
 }
 
-StatusOr<LoadedGraph> LoadGraph(const std::string& path) {
+StatusOr<LoadedGraph> LoadGraph(const std::string& path, bool install_kernels) {
   LoadedGraph g;
   ASSIGN_OR_RETURN(g.artifact, ReadArtifact(path));
   ArtifactContents& c = g.artifact.contents;
@@ -129,6 +169,7 @@ StatusOr<LoadedGraph> LoadGraph(const std::string& path) {
     return Status(s.code(), absl::StrCat(path, ": ", s.message()));
   };
   ASSIGN_OR_RETURN(std::unique_ptr<hlo::HloModule> hlo, VerifyArtifact(g.artifact));
+  if (install_kernels) RETURN_IF_ERROR(InstallKernels(g.artifact));
   lazy::CompiledGraph::ModuleSpec spec;
   for (const ValueRecord& v : c.inputs)
     spec.inputs.push_back(TensorMeta{Shape(v.shape), v.dtype, Device::CPU()});

@@ -18,6 +18,9 @@ struct ExportSpec {
   bool training = false;
   std::string metadata;
   int target_opset = 0;  // 0 = kCurrentOpset
+  // Also store the JIT's kernel library, so a loader whose compiler, flags and generated source
+  // match skips the C++ compiler (native code: load such files only from trusted sources).
+  bool embed_kernels = false;
 };
 
 // The contents `graph` exports to (tensor bytes copied into `storage`).
@@ -34,7 +37,8 @@ struct LoadedGraph {
 
 // Reads, upgrades, lowers and checks the signature against the module (no compile).
 StatusOr<std::unique_ptr<hlo::HloModule>> VerifyArtifact(const LoadedArtifact& artifact);
-// VerifyArtifact, then compiles a graph over the file's tensors.
-StatusOr<LoadedGraph> LoadGraph(const std::string& path);
+// VerifyArtifact, then compiles a graph over the file's tensors. With `install_kernels`, embedded
+// kernel libraries missing from the JIT's cache are written there first.
+StatusOr<LoadedGraph> LoadGraph(const std::string& path, bool install_kernels = true);
 
 }  // namespace oneflow_like::artifact

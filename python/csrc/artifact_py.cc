@@ -47,6 +47,9 @@ py::dict Describe(const LoadedArtifact& a) {
   d["random"] = c.random;
   d["rng_seed_parameter"] = c.rng_seed_parameter;
   d["metadata"] = c.metadata;
+  py::list kernels;
+  for (const auto& k : c.kernels) kernels.append(py::make_tuple(k.name, k.nbytes));
+  d["kernels"] = kernels;
   return d;
 }
 
@@ -74,7 +77,8 @@ void BindArtifact(py::module_& m, TensorClass&) {
       .def_readwrite("capture_roles", &artifact::ExportSpec::capture_roles)
       .def_readwrite("training", &artifact::ExportSpec::training)
       .def_readwrite("metadata", &artifact::ExportSpec::metadata)
-      .def_readwrite("target_opset", &artifact::ExportSpec::target_opset);
+      .def_readwrite("target_opset", &artifact::ExportSpec::target_opset)
+      .def_readwrite("embed_kernels", &artifact::ExportSpec::embed_kernels);
   // Header, signature and tensor table; raises on anything ReadArtifact rejects.
   m.def("_artifact_describe",
         [](const std::string& path) { return Describe(Unwrap(artifact::ReadArtifact(path))); });
@@ -102,11 +106,11 @@ void BindArtifact(py::module_& m, TensorClass&) {
       .def_property_readonly("graph", [](PyLoaded& l) { return l.g.graph; })
       .def_property_readonly("tensors", [](PyLoaded& l) { return l.g.tensors; })
       .def("describe", [](PyLoaded& l) { return Describe(l.g.artifact); });
-  m.def("_artifact_load", [](const std::string& path) {
+  m.def("_artifact_load", [](const std::string& path, bool install_kernels) {
     auto l = std::make_shared<PyLoaded>();
     {
       py::gil_scoped_release nogil;
-      l->g = Unwrap(artifact::LoadGraph(path));
+      l->g = Unwrap(artifact::LoadGraph(path, install_kernels));
     }
     return l;
   });

@@ -150,3 +150,18 @@ def test_cli(tmp_path, capsys):
     assert main(["downgrade", dilated, v1, "--to", "1"]) == 1
     err = capsys.readouterr().err
     assert dilated in err and "rhs_dilate" in err and "op-set 2" in err
+
+
+def test_embedded_kernels_skip_the_jit(tmp_path, monkeypatch):
+    model, graph = train_graph("mlp")
+    data = batches(2)
+    path = str(tmp_path / "k.oflx")
+    flow.export(graph, data[0], path, embed_kernels=True)
+    ((name, nbytes),) = artifact.describe(path)["kernels"]
+    assert name.startswith("k_") and name.endswith(".so") and nbytes > 0
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ONEFLOW_LIKE_CACHE_DIR", str(cache))
+    g = flow.load_graph(path)
+    assert os.listdir(cache) == [name]  # installed before the compile, which finds it there
+    for x, y in data:
+        assert graph(x, y).item() == g(x, y).item()

@@ -11,7 +11,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.realpath(__file__))  # the source tree, also under Bazel
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-RUNS = int(os.environ.get("ONEFLOW_LIKE_FUZZ_RUNS", "3000"))
+RUNS = int(os.environ.get("ONEFLOW_LIKE_FUZZ_RUNS", "20000"))
 
 
 def _tools():

@@ -96,11 +96,13 @@ def _jsonable(spec):
     return [spec[0], [_jsonable(s) for s in spec[1]]]
 
 
-def export(graph_or_module, example_inputs, path, target_version=None):
+def export(graph_or_module, example_inputs, path, target_version=None, embed_kernels=False):
     """Writes `graph_or_module` (an nn.Graph, compiled for `example_inputs` if it is not yet, or
     an nn.Module run in inference) to the .oflx file `path`, in op-set `target_version`
     (default: the current one). Tensors are written with their current values; a training graph
-    also writes its optimizer state and hyper-parameters."""
+    also writes its optimizer state and hyper-parameters. `embed_kernels=True` also stores the
+    JIT-compiled kernel library (native code, ~50-100 KB), so a loader with the same compiler
+    skips compiling C++: load such files only from sources you trust."""
     args = tuple(example_inputs) if isinstance(example_inputs, (list, tuple)) else (example_inputs,)
     graph, fn = _graph_for(graph_or_module)
     entry = graph._entry(args)
@@ -123,6 +125,7 @@ def export(graph_or_module, example_inputs, path, target_version=None):
         {"graph": type(graph).__name__, "out_spec": _jsonable(entry.out_spec)}, sort_keys=True
     )
     spec.target_opset = int(target_version or 0)
+    spec.embed_kernels = bool(embed_kernels)
     _C._artifact_export(entry.compiled, os.fspath(path), spec)
 
 
@@ -152,10 +155,10 @@ class LoadedGraph:
     (an inference graph returns its outputs, a training graph steps its optimizer in place and
     returns the loss). Its tensors live in the file's private mapping."""
 
-    def __init__(self, path):
+    def __init__(self, path, install_kernels=True):
         _check_exists(path)
         self.path = os.fspath(path)
-        self._art = _C._artifact_load(self.path)
+        self._art = _C._artifact_load(self.path, install_kernels)
         self.info = self._art.describe()
         meta = json.loads(self.info["metadata"] or "{}")
         self._out_spec = meta.get("out_spec", ["tuple", []])
@@ -208,6 +211,8 @@ class LoadedGraph:
         )
 
 
-def load_graph(path):
-    """Loads the .oflx artifact `path` (any op set from OPSET_MIN to OPSET_CURRENT)."""
-    return LoadedGraph(path)
+def load_graph(path, install_kernels=True):
+    """Loads the .oflx artifact `path` (any op set from OPSET_MIN to OPSET_CURRENT). Kernel
+    libraries embedded by `export(..., embed_kernels=True)` are installed into the JIT cache
+    unless `install_kernels=False`."""
+    return LoadedGraph(path, install_kernels)
