@@ -79,7 +79,9 @@ TEST(ArtifactFile, SerializationIsDeterministicAndChecked) {
   for (size_t cut : {size_t{0}, size_t{7}, a->size() / 2, a->size() - 1}) {
     auto bad = ParseArtifact(reinterpret_cast<const uint8_t*>(a->data()), cut, "t.oflx", nullptr);
     EXPECT_FALSE(bad.ok()) << cut;
-    if (!bad.ok()) EXPECT_EQ(bad.status().message().rfind("t.oflx: ", 0), 0u);
+    if (!bad.ok()) {
+      EXPECT_EQ(bad.status().message().rfind("t.oflx: ", 0), 0u);
+    }
   }
 }
 
