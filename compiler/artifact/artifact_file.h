@@ -62,9 +62,10 @@ StatusOr<std::string> SerializeArtifact(const ArtifactContents& contents);
 Status WriteArtifact(const ArtifactContents& contents, const std::string& path);
 // Maps and checks `path`: errors start with the path and say what is wrong.
 StatusOr<LoadedArtifact> ReadArtifact(const std::string& path);
-// The same checks on bytes in memory (the fuzzer's entry); `keep` owns them.
+// The same checks on bytes in memory; `keep` owns them. The fuzzer also runs it with
+// `verify_checksum` false, so mutations reach the checks behind the checksum.
 StatusOr<LoadedArtifact> ParseArtifact(const uint8_t* data, size_t size, const std::string& label,
-                                       std::shared_ptr<void> keep);
+                                       std::shared_ptr<void> keep, bool verify_checksum = true);
 uint64_t Fnv1a64(const uint8_t* data, size_t size, uint64_t h = 14695981039346656037ULL);
 
 }  // namespace oneflow_like::artifact

@@ -10,7 +10,10 @@
 using namespace oneflow_like::artifact;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto a = ParseArtifact(data, size, "fuzz.oflx", nullptr);
+  // Checksum checked (what loading does), then ignored (so mutations reach what lies behind it).
+  auto checked = ParseArtifact(data, size, "fuzz.oflx", nullptr);
+  if (!checked.ok() && checked.status().message().rfind("fuzz.oflx: ", 0) != 0) std::abort();
+  auto a = ParseArtifact(data, size, "fuzz.oflx", nullptr, /*verify_checksum=*/false);
   if (!a.ok()) {
     if (a.status().message().rfind("fuzz.oflx: ", 0) != 0) std::abort();
     return 0;
