@@ -9,7 +9,7 @@ import pytest
 import oneflow_like as flow
 import oneflow_like.nn as nn
 from oneflow_like import artifact
-from artifact_models import batches, build, digits, train_graph
+from artifact_models import TrainGraph, batches, build, digits, train_graph
 
 
 def _same(a, b):
@@ -165,3 +165,19 @@ def test_embedded_kernels_skip_the_jit(tmp_path, monkeypatch):
     assert os.listdir(cache) == [name]  # installed before the compile, which finds it there
     for x, y in data:
         assert graph(x, y).item() == g(x, y).item()
+
+
+def test_training_graph_with_dropout_draws_like_the_original(tmp_path):
+    flow.manual_seed(0)
+    model = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Dropout(0.3), nn.Linear(32, 10))
+    graph = TrainGraph(model, flow.optim.SGD(model.parameters(), lr=0.1))
+    data = batches(3)
+    path = str(tmp_path / "dropout.oflx")
+    flow.export(graph, data[0], path)
+    g = flow.load_graph(path)
+    assert g.info["random"] or g.info["rng_seed_parameter"]
+    for k, (x, y) in enumerate(data):
+        flow.manual_seed(100 + k)
+        a = graph(x, y).item()
+        flow.manual_seed(100 + k)
+        assert g(x, y).item() == a
