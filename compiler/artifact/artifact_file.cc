@@ -85,6 +85,9 @@ std::string BuildHeader(const ArtifactContents& c, const std::string& payload, u
                         uint64_t data_offset, uint64_t data_size) {
   FlatBufferBuilder b;
   b.ForceDefaults(true);
+  // The nested payload holds int64 vectors: align its start to 8 bytes in the file (the reader
+  // rejects a misaligned one), so no read is ever misaligned.
+  b.ForceVectorAlignment(payload.size(), 1, 8);
   auto bytes = b.CreateVector(reinterpret_cast<const uint8_t*>(payload.data()), payload.size());
   auto root =
       fbs::CreateArtifact(b, kFormatVersion, b.CreateString(ProducerString()), c.module.opset,

@@ -143,6 +143,8 @@ StatusOr<LoadedArtifact> ParseArtifact(const uint8_t* data, size_t size, const s
   auto fail = [&](const Status& s) {
     return Status(s.code(), absl::StrCat(label, ": ", s.message()));
   };
+  if (reinterpret_cast<uintptr_t>(data) % 8 != 0)
+    return fail(Internal("buffer at a misaligned address (the loader maps files page-aligned)"));
   if (size < 8 || !fbs::ArtifactBufferHasIdentifier(data))
     return fail(InvalidArgument("not an .oflx artifact (bad magic; %d bytes)", int64_t(size)));
   const size_t verify_size = std::min<size_t>(size, FLATBUFFERS_MAX_BUFFER_SIZE - 1);
@@ -179,6 +181,8 @@ StatusOr<LoadedArtifact> ParseArtifact(const uint8_t* data, size_t size, const s
                                 out.data_offset, out.data_size, int64_t(size)));
   const flatbuffers::Vector<uint8_t>* payload = a->payload();
   if (payload == nullptr) return fail(InvalidArgument("no payload"));
+  if (reinterpret_cast<uintptr_t>(payload->data()) % 8 != 0)
+    return fail(InvalidArgument("corrupted header: the payload is not 8-byte aligned"));
   const uint8_t* region = data + out.data_offset;
   uint64_t sum = Fnv1a64(payload->data(), payload->size());
   sum = Fnv1a64(region, out.data_size, sum);
