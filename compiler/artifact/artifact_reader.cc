@@ -1,6 +1,7 @@
 // ParseArtifact: every check between untrusted bytes and a module the compiler may see. Any input
 // gives an artifact or an error naming the file (the loader fuzzer, artifact_fuzzer.cc).
 #include <cctype>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/artifact/artifact_file.h"
@@ -20,7 +21,11 @@ StatusOr<DimVector> ReadDims(const flatbuffers::Vector<int64_t>* v) {
   DimVector d;
   if (v == nullptr) return d;
   if (v->size() > 16) return InvalidArgument("rank %d is too large", int(v->size()));
-  for (int64_t x : *v) {
+  // flatbuffers' verifier checks a vector's length word is 4-byte aligned, not that its int64
+  // elements are 8-byte aligned: read them bytewise.
+  for (flatbuffers::uoffset_t i = 0; i < v->size(); ++i) {
+    int64_t x;
+    std::memcpy(&x, v->Data() + i * sizeof(int64_t), sizeof(x));
     if (x < 0 || x > (int64_t{1} << 40)) return InvalidArgument("bad dimension %d", x);
     d.push_back(x);
   }
