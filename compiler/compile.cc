@@ -92,6 +92,7 @@ StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module,
     ASSIGN_OR_RETURN(library, CompileAndLoadKernels(source, &jit));
     stats.jit_seconds = jit.compile_seconds;
     stats.jit_cache_hit = jit.cache_hit;
+    stats.jit_library = jit.so_path;
   }
   auto exe = std::make_unique<Executable>(std::move(module), std::move(assignment),
                                           std::move(thunks), std::move(library), std::move(stats));

@@ -31,46 +31,67 @@ StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::Compile(const std::share
   ASSIGN_OR_RETURN(auto module, LowerTrace(*trace, name, &g->info_.lower));
   g->info_.lower_seconds = Since(t0);
   g->info_.hlo_before = module->ToString();
-  t0 = std::chrono::steady_clock::now();
-  // Offer every assigned capture's parameter as the buffer of its new value (in-place updates:
-  // no scratch buffer, no write to memory the run does not read); the compiler accepts the pairs
-  // it can prove safe on the scheduled module.
-  hlo::CompileOptions options;
-  {
-    int64_t k = static_cast<int64_t>(trace->output_values().size());
-    for (auto& [capture, v] : trace->Assignments())
-      options.donated.push_back(
-          {k++, static_cast<int64_t>(trace->num_inputs()) + static_cast<int64_t>(capture)});
-  }
-  ASSIGN_OR_RETURN(std::unique_ptr<hlo::Executable> exe, hlo::Compile(std::move(module), options));
-  g->info_.compile_seconds = Since(t0);
-  g->info_.hlo_after = exe->module().ToString();
-  g->info_.thunks = exe->ThunksToString();
-  g->exe_ = std::move(exe);
   for (auto& v : trace->values()) {
     if (v.kind == TracedValue::kInput) g->input_metas_.push_back(v.meta);
   }
   for (int64_t v : trace->output_values()) g->output_metas_.push_back(trace->values()[v].meta);
   g->captured_ = trace->captured();
   for (const TracedOp& op : trace->ops()) g->has_random_ |= op.attrs.Has("seed");
-  g->scratch_ = std::make_shared<AssignScratch>();
-  for (auto& [capture, v] : trace->Assignments()) {
-    const Tensor& c = g->captured_[capture];
+  for (auto& [capture, v] : trace->Assignments()) g->assigned_.push_back(capture);
+  RETURN_IF_ERROR(g->Finish(std::move(module)));
+  return g;
+}
+
+StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::FromModule(
+    std::unique_ptr<hlo::HloModule> module, ModuleSpec spec, const std::string& name) {
+  auto g = std::shared_ptr<CompiledGraph>(new CompiledGraph());
+  g->name_ = name;
+  g->input_metas_ = std::move(spec.inputs);
+  g->output_metas_ = std::move(spec.outputs);
+  g->captured_ = std::move(spec.captured);
+  g->assigned_ = std::move(spec.assigned);
+  g->has_random_ = spec.random;
+  g->info_.lower.rng_seed_parameter = spec.rng_seed_parameter;
+  g->info_.hlo_before = module->ToString();
+  for (int64_t c : g->assigned_) {
+    if (c < 0 || c >= static_cast<int64_t>(g->captured_.size()))
+      return InvalidArgument("[nn.Graph %s] assigned capture %d out of range", name, int(c));
+  }
+  RETURN_IF_ERROR(g->Finish(std::move(module)));
+  return g;
+}
+
+Status CompiledGraph::Finish(std::unique_ptr<hlo::HloModule> module) {
+  auto t0 = std::chrono::steady_clock::now();
+  // Offer every assigned capture's parameter as the buffer of its new value (in-place updates:
+  // no scratch buffer, no write to memory the run does not read); the compiler accepts the pairs
+  // it can prove safe on the scheduled module.
+  hlo::CompileOptions options;
+  const int64_t first_assigned = static_cast<int64_t>(output_metas_.size());
+  for (size_t k = 0; k < assigned_.size(); ++k)
+    options.donated.push_back({first_assigned + static_cast<int64_t>(k),
+                               static_cast<int64_t>(input_metas_.size()) + assigned_[k]});
+  ASSIGN_OR_RETURN(std::unique_ptr<hlo::Executable> exe, hlo::Compile(std::move(module), options));
+  info_.compile_seconds = Since(t0);
+  info_.hlo_after = exe->module().ToString();
+  info_.thunks = exe->ThunksToString();
+  exe_ = std::move(exe);
+  scratch_ = std::make_shared<AssignScratch>();
+  for (int64_t capture : assigned_) {
+    const Tensor& c = captured_[capture];
     if (!c.is_contiguous())
       return InvalidArgument(
           "[nn.Graph] the graph writes a non-contiguous tensor %s in place; not supported",
           c.meta_string());
-    g->assigned_.push_back(capture);
   }
-  const int64_t first_assigned = static_cast<int64_t>(trace->output_values().size());
-  g->in_place_.assign(g->assigned_.size(), false);
-  for (auto [k, p] : g->exe_->output_parameter_aliases()) g->in_place_[k - first_assigned] = true;
-  for (auto& c : g->captured_) {
+  in_place_.assign(assigned_.size(), false);
+  for (auto [k, p] : exe_->output_parameter_aliases()) in_place_[k - first_assigned] = true;
+  for (auto& c : captured_) {
     if (!c.device().is_cpu())
       return Unimplemented("[nn.Graph] graphs on %s are not supported yet (CPU only)",
                            c.device().ToString());
   }
-  return g;
+  return Status();
 }
 
 StatusOr<TensorList> CompiledGraph::Run(const TensorList& inputs) {

@@ -26,6 +26,18 @@ class CompiledGraph {
  public:
   static StatusOr<std::shared_ptr<CompiledGraph>> Compile(const std::shared_ptr<Trace>& trace,
                                                           const std::string& name);
+  // A graph from a module with the signature LowerTrace gives (artifacts: oneflow_like/artifact):
+  // parameters = inputs, then `captured`, then an s32 seed when `rng_seed_parameter`; result =
+  // tuple(outputs..., new values of captured[assigned[k]]...).
+  struct ModuleSpec {
+    std::vector<TensorMeta> inputs, outputs;
+    TensorList captured;
+    std::vector<int64_t> assigned;
+    bool rng_seed_parameter = false, random = false;
+  };
+  static StatusOr<std::shared_ptr<CompiledGraph>> FromModule(std::unique_ptr<hlo::HloModule> module,
+                                                             ModuleSpec spec,
+                                                             const std::string& name);
   // Runs the graph on `inputs` (same signature as traced); returns its outputs.
   StatusOr<TensorList> Run(const TensorList& inputs);
   const GraphCompileInfo& info() const { return info_; }
@@ -37,8 +49,17 @@ class CompiledGraph {
   }
   const hlo::Executable& executable() const { return *exe_; }
   int64_t num_inputs() const { return static_cast<int64_t>(input_metas_.size()); }
+  // What an exporter needs besides info().hlo_before.
+  const std::vector<TensorMeta>& input_metas() const { return input_metas_; }
+  const std::vector<TensorMeta>& output_metas() const { return output_metas_; }
+  const TensorList& captured() const { return captured_; }
+  const std::vector<int64_t>& assigned() const { return assigned_; }
+  bool has_random() const { return has_random_; }
 
  private:
+  // Compiles `module` and checks the captures; inputs/outputs/captured/assigned are set.
+  Status Finish(std::unique_ptr<hlo::HloModule> module);
+
   std::string name_;
   std::shared_ptr<hlo::Executable> exe_;
   std::vector<TensorMeta> input_metas_, output_metas_;
@@ -46,8 +67,7 @@ class CompiledGraph {
   std::vector<int64_t> assigned_;  // capture indices, in result order after the outputs
   std::vector<bool> in_place_;     // per assigned capture: the executable writes it in place
   std::shared_ptr<AssignScratch> scratch_;
-  bool has_random_ = false;  // some traced op draws random numbers (attr "seed")  // new values of
-                             // the assigned tensors, reused
+  bool has_random_ = false;  // some traced op draws random numbers (attr "seed")
   GraphCompileInfo info_;
 };
 

@@ -51,6 +51,21 @@ try:
 except ImportError:
     pass
 
+
+def export(graph_or_module, example_inputs, path, target_version=None, embed_kernels=False):
+    """Writes a compiled model to a versioned .oflx artifact (oneflow_like.artifact.export)."""
+    from .artifact import export as _export
+
+    return _export(graph_or_module, example_inputs, path, target_version, embed_kernels)
+
+
+def load_graph(path, install_kernels=True):
+    """Loads a .oflx artifact as a callable graph (oneflow_like.artifact.load_graph)."""
+    from .artifact import load_graph as _load_graph
+
+    return _load_graph(path, install_kernels)
+
+
 _atexit.register(_C._shutdown)  # drain the VM and join its threads before the interpreter goes
 
 

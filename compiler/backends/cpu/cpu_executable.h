@@ -18,6 +18,7 @@ namespace oneflow_like::hlo {
 struct CompileStats {
   double passes_seconds = 0, codegen_seconds = 0, jit_seconds = 0;
   bool jit_cache_hit = false;
+  std::string jit_library;  // the JIT's cached shared object (KernelCacheDir()/k_<key>.so), if any
   EmitStats emit;
   std::string ToString() const;
 };

@@ -76,12 +76,7 @@ class Graph:
 
     # ---- calling --------------------------------------------------------------------------------
     def __call__(self, *args):
-        key = (_signature(args), self._optimizer_key())
-        entry = self._cache.get(key)
-        if entry is None:
-            self.recompile_reasons.append(self._why(key))
-            entry = self._compile(args)
-            self._cache[key] = entry
+        entry = self._entry(args)
         object.__setattr__(self, "_last_entry", entry)
         self._feed_hparams()
         tensors = [a for a in args if isinstance(a, _C.Tensor)]
@@ -90,6 +85,16 @@ class Graph:
             if sch is not None:
                 sch.step()
         return _unflatten(entry.out_spec, iter(outs))
+
+    def _entry(self, args):
+        """The compiled graph for `args` (traced and compiled on a cache miss; not run)."""
+        key = (_signature(args), self._optimizer_key())
+        entry = self._cache.get(key)
+        if entry is None:
+            self.recompile_reasons.append(self._why(key))
+            entry = self._compile(args)
+            self._cache[key] = entry
+        return entry
 
     def _optimizer_key(self):
         # Hyper-parameters an optimizer reads from fed tensors inside the graph
