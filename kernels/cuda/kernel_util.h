@@ -4,7 +4,7 @@
 #pragma once
 #include <initializer_list>
 
-#include "kernels/cuda/device.h"
+#include "device/cuda/device.h"
 #include "kernels/cuda/launch.h"
 #include "kernels/kernel.h"
 #include "kernels/layout.h"

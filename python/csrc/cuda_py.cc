@@ -1,6 +1,6 @@
 // flow.cuda: device queries and memory statistics (a CPU-only build reports no device).
 #include "kernels/cpu/gemm.h"
-#include "kernels/cuda/cuda_api.h"
+#include "device/cuda/cuda_api.h"
 #include "oneflow_like/base/allocator.h"
 #include "python/csrc/binding.h"
 #include "vm/virtual_machine.h"

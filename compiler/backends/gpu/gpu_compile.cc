@@ -3,8 +3,8 @@
 #include <chrono>
 
 #include "compiler/backends/gpu/gpu_thunks.h"
-#include "kernels/cuda/cuda_status.h"
-#include "kernels/cuda/device.h"
+#include "device/cuda/cuda_status.h"
+#include "device/cuda/device.h"
 
 namespace oneflow_like::hlo {
 namespace {

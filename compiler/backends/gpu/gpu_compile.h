@@ -38,7 +38,7 @@ struct GpuCompiledModule {
 StatusOr<GpuCompiledModule> CompileGpuModule(std::unique_ptr<HloModule> module,
                                              const GpuCompileOptions& options = {});
 
-// FailedPrecondition (with kernels/cuda's NoDeviceReason) when options.device is not usable.
+// FailedPrecondition (with device/cuda's NoDeviceReason) when options.device is not usable.
 StatusOr<std::unique_ptr<GpuExecutable>> CompileForGpu(std::unique_ptr<HloModule> module,
                                                        const GpuCompileOptions& options = {});
 

@@ -8,7 +8,7 @@
 #include "compiler/backends/gpu/gpu_test_modules.h"
 #include "compiler/ir/hlo_parser.h"
 #include "gtest/gtest.h"
-#include "kernels/cuda/device.h"
+#include "device/cuda/device.h"
 
 namespace oneflow_like::hlo {
 namespace {

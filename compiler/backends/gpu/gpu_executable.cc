@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <functional>
 
-#include "kernels/cuda/cuda_status.h"
-#include "kernels/cuda/device.h"
+#include "device/cuda/cuda_status.h"
+#include "device/cuda/device.h"
 
 namespace oneflow_like::hlo {
 namespace {

@@ -1,6 +1,6 @@
 // Executes on a GPU: every test module against the reference evaluator, command buffers (CUDA
 // graphs) against plain execution, replay and re-capture when buffer addresses change, and the
-// copy/memset thunks. Every test reports SKIPPED when kernels/cuda finds no device.
+// copy/memset thunks. Every test reports SKIPPED when device/cuda finds no device.
 #include <cuda_runtime_api.h>
 
 #include <cmath>
@@ -13,7 +13,7 @@
 #include "compiler/eval/hlo_evaluator.h"
 #include "compiler/ir/hlo_parser.h"
 #include "gtest/gtest.h"
-#include "kernels/cuda/device.h"
+#include "device/cuda/device.h"
 
 namespace oneflow_like::hlo {
 namespace {

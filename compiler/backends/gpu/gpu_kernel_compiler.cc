@@ -18,7 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "compiler/backends/cpu/cpu_jit.h"
-#include "kernels/cuda/cuda_status.h"
+#include "device/cuda/cuda_status.h"
 
 namespace oneflow_like::hlo {
 namespace {

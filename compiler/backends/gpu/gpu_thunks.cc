@@ -4,8 +4,8 @@
 #include <climits>
 
 #include "absl/strings/str_join.h"
-#include "kernels/cuda/cuda_status.h"
-#include "kernels/cuda/device.h"
+#include "device/cuda/cuda_status.h"
+#include "device/cuda/device.h"
 
 namespace oneflow_like::hlo {
 namespace {

@@ -75,7 +75,7 @@ class CublasContext {
   static constexpr size_t kWorkspaceBytes = size_t{32} << 20;
   ~CublasContext();
   Status Initialize();
-  // The handle bound to `stream`, with the TF32 setting of kernels/cuda (off by default).
+  // The handle bound to `stream`, with the TF32 setting of device/cuda (off by default).
   StatusOr<cublasHandle_t> HandleFor(cudaStream_t stream);
 
  private:

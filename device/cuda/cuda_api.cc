@@ -1,6 +1,6 @@
-#include "kernels/cuda/cuda_api.h"
+#include "device/cuda/cuda_api.h"
 
-#include "kernels/cuda/device.h"
+#include "device/cuda/device.h"
 
 namespace oneflow_like {
 namespace cuda {

@@ -1,4 +1,4 @@
-#include "kernels/cuda/device.h"
+#include "device/cuda/device.h"
 
 #include <atomic>
 #include <mutex>

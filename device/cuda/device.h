@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "kernels/cuda/cuda_status.h"
+#include "device/cuda/cuda_status.h"
 #include "oneflow_like/base/allocator.h"
 #include "oneflow_like/base/stream.h"
 

@@ -1,5 +1,5 @@
 // cuda_api.h for builds without --config=cuda: no device, nothing allocated.
-#include "kernels/cuda/cuda_api.h"
+#include "device/cuda/cuda_api.h"
 
 namespace oneflow_like {
 namespace cuda {

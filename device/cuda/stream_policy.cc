@@ -12,7 +12,7 @@
 // instruction; removing it needs the VM to carry errors found after Run returns.
 #include <cstdio>
 
-#include "kernels/cuda/device.h"
+#include "device/cuda/device.h"
 #include "vm/instruction.h"
 #include "vm/stream.h"
 

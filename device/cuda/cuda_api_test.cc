@@ -1,5 +1,5 @@
 // flow.cuda.* entry points: consistent in every configuration, never crashing without a device.
-#include "kernels/cuda/cuda_api.h"
+#include "device/cuda/cuda_api.h"
 
 #include <gtest/gtest.h>
 
