@@ -173,7 +173,12 @@ void VirtualMachine::Finish(Instruction* instr, std::vector<Instruction*>* ready
   bool wake;
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (!instr->status().ok() && unreported_errors_.size() < 64 &&
+    // Only an instruction's own failure is recorded; one that just carries its input's error on
+    // was recorded by the producer, before this instruction could run. (Recording it again here
+    // raced with a sync access that had already raised and forgotten it: the access's waiter
+    // wakes before its instruction finishes, so flow.sync() raised a seen error a second time.)
+    if (!instr->status().ok() && !(instr->status() == instr->input_error()) &&
+        unreported_errors_.size() < 64 &&
         std::find(unreported_errors_.begin(), unreported_errors_.end(), instr->status()) ==
             unreported_errors_.end())
       unreported_errors_.push_back(instr->status());
@@ -303,6 +308,8 @@ void AtForkPrepare() {
     (void)sync->Wait();
   }
 }
+constexpr int64_t kSingletonMaxInFlight = 1024;
+
 // g_vm_mu is held across fork so the child never inherits it locked by a vanished thread.
 void AtForkPrepareLock() {
   g_vm_mu.lock();
@@ -332,6 +339,13 @@ VirtualMachine* VirtualMachine::Get() {
   vm = g_vm.load();
   if (!vm) {
     VmOptions opts;
+    // The process-wide VM keeps at most this many instructions queued ahead of the caller: deep
+    // enough that streams never starve (an eager training step issues a few hundred), shallow
+    // enough that Ctrl-C, an error or a sync waits for little (a loop of 256x256 matmuls queued
+    // 35k instructions under the old 65536 and took 40 s to drain after KeyboardInterrupt).
+    opts.max_in_flight = kSingletonMaxInFlight;
+    if (const char* env = std::getenv("ONEFLOW_LIKE_VM_MAX_IN_FLIGHT"))
+      opts.max_in_flight = std::max<int64_t>(1, std::atoll(env));
     if (const char* env = std::getenv("ONEFLOW_LIKE_VM_INLINE_LIMIT"))
       opts.inline_cost_limit = std::atoll(env);
     if (const char* env = std::getenv("ONEFLOW_LIKE_VM_SPIN"))

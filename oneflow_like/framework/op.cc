@@ -186,11 +186,36 @@ Status CheckNumInputs(const char* op, const TensorList& inputs, size_t n) {
   return Status();
 }
 
+// Every output must be countable: its element count and byte size fit in int64. A shape whose
+// product overflows would otherwise wrap (to a small or zero size) and run kernels on garbage.
+static Status CheckOutputsFit(const OpDef& op, const std::vector<TensorMeta>& metas) {
+  for (const TensorMeta& m : metas) {
+    int64_t n = 1;
+    bool overflow = false, empty = false;
+    for (int64_t d : m.shape.dims()) {
+      if (d < 0)
+        return InvalidArgument("[%s] output shape %s has a negative dimension", op.name,
+                               m.shape.ToString());
+      empty |= d == 0;
+      overflow |= __builtin_mul_overflow(n, d, &n);
+    }
+    int64_t bytes = 0;
+    overflow |= __builtin_mul_overflow(n, static_cast<int64_t>(DTypeSize(m.dtype)), &bytes);
+    if (overflow && !empty)  // an empty tensor holds nothing, whatever its other dims
+      return InvalidArgument(
+          "[%s] output shape %s of %s is too large: its element count or byte size overflows "
+          "int64",
+          op.name, m.shape.ToString(), DTypeName(m.dtype));
+  }
+  return Status();
+}
+
 StatusOr<TensorList> Dispatch(const OpDef& op, const TensorList& inputs, const AttrMap& attrs) {
   RETURN_IF_ERROR(CheckDefined(op, inputs));
   if (!op.cross_device) RETURN_IF_ERROR(CheckSameDevice(op.name, inputs));
   std::vector<TensorMeta> metas;
   RETURN_IF_ERROR(op.infer(inputs, attrs, &metas));
+  RETURN_IF_ERROR(CheckOutputsFit(op, metas));
   bool lazy = t_tracing;
   for (auto& t : inputs) lazy |= t.is_lazy();
   TensorList outputs;

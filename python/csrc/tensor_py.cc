@@ -7,6 +7,7 @@
 #include "oneflow_like/ops/creation.h"
 #include "python/csrc/binding.h"
 #include "python/csrc/tensor_py.h"
+#include "vm/instructions_builder.h"
 #include "vm/virtual_machine.h"
 
 namespace oneflow_like {
@@ -118,7 +119,22 @@ py::array ToNumpy(const Tensor& t) {
   std::vector<ssize_t> shape(t.shape().dims().begin(), t.shape().dims().end());
   Tensor src = t;
   if (t.dtype() == DType::kBF16) src = Unwrap(functional::Cast(t.detach(), DType::kF32));
-  py::array out(py::dtype(NumpyName(src.dtype())), shape);
+  py::array out;
+  try {
+    out = py::array(py::dtype(NumpyName(src.dtype())), shape);
+  } catch (py::error_already_set& e) {
+    // NumPy could not allocate the result: if the tensor itself failed (most likely the same
+    // out-of-memory, in the op that made it), raise the runtime's error, once, here.
+    if (!e.matches(PyExc_MemoryError) || src.is_lazy() || !src.device().is_cpu()) throw;
+    Status produced;
+    {
+      py::gil_scoped_release nogil;
+      produced =
+          vm::SyncAccessBlob(src.blob(), vm::AccessMode::kRead, [](void*) { return Status(); });
+    }
+    Check(produced);
+    throw;
+  }
   Status s;
   {
     py::gil_scoped_release nogil;

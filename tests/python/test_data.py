@@ -117,5 +117,8 @@ def test_worker_processes_match_single_process():
 
 
 def test_worker_error_is_raised_in_parent():
-    with pytest.raises(RuntimeError, match="sample 5 is broken"):
+    # As PyTorch: the worker's exception type, its message and the worker's traceback.
+    with pytest.raises(
+        KeyError, match="(?s)Caught KeyError in DataLoader worker process.*sample 5"
+    ):
         list(DataLoader(Failing(10), batch_size=2, num_workers=2))

@@ -4,12 +4,19 @@ DataLoader yields batches made by `collate_fn` (default: stack tensors / NumPy a
 into flow tensors, recursing through tuples, lists and dicts). Shuffling draws from a NumPy
 generator seeded by `generator` (an int or a numpy.random.Generator) or, when None, by
 flow.randint so that flow.manual_seed makes runs repeatable. With num_workers > 0, worker
-processes (fork) fetch samples and collate them as NumPy only; the parent turns the NumPy batch
-into flow tensors, so the runtime is never touched in a child.
+processes (fork by default) fetch samples and run collate_fn, as in PyTorch; the batches (flow
+tensors included) come back through shared memory (oneflow_like.multiprocessing), in order.
+Workers are seeded (flow and `random`: base_seed + worker id, see get_worker_info()), a worker's
+exception is re-raised in the parent with its traceback, a worker that dies is reported with its
+exit code or signal, `timeout` bounds each wait, and `persistent_workers` keeps the processes
+across epochs. The runtime is fork-safe (vm/: the VM drains and re-creates its threads in the
+child).
 """
-import multiprocessing as mp
 import numbers
+import os
 import queue
+import signal
+import sys
 
 import numpy as np
 
@@ -128,11 +135,6 @@ def _numpy_collate(batch):
             if isinstance(elem, list)
             else tuple(_numpy_collate(list(s)) for s in zip(*batch))
         )
-    if isinstance(elem, flow.Tensor):
-        raise TypeError(
-            "worker processes collate NumPy only: return NumPy arrays from the dataset "
-            "when num_workers > 0"
-        )
     raise TypeError(
         f"default_collate: batch must contain tensors, NumPy arrays, numbers, dicts "
         f"or lists; found {type(elem).__name__}"
@@ -185,9 +187,11 @@ class DataLoader:
 
     batch_size: samples per batch (None: yield single collated samples); shuffle: a fresh
     permutation per epoch from `generator`; drop_last: drop the final short batch; collate_fn:
-    list of samples -> batch; num_workers: 0 loads in this process, > 0 uses that many worker
-    processes (the dataset must return NumPy arrays/numbers; collate_fn then receives NumPy
-    batches already collated, and must be None or accept them).
+    list of samples -> batch (run in the workers when num_workers > 0); num_workers: 0 loads in
+    this process, > 0 uses that many worker processes; prefetch_factor: batches in flight per
+    worker (default 2); persistent_workers: keep the workers across epochs; timeout: seconds to
+    wait for a batch (0: no limit, but a dead worker is still reported); pin_memory: accepted
+    (page-locked staging applies to CUDA copies; CPU batches are returned as they are).
     """
 
     def __init__(
@@ -204,7 +208,7 @@ class DataLoader:
         timeout=0,
         worker_init_fn=None,
         generator=None,
-        prefetch_factor=2,
+        prefetch_factor=None,
         persistent_workers=False,
         multiprocessing_context=None,
     ):
@@ -220,6 +224,18 @@ class DataLoader:
         self.worker_init_fn = worker_init_fn
         self.prefetch_factor = prefetch_factor
         self.multiprocessing_context = multiprocessing_context
+        self.pin_memory = pin_memory
+        self.persistent_workers = persistent_workers and num_workers > 0
+        self._pool = None
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and persistent_workers:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError(
+                "prefetch_factor option could only be specified in multiprocessing. "
+                "let num_workers > 0 to enable multiprocessing"
+            )
         self._rng = _rng(generator) if shuffle and sampler is None else None
 
     def _indices(self):
@@ -254,95 +270,256 @@ class DataLoader:
             return self._iter_single(batches)
         return self._iter_workers(batches)
 
-    def _fetch(self, indices):
-        if (
-            self.collate_fn is None
-            and hasattr(self.dataset, "_get_batch")
-            and self.batch_size is not None
-        ):
-            return self.dataset._get_batch(indices)
-        samples = [self.dataset[i] for i in indices]
-        if self.batch_size is None:
-            return (self.collate_fn or _single)(samples[0])
-        return (self.collate_fn or default_collate)(samples)
-
     def _iter_single(self, batches):
+        fetch = _Fetcher(self.dataset, self.collate_fn, self.batch_size)
         for b in batches:
-            yield self._fetch(b)
+            yield fetch(b)
 
     def _iter_workers(self, batches):
-        ctx = mp.get_context(self.multiprocessing_context or "fork")
-        index_q, result_q = ctx.Queue(), ctx.Queue()
-        workers = [
+        pool = self._pool
+        if pool is None or not pool.alive():
+            pool = _WorkerPool(self)
+            if self.persistent_workers:
+                self._pool = pool
+        try:
+            yield from pool.run(batches)
+        finally:
+            if not self.persistent_workers:
+                pool.shutdown()
+
+    def __del__(self):
+        pool = getattr(self, "_pool", None)
+        if pool is not None:
+            pool.shutdown()
+
+
+class WorkerInfo:
+    """What get_worker_info() returns inside a DataLoader worker process."""
+
+    def __init__(self, id, num_workers, seed, dataset):
+        self.id, self.num_workers, self.seed, self.dataset = id, num_workers, seed, dataset
+
+    def __repr__(self):
+        return f"WorkerInfo(id={self.id}, num_workers={self.num_workers}, seed={self.seed})"
+
+
+_worker_info = None
+
+
+def get_worker_info():
+    """In a DataLoader worker process: its WorkerInfo (id, num_workers, seed, dataset); None in
+    the main process."""
+    return _worker_info
+
+
+class _ExceptionWrapper:
+    """An exception raised in a worker, carried to the parent with its formatted traceback."""
+
+    def __init__(self, exc_info, where):
+        import traceback
+
+        self.exc_type = exc_info[0]
+        self.msg = "".join(traceback.format_exception(*exc_info))
+        self.where = where
+
+    def reraise(self):
+        msg = f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.msg}"
+        if self.exc_type is KeyError:  # KeyError quotes its message
+            msg = KeyError(msg)
+        try:
+            exc = self.exc_type(msg)
+        except Exception:  # an exception type whose constructor takes other arguments
+            raise RuntimeError(msg) from None
+        raise exc
+
+
+class _Fetcher:
+    """Turns a list of indices into a batch (what a worker runs, and the main process with
+    num_workers=0): dataset lookups, then collate_fn."""
+
+    def __init__(self, dataset, collate_fn, batch_size):
+        self.dataset, self.collate_fn, self.batch_size = dataset, collate_fn, batch_size
+
+    def __call__(self, indices):
+        if self.collate_fn is None and hasattr(self.dataset, "_get_batch") and self.batch_size:
+            return self.dataset._get_batch(indices)
+        if self.batch_size is None:
+            return (self.collate_fn or _single)(self.dataset[indices[0]])
+        return (self.collate_fn or default_collate)([self.dataset[i] for i in indices])
+
+
+# How often a waiting worker or parent checks that the other side is still alive (seconds).
+_STATUS_INTERVAL = 5.0
+
+
+class _WorkerPool:
+    """num_workers processes, each fed batch jobs through its own index queue (batch i goes to
+    worker i % num_workers, as in PyTorch, so the assignment is repeatable); results (tensors
+    through shared memory, oneflow_like.multiprocessing) come back on one result queue and are
+    yielded in batch order. Jobs carry an epoch number so a persistent pool drops the results of an
+    epoch the user abandoned."""
+
+    def __init__(self, loader):
+        from oneflow_like import multiprocessing as ofl_mp  # registers the tensor reducer
+
+        ctx = ofl_mp.get_context(loader.multiprocessing_context or "fork")
+        self.index_qs = [ctx.Queue() for _ in range(loader.num_workers)]
+        self.result_q = ctx.Queue()
+        self.epoch = 0
+        self.timeout = loader.timeout
+        self.ahead = max(1, loader.prefetch_factor or 2) * loader.num_workers
+        fetch = _Fetcher(loader.dataset, loader.collate_fn, loader.batch_size)
+        base_seed = int(flow.randint(0, 2**62, (1,)).item())
+        self.workers = [
             ctx.Process(
                 target=_worker_loop,
                 daemon=True,
                 args=(
-                    self.dataset,
-                    index_q,
-                    result_q,
-                    self.worker_init_fn,
+                    fetch,
+                    self.index_qs[w],
+                    self.result_q,
+                    loader.worker_init_fn,
                     w,
-                    self.batch_size is None,
+                    loader.num_workers,
+                    base_seed,
+                    loader.dataset,
+                    os.getpid(),
                 ),
             )
-            for w in range(self.num_workers)
+            for w in range(loader.num_workers)
         ]
-        for w in workers:
+        for w in self.workers:
             w.start()
-        try:
-            sent = 0
-            ahead = max(1, self.prefetch_factor) * self.num_workers
-            while sent < len(batches) and sent < ahead:
-                index_q.put((sent, batches[sent]))
-                sent += 1
-            pending = {}
-            timeout = self.timeout if self.timeout > 0 else None
-            for want in range(len(batches)):
-                while want not in pending:
+        self.closed = False
+
+    def alive(self):
+        return not self.closed and all(w.is_alive() for w in self.workers)
+
+    def _check_workers(self):
+        dead = [w for w in self.workers if not w.is_alive()]
+        if dead:
+            how = []
+            for w in dead:
+                code = w.exitcode
+                if code is not None and code < 0:
                     try:
-                        i, data, err = result_q.get(timeout=timeout if timeout else 5.0)
-                    except queue.Empty:
-                        if timeout is not None or not all(w.is_alive() for w in workers):
-                            raise RuntimeError("DataLoader worker exited unexpectedly or timed out")
-                        continue
-                    if err is not None:
-                        raise RuntimeError(f"DataLoader worker failed on batch {i}:\n{err}")
-                    pending[i] = data
-                data = pending.pop(want)
-                if sent < len(batches):
-                    index_q.put((sent, batches[sent]))
-                    sent += 1
-                batch = _to_flow(data)
-                yield self.collate_fn(batch) if self.collate_fn is not None else batch
-        finally:
-            for _ in workers:
-                index_q.put(None)
-            for w in workers:
-                w.join(timeout=5)
-                if w.is_alive():
-                    w.terminate()
-            index_q.close()
-            result_q.close()
+                        name = signal.Signals(-code).name
+                    except ValueError:
+                        name = str(-code)
+                    how.append(f"pid {w.pid} killed by signal {name}")
+                else:
+                    how.append(f"pid {w.pid} exit code {code}")
+            self.shutdown()
+            raise RuntimeError(
+                f"DataLoader worker ({', '.join(how)}) exited unexpectedly; if it ran out of "
+                f"memory, lower batch_size or num_workers"
+            )
+
+    def _get(self):
+        """The next (epoch, i, data, err) from the result queue, with the timeout rules."""
+        if self.timeout and self.timeout > 0:
+            try:
+                return self.result_q.get(timeout=self.timeout)
+            except (EOFError, OSError, RuntimeError) as e:
+                self._check_workers()
+                raise RuntimeError(f"DataLoader: could not receive a batch from a worker: {e!r}")
+            except queue.Empty:
+                self._check_workers()
+                self.shutdown()
+                raise RuntimeError(
+                    f"DataLoader timed out after {self.timeout} seconds waiting for a batch"
+                ) from None
+        while True:
+            try:
+                return self.result_q.get(timeout=_STATUS_INTERVAL)
+            except queue.Empty:
+                self._check_workers()
+            except (EOFError, OSError, RuntimeError) as e:
+                # A batch's shared memory travels as a file descriptor that its worker hands over
+                # when asked: a worker killed after queueing a batch leaves it unreadable.
+                self._check_workers()
+                raise RuntimeError(f"DataLoader: could not receive a batch from a worker: {e!r}")
+
+    def _send(self, epoch, i, indices):
+        self.index_qs[i % len(self.index_qs)].put((epoch, i, indices))
+
+    def run(self, batches):
+        self.epoch += 1
+        epoch, sent, pending = self.epoch, 0, {}
+        while sent < len(batches) and sent < self.ahead:
+            self._send(epoch, sent, batches[sent])
+            sent += 1
+        for want in range(len(batches)):
+            while want not in pending:
+                e, i, data, err = self._get()
+                if e is None:  # worker_init_fn failed: that worker is gone
+                    self.shutdown()
+                    err.reraise()
+                if e != epoch:
+                    continue  # a result of an abandoned epoch
+                if err is not None:
+                    err.reraise()
+                pending[i] = data
+            if sent < len(batches):
+                self._send(epoch, sent, batches[sent])
+                sent += 1
+            yield pending.pop(want)
+
+    def shutdown(self):
+        if self.closed:
+            return
+        self.closed = True
+        for q in self.index_qs:
+            try:
+                q.put(None)
+            except (OSError, ValueError):
+                pass
+        for w in self.workers:
+            w.join(timeout=_STATUS_INTERVAL)
+            if w.is_alive():
+                w.terminate()
+                w.join(timeout=_STATUS_INTERVAL)
+        for q in self.index_qs + [self.result_q]:
+            q.cancel_join_thread()
+            q.close()
 
 
 def _single(x):
     return _to_flow(x)
 
 
-def _worker_loop(dataset, index_q, result_q, init_fn, worker_id, unbatched):
-    import traceback
+def _worker_loop(
+    fetch, index_q, result_q, init_fn, worker_id, num_workers, base_seed, dataset, ppid
+):
+    """A worker process: seeds its generators, runs worker_init_fn, then fetches and collates
+    batches until it gets None or the parent is gone. Batches are flow tensors, sent through
+    shared memory by the reducer of oneflow_like.multiprocessing."""
+    import random
 
+    global _worker_info
+    seed = base_seed + worker_id
+    flow.manual_seed(seed)
+    random.seed(seed)
+    _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
+    where = f"in DataLoader worker process {worker_id}"
     if init_fn is not None:
-        init_fn(worker_id)
+        try:
+            init_fn(worker_id)
+        except Exception:
+            result_q.put((None, None, None, _ExceptionWrapper(sys.exc_info(), where)))
+            return
     while True:
-        job = index_q.get()
+        try:
+            job = index_q.get(timeout=_STATUS_INTERVAL)
+        except queue.Empty:
+            if os.getppid() != ppid:  # the parent died: nobody will read our results
+                return
+            continue
         if job is None:
             return
-        i, indices = job
+        epoch, i, indices = job
         try:
-            samples = [dataset[k] for k in indices]
-            data = samples[0] if unbatched else _numpy_collate(samples)
-            result_q.put((i, data, None))
-        except Exception:  # reported in the parent with the batch index
-            result_q.put((i, None, traceback.format_exc()))
+            data, err = fetch(indices), None
+        except Exception:  # re-raised in the parent, with this traceback
+            data, err = None, _ExceptionWrapper(sys.exc_info(), where)
+        result_q.put((epoch, i, data, err))
