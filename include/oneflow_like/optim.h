@@ -35,6 +35,7 @@ class SGD : public Optimizer {
   SGD(std::vector<Tensor> params, const SGDOptions& options);
   SGD(std::vector<Tensor> params, double lr) : SGD(std::move(params), SGDOptions{lr}) {}
   void step() override;
+  SGDOptions& options() { return opt_; }  // read at every step (momentum, ...); lr: set_lr()
 
  private:
   SGDOptions opt_;
@@ -48,6 +49,7 @@ class Adam : public Optimizer {
  public:
   Adam(std::vector<Tensor> params, const AdamOptions& options);
   void step() override;
+  AdamOptions& options() { return opt_; }  // read at every step (betas, ...); lr: set_lr()
 
  private:
   AdamOptions opt_;
