@@ -133,6 +133,42 @@ TEST(Ops, UnaryTableOpsAreGenerated) {
   ExpectNear(ofl::pow(2.0, ofl::tensor(std::vector<float>{3})), {8});
 }
 
+// Every op the table generates (api gen / gen_ip / fn_only in oneflow_like/opdefs/unary.def):
+// the free function, the method and the in-place forms agree. A new table op is checked here
+// without a new line.
+TEST(Ops, EveryGeneratedTableOpAsFunctionMethodAndInPlace) {
+  Tensor x = ofl::rand({5}, ofl::kFloat64) * 0.8 + 0.1;  // in (0.1, 0.9): inside every domain
+  int checked = 0;
+  // clang-format off
+#define CHECK_gen(name)                                           \
+  {                                                               \
+    Tensor f = ofl::name(x);                                      \
+    EXPECT_EQ(f.sizes(), x.sizes()) << #name;                     \
+    EXPECT_EQ(Vec(f), Vec(x.name())) << #name;                    \
+    ++checked;                                                    \
+  }
+#define CHECK_gen_ip(name)                                        \
+  CHECK_gen(name) {                                               \
+    Tensor c = x.clone();                                         \
+    EXPECT_TRUE(ofl::name##_(c).same(c));                         \
+    EXPECT_EQ(Vec(c), Vec(ofl::name(x))) << #name "_";            \
+    Tensor d = x.clone();                                         \
+    d.name##_();                                                  \
+    EXPECT_EQ(Vec(d), Vec(c)) << "Tensor::" #name "_";            \
+  }
+#define CHECK_fn_only CHECK_gen_ip
+#define CHECK_custom(name)
+#define OFL_ATTRS(...)
+#define OFL_UNARY(name, Name, types, Attrs, grad, api, ...) CHECK_##api(name)
+#define OFL_UNARY_GRAD(...)
+#include "oneflow_like/opdefs/unary.def"
+#undef OFL_UNARY
+#undef OFL_UNARY_GRAD
+#undef OFL_ATTRS
+  // clang-format on
+  EXPECT_GE(checked, 20);
+}
+
 TEST(Ops, BinaryOperatorsAndComparisons) {
   Tensor a = ofl::tensor(std::vector<float>{1, 2, 3});
   Tensor b = ofl::tensor(std::vector<float>{4, 5, 6});
