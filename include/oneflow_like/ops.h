@@ -61,6 +61,12 @@ Tensor gt(const Tensor& a, const Tensor& b);
 Tensor ge(const Tensor& a, const Tensor& b);
 Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_xor(const Tensor& a, const Tensor& b);
+Tensor bitwise_and(const Tensor& a, const Tensor& b);
+Tensor bitwise_or(const Tensor& a, const Tensor& b);
+Tensor bitwise_xor(const Tensor& a, const Tensor& b);
+Tensor fmod(const Tensor& a, const Tensor& b);
+Tensor hardtanh(const Tensor& x, double min_val = -1.0, double max_val = 1.0);
 Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y);
 Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, double value = 1.0);
 Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, double value = 1.0);
@@ -98,6 +104,12 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool k
 Tensor var(const Tensor& x, const IntList& dims = {}, double correction = 1.0,
            bool keepdim = false);
 Tensor logsumexp(const Tensor& x, const IntList& dims, bool keepdim = false);
+Tensor std(const Tensor& x, const IntList& dims = {}, double correction = 1.0,
+           bool keepdim = false);
+Tensor norm(const Tensor& x, double p = 2.0, const IntList& dims = {}, bool keepdim = false);
+// (values, indices) of the maximum / minimum along `dim`.
+std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
+std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
 
 // ---- Matrix products.
 Tensor matmul(const Tensor& a, const Tensor& b);
@@ -117,6 +129,26 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
 Tensor one_hot(const Tensor& index, int64_t num_classes = -1);
+Tensor expand(const Tensor& x, const IntList& shape);  // a view; -1 keeps a size
+Tensor repeat(const Tensor& x, const IntList& repeats);
+Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
+Tensor flip(const Tensor& x, const IntList& dims);
+Tensor roll(const Tensor& x, const IntList& shifts, const IntList& dims);
+Tensor tril(const Tensor& x, int64_t diagonal = 0);
+Tensor triu(const Tensor& x, int64_t diagonal = 0);
+// pads: (left, right) pairs from the last dim; mode "constant", "reflect", "replicate".
+Tensor pad(const Tensor& x, const IntList& pads, const std::string& mode = "constant",
+           double value = 0.0);
+std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t dim = 0);
+std::vector<Tensor> unbind(const Tensor& x, int64_t dim = 0);
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tensor& values,
+                 bool accumulate = false);
+Tensor masked_select(const Tensor& x, const Tensor& mask);
+Tensor nonzero(const Tensor& x);  // [n, ndim] int64 indices
 
 // ---- Neural-network functions (Python's `nn.functional`).
 Tensor softmax(const Tensor& x, int64_t dim);
@@ -138,6 +170,18 @@ Tensor layer_norm(const Tensor& x, const IntList& normalized_shape, const Tensor
                   const Tensor& bias = Tensor(), double eps = 1e-5);
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
 Tensor embedding(const Tensor& indices, const Tensor& weight);
+Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight = Tensor(),
+                  const Tensor& bias = Tensor(), double eps = 1e-5);
+Tensor adaptive_avg_pool2d(const Tensor& x, const IntList& output_size);
+// x [N, C, L], weight [K, C/groups, S].
+Tensor conv1d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(),
+              const IntList& stride = {1}, const IntList& padding = {0},
+              const IntList& dilation = {1}, int64_t groups = 1);
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                    const Tensor& attn_mask = Tensor(), double dropout_p = 0.0,
+                                    bool is_causal = false);
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const std::string& reduction = "mean");
 // reduction: "mean", "sum" or "none".
 Tensor cross_entropy(const Tensor& input, const Tensor& target,
                      const std::string& reduction = "mean", double label_smoothing = 0.0);

@@ -85,6 +85,13 @@ inline Device Out(const RT::RTDevice& d) {
   return Device(static_cast<DeviceType>(d.type()), d.index());
 }
 RT::RTShape InShape(const IntList& s);
+// Shorthands of the op bindings: a defined input of `op`, a dims list.
+inline RT::RTTensor A(const Tensor& t, const char* op) {
+  return InDefined(t, op);
+}
+inline std::vector<int64_t> Dims(const IntList& d) {
+  return std::vector<int64_t>(d.begin(), d.end());
+}
 IntList OutShape(const RT::RTShape& s);
 
 }  // namespace v1

@@ -42,13 +42,6 @@ namespace {
 #undef OFL_UNARY_GRAD
 // clang-format on
 
-RT::RTTensor A(const Tensor& t, const char* op) {
-  return InDefined(t, op);
-}
-std::vector<int64_t> Dims(const IntList& d) {
-  return std::vector<int64_t>(d.begin(), d.end());
-}
-
 }  // namespace
 
 // ---- The unary table.
@@ -443,14 +436,26 @@ Tensor Tensor::log_softmax(int64_t d) const {
 Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
   return Out(F::Linear(A(x, "linear"), A(w, "linear"), In(b)));
 }
-Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b, const IntList& stride,
-              const IntList& padding, const IntList& dilation, int64_t groups) {
+namespace {
+F::ConvOptions ConvOpts(const IntList& stride, const IntList& padding, const IntList& dilation,
+                        int64_t groups) {
   F::ConvOptions o;
   o.stride = Dims(stride);
   o.padding = Dims(padding);
   o.dilation = Dims(dilation);
   o.groups = groups;
-  return Out(F::Conv2d(A(x, "conv2d"), A(w, "conv2d"), In(b), o));
+  return o;
+}
+}  // namespace
+Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b, const IntList& stride,
+              const IntList& padding, const IntList& dilation, int64_t groups) {
+  return Out(F::Conv2d(A(x, "conv2d"), A(w, "conv2d"), In(b),
+                       ConvOpts(stride, padding, dilation, groups)));
+}
+Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b, const IntList& stride,
+              const IntList& padding, const IntList& dilation, int64_t groups) {
+  return Out(F::Conv1d(A(x, "conv1d"), A(w, "conv1d"), In(b),
+                       ConvOpts(stride, padding, dilation, groups)));
 }
 namespace {
 F::Pool2dOptions PoolOptions(const IntList& k, const IntList& s, const IntList& p) {

@@ -245,6 +245,61 @@ TEST(Ops, NeuralNetworkFunctions) {
   ExpectNear(ofl::embedding(ofl::tensor(std::vector<int64_t>{1}), ofl::eye(2)), {0, 1});
 }
 
+TEST(Ops, ShapeIndexAndStatistics) {
+  Tensor x = ofl::arange(6, ofl::kFloat32).reshape({2, 3});
+  EXPECT_EQ(ofl::expand(ofl::ones({1, 3}), {4, -1}).sizes(), (std::vector<int64_t>{4, 3}));
+  ExpectNear(ofl::repeat(ofl::arange(2, ofl::kFloat32), {2}), {0, 1, 0, 1});
+  ExpectNear(ofl::narrow(x, 1, 1, 2), {1, 2, 4, 5});
+  ExpectNear(ofl::flip(x, {1}), {2, 1, 0, 5, 4, 3});
+  ExpectNear(ofl::roll(ofl::arange(3, ofl::kFloat32), {1}, {0}), {2, 0, 1});
+  ExpectNear(ofl::tril(ofl::ones({2, 2})), {1, 0, 1, 1});
+  ExpectNear(ofl::triu(ofl::ones({2, 2}), 1), {0, 1, 0, 0});
+  ExpectNear(ofl::pad(ofl::ones({2}), {1, 2}, "constant", 5.0), {5, 1, 1, 5, 5});
+  std::vector<Tensor> parts = ofl::split(ofl::arange(5, ofl::kFloat32), 2);
+  ASSERT_EQ(parts.size(), 3u);
+  ExpectNear(parts[2], {4});
+  EXPECT_EQ(ofl::chunk(x, 3, 1).size(), 3u);
+  ExpectNear(ofl::unbind(x, 0)[1], {3, 4, 5});
+  Tensor idx = ofl::tensor(std::vector<int64_t>{2, 0}).reshape({1, 2});
+  ExpectNear(ofl::scatter(ofl::zeros({1, 3}), 1, idx, ofl::ones({1, 2})), {1, 0, 1});
+  ExpectNear(ofl::scatter_add(ofl::ones({1, 3}), 1, idx, ofl::ones({1, 2})), {2, 1, 2});
+  ExpectNear(
+      ofl::index_add(ofl::zeros({3}), 0, ofl::tensor(std::vector<int64_t>{1, 1}), ofl::ones({2})),
+      {0, 2, 0});
+  ExpectNear(
+      ofl::index_put(ofl::zeros({3}), {ofl::tensor(std::vector<int64_t>{2})}, ofl::full({1}, 7.0)),
+      {0, 0, 7});
+  Tensor mask = x > ofl::full({1}, 3.5);
+  ExpectNear(ofl::masked_select(x, mask), {4, 5});
+  EXPECT_EQ(ofl::nonzero(mask).to_vector<int64_t>(), (std::vector<int64_t>{1, 1, 1, 2}));
+  ExpectNear(ofl::std(ofl::tensor(std::vector<double>{1, 3})), {std::sqrt(2.0)});
+  ExpectNear(ofl::norm(ofl::tensor(std::vector<double>{3, 4})), {5});
+  auto [values, indices] = ofl::max(x, 1);
+  ExpectNear(values, {2, 5});
+  EXPECT_EQ(indices.to_vector<int64_t>(), (std::vector<int64_t>{2, 2}));
+  ExpectNear(ofl::min(x, 0).first, {0, 1, 2});
+  ExpectNear(ofl::fmod(ofl::tensor(std::vector<float>{-3}), ofl::full({1}, 2.0)), {-1});
+  EXPECT_EQ(ofl::bitwise_and(ofl::arange(4), ofl::full({1}, 1.0, ofl::kInt64)).to_vector<int64_t>(),
+            (std::vector<int64_t>{0, 1, 0, 1}));
+  ExpectNear(ofl::hardtanh(ofl::tensor(std::vector<float>{-3, 0.5f, 3})), {-1, 0.5, 1});
+}
+
+TEST(Ops, MoreNeuralNetworkFunctions) {
+  ExpectNear(
+      ofl::group_norm(ofl::arange(4, ofl::kFloat32).reshape({1, 2, 2}), 1, Tensor(), Tensor(), 0.0)
+          .sum(),
+      {0}, 1e-5);
+  ExpectNear(ofl::adaptive_avg_pool2d(ofl::arange(4, ofl::kFloat32).reshape({1, 1, 2, 2}), {1}),
+             {1.5});
+  ExpectNear(ofl::conv1d(ofl::ones({1, 1, 4}), ofl::ones({1, 1, 2})), {2, 2, 2});
+  Tensor q = ofl::ones({1, 2, 4});
+  Tensor v = ofl::arange(8, ofl::kFloat32).reshape({1, 2, 4});
+  // Equal scores: each query averages the values.
+  ExpectNear(ofl::scaled_dot_product_attention(q, q, v), {2, 3, 4, 5, 2, 3, 4, 5});
+  ExpectNear(ofl::binary_cross_entropy_with_logits(ofl::zeros({2}), ofl::ones({2})),
+             {std::log(2.0)});
+}
+
 TEST(Random, ManualSeedReproduces) {
   ofl::manual_seed(3);
   std::vector<float> a = ofl::randn({8}).to_vector<float>();
