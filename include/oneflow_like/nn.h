@@ -4,6 +4,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -133,7 +134,10 @@ class MaxPool2d : public Module {
 class Sequential : public Module {
  public:
   Sequential() = default;
-  template <typename... M>
+  // (Not for a lone Sequential: that is the copy constructor's job.)
+  template <typename... M,
+            typename = std::enable_if_t<!(sizeof...(M) == 1 &&
+                                          (std::is_same_v<std::decay_t<M>, Sequential> && ...))>>
   explicit Sequential(M&&... modules) {
     (push_back(std::forward<M>(modules)), ...);
   }

@@ -476,6 +476,9 @@ TEST(Nn, NamedParametersTrainEvalAndTo) {
   Tensor a = model(ofl::ones({2, 4})), b = model(ofl::ones({2, 4}));
   ExpectNear(a, Vec(b), 0);  // dropout off in eval
   model.to(ofl::Device(ofl::kCPU));
+  ofl::nn::Sequential copy(model);  // a value copy: the same children and tensors
+  ASSERT_EQ(copy.size(), 4u);
+  EXPECT_TRUE(copy.parameters()[0].same(model.parameters()[0]));
   EXPECT_NE(model.name().find("Linear(in_features=4, out_features=8, bias=True)"),
             std::string::npos);
 
@@ -551,7 +554,7 @@ Tensor FromNpz(const npz::Array& a) {
 }
 
 TEST(Graph, InferenceMatchesPythonExactly) {
-  for (const std::string model : {"mlp", "cnn"}) {
+  for (const std::string model : {"mlp", "cnn", "transformer"}) {
     std::string base = "tests/testdata/artifacts/2/" + model + "_infer";
     auto arrays = npz::Load(base + ".npz");
     ofl::Graph g = ofl::Graph::Load(base + ".oflx");
@@ -569,16 +572,20 @@ TEST(Graph, InferenceMatchesPythonExactly) {
   ExpectError([&] { g.Run({ofl::ones({16, 5})}); }, ofl::Error::Kind::kValue, {"[16,5]"});
 }
 
-TEST(Graph, TrainingStepMatchesPythonLosses) {
-  auto arrays = npz::Load("tests/testdata/artifacts/2/mlp_train.npz");
-  ofl::Graph g = ofl::Graph::Load("tests/testdata/artifacts/2/mlp_train.oflx");
-  EXPECT_TRUE(g.training());
-  Tensor xs = FromNpz(arrays["x"]), ys = FromNpz(arrays["y"]);
-  std::vector<double> losses(arrays["losses"].numel());
-  std::memcpy(losses.data(), arrays["losses"].bytes.data(), losses.size() * 8);
-  for (size_t s = 0; s < losses.size(); ++s) {
-    std::vector<Tensor> out = g.Run({xs[s], ys[s]});
-    EXPECT_EQ(out[0].item<float>(), static_cast<float>(losses[s])) << "step " << s;
+TEST(Graph, TrainingStepsMatchPythonLosses) {
+  for (const std::string model : {"mlp", "cnn"}) {
+    std::string base = "tests/testdata/artifacts/2/" + model + "_train";
+    auto arrays = npz::Load(base + ".npz");
+    ofl::Graph g = ofl::Graph::Load(base + ".oflx");
+    EXPECT_TRUE(g.training());
+    EXPECT_FALSE(g.named_tensors().empty());
+    Tensor xs = FromNpz(arrays["x"]), ys = FromNpz(arrays["y"]);
+    std::vector<double> losses(arrays["losses"].numel());
+    std::memcpy(losses.data(), arrays["losses"].bytes.data(), losses.size() * 8);
+    for (size_t s = 0; s < losses.size(); ++s) {  // each run steps the optimizer in place
+      std::vector<Tensor> out = g.Run({xs[s], ys[s]});
+      EXPECT_EQ(out[0].item<float>(), static_cast<float>(losses[s])) << model << " step " << s;
+    }
   }
 }
 
