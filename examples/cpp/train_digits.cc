@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
     int64_t step = 0;
     double last_epoch_loss = 0;
     for (int e = 0; e < epochs; ++e) {
-      ofl::Tensor perm = ofl::randperm(n, ofl::TensorOptions(ofl::kInt64).device(device));
+      ofl::Tensor perm = ofl::randperm(n).to(device);  // drawn on the CPU, as the DataLoader
       std::vector<ofl::Tensor> losses;
       for (int64_t b = 0; b < steps_per_epoch; ++b) {
         ofl::Tensor idx = perm.slice(0, b * batch, (b + 1) * batch);
