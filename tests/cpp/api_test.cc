@@ -382,6 +382,38 @@ TEST(Autograd, MatchesFiniteDifferences) {
       },
       x0);
   CheckGradient([](const Tensor& x) { return ofl::gelu(x).pow(2.0).sum() / x.exp().sum(); }, x0);
+  // conv2d, batch norm (training statistics) and max pooling, through the same check.
+  CheckGradient(
+      [](const Tensor& x) {
+        Tensor img = x.reshape({1, 1, 2, 3});
+        Tensor w = ofl::arange(4, ofl::kFloat64).reshape({1, 1, 2, 2}) - 1.5;
+        Tensor y = ofl::conv2d(img, w, Tensor(), {1}, {1});
+        Tensor bn = ofl::batch_norm(y, Tensor(), Tensor(), Tensor(), Tensor(), true);
+        return (ofl::max_pool2d(bn, {2}) * ofl::tanh(ofl::max_pool2d(y, {2}))).sum();
+      },
+      x0);
+}
+
+TEST(Nn, SmallCnnLearns) {
+  ofl::manual_seed(1);
+  ofl::nn::Sequential cnn(ofl::nn::Conv2d(1, 4, 3, 1, 1), ofl::nn::BatchNorm2d(4), ofl::nn::ReLU(),
+                          ofl::nn::MaxPool2d(2), ofl::nn::Flatten(), ofl::nn::Linear(16, 2));
+  // Class 1 images are bright on the left half, class 0 on the right.
+  Tensor left = ofl::cat({ofl::ones({8, 1, 4, 2}), ofl::zeros({8, 1, 4, 2})}, 3);
+  Tensor x = ofl::cat({left, ofl::flip(left, {3})}, 0) + ofl::randn({16, 1, 4, 4}) * 0.1;
+  Tensor y = ofl::cat({ofl::ones({8}, ofl::kInt64), ofl::zeros({8}, ofl::kInt64)}, 0);
+  ofl::optim::Adam opt(cnn.parameters(), {0.02});
+  float first = 0, last = 0;
+  for (int step = 0; step < 40; ++step) {
+    Tensor loss = ofl::cross_entropy(cnn(x), y);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    (step == 0 ? first : last) = loss.item<float>();
+  }
+  EXPECT_LT(last, 0.1f * first) << first << " -> " << last;
+  cnn.eval();
+  EXPECT_EQ(cnn(x).argmax(1).to_vector<int64_t>(), y.to_vector<int64_t>());
 }
 
 TEST(Autograd, GradNoGradGuardAndLeaves) {
