@@ -11,12 +11,13 @@ BFLAGS := --disk_cache=$(BAZEL_CACHE) $(CUDA_CONFIG) $(EXTRA_BAZEL_FLAGS)
 DEBS := bazel-bootstrap libabsl-dev pybind11-dev python3-dev python3-numpy python3-pytest \
         libdnnl-dev libopenblas-dev python3-sklearn python3-matplotlib libgtest-dev libgmock-dev libbenchmark-dev g++ \
         clang-format black python3-tqdm python3-pip flatbuffers-compiler libflatbuffers-dev \
-        clang-14 libfuzzer-14-dev
+        clang-14 libfuzzer-14-dev cmake pkg-config
 # From PyPI (not in Debian), installed for /usr/bin/python3 when missing.
 PIPS := safetensors==0.8.0
 EXT := python/oneflow_like/_C.so
 
-.PHONY: deps build test train bench clean format format-check
+.PHONY: deps build test train bench clean format format-check install
+PREFIX ?= /usr/local
 deps:
 	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
@@ -35,6 +36,11 @@ test: deps
 	$(BAZEL) test $(BFLAGS) //... ; rc=$$?; \
 	$(PY) tools/count_tests.py bazel-testlogs; crc=$$?; \
 	if [ $$rc -ne 0 ] && [ $$rc -ne 3 ]; then echo "bazel test exited $$rc"; exit $$rc; fi; exit $$crc
+
+# The C++ API (include/oneflow_like): headers, liboneflow_like.so, pkg-config and CMake files.
+install: deps
+	$(BAZEL) build $(BFLAGS) //oneflow_like/api:liboneflow_like.so
+	tools/cpp_api/install.sh $(PREFIX) bazel-bin/oneflow_like/api/liboneflow_like.so
 
 train: build
 	PYTHONPATH=python $(PY) examples/train_digits.py $(ARGS)
