@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "kernels/cuda/cuda_api.h"
+#include "device/cuda/cuda_api.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/random.h"
