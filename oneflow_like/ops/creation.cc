@@ -136,7 +136,12 @@ Status CopyToHost(const Tensor& x, void* dst) {
     ASSIGN_OR_RETURN(c, Contiguous(c));
   }
   size_t bytes = static_cast<size_t>(c.numel() * DTypeSize(c.dtype()));
-  if (bytes == 0) return Status();
+  if (bytes == 0) {
+    // Nothing to copy, but the read still waits for the op that made the tensor, so its
+    // failure is raised here (once) rather than by a later, unrelated flow.sync().
+    if (!c.blob()) return Status();
+    return vm::SyncAccessBlob(c.blob(), vm::AccessMode::kRead, [](void*) { return Status(); });
+  }
   size_t off = static_cast<size_t>(c.offset() * DTypeSize(c.dtype()));
   return vm::SyncAccessBlob(c.blob(), vm::AccessMode::kRead, [&](void* src) {
     std::memcpy(dst, static_cast<char*>(src) + off, bytes);
