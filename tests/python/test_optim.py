@@ -164,8 +164,9 @@ def test_param_groups_zero_grad_and_errors():
         optim.SGD([], lr=0.1)
     with pytest.raises(ValueError):
         optim.SGD([{"params": [params[0]]}, {"params": [params[0]]}], lr=0.1)
-    with pytest.raises(ValueError):
-        optim.SGD(params)  # lr is required
+    assert optim.SGD(params).param_groups[0]["lr"] == 1e-3  # PyTorch 2.x default
+    with pytest.raises(ValueError, match=r"\[SGD\] Invalid learning rate: -1"):
+        optim.SGD(params, lr=-1)
 
 
 @pytest.mark.parametrize(
@@ -200,6 +201,309 @@ def test_state_dict_resume_matches_uninterrupted(cls, kw):
         c.step()
     for x, y in zip(pa, pc):
         np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def ref_adadelta(p, g, s, t, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0):
+    g = g + weight_decay * p
+    s["v"] = rho * s.get("v", 0) + (1 - rho) * g * g
+    delta = np.sqrt(s.get("u", 0) + eps) / np.sqrt(s["v"] + eps) * g
+    s["u"] = rho * s.get("u", 0) + (1 - rho) * delta * delta
+    return p - lr * delta
+
+
+def ref_adagrad(
+    p, g, s, t, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10
+):
+    g = g + weight_decay * p
+    s["sum"] = s.get("sum", initial_accumulator_value) + g * g
+    return p - lr / (1 + (t - 1) * lr_decay) * g / (np.sqrt(s["sum"]) + eps)
+
+
+def ref_adamax(p, g, s, t, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
+    b1, b2 = betas
+    g = g + weight_decay * p
+    s["m"] = b1 * s.get("m", 0) + (1 - b1) * g
+    s["u"] = np.maximum(b2 * s.get("u", 0), np.abs(g) + eps)
+    return p - lr / (1 - b1**t) * s["m"] / s["u"]
+
+
+def _decay(p, g, lr, wd, decoupled):
+    return (p * (1 - lr * wd), g) if decoupled else (p, g + wd * p)
+
+
+def ref_nadam(
+    p,
+    g,
+    s,
+    t,
+    lr=2e-3,
+    betas=(0.9, 0.999),
+    eps=1e-8,
+    weight_decay=0.0,
+    momentum_decay=4e-3,
+    decoupled_weight_decay=False,
+):
+    b1, b2 = betas
+    p, g = _decay(p, g, lr, weight_decay, decoupled_weight_decay)
+    mu = b1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))
+    mu_next = b1 * (1 - 0.5 * 0.96 ** ((t + 1) * momentum_decay))
+    s["prod"] = s.get("prod", 1.0) * mu
+    s["m"] = b1 * s.get("m", 0) + (1 - b1) * g
+    s["v"] = b2 * s.get("v", 0) + (1 - b2) * g * g
+    denom = np.sqrt(s["v"] / (1 - b2**t)) + eps
+    p = p - lr * (1 - mu) / (1 - s["prod"]) * g / denom
+    return p - lr * mu_next / (1 - s["prod"] * mu_next) * s["m"] / denom
+
+
+def ref_radam(
+    p,
+    g,
+    s,
+    t,
+    lr=1e-3,
+    betas=(0.9, 0.999),
+    eps=1e-8,
+    weight_decay=0.0,
+    decoupled_weight_decay=False,
+):
+    b1, b2 = betas
+    p, g = _decay(p, g, lr, weight_decay, decoupled_weight_decay)
+    s["m"] = b1 * s.get("m", 0) + (1 - b1) * g
+    s["v"] = b2 * s.get("v", 0) + (1 - b2) * g * g
+    m_hat = s["m"] / (1 - b1**t)
+    rho_inf = 2 / (1 - b2) - 1
+    rho_t = rho_inf - 2 * t * b2**t / (1 - b2**t)
+    if rho_t <= 5:
+        return p - lr * m_hat
+    rect = np.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+    adaptive = np.sqrt(1 - b2**t) / (np.sqrt(s["v"]) + eps)
+    return p - lr * m_hat * rect * adaptive
+
+
+def ref_asgd(p, g, s, t, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0.0):
+    g = g + weight_decay * p
+    eta, mu = s.get("eta", lr), s.get("mu", 1.0)
+    p = p * (1 - lambd * eta) - eta * g
+    s["ax"] = p.copy() if mu == 1 else s["ax"] + mu * (p - s["ax"])
+    s["eta"] = lr / (1 + lambd * lr * t) ** alpha
+    s["mu"] = 1 / max(1, t - t0)
+    return p
+
+
+def ref_rprop(p, g, s, t, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50)):
+    sign = np.sign(g * s.get("prev", np.zeros_like(g)))
+    factor = np.where(sign > 0, etas[1], np.where(sign < 0, etas[0], 1.0))
+    s["step"] = np.clip(s.get("step", np.full_like(g, lr)) * factor, *step_sizes)
+    g = np.where(sign < 0, 0.0, g)
+    s["prev"] = g
+    return p - np.sign(g) * s["step"]
+
+
+FAMILY = [
+    (optim.Adadelta, ref_adadelta, dict()),
+    (optim.Adadelta, ref_adadelta, dict(lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1)),
+    (optim.Adagrad, ref_adagrad, dict()),
+    (
+        optim.Adagrad,
+        ref_adagrad,
+        dict(lr=0.1, lr_decay=0.05, weight_decay=0.1, initial_accumulator_value=0.2),
+    ),
+    (optim.Adamax, ref_adamax, dict()),
+    (optim.Adamax, ref_adamax, dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1)),
+    (optim.NAdam, ref_nadam, dict()),
+    (optim.NAdam, ref_nadam, dict(lr=0.01, weight_decay=0.1, momentum_decay=0.01)),
+    (optim.NAdam, ref_nadam, dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    (optim.RAdam, ref_radam, dict(lr=0.01)),
+    (optim.RAdam, ref_radam, dict(lr=0.01, betas=(0.9, 0.9), weight_decay=0.1)),
+    (optim.RAdam, ref_radam, dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    (optim.ASGD, ref_asgd, dict()),
+    (optim.ASGD, ref_asgd, dict(lr=0.05, lambd=0.01, alpha=0.5, t0=3, weight_decay=0.1)),
+    (optim.Rprop, ref_rprop, dict()),
+    (optim.Rprop, ref_rprop, dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(0.01, 0.06))),
+]
+
+
+@pytest.mark.parametrize(
+    "cls,ref,kw", FAMILY, ids=[f"{c.__name__}-{i}" for i, (c, _, _) in enumerate(FAMILY)]
+)
+def test_optimizer_family(cls, ref, kw):
+    run(cls, ref, steps=8, **kw)
+
+
+def test_asgd_keeps_the_parameter_average():
+    params, ref = make_params()
+    opt = optim.ASGD(params, lr=0.05, t0=2)
+    states = [dict() for _ in ref]
+    for t in range(1, 6):
+        grads = [RNG.standard_normal(s).astype(np.float32).astype(np.float64) for s in SHAPES]
+        set_grads(params, grads)
+        opt.step()
+        ref = [ref_asgd(r, g, st, t, lr=0.05, t0=2) for r, g, st in zip(ref, grads, states)]
+    for p, st in zip(params, states):
+        np.testing.assert_allclose(opt.state[p]["ax"].numpy(), st["ax"], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "cls,kw",
+    [
+        (optim.SGD, dict(lr=0.1, momentum=0.9, nesterov=True)),
+        (optim.Adam, dict(lr=0.01, amsgrad=True)),
+        (optim.Adagrad, dict()),
+        (optim.NAdam, dict()),
+        (optim.Rprop, dict()),
+        (optim.Adadelta, dict()),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_maximize_equals_negated_gradient(cls, kw):
+    grads = [[RNG.standard_normal(s) for s in SHAPES] for _ in range(4)]
+    pa, _ = make_params()
+    pb = [nn.Parameter(p.detach().clone()) for p in pa]
+    a, b = cls(pa, maximize=True, foreach=False, **kw), cls(pb, **kw)
+    for g in grads:
+        set_grads(pa, g)
+        set_grads(pb, [-x for x in g])
+        a.step()
+        b.step()
+    for x, y in zip(pa, pb):
+        np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-6, atol=1e-7)
+    assert a.param_groups[0]["maximize"] is True and a.param_groups[0]["foreach"] is False
+
+
+def test_adam_decoupled_weight_decay_is_adamw():
+    grads = [[RNG.standard_normal(s) for s in SHAPES] for _ in range(3)]
+    pa, _ = make_params()
+    pb = [nn.Parameter(p.detach().clone()) for p in pa]
+    a = optim.Adam(pa, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)
+    b = optim.AdamW(pb, lr=0.01, weight_decay=0.1)
+    for g in grads:
+        set_grads(pa, g)
+        set_grads(pb, g)
+        a.step()
+        b.step()
+    for x, y in zip(pa, pb):
+        np.testing.assert_array_equal(x.numpy(), y.numpy())
+
+
+def test_optimizer_errors_name_the_optimizer():
+    params, _ = make_params()
+    with pytest.raises(ValueError, match=r"\[Adadelta\] Invalid rho value: 1.5"):
+        optim.Adadelta(params, rho=1.5)
+    with pytest.raises(ValueError, match=r"\[Adagrad\] Invalid lr_decay value: -0.1"):
+        optim.Adagrad(params, lr_decay=-0.1)
+    with pytest.raises(ValueError, match=r"\[NAdam\] Invalid beta parameters"):
+        optim.NAdam(params, betas=(1.0, 0.9))
+    with pytest.raises(ValueError, match=r"\[Rprop\] Invalid eta values: 1.2, 0.5"):
+        optim.Rprop(params, etas=(1.2, 0.5))
+    with pytest.raises(NotImplementedError, match=r"\[Adam\] differentiable=True"):
+        optim.Adam(params, differentiable=True)
+    with pytest.raises(ValueError, match=r"\[LBFGS\] line_search_fn.*'armijo'"):
+        optim.LBFGS(params, line_search_fn="armijo")
+    with pytest.raises(ValueError, match=r"\[LBFGS\] doesn't support"):
+        optim.LBFGS([{"params": [params[0]]}, {"params": [params[1]]}])
+
+
+@pytest.mark.parametrize(
+    "cls,kw",
+    [
+        (optim.Adadelta, dict()),
+        (optim.Adagrad, dict(lr=0.1, lr_decay=0.01)),
+        (optim.Adamax, dict()),
+        (optim.NAdam, dict()),
+        (optim.RAdam, dict(lr=0.01)),
+        (optim.ASGD, dict(t0=2)),
+        (optim.Rprop, dict()),
+        (optim.Adam, dict(lr=0.01, amsgrad=True, weight_decay=0.1)),
+        (optim.AdamW, dict(lr=0.01)),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_family_state_dict_resume_matches_uninterrupted(cls, kw):
+    test_state_dict_resume_matches_uninterrupted(cls, dict(kw, lr=kw.get("lr", 0.01)))
+
+
+def test_adagrad_state_exists_before_the_first_step():
+    params, _ = make_params()
+    opt = optim.Adagrad(params, initial_accumulator_value=0.5)
+    sd = opt.state_dict()
+    assert sorted(sd["state"]) == [0, 1] and sd["state"][0]["step"] == 0
+    np.testing.assert_array_equal(sd["state"][1]["sum"].numpy(), 0.5)
+
+
+def _rosenbrock(x):
+    return (1 - x[0]) ** 2 + 100 * (x[1] - x[0] ** 2) ** 2
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_minimizes_rosenbrock(line_search_fn):
+    x = nn.Parameter(flow.tensor([-1.5, 2.0], dtype=flow.float64))
+    lr = 1.0 if line_search_fn else 0.05
+    opt = optim.LBFGS([x], lr=lr, history_size=10, max_iter=50, line_search_fn=line_search_fn)
+    calls = []
+
+    def closure():
+        opt.zero_grad()
+        loss = _rosenbrock(x)
+        loss.backward()
+        calls.append(loss.item())
+        return loss
+
+    first = opt.step(closure).item()
+    assert first == pytest.approx(_rosenbrock(np.array([-1.5, 2.0])))
+    for _ in range(20 if line_search_fn else 200):
+        opt.step(closure)
+    final = _rosenbrock(x.detach().numpy())
+    if line_search_fn:
+        np.testing.assert_allclose(x.numpy(), [1.0, 1.0], atol=1e-4)
+        assert final < 1e-9
+        assert opt.state[x]["func_evals"] == len(calls)
+    else:
+        assert final < 0.5 * calls[0]
+
+
+def test_lbfgs_fixed_step_matches_numpy_two_loop():
+    """Without a line search, each iteration is x += lr * d with d from the two-loop recursion."""
+    a = RNG.standard_normal((4, 4))
+    A = a @ a.T + 4 * np.eye(4)
+    b = RNG.standard_normal(4)
+    x = nn.Parameter(flow.tensor(np.zeros(4), dtype=flow.float64))
+    At, bt = flow.tensor(A, dtype=flow.float64), flow.tensor(b, dtype=flow.float64)
+    opt = optim.LBFGS([x], lr=0.5, max_iter=6, history_size=3)
+
+    def closure():
+        opt.zero_grad()
+        loss = 0.5 * (x * (At @ x)).sum() - (bt * x).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    xr = np.zeros(4)
+    g = A @ xr - b
+    dirs, stps = [], []
+    for it in range(6):
+        if it == 0:
+            d, h = -g, 1.0
+            t = min(1.0, 1.0 / np.abs(g).sum()) * 0.5
+        else:
+            y, s = g - g_prev, d * t
+            if y @ s > 1e-10:
+                if len(dirs) == 3:
+                    dirs.pop(0), stps.pop(0)
+                dirs.append(y), stps.append(s)
+                h = (y @ s) / (y @ y)
+            q = -g
+            al = []
+            for yi, si in reversed(list(zip(dirs, stps))):
+                al.append((si @ q) / (yi @ si))
+                q = q - al[-1] * yi
+            r = q * h
+            for (yi, si), ai in zip(zip(dirs, stps), reversed(al)):
+                r = r + si * (ai - (yi @ r) / (yi @ si))
+            d, t = r, 0.5
+        g_prev = g
+        xr = xr + t * d
+        g = A @ xr - b
+    np.testing.assert_allclose(x.numpy(), xr, rtol=1e-10, atol=1e-12)
 
 
 # ---- lr schedulers -----------------------------------------------------------------------------

@@ -14,6 +14,24 @@ class _Required:
 required = _Required()
 
 
+def _check_hparams(name, **values):
+    """Each value (a number, or a tuple of numbers) must be >= 0; ValueError naming it otherwise."""
+    for k, v in values.items():
+        for x in v if isinstance(v, tuple) else (v,):
+            if not x >= 0.0:
+                raise ValueError(f"[{name}] Invalid {k} value: {v}")
+
+
+def _flags(name, foreach=None, capturable=False, differentiable=False, fused=None):
+    """PyTorch's implementation switches. foreach/capturable/fused choose among kernels that give
+    the same result; they are kept in the groups (as in PyTorch) and change nothing here."""
+    if differentiable:
+        raise NotImplementedError(
+            f"[{name}] differentiable=True is not supported: optimizer steps run under no_grad"
+        )
+    return dict(foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused)
+
+
 class Optimizer:
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -51,6 +69,14 @@ class Optimizer:
         if any(id(p) in seen for p in group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(group)
+
+    def _lazy_state(self, p, **init):
+        """The state of p; on first use filled from init (name -> a callable making the value)."""
+        state = self.state[p]
+        if not state:
+            for k, make in init.items():
+                state[k] = make()
+        return state
 
     def zero_grad(self, set_to_none=True):
         for g in self.param_groups:
