@@ -605,3 +605,151 @@ def test_schedulers_match_torch():
             fo.step()
             ts.step()
             fs.step()
+
+
+def test_multiplicative_and_polynomial_lr():
+    o = _opt(1.0)
+    np.testing.assert_allclose(
+        _lrs(o, lrs.MultiplicativeLR(o, lambda e: 0.9), 5), 0.9 ** np.arange(5), rtol=1e-12
+    )
+    o = _opt(2.0)
+    got = _lrs(o, lrs.PolynomialLR(o, total_iters=4, power=2.0), 6)
+    want = [2.0 * (1 - min(e, 4) / 4) ** 2 for e in range(6)]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def _sgdr_ref(e, T_0, T_mult):
+    """T_cur, T_i of SGDR by walking the cycles."""
+    t_i, t_cur = T_0, e
+    while t_cur >= t_i:
+        t_cur -= t_i
+        t_i *= T_mult
+    return t_cur, t_i
+
+
+@pytest.mark.parametrize("T_mult", [1, 2])
+def test_cosine_annealing_warm_restarts(T_mult):
+    o = _opt(0.5)
+    s = lrs.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=T_mult, eta_min=0.01)
+    got = _lrs(o, s, 20)
+    want = []
+    for e in range(20):
+        t_cur, t_i = _sgdr_ref(e, 3, T_mult)
+        want.append(0.01 + (0.5 - 0.01) * (1 + math.cos(math.pi * t_cur / t_i)) / 2)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    s.step(4.5)  # fractional epochs, as in `scheduler.step(epoch + i / iters)`
+    t_cur, t_i = (1.5, 3) if T_mult == 1 else (1.5, 6)
+    want = 0.01 + 0.49 * (1 + math.cos(math.pi * t_cur / t_i)) / 2
+    assert o.param_groups[0]["lr"] == pytest.approx(want, rel=1e-12) and s.T_i == t_i
+
+
+def _cyclic_ref(e, base, top, up, down, mode, gamma):
+    total = up + down
+    cycle = math.floor(1 + e / total)
+    x = 1 + e / total - cycle
+    frac = x / (up / total) if x <= up / total else (x - 1) / (up / total - 1)
+    scale = {"triangular": 1.0, "triangular2": 1 / 2 ** (cycle - 1), "exp_range": gamma**e}[mode]
+    return base + (top - base) * frac * scale, frac * scale
+
+
+@pytest.mark.parametrize("mode", ["triangular", "triangular2", "exp_range"])
+def test_cyclic_lr(mode):
+    o = _opt(1.0)
+    s = lrs.CyclicLR(o, 0.1, 1.0, step_size_up=3, step_size_down=2, mode=mode, gamma=0.95)
+    lrs_got, moms = [], []
+    for _ in range(16):
+        lrs_got.append(o.param_groups[0]["lr"])
+        moms.append(o.param_groups[0]["momentum"])
+        o.step()
+        s.step()
+    refs = [_cyclic_ref(e, 0.1, 1.0, 3, 2, mode, 0.95) for e in range(16)]
+    np.testing.assert_allclose(lrs_got, [r[0] for r in refs], rtol=1e-12)
+    np.testing.assert_allclose(moms, [0.9 - 0.1 * r[1] for r in refs], rtol=1e-12)
+    a = optim.Adam([nn.Parameter(flow.zeros(1))])
+    lrs.CyclicLR(a, 0.01, 0.1, step_size_up=2)
+    assert a.param_groups[0]["betas"] == (0.9, 0.999) and a.param_groups[0]["lr"] == 0.01
+    with pytest.raises(ValueError, match=r"\[CyclicLR\] optimizer must support momentum"):
+        lrs.CyclicLR(optim.Adagrad([nn.Parameter(flow.zeros(1))]), 0.01, 0.1)
+
+
+def test_reduce_lr_on_plateau():
+    o = _opt(1.0)
+    s = lrs.ReduceLROnPlateau(o, factor=0.5, patience=2, cooldown=1, min_lr=0.2)
+    metrics = [5, 4, 4, 4, 4, 4, 4, 4, 3, 3, 3, 3, 3, 3, 3, 3]
+    got = []
+    for m in metrics:
+        s.step(m)
+        got.append(o.param_groups[0]["lr"])
+    # Three bad epochs in a row (> patience 2) halve the lr; the cooldown epoch after a cut
+    # counts none; a new best resets the count; min_lr bounds the last cut (0.125 -> 0.2).
+    want = [1, 1, 1, 1] + [0.5] * 7 + [0.25] * 4 + [0.2]
+    assert got == want
+    assert s.get_last_lr() == [0.2]
+    o = _opt(1.0)
+    s = lrs.ReduceLROnPlateau(o, mode="max", patience=0, threshold=0.5, threshold_mode="abs")
+    for m in [1.0, 1.4, 2.0]:
+        s.step(m)
+    assert o.param_groups[0]["lr"] == pytest.approx(0.1)  # 1.4 is not 0.5 better than 1.0
+    with pytest.raises(ValueError, match=r"\[ReduceLROnPlateau\] factor should be < 1.0, got 2"):
+        lrs.ReduceLROnPlateau(o, factor=2)
+
+
+def test_chained_scheduler_and_side_by_side_schedulers_multiply():
+    o = _opt(1.0)
+    c = lrs.ChainedScheduler(
+        [lrs.ConstantLR(o, factor=0.1, total_iters=2), lrs.ExponentialLR(o, 0.9)]
+    )
+    got = []
+    for _ in range(5):
+        got.append(o.param_groups[0]["lr"])
+        c.step()
+    np.testing.assert_allclose(got, [0.1, 0.09, 0.81, 0.729, 0.6561], rtol=1e-12)
+    assert c.get_last_lr() == [o.param_groups[0]["lr"]]
+    o = _opt(1.0)
+    warm, decay = lrs.LinearLR(o, 0.5, total_iters=2), lrs.StepLR(o, 2, gamma=0.1)
+    got = []
+    for _ in range(5):
+        got.append(o.param_groups[0]["lr"])
+        warm.step()
+        decay.step()
+    np.testing.assert_allclose(got, [0.5, 0.75, 0.1, 0.1, 0.01], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda o: lrs.StepLR(o, 2, 0.5),
+        lambda o: lrs.CosineAnnealingWarmRestarts(o, 2, 2),
+        lambda o: lrs.CyclicLR(o, 0.1, 1.0, step_size_up=2),
+        lambda o: lrs.OneCycleLR(o, 1.0, total_steps=12),
+        lambda o: lrs.PolynomialLR(o, 8, 0.5),
+        lambda o: lrs.SequentialLR(
+            o, [lrs.LinearLR(o, 0.1, total_iters=2), lrs.ExponentialLR(o, 0.8)], [2]
+        ),
+        lambda o: lrs.ChainedScheduler([lrs.ExponentialLR(o, 0.9), lrs.MultiStepLR(o, [3, 5])]),
+    ],
+    ids=["step", "sgdr", "cyclic", "onecycle", "poly", "sequential", "chained"],
+)
+def test_scheduler_state_dict_resume(make):
+    o = _opt(1.0)
+    s = make(o)
+    full = _lrs(o, s, 10)
+    o2 = _opt(1.0)
+    s2 = make(o2)
+    _lrs(o2, s2, 4)
+    sd_opt, sd_s = o2.state_dict(), s2.state_dict()
+    o3 = _opt(1.0)
+    s3 = make(o3)
+    o3.load_state_dict(sd_opt)
+    s3.load_state_dict(sd_s)
+    np.testing.assert_allclose(_lrs(o3, s3, 6), full[4:], rtol=1e-12)
+
+
+def test_reduce_lr_on_plateau_state_dict():
+    o = _opt(1.0)
+    s = lrs.ReduceLROnPlateau(o, patience=1)
+    for m in [3, 3, 3]:
+        s.step(m)
+    s2 = lrs.ReduceLROnPlateau(_opt(1.0), patience=1)
+    s2.load_state_dict(s.state_dict())
+    assert (s2.best, s2.num_bad_epochs, s2.last_epoch) == (3, 0, 3)
