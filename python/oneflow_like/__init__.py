@@ -6,6 +6,8 @@
 """
 import atexit as _atexit
 
+__version__ = "0.1.0"
+
 from ._loader import load_extension as _load_extension
 
 _C = _load_extension()
@@ -41,6 +43,8 @@ for _name in dir(_C):
 from . import autograd  # noqa: E402,F401
 
 from . import (
+    accelerator,
+    backends,
     nn,
     optim,
     utils,
