@@ -52,13 +52,16 @@ def test_missing_names_name_torch_and_oneflow_like(mocked):
     import torch
     import torch.nn as nn
 
-    with pytest.raises(AttributeError, match=r"torch\.nn' has no attribute 'NoSuchLayer'.*"
-                       r"oneflow_like\.nn\.NoSuchLayer"):
+    with pytest.raises(
+        AttributeError,
+        match=r"torch\.nn' has no attribute 'NoSuchLayer'.*" r"oneflow_like\.nn\.NoSuchLayer",
+    ):
         nn.NoSuchLayer
     with pytest.raises(AttributeError, match=r"'torch' has no attribute 'no_such_op'"):
         torch.no_such_op
-    with pytest.raises(ModuleNotFoundError, match=r"'torch\.no_such_module'.*"
-                       r"oneflow_like\.no_such_module"):
+    with pytest.raises(
+        ModuleNotFoundError, match=r"'torch\.no_such_module'.*" r"oneflow_like\.no_such_module"
+    ):
         import torch.no_such_module  # noqa: F401
     with pytest.raises(ImportError, match=r"cannot import name 'NoSuchLayer' from 'torch\.nn'"):
         from torch.nn import NoSuchLayer  # noqa: F401
@@ -97,7 +100,14 @@ def test_command_line_runs_a_script_with_its_arguments(tmp_path):
         timeout=120,
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["oneflow_like._C", "[0.0,", "2.0]", "['--lr',", "'0.1']", "__main__"]
+    assert out.stdout.split() == [
+        "oneflow_like._C",
+        "[0.0,",
+        "2.0]",
+        "['--lr',",
+        "'0.1']",
+        "__main__",
+    ]
     usage = subprocess.run(
         [sys.executable, "-m", "oneflow_like.mock_torch"], capture_output=True, text=True, env=env
     )

@@ -18,4 +18,3 @@ class _MatmulFlags:
 
 
 matmul = _MatmulFlags()
-

@@ -34,8 +34,10 @@ class DataParallel(Module):
         super().__init__()
         self.module = module
         self.device_ids = _device_ids("DataParallel", device_ids)
-        self.output_device = output_device if output_device is not None else (
-            self.device_ids[0] if self.device_ids else None
+        self.output_device = (
+            output_device
+            if output_device is not None
+            else (self.device_ids[0] if self.device_ids else None)
         )
         self.dim = dim
 
