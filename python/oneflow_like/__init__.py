@@ -34,7 +34,14 @@ _C.float32, _C.int64, _C.bool = float32, int64, bool
 from . import _tensor  # noqa: E402,F401  (Python-level Tensor methods)
 from ._generator import Generator  # noqa: E402
 from ._logical import all, allclose, any, isclose, isfinite, isinf, isnan  # noqa: E402,F401,A004
-from .autograd import enable_grad, no_grad, set_grad_enabled, is_grad_enabled  # noqa: E402
+from .autograd import (  # noqa: E402
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 # Every functional op bound by the extension is exported at the top level (flow.add, flow.relu...).
 _PRIVATE = {"Tensor", "device", "dtype"}

@@ -99,3 +99,21 @@ def test_load_state_dict_assign():
     with flow.no_grad():
         new_w.add_(1.0)  # the parameter shares the assigned tensor's storage
     np.testing.assert_array_equal(m.w.numpy(), [6.0, 6.0, 6.0])
+
+
+def test_parameter_list_and_dict():
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ws = nn.ParameterList([flow.ones(2), nn.Parameter(flow.zeros(3))])
+            self.named = nn.ParameterDict({"a": flow.ones(1)})
+            self.named["b"] = nn.Parameter(flow.full((2,), 3.0))
+
+    net = Net()
+    assert [n for n, _ in net.named_parameters()] == ["ws.0", "ws.1", "named.a", "named.b"]
+    assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in net.parameters())
+    net.ws.append(flow.ones(4))
+    assert len(net.ws) == 3 and net.ws[-1].shape == (4,) and "b" in net.named
+    assert list(net.named.keys()) == ["a", "b"] and net.named.pop("a").shape == (1,)
+    sd = net.state_dict()
+    assert list(sd) == ["ws.0", "ws.1", "ws.2", "named.b"]

@@ -1,5 +1,13 @@
 """The nn layers, one file per family."""
-from oneflow_like.nn.modules.module import Module, ModuleDict, ModuleList, Parameter, Sequential
+from oneflow_like.nn.modules.module import (
+    Module,
+    ModuleDict,
+    ModuleList,
+    Parameter,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+)
 from oneflow_like.nn.modules.linear import Identity, Linear
 from oneflow_like.nn.modules.conv import Conv1d, Conv2d
 from oneflow_like.nn.modules.pooling import (
@@ -57,6 +65,8 @@ __all__ = _loss_all + [
     "ModuleList",
     "MultiheadAttention",
     "Parameter",
+    "ParameterDict",
+    "ParameterList",
     "ReLU",
     "Sequential",
     "SiLU",

@@ -636,51 +636,111 @@ class ModuleList(_ListLike):
         self._renumber(mods)
 
 
-class ModuleDict(Module):
+class _DictLike(Module):
+    """Shared by ModuleDict and ParameterDict: a name table (`_table`) used as a dict;
+    subclasses say how a value is registered (`__setitem__`)."""
+
+    _table = "_modules"
+
+    def _entries(self):
+        return self.__dict__[self._table]
+
+    def __getitem__(self, key):
+        return self._entries()[key]
+
+    def __delitem__(self, key):
+        del self._entries()[key]
+
+    def __len__(self):
+        return len(self._entries())
+
+    def __iter__(self):
+        return iter(self._entries())
+
+    def __contains__(self, key):
+        return key in self._entries()
+
+    def keys(self):
+        return self._entries().keys()
+
+    def values(self):
+        return self._entries().values()
+
+    def items(self):
+        return self._entries().items()
+
+    def pop(self, key):
+        return self._entries().pop(key)
+
+    def clear(self):
+        self._entries().clear()
+
+    def update(self, values):
+        items = values.items() if hasattr(values, "items") else values
+        for k, v in items:
+            self[k] = v
+
+
+class ModuleDict(_DictLike):
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
             self.update(modules)
 
-    def __getitem__(self, key):
-        return self._modules[key]
-
     def __setitem__(self, key, module):
         self.add_module(key, module)
 
-    def __delitem__(self, key):
-        del self._modules[key]
+
+def _as_parameter(value):
+    if isinstance(value, flow.Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+class ParameterList(Module):
+    """Parameters in a list, registered as "0", "1", ...; plain tensors become Parameters."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        if values is not None:
+            self.extend(values)
 
     def __len__(self):
-        return len(self._modules)
+        return len(self._parameters)
 
     def __iter__(self):
-        return iter(self._modules)
+        return iter(self._parameters.values())
 
-    def __contains__(self, key):
-        return key in self._modules
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return ParameterList(list(self)[idx])
+        return self._parameters[str(_index(idx, len(self)))]
 
-    def keys(self):
-        return self._modules.keys()
+    def __setitem__(self, idx, value):
+        self.register_parameter(str(_index(idx, len(self))), _as_parameter(value))
 
-    def values(self):
-        return self._modules.values()
+    def append(self, value):
+        self.register_parameter(str(len(self)), _as_parameter(value))
+        return self
 
-    def items(self):
-        return self._modules.items()
+    def extend(self, values):
+        for v in values:
+            self.append(v)
+        return self
 
-    def pop(self, key):
-        m = self._modules[key]
-        del self._modules[key]
-        return m
 
-    def clear(self):
-        self._modules.clear()
+class ParameterDict(_DictLike):
+    """Parameters by name, in insertion order; plain tensors become Parameters."""
 
-    def update(self, modules):
-        items = modules.items() if hasattr(modules, "items") else modules
-        for k, m in items:
-            self.add_module(k, m)
+    _table = "_parameters"
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __setitem__(self, key, value):
+        self.register_parameter(key, _as_parameter(value))
 
 
 def _index(idx, n):
