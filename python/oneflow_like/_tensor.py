@@ -122,3 +122,46 @@ for _name in (
 ):
     if _name in Tensor.__dict__:
         setattr(Tensor, _name, _returning_self(Tensor.__dict__[_name]))
+
+
+def _new_factory(name, fill):
+    """Tensor.new_<name>(size, dtype=None, device=None, requires_grad=False): a new tensor with
+    self's dtype and device unless given."""
+
+    def method(self, *size, dtype=None, device=None, requires_grad=False):
+        if len(size) == 1 and isinstance(size[0], (tuple, list)):
+            size = tuple(size[0])
+        dtype = self.dtype if dtype is None else dtype
+        device = self.device if device is None else device
+        out = fill(size, dtype, device)
+        if requires_grad:
+            out.requires_grad = True
+        return out
+
+    method.__name__ = "new_" + name
+    return method
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return _new_factory("full", lambda s, dt, dv: _C.full(s, fill_value, dtype=dt, device=dv))(
+        self, tuple(size), dtype=dtype, device=device, requires_grad=requires_grad
+    )
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """A copy of `data` (a list, NumPy array or tensor) with self's dtype and device unless
+    given."""
+    if isinstance(data, Tensor):
+        data = data.detach().cpu().numpy()
+    out = _C.tensor(data, dtype=self.dtype if dtype is None else dtype)
+    out = out.to(self.device if device is None else device)
+    if requires_grad:
+        out.requires_grad = True
+    return out
+
+
+Tensor.new_zeros = _new_factory("zeros", lambda s, dt, dv: _C.zeros(*s, dtype=dt, device=dv))
+Tensor.new_ones = _new_factory("ones", lambda s, dt, dv: _C.ones(*s, dtype=dt, device=dv))
+Tensor.new_empty = _new_factory("empty", lambda s, dt, dv: _C.empty(*s, dtype=dt, device=dv))
+Tensor.new_full = _new_full
+Tensor.new_tensor = _new_tensor

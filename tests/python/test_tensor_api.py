@@ -595,3 +595,15 @@ def test_iteration():
     need(flow.Tensor, "__getitem__")
     rows = [r.tolist() for r in flow.tensor([[1, 2], [3, 4]])]
     assert rows == [[1, 2], [3, 4]]
+
+
+def test_new_factories_take_dtype_and_device_from_self():
+    x = flow.ones(2, dtype=flow.float64)
+    z = x.new_zeros(2, 3)
+    assert z.dtype == flow.float64 and z.shape == (2, 3) and z.numpy().sum() == 0
+    assert x.new_ones((4,)).tolist() == [1.0] * 4
+    f = x.new_full((2,), 7.0, requires_grad=True)
+    assert f.tolist() == [7.0, 7.0] and f.requires_grad and f.dtype == flow.float64
+    assert x.new_tensor([1, 2]).dtype == flow.float64
+    assert x.new_zeros(3, dtype=flow.int64).dtype == flow.int64
+    assert x.new_empty(()).shape == ()
