@@ -30,12 +30,6 @@ def _item(self):
     return self.numpy().reshape(()).item()
 
 
-def _size(self, dim=None):
-    if dim is None:
-        return tuple(self.shape)
-    return self.shape[dim]
-
-
 def _len(self):
     if self.ndim == 0:
         raise TypeError("len() of a 0-d tensor")
@@ -80,7 +74,6 @@ Tensor.__repr__ = _repr
 Tensor.__str__ = _repr
 Tensor.item = _item
 Tensor.tolist = lambda self: self.numpy().tolist()
-Tensor.size = _size
 Tensor.__len__ = _len
 Tensor.__bool__ = _bool
 Tensor.__float__ = lambda self: float(self.item())
@@ -165,3 +158,34 @@ Tensor.new_ones = _new_factory("ones", lambda s, dt, dv: _C.ones(*s, dtype=dt, d
 Tensor.new_empty = _new_factory("empty", lambda s, dt, dv: _C.empty(*s, dtype=dt, device=dv))
 Tensor.new_full = _new_full
 Tensor.new_tensor = _new_tensor
+
+
+class Size(tuple):
+    """A tensor's shape (torch.Size): a tuple of ints that prints as Size([...])."""
+
+    def __repr__(self):
+        return f"oneflow_like.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, idx):
+        out = tuple.__getitem__(self, idx)
+        return Size(out) if isinstance(idx, slice) else out
+
+
+_shape_of = Tensor.shape.fget
+
+
+def _size_method(self, dim=None):
+    shape = _shape_of(self)
+    return Size(shape) if dim is None else shape[dim]
+
+
+Tensor.shape = property(lambda self: Size(_shape_of(self)))
+Tensor.size = _size_method

@@ -607,3 +607,11 @@ def test_new_factories_take_dtype_and_device_from_self():
     assert x.new_tensor([1, 2]).dtype == flow.float64
     assert x.new_zeros(3, dtype=flow.int64).dtype == flow.int64
     assert x.new_empty(()).shape == ()
+
+
+def test_shape_is_a_size():
+    x = flow.ones(2, 3, 4)
+    assert isinstance(x.shape, flow.Size) and isinstance(x.shape, tuple)
+    assert x.shape == (2, 3, 4) and x.size() == flow.Size([2, 3, 4]) and x.size(-1) == 4
+    assert repr(x.shape) == "oneflow_like.Size([2, 3, 4])" and x.shape.numel() == 24
+    assert isinstance(x.shape[1:], flow.Size) and x.shape[0] == 2
