@@ -753,3 +753,35 @@ def test_reduce_lr_on_plateau_state_dict():
     s2 = lrs.ReduceLROnPlateau(_opt(1.0), patience=1)
     s2.load_state_dict(s.state_dict())
     assert (s2.best, s2.num_bad_epochs, s2.last_epoch) == (3, 0, 3)
+
+
+def test_lbfgs_state_dict_resume_matches_uninterrupted():
+    target = flow.tensor(RNG.standard_normal(5))
+
+    def make():
+        x = nn.Parameter(flow.zeros(5, dtype=flow.float64))
+        return x, optim.LBFGS([x], lr=0.5, max_iter=3, history_size=4)
+
+    def closure_for(x, opt):
+        def closure():
+            opt.zero_grad()
+            loss = ((x - target) ** 4).sum() + (x * x).sum()
+            loss.backward()
+            return loss
+
+        return closure
+
+    xa, a = make()
+    for _ in range(4):
+        a.step(closure_for(xa, a))
+    xb, b = make()
+    for _ in range(2):
+        b.step(closure_for(xb, b))
+    xc, c = make()
+    with flow.no_grad():
+        xc.copy_(xb)
+    c.load_state_dict(b.state_dict())
+    assert c.state[xc]["old_dirs"][0] is not b.state[xb]["old_dirs"][0]
+    for _ in range(2):
+        c.step(closure_for(xc, c))
+    np.testing.assert_allclose(xc.numpy(), xa.numpy(), rtol=1e-12)

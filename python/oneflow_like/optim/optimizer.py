@@ -178,7 +178,10 @@ _FLOAT_DTYPES = tuple(getattr(flow, n) for n in ("float16", "bfloat16", "float32
 
 
 def _to_like(v, p):
-    """State tensors follow their parameter's device; floating ones its dtype too ("step" stays)."""
+    """State tensors follow their parameter's device; floating ones its dtype too ("step" stays).
+    Lists and tuples of them (L-BFGS's history) are copied element by element."""
+    if isinstance(v, (list, tuple)):
+        return type(v)(_to_like(x, p) for x in v)
     if not isinstance(v, flow.Tensor):
         return v
     with flow.no_grad():
