@@ -10,6 +10,7 @@ weights_only=True (the default, as in PyTorch 2.6) unpickles only allowlisted gl
 (add_safe_globals / safe_globals).
 """
 from collections import OrderedDict
+import _compat_pickle
 import contextlib
 import inspect
 import io
@@ -218,6 +219,7 @@ _SAFE_BUILTINS = {
     ("builtins", "slice"),
     ("builtins", "range"),
     ("builtins", "bytearray"),
+    ("oneflow_like._tensor", "Size"),
 }
 
 
@@ -272,6 +274,9 @@ class _Unpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"flow.load: unknown persistent id {pid!r}")
 
     def find_class(self, module, name):
+        # Protocol 2 streams name Python 2 modules (__builtin__.set): compare Python 3 names.
+        module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
+        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
         if not self._weights_only or (module, name) in _SAFE_BUILTINS:
             return super().find_class(module, name)
         full = f"{module}.{name}"

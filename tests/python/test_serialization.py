@@ -112,6 +112,9 @@ def test_whole_module_and_arbitrary_objects_are_pickled(tmp_path):
     net = _Net()
     args = argparse.Namespace(lr=0.1, epochs=3)
     obj = {"model": net, "args": args, "arr": np.arange(4.0), "dtype": flow.float64}
+    shapes = {"shape": flow.ones(2, 3).shape, "seen": {1, 2}}
+    flow.save(shapes, tmp_path / "shapes.pt")  # a Size and a set: pickled, allowed by default
+    assert flow.load(tmp_path / "shapes.pt") == shapes
     path = tmp_path / "ckpt.pt"
     flow.save(obj, path)
     (n,) = struct.unpack("<Q", path.read_bytes()[8:16])
