@@ -362,6 +362,43 @@ def test_legacy_flags_and_triplet_with_distance():
     np.testing.assert_allclose(default.item(), F.triplet_margin_loss(x, y, n).item(), rtol=1e-12)
 
 
+def _multilabel_margin_np(x, t):
+    out = np.zeros(x.shape[0])
+    for n in range(x.shape[0]):
+        targets = []
+        for j in t[n]:
+            if j < 0:
+                break
+            targets.append(j)
+        for j in targets:
+            for i in range(x.shape[1]):
+                if i not in targets:
+                    out[n] += max(0.0, 1.0 - (x[n, j] - x[n, i]))
+    return out / x.shape[1]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multilabel_margin_loss(reduction):
+    x = RNG.standard_normal((3, C))
+    t = np.array([[3, 0, -1, 1], [1, 2, 3, 0], [-1, 2, 0, 0]])
+    got = F.multilabel_margin_loss(t64(x), flow.tensor(t), reduction=reduction)
+    np.testing.assert_allclose(got.numpy(), reduce_np(_multilabel_margin_np(x, t), reduction))
+    m = nn.MultiLabelMarginLoss(reduction=reduction)
+    np.testing.assert_allclose(m(t64(x), flow.tensor(t)).numpy(), got.numpy())
+    check_backward(
+        lambda a: F.multilabel_margin_loss(a, flow.tensor(t), reduction="none"),
+        [x],
+        atol=1e-6,
+        rtol=1e-5,
+    )
+    one = F.multilabel_margin_loss(t64(x[0]), flow.tensor(t[0]), reduction=reduction)
+    np.testing.assert_allclose(
+        one.numpy(), reduce_np(_multilabel_margin_np(x[:1], t[:1]), reduction).reshape(())
+    )
+    with pytest.raises(ValueError, match=r"\[multilabel_margin_loss\] target class 9"):
+        F.multilabel_margin_loss(t64(x), flow.tensor(np.full((3, C), 9)))
+
+
 def test_loss_errors_name_the_function_and_values():
     x = t64(RNG.uniform(0.1, 0.9, (N, C)))
     with pytest.raises(ValueError, match=r"\[binary_cross_entropy\].*\(5, 3\).*\(5, 4\)"):

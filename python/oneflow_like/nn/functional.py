@@ -9,6 +9,8 @@ what the pure-Python front end calls.
 """
 import math
 
+import numpy as np
+
 from oneflow_like import _C
 from oneflow_like.autograd import no_grad
 
@@ -457,6 +459,35 @@ def multi_margin_loss(
         z = z * _C.gather(weight.reshape(1, -1).expand(input.shape[0], c), 1, idx)
     not_target = _C.one_hot(target, c).logical_not().to(input.dtype)
     loss = (z * not_target).sum(1) / c
+    return _reduce(loss.reshape(()) if squeeze and reduction == "none" else loss, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Per sample: sum over target classes j and non-target classes i of
+    max(0, 1 - (x[j] - x[i])) / C. target holds class indices, ended by the first -1."""
+    reduction = _reduction("multilabel_margin_loss", size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape) or input.dim() not in (1, 2):
+        raise ValueError(
+            f"[multilabel_margin_loss] expects input and target of the same shape (C,) or (N, C), "
+            f"got {tuple(input.shape)} and {tuple(target.shape)}"
+        )
+    squeeze = input.dim() == 1
+    x = input.reshape(1, -1) if squeeze else input
+    labels = target.reshape(1, -1).numpy() if squeeze else target.numpy()  # data: read on host
+    n, c = labels.shape
+    is_target = np.zeros((n, c), dtype=bool)
+    for row, lab in zip(is_target, labels):
+        for j in lab:
+            if j < 0:
+                break
+            if j >= c:
+                raise ValueError(
+                    f"[multilabel_margin_loss] target class {j} is out of range [0, {c})"
+                )
+            row[j] = True
+    pairs = _C.from_numpy(is_target[:, :, None] & ~is_target[:, None, :]).to(x.device)
+    hinge = (1.0 - x.unsqueeze(2) + x.unsqueeze(1)).clamp(min=0.0)  # [n, j, i]
+    loss = (hinge * pairs.to(x.dtype)).sum((1, 2)) / c
     return _reduce(loss.reshape(()) if squeeze and reduction == "none" else loss, reduction)
 
 

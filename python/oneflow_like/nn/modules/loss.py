@@ -135,6 +135,10 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
     _fn, _options = F.multilabel_soft_margin_loss, ("weight",)
 
 
+class MultiLabelMarginLoss(_Loss):
+    _fn, _options = F.multilabel_margin_loss, ()
+
+
 class MultiMarginLoss(_WeightedLoss):
     _fn, _options = F.multi_margin_loss, ("p", "margin", "weight")
 
@@ -215,6 +219,7 @@ __all__ = [
     "L1Loss",
     "MSELoss",
     "MarginRankingLoss",
+    "MultiLabelMarginLoss",
     "MultiLabelSoftMarginLoss",
     "MultiMarginLoss",
     "NLLLoss",
