@@ -785,3 +785,27 @@ def test_lbfgs_state_dict_resume_matches_uninterrupted():
     for _ in range(2):
         c.step(closure_for(xc, c))
     np.testing.assert_allclose(xc.numpy(), xa.numpy(), rtol=1e-12)
+
+
+def test_step_hooks_run_once_per_step_and_remove():
+    params, _ = make_params()
+    opt = optim.AdamW(params, lr=0.01)  # AdamW inherits Adam's step
+    calls = []
+    pre = opt.register_step_pre_hook(lambda o, args, kwargs: calls.append("pre"))
+    post = opt.register_step_post_hook(lambda o, args, kwargs: calls.append("post"))
+    set_grads(params, [np.ones(s) for s in SHAPES])
+    opt.step()
+    assert calls == ["pre", "post"]
+    pre.remove()
+    post.remove()
+    opt.step()
+    assert calls == ["pre", "post"]
+
+    class MySGD(optim.SGD):  # a subclass whose step calls the parent's: hooks still run once
+        def step(self, closure=None):
+            return super().step(closure)
+
+    opt = MySGD(params, lr=0.1)
+    opt.register_step_post_hook(lambda o, args, kwargs: calls.append("post2"))
+    opt.step()
+    assert calls[-1] == "post2" and calls.count("post2") == 1

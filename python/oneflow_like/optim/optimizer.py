@@ -1,7 +1,8 @@
 """Optimizer base: param groups (each a dict with "params" and hyper-parameters), per-parameter
 state, zero_grad, and a state_dict that names parameters by their index across groups."""
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 import copy
+import functools
 
 import oneflow_like as flow
 
@@ -32,7 +33,57 @@ def _flags(name, foreach=None, capturable=False, differentiable=False, fused=Non
     return dict(foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused)
 
 
+def _with_step_hooks(step):
+    """Wraps a subclass's step() to run the registered pre/post hooks once per outer call."""
+
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        d = self.__dict__
+        if d.get("_in_step") or not (d.get("_step_pre_hooks") or d.get("_step_post_hooks")):
+            return step(self, *args, **kwargs)
+        for hook in list(d.get("_step_pre_hooks", {}).values()):
+            res = hook(self, args, kwargs)
+            if res is not None:
+                if not (isinstance(res, tuple) and len(res) == 2):
+                    raise RuntimeError(
+                        f"optimizer step pre-hook must return None or (args, kwargs), got {res!r}"
+                    )
+                args, kwargs = res
+        d["_in_step"] = True
+        try:
+            out = step(self, *args, **kwargs)
+        finally:
+            d["_in_step"] = False
+        for hook in list(d.get("_step_post_hooks", {}).values()):
+            hook(self, args, kwargs)
+        return out
+
+    return wrapper
+
+
 class Optimizer:
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            cls.step = _with_step_hooks(cls.__dict__["step"])
+
+    def register_step_pre_hook(self, hook):
+        """hook(optimizer, args, kwargs) -> None or (args, kwargs), before each step(); returns
+        a handle whose remove() unregisters it."""
+        return self._add_step_hook("_step_pre_hooks", hook)
+
+    def register_step_post_hook(self, hook):
+        """hook(optimizer, args, kwargs), after each step(); returns a removable handle."""
+        return self._add_step_hook("_step_post_hooks", hook)
+
+    def _add_step_hook(self, table_name, hook):
+        from oneflow_like.nn.modules.module import _RemovableHandle
+
+        table = self.__dict__.setdefault(table_name, OrderedDict())
+        handle = _RemovableHandle(table)
+        table[handle.id] = hook
+        return handle
+
     def __init__(self, params, defaults):
         self.defaults = defaults
         self.state = defaultdict(dict)
