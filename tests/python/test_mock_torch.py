@@ -63,8 +63,13 @@ def test_missing_names_name_torch_and_oneflow_like(mocked):
         ModuleNotFoundError, match=r"'torch\.no_such_module'.*" r"oneflow_like\.no_such_module"
     ):
         import torch.no_such_module  # noqa: F401
-    with pytest.raises(ImportError, match=r"cannot import name 'NoSuchLayer' from 'torch\.nn'"):
+    with pytest.raises(
+        ImportError,
+        match=r"cannot import name 'NoSuchLayer' from 'torch\.nn' \(mock_torch: "
+        r"oneflow_like\.nn\.NoSuchLayer does not exist",
+    ):
         from torch.nn import NoSuchLayer  # noqa: F401
+    assert not hasattr(nn, "NoSuchLayer")  # hasattr still sees an AttributeError
 
 
 def test_disable_restores_sys_modules():

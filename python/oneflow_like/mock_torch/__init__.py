@@ -13,6 +13,7 @@ and writes go to it, and a name we lack raises an error naming both the torch na
 (AttributeError, or ModuleNotFoundError for a module). disable() removes the hook and the
 `torch*` entries it made, and puts back any it replaced (a real torch imported before).
 """
+import dis
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -61,9 +62,16 @@ class _View(types.ModuleType):
         try:
             value = getattr(real, attr)
         except AttributeError:
+            missing = f"mock_torch: {real.__name__}.{attr} does not exist in oneflow_like"
+            if _in_import_from(sys._getframe(1)):
+                # `from torch.X import Y`: Python would replace an AttributeError with its own
+                # message, which does not say what is missing; an ImportError passes through.
+                raise ImportError(
+                    f"cannot import name '{attr}' from '{self.__name__}' ({missing})",
+                    name=self.__name__,
+                ) from None
             raise AttributeError(
-                f"module '{self.__name__}' has no attribute '{attr}' (mock_torch: "
-                f"{real.__name__}.{attr} does not exist in oneflow_like)"
+                f"module '{self.__name__}' has no attribute '{attr}' ({missing})"
             ) from None
         if isinstance(value, types.ModuleType) and value.__name__.startswith(_OURS):
             return _view(f"{self.__name__}.{attr}", value)
@@ -79,6 +87,15 @@ class _View(types.ModuleType):
 
     def __dir__(self):
         return dir(object.__getattribute__(self, "_real"))
+
+
+def _in_import_from(frame):
+    """Whether `frame` is executing a `from ... import name` (the IMPORT_FROM instruction)."""
+    try:
+        code = frame.f_code.co_code
+        return dis.opname[code[frame.f_lasti]] == "IMPORT_FROM"
+    except (AttributeError, IndexError):
+        return False
 
 
 _views = {}
