@@ -809,3 +809,16 @@ def test_step_hooks_run_once_per_step_and_remove():
     opt.register_step_post_hook(lambda o, args, kwargs: calls.append("post2"))
     opt.step()
     assert calls[-1] == "post2" and calls.count("post2") == 1
+
+
+def test_lambda_lr_is_absolute_step_lr_is_chainable():
+    o = _opt(1.0)
+    lam = lrs.LambdaLR(o, lambda e: 0.5**e)
+    o.param_groups[0]["lr"] = 123.0  # someone else changed it: LambdaLR overrides, as PyTorch's
+    lam.step()
+    assert o.param_groups[0]["lr"] == 0.5
+    o = _opt(1.0)
+    step = lrs.StepLR(o, 1, gamma=0.5)
+    o.param_groups[0]["lr"] = 4.0  # StepLR scales whatever lr the group has
+    step.step()
+    assert o.param_groups[0]["lr"] == 2.0

@@ -3,7 +3,7 @@ groups' initial lr (`_lr_at`); SequentialLR composes them by delegation. step() 
 epoch (or one batch, for OneCycleLR/CyclicLR) and, like PyTorch's chainable schedulers, scales the
 group's current lr by the schedule's own ratio lr(e) / lr(e - 1): alone, a scheduler gives its
 closed form exactly; several stepped on one optimizer (ChainedScheduler, or a warm-up next to a
-decay) multiply. Schedules that set absolute values (OneCycleLR, CyclicLR,
+decay) multiply. Schedules that set absolute values in PyTorch (LambdaLR, OneCycleLR, CyclicLR,
 CosineAnnealingWarmRestarts) have _chainable = False. ReduceLROnPlateau reacts to a metric."""
 import math
 import warnings
@@ -88,7 +88,10 @@ _LRScheduler = LRScheduler
 
 
 class LambdaLR(LRScheduler):
-    """lr = initial_lr * lr_lambda(epoch); one lambda, or one per group."""
+    """lr = initial_lr * lr_lambda(epoch); one lambda, or one per group. Absolute, as in
+    PyTorch: it overrides what other schedulers did to the lr."""
+
+    _chainable = False
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.lr_lambdas = _per_group("LambdaLR", optimizer, lr_lambda)
