@@ -38,10 +38,7 @@ class Adagrad(Optimizer):
             initial_accumulator_value=initial_accumulator_value,
             maximize=maximize,
         )
-        super().__init__(params, dict(defaults, **flags))
-        for group in self.param_groups:
-            for p in group["params"]:
-                self._init_state(p, group)
+        super().__init__(params, dict(defaults, **flags))  # add_param_group makes the state
 
     def _init_state(self, p, group):
         return self._lazy_state(
@@ -52,10 +49,9 @@ class Adagrad(Optimizer):
 
     def add_param_group(self, param_group):
         super().add_param_group(param_group)
-        if hasattr(self, "state"):
-            group = self.param_groups[-1]
-            for p in group["params"]:
-                self._init_state(p, group)
+        group = self.param_groups[-1]
+        for p in group["params"]:
+            self._init_state(p, group)
 
     def step(self, closure=None):
         loss = self._closure_loss(closure)
