@@ -85,3 +85,16 @@ _atexit.register(_C._shutdown)  # drain the VM and join its threads before the i
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input.dtype.is_floating_point
+
+
+def numel(input):
+    return input.numel()
+
+
+def get_default_dtype():
+    """The dtype of tensors made from Python floats (float32; there is no set_default_dtype)."""
+    return float32

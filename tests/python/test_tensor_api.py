@@ -615,3 +615,9 @@ def test_shape_is_a_size():
     assert x.shape == (2, 3, 4) and x.size() == flow.Size([2, 3, 4]) and x.size(-1) == 4
     assert repr(x.shape) == "oneflow_like.Size([2, 3, 4])" and x.shape.numel() == 24
     assert isinstance(x.shape[1:], flow.Size) and x.shape[0] == 2
+
+
+def test_top_level_queries():
+    assert flow.is_floating_point(flow.ones(1)) and not flow.is_floating_point(flow.tensor([1]))
+    assert flow.numel(flow.ones(2, 3)) == 6
+    assert flow.get_default_dtype() == flow.tensor([1.0]).dtype == flow.float32
