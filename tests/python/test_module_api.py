@@ -117,3 +117,16 @@ def test_parameter_list_and_dict():
     assert list(net.named.keys()) == ["a", "b"] and net.named.pop("a").shape == (1,)
     sd = net.state_dict()
     assert list(sd) == ["ws.0", "ws.1", "ws.2", "named.b"]
+
+
+def test_parameters_to_vector_round_trip():
+    from oneflow_like.nn.utils import parameters_to_vector, vector_to_parameters
+
+    net = nn.Sequential(nn.Linear(3, 2), nn.Linear(2, 1))
+    vec = parameters_to_vector(net.parameters())
+    assert vec.shape == (11,)
+    np.testing.assert_array_equal(vec[:6].numpy(), net[0].weight.detach().numpy().reshape(-1))
+    vector_to_parameters(flow.arange(11, dtype=flow.float32), net.parameters())
+    assert net[1].bias.tolist() == [10.0] and net[0].weight[1].tolist() == [3.0, 4.0, 5.0]
+    with pytest.raises(ValueError, match=r"vec has 3 elements, the parameters 11"):
+        vector_to_parameters(flow.ones(3), net.parameters())
