@@ -6,6 +6,8 @@
 """
 import atexit as _atexit
 
+__version__ = "0.1.0"
+
 from ._loader import load_extension as _load_extension
 
 _C = _load_extension()
@@ -30,7 +32,17 @@ int = int32  # noqa: A001
 _C.float32, _C.int64, _C.bool = float32, int64, bool
 
 from . import _tensor  # noqa: E402,F401  (Python-level Tensor methods)
-from .autograd import enable_grad, no_grad, set_grad_enabled, is_grad_enabled  # noqa: E402
+from ._tensor import Size  # noqa: E402
+from ._generator import Generator  # noqa: E402
+from ._logical import all, allclose, any, isclose, isfinite, isinf, isnan  # noqa: E402,F401,A004
+from .autograd import (  # noqa: E402
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 # Every functional op bound by the extension is exported at the top level (flow.add, flow.relu...).
 _PRIVATE = {"Tensor", "device", "dtype"}
@@ -41,6 +53,8 @@ for _name in dir(_C):
 from . import autograd  # noqa: E402,F401
 
 from . import (
+    accelerator,
+    backends,
     nn,
     optim,
     utils,
@@ -71,3 +85,16 @@ _atexit.register(_C._shutdown)  # drain the VM and join its threads before the i
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
+
+def is_floating_point(input):
+    return input.dtype.is_floating_point
+
+
+def numel(input):
+    return input.numel()
+
+
+def get_default_dtype():
+    """The dtype of tensors made from Python floats (float32; there is no set_default_dtype)."""
+    return float32

@@ -91,7 +91,7 @@ def save(obj, f, metadata=None):
         f.write(bytes(st.serialize(specs, metadata=metadata)))
 
 
-def load(data, source, map_location=None):
+def load(data, source):
     """The dict of tensors in safetensors bytes `data` (read from `source`, named in errors)."""
     st = _package()
     try:
@@ -112,7 +112,5 @@ def load(data, source, map_location=None):
             t = flow.from_numpy((a.astype(np.uint32) << 16).view(np.float32)).to(flow.bfloat16)
         else:
             t = flow.from_numpy(a)
-        if map_location is not None:
-            t = map_location(t) if callable(map_location) else t.to(map_location)
         out[name] = t
     return out

@@ -30,12 +30,6 @@ def _item(self):
     return self.numpy().reshape(()).item()
 
 
-def _size(self, dim=None):
-    if dim is None:
-        return tuple(self.shape)
-    return self.shape[dim]
-
-
 def _len(self):
     if self.ndim == 0:
         raise TypeError("len() of a 0-d tensor")
@@ -80,7 +74,6 @@ Tensor.__repr__ = _repr
 Tensor.__str__ = _repr
 Tensor.item = _item
 Tensor.tolist = lambda self: self.numpy().tolist()
-Tensor.size = _size
 Tensor.__len__ = _len
 Tensor.__bool__ = _bool
 Tensor.__float__ = lambda self: float(self.item())
@@ -122,3 +115,77 @@ for _name in (
 ):
     if _name in Tensor.__dict__:
         setattr(Tensor, _name, _returning_self(Tensor.__dict__[_name]))
+
+
+def _new_factory(name, fill):
+    """Tensor.new_<name>(size, dtype=None, device=None, requires_grad=False): a new tensor with
+    self's dtype and device unless given."""
+
+    def method(self, *size, dtype=None, device=None, requires_grad=False):
+        if len(size) == 1 and isinstance(size[0], (tuple, list)):
+            size = tuple(size[0])
+        dtype = self.dtype if dtype is None else dtype
+        device = self.device if device is None else device
+        out = fill(size, dtype, device)
+        if requires_grad:
+            out.requires_grad = True
+        return out
+
+    method.__name__ = "new_" + name
+    return method
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return _new_factory("full", lambda s, dt, dv: _C.full(s, fill_value, dtype=dt, device=dv))(
+        self, tuple(size), dtype=dtype, device=device, requires_grad=requires_grad
+    )
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """A copy of `data` (a list, NumPy array or tensor) with self's dtype and device unless
+    given."""
+    if isinstance(data, Tensor):
+        data = data.detach().cpu().numpy()
+    out = _C.tensor(data, dtype=self.dtype if dtype is None else dtype)
+    out = out.to(self.device if device is None else device)
+    if requires_grad:
+        out.requires_grad = True
+    return out
+
+
+Tensor.new_zeros = _new_factory("zeros", lambda s, dt, dv: _C.zeros(*s, dtype=dt, device=dv))
+Tensor.new_ones = _new_factory("ones", lambda s, dt, dv: _C.ones(*s, dtype=dt, device=dv))
+Tensor.new_empty = _new_factory("empty", lambda s, dt, dv: _C.empty(*s, dtype=dt, device=dv))
+Tensor.new_full = _new_full
+Tensor.new_tensor = _new_tensor
+
+
+class Size(tuple):
+    """A tensor's shape (torch.Size): a tuple of ints that prints as Size([...])."""
+
+    def __repr__(self):
+        return f"oneflow_like.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, idx):
+        out = tuple.__getitem__(self, idx)
+        return Size(out) if isinstance(idx, slice) else out
+
+
+_shape_of = Tensor.shape.fget
+
+
+def _size_method(self, dim=None):
+    shape = _shape_of(self)
+    return Size(shape) if dim is None else shape[dim]
+
+
+Tensor.shape = property(lambda self: Size(_shape_of(self)))
+Tensor.size = _size_method

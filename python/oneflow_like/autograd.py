@@ -24,6 +24,11 @@ class set_grad_enabled:
 class _GradModeContext(contextlib.ContextDecorator):
     mode = True
 
+    def __new__(cls, *args):
+        if args and callable(args[0]):  # used bare as a decorator: @flow.no_grad
+            return cls()(args[0])
+        return super().__new__(cls)
+
     def __enter__(self):
         self.prev = _C.is_grad_enabled()
         _C.set_grad_enabled(self.mode)
@@ -40,6 +45,34 @@ class no_grad(_GradModeContext):
 
 class enable_grad(_GradModeContext):
     mode = True
+
+
+class inference_mode(_GradModeContext):
+    """torch.inference_mode(mode=True): a context manager / decorator that, like no_grad,
+    records no autograd graph inside (mode=False: leaves grad mode as it is). Tensors made
+    inside are ordinary tensors (no separate "inference tensor" kind)."""
+
+    def __init__(self, mode=True):
+        self._enabled = bool(mode)
+
+    def __enter__(self):
+        self.prev = _C.is_grad_enabled()
+        if self._enabled:
+            _C.set_grad_enabled(False)
+        _inference_depth.append(self._enabled)
+        return self
+
+    def __exit__(self, *exc):
+        _inference_depth.pop()
+        _C.set_grad_enabled(self.prev)
+        return False
+
+
+_inference_depth = []
+
+
+def is_inference_mode_enabled():
+    return bool(_inference_depth) and _inference_depth[-1]
 
 
 def is_grad_enabled():

@@ -1,13 +1,22 @@
-"""flow.save / flow.load: tensors and nested containers in one self-describing file.
+"""flow.save / flow.load: tensors and any picklable object in one self-describing file.
 
 Layout (docs/serialization.md): 8-byte magic b"OFLSAVE\\0", uint64 little-endian header length,
 UTF-8 JSON header, zero padding to a 64-byte boundary, then each tensor's raw little-endian bytes
-(C order) at the header's offsets, relative to the start of the data section. No pickle: only
-tensors, NumPy arrays, dict/OrderedDict, list, tuple, str, int, float, bool and None are stored.
+(C order) at the header's offsets, relative to the start of the data section. Tensors, NumPy
+arrays, dict/OrderedDict, list, tuple, str, int, float, bool and None are stored as JSON in the
+header (version 1). Any other object (a whole nn.Module, an argparse Namespace, ...) is pickled
+into the data section with its tensors still stored apart (version 2); loading such a file with
+weights_only=True (the default, as in PyTorch 2.6) unpickles only allowlisted globals
+(add_safe_globals / safe_globals).
 """
 from collections import OrderedDict
+import _compat_pickle
+import contextlib
+import inspect
+import io
 import json
 import os
+import pickle
 import struct
 
 import numpy as np
@@ -16,7 +25,7 @@ import oneflow_like as flow
 from oneflow_like import _safetensors as _st
 
 MAGIC = b"OFLSAVE\0"
-VERSION = 1
+VERSION = 2  # 1: JSON object tree only; 2: adds the pickled object ("pickle" in the header)
 _ALIGN = 64
 
 
@@ -85,17 +94,78 @@ def _pick_format(format, f):
     return format
 
 
-def save(obj, f, format=None, metadata=None):
-    """Writes `obj` (a tensor, or nested dicts/lists/tuples of tensors and plain values) to the
-    path or binary file object `f`. A path ending in `.safetensors` (or format="safetensors")
-    writes a safetensors file instead: a flat dict of str -> tensor, with optional str -> str
-    `metadata`, readable by PyTorch, JAX and the safetensors tools."""
+def _parameter_class():
+    from oneflow_like.nn import Parameter
+
+    return Parameter
+
+
+def _append_chunk(chunks, data, offset):
+    """Appends `data` and zero padding to the next 64-byte boundary; returns the new offset."""
+    chunks.append(data)
+    offset += len(data)
+    pad = -offset % _ALIGN
+    chunks.append(b"\0" * pad)
+    return offset + pad
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles with tensors, arrays, dtypes and devices kept out of the stream."""
+
+    def __init__(self, file, protocol, tensors, seen):
+        super().__init__(file, protocol)
+        self._tensors, self._seen = tensors, seen
+
+    def persistent_id(self, obj):
+        if isinstance(obj, (flow.Tensor, np.ndarray)):
+            if id(obj) not in self._seen:
+                self._seen[id(obj)] = len(self._tensors)
+                self._tensors.append(obj)
+            return ("tensor", self._seen[id(obj)])
+        if isinstance(obj, flow.dtype):
+            return ("dtype", str(obj).rpartition(".")[2])
+        if isinstance(obj, flow.device):
+            return ("device", str(obj))
+        return None
+
+
+def save(
+    obj,
+    f,
+    pickle_module=None,
+    pickle_protocol=2,
+    _use_new_zipfile_serialization=True,
+    _disable_byteorder_record=False,
+    *,
+    format=None,
+    metadata=None,
+):
+    """Writes `obj` to the path or binary file object `f`: tensors, NumPy arrays and nested
+    dicts/lists/tuples of them and plain values as JSON plus tensor bytes; any other picklable
+    object (whole modules, optimizers, custom classes) pickled, its tensors stored apart.
+    `pickle_module` (default: pickle) and `pickle_protocol` are PyTorch's. A path ending in
+    `.safetensors` (or format="safetensors") writes a safetensors file instead: a flat dict of
+    str -> tensor, with optional str -> str `metadata`, readable by PyTorch, JAX and the
+    safetensors tools."""
     if _pick_format(format, f) == "safetensors":
         return _st.save(obj, f, metadata)
     if metadata is not None:
         raise ValueError("flow.save: metadata= is only stored in safetensors files")
     tensors, seen = [], {}
-    tree = _encode(obj, tensors, seen)
+    blob = None
+    try:
+        tree = _encode(obj, tensors, seen)
+    except TypeError:  # not a plain container tree: pickle it
+        tensors, seen = [], {}
+        buf = io.BytesIO()
+        pickler = (pickle_module or pickle).Pickler
+        if pickler is not pickle.Pickler:
+            raise ValueError(
+                f"flow.save: pickle_module {pickle_module!r} has its own Pickler; only the "
+                "standard pickle module is supported"
+            )
+        _Pickler(buf, pickle_protocol, tensors, seen).dump(obj)
+        blob = buf.getvalue()
     table, chunks, offset = [], [], 0
     for t in tensors:
         a = _host_array(t)
@@ -111,16 +181,17 @@ def save(obj, f, format=None, metadata=None):
         else:
             entry["requires_grad"] = bool(t.requires_grad)
             entry["device"] = str(t.device)
+            if isinstance(t, _parameter_class()):
+                entry["parameter"] = True
         table.append(entry)
-        chunks.append(le.tobytes())
-        offset += le.nbytes
-        pad = -offset % _ALIGN
-        chunks.append(b"\0" * pad)
-        offset += pad
-    header = json.dumps(
-        {"format": "oneflow_like", "version": VERSION, "tensors": table, "object": tree},
-        separators=(",", ":"),
-    ).encode("utf-8")
+        offset = _append_chunk(chunks, le.tobytes(), offset)
+    head_obj = {"format": "oneflow_like", "version": 1, "tensors": table}
+    if blob is None:
+        head_obj["object"] = tree
+    else:
+        head_obj.update(version=2, pickle={"offset": offset, "nbytes": len(blob)})
+        offset = _append_chunk(chunks, blob, offset)
+    header = json.dumps(head_obj, separators=(",", ":")).encode("utf-8")
     head = MAGIC + struct.pack("<Q", len(header)) + header
     head += b"\0" * (-len(head) % _ALIGN)
     if isinstance(f, (str, os.PathLike)):
@@ -136,11 +207,141 @@ def save(obj, f, format=None, metadata=None):
             f.write(c)
 
 
-def load(f, map_location=None, format=None, weights_only=None):
-    """Reads what save() wrote, or a safetensors file (by its `.safetensors` path, format=, or its
-    contents). Tensors come back on the CPU (or on `map_location`: a device, a device string, or
-    a callable tensor -> tensor), with their saved requires_grad. Nothing is unpickled, so
-    `weights_only` (PyTorch's flag) changes nothing here."""
+# ---- load ------------------------------------------------------------------------------------
+
+_SAFE_GLOBALS = {}  # "module.name" -> object, allowed by the weights_only unpickler
+_SAFE_BUILTINS = {
+    ("collections", "OrderedDict"),
+    ("collections", "defaultdict"),
+    ("builtins", "set"),
+    ("builtins", "frozenset"),
+    ("builtins", "complex"),
+    ("builtins", "slice"),
+    ("builtins", "range"),
+    ("builtins", "bytearray"),
+    ("oneflow_like._tensor", "Size"),
+}
+
+
+def _global_name(obj):
+    return f"{obj.__module__}.{getattr(obj, '__qualname__', obj.__name__)}"
+
+
+def add_safe_globals(safe_globals):
+    """Allows the classes/functions in `safe_globals` (objects, or (object, "module.name")
+    pairs) in files loaded with weights_only=True, for the rest of the process."""
+    for g in safe_globals:
+        obj, name = g if isinstance(g, tuple) else (g, _global_name(g))
+        _SAFE_GLOBALS[name] = obj
+
+
+def get_safe_globals():
+    return list(_SAFE_GLOBALS.values())
+
+
+def clear_safe_globals():
+    _SAFE_GLOBALS.clear()
+
+
+@contextlib.contextmanager
+def safe_globals(safe_globals):
+    """Within the `with` block, also allows `safe_globals` under weights_only=True."""
+    saved = dict(_SAFE_GLOBALS)
+    add_safe_globals(safe_globals)
+    try:
+        yield
+    finally:
+        _SAFE_GLOBALS.clear()
+        _SAFE_GLOBALS.update(saved)
+
+
+class _Unpickler(pickle.Unpickler):
+    """Unpickles with tensors from the file's table; with weights_only, only allowlisted
+    globals may be named."""
+
+    def __init__(self, file, arrays, weights_only, **kwargs):
+        super().__init__(file, **kwargs)
+        self._arrays, self._weights_only = arrays, weights_only
+
+    def persistent_load(self, pid):
+        kind, value = pid
+        if kind == "tensor":
+            return self._arrays[value]
+        if kind == "dtype":
+            return getattr(flow, value)
+        if kind == "device":
+            return flow.device(value)
+        raise pickle.UnpicklingError(f"flow.load: unknown persistent id {pid!r}")
+
+    def find_class(self, module, name):
+        # Protocol 2 streams name Python 2 modules (__builtin__.set): compare Python 3 names.
+        module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
+        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
+        if not self._weights_only or (module, name) in _SAFE_BUILTINS:
+            return super().find_class(module, name)
+        full = f"{module}.{name}"
+        if full in _SAFE_GLOBALS:
+            return _SAFE_GLOBALS[full]
+        raise pickle.UnpicklingError(
+            f"Weights only load failed: unsupported global {full} is not allowed by default. "
+            f"If you trust the file, allow it with "
+            f"oneflow_like.serialization.add_safe_globals([{name}]) or within "
+            f"`with oneflow_like.serialization.safe_globals([{name}]):`, or load with "
+            f"weights_only=False (which runs any code the file names)."
+        )
+
+
+def _positional_arity(fn):
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return 2
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in params):
+        return 2
+    return sum(1 for p in params if p.kind in kinds)
+
+
+def _place(t, saved_device, map_location):
+    """Moves a loaded (CPU) tensor where PyTorch's map_location says: None -> the device it
+    was saved from; a device or string -> there; a dict -> dict[saved] (else saved); a
+    callable -> fn(tensor, saved_location) (or fn(tensor)), None meaning the saved device."""
+    target = saved_device
+    if callable(map_location) and not isinstance(map_location, flow.device):
+        args = (t, saved_device) if _positional_arity(map_location) >= 2 else (t,)
+        out = map_location(*args)
+        if out is not None:
+            return out
+    elif isinstance(map_location, dict):
+        target = map_location.get(saved_device, saved_device)
+    elif map_location is not None:
+        target = map_location
+    target = flow.device(target) if isinstance(target, str) else target
+    if target.type == "cuda" and not flow.cuda.is_available():
+        raise RuntimeError(
+            f"flow.load: attempting to deserialize a tensor saved on {saved_device}, but "
+            "oneflow_like.cuda.is_available() is False. On a CPU-only machine, pass "
+            "map_location='cpu' (or map_location=oneflow_like.device('cpu'))."
+        )
+    return t if target.type == "cpu" else t.to(target)
+
+
+def load(
+    f,
+    map_location=None,
+    pickle_module=None,
+    *,
+    weights_only=None,
+    mmap=None,
+    format=None,
+    **pickle_load_args,
+):
+    """Reads what save() wrote, or a safetensors file (by its `.safetensors` path, format=, or
+    its contents). Tensors come back with their saved requires_grad (nn.Parameters as
+    Parameters) on the device `map_location` names (see _place; None: where they were saved).
+    A pickled object is unpickled only from allowlisted globals unless weights_only=False
+    (None means True, PyTorch 2.6's default); plain container files never run code."""
+    weights_only = True if weights_only is None else bool(weights_only)
     if isinstance(f, (str, os.PathLike)):
         source = repr(os.fspath(f))
         with open(f, "rb") as fh:
@@ -151,7 +352,8 @@ def load(f, map_location=None, format=None, weights_only=None):
     if data[:8] != MAGIC and (
         _pick_format(format, f) == "safetensors" or _st.looks_like_safetensors(data)
     ):
-        return _st.load(data, source, map_location)
+        out = _st.load(data, source)
+        return {k: _place(t, "cpu", map_location) for k, t in out.items()}
     if data[:8] != MAGIC:
         raise ValueError(
             f"flow.load: {source} is not a oneflow_like or safetensors file (bad magic)"
@@ -160,7 +362,7 @@ def load(f, map_location=None, format=None, weights_only=None):
     header = json.loads(data[16 : 16 + n].decode("utf-8"))
     if header.get("version", 0) > VERSION:
         raise ValueError(
-            f"flow.load: file version {header['version']} is newer than this reader " f"({VERSION})"
+            f"flow.load: file version {header['version']} is newer than this reader ({VERSION})"
         )
     base = 16 + n + (-(16 + n) % _ALIGN)
     arrays = []
@@ -174,13 +376,26 @@ def load(f, map_location=None, format=None, weights_only=None):
         if e.get("numpy"):
             arrays.append(a)
             continue
-        t = flow.from_numpy(a)
-        if map_location is not None:
-            t = map_location(t) if callable(map_location) else t.to(map_location)
-        if e.get("requires_grad"):
+        t = _place(flow.from_numpy(a), e.get("device", "cpu"), map_location)
+        if e.get("parameter"):
+            t = _parameter_class()(t, bool(e.get("requires_grad")))
+        elif e.get("requires_grad"):
             t.requires_grad = True
         arrays.append(t)
-    return _decode(header["object"], arrays)
+    if "pickle" not in header:
+        return _decode(header["object"], arrays)
+    start = base + header["pickle"]["offset"]
+    blob = data[start : start + header["pickle"]["nbytes"]]
+    if len(blob) != header["pickle"]["nbytes"]:
+        raise ValueError("flow.load: file is truncated")
+    return _Unpickler(io.BytesIO(blob), arrays, weights_only, **pickle_load_args).load()
 
 
-__all__ = ["save", "load"]
+__all__ = [
+    "add_safe_globals",
+    "clear_safe_globals",
+    "get_safe_globals",
+    "load",
+    "safe_globals",
+    "save",
+]

@@ -135,3 +135,22 @@ def test_unused_input_in_grad():
         flow.autograd.grad((x * 2).sum(), [x, y])
     gx, gy = flow.autograd.grad((x * 2).sum(), [x, y], allow_unused=True)
     assert gy is None
+
+
+def test_inference_mode_and_bare_decorators():
+    x = flow.ones(2, requires_grad=True)
+    with flow.inference_mode():
+        assert not (x * 2).requires_grad and flow.is_inference_mode_enabled()
+    assert (x * 2).requires_grad and not flow.is_inference_mode_enabled()
+    with flow.inference_mode(False):
+        assert (x * 2).requires_grad
+
+    @flow.inference_mode()
+    def f(a):
+        return a * 2
+
+    @flow.no_grad
+    def g(a):
+        return a * 2
+
+    assert not f(x).requires_grad and not g(x).requires_grad and (x * 2).requires_grad

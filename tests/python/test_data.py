@@ -122,3 +122,19 @@ def test_worker_error_is_raised_in_parent():
         KeyError, match="(?s)Caught KeyError in DataLoader worker process.*sample 5"
     ):
         list(DataLoader(Failing(10), batch_size=2, num_workers=2))
+
+
+def test_flow_generator_seeds_shuffles_and_splits():
+    from oneflow_like.utils.data import DataLoader, TensorDataset, random_split
+
+    ds = TensorDataset(flow.arange(20))
+
+    def order(seed):
+        g = flow.Generator().manual_seed(seed)
+        return [b[0].tolist() for b in DataLoader(ds, batch_size=5, shuffle=True, generator=g)]
+
+    assert order(1) == order(1) and order(1) != order(2)
+    a, b = random_split(ds, [15, 5], generator=flow.Generator().manual_seed(42))
+    a2, _ = random_split(ds, [15, 5], generator=flow.Generator().manual_seed(42))
+    assert [a[i][0].item() for i in range(15)] == [a2[i][0].item() for i in range(15)]
+    assert len(b) == 5

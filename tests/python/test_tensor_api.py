@@ -595,3 +595,29 @@ def test_iteration():
     need(flow.Tensor, "__getitem__")
     rows = [r.tolist() for r in flow.tensor([[1, 2], [3, 4]])]
     assert rows == [[1, 2], [3, 4]]
+
+
+def test_new_factories_take_dtype_and_device_from_self():
+    x = flow.ones(2, dtype=flow.float64)
+    z = x.new_zeros(2, 3)
+    assert z.dtype == flow.float64 and z.shape == (2, 3) and z.numpy().sum() == 0
+    assert x.new_ones((4,)).tolist() == [1.0] * 4
+    f = x.new_full((2,), 7.0, requires_grad=True)
+    assert f.tolist() == [7.0, 7.0] and f.requires_grad and f.dtype == flow.float64
+    assert x.new_tensor([1, 2]).dtype == flow.float64
+    assert x.new_zeros(3, dtype=flow.int64).dtype == flow.int64
+    assert x.new_empty(()).shape == ()
+
+
+def test_shape_is_a_size():
+    x = flow.ones(2, 3, 4)
+    assert isinstance(x.shape, flow.Size) and isinstance(x.shape, tuple)
+    assert x.shape == (2, 3, 4) and x.size() == flow.Size([2, 3, 4]) and x.size(-1) == 4
+    assert repr(x.shape) == "oneflow_like.Size([2, 3, 4])" and x.shape.numel() == 24
+    assert isinstance(x.shape[1:], flow.Size) and x.shape[0] == 2
+
+
+def test_top_level_queries():
+    assert flow.is_floating_point(flow.ones(1)) and not flow.is_floating_point(flow.tensor([1]))
+    assert flow.numel(flow.ones(2, 3)) == 6
+    assert flow.get_default_dtype() == flow.tensor([1.0]).dtype == flow.float32

@@ -5,3 +5,5 @@ nn.Graph (lazy mode) lives in nn/graph.py.
 from oneflow_like.nn import functional, init, utils
 from oneflow_like.nn.modules import *  # noqa: F401,F403
 from oneflow_like.nn.graph import Graph  # noqa: E402,F401
+from oneflow_like.nn import parallel  # noqa: E402
+from oneflow_like.nn.parallel import DataParallel  # noqa: E402,F401

@@ -7,19 +7,36 @@ is an AttributeError at import time, not a silent fallback. Only ops with no pri
 own (l1_loss, flatten, adaptive pooling to 1x1) are compositions here. nn/PRIMITIVES.md lists
 what the pure-Python front end calls.
 """
+import math
+
+import numpy as np
+
 from oneflow_like import _C
+from oneflow_like.autograd import no_grad
 
 _nnf = _C.nn_functional
 
 
-def _reduce(x, reduction):
+def _reduction(fn, size_average, reduce, reduction):
+    """PyTorch's legacy size_average/reduce flags folded into `reduction`, which is checked."""
+    if size_average is not None or reduce is not None:
+        if reduce is not None and not reduce:
+            reduction = "none"
+        else:
+            reduction = "sum" if size_average is not None and not size_average else "mean"
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"[{fn}] reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    return reduction
+
+
+def _reduce(x, reduction, fn="loss"):
     if reduction == "mean":
         return x.mean()
     if reduction == "sum":
         return x.sum()
     if reduction == "none":
         return x
-    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    raise ValueError(f"[{fn}] reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
 # ---- activations -------------------------------------------------------------------------------
@@ -67,6 +84,11 @@ def relu6(input, inplace=False):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _C.leaky_relu(input, negative_slope, inplace)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
+    return -_C.softplus(-input, 1.0, 20.0)
 
 
 def softmax(input, dim=-1, dtype=None):
@@ -190,6 +212,17 @@ def one_hot(tensor, num_classes=-1):
 
 
 # ---- losses ------------------------------------------------------------------------------------
+# Each takes PyTorch's arguments (the legacy size_average/reduce flags too) and reduces with
+# `reduction`. Losses with a kernel call it; the rest are compositions of differentiable ops, so
+# autograd gives their gradients.
+
+
+def _same_size(fn, input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"[{fn}] target size {tuple(target.shape)} must be the same as the input size "
+            f"{tuple(input.shape)}"
+        )
 
 
 def cross_entropy(
@@ -202,12 +235,17 @@ def cross_entropy(
     reduction="mean",
     label_smoothing=0.0,
 ):
+    """Class indices (N,) / (N, d1, ...) or class probabilities (same shape as input) as target."""
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(
+            f"[cross_entropy] label_smoothing must be in [0, 1], got {label_smoothing}"
+        )
     return _nnf.cross_entropy(
         input,
         target,
         weight=weight,
         ignore_index=ignore_index,
-        reduction=reduction,
+        reduction=_reduction("cross_entropy", size_average, reduce, reduction),
         label_smoothing=label_smoothing,
     )
 
@@ -216,24 +254,318 @@ def nll_loss(
     input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
 ):
     return _nnf.nll_loss(
-        input, target, weight=weight, ignore_index=ignore_index, reduction=reduction
+        input,
+        target,
+        weight=weight,
+        ignore_index=ignore_index,
+        reduction=_reduction("nll_loss", size_average, reduce, reduction),
     )
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    return _nnf.mse_loss(input, target, reduction=reduction)
+    return _nnf.mse_loss(
+        input, target, reduction=_reduction("mse_loss", size_average, reduce, reduction)
+    )
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction("l1_loss", size_average, reduce, reduction)
     return _reduce((input - target).abs(), reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where d = |input - target| < beta, else d - 0.5 beta (l1 when beta = 0)."""
+    reduction = _reduction("smooth_l1_loss", size_average, reduce, reduction)
+    if beta < 0:
+        raise ValueError(f"[smooth_l1_loss] beta must be >= 0, got {beta}")
+    d = (input - target).abs()
+    if beta == 0.0:
+        return _reduce(d, reduction)
+    return _reduce(_C.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """0.5 d^2 where d = |input - target| < delta, else delta (d - 0.5 delta)."""
+    reduction = _reduction("huber_loss", None, None, reduction)
+    if delta <= 0:
+        raise ValueError(f"[huber_loss] delta must be > 0, got {delta}")
+    d = (input - target).abs()
+    return _reduce(_C.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
+
+
+def binary_cross_entropy(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+):
+    """-w (y log x + (1 - y) log(1 - x)), each log clamped at -100 as PyTorch does."""
+    reduction = _reduction("binary_cross_entropy", size_average, reduce, reduction)
+    _same_size("binary_cross_entropy", input, target)
+    log_x = input.log().clamp(min=-100.0)
+    log_1mx = (1.0 - input).log().clamp(min=-100.0)
+    loss = -(target * log_x + (1.0 - target) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
 
 
 def binary_cross_entropy_with_logits(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
 ):
+    _same_size("binary_cross_entropy_with_logits", input, target)
     return _nnf.binary_cross_entropy_with_logits(
-        input, target, weight=weight, reduction=reduction, pos_weight=pos_weight
+        input,
+        target,
+        weight=weight,
+        reduction=_reduction("binary_cross_entropy_with_logits", size_average, reduce, reduction),
+        pos_weight=pos_weight,
     )
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Pointwise target * (log target - input) (input holds log-probabilities; with log_target
+    the target does too). reduction="batchmean" divides the sum by the batch size."""
+    if reduction == "batchmean":
+        red = "sum"
+    else:
+        red = _reduction("kl_div", size_average, reduce, reduction)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        positive = target > 0
+        safe = _C.where(positive, target, 1.0)  # 0 log 0 = 0, with a finite gradient
+        loss = target * safe.log() - target * input
+    out = _reduce(loss, red)
+    if reduction == "batchmean" and input.dim() != 0:
+        out = out / input.shape[0]
+    return out
+
+
+def poisson_nll_loss(
+    input,
+    target,
+    log_input=True,
+    full=False,
+    size_average=None,
+    eps=1e-8,
+    reduce=None,
+    reduction="mean",
+):
+    """exp(input) - target * input (log_input) or input - target * log(input + eps); full adds
+    Stirling's term target log target - target + 0.5 log(2 pi target) where target > 1."""
+    reduction = _reduction("poisson_nll_loss", size_average, reduce, reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        safe = _C.where(target > 1, target, 1.0)
+        stirling = safe * safe.log() - safe + 0.5 * (2.0 * math.pi * safe).log()
+        loss = loss + _C.where(target > 1, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """0.5 (log var + (input - target)^2 / var) (+ 0.5 log 2 pi if full); var is clamped at eps
+    with the gradient passing through the clamp, as in PyTorch. var may have one dimension less
+    than input, or a last dimension of 1 (one variance shared by the last dimension)."""
+    reduction = _reduction("gaussian_nll_loss", None, None, reduction)
+    in_shape, var_shape = tuple(input.shape), tuple(var.shape)
+    if var_shape != in_shape:
+        if in_shape[:-1] == var_shape:
+            var = var.unsqueeze(-1)
+        elif not (in_shape[:-1] == var_shape[:-1] and var_shape[-1:] == (1,)):
+            raise ValueError(
+                f"[gaussian_nll_loss] var is of incorrect size {var_shape} for input {in_shape}"
+            )
+    if var.numel() and float(var.detach().amin()) < 0:
+        raise ValueError("[gaussian_nll_loss] var has negative entry/entries")
+    with no_grad():
+        lift = var.clamp(min=eps) - var  # 0 where var >= eps: the clamp leaves no gradient trace
+    var = var + lift
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
+    """max(0, -target * (input1 - input2) + margin)."""
+    reduction = _reduction("margin_ranking_loss", size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise ValueError(
+            f"[margin_ranking_loss] all inputs must have the same number of dimensions, got "
+            f"{tuple(input1.shape)}, {tuple(input2.shape)} and target {tuple(target.shape)}"
+        )
+    return _reduce((-target * (input1 - input2) + margin).clamp(min=0.0), reduction)
+
+
+def hinge_embedding_loss(
+    input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"
+):
+    """input where target == 1, max(0, margin - input) where target == -1."""
+    reduction = _reduction("hinge_embedding_loss", size_average, reduce, reduction)
+    at_margin = _C.where(target != 1, (margin - input).clamp(min=0.0), 0.0)
+    at_self = _C.where(target != -1, input, 0.0)
+    return _reduce(at_margin + at_self, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-target * input))."""
+    reduction = _reduction("soft_margin_loss", size_average, reduce, reduction)
+    return _reduce(_C.softplus(-target * input, 1.0, 20.0), reduction)
+
+
+def multilabel_soft_margin_loss(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean"
+):
+    """-mean over classes of y log sigmoid(x) + (1 - y) log sigmoid(-x), per sample."""
+    reduction = _reduction("multilabel_soft_margin_loss", size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1.0 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss.mean(input.dim() - 1), reduction)
+
+
+def multi_margin_loss(
+    input,
+    target,
+    p=1,
+    margin=1.0,
+    weight=None,
+    size_average=None,
+    reduce=None,
+    reduction="mean",
+):
+    """Per sample: sum over i != y of max(0, margin - x[y] + x[i])^p / C (times weight[y])."""
+    reduction = _reduction("multi_margin_loss", size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError(f"[multi_margin_loss] only p == 1 and p == 2 are supported, got {p}")
+    squeeze = input.dim() == 1
+    if squeeze:
+        input, target = input.unsqueeze(0), target.reshape(1)
+    if input.dim() != 2 or target.dim() != 1 or target.shape[0] != input.shape[0]:
+        raise ValueError(
+            f"[multi_margin_loss] expects input (N, C) or (C,) and target (N,), got "
+            f"{tuple(input.shape)} and {tuple(target.shape)}"
+        )
+    c = input.shape[1]
+    idx = target.reshape(-1, 1)
+    x_y = _C.gather(input, 1, idx)
+    z = (margin - x_y + input).clamp(min=0.0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * _C.gather(weight.reshape(1, -1).expand(input.shape[0], c), 1, idx)
+    not_target = _C.one_hot(target, c).logical_not().to(input.dtype)
+    loss = (z * not_target).sum(1) / c
+    return _reduce(loss.reshape(()) if squeeze and reduction == "none" else loss, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Per sample: sum over target classes j and non-target classes i of
+    max(0, 1 - (x[j] - x[i])) / C. target holds class indices, ended by the first -1."""
+    reduction = _reduction("multilabel_margin_loss", size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape) or input.dim() not in (1, 2):
+        raise ValueError(
+            f"[multilabel_margin_loss] expects input and target of the same shape (C,) or (N, C), "
+            f"got {tuple(input.shape)} and {tuple(target.shape)}"
+        )
+    squeeze = input.dim() == 1
+    x = input.reshape(1, -1) if squeeze else input
+    labels = target.reshape(1, -1).numpy() if squeeze else target.numpy()  # data: read on host
+    n, c = labels.shape
+    is_target = np.zeros((n, c), dtype=bool)
+    for row, lab in zip(is_target, labels):
+        for j in lab:
+            if j < 0:
+                break
+            if j >= c:
+                raise ValueError(
+                    f"[multilabel_margin_loss] target class {j} is out of range [0, {c})"
+                )
+            row[j] = True
+    pairs = _C.from_numpy(is_target[:, :, None] & ~is_target[:, None, :]).to(x.device)
+    hinge = (1.0 - x.unsqueeze(2) + x.unsqueeze(1)).clamp(min=0.0)  # [n, j, i]
+    loss = (hinge * pairs.to(x.dtype)).sum((1, 2)) / c
+    return _reduce(loss.reshape(()) if squeeze and reduction == "none" else loss, reduction)
+
+
+def cosine_embedding_loss(
+    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
+):
+    """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1."""
+    reduction = _reduction("cosine_embedding_loss", size_average, reduce, reduction)
+    eps = 1e-12
+    d = input1.dim() - 1
+    dot = (input1 * input2).sum(d)
+    cos = dot / ((input1 * input1).sum(d) + eps).mul((input2 * input2).sum(d) + eps).sqrt()
+    pos = _C.where(target == 1, 1.0 - cos, 0.0)
+    neg = _C.where(target == -1, (cos - margin).clamp(min=0.0), 0.0)
+    return _reduce(pos + neg, reduction)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """||x1 - x2 + eps||_p over the last dimension."""
+    return _C.norm(x1 - x2 + eps, p, -1, keepdim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """x1 . x2 / max(||x1|| ||x2||, eps) along dim."""
+    dot = (x1 * x2).sum(dim)
+    n1 = (x1 * x1).sum(dim)
+    n2 = (x2 * x2).sum(dim)
+    return dot / (n1 * n2).clamp(min=eps * eps).sqrt()
+
+
+def triplet_margin_loss(
+    anchor,
+    positive,
+    negative,
+    margin=1.0,
+    p=2,
+    eps=1e-6,
+    swap=False,
+    size_average=None,
+    reduce=None,
+    reduction="mean",
+):
+    """max(d(a, p) - d(a, n) + margin, 0) with d the p-norm pairwise distance; swap uses
+    min(d(a, n), d(p, n))."""
+    reduction = _reduction("triplet_margin_loss", size_average, reduce, reduction)
+    if not anchor.dim() == positive.dim() == negative.dim():
+        raise ValueError(
+            f"[triplet_margin_loss] anchor, positive and negative must have the same number of "
+            f"dimensions, got {tuple(anchor.shape)}, {tuple(positive.shape)}, "
+            f"{tuple(negative.shape)}"
+        )
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _C.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce((d_pos - d_neg + margin).clamp(min=0.0), reduction)
+
+
+def triplet_margin_with_distance_loss(
+    anchor,
+    positive,
+    negative,
+    *,
+    distance_function=None,
+    margin=1.0,
+    swap=False,
+    reduction="mean",
+):
+    """triplet_margin_loss with any distance (pairwise_distance by default)."""
+    reduction = _reduction("triplet_margin_with_distance_loss", None, None, reduction)
+    if margin <= 0:
+        raise ValueError(f"[triplet_margin_with_distance_loss] margin must be > 0, got {margin}")
+    dist = pairwise_distance if distance_function is None else distance_function
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = _C.minimum(d_neg, dist(positive, negative))
+    return _reduce((d_pos - d_neg + margin).clamp(min=0.0), reduction)
 
 
 # ---- attention ---------------------------------------------------------------------------------

@@ -1,12 +1,13 @@
 """Adam and AdamW (torch.optim rules, bias-corrected), amsgrad optional:
   m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2;  (amsgrad: vmax = max(vmax, v), used for v)
   p -= lr / (1 - b1^t) * m / (sqrt(v / (1 - b2^t)) + eps)
-Adam adds wd * p to g (L2); AdamW scales p by (1 - lr * wd) first (decoupled decay).
+Adam adds wd * p to g (L2); AdamW (or Adam(decoupled_weight_decay=True)) scales p by
+(1 - lr * wd) first (decoupled decay).
 """
 import math
 
 import oneflow_like as flow
-from oneflow_like.optim.optimizer import Optimizer
+from oneflow_like.optim.optimizer import Optimizer, _flags
 
 
 class Adam(Optimizer):
@@ -25,12 +26,21 @@ class Adam(Optimizer):
         eps=1e-8,
         weight_decay=0.0,
         amsgrad=False,
+        *,
+        foreach=None,
         maximize=False,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+        decoupled_weight_decay=False,
     ):
-        if lr < 0.0 or eps < 0.0 or weight_decay < 0.0:
-            raise ValueError("lr, eps and weight_decay must be >= 0")
+        name = type(self).__name__
+        if not (lr >= 0.0 and eps >= 0.0 and weight_decay >= 0.0):
+            raise ValueError(
+                f"[{name}] lr, eps and weight_decay must be >= 0, got {lr}, {eps}, {weight_decay}"
+            )
         if not (0.0 <= betas[0] < 1.0 and 0.0 <= betas[1] < 1.0):
-            raise ValueError(f"Invalid beta parameters: {betas}")
+            raise ValueError(f"[{name}] Invalid beta parameters: {betas}")
         super().__init__(
             params,
             dict(
@@ -40,6 +50,8 @@ class Adam(Optimizer):
                 weight_decay=weight_decay,
                 amsgrad=amsgrad,
                 maximize=maximize,
+                decoupled_weight_decay=decoupled_weight_decay or self._decoupled,
+                **_flags(name, foreach, capturable, differentiable, fused),
             ),
         )
 
@@ -90,7 +102,7 @@ class Adam(Optimizer):
         lr = group["lr"] if lr is None else lr
         b1 = gb1 if b1 is None else b1
         if wd != 0:
-            if self._decoupled:
+            if group.get("decoupled_weight_decay", self._decoupled):
                 p.mul_(
                     (1.0 - lr * wd).to(p.dtype) if isinstance(lr, flow.Tensor) else 1.0 - lr * wd
                 )
@@ -135,6 +147,23 @@ class AdamW(Adam):
         eps=1e-8,
         weight_decay=1e-2,
         amsgrad=False,
+        *,
         maximize=False,
+        foreach=None,
+        capturable=False,
+        differentiable=False,
+        fused=None,
     ):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize)
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+        )

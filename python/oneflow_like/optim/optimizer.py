@@ -1,7 +1,8 @@
 """Optimizer base: param groups (each a dict with "params" and hyper-parameters), per-parameter
 state, zero_grad, and a state_dict that names parameters by their index across groups."""
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 import copy
+import functools
 
 import oneflow_like as flow
 
@@ -14,7 +15,75 @@ class _Required:
 required = _Required()
 
 
+def _check_hparams(name, **values):
+    """Each value (a number, or a tuple of numbers) must be >= 0; ValueError naming it otherwise."""
+    for k, v in values.items():
+        for x in v if isinstance(v, tuple) else (v,):
+            if not x >= 0.0:
+                raise ValueError(f"[{name}] Invalid {k} value: {v}")
+
+
+def _flags(name, foreach=None, capturable=False, differentiable=False, fused=None):
+    """PyTorch's implementation switches. foreach/capturable/fused choose among kernels that give
+    the same result; they are kept in the groups (as in PyTorch) and change nothing here."""
+    if differentiable:
+        raise NotImplementedError(
+            f"[{name}] differentiable=True is not supported: optimizer steps run under no_grad"
+        )
+    return dict(foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused)
+
+
+def _with_step_hooks(step):
+    """Wraps a subclass's step() to run the registered pre/post hooks once per outer call."""
+
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        d = self.__dict__
+        if d.get("_in_step") or not (d.get("_step_pre_hooks") or d.get("_step_post_hooks")):
+            return step(self, *args, **kwargs)
+        for hook in list(d.get("_step_pre_hooks", {}).values()):
+            res = hook(self, args, kwargs)
+            if res is not None:
+                if not (isinstance(res, tuple) and len(res) == 2):
+                    raise RuntimeError(
+                        f"optimizer step pre-hook must return None or (args, kwargs), got {res!r}"
+                    )
+                args, kwargs = res
+        d["_in_step"] = True
+        try:
+            out = step(self, *args, **kwargs)
+        finally:
+            d["_in_step"] = False
+        for hook in list(d.get("_step_post_hooks", {}).values()):
+            hook(self, args, kwargs)
+        return out
+
+    return wrapper
+
+
 class Optimizer:
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            cls.step = _with_step_hooks(cls.__dict__["step"])
+
+    def register_step_pre_hook(self, hook):
+        """hook(optimizer, args, kwargs) -> None or (args, kwargs), before each step(); returns
+        a handle whose remove() unregisters it."""
+        return self._add_step_hook("_step_pre_hooks", hook)
+
+    def register_step_post_hook(self, hook):
+        """hook(optimizer, args, kwargs), after each step(); returns a removable handle."""
+        return self._add_step_hook("_step_post_hooks", hook)
+
+    def _add_step_hook(self, table_name, hook):
+        from oneflow_like.nn.modules.module import _RemovableHandle
+
+        table = self.__dict__.setdefault(table_name, OrderedDict())
+        handle = _RemovableHandle(table)
+        table[handle.id] = hook
+        return handle
+
     def __init__(self, params, defaults):
         self.defaults = defaults
         self.state = defaultdict(dict)
@@ -51,6 +120,14 @@ class Optimizer:
         if any(id(p) in seen for p in group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(group)
+
+    def _lazy_state(self, p, **init):
+        """The state of p; on first use filled from init (name -> a callable making the value)."""
+        state = self.state[p]
+        if not state:
+            for k, make in init.items():
+                state[k] = make()
+        return state
 
     def zero_grad(self, set_to_none=True):
         for g in self.param_groups:
@@ -152,7 +229,10 @@ _FLOAT_DTYPES = tuple(getattr(flow, n) for n in ("float16", "bfloat16", "float32
 
 
 def _to_like(v, p):
-    """State tensors follow their parameter's device; floating ones its dtype too ("step" stays)."""
+    """State tensors follow their parameter's device; floating ones its dtype too ("step" stays).
+    Lists and tuples of them (L-BFGS's history) are copied element by element."""
+    if isinstance(v, (list, tuple)):
+        return type(v)(_to_like(x, p) for x in v)
     if not isinstance(v, flow.Tensor):
         return v
     with flow.no_grad():

@@ -4,7 +4,7 @@
   momentum > 0: buf = momentum buf + g / avg, p -= lr buf;  else p -= lr g / avg
 """
 import oneflow_like as flow
-from oneflow_like.optim.optimizer import Optimizer
+from oneflow_like.optim.optimizer import Optimizer, _check_hparams, _flags
 
 
 class RMSprop(Optimizer):
@@ -17,10 +17,14 @@ class RMSprop(Optimizer):
         weight_decay=0.0,
         momentum=0.0,
         centered=False,
+        capturable=False,
+        foreach=None,
         maximize=False,
+        differentiable=False,
     ):
-        if lr < 0.0 or eps < 0.0 or momentum < 0.0 or weight_decay < 0.0 or alpha < 0.0:
-            raise ValueError("lr, alpha, eps, momentum and weight_decay must be >= 0")
+        _check_hparams(
+            "RMSprop", lr=lr, alpha=alpha, eps=eps, momentum=momentum, weight_decay=weight_decay
+        )
         super().__init__(
             params,
             dict(
@@ -31,6 +35,7 @@ class RMSprop(Optimizer):
                 momentum=momentum,
                 centered=centered,
                 maximize=maximize,
+                **_flags("RMSprop", foreach, capturable, differentiable),
             ),
         )
 

@@ -3,7 +3,7 @@
   d = g + momentum * buf (nesterov) else buf;  p -= lr * d
 """
 import oneflow_like as flow
-from oneflow_like.optim.optimizer import Optimizer, required
+from oneflow_like.optim.optimizer import Optimizer, _flags
 
 
 class SGD(Optimizer):
@@ -15,19 +15,28 @@ class SGD(Optimizer):
     def __init__(
         self,
         params,
-        lr=required,
+        lr=1e-3,
         momentum=0.0,
         dampening=0.0,
         weight_decay=0.0,
         nesterov=False,
+        *,
         maximize=False,
+        foreach=None,
+        differentiable=False,
+        fused=None,
     ):
-        if lr is not required and lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0 or weight_decay < 0.0:
-            raise ValueError("momentum and weight_decay must be >= 0")
+        if not lr >= 0.0:
+            raise ValueError(f"[SGD] Invalid learning rate: {lr}")
+        if not (momentum >= 0.0 and weight_decay >= 0.0):
+            raise ValueError(
+                f"[SGD] momentum and weight_decay must be >= 0, got {momentum}, {weight_decay}"
+            )
         if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+            raise ValueError(
+                f"[SGD] Nesterov momentum requires a momentum and zero dampening, got "
+                f"momentum={momentum}, dampening={dampening}"
+            )
         super().__init__(
             params,
             dict(
@@ -37,6 +46,7 @@ class SGD(Optimizer):
                 weight_decay=weight_decay,
                 nesterov=nesterov,
                 maximize=maximize,
+                **_flags("SGD", foreach, differentiable=differentiable, fused=fused),
             ),
         )
 

@@ -2,7 +2,7 @@
 
 DataLoader yields batches made by `collate_fn` (default: stack tensors / NumPy arrays / numbers
 into flow tensors, recursing through tuples, lists and dicts). Shuffling draws from a NumPy
-generator seeded by `generator` (an int or a numpy.random.Generator) or, when None, by
+generator seeded by `generator` (an int, a numpy.random.Generator or a flow.Generator) or, when None, by
 flow.randint so that flow.manual_seed makes runs repeatable. With num_workers > 0, worker
 processes (fork by default) fetch samples and run collate_fn, as in PyTorch; the batches (flow
 tensors included) come back through shared memory (oneflow_like.multiprocessing), in order.
@@ -176,6 +176,8 @@ def default_collate(batch):
 def _rng(generator):
     if isinstance(generator, np.random.Generator):
         return generator
+    if isinstance(generator, flow.Generator):
+        return generator.numpy_rng
     if generator is None:
         seed = int(flow.randint(0, 2**31 - 1, (1,)).item())
         return np.random.default_rng(seed)

@@ -1,5 +1,13 @@
 """The nn layers, one file per family."""
-from oneflow_like.nn.modules.module import Module, ModuleDict, ModuleList, Parameter, Sequential
+from oneflow_like.nn.modules.module import (
+    Module,
+    ModuleDict,
+    ModuleList,
+    Parameter,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+)
 from oneflow_like.nn.modules.linear import Identity, Linear
 from oneflow_like.nn.modules.conv import Conv1d, Conv2d
 from oneflow_like.nn.modules.pooling import (
@@ -23,49 +31,42 @@ from oneflow_like.nn.modules.activation import (
 from oneflow_like.nn.modules.sparse import Embedding
 from oneflow_like.nn.modules.dropout import Dropout
 from oneflow_like.nn.modules.flatten import Flatten, Unflatten
-from oneflow_like.nn.modules.loss import (
-    BCEWithLogitsLoss,
-    CrossEntropyLoss,
-    L1Loss,
-    MSELoss,
-    NLLLoss,
-)
+from oneflow_like.nn.modules.loss import *  # noqa: F401,F403
+from oneflow_like.nn.modules.loss import __all__ as _loss_all
+
 from oneflow_like.nn.modules.transformer import (
     MultiheadAttention,
     TransformerEncoder,
     TransformerEncoderLayer,
 )
 
-__all__ = [
+__all__ = _loss_all + [
     "AdaptiveAvgPool2d",
     "AvgPool1d",
     "AvgPool2d",
-    "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
     "Conv1d",
     "Conv2d",
-    "CrossEntropyLoss",
     "Dropout",
     "Embedding",
     "Flatten",
     "GELU",
     "GroupNorm",
     "Identity",
-    "L1Loss",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
     "LogSoftmax",
-    "MSELoss",
     "MaxPool1d",
     "MaxPool2d",
     "Module",
     "ModuleDict",
     "ModuleList",
     "MultiheadAttention",
-    "NLLLoss",
     "Parameter",
+    "ParameterDict",
+    "ParameterList",
     "ReLU",
     "Sequential",
     "SiLU",

@@ -30,14 +30,21 @@ class Parameter(flow.Tensor):
 
 
 class _RemovableHandle:
+    """Returned by the register_*_hook methods: remove() unregisters the hook (also on leaving
+    a `with` block)."""
+
     _ids = itertools.count()
 
-    def __init__(self, table):
-        self._table = table
+    def __init__(self, table, *extra_tables):
+        self._tables = (table,) + extra_tables
         self.id = next(self._ids)
 
     def remove(self):
-        self._table.pop(self.id, None)
+        for t in self._tables:
+            if isinstance(t, set):
+                t.discard(self.id)
+            else:
+                t.pop(self.id, None)
 
     def __enter__(self):
         return self
@@ -70,6 +77,8 @@ class Module:
         d["_modules"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
         d["_forward_hooks"] = OrderedDict()
+        d["_hooks_with_kwargs"] = set()
+        d["_hooks_always_called"] = set()
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -79,28 +88,66 @@ class Module:
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks):
             return self.forward(*args, **kwargs)
-        for hook in list(self._forward_pre_hooks.values()):
-            res = hook(self, args)
-            if res is not None:
-                args = res if isinstance(res, tuple) else (res,)
-        out = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            res = hook(self, args, out)
+        for hid, hook in list(self._forward_pre_hooks.items()):
+            if hid in self._hooks_with_kwargs:
+                res = hook(self, args, kwargs)
+                if res is not None:
+                    if not (isinstance(res, tuple) and len(res) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook registered with with_kwargs=True must return "
+                            f"None or a tuple (new_args, new_kwargs), got {res!r}"
+                        )
+                    args, kwargs = res
+            else:
+                res = hook(self, args)
+                if res is not None:
+                    args = res if isinstance(res, tuple) else (res,)
+        try:
+            out = self.forward(*args, **kwargs)
+        except Exception:
+            for hid, hook in list(self._forward_hooks.items()):  # always_call hooks still run
+                if hid in self._hooks_always_called:
+                    try:
+                        self._run_forward_hook(hid, hook, args, kwargs, None)
+                    except Exception:
+                        pass
+            raise
+        for hid, hook in list(self._forward_hooks.items()):
+            res = self._run_forward_hook(hid, hook, args, kwargs, out)
             if res is not None:
                 out = res
         return out
 
-    def register_forward_pre_hook(self, hook):
-        """hook(module, args) -> None or new args; runs before forward."""
-        h = _RemovableHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[h.id] = hook
+    def _run_forward_hook(self, hid, hook, args, kwargs, out):
+        if hid in self._hooks_with_kwargs:
+            return hook(self, args, kwargs, out)
+        return hook(self, args, out)
+
+    def _add_hook(self, table, hook, prepend, with_kwargs, always_call=False):
+        d = self.__dict__
+        d.setdefault("_hooks_with_kwargs", set())
+        d.setdefault("_hooks_always_called", set())
+        h = _RemovableHandle(table, self._hooks_with_kwargs, self._hooks_always_called)
+        table[h.id] = hook
+        if prepend:
+            table.move_to_end(h.id, last=False)
+        if with_kwargs:
+            self._hooks_with_kwargs.add(h.id)
+        if always_call:
+            self._hooks_always_called.add(h.id)
         return h
 
-    def register_forward_hook(self, hook):
-        """hook(module, args, output) -> None or a new output; runs after forward."""
-        h = _RemovableHandle(self._forward_hooks)
-        self._forward_hooks[h.id] = hook
-        return h
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args) -> None or new args (with_kwargs: hook(module, args, kwargs) ->
+        None or (args, kwargs)); runs before forward, first if prepend. Returns a handle whose
+        remove() unregisters it."""
+        return self._add_hook(self._forward_pre_hooks, hook, prepend, with_kwargs)
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """hook(module, args, output) -> None or a new output (with_kwargs: hook(module, args,
+        kwargs, output)); runs after forward, first if prepend, and with always_call also when
+        forward raised. Returns a handle whose remove() unregisters it."""
+        return self._add_hook(self._forward_hooks, hook, prepend, with_kwargs, always_call)
 
     # ---- registration -----------------------------------------------------------------------
 
@@ -353,6 +400,9 @@ class Module:
     def half(self):
         return self.to(flow.float16)
 
+    def bfloat16(self):
+        return self.to(flow.bfloat16)
+
     # ---- state dict -------------------------------------------------------------------------
 
     def state_dict(self, destination=None, prefix="", keep_vars=False):
@@ -369,23 +419,25 @@ class Module:
                 m.state_dict(destination, prefix + name + ".", keep_vars)
         return destination
 
-    def load_state_dict(self, state_dict, strict=True):
-        """Copies matching entries in place. strict: any missing or unexpected key raises
-        RuntimeError naming them all. Returns (missing_keys, unexpected_keys)."""
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copies matching entries in place (assign=True: the module takes the given tensors
+        themselves, as Parameters where it had Parameters). strict: any missing or unexpected
+        key raises RuntimeError naming them all; a shape mismatch always raises. Returns
+        (missing_keys, unexpected_keys)."""
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         errors = []
         if strict:
+            if missing:
+                errors.append(
+                    "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + "."
+                )
             if unexpected:
                 errors.append(
                     "Unexpected key(s) in state_dict: "
                     + ", ".join(f'"{k}"' for k in unexpected)
                     + "."
-                )
-            if missing:
-                errors.append(
-                    "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + "."
                 )
         for k, dst in own.items():
             if k not in state_dict:
@@ -399,6 +451,9 @@ class Module:
                     f"from checkpoint, the shape in current model is {tuple(dst.shape)}."
                 )
                 continue
+            if assign:
+                self._assign_entry(k, dst, src)
+                continue
             with flow.no_grad():
                 dst.copy_(src)
         if errors:
@@ -407,6 +462,29 @@ class Module:
                 + "\n\t".join(errors)
             )
         return _IncompatibleKeys(missing, unexpected)
+
+    def _assign_entry(self, key, dst, src):
+        owner_name, _, name = key.rpartition(".")
+        owner = self.get_submodule(owner_name)
+        if isinstance(dst, Parameter):
+            src = src if isinstance(src, Parameter) else Parameter(src, dst.requires_grad)
+            owner._parameters[name] = src
+        else:
+            owner._buffers[name] = src
+
+    def _get_member(self, target, table, kind):
+        owner_name, _, name = target.rpartition(".")
+        mod = self.get_submodule(owner_name)
+        members = mod.__dict__[table]
+        if name not in members:
+            raise AttributeError(f"{type(mod).__name__} has no {kind} `{name}`")
+        return members[name]
+
+    def get_parameter(self, target):
+        return self._get_member(target, "_parameters", "parameter")
+
+    def get_buffer(self, target):
+        return self._get_member(target, "_buffers", "buffer")
 
     # ---- printing ---------------------------------------------------------------------------
 
@@ -558,51 +636,111 @@ class ModuleList(_ListLike):
         self._renumber(mods)
 
 
-class ModuleDict(Module):
+class _DictLike(Module):
+    """Shared by ModuleDict and ParameterDict: a name table (`_table`) used as a dict;
+    subclasses say how a value is registered (`__setitem__`)."""
+
+    _table = "_modules"
+
+    def _entries(self):
+        return self.__dict__[self._table]
+
+    def __getitem__(self, key):
+        return self._entries()[key]
+
+    def __delitem__(self, key):
+        del self._entries()[key]
+
+    def __len__(self):
+        return len(self._entries())
+
+    def __iter__(self):
+        return iter(self._entries())
+
+    def __contains__(self, key):
+        return key in self._entries()
+
+    def keys(self):
+        return self._entries().keys()
+
+    def values(self):
+        return self._entries().values()
+
+    def items(self):
+        return self._entries().items()
+
+    def pop(self, key):
+        return self._entries().pop(key)
+
+    def clear(self):
+        self._entries().clear()
+
+    def update(self, values):
+        items = values.items() if hasattr(values, "items") else values
+        for k, v in items:
+            self[k] = v
+
+
+class ModuleDict(_DictLike):
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
             self.update(modules)
 
-    def __getitem__(self, key):
-        return self._modules[key]
-
     def __setitem__(self, key, module):
         self.add_module(key, module)
 
-    def __delitem__(self, key):
-        del self._modules[key]
+
+def _as_parameter(value):
+    if isinstance(value, flow.Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+class ParameterList(Module):
+    """Parameters in a list, registered as "0", "1", ...; plain tensors become Parameters."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        if values is not None:
+            self.extend(values)
 
     def __len__(self):
-        return len(self._modules)
+        return len(self._parameters)
 
     def __iter__(self):
-        return iter(self._modules)
+        return iter(self._parameters.values())
 
-    def __contains__(self, key):
-        return key in self._modules
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return ParameterList(list(self)[idx])
+        return self._parameters[str(_index(idx, len(self)))]
 
-    def keys(self):
-        return self._modules.keys()
+    def __setitem__(self, idx, value):
+        self.register_parameter(str(_index(idx, len(self))), _as_parameter(value))
 
-    def values(self):
-        return self._modules.values()
+    def append(self, value):
+        self.register_parameter(str(len(self)), _as_parameter(value))
+        return self
 
-    def items(self):
-        return self._modules.items()
+    def extend(self, values):
+        for v in values:
+            self.append(v)
+        return self
 
-    def pop(self, key):
-        m = self._modules[key]
-        del self._modules[key]
-        return m
 
-    def clear(self):
-        self._modules.clear()
+class ParameterDict(_DictLike):
+    """Parameters by name, in insertion order; plain tensors become Parameters."""
 
-    def update(self, modules):
-        items = modules.items() if hasattr(modules, "items") else modules
-        for k, m in items:
-            self.add_module(k, m)
+    _table = "_parameters"
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __setitem__(self, key, value):
+        self.register_parameter(key, _as_parameter(value))
 
 
 def _index(idx, n):
