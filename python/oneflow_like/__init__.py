@@ -43,6 +43,7 @@ from . import autograd  # noqa: E402,F401
 from . import (
     nn,
     optim,
+    profiler,
     utils,
 )  # noqa: E402,F401  (pure Python, ~30 ms together; errors surface here)
 
