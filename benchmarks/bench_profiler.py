@@ -10,7 +10,8 @@ every op queued as an instruction to the compute stream's worker. Columns: "off,
 loop before any profiler ran in the process (the build's baseline: nothing was ever enabled),
 "off, after" the same loop after profiling stopped (off must cost nothing measurable: these two
 agree within noise), "on" the loop inside profile(record_shapes=False), and the overhead per
-instruction in ns = (on - off) / instructions per op (counted from the recorded trace). Off and on
+instruction in ns = (on - off) / instructions per op, counted from the recorded trace (the worker
+path also runs a release_tensor instruction per op: the result dies while its add is in flight). Off and on
 samples are interleaved so that a burst of load on the shared machine hits both alike.
 """
 import os
@@ -42,7 +43,7 @@ def median(samples, i):
 
 
 def measure():
-    """(cpu off before, cpu off after, cpu on, wall off, wall on, instructions per op)."""
+    """(cpu off before, off after, on; wall off, on; instructions and events per op)."""
     x = flow.ones(16)
     for _ in range(3):
         sample(x)  # warm-up: allocator cache, kernel lookup
@@ -55,11 +56,10 @@ def measure():
         off.append(sample(x))
         with profile() as prof:
             on.append(sample(x))
-        if instructions is None:
+        if instructions is None:  # every instruction the loop ran: the adds and the releases
             spans = prof.events()
-            instructions = (
-                sum(1 for s in spans if s.category == "instruction" and s.name == "add") / N
-            )
+            instructions = sum(1 for s in spans if s.category == "instruction") / N
+            events = (len(spans) + len(prof._trace.counters)) / N
     return (
         median(before, 0),
         median(off, 0),
@@ -67,6 +67,7 @@ def measure():
         median(off, 1),
         median(on, 1),
         instructions,
+        events,
     )
 
 
@@ -84,15 +85,21 @@ def main():
     print(f"profiler overhead: {N} x (x + x) on 16 floats, median of {SAMPLES} samples, us per op")
     head = (
         f"{'path':<32}{'cpu off, before':>16}{'cpu off, after':>15}{'cpu on':>9}"
-        f"{'wall off':>10}{'wall on':>9}{'instr/op':>10}{'overhead ns/instr (cpu)':>25}"
+        f"{'wall off':>10}{'wall on':>9}{'instr/op':>10}{'events/op':>11}"
+        f"{'overhead ns/instr (cpu)':>25}"
     )
     print(head)
     print("-" * len(head))
-    for name, (before, off, on, woff, won, instr) in rows:
+    for name, (before, off, on, woff, won, instr, events) in rows:
         per_instr = (on - off) * 1000 / max(instr, 1e-9)
         print(
-            f"{name:<32}{before:>16.3f}{off:>15.3f}{on:>9.3f}{woff:>10.3f}{won:>9.3f}{instr:>10.2f}{per_instr:>25.0f}"
+            f"{name:<32}{before:>16.3f}{off:>15.3f}{on:>9.3f}{woff:>10.3f}{won:>9.3f}{instr:>10.2f}"
+            f"{events:>11.2f}{per_instr:>25.0f}"
         )
+    print(
+        "events/op: spans (launches, instructions) and allocator counters (flow starts not"
+        " counted); the last column divides the whole per-op cost by the instructions per op"
+    )
 
 
 if __name__ == "__main__":
