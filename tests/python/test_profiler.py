@@ -258,6 +258,43 @@ def test_nothing_is_recorded_outside_and_errors_are_clear(tmp_path):
                 pass
 
 
+def test_each_python_thread_gets_its_own_track(tmp_path):
+    import threading
+
+    tids = []
+
+    def work():
+        tids.append(threading.get_native_id())
+        with record_function("in_thread"):
+            flow.relu(flow.ones(4)).sum().item()
+
+    with profile() as prof:
+        t = threading.Thread(target=work)
+        t.start()
+        t.join(timeout=60)
+        assert not t.is_alive()
+        flow.ones(2).sum().item()
+    trace = load_trace(prof, tmp_path)
+    names = track_names(trace)
+    ops_by_tid = {}
+    for e in spans(trace, "cpu_op") + spans(trace, "user_annotation"):
+        ops_by_tid.setdefault(e["tid"], set()).add(e["name"])
+    assert {"relu", "in_thread"} <= ops_by_tid[tids[0]]
+    assert "in_thread" not in ops_by_tid[threading.get_native_id()]
+    assert f"(tid {tids[0]})" in names[tids[0]]
+
+
+def test_a_failing_op_raises_at_exit_and_the_trace_is_kept(tmp_path):
+    import oneflow_like.nn.functional as F
+
+    with pytest.raises(IndexError, match="out of range"):
+        with profile() as prof:
+            F.cross_entropy(flow.randn(4, 3), flow.tensor([0, 1, 7, 2]))
+    assert "nll_loss" in {e["name"] for e in spans(load_trace(prof, tmp_path), "instruction")}
+    assert not flow._C._profiler_enabled()
+    flow.sync()  # reported once: nothing left to raise
+
+
 def test_activities_filter_and_tensorboard_handler(tmp_path):
     with profile(
         activities=[ProfilerActivity.CUDA],

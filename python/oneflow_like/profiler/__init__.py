@@ -266,8 +266,10 @@ class profile:
 
     def _start(self):
         if self._warmup:
-            self._end_recording()
+            _, error = self._end_recording()
             self._warmup = False
+            if error is not None:
+                raise error
         if not self._recording:
             self._begin_recording()
 
@@ -275,12 +277,14 @@ class profile:
         if not self._recording:
             return
         warmup = self._warmup
-        events, tracks, dropped = self._end_recording()
+        (events, tracks, dropped), error = self._end_recording()
         self._warmup = False
         if warmup:
             warnings.warn("[profiler] the schedule ended during warmup: nothing was recorded")
-            return
-        self._trace = Trace(events, tracks, dropped, self._taken_ranges, self.activities)
+        else:
+            self._trace = Trace(events, tracks, dropped, self._taken_ranges, self.activities)
+        if error is not None:  # an op recorded here failed: raised as flow.sync() would, trace kept
+            raise error
 
     def _ready(self):
         if self.on_trace_ready is not None:
@@ -299,16 +303,21 @@ class profile:
         self._recording = True
 
     def _end_recording(self):
+        """Drains the VM, stops and collects: (events, tracks, dropped), and the error of a failed
+        op that the drain reported (None if none)."""
         global _active
+        error = None
         try:
             _C._profiler_stop()
+        except Exception as e:  # noqa: BLE001  (the user's op failed; recording stopped anyway)
+            error = e
         finally:
             self._recording = False
             with _lock:
                 _active = None
         self._taken_ranges = list(_ranges)
         del _ranges[:]
-        return _C._profiler_collect()
+        return _C._profiler_collect(), error
 
     # -- results
     def _require_trace(self):
