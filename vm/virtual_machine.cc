@@ -43,9 +43,8 @@ int64_t TrackOf(const Device& device, StreamRole role) {
          static_cast<int>(role);
 }
 // Flow ids: the instruction id, with bits of the VM's address on top (tests run several VMs);
-// bit 39 marks work TryRunInline ran without an instruction.
+// bit 39 marks work TryRunInline ran without an instruction (then the low bits are its call id).
 constexpr uint64_t kInlineFlowBit = uint64_t{1} << 39;
-std::atomic<uint64_t> g_inline_runs{0};
 uint64_t FlowId(const void* vm, uint64_t id) {
   return ((reinterpret_cast<uintptr_t>(vm) >> 4) & 0xFFFFF) << 40 |
          (id & ((uint64_t{1} << 40) - 1));
@@ -134,14 +133,10 @@ bool VirtualMachine::TryRunInline(const DependenceVector& ins, const DependenceV
   for (Dependence* d : outs)
     if (!d->idle() || d->has_error()) return false;
   Status st;
-  const bool profiled = ProfilerOn() && profiler::CurrentCallId() != 0;
-  int64_t begin = 0;
-  uint64_t flow = 0;
-  if (profiled) {
-    flow = FlowId(this, kInlineFlowBit | g_inline_runs.fetch_add(1, std::memory_order_relaxed));
-    begin = Ticks();
-    profiler::RecordFlowStart(flow, profiler::CurrentCallId());
-  }
+  // Profiled: one span naming its issuing call (no flow start: the caller is this thread).
+  const uint64_t call = ProfilerOn() ? profiler::CurrentCallId() : 0;
+  const bool profiled = call != 0;
+  const int64_t begin = profiled ? Ticks() : 0;
   try {
     st = fn();
   } catch (const std::exception& e) {
@@ -150,8 +145,9 @@ bool VirtualMachine::TryRunInline(const DependenceVector& ins, const DependenceV
     st = Internal("unknown exception");
   }
   if (profiled)  // named after the op call at export: only the caller knows the op
-    profiler::RecordSpan(TrackOf(s->device(), s->role()), "", "instruction", begin, Ticks(), flow,
-                         0, st.ok() ? std::string_view() : std::string_view("\"error\": true"));
+    profiler::RecordSpan(TrackOf(s->device(), s->role()), "", "instruction", begin, Ticks(),
+                         FlowId(this, kInlineFlowBit | call), call,
+                         st.ok() ? std::string_view() : std::string_view("\"error\": true"));
   if (!st.ok()) {
     for (Dependence* d : outs) d->mark_error(st);
     if (unreported_errors_.size() < 64 &&

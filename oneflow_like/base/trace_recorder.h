@@ -47,7 +47,7 @@ struct TraceEvent {
   int64_t begin_ns = 0;  // TSC ticks while recorded (NowTicks); ns once Collect returns them
   int64_t end_ns = 0;    // kComplete only
   uint64_t flow_id = 0;  // kComplete: the flow this span ends (0: none); kFlowStart: its id
-  uint64_t call_id = 0;  // op-call span's id; on a kFlowStart, the call that issued it
+  uint64_t call_id = 0;  // op-call span's id; on a kFlowStart or an inline run's span, the issuer
   int64_t value = 0;     // kCounter
   const char* static_name = nullptr;  // used when set (op names live forever), else `name`
   std::string name;
@@ -88,8 +88,9 @@ inline int64_t NowTicks() {
 // The calling thread's OS id (its track).
 int64_t ThisThreadTrack();
 // A span on `track` (`category` must be a literal; times from NowTicks); `flow_in`: the flow
-// (instruction issue) it ends, 0 if none; `call_id`: the op call it is (caller-thread spans), 0 if
-// none; `args`: JSON object members, already escaped.
+// (instruction issue) it ends, 0 if none; `call_id`: the op call it is (caller-thread spans) or,
+// on an inline run's span, the call that ran it, 0 if none; `args`: JSON object members, already
+// escaped.
 void RecordSpan(int64_t track, std::string_view name, const char* category, int64_t begin_ns,
                 int64_t end_ns, uint64_t flow_in, uint64_t call_id, std::string_view args);
 // The issue of flow `flow_id` by op call `call_id` on this thread's track (drawn from the call's

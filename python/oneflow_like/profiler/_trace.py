@@ -210,14 +210,15 @@ class Trace:
                 self.track_names[s.track] = f"thread (tid {s.track})"
         if main in self.track_names:
             self.track_names[main] = f"Python main thread (tid {main})"
-        calls = {s.call_id: s for s in spans if s.call_id}
+        calls = {s.call_id: s for s in spans if s.call_id and s.category == "cpu_op"}
         for s in spans:
             if s.category != "instruction":
                 continue
+            # The issuing call: named on the span (inline runs) or by the flow start it ends.
             issue = flows.get(s.flow_id)
-            caller = calls.get(issue[2]) if issue else None
-            if issue and caller is not None:  # the arrow starts where the issuing call starts
-                s.issue = (issue[0], caller.begin_ns, caller)
+            caller = calls.get(s.call_id or (issue[2] if issue else 0))
+            if caller is not None:  # the arrow starts where the issuing call starts
+                s.issue = (caller.track, caller.begin_ns, caller)
             if caller is not None:
                 s.name = s.name or caller.name
                 s.args = {**caller.args, **s.args}
