@@ -4,7 +4,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,11 +19,33 @@ std::atomic<bool> g_enabled{false};
 namespace {
 
 constexpr size_t kChunkEvents = 512;
-constexpr size_t kMaxEventsPerThread = size_t{1} << 22;  // ~4M events (~0.5 GB) per thread
+constexpr size_t kMaxEventsPerThread = size_t{1} << 22;  // ~4M events (~0.3 GB) per thread
+constexpr size_t kTextBlock = size_t{1} << 16;           // names and args, per thread
+constexpr size_t kMaxText = 4096;                        // longer names/args are cut
+
+// An event as stored: plain data (no std::string to construct, assign or destroy on the hot
+// path); dynamic names and args point into the thread's text blocks. Collect makes TraceEvents.
+struct Slot {
+  EventType type;
+  uint32_t name_len, args_len;
+  int64_t track, begin, end;
+  uint64_t flow_id, call_id;
+  int64_t value;
+  const char* static_name;
+  const char* category;
+  const char* name;
+  const char* args;
+};
 
 struct Chunk {
-  TraceEvent events[kChunkEvents];
+  Slot events[kChunkEvents];
   std::atomic<Chunk*> next{nullptr};
+};
+
+// Text blocks never move; a new session reuses them from the first.
+struct TextBlock {
+  char text[kTextBlock];
+  TextBlock* next = nullptr;
 };
 
 // One recording thread's events (see Note [Profiler recording] in the header).
@@ -35,6 +59,9 @@ struct ThreadBuffer {
   Chunk head;
   Chunk* tail = &head;   // owner only
   size_t tail_used = 0;  // owner only
+  TextBlock text_head;
+  TextBlock* text_tail = &text_head;  // owner only
+  size_t text_used = 0;               // owner only
 
   ~ThreadBuffer() {
     Chunk* c = head.next.load(std::memory_order_relaxed);
@@ -42,6 +69,12 @@ struct ThreadBuffer {
       Chunk* n = c->next.load(std::memory_order_relaxed);
       delete c;
       c = n;
+    }
+    TextBlock* t = text_head.next;
+    while (t != nullptr) {
+      TextBlock* n = t->next;
+      delete t;
+      t = n;
     }
   }
 };
@@ -111,7 +144,7 @@ int64_t ThisThreadTrack() {
 namespace {
 // The next free slot of this thread's buffer, or null when the buffer is full (then counted as
 // dropped). The caller fills it and calls Commit.
-TraceEvent* Reserve(ThreadBuffer* b) {
+Slot* Reserve(ThreadBuffer* b) {
   const uint64_t gen = g_generation.load(std::memory_order_acquire);
   if (b->generation.load(std::memory_order_relaxed) != gen) {
     // First record of a new session on this thread: reuse the chunks from the start.
@@ -119,6 +152,8 @@ TraceEvent* Reserve(ThreadBuffer* b) {
     b->dropped.store(0, std::memory_order_relaxed);
     b->tail = &b->head;
     b->tail_used = 0;
+    b->text_tail = &b->text_head;
+    b->text_used = 0;
     b->generation.store(gen, std::memory_order_release);
   }
   if (b->committed.load(std::memory_order_relaxed) >= kMaxEventsPerThread) {
@@ -136,6 +171,22 @@ TraceEvent* Reserve(ThreadBuffer* b) {
   }
   return &b->tail->events[b->tail_used++];
 }
+// Copies `s` into the thread's text blocks; returns where (null for empty text).
+const char* CopyText(ThreadBuffer* b, std::string_view s, uint32_t* len) {
+  const size_t n = std::min(s.size(), kMaxText);
+  *len = static_cast<uint32_t>(n);
+  if (n == 0) return nullptr;
+  if (b->text_used + n > kTextBlock) {
+    if (b->text_tail->next == nullptr) b->text_tail->next = new TextBlock;
+    b->text_tail = b->text_tail->next;
+    b->text_used = 0;
+  }
+  char* dst = b->text_tail->text + b->text_used;
+  std::memcpy(dst, s.data(), n);
+  b->text_used += n;
+  return dst;
+}
+
 inline void Commit(ThreadBuffer* b) {
   b->committed.store(b->committed.load(std::memory_order_relaxed) + 1, std::memory_order_release);
 }
@@ -143,60 +194,72 @@ inline void Commit(ThreadBuffer* b) {
 
 void Record(TraceEvent&& e) {
   ThreadBuffer* b = LocalBuffer();
-  if (TraceEvent* slot = Reserve(b)) {
-    *slot = std::move(e);
-    Commit(b);
-  }
+  Slot* slot = Reserve(b);
+  if (slot == nullptr) return;
+  slot->type = e.type;
+  slot->track = e.track;
+  slot->begin = e.begin_ns;
+  slot->end = e.end_ns;
+  slot->flow_id = e.flow_id;
+  slot->call_id = e.call_id;
+  slot->value = e.value;
+  slot->static_name = e.static_name;
+  slot->category = e.category;
+  slot->name = CopyText(b, e.name, &slot->name_len);
+  slot->args = CopyText(b, e.args, &slot->args_len);
+  Commit(b);
 }
 
 // The fast paths fill the slot in place: reused slots keep their strings' capacity.
 void RecordSpan(int64_t track, std::string_view name, const char* category, int64_t begin_ns,
                 int64_t end_ns, uint64_t flow_in, uint64_t call_id, std::string_view args) {
   ThreadBuffer* b = LocalBuffer();
-  TraceEvent* e = Reserve(b);
+  Slot* e = Reserve(b);
   if (e == nullptr) return;
   e->type = EventType::kComplete;
   e->track = track;
-  e->begin_ns = begin_ns;
-  e->end_ns = end_ns;
+  e->begin = begin_ns;
+  e->end = end_ns;
   e->flow_id = flow_in;
   e->call_id = call_id;
   e->value = 0;
   e->static_name = nullptr;
-  e->name.assign(name.data(), name.size());
   e->category = category;
-  e->args.assign(args.data(), args.size());
+  e->name = CopyText(b, name, &e->name_len);
+  e->args = CopyText(b, args, &e->args_len);
   Commit(b);
 }
 
 void RecordFlowStart(uint64_t flow_id, uint64_t call_id) {
   ThreadBuffer* b = LocalBuffer();
-  TraceEvent* e = Reserve(b);
+  Slot* e = Reserve(b);
   if (e == nullptr) return;
   e->type = EventType::kFlowStart;
   e->track = ThisThreadTrack();
-  e->begin_ns = 0;
+  e->begin = e->end = 0;
   e->flow_id = flow_id;
   e->call_id = call_id;
+  e->value = 0;
   e->static_name = nullptr;
-  e->name.clear();
   e->category = "flow";
-  e->args.clear();
+  e->name = e->args = nullptr;
+  e->name_len = e->args_len = 0;
   Commit(b);
 }
 
 void RecordCounter(const char* name, int64_t value) {
   ThreadBuffer* b = LocalBuffer();
-  TraceEvent* e = Reserve(b);
+  Slot* e = Reserve(b);
   if (e == nullptr) return;
   e->type = EventType::kCounter;
   e->track = ThisThreadTrack();
-  e->begin_ns = NowTicks();
+  e->begin = e->end = NowTicks();
+  e->flow_id = e->call_id = 0;
   e->value = value;
   e->static_name = name;
-  e->name.clear();
   e->category = "counter";
-  e->args.clear();
+  e->name = e->args = nullptr;
+  e->name_len = e->args_len = 0;
   Commit(b);
 }
 
@@ -265,7 +328,19 @@ Collected Collect() {
     const Chunk* c = &b->head;
     for (size_t i = 0; i < n; ++i) {
       if (i > 0 && i % kChunkEvents == 0) c = c->next.load(std::memory_order_acquire);
-      out.events.push_back(c->events[i % kChunkEvents]);
+      const Slot& s = c->events[i % kChunkEvents];
+      TraceEvent& e = out.events.emplace_back();
+      e.type = s.type;
+      e.track = s.track;
+      e.begin_ns = s.begin;
+      e.end_ns = s.end;
+      e.flow_id = s.flow_id;
+      e.call_id = s.call_id;
+      e.value = s.value;
+      e.static_name = s.static_name;
+      e.category = s.category;
+      if (s.name_len > 0) e.name.assign(s.name, s.name_len);
+      if (s.args_len > 0) e.args.assign(s.args, s.args_len);
     }
     if (n > 0) {
       std::string label = b->thread_name.empty() ? "thread" : b->thread_name;
