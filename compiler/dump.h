@@ -21,7 +21,8 @@ struct DumpOptions {
 // Writes `text` to dir/<module>.<suffix>; errors are reported on stderr, never fatal.
 void DumpToFile(const DumpOptions& opts, const std::string& module_name, const std::string& suffix,
                 const std::string& text);
-// Graphviz picture of the entry computation (fusions as boxes listing their fused ops).
+// Graphviz picture of the entry computation: each fusion a cluster of its fused ops, each edge
+// labelled with the bytes of the value it carries (the buffer its producer writes).
 std::string ModuleToDot(const HloModule& module);
 
 }  // namespace oneflow_like::hlo

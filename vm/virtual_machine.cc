@@ -5,14 +5,73 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <string_view>
 
 #include "oneflow_like/base/thread_pool.h"
 #include "vm/instruction_policies.h"
+
+// Profiler hooks, declared weakly (Note [Profiler recording], base/trace_recorder.h).
+namespace oneflow_like::profiler {
+extern std::atomic<bool> g_enabled __attribute__((weak));
+void RecordSpan(int64_t track, std::string_view name, const char* category, int64_t begin_ns,
+                int64_t end_ns, uint64_t flow_in, uint64_t call_id, std::string_view args)
+    __attribute__((weak));
+void RecordFlowStart(uint64_t flow_id, uint64_t call_id) __attribute__((weak));
+void NameTrack(int64_t track, std::string_view name) __attribute__((weak));
+int64_t CurrentTrack() __attribute__((weak));
+void SetCurrentTrack(int64_t track) __attribute__((weak));
+uint64_t CurrentCallId() __attribute__((weak));
+}  // namespace oneflow_like::profiler
 
 namespace oneflow_like {
 namespace vm {
 
 namespace {
+// ---- profiling: one span per executed instruction on its stream's track, and a flow arrow from
+// the op call that issued it (Note [Profiler recording]).
+inline bool ProfilerOn() {
+  return &profiler::g_enabled != nullptr && profiler::g_enabled.load(std::memory_order_relaxed);
+}
+// The profiler's clock (profiler::NowTicks in base/trace_recorder.h): the TSC.
+inline int64_t Ticks() {
+  return static_cast<int64_t>(__builtin_ia32_rdtsc());
+}
+// The same numbering as profiler::StreamTrack (trace_recorder.h).
+int64_t TrackOf(const Device& device, StreamRole role) {
+  return (int64_t{1} << 24) +
+         (int64_t{static_cast<int>(device.type())} * 1024 + device.index()) * 8 +
+         static_cast<int>(role);
+}
+// Flow ids: the instruction id, with bits of the VM's address on top (tests run several VMs);
+// bit 39 marks work TryRunInline ran without an instruction (then the low bits are its call id).
+constexpr uint64_t kInlineFlowBit = uint64_t{1} << 39;
+uint64_t FlowId(const void* vm, uint64_t id) {
+  return ((reinterpret_cast<uintptr_t>(vm) >> 4) & 0xFFFFF) << 40 |
+         (id & ((uint64_t{1} << 40) - 1));
+}
+// Records the issue of the instruction about to get id `next_id`, if an op call is issuing it.
+void RecordIssue(const void* vm, uint64_t next_id) {
+  uint64_t call = profiler::CurrentCallId();
+  if (call != 0) profiler::RecordFlowStart(FlowId(vm, next_id), call);
+}
+void RunOnStream(const void* vm, Instruction* instr) {
+  Stream* s = instr->stream();
+  if (!ProfilerOn()) {
+    s->policy()->Run(instr);
+    return;
+  }
+  const int64_t track = TrackOf(s->device(), s->role());
+  const int64_t outer = profiler::CurrentTrack();  // an instruction may run another inline
+  profiler::SetCurrentTrack(track);
+  const int64_t begin = Ticks();
+  s->policy()->Run(instr);
+  const int64_t end = Ticks();
+  profiler::SetCurrentTrack(outer);
+  profiler::RecordSpan(
+      track, instr->DebugName(), "instruction", begin, end, FlowId(vm, instr->id()), 0,
+      instr->status().ok() ? std::string_view() : std::string_view("\"error\": true"));
+}
+
 inline void CpuRelax() {
   __builtin_ia32_pause();
 }
@@ -49,6 +108,7 @@ StatusOr<Stream*> VirtualMachine::GetStream(const Device& device, StreamRole rol
   } else if (!raw->policy()->RunsInline()) {
     raw->worker_ = std::thread([this, raw] { WorkerLoop(raw); });
   }
+  if (&profiler::g_enabled != nullptr) profiler::NameTrack(TrackOf(device, role), raw->name());
   streams_.emplace(key, std::move(s));
   if (device.is_cpu() && role == StreamRole::kCompute)
     cpu_compute_.store(raw, std::memory_order_release);
@@ -73,6 +133,10 @@ bool VirtualMachine::TryRunInline(const DependenceVector& ins, const DependenceV
   for (Dependence* d : outs)
     if (!d->idle() || d->has_error()) return false;
   Status st;
+  // Profiled: one span naming its issuing call (no flow start: the caller is this thread).
+  const uint64_t call = ProfilerOn() ? profiler::CurrentCallId() : 0;
+  const bool profiled = call != 0;
+  const int64_t begin = profiled ? Ticks() : 0;
   try {
     st = fn();
   } catch (const std::exception& e) {
@@ -80,6 +144,10 @@ bool VirtualMachine::TryRunInline(const DependenceVector& ins, const DependenceV
   } catch (...) {
     st = Internal("unknown exception");
   }
+  if (profiled)  // named after the op call at export: only the caller knows the op
+    profiler::RecordSpan(TrackOf(s->device(), s->role()), "", "instruction", begin, Ticks(),
+                         FlowId(this, kInlineFlowBit | call), call,
+                         st.ok() ? std::string_view() : std::string_view("\"error\": true"));
   if (!st.ok()) {
     for (Dependence* d : outs) d->mark_error(st);
     if (unreported_errors_.size() < 64 &&
@@ -103,6 +171,7 @@ void VirtualMachine::Receive(std::unique_ptr<Instruction> instr) {
   {
     std::unique_lock<std::mutex> l(mu_);
     if (AtCapacityLocked()) capacity_cv_.wait(l, [&] { return !AtCapacityLocked(); });
+    if (ProfilerOn()) RecordIssue(this, engine_.num_received());
     engine_.Receive(std::move(instr), &ready);
   }
   Dispatch(ready);
@@ -121,6 +190,7 @@ void VirtualMachine::Receive(std::vector<std::unique_ptr<Instruction>> instrs) {
       }
       capacity_cv_.wait(l, [&] { return !AtCapacityLocked(); });
     }
+    if (ProfilerOn()) RecordIssue(this, engine_.num_received());
     engine_.Receive(std::move(i), &ready);
   }
   l.unlock();
@@ -153,7 +223,7 @@ void VirtualMachine::RunHere(Instruction* instr, std::vector<Instruction*>* read
   // The scope covers Finish too: destroying the instruction may issue more (a captured tensor's
   // release), and this thread must not park on backpressure with `ready` still undispatched.
   InstructionScope scope;
-  instr->stream()->policy()->Run(instr);
+  RunOnStream(this, instr);
   Finish(instr, ready);
 }
 
@@ -212,7 +282,7 @@ void VirtualMachine::WorkerLoop(Stream* s) {
       s->queued_.fetch_sub(1, std::memory_order_release);
     }
     if (init.ok()) {
-      s->policy()->Run(instr);
+      RunOnStream(this, instr);
     } else {
       instr->status_ = init;
     }

@@ -4,14 +4,43 @@
 
 #include "oneflow_like/base/thread_pool.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "absl/strings/str_join.h"
 
+// Profiler hooks, declared weakly (Note [Profiler recording], base/trace_recorder.h).
+namespace oneflow_like::profiler {
+extern std::atomic<bool> g_enabled __attribute__((weak));
+int64_t CurrentTrack() __attribute__((weak));
+void RecordSpan(int64_t track, std::string_view name, const char* category, int64_t begin_ns,
+                int64_t end_ns, uint64_t flow_in, uint64_t call_id, std::string_view args)
+    __attribute__((weak));
+}  // namespace oneflow_like::profiler
+
 namespace oneflow_like::hlo {
+namespace {
+// The profiler's clock (profiler::NowTicks in base/trace_recorder.h): the TSC.
+inline int64_t Ticks() {
+  return static_cast<int64_t>(__builtin_ia32_rdtsc());
+}
+// Each thunk as a span nested in the LaunchLazyJob instruction's span on its stream's track.
+Status ExecuteProfiled(ThunkSequence& seq, const Thunk::ExecuteParams& p, int64_t track) {
+  for (auto& t : seq) {
+    const int64_t begin = Ticks();
+    Status s = t->ExecuteOnStream(p);
+    const int64_t end = Ticks();
+    profiler::RecordSpan(track, t->name(), "thunk", begin, end, 0, 0,
+                         absl::StrCat("\"kind\": \"", ThunkKindString(t->kind()), "\""));
+    RETURN_IF_ERROR(s);
+  }
+  return absl::OkStatus();
+}
+}  // namespace
 
 const char* ThunkKindString(Thunk::Kind k) {
   static const char* kNames[] = {"kernel",     "gemm",  "convolution", "copy",         "memset",
@@ -45,6 +74,10 @@ Status ExecuteAll(ThunkSequence& seq, const Thunk::ExecuteParams& p) {
     const char* e = std::getenv("ONEFLOW_LIKE_THUNK_PROFILE");
     return e != nullptr && e[0] != '\0' && e[0] != '0';
   }();
+  if (&profiler::g_enabled != nullptr && profiler::g_enabled.load(std::memory_order_relaxed)) {
+    const int64_t track = profiler::CurrentTrack();
+    if (track != 0) return ExecuteProfiled(seq, p, track);
+  }
   if (!profile) {
     for (auto& t : seq) RETURN_IF_ERROR(t->ExecuteOnStream(p));
     return absl::OkStatus();

@@ -30,6 +30,13 @@ Status Synchronize(int device) {
   return SynchronizeAllStreams(device);
 }
 
+Status SynchronizeDevice(int device) {
+  RETURN_IF_ERROR(CheckDevice(device));
+  DeviceGuard g(device);
+  CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
+  return Status();
+}
+
 void EmptyCache() {
   for (int i = 0; i < DeviceCount(); ++i) DeviceAllocator(i)->EmptyCache();
 }

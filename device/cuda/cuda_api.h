@@ -16,6 +16,10 @@ int GetDeviceCount();
 // the VM has already dispatched: call it after the VM barrier (flow.sync()). FailedPrecondition
 // without a device.
 Status Synchronize(int device = -1);
+// DLPack import: waits for every stream of `device` in this process, other libraries' included
+// (cudaDeviceSynchronize), so memory a foreign producer is still writing is complete. Used once
+// per imported CUDA tensor. FailedPrecondition without a device.
+Status SynchronizeDevice(int device);
 // Returns cached, unused device memory of every device to the driver. No-op without a device.
 void EmptyCache();
 // Bytes currently handed out by `device`'s caching allocator / their high-water mark since the

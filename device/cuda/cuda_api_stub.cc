@@ -14,6 +14,10 @@ Status Synchronize(int) {
   return absl::FailedPreconditionError(
       "[cuda] this build has no CUDA backend (rebuild with --config=cuda)");
 }
+Status SynchronizeDevice(int) {
+  return absl::FailedPreconditionError(
+      "[cuda] this build has no CUDA backend (rebuild with --config=cuda)");
+}
 void EmptyCache() {}
 StatusOr<int64_t> MemoryAllocated(int) {
   return 0;

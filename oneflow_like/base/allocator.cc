@@ -1,9 +1,26 @@
 #include "oneflow_like/base/allocator.h"
 
+#include <atomic>
 #include <cstdlib>
+
+// Profiler hooks, declared weakly (Note [Profiler recording], base/trace_recorder.h).
+namespace oneflow_like::profiler {
+extern std::atomic<bool> g_enabled __attribute__((weak));
+void RecordCounter(const char* name, int64_t value) __attribute__((weak));
+}  // namespace oneflow_like::profiler
 
 namespace oneflow_like {
 namespace {
+// Bytes in use as a profiler counter ("C" event), sampled at every change while recording.
+void RecordBytesInUse(const Device& device, int64_t allocated) {
+  if (&profiler::g_enabled == nullptr || !profiler::g_enabled.load(std::memory_order_relaxed))
+    return;
+  // One name per device, made once (the allocator's lock is held: one writer per device).
+  static std::string* names = new std::string[kNumDeviceTypes * 64];
+  std::string& name = names[static_cast<int>(device.type()) * 64 + (device.index() & 63)];
+  if (name.empty()) name = absl::StrCat("bytes in use (", device.ToString(), ")");
+  profiler::RecordCounter(name.c_str(), allocated);
+}
 constexpr size_t kRound = 512;
 constexpr size_t kSmallLimit = 1 << 20;
 constexpr size_t kSmallSegment = 2 << 20;
@@ -76,6 +93,7 @@ StatusOr<void*> CachingAllocator::Allocate(size_t bytes) {
   stats_.allocated += b->size;
   stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
   stats_.num_allocs++;
+  RecordBytesInUse(device_, stats_.allocated);
   return static_cast<void*>(b->ptr);
 }
 
@@ -87,6 +105,7 @@ void CachingAllocator::Deallocate(void* ptr) {
   Block* b = it->second;
   live_.erase(it);
   stats_.allocated -= b->size;
+  RecordBytesInUse(device_, stats_.allocated);
   b->free = true;
   Bin& bin = b->small ? small_bin_ : large_bin_;
   if (b->prev && b->prev->free) {  // merge with the previous free block

@@ -1,10 +1,26 @@
 #include "oneflow_like/framework/op.h"
 
 #include <atomic>
+#include <cstring>
+#include <string_view>
 
 #include "oneflow_like/framework/autograd.h"
 #include "oneflow_like/ops/copy.h"
 #include "vm/instructions_builder.h"
+
+// Profiler hooks, declared weakly (Note [Profiler recording], base/trace_recorder.h).
+namespace oneflow_like::profiler {
+extern std::atomic<bool> g_enabled __attribute__((weak));
+bool RecordShapes() __attribute__((weak));
+int64_t ThisThreadTrack() __attribute__((weak));
+void RecordSpan(int64_t track, std::string_view name, const char* category, int64_t begin_ns,
+                int64_t end_ns, uint64_t flow_in, uint64_t call_id, std::string_view args)
+    __attribute__((weak));
+void AppendJsonEscaped(std::string* out, const char* s, size_t n) __attribute__((weak));
+uint64_t CurrentCallId() __attribute__((weak));
+uint64_t EnterCall() __attribute__((weak));
+void ExitCall(uint64_t previous) __attribute__((weak));
+}  // namespace oneflow_like::profiler
 
 namespace oneflow_like {
 StatusOr<kernels::KernelFn> OpDef::Kernel(DeviceType device) const {
@@ -67,8 +83,62 @@ class KernelCall : public vm::OpKernelCall {
   int64_t cost_;
 };
 
+// The profiler's clock (profiler::NowTicks in base/trace_recorder.h): the TSC.
+inline int64_t Ticks() {
+  return static_cast<int64_t>(__builtin_ia32_rdtsc());
+}
+
+// While profiling, an op's launch is a "cpu_op" span on the caller's thread; the instruction it
+// issues (or the inline run) gets a flow arrow from it. Args: input shapes and dtypes, with the
+// keys torch.profiler writes ("Input Dims", "Input type").
+class ProfiledLaunch {
+ public:
+  ProfiledLaunch(const OpDef& op, const TensorList& ins)
+      : on_(&profiler::g_enabled != nullptr && profiler::g_enabled.load(std::memory_order_relaxed)),
+        op_(op),
+        ins_(ins) {
+    if (!on_) return;
+    previous_call_ = profiler::EnterCall();
+    begin_ = Ticks();
+  }
+  ~ProfiledLaunch() {
+    if (!on_) return;
+    const int64_t end = Ticks();
+    const uint64_t call = profiler::CurrentCallId();
+    profiler::ExitCall(previous_call_);
+    std::string args;
+    if (profiler::RecordShapes()) {
+      args = "\"Input Dims\": [";
+      for (size_t i = 0; i < ins_.size(); ++i) {
+        absl::StrAppend(&args, i ? ", [" : "[");
+        const Shape& shape = ins_[i].shape();
+        for (int64_t d = 0; d < shape.ndim(); ++d) absl::StrAppend(&args, d ? ", " : "", shape[d]);
+        args += "]";
+      }
+      args += "], \"Input type\": [";
+      for (size_t i = 0; i < ins_.size(); ++i) {
+        const char* dt = DTypeLongName(ins_[i].dtype());
+        absl::StrAppend(&args, i ? ", \"" : "\"");
+        profiler::AppendJsonEscaped(&args, dt, std::strlen(dt));
+        args += "\"";
+      }
+      args += "]";
+    }
+    profiler::RecordSpan(profiler::ThisThreadTrack(), op_.name, "cpu_op", begin_, end, 0, call,
+                         args);
+  }
+
+ private:
+  const bool on_;
+  const OpDef& op_;
+  const TensorList& ins_;
+  uint64_t previous_call_ = 0;
+  int64_t begin_ = 0;
+};
+
 Status Launch(const OpDef& op, const TensorList& ins, const AttrMap& attrs, const TensorList& outs,
               Device device) {
+  ProfiledLaunch profiled(op, ins);
   ASSIGN_OR_RETURN(kernels::KernelFn fn, op.Kernel(device.type()));
   int64_t cost = KernelCostHint(outs, ins);
   vm::VirtualMachine* vm = vm::VirtualMachine::Get();

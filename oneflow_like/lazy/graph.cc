@@ -1,6 +1,8 @@
 #include "oneflow_like/lazy/graph.h"
 
+#include <atomic>
 #include <chrono>
+#include <string_view>
 
 #include "oneflow_like/framework/autograd.h"
 #include "oneflow_like/lazy/launch_lazy_job_instruction_policy.h"
@@ -9,9 +11,26 @@
 #include "oneflow_like/ops/random.h"
 #include "vm/instructions_builder.h"
 
+// Profiler hooks, declared weakly (Note [Profiler recording], base/trace_recorder.h).
+namespace oneflow_like::profiler {
+extern std::atomic<bool> g_enabled __attribute__((weak));
+int64_t ThisThreadTrack() __attribute__((weak));
+void RecordSpan(int64_t track, std::string_view name, const char* category, int64_t begin_ns,
+                int64_t end_ns, uint64_t flow_in, uint64_t call_id, std::string_view args)
+    __attribute__((weak));
+uint64_t CurrentCallId() __attribute__((weak));
+uint64_t EnterCall() __attribute__((weak));
+void ExitCall(uint64_t previous) __attribute__((weak));
+}  // namespace oneflow_like::profiler
+
 namespace oneflow_like {
 namespace lazy {
 namespace {
+
+// The profiler's clock (profiler::NowTicks in base/trace_recorder.h): the TSC.
+inline int64_t Ticks() {
+  return static_cast<int64_t>(__builtin_ia32_rdtsc());
+}
 
 double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -142,9 +161,22 @@ StatusOr<TensorList> CompiledGraph::Run(const TensorList& inputs) {
       name_, exe_, std::move(args), std::move(outs), std::move(assigned), scratch_);
   policy->set_in_place(in_place_);
   if (has_random_) policy->set_random_nonce(nonce);
-  RETURN_IF_ERROR(vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
+  // While profiling, the launch is a span on the caller's thread with a flow arrow to the
+  // LaunchLazyJob instruction (whose thunks nest under it on the stream's track).
+  const bool profiled =
+      &profiler::g_enabled != nullptr && profiler::g_enabled.load(std::memory_order_relaxed);
+  const uint64_t previous_call = profiled ? profiler::EnterCall() : 0;
+  const uint64_t call = profiled ? profiler::CurrentCallId() : 0;
+  const int64_t begin = profiled ? Ticks() : 0;
+  Status pushed = vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
     return b->Push(Device::CPU(), vm::StreamRole::kCompute, std::move(policy));
-  }));
+  });
+  if (profiled) {
+    profiler::ExitCall(previous_call);
+    profiler::RecordSpan(profiler::ThisThreadTrack(), absl::StrCat("nn.Graph ", name_), "cpu_op",
+                         begin, Ticks(), 0, call, "");
+  }
+  RETURN_IF_ERROR(pushed);
   for (int64_t idx : assigned_) captured_[idx].bump_version();
   return results;
 }

@@ -1,12 +1,21 @@
 // DLPack exchange (third_party/dlpack, v1.1): Tensor.__dlpack__ / __dlpack_device__ and
-// flow.from_dlpack, zero-copy both ways. Export waits for the tensor's pending work (a write-mode
-// access, so the consumer may also write) and hands out a DLManagedTensor(Versioned) that keeps
-// the tensor alive; import wraps the producer's memory, calling its deleter when the last view
-// dies (through a capsule whose release always runs under the GIL, see tensor_py.cc).
+// flow.from_dlpack, zero-copy both ways, CPU (kDLCPU, kDLCUDAHost) and CUDA (kDLCUDA) memory.
+// Export waits for the tensor's pending work (a write-mode access, so the consumer may also
+// write) and hands out a DLManagedTensor(Versioned) that keeps the tensor alive; import wraps the
+// producer's memory, calling its deleter when the last view dies (through a capsule whose release
+// always runs under the GIL, see tensor_py.cc).
+//
+// Streams (the array API's __dlpack__ contract): the consumer names the stream it will use and
+// the producer makes the data safe there. As producer we wait on the host for our work (a VM
+// instruction on a CUDA stream finishes only after its device work), so every consumer stream
+// may read at once. As consumer we pass stream=1 (CUDA's legacy default stream) and then wait
+// for the device (cuda::SynchronizeDevice): our several streams (compute, h2d, d2h) may all read
+// the import, so no single stream's wait would do.
 #include <dlpack/dlpack.h>
 
 #include <cstring>
 
+#include "device/cuda/cuda_api.h"
 #include "oneflow_like/framework/autograd.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
@@ -90,6 +99,29 @@ Status Describe(const Tensor& t, ExportCtx* ctx, DLTensor* dl) {
   return Status();
 }
 
+// The values DLPack allows: CUDA None, -1 (no sync wanted), 1 (legacy default), 2 (per-thread
+// default) or a cudaStream_t (> 2; 0 is ambiguous and refused); CPU None or -1. Describe's host
+// wait makes any of them safe (see the top of this file).
+void CheckStream(const Tensor& t, py::object stream) {
+  if (stream.is_none()) return;
+  if (!PyLong_Check(stream.ptr()) || PyBool_Check(stream.ptr()))
+    throw py::type_error("[__dlpack__] stream must be an int or None, got " +
+                         std::string(py::str(py::type::of(stream).attr("__name__"))));
+  const long long v = stream.cast<long long>();
+  if (t.device().is_cuda()) {
+    if (v == 0)
+      throw py::value_error(
+          "[__dlpack__] stream=0 is ambiguous for CUDA (DLPack): pass 1 for the legacy default "
+          "stream, 2 for the per-thread default stream, or a cudaStream_t");
+    if (v < -1)
+      throw py::value_error("[__dlpack__] stream must be >= -1, got " + std::to_string(v));
+  } else if (v != -1) {
+    throw py::value_error(
+        "[__dlpack__] a CPU tensor has no streams: stream must be None or -1, got " +
+        std::to_string(v));
+  }
+}
+
 // Tensor.__dlpack__(stream=None, max_version=None, dl_device=None, copy=None).
 py::object ToDlpack(const Tensor& self, py::object stream, py::object max_version,
                     py::object dl_device, py::object copy) {
@@ -104,8 +136,7 @@ py::object ToDlpack(const Tensor& self, py::object stream, py::object max_versio
                             std::to_string(dev.second) + ") differs from the tensor's device " +
                             self.device().ToString() + "; move it with .to() first");
   }
-  // Our CUDA work is waited for above, so any consumer stream may read the data at once.
-  (void)stream;
+  CheckStream(self, stream);
   bool versioned = false;
   if (!max_version.is_none()) versioned = max_version.cast<std::pair<int, int>>().first >= 1;
   auto* ctx = new ExportCtx{self, {}, {}};
@@ -144,11 +175,23 @@ py::object ToDlpack(const Tensor& self, py::object stream, py::object max_versio
 
 // Wraps the described memory; `owner` (a capsule that calls the producer's deleter) lives as
 // long as any tensor using it.
+// The device of DLPack memory we can import: the host, or a CUDA device this process sees.
+Device ImportDevice(int device_type, int device_id) {
+  if (device_type == kDLCPU || device_type == kDLCUDAHost) return Device::CPU();
+  if (device_type != kDLCUDA)
+    throw py::type_error("[from_dlpack] DLPack device type " + std::to_string(device_type) +
+                         " cannot be imported: oneflow_like reads CPU (1), CUDA (2) and "
+                         "CUDA host (3) memory");
+  const int n = cuda::GetDeviceCount();
+  if (device_id < 0 || device_id >= n)
+    throw py::type_error("[from_dlpack] the tensor is on cuda:" + std::to_string(device_id) +
+                         (n == 0 ? std::string(", but no CUDA device is available to this build")
+                                 : ", but only " + std::to_string(n) + " CUDA device(s) exist"));
+  return Device(DeviceType::kCUDA, device_id);
+}
+
 Tensor WrapDL(const DLTensor& dl, bool read_only, py::capsule owner) {
-  if (dl.device.device_type != kDLCPU && dl.device.device_type != kDLCUDAHost)
-    throw py::type_error("[from_dlpack] only CPU memory can be imported (device type " +
-                         std::to_string(dl.device.device_type) +
-                         "); copy CUDA tensors to the host first");
+  const Device device = ImportDevice(dl.device.device_type, dl.device.device_id);
   DType dt = Unwrap(FromDL(dl.dtype));
   std::vector<int64_t> shape(dl.shape, dl.shape + dl.ndim);
   int64_t numel = 1, extent = 1;
@@ -165,7 +208,19 @@ Tensor WrapDL(const DLTensor& dl, bool read_only, py::capsule owner) {
   if (numel == 0) extent = 0;
   void* data = static_cast<char*>(dl.data) + dl.byte_offset;
   Shape full(DimVector(shape.begin(), shape.end()));
-  Tensor flat = Unwrap(functional::WrapHost(data, Shape{extent}, dt, KeepPyObject(owner.ptr())));
+  Tensor flat;
+  if (device.is_cpu()) {
+    flat = Unwrap(functional::WrapHost(data, Shape{extent}, dt, KeepPyObject(owner.ptr())));
+  } else {
+    Status synced;
+    {
+      py::gil_scoped_release nogil;
+      synced = cuda::SynchronizeDevice(device.index());  // the producer's writes are complete
+    }
+    Check(synced);
+    flat = Tensor::Empty(Shape{extent}, dt, device);
+    flat.blob()->AdoptExternal(data, KeepPyObject(owner.ptr()));
+  }
   NoGradGuard g;
   Tensor t =
       Unwrap(functional::AsStrided(flat, full, DimVector(strides.begin(), strides.end()), 0));
@@ -193,17 +248,20 @@ Tensor FromDlpack(py::object obj) {
           "[from_dlpack] expected an object with __dlpack__ or a DLPack capsule, "
           "got " +
           std::string(py::str(py::type::of(obj).attr("__name__"))));
+    bool on_cuda = false;
     if (py::hasattr(obj, "__dlpack_device__")) {  // refuse before the producer hands memory over
       auto dev = obj.attr("__dlpack_device__")().cast<std::pair<int, int>>();
-      if (dev.first != kDLCPU && dev.first != kDLCUDAHost)
-        throw py::type_error("[from_dlpack] only CPU memory can be imported (device type " +
-                             std::to_string(dev.first) + "); copy the tensor to the host first");
+      on_cuda = ImportDevice(dev.first, dev.second).is_cuda();
     }
+    // CUDA producers order their work before the stream we name (1: the legacy default stream);
+    // WrapDL then waits for the device. CPU producers get no stream.
+    py::object stream = on_cuda ? py::object(py::int_(1)) : py::object(py::none());
     try {  // DLPack 1.x producers take max_version; older ones (NumPy < 2.1) do not
-      cap = obj.attr("__dlpack__")(py::arg("max_version") = py::make_tuple(1, 1));
+      cap = obj.attr("__dlpack__")(py::arg("stream") = stream,
+                                   py::arg("max_version") = py::make_tuple(1, 1));
     } catch (py::error_already_set& e) {
       if (!e.matches(PyExc_TypeError)) throw;
-      cap = obj.attr("__dlpack__")();
+      cap = on_cuda ? obj.attr("__dlpack__")(py::arg("stream") = stream) : obj.attr("__dlpack__")();
     }
   }
   PyObject* c = cap.ptr();

@@ -1,4 +1,5 @@
 // Bindings of lazy mode: tracing scopes and compiled graphs (used by flow.nn.Graph).
+#include "compiler/dump.h"
 #include "oneflow_like/lazy/graph.h"
 #include "oneflow_like/lazy/trace.h"
 #include "python/csrc/binding.h"
@@ -44,6 +45,9 @@ void BindLazy(py::module_& m, TensorClass&) {
                              [](lazy::CompiledGraph& g) { return g.info().hlo_before; })
       .def_property_readonly("hlo_after", [](lazy::CompiledGraph& g) { return g.info().hlo_after; })
       .def_property_readonly("thunks", [](lazy::CompiledGraph& g) { return g.info().thunks; })
+      // Graphviz DOT of the optimized module: fusions as clusters, value bytes on edges.
+      .def_property_readonly(
+          "dot", [](lazy::CompiledGraph& g) { return hlo::ModuleToDot(g.executable().module()); })
       // Buffer assignment: the temp arena (the simulated peak of the chosen schedule, packed
       // best-fit), its lower bound (the largest set of temporaries live at once) and all bytes
       // the executable owns (arena + constants; parameters/outputs are the caller's).

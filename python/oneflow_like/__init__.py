@@ -57,6 +57,7 @@ from . import (
     backends,
     nn,
     optim,
+    profiler,
     utils,
 )  # noqa: E402,F401  (pure Python, ~30 ms together; errors surface here)
 

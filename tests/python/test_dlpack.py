@@ -87,15 +87,112 @@ def test_bad_input_raises_clearly():
     with pytest.raises(ValueError, match=r"\[__dlpack__\] dl_device"):
         flow.ones(2).__dlpack__(dl_device=(2, 0))
 
-    class OnGpu:  # a producer on a device we cannot import from
+    class Elsewhere:  # a producer on a device we cannot import from
+        def __init__(self, device):
+            self.device = device
+
         def __dlpack_device__(self):
-            return (2, 0)
+            return self.device
 
         def __dlpack__(self, **kw):
             raise AssertionError("must not be asked for memory")
 
-    with pytest.raises(TypeError, match="only CPU memory"):
-        flow.from_dlpack(OnGpu())
+    with pytest.raises(TypeError, match="DLPack device type 7 cannot be imported"):
+        flow.from_dlpack(Elsewhere((7, 0)))  # Vulkan
+    with pytest.raises(TypeError, match="is on cuda:9"):
+        flow.from_dlpack(Elsewhere((2, 9)))
+
+
+def test_stream_argument_is_checked():
+    x = flow.ones(3)
+    assert np.from_dlpack(x).sum() == 3  # NumPy passes no stream
+    flow.from_dlpack(x.__dlpack__(stream=-1))  # -1: "no synchronization", allowed on the CPU too
+    with pytest.raises(ValueError, match="CPU tensor has no streams"):
+        x.__dlpack__(stream=7)
+    with pytest.raises(TypeError, match="stream must be an int"):
+        x.__dlpack__(stream="default")
+
+
+def fake_cuda_capsule(device_id):
+    """A legacy DLPack capsule describing CUDA memory, built with ctypes (no GPU needed)."""
+    import ctypes
+
+    class DLDevice(ctypes.Structure):
+        _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+    class DLDataType(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+    class DLTensor(ctypes.Structure):
+        _fields_ = [
+            ("data", ctypes.c_void_p),
+            ("device", DLDevice),
+            ("ndim", ctypes.c_int32),
+            ("dtype", DLDataType),
+            ("shape", ctypes.POINTER(ctypes.c_int64)),
+            ("strides", ctypes.POINTER(ctypes.c_int64)),
+            ("byte_offset", ctypes.c_uint64),
+        ]
+
+    class DLManagedTensor(ctypes.Structure):
+        _fields_ = [
+            ("dl_tensor", DLTensor),
+            ("manager_ctx", ctypes.c_void_p),
+            ("deleter", ctypes.c_void_p),
+        ]
+
+    shape = (ctypes.c_int64 * 1)(4)
+    m = DLManagedTensor(
+        DLTensor(0x1000, DLDevice(2, device_id), 1, DLDataType(2, 32, 1), shape, None, 0),
+        None,
+        None,
+    )
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype, new.argtypes = ctypes.py_object, [
+        ctypes.c_void_p,
+        ctypes.c_char_p,
+        ctypes.c_void_p,
+    ]
+    return new(ctypes.addressof(m), b"dltensor", None), (m, shape)  # keep the structs alive
+
+
+@pytest.mark.skipif(
+    flow.cuda.is_available(), reason="checks the import error without a CUDA device"
+)
+def test_cuda_capsule_without_a_device_raises():
+    cap, keep = fake_cuda_capsule(0)
+    with pytest.raises(TypeError, match="is on cuda:0, but no CUDA device is available"):
+        flow.from_dlpack(cap)
+
+
+@pytest.mark.skipif(not flow.cuda.is_available(), reason="no CUDA device")
+def test_cuda_round_trip_shares_device_memory():
+    x = flow.arange(12.0).reshape(3, 4).to("cuda")
+    assert x.__dlpack_device__() == (2, 0)
+    for stream in (None, -1, 1, 2):
+        y = flow.from_dlpack(x.__dlpack__(stream=stream))
+        assert y.device.type == "cuda" and y.shape == (3, 4)
+        np.testing.assert_array_equal(y.cpu().numpy(), np.arange(12.0).reshape(3, 4))
+    y.add_(1.0)  # the import aliases x's memory
+    np.testing.assert_array_equal(x.cpu().numpy(), np.arange(12.0).reshape(3, 4) + 1)
+    yt = flow.from_dlpack(x.t())
+    assert yt.stride() == (1, 4)
+    with pytest.raises(ValueError, match="stream=0 is ambiguous"):
+        x.__dlpack__(stream=0)
+
+
+@pytest.mark.skipif(not flow.cuda.is_available(), reason="no CUDA device")
+def test_pytorch_cuda_round_trip():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch has no CUDA here")
+    t = torch.arange(6.0, device="cuda").reshape(2, 3)
+    ours = flow.from_dlpack(t)
+    t.mul_(2)  # PyTorch's stream; our import waited for the device, so compare after a sync
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(ours.cpu().numpy(), np.arange(6.0).reshape(2, 3) * 2)
+    back = torch.from_dlpack(ours)  # PyTorch passes its current stream
+    assert back.data_ptr() == t.data_ptr()
 
 
 def test_pytorch_round_trip():

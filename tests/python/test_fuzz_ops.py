@@ -18,6 +18,7 @@ SETTINGS = settings(
     max_examples=250,
     deadline=None,
     derandomize=True,
+    database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 DTYPES = [flow.float32, flow.float64, flow.int64, flow.int32, flow.bool]

@@ -13,6 +13,8 @@ replay the compiled graph. A new signature (shapes, dtypes, devices of tensor ar
 of other arguments, optimizer learning rates) compiles again; `graph.recompile_reasons` says why.
 """
 import os
+import shutil
+import subprocess
 import time
 
 import oneflow_like as flow
@@ -60,12 +62,35 @@ class _Entry:
         self.num_ops = num_ops
 
 
+def _dot_to_svg(dot_text, path, timeout, who):
+    exe = shutil.which("dot")
+    if exe is None:
+        raise RuntimeError(
+            f"[{who}] Graphviz's `dot` was not found on PATH; install Graphviz "
+            "(Debian: apt-get install graphviz) or write the DOT text from to_dot()"
+        )
+    try:
+        r = subprocess.run(
+            [exe, "-Tsvg", "-o", path],
+            input=dot_text,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"[{who}] `dot` did not finish within {timeout} s") from None
+    if r.returncode != 0:
+        raise RuntimeError(f"[{who}] `dot` failed (exit {r.returncode}): {r.stderr.strip()[:500]}")
+    return path
+
+
 class Graph:
     def __init__(self):
         object.__setattr__(self, "_optimizers", [])
         object.__setattr__(self, "_cache", {})
         object.__setattr__(self, "recompile_reasons", [])
         object.__setattr__(self, "_last_entry", None)
+        object.__setattr__(self, "_debug_dir", None)
 
     def add_optimizer(self, optimizer, lr_sch=None):
         """Runs optimizer.step() inside the graph after build() (which calls backward)."""
@@ -184,13 +209,62 @@ class Graph:
         trace_seconds = time.perf_counter() - t0
         compiled = _C._compile_trace(trace, type(self).__name__)
         entry = _Entry(compiled, spec, trace_seconds, trace.num_ops())
-        dump = os.environ.get("ONEFLOW_LIKE_DUMP_TO")
+        dump = self._debug_dir or os.environ.get("ONEFLOW_LIKE_DUMP_TO")
         if dump:
-            os.makedirs(dump, exist_ok=True)
-            base = os.path.join(dump, type(self).__name__)
-            with open(base + ".trace.txt", "w") as f:
-                f.write(str(trace))
+            self._dump(dump, trace, compiled)
         return entry
+
+    def _dump(self, directory, trace, compiled):
+        os.makedirs(directory, exist_ok=True)
+        base = os.path.join(directory, type(self).__name__)
+        with open(base + ".trace.txt", "w") as f:
+            f.write(str(trace))
+        with open(base + ".hlo_after.txt", "w") as f:
+            f.write(compiled.hlo_after)
+        with open(base + ".optimized.dot", "w") as f:
+            f.write(compiled.dot)
+        if shutil.which("dot"):
+            _dot_to_svg(compiled.dot, base + ".optimized.svg", 60.0, "nn.Graph.debug")
+
+    # ---- pictures -------------------------------------------------------------------------------
+    def debug(self, v_level=0, *, dump_to=None):
+        """Dumps every compilation of this graph to `dump_to` (or $ONEFLOW_LIKE_DUMP_TO):
+        <Name>.trace.txt, .hlo_after.txt, .optimized.dot and, when Graphviz's `dot` is installed,
+        .optimized.svg (fusions as clusters, bytes on edges). v_level < 0 turns dumping off."""
+        if not isinstance(v_level, int) or isinstance(v_level, bool):
+            raise TypeError(
+                f"[nn.Graph.debug] v_level must be an int, got {type(v_level).__name__}"
+            )
+        if v_level < 0:
+            object.__setattr__(self, "_debug_dir", None)
+            return self
+        if dump_to is None:
+            dump_to = os.environ.get("ONEFLOW_LIKE_DUMP_TO") or os.path.join(
+                os.getcwd(), "oneflow_like_dump"
+            )
+        object.__setattr__(self, "_debug_dir", os.fspath(dump_to))
+        if self._last_entry is not None:  # already compiled: picture it now
+            c = self._last_entry.compiled
+            os.makedirs(self._debug_dir, exist_ok=True)
+            base = os.path.join(self._debug_dir, type(self).__name__)
+            with open(base + ".optimized.dot", "w") as f:
+                f.write(c.dot)
+            if shutil.which("dot"):
+                _dot_to_svg(c.dot, base + ".optimized.svg", 60.0, "nn.Graph.debug")
+        return self
+
+    def to_dot(self):
+        """Graphviz DOT text of the last compiled graph after optimization."""
+        if self._last_entry is None:
+            raise RuntimeError(
+                "[nn.Graph.to_dot] the graph has not been compiled yet: call it once first"
+            )
+        return self._last_entry.compiled.dot
+
+    def to_svg(self, path, timeout=60.0):
+        """Writes an SVG of the last compiled graph (fusions as clusters, bytes on edges) through
+        Graphviz's `dot`; returns the path."""
+        return _dot_to_svg(self.to_dot(), os.fspath(path), timeout, "nn.Graph.to_svg")
 
     # ---- introspection --------------------------------------------------------------------------
     @property

@@ -1,0 +1,131 @@
+// Profiler recording: timed events appended to per-thread buffers, read back when a session
+// stops (flow.profiler, python/oneflow_like/profiler). Depends on abseil only so that base (the
+// allocator's counters), vm (instructions), the op library and the compiler (thunks) can record.
+//
+// Note [Profiler recording]
+// Hot path: `Enabled()` is one relaxed atomic load; with profiling off nothing else runs. With it
+// on, a thread appends to its own buffer (registered once in a global list, under a mutex, the
+// first time the thread records in a session): no lock, no shared cache line. A buffer is a chain
+// of fixed chunks that never move; the owner writes an event, then publishes it by bumping
+// `committed` (release), so a collector reading concurrently sees only whole events. A new
+// session bumps a generation number; each owner resets its own buffer on its first record in the
+// new generation, so no thread ever writes another's buffer. Buffers of exited threads are kept
+// until the next session starts, so their events are still collected.
+// Build cost: Bazel 4 puts every header of a library's dependencies among the inputs of each
+// compile of its dependents, so making :base or //vm depend on this library recompiled the whole
+// tree. The layers below the Python binding therefore declare the few recording functions they
+// call themselves, weakly; only the binding (and tests) depend on :trace_recorder.
+#pragma once
+#include <time.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace oneflow_like {
+namespace profiler {
+
+enum class EventType : uint8_t {
+  kComplete = 0,   // a timed span on a track (chrome "X")
+  kFlowStart = 1,  // the issue of instruction `flow_id` from a caller thread (chrome "s")
+  kCounter = 2,    // a sampled value, e.g. allocator bytes in use (chrome "C")
+};
+
+// Tracks: a thread's own track is its OS thread id (below kStreamTrackBase); a VM stream's track
+// is StreamTrack(device, role), named by the VM when the stream is created.
+constexpr int64_t kStreamTrackBase = int64_t{1} << 24;
+inline int64_t StreamTrack(int device_type, int device_index, int role) {
+  return kStreamTrackBase + (int64_t{device_type} * 1024 + device_index) * 8 + role;
+}
+
+struct TraceEvent {
+  EventType type = EventType::kComplete;
+  int64_t track = 0;
+  int64_t begin_ns = 0;  // TSC ticks while recorded (NowTicks); ns once Collect returns them
+  int64_t end_ns = 0;    // kComplete only
+  uint64_t flow_id = 0;  // kComplete: the flow this span ends (0: none); kFlowStart: its id
+  uint64_t call_id = 0;  // op-call span's id; on a kFlowStart or an inline run's span, the issuer
+  int64_t value = 0;     // kCounter
+  const char* static_name = nullptr;  // used when set (op names live forever), else `name`
+  std::string name;
+  const char* category = "";  // a literal: "cpu_op", "instruction", "thunk", ...
+  std::string args;           // JSON object members without braces, already escaped ("" = none)
+};
+
+// ---- Recording: called from the VM, the op library, the compiler and the allocator. ----------
+// Those layers do not include this header (Note [Profiler recording], last paragraph): they
+// declare the functions below `__attribute__((weak))` and check `&g_enabled` for null, so a
+// binary without the recorder links and records nothing. Keep those declarations (in
+// base/allocator.cc, vm/virtual_machine.cc, framework/op.cc, lazy/graph.cc,
+// compiler/thunks/thunks.cc) identical to these; test_profiler.py fails if one stops resolving.
+extern std::atomic<bool> g_enabled;
+inline bool Enabled() {
+  return g_enabled.load(std::memory_order_relaxed);
+}
+// Whether ops record their inputs' shapes and dtypes (profile(record_shapes=True)).
+bool RecordShapes();
+
+// CLOCK_MONOTONIC in ns: the clock of Python's time.monotonic_ns(), so Python-side ranges line up.
+inline int64_t NowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+// What events are stamped with: the TSC (~8 ns to read against ~32 ns for clock_gettime here;
+// invariant on the x86-64 machines we run on). Collect converts ticks to NowNs's clock from two
+// (ticks, ns) pairs: one taken at the first Start, one at Collect.
+inline int64_t NowTicks() {
+#if defined(__x86_64__)
+  return static_cast<int64_t>(__builtin_ia32_rdtsc());
+#else
+  return NowNs();
+#endif
+}
+
+// The calling thread's OS id (its track).
+int64_t ThisThreadTrack();
+// A span on `track` (`category` must be a literal; times from NowTicks); `flow_in`: the flow
+// (instruction issue) it ends, 0 if none; `call_id`: the op call it is (caller-thread spans) or,
+// on an inline run's span, the call that ran it, 0 if none; `args`: JSON object members, already
+// escaped.
+void RecordSpan(int64_t track, std::string_view name, const char* category, int64_t begin_ns,
+                int64_t end_ns, uint64_t flow_in, uint64_t call_id, std::string_view args);
+// The issue of flow `flow_id` by op call `call_id` on this thread's track (drawn from the call's
+// start: the call encloses the issue, and no clock is read).
+void RecordFlowStart(uint64_t flow_id, uint64_t call_id);
+// `name` must outlive the process's recording (the allocator keeps one string per device).
+void RecordCounter(const char* name, int64_t value);
+// Names a track (a VM stream); kept across sessions.
+void NameTrack(int64_t track, std::string_view name);
+
+// The track of the instruction running on this thread (thunks nest under it); 0 outside one.
+int64_t CurrentTrack();
+void SetCurrentTrack(int64_t track);
+// The op call running on this thread (0: none); instructions it issues get flow arrows from it.
+uint64_t CurrentCallId();
+// Makes a fresh call id current and returns the previous one, which ExitCall restores.
+uint64_t EnterCall();
+void ExitCall(uint64_t previous);
+
+// Appends to this thread's buffer (drops the event, counted, past a per-thread cap).
+void Record(TraceEvent&& e);
+
+// Session control (the Python binding). Start discards earlier events; Stop turns recording off
+// (events of instructions still in flight may land until the VM drains: sync first).
+void Start(bool record_shapes);
+void Stop();
+struct Collected {
+  std::vector<TraceEvent> events;
+  std::vector<std::pair<int64_t, std::string>> track_names;  // streams and recording threads
+  int64_t dropped = 0;
+};
+Collected Collect();
+
+// Appends `s` to `out` as the body of a JSON string (quotes, backslashes, control chars escaped).
+void AppendJsonEscaped(std::string* out, const char* s, size_t n);
+
+}  // namespace profiler
+}  // namespace oneflow_like
