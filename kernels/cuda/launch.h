@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "oneflow_like/opdefs/unary.h"
+#include "oneflow_like/opdefs/binary.h"
 
 namespace oneflow_like {
 namespace cuda {
@@ -30,38 +30,23 @@ struct Operand {
 };
 
 // ---- elementwise (unary.cu, binary.cu, ternary.cu) ----
-// Each list: X(op, dtype set). Sets mirror kernels/cpu: N = u8 i8 i32 i64 f32 f64, F = f32 f64,
-// IB = bool u8 i8 i32 i64, NB = N + bool, B = bool. Parameters p0/p1 come from the op's attrs
-// (unary.cc / binary.cc say which).
+// The unary and binary families' ops come from their tables (oneflow_like/opdefs/*.def, below);
+// the lists hold the rest: X(op, dtype set). Sets mirror kernels/cpu: N = u8 i8 i32 i64 f32 f64,
+// F = f32 f64, IB = bool u8 i8 i32 i64, NB = N + bool, B = bool. Parameters p0/p1 come from the
+// op's attrs (unary.cc / binary.cc say which).
 // clang-format off
-#define OFL_CUDA_UNARY_OPS(X) \
-  X(add_scalar, N) X(mul_scalar, N) X(rsub_scalar, N) X(rdiv_scalar, N) X(logical_not, NB)
-// clang-format on
-// Unary ops with a bool output (input of the set's dtypes).
-// clang-format off
-#define OFL_CUDA_UNARY_BOOL_OPS(X) \
-  X(eq_scalar, N) X(ne_scalar, N) X(lt_scalar, N) X(le_scalar, N) X(gt_scalar, N) X(ge_scalar, N) X(logical_not, NB)
-// clang-format on
-// clang-format off
-#define OFL_CUDA_BINARY_OPS(X)                                                                              \
-  X(add, N) X(sub, N) X(mul, N) X(div, F) X(pow, N) X(maximum, NB) X(minimum, NB) X(bitwise_and, IB)          \
-  X(bitwise_or, IB) X(bitwise_xor, IB) X(floor_divide, N) X(remainder, N) X(fmod, N) X(reduce_eq_mask, F)    \
-  X(lerp_scalar, F)
-// clang-format on
-// clang-format off
-#define OFL_CUDA_BINARY_BOOL_OPS(X) \
-  X(eq, NB) X(ne, NB) X(lt, NB) X(le, NB) X(gt, NB) X(ge, NB) X(logical_and, B) X(logical_or, B) X(logical_xor, B)
+#define OFL_CUDA_UNARY_OPS(X) X(logical_not, NB)
+#define OFL_CUDA_UNARY_BOOL_OPS(X) X(logical_not, NB)
+#define OFL_CUDA_BINARY_OPS(X) X(reduce_eq_mask, F) X(lerp_scalar, F)
 // clang-format on
 
 #define OFL_CUDA_ENUM_ENTRY(op, set) op,
 enum class UnaryOp : int { OFL_CUDA_UNARY_OPS(OFL_CUDA_ENUM_ENTRY) };
 enum class UnaryBoolOp : int { OFL_CUDA_UNARY_BOOL_OPS(OFL_CUDA_ENUM_ENTRY) };
 enum class BinaryOp : int { OFL_CUDA_BINARY_OPS(OFL_CUDA_ENUM_ENTRY) };
-enum class BinaryBoolOp : int { OFL_CUDA_BINARY_BOOL_OPS(OFL_CUDA_ENUM_ENTRY) };
 
 struct OpParams {
   double p0 = 0, p1 = 0;
-  int* error_flag = nullptr;  // device int set to 1 by integer division by zero (binary)
 };
 
 // out = f(in); out and in of dtype `t` (UnaryOp) or out bool and in `t` (UnaryBoolOp).
@@ -82,15 +67,22 @@ cudaError_t LaunchUnaryGradTable(opdefs::UnaryId op, ScalarType t, const opdefs:
                                  const LoopShape& loop, const Operand& out, const Operand& dy,
                                  const Operand& s, cudaStream_t stream);
 
-// out = f(a, b); a and b already broadcast to the loop (stride 0 on broadcast dims).
+// The binary table (oneflow_like/opdefs/binary.def): out = f(x, y), x and y of dtype `t` already
+// broadcast to the loop (stride 0 on broadcast dims), out of dtype `t` or bool (the op's `out`
+// column). `zero_flag` (device int, may be null) is set to 1 by integer division by zero.
+bool BinaryTableSupported(opdefs::BinaryId op, ScalarType t);
+cudaError_t LaunchBinaryTable(opdefs::BinaryId op, ScalarType t, const opdefs::BinaryAttrsAll& a,
+                              int* zero_flag, const LoopShape& loop, const Operand& out,
+                              const Operand& x, const Operand& y, cudaStream_t stream);
+// The table's scalar variants: out = f(x, scalar) with the scalar converted to `t`.
+cudaError_t LaunchBinaryScalarTable(opdefs::BinaryId op, ScalarType t, double scalar,
+                                    const LoopShape& loop, const Operand& out, const Operand& x,
+                                    cudaStream_t stream);
+// The remaining binary ops (OFL_CUDA_BINARY_OPS), same operand rules, out of dtype `t`.
 bool BinarySupported(BinaryOp op, ScalarType t);
 cudaError_t LaunchBinary(BinaryOp op, ScalarType t, const OpParams& p, const LoopShape& loop,
                          const Operand& out, const Operand& a, const Operand& b,
                          cudaStream_t stream);
-bool BinaryBoolSupported(BinaryBoolOp op, ScalarType t);
-cudaError_t LaunchBinaryBool(BinaryBoolOp op, ScalarType t, const LoopShape& loop,
-                             const Operand& out, const Operand& a, const Operand& b,
-                             cudaStream_t stream);
 
 // ternary.cu. where: a is the bool condition, elements moved by size (`elem_bytes`).
 // where_scalar (scalar_is_other: cond ? x : s, else cond ? s : x): `scalar_bits` holds the scalar

@@ -71,10 +71,8 @@ Status Matmul(KernelContext& ctx) {
     LoopShape loop;
     Operand ops[2];
     RETURN_IF_ERROR(MakeLoop("matmul", out.shape, {&out, &bias}, &loop, ops));
-    OpParams scale;
-    scale.p0 = beta;
-    cudaError_t e = LaunchUnary(UnaryOp::mul_scalar, ToScalarType(t), scale, loop, ops[0], ops[1],
-                                stream->get());
+    cudaError_t e = LaunchBinaryScalarTable(opdefs::BinaryId::mul_scalar, ToScalarType(t), beta,
+                                            loop, ops[0], ops[1], stream->get());
     if (e != cudaSuccess) return LaunchStatus("matmul", e);
   } else if (k == 0) {
     CUDA_RETURN_IF_ERROR(cudaMemsetAsync(out.data, 0, out.numel() * elem, stream->get()));

@@ -1,5 +1,5 @@
 // CUDA kernels of the unary elementwise family: the table's ops (oneflow_like/opdefs/unary.def,
-// registered below from it) and the binary family's scalar ops (launch.h's lists).
+// registered below from it) and logical_not. (The binary table's scalar variants: binary.cc.)
 #include <cstring>
 
 #include "kernels/cuda/kernel_util.h"
@@ -8,19 +8,15 @@
 namespace oneflow_like {
 namespace cuda {
 
-// The attrs of the binary family's ops (binary.cc) and the scalar ops; the unary table's ops
-// read their typed attribute structs instead.
+// The attrs of launch.h's listed binary ops (binary.cc); the tables' ops read their typed
+// attribute structs instead.
 OpParams ParamsOf(const char* op, const AttrMap& a) {
   OpParams p;
   auto is = [&](const char* n) { return std::strcmp(op, n) == 0; };
-  if (is("add") || is("sub"))
-    p.p0 = a.Float("alpha", 1.0);
-  else if (is("reduce_eq_mask"))
+  if (is("reduce_eq_mask"))
     p.p0 = a.Bool("signed") ? 1 : 0;
   else if (is("lerp_scalar"))
     p.p0 = a.Float("weight");
-  else if (std::strstr(op, "_scalar"))
-    p.p0 = a.Float("scalar");
   return p;
 }
 
@@ -28,22 +24,6 @@ namespace {
 
 using kernels::KernelContext;
 using kernels::TensorView;
-
-// x op scalar (add_scalar, mul_scalar, rsub_scalar, rdiv_scalar: the binary family's scalar ops).
-template <UnaryOp kOp>
-Status RunScalar(KernelContext& ctx) {
-  const TensorView &out = ctx.output(0), &a = ctx.input(0);
-  ScalarType t = ToScalarType(out.dtype);
-  if (!UnarySupported(kOp, t))
-    return TypeError("[%s] not supported for %s on cuda", ctx.op(), DTypeName(a.dtype));
-  TensorView in = BroadcastTo(a, out.shape);
-  LoopShape loop;
-  Operand ops[2];
-  RETURN_IF_ERROR(MakeLoop(ctx.op(), out.shape, {&out, &in}, &loop, ops));
-  cudaError_t e = LaunchUnary(kOp, t, ParamsOf(ctx.op(), ctx.attrs()), loop, ops[0], ops[1],
-                              static_cast<CudaStream*>(ctx.stream())->get());
-  return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
-}
 
 // logical_not: bool output, or in place in the input's dtype.
 Status RunLogicalNot(KernelContext& ctx) {
@@ -86,26 +66,8 @@ Status RunTable(KernelContext& ctx, opdefs::UnaryId op, int inputs,
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
 }
 
-template <UnaryBoolOp kOp>
-Status RunUnaryBool(KernelContext& ctx) {
-  const TensorView &out = ctx.output(0), &a = ctx.input(0);
-  if (!UnaryBoolSupported(kOp, ToScalarType(a.dtype)))
-    return TypeError("[%s] not supported for %s on cuda", ctx.op(), DTypeName(a.dtype));
-  TensorView in = BroadcastTo(a, out.shape);
-  LoopShape loop;
-  Operand ops[2];
-  RETURN_IF_ERROR(MakeLoop(ctx.op(), out.shape, {&out, &in}, &loop, ops));
-  cudaError_t e = LaunchUnaryBool(kOp, ToScalarType(a.dtype), ParamsOf(ctx.op(), ctx.attrs()), loop,
-                                  ops[0], ops[1], static_cast<CudaStream*>(ctx.stream())->get());
-  return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
-}
-
 }  // namespace
 
-OFL_REGISTER_CUDA_KERNEL(add_scalar, RunScalar<UnaryOp::add_scalar>);
-OFL_REGISTER_CUDA_KERNEL(mul_scalar, RunScalar<UnaryOp::mul_scalar>);
-OFL_REGISTER_CUDA_KERNEL(rsub_scalar, RunScalar<UnaryOp::rsub_scalar>);
-OFL_REGISTER_CUDA_KERNEL(rdiv_scalar, RunScalar<UnaryOp::rdiv_scalar>);
 OFL_REGISTER_CUDA_KERNEL(logical_not, RunLogicalNot);
 // clang-format off
 #define OFL_ATTRS(...)
@@ -124,12 +86,6 @@ OFL_REGISTER_CUDA_KERNEL(logical_not, RunLogicalNot);
 #undef OFL_ATTRS
 #undef OFL_TABLE_KERNEL
 // clang-format on
-OFL_REGISTER_CUDA_KERNEL(eq_scalar, RunUnaryBool<UnaryBoolOp::eq_scalar>);
-OFL_REGISTER_CUDA_KERNEL(ne_scalar, RunUnaryBool<UnaryBoolOp::ne_scalar>);
-OFL_REGISTER_CUDA_KERNEL(lt_scalar, RunUnaryBool<UnaryBoolOp::lt_scalar>);
-OFL_REGISTER_CUDA_KERNEL(le_scalar, RunUnaryBool<UnaryBoolOp::le_scalar>);
-OFL_REGISTER_CUDA_KERNEL(gt_scalar, RunUnaryBool<UnaryBoolOp::gt_scalar>);
-OFL_REGISTER_CUDA_KERNEL(ge_scalar, RunUnaryBool<UnaryBoolOp::ge_scalar>);
 
 }  // namespace cuda
 }  // namespace oneflow_like

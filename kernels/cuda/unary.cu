@@ -1,6 +1,7 @@
 // Device code of the unary elementwise family: the table's ops (oneflow_like/opdefs/unary.def,
-// the very functors kernels/cpu runs) and the scalar variants of kernels/cpu/binary.cc; results
-// match the CPU up to the last-ulp differences of the device math library.
+// the very functors kernels/cpu runs), logical_not and the binary table's scalar variants
+// (oneflow_like/opdefs/binary.def), which share these loops; results match the CPU up to the
+// last-ulp differences of the device math library.
 #include "kernels/cuda/elementwise.cuh"
 
 namespace oneflow_like {
@@ -9,8 +10,8 @@ namespace {
 
 // The unary table (oneflow_like/opdefs/unary.def): one functor per dtype whose switch calls the
 // op's formula on ScalarMath<T>, instantiated only for ops whose dtype set holds T (each dtype is
-// compiled once, not once per op). With `scalar_op` set (>= 0, a UnaryOp) it runs the binary
-// family's scalar variants x op s0 (and logical_not in place) instead, in the same loops.
+// compiled once, not once per op). With `scalar_op` set it runs logical_not in place (0) or the
+// binary table's scalar variant `bop` (1: f(x, s0)) instead, in the same loops.
 using opdefs::UnaryId;
 template <typename T>
 struct UnaryTableF {
@@ -18,13 +19,23 @@ struct UnaryTableF {
   int scalar_op;
   T s0;
   opdefs::UnaryAttrsAll a;
+  opdefs::BinaryId bop = {};
   __device__ T Scalar(T x) const {
-    switch (static_cast<UnaryOp>(scalar_op)) {
-      case UnaryOp::add_scalar: return T(x + s0);
-      case UnaryOp::mul_scalar: return T(x * s0);
-      case UnaryOp::rsub_scalar: return T(s0 - x);
-      case UnaryOp::rdiv_scalar: return T(s0 / x);
-      case UnaryOp::logical_not: return static_cast<T>(x == T(0));
+    if (scalar_op == 0) return static_cast<T>(x == T(0));  // logical_not
+    opdefs::ScalarMath<T> m;
+    switch (bop) {
+#define OFL_ATTRS(...)
+#define OFL_BINARY(...)
+#define OFL_BINARY_SCALAR(name, Name, types, ...)                                            \
+  case opdefs::BinaryId::name:                                                               \
+    if constexpr (!opdefs::Name##Fn::kBoolOut && opdefs::InTypes<opdefs::Types::types, T>()) \
+      return opdefs::Name##Fn{}(m, x, s0, opdefs::ScalarAttrs{});                            \
+    break;
+#include "oneflow_like/opdefs/binary.def"
+#undef OFL_BINARY
+#undef OFL_BINARY_SCALAR
+#undef OFL_ATTRS
+      default: break;
     }
     return x;
   }
@@ -48,19 +59,29 @@ struct UnaryTableF {
     return x;
   }
 };
+// logical_not (table false) or the binary table's bool scalar variant `bop` (f(x, s)).
 template <typename TI>
 struct UnaryBoolF {
   UnaryBoolOp op;
   TI s;
+  bool table = false;
+  opdefs::BinaryId bop = {};
   __device__ bool operator()(TI x) const {
-    switch (op) {
-      case UnaryBoolOp::eq_scalar: return x == s;
-      case UnaryBoolOp::ne_scalar: return x != s;
-      case UnaryBoolOp::lt_scalar: return x < s;
-      case UnaryBoolOp::le_scalar: return x <= s;
-      case UnaryBoolOp::gt_scalar: return x > s;
-      case UnaryBoolOp::ge_scalar: return x >= s;
-      case UnaryBoolOp::logical_not: return x == TI(0);
+    if (!table) return x == TI(0);  // logical_not
+    opdefs::ScalarMath<TI> m;
+    switch (bop) {
+#define OFL_ATTRS(...)
+#define OFL_BINARY(...)
+#define OFL_BINARY_SCALAR(name, Name, types, ...)                                            \
+  case opdefs::BinaryId::name:                                                               \
+    if constexpr (opdefs::Name##Fn::kBoolOut && opdefs::InTypes<opdefs::Types::types, TI>()) \
+      return opdefs::Name##Fn{}(m, x, s, opdefs::ScalarAttrs{});                             \
+    break;
+#include "oneflow_like/opdefs/binary.def"
+#undef OFL_BINARY
+#undef OFL_BINARY_SCALAR
+#undef OFL_ATTRS
+      default: break;
     }
     return false;
   }
@@ -141,6 +162,26 @@ cudaError_t LaunchUnaryBool(UnaryBoolOp op, ScalarType t, const OpParams& p, con
   OFL_CU_SWITCH_NUMERIC_BOOL(t, {
     UnaryBoolF<scalar_t> f{op, static_cast<scalar_t>(p.p0)};
     e = (LaunchUnaryLoop<bool, scalar_t>(loop, out, in, f, stream));
+  });
+  return e;
+}
+
+bool BinaryTableBoolOut(opdefs::BinaryId op);  // binary.cu
+
+cudaError_t LaunchBinaryScalarTable(opdefs::BinaryId op, ScalarType t, double scalar,
+                                    const LoopShape& loop, const Operand& out, const Operand& x,
+                                    cudaStream_t stream) {
+  if (!BinaryTableSupported(op, t)) return cudaErrorInvalidValue;
+  cudaError_t e = cudaErrorInvalidValue;
+  OFL_CU_SWITCH_NUMERIC_BOOL(t, {
+    const scalar_t s = opdefs::ScalarMath<scalar_t>{}.scalar(scalar);
+    if (BinaryTableBoolOut(op)) {
+      UnaryBoolF<scalar_t> f{UnaryBoolOp::logical_not, s, true, op};
+      e = (LaunchUnaryLoop<bool, scalar_t>(loop, out, x, f, stream));
+    } else {
+      UnaryTableF<scalar_t> f{UnaryId{}, 1, s, {}, op};
+      e = (LaunchUnaryLoop<scalar_t, scalar_t>(loop, out, x, f, stream));
+    }
   });
   return e;
 }

@@ -30,6 +30,8 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 template <typename T>
 struct ScalarMath {
   static constexpr bool kFloat = std::is_floating_point_v<T>;
+  // Set to 1 by zero_division() (integer division by zero: the kernel reports it after the loop).
+  int* zero_flag = nullptr;
   // A constant in T; integers saturate to their range (clamp bounds arrive as +-inf).
   OFL_HD T c(double v) const {
     if constexpr (kFloat || std::is_same_v<T, bool>) {
@@ -39,6 +41,16 @@ struct ScalarMath {
       if (v >= double(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
       return static_cast<T>(v);
     }
+  }
+  // A Python number in T as PyTorch converts it (scalar operands, alpha): integers through int64,
+  // so negative values wrap in unsigned types (u8 - 1 subtracts one); bool as v != 0.
+  OFL_HD T scalar(double v) const {
+    if constexpr (kFloat)
+      return static_cast<T>(v);
+    else if constexpr (std::is_same_v<T, bool>)
+      return v != 0;
+    else
+      return static_cast<T>(static_cast<int64_t>(v));
   }
   OFL_HD T select(bool p, T a, T b) const { return p ? a : b; }
   OFL_HD bool and_(bool a, bool b) const { return a && b; }
@@ -60,12 +72,49 @@ struct ScalarMath {
     }
     return r;
   }
-  OFL_HD T sigmoid(T x) const { return T(1) / (T(1) + exp(-x)); }
+  // x ** e, both integers, by repeated squaring; e < 0 truncates (0 unless |x| == 1).
+  OFL_HD T ipow_int(T x, T e) const {
+    if constexpr (kFloat || std::is_same_v<T, bool>) {
+      return x;
+    } else {
+      if (e < 0) return x == T(1) ? T(1) : x == T(-1) ? ((e & 1) ? T(-1) : T(1)) : T(0);
+      T r = 1;
+      for (; e > 0; e >>= 1) {
+        if (e & 1) r = static_cast<T>(r * x);
+        x = static_cast<T>(x * x);
+      }
+      return r;
+    }
+  }
+  OFL_HD bool is_nan(T x) const { return x != x; }
+  // Integer division with Python's rounding (y != 0; MIN / -1 wraps around instead of trapping).
+  OFL_HD T ifloordiv(T x, T y) const { return IntDiv(x, y, 0); }
+  OFL_HD T iremainder(T x, T y) const { return IntDiv(x, y, 1); }
+  OFL_HD T ifmod(T x, T y) const { return IntDiv(x, y, 2); }
+  OFL_HD T zero_division() const {
+    if (zero_flag) {
+#if defined(__CUDA_ARCH__)
+      *zero_flag = 1;
+#else
+      __atomic_store_n(zero_flag, 1, __ATOMIC_RELAXED);
+#endif
+    }
+    return T(0);
+  }
+  OFL_HD T sigmoid(T x) const {
+    return T(1) / (T(1) + exp(-x));
+  }
 
   // Rounding is the identity on integers (and must not go through double for int64).
-  OFL_HD T floor(T x) const { return kFloat ? Float(x, 0) : x; }
-  OFL_HD T ceil(T x) const { return kFloat ? Float(x, 1) : x; }
-  OFL_HD T rint(T x) const { return kFloat ? Float(x, 2) : x; }  // half to even
+  OFL_HD T floor(T x) const {
+    return kFloat ? Float(x, 0) : x;
+  }
+  OFL_HD T ceil(T x) const {
+    return kFloat ? Float(x, 1) : x;
+  }
+  OFL_HD T rint(T x) const {
+    return kFloat ? Float(x, 2) : x;
+  }  // half to even
 
   // clang-format off
 #if defined(__CUDA_ARCH__)
@@ -82,10 +131,17 @@ struct ScalarMath {
     else
       return static_cast<T>(::pow(double(x), double(y)));
   }
+  OFL_HD T fmod(T x, T y) const {
+    if constexpr (std::is_same_v<T, float>)
+      return fmodf(x, y);
+    else
+      return static_cast<T>(::fmod(double(x), double(y)));
+  }
 #else
 #define OFL_MATH1(name, fn) \
   OFL_HD T name(T x) const { return static_cast<T>(std::fn(x)); }
   OFL_HD T pow(T x, T y) const { return static_cast<T>(std::pow(x, y)); }
+  OFL_HD T fmod(T x, T y) const { return static_cast<T>(std::fmod(x, y)); }
 #endif
   // clang-format on
   OFL_MATH1(exp, exp);
@@ -100,6 +156,21 @@ struct ScalarMath {
 #undef OFL_MATH1
 
  private:
+  OFL_HD T IntDiv(T x, T y, int which) const {  // 0 floor_divide, 1 remainder, 2 fmod
+    if constexpr (kFloat || std::is_same_v<T, bool>) {
+      return x;
+    } else {
+      using U = std::make_unsigned_t<T>;
+      if constexpr (std::is_signed_v<T>) {
+        if (y == T(-1)) return which == 0 ? static_cast<T>(U(0) - static_cast<U>(x)) : T(0);
+      }
+      T q = static_cast<T>(x / y), r = static_cast<T>(x % y);
+      if (which == 2) return r;
+      bool adjust = r != 0 && ((r < 0) != (y < 0));
+      if (which == 0) return adjust ? T(q - 1) : q;
+      return adjust ? T(r + y) : r;
+    }
+  }
   OFL_HD T Float(T x, int which) const {
     if constexpr (kFloat) {
 #if defined(__CUDA_ARCH__)

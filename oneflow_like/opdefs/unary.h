@@ -7,14 +7,16 @@
 namespace oneflow_like {
 namespace opdefs {
 
-// Dtype sets of the table's `types` column.
-enum class Types { Float, Numeric, IntBool };
+// Dtype sets of the tables' `types` column (the unary table uses the first three).
+enum class Types { Float, Numeric, IntBool, NumericBool, Bool };
 template <Types K, typename T>
 constexpr bool InTypes() {
   constexpr bool fl = std::is_floating_point_v<T>;
   constexpr bool b = std::is_same_v<T, bool>;
   if constexpr (K == Types::Float) return fl;
   if constexpr (K == Types::Numeric) return !b;
+  if constexpr (K == Types::NumericBool) return true;
+  if constexpr (K == Types::Bool) return b;
   return !fl;
 }
 

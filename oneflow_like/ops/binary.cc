@@ -1,167 +1,128 @@
-// Binary elementwise family: schemas, gradient formulas and functional entries.
-// Kernels see inputs of one dtype (promotion happens here) broadcast to the output's shape.
+// Binary elementwise family: schemas, gradient hookup and functional entries, generated from
+// oneflow_like/opdefs/binary.def (this file holds the gradient formulas, the promotion rules of
+// each api kind and the entries with extra rules). Kernels see inputs of one dtype (promotion
+// happens here) broadcast to the output's shape.
 #include "oneflow_like/ops/binary.h"
 
 #include <cmath>
 
+#include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/unary.h"
 
 namespace oneflow_like {
 namespace {
+namespace F = functional;
 
-Status InferBroadcast(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out,
-                      const char* op) {
+// Output meta of a table op: the broadcast shape, in the inputs' common dtype or bool.
+template <typename Fn>
+Status InferTable(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
   if (in[0].dtype() != in[1].dtype())
-    return TypeError("[%s] expected inputs of one dtype after promotion, got %s and %s", op,
+    return TypeError("[%s] expected inputs of one dtype after promotion, got %s and %s", Fn::kName,
                      in[0].meta_string(), in[1].meta_string());
-  ASSIGN_OR_RETURN(Shape s, BroadcastShapes(op, in[0].shape(), in[1].shape()));
-  out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
+  ASSIGN_OR_RETURN(Shape s, BroadcastShapes(Fn::kName, in[0].shape(), in[1].shape()));
+  out->push_back(TensorMeta{s, Fn::kBoolOut ? DType::kBool : in[0].dtype(), in[0].device()});
+  return Status();
+}
+template <typename Fn>
+Status InferScalarTable(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+  out->push_back(
+      TensorMeta{in[0].shape(), Fn::kBoolOut ? DType::kBool : in[0].dtype(), in[0].device()});
   return Status();
 }
 
-#define OFL_BROADCAST_INFER(name)                                            \
-  [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) { \
-    return InferBroadcast(in, a, out, name);                                 \
+// Gradients (grad column fn_*): g is the incoming gradient, r[i] the gradient of input i
+// (left empty where !c.needs_input_grad[i]).
+#define OFL_GRAD(Name, body)                              \
+  StatusOr<TensorList> Grad##Name(const GradContext& c) { \
+    const Tensor& g = c.grad_outputs[0];                  \
+    [[maybe_unused]] const TensorList& in = c.inputs;     \
+    [[maybe_unused]] const TensorList& out = c.outputs;   \
+    TensorList r(c.needs_input_grad.size());              \
+    body;                                                 \
+    return r;                                             \
   }
-
-// add(a, b; alpha): a + alpha * b
-const OpDef kAdd = OpSpec("add", OFL_BROADCAST_INFER("add"))
-                       .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-                         const Tensor& g = c.grad_outputs[0];
-                         double alpha = c.attrs.Float("alpha", 1.0);
-                         Tensor gb = g;
-                         if (c.needs_input_grad[1] && alpha != 1.0) {
-                           ASSIGN_OR_RETURN(gb, functional::MulScalar(g, alpha));
-                         }
-                         return TensorList{g, gb};
-                       })
-                       .StridedInputs()
-                       .SaveInputs(false)
-                       .SaveOutputs(false);
-
-// sub(a, b; alpha): a - alpha * b (its own op so errors and traces say "sub").
-const OpDef kSub =
-    OpSpec("sub", OFL_BROADCAST_INFER("sub"))
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          const Tensor& g = c.grad_outputs[0];
-          Tensor gb;
-          if (c.needs_input_grad[1]) {
-            ASSIGN_OR_RETURN(gb, functional::MulScalar(g, -c.attrs.Float("alpha", 1.0)));
-          }
-          return TensorList{g, gb};
-        })
-        .StridedInputs()
-        .SaveInputs(false)
-        .SaveOutputs(false);
-
-const OpDef kMul = OpSpec("mul", OFL_BROADCAST_INFER("mul"))
-                       .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-                         const Tensor& g = c.grad_outputs[0];
-                         TensorList r(2);
-                         if (c.needs_input_grad[0]) {
-                           ASSIGN_OR_RETURN(r[0], functional::Mul(g, c.inputs[1]));
-                         }
-                         if (c.needs_input_grad[1]) {
-                           ASSIGN_OR_RETURN(r[1], functional::Mul(g, c.inputs[0]));
-                         }
-                         return r;
-                       })
-                       .StridedInputs()
-                       .SaveOutputs(false);
-
-const OpDef kDiv = OpSpec("div", OFL_BROADCAST_INFER("div"))
-                       .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-                         const Tensor& g = c.grad_outputs[0];
-                         TensorList r(2);
-                         if (c.needs_input_grad[0]) {
-                           ASSIGN_OR_RETURN(r[0], functional::Div(g, c.inputs[1]));
-                         }
-                         if (c.needs_input_grad[1]) {  // -g * a / b^2
-                           ASSIGN_OR_RETURN(Tensor q, functional::Div(c.inputs[0], c.inputs[1]));
-                           ASSIGN_OR_RETURN(Tensor gq, functional::Mul(g, q));
-                           ASSIGN_OR_RETURN(Tensor t, functional::Div(gq, c.inputs[1]));
-                           ASSIGN_OR_RETURN(r[1], functional::Neg(t));
-                         }
-                         return r;
-                       })
-                       .StridedInputs()
-                       .SaveOutputs(false);
-
-// Scalar variants: attr "scalar"; op = a*scalar, a+scalar, scalar-a, scalar/a.
-const OpDef kMulScalar =
-    OpSpec("mul_scalar", ops::InferSameAsInput)
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          ASSIGN_OR_RETURN(Tensor g,
-                           functional::MulScalar(c.grad_outputs[0], c.attrs.Float("scalar")));
-          return TensorList{g};
-        })
-        .StridedInputs()
-        .SaveInputs(false)
-        .SaveOutputs(false);
-const OpDef kAddScalar = OpSpec("add_scalar", ops::InferSameAsInput)
-                             .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-                               return TensorList{c.grad_outputs[0]};
-                             })
-                             .StridedInputs()
-                             .SaveInputs(false)
-                             .SaveOutputs(false);
-const OpDef kRSubScalar = OpSpec("rsub_scalar", ops::InferSameAsInput)
-                              .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-                                ASSIGN_OR_RETURN(Tensor g, functional::Neg(c.grad_outputs[0]));
-                                return TensorList{g};
-                              })
-                              .StridedInputs()
-                              .SaveInputs(false)
-                              .SaveOutputs(false);
-const OpDef kRDivScalar =
-    OpSpec("rdiv_scalar", ops::InferSameAsInput)
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {  // d(s/a) = -s/a^2 = -out/a
-          ASSIGN_OR_RETURN(Tensor q, functional::Div(c.outputs[0], c.inputs[0]));
-          ASSIGN_OR_RETURN(Tensor g, functional::Mul(c.grad_outputs[0], q));
-          ASSIGN_OR_RETURN(Tensor n, functional::Neg(g));
-          return TensorList{n};
-        })
-        .StridedInputs();
-
-StatusOr<std::pair<Tensor, Tensor>> Promote(const Tensor& a, const Tensor& b) {
-  if (a.dtype() == b.dtype()) return std::make_pair(a, b);  // the common case: nothing to cast
-  ASSIGN_OR_RETURN(TensorList ab, functional::PromoteOperands({a, b}));
-  return std::make_pair(ab[0], ab[1]);
-}
-
-Status InferBroadcastBool(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out,
-                          const char* op) {
-  RETURN_IF_ERROR(InferBroadcast(in, a, out, op));
-  out->back().dtype = DType::kBool;
-  return Status();
-}
-Status InferBoolSameShape(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-  out->push_back(TensorMeta{in[0].shape(), DType::kBool, in[0].device()});
-  return Status();
-}
-
-// pow: da = g * b * a^(b-1); db = g * a^b * log(a).
-const OpDef kPow = OpSpec("pow", OFL_BROADCAST_INFER("pow"))
-                       .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-                         namespace F = functional;
-                         const Tensor &g = c.grad_outputs[0], &a = c.inputs[0], &b = c.inputs[1];
-                         TensorList r(2);
-                         if (c.needs_input_grad[0]) {
-                           ASSIGN_OR_RETURN(Tensor bm1, F::AddScalar(b, -1.0));
-                           ASSIGN_OR_RETURN(Tensor p, F::Pow(a, bm1));
-                           ASSIGN_OR_RETURN(Tensor gb, F::Mul(g, b));
-                           ASSIGN_OR_RETURN(r[0], F::Mul(gb, p));
-                         }
-                         if (c.needs_input_grad[1]) {
-                           ASSIGN_OR_RETURN(Tensor la, F::Log(a));
-                           ASSIGN_OR_RETURN(Tensor go, F::Mul(g, c.outputs[0]));
-                           ASSIGN_OR_RETURN(r[1], F::Mul(go, la));
-                         }
-                         return r;
-                       })
-                       .StridedInputs();
+OFL_GRAD(Add, {  // a + alpha b
+  r[0] = g;
+  double alpha = opdefs::ReadAttrs<opdefs::AlphaAttrs>(c.attrs).alpha;
+  r[1] = g;
+  if (c.needs_input_grad[1] && alpha != 1.0) {
+    ASSIGN_OR_RETURN(r[1], F::MulScalar(g, alpha));
+  }
+})
+OFL_GRAD(Sub, {  // a - alpha b
+  r[0] = g;
+  if (c.needs_input_grad[1]) {
+    ASSIGN_OR_RETURN(r[1], F::MulScalar(g, -opdefs::ReadAttrs<opdefs::AlphaAttrs>(c.attrs).alpha));
+  }
+})
+OFL_GRAD(Mul, {
+  if (c.needs_input_grad[0]) {
+    ASSIGN_OR_RETURN(r[0], F::Mul(g, in[1]));
+  }
+  if (c.needs_input_grad[1]) {
+    ASSIGN_OR_RETURN(r[1], F::Mul(g, in[0]));
+  }
+})
+OFL_GRAD(Div, {
+  if (c.needs_input_grad[0]) {
+    ASSIGN_OR_RETURN(r[0], F::Div(g, in[1]));
+  }
+  if (c.needs_input_grad[1]) {  // -g * a / b^2
+    ASSIGN_OR_RETURN(Tensor q, F::Div(in[0], in[1]));
+    ASSIGN_OR_RETURN(Tensor gq, F::Mul(g, q));
+    ASSIGN_OR_RETURN(Tensor t, F::Div(gq, in[1]));
+    ASSIGN_OR_RETURN(r[1], F::Neg(t));
+  }
+})
+OFL_GRAD(Pow, {  // da = g * b * a^(b-1); db = g * a^b * log(a)
+  if (c.needs_input_grad[0]) {
+    ASSIGN_OR_RETURN(Tensor bm1, F::AddScalar(in[1], -1.0));
+    ASSIGN_OR_RETURN(Tensor p, F::Pow(in[0], bm1));
+    ASSIGN_OR_RETURN(Tensor gb, F::Mul(g, in[1]));
+    ASSIGN_OR_RETURN(r[0], F::Mul(gb, p));
+  }
+  if (c.needs_input_grad[1]) {
+    ASSIGN_OR_RETURN(Tensor la, F::Log(in[0]));
+    ASSIGN_OR_RETURN(Tensor go, F::Mul(g, out[0]));
+    ASSIGN_OR_RETURN(r[1], F::Mul(go, la));
+  }
+})
+// remainder/fmod: da = g; db = -g * q with q = (a - r) / b the rounded quotient.
+OFL_GRAD(Remainder, {
+  r[0] = g;
+  if (c.needs_input_grad[1]) {
+    ASSIGN_OR_RETURN(Tensor d, F::Sub(in[0], out[0]));
+    ASSIGN_OR_RETURN(Tensor q, F::Div(d, in[1]));
+    ASSIGN_OR_RETURN(Tensor gq, F::Mul(g, q));
+    ASSIGN_OR_RETURN(r[1], F::Neg(gq));
+  }
+})
+OFL_GRAD(Fmod, { ASSIGN_OR_RETURN(r, GradRemainder(c)); })
+// xlogy: da = g * xlogy(a != 0, b) (log b where a != 0, else 0 unless b is NaN); db = g * a / b.
+OFL_GRAD(Xlogy, {
+  if (c.needs_input_grad[0]) {
+    ASSIGN_OR_RETURN(Tensor nz, F::CompareScalar(F::CompareOp::kNe, in[0], 0.0));
+    ASSIGN_OR_RETURN(Tensor l, F::Xlogy(nz, in[1]));
+    ASSIGN_OR_RETURN(r[0], F::Mul(g, l));
+  }
+  if (c.needs_input_grad[1]) {
+    ASSIGN_OR_RETURN(Tensor q, F::Div(in[0], in[1]));
+    ASSIGN_OR_RETURN(r[1], F::Mul(g, q));
+  }
+})
+OFL_GRAD(AddScalar, r[0] = g)
+OFL_GRAD(MulScalar,
+         ASSIGN_OR_RETURN(r[0],
+                          F::MulScalar(g, opdefs::ReadAttrs<opdefs::ScalarAttrs>(c.attrs).scalar)))
+OFL_GRAD(RSubScalar, ASSIGN_OR_RETURN(r[0], F::Neg(g)))
+OFL_GRAD(RDivScalar, {  // d(s/a) = -s/a^2 = -out/a
+  ASSIGN_OR_RETURN(Tensor q, F::Div(out[0], in[0]));
+  ASSIGN_OR_RETURN(Tensor gq, F::Mul(g, q));
+  ASSIGN_OR_RETURN(r[0], F::Neg(gq));
+})
+#undef OFL_GRAD
 
 // maximum/minimum backward: minmax_grad(g, a, b; is_max, side) = g where the `side` operand
 // won, g/2 at ties, else 0 (shaped like g; Dispatch reduces it to the operand's shape).
@@ -189,88 +150,46 @@ StatusOr<TensorList> MinMaxGrad(const GradContext& c) {
   }
   return r;
 }
-const OpDef kMaximum = OpSpec("maximum", OFL_BROADCAST_INFER("maximum"))
-                           .Grad(&MinMaxGrad<true>)
-                           .StridedInputs()
-                           .SaveOutputs(false);
-const OpDef kMinimum = OpSpec("minimum", OFL_BROADCAST_INFER("minimum"))
-                           .Grad(&MinMaxGrad<false>)
-                           .StridedInputs()
-                           .SaveOutputs(false);
-
-// remainder/fmod: da = g; db = -g * q with q = (a - r) / b the rounded quotient.
-StatusOr<TensorList> RemainderGrad(const GradContext& c) {
-  namespace F = functional;
-  const Tensor& g = c.grad_outputs[0];
-  TensorList r{g, Tensor()};
-  if (c.needs_input_grad[1]) {
-    ASSIGN_OR_RETURN(Tensor d, F::Sub(c.inputs[0], c.outputs[0]));
-    ASSIGN_OR_RETURN(Tensor q, F::Div(d, c.inputs[1]));
-    ASSIGN_OR_RETURN(Tensor gq, F::Mul(g, q));
-    ASSIGN_OR_RETURN(r[1], F::Neg(gq));
-  }
-  return r;
+StatusOr<TensorList> GradMaximum(const GradContext& c) {
+  return MinMaxGrad<true>(c);
 }
-const OpDef kFloorDivide = OpSpec("floor_divide", OFL_BROADCAST_INFER("floor_divide"))
-                               .StridedInputs()
-                               .SaveInputs(false)
-                               .SaveOutputs(false);
-const OpDef kRemainder =
-    OpSpec("remainder", OFL_BROADCAST_INFER("remainder")).Grad(&RemainderGrad).StridedInputs();
-const OpDef kFmod =
-    OpSpec("fmod", OFL_BROADCAST_INFER("fmod")).Grad(&RemainderGrad).StridedInputs();
+StatusOr<TensorList> GradMinimum(const GradContext& c) {
+  return MinMaxGrad<false>(c);
+}
 
-#define OFL_BOOL_INFER(name)                                                 \
-  [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) { \
-    return InferBroadcastBool(in, a, out, name);                             \
-  }
-const OpDef kCompare[] = {
-    OpSpec("eq", OFL_BOOL_INFER("eq")).StridedInputs().SaveInputs(false).SaveOutputs(false),
-    OpSpec("ne", OFL_BOOL_INFER("ne")).StridedInputs().SaveInputs(false).SaveOutputs(false),
-    OpSpec("lt", OFL_BOOL_INFER("lt")).StridedInputs().SaveInputs(false).SaveOutputs(false),
-    OpSpec("le", OFL_BOOL_INFER("le")).StridedInputs().SaveInputs(false).SaveOutputs(false),
-    OpSpec("gt", OFL_BOOL_INFER("gt")).StridedInputs().SaveInputs(false).SaveOutputs(false),
-    OpSpec("ge", OFL_BOOL_INFER("ge")).StridedInputs().SaveInputs(false).SaveOutputs(false),
-};
-const OpDef kCompareScalar[] = {
-    OpSpec("eq_scalar", InferBoolSameShape).StridedInputs().SaveInputs(false).SaveOutputs(false),
-    OpSpec("ne_scalar", InferBoolSameShape).StridedInputs().SaveInputs(false).SaveOutputs(false),
-    OpSpec("lt_scalar", InferBoolSameShape).StridedInputs().SaveInputs(false).SaveOutputs(false),
-    OpSpec("le_scalar", InferBoolSameShape).StridedInputs().SaveInputs(false).SaveOutputs(false),
-    OpSpec("gt_scalar", InferBoolSameShape).StridedInputs().SaveInputs(false).SaveOutputs(false),
-    OpSpec("ge_scalar", InferBoolSameShape).StridedInputs().SaveInputs(false).SaveOutputs(false),
-};
-const OpDef kLogicalAnd = OpSpec("logical_and", OFL_BOOL_INFER("logical_and"))
-                              .StridedInputs()
-                              .SaveInputs(false)
-                              .SaveOutputs(false);
-const OpDef kLogicalOr = OpSpec("logical_or", OFL_BOOL_INFER("logical_or"))
-                             .StridedInputs()
-                             .SaveInputs(false)
-                             .SaveOutputs(false);
-const OpDef kLogicalXor = OpSpec("logical_xor", OFL_BOOL_INFER("logical_xor"))
-                              .StridedInputs()
-                              .SaveInputs(false)
-                              .SaveOutputs(false);
-const OpDef kBitwiseAnd = OpSpec("bitwise_and", OFL_BROADCAST_INFER("bitwise_and"))
-                              .StridedInputs()
-                              .SaveInputs(false)
-                              .SaveOutputs(false);
-const OpDef kBitwiseOr = OpSpec("bitwise_or", OFL_BROADCAST_INFER("bitwise_or"))
-                             .StridedInputs()
-                             .SaveInputs(false)
-                             .SaveOutputs(false);
-const OpDef kBitwiseXor = OpSpec("bitwise_xor", OFL_BROADCAST_INFER("bitwise_xor"))
-                              .StridedInputs()
-                              .SaveInputs(false)
-                              .SaveOutputs(false);
+// The table's OpDefs, kName for each op. grad column -> gradient function and what it saves.
+// clang-format off
+#define OFL_BGRAD_fn_none(Name) .Grad(&Grad##Name).SaveInputs(false).SaveOutputs(false)
+#define OFL_BGRAD_fn_in(Name) .Grad(&Grad##Name).SaveOutputs(false)
+#define OFL_BGRAD_fn_out(Name) .Grad(&Grad##Name).SaveInputs(false)
+#define OFL_BGRAD_fn_both(Name) .Grad(&Grad##Name)
+#define OFL_BGRAD_none(Name) .SaveInputs(false).SaveOutputs(false)
+#define OFL_ATTRS(...)
+#define OFL_BINARY(name, Name, types, out, Attrs, grad, ...) \
+  const OpDef k##Name = OpSpec(#name, &InferTable<opdefs::Name##Fn>).StridedInputs() OFL_BGRAD_##grad(Name);
+#define OFL_BINARY_SCALAR(name, Name, types, out, Base, order, grad, ...) \
+  const OpDef k##Name = OpSpec(#name, &InferScalarTable<opdefs::Name##Fn>).StridedInputs() OFL_BGRAD_##grad(Name);
+#include "oneflow_like/opdefs/binary.def"
+#undef OFL_BINARY
+#undef OFL_BINARY_SCALAR
+#undef OFL_ATTRS
+// clang-format on
+const OpDef* const kCompare[] = {&kEq, &kNe, &kLt, &kLe, &kGt, &kGe};  // CompareOp order
+const OpDef* const kCompareScalar[] = {&kEqScalar, &kNeScalar, &kLtScalar,
+                                       &kLeScalar, &kGtScalar, &kGeScalar};
+
+StatusOr<std::pair<Tensor, Tensor>> Promote(const Tensor& a, const Tensor& b) {
+  if (a.dtype() == b.dtype()) return std::make_pair(a, b);  // the common case: nothing to cast
+  ASSIGN_OR_RETURN(TensorList ab, functional::PromoteOperands({a, b}));
+  return std::make_pair(ab[0], ab[1]);
+}
 
 StatusOr<Tensor> PromotedOp(const OpDef& op, const Tensor& a, const Tensor& b) {
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));
   return Dispatch1(op, {ab.first, ab.second});
 }
 StatusOr<Tensor> LogicalOp(const OpDef& op, const Tensor& a, const Tensor& b) {
-  ASSIGN_OR_RETURN(Tensor x, functional::Cast(a, DType::kBool));
+  ASSIGN_OR_RETURN(Tensor x, F::Cast(a, DType::kBool));
   ASSIGN_OR_RETURN(Tensor y, functional::Cast(b, DType::kBool));
   return Dispatch1(op, {x, y});
 }
@@ -279,6 +198,15 @@ StatusOr<Tensor> BitwiseOp(const OpDef& op, const Tensor& a, const Tensor& b) {
     return TypeError("[%s] expected bool or integer tensors, got %s and %s", op.name,
                      a.meta_string(), b.meta_string());
   return PromotedOp(op, a, b);
+}
+// True division: integer operands divide as float32.
+StatusOr<Tensor> TrueDivOp(const OpDef& op, const Tensor& a, const Tensor& b) {
+  Tensor x = a, y = b;
+  if (!IsFloating(a.dtype()) && !IsFloating(b.dtype())) {
+    ASSIGN_OR_RETURN(x, F::Cast(a, DType::kF32));
+    ASSIGN_OR_RETURN(y, F::Cast(b, DType::kF32));
+  }
+  return PromotedOp(op, x, y);
 }
 StatusOr<Tensor> DivisionOp(const OpDef& op, const Tensor& a, const Tensor& b) {
   if (a.dtype() == DType::kBool && b.dtype() == DType::kBool)
@@ -322,14 +250,7 @@ StatusOr<Tensor> Mul(const Tensor& a, const Tensor& b) {
   return Dispatch1(kMul, {ab.first, ab.second});
 }
 StatusOr<Tensor> Div(const Tensor& a, const Tensor& b) {
-  // True division: integers divide as floats.
-  Tensor x = a, y = b;
-  if (!IsFloating(a.dtype()) && !IsFloating(b.dtype())) {
-    ASSIGN_OR_RETURN(x, Cast(a, DType::kF32));
-    ASSIGN_OR_RETURN(y, Cast(b, DType::kF32));
-  }
-  ASSIGN_OR_RETURN(auto ab, Promote(x, y));
-  return Dispatch1(kDiv, {ab.first, ab.second});
+  return TrueDivOp(kDiv, a, b);
 }
 StatusOr<Tensor> AddScalar(const Tensor& a, double s) {
   return ScalarOp(kAddScalar, a, s);
@@ -354,46 +275,37 @@ StatusOr<Tensor> Pow(const Tensor& a, const Tensor& b) {
                      b.meta_string());
   return PromotedOp(kPow, a, b);
 }
-StatusOr<Tensor> Maximum(const Tensor& a, const Tensor& b) {
-  return PromotedOp(kMaximum, a, b);
-}
-StatusOr<Tensor> Minimum(const Tensor& a, const Tensor& b) {
-  return PromotedOp(kMinimum, a, b);
-}
-StatusOr<Tensor> FloorDivide(const Tensor& a, const Tensor& b) {
-  return DivisionOp(kFloorDivide, a, b);
-}
-StatusOr<Tensor> Remainder(const Tensor& a, const Tensor& b) {
-  return DivisionOp(kRemainder, a, b);
-}
-StatusOr<Tensor> Fmod(const Tensor& a, const Tensor& b) {
-  return DivisionOp(kFmod, a, b);
-}
-
 StatusOr<Tensor> Compare(CompareOp op, const Tensor& a, const Tensor& b) {
-  return PromotedOp(kCompare[static_cast<int>(op)], a, b);
+  return PromotedOp(*kCompare[static_cast<int>(op)], a, b);
 }
 StatusOr<Tensor> CompareScalar(CompareOp op, const Tensor& a, double s) {
-  return ScalarOp(kCompareScalar[static_cast<int>(op)], a, s);
+  return ScalarOp(*kCompareScalar[static_cast<int>(op)], a, s);
 }
-StatusOr<Tensor> LogicalAnd(const Tensor& a, const Tensor& b) {
-  return LogicalOp(kLogicalAnd, a, b);
-}
-StatusOr<Tensor> LogicalOr(const Tensor& a, const Tensor& b) {
-  return LogicalOp(kLogicalOr, a, b);
-}
-StatusOr<Tensor> LogicalXor(const Tensor& a, const Tensor& b) {
-  return LogicalOp(kLogicalXor, a, b);
-}
-StatusOr<Tensor> BitwiseAnd(const Tensor& a, const Tensor& b) {
-  return BitwiseOp(kBitwiseAnd, a, b);
-}
-StatusOr<Tensor> BitwiseOr(const Tensor& a, const Tensor& b) {
-  return BitwiseOp(kBitwiseOr, a, b);
-}
-StatusOr<Tensor> BitwiseXor(const Tensor& a, const Tensor& b) {
-  return BitwiseOp(kBitwiseXor, a, b);
-}
+// Generated entries (api promote / division / true_div / logical / bitwise).
+// clang-format off
+#define OFL_BINARY_ENTRY_promote(Name) PromotedOp(k##Name, a, b)
+#define OFL_BINARY_ENTRY_division(Name) DivisionOp(k##Name, a, b)
+#define OFL_BINARY_ENTRY_true_div(Name) TrueDivOp(k##Name, a, b)
+#define OFL_BINARY_ENTRY_logical(Name) LogicalOp(k##Name, a, b)
+#define OFL_BINARY_ENTRY_bitwise(Name) BitwiseOp(k##Name, a, b)
+#define OFL_BINARY_DEFINE_custom(Name, api)
+#define OFL_BINARY_DEFINE_gen(Name, api)                               \
+  StatusOr<Tensor> Name(const Tensor& a, const Tensor& b) {            \
+    return OFL_BINARY_ENTRY_##api(Name);                               \
+  }
+#define OFL_BINARY_DEFINE_promote(Name, api) OFL_BINARY_DEFINE_gen(Name, api)
+#define OFL_BINARY_DEFINE_division(Name, api) OFL_BINARY_DEFINE_gen(Name, api)
+#define OFL_BINARY_DEFINE_true_div(Name, api) OFL_BINARY_DEFINE_gen(Name, api)
+#define OFL_BINARY_DEFINE_logical(Name, api) OFL_BINARY_DEFINE_gen(Name, api)
+#define OFL_BINARY_DEFINE_bitwise(Name, api) OFL_BINARY_DEFINE_gen(Name, api)
+#define OFL_ATTRS(...)
+#define OFL_BINARY(name, Name, types, out, Attrs, grad, api, ...) OFL_BINARY_DEFINE_##api(Name, api)
+#define OFL_BINARY_SCALAR(...)
+#include "oneflow_like/opdefs/binary.def"
+#undef OFL_BINARY
+#undef OFL_BINARY_SCALAR
+#undef OFL_ATTRS
+// clang-format on
 
 StatusOr<TensorList> PromoteOperands(const TensorList& ts) {
   auto category = [](DType t) { return t == DType::kBool ? 0 : IsIntegral(t) ? 1 : 2; };

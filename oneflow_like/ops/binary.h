@@ -1,7 +1,10 @@
-// Binary elementwise family: arithmetic with NumPy broadcasting and type promotion, scalar
-// variants that never materialise the scalar, comparisons and logical ops.
+// Binary elementwise family (oneflow_like/opdefs/binary.def): arithmetic with NumPy broadcasting
+// and type promotion, scalar variants that never materialise the scalar, comparisons and logical
+// ops. The table's entries of api promote / division / true_div / logical / bitwise are declared
+// from it below; the rest (api custom) by hand.
 #pragma once
 #include "oneflow_like/framework/op.h"
+#include "oneflow_like/opdefs/binary.h"
 
 namespace oneflow_like {
 namespace functional {
@@ -15,26 +18,35 @@ StatusOr<Tensor> MulScalar(const Tensor& a, double s);   // a * s
 StatusOr<Tensor> RSubScalar(const Tensor& a, double s);  // s - a
 StatusOr<Tensor> RDivScalar(const Tensor& a, double s);  // s / a
 StatusOr<Tensor> Pow(const Tensor& a, const Tensor& b);  // a ** b (integers: b >= 0)
-// NaN-propagating; at ties the gradient is split evenly, as in PyTorch.
-StatusOr<Tensor> Maximum(const Tensor& a, const Tensor& b);
-StatusOr<Tensor> Minimum(const Tensor& a, const Tensor& b);
-// Integer division by zero fails the instruction (no SIGFPE). No gradient for floor_divide.
-StatusOr<Tensor> FloorDivide(const Tensor& a, const Tensor& b);  // floor(a / b)
-StatusOr<Tensor> Remainder(const Tensor& a, const Tensor& b);    // sign of b (Python's %)
-StatusOr<Tensor> Fmod(const Tensor& a, const Tensor& b);         // sign of a (C's fmod)
+
+// Generated from the table: StatusOr<Tensor> Name(const Tensor& a, const Tensor& b) for
+// Maximum, Minimum (NaN-propagating; at ties the gradient is split evenly, as in PyTorch),
+// FloorDivide (floor(a / b), no gradient), Remainder (sign of b, Python's %), Fmod (sign of a,
+// C's fmod) (integer division by zero fails the instruction, no SIGFPE), LogicalAnd/Or/Xor (truth
+// values of any dtype -> bool), BitwiseAnd/Or/Xor (bool/integer tensors) and Xlogy (a * log(b),
+// 0 where a == 0 and b is not NaN; integers compute in float32).
+// clang-format off
+#define OFL_BINARY_DECLARE_custom(Name)
+#define OFL_BINARY_DECLARE_gen(Name) StatusOr<Tensor> Name(const Tensor& a, const Tensor& b);
+#define OFL_BINARY_DECLARE_promote OFL_BINARY_DECLARE_gen
+#define OFL_BINARY_DECLARE_division OFL_BINARY_DECLARE_gen
+#define OFL_BINARY_DECLARE_true_div OFL_BINARY_DECLARE_gen
+#define OFL_BINARY_DECLARE_logical OFL_BINARY_DECLARE_gen
+#define OFL_BINARY_DECLARE_bitwise OFL_BINARY_DECLARE_gen
+#define OFL_ATTRS(...)
+#define OFL_BINARY(name, Name, types, out, Attrs, grad, api, ...) OFL_BINARY_DECLARE_##api(Name)
+#define OFL_BINARY_SCALAR(...)
+#include "oneflow_like/opdefs/binary.def"
+#undef OFL_BINARY
+#undef OFL_BINARY_SCALAR
+#undef OFL_ATTRS
+// clang-format on
 
 // Comparisons: bool results, no gradient. Scalar variants compare in the tensor's dtype
 // (an integer tensor against a fractional scalar compares in float32).
 enum class CompareOp { kEq, kNe, kLt, kLe, kGt, kGe };
 StatusOr<Tensor> Compare(CompareOp op, const Tensor& a, const Tensor& b);
 StatusOr<Tensor> CompareScalar(CompareOp op, const Tensor& a, double s);
-// Logical ops on truth values of any dtype -> bool; bitwise ops on bool/integer tensors.
-StatusOr<Tensor> LogicalAnd(const Tensor& a, const Tensor& b);
-StatusOr<Tensor> LogicalOr(const Tensor& a, const Tensor& b);
-StatusOr<Tensor> LogicalXor(const Tensor& a, const Tensor& b);
-StatusOr<Tensor> BitwiseAnd(const Tensor& a, const Tensor& b);
-StatusOr<Tensor> BitwiseOr(const Tensor& a, const Tensor& b);
-StatusOr<Tensor> BitwiseXor(const Tensor& a, const Tensor& b);
 
 // The operands cast to their common dtype: NumPy/PyTorch category rules, where 0-dim tensors
 // only lift the category (bool < int < float) of dimensioned ones, never their width.

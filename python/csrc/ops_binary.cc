@@ -1,4 +1,7 @@
-// Bindings of the binary elementwise family: functions, methods and arithmetic dunders.
+// Bindings of the binary elementwise family: functions and methods generated from
+// oneflow_like/opdefs/binary.def (api other than custom), the hand-written ones (scalar fast
+// paths, alpha, comparisons' NotImplemented) and the arithmetic dunders.
+#include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/unary.h"
@@ -159,29 +162,35 @@ void BindMore(py::module_& m, TensorClass& cls) {
     const char* name;
     BinaryFn fn;
   };
+  // The table's entries with a generated functional entry: flow.name(input, other) and
+  // Tensor.name(other), the other operand a tensor, number, array or list.
+  // clang-format off
+#define OFL_BIND_custom(name, Name)
+#define OFL_BIND_gen(name, Name) {#name, F::Name},
+#define OFL_BIND_promote OFL_BIND_gen
+#define OFL_BIND_division OFL_BIND_gen
+#define OFL_BIND_true_div OFL_BIND_gen
+#define OFL_BIND_logical OFL_BIND_gen
+#define OFL_BIND_bitwise OFL_BIND_gen
+#define OFL_ATTRS(...)
+#define OFL_BINARY(name, Name, types, out, Attrs, grad, api, ...) OFL_BIND_##api(name, Name)
+#define OFL_BINARY_SCALAR(...)
   const Named plain[] = {
-      {"maximum", F::Maximum},
-      {"minimum", F::Minimum},
+#include "oneflow_like/opdefs/binary.def"
       {"fmax", F::Maximum},
       {"fmin", F::Minimum},
-      {"floor_divide", F::FloorDivide},
-      {"remainder", F::Remainder},
-      {"fmod", F::Fmod},
-      {"logical_and", F::LogicalAnd},
-      {"logical_or", F::LogicalOr},
-      {"logical_xor", F::LogicalXor},
-      {"bitwise_and", F::BitwiseAnd},
-      {"bitwise_or", F::BitwiseOr},
-      {"bitwise_xor", F::BitwiseXor},
   };
+#undef OFL_BINARY
+#undef OFL_BINARY_SCALAR
+#undef OFL_ATTRS
+  // clang-format on
   for (const Named& n : plain) {
-    BinaryFn fn = n.fn;
-    m.def(
-        n.name, [fn](const Tensor& a, py::object b) { return Unwrap(fn(a, Operand(b, a))); },
-        py::arg("input"), py::arg("other"));
-    cls.def(
-        n.name, [fn](const Tensor& a, py::object b) { return Unwrap(fn(a, Operand(b, a))); },
-        py::arg("other"));
+    auto f = [fn = n.fn, name = n.name](const Tensor& a, py::object b) {
+      CheckOperand(name, b);
+      return Unwrap(fn(a, ToTensor(b, &a)));
+    };
+    m.def(n.name, f, py::arg("input"), py::arg("other"));
+    cls.def(n.name, f, py::arg("other"));
   }
   cls.def("__floordiv__", &Generic<F::FloorDivide>, py::is_operator())
       .def("__rfloordiv__", &GenericReflected<F::FloorDivide>, py::is_operator())
@@ -230,7 +239,43 @@ void BindMore(py::module_& m, TensorClass& cls) {
       py::arg("input"), py::arg("other"));
 }
 
+// One row per table entry, for flow._C._binary_table().
+struct TableRow {
+  const char *name, *types, *out, *grad, *api, *lower, *base;
+  py::dict (*attrs)();
+};
+template <typename Attrs>
+py::dict AttrsDict() {
+  py::dict d;
+  Attrs a;
+  opdefs::ForEachAttr(a, [&](const char* n, auto& v) { d[n] = v; });
+  return d;
+}
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_BINARY(name, Name, types, out, Attrs, grad, api, lower, ...) \
+  {#name, #types, #out, #grad, #api, #lower, "", &AttrsDict<opdefs::Attrs>},
+#define OFL_BINARY_SCALAR(name, Name, types, out, Base, order, grad, lower) \
+  {#name, #types, #out, #grad, "scalar_" #order, #lower, #Base, &AttrsDict<opdefs::ScalarAttrs>},
+const TableRow kTableRows[] = {
+#include "oneflow_like/opdefs/binary.def"
+};
+#undef OFL_BINARY
+#undef OFL_BINARY_SCALAR
+#undef OFL_ATTRS
+// clang-format on
+
 void BindBinary(py::module_& m, TensorClass& cls) {
+  // The table itself, for the tests that check every op has a test row.
+  m.def("_binary_table", [] {
+    py::list ops;
+    for (const TableRow& r : kTableRows)
+      ops.append(py::dict(py::arg("name") = r.name, py::arg("types") = r.types,
+                          py::arg("out") = r.out, py::arg("grad") = r.grad, py::arg("api") = r.api,
+                          py::arg("lower") = r.lower, py::arg("base") = r.base,
+                          py::arg("attrs") = r.attrs()));
+    return ops;
+  });
   m.def("add", &AddAny, py::arg("input"), py::arg("other"), py::arg("alpha") = 1.0);
   m.def("sub", &SubAny, py::arg("input"), py::arg("other"), py::arg("alpha") = 1.0);
   m.def("mul", &MulAny, py::arg("input"), py::arg("other"));

@@ -7,7 +7,7 @@ import pytest
 
 import oneflow_like as flow
 from op_testing import FnGraph, rand
-from test_ops_elementwise import UNARY
+from test_ops_elementwise import BINARY, BINARY_INT, UNARY
 
 TABLE = flow._C._unary_table()
 FORWARD = [op for op in TABLE if op["grad"] != "backward"]
@@ -97,3 +97,59 @@ def test_logit_gradient_is_zero_where_eps_clamps():
 def test_logit_rejects_integer_tensors():
     with pytest.raises(TypeError, match=r"\[logit\]"):
         flow.logit(flow.tensor([1, 2]))
+
+
+# ---- the binary table (oneflow_like/opdefs/binary.def) ----
+BINARY_TABLE = flow._C._binary_table()
+
+
+def test_binary_table_declares_each_op_once():
+    names = [op["name"] for op in BINARY_TABLE]
+    assert len(names) == len(set(names))
+    by_name = {op["name"]: op for op in BINARY_TABLE}
+    for op in BINARY_TABLE:
+        if op["api"].startswith("scalar_"):  # a scalar variant evaluates its base op's formula
+            base = by_name[op["base"].lower()] if op["base"].lower() in by_name else None
+            assert base is not None and base["out"] == op["out"], op
+            assert op["attrs"] == {"scalar": 0.0}
+    assert by_name["add"]["attrs"] == {"alpha": 1.0} and by_name["sub"]["attrs"] == {"alpha": 1.0}
+    assert by_name["xlogy"]["lower"] == "L" and by_name["xlogy"]["types"] == "Float"
+    assert {op["name"] for op in BINARY_TABLE if op["out"] == "bool"} >= {"eq", "lt_scalar"}
+
+
+@pytest.mark.parametrize("op", [o["name"] for o in BINARY_TABLE])
+def test_every_binary_op_has_a_test_row(op):
+    rows = {r[0] for r in BINARY} | {r[0] for r in BINARY_INT}
+    assert op in rows, f"{op} has no row in test_ops_elementwise.BINARY / BINARY_INT"
+
+
+@pytest.mark.parametrize(
+    "op", [o for o in BINARY_TABLE if not o["api"].startswith("scalar_")], ids=lambda o: o["name"]
+)
+def test_binary_gradient_hookup_follows_the_table(op):
+    fn = getattr(flow, op["name"])
+    float_ok = op["types"] in ("Float", "Numeric", "NumericBool")
+    if not float_ok:
+        return
+    x = flow.tensor(rand((3,), 0.5, 1.5), requires_grad=True)
+    y = flow.tensor(rand((3,), 0.5, 1.5))
+    assert fn(x, y).requires_grad == (op["grad"] != "none"), op
+
+
+LOWERED_BINARY = [o["name"] for o in BINARY_TABLE if o["lower"] == "L"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", LOWERED_BINARY)
+def test_lowered_binary_formula_matches_kernel_bits(op, dtype):
+    fn = getattr(flow, op)
+    x = rand((5, 7), -2.0, 2.0).astype(dtype)
+    x[0, :3] = 0.0  # the formula's special cases
+    y = rand((7,), 0.05, 3.0).astype(dtype)
+    y[1] = np.nan
+    xs, ys = flow.tensor(x), flow.tensor(y)
+    eager = fn(xs, ys)
+    g = FnGraph(fn)
+    lazy = g(xs, ys)
+    assert op not in g.stats()["kernel_call_ops"]
+    np.testing.assert_array_equal(_bits(lazy.numpy()), _bits(eager.numpy()))

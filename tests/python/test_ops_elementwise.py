@@ -305,6 +305,132 @@ def test_integer_division_by_zero_fails_cleanly():
     assert (i64min // -1).numpy()[0] == np.iinfo(np.int64).min  # wraps, no SIGFPE
 
 
+# ---- the binary table's rows ----
+# One row per entry of oneflow_like/opdefs/binary.def (test_op_tables checks that): (id, op,
+# reference, input sampler (shapes -> arrays), differentiable). Differentiable rows run forward
+# (f32 and f64), backward against numerical gradients and eager == lazy; the others forward and
+# eager == lazy. Integer/bool behaviour, promotion and errors have their own tests below.
+
+
+def np_xlogy(a, b):
+    return np.where((a == 0) & ~np.isnan(b), 0.0, a * np.log(np.where(a == 0, 1.0, b)))
+
+
+def _pair(lo_a=-1.0, hi_a=1.0, lo_b=-1.0, hi_b=1.0):
+    return lambda sa, sb: [rand(sa, lo_a, hi_a), rand(sb, lo_b, hi_b)]
+
+
+def _nonzero(shape, lo=0.5, hi=2.0):
+    return rand(shape, lo, hi) * np.where(rand(shape) > 0, 1, -1)
+
+
+def _grid(sa, sb):  # small integers as floats: comparisons and floor_divide hit ties
+    return [RNG.integers(-3, 4, size=sa).astype(np.float64), _nonzero_int(sb)]
+
+
+def _nonzero_int(shape):
+    return (RNG.integers(1, 4, size=shape) * np.where(rand(shape) > 0, 1, -1)).astype(np.float64)
+
+
+def _away_from_integers(sa, sb):  # a / b stays away from integers, where the result jumps
+    b = _nonzero(sb, 0.7, 1.9)
+    return [(RNG.integers(-4, 4, size=sa) + rand(sa, 0.1, 0.9)) * b, b]
+
+
+def _one(fn, lo=-1.0, hi=1.0):
+    return lambda sa, sb: [fn(sa) if fn else rand(sa, lo, hi)]
+
+
+def _small_ints(shape):
+    return RNG.integers(-3, 4, size=shape).astype(np.float64)
+
+
+BINARY = [
+    ("add", lambda x, y: flow.add(x, y, alpha=0.5), lambda a, b: a + 0.5 * b, _pair(), True),
+    ("sub", lambda x, y: flow.sub(x, y, alpha=2.0), lambda a, b: a - 2.0 * b, _pair(), True),
+    ("mul", flow.mul, np.multiply, _pair(), True),
+    ("div", flow.div, np.divide, lambda sa, sb: [rand(sa), _nonzero(sb)], True),
+    ("pow", flow.pow, np.power, _pair(0.5, 2.0, -1.5, 2.0), True),
+    ("maximum", flow.maximum, np.maximum, _pair(), True),  # ties have probability zero
+    ("minimum", flow.minimum, np.minimum, _pair(), True),
+    ("floor_divide", flow.floor_divide, np.floor_divide, _grid, False),
+    ("remainder", flow.remainder, np.remainder, _away_from_integers, True),
+    ("fmod", flow.fmod, np.fmod, _away_from_integers, True),
+    ("eq", flow.eq, np.equal, _grid, False),
+    ("ne", flow.ne, np.not_equal, _grid, False),
+    ("lt", flow.lt, np.less, _grid, False),
+    ("le", flow.le, np.less_equal, _grid, False),
+    ("gt", flow.gt, np.greater, _grid, False),
+    ("ge", flow.ge, np.greater_equal, _grid, False),
+    ("logical_and", flow.logical_and, np.logical_and, _grid, False),
+    ("logical_or", flow.logical_or, np.logical_or, _grid, False),
+    ("logical_xor", flow.logical_xor, np.logical_xor, _grid, False),
+    # bitwise ops take bool/integer tensors only: test_logical_and_bitwise and the integer rows
+    ("xlogy", flow.xlogy, np_xlogy, _pair(-2.0, 2.0, 0.2, 3.0), True),
+    ("add_scalar", lambda x: x + 1.5, lambda a: a + 1.5, _one(None), True),
+    ("mul_scalar", lambda x: x * 2.5, lambda a: a * 2.5, _one(None), True),
+    ("rsub_scalar", lambda x: 1.5 - x, lambda a: 1.5 - a, _one(None), True),
+    ("rdiv_scalar", lambda x: 2.0 / x, lambda a: 2.0 / a, _one(_nonzero), True),
+    ("eq_scalar", lambda x: x == 1.0, lambda a: a == 1.0, _one(_small_ints), False),
+    ("ne_scalar", lambda x: x != 1.0, lambda a: a != 1.0, _one(_small_ints), False),
+    ("lt_scalar", lambda x: x < 1.0, lambda a: a < 1.0, _one(_small_ints), False),
+    ("le_scalar", lambda x: x <= 1.0, lambda a: a <= 1.0, _one(_small_ints), False),
+    ("gt_scalar", lambda x: x > 1.0, lambda a: a > 1.0, _one(_small_ints), False),
+    ("ge_scalar", lambda x: x >= 1.0, lambda a: a >= 1.0, _one(_small_ints), False),
+]
+# Integer-only rows: (id, op, reference), on int64 with broadcasting.
+BINARY_INT = [
+    ("bitwise_and", flow.bitwise_and, np.bitwise_and),
+    ("bitwise_or", flow.bitwise_or, np.bitwise_or),
+    ("bitwise_xor", flow.bitwise_xor, np.bitwise_xor),
+    ("floor_divide", flow.floor_divide, np.floor_divide),
+    ("remainder", flow.remainder, np.remainder),
+    ("fmod", flow.fmod, np.fmod),
+    ("pow", flow.pow, np.power),
+    ("maximum", flow.maximum, np.maximum),
+    ("minimum", flow.minimum, np.minimum),
+]
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 5))])
+@pytest.mark.parametrize("name,fn,ref,sample,grad", BINARY, ids=[r[0] for r in BINARY])
+def test_binary(name, fn, ref, sample, grad, shapes):
+    arrays = sample(*shapes)
+    check_op(fn, ref, arrays, backward=grad)
+
+
+@pytest.mark.parametrize("name,fn,ref", BINARY_INT, ids=[r[0] for r in BINARY_INT])
+def test_binary_integer(name, fn, ref):
+    a = RNG.integers(-20, 20, size=(3, 4))
+    b = RNG.integers(1, 5, size=(4,)) * np.array([1, -1, 1, -1])
+    if name == "pow":
+        a, b = a % 5, np.abs(b)
+    out = fn(flow.tensor(a), flow.tensor(b))
+    assert out.dtype == flow.int64
+    np.testing.assert_array_equal(out.numpy(), ref(a, b))
+
+
+def test_xlogy_zero_nan_promotion_and_gradient():
+    x = flow.tensor([0.0, 0.0, 0.0, 2.0, np.nan])
+    y = flow.tensor([0.0, np.nan, np.inf, 0.0, 1.0])
+    r = flow.xlogy(x, y).numpy()
+    np.testing.assert_array_equal(r[:1], [0.0])
+    assert np.isnan(r[1]) and r[2] == 0.0 and r[3] == -np.inf and np.isnan(r[4])
+    i = flow.xlogy(flow.tensor([0, 1, 2]), flow.tensor([5, 1, 4]))  # integers compute in float32
+    assert i.dtype == flow.float32
+    np.testing.assert_allclose(i.numpy(), [0.0, 0.0, 2 * np.log(4)], rtol=1e-6)
+    np.testing.assert_allclose(
+        flow.tensor([1.0, 2.0]).xlogy(3.0).numpy(), np.log([3.0, 9.0]), rtol=1e-6
+    )
+    a = flow.tensor([0.0, 1.5], dtype=flow.float64, requires_grad=True)
+    b = flow.tensor([2.0, 3.0], dtype=flow.float64, requires_grad=True)
+    flow.xlogy(a, b).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [0.0, np.log(3.0)])  # 0 where a == 0 (PyTorch)
+    np.testing.assert_allclose(b.grad.numpy(), [0.0, 0.5])
+    with pytest.raises(TypeError, match=r"\[xlogy\] unsupported operand type 'object'"):
+        flow.xlogy(flow.tensor([1.0]), object())
+
+
 CMP = [
     ("eq", np.equal, "__eq__"),
     ("ne", np.not_equal, "__ne__"),

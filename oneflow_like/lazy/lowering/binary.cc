@@ -1,8 +1,11 @@
-// Lowerings of the binary family (sub, maximum/minimum and their gradient, pow, comparisons ->
-// compare with a pred result, logical ops, float floor_divide/remainder/fmod, bitwise ops) and of
-// where -> select. Each reproduces its kernel in
-// kernels/cpu/{binary,ternary}.cc; operands are broadcast NumPy-style to the output shape.
-#include "oneflow_like/lazy/lowering/lowering_util.h"
+// Lowerings of the binary family (oneflow_like/opdefs/binary.def): the table's ops of lower column
+// L are built from their formula through HloMath (registered at the end); the hand-written ones
+// (lower column H: sub, maximum/minimum and their gradient, pow, comparisons -> compare with a
+// pred result, logical ops, float floor_divide/remainder/fmod, bitwise ops; add, mul, div and
+// the arithmetic scalar ops are in elementwise.cc) and where -> select each reproduce their kernel
+// in kernels/cpu/{binary,ternary}.cc; operands are broadcast NumPy-style to the output shape.
+#include "oneflow_like/lazy/lowering/hlo_math.h"
+#include "oneflow_like/opdefs/attrs.h"
 
 namespace oneflow_like {
 namespace lazy {
@@ -275,6 +278,33 @@ OFL_REGISTER_LOWERING(logical_not, LowerLogicalNot);
 OFL_REGISTER_LOWERING(where, LowerWhere);
 OFL_REGISTER_LOWERING(where_scalar_other, LowerWhereScalar<true>);
 OFL_REGISTER_LOWERING(where_scalar_input, LowerWhereScalar<false>);
+
+namespace binary_table {  // (registrations named by .def line numbers)
+// clang-format off
+// Lower column L: the formula over the two broadcast inputs (floating dtypes; kernel call else).
+// Scalar variants have no L: their lowerings are hand-written (H) or kernel calls (K).
+#define OFL_LOWER_L(name, Name) \
+  OFL_REGISTER_LOWERING(name, (hlo_math::LowerTable<opdefs::Name##Fn, 2>));
+#define OFL_LOWER_H(name, Name)
+#define OFL_LOWER_K(name, Name)
+#define OFL_SCALAR_LOWER_H(name, Name)
+#define OFL_SCALAR_LOWER_K(name, Name)
+#define OFL_ATTRS(...)
+#define OFL_BINARY(name, Name, types, out, Attrs, grad, api, lower, ...) \
+  OFL_LOWER_##lower(name, Name)
+#define OFL_BINARY_SCALAR(name, Name, types, out, Base, order, grad, lower) \
+  OFL_SCALAR_LOWER_##lower(name, Name)
+#include "oneflow_like/opdefs/binary.def"
+#undef OFL_BINARY
+#undef OFL_BINARY_SCALAR
+#undef OFL_ATTRS
+#undef OFL_LOWER_L
+#undef OFL_LOWER_H
+#undef OFL_LOWER_K
+#undef OFL_SCALAR_LOWER_H
+#undef OFL_SCALAR_LOWER_K
+// clang-format on
+}  // namespace binary_table
 
 }  // namespace lazy
 }  // namespace oneflow_like
