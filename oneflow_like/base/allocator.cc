@@ -6,14 +6,17 @@
 // Profiler hooks, declared weakly (Note [Profiler recording], base/trace_recorder.h).
 namespace oneflow_like::profiler {
 extern std::atomic<bool> g_enabled __attribute__((weak));
+extern std::atomic<bool> g_record_memory __attribute__((weak));
 void RecordCounter(const char* name, int64_t value) __attribute__((weak));
 }  // namespace oneflow_like::profiler
 
 namespace oneflow_like {
 namespace {
-// Bytes in use as a profiler counter ("C" event), sampled at every change while recording.
+// Bytes in use as a profiler counter ("C" event), sampled at every change while recording with
+// profile_memory=True.
 void RecordBytesInUse(const Device& device, int64_t allocated) {
-  if (&profiler::g_enabled == nullptr || !profiler::g_enabled.load(std::memory_order_relaxed))
+  if (&profiler::g_enabled == nullptr || !profiler::g_enabled.load(std::memory_order_relaxed) ||
+      !profiler::g_record_memory.load(std::memory_order_relaxed))
     return;
   // One name per device, made once (the allocator's lock is held: one writer per device).
   static std::string* names = new std::string[kNumDeviceTypes * 64];

@@ -15,6 +15,7 @@ namespace oneflow_like {
 namespace profiler {
 
 std::atomic<bool> g_enabled{false};
+std::atomic<bool> g_record_memory{false};
 
 namespace {
 
@@ -286,7 +287,7 @@ void ExitCall(uint64_t previous) {
   t_current_call = previous;
 }
 
-void Start(bool record_shapes) {
+void Start(bool record_shapes, bool profile_memory) {
   std::lock_guard<std::mutex> l(RegistryMu());
   // Buffers of exited threads were collected by the previous session (if any): free them.
   auto& bufs = Buffers();
@@ -304,6 +305,7 @@ void Start(bool record_shapes) {
     g_ns0 = NowNs();
   }
   g_record_shapes.store(record_shapes, std::memory_order_relaxed);
+  g_record_memory.store(profile_memory, std::memory_order_relaxed);
   g_generation.fetch_add(1, std::memory_order_acq_rel);
   g_enabled.store(true, std::memory_order_release);
 }

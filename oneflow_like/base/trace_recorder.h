@@ -62,6 +62,9 @@ struct TraceEvent {
 // base/allocator.cc, vm/virtual_machine.cc, framework/op.cc, lazy/graph.cc,
 // compiler/thunks/thunks.cc) identical to these; test_profiler.py fails if one stops resolving.
 extern std::atomic<bool> g_enabled;
+// Whether the allocators record bytes in use as counter events (profile(profile_memory=True), as
+// torch.profiler: off by default, so a session costs two events per op less).
+extern std::atomic<bool> g_record_memory;
 inline bool Enabled() {
   return g_enabled.load(std::memory_order_relaxed);
 }
@@ -115,7 +118,7 @@ void Record(TraceEvent&& e);
 
 // Session control (the Python binding). Start discards earlier events; Stop turns recording off
 // (events of instructions still in flight may land until the VM drains: sync first).
-void Start(bool record_shapes);
+void Start(bool record_shapes, bool profile_memory);
 void Stop();
 struct Collected {
   std::vector<TraceEvent> events;

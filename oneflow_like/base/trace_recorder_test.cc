@@ -19,7 +19,7 @@ TraceEvent Span(const char* name, int64_t track) {
 }
 
 TEST(TraceRecorder, CollectsEveryThreadsEventsOfTheSession) {
-  Start(false);
+  Start(false, false);
   EXPECT_TRUE(Enabled());
   for (int i = 0; i < 1500; ++i) Record(Span("main", ThisThreadTrack()));  // spans 3 chunks
   std::vector<std::thread> threads;
@@ -60,11 +60,11 @@ TEST(TraceRecorder, CollectsEveryThreadsEventsOfTheSession) {
 }
 
 TEST(TraceRecorder, NewSessionDiscardsOldEvents) {
-  Start(true);
+  Start(true, false);
   EXPECT_TRUE(RecordShapes());
   Record(Span("old", ThisThreadTrack()));
   Stop();
-  Start(false);
+  Start(false, false);
   Record(Span("new", ThisThreadTrack()));
   Stop();
   Collected c = Collect();
@@ -84,7 +84,7 @@ TEST(TraceRecorder, CallsNestAndTracksAreNamed) {
   ExitCall(outer);
   EXPECT_EQ(CurrentCallId(), 0u);
   NameTrack(StreamTrack(1, 0, 2), "cuda:0/d2h");
-  Start(false);
+  Start(false, false);
   Stop();
   bool found = false;
   for (const auto& [track, name] : Collect().track_names)
@@ -103,7 +103,7 @@ TEST(TraceRecorder, EscapesJsonStrings) {
 // "under 200 ns per instruction" budget is made of (bench_profiler.py measures the whole path).
 TEST(TraceRecorder, RecordingCost) {
   constexpr int kN = 200000;
-  Start(false);
+  Start(false, false);
   const int64_t t0 = NowNs();
   for (int i = 0; i < kN; ++i) {
     const int64_t b = NowTicks();

@@ -16,10 +16,10 @@ py::str Utf8(const std::string& s) {
   return py::reinterpret_steal<py::str>(o);
 }
 
-void Start(bool record_shapes) {
+void Start(bool record_shapes, bool profile_memory) {
   if (profiler::Enabled())
     throw py::value_error("[profiler] a profiler is already recording; profilers do not nest");
-  profiler::Start(record_shapes);
+  profiler::Start(record_shapes, profile_memory);
 }
 
 // Stops recording after the VM drained, so every instruction issued while recording is in.
@@ -53,7 +53,7 @@ py::tuple Collect() {
 }
 
 void BindProfiler(py::module_& m, TensorClass&) {
-  m.def("_profiler_start", &Start, py::arg("record_shapes"));
+  m.def("_profiler_start", &Start, py::arg("record_shapes"), py::arg("profile_memory"));
   m.def("_profiler_stop", &Stop);
   m.def("_profiler_collect", &Collect);
   m.def("_profiler_enabled", [] { return profiler::Enabled(); });

@@ -132,7 +132,10 @@ def test_graph_step_has_its_thunks_nested_in_the_launch(tmp_path):
 
 
 def test_allocator_bytes_in_use_are_counter_events(tmp_path):
-    with profile() as prof:
+    with profile() as prof:  # profile_memory=False (the default, as torch): no counters
+        flow.ones(1024, 1024).sum().item()
+    assert not [e for e in load_trace(prof, tmp_path)["traceEvents"] if e["ph"] == "C"]
+    with profile(profile_memory=True) as prof:
         t = flow.ones(1024, 1024)  # 4 MiB
         t.sum().item()
         del t

@@ -216,7 +216,7 @@ class profile:
         self.schedule = schedule or _always_record
         self.on_trace_ready = on_trace_ready
         self.record_shapes = bool(record_shapes)
-        self.profile_memory = bool(profile_memory)  # allocator counters are always recorded
+        self.profile_memory = bool(profile_memory)  # allocator bytes in use as counter events
         self.step_num = 0
         self.current_action = None
         self._recording = False  # the recorder runs for this profile (warmup or record)
@@ -299,7 +299,7 @@ class profile:
                 )
             _active = self
         del _ranges[:]
-        _C._profiler_start(self.record_shapes)
+        _C._profiler_start(self.record_shapes, self.profile_memory)
         self._recording = True
 
     def _end_recording(self):
