@@ -54,6 +54,9 @@ class Instruction {
   const Status& status() const { return status_; }
   // Error carried by an input blob when the instruction was dispatched (OK if none).
   const Status& input_error() const { return input_error_; }
+  // The thread that issued it (VirtualMachine::ThisThreadIssuer; 0 when issued from inside an
+  // instruction): a failure is reported by SyncAll on that thread only.
+  uint64_t issuer() const { return issuer_; }
 
  private:
   friend class VirtualMachineEngine;
@@ -67,6 +70,7 @@ class Instruction {
   absl::InlinedVector<Instruction*, 4> out_edges_;
   Status status_;
   Status input_error_;
+  uint64_t issuer_ = 0;
 };
 
 // Runs Prepare + Compute, converting exceptions into Status, and handling failed inputs.

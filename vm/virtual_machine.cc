@@ -87,6 +87,24 @@ bool VirtualMachine::InsideInstruction() {
   return t_instruction_depth > 0;
 }
 
+namespace {
+std::atomic<uint64_t> g_next_issuer{1};
+thread_local uint64_t t_issuer = 0;
+}  // namespace
+
+uint64_t VirtualMachine::ThisThreadIssuer() {
+  if (InsideInstruction()) return 0;
+  if (t_issuer == 0) t_issuer = g_next_issuer.fetch_add(1, std::memory_order_relaxed);
+  return t_issuer;
+}
+
+void VirtualMachine::RecordErrorLocked(uint64_t issuer, const Status& s) {
+  for (const PendingError& e : unreported_errors_)
+    if (e.status == s) return;
+  if (unreported_errors_.size() >= 64) unreported_errors_.erase(unreported_errors_.begin());
+  unreported_errors_.push_back({issuer, s});
+}
+
 VirtualMachine::VirtualMachine(VmOptions options)
     : options_(options), inline_cost_limit_(options.inline_cost_limit) {}
 
@@ -150,10 +168,7 @@ bool VirtualMachine::TryRunInline(const DependenceVector& ins, const DependenceV
                          st.ok() ? std::string_view() : std::string_view("\"error\": true"));
   if (!st.ok()) {
     for (Dependence* d : outs) d->mark_error(st);
-    if (unreported_errors_.size() < 64 &&
-        std::find(unreported_errors_.begin(), unreported_errors_.end(), st) ==
-            unreported_errors_.end())
-      unreported_errors_.push_back(st);
+    RecordErrorLocked(ThisThreadIssuer(), st);
   } else {
     for (Dependence* d : outs) d->clear_error();
   }
@@ -168,6 +183,7 @@ bool VirtualMachine::AtCapacityLocked() const {
 
 void VirtualMachine::Receive(std::unique_ptr<Instruction> instr) {
   std::vector<Instruction*> ready;
+  instr->issuer_ = ThisThreadIssuer();
   {
     std::unique_lock<std::mutex> l(mu_);
     if (AtCapacityLocked()) capacity_cv_.wait(l, [&] { return !AtCapacityLocked(); });
@@ -179,6 +195,8 @@ void VirtualMachine::Receive(std::unique_ptr<Instruction> instr) {
 
 void VirtualMachine::Receive(std::vector<std::unique_ptr<Instruction>> instrs) {
   std::vector<Instruction*> ready;
+  const uint64_t issuer = ThisThreadIssuer();
+  for (auto& i : instrs) i->issuer_ = issuer;
   std::unique_lock<std::mutex> l(mu_);
   for (auto& i : instrs) {
     if (AtCapacityLocked()) {
@@ -247,11 +265,8 @@ void VirtualMachine::Finish(Instruction* instr, std::vector<Instruction*>* ready
     // was recorded by the producer, before this instruction could run. (Recording it again here
     // raced with a sync access that had already raised and forgotten it: the access's waiter
     // wakes before its instruction finishes, so flow.sync() raised a seen error a second time.)
-    if (!instr->status().ok() && !(instr->status() == instr->input_error()) &&
-        unreported_errors_.size() < 64 &&
-        std::find(unreported_errors_.begin(), unreported_errors_.end(), instr->status()) ==
-            unreported_errors_.end())
-      unreported_errors_.push_back(instr->status());
+    if (!instr->status().ok() && !(instr->status() == instr->input_error()))
+      RecordErrorLocked(instr->issuer(), instr->status());
     erased = engine_.Retire(instr, ready);
     wake = engine_.num_live() < options_.max_in_flight;
   }
@@ -296,7 +311,8 @@ void VirtualMachine::WorkerLoop(Stream* s) {
 void VirtualMachine::ForgetError(const Status& error) {
   if (error.ok()) return;
   std::lock_guard<std::mutex> l(mu_);
-  unreported_errors_.erase(std::remove(unreported_errors_.begin(), unreported_errors_.end(), error),
+  unreported_errors_.erase(std::remove_if(unreported_errors_.begin(), unreported_errors_.end(),
+                                          [&](const PendingError& e) { return e.status == error; }),
                            unreported_errors_.end());
 }
 
@@ -307,8 +323,13 @@ Status VirtualMachine::SyncAll() {
   Receive(std::make_unique<Instruction>(*stream, std::make_unique<BarrierInstructionPolicy>(sync)));
   (void)sync->Wait();
   std::lock_guard<std::mutex> l(mu_);
-  Status s = unreported_errors_.empty() ? Status() : unreported_errors_.front();
-  unreported_errors_.clear();
+  const uint64_t me = ThisThreadIssuer();
+  auto mine = [&](const PendingError& e) { return e.issuer == me || e.issuer == 0; };
+  auto it = std::find_if(unreported_errors_.begin(), unreported_errors_.end(), mine);
+  Status s = it == unreported_errors_.end() ? Status() : it->status;
+  unreported_errors_.erase(
+      std::remove_if(unreported_errors_.begin(), unreported_errors_.end(), mine),
+      unreported_errors_.end());
   return s;
 }
 

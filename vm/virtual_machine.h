@@ -43,8 +43,12 @@ class VirtualMachine {
   void Receive(std::unique_ptr<Instruction> instr);
   void Receive(std::vector<std::unique_ptr<Instruction>> instrs);  // one lock for the batch
   // Blocks until every instruction received so far is done; returns the first error recorded
-  // since the previous SyncAll (then forgets it).
+  // since the previous SyncAll for work this thread issued (or that was issued from inside an
+  // instruction), then forgets those. Another thread's errors stay for that thread: a kernel
+  // error is raised only in the thread whose op failed.
   Status SyncAll();
+  // This thread's issuer id (assigned on first use; 0 inside an instruction).
+  static uint64_t ThisThreadIssuer();
   // Marks `error` as reported (a sync access raised it), so SyncAll does not raise it again.
   void ForgetError(const Status& error);
   // Frees a blob now if nothing live uses it; otherwise enqueues a ReleaseTensor instruction.
@@ -77,8 +81,14 @@ class VirtualMachine {
   std::condition_variable capacity_cv_;
   VirtualMachineEngine engine_;
   std::map<std::pair<int, int>, std::unique_ptr<Stream>> streams_;  // (device key, role)
-  // Errors of failed instructions not yet reported to the user (distinct, oldest first).
-  std::vector<Status> unreported_errors_;
+  // Errors of failed instructions not yet reported to the user (distinct, oldest first, at most
+  // 64: the oldest is dropped), with the thread that issued the failed work.
+  struct PendingError {
+    uint64_t issuer;
+    Status status;
+  };
+  std::vector<PendingError> unreported_errors_;
+  void RecordErrorLocked(uint64_t issuer, const Status& s);
   std::atomic<bool> shut_down_{false};
   std::atomic<Stream*> cpu_compute_{nullptr};  // cached for TryRunInline
   std::atomic<int64_t> inline_cost_limit_;

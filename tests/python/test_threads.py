@@ -47,3 +47,39 @@ def test_threads_training_independent_models_match_sequential_runs():
         for a, b in zip(par[s][1], seq[s][1]):
             np.testing.assert_array_equal(a, b)
     assert seq[0][0][-1] < seq[0][0][0]  # and it trained
+
+
+def test_a_kernel_error_is_raised_only_in_the_thread_whose_op_failed():
+    failed = threading.Event()
+    other_done = threading.Event()
+    seen = {}
+
+    def bad():
+        # gather with an index out of range fails inside the kernel, after the call returned
+        out = flow.gather(flow.ones(2, 3), 1, flow.tensor([[0, 7], [1, 2]]))  # noqa: F841
+        failed.set()
+        other_done.wait(timeout=60)
+        try:
+            flow.sync()
+            seen["bad"] = None
+        except (IndexError, RuntimeError) as e:
+            seen["bad"] = str(e)
+
+    def good():
+        failed.wait(timeout=60)
+        try:
+            r = (flow.tensor([1.0, 2.0]) * 3).sum().item()
+            flow.sync()  # the other thread's error is not this thread's to raise
+            seen["good"] = r
+        except Exception as e:  # pragma: no cover - the failure this test exists to catch
+            seen["good"] = repr(e)
+        other_done.set()
+
+    threads = [threading.Thread(target=bad), threading.Thread(target=good)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert seen["good"] == 9.0, seen
+    assert seen["bad"] is not None and "gather" in seen["bad"], seen
+    flow.sync()  # raised once, in its thread
