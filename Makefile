@@ -17,7 +17,7 @@ DEBS := bazel-bootstrap libabsl-dev pybind11-dev python3-dev python3-numpy pytho
 PIPS := safetensors==0.8.0
 EXT := python/oneflow_like/_C.so
 
-.PHONY: deps build test train bench clean format format-check install
+.PHONY: deps build test train bench clean format format-check install sanitize
 PREFIX ?= /usr/local
 deps:
 	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -48,6 +48,13 @@ train: build
 
 bench: build
 	PYTHONPATH=python $(PY) benchmarks/run_all.py
+
+# The threaded core under sanitizers (a CI step): ASan+UBSan and TSan builds (-c dbg, their own
+# output trees) of the VM and base libraries' tests; any report fails the test.
+SAN_TARGETS := //vm/... //oneflow_like/base/...
+sanitize: deps
+	$(BAZEL) test $(BFLAGS) --config=asan $(SAN_TARGETS)
+	$(BAZEL) test $(BFLAGS) --config=tsan $(SAN_TARGETS)
 
 format: deps
 	tools/format.sh
