@@ -10,28 +10,12 @@
 namespace oneflow_like {
 namespace opdefs {
 
-// Attribute structs and their visitors (see unary.h).
-#define OFL_ATTR(type, name, def) type name = def;
-#define OFL_ATTRS(Struct, fields) \
-  struct Struct {                 \
-    fields                        \
-  };
+// Attribute structs and their visitors.
 #define OFL_BINARY(...)
 #define OFL_BINARY_SCALAR(...)
-#include "oneflow_like/opdefs/binary.def"
-#undef OFL_ATTRS
-#undef OFL_ATTR
-#define OFL_ATTR(type, name, def) f(#name, a.name);
-#define OFL_ATTRS(Struct, fields)      \
-  template <typename F>                \
-  void ForEachAttr(Struct& a, F&& f) { \
-    (void)a;                           \
-    (void)f;                           \
-    fields                             \
-  }
-#include "oneflow_like/opdefs/binary.def"
-#undef OFL_ATTRS
-#undef OFL_ATTR
+#define OFL_TABLE "oneflow_like/opdefs/binary.def"
+#include "oneflow_like/opdefs/attr_structs.inc"
+#undef OFL_TABLE
 #undef OFL_BINARY
 #undef OFL_BINARY_SCALAR
 

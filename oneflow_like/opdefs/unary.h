@@ -20,30 +20,12 @@ constexpr bool InTypes() {
   return !fl;
 }
 
-// Attribute structs: fields with their defaults.
-#define OFL_ATTR(type, name, def) type name = def;
-#define OFL_ATTRS(Struct, fields) \
-  struct Struct {                 \
-    fields                        \
-  };
+// Attribute structs (fields with their defaults) and ForEachAttr visitors.
 #define OFL_UNARY(...)
 #define OFL_UNARY_GRAD(...)
-#include "oneflow_like/opdefs/unary.def"
-#undef OFL_ATTRS
-#undef OFL_ATTR
-
-// Visits each attribute of `a` as f(name, field&) in declaration order.
-#define OFL_ATTR(type, name, def) f(#name, a.name);
-#define OFL_ATTRS(Struct, fields)      \
-  template <typename F>                \
-  void ForEachAttr(Struct& a, F&& f) { \
-    (void)a;                           \
-    (void)f;                           \
-    fields                             \
-  }
-#include "oneflow_like/opdefs/unary.def"
-#undef OFL_ATTRS
-#undef OFL_ATTR
+#define OFL_TABLE "oneflow_like/opdefs/unary.def"
+#include "oneflow_like/opdefs/attr_structs.inc"
+#undef OFL_TABLE
 #undef OFL_UNARY
 #undef OFL_UNARY_GRAD
 

@@ -6,6 +6,7 @@
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/unary.h"
 #include "python/csrc/binding.h"
+#include "python/csrc/op_tables_py.h"
 
 namespace oneflow_like {
 namespace python {
@@ -244,13 +245,6 @@ struct TableRow {
   const char *name, *types, *out, *grad, *api, *lower, *base;
   py::dict (*attrs)();
 };
-template <typename Attrs>
-py::dict AttrsDict() {
-  py::dict d;
-  Attrs a;
-  opdefs::ForEachAttr(a, [&](const char* n, auto& v) { d[n] = v; });
-  return d;
-}
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_BINARY(name, Name, types, out, Attrs, grad, api, lower, ...) \

@@ -5,6 +5,7 @@
 #include "oneflow_like/ops/unary.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "python/csrc/binding.h"
+#include "python/csrc/op_tables_py.h"
 
 namespace oneflow_like {
 namespace python {
@@ -91,13 +92,6 @@ struct TableRow {
   const char *name, *types, *grad, *api, *lower;
   py::dict (*attrs)();
 };
-template <typename Attrs>
-py::dict AttrsDict() {
-  py::dict d;
-  Attrs a;
-  opdefs::ForEachAttr(a, [&](const char* n, auto& v) { d[n] = v; });
-  return d;
-}
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_UNARY(name, Name, types, Attrs, grad, api, lower, ...) \

@@ -7,7 +7,7 @@ Adam adds wd * p to g (L2); AdamW (or Adam(decoupled_weight_decay=True)) scales 
 import math
 
 import oneflow_like as flow
-from oneflow_like.optim.optimizer import Optimizer, _flags
+from oneflow_like.optim.optimizer import Optimizer, _check_betas, _flags
 
 
 class Adam(Optimizer):
@@ -39,8 +39,7 @@ class Adam(Optimizer):
             raise ValueError(
                 f"[{name}] lr, eps and weight_decay must be >= 0, got {lr}, {eps}, {weight_decay}"
             )
-        if not (0.0 <= betas[0] < 1.0 and 0.0 <= betas[1] < 1.0):
-            raise ValueError(f"[{name}] Invalid beta parameters: {betas}")
+        _check_betas(name, betas)
         super().__init__(
             params,
             dict(

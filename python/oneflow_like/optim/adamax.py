@@ -2,12 +2,7 @@
   g += wd p;  m = b1 m + (1 - b1) g;  u = max(b2 u, |g| + eps);  p -= lr / (1 - b1^t) m / u
 """
 import oneflow_like as flow
-from oneflow_like.optim.optimizer import Optimizer, _check_hparams, _flags
-
-
-def _check_betas(name, betas):
-    if not (0.0 <= betas[0] < 1.0 and 0.0 <= betas[1] < 1.0):
-        raise ValueError(f"[{name}] Invalid beta parameters: {betas}")
+from oneflow_like.optim.optimizer import Optimizer, _check_betas, _check_hparams, _flags
 
 
 class Adamax(Optimizer):

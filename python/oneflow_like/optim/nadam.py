@@ -12,8 +12,7 @@ RAdam: rho_inf = 2 / (1 - b2) - 1, rho_t = rho_inf - 2 t b2^t / (1 - b2^t); with
 import math
 
 import oneflow_like as flow
-from oneflow_like.optim.adamax import _check_betas
-from oneflow_like.optim.optimizer import Optimizer, _check_hparams, _flags
+from oneflow_like.optim.optimizer import Optimizer, _check_betas, _check_hparams, _flags
 
 
 class _AdamFamily(Optimizer):

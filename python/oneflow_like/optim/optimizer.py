@@ -23,6 +23,12 @@ def _check_hparams(name, **values):
                 raise ValueError(f"[{name}] Invalid {k} value: {v}")
 
 
+def _check_betas(name, betas):
+    """Adam-family (beta1, beta2): each in [0, 1); ValueError naming the optimizer otherwise."""
+    if not (0.0 <= betas[0] < 1.0 and 0.0 <= betas[1] < 1.0):
+        raise ValueError(f"[{name}] Invalid beta parameters: {betas}")
+
+
 def _flags(name, foreach=None, capturable=False, differentiable=False, fused=None):
     """PyTorch's implementation switches. foreach/capturable/fused choose among kernels that give
     the same result; they are kept in the groups (as in PyTorch) and change nothing here."""
