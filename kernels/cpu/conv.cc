@@ -166,6 +166,16 @@ Status GemmGradWeight(KernelContext& ctx, const ConvGeom& q) {
 
 using dnnl::memory;
 
+// Primitives are built on one thread and run on others (a VM worker, or inline on the issuing
+// thread), so each owns no scratchpad: oneDNN's library-managed one is thread-local and sized on
+// the thread that creates the primitive, and running it on another thread reads past the end of
+// that thread's (smaller or absent) scratchpad. The scratchpad comes from the kernel's temps.
+dnnl::primitive_attr UserScratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
 // Primitives for one convolution geometry; built on first use, then reused.
 struct ConvPrims {
   dnnl::convolution_forward::primitive_desc fwd_pd;
@@ -194,16 +204,22 @@ std::shared_ptr<ConvPrims> GetPrims(const ConvGeom& q, bool bias) {
   auto it = cache.entries.find(key);
   if (it != cache.entries.end()) return it->second;
   if (cache.entries.size() >= 64) cache.entries.clear();  // a small cache: shapes change rarely
-  auto pd = dnnl::convolution_forward::primitive_desc(ConvFwdDesc(q, bias), DnnlEngine());
+  auto pd = dnnl::convolution_forward::primitive_desc(ConvFwdDesc(q, bias), UserScratchpad(),
+                                                      DnnlEngine());
   auto p = std::shared_ptr<ConvPrims>(
       new ConvPrims{pd, dnnl::convolution_forward(pd), nullptr, nullptr, nullptr, nullptr});
   cache.entries[key] = p;
   return p;
 }
 
-// Runs `prim` with user buffers in plain layouts; reorder scratch comes from the kernel's temps.
+// Runs `prim` with user buffers in plain layouts; its scratchpad and the reorders' buffers come
+// from the kernel's temps.
 Status Execute(KernelContext& ctx, const char* op, const dnnl::primitive& prim,
-               const std::vector<DnnlArg>& args) {
+               const memory::desc& scratchpad, std::vector<DnnlArg> args) {
+  if (scratchpad.get_size() > 0) {
+    ASSIGN_OR_RETURN(void* pad, ctx.AllocateTemp(scratchpad.get_size()));
+    args.push_back({DNNL_ARG_SCRATCHPAD, scratchpad, scratchpad, pad, false});
+  }
   return DnnlExecute(op, prim, args, [&](size_t bytes) { return ctx.AllocateTemp(bytes); });
 }
 
@@ -222,7 +238,7 @@ Status DnnlForward(KernelContext& ctx, const ConvGeom& q) {
   if (bias)
     args.push_back({DNNL_ARG_BIAS, p->fwd_pd.bias_desc(), PlainDesc({q.k}, memory::format_tag::x),
                     ctx.input(2).data, false});
-  return Execute(ctx, "conv2d", p->fwd, args);
+  return Execute(ctx, "conv2d", p->fwd, p->fwd_pd.scratchpad_desc(), args);
 }
 
 Status DnnlGradInput(KernelContext& ctx, const ConvGeom& q) {
@@ -232,12 +248,12 @@ Status DnnlGradInput(KernelContext& ctx, const ConvGeom& q) {
   if (!p->bwd_data) {
     OFL_DNNL_CALL("conv2d_grad_input", {
       p->bwd_data_pd.reset(new dnnl::convolution_backward_data::primitive_desc(
-          ConvBwdDataDesc(q), DnnlEngine(), p->fwd_pd));
+          ConvBwdDataDesc(q), UserScratchpad(), DnnlEngine(), p->fwd_pd));
       p->bwd_data.reset(new dnnl::convolution_backward_data(*p->bwd_data_pd));
     });
   }
   auto& pd = *p->bwd_data_pd;
-  return Execute(ctx, "conv2d_grad_input", *p->bwd_data,
+  return Execute(ctx, "conv2d_grad_input", *p->bwd_data, pd.scratchpad_desc(),
                  {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(),
                    PlainDesc(ConvDstDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
                   {DNNL_ARG_WEIGHTS, pd.weights_desc(), PlainDesc(ConvWeiDims(q), ConvWeiTag(q)),
@@ -253,12 +269,12 @@ Status DnnlGradWeight(KernelContext& ctx, const ConvGeom& q) {
   if (!p->bwd_w) {
     OFL_DNNL_CALL("conv2d_grad_weight", {
       p->bwd_w_pd.reset(new dnnl::convolution_backward_weights::primitive_desc(
-          ConvBwdWeightsDesc(q), DnnlEngine(), p->fwd_pd));
+          ConvBwdWeightsDesc(q), UserScratchpad(), DnnlEngine(), p->fwd_pd));
       p->bwd_w.reset(new dnnl::convolution_backward_weights(*p->bwd_w_pd));
     });
   }
   auto& pd = *p->bwd_w_pd;
-  return Execute(ctx, "conv2d_grad_weight", *p->bwd_w,
+  return Execute(ctx, "conv2d_grad_weight", *p->bwd_w, pd.scratchpad_desc(),
                  {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(),
                    PlainDesc(ConvDstDims(q), memory::format_tag::nchw), ctx.input(0).data, false},
                   {DNNL_ARG_SRC, pd.src_desc(), PlainDesc(ConvSrcDims(q), memory::format_tag::nchw),

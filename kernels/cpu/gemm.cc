@@ -84,10 +84,25 @@ void ScaleOutput(const GemmShape& s, float beta, float* c) {
 
 // ---- oneDNN ----------------------------------------------------------------------------------
 
+// A cached primitive runs on whichever thread executes the instruction (a VM worker, or the
+// issuing thread inline), so it owns no scratchpad: oneDNN's library-managed one is thread-local
+// and sized on the creating thread. Each run takes the executing thread's own buffer instead.
 struct DnnlMatmul {
   dnnl::matmul prim;
-  dnnl::memory::desc a, b, c;
+  dnnl::memory::desc a, b, c, scratchpad;
 };
+
+// This thread's scratchpad of at least `bytes` (64-byte aligned; grows, never shrinks).
+void* ThreadScratchpad(size_t bytes) {
+  thread_local std::unique_ptr<char, decltype(&std::free)> buf(nullptr, &std::free);
+  thread_local size_t size = 0;
+  if (bytes > size) {
+    const size_t rounded = (bytes + 63) / 64 * 64;
+    buf.reset(static_cast<char*>(std::aligned_alloc(64, rounded)));
+    size = buf ? rounded : 0;
+  }
+  return buf.get();
+}
 
 struct DnnlState {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
@@ -128,6 +143,7 @@ std::shared_ptr<DnnlMatmul> GetMatmul(const GemmShape& s, bool scaled, bool accu
     c_strides[d] = c_strides[d + 1] * s.batch[d + 1];
   dnnl::memory::desc c = OperandDesc(s, c_strides, s.m, s.n, false, s.ldc);
   dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   if (scaled) attr.set_output_scales(0, {DNNL_RUNTIME_F32_VAL});
   if (accumulate) {
     dnnl::post_ops po;
@@ -135,7 +151,8 @@ std::shared_ptr<DnnlMatmul> GetMatmul(const GemmShape& s, bool scaled, bool accu
     attr.set_post_ops(po);
   }
   dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr, st.engine);
-  auto mm = std::make_shared<DnnlMatmul>(DnnlMatmul{dnnl::matmul(pd), a, b, c});
+  auto mm =
+      std::make_shared<DnnlMatmul>(DnnlMatmul{dnnl::matmul(pd), a, b, c, pd.scratchpad_desc()});
   st.cache.emplace(std::move(key), mm);
   return mm;
 }
@@ -157,6 +174,13 @@ Status DnnlSgemm(const GemmShape& s, float alpha, const float* a, const float* b
     if (alpha != 1.0f) {
       dnnl::memory sm({{1}, dnnl::memory::data_type::f32, {1}}, st.engine, &alpha);
       args.emplace(DNNL_ARG_ATTR_OUTPUT_SCALES, sm);
+    }
+    if (const size_t bytes = mm->scratchpad.get_size(); bytes > 0) {
+      void* pad = ThreadScratchpad(bytes);
+      if (pad == nullptr)
+        return OutOfMemory("[matmul] oneDNN scratchpad of %d bytes for [%d x %d] x [%d x %d]",
+                           bytes, s.m, s.k, s.k, s.n);
+      args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(mm->scratchpad, st.engine, pad));
     }
     mm->prim.execute(strm, args);
     strm.wait();
