@@ -1,0 +1,336 @@
+// CPU kernels of the scan and ordering family (ops/scan.cc). Inputs are contiguous; a tensor is
+// seen as outer x n x inner around `dim`, and every op works on the n-long lines.
+//   scans (cumsum, cumprod): row by row over inner slabs (vectorisable), accumulating floats in
+//     double and integers in int64, parallel over outer x inner blocks;
+//   orderings (sort, topk, cummax/cummin, logcumsumexp and the gradients): one line at a time,
+//     parallel over lines.
+// NaN orders above every number (PyTorch): last in an ascending sort, first in a descending one.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cpu/loops.h"
+
+namespace oneflow_like {
+namespace kernels {
+namespace {
+
+struct Lines {
+  int64_t outer = 1, n = 1, inner = 1;
+  int64_t count() const { return outer * inner; }
+  // The first element of line l and the stride between its elements.
+  int64_t base(int64_t l) const { return (l / inner) * n * inner + l % inner; }
+};
+
+Lines AroundDim(const Shape& s, int64_t dim) {
+  Lines r;
+  if (s.ndim() == 0) return r;
+  r.n = s[dim];
+  for (int64_t i = 0; i < dim; ++i) r.outer *= s[i];
+  for (int64_t i = dim + 1; i < s.ndim(); ++i) r.inner *= s[i];
+  return r;
+}
+
+template <typename T>
+bool IsNanV(T v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(v);
+  else
+    return false;
+}
+
+// a before b in ascending order (NaN largest).
+template <typename T>
+bool Less(T a, T b) {
+  return !IsNanV(a) && (IsNanV(b) || a < b);
+}
+
+template <typename T>
+using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+
+int64_t Grain(int64_t per_line) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(per_line, 1)); }
+
+// cumsum / cumprod: out[a, j, b] = x[a, j, b] (op) out[a, j -/+ 1, b].
+template <typename T, bool kProd>
+void Scan(const T* x, T* out, const Lines& L, bool reverse) {
+  constexpr int64_t kSlab = 256;
+  int64_t slabs = (L.inner + kSlab - 1) / kSlab;
+  ParallelFor(
+      L.outer * slabs,
+      [&](int64_t begin, int64_t end) {
+        Acc<T> acc[kSlab];
+        for (int64_t t = begin; t < end; ++t) {
+          int64_t a = t / slabs, b0 = (t % slabs) * kSlab, w = std::min(kSlab, L.inner - b0);
+          std::fill(acc, acc + w, Acc<T>(kProd ? 1 : 0));
+          for (int64_t s = 0; s < L.n; ++s) {
+            int64_t j = reverse ? L.n - 1 - s : s;
+            int64_t off = (a * L.n + j) * L.inner + b0;
+            for (int64_t b = 0; b < w; ++b) {
+              if constexpr (kProd)
+                acc[b] *= static_cast<Acc<T>>(x[off + b]);
+              else
+                acc[b] += static_cast<Acc<T>>(x[off + b]);
+              out[off + b] = static_cast<T>(acc[b]);
+            }
+          }
+        }
+      },
+      Grain(L.n * kSlab));
+}
+
+// Runs fn(line_index, base, stride) for every line, in parallel.
+template <typename Fn>
+void ForEachLine(const Lines& L, Fn&& fn) {
+  ParallelFor(
+      L.count(),
+      [&](int64_t begin, int64_t end) {
+        for (int64_t l = begin; l < end; ++l) fn(L.base(l), L.inner);
+      },
+      Grain(L.n));
+}
+
+Status Unsupported(KernelContext& ctx, DType dt) {
+  return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(dt));
+}
+
+template <bool kProd>
+Status ScanKernel(KernelContext& ctx) {
+  const TensorView &x = ctx.input(0), &out = ctx.output(0);
+  Lines L = AroundDim(x.shape, ctx.attrs().Int("dim"));
+  bool reverse = ctx.attrs().Bool("reverse", false), done = false;
+  OFL_SWITCH_NUMERIC(x.dtype, {
+    Scan<scalar_t, kProd>(x.ptr<const scalar_t>(), out.ptr<scalar_t>(), L, reverse);
+    done = true;
+  });
+  return done ? Status() : Unsupported(ctx, x.dtype);
+}
+
+// out_j = log(exp(out_{j-1}) + exp(x_j)), computed as max + log1p(exp(-|difference|)).
+Status LogCumSumExpKernel(KernelContext& ctx) {
+  const TensorView &x = ctx.input(0), &out = ctx.output(0);
+  Lines L = AroundDim(x.shape, ctx.attrs().Int("dim"));
+  bool done = false;
+  OFL_SWITCH_FLOAT(x.dtype, {
+    const scalar_t* xv = x.ptr<const scalar_t>();
+    scalar_t* o = out.ptr<scalar_t>();
+    ForEachLine(L, [&](int64_t base, int64_t st) {
+      double acc = -std::numeric_limits<double>::infinity();
+      for (int64_t j = 0; j < L.n; ++j) {
+        double v = xv[base + j * st];
+        double hi = std::max(acc, v), lo = std::min(acc, v);
+        if (std::isnan(v) || std::isnan(acc))
+          acc = std::numeric_limits<double>::quiet_NaN();
+        else if (lo == -std::numeric_limits<double>::infinity() || hi == lo)
+          acc = hi == lo && std::isfinite(hi) ? hi + std::log(2.0) : hi;
+        else
+          acc = hi + std::log1p(std::exp(lo - hi));
+        o[base + j * st] = static_cast<scalar_t>(acc);
+      }
+    });
+    done = true;
+  });
+  return done ? Status() : Unsupported(ctx, x.dtype);
+}
+
+// The gradient kernels (x, out, g; dim) -> dx of the scans: line(x, out, g, dx, base, stride, n)
+// for every line, in floating point.
+template <typename LineFn>
+Status ScanGradKernel(KernelContext& ctx, LineFn line) {
+  const TensorView &x = ctx.input(0), &o = ctx.input(1), &g = ctx.input(2), &dx = ctx.output(0);
+  Lines L = AroundDim(x.shape, ctx.attrs().Int("dim"));
+  bool done = false;
+  OFL_SWITCH_FLOAT(x.dtype, {
+    const scalar_t *xv = x.ptr<const scalar_t>(), *ov = o.ptr<const scalar_t>(),
+                   *gv = g.ptr<const scalar_t>();
+    scalar_t* d = dx.ptr<scalar_t>();
+    ForEachLine(L, [&](int64_t base, int64_t st) { line(xv, ov, gv, d, base, st, L.n); });
+    done = true;
+  });
+  return done ? Status() : Unsupported(ctx, x.dtype);
+}
+
+// d out_j / d x_i = prod_{k <= j, k != i} x_k. With z the first zero of the line: for i < z,
+// dx_i = sum_{i <= j < z} g_j out_j / x_i; dx_z = sum_{j >= z} g_j prod_{k <= j, k != z} x_k;
+// dx_i = 0 for i > z.
+Status CumprodGradKernel(KernelContext& ctx) {
+  return ScanGradKernel(ctx, [](const auto* xv, const auto* ov, const auto* gv, auto* d,
+                                int64_t base, int64_t st, int64_t n) {
+    using T = std::remove_pointer_t<decltype(d)>;
+    auto at = [&](int64_t j) { return base + j * st; };
+    int64_t z = 0;
+    while (z < n && xv[at(z)] != 0) ++z;
+    double acc = 0;
+    for (int64_t j = z - 1; j >= 0; --j) {
+      acc += static_cast<double>(gv[at(j)]) * ov[at(j)];
+      d[at(j)] = static_cast<T>(acc / xv[at(j)]);
+    }
+    if (z == n) return;
+    double term = z == 0 ? 1.0 : static_cast<double>(ov[at(z - 1)]), sum = 0;
+    for (int64_t j = z; j < n; ++j) {
+      if (j > z) term *= xv[at(j)];
+      sum += static_cast<double>(gv[at(j)]) * term;
+    }
+    d[at(z)] = static_cast<T>(sum);
+    for (int64_t j = z + 1; j < n; ++j) d[at(j)] = 0;
+  });
+}
+
+// dx_i = sum_{j >= i} g_j exp(x_i - out_j) = exp(x_i - out_i) T_i with
+// T_i = g_i + exp(out_i - out_{i+1}) T_{i+1}; out never decreases, so both factors are <= 1.
+Status LogCumSumExpGradKernel(KernelContext& ctx) {
+  return ScanGradKernel(ctx, [](const auto* xv, const auto* ov, const auto* gv, auto* d,
+                                int64_t base, int64_t st, int64_t n) {
+    using T = std::remove_pointer_t<decltype(d)>;
+    // exp(a - b) for a <= b, with equal infinities giving 1.
+    auto ratio = [](double a, double b) { return a == b ? 1.0 : std::exp(a - b); };
+    double t = 0;
+    for (int64_t j = n - 1; j >= 0; --j) {
+      int64_t p = base + j * st;
+      t = gv[p] + (j + 1 < n ? ratio(ov[p], ov[p + st]) * t : 0.0);
+      d[p] = static_cast<T>(ratio(xv[p], ov[p]) * t);
+    }
+  });
+}
+
+// Running max (min): the index is the last of equal values; a NaN sticks (PyTorch's cummax).
+template <bool kMax>
+Status CumExtremeKernel(KernelContext& ctx) {
+  const TensorView& x = ctx.input(0);
+  Lines L = AroundDim(x.shape, ctx.attrs().Int("dim"));
+  int64_t* iv = ctx.output(1).ptr<int64_t>();
+  bool done = false;
+  OFL_SWITCH_NUMERIC_BOOL(x.dtype, {
+    const scalar_t* xv = x.ptr<const scalar_t>();
+    scalar_t* o = ctx.output(0).ptr<scalar_t>();
+    ForEachLine(L, [&](int64_t base, int64_t st) {
+      scalar_t best{};
+      int64_t bi = 0;
+      for (int64_t j = 0; j < L.n; ++j) {
+        scalar_t v = xv[base + j * st];
+        bool take = j == 0 || IsNanV(v) ||
+                    (!IsNanV(best) && (kMax ? !(v < best) : !(best < v)));
+        if (take) best = v, bi = j;
+        o[base + j * st] = best;
+        iv[base + j * st] = bi;
+      }
+    });
+    done = true;
+  });
+  return done ? Status() : Unsupported(ctx, x.dtype);
+}
+
+// An unsigned key whose order is the ascending order of 32-bit-or-smaller values (NaN largest,
+// -0 == +0); packed above the position into a uint64, one integer compare orders (value, index).
+template <typename T>
+uint32_t OrderKey(T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (std::isnan(v)) return 0xFFFFFFFFu;
+    uint32_t u;
+    float c = v == 0 ? 0.0f : v;
+    std::memcpy(&u, &c, 4);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<uint32_t>(static_cast<int32_t>(v)) ^ 0x80000000u;
+  } else {
+    return static_cast<uint32_t>(v);
+  }
+}
+
+// One line ordered (ties: lower position first), its first `k` written to (values, indices).
+template <typename T>
+struct LineOrderer {
+  const T* x;
+  int64_t n, k;
+  bool desc;
+  T* ov;
+  int64_t* iv;
+  std::vector<uint64_t> keys;                // 32-bit types
+  std::vector<std::pair<T, int64_t>> pairs;  // wider types
+
+  template <typename It, typename Cmp>
+  void Order(It first, It last, Cmp cmp) {
+    if (k < n)
+      std::partial_sort(first, first + k, last, cmp);
+    else
+      std::sort(first, last, cmp);
+  }
+
+  void Run(int64_t base, int64_t st, int64_t obase, int64_t ost) {
+    if constexpr (sizeof(T) <= 4) {
+      if (n < (int64_t(1) << 32)) {
+        keys.resize(n);
+        for (int64_t j = 0; j < n; ++j) {
+          uint32_t key = OrderKey(x[base + j * st]);
+          keys[j] = (uint64_t(desc ? ~key : key) << 32) | uint64_t(j);
+        }
+        Order(keys.begin(), keys.end(), std::less<uint64_t>());
+        for (int64_t j = 0; j < k; ++j) {
+          int64_t i = static_cast<int64_t>(keys[j] & 0xFFFFFFFFu);
+          ov[obase + j * ost] = x[base + i * st];
+          iv[obase + j * ost] = i;
+        }
+        return;
+      }
+    }
+    pairs.resize(n);
+    for (int64_t j = 0; j < n; ++j) pairs[j] = {x[base + j * st], j};
+    bool d = desc;
+    Order(pairs.begin(), pairs.end(), [d](const auto& a, const auto& b) {
+      bool ab = d ? Less(b.first, a.first) : Less(a.first, b.first);
+      bool ba = d ? Less(a.first, b.first) : Less(b.first, a.first);
+      return ab || (!ba && a.second < b.second);
+    });
+    for (int64_t j = 0; j < k; ++j) {
+      ov[obase + j * ost] = pairs[j].first;
+      iv[obase + j * ost] = pairs[j].second;
+    }
+  }
+};
+
+// sort(x; dim, descending) and topk(x; dim, k, largest): the same ordering, k = n for sort.
+Status OrderKernel(KernelContext& ctx) {
+  const TensorView& x = ctx.input(0);
+  int64_t dim = ctx.attrs().Int("dim");
+  bool is_sort = std::string_view(ctx.op()) == "sort";
+  bool desc = is_sort ? ctx.attrs().Bool("descending") : ctx.attrs().Bool("largest");
+  Lines L = AroundDim(x.shape, dim);
+  int64_t k = is_sort ? L.n : ctx.attrs().Int("k");
+  if (k == 0 || L.count() == 0) return Status();
+  int64_t* iv = ctx.output(1).ptr<int64_t>();
+  bool done = false;
+  OFL_SWITCH_NUMERIC_BOOL(x.dtype, {
+    const scalar_t* xv = x.ptr<const scalar_t>();
+    scalar_t* o = ctx.output(0).ptr<scalar_t>();
+    ParallelFor(
+        L.count(),
+        [&](int64_t begin, int64_t end) {
+          LineOrderer<scalar_t> lo{xv, L.n, k, desc, o, iv, {}, {}};
+          for (int64_t l = begin; l < end; ++l)
+            lo.Run(L.base(l), L.inner, (l / L.inner) * k * L.inner + l % L.inner, L.inner);
+        },
+        Grain(L.n * 8));
+    done = true;
+  });
+  return done ? Status() : Unsupported(ctx, x.dtype);
+}
+
+}  // namespace
+
+OFL_REGISTER_KERNEL(cumsum, kCPU, ScanKernel<false>);
+OFL_REGISTER_KERNEL(cumprod, kCPU, ScanKernel<true>);
+OFL_REGISTER_KERNEL(cumprod_grad, kCPU, CumprodGradKernel);
+OFL_REGISTER_KERNEL(logcumsumexp, kCPU, LogCumSumExpKernel);
+OFL_REGISTER_KERNEL(logcumsumexp_grad, kCPU, LogCumSumExpGradKernel);
+OFL_REGISTER_KERNEL(cummax, kCPU, CumExtremeKernel<true>);
+OFL_REGISTER_KERNEL(cummin, kCPU, CumExtremeKernel<false>);
+OFL_REGISTER_KERNEL(sort, kCPU, OrderKernel);
+OFL_REGISTER_KERNEL(topk, kCPU, OrderKernel);
+
+}  // namespace kernels
+}  // namespace oneflow_like
