@@ -54,7 +54,9 @@ bool Less(T a, T b) {
 template <typename T>
 using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
 
-int64_t Grain(int64_t per_line) { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(per_line, 1)); }
+int64_t Grain(int64_t per_line) {
+  return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(per_line, 1));
+}
 
 // cumsum / cumprod: out[a, j, b] = x[a, j, b] (op) out[a, j -/+ 1, b].
 template <typename T, bool kProd>
@@ -213,8 +215,7 @@ Status CumExtremeKernel(KernelContext& ctx) {
       int64_t bi = 0;
       for (int64_t j = 0; j < L.n; ++j) {
         scalar_t v = xv[base + j * st];
-        bool take = j == 0 || IsNanV(v) ||
-                    (!IsNanV(best) && (kMax ? !(v < best) : !(best < v)));
+        bool take = j == 0 || IsNanV(v) || (!IsNanV(best) && (kMax ? !(v < best) : !(best < v)));
         if (take) best = v, bi = j;
         o[base + j * st] = best;
         iv[base + j * st] = bi;

@@ -33,41 +33,38 @@ StatusOr<TensorList> GatheredGrad(const GradContext& c) {
 
 // cumsum(x; dim, reverse): running sums (from the end when reverse). Its gradient is the running
 // sum the other way.
-const OpDef kCumsum = OpSpec("cumsum", ops::InferSameAsInput)
-                          .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-                            ASSIGN_OR_RETURN(Tensor g, Dispatch1(kCumsum, {c.grad_outputs[0]},
-                                                                 {{"dim", c.attrs.Int("dim")},
-                                                                  {"reverse",
-                                                                   !c.attrs.Bool("reverse")}}));
-                            return TensorList{g};
-                          })
-                          .SaveInputs(false)
-                          .SaveOutputs(false);
+const OpDef kCumsum =
+    OpSpec("cumsum", ops::InferSameAsInput)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(Tensor g, Dispatch1(kCumsum, {c.grad_outputs[0]},
+                                               {{"dim", c.attrs.Int("dim")},
+                                                {"reverse", !c.attrs.Bool("reverse")}}));
+          return TensorList{g};
+        })
+        .SaveInputs(false)
+        .SaveOutputs(false);
 
 // cumprod_grad(x, out, g; dim): exact with zeros in x (no division by a zero), O(n) per line.
 const OpDef kCumprodGrad = OpSpec("cumprod_grad", ops::InferSameAsInput);
-const OpDef kCumprod = OpSpec("cumprod", ops::InferSameAsInput)
-                           .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-                             ASSIGN_OR_RETURN(
-                                 Tensor g,
-                                 Dispatch1(kCumprodGrad,
-                                           {c.inputs[0], c.outputs[0], c.grad_outputs[0]},
-                                           {{"dim", c.attrs.Int("dim")}}));
-                             return TensorList{g};
-                           });
+const OpDef kCumprod =
+    OpSpec("cumprod", ops::InferSameAsInput).Grad([](const GradContext& c) -> StatusOr<TensorList> {
+      ASSIGN_OR_RETURN(Tensor g,
+                       Dispatch1(kCumprodGrad, {c.inputs[0], c.outputs[0], c.grad_outputs[0]},
+                                 {{"dim", c.attrs.Int("dim")}}));
+      return TensorList{g};
+    });
 
 // logcumsumexp_grad(x, out, g; dim): dx_i = sum_{j>=i} g_j exp(x_i - out_j), by a stable
 // reverse recurrence.
 const OpDef kLogCumSumExpGrad = OpSpec("logcumsumexp_grad", ops::InferSameAsInput);
-const OpDef kLogCumSumExp = OpSpec("logcumsumexp", ops::InferSameAsInput)
-                                .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-                                  ASSIGN_OR_RETURN(
-                                      Tensor g,
-                                      Dispatch1(kLogCumSumExpGrad,
-                                                {c.inputs[0], c.outputs[0], c.grad_outputs[0]},
-                                                {{"dim", c.attrs.Int("dim")}}));
-                                  return TensorList{g};
-                                });
+const OpDef kLogCumSumExp =
+    OpSpec("logcumsumexp", ops::InferSameAsInput)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          ASSIGN_OR_RETURN(
+              Tensor g, Dispatch1(kLogCumSumExpGrad, {c.inputs[0], c.outputs[0], c.grad_outputs[0]},
+                                  {{"dim", c.attrs.Int("dim")}}));
+          return TensorList{g};
+        });
 
 // cummax/cummin(x; dim) -> (values, indices); sort(x; dim, descending) -> (values, indices).
 const OpDef kCummax = OpSpec("cummax", InferValuesIndices).Grad(GatheredGrad).SaveInputs(false);
@@ -75,19 +72,18 @@ const OpDef kCummin = OpSpec("cummin", InferValuesIndices).Grad(GatheredGrad).Sa
 const OpDef kSort = OpSpec("sort", InferValuesIndices).Grad(GatheredGrad).SaveInputs(false);
 
 // topk(x; dim, k, largest) -> (values, indices), k along dim, sorted best first.
-const OpDef kTopk = OpSpec("topk",
-                           [](const TensorList& in, const AttrMap& a,
-                              std::vector<TensorMeta>* out) {
-                             std::vector<int64_t> dims(in[0].shape().dims().begin(),
-                                                       in[0].shape().dims().end());
-                             if (!dims.empty()) dims[a.Int("dim")] = a.Int("k");
-                             Shape s(absl::MakeConstSpan(dims));
-                             out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
-                             out->push_back(TensorMeta{s, DType::kI64, in[0].device()});
-                             return Status();
-                           })
-                        .Grad(GatheredGrad)
-                        .SaveInputs(false);
+const OpDef kTopk =
+    OpSpec("topk",
+           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+             std::vector<int64_t> dims(in[0].shape().dims().begin(), in[0].shape().dims().end());
+             if (!dims.empty()) dims[a.Int("dim")] = a.Int("k");
+             Shape s(absl::MakeConstSpan(dims));
+             out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
+             out->push_back(TensorMeta{s, DType::kI64, in[0].device()});
+             return Status();
+           })
+        .Grad(GatheredGrad)
+        .SaveInputs(false);
 
 Status CheckOrderable(const char* op, const Tensor& x) {
   if (x.dtype() == DType::kF16 || x.dtype() == DType::kBF16)
@@ -178,7 +174,8 @@ StatusOr<std::pair<Tensor, Tensor>> Kthvalue(const Tensor& x, int64_t k, int64_t
   if (k < 1 || k > size)
     return OutOfRange("[kthvalue] k (%d) out of range for dim %d of size %d (input %s)", k, dim,
                       size, x.meta_string());
-  ASSIGN_OR_RETURN(TensorList r, Dispatch(kTopk, {x}, {{"dim", d}, {"k", k}, {"largest", false}, {"n", size}}));
+  ASSIGN_OR_RETURN(TensorList r,
+                   Dispatch(kTopk, {x}, {{"dim", d}, {"k", k}, {"largest", false}, {"n", size}}));
   if (x.ndim() == 0) return std::make_pair(r[0], r[1]);
   ASSIGN_OR_RETURN(Tensor v, Narrow(r[0], d, k - 1, 1));
   ASSIGN_OR_RETURN(Tensor i, Narrow(r[1], d, k - 1, 1));

@@ -43,9 +43,7 @@ void BindScan(py::module_& m, TensorClass& cls) {
   auto cumprod = [](const Tensor& x, int64_t dim, py::object dtype) {
     return Unwrap(F::Cumprod(x, dim, OptDtype(dtype)));
   };
-  auto logcumsumexp = [](const Tensor& x, int64_t dim) {
-    return Unwrap(F::LogCumSumExp(x, dim));
-  };
+  auto logcumsumexp = [](const Tensor& x, int64_t dim) { return Unwrap(F::LogCumSumExp(x, dim)); };
   auto cummax = [](const Tensor& x, int64_t dim) { return Tuple(g_cummax, F::Cummax(x, dim)); };
   auto cummin = [](const Tensor& x, int64_t dim) { return Tuple(g_cummin, F::Cummin(x, dim)); };
   // sort(input, dim=-1, descending=False, stable=False): always stable here.

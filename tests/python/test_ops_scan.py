@@ -76,7 +76,9 @@ def test_logcumsumexp_stable():
     flow.logcumsumexp(x, 0).sum().backward()
     g = x.grad.numpy()
     assert np.all(np.isfinite(g))
-    ref = [sum(np.exp(a[i] - np.logaddexp.accumulate(a[:4])[j]) for j in range(i, 4)) for i in range(4)]
+    ref = [
+        sum(np.exp(a[i] - np.logaddexp.accumulate(a[:4])[j]) for j in range(i, 4)) for i in range(4)
+    ]
     np.testing.assert_allclose(g, ref, rtol=1e-12)
     ninf = flow.logcumsumexp(flow.tensor([-np.inf, -np.inf, 0.0]), 0).numpy()
     np.testing.assert_array_equal(ninf, [-np.inf, -np.inf, 0.0])
@@ -91,7 +93,11 @@ def np_cumext(a, dim, is_max):
     for pos in np.ndindex(x.shape[:-1]):
         best, bi = None, 0
         for j, v in enumerate(x[pos]):
-            if j == 0 or np.isnan(v) or (not np.isnan(best) and (v >= best if is_max else v <= best)):
+            if (
+                j == 0
+                or np.isnan(v)
+                or (not np.isnan(best) and (v >= best if is_max else v <= best))
+            ):
                 best, bi = v, j
             vals[pos + (j,)], idx[pos + (j,)] = best, bi
     return np.moveaxis(vals, -1, dim), np.moveaxis(idx, -1, dim)

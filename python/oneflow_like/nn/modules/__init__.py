@@ -29,6 +29,16 @@ from oneflow_like.nn.modules.activation import (
     Tanh,
 )
 from oneflow_like.nn.modules.sparse import Embedding
+from oneflow_like.nn.modules.rnn import (
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    RNNBase,
+    RNNCell,
+    RNNCellBase,
+)
 from oneflow_like.nn.modules.dropout import Dropout
 from oneflow_like.nn.modules.flatten import Flatten, Unflatten
 from oneflow_like.nn.modules.loss import *  # noqa: F401,F403
@@ -41,6 +51,14 @@ from oneflow_like.nn.modules.transformer import (
 )
 
 __all__ = _loss_all + [
+    "GRU",
+    "GRUCell",
+    "LSTM",
+    "LSTMCell",
+    "RNN",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
     "AdaptiveAvgPool2d",
     "AvgPool1d",
     "AvgPool2d",

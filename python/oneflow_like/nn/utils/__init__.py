@@ -74,3 +74,6 @@ def vector_to_parameters(vec, parameters):
             n = p.numel()
             p.copy_(vec[offset : offset + n].reshape(tuple(p.shape)))
             offset += n
+
+
+from oneflow_like.nn.utils import rnn  # noqa: E402,F401
