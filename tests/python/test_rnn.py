@@ -71,7 +71,9 @@ def test_packed_matches_torch(cls, kw):
     x = RNG.standard_normal((4, 5, 4))
     lengths = [2, 5, 3, 5]
     xt, xf = torch.tensor(x, requires_grad=True), flow.tensor(x, requires_grad=True)
-    pt = torch.nn.utils.rnn.pack_padded_sequence(xt, lengths, batch_first=True, enforce_sorted=False)
+    pt = torch.nn.utils.rnn.pack_padded_sequence(
+        xt, lengths, batch_first=True, enforce_sorted=False
+    )
     pf = frnn.pack_padded_sequence(xf, lengths, batch_first=True, enforce_sorted=False)
     np.testing.assert_array_equal(pf.batch_sizes.numpy(), pt.batch_sizes.numpy())
     np.testing.assert_array_equal(pf.sorted_indices.numpy(), pt.sorted_indices.numpy())

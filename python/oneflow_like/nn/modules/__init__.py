@@ -46,6 +46,9 @@ from oneflow_like.nn.modules.loss import __all__ as _loss_all
 
 from oneflow_like.nn.modules.transformer import (
     MultiheadAttention,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
     TransformerEncoder,
     TransformerEncoderLayer,
 )
@@ -91,6 +94,9 @@ __all__ = _loss_all + [
     "Sigmoid",
     "Softmax",
     "Tanh",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
     "TransformerEncoder",
     "TransformerEncoderLayer",
     "Unflatten",

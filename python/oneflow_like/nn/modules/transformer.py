@@ -1,4 +1,4 @@
-"""MultiheadAttention, TransformerEncoderLayer and TransformerEncoder (torch.nn semantics:
+"""MultiheadAttention, TransformerEncoder(Layer), TransformerDecoder(Layer) and Transformer (torch.nn semantics:
 sequence-first unless batch_first=True; bool masks are True where attention is NOT allowed)."""
 import copy
 
@@ -152,8 +152,11 @@ def _merge_masks(attn_mask, key_padding_mask, B, H, L, S, dtype, device):
     return mask
 
 
-class TransformerEncoderLayer(Module):
-    """Self-attention + feed-forward, each with residual and LayerNorm (post-norm unless norm_first)."""
+class _Layer(Module):
+    """What the encoder and decoder layers share: self-attention, the feed-forward block and
+    `n_norms` LayerNorms and residual dropouts (torch.nn's attribute names)."""
+
+    _n_norms = 2
 
     def __init__(
         self,
@@ -170,23 +173,49 @@ class TransformerEncoderLayer(Module):
         dtype=None,
     ):
         super().__init__()
+        n_norms = self._n_norms
         kw = dict(device=device, dtype=dtype)
         self.self_attn = MultiheadAttention(
             d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
         )
+        if n_norms == 3:
+            self.multihead_attn = MultiheadAttention(
+                d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
+            )
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        if isinstance(activation, str):
-            if activation not in ("relu", "gelu"):
-                raise ValueError(f"activation should be relu/gelu, not {activation}")
-            activation = F.relu if activation == "relu" else F.gelu
-        self.activation = activation
+        for i in range(1, n_norms + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+            setattr(self, f"dropout{i}", Dropout(dropout))
+        self._ff_dropout = f"dropout{n_norms}"
+        self.activation = _activation(activation)
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
+        return self.dropout1(
+            self._attend(self.self_attn, x, x, attn_mask, key_padding_mask, is_causal)
+        )
+
+    @staticmethod
+    def _attend(attn, x, mem, attn_mask, key_padding_mask, is_causal):
+        return attn(
+            x,
+            mem,
+            mem,
+            attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask,
+            need_weights=False,
+            is_causal=is_causal,
+        )[0]
+
+    def _ff_block(self, x):
+        y = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return getattr(self, self._ff_dropout)(y)
+
+
+class TransformerEncoderLayer(_Layer):
+    """Self-attention + feed-forward, each with residual and LayerNorm (post-norm unless norm_first)."""
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         x = src
@@ -197,21 +226,6 @@ class TransformerEncoderLayer(Module):
             x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
             x = self.norm2(x + self._ff_block(x))
         return x
-
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
-        x = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            need_weights=False,
-            is_causal=is_causal,
-        )[0]
-        return self.dropout1(x)
-
-    def _ff_block(self, x):
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
 
 class TransformerEncoder(Module):
@@ -229,3 +243,186 @@ class TransformerEncoder(Module):
                 x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal
             )
         return x if self.norm is None else self.norm(x)
+
+
+class TransformerDecoderLayer(_Layer):
+    """Self-attention, cross-attention over `memory`, feed-forward; each with residual and
+    LayerNorm (post-norm unless norm_first), as torch.nn.TransformerDecoderLayer."""
+
+    _n_norms = 3
+
+    def forward(
+        self,
+        tgt,
+        memory,
+        tgt_mask=None,
+        memory_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        tgt_is_causal=False,
+        memory_is_causal=False,
+    ):
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            x = x + self._mha_block(
+                self.norm2(x), memory, memory_mask, memory_key_padding_mask, memory_is_causal
+            )
+            x = x + self._ff_block(self.norm3(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+            x = self.norm2(
+                x
+                + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal)
+            )
+            x = self.norm3(x + self._ff_block(x))
+        return x
+
+    def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal):
+        return self.dropout2(
+            self._attend(self.multihead_attn, x, mem, attn_mask, key_padding_mask, is_causal)
+        )
+
+
+class TransformerDecoder(Module):
+    """num_layers deep copies of decoder_layer, then an optional final norm."""
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(
+        self,
+        tgt,
+        memory,
+        tgt_mask=None,
+        memory_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        tgt_is_causal=None,
+        memory_is_causal=False,
+    ):
+        x = tgt
+        for layer in self.layers:
+            x = layer(
+                x,
+                memory,
+                tgt_mask=tgt_mask,
+                memory_mask=memory_mask,
+                tgt_key_padding_mask=tgt_key_padding_mask,
+                memory_key_padding_mask=memory_key_padding_mask,
+                tgt_is_causal=bool(tgt_is_causal),
+                memory_is_causal=memory_is_causal,
+            )
+        return x if self.norm is None else self.norm(x)
+
+
+class Transformer(Module):
+    """The encoder-decoder model of "Attention Is All You Need", as torch.nn.Transformer:
+    encoder and decoder stacks each ending in a LayerNorm; parameters xavier-initialised."""
+
+    def __init__(
+        self,
+        d_model=512,
+        nhead=8,
+        num_encoder_layers=6,
+        num_decoder_layers=6,
+        dim_feedforward=2048,
+        dropout=0.1,
+        activation="relu",
+        custom_encoder=None,
+        custom_decoder=None,
+        layer_norm_eps=1e-5,
+        batch_first=False,
+        norm_first=False,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        layer_kw = dict(
+            dim_feedforward=dim_feedforward,
+            dropout=dropout,
+            activation=activation,
+            layer_norm_eps=layer_norm_eps,
+            batch_first=batch_first,
+            norm_first=norm_first,
+            bias=bias,
+            **kw,
+        )
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            self.encoder = TransformerEncoder(
+                TransformerEncoderLayer(d_model, nhead, **layer_kw),
+                num_encoder_layers,
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw),
+            )
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            self.decoder = TransformerDecoder(
+                TransformerDecoderLayer(d_model, nhead, **layer_kw),
+                num_decoder_layers,
+                LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw),
+            )
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+        for p in self.parameters():
+            if p.dim() > 1:
+                init.xavier_uniform_(p)
+
+    def forward(
+        self,
+        src,
+        tgt,
+        src_mask=None,
+        tgt_mask=None,
+        memory_mask=None,
+        src_key_padding_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        src_is_causal=None,
+        tgt_is_causal=None,
+        memory_is_causal=False,
+    ):
+        b = 0 if self.batch_first else 1
+        if src.dim() == 3 and src.shape[b] != tgt.shape[b]:
+            raise RuntimeError(
+                f"the batch number of src ({src.shape[b]}) and tgt ({tgt.shape[b]}) must be equal"
+            )
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError(
+                f"the feature number of src ({src.shape[-1]}) and tgt ({tgt.shape[-1]}) must be "
+                f"equal to d_model ({self.d_model})"
+            )
+        memory = self.encoder(
+            src,
+            mask=src_mask,
+            src_key_padding_mask=src_key_padding_mask,
+            is_causal=bool(src_is_causal),
+        )
+        return self.decoder(
+            tgt,
+            memory,
+            tgt_mask=tgt_mask,
+            memory_mask=memory_mask,
+            tgt_key_padding_mask=tgt_key_padding_mask,
+            memory_key_padding_mask=memory_key_padding_mask,
+            tgt_is_causal=tgt_is_causal,
+            memory_is_causal=memory_is_causal,
+        )
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        """(sz, sz) float mask: -inf above the diagonal, 0 elsewhere."""
+        return _causal(sz, sz, dtype or flow.float32, device)
+
+
+def _activation(activation):
+    if isinstance(activation, str):
+        if activation not in ("relu", "gelu"):
+            raise ValueError(f"activation should be relu/gelu, not {activation}")
+        return F.relu if activation == "relu" else F.gelu
+    return activation
