@@ -124,6 +124,23 @@ void BindShape(py::module_& m, TensorClass& cls) {
   m.def("tril", tril, py::arg("input"), py::arg("diagonal") = 0);
   m.def("triu", triu, py::arg("input"), py::arg("diagonal") = 0);
   cls.def("tril", tril, py::arg("diagonal") = 0).def("triu", triu, py::arg("diagonal") = 0);
+  // as_strided(input, size, stride, storage_offset=None) over a contiguous input; the offset is
+  // in storage elements as in PyTorch (it may not precede the input's own offset).
+  auto as_strided = [](const Tensor& x, py::object size, py::object stride,
+                       py::object storage_offset) {
+    int64_t off = storage_offset.is_none() ? 0 : py::cast<int64_t>(storage_offset) - x.offset();
+    if (off < 0)
+      throw py::index_error("[as_strided] storage_offset " +
+                            std::to_string(py::cast<int64_t>(storage_offset)) +
+                            " precedes the input's offset " + std::to_string(x.offset()));
+    auto st = ParseIntList(stride);
+    return Unwrap(F::AsStrided(x, Shape(absl::MakeConstSpan(ParseIntList(size))),
+                               DimVector(st.begin(), st.end()), off));
+  };
+  m.def("as_strided", as_strided, py::arg("input"), py::arg("size"), py::arg("stride"),
+        py::arg("storage_offset") = py::none());
+  cls.def("as_strided", as_strided, py::arg("size"), py::arg("stride"),
+          py::arg("storage_offset") = py::none());
   m.def(
       "pad",
       [](const Tensor& x, py::object pad, const std::string& mode, py::object value) {

@@ -35,6 +35,7 @@ from . import _tensor  # noqa: E402,F401  (Python-level Tensor methods)
 from ._tensor import Size  # noqa: E402
 from ._generator import Generator  # noqa: E402
 from ._logical import all, allclose, any, isclose, isfinite, isinf, isnan  # noqa: E402,F401,A004
+from ._contract import diagonal, einsum, tensordot  # noqa: E402,F401
 from .autograd import (  # noqa: E402
     enable_grad,
     inference_mode,

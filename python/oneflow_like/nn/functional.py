@@ -578,3 +578,199 @@ def scaled_dot_product_attention(
     return _nnf.scaled_dot_product_attention(
         query, key, value, attn_mask, dropout_p, is_causal, scale=scale
     )
+
+
+# ---- transposed convolution, resampling, pixel shuffle ----------------------------------------
+# Composites of ordinary ops (gradients, graphs and devices come with them): a transposed
+# convolution is a stride-1 convolution of the zero-interleaved input with the flipped,
+# channel-swapped weights; interpolation gathers rows per spatial dim (index_select) and blends.
+
+
+def _tuple(v, n, name):
+    t = tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+    if len(t) != n:
+        raise ValueError(f"{name} must be an int or {n} ints, got {v}")
+    return t
+
+
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, n):
+    op = f"conv_transpose{n}d"
+    if input.dim() != n + 2 or weight.dim() != n + 2:
+        raise RuntimeError(
+            f"[{op}] expected a {n + 2}-D input and weight, got input {tuple(input.shape)} and "
+            f"weight {tuple(weight.shape)}"
+        )
+    s, p = _tuple(stride, n, "stride"), _tuple(padding, n, "padding")
+    op_, d = _tuple(output_padding, n, "output_padding"), _tuple(dilation, n, "dilation")
+    cin, cout_g, k = weight.shape[0], weight.shape[1], tuple(weight.shape[2:])
+    if input.shape[1] != cin or cin % groups:
+        raise RuntimeError(
+            f"[{op}] input has {input.shape[1]} channels, weight {tuple(weight.shape)} expects "
+            f"{cin} (divisible by groups={groups})"
+        )
+    for i in range(n):
+        if op_[i] >= max(s[i], d[i]):
+            raise RuntimeError(
+                f"[{op}] output_padding {op_} must be smaller than stride {s} or dilation {d}"
+            )
+    x = input
+    for i in range(n):  # insert stride - 1 zeros between input elements along each spatial dim
+        if s[i] > 1:
+            dim = 2 + i
+            L = x.shape[dim]
+            x = _interleave(x, dim, s[i]).narrow(dim, 0, (L - 1) * s[i] + 1)
+    pads = []
+    for i in reversed(range(n)):  # F.pad order: last dim first
+        lo = d[i] * (k[i] - 1) - p[i]
+        pads += [lo, lo + op_[i]]
+    if any(v < 0 for v in pads):  # padding larger than the kernel reach: crop
+        sl = [slice(None), slice(None)]
+        for i in range(n):
+            lo, hi = pads[2 * (n - 1 - i)], pads[2 * (n - 1 - i) + 1]
+            sl.append(slice(-lo if lo < 0 else 0, x.shape[2 + i] + hi if hi < 0 else None))
+        x = x[tuple(sl)]
+        pads = [max(v, 0) for v in pads]
+    if any(pads):
+        x = pad(x, pads)
+    w = weight.reshape([groups, cin // groups, cout_g] + list(k)).transpose(1, 2)
+    w = w.reshape([groups * cout_g, cin // groups] + list(k)).flip(list(range(2, n + 2)))
+    conv = conv1d if n == 1 else conv2d
+    return conv(x, w, bias, 1, 0, d, groups)
+
+
+def _interleave(x, dim, s):
+    """x with s - 1 zeros after every element along dim (length L * s)."""
+    moved = x.transpose(dim, -1)
+    z = _C.zeros(*(list(moved.shape) + [s - 1]), dtype=x.dtype, device=x.device)
+    y = _C.cat([moved.unsqueeze(-1), z], -1).reshape(list(moved.shape[:-1]) + [moved.shape[-1] * s])
+    return y.transpose(dim, -1)
+
+
+def conv_transpose1d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
+    return _conv_transpose(
+        input, weight, bias, stride, padding, output_padding, groups, dilation, 1
+    )
+
+
+def conv_transpose2d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
+    return _conv_transpose(
+        input, weight, bias, stride, padding, output_padding, groups, dilation, 2
+    )
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    r = int(upscale_factor)
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(
+            f"pixel_shuffle expects its input's 'channel' dimension ({c}) to be divisible by the "
+            f"square of upscale_factor ({r * r})"
+        )
+    x = input.reshape(lead + [c // (r * r), r, r, h, w])
+    m = len(lead)
+    x = x.permute(list(range(m)) + [m, m + 3, m + 1, m + 4, m + 2])
+    return x.reshape(lead + [c // (r * r), h * r, w * r])
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    r = int(downscale_factor)
+    *lead, c, h, w = input.shape
+    if h % r or w % r:
+        raise RuntimeError(
+            f"pixel_unshuffle expects height ({h}) and width ({w}) to be divisible by "
+            f"downscale_factor ({r})"
+        )
+    m = len(lead)
+    x = input.reshape(lead + [c, h // r, r, w // r, r])
+    x = x.permute(list(range(m)) + [m, m + 2, m + 4, m + 1, m + 3])
+    return x.reshape(lead + [c * r * r, h // r, w // r])
+
+
+_INTERP_DIMS = {"nearest": None, "nearest-exact": None, "linear": 1, "bilinear": 2, "trilinear": 3}
+
+
+def interpolate(
+    input,
+    size=None,
+    scale_factor=None,
+    mode="nearest",
+    align_corners=None,
+    recompute_scale_factor=None,
+    antialias=False,
+):
+    """F.interpolate for modes nearest, nearest-exact, linear (3-D input) and bilinear (4-D),
+    with PyTorch's source-index rules (align_corners, scale_factor used as given unless
+    recompute_scale_factor)."""
+    if mode not in _INTERP_DIMS:
+        raise NotImplementedError(
+            f"interpolate: mode '{mode}' is not supported (nearest, nearest-exact, linear, "
+            "bilinear, trilinear)"
+        )
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported")
+    n = input.dim() - 2
+    want = _INTERP_DIMS[mode]
+    if n < 1 or (want is not None and want != n):
+        raise ValueError(
+            f"interpolate: mode '{mode}' expects a {(want or 1) + 2}-D input, got {input.dim()}-D"
+        )
+    if mode.startswith("nearest") and align_corners is not None:
+        raise ValueError(
+            "align_corners option can only be set with the interpolating modes: linear | "
+            "bilinear | bicubic | trilinear"
+        )
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    in_sizes = list(input.shape[2:])
+    if size is not None:
+        out_sizes = list(_tuple(size, n, "size"))
+        scales = [None] * n
+    else:
+        sf = _tuple(scale_factor, n, "scale_factor")
+        out_sizes = [int(math.floor(in_sizes[i] * float(sf[i]))) for i in range(n)]
+        scales = [None if recompute_scale_factor else float(v) for v in sf]
+    x = input
+    for i in range(n):
+        dim, L, O = 2 + i, in_sizes[i], out_sizes[i]
+        if O <= 0:
+            raise ValueError(f"interpolate: output size {out_sizes} must be positive")
+        scale = (1.0 / scales[i]) if scales[i] else L / O
+        pos = np.arange(O, dtype=np.float64)
+        if mode == "nearest":
+            idx = np.minimum(np.floor(pos * scale).astype(np.int64), L - 1)
+            x = x.index_select(dim, _C.tensor(idx, device=x.device))
+            continue
+        if mode == "nearest-exact":
+            idx = np.minimum(np.floor((pos + 0.5) * scale).astype(np.int64), L - 1)
+            x = x.index_select(dim, _C.tensor(idx, device=x.device))
+            continue
+        if align_corners:
+            src = pos * ((L - 1) / (O - 1)) if O > 1 else np.zeros(O)
+        else:
+            src = np.maximum((pos + 0.5) * scale - 0.5, 0.0)
+        i0 = np.minimum(np.floor(src).astype(np.int64), L - 1)
+        i1 = np.minimum(i0 + 1, L - 1)
+        lam = (src - i0).reshape([O] + [1] * (n - 1 - i))
+        a = x.index_select(dim, _C.tensor(i0, device=x.device))
+        b = x.index_select(dim, _C.tensor(i1, device=x.device))
+        w = _C.tensor(lam, dtype=x.dtype, device=x.device)
+        x = a + (b - a) * w
+    return x
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -9,7 +9,14 @@ from oneflow_like.nn.modules.module import (
     Sequential,
 )
 from oneflow_like.nn.modules.linear import Identity, Linear
-from oneflow_like.nn.modules.conv import Conv1d, Conv2d
+from oneflow_like.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from oneflow_like.nn.modules.upsampling import (
+    PixelShuffle,
+    PixelUnshuffle,
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 from oneflow_like.nn.modules.pooling import (
     AdaptiveAvgPool2d,
     AvgPool1d,
@@ -69,6 +76,13 @@ __all__ = _loss_all + [
     "BatchNorm2d",
     "Conv1d",
     "Conv2d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "PixelShuffle",
+    "PixelUnshuffle",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
     "Dropout",
     "Embedding",
     "Flatten",

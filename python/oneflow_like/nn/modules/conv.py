@@ -1,4 +1,5 @@
-"""Conv1d and Conv2d (zero padding), weights (out, in/groups, *kernel)."""
+"""Conv1d and Conv2d (zero padding), weights (out, in/groups, *kernel); ConvTranspose1d/2d,
+weights (in, out/groups, *kernel)."""
 from oneflow_like.nn import functional as F
 from oneflow_like.nn.modules.linear import _make_weight_and_bias, _reset_weight_and_bias
 from oneflow_like.nn.modules.module import Module
@@ -10,6 +11,7 @@ def _ntuple(v, n):
 
 class _ConvNd(Module):
     _n = 0
+    _transposed = False
 
     def __init__(
         self,
@@ -41,9 +43,12 @@ class _ConvNd(Module):
         self.dilation = _ntuple(dilation, n)
         self.groups = groups
         self.padding_mode = padding_mode
-        _make_weight_and_bias(
-            self, (out_channels, in_channels // groups) + self.kernel_size, bias, device, dtype
+        io = (
+            (in_channels, out_channels // groups)
+            if self._transposed
+            else (out_channels, in_channels // groups)
         )
+        _make_weight_and_bias(self, io + self.kernel_size, bias, device, dtype, out_channels)
 
     def reset_parameters(self):
         _reset_weight_and_bias(self.weight, self.bias)
@@ -77,3 +82,84 @@ class Conv2d(_ConvNd):
         return F.conv2d(
             input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
         )
+
+
+class _ConvTransposeNd(_ConvNd):
+    _transposed = True
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        if isinstance(padding, str):
+            raise ValueError(f"padding='{padding}' is not supported for {type(self).__name__}")
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            bias,
+            padding_mode,
+            device,
+            dtype,
+        )
+        self.output_padding = _ntuple(output_padding, self._n)
+
+    def _output_padding(self, input, output_size):
+        """output_padding, or the one that gives `output_size` (the last n entries)."""
+        if output_size is None:
+            return self.output_padding
+        n = self._n
+        want = list(output_size)[-n:]
+        pads = []
+        for i in range(n):
+            L = input.shape[input.dim() - n + i]
+            base = (
+                (L - 1) * self.stride[i]
+                - 2 * self.padding[i]
+                + self.dilation[i] * (self.kernel_size[i] - 1)
+                + 1
+            )
+            extra = want[i] - base
+            if not 0 <= extra < max(self.stride[i], self.dilation[i]):
+                raise ValueError(
+                    f"requested an output size of {want}, but valid sizes are "
+                    f"{base} to {base + max(self.stride[i], self.dilation[i]) - 1} in dim {i}"
+                )
+            pads.append(extra)
+        return tuple(pads)
+
+    def forward(self, input, output_size=None):
+        fn = F.conv_transpose1d if self._n == 1 else F.conv_transpose2d
+        return fn(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            self._output_padding(input, output_size),
+            self.groups,
+            self.dilation,
+        )
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _n = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    _n = 2

@@ -44,11 +44,12 @@ def _empty(shape, device=None, dtype=None):
     return flow.empty(*shape, **kw)
 
 
-def _make_weight_and_bias(module, weight_shape, bias, device, dtype):
-    """Registers weight (weight_shape) and bias (weight_shape[0],) or None, then resets them."""
+def _make_weight_and_bias(module, weight_shape, bias, device, dtype, bias_size=None):
+    """Registers weight (weight_shape) and bias (bias_size or weight_shape[0],) or None, then
+    resets them."""
     module.weight = Parameter(_empty(weight_shape, device, dtype))
     if bias:
-        module.bias = Parameter(_empty(weight_shape[:1], device, dtype))
+        module.bias = Parameter(_empty((bias_size or weight_shape[0],), device, dtype))
     else:
         module.register_parameter("bias", None)
     module.reset_parameters()
