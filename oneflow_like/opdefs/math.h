@@ -23,6 +23,8 @@ constexpr double kSqrt1_2 = 0.70710678118654752440;
 constexpr double k2OverSqrtPi = 1.12837916709551257390;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
+constexpr double kLn2 = 0.69314718055994530942;
+constexpr double kLn10 = 2.30258509299404568402;
 
 // One element of type T. Float math calls the f-suffixed functions for float (as std:: does on
 // the host), so CPU and CUDA evaluate the same calls; integer T never reaches the float-only
@@ -153,6 +155,19 @@ struct ScalarMath {
   OFL_MATH1(cos, cos);
   OFL_MATH1(tanh, tanh);
   OFL_MATH1(erf, erf);
+  OFL_MATH1(erfc, erfc);
+  OFL_MATH1(tan, tan);
+  OFL_MATH1(asin, asin);
+  OFL_MATH1(acos, acos);
+  OFL_MATH1(atan, atan);
+  OFL_MATH1(sinh, sinh);
+  OFL_MATH1(cosh, cosh);
+  OFL_MATH1(asinh, asinh);
+  OFL_MATH1(acosh, acosh);
+  OFL_MATH1(atanh, atanh);
+  OFL_MATH1(exp2, exp2);
+  OFL_MATH1(log2, log2);
+  OFL_MATH1(log10, log10);
 #undef OFL_MATH1
 
  private:

@@ -51,6 +51,28 @@ for _name in dir(_C):
     if not _name.startswith("_") and _name not in _PRIVATE and _name not in globals():
         globals()[_name] = getattr(_C, _name)
 
+# PyTorch's other names for the same ops (functions, Tensor methods and their in-place forms).
+_ALIASES = {
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "fix": "trunc",
+    "negative": "neg",
+    "absolute": "abs",
+    "multiply": "mul",
+    "divide": "div",
+    "subtract": "sub",
+}
+for _alias, _name in _ALIASES.items():
+    for _suffix in ("", "_"):
+        if hasattr(_C, _name + _suffix) and _alias + _suffix not in globals():
+            globals()[_alias + _suffix] = getattr(_C, _name + _suffix)
+        if hasattr(Tensor, _name + _suffix) and not hasattr(Tensor, _alias + _suffix):
+            setattr(Tensor, _alias + _suffix, getattr(Tensor, _name + _suffix))
+
 from . import autograd  # noqa: E402,F401
 
 from . import (

@@ -12,12 +12,13 @@ from test_ops_elementwise import BINARY, BINARY_INT, UNARY
 TABLE = flow._C._unary_table()
 FORWARD = [op for op in TABLE if op["grad"] != "backward"]
 # Ops tested by rows under other names, or (no gradient, integer-only) by dedicated tests.
-ROW_ALIASES = {"pow_scalar": "pow2", "rpow_scalar": "rpow"}
+ROW_ALIASES = {"pow_scalar": "pow2", "rpow_scalar": "rpow", "frac": "trunc_frac"}
 DEDICATED = {
     "sign": "test_rounding_and_sign",
     "floor": "test_rounding_and_sign",
     "ceil": "test_rounding_and_sign",
     "round": "test_rounding_and_sign",
+    "trunc": "test_rounding_and_sign",
     "bitwise_not": "test_lowering_elementwise::test_logical_not_and_bitwise_ops_bit_exact",
 }
 

@@ -65,10 +65,25 @@ struct HloMath {
   HV floor(HV x) const { return U(HloOpcode::kFloor, x); }
   HV ceil(HV x) const { return U(HloOpcode::kCeil, x); }
   HV rint(HV x) const { return U(HloOpcode::kRoundNearestEven, x); }
-  HV expm1(HV x) const {
+  // Functions HLO has no exact spelling for: the op becomes a kernel call.
+  HV no_hlo(HV x) const {
     *unsupported = true;
     return x;
   }
+  HV expm1(HV x) const { return no_hlo(x); }
+  HV erfc(HV x) const { return no_hlo(x); }
+  HV tan(HV x) const { return no_hlo(x); }
+  HV asin(HV x) const { return no_hlo(x); }
+  HV acos(HV x) const { return no_hlo(x); }
+  HV atan(HV x) const { return no_hlo(x); }
+  HV sinh(HV x) const { return no_hlo(x); }
+  HV cosh(HV x) const { return no_hlo(x); }
+  HV asinh(HV x) const { return no_hlo(x); }
+  HV acosh(HV x) const { return no_hlo(x); }
+  HV atanh(HV x) const { return no_hlo(x); }
+  HV exp2(HV x) const { return no_hlo(x); }
+  HV log2(HV x) const { return no_hlo(x); }
+  HV log10(HV x) const { return no_hlo(x); }
   HV is_nan(HV x) const { return x != x; }
   HV U(HloOpcode op, HV x) const { return {e, e->U(op, x.h)}; }
 };

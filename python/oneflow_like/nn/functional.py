@@ -91,6 +91,99 @@ def logsigmoid(input):
     return -_C.softplus(-input, 1.0, 20.0)
 
 
+def _maybe_inplace(input, out, inplace):
+    if not inplace:
+        return out
+    input.copy_(out)
+    return input
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, x) + min(0, alpha (exp(x / alpha) - 1)) = alpha elu(x / alpha)."""
+    if alpha == 0:
+        raise ValueError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _maybe_inplace(input, _C.elu(input / alpha, 1.0, False) * alpha, inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    return _maybe_inplace(input, _C.hardsigmoid(input), inplace)
+
+
+def hardswish(input, inplace=False):
+    return _maybe_inplace(input, _C.hardswish(input), inplace)
+
+
+def mish(input, inplace=False):
+    return _maybe_inplace(input, _C.mish(input), inplace)
+
+
+def softsign(input):
+    return _C.softsign(input)
+
+
+def tanhshrink(input):
+    return _C.tanhshrink(input)
+
+
+def hardshrink(input, lambd=0.5):
+    return _C.hardshrink(input, lambd)
+
+
+def softshrink(input, lambd=0.5):
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return _C.softshrink(input, lambd)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """x where x > threshold, else value."""
+    out = _C.where(input > threshold, input, value)
+    return _maybe_inplace(input, out, inplace)
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b) for the two halves (a, b) of input along dim."""
+    n = input.shape[dim]
+    if n % 2:
+        raise RuntimeError(f"glu: halving dimension must be even, but dimension {dim} is size {n}")
+    a, b = input.chunk(2, dim)
+    return a * _C.sigmoid(b)
+
+
+def softmin(input, dim=None, dtype=None):
+    return softmax(-input, -1 if dim is None else dim, dtype)
+
+
+def prelu(input, weight):
+    """max(0, x) + weight * min(0, x); weight has 1 or C (dim 1) entries."""
+    if weight.dim() != 1 or (
+        weight.numel() != 1 and (input.dim() < 2 or weight.numel() != input.shape[1])
+    ):
+        raise RuntimeError(
+            f"prelu: weight of shape {tuple(weight.shape)} must have 1 element or one per "
+            f"channel of the input {tuple(input.shape)}"
+        )
+    w = weight
+    if weight.numel() != 1:
+        w = weight.reshape([-1] + [1] * (input.dim() - 2))
+    return _C.where(input > 0, input, input * w)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: a slope drawn from U(lower, upper) per element in training, the
+    mean slope otherwise."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slope = _C.rand(*input.shape, dtype=input.dtype, device=input.device) * (upper - lower) + lower
+    return _maybe_inplace(input, _C.where(input >= 0, input, input * slope), inplace)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p along dim, eps)."""
+    norm = input.norm(p, dim, keepdim=True).clamp(min=eps)
+    return input / norm
+
+
 def softmax(input, dim=-1, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
