@@ -5,6 +5,8 @@
 //   serve model.oflx batch.npz
 #include <oneflow_like/oneflow_like.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -50,9 +52,23 @@ int main(int argc, char** argv) {
     if (arrays.count("y")) {
       const npz::Array& want = arrays.at("y");
       std::vector<float> got = y.to_vector<float>();
-      bool same = want.descr == "<f4" && got.size() == static_cast<size_t>(want.numel()) &&
-                  std::memcmp(got.data(), want.bytes.data(), want.bytes.size()) == 0;
-      std::cout << "equal to Python's output: " << (same ? "yes (bit for bit)" : "NO") << "\n";
+      // Bit for bit on the machine that exported it; another CPU may pick other BLAS/oneDNN
+      // kernels, so the check is the frozen tests' tolerance (rtol 1e-5).
+      bool same = want.descr == "<f4" && got.size() == static_cast<size_t>(want.numel());
+      bool exact = same && std::memcmp(got.data(), want.bytes.data(), want.bytes.size()) == 0;
+      double worst = 0;
+      for (size_t i = 0; same && i < got.size(); ++i) {
+        float w;
+        std::memcpy(&w, want.bytes.data() + 4 * i, 4);
+        double err = std::abs(double(got[i]) - w) / (1e-6 / 1e-5 + std::abs(double(w)));
+        worst = std::max(worst, err);
+      }
+      same = same && worst <= 1e-5;
+      std::cout << "equal to Python's output: "
+                << (exact  ? "yes (bit for bit)"
+                    : same ? "yes (to rtol 1e-5)"
+                           : "NO")
+                << "\n";
       return same ? 0 : 1;
     }
     return 0;

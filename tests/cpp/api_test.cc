@@ -162,28 +162,37 @@ TEST(Ops, UnaryTableOpsAreGenerated) {
   ExpectNear(ofl::pow(2.0, ofl::tensor(std::vector<float>{3})), {8});
 }
 
+// Bit patterns (NaN == NaN).
+std::vector<uint64_t> Bits(const Tensor& t) {
+  std::vector<double> v = Vec(t);
+  std::vector<uint64_t> b(v.size());
+  std::memcpy(b.data(), v.data(), v.size() * sizeof(double));
+  return b;
+}
+
 // Every op the table generates (api gen / gen_ip / fn_only in oneflow_like/opdefs/unary.def):
 // the free function, the method and the in-place forms agree. A new table op is checked here
 // without a new line.
 TEST(Ops, EveryGeneratedTableOpAsFunctionMethodAndInPlace) {
-  Tensor x = ofl::rand({5}, ofl::kFloat64) * 0.8 + 0.1;  // in (0.1, 0.9): inside every domain
+  // In (0.1, 0.9): inside most domains; outside one (acosh) both forms give the same NaN bits.
+  Tensor x = ofl::rand({5}, ofl::kFloat64) * 0.8 + 0.1;
   int checked = 0;
   // clang-format off
 #define CHECK_gen(name)                                           \
   {                                                               \
     Tensor f = ofl::name(x);                                      \
     EXPECT_EQ(f.sizes(), x.sizes()) << #name;                     \
-    EXPECT_EQ(Vec(f), Vec(x.name())) << #name;                    \
+    EXPECT_EQ(Bits(f), Bits(x.name())) << #name;                    \
     ++checked;                                                    \
   }
 #define CHECK_gen_ip(name)                                        \
   CHECK_gen(name) {                                               \
     Tensor c = x.clone();                                         \
     EXPECT_TRUE(ofl::name##_(c).same(c));                         \
-    EXPECT_EQ(Vec(c), Vec(ofl::name(x))) << #name "_";            \
+    EXPECT_EQ(Bits(c), Bits(ofl::name(x))) << #name "_";            \
     Tensor d = x.clone();                                         \
     d.name##_();                                                  \
-    EXPECT_EQ(Vec(d), Vec(c)) << "Tensor::" #name "_";            \
+    EXPECT_EQ(Bits(d), Bits(c)) << "Tensor::" #name "_";            \
   }
 #define CHECK_fn_only CHECK_gen_ip
 #define CHECK_custom(name)
@@ -614,7 +623,10 @@ Tensor FromNpz(const npz::Array& a) {
   return ofl::from_data(a.bytes.data(), a.shape, dt);
 }
 
-TEST(Graph, InferenceMatchesPythonExactly) {
+// The frozen results were recorded by Python on the machine that wrote them; another CPU may
+// pick other oneDNN/OpenBLAS kernels (ISA), so results agree to the frozen tests' tolerance
+// (rtol 1e-5, as tests/python/test_artifact_frozen.py), not bit for bit.
+TEST(Graph, InferenceMatchesPython) {
   for (const std::string model : {"mlp", "cnn", "transformer"}) {
     std::string base = "tests/testdata/artifacts/2/" + model + "_infer";
     auto arrays = npz::Load(base + ".npz");
@@ -626,7 +638,10 @@ TEST(Graph, InferenceMatchesPythonExactly) {
     std::vector<float> got = out[0].to_vector<float>();
     const npz::Array& y = arrays["y"];
     ASSERT_EQ(got.size(), static_cast<size_t>(y.numel()));
-    EXPECT_EQ(std::memcmp(got.data(), y.bytes.data(), y.bytes.size()), 0) << model;
+    std::vector<float> want(got.size());
+    std::memcpy(want.data(), y.bytes.data(), y.bytes.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-6 + 1e-5 * std::abs(want[i])) << model << " element " << i;
   }
   ofl::Graph g = ofl::Graph::Load("tests/testdata/artifacts/2/mlp_infer.oflx");
   ExpectError([&] { g.Run({}); }, ofl::Error::Kind::kValue, {"expected 1 tensor inputs"});
@@ -645,7 +660,8 @@ TEST(Graph, TrainingStepsMatchPythonLosses) {
     std::memcpy(losses.data(), arrays["losses"].bytes.data(), losses.size() * 8);
     for (size_t s = 0; s < losses.size(); ++s) {  // each run steps the optimizer in place
       std::vector<Tensor> out = g.Run({xs[s], ys[s]});
-      EXPECT_EQ(out[0].item<float>(), static_cast<float>(losses[s])) << model << " step " << s;
+      EXPECT_NEAR(out[0].item<float>(), losses[s], 1e-5 * std::abs(losses[s]))
+          << model << " step " << s;
     }
   }
 }
