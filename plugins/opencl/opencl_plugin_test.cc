@@ -102,6 +102,38 @@ ENTRY %main {
   EXPECT_GE(r.partitions.size(), 1u) << r.ToString();
 }
 
+TEST(OpenClPluginTest, DoublePrecision) {
+  // f64 (cl_khr_fp64): a normalisation as batch_norm's eval lowering computes it, and a dot.
+  auto r = Check(R"(
+HloModule f64
+
+%sum (xa: f64[], xb: f64[]) -> f64[] {
+  %xa = f64[] parameter(0)
+  %xb = f64[] parameter(1)
+  ROOT %xs = f64[] add(%xa, %xb)
+}
+
+ENTRY %main {
+  %x = f32[4,6]{1,0} parameter(0)
+  %w = f64[6,3]{1,0} parameter(1)
+  %xd = f64[4,6]{1,0} convert(%x)
+  %zero = f64[] constant(0)
+  %eps = f64[] constant(1e-05)
+  %s = f64[4]{0} reduce(%xd, %zero), dimensions={1}, to_apply=%sum
+  %e = f64[4]{0} broadcast(%eps), dimensions={}
+  %v = f64[4]{0} add(%s, %e)
+  %q = f64[4]{0} sqrt(%v)
+  %qb = f64[4,6]{1,0} broadcast(%q), dimensions={0}
+  %n = f64[4,6]{1,0} divide(%xd, %qb)
+  %d = f64[4,3]{1,0} dot(%n, %w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %f = f32[4,3]{1,0} convert(%d)
+  ROOT %t = (f32[4,3]{1,0}) tuple(%f)
+}
+)",
+                 1e-6);
+  EXPECT_EQ(r.backends.back().ops, 0) << r.ToString();
+}
+
 TEST(OpenClPluginTest, UnsupportedOpsStayOnTheCpuWithTheirReason) {
   auto r = Check(R"(
 HloModule mixed
