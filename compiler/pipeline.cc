@@ -85,6 +85,7 @@ Status RunHloPasses(HloModule* module, const PipelineOptions& options) {
     if (options.plugin_report != nullptr) *options.plugin_report = std::move(report);
     RETURN_IF_ERROR(run.Run<HloDCE>().status());
   }
+  if (options.stop_after_plugins) return absl::OkStatus();
   // Fusion on the final layouts: producers into consumers by the bytes/launches cost model...
   RETURN_IF_ERROR(run.Run<PriorityFusion>().status());
   // ...then siblings reading the same input into one multi-output kernel...

@@ -13,6 +13,9 @@ struct PipelineOptions {
   // `plugin_report` when set and to the dumps (<module>.plugin_report.txt).
   std::vector<std::shared_ptr<plugin::CompilerPluginLibrary>> plugins;
   plugin::PluginReport* plugin_report = nullptr;
+  // Return right after the plugin pass (AOT: the artifact keeps a module the load-time pipeline
+  // finishes, fusion and all).
+  bool stop_after_plugins = false;
 };
 
 // Optimizes `module` in place; afterwards it is fused, scheduled and ready for buffer assignment.

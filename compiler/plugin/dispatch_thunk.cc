@@ -1,8 +1,17 @@
 #include "compiler/plugin/dispatch_thunk.h"
 
+#include <cstdio>
+
 #include "absl/strings/str_join.h"
 
 namespace oneflow_like::hlo::plugin {
+namespace {
+CpuPartitionCompiler g_cpu_compiler = nullptr;
+}  // namespace
+
+void SetCpuPartitionCompiler(CpuPartitionCompiler compiler) {
+  g_cpu_compiler = compiler;
+}
 
 StatusOr<std::unique_ptr<DispatchThunk>> DispatchThunk::Create(const HloInstruction& dispatch,
                                                                std::vector<BufferSlice> inputs,
@@ -12,6 +21,16 @@ StatusOr<std::unique_ptr<DispatchThunk>> DispatchThunk::Create(const HloInstruct
   t->inputs_ = std::move(inputs);
   t->outputs_ = std::move(outputs);
   auto lib = DispatchLibrary::Load(t->config_.dispatch_library, t->config_.search_dir);
+  if (!lib.ok() && !t->config_.original.empty() && g_cpu_compiler != nullptr) {
+    auto cpu = g_cpu_compiler(t->config_.original);
+    if (!cpu.ok()) return t->Fail(cpu.status());
+    t->cpu_ = std::move(cpu).value();
+    t->fallback_reason_ =
+        absl::StrCat(lib.status().message(), "; running the partition's original HLO on the CPU");
+    std::fprintf(stderr, "oneflow_like: [plugin %s] partition %s: %s\n", t->config_.plugin.c_str(),
+                 t->name().c_str(), t->fallback_reason_.c_str());
+    return t;
+  }
   if (!lib.ok()) return t->Fail(lib.status());
   t->lib_ = *lib;
   const DispatchLibrary& l = *t->lib_;
@@ -44,6 +63,14 @@ Status DispatchThunk::Fail(const Status& s) const {
 
 Status DispatchThunk::ExecuteOnStream(const ExecuteParams& p) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (cpu_ != nullptr) {
+    std::vector<const void*> in;
+    std::vector<void*> out;
+    for (const BufferSlice& s : inputs_) in.push_back(p.buffers->Get(s));
+    for (const BufferSlice& s : outputs_) out.push_back(p.buffers->Get(s));
+    Status s = cpu_->Run(in, out);
+    return s.ok() ? s : Fail(s);
+  }
   const DispatchLibrary& l = *lib_;
   for (size_t k = 0; k < inputs_.size(); ++k)
     if (OflStatus s = l.bind_input(invocation_, static_cast<int32_t>(k), p.buffers->Get(inputs_[k]),
@@ -65,8 +92,8 @@ std::string DispatchThunk::Details() const {
   for (const BufferSlice& s : inputs_) in.push_back(s.ToString());
   for (const BufferSlice& s : outputs_) out.push_back(s.ToString());
   return absl::StrCat("plugin=\"", config_.plugin, "\" entry=", config_.entry_point,
-                      " bytecode=", config_.bytecode.size(), "B in=[", absl::StrJoin(in, ", "),
-                      "] out=[", absl::StrJoin(out, ", "), "]");
+                      cpu_ ? " (cpu fallback)" : "", " bytecode=", config_.bytecode.size(),
+                      "B in=[", absl::StrJoin(in, ", "), "] out=[", absl::StrJoin(out, ", "), "]");
 }
 
 }  // namespace oneflow_like::hlo::plugin

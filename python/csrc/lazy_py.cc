@@ -1,5 +1,6 @@
 // Bindings of lazy mode: tracing scopes and compiled graphs (used by flow.nn.Graph).
 #include "compiler/dump.h"
+#include "oneflow_like/artifact/graph_artifact.h"
 #include "oneflow_like/lazy/graph.h"
 #include "oneflow_like/lazy/trace.h"
 #include "python/csrc/binding.h"
@@ -91,6 +92,16 @@ void BindLazy(py::module_& m, TensorClass&) {
       .def_property_readonly("plugin_report", [](lazy::CompiledGraph& g) {
         return PluginReportToDict(g.info().plugin_report);
       });
+  // python -m oneflow_like.apply_plugin: AOT plugin compilation of an .oflx artifact.
+  m.def("_artifact_apply_plugins",
+        [](const std::string& in, std::vector<std::string> plugins, const std::string& out) {
+          StatusOr<hlo::plugin::PluginReport> report = InvalidArgument("not run");
+          {
+            py::gil_scoped_release nogil;
+            report = artifact::ApplyPlugins(in, plugins, out);
+          }
+          return PluginReportToDict(Unwrap(std::move(report)));
+        });
   // plugins: None = ONEFLOW_LIKE_PLUGINS, else a list of compiler plugin library paths.
   m.def(
       "_compile_trace",

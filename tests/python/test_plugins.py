@@ -108,3 +108,39 @@ def test_plugin_errors_raise_naming_the_plugin_and_runtime_stays_usable(monkeypa
     monkeypatch.delenv("ONEFLOW_LIKE_TEST_PLUGIN_FAIL")
     np.testing.assert_allclose(g(x).numpy(), want, rtol=1e-5, atol=1e-6)  # same graph, again
     assert float((flow.ones(3) + 1).sum().numpy()) == 6.0  # eager still works
+
+
+def test_aot_apply_plugin_then_load_with_and_without_the_dispatch_library(tmp_path, capfd):
+    import shutil
+
+    from oneflow_like.apply_plugin import main
+
+    model = build("mlp")
+    model.eval()
+    x = flow.tensor(digits(16)[0])
+    src, dst = tmp_path / "mlp.oflx", tmp_path / "mlp_opencl.oflx"
+    flow.export(model, (x,), str(src))
+    want = flow.load_graph(str(src))(x).numpy()
+    assert main([str(src), "--plugin", _lib(OPENCL), "-o", str(dst)]) == 0
+    assert "partition" in capfd.readouterr().out
+    g = flow.load_graph(str(dst))
+    assert g.opset_version == 3
+    np.testing.assert_allclose(g(x).numpy(), want, rtol=1e-5, atol=1e-5)
+    assert "dispatch %dispatch" in g._art.graph.thunks
+    assert "cpu fallback" not in g._art.graph.thunks
+
+    # Compiled with a copy of the plugin in a folder without its dispatch library: loading
+    # finds none, runs the stored original partition on the CPU and says so.
+    lonely = tmp_path / "lonely"
+    lonely.mkdir()
+    shutil.copy(_lib(OPENCL), lonely / "libofl_opencl_compiler.so")
+    dst2 = tmp_path / "mlp_nodispatch.oflx"
+    assert (
+        main([str(src), "--plugin", str(lonely / "libofl_opencl_compiler.so"), "-o", str(dst2)])
+        == 0
+    )
+    capfd.readouterr()
+    g2 = flow.load_graph(str(dst2))
+    assert "running the partition's original HLO on the CPU" in capfd.readouterr().err
+    assert "cpu fallback" in g2._art.graph.thunks
+    np.testing.assert_allclose(g2(x).numpy(), want, rtol=1e-5, atol=1e-5)

@@ -119,9 +119,13 @@ class Emitter {
       }
       case HloOpcode::kCustomCall:
         if (i.attrs().custom_call_target == plugin::kDispatchTarget) {
-          // A compiler plugin's partition: a missing dispatch library fails the compilation.
+          // A compiler plugin's partition: a missing dispatch library fails the compilation,
+          // unless the op still holds its original partition (then it runs on the CPU).
           ASSIGN_OR_RETURN(auto t,
                            plugin::DispatchThunk::Create(i, OperandSlices(i), ba_.Leaves(&i)));
+          if (!t->fallback_reason().empty())
+            stats_->dispatch_fallbacks.push_back(
+                absl::StrCat(i.name(), ": ", t->fallback_reason()));
           seq->push_back(std::move(t));
           ++stats_->dispatches;
           return absl::OkStatus();
@@ -190,6 +194,7 @@ std::string EmitStats::ToString() const {
       kernels, gemms, convolutions, library_calls, copies, control_flow, dispatches,
       static_cast<int64_t>(evaluator_fallbacks.size()));
   for (const auto& f : evaluator_fallbacks) absl::StrAppend(&s, "  fallback: ", f, "\n");
+  for (const auto& f : dispatch_fallbacks) absl::StrAppend(&s, "  plugin fallback: ", f, "\n");
   return s;
 }
 

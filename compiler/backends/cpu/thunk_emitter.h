@@ -18,6 +18,7 @@ struct EmitStats {
   int64_t kernels = 0, gemms = 0, convolutions = 0, library_calls = 0, copies = 0, control_flow = 0,
           dispatches = 0;
   std::vector<std::string> evaluator_fallbacks;  // "name (opcode): reason"
+  std::vector<std::string> dispatch_fallbacks;   // plugin partitions run on the CPU: "name: why"
   std::string ToString() const;
 };
 
