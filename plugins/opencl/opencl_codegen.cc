@@ -1,5 +1,6 @@
 #include "plugins/opencl/opencl_codegen.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -80,16 +81,19 @@ std::string Linear(const OflOpView& op, const Index& idx) {
   return s;
 }
 
-// The multi-index of linear position `pos` in `op`'s dims.
-Index Delinearize(const OflOpView& op, const std::string& pos) {
-  Index idx(op.rank);
+// The multi-index of linear position `pos` in the first `rank` of `dims`.
+Index Delinearize(const int64_t* dims, int32_t rank, const std::string& pos) {
+  Index idx(rank);
   int64_t stride = 1;
-  for (int32_t d = op.rank - 1; d >= 0; --d) {
+  for (int32_t d = rank - 1; d >= 0; --d) {
     std::string q = stride == 1 ? pos : "(" + pos + ") / " + std::to_string(stride) + "L";
-    idx[d] = d == 0 ? q : "(" + q + ") % " + std::to_string(op.dims[d]) + "L";
-    stride *= op.dims[d];
+    idx[d] = d == 0 ? q : "(" + q + ") % " + std::to_string(dims[d]) + "L";
+    stride *= dims[d];
   }
   return idx;
+}
+Index Delinearize(const OflOpView& op, const std::string& pos) {
+  return Delinearize(op.dims, op.rank, pos);
 }
 
 std::string Literal(OflDType t, double v) {
@@ -308,7 +312,11 @@ class Emitter {
     used_.clear();
     next_var_ = 0;
 
-    const Index idx = Delinearize(op, "gid");
+    // A 2-D range: dim 0 walks the innermost output dim (contiguous: the work-group vectorizes
+    // across it), dim 1 the rest.
+    launch->inner = op.rank > 0 ? std::max<int64_t>(1, op.dims[op.rank - 1]) : 1;
+    Index idx = Delinearize(op.dims, op.rank > 0 ? op.rank - 1 : 0, "g1");
+    if (op.rank > 0) idx.push_back("g0");
     std::string result;
     if (Is(op, "reduce")) {
       const OflOpView& in = g_.ops[op.operands[0]];
@@ -387,7 +395,8 @@ class Emitter {
     launch->args.push_back(out);
     *src << "__kernel void " << launch->kernel << "(";
     for (size_t k = 0; k < params.size(); ++k) *src << (k ? ",\n    " : "") << params[k];
-    *src << ") {\n    const long gid = get_global_id(0);\n"
+    *src << ") {\n    const long g0 = get_global_id(0), g1 = get_global_id(1);\n"
+         << "    const long gid = g1 * " << launch->inner << "L + g0;\n"
          << body_ << "    " << out << "[gid] = " << result << ";\n}\n\n";
   }
 

@@ -235,10 +235,12 @@ OflStatus OflDispatchInvoke(OflDispatchInvocation* inv) {
     if (err != CL_SUCCESS) return ClFail("clEnqueueWriteBuffer", err);
   }
   for (size_t k = 0; k < inv->kernels.size(); ++k) {
-    const size_t global = static_cast<size_t>(inv->plan.launches[k].global_size);
-    if (global == 0) continue;
-    cl_int err = clEnqueueNDRangeKernel(q, inv->kernels[k], 1, nullptr, &global, nullptr, 0,
-                                        nullptr, nullptr);
+    const auto& l = inv->plan.launches[k];
+    if (l.global_size == 0) continue;
+    const size_t global[2] = {static_cast<size_t>(l.inner),
+                              static_cast<size_t>(l.global_size / l.inner)};
+    cl_int err = clEnqueueNDRangeKernel(q, inv->kernels[k], 2, nullptr, global, nullptr, 0, nullptr,
+                                        nullptr);
     if (err != CL_SUCCESS)
       return ClFail(("clEnqueueNDRangeKernel " + inv->plan.launches[k].kernel).c_str(), err);
   }

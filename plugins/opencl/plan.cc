@@ -13,7 +13,7 @@ std::string Plan::Serialize() const {
     s << "output " << k << " " << output_bytes[k] << "\n";
   for (size_t k = 0; k < temp_bytes.size(); ++k) s << "temp " << k << " " << temp_bytes[k] << "\n";
   for (const Launch& l : launches) {
-    s << "kernel " << l.kernel << " " << l.global_size;
+    s << "kernel " << l.kernel << " " << l.global_size << " " << l.inner;
     for (const std::string& a : l.args) s << " " << a;
     s << "\n";
   }
@@ -49,8 +49,8 @@ bool Plan::Parse(const std::string& bytecode, Plan* plan, std::string* error) {
       v.push_back(bytes);
     } else if (what == "kernel") {
       Launch l;
-      in >> l.kernel >> l.global_size;
-      if (!in) {
+      in >> l.kernel >> l.global_size >> l.inner;
+      if (!in || l.inner < 1 || l.global_size % l.inner != 0) {
         *error = "bad plan line: " + line;
         return false;
       }

@@ -4,7 +4,9 @@
 //   input <k> <bytes>        one per partition parameter, in order
 //   output <k> <bytes>       one per partition output, in order
 //   temp <k> <bytes>         intermediate buffers
-//   kernel <name> <global size> <args...>    args: i<k>, o<k>, t<k>, launched in this order
+//   kernel <name> <global size> <inner> <args...>
+//                            args: i<k>, o<k>, t<k>, launched in this order; a 2-D range
+//                            {inner, global / inner} (dim 0 = the output's innermost dim)
 //   ---
 //   <OpenCL C>
 #pragma once
@@ -18,6 +20,7 @@ struct Plan {
   struct Launch {
     std::string kernel;
     int64_t global_size = 0;
+    int64_t inner = 1;              // size of range dim 0 (divides global_size)
     std::vector<std::string> args;  // "i0", "o1", "t3"
   };
   std::vector<int64_t> input_bytes, output_bytes, temp_bytes;
