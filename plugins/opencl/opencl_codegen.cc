@@ -116,8 +116,12 @@ class Emitter {
  public:
   Emitter(const OflGraphView& g, const std::string& prefix) : g_(g), prefix_(prefix) {
     users_.assign(g.num_ops, 0);
+    feeds_dot_.assign(g.num_ops, false);
     for (int32_t i = 0; i < g.num_ops; ++i)
-      for (int32_t k = 0; k < g.ops[i].num_operands; ++k) ++users_[g.ops[i].operands[k]];
+      for (int32_t k = 0; k < g.ops[i].num_operands; ++k) {
+        ++users_[g.ops[i].operands[k]];
+        if (Is(g.ops[i], "dot")) feeds_dot_[g.ops[i].operands[k]] = true;
+      }
     output_of_.assign(g.num_ops, -1);
     for (int32_t k = 0; k < g.num_outputs; ++k) output_of_[g.outputs[k]] = k;
   }
@@ -179,7 +183,10 @@ class Emitter {
  private:
   bool Materialized(int32_t i) const {
     const OflOpView& op = g_.ops[i];
-    return output_of_[i] >= 0 || Is(op, "dot") || Is(op, "reduce") || users_[i] > 1;
+    // A dot reads each operand element once per output row or column: computing an operand
+    // inline would redo it that many times.
+    return output_of_[i] >= 0 || Is(op, "dot") || Is(op, "reduce") || users_[i] > 1 ||
+           feeds_dot_[i];
   }
 
   std::string Fresh() { return "v" + std::to_string(next_var_++); }
@@ -368,17 +375,34 @@ class Emitter {
         if (!is_in(op.rhs_batch, op.num_rhs_batch, d) &&
             !is_in(op.rhs_contracting, op.num_rhs_contracting, d))
           ri[d] = idx[pos++];
-      li[op.lhs_contracting[0]] = "c";
-      ri[op.rhs_contracting[0]] = "c";
-      result = Fresh();
-      body_ += "    " + std::string(CType(op.dtype)) + " " + result + " = 0;\n";
-      body_ += "    for (long c = 0; c < " + std::to_string(l.dims[op.lhs_contracting[0]]) +
-               "L; ++c) {\n";
-      auto saved = memo_;
-      const std::string a = Value(op.operands[0], li), b = Value(op.operands[1], ri);
-      body_ += "    " + result + " = fma(" + a + ", " + b + ", " + result + ");\n";
-      memo_ = saved;
+      // kLanes independent accumulators over K (one fma chain would wait on each fma's
+      // latency), summed pairwise at the end; then the remainder.
+      constexpr int kLanes = 8;
+      const int64_t k = l.dims[op.lhs_contracting[0]];
+      const std::string type = CType(op.dtype);
+      std::vector<std::string> acc(kLanes);
+      for (std::string& a : acc) {
+        a = Fresh();
+        body_ += "    " + type + " " + a + " = 0;\n";
+      }
+      auto fma = [&](const std::string& c, const std::string& a) {
+        li[op.lhs_contracting[0]] = c;
+        ri[op.rhs_contracting[0]] = c;
+        auto saved = memo_;  // values computed inside the loop stay inside it
+        const std::string x = Value(op.operands[0], li), y = Value(op.operands[1], ri);
+        body_ += "    " + a + " = fma(" + x + ", " + y + ", " + a + ");\n";
+        memo_ = saved;
+      };
+      body_ += "    long c = 0;\n    for (; c + " + std::to_string(kLanes) +
+               " <= " + std::to_string(k) + "L; c += " + std::to_string(kLanes) + ") {\n";
+      for (int j = 0; j < kLanes; ++j) fma("(c + " + std::to_string(j) + ")", acc[j]);
+      body_ += "    }\n    for (; c < " + std::to_string(k) + "L; ++c) {\n";
+      fma("c", acc[0]);
       body_ += "    }\n";
+      for (int w = 1; w < kLanes; w *= 2)
+        for (int j = 0; j + w < kLanes; j += 2 * w)
+          body_ += "    " + acc[j] + " += " + acc[j + w] + ";\n";
+      result = acc[0];
     } else {
       // Computed inline from its operands (an output or a value read several times).
       result = Value(i, idx);
@@ -403,6 +427,7 @@ class Emitter {
   const OflGraphView& g_;
   std::string prefix_;
   std::vector<int32_t> users_, output_of_;
+  std::vector<bool> feeds_dot_;
   std::vector<std::string> buffer_;
   std::map<std::string, std::string> memo_;
   std::set<int32_t> used_;  // materialized ops the current kernel reads
