@@ -144,3 +144,19 @@ def test_aot_apply_plugin_then_load_with_and_without_the_dispatch_library(tmp_pa
     assert "running the partition's original HLO on the CPU" in capfd.readouterr().err
     assert "cpu fallback" in g2._art.graph.thunks
     np.testing.assert_allclose(g2(x).numpy(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_mlp_training_steps_through_opencl_equal_cpu():
+    from artifact_models import batches, train_graph
+
+    data = batches(3, n=16)
+    runs = []
+    for plugins in ((), (_lib(OPENCL),)):
+        model, g = train_graph("mlp")
+        g.use_plugins(*plugins)
+        runs.append(([g(x, y).item() for x, y in data], [p.numpy() for p in model.parameters()]))
+    np.testing.assert_allclose(runs[1][0], runs[0][0], rtol=1e-5)
+    for got, want in zip(runs[1][1], runs[0][1]):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    report = g.plugin_report()
+    assert report["backends"][0]["flops"] > 0.99 * sum(b["flops"] for b in report["backends"])
