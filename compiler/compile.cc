@@ -5,10 +5,35 @@
 #include "compiler/backends/cpu/cpu_jit.h"
 #include "absl/container/flat_hash_set.h"
 #include "compiler/codegen/fused_loop_emitter.h"
+#include "compiler/ir/hlo_parser.h"
 #include "compiler/passes/fusion_utils.h"
+#include "compiler/plugin/dispatch_thunk.h"
 
 namespace oneflow_like::hlo {
 namespace {
+
+// A plugin partition compiled for the CPU: DispatchThunk's fallback when its dispatch library is
+// missing (registered here: the CPU backend cannot depend on Compile).
+class ExecutablePartition : public plugin::CpuPartition {
+ public:
+  explicit ExecutablePartition(std::unique_ptr<Executable> exe) : exe_(std::move(exe)) {}
+  Status Run(const std::vector<const void*>& in, const std::vector<void*>& out) override {
+    return exe_->Run(in, out);
+  }
+
+ private:
+  std::unique_ptr<Executable> exe_;
+};
+
+StatusOr<std::unique_ptr<plugin::CpuPartition>> CompilePartitionForCpu(const std::string& hlo) {
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> m, ParseHloModule(hlo));
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, Compile(std::move(m)));
+  return std::unique_ptr<plugin::CpuPartition>(new ExecutablePartition(std::move(exe)));
+}
+
+[[maybe_unused]] const bool kCpuPartitionCompilerRegistered =
+    (plugin::SetCpuPartitionCompiler(&CompilePartitionForCpu), true);
+
 double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

@@ -73,6 +73,19 @@ Status RunHloPasses(HloModule* module, const PipelineOptions& options) {
   // Physical layout changes become explicit transposes; row-major reshapes become bitcasts.
   RETURN_IF_ERROR(run.Run<LayoutNormalization>().status());
   RETURN_IF_ERROR(run.Run<HloDCE>().status());
+  // Compiler plugins on final layouts, before fusion: they see plain ops and fuse on their own;
+  // what they leave fuses for the CPU below.
+  if (!options.plugins.empty()) {
+    plugin::PluginReport report;
+    ASSIGN_OR_RETURN(bool changed, plugin::ApplyCompilerPlugins(module, options.plugins, &report));
+    RETURN_IF_ERROR(VerifyHloModule(*module));
+    DumpToFile(options.dump, module->name(), "plugin_report.txt", report.ToString());
+    if (changed && options.dump.DumpsPass("compiler-plugins"))
+      DumpToFile(options.dump, module->name(), "after_compiler-plugins.txt", module->ToString());
+    if (options.plugin_report != nullptr) *options.plugin_report = std::move(report);
+    RETURN_IF_ERROR(run.Run<HloDCE>().status());
+  }
+  if (options.stop_after_plugins) return absl::OkStatus();
   // Fusion on the final layouts: producers into consumers by the bytes/launches cost model...
   RETURN_IF_ERROR(run.Run<PriorityFusion>().status());
   // ...then siblings reading the same input into one multi-output kernel...

@@ -89,9 +89,10 @@ std::string BuildHeader(const ArtifactContents& c, const std::string& payload, u
   // rejects a misaligned one), so no read is ever misaligned.
   b.ForceVectorAlignment(payload.size(), 1, 8);
   auto bytes = b.CreateVector(reinterpret_cast<const uint8_t*>(payload.data()), payload.size());
-  auto root =
-      fbs::CreateArtifact(b, kFormatVersion, b.CreateString(ProducerString()), c.module.opset,
-                          kCurrentOpset, checksum, data_offset, data_size, bytes);
+  auto root = fbs::CreateArtifact(
+      b, kFormatVersion, b.CreateString(c.producer.empty() ? ProducerString() : c.producer),
+      c.module.opset, c.producer_opset ? c.producer_opset : kCurrentOpset, checksum, data_offset,
+      data_size, bytes);
   fbs::FinishArtifactBuffer(b, root);
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }

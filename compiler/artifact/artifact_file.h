@@ -47,6 +47,10 @@ struct ArtifactContents {
   bool rng_seed_parameter = false, random = false, training = false;
   std::string metadata;  // front-end JSON
   std::vector<BlobRecord> kernels;
+  // Header fields; "" / 0: this build. A rewrite at the file's own op-set keeps the original's,
+  // so it gives the same bytes in later releases too.
+  std::string producer;
+  uint32_t producer_opset = 0;
 };
 
 struct LoadedArtifact {

@@ -126,6 +126,8 @@ std::vector<VersionedOp> MakeTable() {
                 {"dim_labels", 1, ""},
                 {"feature_group_count", 1, ""},
                 {"rhs_dilate", 2, ""}}});
+  // Op-set 3: compiler plugins' dispatch ops (bytecode + original partition in backend_config).
+  t.push_back({"custom-call.ofl.plugin.dispatch", 1, 66, 3, kOpen, call});
   return t;
 }
 

@@ -13,7 +13,7 @@
 namespace oneflow_like::artifact {
 
 // The op set this build writes by default and the oldest one it still reads and writes.
-constexpr int kCurrentOpset = 2;
+constexpr int kCurrentOpset = 3;
 constexpr int kMinSupportedOpset = 1;
 constexpr int kOpenRange = 0;  // max_opset of a version that is still current
 

@@ -43,7 +43,8 @@ class Thunk {
     kWhile,
     kConditional,
     kLibraryCall,
-    kEvaluator
+    kEvaluator,
+    kDispatch  // a compiler plugin's partition, run by its dispatch library
   };
   struct PrepareParams {};
   struct InitializeParams {

@@ -43,8 +43,9 @@ Status ExecuteProfiled(ThunkSequence& seq, const Thunk::ExecuteParams& p, int64_
 }  // namespace
 
 const char* ThunkKindString(Thunk::Kind k) {
-  static const char* kNames[] = {"kernel",     "gemm",  "convolution", "copy",         "memset",
-                                 "sequential", "while", "conditional", "library-call", "evaluator"};
+  static const char* kNames[] = {"kernel",       "gemm",       "convolution", "copy",
+                                 "memset",       "sequential", "while",       "conditional",
+                                 "library-call", "evaluator",  "dispatch"};
   return kNames[static_cast<int>(k)];
 }
 

@@ -161,6 +161,29 @@ StatusOr<std::unique_ptr<hlo::HloModule>> VerifyArtifact(const LoadedArtifact& a
   return std::move(*hlo);
 }
 
+StatusOr<hlo::plugin::PluginReport> ApplyPlugins(const std::string& in,
+                                                 const std::vector<std::string>& plugins,
+                                                 const std::string& out) {
+  ASSIGN_OR_RETURN(LoadedArtifact a, ReadArtifact(in));
+  ASSIGN_OR_RETURN(std::unique_ptr<hlo::HloModule> hlo, VerifyArtifact(a));
+  hlo::plugin::PluginReport report;
+  hlo::PipelineOptions options;
+  for (const std::string& p : plugins) {
+    ASSIGN_OR_RETURN(auto lib, hlo::plugin::CompilerPluginLibrary::Load(p));
+    options.plugins.push_back(std::move(lib));
+  }
+  if (options.plugins.empty()) return InvalidArgument("%s: apply_plugin needs a plugin", in);
+  options.plugin_report = &report;
+  options.stop_after_plugins = true;
+  Status st = hlo::RunHloPasses(hlo.get(), options);
+  if (!st.ok()) return Status(st.code(), absl::StrCat(in, ": ", st.message()));
+  ArtifactContents c = a.contents;  // tensors still point into a's mapping
+  ASSIGN_OR_RETURN(c.module, Legalize(*hlo));
+  c.kernels.clear();  // the JIT's kernels of the old module would not match
+  RETURN_IF_ERROR(WriteArtifact(c, out));
+  return report;
+}
+
 StatusOr<LoadedGraph> LoadGraph(const std::string& path, bool install_kernels) {
   LoadedGraph g;
   ASSIGN_OR_RETURN(g.artifact, ReadArtifact(path));

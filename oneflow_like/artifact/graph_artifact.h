@@ -41,4 +41,12 @@ StatusOr<std::unique_ptr<hlo::HloModule>> VerifyArtifact(const LoadedArtifact& a
 // kernel libraries missing from the JIT's cache are written there first.
 StatusOr<LoadedGraph> LoadGraph(const std::string& path, bool install_kernels = true);
 
+// AOT compiler plugins: the artifact at `in` with its module run through the pipeline up to the
+// plugin pass (simplified, layout-normalized, each partition a dispatch op holding its bytecode
+// and its original HLO), written to `out` (op-set 3 or later). Loading it needs only the
+// dispatch libraries; without one, that partition runs on the CPU, with a warning.
+StatusOr<hlo::plugin::PluginReport> ApplyPlugins(const std::string& in,
+                                                 const std::vector<std::string>& plugins,
+                                                 const std::string& out);
+
 }  // namespace oneflow_like::artifact

@@ -43,7 +43,8 @@ BufferRef RefOf(const Tensor& t) {
 }  // namespace
 
 StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::Compile(const std::shared_ptr<Trace>& trace,
-                                                                const std::string& name) {
+                                                                const std::string& name,
+                                                                const PluginPaths& plugins) {
   auto g = std::shared_ptr<CompiledGraph>(new CompiledGraph());
   g->name_ = name;
   auto t0 = std::chrono::steady_clock::now();
@@ -57,12 +58,13 @@ StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::Compile(const std::share
   g->captured_ = trace->captured();
   for (const TracedOp& op : trace->ops()) g->has_random_ |= op.attrs.Has("seed");
   for (auto& [capture, v] : trace->Assignments()) g->assigned_.push_back(capture);
-  RETURN_IF_ERROR(g->Finish(std::move(module)));
+  RETURN_IF_ERROR(g->Finish(std::move(module), plugins));
   return g;
 }
 
 StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::FromModule(
-    std::unique_ptr<hlo::HloModule> module, ModuleSpec spec, const std::string& name) {
+    std::unique_ptr<hlo::HloModule> module, ModuleSpec spec, const std::string& name,
+    const PluginPaths& plugins) {
   auto g = std::shared_ptr<CompiledGraph>(new CompiledGraph());
   g->name_ = name;
   g->input_metas_ = std::move(spec.inputs);
@@ -76,11 +78,11 @@ StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::FromModule(
     if (c < 0 || c >= static_cast<int64_t>(g->captured_.size()))
       return InvalidArgument("[nn.Graph %s] assigned capture %d out of range", name, int(c));
   }
-  RETURN_IF_ERROR(g->Finish(std::move(module)));
+  RETURN_IF_ERROR(g->Finish(std::move(module), plugins));
   return g;
 }
 
-Status CompiledGraph::Finish(std::unique_ptr<hlo::HloModule> module) {
+Status CompiledGraph::Finish(std::unique_ptr<hlo::HloModule> module, const PluginPaths& plugins) {
   auto t0 = std::chrono::steady_clock::now();
   // Offer every assigned capture's parameter as the buffer of its new value (in-place updates:
   // no scratch buffer, no write to memory the run does not read); the compiler accepts the pairs
@@ -90,6 +92,15 @@ Status CompiledGraph::Finish(std::unique_ptr<hlo::HloModule> module) {
   for (size_t k = 0; k < assigned_.size(); ++k)
     options.donated.push_back({first_assigned + static_cast<int64_t>(k),
                                static_cast<int64_t>(input_metas_.size()) + assigned_[k]});
+  if (plugins.has_value()) {
+    for (const std::string& path : *plugins) {
+      ASSIGN_OR_RETURN(auto lib, hlo::plugin::CompilerPluginLibrary::Load(path));
+      options.pipeline.plugins.push_back(std::move(lib));
+    }
+  } else {
+    ASSIGN_OR_RETURN(options.pipeline.plugins, hlo::plugin::PluginsFromEnv());
+  }
+  options.pipeline.plugin_report = &info_.plugin_report;
   ASSIGN_OR_RETURN(std::unique_ptr<hlo::Executable> exe, hlo::Compile(std::move(module), options));
   info_.compile_seconds = Since(t0);
   info_.hlo_after = exe->module().ToString();

@@ -4,6 +4,7 @@
 // the graph assigns (an optimizer step updates the parameters in place).
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,14 +19,19 @@ struct GraphCompileInfo {
   double trace_seconds = 0, lower_seconds = 0, compile_seconds = 0;
   LowerStats lower;
   std::string hlo_before, hlo_after, thunks, buffer_report;
+  hlo::plugin::PluginReport plugin_report;  // empty when no compiler plugin was offered
 };
+
+// The compiler plugins a graph is offered: library paths, or (unset) ONEFLOW_LIKE_PLUGINS.
+using PluginPaths = std::optional<std::vector<std::string>>;
 
 struct AssignScratch;  // launch_lazy_job_instruction_policy.h
 
 class CompiledGraph {
  public:
   static StatusOr<std::shared_ptr<CompiledGraph>> Compile(const std::shared_ptr<Trace>& trace,
-                                                          const std::string& name);
+                                                          const std::string& name,
+                                                          const PluginPaths& plugins = {});
   // A graph from a module with the signature LowerTrace gives (artifacts: oneflow_like/artifact):
   // parameters = inputs, then `captured`, then an s32 seed when `rng_seed_parameter`; result =
   // tuple(outputs..., new values of captured[assigned[k]]...).
@@ -37,7 +43,8 @@ class CompiledGraph {
   };
   static StatusOr<std::shared_ptr<CompiledGraph>> FromModule(std::unique_ptr<hlo::HloModule> module,
                                                              ModuleSpec spec,
-                                                             const std::string& name);
+                                                             const std::string& name,
+                                                             const PluginPaths& plugins = {});
   // Runs the graph on `inputs` (same signature as traced); returns its outputs.
   StatusOr<TensorList> Run(const TensorList& inputs);
   const GraphCompileInfo& info() const { return info_; }
@@ -58,7 +65,7 @@ class CompiledGraph {
 
  private:
   // Compiles `module` and checks the captures; inputs/outputs/captured/assigned are set.
-  Status Finish(std::unique_ptr<hlo::HloModule> module);
+  Status Finish(std::unique_ptr<hlo::HloModule> module, const PluginPaths& plugins);
 
   std::string name_;
   std::shared_ptr<hlo::Executable> exe_;

@@ -100,6 +100,10 @@ void BindArtifact(py::module_& m, TensorClass&) {
       Check(InvalidArgument("%s: op-set %d is newer than this build's %d", src, target,
                             c.module.opset));
     }
+    if (target == a.contents.module.opset) {  // same op-set: same bytes, producer included
+      c.producer = a.producer;
+      c.producer_opset = a.producer_opset;
+    }
     Check(artifact::WriteArtifact(c, dst));
   });
   py::class_<PyLoaded, std::shared_ptr<PyLoaded>>(m, "_LoadedArtifact")

@@ -1,5 +1,6 @@
 // Bindings of lazy mode: tracing scopes and compiled graphs (used by flow.nn.Graph).
 #include "compiler/dump.h"
+#include "oneflow_like/artifact/graph_artifact.h"
 #include "oneflow_like/lazy/graph.h"
 #include "oneflow_like/lazy/trace.h"
 #include "python/csrc/binding.h"
@@ -7,6 +8,25 @@
 namespace oneflow_like {
 namespace python {
 namespace {
+
+// graph.plugin_report(): backends (ops, bytes, flops), partitions, CPU fallbacks with reasons.
+py::dict PluginReportToDict(const hlo::plugin::PluginReport& r) {
+  py::list backends, partitions, fallbacks;
+  for (const auto& b : r.backends)
+    backends.append(py::dict(py::arg("name") = b.name, py::arg("ops") = b.ops,
+                             py::arg("bytes") = b.bytes, py::arg("flops") = b.flops));
+  for (const auto& p : r.partitions)
+    partitions.append(py::dict(py::arg("name") = p.name, py::arg("plugin") = p.plugin,
+                               py::arg("entry_point") = p.entry_point, py::arg("ops") = p.ops,
+                               py::arg("inputs") = p.inputs, py::arg("outputs") = p.outputs,
+                               py::arg("bytecode_bytes") = p.bytecode_bytes));
+  for (const auto& f : r.fallbacks)
+    fallbacks.append(
+        py::dict(py::arg("op") = f.op, py::arg("opcode") = f.opcode, py::arg("reason") = f.reason));
+  return py::dict(py::arg("backends") = backends, py::arg("partitions") = partitions,
+                  py::arg("fallbacks") = fallbacks,
+                  py::arg("text") = r.backends.empty() ? std::string() : r.ToString());
+}
 
 struct PyTrace {
   std::shared_ptr<lazy::Trace> trace = lazy::Trace::Create();
@@ -68,12 +88,31 @@ void BindLazy(py::module_& m, TensorClass&) {
       .def_property_readonly("in_place_assignments",
                              [](lazy::CompiledGraph& g) { return g.in_place_counts(); })
       .def_property_readonly("kernel_call_ops",
-                             [](lazy::CompiledGraph& g) { return g.info().lower.kernel_call_ops; });
-  m.def("_compile_trace", [](PyTrace& t, const std::string& name) {
-    if (t.scope) throw py::value_error("[nn.Graph] compile after the trace scope is closed");
-    py::gil_scoped_release nogil;
-    return Unwrap(lazy::CompiledGraph::Compile(t.trace, name));
-  });
+                             [](lazy::CompiledGraph& g) { return g.info().lower.kernel_call_ops; })
+      .def_property_readonly("plugin_report", [](lazy::CompiledGraph& g) {
+        return PluginReportToDict(g.info().plugin_report);
+      });
+  // python -m oneflow_like.apply_plugin: AOT plugin compilation of an .oflx artifact.
+  m.def("_artifact_apply_plugins",
+        [](const std::string& in, std::vector<std::string> plugins, const std::string& out) {
+          StatusOr<hlo::plugin::PluginReport> report = InvalidArgument("not run");
+          {
+            py::gil_scoped_release nogil;
+            report = artifact::ApplyPlugins(in, plugins, out);
+          }
+          return PluginReportToDict(Unwrap(std::move(report)));
+        });
+  // plugins: None = ONEFLOW_LIKE_PLUGINS, else a list of compiler plugin library paths.
+  m.def(
+      "_compile_trace",
+      [](PyTrace& t, const std::string& name, py::object plugins) {
+        if (t.scope) throw py::value_error("[nn.Graph] compile after the trace scope is closed");
+        lazy::PluginPaths paths;
+        if (!plugins.is_none()) paths = plugins.cast<std::vector<std::string>>();
+        py::gil_scoped_release nogil;
+        return Unwrap(lazy::CompiledGraph::Compile(t.trace, name, paths));
+      },
+      py::arg("trace"), py::arg("name"), py::arg("plugins") = py::none());
 }
 
 }  // namespace

@@ -59,6 +59,17 @@ def build(name, seed=0):
     return MODELS[name]()
 
 
+class Infer(nn.Graph):
+    """An inference graph over `model` (the plugin tests and benchmarks/bench_plugin.py)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def build(self, x):
+        return self.model(x)
+
+
 class TrainGraph(nn.Graph):
     def __init__(self, model, opt):
         super().__init__()

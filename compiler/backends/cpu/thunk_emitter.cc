@@ -10,6 +10,8 @@
 #include "compiler/backends/cpu/cpu_thunks.h"
 #include "compiler/codegen/fused_loop_emitter.h"
 #include "compiler/library/library_ops.h"
+#include "compiler/plugin/dispatch_thunk.h"
+#include "compiler/plugin/partitioner.h"
 #include "compiler/thunks/thunks.h"
 
 namespace oneflow_like::hlo {
@@ -116,6 +118,18 @@ class Emitter {
         return absl::OkStatus();
       }
       case HloOpcode::kCustomCall:
+        if (i.attrs().custom_call_target == plugin::kDispatchTarget) {
+          // A compiler plugin's partition: a missing dispatch library fails the compilation,
+          // unless the op still holds its original partition (then it runs on the CPU).
+          ASSIGN_OR_RETURN(auto t,
+                           plugin::DispatchThunk::Create(i, OperandSlices(i), ba_.Leaves(&i)));
+          if (!t->fallback_reason().empty())
+            stats_->dispatch_fallbacks.push_back(
+                absl::StrCat(i.name(), ": ", t->fallback_reason()));
+          seq->push_back(std::move(t));
+          ++stats_->dispatches;
+          return absl::OkStatus();
+        }
         if (FindExternalCall(i.attrs().custom_call_target)) {
           seq->push_back(std::make_unique<InstructionThunk>(Thunk::Kind::kLibraryCall, &i,
                                                             OperandSlices(i), ba_.Leaves(&i)));
@@ -176,10 +190,11 @@ class Emitter {
 std::string EmitStats::ToString() const {
   std::string s = absl::StrFormat(
       "kernels %d, gemms %d, convolutions %d, library calls %d, copies %d, control flow %d, "
-      "evaluator fallbacks %d\n",
-      kernels, gemms, convolutions, library_calls, copies, control_flow,
+      "plugin dispatches %d, evaluator fallbacks %d\n",
+      kernels, gemms, convolutions, library_calls, copies, control_flow, dispatches,
       static_cast<int64_t>(evaluator_fallbacks.size()));
   for (const auto& f : evaluator_fallbacks) absl::StrAppend(&s, "  fallback: ", f, "\n");
+  for (const auto& f : dispatch_fallbacks) absl::StrAppend(&s, "  plugin fallback: ", f, "\n");
   return s;
 }
 

@@ -91,10 +91,29 @@ class Graph:
         object.__setattr__(self, "recompile_reasons", [])
         object.__setattr__(self, "_last_entry", None)
         object.__setattr__(self, "_debug_dir", None)
+        object.__setattr__(self, "_plugins", None)  # None: $ONEFLOW_LIKE_PLUGINS
 
     def add_optimizer(self, optimizer, lr_sch=None):
         """Runs optimizer.step() inside the graph after build() (which calls backward)."""
         self._optimizers.append((optimizer, lr_sch))
+
+    def use_plugins(self, *paths):
+        """Offers these compiler plugin libraries (paths of .so files) the graph at compile time,
+        in order, instead of those named by $ONEFLOW_LIKE_PLUGINS; no paths: none. What they
+        take runs through their dispatch libraries, the rest on the CPU (plugin_report())."""
+        plugins = [os.fspath(p) for p in paths]
+        object.__setattr__(self, "_plugins", plugins)
+        self._cache.clear()
+        return self
+
+    def plugin_report(self):
+        """Coverage of the last compiled graph by compiler plugins: {"backends": [{name, ops,
+        bytes, flops}], "partitions": [...], "fallbacks": [{op, opcode, reason}], "text": str}."""
+        if self._last_entry is None:
+            raise RuntimeError(
+                "[nn.Graph.plugin_report] the graph has not been compiled yet: call it once first"
+            )
+        return self._last_entry.compiled.plugin_report
 
     def build(self, *args, **kwargs):
         raise NotImplementedError("nn.Graph subclasses must implement build()")
@@ -207,7 +226,7 @@ class Graph:
             for opt, _ in self._optimizers:
                 object.__setattr__(opt, "_graph_tracing", False)
         trace_seconds = time.perf_counter() - t0
-        compiled = _C._compile_trace(trace, type(self).__name__)
+        compiled = _C._compile_trace(trace, type(self).__name__, self._plugins)
         entry = _Entry(compiled, spec, trace_seconds, trace.num_ops())
         dump = self._debug_dir or os.environ.get("ONEFLOW_LIKE_DUMP_TO")
         if dump:
@@ -223,6 +242,10 @@ class Graph:
             f.write(compiled.hlo_after)
         with open(base + ".optimized.dot", "w") as f:
             f.write(compiled.dot)
+        report = compiled.plugin_report["text"]
+        if report:
+            with open(base + ".plugin_report.txt", "w") as f:
+                f.write(report)
         if shutil.which("dot"):
             _dot_to_svg(compiled.dot, base + ".optimized.svg", 60.0, "nn.Graph.debug")
 
