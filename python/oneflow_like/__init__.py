@@ -55,6 +55,7 @@ from . import autograd  # noqa: E402,F401
 from . import (
     accelerator,
     backends,
+    distributed,
     nn,
     optim,
     profiler,
