@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "vm/virtual_machine.h"
+
 namespace oneflow_like {
 namespace distributed {
 
@@ -18,6 +20,7 @@ Status Work::Wait(int64_t timeout_ms) {
     return absl::DeadlineExceededError(
         absl::StrFormat("[work.wait] not completed after %d ms", timeout_ms));
   }
+  if (!status_.ok()) vm::VirtualMachine::Get()->ForgetError(status_);
   return status_;
 }
 
@@ -74,20 +77,35 @@ CollectiveInstructionPolicy::~CollectiveInstructionPolicy() {
   work_->Signal(result_);
 }
 
-Status CollectiveInstructionPolicy::Prepare(vm::Instruction*) {
-  for (auto& t : reads_) result_.Update(t.blob->EnsureAllocated());
-  for (auto& t : writes_) result_.Update(t.blob->EnsureAllocated());
-  return result_;
+namespace {
+// The error exactly as the VM will record it (vm/instruction.cc: "[name] " once, then the
+// instruction id), so Work::Wait can tell the VM that the user has seen it.
+Status AsRecorded(const Status& s, const std::string& name, const vm::Instruction& instr) {
+  if (s.ok()) return s;
+  std::string msg(s.message());
+  if (msg.rfind("[" + name + "]", 0) != 0) msg = absl::StrCat("[", name, "] ", msg);
+  return Status(s.code(), absl::StrCat(msg, " (in instruction #", instr.id(), ")"));
+}
+}  // namespace
+
+Status CollectiveInstructionPolicy::Prepare(vm::Instruction* instr) {
+  Status st;
+  for (auto& t : reads_) st.Update(t.blob->EnsureAllocated());
+  for (auto& t : writes_) st.Update(t.blob->EnsureAllocated());
+  result_ = AsRecorded(st, name_, *instr);
+  return st;
 }
 
-Status CollectiveInstructionPolicy::Compute(vm::Instruction*) {
+Status CollectiveInstructionPolicy::Compute(vm::Instruction* instr) {
   ran_ = true;
+  Status st;
   try {
-    result_ = fn_(reads_, writes_);
+    st = fn_(reads_, writes_);
   } catch (const std::exception& e) {
-    result_ = Internal("[%s] %s", name_, e.what());
+    st = Internal("[%s] %s", name_, e.what());
   }
-  return result_;
+  result_ = AsRecorded(st, name_, *instr);
+  return st;
 }
 
 }  // namespace distributed

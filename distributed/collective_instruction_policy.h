@@ -31,7 +31,8 @@ constexpr vm::StreamRole kCollectiveStreamRole = vm::StreamRole::kLazyJob;
 class Work {
  public:
   bool IsCompleted();
-  // Blocks until completion, at most `timeout_ms` (< 0: no limit); returns the op's error.
+  // Blocks until completion, at most `timeout_ms` (< 0: no limit); returns the op's error,
+  // which the VM then forgets (flow.sync() does not raise it a second time).
   Status Wait(int64_t timeout_ms = -1);
   void Signal(Status s);
 

@@ -201,7 +201,10 @@ class _Partly(nn.Module):
 
 def case_ddp_unused():
     rank, world = _init()
-    model = nn.parallel.DistributedDataParallel(_Partly())
+    m = _Partly()
+    m.register_buffer("stat", flow.full((2,), float(rank + 10)))
+    model = nn.parallel.DistributedDataParallel(m)
+    assert np.all(m.stat.numpy() == 10), m.stat  # rank 0's buffers at construction
     x = flow.randn(3, 4)
     try:
         model(x).sum().backward()
@@ -258,6 +261,7 @@ def case_shape_mismatch():
         print("RESULT", msg, flush=True)
     else:
         raise AssertionError("mismatched shapes were not caught")
+    flow.sync()  # raised once: the VM does not raise it again
     dist.all_reduce(flow.ones(3))  # the group still works afterwards
     dist.destroy_process_group()
 
@@ -276,6 +280,21 @@ def case_peer_dies():
         print("RESULT", f"{time.monotonic() - start:.2f}", str(e).replace("\n", " "), flush=True)
         os._exit(0)  # skip the exit-time drain of a broken group
     raise AssertionError("no error after a peer died")
+
+
+def case_peer_stalls():
+    """The last rank stays alive but never joins the collective: the others time out."""
+    rank, world = _init(timeout=2.0)
+    if rank == world - 1:
+        time.sleep(4)
+        os._exit(0)
+    start = time.monotonic()
+    try:
+        dist.all_reduce(flow.ones(10))
+    except RuntimeError as e:
+        print("RESULT", f"{time.monotonic() - start:.2f}", str(e).replace("\n", " "), flush=True)
+        os._exit(0)
+    raise AssertionError("no error while a peer stalled")
 
 
 def case_init_only():

@@ -150,6 +150,16 @@ def test_a_rank_that_dies_makes_the_others_raise_within_the_timeout():
     assert res[2][0] == 3
 
 
+def test_a_rank_that_stalls_makes_the_others_time_out():
+    res = spawn("peer_stalls", 2, timeout=60)
+    rc, o, e = res[0]
+    assert rc == 0, f"{rc}\n{o}\n{e}"
+    (line,) = result_line(o)
+    elapsed, msg = line.split(" ", 1)
+    assert 1.5 < float(elapsed) < 6, line
+    assert "[all_reduce] rank 0 of 2 (float32[10])" in msg and "timeout (2000 ms)" in msg, msg
+
+
 def test_mismatched_world_size_fails_clearly():
     res = spawn("init_only", 2, sizes=[2, 3], env={"TEST_TIMEOUT": 10}, timeout=60)
     for rc, o, e in res:

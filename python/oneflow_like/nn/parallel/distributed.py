@@ -187,7 +187,9 @@ class DistributedDataParallel(Module):
     def forward(self, *inputs, **kwargs):
         if self._callback_queued:  # a backward stopped half way: start the iteration afresh
             self._reset()
-        if self.broadcast_buffers:
+        # Buffers follow rank 0 in training steps only: an evaluation that only some ranks run
+        # must not issue collectives the others never meet.
+        if self.broadcast_buffers and self.training and flow.is_grad_enabled():
             for b in self.module.buffers():
                 self._dist.broadcast(b.detach(), 0, async_op=True)
         return self.module(*inputs, **kwargs)
