@@ -45,8 +45,9 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   int size() const { return options_.world_size; }
   const ProcessGroupOptions& options() const { return options_; }
 
-  // In place on `t` (every rank passes the same shape and dtype).
-  StatusOr<std::shared_ptr<Work>> AllReduce(const Tensor& t, ReduceOp op);
+  // In place on `t` (every rank passes the same shape and dtype). `check` = false skips the
+  // signature exchange for callers that verified the layout once (DDP's buckets).
+  StatusOr<std::shared_ptr<Work>> AllReduce(const Tensor& t, ReduceOp op, bool check = true);
   StatusOr<std::shared_ptr<Work>> Broadcast(const Tensor& t, int root);
   // outputs[r] receives rank r's `input` (world_size tensors of input's shape and dtype).
   StatusOr<std::shared_ptr<Work>> AllGather(const TensorList& outputs, const Tensor& input);

@@ -53,8 +53,12 @@ void BindDistributed(py::module_& m, TensorClass&) {
            py::arg("world_size"), py::arg("timeout"), py::arg("check_signatures") = true)
       .def("rank", &ProcessGroupGloo::rank)
       .def("size", &ProcessGroupGloo::size)
-      .def("all_reduce", [](ProcessGroupGloo& pg, const Tensor& t,
-                            int op) { return Unwrap(pg.AllReduce(t, static_cast<ReduceOp>(op))); })
+      .def(
+          "all_reduce",
+          [](ProcessGroupGloo& pg, const Tensor& t, int op, bool check) {
+            return Unwrap(pg.AllReduce(t, static_cast<ReduceOp>(op), check));
+          },
+          py::arg("tensor"), py::arg("op"), py::arg("check") = true)
       .def("broadcast", [](ProcessGroupGloo& pg, const Tensor& t,
                            int root) { return Unwrap(pg.Broadcast(t, root)); })
       .def("all_gather", [](ProcessGroupGloo& pg, const TensorList& outs,

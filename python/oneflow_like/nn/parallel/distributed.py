@@ -17,6 +17,8 @@ next backward outside it reduces the accumulated sums.
 import contextlib
 import weakref
 
+import numpy as np
+
 import oneflow_like as flow
 from oneflow_like.nn.modules.module import Module
 
@@ -78,6 +80,8 @@ class DistributedDataParallel(Module):
             self._sync_from_rank0([p for _, p in module.named_parameters()])
             self._sync_from_rank0(list(module.buffers()))
         self._buckets = self._make_buckets()
+        self._check_bucket_layout()
+        self._pg = dist._group("DistributedDataParallel", None)
         self._where = {}  # id(param) -> (bucket, slot)
         for b in self._buckets:
             for i, (_, p) in enumerate(b.params):
@@ -105,6 +109,20 @@ class DistributedDataParallel(Module):
         if cur:
             buckets.append(cur)
         return [_Bucket(i, ps, ps[0][1].dtype) for i, ps in enumerate(buckets)]
+
+    def _check_bucket_layout(self):
+        """Every rank must bucket the same parameters the same way (the construction-time
+        broadcasts already compared each parameter's shape and dtype between ranks): then the
+        buckets' all-reduces can skip the per-op signature exchange."""
+        mine = flow.tensor([len(self._buckets)] + [b.flat.numel() for b in self._buckets])
+        rank0 = mine.clone()
+        self._dist.broadcast(rank0, 0)  # a different bucket count fails here, naming the shapes
+        if not np.array_equal(rank0.numpy(), mine.numpy()):
+            raise RuntimeError(
+                "[DistributedDataParallel] the ranks bucket the parameters differently (bucket "
+                f"sizes {mine.numpy()[1:].tolist()} here, {rank0.numpy()[1:].tolist()} on rank 0): "
+                "pass the same bucket_cap_mb and model on every rank"
+            )
 
     # ---- per iteration -----------------------------------------------------------------------
 
@@ -154,7 +172,7 @@ class DistributedDataParallel(Module):
             self._next_bucket < len(self._buckets) and self._buckets[self._next_bucket].pending == 0
         ):
             b = self._buckets[self._next_bucket]
-            b.work = self._dist.all_reduce(b.flat, op=self._dist.ReduceOp.AVG, async_op=True)
+            b.work = self._pg.all_reduce(b.flat, self._dist.ReduceOp.AVG, check=False)
             self._next_bucket += 1
 
     def _finalize(self):
