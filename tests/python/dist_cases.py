@@ -282,6 +282,24 @@ def case_peer_dies():
     raise AssertionError("no error after a peer died")
 
 
+def case_ddp_peer_dies():
+    """A rank dies between DDP steps: the others' loss.backward() raises (the bucket wait)."""
+    rank, world = _init(timeout=5.0)
+    model = nn.parallel.DistributedDataParallel(_mlp())
+    x, y = flow.randn(4, 6), flow.tensor([0, 1, 2, 0])
+    F.cross_entropy(model(x), y).backward()
+    if rank == world - 1:
+        os._exit(3)
+    start = time.monotonic()
+    try:
+        for _ in range(3):
+            F.cross_entropy(model(x), y).backward()
+    except RuntimeError as e:
+        print("RESULT", f"{time.monotonic() - start:.2f}", str(e).replace("\n", " "), flush=True)
+        os._exit(0)
+    raise AssertionError("DDP went on after a peer died")
+
+
 def case_peer_stalls():
     """The last rank stays alive but never joins the collective: the others time out."""
     rank, world = _init(timeout=2.0)

@@ -150,6 +150,15 @@ def test_a_rank_that_dies_makes_the_others_raise_within_the_timeout():
     assert res[2][0] == 3
 
 
+def test_ddp_backward_raises_when_a_peer_died():
+    res = spawn("ddp_peer_dies", 2, timeout=60)
+    rc, o, e = res[0]
+    assert rc == 0, f"{rc}\n{o}\n{e}"
+    (line,) = result_line(o)
+    elapsed, msg = line.split(" ", 1)
+    assert float(elapsed) < 15 and "[all_reduce] rank 0 of 2" in msg, line
+
+
 def test_a_rank_that_stalls_makes_the_others_time_out():
     res = spawn("peer_stalls", 2, timeout=60)
     rc, o, e = res[0]
