@@ -114,6 +114,50 @@ def test_launcher_stops_the_others_when_a_worker_dies():
     assert time.monotonic() - start < 30  # rank 0 sleeps 60 s unless stopped
 
 
+TORCH_DDP_SCRIPT = """
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+
+dist.init_process_group("gloo")
+torch.manual_seed(dist.get_rank())
+model = DDP(nn.Linear(4, 2))
+g = torch.Generator().manual_seed(0)
+ds = TensorDataset(torch.randn(32, 4, generator=g), torch.randn(32, 2, generator=g))
+sampler = DistributedSampler(ds)
+loader = DataLoader(ds, batch_size=4, sampler=sampler)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    sampler.set_epoch(epoch)
+    for x, y in loader:
+        loss = nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+print("RESULT", float(model.module.weight.sum()))
+dist.destroy_process_group()
+"""
+
+
+def test_a_pytorch_ddp_script_runs_unchanged_under_mock_torch(tmp_path):
+    script = tmp_path / "ddp.py"
+    script.write_text(TORCH_DDP_SCRIPT)
+    run = [sys.executable, "-m", "oneflow_like.distributed.run", "--nproc-per-node", "2"]
+    r = subprocess.run(
+        run + ["--master-port", "0", "-m", "oneflow_like.mock_torch", str(script)],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    weights = result_line(r.stdout)
+    assert len(weights) == 2 and weights[0] == weights[1], weights  # the ranks stay in step
+
+
 def test_ddp_equals_single_process_training_on_the_whole_batch():
     ok(spawn("ddp", 2))
 
