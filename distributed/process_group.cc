@@ -139,7 +139,14 @@ Status ProcessGroupGloo::Connect() {
   const std::string mine = std::to_string(size);
   RETURN_IF_ERROR(store_->Set(absl::StrCat("ofl/world_size/", rank), {mine.begin(), mine.end()}));
   auto check = [&](int other) -> Status {
-    ASSIGN_OR_RETURN(std::vector<char> v, store_->Get(absl::StrCat("ofl/world_size/", other)));
+    auto got = store_->Get(absl::StrCat("ofl/world_size/", other));
+    if (!got.ok())
+      return Status(
+          got.status().code(),
+          absl::StrFormat("rank %d did not join within the timeout (%d ms; is it "
+                          "running, with the same MASTER_ADDR:MASTER_PORT?): %s",
+                          other, int64_t(options_.timeout.count()), got.status().message()));
+    const std::vector<char>& v = *got;
     // Rank 0 serves the store: on a mismatch it waits until the other rank has read rank 0's
     // value, so both report the mismatch (rather than the other seeing the store vanish).
     // (Its reply may be lost when rank 0 stops the store right after a mismatch: ignored.)

@@ -220,6 +220,12 @@ def test_mismatched_world_size_fails_clearly():
         assert "world_size mismatch" in e, e
 
 
+def test_a_missing_rank_is_named_after_the_timeout():
+    res = spawn("init_only", 1, sizes=[2], env={"TEST_TIMEOUT": 1}, timeout=30)
+    rc, o, e = res[0]
+    assert rc != 0 and "rank 1 did not join within the timeout (1000 ms" in e, e
+
+
 def test_occupied_port_fails_clearly():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
