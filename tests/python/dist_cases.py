@@ -111,6 +111,13 @@ def case_collectives():
     s = (y + 1).sum().item()  # ordered after the all-reduce by the VM
     assert work.wait() is True and work.is_completed()
     assert s == 1000 * (2 * world * (world + 1) / 2 + 1), s
+    # picklable objects
+    objs = [None] * world
+    dist.all_gather_object(objs, {"rank": rank, "pad": "x" * rank})
+    assert objs == [{"rank": r, "pad": "x" * r} for r in range(world)], objs
+    lst = [rank, f"from {rank}"] if rank == 1 else [None, None]
+    dist.broadcast_object_list(lst, src=1)
+    assert lst == [1, "from 1"], lst
     dist.barrier()
     dist.destroy_process_group()
     assert not dist.is_initialized()

@@ -15,6 +15,9 @@ check off), so a mismatch raises instead of corrupting data. Only the default gr
 """
 import datetime
 import os
+import pickle
+
+import numpy as np
 
 from oneflow_like import _C
 
@@ -25,6 +28,8 @@ __all__ = [
     "Work",
     "all_gather",
     "all_gather_into_tensor",
+    "all_gather_object",
+    "broadcast_object_list",
     "all_reduce",
     "barrier",
     "broadcast",
@@ -39,6 +44,7 @@ __all__ = [
     "is_initialized",
     "is_nccl_available",
     "isend",
+    "new_group",
     "recv",
     "reduce_scatter",
     "reduce_scatter_tensor",
@@ -292,3 +298,47 @@ def irecv(tensor, src=None, group=None, tag=0):
 def barrier(group=None, async_op=False, device_ids=None):
     """Returns once every rank has reached it (bounded by the group's timeout)."""
     return _finish(_group("barrier", group).barrier(), async_op)
+
+
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None):
+    """Only the default group exists in this build."""
+    raise NotImplementedError(
+        "[new_group] sub-groups are not supported; collectives run on the default group"
+    )
+
+
+def _to_bytes_tensor(obj):
+    import oneflow_like as flow
+
+    data = np.frombuffer(pickle.dumps(obj), dtype=np.uint8).copy()
+    return flow.from_numpy(data), data.size
+
+
+def all_gather_object(object_list, obj, group=None):
+    """object_list[r] = rank r's picklable `obj` (sizes first, then the padded pickles)."""
+    import oneflow_like as flow
+
+    pg = _group("all_gather_object", group)
+    t, n = _to_bytes_tensor(obj)
+    sizes = [flow.zeros(1, dtype=flow.int64) for _ in range(pg.size())]
+    all_gather(sizes, flow.tensor([n]))
+    longest = max(int(s.item()) for s in sizes)
+    padded = flow.zeros(longest, dtype=flow.uint8)
+    padded[:n] = t
+    outs = [flow.zeros(longest, dtype=flow.uint8) for _ in range(pg.size())]
+    all_gather(outs, padded)
+    for r, (o, s) in enumerate(zip(outs, sizes)):
+        object_list[r] = pickle.loads(o.numpy()[: int(s.item())].tobytes())
+
+
+def broadcast_object_list(object_list, src=0, group=None, device=None):
+    """Replaces object_list's items on every rank by rank `src`'s (picklable objects)."""
+    import oneflow_like as flow
+
+    pg = _group("broadcast_object_list", group)
+    t, n = _to_bytes_tensor(list(object_list))
+    size = flow.tensor([n])
+    broadcast(size, src)
+    buf = t if pg.rank() == src else flow.zeros(int(size.item()), dtype=flow.uint8)
+    broadcast(buf, src)
+    object_list[:] = pickle.loads(buf.numpy().tobytes())
