@@ -99,6 +99,26 @@ def test_launcher_runs_the_collectives_and_sets_torchrun_env():
     ]
 
 
+def test_two_launchers_as_two_nodes_form_one_group():
+    port = free_port()
+    run = [sys.executable, "-m", "oneflow_like.distributed.run", "--nproc-per-node", "1"]
+    nodes = [
+        subprocess.Popen(
+            run
+            + ["--nnodes", "2", "--node-rank", str(n), "--master-port", str(port)]
+            + [CASES, "init_only"],
+            env=_env(TEST_TIMEOUT=20),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in (1, 0)  # the node of rank 0 starts last: the others wait for its store
+    ]
+    for p in nodes:
+        o, e = p.communicate(timeout=60)
+        assert p.returncode == 0 and result_line(o) == ["ok"], e
+
+
 def test_launcher_stops_the_others_when_a_worker_dies():
     start = time.monotonic()
     run = [sys.executable, "-m", "oneflow_like.distributed.run", "--nproc-per-node", "2"]
