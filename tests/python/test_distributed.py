@@ -280,6 +280,12 @@ def test_world_size_one_runs_in_process():
     assert not dist.is_initialized()
     with pytest.raises(RuntimeError, match="not been initialized"):
         dist.get_rank()
+    # a second group on the same port after the first was destroyed
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+    t = flow.ones(3)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    dist.destroy_process_group()
+    np.testing.assert_array_equal(t.numpy(), np.ones(3))
 
 
 def test_nccl_without_cuda_is_a_clear_error():
