@@ -11,6 +11,9 @@
 #include "gloo/allreduce.h"
 #include "gloo/barrier.h"
 #include "gloo/broadcast.h"
+#include "gloo/gather.h"
+#include "gloo/reduce.h"
+#include "gloo/scatter.h"
 #include "gloo/rendezvous/context.h"
 #include "gloo/transport/tcp/device.h"
 #include "gloo/transport/unbound_buffer.h"
@@ -27,7 +30,10 @@ enum OpCode : int64_t {
   kBroadcastOp,
   kAllGatherOp,
   kReduceScatterOp,
-  kBarrierOp
+  kBarrierOp,
+  kReduceOp,
+  kGatherOp,
+  kScatterOp
 };
 constexpr int kMaxDims = 8;
 constexpr int kSigLen = 4 + kMaxDims;
@@ -36,8 +42,9 @@ constexpr uint64_t kP2PSlotPrefix = uint64_t{0xD1} << 56;
 
 const char* OpCodeName(int64_t code) {
   static const char* names[] = {"?",          "all_reduce",     "broadcast",
-                                "all_gather", "reduce_scatter", "barrier"};
-  return code >= 1 && code <= 5 ? names[code] : "?";
+                                "all_gather", "reduce_scatter", "barrier",
+                                "reduce",     "gather",         "scatter"};
+  return code >= 1 && code <= 8 ? names[code] : "?";
 }
 
 std::string DescribeTensor(const Tensor& t) {
@@ -64,7 +71,11 @@ std::string DescribeSignature(const int64_t* s) {
   std::vector<int64_t> dims(s + 4, s + 4 + std::min<int64_t>(s[3], kMaxDims));
   absl::StrAppend(&out, " of ", DTypeLongName(static_cast<DType>(s[1])), "[",
                   absl::StrJoin(dims, ", "), s[3] > kMaxDims ? ", ..." : "", "]");
-  if (s[0] == kBroadcastOp) absl::StrAppend(&out, " from root ", s[2]);
+  if (s[0] == kBroadcastOp || s[0] == kScatterOp) absl::StrAppend(&out, " from root ", s[2]);
+  if (s[0] == kGatherOp) absl::StrAppend(&out, " to root ", s[2]);
+  if (s[0] == kReduceOp)
+    absl::StrAppend(&out, " to root ", s[2] / 8, " with ",
+                    ReduceOpName(static_cast<ReduceOp>(s[2] % 8)));
   if (s[0] == kAllReduceOp || s[0] == kReduceScatterOp)
     absl::StrAppend(&out, " with ", ReduceOpName(static_cast<ReduceOp>(s[2])));
   return out;
@@ -356,6 +367,107 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::ReduceScatter(const Tensor& ou
         if (op == ReduceOp::kAvg) DivideInPlace(w[0].data(), dtype, n, size());
         return Status();
       });
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Reduce(const Tensor& t, int root, ReduceOp op) {
+  RETURN_IF_ERROR(CheckRank("reduce", root, size(), "dst"));
+  ASSIGN_OR_RETURN(TensorBytes tb, BytesOf(t, "reduce"));
+  ASSIGN_OR_RETURN(ReduceFn fn, MakeReduceFn(t.dtype(), op, "reduce"));
+  auto sig = Signature(kReduceOp, &t, int64_t{root} * 8 + static_cast<int64_t>(op));
+  const std::string what = DescribeTensor(t);
+  const DType dtype = t.dtype();
+  const int64_t n = t.numel(), esize = DTypeSize(dtype);
+  return Issue("reduce", {tb}, {tb}, [=](auto&, const std::vector<TensorBytes>& w) -> Status {
+    RETURN_IF_ERROR(CheckSignature("reduce", sig, what));
+    if (n == 0 || size() == 1) return Status();
+    // Non-root ranks keep their tensor: Gloo reduces into a scratch buffer there.
+    std::vector<uint8_t> scratch(rank() == root ? 0 : w[0].size);
+    RETURN_IF_ERROR(Guard("reduce", what, [&] {
+      gloo::ReduceOptions o(context_);
+      o.setInput<uint8_t>(static_cast<uint8_t*>(w[0].data()), w[0].size);
+      SetOutput(o, rank() == root ? w[0].data() : scratch.data(), n, esize);
+      o.setRoot(root);
+      o.setReduceFunction(fn);
+      o.setTag(NextTag());
+      o.setTimeout(options_.timeout);
+      gloo::reduce(o);
+    }));
+    if (op == ReduceOp::kAvg && rank() == root) DivideInPlace(w[0].data(), dtype, n, size());
+    return Status();
+  });
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Gather(const TensorList& outputs,
+                                                         const Tensor& input, int root) {
+  RETURN_IF_ERROR(CheckRank("gather", root, size(), "dst"));
+  ASSIGN_OR_RETURN(TensorBytes in, BytesOf(input, "gather"));
+  std::vector<TensorBytes> outs;
+  if (rank() == root) {
+    ASSIGN_OR_RETURN(outs, BytesOfList("gather", outputs, input, size(), "output"));
+  } else if (!outputs.empty()) {
+    return InvalidArgument("[gather] only the destination rank %d passes a gather_list", root);
+  }
+  auto sig = Signature(kGatherOp, &input, root);
+  const std::string what = DescribeTensor(input);
+  return Issue("gather", {in}, outs,
+               [=](const std::vector<TensorBytes>& r, const std::vector<TensorBytes>& w) -> Status {
+                 RETURN_IF_ERROR(CheckSignature("gather", sig, what));
+                 const int64_t bytes = r[0].size;
+                 std::vector<uint8_t> all(rank() == root ? bytes * size() : 0);
+                 if (size() == 1) {
+                   std::memcpy(all.data(), r[0].data(), bytes);
+                 } else if (bytes > 0) {
+                   RETURN_IF_ERROR(Guard("gather", what, [&] {
+                     gloo::GatherOptions o(context_);
+                     o.setInput<uint8_t>(static_cast<uint8_t*>(r[0].data()), bytes);
+                     if (rank() == root) o.setOutput<uint8_t>(all.data(), all.size());
+                     o.setRoot(root);
+                     o.setTag(NextTag());
+                     o.setTimeout(options_.timeout);
+                     gloo::gather(o);
+                   }));
+                 }
+                 for (size_t i = 0; i < w.size(); ++i)
+                   std::memcpy(w[i].data(), all.data() + i * bytes, bytes);
+                 return Status();
+               });
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Scatter(const Tensor& output,
+                                                          const TensorList& inputs, int root) {
+  RETURN_IF_ERROR(CheckRank("scatter", root, size(), "src"));
+  ASSIGN_OR_RETURN(TensorBytes out, BytesOf(output, "scatter"));
+  std::vector<TensorBytes> ins;
+  if (rank() == root) {
+    ASSIGN_OR_RETURN(ins, BytesOfList("scatter", inputs, output, size(), "input"));
+  } else if (!inputs.empty()) {
+    return InvalidArgument("[scatter] only the source rank %d passes a scatter_list", root);
+  }
+  auto sig = Signature(kScatterOp, &output, root);
+  const std::string what = DescribeTensor(output);
+  return Issue("scatter", ins, {out},
+               [=](const std::vector<TensorBytes>& r, const std::vector<TensorBytes>& w) -> Status {
+                 RETURN_IF_ERROR(CheckSignature("scatter", sig, what));
+                 const int64_t bytes = w[0].size;
+                 if (size() == 1) {
+                   std::memmove(w[0].data(), r[0].data(), bytes);
+                   return Status();
+                 }
+                 if (bytes == 0) return Status();
+                 return Guard("scatter", what, [&] {
+                   gloo::ScatterOptions o(context_);
+                   if (rank() == root) {
+                     std::vector<uint8_t*> ptrs;
+                     for (const TensorBytes& b : r) ptrs.push_back(static_cast<uint8_t*>(b.data()));
+                     o.setInputs<uint8_t>(ptrs, bytes);
+                   }
+                   o.setOutput<uint8_t>(static_cast<uint8_t*>(w[0].data()), bytes);
+                   o.setRoot(root);
+                   o.setTag(NextTag());
+                   o.setTimeout(options_.timeout);
+                   gloo::scatter(o);
+                 });
+               });
 }
 
 StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Send(const Tensor& t, int dst, int tag) {

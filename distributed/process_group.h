@@ -54,6 +54,12 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   // output = the reduction over ranks of inputs[rank] (world_size tensors of output's shape).
   StatusOr<std::shared_ptr<Work>> ReduceScatter(const Tensor& output, const TensorList& inputs,
                                                 ReduceOp op);
+  // The reduction over ranks into `t` on `root` (other ranks' tensors are left as they were).
+  StatusOr<std::shared_ptr<Work>> Reduce(const Tensor& t, int root, ReduceOp op);
+  // On `root`: outputs[r] = rank r's input (other ranks pass no outputs).
+  StatusOr<std::shared_ptr<Work>> Gather(const TensorList& outputs, const Tensor& input, int root);
+  // output = root's inputs[rank] (only `root` passes inputs).
+  StatusOr<std::shared_ptr<Work>> Scatter(const Tensor& output, const TensorList& inputs, int root);
   StatusOr<std::shared_ptr<Work>> Send(const Tensor& t, int dst, int tag);
   StatusOr<std::shared_ptr<Work>> Recv(const Tensor& t, int src, int tag);
   StatusOr<std::shared_ptr<Work>> Barrier();

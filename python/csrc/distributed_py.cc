@@ -71,6 +71,12 @@ void BindDistributed(py::module_& m, TensorClass&) {
                       int tag) { return Unwrap(pg.Send(t, dst, tag)); })
       .def("recv", [](ProcessGroupGloo& pg, const Tensor& t, int src,
                       int tag) { return Unwrap(pg.Recv(t, src, tag)); })
+      .def("reduce", [](ProcessGroupGloo& pg, const Tensor& t, int root,
+                        int op) { return Unwrap(pg.Reduce(t, root, static_cast<ReduceOp>(op))); })
+      .def("gather", [](ProcessGroupGloo& pg, const TensorList& outs, const Tensor& in,
+                        int root) { return Unwrap(pg.Gather(outs, in, root)); })
+      .def("scatter", [](ProcessGroupGloo& pg, const Tensor& out, const TensorList& ins,
+                         int root) { return Unwrap(pg.Scatter(out, ins, root)); })
       .def("barrier", [](ProcessGroupGloo& pg) { return Unwrap(pg.Barrier()); })
       .def("shutdown", [](ProcessGroupGloo& pg) {
         Status st;

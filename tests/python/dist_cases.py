@@ -93,6 +93,22 @@ def case_collectives():
         dist.reduce_scatter_tensor(out, flow.cat(ins, dim=0), op=dist.ReduceOp.MAX)
         want = stack.any(0) if dtype == "bool" else stack.max(0) + rank
         _close(_np(out), want, f"reduce_scatter_tensor {dtype}")
+        # reduce / gather / scatter to and from the last rank
+        t = _t(xs[rank], dtype)
+        dist.reduce(t, dst=root, op=dist.ReduceOp.MAX)
+        want = (stack.any(0) if dtype == "bool" else stack.max(0)) if rank == root else xs[rank]
+        _close(_np(t), want, f"reduce {dtype}")
+        outs = (
+            [flow.zeros(3, 5).to(getattr(flow, dtype)) for _ in range(world)]
+            if rank == root
+            else None
+        )
+        dist.gather(_t(xs[rank], dtype), outs, dst=root)
+        for r in range(world if rank == root else 0):
+            _close(_np(outs[r]), xs[r], f"gather {dtype} from rank {r}")
+        got = flow.zeros(3, 5).to(getattr(flow, dtype))
+        dist.scatter(got, [_t(x, dtype) for x in xs] if rank == root else None, src=root)
+        _close(_np(got), xs[rank], f"scatter {dtype}")
         # send / recv around the ring
         if world > 1:
             nxt, prv = (rank + 1) % world, (rank - 1) % world

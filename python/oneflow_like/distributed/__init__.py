@@ -46,8 +46,11 @@ __all__ = [
     "isend",
     "new_group",
     "recv",
+    "gather",
+    "reduce",
     "reduce_scatter",
     "reduce_scatter_tensor",
+    "scatter",
     "send",
 ]
 
@@ -259,6 +262,23 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     """output = this rank's block of the reduction over ranks of `input` (world_size blocks)."""
     pg = _group("reduce_scatter_tensor", group)
     return _finish(pg.reduce_scatter(output, _chunks(input, output, pg.size()), int(op)), async_op)
+
+
+def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
+    """The reduction over ranks into rank `dst`'s `tensor` (the others keep theirs)."""
+    return _finish(_group("reduce", group).reduce(tensor, int(dst), int(op)), async_op)
+
+
+def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
+    """On rank `dst`: gather_list[r] = rank r's `tensor`; the other ranks pass no list."""
+    pg = _group("gather", group)
+    return _finish(pg.gather(list(gather_list or []), tensor, int(dst)), async_op)
+
+
+def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
+    """tensor = rank `src`'s scatter_list[rank]; only `src` passes the list."""
+    pg = _group("scatter", group)
+    return _finish(pg.scatter(tensor, list(scatter_list or []), int(src)), async_op)
 
 
 def _chunks(big, small, n):
