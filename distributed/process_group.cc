@@ -397,16 +397,21 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Reduce(const Tensor& t, int ro
   });
 }
 
+StatusOr<std::vector<TensorBytes>> ProcessGroupGloo::RootList(const char* op,
+                                                              const TensorList& list,
+                                                              const Tensor& like, int root,
+                                                              const char* role) {
+  if (rank() == root) return BytesOfList(op, list, like, size(), role);
+  if (!list.empty())
+    return InvalidArgument("[%s] only rank %d (the root) passes a list of %ss", op, root, role);
+  return std::vector<TensorBytes>();
+}
+
 StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Gather(const TensorList& outputs,
                                                          const Tensor& input, int root) {
   RETURN_IF_ERROR(CheckRank("gather", root, size(), "dst"));
   ASSIGN_OR_RETURN(TensorBytes in, BytesOf(input, "gather"));
-  std::vector<TensorBytes> outs;
-  if (rank() == root) {
-    ASSIGN_OR_RETURN(outs, BytesOfList("gather", outputs, input, size(), "output"));
-  } else if (!outputs.empty()) {
-    return InvalidArgument("[gather] only the destination rank %d passes a gather_list", root);
-  }
+  ASSIGN_OR_RETURN(auto outs, RootList("gather", outputs, input, root, "output"));
   auto sig = Signature(kGatherOp, &input, root);
   const std::string what = DescribeTensor(input);
   return Issue("gather", {in}, outs,
@@ -437,12 +442,7 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Scatter(const Tensor& output,
                                                           const TensorList& inputs, int root) {
   RETURN_IF_ERROR(CheckRank("scatter", root, size(), "src"));
   ASSIGN_OR_RETURN(TensorBytes out, BytesOf(output, "scatter"));
-  std::vector<TensorBytes> ins;
-  if (rank() == root) {
-    ASSIGN_OR_RETURN(ins, BytesOfList("scatter", inputs, output, size(), "input"));
-  } else if (!inputs.empty()) {
-    return InvalidArgument("[scatter] only the source rank %d passes a scatter_list", root);
-  }
+  ASSIGN_OR_RETURN(auto ins, RootList("scatter", inputs, output, root, "input"));
   auto sig = Signature(kScatterOp, &output, root);
   const std::string what = DescribeTensor(output);
   return Issue("scatter", ins, {out},

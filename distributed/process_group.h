@@ -77,6 +77,9 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   // Wraps a Gloo call: exceptions become errors naming the op, the rank and `what`; the first
   // failure marks the group broken, so later ops fail at once instead of waiting on dead peers.
   Status Guard(const char* op, const std::string& what, const std::function<void()>& body);
+  // On `root`: `list` checked against `like` (world_size tensors); elsewhere it must be empty.
+  StatusOr<std::vector<TensorBytes>> RootList(const char* op, const TensorList& list,
+                                              const Tensor& like, int root, const char* role);
   // gloo::allreduce of `n` elements of `esize` bytes at `data`, in place, under Guard.
   Status GlooAllReduce(const char* op, const std::string& what, void* data, int64_t n,
                        int64_t esize, const ReduceFn& fn);
