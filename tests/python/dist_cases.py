@@ -18,6 +18,13 @@ DTYPES = ["float32", "float64", "float16", "bfloat16", "int32", "int64", "int8",
 FLOATS = {"float32", "float64", "float16", "bfloat16"}
 
 
+def _result(*parts):
+    """One write per line: ranks share the launcher's stdout (unbuffered under `python -u`),
+    and print() would write the parts separately, interleaving with the other ranks."""
+    sys.stdout.write(" ".join(["RESULT"] + [str(p) for p in parts]) + "\n")
+    sys.stdout.flush()
+
+
 def _init(timeout=20.0):
     dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=timeout))
     return dist.get_rank(), dist.get_world_size()
@@ -267,7 +274,7 @@ def case_ddp_overlap():
     compute = [e.args["instruction"] for e in spans if names[e.track].endswith("/compute")]
     assert len(reduces) == 3, [e.name for e in spans]
     assert reduces[0] < max(compute), (reduces, sorted(compute)[-5:])
-    print("RESULT", reduces, max(compute), flush=True)
+    _result(reduces, max(compute))
     dist.destroy_process_group()
 
 
@@ -281,7 +288,7 @@ def case_shape_mismatch():
         assert (
             "rank 0: all_reduce of float32[4]" in msg and "rank 1: all_reduce of float32[5]" in msg
         ), msg
-        print("RESULT", msg, flush=True)
+        _result(msg)
     else:
         raise AssertionError("mismatched shapes were not caught")
     flow.sync()  # raised once: the VM does not raise it again
@@ -300,7 +307,7 @@ def case_peer_dies():
         for _ in range(3):
             dist.all_reduce(t)
     except RuntimeError as e:
-        print("RESULT", f"{time.monotonic() - start:.2f}", str(e).replace("\n", " "), flush=True)
+        _result(f"{time.monotonic() - start:.2f}", str(e).replace("\n", " "))
         os._exit(0)  # skip the exit-time drain of a broken group
     raise AssertionError("no error after a peer died")
 
@@ -318,7 +325,7 @@ def case_ddp_peer_dies():
         for _ in range(3):
             F.cross_entropy(model(x), y).backward()
     except RuntimeError as e:
-        print("RESULT", f"{time.monotonic() - start:.2f}", str(e).replace("\n", " "), flush=True)
+        _result(f"{time.monotonic() - start:.2f}", str(e).replace("\n", " "))
         os._exit(0)
     raise AssertionError("DDP went on after a peer died")
 
@@ -333,7 +340,7 @@ def case_peer_stalls():
     try:
         dist.all_reduce(flow.ones(10))
     except RuntimeError as e:
-        print("RESULT", f"{time.monotonic() - start:.2f}", str(e).replace("\n", " "), flush=True)
+        _result(f"{time.monotonic() - start:.2f}", str(e).replace("\n", " "))
         os._exit(0)
     raise AssertionError("no error while a peer stalled")
 
@@ -341,13 +348,13 @@ def case_peer_stalls():
 def case_init_only():
     _init(timeout=float(os.environ.get("TEST_TIMEOUT", "5")))
     dist.barrier()
-    print("RESULT ok", flush=True)
+    _result("ok")
     dist.destroy_process_group()
 
 
 def case_launcher_env(mode=""):
     keys = ["RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"]
-    print("RESULT", " ".join(f"{k}={os.environ[k]}" for k in keys), flush=True)
+    _result(" ".join(f"{k}={os.environ[k]}" for k in keys))
     if mode == "fail" and os.environ["RANK"] == "1":
         sys.exit(7)
     if mode == "fail":

@@ -96,7 +96,7 @@ def test_launcher_runs_the_collectives_and_sets_torchrun_env():
         f"RANK={i} LOCAL_RANK={i} WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 "
         f"MASTER_PORT={port}"
         for i in range(2)
-    ]
+    ], (r.stdout, r.stderr)
 
 
 def test_two_launchers_as_two_nodes_form_one_group():
@@ -157,7 +157,8 @@ for epoch in range(2):
         opt.zero_grad()
         loss.backward()
         opt.step()
-print("RESULT", float(model.module.weight.sum()))
+import sys
+sys.stdout.write(f"RESULT {float(model.module.weight.sum())}\\n")  # one write: ranks share stdout
 dist.destroy_process_group()
 """
 
