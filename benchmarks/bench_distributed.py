@@ -3,7 +3,8 @@
 1. all_reduce bus bandwidth, 1 KB .. 256 MB (float32 sum): ours (flow.distributed.all_reduce,
    a VM instruction on the collective stream, with and without the per-op signature check)
    against raw Gloo (benchmarks/gloo_allreduce_bench.cc: the same store, transport and sum, no
-   VM) in the same run, interleaved, best of 3 per size. Bus bandwidth = bytes / time *
+   VM) in the same run, interleaved; each side reports its fastest iteration (the machine
+   is shared: means swing with the load, minima do not), best of 3 runs per size. Bus bandwidth = bytes / time *
    2 (n - 1) / n. DDP's bucket all-reduces skip the signature check (the layout is verified
    once at construction), so the "no check" column is what DDP pays.
 2. DDP training throughput of an MLP (784-1024-1024-10, batch 128 per process) on 1 and 2
@@ -93,11 +94,11 @@ def worker_allreduce(sizes):
         t = flow.ones(s // 4)
         dist.all_reduce(t)  # warm-up (allocates)
         dist.barrier()
-        n = iters_for(s)
-        t0 = time.perf_counter()
-        for _ in range(n):
+        dt = float("inf")
+        for _ in range(iters_for(s)):  # the fastest iteration, as the raw Gloo side reports
+            t0 = time.perf_counter()
             dist.all_reduce(t)
-        dt = (time.perf_counter() - t0) / n
+            dt = min(dt, time.perf_counter() - t0)
         if dist.get_rank() == 0:
             print(s, f"{dt:.9f}", flush=True)
     dist.destroy_process_group()

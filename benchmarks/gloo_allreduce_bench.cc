@@ -1,7 +1,8 @@
 // Raw Gloo all-reduce timing, the baseline of benchmarks/bench_distributed.py: the same rendezvous
 // (distributed::TcpStore), the same transport and the same float sum as the process group, but
 // no VM, no signature check, no Python. Usage: gloo_allreduce_bench RANK WORLD PORT ITERS BYTES...
-// Prints "BYTES SECONDS_PER_ALLREDUCE" per size on rank 0.
+// Prints "BYTES SECONDS" per size on rank 0: the fastest of ITERS all-reduces.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -53,10 +54,14 @@ int main(int argc, char** argv) {
     gloo::BarrierOptions b(ctx);
     b.setTag(tag++);
     gloo::barrier(b);
-    auto t0 = std::chrono::steady_clock::now();
-    for (int k = 0; k < iters; ++k) run();
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (rank == 0) std::printf("%zu %.9f\n", bytes, s / iters);
+    double best = 1e30;  // the fastest iteration: the machine is shared, the minimum is stable
+    for (int k = 0; k < iters; ++k) {
+      auto t0 = std::chrono::steady_clock::now();
+      run();
+      best = std::min(best,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    if (rank == 0) std::printf("%zu %.9f\n", bytes, best);
   }
   return 0;
 }
