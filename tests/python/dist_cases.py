@@ -132,7 +132,7 @@ def case_collectives():
     y = t * 2
     work = dist.all_reduce(y, async_op=True)
     s = (y + 1).sum().item()  # ordered after the all-reduce by the VM
-    assert work.wait() is True and work.is_completed()
+    assert work.wait(datetime.timedelta(seconds=30)) is True and work.is_completed()
     assert s == 1000 * (2 * world * (world + 1) / 2 + 1), s
     # picklable objects
     objs = [None] * world

@@ -55,6 +55,18 @@ __all__ = [
 ]
 
 Work = _C._Work
+_wait_seconds = _C._Work.wait
+
+
+def _work_wait(self, timeout=None):
+    """Blocks until the collective finished (at most `timeout`, a timedelta or seconds);
+    raises its error. Returns True."""
+    if isinstance(timeout, datetime.timedelta):
+        timeout = timeout.total_seconds()
+    return _wait_seconds(self, -1.0 if timeout is None else float(timeout))
+
+
+Work.wait = _work_wait
 default_pg_timeout = datetime.timedelta(minutes=30)
 
 
