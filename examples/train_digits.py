@@ -2,7 +2,12 @@
 python3-sklearn), report held-out accuracy and write a loss-curve PNG under runs/.
 
     PYTHONPATH=python /usr/bin/python3 examples/train_digits.py [--model mlp|cnn|both]
-        [--device auto|cpu|cuda] [--mode both|eager|graph] [--epochs N]
+        [--device auto|cpu|cuda] [--mode both|eager|graph] [--epochs N] [--nproc N]
+
+--nproc N trains data-parallel on N processes (eager, CPU, Gloo): the script starts itself
+through `python -m oneflow_like.distributed.run`; each rank wraps the model in
+DistributedDataParallel and reads its shard of every epoch (DistributedSampler) with batch
+64 / N, so the global batch and the schedule match the single-process run.
 
 By default each model trains eagerly and then compiled (nn.Graph), on CUDA when a device is
 present (--device auto). nn.Graph compiles for the CPU only in this build, so a compiled run asked
@@ -20,7 +25,7 @@ from tqdm import tqdm
 import oneflow_like as flow
 import oneflow_like.nn as nn
 import oneflow_like.nn.functional as F
-from oneflow_like.utils.data import DataLoader, TensorDataset
+from oneflow_like.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 DIGITS_CSV = "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"
 
@@ -120,13 +125,22 @@ def train(name, model, data, args, mode, device):
     x_train, y_train, x_test, y_test = data
     model = model.to(device)
     epochs = args.epochs if args.epochs is not None else {"mlp": 30, "cnn": 12}[name]
+    dataset = TensorDataset(
+        flow.from_numpy(x_train).to(device), flow.from_numpy(y_train).to(device)
+    )
+    sampler = None
+    if flow.distributed.is_initialized():
+        world = flow.distributed.get_world_size()
+        model = nn.parallel.DistributedDataParallel(model)
+        sampler = DistributedSampler(dataset, shuffle=True, seed=args.seed, drop_last=True)
     opt = flow.optim.Adam(model.parameters(), lr=2e-3, weight_decay=1e-4)
     loader = DataLoader(
-        TensorDataset(flow.from_numpy(x_train).to(device), flow.from_numpy(y_train).to(device)),
-        batch_size=64,
-        shuffle=True,
+        dataset,
+        batch_size=64 if sampler is None else 64 // world,
+        shuffle=sampler is None,
+        sampler=sampler,
         drop_last=True,
-        generator=args.seed,
+        generator=args.seed if sampler is None else None,
     )
     sched = flow.optim.lr_scheduler.OneCycleLR(
         opt, max_lr=5e-3, epochs=epochs, steps_per_epoch=len(loader)
@@ -137,7 +151,9 @@ def train(name, model, data, args, mode, device):
     # tqdm bars on stderr (off when stderr is not a terminal: disable=None); the loss shown is
     # the mean of the last finished epoch, read once per epoch so the host never waits inside it.
     epoch_bar = tqdm(range(epochs), desc=f"{name:>3} {mode:>5}", unit="epoch", disable=None)
-    for _ in epoch_bar:
+    for epoch in epoch_bar:
+        if sampler is not None:
+            sampler.set_epoch(epoch)
         epoch_losses = []
         for x, y in tqdm(loader, desc="batches", unit="batch", leave=False, disable=None):
             epoch_losses.append(step(x, y))
@@ -182,7 +198,15 @@ def main(argv=None):
     p.add_argument("--epochs", type=int, default=None, help="default: 30 (MLP), 12 (CNN)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="runs", help="folder for the loss-curve PNG")
+    p.add_argument("--nproc", type=int, default=1, help="data-parallel processes (eager, CPU)")
     args = p.parse_args(argv)
+    if args.nproc > 1 and "RANK" not in os.environ:
+        return launch(args.nproc, sys.argv[1:] if argv is None else argv)
+    if "RANK" in os.environ:
+        flow.distributed.init_process_group("gloo")
+        args.device, args.mode = "cpu", "eager"
+        if flow.distributed.get_rank() != 0:  # one report: rank 0's
+            sys.stdout = open(os.devnull, "w")
 
     if args.device == "auto":
         args.device = "cuda" if flow.cuda.is_available() else "cpu"
@@ -214,5 +238,14 @@ def main(argv=None):
     print(f"accuracy: {acc:.2f}", flush=True)
 
 
+def launch(nproc, argv):
+    """Runs this script on `nproc` processes through the launcher; returns its exit code."""
+    import subprocess
+
+    cmd = [sys.executable, "-m", "oneflow_like.distributed.run", "--nproc-per-node", str(nproc)]
+    cmd += ["--master-port", "0", os.path.abspath(__file__)] + list(argv)
+    return subprocess.call(cmd)
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -78,6 +78,7 @@ from . import autograd  # noqa: E402,F401
 from . import (
     accelerator,
     backends,
+    distributed,
     nn,
     optim,
     profiler,

@@ -45,8 +45,13 @@ def _bool(self):
 
 
 def _backward(self, gradient=None, retain_graph=None, create_graph=False):
-    self._backward(
-        gradient, bool(retain_graph) if retain_graph is not None else create_graph, create_graph
+    from oneflow_like.autograd import _run_backward
+
+    _run_backward(
+        self._backward,
+        gradient,
+        bool(retain_graph) if retain_graph is not None else create_graph,
+        create_graph,
     )
 
 

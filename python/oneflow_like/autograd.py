@@ -87,11 +87,31 @@ def _as_list(x):
     return [x]
 
 
+# Callbacks queued during a backward pass (from tensor hooks), run once it returns: how
+# DistributedDataParallel finishes its gradient reduction (torch's engine.queue_callback).
+_post_backward_callbacks = []
+
+
+def _queue_callback(fn):
+    """Runs `fn()` when the backward pass now running has finished, on the same thread."""
+    _post_backward_callbacks.append(fn)
+
+
+def _run_backward(fn, *args):
+    try:
+        fn(*args)
+    except BaseException:
+        _post_backward_callbacks.clear()
+        raise
+    while _post_backward_callbacks:
+        _post_backward_callbacks.pop(0)()
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     tensors = _as_list(tensors)
     grads = _as_list(grad_tensors) or [None] * len(tensors)
     retain = create_graph if retain_graph is None else retain_graph
-    _C._autograd_backward(tensors, grads, bool(retain), bool(create_graph))
+    _run_backward(_C._autograd_backward, tensors, grads, bool(retain), bool(create_graph))
 
 
 def grad(

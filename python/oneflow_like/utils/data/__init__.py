@@ -184,6 +184,13 @@ def _rng(generator):
     return np.random.default_rng(int(generator))
 
 
+class Sampler:
+    """Yields dataset indices (pass one to DataLoader(sampler=...))."""
+
+    def __iter__(self):
+        raise NotImplementedError
+
+
 class DataLoader:
     """Iterates over `dataset` in batches.
 
@@ -525,3 +532,6 @@ def _worker_loop(
         except Exception:  # re-raised in the parent, with this traceback
             data, err = None, _ExceptionWrapper(sys.exc_info(), where)
         result_q.put((epoch, i, data, err))
+
+
+from oneflow_like.utils.data.distributed import DistributedSampler  # noqa: E402,F401

@@ -1,0 +1,81 @@
+// CollectiveInstructionPolicy: one collective (or send/recv) as a VM instruction on the CPU's
+// collective stream (CollectiveStreamDevice()). It reads and writes its tensors' blobs, so it
+// orders against the compute that produces and consumes them by the VM's usual dependences, and it
+// also writes its process group's order blob, so a group's collectives run in the order they were
+// issued (every rank must meet them in the same order; readiness alone would reorder them). Work:
+// the completion handle async_op=True returns (wait / is_completed).
+#pragma once
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "oneflow_like/framework/tensor.h"
+#include "vm/instruction.h"
+#include "vm/stream.h"
+
+namespace oneflow_like {
+namespace distributed {
+
+// The collective stream: a CPU stream with a worker thread of its own that never runs work
+// inline (the lazy-job policy) on a device index no tensor uses: "cpu:63/lazy" in profiles.
+inline Device CollectiveStreamDevice() {
+  return Device(DeviceType::kCPU, 63);
+}
+constexpr vm::StreamRole kCollectiveStreamRole = vm::StreamRole::kLazyJob;
+
+// Completion of one collective: signalled once its instruction has run (or was skipped because
+// an input carried an error) and been retired.
+class Work {
+ public:
+  bool IsCompleted();
+  // Blocks until completion, at most `timeout_ms` (< 0: no limit); returns the op's error,
+  // which the VM then forgets (flow.sync() does not raise it a second time).
+  Status Wait(int64_t timeout_ms = -1);
+  void Signal(Status s);
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  Status status_;
+};
+
+// A contiguous tensor's bytes inside its blob, resolved on the caller's thread.
+struct TensorBytes {
+  vm::BlobPtr blob;
+  int64_t offset = 0;  // bytes
+  int64_t size = 0;    // bytes
+  void* data() const { return static_cast<char*>(blob->data()) + offset; }
+};
+StatusOr<TensorBytes> BytesOf(const Tensor& t, const char* op_name);
+
+class CollectiveInstructionPolicy : public vm::InstructionPolicy {
+ public:
+  using Fn = std::function<Status(const std::vector<TensorBytes>& reads,
+                                  const std::vector<TensorBytes>& writes)>;
+  CollectiveInstructionPolicy(std::string name, std::vector<TensorBytes> reads,
+                              std::vector<TensorBytes> writes, vm::BlobPtr order, Fn fn,
+                              std::shared_ptr<Work> work);
+  ~CollectiveInstructionPolicy() override;
+  const vm::DependenceVector& input_dependences() const override { return in_; }
+  const vm::DependenceVector& output_dependences() const override { return out_; }
+  Status Prepare(vm::Instruction*) override;
+  Status Compute(vm::Instruction*) override;
+  std::string DebugName(const vm::Instruction&) const override { return name_; }
+
+ private:
+  std::string name_;
+  std::vector<TensorBytes> reads_, writes_;
+  vm::BlobPtr order_;
+  Fn fn_;
+  std::shared_ptr<Work> work_;
+  bool ran_ = false;
+  Status result_;
+  vm::DependenceVector in_, out_;
+};
+
+}  // namespace distributed
+}  // namespace oneflow_like

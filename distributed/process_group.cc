@@ -1,0 +1,529 @@
+#include "distributed/process_group.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_join.h"
+#include "distributed/tcp_store.h"
+#include "gloo/allgather.h"
+#include "gloo/allreduce.h"
+#include "gloo/barrier.h"
+#include "gloo/broadcast.h"
+#include "gloo/gather.h"
+#include "gloo/reduce.h"
+#include "gloo/scatter.h"
+#include "gloo/rendezvous/context.h"
+#include "gloo/transport/tcp/device.h"
+#include "gloo/transport/unbound_buffer.h"
+#include "vm/instructions_builder.h"
+
+namespace oneflow_like {
+namespace distributed {
+
+namespace {
+// Signature exchanged before each collective: op, dtype, op argument (root / reduce op), ndim,
+// up to kMaxDims dims (later dims folded into the last slot).
+enum OpCode : int64_t {
+  kAllReduceOp = 1,
+  kBroadcastOp,
+  kAllGatherOp,
+  kReduceScatterOp,
+  kBarrierOp,
+  kReduceOp,
+  kGatherOp,
+  kScatterOp
+};
+constexpr int kMaxDims = 8;
+constexpr int kSigLen = 4 + kMaxDims;
+// Point-to-point slots live apart from the collectives' (Gloo's prefixes are 0x01-0x08).
+constexpr uint64_t kP2PSlotPrefix = uint64_t{0xD1} << 56;
+
+const char* OpCodeName(int64_t code) {
+  static const char* names[] = {"?",          "all_reduce",     "broadcast",
+                                "all_gather", "reduce_scatter", "barrier",
+                                "reduce",     "gather",         "scatter"};
+  return code >= 1 && code <= 8 ? names[code] : "?";
+}
+
+std::string DescribeTensor(const Tensor& t) {
+  return absl::StrCat(DTypeLongName(t.dtype()), "[", absl::StrJoin(t.shape().dims(), ", "), "]");
+}
+
+std::vector<int64_t> Signature(OpCode op, const Tensor* t, int64_t arg) {
+  std::vector<int64_t> s(kSigLen, 0);
+  s[0] = op;
+  s[2] = arg;
+  if (t != nullptr) {
+    s[1] = static_cast<int64_t>(t->dtype());
+    s[3] = t->ndim();
+    for (int64_t i = 0; i < t->ndim(); ++i)
+      s[4 + std::min<int64_t>(i, kMaxDims - 1)] =
+          i < kMaxDims ? t->dim(i) : s[4 + kMaxDims - 1] * 1000003 + t->dim(i);
+  }
+  return s;
+}
+
+std::string DescribeSignature(const int64_t* s) {
+  std::string out = OpCodeName(s[0]);
+  if (s[0] == kBarrierOp) return out;
+  std::vector<int64_t> dims(s + 4, s + 4 + std::min<int64_t>(s[3], kMaxDims));
+  absl::StrAppend(&out, " of ", DTypeLongName(static_cast<DType>(s[1])), "[",
+                  absl::StrJoin(dims, ", "), s[3] > kMaxDims ? ", ..." : "", "]");
+  if (s[0] == kBroadcastOp || s[0] == kScatterOp) absl::StrAppend(&out, " from root ", s[2]);
+  if (s[0] == kGatherOp) absl::StrAppend(&out, " to root ", s[2]);
+  if (s[0] == kReduceOp)
+    absl::StrAppend(&out, " to root ", s[2] / 8, " with ",
+                    ReduceOpName(static_cast<ReduceOp>(s[2] % 8)));
+  if (s[0] == kAllReduceOp || s[0] == kReduceScatterOp)
+    absl::StrAppend(&out, " with ", ReduceOpName(static_cast<ReduceOp>(s[2])));
+  return out;
+}
+
+// Gloo's typed setters only use the element size: pick an unsigned type of that size.
+template <typename Opts>
+void SetOutput(Opts& o, void* p, int64_t n, int64_t esize) {
+  switch (esize) {
+    case 1: o.template setOutput<uint8_t>(static_cast<uint8_t*>(p), n); break;
+    case 2: o.template setOutput<uint16_t>(static_cast<uint16_t*>(p), n); break;
+    case 4: o.template setOutput<uint32_t>(static_cast<uint32_t*>(p), n); break;
+    default: o.template setOutput<uint64_t>(static_cast<uint64_t*>(p), n); break;
+  }
+}
+
+// `list` must hold `n` tensors shaped like `like` ("output" / "input" names them in errors).
+StatusOr<std::vector<TensorBytes>> BytesOfList(const char* op, const TensorList& list,
+                                               const Tensor& like, int n, const char* role) {
+  if (static_cast<int>(list.size()) != n)
+    return InvalidArgument("[%s] needs world_size (%d) %s tensors: got %d", op, n, role,
+                           int(list.size()));
+  std::vector<TensorBytes> out;
+  for (const Tensor& t : list) {
+    if (t.dtype() != like.dtype() || !(t.shape() == like.shape()))
+      return InvalidArgument("[%s] every %s must be shaped like %s: got %s", op, role,
+                             DescribeTensor(like), DescribeTensor(t));
+    ASSIGN_OR_RETURN(TensorBytes b, BytesOf(t, op));
+    out.push_back(b);
+  }
+  return out;
+}
+
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host.rfind("127.", 0) == 0;
+}
+
+Status CheckRank(const char* op, int r, int size, const char* what) {
+  if (r < 0 || r >= size)
+    return InvalidArgument("[%s] %s rank %d is out of range for world_size %d", op, what, r, size);
+  return Status();
+}
+}  // namespace
+
+ProcessGroupGloo::ProcessGroupGloo(ProcessGroupOptions options)
+    : options_(std::move(options)), order_(std::make_shared<vm::Blob>(Device::CPU(), 0)) {}
+
+ProcessGroupGloo::~ProcessGroupGloo() = default;
+
+StatusOr<std::shared_ptr<ProcessGroupGloo>> ProcessGroupGloo::Create(
+    const ProcessGroupOptions& options) {
+  if (options.world_size < 1)
+    return InvalidArgument("[init_process_group] world_size must be >= 1: got %d",
+                           options.world_size);
+  RETURN_IF_ERROR(CheckRank("init_process_group", options.rank, options.world_size, "this"));
+  std::shared_ptr<ProcessGroupGloo> pg(new ProcessGroupGloo(options));
+  Status st = pg->Connect();
+  if (!st.ok())
+    return Status(st.code(), absl::StrFormat("[init_process_group] rank %d of %d: %s", options.rank,
+                                             options.world_size, st.message()));
+  return pg;
+}
+
+Status ProcessGroupGloo::Connect() {
+  const int rank = options_.rank, size = options_.world_size;
+  ASSIGN_OR_RETURN(store_,
+                   TcpStore::Create(options_.host, options_.port, rank == 0, options_.timeout));
+  // Agree on the world size and catch a rank started twice before Gloo's rendezvous, whose
+  // own failure would only be a timeout.
+  ASSIGN_OR_RETURN(int64_t joined, store_->Add(absl::StrCat("ofl/joined/", rank), 1));
+  if (joined > 1) return InvalidArgument("two processes were started as rank %d", rank);
+  const std::string mine = std::to_string(size);
+  RETURN_IF_ERROR(store_->Set(absl::StrCat("ofl/world_size/", rank), {mine.begin(), mine.end()}));
+  auto check = [&](int other) -> Status {
+    auto got = store_->Get(absl::StrCat("ofl/world_size/", other));
+    if (!got.ok())
+      return Status(
+          got.status().code(),
+          absl::StrFormat("rank %d did not join within the timeout (%d ms; is it "
+                          "running, with the same MASTER_ADDR:MASTER_PORT?): %s",
+                          other, int64_t(options_.timeout.count()), got.status().message()));
+    const std::vector<char>& v = *got;
+    // Rank 0 serves the store: on a mismatch it waits until the other rank has read rank 0's
+    // value, so both report the mismatch (rather than the other seeing the store vanish).
+    // (Its reply may be lost when rank 0 stops the store right after a mismatch: ignored.)
+    if (rank != 0) (void)store_->Set(absl::StrCat("ofl/seen/", rank), {'1'});
+    std::string theirs(v.begin(), v.end());
+    if (theirs == mine) return Status();
+    if (rank == 0) (void)store_->Get(absl::StrCat("ofl/seen/", other));
+    return InvalidArgument(
+        "world_size mismatch: this rank has world_size=%d but rank %d has "
+        "world_size=%s (every rank must be started with the same value)",
+        size, other, theirs);
+  };
+  if (rank != 0) RETURN_IF_ERROR(check(0));
+  for (int r = 1; rank == 0 && r < size; ++r) RETURN_IF_ERROR(check(r));
+
+  gloo::transport::tcp::attr attr;
+  if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME")) {
+    attr.iface = ifname;
+  } else if (IsLoopback(options_.host)) {
+    attr.hostname = "127.0.0.1";
+  } else {
+    char name[256] = {0};
+    ::gethostname(name, sizeof(name) - 1);
+    attr.hostname = name;
+  }
+  try {
+    auto device = gloo::transport::tcp::CreateDevice(attr);
+    auto ctx = std::make_shared<gloo::rendezvous::Context>(rank, size);
+    ctx->setTimeout(options_.timeout);
+    ctx->connectFullMesh(*store_, device);
+    context_ = ctx;
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(absl::StrCat("Gloo could not connect the ranks: ", e.what()));
+  }
+  // Nobody leaves before everyone is connected: rank 0's store must outlive the others' reads.
+  ASSIGN_OR_RETURN(int64_t ready, store_->Add("ofl/ready", 1));
+  if (ready == size) RETURN_IF_ERROR(store_->Set("ofl/all_ready", {'1'}));
+  return store_->Get("ofl/all_ready").status();
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Issue(std::string name,
+                                                        std::vector<TensorBytes> reads,
+                                                        std::vector<TensorBytes> writes, Fn fn) {
+  if (shut_down_)
+    return absl::FailedPreconditionError(
+        absl::StrFormat("[%s] the process group was destroyed", name));
+  auto work = std::make_shared<Work>();
+  auto self = shared_from_this();
+  Fn run = [self, fn = std::move(fn)](const std::vector<TensorBytes>& r,
+                                      const std::vector<TensorBytes>& w) { return fn(r, w); };
+  RETURN_IF_ERROR(vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
+    return b->Push(
+        CollectiveStreamDevice(), kCollectiveStreamRole,
+        std::make_unique<CollectiveInstructionPolicy>(
+            std::move(name), std::move(reads), std::move(writes), order_, std::move(run), work));
+  }));
+  last_work_ = work;
+  return work;
+}
+
+Status ProcessGroupGloo::Guard(const char* op, const std::string& what,
+                               const std::function<void()>& body) {
+  if (!broken_.ok())
+    return absl::UnavailableError(
+        absl::StrFormat("[%s] rank %d: the process group is unusable after an earlier failure: %s",
+                        op, rank(), broken_.message()));
+  try {
+    body();
+    return Status();
+  } catch (const std::exception& e) {
+    broken_ = absl::UnavailableError(absl::StrFormat(
+        "[%s] rank %d of %d (%s): Gloo failed: %s. A peer exited, was killed or did not reach "
+        "this %s within the timeout (%d ms)",
+        op, rank(), size(), what, e.what(), op, int64_t(options_.timeout.count())));
+    return broken_;
+  }
+}
+
+Status ProcessGroupGloo::CheckSignature(const char* op, const std::vector<int64_t>& sig,
+                                        const std::string& what) {
+  if (!options_.check_signatures || size() == 1) return Status();
+  std::vector<int64_t> all(kSigLen * size());
+  RETURN_IF_ERROR(Guard(op, what, [&] {
+    gloo::AllgatherOptions o(context_);
+    o.setInput<int64_t>(const_cast<int64_t*>(sig.data()), kSigLen);
+    o.setOutput<int64_t>(all.data(), all.size());
+    o.setTag(NextTag());
+    o.setTimeout(options_.timeout);
+    gloo::allgather(o);
+  }));
+  bool same = true;
+  for (int r = 1; r < size(); ++r)
+    same = same && std::memcmp(&all[0], &all[r * kSigLen], kSigLen * sizeof(int64_t)) == 0;
+  if (same) return Status();
+  std::vector<std::string> parts;
+  for (int r = 0; r < size(); ++r)
+    parts.push_back(absl::StrCat("rank ", r, ": ", DescribeSignature(&all[r * kSigLen])));
+  return InvalidArgument(
+      "[%s] the ranks disagree (every rank must call the same collective "
+      "with the same shape and dtype): %s",
+      op, absl::StrJoin(parts, "; "));
+}
+
+Status ProcessGroupGloo::GlooAllReduce(const char* op, const std::string& what, void* data,
+                                       int64_t n, int64_t esize, const ReduceFn& fn) {
+  return Guard(op, what, [&] {
+    gloo::AllreduceOptions o(context_);
+    SetOutput(o, data, n, esize);
+    o.setReduceFunction(fn);
+    o.setTag(NextTag());
+    o.setTimeout(options_.timeout);
+    gloo::allreduce(o);
+  });
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::AllReduce(const Tensor& t, ReduceOp op,
+                                                            bool check) {
+  ASSIGN_OR_RETURN(TensorBytes tb, BytesOf(t, "all_reduce"));
+  ASSIGN_OR_RETURN(ReduceFn fn, MakeReduceFn(t.dtype(), op, "all_reduce"));
+  auto sig = Signature(kAllReduceOp, &t, static_cast<int64_t>(op));
+  const std::string what = DescribeTensor(t);
+  const DType dtype = t.dtype();
+  const int64_t n = t.numel(), esize = DTypeSize(dtype);
+  return Issue("all_reduce", {tb}, {tb}, [=](auto&, const std::vector<TensorBytes>& w) -> Status {
+    if (check) RETURN_IF_ERROR(CheckSignature("all_reduce", sig, what));
+    if (n == 0 || size() == 1) return Status();
+    RETURN_IF_ERROR(GlooAllReduce("all_reduce", what, w[0].data(), n, esize, fn));
+    if (op == ReduceOp::kAvg) DivideInPlace(w[0].data(), dtype, n, size());
+    return Status();
+  });
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Broadcast(const Tensor& t, int root) {
+  RETURN_IF_ERROR(CheckRank("broadcast", root, size(), "src"));
+  ASSIGN_OR_RETURN(TensorBytes tb, BytesOf(t, "broadcast"));
+  auto sig = Signature(kBroadcastOp, &t, root);
+  const std::string what = DescribeTensor(t);
+  return Issue("broadcast", {tb}, {tb}, [=](auto&, const std::vector<TensorBytes>& w) -> Status {
+    RETURN_IF_ERROR(CheckSignature("broadcast", sig, what));
+    if (w[0].size == 0 || size() == 1) return Status();
+    return Guard("broadcast", what, [&] {
+      gloo::BroadcastOptions o(context_);
+      o.setOutput<uint8_t>(static_cast<uint8_t*>(w[0].data()), w[0].size);
+      o.setRoot(root);
+      o.setTag(NextTag());
+      o.setTimeout(options_.timeout);
+      gloo::broadcast(o);
+    });
+  });
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::AllGather(const TensorList& outputs,
+                                                            const Tensor& input) {
+  ASSIGN_OR_RETURN(TensorBytes in, BytesOf(input, "all_gather"));
+  ASSIGN_OR_RETURN(auto outs, BytesOfList("all_gather", outputs, input, size(), "output"));
+  auto sig = Signature(kAllGatherOp, &input, 0);
+  const std::string what = DescribeTensor(input);
+  return Issue("all_gather", {in}, outs,
+               [=](const std::vector<TensorBytes>& r, const std::vector<TensorBytes>& w) -> Status {
+                 RETURN_IF_ERROR(CheckSignature("all_gather", sig, what));
+                 const int64_t bytes = r[0].size;
+                 if (size() == 1) {
+                   std::memmove(w[0].data(), r[0].data(), bytes);
+                   return Status();
+                 }
+                 std::vector<uint8_t> gathered(bytes * size());
+                 if (bytes > 0) {
+                   RETURN_IF_ERROR(Guard("all_gather", what, [&] {
+                     gloo::AllgatherOptions o(context_);
+                     o.setInput<uint8_t>(static_cast<uint8_t*>(r[0].data()), bytes);
+                     o.setOutput<uint8_t>(gathered.data(), gathered.size());
+                     o.setTag(NextTag());
+                     o.setTimeout(options_.timeout);
+                     gloo::allgather(o);
+                   }));
+                 }
+                 for (int i = 0; i < size(); ++i)
+                   std::memcpy(w[i].data(), gathered.data() + i * bytes, bytes);
+                 return Status();
+               });
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::ReduceScatter(const Tensor& output,
+                                                                const TensorList& inputs,
+                                                                ReduceOp op) {
+  ASSIGN_OR_RETURN(TensorBytes out, BytesOf(output, "reduce_scatter"));
+  ASSIGN_OR_RETURN(ReduceFn fn, MakeReduceFn(output.dtype(), op, "reduce_scatter"));
+  ASSIGN_OR_RETURN(auto ins, BytesOfList("reduce_scatter", inputs, output, size(), "input"));
+  auto sig = Signature(kReduceScatterOp, &output, static_cast<int64_t>(op));
+  const std::string what = DescribeTensor(output);
+  const DType dtype = output.dtype();
+  const int64_t n = output.numel(), esize = DTypeSize(dtype);
+  return Issue(
+      "reduce_scatter", ins, {out},
+      [=](const std::vector<TensorBytes>& r, const std::vector<TensorBytes>& w) -> Status {
+        RETURN_IF_ERROR(CheckSignature("reduce_scatter", sig, what));
+        const int64_t bytes = w[0].size;
+        // Debian's Gloo (2022) has no reduce-scatter in its options API: all-reduce the
+        // concatenated inputs and keep this rank's block (N times the traffic of a true
+        // reduce-scatter, the same result).
+        std::vector<uint8_t> buf(bytes * size());
+        for (int i = 0; i < size(); ++i) std::memcpy(buf.data() + i * bytes, r[i].data(), bytes);
+        if (n > 0 && size() > 1) {
+          RETURN_IF_ERROR(GlooAllReduce("reduce_scatter", what, buf.data(), n * size(), esize, fn));
+        }
+        std::memcpy(w[0].data(), buf.data() + rank() * bytes, bytes);
+        if (op == ReduceOp::kAvg) DivideInPlace(w[0].data(), dtype, n, size());
+        return Status();
+      });
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Reduce(const Tensor& t, int root, ReduceOp op) {
+  RETURN_IF_ERROR(CheckRank("reduce", root, size(), "dst"));
+  ASSIGN_OR_RETURN(TensorBytes tb, BytesOf(t, "reduce"));
+  ASSIGN_OR_RETURN(ReduceFn fn, MakeReduceFn(t.dtype(), op, "reduce"));
+  auto sig = Signature(kReduceOp, &t, int64_t{root} * 8 + static_cast<int64_t>(op));
+  const std::string what = DescribeTensor(t);
+  const DType dtype = t.dtype();
+  const int64_t n = t.numel(), esize = DTypeSize(dtype);
+  return Issue("reduce", {tb}, {tb}, [=](auto&, const std::vector<TensorBytes>& w) -> Status {
+    RETURN_IF_ERROR(CheckSignature("reduce", sig, what));
+    if (n == 0 || size() == 1) return Status();
+    // Non-root ranks keep their tensor: Gloo reduces into a scratch buffer there.
+    std::vector<uint8_t> scratch(rank() == root ? 0 : w[0].size);
+    RETURN_IF_ERROR(Guard("reduce", what, [&] {
+      gloo::ReduceOptions o(context_);
+      o.setInput<uint8_t>(static_cast<uint8_t*>(w[0].data()), w[0].size);
+      SetOutput(o, rank() == root ? w[0].data() : scratch.data(), n, esize);
+      o.setRoot(root);
+      o.setReduceFunction(fn);
+      o.setTag(NextTag());
+      o.setTimeout(options_.timeout);
+      gloo::reduce(o);
+    }));
+    if (op == ReduceOp::kAvg && rank() == root) DivideInPlace(w[0].data(), dtype, n, size());
+    return Status();
+  });
+}
+
+StatusOr<std::vector<TensorBytes>> ProcessGroupGloo::RootList(const char* op,
+                                                              const TensorList& list,
+                                                              const Tensor& like, int root,
+                                                              const char* role) {
+  if (rank() == root) return BytesOfList(op, list, like, size(), role);
+  if (!list.empty())
+    return InvalidArgument("[%s] only rank %d (the root) passes a list of %ss", op, root, role);
+  return std::vector<TensorBytes>();
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Gather(const TensorList& outputs,
+                                                         const Tensor& input, int root) {
+  RETURN_IF_ERROR(CheckRank("gather", root, size(), "dst"));
+  ASSIGN_OR_RETURN(TensorBytes in, BytesOf(input, "gather"));
+  ASSIGN_OR_RETURN(auto outs, RootList("gather", outputs, input, root, "output"));
+  auto sig = Signature(kGatherOp, &input, root);
+  const std::string what = DescribeTensor(input);
+  return Issue("gather", {in}, outs,
+               [=](const std::vector<TensorBytes>& r, const std::vector<TensorBytes>& w) -> Status {
+                 RETURN_IF_ERROR(CheckSignature("gather", sig, what));
+                 const int64_t bytes = r[0].size;
+                 std::vector<uint8_t> all(rank() == root ? bytes * size() : 0);
+                 if (size() == 1) {
+                   std::memcpy(all.data(), r[0].data(), bytes);
+                 } else if (bytes > 0) {
+                   RETURN_IF_ERROR(Guard("gather", what, [&] {
+                     gloo::GatherOptions o(context_);
+                     o.setInput<uint8_t>(static_cast<uint8_t*>(r[0].data()), bytes);
+                     if (rank() == root) o.setOutput<uint8_t>(all.data(), all.size());
+                     o.setRoot(root);
+                     o.setTag(NextTag());
+                     o.setTimeout(options_.timeout);
+                     gloo::gather(o);
+                   }));
+                 }
+                 for (size_t i = 0; i < w.size(); ++i)
+                   std::memcpy(w[i].data(), all.data() + i * bytes, bytes);
+                 return Status();
+               });
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Scatter(const Tensor& output,
+                                                          const TensorList& inputs, int root) {
+  RETURN_IF_ERROR(CheckRank("scatter", root, size(), "src"));
+  ASSIGN_OR_RETURN(TensorBytes out, BytesOf(output, "scatter"));
+  ASSIGN_OR_RETURN(auto ins, RootList("scatter", inputs, output, root, "input"));
+  auto sig = Signature(kScatterOp, &output, root);
+  const std::string what = DescribeTensor(output);
+  return Issue("scatter", ins, {out},
+               [=](const std::vector<TensorBytes>& r, const std::vector<TensorBytes>& w) -> Status {
+                 RETURN_IF_ERROR(CheckSignature("scatter", sig, what));
+                 const int64_t bytes = w[0].size;
+                 if (size() == 1) {
+                   std::memmove(w[0].data(), r[0].data(), bytes);
+                   return Status();
+                 }
+                 if (bytes == 0) return Status();
+                 return Guard("scatter", what, [&] {
+                   gloo::ScatterOptions o(context_);
+                   if (rank() == root) {
+                     std::vector<uint8_t*> ptrs;
+                     for (const TensorBytes& b : r) ptrs.push_back(static_cast<uint8_t*>(b.data()));
+                     o.setInputs<uint8_t>(ptrs, bytes);
+                   }
+                   o.setOutput<uint8_t>(static_cast<uint8_t*>(w[0].data()), bytes);
+                   o.setRoot(root);
+                   o.setTag(NextTag());
+                   o.setTimeout(options_.timeout);
+                   gloo::scatter(o);
+                 });
+               });
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Send(const Tensor& t, int dst, int tag) {
+  RETURN_IF_ERROR(CheckRank("send", dst, size(), "dst"));
+  if (dst == rank()) return InvalidArgument("[send] rank %d cannot send to itself", rank());
+  ASSIGN_OR_RETURN(TensorBytes tb, BytesOf(t, "send"));
+  const std::string what = absl::StrCat(DescribeTensor(t), " to rank ", dst);
+  return Issue("send", {tb}, {}, [=](const std::vector<TensorBytes>& r, auto&) -> Status {
+    if (r[0].size == 0) return Status();
+    return Guard("send", what, [&] {
+      auto buf = context_->createUnboundBuffer(r[0].data(), r[0].size);
+      buf->send(dst, kP2PSlotPrefix | static_cast<uint32_t>(tag));
+      if (!buf->waitSend(options_.timeout)) throw std::runtime_error("send was aborted");
+    });
+  });
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Recv(const Tensor& t, int src, int tag) {
+  RETURN_IF_ERROR(CheckRank("recv", src, size(), "src"));
+  if (src == rank()) return InvalidArgument("[recv] rank %d cannot receive from itself", rank());
+  ASSIGN_OR_RETURN(TensorBytes tb, BytesOf(t, "recv"));
+  const std::string what = absl::StrCat(DescribeTensor(t), " from rank ", src);
+  return Issue("recv", {}, {tb}, [=](auto&, const std::vector<TensorBytes>& w) -> Status {
+    if (w[0].size == 0) return Status();
+    return Guard("recv", what, [&] {
+      auto buf = context_->createUnboundBuffer(w[0].data(), w[0].size);
+      buf->recv(src, kP2PSlotPrefix | static_cast<uint32_t>(tag));
+      if (!buf->waitRecv(options_.timeout)) throw std::runtime_error("recv was aborted");
+    });
+  });
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Barrier() {
+  auto sig = Signature(kBarrierOp, nullptr, 0);
+  return Issue("barrier", {}, {}, [=](auto&, auto&) -> Status {
+    RETURN_IF_ERROR(CheckSignature("barrier", sig, "barrier"));
+    if (size() == 1) return Status();
+    return Guard("barrier", "barrier", [&] {
+      gloo::BarrierOptions o(context_);
+      o.setTag(NextTag());
+      o.setTimeout(options_.timeout);
+      gloo::barrier(o);
+    });
+  });
+}
+
+Status ProcessGroupGloo::Shutdown() {
+  if (shut_down_) return Status();
+  shut_down_ = true;
+  Status st;
+  if (last_work_) st = last_work_->Wait();
+  last_work_.reset();
+  context_.reset();
+  store_.reset();
+  return st;
+}
+
+}  // namespace distributed
+}  // namespace oneflow_like

@@ -1,0 +1,100 @@
+// ProcessGroupGloo: the ranks of one data-parallel job, connected by Gloo over TCP.
+// Lifecycle: Create (rank 0 serves a TcpStore on host:port; all ranks check they agree on the
+// world size, then Gloo's rendezvous connects every pair) -> collectives, each checked and then
+// issued as a CollectiveInstructionPolicy on the CPU collective stream, returning a Work ->
+// Shutdown (waits for the issued work, closes the connections).
+// Every wait is bounded by the group's timeout: a peer that dies or stalls makes the op fail
+// with an error naming the op, this rank and the tensor, never a hang.
+// Before each collective the ranks exchange a small signature (op, dtype, shape, root) unless
+// `check_signatures` is off, so a rank calling a different op or passing another shape fails
+// with an error naming both ranks' tensors instead of corrupting data.
+#pragma once
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "distributed/collective_instruction_policy.h"
+#include "distributed/reduce_op.h"
+#include "oneflow_like/framework/tensor.h"
+
+namespace gloo {
+class Context;
+}
+
+namespace oneflow_like {
+namespace distributed {
+
+class TcpStore;
+
+struct ProcessGroupOptions {
+  std::string host = "127.0.0.1";
+  int port = 29500;
+  int rank = 0;
+  int world_size = 1;
+  std::chrono::milliseconds timeout{std::chrono::minutes(30)};
+  bool check_signatures = true;
+};
+
+class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
+ public:
+  static StatusOr<std::shared_ptr<ProcessGroupGloo>> Create(const ProcessGroupOptions& options);
+  ~ProcessGroupGloo();
+
+  int rank() const { return options_.rank; }
+  int size() const { return options_.world_size; }
+  const ProcessGroupOptions& options() const { return options_; }
+
+  // In place on `t` (every rank passes the same shape and dtype). `check` = false skips the
+  // signature exchange for callers that verified the layout once (DDP's buckets).
+  StatusOr<std::shared_ptr<Work>> AllReduce(const Tensor& t, ReduceOp op, bool check = true);
+  StatusOr<std::shared_ptr<Work>> Broadcast(const Tensor& t, int root);
+  // outputs[r] receives rank r's `input` (world_size tensors of input's shape and dtype).
+  StatusOr<std::shared_ptr<Work>> AllGather(const TensorList& outputs, const Tensor& input);
+  // output = the reduction over ranks of inputs[rank] (world_size tensors of output's shape).
+  StatusOr<std::shared_ptr<Work>> ReduceScatter(const Tensor& output, const TensorList& inputs,
+                                                ReduceOp op);
+  // The reduction over ranks into `t` on `root` (other ranks' tensors are left as they were).
+  StatusOr<std::shared_ptr<Work>> Reduce(const Tensor& t, int root, ReduceOp op);
+  // On `root`: outputs[r] = rank r's input (other ranks pass no outputs).
+  StatusOr<std::shared_ptr<Work>> Gather(const TensorList& outputs, const Tensor& input, int root);
+  // output = root's inputs[rank] (only `root` passes inputs).
+  StatusOr<std::shared_ptr<Work>> Scatter(const Tensor& output, const TensorList& inputs, int root);
+  StatusOr<std::shared_ptr<Work>> Send(const Tensor& t, int dst, int tag);
+  StatusOr<std::shared_ptr<Work>> Recv(const Tensor& t, int src, int tag);
+  StatusOr<std::shared_ptr<Work>> Barrier();
+  // Waits for the issued work (each op is bounded by the timeout), then drops the connections.
+  Status Shutdown();
+
+ private:
+  explicit ProcessGroupGloo(ProcessGroupOptions options);
+  Status Connect();
+  using Fn = CollectiveInstructionPolicy::Fn;
+  StatusOr<std::shared_ptr<Work>> Issue(std::string name, std::vector<TensorBytes> reads,
+                                        std::vector<TensorBytes> writes, Fn fn);
+  // Run on the collective stream: compares `sig` across ranks.
+  Status CheckSignature(const char* op, const std::vector<int64_t>& sig, const std::string& what);
+  // Wraps a Gloo call: exceptions become errors naming the op, the rank and `what`; the first
+  // failure marks the group broken, so later ops fail at once instead of waiting on dead peers.
+  Status Guard(const char* op, const std::string& what, const std::function<void()>& body);
+  // On `root`: `list` checked against `like` (world_size tensors); elsewhere it must be empty.
+  StatusOr<std::vector<TensorBytes>> RootList(const char* op, const TensorList& list,
+                                              const Tensor& like, int root, const char* role);
+  // gloo::allreduce of `n` elements of `esize` bytes at `data`, in place, under Guard.
+  Status GlooAllReduce(const char* op, const std::string& what, void* data, int64_t n,
+                       int64_t esize, const ReduceFn& fn);
+  uint32_t NextTag() { return next_tag_++; }
+
+  ProcessGroupOptions options_;
+  std::unique_ptr<TcpStore> store_;
+  std::shared_ptr<gloo::Context> context_;
+  vm::BlobPtr order_;                // written by every collective: issue order on the stream
+  std::shared_ptr<Work> last_work_;  // caller's thread only
+  // Touched only on the collective stream's thread.
+  uint32_t next_tag_ = 1;
+  Status broken_;
+  bool shut_down_ = false;
+};
+
+}  // namespace distributed
+}  // namespace oneflow_like

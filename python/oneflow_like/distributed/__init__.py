@@ -1,0 +1,376 @@
+"""oneflow_like.distributed: data-parallel collectives over Gloo, with torch.distributed's names.
+
+    import oneflow_like.distributed as dist
+    dist.init_process_group("gloo")            # env://: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+    dist.all_reduce(t, op=dist.ReduceOp.SUM)   # in place, on every rank
+    work = dist.all_reduce(t, async_op=True)   # returns at once; work.wait() / work.is_completed()
+
+Each collective is a VM instruction on the CPU's collective stream (distributed/ in C++): it
+orders after the ops that write its tensors and before the ops that read its results, so
+async work overlaps with compute without explicit waits. Every wait is bounded by the group's
+`timeout`; a rank that dies makes the others raise RuntimeError naming the op and the tensor.
+Before each collective the ranks compare op, shape and dtype (ONEFLOW_LIKE_DIST_CHECK=0 turns the
+check off), so a mismatch raises instead of corrupting data. Only the default group exists
+(group=None / WORLD); `backend="nccl"` raises (collectives run on Gloo and CPU tensors).
+"""
+import datetime
+import os
+import pickle
+
+import numpy as np
+
+from oneflow_like import _C
+
+__all__ = [
+    "Backend",
+    "GroupMember",
+    "ReduceOp",
+    "Work",
+    "all_gather",
+    "all_gather_into_tensor",
+    "all_gather_object",
+    "broadcast_object_list",
+    "all_reduce",
+    "barrier",
+    "broadcast",
+    "destroy_process_group",
+    "get_backend",
+    "get_rank",
+    "get_world_size",
+    "init_process_group",
+    "irecv",
+    "is_available",
+    "is_gloo_available",
+    "is_initialized",
+    "is_nccl_available",
+    "isend",
+    "new_group",
+    "recv",
+    "gather",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "scatter",
+    "send",
+]
+
+Work = _C._Work
+_wait_seconds = _C._Work.wait
+
+
+def _work_wait(self, timeout=None):
+    """Blocks until the collective finished (at most `timeout`, a timedelta or seconds);
+    raises its error. Returns True."""
+    if isinstance(timeout, datetime.timedelta):
+        timeout = timeout.total_seconds()
+    return _wait_seconds(self, -1.0 if timeout is None else float(timeout))
+
+
+Work.wait = _work_wait
+default_pg_timeout = datetime.timedelta(minutes=30)
+
+
+class ReduceOp:
+    """Reduction of all_reduce / reduce_scatter (the values match the C++ enum)."""
+
+    SUM = 0
+    AVG = 1
+    PRODUCT = 2
+    MIN = 3
+    MAX = 4
+
+
+class Backend(str):
+    GLOO = "gloo"
+    NCCL = "nccl"
+
+    def __new__(cls, name):
+        return str.__new__(cls, str(name).lower())
+
+
+class GroupMember:
+    WORLD = object()  # the default group; the only one there is
+
+
+_pg = None
+_backend = None
+
+
+def is_available():
+    return True
+
+
+def is_gloo_available():
+    return True
+
+
+def is_nccl_available():
+    return False
+
+
+def is_initialized():
+    return _pg is not None
+
+
+def _default_group(name):
+    if _pg is None:
+        raise RuntimeError(
+            f"[{name}] the default process group has not been initialized; "
+            "call oneflow_like.distributed.init_process_group first"
+        )
+    return _pg
+
+
+def _group(name, group):
+    if group is not None and group is not GroupMember.WORLD:
+        raise NotImplementedError(f"[{name}] only the default group (group=None) is supported")
+    return _default_group(name)
+
+
+def _env(name, var):
+    v = os.environ.get(var)
+    if v is None:
+        raise ValueError(
+            f"[{name}] init_method='env://' needs the environment variable {var} "
+            "(the launcher `python -m oneflow_like.distributed.run` sets it)"
+        )
+    return v
+
+
+def _seconds(timeout):
+    if timeout is None:
+        timeout = default_pg_timeout
+    if isinstance(timeout, datetime.timedelta):
+        return timeout.total_seconds()
+    return float(timeout)
+
+
+def _check_nccl():
+    import oneflow_like as flow
+
+    if not flow.cuda.is_available():
+        raise RuntimeError(
+            "[init_process_group] backend='nccl' needs a CUDA device and NCCL, and this machine "
+            "has no CUDA device; use backend='gloo' with CPU tensors"
+        )
+    raise RuntimeError(
+        "[init_process_group] backend='nccl' is not built into oneflow_like yet; "
+        "use backend='gloo' with CPU tensors"
+    )
+
+
+def init_process_group(
+    backend=None,
+    init_method=None,
+    timeout=None,
+    world_size=-1,
+    rank=-1,
+    store=None,
+    group_name="",
+    pg_options=None,
+    device_id=None,
+):
+    """Joins this process to the default group. init_method: None or "env://" (MASTER_ADDR,
+    MASTER_PORT, and RANK / WORLD_SIZE unless given) or "tcp://host:port". Rank 0 serves the
+    rendezvous store on that address; every rank must pass the same world_size."""
+    global _pg, _backend
+    name = "init_process_group"
+    if _pg is not None:
+        raise RuntimeError(f"[{name}] trying to initialize the default process group twice")
+    backend = Backend(backend or "gloo")
+    if backend.startswith("cpu:") or ":" in backend:  # "cpu:gloo,cuda:nccl"
+        backend = Backend("gloo")
+    if backend == Backend.NCCL:
+        _check_nccl()
+    if backend != Backend.GLOO:
+        raise ValueError(f"[{name}] unknown backend {backend!r}: use 'gloo'")
+    if store is not None:
+        raise NotImplementedError(f"[{name}] store= is not supported; use init_method")
+    init_method = init_method or "env://"
+    if init_method.startswith("env://"):
+        host = _env(name, "MASTER_ADDR")
+        port = _env(name, "MASTER_PORT")
+    elif init_method.startswith("tcp://"):
+        host, _, port = init_method[len("tcp://") :].rstrip("/").rpartition(":")
+        if not host:
+            raise ValueError(
+                f"[{name}] init_method must look like tcp://host:port: got {init_method!r}"
+            )
+    else:
+        raise ValueError(
+            f"[{name}] unsupported init_method {init_method!r}: use 'env://' or 'tcp://host:port'"
+        )
+    if rank is None or rank < 0:
+        rank = int(_env(name, "RANK"))
+    if world_size is None or world_size < 0:
+        world_size = int(_env(name, "WORLD_SIZE"))
+    try:
+        port = int(port)
+    except ValueError:
+        raise ValueError(f"[{name}] the master port must be an integer: got {port!r}") from None
+    check = os.environ.get("ONEFLOW_LIKE_DIST_CHECK", "1") != "0"
+    _pg = _C._ProcessGroupGloo(host, port, int(rank), int(world_size), _seconds(timeout), check)
+    _backend = backend
+
+
+def destroy_process_group(group=None):
+    """Waits for the issued collectives and closes the connections."""
+    global _pg, _backend
+    pg = _group("destroy_process_group", group)
+    _pg, _backend = None, None
+    pg.shutdown()
+
+
+def get_rank(group=None):
+    return _group("get_rank", group).rank()
+
+
+def get_world_size(group=None):
+    return _group("get_world_size", group).size()
+
+
+def get_backend(group=None):
+    _group("get_backend", group)
+    return _backend
+
+
+def _finish(work, async_op):
+    if async_op:
+        return work
+    work.wait()
+    return None
+
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
+    """Reduces `tensor` over all ranks, in place."""
+    return _finish(_group("all_reduce", group).all_reduce(tensor, int(op)), async_op)
+
+
+def broadcast(tensor, src, group=None, async_op=False):
+    """Copies rank `src`'s `tensor` into every rank's `tensor`."""
+    return _finish(_group("broadcast", group).broadcast(tensor, int(src)), async_op)
+
+
+def all_gather(tensor_list, tensor, group=None, async_op=False):
+    """tensor_list[r] = rank r's `tensor` (world_size tensors of its shape and dtype)."""
+    return _finish(_group("all_gather", group).all_gather(list(tensor_list), tensor), async_op)
+
+
+def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
+    """output_tensor (world_size * n elements, or world_size along dim 0) = ranks' inputs."""
+    pg = _group("all_gather_into_tensor", group)
+    return _finish(
+        pg.all_gather(_chunks(output_tensor, input_tensor, pg.size()), input_tensor), async_op
+    )
+
+
+def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
+    """output = the reduction over ranks of input_list[rank]."""
+    pg = _group("reduce_scatter", group)
+    return _finish(pg.reduce_scatter(output, list(input_list), int(op)), async_op)
+
+
+def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """output = this rank's block of the reduction over ranks of `input` (world_size blocks)."""
+    pg = _group("reduce_scatter_tensor", group)
+    return _finish(pg.reduce_scatter(output, _chunks(input, output, pg.size()), int(op)), async_op)
+
+
+def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
+    """The reduction over ranks into rank `dst`'s `tensor` (the others keep theirs)."""
+    return _finish(_group("reduce", group).reduce(tensor, int(dst), int(op)), async_op)
+
+
+def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
+    """On rank `dst`: gather_list[r] = rank r's `tensor`; the other ranks pass no list."""
+    pg = _group("gather", group)
+    return _finish(pg.gather(list(gather_list or []), tensor, int(dst)), async_op)
+
+
+def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
+    """tensor = rank `src`'s scatter_list[rank]; only `src` passes the list."""
+    pg = _group("scatter", group)
+    return _finish(pg.scatter(tensor, list(scatter_list or []), int(src)), async_op)
+
+
+def _chunks(big, small, n):
+    if big.numel() != small.numel() * n:
+        raise ValueError(
+            f"[collective] the large tensor must hold world_size ({n}) x {small.numel()} "
+            f"elements: got {big.numel()}"
+        )
+    flat = big.reshape(-1)
+    k = small.numel()
+    return [flat[i * k : (i + 1) * k].reshape(small.shape) for i in range(n)]
+
+
+def send(tensor, dst, group=None, tag=0):
+    """Sends `tensor` to rank `dst` (blocks until the peer has received it)."""
+    _group("send", group).send(tensor, int(dst), int(tag)).wait()
+
+
+def recv(tensor, src=None, group=None, tag=0):
+    """Receives into `tensor` from rank `src`; returns src."""
+    if src is None:
+        raise NotImplementedError("[recv] receiving from any source (src=None) is not supported")
+    _group("recv", group).recv(tensor, int(src), int(tag)).wait()
+    return int(src)
+
+
+def isend(tensor, dst, group=None, tag=0):
+    return _group("isend", group).send(tensor, int(dst), int(tag))
+
+
+def irecv(tensor, src=None, group=None, tag=0):
+    if src is None:
+        raise NotImplementedError("[irecv] receiving from any source (src=None) is not supported")
+    return _group("irecv", group).recv(tensor, int(src), int(tag))
+
+
+def barrier(group=None, async_op=False, device_ids=None):
+    """Returns once every rank has reached it (bounded by the group's timeout)."""
+    return _finish(_group("barrier", group).barrier(), async_op)
+
+
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None):
+    """Only the default group exists in this build."""
+    raise NotImplementedError(
+        "[new_group] sub-groups are not supported; collectives run on the default group"
+    )
+
+
+def _to_bytes_tensor(obj):
+    import oneflow_like as flow
+
+    data = np.frombuffer(pickle.dumps(obj), dtype=np.uint8).copy()
+    return flow.from_numpy(data), data.size
+
+
+def all_gather_object(object_list, obj, group=None):
+    """object_list[r] = rank r's picklable `obj` (sizes first, then the padded pickles)."""
+    import oneflow_like as flow
+
+    pg = _group("all_gather_object", group)
+    t, n = _to_bytes_tensor(obj)
+    sizes = [flow.zeros(1, dtype=flow.int64) for _ in range(pg.size())]
+    all_gather(sizes, flow.tensor([n]))
+    longest = max(int(s.item()) for s in sizes)
+    padded = flow.zeros(longest, dtype=flow.uint8)
+    padded[:n] = t
+    outs = [flow.zeros(longest, dtype=flow.uint8) for _ in range(pg.size())]
+    all_gather(outs, padded)
+    for r, (o, s) in enumerate(zip(outs, sizes)):
+        object_list[r] = pickle.loads(o.numpy()[: int(s.item())].tobytes())
+
+
+def broadcast_object_list(object_list, src=0, group=None, device=None):
+    """Replaces object_list's items on every rank by rank `src`'s (picklable objects)."""
+    import oneflow_like as flow
+
+    pg = _group("broadcast_object_list", group)
+    t, n = _to_bytes_tensor(list(object_list))
+    size = flow.tensor([n])
+    broadcast(size, src)
+    buf = t if pg.rank() == src else flow.zeros(int(size.item()), dtype=flow.uint8)
+    broadcast(buf, src)
+    object_list[:] = pickle.loads(buf.numpy().tobytes())

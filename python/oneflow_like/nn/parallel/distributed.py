@@ -1,0 +1,226 @@
+"""DistributedDataParallel: data-parallel training across processes (oneflow_like.distributed).
+
+At construction rank 0's parameters and buffers are broadcast to every rank. Parameters are
+grouped into buckets of at most `bucket_cap_mb` (25 MB by default), in reverse registration
+order (roughly the order backward produces their gradients), one flat tensor per bucket. A hook
+on each parameter copies its gradient into its slice of the bucket and hands back that slice as
+`.grad` (gradients are views into the bucket); when a bucket's last gradient arrives its
+all-reduce (average) is issued asynchronously, in bucket order on every rank, while backward
+goes on issuing the remaining gradients: the VM runs the collective on its own stream, in
+parallel with the rest of backward. When backward returns, the remaining buckets are reduced
+and all reductions waited for (so a failed rank raises from loss.backward()).
+
+A parameter that got no gradient is an error naming it unless find_unused_parameters=True
+(then it counts as a zero gradient). Inside `no_sync()` gradients only accumulate locally; the
+next backward outside it reduces the accumulated sums.
+"""
+import contextlib
+import weakref
+
+import numpy as np
+
+import oneflow_like as flow
+from oneflow_like.nn.modules.module import Module
+
+
+class _Bucket:
+    def __init__(self, index, params, dtype):
+        self.index = index
+        self.params = params  # [(name, param)]
+        numels = [p.numel() for _, p in params]
+        self.flat = flow.zeros(sum(numels), dtype=dtype)
+        self.views, off = [], 0
+        for (_, p), n in zip(params, numels):
+            self.views.append(self.flat[off : off + n].view(p.shape))
+            off += n
+        self.pending = len(params)
+        self.work = None
+
+
+class DistributedDataParallel(Module):
+    """Wraps `module` (kept as .module). Arguments follow torch.nn.parallel's; device_ids,
+    output_device, gradient_as_bucket_view and static_graph are accepted (gradients are always
+    bucket views; CPU tensors only)."""
+
+    def __init__(
+        self,
+        module,
+        device_ids=None,
+        output_device=None,
+        dim=0,
+        broadcast_buffers=True,
+        process_group=None,
+        bucket_cap_mb=None,
+        find_unused_parameters=False,
+        check_reduction=False,
+        gradient_as_bucket_view=False,
+        static_graph=False,
+        init_sync=True,
+    ):
+        super().__init__()
+        import oneflow_like.distributed as dist
+
+        if not dist.is_initialized():
+            raise RuntimeError(
+                "[DistributedDataParallel] the default process group is not initialized; "
+                "call oneflow_like.distributed.init_process_group first"
+            )
+        if process_group is not None:
+            raise NotImplementedError(
+                "[DistributedDataParallel] only the default process group is supported"
+            )
+        self._dist = dist
+        self.module = module
+        self.broadcast_buffers = broadcast_buffers
+        self.find_unused_parameters = find_unused_parameters
+        self.bucket_cap_mb = 25 if bucket_cap_mb is None else bucket_cap_mb
+        self.require_backward_grad_sync = True
+        self._named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
+        if init_sync:
+            self._sync_from_rank0([p for _, p in module.named_parameters()])
+            self._sync_from_rank0(list(module.buffers()))
+        self._buckets = self._make_buckets()
+        self._check_bucket_layout()
+        self._pg = dist._group("DistributedDataParallel", None)
+        self._where = {}  # id(param) -> (bucket, slot)
+        for b in self._buckets:
+            for i, (_, p) in enumerate(b.params):
+                self._where[id(p)] = (b, i)
+                p.register_hook(self._make_hook(p))
+        self._reset()
+
+    # ---- construction ------------------------------------------------------------------------
+
+    def _sync_from_rank0(self, tensors):
+        works = [self._dist.broadcast(t.detach(), 0, async_op=True) for t in tensors]
+        for w in works:
+            w.wait()
+
+    def _make_buckets(self):
+        cap = int(self.bucket_cap_mb * 1024 * 1024)
+        buckets, cur, size = [], [], 0
+        for name, p in reversed(self._named):
+            nbytes = p.numel() * p.element_size()
+            if cur and (size + nbytes > cap or p.dtype != cur[0][1].dtype):
+                buckets.append(cur)
+                cur, size = [], 0
+            cur.append((name, p))
+            size += nbytes
+        if cur:
+            buckets.append(cur)
+        return [_Bucket(i, ps, ps[0][1].dtype) for i, ps in enumerate(buckets)]
+
+    def _check_bucket_layout(self):
+        """Every rank must bucket the same parameters the same way (the construction-time
+        broadcasts already compared each parameter's shape and dtype between ranks): then the
+        buckets' all-reduces can skip the per-op signature exchange."""
+        mine = flow.tensor([len(self._buckets)] + [b.flat.numel() for b in self._buckets])
+        rank0 = mine.clone()
+        self._dist.broadcast(rank0, 0)  # a different bucket count fails here, naming the shapes
+        if not np.array_equal(rank0.numpy(), mine.numpy()):
+            raise RuntimeError(
+                "[DistributedDataParallel] the ranks bucket the parameters differently (bucket "
+                f"sizes {mine.numpy()[1:].tolist()} here, {rank0.numpy()[1:].tolist()} on rank 0): "
+                "pass the same bucket_cap_mb and model on every rank"
+            )
+
+    # ---- per iteration -----------------------------------------------------------------------
+
+    def _reset(self):
+        self._ready = set()
+        self._next_bucket = 0
+        self._callback_queued = False
+        for b in self._buckets:
+            b.pending = len(b.params)
+            b.work = None
+
+    def _make_hook(self, param):
+        ref = weakref.ref(self)  # the hook stays on the parameter; the wrapper may go away
+
+        def hook(grad):
+            ddp = ref()
+            if ddp is None or not ddp.require_backward_grad_sync:
+                return None
+            return ddp._on_grad(param, grad)
+
+        return hook
+
+    def _on_grad(self, p, grad):
+        bucket, slot = self._where[id(p)]
+        if id(p) in self._ready:
+            name = bucket.params[slot][0]
+            raise RuntimeError(
+                f"[DistributedDataParallel] parameter '{name}' received a second gradient in one "
+                "iteration (a backward run twice, or retain_graph reuse); call forward again first"
+            )
+        if not self._callback_queued:
+            flow.autograd._queue_callback(self._finalize)
+            self._callback_queued = True
+        view = bucket.views[slot]
+        with flow.no_grad():
+            # Gradients accumulated under no_sync() join this step's reduction.
+            view.copy_(grad if p.grad is None else p.grad + grad)
+        p.grad = None  # the autograd engine then stores the returned view as .grad
+        self._mark_ready(p, bucket)
+        return view
+
+    def _mark_ready(self, p, bucket):
+        self._ready.add(id(p))
+        bucket.pending -= 1
+        # Reductions start in bucket order on every rank, so all ranks issue the same sequence.
+        while (
+            self._next_bucket < len(self._buckets) and self._buckets[self._next_bucket].pending == 0
+        ):
+            b = self._buckets[self._next_bucket]
+            b.work = self._pg.all_reduce(b.flat, self._dist.ReduceOp.AVG, check=False)
+            self._next_bucket += 1
+
+    def _finalize(self):
+        missing = [(n, p) for b in self._buckets for n, p in b.params if id(p) not in self._ready]
+        if missing and not self.find_unused_parameters:
+            names = ", ".join(n for n, _ in missing)
+            self._reset()
+            raise RuntimeError(
+                f"[DistributedDataParallel] these parameters received no gradient in this "
+                f"backward: {names}. Every parameter must take part in the loss, or pass "
+                "find_unused_parameters=True (their gradients then count as zero)"
+            )
+        for _, p in missing:  # find_unused_parameters: a zero (or locally accumulated) gradient
+            bucket, slot = self._where[id(p)]
+            view = bucket.views[slot]
+            with flow.no_grad():
+                if p.grad is None:
+                    view.zero_()
+                else:
+                    view.copy_(p.grad)
+            p.grad = view
+            self._mark_ready(p, bucket)
+        works = [b.work for b in self._buckets]
+        self._reset()
+        for w in works:
+            w.wait()
+
+    # ---- module API --------------------------------------------------------------------------
+
+    def forward(self, *inputs, **kwargs):
+        if self._callback_queued:  # a backward stopped half way: start the iteration afresh
+            self._reset()
+        # Buffers follow rank 0 in training steps only: an evaluation that only some ranks run
+        # must not issue collectives the others never meet.
+        if self.broadcast_buffers and self.training and flow.is_grad_enabled():
+            for b in self.module.buffers():
+                self._dist.broadcast(b.detach(), 0, async_op=True)
+        return self.module(*inputs, **kwargs)
+
+    @contextlib.contextmanager
+    def no_sync(self):
+        """Gradients of backward passes inside only accumulate locally (no communication)."""
+        old = self.require_backward_grad_sync
+        self.require_backward_grad_sync = False
+        try:
+            yield
+        finally:
+            self.require_backward_grad_sync = old
+
+
+__all__ = ["DistributedDataParallel"]

@@ -1,0 +1,365 @@
+"""Worker side of the distributed tests (test_distributed.py, test_ddp.py): run as one process
+per rank, `python dist_cases.py <case> [args]`, with RANK / WORLD_SIZE / MASTER_ADDR /
+MASTER_PORT set (by the launcher or the test). A case fails by raising: the process then exits
+non-zero with the traceback on stderr. Lines starting with "RESULT " go back to the test."""
+import datetime
+import os
+import sys
+import time
+
+import numpy as np
+
+import oneflow_like as flow
+import oneflow_like.distributed as dist
+import oneflow_like.nn as nn
+import oneflow_like.nn.functional as F
+
+DTYPES = ["float32", "float64", "float16", "bfloat16", "int32", "int64", "int8", "uint8", "bool"]
+FLOATS = {"float32", "float64", "float16", "bfloat16"}
+
+
+def _result(*parts):
+    """One write per line: ranks share the launcher's stdout (unbuffered under `python -u`),
+    and print() would write the parts separately, interleaving with the other ranks."""
+    sys.stdout.write(" ".join(["RESULT"] + [str(p) for p in parts]) + "\n")
+    sys.stdout.flush()
+
+
+def _init(timeout=20.0):
+    dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=timeout))
+    return dist.get_rank(), dist.get_world_size()
+
+
+def _data(rank, dtype, shape=(3, 5)):
+    """Rank r's input, reproducible on every rank (each rank can compute every rank's)."""
+    rng = np.random.default_rng(100 + rank)
+    if dtype == "bool":
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype in FLOATS:
+        # Multiples of 1/4 in [-4, 4]: sums and products are exact even in bfloat16.
+        return (rng.integers(-16, 17, shape) / 4).astype(np.float32)
+    if dtype == "uint8":
+        return rng.integers(0, 4, shape).astype(np.uint8)
+    return rng.integers(-3, 4, shape).astype(dtype)
+
+
+def _t(a, dtype):
+    return flow.tensor(a).to(getattr(flow, dtype))
+
+
+def _np(t):
+    return t.float().numpy() if t.dtype in (flow.float16, flow.bfloat16) else t.numpy()
+
+
+def _close(got, want, what):
+    want = np.asarray(want)
+    if want.dtype == bool:
+        ok = np.array_equal(got.astype(bool), want)
+    else:
+        ok = np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-2, atol=1e-2)
+    assert ok, f"{what}: got {got} want {want}"
+
+
+def case_collectives():
+    rank, world = _init()
+    for dtype in DTYPES:
+        xs = [_data(r, dtype) for r in range(world)]
+        stack = np.stack([x.astype(np.float64) for x in xs])
+        ops = {"SUM": stack.sum(0), "MAX": stack.max(0), "MIN": stack.min(0)}
+        if dtype in FLOATS:
+            ops["AVG"] = stack.mean(0)
+        if dtype not in ("int8", "uint8"):  # products overflow the small integers
+            ops["PRODUCT"] = stack.prod(0)
+        for op, want in ops.items():
+            t = _t(xs[rank], dtype)
+            dist.all_reduce(t, op=getattr(dist.ReduceOp, op))
+            if dtype == "bool":
+                want = stack.any(0) if op in ("SUM", "MAX") else stack.all(0)
+            _close(_np(t), want, f"all_reduce {op} {dtype}")
+        root = world - 1
+        t = _t(xs[rank], dtype)
+        dist.broadcast(t, src=root)
+        _close(_np(t), xs[root], f"broadcast {dtype}")
+        outs = [flow.zeros(3, 5).to(getattr(flow, dtype)) for _ in range(world)]
+        dist.all_gather(outs, _t(xs[rank], dtype))
+        for r in range(world):
+            _close(_np(outs[r]), xs[r], f"all_gather {dtype} from rank {r}")
+        big = flow.zeros(world * 3, 5).to(getattr(flow, dtype))
+        dist.all_gather_into_tensor(big, _t(xs[rank], dtype))
+        _close(_np(big), np.concatenate(xs), f"all_gather_into_tensor {dtype}")
+        # reduce_scatter: rank r sends block j = data(r) + j; block `rank` of the sum comes back
+        ins = [_t(xs[rank] if dtype == "bool" else xs[rank] + j, dtype) for j in range(world)]
+        out = flow.zeros(3, 5).to(getattr(flow, dtype))
+        dist.reduce_scatter(out, ins, op=dist.ReduceOp.SUM)
+        if dtype == "bool":
+            want = stack.any(0)
+        else:
+            want = stack.sum(0) + world * rank
+        _close(_np(out), want, f"reduce_scatter {dtype}")
+        out = flow.zeros(3, 5).to(getattr(flow, dtype))
+        dist.reduce_scatter_tensor(out, flow.cat(ins, dim=0), op=dist.ReduceOp.MAX)
+        want = stack.any(0) if dtype == "bool" else stack.max(0) + rank
+        _close(_np(out), want, f"reduce_scatter_tensor {dtype}")
+        # reduce / gather / scatter to and from the last rank
+        t = _t(xs[rank], dtype)
+        dist.reduce(t, dst=root, op=dist.ReduceOp.MAX)
+        want = (stack.any(0) if dtype == "bool" else stack.max(0)) if rank == root else xs[rank]
+        _close(_np(t), want, f"reduce {dtype}")
+        outs = (
+            [flow.zeros(3, 5).to(getattr(flow, dtype)) for _ in range(world)]
+            if rank == root
+            else None
+        )
+        dist.gather(_t(xs[rank], dtype), outs, dst=root)
+        for r in range(world if rank == root else 0):
+            _close(_np(outs[r]), xs[r], f"gather {dtype} from rank {r}")
+        got = flow.zeros(3, 5).to(getattr(flow, dtype))
+        dist.scatter(got, [_t(x, dtype) for x in xs] if rank == root else None, src=root)
+        _close(_np(got), xs[rank], f"scatter {dtype}")
+        # send / recv around the ring
+        if world > 1:
+            nxt, prv = (rank + 1) % world, (rank - 1) % world
+            got = flow.zeros(3, 5).to(getattr(flow, dtype))
+            if rank % 2 == 0:
+                dist.send(_t(xs[rank], dtype), dst=nxt)
+                dist.recv(got, src=prv)
+            else:
+                dist.recv(got, src=prv)
+                dist.send(_t(xs[rank], dtype), dst=nxt)
+            _close(_np(got), xs[prv], f"send/recv {dtype}")
+    # async: the work handle, and the result read through the VM without an explicit wait
+    t = flow.full((1000,), float(rank + 1))
+    y = t * 2
+    work = dist.all_reduce(y, async_op=True)
+    s = (y + 1).sum().item()  # ordered after the all-reduce by the VM
+    assert work.wait(datetime.timedelta(seconds=30)) is True and work.is_completed()
+    assert s == 1000 * (2 * world * (world + 1) / 2 + 1), s
+    # picklable objects
+    objs = [None] * world
+    dist.all_gather_object(objs, {"rank": rank, "pad": "x" * rank})
+    assert objs == [{"rank": r, "pad": "x" * r} for r in range(world)], objs
+    lst = [rank, f"from {rank}"] if rank == 1 else [None, None]
+    dist.broadcast_object_list(lst, src=1)
+    assert lst == [1, "from 1"], lst
+    dist.barrier()
+    dist.destroy_process_group()
+    assert not dist.is_initialized()
+
+
+def _mlp():
+    return nn.Sequential(
+        nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 16), nn.Tanh(), nn.Linear(16, 3)
+    )
+
+
+def _batches(steps, world, per_rank):
+    rng = np.random.default_rng(7)
+    return [
+        (
+            rng.standard_normal((world * per_rank, 6)).astype(np.float32),
+            rng.integers(0, 3, world * per_rank),
+        )
+        for _ in range(steps)
+    ]
+
+
+def case_ddp(bucket_cap_mb="25"):
+    """Several DDP steps on each rank's slice == one process on the whole batch."""
+    rank, world = _init()
+    flow.manual_seed(1234 + rank)  # different inits: DDP must broadcast rank 0's
+    model = nn.parallel.DistributedDataParallel(_mlp(), bucket_cap_mb=float(bucket_cap_mb))
+    if float(bucket_cap_mb) < 0.001:
+        assert len(model._buckets) > 1, len(model._buckets)
+    opt = flow.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    flow.manual_seed(1234)
+    ref = _mlp()
+    ref.load_state_dict(model.module.state_dict())
+    ref_opt = flow.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+    per = 4
+    for x, y in _batches(5, world, per):
+        xs, ys = flow.tensor(x[rank * per : (rank + 1) * per]), flow.tensor(
+            y[rank * per : (rank + 1) * per]
+        )
+        loss = F.cross_entropy(model(xs), ys)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        ref_loss = F.cross_entropy(ref(flow.tensor(x)), flow.tensor(y))
+        ref_opt.zero_grad()
+        ref_loss.backward()
+        ref_opt.step()
+    for (n, p), (_, q) in zip(model.module.named_parameters(), ref.named_parameters()):
+        np.testing.assert_allclose(p.numpy(), q.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+    # gradients are views of the buckets: writing a bucket changes every .grad in it
+    for b in model._buckets:
+        b.flat.fill_(7.0)
+        for _, p in b.params:
+            assert np.all(p.grad.numpy() == 7.0), p.grad
+    # no_sync: two local backward passes, then a synced one == the sum over all three
+    opt.zero_grad()
+    ref_opt.zero_grad()
+    x, y = _batches(1, world, 3 * per)[0]
+    chunks = [(x[i::3], y[i::3]) for i in range(3)]
+    for i, (cx, cy) in enumerate(chunks):
+        lx, ly = cx[rank * per : (rank + 1) * per], cy[rank * per : (rank + 1) * per]
+        ctx = model.no_sync() if i < 2 else _nullcontext()
+        with ctx:
+            F.cross_entropy(model(flow.tensor(lx)), flow.tensor(ly)).backward()
+        F.cross_entropy(ref(flow.tensor(cx)), flow.tensor(cy)).backward()
+    for (n, p), (_, q) in zip(model.module.named_parameters(), ref.named_parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+    dist.destroy_process_group()
+
+
+class _nullcontext:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+class _Partly(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.used = nn.Linear(4, 2)
+        self.unused = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.used(x)
+
+
+def case_ddp_unused():
+    rank, world = _init()
+    m = _Partly()
+    m.register_buffer("stat", flow.full((2,), float(rank + 10)))
+    model = nn.parallel.DistributedDataParallel(m)
+    assert np.all(m.stat.numpy() == 10), m.stat  # rank 0's buffers at construction
+    x = flow.randn(3, 4)
+    try:
+        model(x).sum().backward()
+    except RuntimeError as e:
+        assert "unused.weight" in str(e) and "unused.bias" in str(e), str(e)
+        assert "find_unused_parameters=True" in str(e), str(e)
+    else:
+        raise AssertionError("a parameter without gradient was not reported")
+    model = nn.parallel.DistributedDataParallel(_Partly(), find_unused_parameters=True)
+    x = flow.full((3, 4), float(rank + 1))
+    model(x).sum().backward()
+    assert np.all(model.module.unused.weight.grad.numpy() == 0)
+    # d(sum)/dW = column sums of x, averaged over ranks
+    want = np.full((2, 4), 3 * (world + 1) / 2)
+    np.testing.assert_allclose(model.module.used.weight.grad.numpy(), want)
+    dist.destroy_process_group()
+
+
+def case_ddp_overlap():
+    """Instruction log through the profiler: the first bucket's all-reduce is issued before
+    backward has issued its last gradient kernel, so the collective stream can run it while the
+    compute stream computes the rest (the VM numbers instructions in issue order)."""
+    rank, world = _init()
+    widths = [512, 512, 512, 512]
+    layers = []
+    for a, b in zip(widths, widths[1:]):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    model = nn.parallel.DistributedDataParallel(nn.Sequential(*layers), bucket_cap_mb=1.1)
+    assert len(model._buckets) == 3, len(model._buckets)  # one 1 MB weight (+ bias) per bucket
+    x = flow.randn(64, 512)
+    model(x).sum().backward()  # warm-up
+    with flow.profiler.profile() as prof:
+        model(x).sum().backward()
+    spans = [e for e in prof.events() if e.category == "instruction" and "instruction" in e.args]
+    names = {e.track: prof._require_trace().track_names.get(e.track, "") for e in spans}
+    reduces = sorted(e.args["instruction"] for e in spans if e.name == "all_reduce")
+    compute = [e.args["instruction"] for e in spans if names[e.track].endswith("/compute")]
+    assert len(reduces) == 3, [e.name for e in spans]
+    assert reduces[0] < max(compute), (reduces, sorted(compute)[-5:])
+    _result(reduces, max(compute))
+    dist.destroy_process_group()
+
+
+def case_shape_mismatch():
+    rank, world = _init()
+    t = flow.ones(4 + rank)
+    try:
+        dist.all_reduce(t)
+    except ValueError as e:
+        msg = str(e)
+        assert (
+            "rank 0: all_reduce of float32[4]" in msg and "rank 1: all_reduce of float32[5]" in msg
+        ), msg
+        _result(msg)
+    else:
+        raise AssertionError("mismatched shapes were not caught")
+    flow.sync()  # raised once: the VM does not raise it again
+    dist.all_reduce(flow.ones(3))  # the group still works afterwards
+    dist.destroy_process_group()
+
+
+def case_peer_dies():
+    rank, world = _init(timeout=float(os.environ.get("TEST_TIMEOUT", "5")))
+    t = flow.ones(1000)
+    dist.all_reduce(t)
+    if rank == world - 1:
+        os._exit(3)  # dies between steps, without any goodbye
+    start = time.monotonic()
+    try:
+        for _ in range(3):
+            dist.all_reduce(t)
+    except RuntimeError as e:
+        _result(f"{time.monotonic() - start:.2f}", str(e).replace("\n", " "))
+        os._exit(0)  # skip the exit-time drain of a broken group
+    raise AssertionError("no error after a peer died")
+
+
+def case_ddp_peer_dies():
+    """A rank dies between DDP steps: the others' loss.backward() raises (the bucket wait)."""
+    rank, world = _init(timeout=5.0)
+    model = nn.parallel.DistributedDataParallel(_mlp())
+    x, y = flow.randn(4, 6), flow.tensor([0, 1, 2, 0])
+    F.cross_entropy(model(x), y).backward()
+    if rank == world - 1:
+        os._exit(3)
+    start = time.monotonic()
+    try:
+        for _ in range(3):
+            F.cross_entropy(model(x), y).backward()
+    except RuntimeError as e:
+        _result(f"{time.monotonic() - start:.2f}", str(e).replace("\n", " "))
+        os._exit(0)
+    raise AssertionError("DDP went on after a peer died")
+
+
+def case_peer_stalls():
+    """The last rank stays alive but never joins the collective: the others time out."""
+    rank, world = _init(timeout=2.0)
+    if rank == world - 1:
+        time.sleep(4)
+        os._exit(0)
+    start = time.monotonic()
+    try:
+        dist.all_reduce(flow.ones(10))
+    except RuntimeError as e:
+        _result(f"{time.monotonic() - start:.2f}", str(e).replace("\n", " "))
+        os._exit(0)
+    raise AssertionError("no error while a peer stalled")
+
+
+def case_init_only():
+    _init(timeout=float(os.environ.get("TEST_TIMEOUT", "5")))
+    dist.barrier()
+    _result("ok")
+    dist.destroy_process_group()
+
+
+def case_launcher_env(mode=""):
+    keys = ["RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"]
+    _result(" ".join(f"{k}={os.environ[k]}" for k in keys))
+    if mode == "fail" and os.environ["RANK"] == "1":
+        sys.exit(7)
+    if mode == "fail":
+        time.sleep(60)  # the launcher must stop this one
+
+
+if __name__ == "__main__":
+    globals()["case_" + sys.argv[1]](*sys.argv[2:])
