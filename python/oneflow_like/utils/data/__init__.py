@@ -17,6 +17,7 @@ import os
 import queue
 import signal
 import sys
+import time
 
 import numpy as np
 
@@ -404,8 +405,14 @@ class _WorkerPool:
     def alive(self):
         return not self.closed and all(w.is_alive() for w in self.workers)
 
-    def _check_workers(self):
+    def _check_workers(self, grace=0.0):
+        """Raises naming every dead worker. `grace`: after a failed receive, how long to wait
+        for the dying worker to be reaped (the receive can fail before its exit is visible)."""
+        deadline = time.monotonic() + grace
         dead = [w for w in self.workers if not w.is_alive()]
+        while not dead and time.monotonic() < deadline:
+            time.sleep(0.01)
+            dead = [w for w in self.workers if not w.is_alive()]
         if dead:
             how = []
             for w in dead:
@@ -430,7 +437,7 @@ class _WorkerPool:
             try:
                 return self.result_q.get(timeout=self.timeout)
             except (EOFError, OSError, RuntimeError) as e:
-                self._check_workers()
+                self._check_workers(grace=2.0)
                 raise RuntimeError(f"DataLoader: could not receive a batch from a worker: {e!r}")
             except queue.Empty:
                 self._check_workers()
@@ -446,7 +453,7 @@ class _WorkerPool:
             except (EOFError, OSError, RuntimeError) as e:
                 # A batch's shared memory travels as a file descriptor that its worker hands over
                 # when asked: a worker killed after queueing a batch leaves it unreadable.
-                self._check_workers()
+                self._check_workers(grace=2.0)
                 raise RuntimeError(f"DataLoader: could not receive a batch from a worker: {e!r}")
 
     def _send(self, epoch, i, indices):
