@@ -74,6 +74,7 @@ for _alias, _name in _ALIASES.items():
             setattr(Tensor, _alias + _suffix, getattr(Tensor, _name + _suffix))
 
 from . import autograd  # noqa: E402,F401
+from . import _tensor_ops  # noqa: E402,F401  (torch.* composites: outer, unique, ...)
 
 from . import (
     accelerator,
