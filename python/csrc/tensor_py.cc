@@ -5,6 +5,7 @@
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
+#include "oneflow_like/ops/shape_ops.h"
 #include "python/csrc/binding.h"
 #include "python/csrc/tensor_py.h"
 #include "vm/instructions_builder.h"
@@ -70,12 +71,39 @@ void DrainPendingDecrefs() {
 Tensor FromNumpy(py::array arr) {
   DrainPendingDecrefs();
   DType dt = Unwrap(FromNumpyDtype(arr.dtype()));
-  if (!(arr.flags() & py::array::c_style))
-    throw py::value_error("[from_numpy] array must be C-contiguous; use numpy.ascontiguousarray");
   std::vector<int64_t> shape(arr.shape(), arr.shape() + arr.ndim());
-  return Unwrap(functional::WrapHost(arr.mutable_data(),
-                                     Shape(DimVector(shape.begin(), shape.end())), dt,
-                                     KeepPyObject(arr.ptr())));
+  Shape s(DimVector(shape.begin(), shape.end()));
+  // A read-only array (np.broadcast_to, a memory-mapped file) is shared as PyTorch does, with
+  // its warning: writing through the tensor is undefined behaviour.
+  if (!arr.writeable() &&
+      PyErr_WarnEx(PyExc_UserWarning,
+                   "[from_numpy] the given NumPy array is not writable; writing to the tensor is "
+                   "undefined (copy the array to protect its data)",
+                   1) < 0)
+    throw py::error_already_set();  // warnings turned into errors
+  void* data = const_cast<void*>(arr.data());
+  if ((arr.flags() & py::array::c_style) || s.numel() == 0)
+    return Unwrap(functional::WrapHost(data, s, dt, KeepPyObject(arr.ptr())));
+  // Any other non-negative strides (slices, transposes, broadcasts), as PyTorch: a strided view
+  // of the array's memory, which stays shared.
+  DimVector strides;
+  int64_t span = 1;
+  const int64_t item = arr.itemsize();
+  for (int64_t i = 0; i < arr.ndim(); ++i) {
+    int64_t st = arr.strides(i);
+    if (st < 0)
+      throw py::value_error(
+          "[from_numpy] at least one stride in the given numpy array is negative; "
+          "make a copy first (numpy.ascontiguousarray)");
+    if (st % item)
+      throw py::value_error("[from_numpy] stride " + std::to_string(st) + " of dim " +
+                            std::to_string(i) + " is not a multiple of the element size " +
+                            std::to_string(item));
+    strides.push_back(st / item);
+    span += (shape[i] - 1) * (st / item);
+  }
+  Tensor base = Unwrap(functional::WrapHost(data, Shape{span}, dt, KeepPyObject(arr.ptr())));
+  return Unwrap(functional::AsStrided(base, s, strides, 0));
 }
 
 Tensor TensorFromData(py::handle data, py::object dtype, py::object device) {

@@ -64,6 +64,31 @@ def test_errors_name_op_and_shapes():
         flow.sum(flow.zeros(2, 3), 5)
 
 
+def test_from_numpy_any_positive_strides_share_memory():
+    """Slices, transposes and broadcasts come in as strided views of the array (as PyTorch)."""
+    base = np.arange(24, dtype=np.float64).reshape(4, 6)
+    for a in [
+        base[:, ::2],
+        base.T,
+        base[1:3, 1:5],
+        np.broadcast_to(base[0], (3, 6)),
+        base[::2, ::3],
+    ]:
+        if a.flags.writeable:
+            t = flow.from_numpy(a)
+        else:
+            with pytest.warns(UserWarning, match="not writable"):
+                t = flow.from_numpy(a)
+        assert tuple(t.shape) == a.shape
+        np.testing.assert_array_equal(t.numpy(), a)
+        np.testing.assert_array_equal((t * 2).numpy(), a * 2)
+    view = base[:, ::2]
+    t = flow.from_numpy(view)
+    t.add_(100)
+    flow.sync()
+    assert base[0, 0] == 100 and base[0, 1] == 1 and base[3, 4] == 122  # only the view changed
+
+
 def test_from_numpy_shares_memory():
     a = np.zeros((2, 2), dtype=np.float32)
     t = flow.from_numpy(a)

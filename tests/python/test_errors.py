@@ -331,8 +331,8 @@ def test_overflowing_shapes_are_rejected_before_any_kernel(make):
 
 
 def test_numpy_conversion_errors():
-    with pytest.raises(ValueError, match="contiguous"):
-        flow.from_numpy(np.ones((3, 4), dtype=np.float32)[:, ::2])
+    with pytest.raises(ValueError, match="stride in the given numpy array is negative"):
+        flow.from_numpy(np.ones((3, 4), dtype=np.float32)[:, ::-1])
     with pytest.raises((TypeError, ValueError)):
         flow.from_numpy(np.array(["a", "b"]))
     with pytest.raises((TypeError, ValueError)):
