@@ -197,3 +197,31 @@ def train_losses(loss_fn, opt, x, y, steps, use_graph):
         opt.step()
         losses.append(loss.item())
     return losses, None
+
+
+# ---- PyTorch as the reference (python3-torch), for layers NumPy has no reference for ----
+
+
+def same_as_torch(fn_flow, fn_torch, *arrays, tol=1e-10):
+    """fn on float64 tensors in both libraries: outputs and the input gradients (for a random
+    upstream gradient) agree to `tol`. Returns our input tensors."""
+    import torch
+
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    fs = [flow.tensor(a, requires_grad=True) for a in arrays]
+    ot, of = fn_torch(*ts), fn_flow(*fs)
+    assert tuple(of.shape) == tuple(ot.shape), (of.shape, ot.shape)
+    np.testing.assert_allclose(of.numpy(), ot.detach().numpy(), rtol=tol, atol=tol)
+    up = RNG.uniform(-1, 1, size=tuple(ot.shape))
+    (ot * torch.tensor(up)).sum().backward()
+    (of * flow.tensor(up)).sum().backward()
+    for t, f in zip(ts, fs):
+        np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)
+    return fs
+
+
+def copy_torch_weights(torch_module, module):
+    """Loads a torch module's state_dict into ours (same names)."""
+    module.load_state_dict(
+        {k: flow.tensor(v.detach().numpy()) for k, v in torch_module.state_dict().items()}
+    )

@@ -4,27 +4,12 @@ PixelShuffle / PixelUnshuffle."""
 import numpy as np
 import pytest
 import torch
-from op_testing import FnGraph
+from op_testing import FnGraph, copy_torch_weights, same_as_torch
 
 import oneflow_like as flow
 import oneflow_like.nn.functional as F
 
 RNG = np.random.default_rng(0)
-
-
-def same(fn_flow, fn_torch, *arrays, tol=1e-10):
-    """fn on float64 tensors in both libraries: outputs and input gradients agree."""
-    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
-    fs = [flow.tensor(a, requires_grad=True) for a in arrays]
-    ot, of = fn_torch(*ts), fn_flow(*fs)
-    assert tuple(of.shape) == tuple(ot.shape), (of.shape, ot.shape)
-    np.testing.assert_allclose(of.numpy(), ot.detach().numpy(), rtol=tol, atol=tol)
-    up = RNG.uniform(-1, 1, size=tuple(ot.shape))
-    (ot * torch.tensor(up)).sum().backward()
-    (of * flow.tensor(up)).sum().backward()
-    for t, f in zip(ts, fs):
-        np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)
-    return fs
 
 
 EINSUM = [
@@ -47,7 +32,7 @@ EINSUM = [
 @pytest.mark.parametrize("eq,shapes", EINSUM, ids=[e for e, _ in EINSUM])
 def test_einsum(eq, shapes):
     arrays = [RNG.standard_normal(s) for s in shapes]
-    same(lambda *xs: flow.einsum(eq, *xs), lambda *xs: torch.einsum(eq, *xs), *arrays)
+    same_as_torch(lambda *xs: flow.einsum(eq, *xs), lambda *xs: torch.einsum(eq, *xs), *arrays)
 
 
 def test_einsum_errors_graph_tensordot_diagonal():
@@ -61,19 +46,15 @@ def test_einsum_errors_graph_tensordot_diagonal():
     fn = lambda x, y: flow.einsum("ij,jk->ik", x, y)  # noqa: E731
     np.testing.assert_allclose(FnGraph(fn)(a, b).numpy(), fn(a, b).numpy(), rtol=1e-12)
     x = RNG.standard_normal((3, 4, 5))
-    same(
+    same_as_torch(
         lambda t: flow.tensordot(t, t, dims=([1, 2], [1, 2])),
         lambda t: torch.tensordot(t, t, dims=([1, 2], [1, 2])),
         x,
     )
     y = RNG.standard_normal((5, 2))
-    same(lambda t, u: flow.tensordot(t, u, 1), lambda t, u: torch.tensordot(t, u, 1), x, y)
+    same_as_torch(lambda t, u: flow.tensordot(t, u, 1), lambda t, u: torch.tensordot(t, u, 1), x, y)
     for off, d1, d2 in [(0, 0, 1), (1, 1, 2), (-2, 2, 0), (7, 0, 1)]:
-        same(lambda t: t.diagonal(off, d1, d2), lambda t: t.diagonal(off, d1, d2), x)
-
-
-def copy_weights(tm, fm):
-    fm.load_state_dict({k: flow.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+        same_as_torch(lambda t: t.diagonal(off, d1, d2), lambda t: t.diagonal(off, d1, d2), x)
 
 
 CONV_T = [
@@ -93,9 +74,9 @@ def test_conv_transpose(n, kw):
     tm = getattr(torch.nn, cls)(4, 6, 3, **kw).double()
     fm = getattr(flow.nn, cls)(4, 6, 3, dtype=flow.float64, **kw)
     assert tuple(fm.weight.shape) == tuple(tm.weight.shape)
-    copy_weights(tm, fm)
+    copy_torch_weights(tm, fm)
     x = RNG.standard_normal((2, 4, 5, 6)[: n + 2])
-    same(fm, tm, x)
+    same_as_torch(fm, tm, x)
     tp = dict(tm.named_parameters())
     for name, p in fm.named_parameters():
         np.testing.assert_allclose(p.grad.numpy(), tp[name].grad.numpy(), rtol=1e-10, atol=1e-10)
@@ -127,7 +108,7 @@ INTERP = [
 @pytest.mark.parametrize("kw", INTERP, ids=[str(k) for k in INTERP])
 def test_interpolate(kw):
     x = RNG.standard_normal((2, 3, 5, 7))
-    same(
+    same_as_torch(
         lambda t: F.interpolate(t, **kw),
         lambda t: torch.nn.functional.interpolate(t, **kw),
         x,
@@ -136,7 +117,7 @@ def test_interpolate(kw):
 
 def test_interpolate_linear_modules_graph_and_errors():
     x1 = RNG.standard_normal((2, 3, 9))
-    same(
+    same_as_torch(
         lambda t: F.interpolate(t, scale_factor=1.5, mode="linear"),
         lambda t: torch.nn.functional.interpolate(t, scale_factor=1.5, mode="linear"),
         x1,
@@ -153,7 +134,7 @@ def test_interpolate_linear_modules_graph_and_errors():
             torch.nn.UpsamplingBilinear2d(scale_factor=3),
         ),
     ]:
-        same(fm, tm, x)
+        same_as_torch(fm, tm, x)
     up = flow.nn.Upsample(size=(9, 9), mode="bilinear")
     xf = flow.tensor(x)
     np.testing.assert_allclose(FnGraph(up)(xf).numpy(), up(xf).numpy(), rtol=1e-12)
@@ -167,8 +148,8 @@ def test_interpolate_linear_modules_graph_and_errors():
 
 def test_pixel_shuffle():
     x = RNG.standard_normal((2, 8, 3, 5))
-    same(flow.nn.PixelShuffle(2), torch.nn.PixelShuffle(2), x)
+    same_as_torch(flow.nn.PixelShuffle(2), torch.nn.PixelShuffle(2), x)
     y = RNG.standard_normal((2, 2, 4, 6))
-    same(flow.nn.PixelUnshuffle(2), torch.nn.PixelUnshuffle(2), y)
+    same_as_torch(flow.nn.PixelUnshuffle(2), torch.nn.PixelUnshuffle(2), y)
     with pytest.raises(RuntimeError, match="divisible by the square of upscale_factor"):
         F.pixel_shuffle(flow.ones(1, 3, 2, 2), 2)

@@ -3,16 +3,11 @@ outputs and every gradient, with causal / padding masks, norm_first, batch_first
 import numpy as np
 import pytest
 import torch
-from op_testing import FnGraph
+from op_testing import FnGraph, copy_torch_weights
 
 import oneflow_like as flow
 
 RNG = np.random.default_rng(0)
-
-
-def copy_weights(tm, fm):
-    sd = {k: flow.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()}
-    fm.load_state_dict(sd)
 
 
 def check_grads(tm, fm, pairs):
@@ -41,7 +36,7 @@ def test_transformer_matches_torch(norm_first, batch_first):
     )
     tm = torch.nn.Transformer(**kw).double()
     fm = flow.nn.Transformer(**kw, dtype=flow.float64)
-    copy_weights(tm, fm)
+    copy_torch_weights(tm, fm)
     B, S, T = 3, 5, 4
     src = RNG.standard_normal((B, S, 8) if batch_first else (S, B, 8))
     tgt = RNG.standard_normal((B, T, 8) if batch_first else (T, B, 8))
@@ -80,7 +75,7 @@ def test_decoder_layer_and_stack_match_torch():
         8, 2, 16, dropout=0.0, activation="gelu", dtype=flow.float64
     )
     fd = flow.nn.TransformerDecoder(fl, 2, norm=flow.nn.LayerNorm(8, dtype=flow.float64))
-    copy_weights(td, fd)
+    copy_torch_weights(td, fd)
     tgt, mem = RNG.standard_normal((4, 2, 8)), RNG.standard_normal((6, 2, 8))
     ot = td(
         torch.tensor(tgt),

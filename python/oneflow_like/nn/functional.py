@@ -867,3 +867,186 @@ def upsample_nearest(input, size=None, scale_factor=None):
 
 def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ---- channel dropout, instance norm, bilinear, unfold/fold ---------------------------------
+
+
+def _feature_dropout(input, p, training, inplace, n, name):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(
+            f"{name}: Expected {n + 1}D (unbatched) or {n + 2}D (batched) input, but received "
+            f"input of size {tuple(input.shape)}"
+        )
+    if not training or p == 0:
+        return input
+    lead = input.dim() - n  # (C,) or (N, C): one draw per channel
+    shape = list(input.shape[:lead]) + [1] * n
+    keep = (_C.rand(*shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype)
+    out = input * keep * (0.0 if p == 1 else 1.0 / (1.0 - p))
+    return _maybe_inplace(input, out, inplace)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 1, "dropout1d")
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 2, "dropout2d")
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 3, "dropout3d")
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+
+
+def _alpha_dropout(input, p, training, inplace, feature):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return _maybe_inplace(input, input * 0.0, inplace)
+    shape = list(input.shape[:2]) + [1] * (input.dim() - 2) if feature else list(input.shape)
+    keep = (_C.rand(*shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype)
+    a_neg = -_SELU_ALPHA * _SELU_SCALE  # the value SELU saturates to
+    a = 1.0 / math.sqrt((a_neg * a_neg * p + 1) * (1 - p))
+    b = -a * a_neg * p
+    out = (input * keep + (1 - keep) * a_neg) * a + b
+    return _maybe_inplace(input, out, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps SELU's self-normalising mean and variance."""
+    return _alpha_dropout(input, p, training, inplace, False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return _alpha_dropout(input, p, training, inplace, True)
+
+
+def instance_norm(
+    input,
+    running_mean=None,
+    running_var=None,
+    weight=None,
+    bias=None,
+    use_input_stats=True,
+    momentum=0.1,
+    eps=1e-5,
+):
+    """Normalises each (sample, channel) over its spatial dims; with running stats, updates them
+    (unbiased variance, averaged over the batch) when use_input_stats."""
+    if input.dim() < 3:
+        raise ValueError(f"instance_norm expects a (N, C, *) input, got {tuple(input.shape)}")
+    dims = list(range(2, input.dim()))
+    bshape = [1, -1] + [1] * len(dims)
+    if use_input_stats:
+        mean = input.mean(dims, keepdim=True)
+        var = input.var(dims, unbiased=False, keepdim=True)
+        if running_mean is not None or running_var is not None:
+            n = 1
+            for d in dims:
+                n *= input.shape[d]
+            with no_grad():
+                if running_mean is not None:
+                    m = mean.detach().reshape(input.shape[0], -1).mean(0)
+                    running_mean.mul_(1 - momentum).add_(m * momentum)
+                if running_var is not None:
+                    v = var.detach().reshape(input.shape[0], -1).mean(0) * (n / max(n - 1, 1))
+                    running_var.mul_(1 - momentum).add_(v * momentum)
+    else:
+        mean = running_mean.reshape(bshape)
+        var = running_var.reshape(bshape)
+    out = (input - mean) / _C.sqrt(var + eps)
+    if weight is not None:
+        out = out * weight.reshape(bshape)
+    if bias is not None:
+        out = out + bias.reshape(bshape)
+    return out
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y = x1^T A x2 + b for A (out, in1, in2)."""
+    from oneflow_like._contract import einsum
+
+    out = einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
+def channel_shuffle(input, groups):
+    n, c = input.shape[0], input.shape[1]
+    if c % groups:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups."
+        )
+    rest = list(input.shape[2:])
+    return input.reshape([n, groups, c // groups] + rest).transpose(1, 2).reshape([n, c] + rest)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    osz = output_size[0] if isinstance(output_size, (tuple, list)) else output_size
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, osz)).squeeze(-2)
+
+
+def _patch_index(C, H, W, kernel_size, dilation, padding, stride):
+    """Flat indices into the padded (C, Hp, Wp) image of every (c, ki, kj) row and output column."""
+    kh, kw = _tuple(kernel_size, 2, "kernel_size")
+    dh, dw = _tuple(dilation, 2, "dilation")
+    ph, pw = _tuple(padding, 2, "padding")
+    sh, sw = _tuple(stride, 2, "stride")
+    Hp, Wp = H + 2 * ph, W + 2 * pw
+    oh, ow = (Hp - dh * (kh - 1) - 1) // sh + 1, (Wp - dw * (kw - 1) - 1) // sw + 1
+    if oh <= 0 or ow <= 0:
+        raise RuntimeError(
+            f"unfold/fold: the padded input {Hp}x{Wp} is smaller than the dilated kernel "
+            f"{dh * (kh - 1) + 1}x{dw * (kw - 1) + 1}"
+        )
+    c, i, j = np.meshgrid(np.arange(C), np.arange(kh), np.arange(kw), indexing="ij")
+    rows = (c * Hp * Wp + i * dh * Wp + j * dw).reshape(-1, 1)
+    y, x = np.meshgrid(np.arange(oh) * sh, np.arange(ow) * sw, indexing="ij")
+    cols = (y * Wp + x).reshape(1, -1)
+    return (rows + cols).reshape(-1), (ph, pw), (Hp, Wp), oh * ow
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col: (N, C, H, W) -> (N, C kh kw, L) of sliding blocks."""
+    if input.dim() != 4:
+        raise NotImplementedError(f"unfold: only 4-D inputs are supported, got {input.dim()}-D")
+    N, C, H, W = input.shape
+    idx, (ph, pw), (Hp, Wp), L = _patch_index(C, H, W, kernel_size, dilation, padding, stride)
+    x = pad(input, (pw, pw, ph, ph)) if ph or pw else input
+    flat = x.reshape(N, C * Hp * Wp)
+    cols = flat.index_select(1, _C.tensor(idx, device=input.device))
+    return cols.reshape(N, -1, L)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im, the adjoint of unfold: (N, C kh kw, L) -> (N, C, H, W), overlaps summed."""
+    oh_, ow_ = _tuple(output_size, 2, "output_size")
+    kh, kw = _tuple(kernel_size, 2, "kernel_size")
+    if input.dim() != 3:
+        raise NotImplementedError(
+            f"fold: only 3-D (batched) inputs are supported, got {input.dim()}-D"
+        )
+    N, CK, L = input.shape
+    if CK % (kh * kw):
+        raise RuntimeError(
+            f"fold: expected size of input's dimension 1 to be divisible by the product of "
+            f"kernel_size, but got input.size(1)={CK} and kernel_size={(kh, kw)}"
+        )
+    C = CK // (kh * kw)
+    idx, (ph, pw), (Hp, Wp), L2 = _patch_index(C, oh_, ow_, kernel_size, dilation, padding, stride)
+    if L2 != L:
+        raise RuntimeError(
+            f"fold: expected input's dimension 2 to match the calculated number of sliding blocks "
+            f"{L2}, but got input.size(2)={L}"
+        )
+    out = _C.zeros(N, C * Hp * Wp, dtype=input.dtype, device=input.device)
+    out = out.index_add(1, _C.tensor(idx, device=input.device), input.reshape(N, -1))
+    out = out.reshape(N, C, Hp, Wp)
+    return out[:, :, ph : ph + oh_, pw : pw + ow_] if ph or pw else out

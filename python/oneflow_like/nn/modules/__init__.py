@@ -66,7 +66,43 @@ from oneflow_like.nn.modules.rnn import (
     RNNCell,
     RNNCellBase,
 )
-from oneflow_like.nn.modules.dropout import Dropout
+from oneflow_like.nn.modules.dropout import (
+    Dropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    AlphaDropout,
+    FeatureAlphaDropout,
+)
+from oneflow_like.nn.modules.padding import (
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+)
+from oneflow_like.nn.modules.misc import (
+    InstanceNorm1d,
+    InstanceNorm2d,
+    InstanceNorm3d,
+    Bilinear,
+    CosineSimilarity,
+    PairwiseDistance,
+    ChannelShuffle,
+    AdaptiveAvgPool1d,
+    Unfold,
+    Fold,
+)
 from oneflow_like.nn.modules.flatten import Flatten, Unflatten
 from oneflow_like.nn.modules.loss import *  # noqa: F401,F403
 from oneflow_like.nn.modules.loss import __all__ as _loss_all
@@ -81,6 +117,36 @@ from oneflow_like.nn.modules.transformer import (
 )
 
 __all__ = _loss_all + [
+    "Fold",
+    "Unfold",
+    "AdaptiveAvgPool1d",
+    "ChannelShuffle",
+    "PairwiseDistance",
+    "CosineSimilarity",
+    "Bilinear",
+    "InstanceNorm3d",
+    "InstanceNorm2d",
+    "InstanceNorm1d",
+    "FeatureAlphaDropout",
+    "AlphaDropout",
+    "Dropout3d",
+    "Dropout2d",
+    "Dropout1d",
+    "CircularPad3d",
+    "CircularPad2d",
+    "CircularPad1d",
+    "ReplicationPad3d",
+    "ReplicationPad2d",
+    "ReplicationPad1d",
+    "ReflectionPad3d",
+    "ReflectionPad2d",
+    "ReflectionPad1d",
+    "ZeroPad3d",
+    "ZeroPad2d",
+    "ZeroPad1d",
+    "ConstantPad3d",
+    "ConstantPad2d",
+    "ConstantPad1d",
     "Threshold",
     "Tanhshrink",
     "Softsign",

@@ -15,3 +15,35 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class _DropoutNd(Dropout):
+    _fn = None
+
+    def forward(self, input):
+        return getattr(F, self._fn)(input, self.p, self.training, self.inplace)
+
+
+class Dropout1d(_DropoutNd):
+    """Zeroes whole channels of (N, C, L) / (C, L) inputs."""
+
+    _fn = "dropout1d"
+
+
+class Dropout2d(_DropoutNd):
+    _fn = "dropout2d"
+
+
+class Dropout3d(_DropoutNd):
+    _fn = "dropout3d"
+
+
+class AlphaDropout(_DropoutNd):
+    """Dropout for SELU networks: dropped values take SELU's negative saturation, then an affine
+    map restores the mean and variance."""
+
+    _fn = "alpha_dropout"
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    _fn = "feature_alpha_dropout"
