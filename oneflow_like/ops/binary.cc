@@ -237,16 +237,27 @@ namespace functional {
 
 StatusOr<Tensor> Add(const Tensor& a, const Tensor& b, double alpha) {
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));
+  if (ab.first.dtype() == DType::kBool) {  // PyTorch: bool + bool is logical or
+    if (alpha == 0) return ab.first;
+    return LogicalOr(ab.first, ab.second);
+  }
   // alpha defaults to 1 in the kernels, the gradient and the lowering: no attribute then.
   if (alpha == 1.0) return Dispatch1(kAdd, {ab.first, ab.second});
   return Dispatch1(kAdd, {ab.first, ab.second}, {{"alpha", alpha}});
 }
 StatusOr<Tensor> Sub(const Tensor& a, const Tensor& b, double alpha) {
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));
+  if (ab.first.dtype() == DType::kBool)
+    return TypeError(
+        "[sub] subtraction of two bool tensors (%s - %s) is not supported; use the ^ operator or "
+        "logical_xor() instead",
+        a.meta_string(), b.meta_string());
   return Dispatch1(kSub, {ab.first, ab.second}, {{"alpha", alpha}});
 }
 StatusOr<Tensor> Mul(const Tensor& a, const Tensor& b) {
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));
+  if (ab.first.dtype() == DType::kBool)  // PyTorch: bool * bool is logical and
+    return LogicalAnd(ab.first, ab.second);
   return Dispatch1(kMul, {ab.first, ab.second});
 }
 StatusOr<Tensor> Div(const Tensor& a, const Tensor& b) {

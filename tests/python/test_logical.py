@@ -36,3 +36,23 @@ def test_all_any_with_dims():
     assert bool(flow.any(t)) and not bool(flow.all(t))
     np.testing.assert_array_equal(t.all(dim=1).numpy(), x.all(1))
     np.testing.assert_array_equal(t.any(0, keepdim=True).numpy(), x.any(0, keepdims=True))
+
+
+def test_bool_arithmetic_follows_pytorch():
+    """bool + bool is logical or, bool * bool logical and (bool results); bool - bool raises."""
+    a = flow.tensor([True, False, True, False])
+    b = flow.tensor([True, True, False, False])
+    s, p = a + b, a * b
+    assert s.dtype == flow.bool and p.dtype == flow.bool
+    assert s.tolist() == [True, True, True, False] and p.tolist() == [True, False, False, False]
+    assert flow.add(a, b, alpha=0).tolist() == a.tolist()
+    with pytest.raises(TypeError, match=r"\[sub\] subtraction of two bool tensors"):
+        a - b
+    assert (a + 1).tolist() == [2, 1, 2, 1]  # a Python int still promotes to int64
+
+    class G(flow.nn.Graph):  # the same rules inside a compiled graph
+        def build(self, x, y):
+            return x + y, x * y
+
+    s2, p2 = G()(a, b)
+    assert s2.tolist() == s.tolist() and p2.tolist() == p.tolist()
