@@ -75,6 +75,7 @@ for _alias, _name in _ALIASES.items():
 
 from . import autograd  # noqa: E402,F401
 from . import _tensor_ops  # noqa: E402,F401  (torch.* composites: outer, unique, ...)
+from . import linalg  # noqa: E402,F401
 
 from . import (
     accelerator,

@@ -1,0 +1,144 @@
+"""torch.linalg, the part that composes from existing ops (norms, products, powers): vector_norm,
+matrix_norm, norm, vecdot, cross, multi_dot, matrix_power, diagonal. Decompositions and solvers
+(solve, inv, qr, svd, eigh, cholesky) need LAPACK kernels and are not built yet (absent: under
+mock_torch a script that uses one fails naming torch.linalg.X)."""
+import math
+
+import oneflow_like as flow
+from oneflow_like import _tensor_ops
+
+__all__ = [
+    "vector_norm",
+    "matrix_norm",
+    "norm",
+    "vecdot",
+    "cross",
+    "multi_dot",
+    "matrix_power",
+    "diagonal",
+]
+
+
+def _dims(dim, nd):
+    if dim is None:
+        return list(range(nd))
+    return [d % nd for d in ([dim] if isinstance(dim, int) else dim)]
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The ord-norm of x flattened (dim=None) or over `dim`: max |x| (inf), min |x| (-inf),
+    count of non-zeros (0), (sum |x|^ord)^(1/ord) otherwise."""
+    if dtype is not None:
+        x = x.to(dtype)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: expected a floating point input, got {x.dtype}")
+    dims = _dims(dim, x.dim()) if x.dim() else []
+    a = x.abs()
+    if ord == math.inf:
+        return a.amax(dims, keepdim=keepdim) if dims else a
+    if ord == -math.inf:
+        return a.amin(dims, keepdim=keepdim) if dims else a
+    if ord == 0:
+        return (x != 0).to(x.dtype).sum(dims, keepdim=keepdim)
+    if ord == 1:
+        return a.sum(dims, keepdim=keepdim)
+    if ord == 2:
+        return (x * x).sum(dims, keepdim=keepdim).sqrt()
+    return (a**ord).sum(dims, keepdim=keepdim) ** (1.0 / ord)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """Frobenius, 1 / -1 (max / min column sum), inf / -inf (max / min row sum). 'nuc' and
+    +-2 need singular values (LAPACK): not built yet."""
+    if dtype is not None:
+        A = A.to(dtype)
+    if A.dim() < 2:
+        raise RuntimeError(
+            f"linalg.matrix_norm: the input must have at least 2 dims, got {A.dim()}"
+        )
+    r, c = [d % A.dim() for d in dim]
+    if ord == "fro":
+        return vector_norm(A, 2, (r, c), keepdim)
+    if ord in ("nuc", 2, -2):
+        raise NotImplementedError(
+            f"linalg.matrix_norm(ord={ord!r}) needs singular values (LAPACK), not built yet"
+        )
+    if ord in (1, -1):  # column sums: reduce rows, then max/min over columns
+        s = A.abs().sum(r, keepdim=True)
+        out = s.amax(c, keepdim=True) if ord == 1 else s.amin(c, keepdim=True)
+    elif ord in (math.inf, -math.inf):
+        s = A.abs().sum(c, keepdim=True)
+        out = s.amax(r, keepdim=True) if ord > 0 else s.amin(r, keepdim=True)
+    else:
+        raise RuntimeError(f"linalg.matrix_norm: order {ord!r} is not supported")
+    return out if keepdim else out.squeeze([max(r, c), min(r, c)])
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """vector_norm for 1-D dims, matrix_norm for 2 dims; ord=None is 2 / 'fro'."""
+    if dim is not None and not isinstance(dim, int) and len(dim) == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
+    if dim is None and ord is not None and A.dim() == 2:
+        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+    if dim is None and ord is not None and A.dim() != 1:
+        raise RuntimeError(
+            f"linalg.norm: with ord={ord!r} and dim=None the input must be 1-D or 2-D, got "
+            f"{A.dim()}-D"
+        )
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+def vecdot(x, y, *, dim=-1):
+    return (x * y).sum(dim)
+
+
+def cross(input, other, *, dim=-1):
+    return _tensor_ops.cross(input, other, dim=dim)
+
+
+def multi_dot(tensors):
+    """A chain of matrix products (a 1-D first / last operand is a row / column vector)."""
+    ts = list(tensors)
+    if len(ts) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
+    first_vec, last_vec = ts[0].dim() == 1, ts[-1].dim() == 1
+    if first_vec:
+        ts[0] = ts[0].unsqueeze(0)
+    if last_vec:
+        ts[-1] = ts[-1].unsqueeze(1)
+    out = ts[0]
+    for t in ts[1:]:
+        out = flow.matmul(out, t)
+    if first_vec:
+        out = out.squeeze(0)
+    if last_vec:
+        out = out.squeeze(-1)
+    return out
+
+
+def matrix_power(A, n):
+    """A^n for n >= 0 by repeated squaring (n < 0 needs an inverse: not built yet)."""
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(
+            f"linalg.matrix_power: A must be batches of square matrices, got {tuple(A.shape)}"
+        )
+    if n < 0:
+        raise NotImplementedError(
+            "linalg.matrix_power with n < 0 needs linalg.inv (LAPACK), not built yet"
+        )
+    result = None
+    base = A
+    while n:
+        if n & 1:
+            result = base if result is None else flow.matmul(result, base)
+        n >>= 1
+        if n:
+            base = flow.matmul(base, base)
+    if result is None:
+        eye = flow.eye(A.shape[-1], dtype=A.dtype, device=A.device)
+        return eye.expand(*A.shape) if A.dim() > 2 else eye
+    return result
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return flow.diagonal(A, offset, dim1, dim2)
