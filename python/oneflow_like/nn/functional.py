@@ -277,11 +277,100 @@ def embedding(
     scale_grad_by_freq=False,
     sparse=False,
 ):
-    if max_norm is not None or scale_grad_by_freq or sparse:
+    """Rows of weight at input. max_norm renormalises, in place, the looked-up rows whose
+    norm_type-norm exceeds it (as PyTorch); scale_grad_by_freq divides each row's gradient by how
+    often its index occurs in input. sparse gradients are not supported (dense ones are exact)."""
+    if sparse:
+        raise NotImplementedError("[embedding] sparse=True (sparse gradients) is not supported")
+    if max_norm is not None:
+        with no_grad():
+            rows = input.reshape(-1).unique()
+            w = weight.index_select(0, rows)
+            norms = w.norm(norm_type, 1, keepdim=True)
+            scale = _C.where(norms > max_norm, max_norm / (norms + 1e-7), _C.ones_like(norms))
+            weight[rows] = w * scale
+    out = _nnf.embedding(input, weight, padding_idx)
+    if scale_grad_by_freq and weight.requires_grad:
+        counts = input.reshape(-1).bincount(minlength=weight.shape[0]).to(out.dtype)
+        inv = (1.0 / counts.clamp(min=1)).index_select(0, input.reshape(-1)).reshape(input.shape)
+        detached = out.detach()
+        out = detached + (out - detached) * inv.unsqueeze(-1)  # same values, gradient / count
+    return out
+
+
+def embedding_bag(
+    input,
+    weight,
+    offsets=None,
+    max_norm=None,
+    norm_type=2,
+    scale_grad_by_freq=False,
+    mode="mean",
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=None,
+):
+    """Sums, means or maxima of bags of embedding rows: a 2-D input is one bag per row; a 1-D
+    input is cut into bags at `offsets`. padding_idx entries are left out of their bag."""
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"embedding_bag: mode has to be one of sum, mean or max, got {mode!r}")
+    if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(
-            "[embedding] max_norm, scale_grad_by_freq and sparse are not supported"
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+            f"supported for mode='sum' (got mode='{mode}')"
         )
-    return _nnf.embedding(input, weight, padding_idx)
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("embedding_bag: offsets has to be None if input is 2D")
+        B, L = input.shape
+        idx = input
+        valid = _C.ones(B, L, dtype=_C.bool, device=input.device)
+        psw = per_sample_weights
+    elif input.dim() == 1:
+        if offsets is None or offsets.dim() != 1:
+            raise ValueError("embedding_bag: offsets has to be a 1D tensor for a 1D input")
+        off = [int(v) for v in offsets.tolist()]
+        n = input.shape[0]
+        if off and off[0] != 0:
+            raise ValueError(f"embedding_bag: offsets[0] has to be 0, got {off[0]}")
+        bounds = off + ([] if include_last_offset else [n])
+        B = len(bounds) - 1
+        lens = [bounds[i + 1] - bounds[i] for i in range(B)]
+        if any(v < 0 for v in lens) or (bounds and bounds[-1] > n):
+            raise ValueError(f"embedding_bag: offsets {off} do not cut an input of {n} indices")
+        L = max(lens + [1])
+        pos = np.zeros((B, L), dtype=np.int64)
+        mask = np.zeros((B, L), dtype=bool)
+        for b in range(B):
+            pos[b, : lens[b]] = np.arange(bounds[b], bounds[b + 1])
+            mask[b, : lens[b]] = True
+        pos_t = _C.tensor(pos, device=input.device)
+        idx = (
+            input.index_select(0, pos_t.reshape(-1)).reshape(B, L)
+            if n
+            else _C.zeros(B, L, dtype=_C.int64, device=input.device)
+        )
+        valid = _C.tensor(mask, device=input.device)
+        psw = None
+        if per_sample_weights is not None:
+            psw = per_sample_weights.index_select(0, pos_t.reshape(-1)).reshape(B, L)
+    else:
+        raise ValueError(f"embedding_bag: input has to be 1D or 2D, got {input.dim()}D")
+    if padding_idx is not None:
+        valid = valid & (idx != (padding_idx % weight.shape[0]))
+    rows = embedding(idx, weight, None, max_norm, norm_type, scale_grad_by_freq)  # (B, L, D)
+    m = valid.unsqueeze(-1).to(rows.dtype)
+    if mode == "max":
+        neg = _C.full_like(rows, float("-inf"))
+        out = _C.where(valid.unsqueeze(-1), rows, neg).amax(1)
+        return _C.where(valid.any(1, keepdim=True), out, _C.zeros_like(out))  # empty bags: 0
+    if psw is not None:
+        rows = rows * psw.unsqueeze(-1)
+    out = (rows * m).sum(1)
+    if mode == "mean":
+        out = out / m.sum(1).clamp(min=1)
+    return out
 
 
 def dropout(input, p=0.5, training=True, inplace=False):

@@ -55,7 +55,7 @@ from oneflow_like.nn.modules.activation import (
     Tanhshrink,
     Threshold,
 )
-from oneflow_like.nn.modules.sparse import Embedding
+from oneflow_like.nn.modules.sparse import Embedding, EmbeddingBag
 from oneflow_like.nn.modules.rnn import (
     GRU,
     LSTM,
@@ -117,6 +117,7 @@ from oneflow_like.nn.modules.transformer import (
 )
 
 __all__ = _loss_all + [
+    "EmbeddingBag",
     "Fold",
     "Unfold",
     "AdaptiveAvgPool1d",

@@ -1,4 +1,5 @@
-"""Embedding: a lookup table of num_embeddings rows of size embedding_dim, initialised N(0, 1)."""
+"""Embedding and EmbeddingBag: lookup tables of num_embeddings rows of size embedding_dim,
+initialised N(0, 1)."""
 import oneflow_like as flow
 from oneflow_like.nn import functional as F
 from oneflow_like.nn import init
@@ -6,7 +7,10 @@ from oneflow_like.nn.modules.linear import _empty
 from oneflow_like.nn.modules.module import Module, Parameter
 
 
-class Embedding(Module):
+class _Table(Module):
+    """A lookup table of num_embeddings rows of size embedding_dim (N(0, 1), the padding row 0)
+    with the options Embedding and EmbeddingBag share."""
+
     def __init__(
         self,
         num_embeddings,
@@ -25,11 +29,8 @@ class Embedding(Module):
             if not -num_embeddings <= padding_idx < num_embeddings:
                 raise ValueError("padding_idx must be within num_embeddings")
             padding_idx = padding_idx % num_embeddings
-        self.num_embeddings, self.embedding_dim, self.padding_idx = (
-            num_embeddings,
-            embedding_dim,
-            padding_idx,
-        )
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx = padding_idx
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:
@@ -43,6 +44,10 @@ class Embedding(Module):
         if self.padding_idx is not None:
             with flow.no_grad():
                 self.weight[self.padding_idx].fill_(0.0)
+
+
+class Embedding(_Table):
+    """torch.nn.Embedding (the constructor is _Table's, with PyTorch's signature)."""
 
     def forward(self, input):
         return F.embedding(
@@ -60,3 +65,54 @@ class Embedding(Module):
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
         return s
+
+
+class EmbeddingBag(_Table):
+    """Sums, means or maxima over bags of embeddings (torch.nn.EmbeddingBag), weights N(0, 1)."""
+
+    def __init__(
+        self,
+        num_embeddings,
+        embedding_dim,
+        max_norm=None,
+        norm_type=2.0,
+        scale_grad_by_freq=False,
+        mode="mean",
+        sparse=False,
+        _weight=None,
+        include_last_offset=False,
+        padding_idx=None,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            num_embeddings,
+            embedding_dim,
+            padding_idx,
+            max_norm,
+            norm_type,
+            scale_grad_by_freq,
+            sparse,
+            _weight,
+            device,
+            dtype,
+        )
+        self.mode, self.include_last_offset = mode, include_last_offset
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return F.embedding_bag(
+            input,
+            self.weight,
+            offsets,
+            self.max_norm,
+            self.norm_type,
+            self.scale_grad_by_freq,
+            self.mode,
+            self.sparse,
+            per_sample_weights,
+            self.include_last_offset,
+            self.padding_idx,
+        )
+
+    def extra_repr(self):
+        return f"{self.num_embeddings}, {self.embedding_dim}, mode='{self.mode}'"
