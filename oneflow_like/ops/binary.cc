@@ -231,34 +231,42 @@ StatusOr<Tensor> ScalarOp(const OpDef& op, const Tensor& a, double s) {
   return Dispatch1(op, {x}, {{"scalar", s}});
 }
 
+// PyTorch's arithmetic on bool operands (the promoted or in-place result `r` is bool): + is
+// logical or, * logical and, - (or + with a negative alpha) an error. Returns the op to run
+// instead of `op` (`op` itself when r is not bool; nullptr when alpha == 0 leaves r as it is).
+StatusOr<const OpDef*> ForBool(const char* name, const OpDef& op, const Tensor& r, double alpha) {
+  if (r.dtype() != DType::kBool) return &op;
+  if (&op == &kSub || alpha < 0)
+    return TypeError(
+        "[%s] subtraction of bool tensors (%s) is not supported; use the ^ operator or "
+        "logical_xor() instead",
+        name, r.meta_string());
+  if (&op == &kMul) return &kLogicalAnd;
+  return alpha == 0 ? nullptr : &kLogicalOr;
+}
+
 }  // namespace
 
 namespace functional {
 
 StatusOr<Tensor> Add(const Tensor& a, const Tensor& b, double alpha) {
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));
-  if (ab.first.dtype() == DType::kBool) {  // PyTorch: bool + bool is logical or
-    if (alpha == 0) return ab.first;
-    return LogicalOr(ab.first, ab.second);
-  }
+  ASSIGN_OR_RETURN(const OpDef* op, ForBool("add", kAdd, ab.first, alpha));
+  if (op == nullptr) return ab.first;  // bool + 0 * b
+  if (op != &kAdd) return Dispatch1(*op, {ab.first, ab.second});
   // alpha defaults to 1 in the kernels, the gradient and the lowering: no attribute then.
   if (alpha == 1.0) return Dispatch1(kAdd, {ab.first, ab.second});
   return Dispatch1(kAdd, {ab.first, ab.second}, {{"alpha", alpha}});
 }
 StatusOr<Tensor> Sub(const Tensor& a, const Tensor& b, double alpha) {
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));
-  if (ab.first.dtype() == DType::kBool)
-    return TypeError(
-        "[sub] subtraction of two bool tensors (%s - %s) is not supported; use the ^ operator or "
-        "logical_xor() instead",
-        a.meta_string(), b.meta_string());
+  RETURN_IF_ERROR(ForBool("sub", kSub, ab.first, alpha).status());
   return Dispatch1(kSub, {ab.first, ab.second}, {{"alpha", alpha}});
 }
 StatusOr<Tensor> Mul(const Tensor& a, const Tensor& b) {
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));
-  if (ab.first.dtype() == DType::kBool)  // PyTorch: bool * bool is logical and
-    return LogicalAnd(ab.first, ab.second);
-  return Dispatch1(kMul, {ab.first, ab.second});
+  ASSIGN_OR_RETURN(const OpDef* op, ForBool("mul", kMul, ab.first, 1.0));
+  return Dispatch1(*op, {ab.first, ab.second});
 }
 StatusOr<Tensor> Div(const Tensor& a, const Tensor& b) {
   return TrueDivOp(kDiv, a, b);
@@ -351,12 +359,16 @@ StatusOr<TensorList> PromoteOperands(const TensorList& ts) {
 Status Add_(const Tensor& a, const Tensor& b, double alpha) {
   RETURN_IF_ERROR(CheckInplaceResult("add_", a, b));
   ASSIGN_OR_RETURN(Tensor y, Cast(b, a.dtype()));
+  ASSIGN_OR_RETURN(const OpDef* op, ForBool(alpha < 0 ? "sub_" : "add_", kAdd, a, alpha));
+  if (op == nullptr) return Status();
+  if (op != &kAdd) return DispatchInplace(*op, {a, y}, {}, a);
   return DispatchInplace(kAdd, {a, y}, {{"alpha", alpha}}, a);
 }
 Status Mul_(const Tensor& a, const Tensor& b) {
   RETURN_IF_ERROR(CheckInplaceResult("mul_", a, b));
   ASSIGN_OR_RETURN(Tensor y, Cast(b, a.dtype()));
-  return DispatchInplace(kMul, {a, y}, {}, a);
+  ASSIGN_OR_RETURN(const OpDef* op, ForBool("mul_", kMul, a, 1.0));
+  return DispatchInplace(*op, {a, y}, {}, a);
 }
 Status Div_(const Tensor& a, const Tensor& b) {
   if (!IsFloating(a.dtype()))

@@ -34,7 +34,7 @@ def _parse(equation, operands):
         raise ValueError(
             f"einsum(): {len(terms)} operand subscripts in '{equation}' for {len(operands)} operands"
         )
-    # Ellipses become the unused labels '0'..'9' style placeholders (chars not in a-zA-Z).
+    # The dims an ellipsis covers get labels outside a-zA-Z (chr(0x100 + i)), right-aligned.
     ell_dims = 0
     parsed = []
     for t, op in zip(terms, operands):
@@ -55,7 +55,7 @@ def _parse(equation, operands):
                 f"einsum(): subscripts '{t}' ({len(t)}) do not match the operand's {op.dim()} dims"
             )
         parsed.append((t, n_ell))
-    ell = [chr(0x100 + i) for i in range(ell_dims)]  # placeholder labels, right-aligned
+    ell = [chr(0x100 + i) for i in range(ell_dims)]
     labels = []
     for t, n_ell in parsed:
         pre, _, post = t.partition("...")

@@ -164,18 +164,16 @@ def diag(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """Places the last dim of input on the offset diagonal of new (dim1, dim2) planes."""
     n = input.shape[-1]
-    m = n + builtins.abs(offset)
-    eye = flow.eye(m, dtype=input.dtype, device=input.device)
-    rows = flow.arange(n, device=input.device) + builtins.max(-offset, 0)
-    cols = flow.arange(n, device=input.device) + builtins.max(offset, 0)
-    # out[..., r, c] = input[..., k] where (r, c) = (rows[k], cols[k]): scatter through one-hot rows.
-    sel_r = eye.index_select(0, rows)  # (n, m)
-    sel_c = eye.index_select(0, cols)  # (n, m)
-    out = flow.einsum("...k,kr,kc->...rc", input, sel_r, sel_c)
+    eye = flow.eye(n, dtype=input.dtype, device=input.device)
+    out = input.unsqueeze(-1) * eye  # (..., n, n) with input on the main diagonal
+    k = builtins.abs(offset)
+    if k:  # shift it: pad columns before / rows after (offset > 0), or the reverse
+        pads = (k, 0, 0, k) if offset > 0 else (0, k, k, 0)
+        out = flow.nn.functional.pad(out, pads)
     nd = out.dim()
     d1, d2 = _dim(dim1, nd), _dim(dim2, nd)
     if (d1, d2) != (nd - 2, nd - 1):
-        out = flow.movedim(out, (nd - 2, nd - 1), (d1, d2))
+        out = movedim(out, (nd - 2, nd - 1), (d1, d2))
     return out
 
 
@@ -375,7 +373,7 @@ def broadcast_shapes(*shapes):
                     f"Shape mismatch: objects cannot be broadcast to a single shape: {shapes}"
                 )
             out.append(y if x == 1 else x)
-    return flow.Size(out) if hasattr(flow, "Size") else tuple(out)
+    return flow.Size(out)
 
 
 @_method
@@ -415,14 +413,11 @@ def cartesian_prod(*tensors):
 def block_diag(*tensors):
     ts = [t.reshape(1, -1) if t.dim() < 2 else t for t in _flat(tensors)]
     rows, cols = builtins.sum(t.shape[0] for t in ts), builtins.sum(t.shape[1] for t in ts)
-    dtype = ts[0].dtype
-    for t in ts[1:]:
-        dtype = flow.promote_types(dtype, t.dtype) if hasattr(flow, "promote_types") else dtype
     blocks, c = [], 0
     for t in ts:
-        blocks.append(flow.nn.functional.pad(t.to(dtype), (c, cols - c - t.shape[1])))
+        blocks.append(flow.nn.functional.pad(t, (c, cols - c - t.shape[1])))
         c += t.shape[1]
-    return flow.cat(blocks, 0) if blocks else flow.zeros(rows, cols)
+    return flow.cat(blocks, 0) if blocks else flow.zeros(rows, cols)  # cat promotes dtypes
 
 
 # ---- reductions and statistics ---------------------------------------------------------------
@@ -433,30 +428,18 @@ def count_nonzero(input, dim=None):
     return (input != 0).sum(dim) if dim is not None else (input != 0).sum()
 
 
-@_method
-def var_mean(input, dim=None, *, correction=1, keepdim=False, unbiased=None):
-    return (
-        input.var(
-            dim,
-            unbiased=unbiased,
-            keepdim=keepdim,
-            correction=correction if unbiased is None else None,
-        ),
-        input.mean(dim, keepdim=keepdim),
-    )
+def _stat_mean(stat):
+    def fn(input, dim=None, *, correction=1, keepdim=False, unbiased=None):
+        c = correction if unbiased is None else None
+        spread = getattr(input, stat)(dim, unbiased=unbiased, keepdim=keepdim, correction=c)
+        return spread, input.mean(dim, keepdim=keepdim)
+
+    fn.__name__ = f"{stat}_mean"
+    return _method(fn)
 
 
-@_method
-def std_mean(input, dim=None, *, correction=1, keepdim=False, unbiased=None):
-    return (
-        input.std(
-            dim,
-            unbiased=unbiased,
-            keepdim=keepdim,
-            correction=correction if unbiased is None else None,
-        ),
-        input.mean(dim, keepdim=keepdim),
-    )
+var_mean = _stat_mean("var")
+std_mean = _stat_mean("std")
 
 
 _aminmax = namedtuple("aminmax", ["min", "max"])
@@ -511,13 +494,14 @@ def median(input, dim=None, keepdim=False):
     return _median(r.values, r.indices)
 
 
-@_method
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
-    """PyTorch's quantile: positions q (n - 1) of the sorted values, interpolated; a 1-D q adds a
-    leading dim with one entry per q."""
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    """Positions q (n - 1) of the sorted values along dim, interpolated; n counts the non-NaN
+    values per line when ignore_nan (nanquantile), else a line holding NaN gives NaN (quantile).
+    A 1-D q adds a leading dim with one entry per q."""
+    name = "nanquantile" if ignore_nan else "quantile"
     if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
         raise ValueError(
-            "quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+            f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
             f"Got {interpolation}"
         )
     scalar_q = not isinstance(q, (flow.Tensor, list, tuple)) or (
@@ -527,26 +511,36 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
         np.asarray(q.tolist() if isinstance(q, flow.Tensor) else q, dtype=np.float64)
     )
     if ((qs < 0) | (qs > 1)).any():
-        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else _dim(dim, input.dim())
-    v = flow.sort(x, d).values
-    n = x.shape[d]
+    if x.shape[d] == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    v = flow.sort(x, d).values  # NaN last
+    nan = flow.isnan(x)
+    if ignore_nan:
+        count = (~nan).sum(d, keepdim=True).to(x.dtype)
+    else:
+        count = flow.full_like(v.narrow(d, 0, 1), float(x.shape[d]))
+    last = (count - 1).clamp(min=0)
     outs = []
     for qq in qs:
-        pos = qq * (n - 1)
-        lo, hi = int(math.floor(pos)), int(math.ceil(pos))
-        frac = pos - lo
+        pos = last * qq
+        lo, hi = pos.floor(), pos.ceil()
         if interpolation == "lower":
             hi = lo
         elif interpolation == "higher":
             lo = hi
         elif interpolation == "nearest":
-            lo = hi = int(np.round(pos))  # half to even, as PyTorch
-        elif interpolation == "midpoint":
-            frac = 0.5
-        a = v.narrow(d, lo, 1)
-        outs.append(a if lo == hi else a + (v.narrow(d, hi, 1) - a) * frac)
+            lo = hi = pos.round()  # half to even, as PyTorch
+        a = v.gather(d, lo.to(flow.int64))
+        b = v.gather(d, hi.to(flow.int64))
+        frac = (
+            0.5 if interpolation == "midpoint" else (pos - lo if interpolation == "linear" else 0.0)
+        )
+        r = a + (b - a) * frac
+        empty = (count == 0) if ignore_nan else nan.any(d, keepdim=True)
+        outs.append(flow.where(empty, flow.full_like(r, float("nan")), r))
     r = flow.stack(outs, 0)  # (Q, *x's shape with dim d of size 1)
     if dim is None:
         r = r.reshape([len(outs)] + ([1] * input.dim() if keepdim else []))
@@ -556,10 +550,13 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 
 
 @_method
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=False)
+
+
+@_method
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
-    if bool(flow.isnan(input).any()):
-        raise NotImplementedError("nanquantile with NaN present is not supported yet")
-    return quantile(input, q, dim, keepdim, interpolation=interpolation)
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=True)
 
 
 # ---- elementwise helpers -------------------------------------------------------------------

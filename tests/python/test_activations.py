@@ -82,6 +82,11 @@ def test_functional_forms_and_inplace():
         F.glu(flow.ones(3, 5))
 
 
+def test_required_constructor_arguments():
+    with pytest.raises(TypeError, match=r"Threshold missing required arguments: \['value'\]"):
+        flow.nn.Threshold(0.1)
+
+
 def test_aliases():
     x = flow.tensor([0.25, -0.5])
     np.testing.assert_array_equal(flow.arcsin(x).numpy(), flow.asin(x).numpy())

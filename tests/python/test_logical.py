@@ -46,9 +46,16 @@ def test_bool_arithmetic_follows_pytorch():
     assert s.dtype == flow.bool and p.dtype == flow.bool
     assert s.tolist() == [True, True, True, False] and p.tolist() == [True, False, False, False]
     assert flow.add(a, b, alpha=0).tolist() == a.tolist()
-    with pytest.raises(TypeError, match=r"\[sub\] subtraction of two bool tensors"):
+    with pytest.raises(TypeError, match=r"\[sub\] subtraction of bool tensors"):
         a - b
     assert (a + 1).tolist() == [2, 1, 2, 1]  # a Python int still promotes to int64
+    c = a.clone()
+    c.add_(b)  # in place: the same rules
+    assert c.tolist() == s.tolist()
+    c.mul_(a)
+    assert c.tolist() == [True, False, True, False]
+    with pytest.raises(TypeError, match="subtraction of bool tensors"):
+        c.sub_(b)
 
     class G(flow.nn.Graph):  # the same rules inside a compiled graph
         def build(self, x, y):

@@ -46,6 +46,7 @@ CASES = [
     ("diag_vec", lambda L, x: L.diag(x, -2), [V], True),
     ("diag_mat", lambda L, x: x.diag(1), [A], True),
     ("diag_embed", lambda L, x: L.diag_embed(x, 1, 0, 2), [B3], True),
+    ("diag_embed_neg", lambda L, x: L.diag_embed(x, -2), [B3], True),
     ("diagflat", lambda L, x: L.diagflat(x), [A], True),
     ("movedim", lambda L, x: L.movedim(x, (0, 2), (2, 0)), [B3], True),
     ("swapaxes", lambda L, x: x.swapaxes(0, 2), [B3], True),
@@ -84,6 +85,30 @@ CASES = [
         lambda L, x: L.quantile(x, L.tensor([0.2, 0.9], dtype=L.float64), dim=1, keepdim=True),
         [A],
         True,
+    ),
+    (
+        "quantile_nan_line",
+        lambda L, x: L.quantile(x, 0.5, dim=1),
+        [np.array([[1.0, np.nan, 3], [4, 5, 6]])],
+        False,
+    ),
+    (
+        "nanquantile",
+        lambda L, x: L.nanquantile(x, 0.4, dim=1),
+        [np.array([[1.0, np.nan, 3], [4, 5, 6]])],
+        True,
+    ),
+    (
+        "nanquantile_all_nan",
+        lambda L, x: L.nanquantile(x, L.tensor([0.3, 1.0], dtype=L.float64), dim=0),
+        [np.array([[np.nan, 1.0], [np.nan, 2]])],
+        False,
+    ),
+    (
+        "nanquantile_nearest",
+        lambda L, x: L.nanquantile(x, 0.5, interpolation="nearest"),
+        [np.array([1.0, np.nan, 2, 7, 3])],
+        False,
     ),
     ("quantile_lower", lambda L, x: L.quantile(x, 0.4, dim=0, interpolation="lower"), [A], True),
     (

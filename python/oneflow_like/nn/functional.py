@@ -340,11 +340,10 @@ def embedding_bag(
         if any(v < 0 for v in lens) or (bounds and bounds[-1] > n):
             raise ValueError(f"embedding_bag: offsets {off} do not cut an input of {n} indices")
         L = max(lens + [1])
-        pos = np.zeros((B, L), dtype=np.int64)
-        mask = np.zeros((B, L), dtype=bool)
-        for b in range(B):
-            pos[b, : lens[b]] = np.arange(bounds[b], bounds[b + 1])
-            mask[b, : lens[b]] = True
+        steps = np.arange(L)
+        lens_np = np.asarray(lens, dtype=np.int64).reshape(-1, 1)
+        mask = steps < lens_np  # (B, L): which slots of each bag hold an index
+        pos = np.where(mask, np.asarray(bounds[:-1], dtype=np.int64).reshape(-1, 1) + steps, 0)
         pos_t = _C.tensor(pos, device=input.device)
         idx = (
             input.index_select(0, pos_t.reshape(-1)).reshape(B, L)

@@ -92,6 +92,9 @@ class _Elementwise(Module):
             if k not in values:
                 raise TypeError(f"{type(self).__name__} got an unexpected keyword argument '{k}'")
             values[k] = v
+        missing = [k for k, v in values.items() if v is _REQUIRED]
+        if missing:
+            raise TypeError(f"{type(self).__name__} missing required arguments: {missing}")
         for k, v in values.items():
             setattr(self, k, v)
 
@@ -108,6 +111,7 @@ def _activation(name, fn, args=()):
 
 
 _INPLACE = ("inplace", False)
+_REQUIRED = object()  # an argument without a default
 ELU = _activation("ELU", "elu", [("alpha", 1.0), _INPLACE])
 CELU = _activation("CELU", "celu", [("alpha", 1.0), _INPLACE])
 SELU = _activation("SELU", "selu", [_INPLACE])
@@ -123,7 +127,9 @@ Mish = _activation("Mish", "mish", [_INPLACE])
 Softplus = _activation("Softplus", "softplus", [("beta", 1.0), ("threshold", 20.0)])
 Softsign = _activation("Softsign", "softsign")
 Tanhshrink = _activation("Tanhshrink", "tanhshrink")
-Threshold = _activation("Threshold", "threshold", [("threshold", None), ("value", None), _INPLACE])
+Threshold = _activation(
+    "Threshold", "threshold", [("threshold", _REQUIRED), ("value", _REQUIRED), _INPLACE]
+)
 Softmin = _activation("Softmin", "softmin", [("dim", None)])
 
 
