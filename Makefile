@@ -16,6 +16,8 @@ DEBS := bazel-bootstrap libabsl-dev pybind11-dev python3-dev python3-numpy pytho
 # From PyPI (not in Debian), installed for /usr/bin/python3 when missing.
 PIPS := safetensors==0.8.0
 EXT := python/oneflow_like/_C.so
+# The runtime both front ends link (_C.so and liboneflow_like.so find it beside them).
+RUNTIME_SO := bazel-bin/oneflow_like/api/liboneflow_like_runtime.so
 
 .PHONY: deps build test train bench clean format format-check install sanitize
 PREFIX ?= /usr/local
@@ -30,7 +32,7 @@ deps:
 
 build: deps
 	$(BAZEL) build $(BFLAGS) //...
-	install -m 755 bazel-bin/python/csrc/_C.so $(EXT)
+	install -m 755 bazel-bin/python/csrc/_C.so $(RUNTIME_SO) python/oneflow_like/
 
 test: deps
 	@rm -rf bazel-testlogs/ 2>/dev/null; set +e; \
@@ -41,7 +43,7 @@ test: deps
 # The C++ API (include/oneflow_like): headers, liboneflow_like.so, pkg-config and CMake files.
 install: deps
 	$(BAZEL) build $(BFLAGS) //oneflow_like/api:liboneflow_like.so
-	tools/cpp_api/install.sh $(PREFIX) bazel-bin/oneflow_like/api/liboneflow_like.so
+	tools/cpp_api/install.sh $(PREFIX) bazel-bin/oneflow_like/api/liboneflow_like.so $(RUNTIME_SO)
 
 train: build
 	PYTHONPATH=python $(PY) examples/train_digits.py $(ARGS)

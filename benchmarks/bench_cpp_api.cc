@@ -8,35 +8,15 @@
 //   bench_cpp_api [--quick]
 #include <oneflow_like/oneflow_like.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <functional>
-#include <vector>
+
+#include "bench_timing.h"
 
 namespace ofl = oneflow_like;
 
-namespace {
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-// Seconds per call of `fn`: `repeats` samples of `calls` calls and one synchronize().
-double PerCall(const std::function<void()>& fn, int calls, int repeats) {
-  std::vector<double> samples;
-  for (int r = 0; r < repeats; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < calls; ++i) fn();
-    ofl::synchronize();
-    samples.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
-                      calls);
-  }
-  return Median(samples);
-}
-}  // namespace
-
 int main(int argc, char** argv) {
+  const auto kSync = [] { ofl::synchronize(); };
   bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const int calls = quick ? 500 : 2000, repeats = quick ? 5 : 11;
   for (bool rg : {false, true}) {
@@ -44,7 +24,8 @@ int main(int argc, char** argv) {
     ofl::Tensor c;
     auto add = [&] { c = ofl::add(a, b); };
     add();
-    std::printf("%s %.3f\n", rg ? "add_grad_us" : "add_us", PerCall(add, calls, repeats) * 1e6);
+    std::printf("%s %.3f\n", rg ? "add_grad_us" : "add_us",
+                bench::PerCall(add, kSync, calls, repeats) * 1e6);
   }
 
   ofl::manual_seed(0);
@@ -60,6 +41,6 @@ int main(int argc, char** argv) {
     loss.item<float>();  // as a training loop reads its loss
   };
   for (int i = 0; i < 5; ++i) step();
-  std::printf("mlp_step_ms %.4f\n", PerCall(step, quick ? 5 : 20, repeats) * 1e3);
+  std::printf("mlp_step_ms %.4f\n", bench::PerCall(step, kSync, quick ? 5 : 20, repeats) * 1e3);
   return 0;
 }

@@ -7,9 +7,10 @@ in Python, alternating rounds so both see the same machine load (these machines 
 each figure is the median over the rounds. Rows: microseconds per 1-element add (N calls, then
 one sync), with and without requires_grad inputs, and milliseconds per digits-MLP training step
 (64-128-64-10, dropout 0.1, batch 64, Adam with weight decay; zero_grad, forward, loss,
-backward, step, loss.item()). The ratio is C++ / Python: lower is better; the issue's target for
-the MLP step is <= 1.00x. libtorch (the issue's other reference) is not installed on these
-machines (no Debian libtorch-dev here), so it has no column.
+backward, step, loss.item()). The libtorch column runs the same three measurements through
+libtorch's C++ API (benchmarks/bench_libtorch.cc, compiled here with g++ against Debian's
+libtorch-dev, which python3-torch depends on). Ratios: C++ / libtorch (the issue's target for the
+per-op overhead: <= 0.5x) and C++ / Python (target for the MLP step: <= 1.00x); lower is better.
 """
 import os
 import statistics
@@ -27,6 +28,9 @@ import oneflow_like.nn.functional as F  # noqa: E402
 from train_digits import make_mlp  # noqa: E402  (the model examples/cpp/train_digits.cc builds)
 
 BINARY = os.path.join(ROOT, "bazel-bin", "benchmarks", "bench_cpp_api")
+TORCH_SRC = os.path.join(ROOT, "benchmarks", "bench_libtorch.cc")
+TORCH_BINARY = os.path.join(ROOT, "build", "bench_libtorch")  # git-ignored
+TORCH_INCLUDE = "/usr/include/torch/csrc/api/include"
 ROUNDS = 3 if QUICK else 7
 CALLS = 500 if QUICK else 2000
 
@@ -42,9 +46,43 @@ def _binary():
     return BINARY
 
 
-def cpp_round():
-    out = subprocess.run([_binary(), "--quick"], capture_output=True, text=True, check=True).stdout
+def _torch_binary():
+    if not os.path.isdir(TORCH_INCLUDE):
+        sys.exit(
+            "bench_cpp_api: libtorch's headers are missing (%s): apt-get install libtorch-dev"
+            % TORCH_INCLUDE
+        )
+    sources = (TORCH_SRC, os.path.join(os.path.dirname(TORCH_SRC), "bench_timing.h"))
+    if not os.path.exists(TORCH_BINARY) or os.path.getmtime(TORCH_BINARY) < max(
+        os.path.getmtime(s) for s in sources
+    ):
+        print("compiling %s against libtorch (about a minute)" % TORCH_SRC, file=sys.stderr)
+        os.makedirs(os.path.dirname(TORCH_BINARY), exist_ok=True)
+        cmd = [
+            "g++",
+            "-O2",
+            "-std=c++17",
+            TORCH_SRC,
+            "-I" + TORCH_INCLUDE,
+            "-I" + os.path.dirname(TORCH_SRC),
+            "-o",
+            TORCH_BINARY,
+        ]
+        subprocess.run(cmd + ["-ltorch", "-ltorch_cpu", "-lc10"], check=True)
+    return TORCH_BINARY
+
+
+def _run(binary):
+    out = subprocess.run([binary, "--quick"], capture_output=True, text=True, check=True).stdout
     return {k: float(v) for k, v in (line.split() for line in out.splitlines())}
+
+
+def cpp_round():
+    return _run(_binary())
+
+
+def libtorch_round():
+    return _run(_torch_binary())
 
 
 def python_round():
@@ -75,10 +113,26 @@ def python_round():
     return res
 
 
+def _torch_version():
+    try:
+        with open(os.path.join(TORCH_INCLUDE, "torch", "version.h")) as f:
+            v = dict(line.split()[1:3] for line in f if line.startswith("#define TORCH_VERSION_"))
+        return "%s.%s.%s" % (
+            v["TORCH_VERSION_MAJOR"],
+            v["TORCH_VERSION_MINOR"],
+            v["TORCH_VERSION_PATCH"],
+        )
+    except (OSError, KeyError, ValueError):
+        pass
+    return "(version unknown)"
+
+
 def main():
-    samples = {"C++": [], "Python": []}
+    samples = {"C++": [], "libtorch": [], "Python": []}
+    _binary(), _torch_binary()  # build both before the first round
     for _ in range(ROUNDS):
         samples["C++"].append(cpp_round())
+        samples["libtorch"].append(libtorch_round())
         samples["Python"].append(python_round())
     med = {
         side: {k: statistics.median(r[k] for r in rounds) for k in rounds[0]}
@@ -86,16 +140,16 @@ def main():
     }
     table = Table(
         "C++ API vs Python front end (median of %d alternating rounds)" % ROUNDS,
-        ["case", "C++", "Python", "C++/Python"],
-        note="libtorch is not installed here: no libtorch column",
+        ["case", "C++", "libtorch", "Python", "C++/libtorch", "C++/Python"],
+        note="libtorch %s from C++ (Debian's libtorch-dev), default threads" % _torch_version(),
     )
     for key, name in (
         ("add_us", "add, 1 element (us/call)"),
         ("add_grad_us", "add, 1 element, requires_grad (us/call)"),
         ("mlp_step_ms", "digits MLP step, batch 64, Adam (ms)"),
     ):
-        c, p = med["C++"][key], med["Python"][key]
-        table.add(name, f"{c:.2f}", f"{p:.2f}", f"{c / p:.2f}x")
+        c, t, p = med["C++"][key], med["libtorch"][key], med["Python"][key]
+        table.add(name, f"{c:.2f}", f"{t:.2f}", f"{p:.2f}", f"{c / t:.2f}x", f"{c / p:.2f}x")
     table.print()
 
 
