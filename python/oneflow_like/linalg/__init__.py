@@ -1,13 +1,19 @@
-"""torch.linalg, the part that composes from existing ops (norms, products, powers): vector_norm,
-matrix_norm, norm, vecdot, cross, multi_dot, matrix_power, diagonal. Decompositions and solvers
-(solve, inv, qr, svd, eigh, cholesky) need LAPACK kernels and are not built yet (absent: under
-mock_torch a script that uses one fails naming torch.linalg.X)."""
+"""torch.linalg: cholesky, inv, det, slogdet and solve on LAPACK kernels (kernels/cpu/linalg.cc,
+CPU, float32/float64, batched, with gradients), and what composes from existing ops: vector_norm,
+matrix_norm, norm, vecdot, cross, multi_dot, matrix_power (negative powers through inv),
+diagonal. Not built yet: qr, svd, eig/eigh, lstsq, pinv (absent: under mock_torch a script that
+uses one fails naming torch.linalg.X)."""
 import math
 
 import oneflow_like as flow
 from oneflow_like import _tensor_ops
 
 __all__ = [
+    "cholesky",
+    "inv",
+    "det",
+    "slogdet",
+    "solve",
     "vector_norm",
     "matrix_norm",
     "norm",
@@ -17,6 +23,41 @@ __all__ = [
     "matrix_power",
     "diagonal",
 ]
+
+
+def cholesky(A, *, upper=False, out=None):
+    """L with A = L L^T from A's lower triangle (upper=True: U with A = U^T U from the upper one).
+    A matrix that is not positive-definite raises, naming the leading minor."""
+    return _out(flow._C._linalg_cholesky(A, upper), out)
+
+
+def inv(A, *, out=None):
+    """A^-1 for a batch of square matrices; a singular matrix raises."""
+    return _out(flow._C._linalg_inv(A), out)
+
+
+def det(A, *, out=None):
+    return _out(flow._C._linalg_det(A), out)
+
+
+def slogdet(A, *, out=None):
+    """(sign, logabsdet): det A = sign * exp(logabsdet); a singular matrix gives (0, -inf)."""
+    if out is not None:
+        raise TypeError("linalg.slogdet: out= is not supported")
+    return flow._C._linalg_slogdet(A)
+
+
+def solve(A, B, *, left=True, out=None):
+    """X with A X = B (left=False: X A = B). B is a matrix batch [..., n, k] or a vector batch
+    [..., n]; the batch dimensions broadcast."""
+    return _out(flow._C._linalg_solve(A, B, left), out)
+
+
+def _out(result, out):
+    if out is None:
+        return result
+    out.copy_(result)
+    return out
 
 
 def _dims(dim, nd):
@@ -117,15 +158,13 @@ def multi_dot(tensors):
 
 
 def matrix_power(A, n):
-    """A^n for n >= 0 by repeated squaring (n < 0 needs an inverse: not built yet)."""
+    """A^n by repeated squaring (n < 0: of inv(A))."""
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(
             f"linalg.matrix_power: A must be batches of square matrices, got {tuple(A.shape)}"
         )
     if n < 0:
-        raise NotImplementedError(
-            "linalg.matrix_power with n < 0 needs linalg.inv (LAPACK), not built yet"
-        )
+        A, n = inv(A), -n
     result = None
     base = A
     while n:

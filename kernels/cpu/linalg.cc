@@ -1,0 +1,236 @@
+// CPU kernels of the linear-algebra family (ops/linalg.cc) on LAPACK (the LAPACK inside Debian's
+// OpenBLAS): Cholesky (potrf), inverse (getrf + getri), sign and log|det| (getrf), solve
+// (getrf + getrs). Inputs are contiguous row-major batches of square matrices [..., n, n]; every
+// matrix is factorised in a scratch copy. A row-major buffer read as column-major is the
+// transpose, which the kernels use instead of copying where the result allows it (inv(A^T) =
+// inv(A)^T, det(A^T) = det(A)). A singular or indefinite matrix is an error naming the batch
+// element and the order, as PyTorch words it.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/loops.h"
+
+extern "C" {
+void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
+void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void sgetri_(const int* n, float* a, const int* lda, const int* ipiv, float* work, const int* lwork,
+             int* info);
+void dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work,
+             const int* lwork, int* info);
+void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda,
+             const int* ipiv, float* b, const int* ldb, int* info);
+void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
+             const int* ipiv, double* b, const int* ldb, int* info);
+}
+
+namespace oneflow_like {
+namespace kernels {
+namespace {
+
+// Overloads so each kernel is written once for float and double.
+void Potrf(int n, float* a, int* info) {
+  spotrf_("U", &n, a, &n, info);
+}
+void Potrf(int n, double* a, int* info) {
+  dpotrf_("U", &n, a, &n, info);
+}
+void Getrf(int n, float* a, int* ipiv, int* info) {
+  sgetrf_(&n, &n, a, &n, ipiv, info);
+}
+void Getrf(int n, double* a, int* ipiv, int* info) {
+  dgetrf_(&n, &n, a, &n, ipiv, info);
+}
+void Getri(int n, float* a, const int* ipiv, float* work, int lwork, int* info) {
+  sgetri_(&n, a, &n, ipiv, work, &lwork, info);
+}
+void Getri(int n, double* a, const int* ipiv, double* work, int lwork, int* info) {
+  dgetri_(&n, a, &n, ipiv, work, &lwork, info);
+}
+void Getrs(int n, int nrhs, const float* a, const int* ipiv, float* b, int* info) {
+  sgetrs_("N", &n, &nrhs, a, &n, ipiv, b, &n, info);
+}
+void Getrs(int n, int nrhs, const double* a, const int* ipiv, double* b, int* info) {
+  dgetrs_("N", &n, &nrhs, a, &n, ipiv, b, &n, info);
+}
+
+// Matrices of a [..., rows, cols] view: how many and their sizes.
+struct Batch {
+  int64_t count = 1, rows = 0, cols = 0;
+};
+Batch BatchOf(const TensorView& v) {
+  Batch b;
+  const int64_t nd = v.shape.ndim();
+  b.rows = v.shape[nd - 2];
+  b.cols = v.shape[nd - 1];
+  for (int64_t i = 0; i < nd - 2; ++i) b.count *= v.shape[i];
+  return b;
+}
+
+std::string Element(const Batch& b, int64_t i) {
+  return b.count > 1 ? absl::StrCat("(Batch element ", i, "): ") : std::string();
+}
+
+Status Unsupported(const KernelContext& ctx, DType dt) {
+  return InvalidArgument("[%s] expects float32 or float64 matrices, got %s", ctx.op(),
+                         DTypeName(dt));
+}
+
+// linalg_cholesky(A) -> L, lower, from A's lower triangle. The buffer read as column-major is
+// A^T, whose upper triangle is A's lower one: potrf('U') factors it as U^T U with U in the
+// column-major upper triangle, which read row-major is L = U^T (A = L L^T).
+template <typename T>
+Status Cholesky(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const Batch b = BatchOf(a);
+  const int n = static_cast<int>(b.rows);
+  T* out = ctx.output(0).ptr<T>();
+  std::memcpy(out, a.ptr<const T>(), sizeof(T) * b.count * n * n);
+  for (int64_t i = 0; i < b.count; ++i) {
+    T* m = out + i * n * n;
+    int info = 0;
+    if (n > 0) Potrf(n, m, &info);
+    if (info < 0) return Internal("[%s] potrf argument %d is invalid", ctx.op(), -info);
+    if (info > 0)
+      return InvalidArgument(
+          "linalg.cholesky: %sThe factorization could not be completed because the input is not "
+          "positive-definite (the leading minor of order %d is not positive-definite).",
+          Element(b, i), info);
+    for (int r = 0; r < n; ++r)
+      for (int c = r + 1; c < n; ++c) m[r * n + c] = T(0);
+  }
+  return Status();
+}
+
+// linalg_inv(A) -> A^-1. The buffer read as column-major is A^T; getrf + getri invert it in place
+// to (A^T)^-1 = (A^-1)^T column-major, which read row-major is A^-1.
+template <typename T>
+Status Inverse(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const Batch b = BatchOf(a);
+  const int n = static_cast<int>(b.rows);
+  T* out = ctx.output(0).ptr<T>();
+  std::memcpy(out, a.ptr<const T>(), sizeof(T) * b.count * n * n);
+  std::vector<int> ipiv(std::max(n, 1));
+  int lwork = std::max(1, n * 64);
+  std::vector<T> work(lwork);
+  for (int64_t i = 0; i < b.count && n > 0; ++i) {
+    T* m = out + i * n * n;
+    int info = 0;
+    Getrf(n, m, ipiv.data(), &info);
+    if (info == 0) Getri(n, m, ipiv.data(), work.data(), lwork, &info);
+    if (info < 0) return Internal("[%s] getrf/getri argument %d is invalid", ctx.op(), -info);
+    if (info > 0)
+      return InvalidArgument(
+          "linalg.inv: %sThe diagonal element %d is zero, the inversion could not be completed "
+          "because the input matrix is singular.",
+          Element(b, i), info);
+  }
+  return Status();
+}
+
+// linalg_slogdet(A) -> (sign, log|det A|) per matrix, from the LU factors of A^T (same
+// determinant): the product of U's diagonal and one sign flip per row interchange. A singular
+// matrix gives sign 0 and -inf, as PyTorch.
+template <typename T>
+Status Slogdet(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const Batch b = BatchOf(a);
+  const int n = static_cast<int>(b.rows);
+  T* sign = ctx.output(0).ptr<T>();
+  T* logabs = ctx.output(1).ptr<T>();
+  std::vector<T> lu(static_cast<size_t>(n) * n);
+  std::vector<int> ipiv(std::max(n, 1));
+  for (int64_t i = 0; i < b.count; ++i) {
+    std::memcpy(lu.data(), a.ptr<const T>() + i * n * n, sizeof(T) * n * n);
+    int info = 0;
+    if (n > 0) Getrf(n, lu.data(), ipiv.data(), &info);
+    if (info < 0) return Internal("[%s] getrf argument %d is invalid", ctx.op(), -info);
+    T s = T(1), l = T(0);
+    for (int k = 0; k < n; ++k) {
+      const T d = lu[static_cast<size_t>(k) * n + k];
+      if (ipiv[k] != k + 1) s = -s;
+      if (d < 0) s = -s;
+      l += std::log(std::abs(d));
+    }
+    if (info > 0) {
+      s = T(0);
+      l = -std::numeric_limits<T>::infinity();
+    }
+    sign[i] = s;
+    logabs[i] = l;
+  }
+  return Status();
+}
+
+// linalg_solve(A, B) -> X with A X = B, B [..., n, k] (the same batch as A). Column-major copies
+// of A and B go through getrf + getrs; X is copied back row-major.
+template <typename T>
+Status Solve(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const TensorView& rhs = ctx.input(1);
+  const Batch ba = BatchOf(a), bb = BatchOf(rhs);
+  const int n = static_cast<int>(ba.rows), k = static_cast<int>(bb.cols);
+  T* out = ctx.output(0).ptr<T>();
+  std::vector<T> lu(static_cast<size_t>(n) * n), x(static_cast<size_t>(n) * k);
+  std::vector<int> ipiv(std::max(n, 1));
+  for (int64_t i = 0; i < ba.count && n > 0; ++i) {
+    const T* am = a.ptr<const T>() + i * n * n;
+    const T* bm = rhs.ptr<const T>() + i * n * k;
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < n; ++c) lu[static_cast<size_t>(c) * n + r] = am[r * n + c];
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < k; ++c) x[static_cast<size_t>(c) * n + r] = bm[r * k + c];
+    int info = 0;
+    Getrf(n, lu.data(), ipiv.data(), &info);
+    if (info == 0 && k > 0) Getrs(n, k, lu.data(), ipiv.data(), x.data(), &info);
+    if (info < 0) return Internal("[%s] getrf/getrs argument %d is invalid", ctx.op(), -info);
+    if (info > 0)
+      return InvalidArgument(
+          "linalg.solve: %sThe solver failed because the input matrix is singular (U[%d, %d] is "
+          "zero).",
+          Element(ba, i), info, info);
+    T* om = out + i * n * k;
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < k; ++c) om[r * k + c] = x[static_cast<size_t>(c) * n + r];
+  }
+  return Status();
+}
+
+// One entry per op: Fn<float> or Fn<double> by the input's dtype.
+template <template <typename> class Fn>
+Status ByDtype(KernelContext& ctx) {
+  OFL_SWITCH_FLOAT(ctx.input(0).dtype, return Fn<scalar_t>::Run(ctx));
+  return Unsupported(ctx, ctx.input(0).dtype);
+}
+template <typename T>
+struct CholeskyFn {
+  static Status Run(KernelContext& c) { return Cholesky<T>(c); }
+};
+template <typename T>
+struct InverseFn {
+  static Status Run(KernelContext& c) { return Inverse<T>(c); }
+};
+template <typename T>
+struct SlogdetFn {
+  static Status Run(KernelContext& c) { return Slogdet<T>(c); }
+};
+template <typename T>
+struct SolveFn {
+  static Status Run(KernelContext& c) { return Solve<T>(c); }
+};
+
+}  // namespace
+
+OFL_REGISTER_KERNEL(linalg_cholesky, kCPU, ByDtype<CholeskyFn>);
+OFL_REGISTER_KERNEL(linalg_inv, kCPU, ByDtype<InverseFn>);
+OFL_REGISTER_KERNEL(linalg_slogdet, kCPU, ByDtype<SlogdetFn>);
+OFL_REGISTER_KERNEL(linalg_solve, kCPU, ByDtype<SolveFn>);
+
+}  // namespace kernels
+}  // namespace oneflow_like

@@ -1,0 +1,220 @@
+// Linear-algebra family: schemas, gradient formulas and functional entries (kernels in
+// kernels/cpu/linalg.cc). Gradients (PyTorch's):
+//   inv:       dA = -Y^T dY Y^T                                  (Y = A^-1)
+//   cholesky:  S = L^-T Phi(L^T dL) L^-1, dA = (S + S^T) / 2      (Phi: lower triangle, diagonal
+//              halved)
+//   slogdet:   dA = d(logabsdet) A^-T                            (sign has no gradient)
+//   solve:     dB = solve(A^T, dX), dA = -dB X^T
+#include "oneflow_like/ops/linalg.h"
+
+#include "oneflow_like/ops/binary.h"
+#include "oneflow_like/ops/common.h"
+#include "oneflow_like/ops/creation.h"
+#include "oneflow_like/ops/matmul.h"
+#include "oneflow_like/ops/shape_ops.h"
+#include "oneflow_like/ops/unary.h"
+
+namespace oneflow_like {
+namespace {
+namespace F = functional;
+
+StatusOr<Tensor> T(const Tensor& x) {
+  return F::Transpose(x, -2, -1);
+}
+
+Status InferSquare(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+  out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
+  return Status();
+}
+
+Status InferSlogdet(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+  const Shape& s = in[0].shape();
+  Shape batch(absl::MakeConstSpan(s.dims().data(), s.ndim() - 2));
+  out->push_back(TensorMeta{batch, in[0].dtype(), in[0].device()});
+  out->push_back(TensorMeta{batch, in[0].dtype(), in[0].device()});
+  return Status();
+}
+
+Status InferSolve(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+  out->push_back(TensorMeta{in[1].shape(), in[1].dtype(), in[1].device()});
+  return Status();
+}
+
+extern const OpDef kLinalgInv;
+extern const OpDef kLinalgSolve;
+
+const OpDef kLinalgInv = OpSpec("linalg_inv", InferSquare)
+                             .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                               const Tensor& g = c.grad_outputs[0];
+                               if (!g.defined()) return TensorList{Tensor()};
+                               ASSIGN_OR_RETURN(Tensor yt, T(c.outputs[0]));
+                               ASSIGN_OR_RETURN(Tensor m, F::Matmul(yt, g));
+                               ASSIGN_OR_RETURN(m, F::Matmul(m, yt));
+                               ASSIGN_OR_RETURN(m, F::Neg(m));
+                               return TensorList{m};
+                             })
+                             .SaveInputs(false);
+
+const OpDef kLinalgCholesky =
+    OpSpec("linalg_cholesky", InferSquare)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          const Tensor& g = c.grad_outputs[0];
+          if (!g.defined()) return TensorList{Tensor()};
+          const Tensor& l = c.outputs[0];
+          const int64_t n = l.shape()[l.ndim() - 1];
+          ASSIGN_OR_RETURN(Tensor gl, F::Tril(g));
+          ASSIGN_OR_RETURN(Tensor lt, T(l));
+          ASSIGN_OR_RETURN(Tensor p, F::Matmul(lt, gl));
+          ASSIGN_OR_RETURN(Tensor eye, F::Eye(n, n, l.dtype(), l.device()));
+          ASSIGN_OR_RETURN(Tensor half_diag, F::Mul(p, eye));
+          ASSIGN_OR_RETURN(half_diag, F::MulScalar(half_diag, 0.5));
+          ASSIGN_OR_RETURN(Tensor phi, F::Tril(p));
+          ASSIGN_OR_RETURN(phi, F::Sub(phi, half_diag));
+          ASSIGN_OR_RETURN(Tensor linv, F::LinalgInv(l));
+          ASSIGN_OR_RETURN(Tensor linv_t, T(linv));
+          ASSIGN_OR_RETURN(Tensor s, F::Matmul(linv_t, phi));
+          ASSIGN_OR_RETURN(s, F::Matmul(s, linv));
+          ASSIGN_OR_RETURN(Tensor st, T(s));
+          ASSIGN_OR_RETURN(Tensor ga, F::Add(s, st));
+          ASSIGN_OR_RETURN(ga, F::MulScalar(ga, 0.5));
+          return TensorList{ga};
+        })
+        .SaveInputs(false);
+
+const OpDef kLinalgSlogdet = OpSpec("linalg_slogdet", InferSlogdet)
+                                 .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                                   const Tensor& g = c.grad_outputs[1];
+                                   if (!g.defined()) return TensorList{Tensor()};
+                                   ASSIGN_OR_RETURN(Tensor inv, F::LinalgInv(c.inputs[0]));
+                                   ASSIGN_OR_RETURN(Tensor inv_t, T(inv));
+                                   ASSIGN_OR_RETURN(Tensor gg, F::Unsqueeze(g, -1));
+                                   ASSIGN_OR_RETURN(gg, F::Unsqueeze(gg, -1));
+                                   ASSIGN_OR_RETURN(Tensor ga, F::Mul(gg, inv_t));
+                                   return TensorList{ga};
+                                 })
+                                 .SaveOutputs(false);
+
+const OpDef kLinalgSolve =
+    OpSpec("linalg_solve", InferSolve).Grad([](const GradContext& c) -> StatusOr<TensorList> {
+      const Tensor& g = c.grad_outputs[0];
+      if (!g.defined()) return TensorList{Tensor(), Tensor()};
+      ASSIGN_OR_RETURN(Tensor at, T(c.inputs[0]));
+      ASSIGN_OR_RETURN(Tensor gb, Dispatch1(kLinalgSolve, {at, g}, {}));
+      Tensor ga;
+      if (c.needs_input_grad[0]) {
+        ASSIGN_OR_RETURN(Tensor xt, T(c.outputs[0]));
+        ASSIGN_OR_RETURN(ga, F::Matmul(gb, xt));
+        ASSIGN_OR_RETURN(ga, F::Neg(ga));
+      }
+      return TensorList{ga, gb};
+    });
+
+// A float32/float64 batch of square matrices, or an error naming `op` and the shape.
+Status CheckSquare(const char* op, const Tensor& a) {
+  if (a.ndim() < 2)
+    return InvalidArgument("%s: The input tensor A must have at least 2 dimensions, got shape %s",
+                           op, a.shape().ToString());
+  if (a.shape()[a.ndim() - 1] != a.shape()[a.ndim() - 2])
+    return InvalidArgument(
+        "%s: A must be batches of square matrices, but they are %d by %d matrices", op,
+        a.shape()[a.ndim() - 2], a.shape()[a.ndim() - 1]);
+  if (a.dtype() != DType::kF32 && a.dtype() != DType::kF64)
+    return TypeError("%s: Expected a floating point tensor (float32 or float64) as input. Got %s",
+                     op, DTypeName(a.dtype()));
+  return Status();
+}
+
+StatusOr<std::pair<Tensor, Tensor>> Pair(StatusOr<TensorList> r) {
+  RETURN_IF_ERROR(r.status());
+  return std::make_pair((*r)[0], (*r)[1]);
+}
+
+// `x` broadcast to `batch` + its own last `keep` dims.
+StatusOr<Tensor> ExpandBatch(const Tensor& x, const std::vector<int64_t>& batch, int keep) {
+  std::vector<int64_t> dims(batch);
+  for (int i = keep; i > 0; --i) dims.push_back(x.shape()[x.ndim() - i]);
+  Shape s(absl::MakeConstSpan(dims));
+  if (s == x.shape()) return x;
+  return F::Expand(x, s);
+}
+
+}  // namespace
+
+namespace functional {
+
+StatusOr<Tensor> LinalgCholesky(const Tensor& a, bool upper) {
+  RETURN_IF_ERROR(CheckSquare("linalg.cholesky", a));
+  if (!upper) return Dispatch1(kLinalgCholesky, {a}, {});
+  // U from A's upper triangle: the lower factor of A^T, transposed.
+  ASSIGN_OR_RETURN(Tensor at, T(a));
+  ASSIGN_OR_RETURN(Tensor l, Dispatch1(kLinalgCholesky, {at}, {}));
+  return T(l);
+}
+
+StatusOr<Tensor> LinalgInv(const Tensor& a) {
+  RETURN_IF_ERROR(CheckSquare("linalg.inv", a));
+  return Dispatch1(kLinalgInv, {a}, {});
+}
+
+StatusOr<std::pair<Tensor, Tensor>> LinalgSlogdet(const Tensor& a) {
+  RETURN_IF_ERROR(CheckSquare("linalg.slogdet", a));
+  return Pair(Dispatch(kLinalgSlogdet, {a}, {}));
+}
+
+StatusOr<Tensor> LinalgDet(const Tensor& a) {
+  RETURN_IF_ERROR(CheckSquare("linalg.det", a));
+  ASSIGN_OR_RETURN(auto sl, LinalgSlogdet(a));
+  ASSIGN_OR_RETURN(Tensor e, Exp(sl.second));
+  return Mul(sl.first, e);
+}
+
+StatusOr<Tensor> Logdet(const Tensor& a) {
+  RETURN_IF_ERROR(CheckSquare("logdet", a));
+  ASSIGN_OR_RETURN(auto sl, LinalgSlogdet(a));
+  ASSIGN_OR_RETURN(Tensor ls, Log(sl.first));  // log(-1) = NaN, log(0) = -inf
+  return Add(sl.second, ls);
+}
+
+StatusOr<Tensor> LinalgSolve(const Tensor& a, const Tensor& b, bool left) {
+  RETURN_IF_ERROR(CheckSquare("linalg.solve", a));
+  if (b.dtype() != a.dtype())
+    return TypeError(
+        "linalg.solve: Expected A and B to have the same dtype, but found A of type %s and B of "
+        "type %s instead",
+        DTypeName(a.dtype()), DTypeName(b.dtype()));
+  if (!left) {  // X A = B  <=>  A^T X^T = B^T
+    ASSIGN_OR_RETURN(Tensor at, T(a));
+    if (b.ndim() < 2)
+      return InvalidArgument("linalg.solve: with left=False, B must be a matrix, got shape %s",
+                             b.shape().ToString());
+    ASSIGN_OR_RETURN(Tensor bt, T(b));
+    ASSIGN_OR_RETURN(Tensor xt, LinalgSolve(at, bt, true));
+    return T(xt);
+  }
+  const int64_t n = a.shape()[a.ndim() - 1];
+  // B is a vector (batch) when it is 1-D or has A's shape without its last dim (PyTorch's rule).
+  const bool vector =
+      b.ndim() == 1 ||
+      (b.ndim() == a.ndim() - 1 && absl::MakeConstSpan(b.shape().dims()) ==
+                                       absl::MakeConstSpan(a.shape().dims()).first(a.ndim() - 1));
+  Tensor bm = b;
+  if (vector) {
+    ASSIGN_OR_RETURN(bm, Unsqueeze(b, -1));
+  }
+  if (bm.ndim() < 2 || bm.shape()[bm.ndim() - 2] != n)
+    return InvalidArgument(
+        "linalg.solve: Incompatible shapes of A and B for the equation AX = B (%s and %s)",
+        a.shape().ToString(), b.shape().ToString());
+  Shape ab(absl::MakeConstSpan(a.shape().dims()).first(a.ndim() - 2));
+  Shape bb(absl::MakeConstSpan(bm.shape().dims()).first(bm.ndim() - 2));
+  ASSIGN_OR_RETURN(Shape batch, BroadcastShapes("linalg.solve", ab, bb));
+  std::vector<int64_t> bd(batch.dims().begin(), batch.dims().end());
+  ASSIGN_OR_RETURN(Tensor ae, ExpandBatch(a, bd, 2));
+  ASSIGN_OR_RETURN(Tensor be, ExpandBatch(bm, bd, 2));
+  ASSIGN_OR_RETURN(Tensor x, Dispatch1(kLinalgSolve, {ae, be}, {}));
+  if (vector) return Squeeze(x, {-1});
+  return x;
+}
+
+}  // namespace functional
+}  // namespace oneflow_like

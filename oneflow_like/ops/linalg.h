@@ -1,0 +1,23 @@
+// Linear algebra on LAPACK (kernels/cpu/linalg.cc), the torch.linalg names: Cholesky, inverse,
+// sign and log|det| (and det, logdet from them), solve. Inputs are float32/float64 batches of
+// square matrices [..., n, n]; gradients follow PyTorch's formulas (symmetrised for Cholesky).
+#pragma once
+#include <utility>
+
+#include "oneflow_like/framework/op.h"
+
+namespace oneflow_like {
+namespace functional {
+
+// L with A = L L^T from A's lower triangle (upper: U with A = U^T U from the upper triangle).
+StatusOr<Tensor> LinalgCholesky(const Tensor& a, bool upper = false);
+StatusOr<Tensor> LinalgInv(const Tensor& a);
+// (sign, log|det A|); a singular matrix gives (0, -inf).
+StatusOr<std::pair<Tensor, Tensor>> LinalgSlogdet(const Tensor& a);
+StatusOr<Tensor> LinalgDet(const Tensor& a);
+StatusOr<Tensor> Logdet(const Tensor& a);  // log(det A): NaN for a negative determinant
+// X with A X = B (left) or X A = B; B is [..., n, k] or a vector [..., n]; batches broadcast.
+StatusOr<Tensor> LinalgSolve(const Tensor& a, const Tensor& b, bool left = true);
+
+}  // namespace functional
+}  // namespace oneflow_like

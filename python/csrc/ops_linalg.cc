@@ -1,0 +1,50 @@
+// Bindings of the LAPACK linear-algebra family (ops/linalg.h): torch's top-level det, logdet,
+// slogdet, inverse, cholesky (functions and Tensor methods); flow.linalg (python/oneflow_like/
+// linalg) adds cholesky, inv, det, slogdet and solve over the private _linalg_* entries.
+#include "oneflow_like/ops/linalg.h"
+#include "python/csrc/binding.h"
+
+namespace oneflow_like {
+namespace python {
+namespace {
+namespace F = functional;
+
+py::object* g_slogdet = nullptr;  // namedtuple (sign, logabsdet), created once, never freed
+
+void BindLinalg(py::module_& m, TensorClass& cls) {
+  g_slogdet =
+      new py::object(py::module_::import("collections")
+                         .attr("namedtuple")("slogdet", py::make_tuple("sign", "logabsdet")));
+  auto slogdet = [](const Tensor& a) {
+    auto r = Unwrap(F::LinalgSlogdet(a));
+    return (*g_slogdet)(r.first, r.second);
+  };
+  auto det = [](const Tensor& a) { return Unwrap(F::LinalgDet(a)); };
+  auto logdet = [](const Tensor& a) { return Unwrap(F::Logdet(a)); };
+  auto inverse = [](const Tensor& a) { return Unwrap(F::LinalgInv(a)); };
+  auto cholesky = [](const Tensor& a, bool upper) { return Unwrap(F::LinalgCholesky(a, upper)); };
+  auto def_both = [&](const char* name, auto fn, auto... extra) {
+    m.def(name, fn, py::arg("input"), extra...);
+    cls.def(name, fn, extra...);
+  };
+  def_both("slogdet", slogdet);
+  def_both("det", det);
+  def_both("logdet", logdet);
+  def_both("inverse", inverse);
+  def_both("cholesky", cholesky, py::arg("upper") = false);
+  m.def("_linalg_cholesky", cholesky, py::arg("A"), py::arg("upper") = false);
+  m.def("_linalg_inv", inverse, py::arg("A"));
+  m.def("_linalg_det", det, py::arg("A"));
+  m.def("_linalg_slogdet", slogdet, py::arg("A"));
+  m.def(
+      "_linalg_solve",
+      [](const Tensor& a, const Tensor& b, bool left) {
+        return Unwrap(F::LinalgSolve(a, b, left));
+      },
+      py::arg("A"), py::arg("B"), py::arg("left") = true);
+}
+
+}  // namespace
+OFL_PY_BINDING(BindLinalg);
+}  // namespace python
+}  // namespace oneflow_like
