@@ -23,6 +23,10 @@ void sgetri_(const int* n, float* a, const int* lda, const int* ipiv, float* wor
              int* info);
 void dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work,
              const int* lwork, int* info);
+void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w,
+             float* work, const int* lwork, int* iwork, const int* liwork, int* info);
+void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
+             double* work, const int* lwork, int* iwork, const int* liwork, int* info);
 void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda,
              const int* ipiv, float* b, const int* ldb, int* info);
 void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
@@ -57,6 +61,30 @@ void Getrs(int n, int nrhs, const float* a, const int* ipiv, float* b, int* info
 }
 void Getrs(int n, int nrhs, const double* a, const int* ipiv, double* b, int* info) {
   dgetrs_("N", &n, &nrhs, a, &n, ipiv, b, &n, info);
+}
+
+// Work sizes by a query call (lwork = liwork = -1), then the decomposition.
+void Syevd(int n, float* a, float* w, std::vector<float>* work, std::vector<int>* iwork,
+           int* info) {
+  int lwork = -1, liwork = -1, iq = 0;
+  float wq = 0;
+  ssyevd_("V", "U", &n, a, &n, w, &wq, &lwork, &iq, &liwork, info);
+  lwork = static_cast<int>(wq) + 1;
+  liwork = iq + 1;
+  work->resize(lwork);
+  iwork->resize(liwork);
+  ssyevd_("V", "U", &n, a, &n, w, work->data(), &lwork, iwork->data(), &liwork, info);
+}
+void Syevd(int n, double* a, double* w, std::vector<double>* work, std::vector<int>* iwork,
+           int* info) {
+  int lwork = -1, liwork = -1, iq = 0;
+  double wq = 0;
+  dsyevd_("V", "U", &n, a, &n, w, &wq, &lwork, &iq, &liwork, info);
+  lwork = static_cast<int>(wq) + 1;
+  liwork = iq + 1;
+  work->resize(lwork);
+  iwork->resize(liwork);
+  dsyevd_("V", "U", &n, a, &n, w, work->data(), &lwork, iwork->data(), &liwork, info);
 }
 
 // Matrices of a [..., rows, cols] view: how many and their sizes.
@@ -202,6 +230,35 @@ Status Solve(KernelContext& ctx) {
   return Status();
 }
 
+// linalg_eigh(A) -> (eigenvalues ascending [..., n], eigenvectors as columns [..., n, n]) from A's
+// lower triangle: the buffer read as column-major is A^T, whose upper triangle (syevd 'U') is A's
+// lower one; syevd leaves the eigenvectors as column-major columns, transposed on the way out.
+template <typename T>
+Status Eigh(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const Batch b = BatchOf(a);
+  const int n = static_cast<int>(b.rows);
+  T* w = ctx.output(0).ptr<T>();
+  T* v = ctx.output(1).ptr<T>();
+  std::vector<T> m(static_cast<size_t>(n) * n), work;
+  std::vector<int> iwork;
+  for (int64_t i = 0; i < b.count && n > 0; ++i) {
+    std::memcpy(m.data(), a.ptr<const T>() + i * n * n, sizeof(T) * n * n);
+    int info = 0;
+    Syevd(n, m.data(), w + i * n, &work, &iwork, &info);
+    if (info < 0) return Internal("[%s] syevd argument %d is invalid", ctx.op(), -info);
+    if (info > 0)
+      return InvalidArgument(
+          "linalg.eigh: %sThe algorithm failed to converge because the input matrix is "
+          "ill-conditioned or has too many repeated eigenvalues (error code: %d).",
+          Element(b, i), info);
+    T* vm = v + i * n * n;
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < n; ++c) vm[r * n + c] = m[static_cast<size_t>(c) * n + r];
+  }
+  return Status();
+}
+
 // One entry per op: Fn<float> or Fn<double> by the input's dtype.
 template <template <typename> class Fn>
 Status ByDtype(KernelContext& ctx) {
@@ -221,6 +278,10 @@ struct SlogdetFn {
   static Status Run(KernelContext& c) { return Slogdet<T>(c); }
 };
 template <typename T>
+struct EighFn {
+  static Status Run(KernelContext& c) { return Eigh<T>(c); }
+};
+template <typename T>
 struct SolveFn {
   static Status Run(KernelContext& c) { return Solve<T>(c); }
 };
@@ -231,6 +292,7 @@ OFL_REGISTER_KERNEL(linalg_cholesky, kCPU, ByDtype<CholeskyFn>);
 OFL_REGISTER_KERNEL(linalg_inv, kCPU, ByDtype<InverseFn>);
 OFL_REGISTER_KERNEL(linalg_slogdet, kCPU, ByDtype<SlogdetFn>);
 OFL_REGISTER_KERNEL(linalg_solve, kCPU, ByDtype<SolveFn>);
+OFL_REGISTER_KERNEL(linalg_eigh, kCPU, ByDtype<EighFn>);
 
 }  // namespace kernels
 }  // namespace oneflow_like

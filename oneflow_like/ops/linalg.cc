@@ -5,6 +5,8 @@
 //              halved)
 //   slogdet:   dA = d(logabsdet) A^-T                            (sign has no gradient)
 //   solve:     dB = solve(A^T, dX), dA = -dB X^T
+//   eigh:      G = V (diag(dL) + F o (V^T dV)) V^T, dA = (G + G^T) / 2, F_ij = 1 / (L_j - L_i)
+//              off the diagonal, 0 on it
 #include "oneflow_like/ops/linalg.h"
 
 #include "oneflow_like/ops/binary.h"
@@ -108,6 +110,54 @@ const OpDef kLinalgSolve =
       }
       return TensorList{ga, gb};
     });
+
+Status InferEigh(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+  const Shape& s = in[0].shape();
+  Shape values(absl::MakeConstSpan(s.dims().data(), s.ndim() - 1));
+  out->push_back(TensorMeta{values, in[0].dtype(), in[0].device()});
+  out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
+  return Status();
+}
+
+const OpDef kLinalgEigh = OpSpec("linalg_eigh", InferEigh)
+                              .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+                                const Tensor &gl = c.grad_outputs[0], &gv = c.grad_outputs[1];
+                                if (!gl.defined() && !gv.defined()) return TensorList{Tensor()};
+                                const Tensor &l = c.outputs[0], &v = c.outputs[1];
+                                const int64_t n = v.shape()[v.ndim() - 1];
+                                ASSIGN_OR_RETURN(Tensor eye, F::Eye(n, n, v.dtype(), v.device()));
+                                Tensor m;
+                                if (gv.defined()) {
+                                  // F o (V^T dV) with F_ij = 1 / (L_j - L_i), 0 on the diagonal.
+                                  ASSIGN_OR_RETURN(Tensor lj, F::Unsqueeze(l, -2));
+                                  ASSIGN_OR_RETURN(Tensor li, F::Unsqueeze(l, -1));
+                                  ASSIGN_OR_RETURN(Tensor e, F::Sub(lj, li));
+                                  ASSIGN_OR_RETURN(e, F::Add(e, eye));
+                                  ASSIGN_OR_RETURN(Tensor off, F::MulScalar(eye, -1.0));
+                                  ASSIGN_OR_RETURN(off, F::AddScalar(off, 1.0));
+                                  ASSIGN_OR_RETURN(Tensor f, F::Div(off, e));
+                                  ASSIGN_OR_RETURN(Tensor vt, T(v));
+                                  ASSIGN_OR_RETURN(Tensor vtg, F::Matmul(vt, gv));
+                                  ASSIGN_OR_RETURN(m, F::Mul(f, vtg));
+                                }
+                                if (gl.defined()) {
+                                  ASSIGN_OR_RETURN(Tensor row, F::Unsqueeze(gl, -2));
+                                  ASSIGN_OR_RETURN(Tensor diag, F::Mul(row, eye));
+                                  if (m.defined()) {
+                                    ASSIGN_OR_RETURN(m, F::Add(m, diag));
+                                  } else {
+                                    m = diag;
+                                  }
+                                }
+                                ASSIGN_OR_RETURN(Tensor vt, T(v));
+                                ASSIGN_OR_RETURN(Tensor g, F::Matmul(v, m));
+                                ASSIGN_OR_RETURN(g, F::Matmul(g, vt));
+                                ASSIGN_OR_RETURN(Tensor gt, T(g));
+                                ASSIGN_OR_RETURN(g, F::Add(g, gt));
+                                ASSIGN_OR_RETURN(g, F::MulScalar(g, 0.5));
+                                return TensorList{g};
+                              })
+                              .SaveInputs(false);
 
 // A float32/float64 batch of square matrices, or an error naming `op` and the shape.
 Status CheckSquare(const char* op, const Tensor& a) {
@@ -214,6 +264,15 @@ StatusOr<Tensor> LinalgSolve(const Tensor& a, const Tensor& b, bool left) {
   ASSIGN_OR_RETURN(Tensor x, Dispatch1(kLinalgSolve, {ae, be}, {}));
   if (vector) return Squeeze(x, {-1});
   return x;
+}
+
+StatusOr<std::pair<Tensor, Tensor>> LinalgEigh(const Tensor& a, const std::string& uplo) {
+  RETURN_IF_ERROR(CheckSquare("linalg.eigh", a));
+  if (uplo != "L" && uplo != "U")
+    return InvalidArgument("linalg.eigh: UPLO must be 'L' or 'U', got '%s'", uplo);
+  if (uplo == "L") return Pair(Dispatch(kLinalgEigh, {a}, {}));
+  ASSIGN_OR_RETURN(Tensor at, T(a));  // A's upper triangle is A^T's lower one
+  return Pair(Dispatch(kLinalgEigh, {at}, {}));
 }
 
 }  // namespace functional

@@ -2,6 +2,7 @@
 // sign and log|det| (and det, logdet from them), solve. Inputs are float32/float64 batches of
 // square matrices [..., n, n]; gradients follow PyTorch's formulas (symmetrised for Cholesky).
 #pragma once
+#include <string>
 #include <utility>
 
 #include "oneflow_like/framework/op.h"
@@ -18,6 +19,9 @@ StatusOr<Tensor> LinalgDet(const Tensor& a);
 StatusOr<Tensor> Logdet(const Tensor& a);  // log(det A): NaN for a negative determinant
 // X with A X = B (left) or X A = B; B is [..., n, k] or a vector [..., n]; batches broadcast.
 StatusOr<Tensor> LinalgSolve(const Tensor& a, const Tensor& b, bool left = true);
+// (eigenvalues ascending, eigenvectors as columns) of a symmetric matrix, from its lower
+// triangle (uplo "L") or upper one ("U").
+StatusOr<std::pair<Tensor, Tensor>> LinalgEigh(const Tensor& a, const std::string& uplo = "L");
 
 }  // namespace functional
 }  // namespace oneflow_like

@@ -9,12 +9,24 @@ namespace python {
 namespace {
 namespace F = functional;
 
-py::object* g_slogdet = nullptr;  // namedtuple (sign, logabsdet), created once, never freed
+// namedtuples, created once, never freed
+py::object* g_slogdet = nullptr;  // (sign, logabsdet)
+py::object* g_eigh = nullptr;     // (eigenvalues, eigenvectors)
 
 void BindLinalg(py::module_& m, TensorClass& cls) {
   g_slogdet =
       new py::object(py::module_::import("collections")
                          .attr("namedtuple")("slogdet", py::make_tuple("sign", "logabsdet")));
+  g_eigh = new py::object(
+      py::module_::import("collections")
+          .attr("namedtuple")("eigh", py::make_tuple("eigenvalues", "eigenvectors")));
+  m.def(
+      "_linalg_eigh",
+      [](const Tensor& a, const std::string& uplo) {
+        auto r = Unwrap(F::LinalgEigh(a, uplo));
+        return (*g_eigh)(r.first, r.second);
+      },
+      py::arg("A"), py::arg("UPLO") = "L");
   auto slogdet = [](const Tensor& a) {
     auto r = Unwrap(F::LinalgSlogdet(a));
     return (*g_slogdet)(r.first, r.second);

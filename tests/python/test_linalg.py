@@ -18,6 +18,7 @@ G = R.standard_normal((4, 4))  # general square matrices (either sign of det)
 GB = R.standard_normal((2, 4, 4))
 _X = R.standard_normal((2, 4, 4))
 SPD = _X @ _X.transpose(0, 2, 1) + 4 * np.eye(4)  # symmetric positive-definite batch
+SYM = _X + _X.transpose(0, 2, 1)  # symmetric, distinct eigenvalues
 
 
 def lin(fn):
@@ -65,7 +66,20 @@ CASES = [
     ("solve_vector_batch", lambda L, a, b: L.solve(a, b), [GB, R.standard_normal((2, 4))]),
     ("solve_broadcast", lambda L, a, b: L.solve(a, b), [G, R.standard_normal((3, 4, 2))]),
     ("solve_right", lambda L, a, b: L.solve(a, b, left=False), [GB, R.standard_normal((2, 5, 4))]),
+    # eigh: eigenvectors are unique up to sign, so compare sign-free functions of them.
+    ("eigh_values", lambda L, x: L.eigh(x)[0], [SYM]),
+    ("eigh_vectors_squared", lambda L, x: L.eigh(x)[1] ** 2, [SYM]),
+    ("eigh_both", lambda L, x: L.eigh(x)[0].unsqueeze(-1) * L.eigh(x)[1] ** 2, [SYM]),
+    ("eigh_upper", lambda L, x: L.eigh(x, UPLO="U")[1] ** 2, [SYM]),
+    ("eigh_rebuild", lambda L, x: _rebuild(L.eigh(x)), [SYM[0]]),
+    ("eigvalsh", lambda L, x: L.eigvalsh(x), [SYM]),
 ]
+
+
+def _rebuild(lv):
+    values, vectors = lv
+    return (vectors * values.unsqueeze(-2)) @ vectors.transpose(-2, -1)
+
 
 # torch's top-level names of the same kernels (functions and Tensor methods).
 TOP = [

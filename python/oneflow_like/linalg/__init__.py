@@ -1,8 +1,8 @@
-"""torch.linalg: cholesky, inv, det, slogdet and solve on LAPACK kernels (kernels/cpu/linalg.cc,
-CPU, float32/float64, batched, with gradients), and what composes from existing ops: vector_norm,
-matrix_norm, norm, vecdot, cross, multi_dot, matrix_power (negative powers through inv),
-diagonal. Not built yet: qr, svd, eig/eigh, lstsq, pinv (absent: under mock_torch a script that
-uses one fails naming torch.linalg.X)."""
+"""torch.linalg: cholesky, inv, det, slogdet, solve, eigh and eigvalsh on LAPACK kernels
+(kernels/cpu/linalg.cc, CPU, float32/float64, batched, with gradients), and what composes from
+existing ops: vector_norm, matrix_norm, norm, vecdot, cross, multi_dot, matrix_power (negative
+powers through inv), diagonal. Not built yet: qr, svd, eig, lstsq, pinv (absent: under
+mock_torch a script that uses one fails naming torch.linalg.X)."""
 import math
 
 import oneflow_like as flow
@@ -14,6 +14,8 @@ __all__ = [
     "det",
     "slogdet",
     "solve",
+    "eigh",
+    "eigvalsh",
     "vector_norm",
     "matrix_norm",
     "norm",
@@ -51,6 +53,19 @@ def solve(A, B, *, left=True, out=None):
     """X with A X = B (left=False: X A = B). B is a matrix batch [..., n, k] or a vector batch
     [..., n]; the batch dimensions broadcast."""
     return _out(flow._C._linalg_solve(A, B, left), out)
+
+
+def eigh(A, UPLO="L", *, out=None):
+    """(eigenvalues ascending, eigenvectors as columns) of symmetric matrices, read from the lower
+    triangle (UPLO="L") or the upper one. Eigenvectors are unique up to sign; the gradient
+    assumes A symmetric (it is symmetrised, as PyTorch's)."""
+    if out is not None:
+        raise TypeError("linalg.eigh: out= is not supported")
+    return flow._C._linalg_eigh(A, UPLO)
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    return _out(flow._C._linalg_eigh(A, UPLO).eigenvalues, out)
 
 
 def _out(result, out):
