@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -27,6 +28,14 @@ void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const i
              float* work, const int* lwork, int* iwork, const int* liwork, int* info);
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
              double* work, const int* lwork, int* iwork, const int* liwork, int* info);
+void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work,
+             const int* lwork, int* info);
+void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work,
+             const int* lwork, int* info);
+void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau,
+             float* work, const int* lwork, int* info);
+void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau,
+             double* work, const int* lwork, int* info);
 void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda,
              const int* ipiv, float* b, const int* ldb, int* info);
 void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
@@ -85,6 +94,34 @@ void Syevd(int n, double* a, double* w, std::vector<double>* work, std::vector<i
   work->resize(lwork);
   iwork->resize(liwork);
   dsyevd_("V", "U", &n, a, &n, w, work->data(), &lwork, iwork->data(), &liwork, info);
+}
+
+// Householder QR of the column-major m x n matrix in `a` (leading dimension m), then the first
+// `qcols` columns of Q formed in place (a must hold m x max(n, qcols)).
+template <typename T>
+void GeqrfOrgqr(int m, int n, int qcols, T* a, std::vector<T>* tau, std::vector<T>* work,
+                int* info) {
+  const int k = std::min(m, n);
+  tau->resize(std::max(k, 1));
+  int lwork = std::max(1, std::max(n, qcols) * 64);
+  work->resize(lwork);
+  if constexpr (std::is_same_v<T, float>) {
+    sgeqrf_(&m, &n, a, &m, tau->data(), work->data(), &lwork, info);
+  } else {
+    dgeqrf_(&m, &n, a, &m, tau->data(), work->data(), &lwork, info);
+  }
+  if (*info != 0) return;
+  // R is read from `a` by the caller before this point would overwrite it: see Qr.
+}
+template <typename T>
+void Orgqr(int m, int qcols, int k, T* a, const std::vector<T>& tau, std::vector<T>* work,
+           int* info) {
+  int lwork = static_cast<int>(work->size());
+  if constexpr (std::is_same_v<T, float>) {
+    sorgqr_(&m, &qcols, &k, a, &m, tau.data(), work->data(), &lwork, info);
+  } else {
+    dorgqr_(&m, &qcols, &k, a, &m, tau.data(), work->data(), &lwork, info);
+  }
 }
 
 // Matrices of a [..., rows, cols] view: how many and their sizes.
@@ -259,6 +296,45 @@ Status Eigh(KernelContext& ctx) {
   return Status();
 }
 
+// linalg_qr(A; complete) -> (Q, R): reduced Q [m, k], R [k, n] (k = min(m, n)); complete Q
+// [m, m], R [m, n]. A column-major copy goes through geqrf (R is its upper triangle) and orgqr.
+template <typename T>
+Status Qr(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const Batch b = BatchOf(a);
+  const int m = static_cast<int>(b.rows), n = static_cast<int>(b.cols), k = std::min(m, n);
+  const bool complete = ctx.attrs().Bool("complete");
+  const int qcols = complete ? m : k, rrows = complete ? m : k;
+  T* q = ctx.output(0).ptr<T>();
+  T* r = ctx.output(1).ptr<T>();
+  std::vector<T> buf(static_cast<size_t>(m) * std::max(n, qcols)), tau, work;
+  for (int64_t i = 0; i < b.count; ++i) {
+    const T* am = a.ptr<const T>() + i * m * n;
+    T* qm = q + i * m * qcols;
+    T* rm = r + i * rrows * n;
+    std::fill(rm, rm + static_cast<size_t>(rrows) * n, T(0));
+    if (m == 0 || n == 0) {  // Q is the identity's first columns, R empty or zero
+      std::fill(qm, qm + static_cast<size_t>(m) * qcols, T(0));
+      for (int d = 0; d < std::min(m, qcols); ++d) qm[d * qcols + d] = T(1);
+      continue;
+    }
+    for (int row = 0; row < m; ++row)
+      for (int col = 0; col < n; ++col) buf[static_cast<size_t>(col) * m + row] = am[row * n + col];
+    int info = 0;
+    GeqrfOrgqr(m, n, qcols, buf.data(), &tau, &work, &info);
+    if (info != 0) return Internal("[%s] geqrf failed with info %d", ctx.op(), info);
+    for (int row = 0; row < k; ++row)
+      for (int col = row; col < n; ++col)
+        rm[row * n + col] = buf[static_cast<size_t>(col) * m + row];
+    Orgqr(m, qcols, k, buf.data(), tau, &work, &info);
+    if (info != 0) return Internal("[%s] orgqr failed with info %d", ctx.op(), info);
+    for (int row = 0; row < m; ++row)
+      for (int col = 0; col < qcols; ++col)
+        qm[row * qcols + col] = buf[static_cast<size_t>(col) * m + row];
+  }
+  return Status();
+}
+
 // One entry per op: Fn<float> or Fn<double> by the input's dtype.
 template <template <typename> class Fn>
 Status ByDtype(KernelContext& ctx) {
@@ -282,6 +358,10 @@ struct EighFn {
   static Status Run(KernelContext& c) { return Eigh<T>(c); }
 };
 template <typename T>
+struct QrFn {
+  static Status Run(KernelContext& c) { return Qr<T>(c); }
+};
+template <typename T>
 struct SolveFn {
   static Status Run(KernelContext& c) { return Solve<T>(c); }
 };
@@ -293,6 +373,7 @@ OFL_REGISTER_KERNEL(linalg_inv, kCPU, ByDtype<InverseFn>);
 OFL_REGISTER_KERNEL(linalg_slogdet, kCPU, ByDtype<SlogdetFn>);
 OFL_REGISTER_KERNEL(linalg_solve, kCPU, ByDtype<SolveFn>);
 OFL_REGISTER_KERNEL(linalg_eigh, kCPU, ByDtype<EighFn>);
+OFL_REGISTER_KERNEL(linalg_qr, kCPU, ByDtype<QrFn>);
 
 }  // namespace kernels
 }  // namespace oneflow_like

@@ -7,6 +7,8 @@
 //   solve:     dB = solve(A^T, dX), dA = -dB X^T
 //   eigh:      G = V (diag(dL) + F o (V^T dV)) V^T, dA = (G + G^T) / 2, F_ij = 1 / (L_j - L_i)
 //              off the diagonal, 0 on it
+//   qr (m >= n): M = R dR^T - dQ^T Q, dA = (dQ + Q copyltu(M)) R^-T, copyltu(M) = tril(M) +
+//              tril(M, -1)^T
 #include "oneflow_like/ops/linalg.h"
 
 #include "oneflow_like/ops/binary.h"
@@ -159,6 +161,60 @@ const OpDef kLinalgEigh = OpSpec("linalg_eigh", InferEigh)
                               })
                               .SaveInputs(false);
 
+Status InferQr(const TensorList& in, const AttrMap& attrs, std::vector<TensorMeta>* out) {
+  const Shape& s = in[0].shape();
+  const int64_t nd = s.ndim(), m = s[nd - 2], n = s[nd - 1], k = std::min(m, n);
+  const bool complete = attrs.Bool("complete");
+  std::vector<int64_t> q(s.dims().begin(), s.dims().end()), r(q);
+  q[nd - 1] = complete ? m : k;
+  r[nd - 2] = complete ? m : k;
+  out->push_back(TensorMeta{Shape(absl::MakeConstSpan(q)), in[0].dtype(), in[0].device()});
+  out->push_back(TensorMeta{Shape(absl::MakeConstSpan(r)), in[0].dtype(), in[0].device()});
+  return Status();
+}
+
+const OpDef kLinalgQr =
+    OpSpec("linalg_qr", InferQr)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          const Tensor &gq = c.grad_outputs[0], &gr = c.grad_outputs[1];
+          if (!gq.defined() && !gr.defined()) return TensorList{Tensor()};
+          const Tensor &q = c.outputs[0], &r = c.outputs[1];
+          const int64_t m = q.shape()[q.ndim() - 2], n = r.shape()[r.ndim() - 1];
+          if (m < n || q.shape()[q.ndim() - 1] != n)
+            return InvalidArgument(
+                "linalg.qr: the derivative is implemented for A of m >= n rows in reduced mode "
+                "(or square A), got Q %s and R %s",
+                q.shape().ToString(), r.shape().ToString());
+          Tensor mm;  // R dR^T - dQ^T Q
+          if (gr.defined()) {
+            ASSIGN_OR_RETURN(Tensor grt, T(gr));
+            ASSIGN_OR_RETURN(mm, F::Matmul(r, grt));
+          }
+          if (gq.defined()) {
+            ASSIGN_OR_RETURN(Tensor gqt, T(gq));
+            ASSIGN_OR_RETURN(Tensor p, F::Matmul(gqt, q));
+            if (mm.defined()) {
+              ASSIGN_OR_RETURN(mm, F::Sub(mm, p));
+            } else {
+              ASSIGN_OR_RETURN(mm, F::Neg(p));
+            }
+          }
+          ASSIGN_OR_RETURN(Tensor low, F::Tril(mm));
+          ASSIGN_OR_RETURN(Tensor strict, F::Tril(mm, -1));
+          ASSIGN_OR_RETURN(Tensor strict_t, T(strict));
+          ASSIGN_OR_RETURN(Tensor sym, F::Add(low, strict_t));
+          ASSIGN_OR_RETURN(Tensor b, F::Matmul(q, sym));
+          if (gq.defined()) {
+            ASSIGN_OR_RETURN(b, F::Add(b, gq));
+          }
+          // dA = b R^-T: solve R X^T = b^T for X^T (R is square: m >= n, k = n).
+          ASSIGN_OR_RETURN(Tensor bt, T(b));
+          ASSIGN_OR_RETURN(Tensor xt, F::LinalgSolve(r, bt));
+          ASSIGN_OR_RETURN(Tensor ga, T(xt));
+          return TensorList{ga};
+        })
+        .SaveInputs(false);
+
 // A float32/float64 batch of square matrices, or an error naming `op` and the shape.
 Status CheckSquare(const char* op, const Tensor& a) {
   if (a.ndim() < 2)
@@ -264,6 +320,25 @@ StatusOr<Tensor> LinalgSolve(const Tensor& a, const Tensor& b, bool left) {
   ASSIGN_OR_RETURN(Tensor x, Dispatch1(kLinalgSolve, {ae, be}, {}));
   if (vector) return Squeeze(x, {-1});
   return x;
+}
+
+StatusOr<std::pair<Tensor, Tensor>> LinalgQr(const Tensor& a, const std::string& mode) {
+  if (a.ndim() < 2)
+    return InvalidArgument(
+        "linalg.qr: The input tensor A must have at least 2 dimensions, got shape %s",
+        a.shape().ToString());
+  if (a.dtype() != DType::kF32 && a.dtype() != DType::kF64)
+    return TypeError(
+        "linalg.qr: Expected a floating point tensor (float32 or float64) as input. Got %s",
+        DTypeName(a.dtype()));
+  if (mode != "reduced" && mode != "complete" && mode != "r")
+    return InvalidArgument("linalg.qr: mode must be 'reduced', 'complete' or 'r', got '%s'", mode);
+  ASSIGN_OR_RETURN(auto qr, Pair(Dispatch(kLinalgQr, {a}, {{"complete", mode == "complete"}})));
+  if (mode == "r") {
+    ASSIGN_OR_RETURN(Tensor empty, F::Zeros(Shape({0}), a.dtype(), a.device()));
+    return std::make_pair(empty, qr.second);
+  }
+  return qr;
 }
 
 StatusOr<std::pair<Tensor, Tensor>> LinalgEigh(const Tensor& a, const std::string& uplo) {

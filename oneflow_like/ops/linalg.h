@@ -21,6 +21,10 @@ StatusOr<Tensor> Logdet(const Tensor& a);  // log(det A): NaN for a negative det
 StatusOr<Tensor> LinalgSolve(const Tensor& a, const Tensor& b, bool left = true);
 // (eigenvalues ascending, eigenvectors as columns) of a symmetric matrix, from its lower
 // triangle (uplo "L") or upper one ("U").
+// (Q, R) with A = Q R: mode "reduced" (Q [m, k], R [k, n], k = min(m, n)), "complete" (Q [m, m]),
+// or "r" (R only; Q is an empty tensor). Differentiable for m >= n in reduced mode (and complete
+// mode when m == n), as PyTorch.
+StatusOr<std::pair<Tensor, Tensor>> LinalgQr(const Tensor& a, const std::string& mode = "reduced");
 StatusOr<std::pair<Tensor, Tensor>> LinalgEigh(const Tensor& a, const std::string& uplo = "L");
 
 }  // namespace functional

@@ -12,6 +12,7 @@ namespace F = functional;
 // namedtuples, created once, never freed
 py::object* g_slogdet = nullptr;  // (sign, logabsdet)
 py::object* g_eigh = nullptr;     // (eigenvalues, eigenvectors)
+py::object* g_qr = nullptr;       // (Q, R)
 
 void BindLinalg(py::module_& m, TensorClass& cls) {
   g_slogdet =
@@ -20,6 +21,17 @@ void BindLinalg(py::module_& m, TensorClass& cls) {
   g_eigh = new py::object(
       py::module_::import("collections")
           .attr("namedtuple")("eigh", py::make_tuple("eigenvalues", "eigenvectors")));
+  g_qr = new py::object(
+      py::module_::import("collections").attr("namedtuple")("qr", py::make_tuple("Q", "R")));
+  auto qr = [](const Tensor& a, const std::string& mode) {
+    auto r = Unwrap(F::LinalgQr(a, mode));
+    return (*g_qr)(r.first, r.second);
+  };
+  m.def("_linalg_qr", qr, py::arg("A"), py::arg("mode") = "reduced");
+  // torch.qr(input, some=True): some=False is mode "complete".
+  auto qr_some = [qr](const Tensor& a, bool some) { return qr(a, some ? "reduced" : "complete"); };
+  m.def("qr", qr_some, py::arg("input"), py::arg("some") = true);
+  cls.def("qr", qr_some, py::arg("some") = true);
   m.def(
       "_linalg_eigh",
       [](const Tensor& a, const std::string& uplo) {

@@ -73,7 +73,29 @@ CASES = [
     ("eigh_upper", lambda L, x: L.eigh(x, UPLO="U")[1] ** 2, [SYM]),
     ("eigh_rebuild", lambda L, x: _rebuild(L.eigh(x)), [SYM[0]]),
     ("eigvalsh", lambda L, x: L.eigvalsh(x), [SYM]),
+    ("qr_tall", lambda L, x: L.qr(x)[0] + L.qr(x)[1].sum(), [R.standard_normal((2, 5, 3))]),
+    ("qr_square", lambda L, x: L.qr(x).Q * L.qr(x).R, [G]),
+    ("qr_r_of_tall", lambda L, x: L.qr(x).R, [R.standard_normal((6, 4))]),
 ]
+
+
+def test_qr_modes_match_torch():
+    for shape in ((5, 3), (3, 5), (2, 4, 4), (0, 3)):
+        a = R.standard_normal(shape)
+        for mode in ("reduced", "complete", "r"):
+            q, r = flow.linalg.qr(flow.tensor(a), mode=mode)
+            tq, tr = torch.linalg.qr(torch.tensor(a), mode=mode)
+            assert tuple(q.shape) == tuple(tq.shape) and tuple(r.shape) == tuple(tr.shape), mode
+            np.testing.assert_allclose(r.numpy(), tr.numpy(), atol=1e-12)
+            np.testing.assert_allclose(q.numpy(), tq.numpy(), atol=1e-12)
+    q, r = flow.qr(flow.tensor(R.standard_normal((4, 2))), some=False)
+    assert tuple(q.shape) == (4, 4) and tuple(r.shape) == (4, 2)
+    w = flow.empty(3, 7)
+    flow.nn.init.orthogonal_(w)
+    np.testing.assert_allclose(w.numpy() @ w.numpy().T, np.eye(3), atol=1e-5)
+    with pytest.raises(ValueError, match="derivative"):
+        x = flow.tensor(R.standard_normal((3, 5)), requires_grad=True)
+        flow.linalg.qr(x)[0].sum().backward()
 
 
 def _rebuild(lv):

@@ -1,7 +1,7 @@
-"""torch.linalg: cholesky, inv, det, slogdet, solve, eigh and eigvalsh on LAPACK kernels
+"""torch.linalg: cholesky, inv, det, slogdet, solve, eigh, eigvalsh and qr on LAPACK kernels
 (kernels/cpu/linalg.cc, CPU, float32/float64, batched, with gradients), and what composes from
 existing ops: vector_norm, matrix_norm, norm, vecdot, cross, multi_dot, matrix_power (negative
-powers through inv), diagonal. Not built yet: qr, svd, eig, lstsq, pinv (absent: under
+powers through inv), diagonal. Not built yet: svd, eig, lstsq, pinv (absent: under
 mock_torch a script that uses one fails naming torch.linalg.X)."""
 import math
 
@@ -16,6 +16,7 @@ __all__ = [
     "solve",
     "eigh",
     "eigvalsh",
+    "qr",
     "vector_norm",
     "matrix_norm",
     "norm",
@@ -62,6 +63,15 @@ def eigh(A, UPLO="L", *, out=None):
     if out is not None:
         raise TypeError("linalg.eigh: out= is not supported")
     return flow._C._linalg_eigh(A, UPLO)
+
+
+def qr(A, mode="reduced", *, out=None):
+    """(Q, R) with A = Q R (geqrf + orgqr): mode "reduced" (Q [m, k], R [k, n], k = min(m, n)),
+    "complete" (Q [m, m], R [m, n]) or "r" (R only, Q empty). Differentiable for m >= n in
+    reduced mode, and square A in any mode."""
+    if out is not None:
+        raise TypeError("linalg.qr: out= is not supported")
+    return flow._C._linalg_qr(A, mode)
 
 
 def eigvalsh(A, UPLO="L", *, out=None):

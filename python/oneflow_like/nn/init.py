@@ -204,7 +204,7 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 def orthogonal_(tensor, gain=1, generator=None):
     """A (semi-)orthogonal matrix from the QR decomposition of a normal draw (sign-fixed so it
     is uniformly distributed), viewed as tensor's shape (dims after the first flattened). The
-    QR runs on the host in float64 (NumPy's LAPACK)."""
+    QR is flow.linalg.qr in float64 on the CPU."""
     if tensor.dim() < 2:
         raise ValueError(
             f"[orthogonal_] Only tensors with 2 or more dimensions are supported, got {tensor.dim()}"
@@ -213,14 +213,15 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor
     rows = _shape(tensor)[0]
     cols = tensor.numel() // rows
-    flat = _normal(tensor, generator).numpy().reshape(rows, cols)
+    flat = flow.tensor(_normal(tensor, generator).numpy().reshape(rows, cols), dtype=flow.float64)
     if rows < cols:
-        flat = flat.T
-    q, r = np.linalg.qr(flat)
-    q = q * np.sign(np.diag(r))
+        flat = flat.t()
+    with flow.no_grad():
+        q, r = flow.linalg.qr(flat)
+        q = q * flow.diagonal(r).sign()
     if rows < cols:
-        q = q.T
-    return _fill(tensor, (gain * q).reshape(_shape(tensor)))
+        q = q.t()
+    return _fill(tensor, (gain * q).numpy().reshape(_shape(tensor)))
 
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
