@@ -16,10 +16,9 @@ extern std::atomic<bool> g_enabled __attribute__((weak));
 void RecordInstruction(int64_t track, std::string_view name, int64_t begin, int64_t end,
                        uint64_t flow_in, bool error) __attribute__((weak));
 void NoteInlineRun(int64_t track, int64_t begin, int64_t end, bool error) __attribute__((weak));
-void RecordFlowStart(uint64_t flow_id, uint64_t call_id) __attribute__((weak));
+void NoteIssue(uint64_t flow_id) __attribute__((weak));
 void NameTrack(int64_t track, std::string_view name) __attribute__((weak));
 int64_t ExchangeCurrentTrack(int64_t track) __attribute__((weak));
-uint64_t CurrentCallId() __attribute__((weak));
 }  // namespace oneflow_like::profiler
 
 namespace oneflow_like {
@@ -50,8 +49,7 @@ uint64_t FlowId(const void* vm, uint64_t id) {
 }
 // Records the issue of the instruction about to get id `next_id`, if an op call is issuing it.
 void RecordIssue(const void* vm, uint64_t next_id) {
-  uint64_t call = profiler::CurrentCallId();
-  if (call != 0) profiler::RecordFlowStart(FlowId(vm, next_id), call);
+  profiler::NoteIssue(FlowId(vm, next_id));
 }
 void RunOnStream(const void* vm, Instruction* instr) {
   Stream* s = instr->stream();

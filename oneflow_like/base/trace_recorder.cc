@@ -138,6 +138,8 @@ struct ThreadRecorder {
   uint64_t pending_call;
   int64_t pending_track, pending_begin, pending_end;
   bool pending_error;
+  // The issue NoteIssue saw, waiting for its call's EndOpCall (issue_call 0: none).
+  uint64_t issue_call, issue_flow;
 };
 
 namespace {
@@ -266,6 +268,32 @@ void Span(ThreadBuffer* b, int64_t track, std::string_view name, const char* cat
   Commit(b);
 }
 
+void FlowStart(ThreadBuffer* b, uint64_t flow_id, uint64_t call_id) {
+  Slot* e = Reserve(b);
+  if (e == nullptr) return;
+  e->type = EventType::kFlowStart;
+  e->flags = 0;
+  e->track = static_cast<int32_t>(b->tid);
+  e->aux_track = 0;
+  e->begin = e->end = 0;
+  e->flow_id = flow_id;
+  e->call_id = call_id;
+  e->value = 0;
+  e->category = "flow";
+  e->name = e->args = nullptr;
+  e->name_len = 0;
+  e->args_len = 0;
+  Commit(b);
+}
+
+// The issue waiting on this thread, as an event of its own.
+void FlushPendingIssue(ThreadState& ts) {
+  if (ts.issue_call == 0) return;
+  const uint64_t call = ts.issue_call;
+  ts.issue_call = 0;
+  FlowStart(LocalBuffer(ts), ts.issue_flow, call);
+}
+
 // The inline run waiting on this thread, as a span of its own (its call recorded no span).
 void FlushPendingInline(ThreadState& ts) {
   if (ts.pending_call == 0) return;
@@ -312,23 +340,7 @@ void RecordInstruction(int64_t track, std::string_view name, int64_t begin, int6
 }
 
 void RecordFlowStart(uint64_t flow_id, uint64_t call_id) {
-  ThreadState& ts = t_state;
-  ThreadBuffer* b = LocalBuffer(ts);
-  Slot* e = Reserve(b);
-  if (e == nullptr) return;
-  e->type = EventType::kFlowStart;
-  e->flags = 0;
-  e->track = static_cast<int32_t>(b->tid);
-  e->aux_track = 0;
-  e->begin = e->end = 0;
-  e->flow_id = flow_id;
-  e->call_id = call_id;
-  e->value = 0;
-  e->category = "flow";
-  e->name = e->args = nullptr;
-  e->name_len = 0;
-  e->args_len = 0;
-  Commit(b);
+  FlowStart(LocalBuffer(t_state), flow_id, call_id);
 }
 
 void RecordCounter(const char* name, int64_t value) {
@@ -371,13 +383,15 @@ void EndOpCall(ThreadRecorder* recorder, const char* op_name, int64_t begin, uin
   const bool merge = ts.pending_call == call && ts.pending_begin >= begin &&
                      ts.pending_end <= end && end - begin < (int64_t{1} << 32);
   if (ts.pending_call != 0 && !merge) FlushPendingInline(ts);
+  const bool with_issue = !merge && ts.issue_call == call;
+  if (ts.issue_call != 0 && !with_issue) FlushPendingIssue(ts);
   const uint64_t stack = g_with_stack.load(std::memory_order_relaxed) &&
                                  g_stack_hook.load(std::memory_order_acquire) != nullptr
                              ? g_stack_hook.load(std::memory_order_acquire)()
                              : 0;
   Slot* e = Reserve(b);
   if (e == nullptr) {
-    ts.pending_call = 0;
+    ts.pending_call = ts.issue_call = 0;
     return;
   }
   e->name = op_name;
@@ -396,6 +410,11 @@ void EndOpCall(ThreadRecorder* recorder, const char* op_name, int64_t begin, uin
     if (ts.pending_error) e->flags |= kError;
     e->aux_track = static_cast<int32_t>(ts.pending_track);
     e->flow_id = uint64_t(ts.pending_begin - begin) << 32 | uint64_t(ts.pending_end - begin);
+  } else if (with_issue) {
+    ts.issue_call = 0;
+    e->type = EventType::kCallWithIssue;
+    e->aux_track = 0;
+    e->flow_id = ts.issue_flow;
   } else {
     e->type = EventType::kComplete;
     e->aux_track = 0;
@@ -413,6 +432,14 @@ void NoteInlineRun(int64_t track, int64_t begin, int64_t end, bool error) {
   ts.pending_begin = begin;
   ts.pending_end = end;
   ts.pending_error = error;
+}
+
+void NoteIssue(uint64_t flow_id) {
+  ThreadState& ts = t_state;
+  if (ts.current_call == 0) return;  // not issued by an op call
+  if (ts.issue_call != 0) FlushPendingIssue(ts);
+  ts.issue_call = ts.current_call;
+  ts.issue_flow = flow_id;
 }
 
 int64_t CurrentTrack() {
@@ -438,6 +465,7 @@ uint64_t EnterCall() {
 void ExitCall(uint64_t previous) {
   ThreadState& ts = t_state;
   if (ts.pending_call != 0) FlushPendingInline(ts);
+  if (ts.issue_call != 0) FlushPendingIssue(ts);
   ts.current_call = previous;
 }
 
@@ -492,11 +520,13 @@ Collected Collect() {
       if (i > 0 && i % kChunkEvents == 0) c = c->next.load(std::memory_order_acquire);
       const Slot& s = c->events[i % kChunkEvents];
       TraceEvent& e = out.events.emplace_back();
-      e.type = s.type == EventType::kCallWithInlineRun ? EventType::kComplete : s.type;
+      const bool call_span =
+          s.type == EventType::kCallWithInlineRun || s.type == EventType::kCallWithIssue;
+      e.type = call_span ? EventType::kComplete : s.type;
       e.track = s.track;
       e.begin_ns = s.begin;
       e.end_ns = s.end;
-      e.flow_id = s.type == EventType::kCallWithInlineRun ? 0 : s.flow_id;
+      e.flow_id = call_span ? 0 : s.flow_id;
       e.call_id = s.call_id;
       e.value = s.value;
       e.category = s.category;
@@ -518,6 +548,13 @@ Collected Collect() {
         r.category = "instruction";
         r.static_name = "";
         if (error) r.args = "\"error\": true";
+      } else if (s.type == EventType::kCallWithIssue) {  // and the issue, as its flow start
+        TraceEvent& f = out.events.emplace_back();
+        f.type = EventType::kFlowStart;
+        f.track = s.track;
+        f.flow_id = s.flow_id;
+        f.call_id = s.call_id;
+        f.category = "flow";
       } else if (error) {
         if (!e.args.empty()) e.args += ", ";
         e.args += "\"error\": true";

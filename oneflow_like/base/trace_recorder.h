@@ -35,6 +35,8 @@ enum class EventType : uint8_t {
   // Recording only (Collect expands it into two kComplete events): an op call's span with the
   // inline run of the instruction it issued (TryRunInline), stored as one event.
   kCallWithInlineRun = 3,
+  // Recording only: an op call's span with the issue (kFlowStart) of the instruction it queued.
+  kCallWithIssue = 4,
 };
 
 // Tracks: a thread's own track is its OS thread id (below kStreamTrackBase); a VM stream's track
@@ -131,6 +133,10 @@ void EndOpCall(ThreadRecorder* recorder, const char* op_name, int64_t begin, uin
 // thread until EndOpCall stores it with the call's span (a call with no EndOpCall, or a second
 // inline run, gets a span of its own). Outside an op call nothing is recorded.
 void NoteInlineRun(int64_t track, int64_t begin, int64_t end, bool error);
+// The VM received an instruction (flow `flow_id`) from the current op call: RecordFlowStart's
+// fast form, kept on the thread until EndOpCall stores it with the call's span (a second issue
+// in one call gets an event of its own). Outside an op call nothing is recorded.
+void NoteIssue(uint64_t flow_id);
 // An instruction's span on its stream's track (flow_in: the issue it ends); `name` is copied.
 void RecordInstruction(int64_t track, std::string_view name, int64_t begin, int64_t end,
                        uint64_t flow_in, bool error);

@@ -92,7 +92,8 @@ TEST(TraceRecorder, CallsNestAndTracksAreNamed) {
   EXPECT_TRUE(found);
 }
 
-// An op call and the inline run it caused are one stored event; Collect returns both spans.
+// An op call and the inline run it caused (or the issue of the instruction it queued) are one
+// stored event; Collect returns both.
 TEST(TraceRecorder, AnInlineRunIsStoredWithItsCall) {
   Start(false, false);
   NoteInlineRun(StreamTrack(0, 0, 0), NowTicks(), NowTicks(), false);  // no call: not recorded
@@ -113,9 +114,21 @@ TEST(TraceRecorder, AnInlineRunIsStoredWithItsCall) {
   NoteInlineRun(StreamTrack(0, 0, 0), NowTicks(), NowTicks(), false);
   NoteInlineRun(StreamTrack(0, 0, 0), NowTicks(), NowTicks(), false);
   EndOpCall(r, "mul", begin2, prev, "");
+  // A call that queued an instruction: its span and the issue's flow start, one stored event.
+  NoteIssue(99);  // outside a call: not recorded
+  r = BeginOpCall(&prev);
+  const uint64_t call3 = CurrentCallId();
+  NoteIssue(7);
+  EndOpCall(r, "exp", NowTicks(), prev, "");
   Stop();
   Collected c = Collect();
-  ASSERT_EQ(c.events.size(), 5u);
+  ASSERT_EQ(c.events.size(), 7u);
+  EXPECT_STREQ(c.events[5].static_name, "exp");
+  EXPECT_EQ(c.events[5].flow_id, 0u);
+  EXPECT_EQ(c.events[6].type, EventType::kFlowStart);
+  EXPECT_EQ(c.events[6].flow_id, 7u);
+  EXPECT_EQ(c.events[6].call_id, call3);
+  EXPECT_EQ(c.events[6].track, ThisThreadTrack());
   const TraceEvent& op = c.events[0];
   const TraceEvent& run = c.events[1];
   EXPECT_EQ(op.type, EventType::kComplete);
