@@ -13,12 +13,13 @@
 // Profiler hooks, declared weakly (Note [Profiler recording], base/trace_recorder.h).
 namespace oneflow_like::profiler {
 extern std::atomic<bool> g_enabled __attribute__((weak));
-void RecordInstruction(int64_t track, std::string_view name, int64_t begin, int64_t end,
-                       uint64_t flow_in, bool error) __attribute__((weak));
+struct ThreadRecorder;
+ThreadRecorder* BeginInstruction(int64_t track, int64_t* outer) __attribute__((weak));
+void EndInstruction(ThreadRecorder* recorder, int64_t outer, int64_t track, std::string_view name,
+                    int64_t begin, int64_t end, uint64_t flow_in, bool error) __attribute__((weak));
 void NoteInlineRun(int64_t track, int64_t begin, int64_t end, bool error) __attribute__((weak));
 void NoteIssue(uint64_t flow_id) __attribute__((weak));
 void NameTrack(int64_t track, std::string_view name) __attribute__((weak));
-int64_t ExchangeCurrentTrack(int64_t track) __attribute__((weak));
 }  // namespace oneflow_like::profiler
 
 namespace oneflow_like {
@@ -59,13 +60,13 @@ void RunOnStream(const void* vm, Instruction* instr) {
   }
   const int64_t track = TrackOf(s->device(), s->role());
   // An instruction may run another inline: the outer track is restored after.
-  const int64_t outer = profiler::ExchangeCurrentTrack(track);
+  int64_t outer = 0;
+  profiler::ThreadRecorder* recorder = profiler::BeginInstruction(track, &outer);
   const int64_t begin = Ticks();
   s->policy()->Run(instr);
   const int64_t end = Ticks();
-  profiler::ExchangeCurrentTrack(outer);
-  profiler::RecordInstruction(track, instr->DebugName(), begin, end, FlowId(vm, instr->id()),
-                              !instr->status().ok());
+  profiler::EndInstruction(recorder, outer, track, instr->DebugName(), begin, end,
+                           FlowId(vm, instr->id()), !instr->status().ok());
 }
 
 inline void CpuRelax() {

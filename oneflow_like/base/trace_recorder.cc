@@ -268,22 +268,29 @@ void Span(ThreadBuffer* b, int64_t track, std::string_view name, const char* cat
   Commit(b);
 }
 
-void FlowStart(ThreadBuffer* b, uint64_t flow_id, uint64_t call_id) {
+// An event without duration on the thread's own track: a flow start or a counter sample.
+void PointEvent(ThreadBuffer* b, EventType type, int64_t ticks, uint64_t flow_id, uint64_t call_id,
+                int64_t value, const char* name, const char* category) {
   Slot* e = Reserve(b);
   if (e == nullptr) return;
-  e->type = EventType::kFlowStart;
+  e->type = type;
   e->flags = 0;
   e->track = static_cast<int32_t>(b->tid);
   e->aux_track = 0;
-  e->begin = e->end = 0;
+  e->begin = e->end = ticks;
   e->flow_id = flow_id;
   e->call_id = call_id;
-  e->value = 0;
-  e->category = "flow";
-  e->name = e->args = nullptr;
+  e->value = value;
+  e->category = category;
+  e->name = name;
   e->name_len = 0;
+  e->args = nullptr;
   e->args_len = 0;
   Commit(b);
+}
+// Flow starts are stamped by the issuing call (its begin): no clock read.
+void FlowStart(ThreadBuffer* b, uint64_t flow_id, uint64_t call_id) {
+  PointEvent(b, EventType::kFlowStart, 0, flow_id, call_id, 0, nullptr, "flow");
 }
 
 // The issue waiting on this thread, as an event of its own.
@@ -334,9 +341,17 @@ void RecordSpan(int64_t track, std::string_view name, const char* category, int6
        false);
 }
 
-void RecordInstruction(int64_t track, std::string_view name, int64_t begin, int64_t end,
-                       uint64_t flow_in, bool error) {
-  Span(LocalBuffer(t_state), track, name, "instruction", begin, end, flow_in, 0, "", error);
+ThreadRecorder* BeginInstruction(int64_t track, int64_t* outer) {
+  ThreadState& ts = t_state;
+  *outer = ts.current_track;
+  ts.current_track = track;
+  return &ts;
+}
+
+void EndInstruction(ThreadRecorder* recorder, int64_t outer, int64_t track, std::string_view name,
+                    int64_t begin, int64_t end, uint64_t flow_in, bool error) {
+  recorder->current_track = outer;
+  Span(LocalBuffer(*recorder), track, name, "instruction", begin, end, flow_in, 0, "", error);
 }
 
 void RecordFlowStart(uint64_t flow_id, uint64_t call_id) {
@@ -344,23 +359,7 @@ void RecordFlowStart(uint64_t flow_id, uint64_t call_id) {
 }
 
 void RecordCounter(const char* name, int64_t value) {
-  ThreadState& ts = t_state;
-  ThreadBuffer* b = LocalBuffer(ts);
-  Slot* e = Reserve(b);
-  if (e == nullptr) return;
-  e->type = EventType::kCounter;
-  e->flags = 0;
-  e->track = static_cast<int32_t>(b->tid);
-  e->aux_track = 0;
-  e->begin = e->end = NowTicks();
-  e->flow_id = e->call_id = 0;
-  e->value = value;
-  e->category = "counter";
-  e->name = name;
-  e->name_len = 0;
-  e->args = nullptr;
-  e->args_len = 0;
-  Commit(b);
+  PointEvent(LocalBuffer(t_state), EventType::kCounter, NowTicks(), 0, 0, value, name, "counter");
 }
 
 ThreadRecorder* BeginOpCall(uint64_t* previous) {
@@ -447,12 +446,6 @@ int64_t CurrentTrack() {
 }
 void SetCurrentTrack(int64_t track) {
   t_state.current_track = track;
-}
-int64_t ExchangeCurrentTrack(int64_t track) {
-  ThreadState& ts = t_state;
-  const int64_t prev = ts.current_track;
-  ts.current_track = track;
-  return prev;
 }
 uint64_t CurrentCallId() {
   return t_state.current_call;

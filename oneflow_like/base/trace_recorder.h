@@ -137,11 +137,13 @@ void NoteInlineRun(int64_t track, int64_t begin, int64_t end, bool error);
 // fast form, kept on the thread until EndOpCall stores it with the call's span (a second issue
 // in one call gets an event of its own). Outside an op call nothing is recorded.
 void NoteIssue(uint64_t flow_id);
-// An instruction's span on its stream's track (flow_in: the issue it ends); `name` is copied.
-void RecordInstruction(int64_t track, std::string_view name, int64_t begin, int64_t end,
-                       uint64_t flow_in, bool error);
-// SetCurrentTrack returning the previous track (one thread-local access instead of two).
-int64_t ExchangeCurrentTrack(int64_t track);
+// An instruction running on this thread: BeginInstruction makes `track` the current track (thunks
+// nest under it) and returns the previous one in `*outer`; EndInstruction restores it and
+// records the instruction's span (flow_in: the issue it ends; `name` is copied). One
+// thread-local lookup for the pair.
+ThreadRecorder* BeginInstruction(int64_t track, int64_t* outer);
+void EndInstruction(ThreadRecorder* recorder, int64_t outer, int64_t track, std::string_view name,
+                    int64_t begin, int64_t end, uint64_t flow_in, bool error);
 
 // with_stack: the binding installs a hook that interns the calling Python thread's stack and
 // returns its id (0: none, e.g. the thread does not hold the GIL). Called only while recording
