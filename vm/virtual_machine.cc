@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <string_view>
+#include <typeinfo>
 
 #include "oneflow_like/base/thread_pool.h"
 #include "vm/instruction_policies.h"
@@ -15,8 +16,9 @@ namespace oneflow_like::profiler {
 extern std::atomic<bool> g_enabled __attribute__((weak));
 struct ThreadRecorder;
 ThreadRecorder* BeginInstruction(int64_t track, int64_t* outer) __attribute__((weak));
-void EndInstruction(ThreadRecorder* recorder, int64_t outer, int64_t track, std::string_view name,
-                    int64_t begin, int64_t end, uint64_t flow_in, bool error) __attribute__((weak));
+void EndInstruction(ThreadRecorder* recorder, int64_t outer, int64_t track, const char* literal,
+                    std::string_view name, int64_t begin, int64_t end, uint64_t flow_in, bool error)
+    __attribute__((weak));
 void NoteInlineRun(int64_t track, int64_t begin, int64_t end, bool error) __attribute__((weak));
 void NoteIssue(uint64_t flow_id) __attribute__((weak));
 void NameTrack(int64_t track, std::string_view name) __attribute__((weak));
@@ -65,7 +67,16 @@ void RunOnStream(const void* vm, Instruction* instr) {
   const int64_t begin = Ticks();
   s->policy()->Run(instr);
   const int64_t end = Ticks();
-  profiler::EndInstruction(recorder, outer, track, instr->DebugName(), begin, end,
+  // The two instructions every eager op makes are named without building DebugName's string:
+  // an op call's by the op call that issued it, at export (Launch issues every one inside a
+  // profiled call; one issued before the session began shows as "instruction"), a release's by
+  // a literal. (typeid's address: exact within this library; another type falls through.)
+  const std::type_info& type = typeid(*instr->policy());
+  const char* literal = &type == &typeid(OpCallInstructionPolicy)          ? ""
+                        : &type == &typeid(ReleaseTensorInstructionPolicy) ? "release_tensor"
+                                                                           : nullptr;
+  profiler::EndInstruction(recorder, outer, track, literal,
+                           literal == nullptr ? instr->DebugName() : std::string(), begin, end,
                            FlowId(vm, instr->id()), !instr->status().ok());
 }
 

@@ -348,10 +348,32 @@ ThreadRecorder* BeginInstruction(int64_t track, int64_t* outer) {
   return &ts;
 }
 
-void EndInstruction(ThreadRecorder* recorder, int64_t outer, int64_t track, std::string_view name,
-                    int64_t begin, int64_t end, uint64_t flow_in, bool error) {
+void EndInstruction(ThreadRecorder* recorder, int64_t outer, int64_t track, const char* literal,
+                    std::string_view name, int64_t begin, int64_t end, uint64_t flow_in,
+                    bool error) {
   recorder->current_track = outer;
-  Span(LocalBuffer(*recorder), track, name, "instruction", begin, end, flow_in, 0, "", error);
+  ThreadBuffer* b = LocalBuffer(*recorder);
+  if (literal == nullptr) {
+    Span(b, track, name, "instruction", begin, end, flow_in, 0, "", error);
+    return;
+  }
+  Slot* e = Reserve(b);
+  if (e == nullptr) return;
+  e->type = EventType::kComplete;
+  e->flags = error ? kError : 0;
+  e->name_len = 0;
+  e->name = literal;
+  e->track = static_cast<int32_t>(track);
+  e->aux_track = 0;
+  e->begin = begin;
+  e->end = end;
+  e->flow_id = flow_in;
+  e->call_id = 0;
+  e->value = 0;
+  e->category = "instruction";
+  e->args = nullptr;
+  e->args_len = 0;
+  Commit(b);
 }
 
 void RecordFlowStart(uint64_t flow_id, uint64_t call_id) {

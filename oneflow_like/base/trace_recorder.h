@@ -10,7 +10,10 @@
 // `committed` (release), so a collector reading concurrently sees only whole events. A new
 // session bumps a generation number; each owner resets its own buffer on its first record in the
 // new generation, so no thread ever writes another's buffer. Buffers of exited threads are kept
-// until the next session starts, so their events are still collected.
+// until the next session starts, so their events are still collected. Per op, the hooks cost one
+// thread-local lookup per pair (BeginOpCall/EndOpCall, BeginInstruction/EndInstruction), and an
+// op call's inline run or queued issue rides in the call's own event (one event per inline op).
+// with_stack: EndOpCall asks the binding's hook for the interned Python stack's id.
 // Build cost: Bazel 4 puts every header of a library's dependencies among the inputs of each
 // compile of its dependents, so making :base or //vm depend on this library recompiled the whole
 // tree. The layers below the Python binding therefore declare the few recording functions they
@@ -139,11 +142,13 @@ void NoteInlineRun(int64_t track, int64_t begin, int64_t end, bool error);
 void NoteIssue(uint64_t flow_id);
 // An instruction running on this thread: BeginInstruction makes `track` the current track (thunks
 // nest under it) and returns the previous one in `*outer`; EndInstruction restores it and
-// records the instruction's span (flow_in: the issue it ends; `name` is copied). One
-// thread-local lookup for the pair.
+// records the instruction's span (flow_in: the issue it ends), named by `literal` when not null
+// (stored as a pointer: it must live forever; "" leaves the naming to the issuing op call at
+// export), else by `name` (copied). One thread-local lookup for the pair.
 ThreadRecorder* BeginInstruction(int64_t track, int64_t* outer);
-void EndInstruction(ThreadRecorder* recorder, int64_t outer, int64_t track, std::string_view name,
-                    int64_t begin, int64_t end, uint64_t flow_in, bool error);
+void EndInstruction(ThreadRecorder* recorder, int64_t outer, int64_t track, const char* literal,
+                    std::string_view name, int64_t begin, int64_t end, uint64_t flow_in,
+                    bool error);
 
 // with_stack: the binding installs a hook that interns the calling Python thread's stack and
 // returns its id (0: none, e.g. the thread does not hold the GIL). Called only while recording

@@ -47,6 +47,7 @@ def spans(trace, cat=None):
 def test_trace_holds_every_op_on_its_stream_track(tmp_path):
     small = flow.randn(8, 8)
     big = flow.randn(256, 256)  # past the inline limit: runs on the compute stream's worker
+    huge = flow.randn(1024, 1024)
     with profile(record_shapes=True) as prof:
         a = flow.relu(small)
         b = flow.matmul(a, a)
@@ -54,6 +55,9 @@ def test_trace_holds_every_op_on_its_stream_track(tmp_path):
         d = (b + 1.0).sum()
         d.item()
         c.sum().item()
+        for _ in range(3):  # dropped while in flight (ms of work): the release is an instruction
+            flow.exp(huge)
+        flow.sync()
     trace = load_trace(prof, tmp_path)
     names = track_names(trace)
     instr = spans(trace, "instruction")
@@ -65,6 +69,7 @@ def test_trace_holds_every_op_on_its_stream_track(tmp_path):
         for e in by_name[op]:
             assert names[e["tid"]] == "cpu/compute"
             assert e["dur"] >= 0
+    assert "release_tensor" in by_name and "instruction" not in by_name, sorted(by_name)
     # Shapes and dtypes of the inputs, with torch's keys.
     assert by_name["exp"][0]["args"]["Input Dims"] == [[256, 256]]
     assert by_name["matmul"][0]["args"]["Input type"] == ["float32", "float32"]
