@@ -59,9 +59,7 @@ bool IsProfilerFrame(PyCodeObject* code) {
   return std::strstr(file, "oneflow_like/profiler/") != nullptr;
 }
 
-uint64_t CaptureStack() {
-  if (!Py_IsInitialized() || !PyGILState_Check()) return 0;  // e.g. a VM worker thread
-  PyThreadState* ts = PyThreadState_Get();
+uint64_t InternStack(PyThreadState* ts) {
   std::vector<std::pair<PyCodeObject*, int>> frames;
   std::string key;
   PyFrameObject* f = PyThreadState_GetFrame(ts);  // new reference (or null)
@@ -96,6 +94,17 @@ uint64_t CaptureStack() {
   t.frames.push_back(std::move(text));
   const uint64_t id = t.frames.size();
   t.ids.emplace(std::move(key), id);
+  return id;
+}
+
+// The hook: only on a thread holding the GIL (not, e.g., a VM worker), and leaving any Python
+// error pending at the op's end as it was (an op may end while an exception unwinds).
+uint64_t CaptureStack() {
+  if (!Py_IsInitialized() || !PyGILState_Check()) return 0;
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  const uint64_t id = InternStack(PyThreadState_Get());
+  PyErr_Restore(type, value, traceback);
   return id;
 }
 
