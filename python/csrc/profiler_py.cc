@@ -25,16 +25,18 @@ py::str Utf8(const std::string& s) {
 }
 
 // ---- with_stack: each op call's Python stack, interned (Note [Profiler recording]) ----------
-// A stack is keyed by its frames' (code object, line) pairs; its text ("file(line): function",
-// innermost frame first, as torch.profiler's FunctionEvent.stack) is made once, when the stack is
-// first seen. Guarded by the GIL: the hook runs only on a thread that holds it, and Start and
-// Collect are called from Python.
+// A stack is keyed by its frames' (code object, instruction offset) pairs; its text ("file(line):
+// function", innermost frame first, as torch.profiler's FunctionEvent.stack) is made once, when the
+// stack is first seen. Guarded by the GIL: the hook runs only on a thread that holds it, and Start
+// and Collect are called from Python.
 struct StackTable {
   std::unordered_map<std::string, uint64_t> ids;
   std::vector<std::vector<std::string>> frames;  // id - 1 -> frames
   // The code objects of interned stacks, kept alive for the session so that an address in a key
   // cannot be reused by another function.
   std::unordered_set<PyObject*> codes;
+  std::vector<std::pair<PyCodeObject*, int>> scratch_frames;
+  std::string scratch_key;
   void Clear() {
     ids.clear();
     frames.clear();
@@ -60,17 +62,20 @@ bool IsProfilerFrame(PyCodeObject* code) {
 }
 
 uint64_t InternStack(PyThreadState* ts) {
-  std::vector<std::pair<PyCodeObject*, int>> frames;
-  std::string key;
+  // Keyed by (code object, instruction offset): no line-table walk, no file-name check and no
+  // allocation (scratch buffers, under the GIL) for a stack seen before.
+  StackTable& t = Stacks();
+  std::vector<std::pair<PyCodeObject*, int>>& frames = t.scratch_frames;
+  std::string& key = t.scratch_key;
+  frames.clear();
+  key.clear();
   PyFrameObject* f = PyThreadState_GetFrame(ts);  // new reference (or null)
   while (f != nullptr && static_cast<int>(frames.size()) < kMaxStackDepth) {
     PyCodeObject* code = PyFrame_GetCode(f);  // new reference
-    const int line = PyFrame_GetLineNumber(f);
-    if (!IsProfilerFrame(code)) {
-      frames.emplace_back(code, line);
-      const uintptr_t part[2] = {reinterpret_cast<uintptr_t>(code), static_cast<uintptr_t>(line)};
-      key.append(reinterpret_cast<const char*>(part), sizeof(part));  // no padding bytes
-    }
+    const int lasti = PyFrame_GetLasti(f);
+    frames.emplace_back(code, lasti);
+    const uintptr_t part[2] = {reinterpret_cast<uintptr_t>(code), static_cast<uintptr_t>(lasti)};
+    key.append(reinterpret_cast<const char*>(part), sizeof(part));  // no padding bytes
     Py_DECREF(code);  // kept alive by the frame, and by `codes` once interned
     PyFrameObject* back = PyFrame_GetBack(f);
     Py_DECREF(f);
@@ -78,22 +83,26 @@ uint64_t InternStack(PyThreadState* ts) {
   }
   Py_XDECREF(f);
   if (frames.empty()) return 0;
-  StackTable& t = Stacks();
   auto it = t.ids.find(key);
   if (it != t.ids.end()) return it->second;
   std::vector<std::string> text;
   text.reserve(frames.size());
-  for (const auto& [code, line] : frames) {
+  for (const auto& [code, lasti] : frames) {
+    if (t.codes.insert(reinterpret_cast<PyObject*>(code)).second)
+      Py_INCREF(reinterpret_cast<PyObject*>(code));
+    if (IsProfilerFrame(code)) continue;
     const char* file = PyUnicode_AsUTF8(code->co_filename);
     const char* fn = PyUnicode_AsUTF8(code->co_name);
     if (file == nullptr || fn == nullptr) PyErr_Clear();
-    text.push_back(absl::StrCat(file ? file : "?", "(", line, "): ", fn ? fn : "?"));
-    if (t.codes.insert(reinterpret_cast<PyObject*>(code)).second)
-      Py_INCREF(reinterpret_cast<PyObject*>(code));
+    text.push_back(
+        absl::StrCat(file ? file : "?", "(", PyCode_Addr2Line(code, lasti), "): ", fn ? fn : "?"));
   }
-  t.frames.push_back(std::move(text));
-  const uint64_t id = t.frames.size();
-  t.ids.emplace(std::move(key), id);
+  uint64_t id = 0;  // only the profiler's own frames: no stack
+  if (!text.empty()) {
+    t.frames.push_back(std::move(text));
+    id = t.frames.size();
+  }
+  t.ids.emplace(key, id);
   return id;
 }
 
