@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <string_view>
+#include <typeinfo>
 
 #include "oneflow_like/base/thread_pool.h"
 #include "vm/instruction_policies.h"
@@ -13,14 +14,14 @@
 // Profiler hooks, declared weakly (Note [Profiler recording], base/trace_recorder.h).
 namespace oneflow_like::profiler {
 extern std::atomic<bool> g_enabled __attribute__((weak));
-void RecordSpan(int64_t track, std::string_view name, const char* category, int64_t begin_ns,
-                int64_t end_ns, uint64_t flow_in, uint64_t call_id, std::string_view args)
+struct ThreadRecorder;
+ThreadRecorder* BeginInstruction(int64_t track, int64_t* outer) __attribute__((weak));
+void EndInstruction(ThreadRecorder* recorder, int64_t outer, int64_t track, const char* literal,
+                    std::string_view name, int64_t begin, int64_t end, uint64_t flow_in, bool error)
     __attribute__((weak));
-void RecordFlowStart(uint64_t flow_id, uint64_t call_id) __attribute__((weak));
+void NoteInlineRun(int64_t track, int64_t begin, int64_t end, bool error) __attribute__((weak));
+void NoteIssue(uint64_t flow_id) __attribute__((weak));
 void NameTrack(int64_t track, std::string_view name) __attribute__((weak));
-int64_t CurrentTrack() __attribute__((weak));
-void SetCurrentTrack(int64_t track) __attribute__((weak));
-uint64_t CurrentCallId() __attribute__((weak));
 }  // namespace oneflow_like::profiler
 
 namespace oneflow_like {
@@ -43,16 +44,15 @@ int64_t TrackOf(const Device& device, StreamRole role) {
          static_cast<int>(role);
 }
 // Flow ids: the instruction id, with bits of the VM's address on top (tests run several VMs);
-// bit 39 marks work TryRunInline ran without an instruction (then the low bits are its call id).
-constexpr uint64_t kInlineFlowBit = uint64_t{1} << 39;
+// bit 39 is left clear: the recorder sets it on work TryRunInline ran without an instruction
+// (then the low bits are its call id; NoteInlineRun in base/trace_recorder.cc).
 uint64_t FlowId(const void* vm, uint64_t id) {
   return ((reinterpret_cast<uintptr_t>(vm) >> 4) & 0xFFFFF) << 40 |
          (id & ((uint64_t{1} << 40) - 1));
 }
 // Records the issue of the instruction about to get id `next_id`, if an op call is issuing it.
 void RecordIssue(const void* vm, uint64_t next_id) {
-  uint64_t call = profiler::CurrentCallId();
-  if (call != 0) profiler::RecordFlowStart(FlowId(vm, next_id), call);
+  profiler::NoteIssue(FlowId(vm, next_id));
 }
 void RunOnStream(const void* vm, Instruction* instr) {
   Stream* s = instr->stream();
@@ -61,15 +61,23 @@ void RunOnStream(const void* vm, Instruction* instr) {
     return;
   }
   const int64_t track = TrackOf(s->device(), s->role());
-  const int64_t outer = profiler::CurrentTrack();  // an instruction may run another inline
-  profiler::SetCurrentTrack(track);
+  // An instruction may run another inline: the outer track is restored after.
+  int64_t outer = 0;
+  profiler::ThreadRecorder* recorder = profiler::BeginInstruction(track, &outer);
   const int64_t begin = Ticks();
   s->policy()->Run(instr);
   const int64_t end = Ticks();
-  profiler::SetCurrentTrack(outer);
-  profiler::RecordSpan(
-      track, instr->DebugName(), "instruction", begin, end, FlowId(vm, instr->id()), 0,
-      instr->status().ok() ? std::string_view() : std::string_view("\"error\": true"));
+  // The two instructions every eager op makes are named without building DebugName's string:
+  // an op call's by the op call that issued it, at export (Launch issues every one inside a
+  // profiled call; one issued before the session began shows as "instruction"), a release's by
+  // a literal. (typeid's address: exact within this library; another type falls through.)
+  const std::type_info& type = typeid(*instr->policy());
+  const char* literal = &type == &typeid(OpCallInstructionPolicy)          ? ""
+                        : &type == &typeid(ReleaseTensorInstructionPolicy) ? "release_tensor"
+                                                                           : nullptr;
+  profiler::EndInstruction(recorder, outer, track, literal,
+                           literal == nullptr ? instr->DebugName() : std::string(), begin, end,
+                           FlowId(vm, instr->id()), !instr->status().ok());
 }
 
 inline void CpuRelax() {
@@ -151,9 +159,9 @@ bool VirtualMachine::TryRunInline(const DependenceVector& ins, const DependenceV
   for (Dependence* d : outs)
     if (!d->idle() || d->has_error()) return false;
   Status st;
-  // Profiled: one span naming its issuing call (no flow start: the caller is this thread).
-  const uint64_t call = ProfilerOn() ? profiler::CurrentCallId() : 0;
-  const bool profiled = call != 0;
+  // Profiled: the run is stored with its issuing op call's span (no flow start: the caller is
+  // this thread), which names it at export; outside an op call it is not recorded.
+  const bool profiled = ProfilerOn();
   const int64_t begin = profiled ? Ticks() : 0;
   try {
     st = fn();
@@ -162,10 +170,7 @@ bool VirtualMachine::TryRunInline(const DependenceVector& ins, const DependenceV
   } catch (...) {
     st = Internal("unknown exception");
   }
-  if (profiled)  // named after the op call at export: only the caller knows the op
-    profiler::RecordSpan(TrackOf(s->device(), s->role()), "", "instruction", begin, Ticks(),
-                         FlowId(this, kInlineFlowBit | call), call,
-                         st.ok() ? std::string_view() : std::string_view("\"error\": true"));
+  if (profiled) profiler::NoteInlineRun(TrackOf(s->device(), s->role()), begin, Ticks(), !st.ok());
   if (!st.ok()) {
     for (Dependence* d : outs) d->mark_error(st);
     RecordErrorLocked(ThisThreadIssuer(), st);

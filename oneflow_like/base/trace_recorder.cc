@@ -24,19 +24,30 @@ constexpr size_t kMaxEventsPerThread = size_t{1} << 22;  // ~4M events (~0.3 GB)
 constexpr size_t kTextBlock = size_t{1} << 16;           // names and args, per thread
 constexpr size_t kMaxText = 4096;                        // longer names/args are cut
 
-// An event as stored: plain data (no std::string to construct, assign or destroy on the hot
-// path); dynamic names and args point into the thread's text blocks. Collect makes TraceEvents.
+// The VM's mark on flow ids of work run inline (vm/virtual_machine.cc: FlowId, kInlineFlowBit).
+constexpr uint64_t kInlineFlowBit = uint64_t{1} << 39;
+constexpr uint8_t kDynamicName = 1;  // `name` points into the text blocks (name_len bytes)
+constexpr uint8_t kError = 2;        // the instruction (or the inline run) failed
+
+// An event as stored: 80 bytes of plain data (no std::string to construct, assign or destroy on
+// the hot path); dynamic names and args point into the thread's text blocks, static names (op
+// names, literals) are stored as pointers. Collect makes TraceEvents. Tracks fit 32 bits (thread
+// ids < 2^22, stream tracks < 2^25). kCallWithInlineRun keeps the inline run in `aux_track` and,
+// in `flow_id`, its begin and end as 32-bit offsets (ticks) from the call's begin.
 struct Slot {
   EventType type;
-  uint32_t name_len, args_len;
-  int64_t track, begin, end;
+  uint8_t flags;
+  uint16_t name_len;
+  uint32_t args_len;
+  int32_t track, aux_track;
+  int64_t begin, end;
   uint64_t flow_id, call_id;
   int64_t value;
-  const char* static_name;
-  const char* category;
   const char* name;
+  const char* category;
   const char* args;
 };
+static_assert(sizeof(Slot) == 80, "a recorded event is 80 bytes");
 
 struct Chunk {
   Slot events[kChunkEvents];
@@ -84,7 +95,10 @@ std::atomic<uint64_t> g_generation{1};
 // The first Start's (ticks, ns): one end of the ticks -> ns line (guarded by RegistryMu).
 int64_t g_ticks0 = 0, g_ns0 = 0;
 std::atomic<bool> g_record_shapes{false};
-std::atomic<uint64_t> g_next_call_id{1};
+std::atomic<bool> g_with_stack{false};
+std::atomic<StackHook> g_stack_hook{nullptr};
+// Call ids are (thread number << 40) | the thread's own count: no shared counter to bump.
+std::atomic<uint64_t> g_next_thread_number{1};
 
 std::mutex& RegistryMu() {
   static auto* mu = new std::mutex;
@@ -106,12 +120,33 @@ struct BufferHolder {
     if (buffer != nullptr) buffer->retired.store(true, std::memory_order_release);
   }
 };
-thread_local BufferHolder t_holder;             // retires the buffer when the thread exits
-thread_local ThreadBuffer* t_buffer = nullptr;  // trivially destructible: no TLS guard
-thread_local int64_t t_current_track = 0;
-thread_local uint64_t t_current_call = 0;
+thread_local BufferHolder t_holder;  // retires the buffer when the thread exits
 
-ThreadBuffer* NewLocalBuffer() {
+}  // namespace
+
+// Everything the hot path keeps per thread, in one trivially destructible block: one TLS
+// address lookup per hook (the library is dlopened: each thread_local access costs a
+// __tls_get_addr call), none in EndOpCall (BeginOpCall hands the block over), no TLS guard.
+struct ThreadRecorder {
+  ThreadBuffer* buffer;
+  int64_t tid;
+  int64_t current_track;
+  uint64_t current_call;
+  uint64_t call_base;   // thread number << 40 (0: not assigned yet)
+  uint64_t call_count;  // low bits of this thread's last call id
+  // The inline run NoteInlineRun saw, waiting for its call's EndOpCall (pending_call 0: none).
+  uint64_t pending_call;
+  int64_t pending_track, pending_begin, pending_end;
+  bool pending_error;
+  // The issue NoteIssue saw, waiting for its call's EndOpCall (issue_call 0: none).
+  uint64_t issue_call, issue_flow;
+};
+
+namespace {
+using ThreadState = ThreadRecorder;
+thread_local ThreadState t_state;
+
+ThreadBuffer* NewLocalBuffer(ThreadState& ts) {
   ThreadBuffer* b = new ThreadBuffer;
   b->tid = ThisThreadTrack();
   char name[32] = {0};
@@ -122,12 +157,12 @@ ThreadBuffer* NewLocalBuffer() {
     Buffers().push_back(b);
   }
   t_holder.buffer = b;
-  t_buffer = b;
+  ts.buffer = b;
   return b;
 }
-inline ThreadBuffer* LocalBuffer() {
-  ThreadBuffer* b = t_buffer;
-  return b != nullptr ? b : NewLocalBuffer();
+inline ThreadBuffer* LocalBuffer(ThreadState& ts) {
+  ThreadBuffer* b = ts.buffer;
+  return b != nullptr ? b : NewLocalBuffer(ts);
 }
 
 }  // namespace
@@ -135,11 +170,17 @@ inline ThreadBuffer* LocalBuffer() {
 bool RecordShapes() {
   return g_record_shapes.load(std::memory_order_relaxed);
 }
+bool WithStack() {
+  return g_with_stack.load(std::memory_order_relaxed);
+}
+void SetStackHook(StackHook hook) {
+  g_stack_hook.store(hook, std::memory_order_release);
+}
 
 int64_t ThisThreadTrack() {
-  static thread_local int64_t tid = 0;
-  if (tid == 0) tid = static_cast<int64_t>(syscall(SYS_gettid));
-  return tid;
+  ThreadState& ts = t_state;
+  if (ts.tid == 0) ts.tid = static_cast<int64_t>(syscall(SYS_gettid));
+  return ts.tid;
 }
 
 namespace {
@@ -187,81 +228,260 @@ const char* CopyText(ThreadBuffer* b, std::string_view s, uint32_t* len) {
   b->text_used += n;
   return dst;
 }
+inline void SetName(ThreadBuffer* b, Slot* e, std::string_view name) {
+  uint32_t n = 0;
+  e->name = CopyText(b, name, &n);
+  e->name_len = static_cast<uint16_t>(n);
+  e->flags = n > 0 ? kDynamicName : 0;
+}
+inline void SetArgs(ThreadBuffer* b, Slot* e, std::string_view args) {
+  if (args.empty()) {
+    e->args = nullptr;
+    e->args_len = 0;
+  } else {
+    e->args = CopyText(b, args, &e->args_len);
+  }
+}
 
 inline void Commit(ThreadBuffer* b) {
   b->committed.store(b->committed.load(std::memory_order_relaxed) + 1, std::memory_order_release);
 }
+
+// Fills a span's slot (name copied) and commits it.
+void Span(ThreadBuffer* b, int64_t track, std::string_view name, const char* category,
+          int64_t begin, int64_t end, uint64_t flow_in, uint64_t call_id, std::string_view args,
+          bool error) {
+  Slot* e = Reserve(b);
+  if (e == nullptr) return;
+  e->type = EventType::kComplete;
+  SetName(b, e, name);
+  if (error) e->flags |= kError;
+  e->track = static_cast<int32_t>(track);
+  e->aux_track = 0;
+  e->begin = begin;
+  e->end = end;
+  e->flow_id = flow_in;
+  e->call_id = call_id;
+  e->value = 0;
+  e->category = category;
+  SetArgs(b, e, args);
+  Commit(b);
+}
+
+// An event without duration on the thread's own track: a flow start or a counter sample.
+void PointEvent(ThreadBuffer* b, EventType type, int64_t ticks, uint64_t flow_id, uint64_t call_id,
+                int64_t value, const char* name, const char* category) {
+  Slot* e = Reserve(b);
+  if (e == nullptr) return;
+  e->type = type;
+  e->flags = 0;
+  e->track = static_cast<int32_t>(b->tid);
+  e->aux_track = 0;
+  e->begin = e->end = ticks;
+  e->flow_id = flow_id;
+  e->call_id = call_id;
+  e->value = value;
+  e->category = category;
+  e->name = name;
+  e->name_len = 0;
+  e->args = nullptr;
+  e->args_len = 0;
+  Commit(b);
+}
+// Flow starts are stamped by the issuing call (its begin): no clock read.
+void FlowStart(ThreadBuffer* b, uint64_t flow_id, uint64_t call_id) {
+  PointEvent(b, EventType::kFlowStart, 0, flow_id, call_id, 0, nullptr, "flow");
+}
+
+// The issue waiting on this thread, as an event of its own.
+void FlushPendingIssue(ThreadState& ts) {
+  if (ts.issue_call == 0) return;
+  const uint64_t call = ts.issue_call;
+  ts.issue_call = 0;
+  FlowStart(LocalBuffer(ts), ts.issue_flow, call);
+}
+
+// The inline run waiting on this thread, as a span of its own (its call recorded no span).
+void FlushPendingInline(ThreadState& ts) {
+  if (ts.pending_call == 0) return;
+  const uint64_t call = ts.pending_call;
+  ts.pending_call = 0;
+  Span(LocalBuffer(ts), ts.pending_track, "", "instruction", ts.pending_begin, ts.pending_end,
+       kInlineFlowBit | (call & (kInlineFlowBit - 1)), call, "", ts.pending_error);
+}
 }  // namespace
 
 void Record(TraceEvent&& e) {
-  ThreadBuffer* b = LocalBuffer();
+  ThreadBuffer* b = LocalBuffer(t_state);
   Slot* slot = Reserve(b);
   if (slot == nullptr) return;
   slot->type = e.type;
-  slot->track = e.track;
+  slot->track = static_cast<int32_t>(e.track);
+  slot->aux_track = 0;
   slot->begin = e.begin_ns;
   slot->end = e.end_ns;
   slot->flow_id = e.flow_id;
   slot->call_id = e.call_id;
   slot->value = e.value;
-  slot->static_name = e.static_name;
   slot->category = e.category;
-  slot->name = CopyText(b, e.name, &slot->name_len);
-  slot->args = CopyText(b, e.args, &slot->args_len);
+  if (e.static_name != nullptr) {
+    slot->name = e.static_name;
+    slot->name_len = 0;
+    slot->flags = 0;
+  } else {
+    SetName(b, slot, e.name);
+  }
+  SetArgs(b, slot, e.args);
   Commit(b);
 }
 
-// The fast paths fill the slot in place: reused slots keep their strings' capacity.
 void RecordSpan(int64_t track, std::string_view name, const char* category, int64_t begin_ns,
                 int64_t end_ns, uint64_t flow_in, uint64_t call_id, std::string_view args) {
-  ThreadBuffer* b = LocalBuffer();
+  Span(LocalBuffer(t_state), track, name, category, begin_ns, end_ns, flow_in, call_id, args,
+       false);
+}
+
+ThreadRecorder* BeginInstruction(int64_t track, int64_t* outer) {
+  ThreadState& ts = t_state;
+  *outer = ts.current_track;
+  ts.current_track = track;
+  return &ts;
+}
+
+void EndInstruction(ThreadRecorder* recorder, int64_t outer, int64_t track, const char* literal,
+                    std::string_view name, int64_t begin, int64_t end, uint64_t flow_in,
+                    bool error) {
+  recorder->current_track = outer;
+  ThreadBuffer* b = LocalBuffer(*recorder);
+  if (literal == nullptr) {
+    Span(b, track, name, "instruction", begin, end, flow_in, 0, "", error);
+    return;
+  }
   Slot* e = Reserve(b);
   if (e == nullptr) return;
   e->type = EventType::kComplete;
-  e->track = track;
-  e->begin = begin_ns;
-  e->end = end_ns;
+  e->flags = error ? kError : 0;
+  e->name_len = 0;
+  e->name = literal;
+  e->track = static_cast<int32_t>(track);
+  e->aux_track = 0;
+  e->begin = begin;
+  e->end = end;
   e->flow_id = flow_in;
-  e->call_id = call_id;
+  e->call_id = 0;
   e->value = 0;
-  e->static_name = nullptr;
-  e->category = category;
-  e->name = CopyText(b, name, &e->name_len);
-  e->args = CopyText(b, args, &e->args_len);
+  e->category = "instruction";
+  e->args = nullptr;
+  e->args_len = 0;
   Commit(b);
 }
 
 void RecordFlowStart(uint64_t flow_id, uint64_t call_id) {
-  ThreadBuffer* b = LocalBuffer();
-  Slot* e = Reserve(b);
-  if (e == nullptr) return;
-  e->type = EventType::kFlowStart;
-  e->track = ThisThreadTrack();
-  e->begin = e->end = 0;
-  e->flow_id = flow_id;
-  e->call_id = call_id;
-  e->value = 0;
-  e->static_name = nullptr;
-  e->category = "flow";
-  e->name = e->args = nullptr;
-  e->name_len = e->args_len = 0;
-  Commit(b);
+  FlowStart(LocalBuffer(t_state), flow_id, call_id);
 }
 
 void RecordCounter(const char* name, int64_t value) {
-  ThreadBuffer* b = LocalBuffer();
+  PointEvent(LocalBuffer(t_state), EventType::kCounter, NowTicks(), 0, 0, value, name, "counter");
+}
+
+ThreadRecorder* BeginOpCall(uint64_t* previous) {
+  ThreadState& ts = t_state;
+  *previous = ts.current_call;
+  if (ts.call_base == 0)
+    ts.call_base = g_next_thread_number.fetch_add(1, std::memory_order_relaxed) << 40;
+  ts.current_call = ts.call_base | (++ts.call_count & ((uint64_t{1} << 40) - 1));
+  return &ts;
+}
+
+void EndOpCall(ThreadRecorder* recorder, const char* op_name, int64_t begin, uint64_t previous,
+               std::string_view args) {
+  const int64_t end = NowTicks();
+  ThreadState& ts = *recorder;
+  const uint64_t call = ts.current_call;
+  ts.current_call = previous;
+  ThreadBuffer* b = LocalBuffer(ts);
+  // An inline run of another call (or one that does not fit the offsets) gets its own span.
+  const bool merge = ts.pending_call == call && ts.pending_begin >= begin &&
+                     ts.pending_end <= end && end - begin < (int64_t{1} << 32);
+  if (ts.pending_call != 0 && !merge) FlushPendingInline(ts);
+  const bool with_issue = !merge && ts.issue_call == call;
+  if (ts.issue_call != 0 && !with_issue) FlushPendingIssue(ts);
+  const uint64_t stack = g_with_stack.load(std::memory_order_relaxed) &&
+                                 g_stack_hook.load(std::memory_order_acquire) != nullptr
+                             ? g_stack_hook.load(std::memory_order_acquire)()
+                             : 0;
   Slot* e = Reserve(b);
-  if (e == nullptr) return;
-  e->type = EventType::kCounter;
-  e->track = ThisThreadTrack();
-  e->begin = e->end = NowTicks();
-  e->flow_id = e->call_id = 0;
-  e->value = value;
-  e->static_name = name;
-  e->category = "counter";
-  e->name = e->args = nullptr;
-  e->name_len = e->args_len = 0;
+  if (e == nullptr) {
+    ts.pending_call = ts.issue_call = 0;
+    return;
+  }
+  e->name = op_name;
+  e->name_len = 0;
+  e->flags = 0;
+  e->track = static_cast<int32_t>(b->tid);
+  e->begin = begin;
+  e->end = end;
+  e->call_id = call;
+  e->value = static_cast<int64_t>(stack);
+  e->category = "cpu_op";
+  SetArgs(b, e, args);
+  if (merge) {
+    ts.pending_call = 0;
+    e->type = EventType::kCallWithInlineRun;
+    if (ts.pending_error) e->flags |= kError;
+    e->aux_track = static_cast<int32_t>(ts.pending_track);
+    e->flow_id = uint64_t(ts.pending_begin - begin) << 32 | uint64_t(ts.pending_end - begin);
+  } else if (with_issue) {
+    ts.issue_call = 0;
+    e->type = EventType::kCallWithIssue;
+    e->aux_track = 0;
+    e->flow_id = ts.issue_flow;
+  } else {
+    e->type = EventType::kComplete;
+    e->aux_track = 0;
+    e->flow_id = 0;
+  }
   Commit(b);
+}
+
+void NoteInlineRun(int64_t track, int64_t begin, int64_t end, bool error) {
+  ThreadState& ts = t_state;
+  if (ts.current_call == 0) return;  // not issued by an op call: nothing names it
+  if (ts.pending_call != 0) FlushPendingInline(ts);
+  ts.pending_call = ts.current_call;
+  ts.pending_track = track;
+  ts.pending_begin = begin;
+  ts.pending_end = end;
+  ts.pending_error = error;
+}
+
+void NoteIssue(uint64_t flow_id) {
+  ThreadState& ts = t_state;
+  if (ts.current_call == 0) return;  // not issued by an op call
+  if (ts.issue_call != 0) FlushPendingIssue(ts);
+  ts.issue_call = ts.current_call;
+  ts.issue_flow = flow_id;
+}
+
+int64_t CurrentTrack() {
+  return t_state.current_track;
+}
+void SetCurrentTrack(int64_t track) {
+  t_state.current_track = track;
+}
+uint64_t CurrentCallId() {
+  return t_state.current_call;
+}
+uint64_t EnterCall() {
+  uint64_t previous = 0;
+  BeginOpCall(&previous);
+  return previous;
+}
+void ExitCall(uint64_t previous) {
+  ThreadState& ts = t_state;
+  if (ts.pending_call != 0) FlushPendingInline(ts);
+  if (ts.issue_call != 0) FlushPendingIssue(ts);
+  ts.current_call = previous;
 }
 
 void NameTrack(int64_t track, std::string_view name) {
@@ -269,25 +489,7 @@ void NameTrack(int64_t track, std::string_view name) {
   TrackNames()[track] = std::string(name);
 }
 
-int64_t CurrentTrack() {
-  return t_current_track;
-}
-void SetCurrentTrack(int64_t track) {
-  t_current_track = track;
-}
-uint64_t CurrentCallId() {
-  return t_current_call;
-}
-uint64_t EnterCall() {
-  uint64_t prev = t_current_call;
-  t_current_call = g_next_call_id.fetch_add(1, std::memory_order_relaxed);
-  return prev;
-}
-void ExitCall(uint64_t previous) {
-  t_current_call = previous;
-}
-
-void Start(bool record_shapes, bool profile_memory) {
+void Start(bool record_shapes, bool profile_memory, bool with_stack) {
   std::lock_guard<std::mutex> l(RegistryMu());
   // Buffers of exited threads were collected by the previous session (if any): free them.
   auto& bufs = Buffers();
@@ -306,6 +508,7 @@ void Start(bool record_shapes, bool profile_memory) {
   }
   g_record_shapes.store(record_shapes, std::memory_order_relaxed);
   g_record_memory.store(profile_memory, std::memory_order_relaxed);
+  g_with_stack.store(with_stack, std::memory_order_relaxed);
   g_generation.fetch_add(1, std::memory_order_acq_rel);
   g_enabled.store(true, std::memory_order_release);
 }
@@ -322,7 +525,7 @@ Collected Collect() {
   for (ThreadBuffer* b : Buffers())
     if (b->generation.load(std::memory_order_acquire) == gen)
       total += b->committed.load(std::memory_order_acquire);
-  out.events.reserve(total);
+  out.events.reserve(total + total / 2);
   for (ThreadBuffer* b : Buffers()) {
     if (b->generation.load(std::memory_order_acquire) != gen) continue;
     const size_t n = b->committed.load(std::memory_order_acquire);
@@ -332,17 +535,45 @@ Collected Collect() {
       if (i > 0 && i % kChunkEvents == 0) c = c->next.load(std::memory_order_acquire);
       const Slot& s = c->events[i % kChunkEvents];
       TraceEvent& e = out.events.emplace_back();
-      e.type = s.type;
+      const bool call_span =
+          s.type == EventType::kCallWithInlineRun || s.type == EventType::kCallWithIssue;
+      e.type = call_span ? EventType::kComplete : s.type;
       e.track = s.track;
       e.begin_ns = s.begin;
       e.end_ns = s.end;
-      e.flow_id = s.flow_id;
+      e.flow_id = call_span ? 0 : s.flow_id;
       e.call_id = s.call_id;
       e.value = s.value;
-      e.static_name = s.static_name;
       e.category = s.category;
-      if (s.name_len > 0) e.name.assign(s.name, s.name_len);
+      if (s.flags & kDynamicName) {
+        e.name.assign(s.name, s.name_len);
+      } else {
+        e.static_name = s.name;  // null for flow starts
+      }
       if (s.args_len > 0) e.args.assign(s.args, s.args_len);
+      const bool error = (s.flags & kError) != 0;
+      if (s.type == EventType::kCallWithInlineRun) {  // and the inline run, as its own span
+        TraceEvent& r = out.events.emplace_back();
+        r.type = EventType::kComplete;
+        r.track = s.aux_track;
+        r.begin_ns = s.begin + static_cast<int64_t>(s.flow_id >> 32);
+        r.end_ns = s.begin + static_cast<int64_t>(s.flow_id & 0xFFFFFFFFu);
+        r.flow_id = kInlineFlowBit | (s.call_id & (kInlineFlowBit - 1));
+        r.call_id = s.call_id;
+        r.category = "instruction";
+        r.static_name = "";
+        if (error) r.args = "\"error\": true";
+      } else if (s.type == EventType::kCallWithIssue) {  // and the issue, as its flow start
+        TraceEvent& f = out.events.emplace_back();
+        f.type = EventType::kFlowStart;
+        f.track = s.track;
+        f.flow_id = s.flow_id;
+        f.call_id = s.call_id;
+        f.category = "flow";
+      } else if (error) {
+        if (!e.args.empty()) e.args += ", ";
+        e.args += "\"error\": true";
+      }
     }
     if (n > 0) {
       std::string label = b->thread_name.empty() ? "thread" : b->thread_name;

@@ -10,7 +10,10 @@
 // `committed` (release), so a collector reading concurrently sees only whole events. A new
 // session bumps a generation number; each owner resets its own buffer on its first record in the
 // new generation, so no thread ever writes another's buffer. Buffers of exited threads are kept
-// until the next session starts, so their events are still collected.
+// until the next session starts, so their events are still collected. Per op, the hooks cost one
+// thread-local lookup per pair (BeginOpCall/EndOpCall, BeginInstruction/EndInstruction), and an
+// op call's inline run or queued issue rides in the call's own event (one event per inline op).
+// with_stack: EndOpCall asks the binding's hook for the interned Python stack's id.
 // Build cost: Bazel 4 puts every header of a library's dependencies among the inputs of each
 // compile of its dependents, so making :base or //vm depend on this library recompiled the whole
 // tree. The layers below the Python binding therefore declare the few recording functions they
@@ -32,6 +35,11 @@ enum class EventType : uint8_t {
   kComplete = 0,   // a timed span on a track (chrome "X")
   kFlowStart = 1,  // the issue of instruction `flow_id` from a caller thread (chrome "s")
   kCounter = 2,    // a sampled value, e.g. allocator bytes in use (chrome "C")
+  // Recording only (Collect expands it into two kComplete events): an op call's span with the
+  // inline run of the instruction it issued (TryRunInline), stored as one event.
+  kCallWithInlineRun = 3,
+  // Recording only: an op call's span with the issue (kFlowStart) of the instruction it queued.
+  kCallWithIssue = 4,
 };
 
 // Tracks: a thread's own track is its OS thread id (below kStreamTrackBase); a VM stream's track
@@ -48,7 +56,7 @@ struct TraceEvent {
   int64_t end_ns = 0;    // kComplete only
   uint64_t flow_id = 0;  // kComplete: the flow this span ends (0: none); kFlowStart: its id
   uint64_t call_id = 0;  // op-call span's id; on a kFlowStart or an inline run's span, the issuer
-  int64_t value = 0;     // kCounter
+  int64_t value = 0;     // kCounter: the value; an op call's span: its Python stack id (0: none)
   const char* static_name = nullptr;  // used when set (op names live forever), else `name`
   std::string name;
   const char* category = "";  // a literal: "cpu_op", "instruction", "thunk", ...
@@ -113,12 +121,48 @@ uint64_t CurrentCallId();
 uint64_t EnterCall();
 void ExitCall(uint64_t previous);
 
+// ---- The op-call and instruction fast paths (framework/op.cc, vm/virtual_machine.cc) -------
+// BeginOpCall: EnterCall's fast form; returns this thread's recording state, which the matching
+// EndOpCall (on the same thread) takes back, so the pair costs one thread-local lookup.
+// EndOpCall: records the span of the op call begun at `begin` (ticks) on this thread's track,
+// named by `op_name` (a literal or an OpDef's name, which are literals: not copied), with `args`
+// (record_shapes), its Python stack when with_stack is on, and the inline run NoteInlineRun saw
+// during the call merged into the same event; then restores `previous`.
+struct ThreadRecorder;
+ThreadRecorder* BeginOpCall(uint64_t* previous);
+void EndOpCall(ThreadRecorder* recorder, const char* op_name, int64_t begin, uint64_t previous,
+               std::string_view args);
+// The VM ran the current call's instruction inline on `track` (TryRunInline): kept on the
+// thread until EndOpCall stores it with the call's span (a call with no EndOpCall, or a second
+// inline run, gets a span of its own). Outside an op call nothing is recorded.
+void NoteInlineRun(int64_t track, int64_t begin, int64_t end, bool error);
+// The VM received an instruction (flow `flow_id`) from the current op call: RecordFlowStart's
+// fast form, kept on the thread until EndOpCall stores it with the call's span (a second issue
+// in one call gets an event of its own). Outside an op call nothing is recorded.
+void NoteIssue(uint64_t flow_id);
+// An instruction running on this thread: BeginInstruction makes `track` the current track (thunks
+// nest under it) and returns the previous one in `*outer`; EndInstruction restores it and
+// records the instruction's span (flow_in: the issue it ends), named by `literal` when not null
+// (stored as a pointer: it must live forever; "" leaves the naming to the issuing op call at
+// export), else by `name` (copied). One thread-local lookup for the pair.
+ThreadRecorder* BeginInstruction(int64_t track, int64_t* outer);
+void EndInstruction(ThreadRecorder* recorder, int64_t outer, int64_t track, const char* literal,
+                    std::string_view name, int64_t begin, int64_t end, uint64_t flow_in,
+                    bool error);
+
+// with_stack: the binding installs a hook that interns the calling Python thread's stack and
+// returns its id (0: none, e.g. the thread does not hold the GIL). Called only while recording
+// with with_stack on, from EndOpCall.
+using StackHook = uint64_t (*)();
+void SetStackHook(StackHook hook);
+bool WithStack();
+
 // Appends to this thread's buffer (drops the event, counted, past a per-thread cap).
 void Record(TraceEvent&& e);
 
 // Session control (the Python binding). Start discards earlier events; Stop turns recording off
 // (events of instructions still in flight may land until the VM drains: sync first).
-void Start(bool record_shapes, bool profile_memory);
+void Start(bool record_shapes, bool profile_memory, bool with_stack = false);
 void Stop();
 struct Collected {
   std::vector<TraceEvent> events;

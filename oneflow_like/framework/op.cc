@@ -12,14 +12,11 @@
 namespace oneflow_like::profiler {
 extern std::atomic<bool> g_enabled __attribute__((weak));
 bool RecordShapes() __attribute__((weak));
-int64_t ThisThreadTrack() __attribute__((weak));
-void RecordSpan(int64_t track, std::string_view name, const char* category, int64_t begin_ns,
-                int64_t end_ns, uint64_t flow_in, uint64_t call_id, std::string_view args)
-    __attribute__((weak));
 void AppendJsonEscaped(std::string* out, const char* s, size_t n) __attribute__((weak));
-uint64_t CurrentCallId() __attribute__((weak));
-uint64_t EnterCall() __attribute__((weak));
-void ExitCall(uint64_t previous) __attribute__((weak));
+struct ThreadRecorder;
+ThreadRecorder* BeginOpCall(uint64_t* previous) __attribute__((weak));
+void EndOpCall(ThreadRecorder* recorder, const char* op_name, int64_t begin, uint64_t previous,
+               std::string_view args) __attribute__((weak));
 }  // namespace oneflow_like::profiler
 
 namespace oneflow_like {
@@ -98,40 +95,38 @@ class ProfiledLaunch {
         op_(op),
         ins_(ins) {
     if (!on_) return;
-    previous_call_ = profiler::EnterCall();
+    recorder_ = profiler::BeginOpCall(&previous_call_);
     begin_ = Ticks();
   }
   ~ProfiledLaunch() {
     if (!on_) return;
-    const int64_t end = Ticks();
-    const uint64_t call = profiler::CurrentCallId();
-    profiler::ExitCall(previous_call_);
-    std::string args;
-    if (profiler::RecordShapes()) {
-      args = "\"Input Dims\": [";
-      for (size_t i = 0; i < ins_.size(); ++i) {
-        absl::StrAppend(&args, i ? ", [" : "[");
-        const Shape& shape = ins_[i].shape();
-        for (int64_t d = 0; d < shape.ndim(); ++d) absl::StrAppend(&args, d ? ", " : "", shape[d]);
-        args += "]";
-      }
-      args += "], \"Input type\": [";
-      for (size_t i = 0; i < ins_.size(); ++i) {
-        const char* dt = DTypeLongName(ins_[i].dtype());
-        absl::StrAppend(&args, i ? ", \"" : "\"");
-        profiler::AppendJsonEscaped(&args, dt, std::strlen(dt));
-        args += "\"";
-      }
+    if (!profiler::RecordShapes()) {
+      profiler::EndOpCall(recorder_, op_.name, begin_, previous_call_, std::string_view());
+      return;
+    }
+    std::string args = "\"Input Dims\": [";
+    for (size_t i = 0; i < ins_.size(); ++i) {
+      absl::StrAppend(&args, i ? ", [" : "[");
+      const Shape& shape = ins_[i].shape();
+      for (int64_t d = 0; d < shape.ndim(); ++d) absl::StrAppend(&args, d ? ", " : "", shape[d]);
       args += "]";
     }
-    profiler::RecordSpan(profiler::ThisThreadTrack(), op_.name, "cpu_op", begin_, end, 0, call,
-                         args);
+    args += "], \"Input type\": [";
+    for (size_t i = 0; i < ins_.size(); ++i) {
+      const char* dt = DTypeLongName(ins_[i].dtype());
+      absl::StrAppend(&args, i ? ", \"" : "\"");
+      profiler::AppendJsonEscaped(&args, dt, std::strlen(dt));
+      args += "\"";
+    }
+    args += "]";
+    profiler::EndOpCall(recorder_, op_.name, begin_, previous_call_, args);
   }
 
  private:
   const bool on_;
   const OpDef& op_;
   const TensorList& ins_;
+  profiler::ThreadRecorder* recorder_ = nullptr;
   uint64_t previous_call_ = 0;
   int64_t begin_ = 0;
 };

@@ -2,6 +2,7 @@
 schedule, key_averages().table() and the API's errors."""
 import gzip
 import json
+import re
 
 import pytest
 
@@ -31,6 +32,14 @@ def track_names(trace):
     }
 
 
+def _relu_in_helper(x):
+    return flow.relu(x)  # the op's innermost frame
+
+
+def _exp_in_helper(x):
+    return flow.exp(x)
+
+
 def spans(trace, cat=None):
     return [e for e in trace["traceEvents"] if e["ph"] == "X" and (cat is None or e["cat"] == cat)]
 
@@ -38,6 +47,7 @@ def spans(trace, cat=None):
 def test_trace_holds_every_op_on_its_stream_track(tmp_path):
     small = flow.randn(8, 8)
     big = flow.randn(256, 256)  # past the inline limit: runs on the compute stream's worker
+    huge = flow.randn(1024, 1024)
     with profile(record_shapes=True) as prof:
         a = flow.relu(small)
         b = flow.matmul(a, a)
@@ -45,6 +55,9 @@ def test_trace_holds_every_op_on_its_stream_track(tmp_path):
         d = (b + 1.0).sum()
         d.item()
         c.sum().item()
+        for _ in range(3):  # dropped while in flight (ms of work): the release is an instruction
+            flow.exp(huge)
+        flow.sync()
     trace = load_trace(prof, tmp_path)
     names = track_names(trace)
     instr = spans(trace, "instruction")
@@ -56,6 +69,7 @@ def test_trace_holds_every_op_on_its_stream_track(tmp_path):
         for e in by_name[op]:
             assert names[e["tid"]] == "cpu/compute"
             assert e["dur"] >= 0
+    assert "release_tensor" in by_name and "instruction" not in by_name, sorted(by_name)
     # Shapes and dtypes of the inputs, with torch's keys.
     assert by_name["exp"][0]["args"]["Input Dims"] == [[256, 256]]
     assert by_name["matmul"][0]["args"]["Input type"] == ["float32", "float32"]
@@ -111,6 +125,8 @@ def test_graph_step_has_its_thunks_nested_in_the_launch(tmp_path):
     thunks = spans(trace, "thunk")
     assert launches and thunks, [e["name"] for e in spans(trace)]
     launch = launches[0]
+    # The LaunchLazyJob runs on the compute stream, in order with eager kernels.
+    assert track_names(trace)[launch["tid"]] == "cpu/compute"
     for t in thunks:
         assert t["tid"] == launch["tid"]
         assert (
@@ -249,8 +265,15 @@ def test_nothing_is_recorded_outside_and_errors_are_clear(tmp_path):
     assert [e for e in spans(load_trace(prof, tmp_path), "cpu_op")] == []
     with pytest.raises(RuntimeError, match="no trace"):
         profile().key_averages()
-    with pytest.raises(NotImplementedError, match="with_stack"):
-        profile(with_stack=True)
+    with pytest.raises(NotImplementedError, match="with_flops"):
+        profile(with_flops=True)
+    with profile() as prof:  # with_stack off: no stacks recorded, none to group by
+        flow.relu(flow.ones(2))
+    assert all(not e.stack for e in prof.events())
+    with pytest.raises(ValueError, match="with_stack=True"):
+        prof.key_averages(group_by_stack_n=2)
+    with pytest.raises(ValueError, match="group_by_stack_n"):
+        prof.key_averages(group_by_stack_n=-1)
     with pytest.raises(ValueError, match="activities"):
         profile(activities=["CPU"])
     with pytest.raises(TypeError):
@@ -325,3 +348,102 @@ def test_cuda_ops_are_on_cuda_tracks(tmp_path):
     names = track_names(trace)
     tracks = {names[e["tid"]] for e in spans(trace, "instruction")}
     assert {"cuda:0/h2d", "cuda:0/compute"} <= tracks
+
+
+def _frame(fn):
+    """torch's text for a frame of `fn` in this file: "<path>(<line>): <name>" without the line."""
+    return f"{__file__}(", f"): {fn.__name__}"
+
+
+def test_with_stack_puts_the_python_stack_on_each_op_and_groups_by_it(tmp_path):
+    small, big = flow.randn(4), flow.randn(256, 256)  # one runs inline, one on the worker
+
+    def caller():
+        a = _relu_in_helper(small)
+        b = _exp_in_helper(big)
+        c = _relu_in_helper(small)
+        return a, b, c
+
+    with profile(with_stack=True) as prof:
+        caller()
+        flow.sync()
+    trace = load_trace(prof, tmp_path)
+    ops = {e["name"]: e for e in spans(trace, "cpu_op")}
+    for op, helper in (("relu", _relu_in_helper), ("exp", _exp_in_helper)):
+        stack = ops[op]["args"]["Call stack"]
+        head, tail = _frame(helper)
+        # innermost first, as torch.profiler's FunctionEvent.stack: helper, caller, this test
+        assert stack[0].startswith(head) and stack[0].endswith(tail), stack
+        assert stack[1].endswith("): caller") and __file__ in stack[1], stack
+        assert any(
+            f.endswith(
+                "): " + test_with_stack_puts_the_python_stack_on_each_op_and_groups_by_it.__name__
+            )
+            for f in stack
+        )
+        assert not any("oneflow_like/profiler/" in f for f in stack), stack
+    # the line is the call's line in the helper
+    line = int(re.search(r"\((\d+)\): _relu_in_helper$", ops["relu"]["args"]["Call stack"][0])[1])
+    assert line == _relu_in_helper.__code__.co_firstlineno + 1
+    # The instruction an op issued carries the op's stack too.
+    instr = {e["name"]: e for e in spans(trace, "instruction")}
+    assert instr["exp"]["args"]["Call stack"] == ops["exp"]["args"]["Call stack"]
+    # Grouping: both relu calls share their innermost 1 and 2 frames (helper, caller), not 3.
+    by1 = [r for r in prof.key_averages(group_by_stack_n=1) if r.key == "relu"]
+    assert len(by1) == 1 and by1[0].count == 2 and len(by1[0].stack) == 1
+    assert by1[0].stack[0].endswith("): _relu_in_helper")
+    by3 = [r for r in prof.key_averages(group_by_stack_n=3) if r.key == "relu"]
+    assert sorted(r.count for r in by3) == [1, 1]  # the caller's lines differ
+    table = prof.key_averages(group_by_stack_n=2).table(sort_by="count", row_limit=-1)
+    assert "Source Location" in table and "_relu_in_helper" in table and "caller" in table
+    # Without grouping: one row per op, as before.
+    assert [r.count for r in prof.key_averages() if r.key == "relu"] == [2]
+
+
+def test_stacks_in_nested_python_code_and_record_function_wrappers(tmp_path):
+    @record_function("wrapped")
+    def step(x):
+        return flow.relu(x)
+
+    x = flow.ones(3)
+    with profile(with_stack=True) as prof:
+        step(x)
+        for _ in range(3):
+            flow.relu(x)  # one stack, interned once
+    relus = [s for s in prof.events() if s.name == "relu" and s.category == "cpu_op"]
+    assert len(relus) == 4
+    assert relus[0].stack[0].endswith("): step")  # the decorator's wrapper frame is left out
+    assert (
+        relus[0]
+        .stack[1]
+        .endswith("): " + test_stacks_in_nested_python_code_and_record_function_wrappers.__name__)
+    )
+    assert len({s.stack for s in relus[1:]}) == 1 and relus[1].stack is relus[2].stack
+
+
+def test_collectives_have_a_track_named_collectives(tmp_path):
+    import socket
+
+    import oneflow_like.distributed as dist
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+    try:
+        t = flow.ones(5)
+        with profile() as prof:
+            dist.all_reduce(t)
+            flow.relu(t).numpy()
+    finally:
+        dist.destroy_process_group()
+    trace = load_trace(prof, tmp_path)
+    names = track_names(trace)
+    by_track = {}
+    for e in spans(trace, "instruction"):
+        by_track.setdefault(names[e["tid"]], []).append(e["name"])
+    # The collective ran as an instruction on the collective stream's track (the VM stream
+    # "cpu:63/lazy"), named "collectives"; the eager op on cpu/compute.
+    assert by_track.get("collectives") and all("all_reduce" in n for n in by_track["collectives"])
+    assert "relu" in by_track["cpu/compute"], by_track
+    assert not any("cpu:63" in n for n in names.values()), names

@@ -10,7 +10,10 @@ What is recorded (C++ side: oneflow_like/base/trace_recorder.h): each op's launc
 thread ("cpu_op"), each VM instruction on its stream's track ("instruction", with a flow arrow
 from the op that issued it), the thunks of a compiled graph nested in its LaunchLazyJob
 ("thunk"), the allocators' bytes in use (counters), and record_function ranges
-("user_annotation"). Times are CLOCK_MONOTONIC, the clock of time.monotonic_ns().
+("user_annotation"). Times are CLOCK_MONOTONIC, the clock of time.monotonic_ns(). With
+with_stack=True each op call carries the Python stack that made it (torch's "file(line):
+function" frames, innermost first): in the trace's args ("Call stack") and, for
+key_averages(group_by_stack_n=N), as the rows' key.
 """
 import enum
 import functools
@@ -199,14 +202,13 @@ class profile:
         if not activities:
             raise ValueError("[profiler] activities is empty: nothing to record")
         for name, v in (
-            ("with_stack", with_stack),
             ("with_flops", with_flops),
             ("with_modules", with_modules),
         ):
             if v:
                 raise NotImplementedError(
-                    f"[profiler] {name}=True is not supported: events carry op names, shapes "
-                    "and dtypes, not Python stacks, FLOP counts or module names"
+                    f"[profiler] {name}=True is not supported: events carry op names, shapes, "
+                    "dtypes and (with_stack=True) Python stacks, not FLOP counts or module names"
                 )
         if schedule is not None and not callable(schedule):
             raise TypeError("[profiler] schedule must be callable (see flow.profiler.schedule)")
@@ -217,6 +219,8 @@ class profile:
         self.on_trace_ready = on_trace_ready
         self.record_shapes = bool(record_shapes)
         self.profile_memory = bool(profile_memory)  # allocator bytes in use as counter events
+        # Each op call's Python stack (interned once per distinct stack; off: nothing is walked)
+        self.with_stack = bool(with_stack)
         self.step_num = 0
         self.current_action = None
         self._recording = False  # the recorder runs for this profile (warmup or record)
@@ -277,12 +281,14 @@ class profile:
         if not self._recording:
             return
         warmup = self._warmup
-        (events, tracks, dropped), error = self._end_recording()
+        (events, tracks, dropped, stacks), error = self._end_recording()
         self._warmup = False
         if warmup:
             warnings.warn("[profiler] the schedule ended during warmup: nothing was recorded")
         else:
-            self._trace = Trace(events, tracks, dropped, self._taken_ranges, self.activities)
+            self._trace = Trace(
+                events, tracks, dropped, self._taken_ranges, self.activities, stacks
+            )
         if error is not None:  # an op recorded here failed: raised as flow.sync() would, trace kept
             raise error
 
@@ -299,12 +305,12 @@ class profile:
                 )
             _active = self
         del _ranges[:]
-        _C._profiler_start(self.record_shapes, self.profile_memory)
+        _C._profiler_start(self.record_shapes, self.profile_memory, self.with_stack)
         self._recording = True
 
     def _end_recording(self):
-        """Drains the VM, stops and collects: (events, tracks, dropped), and the error of a failed
-        op that the drain reported (None if none)."""
+        """Drains the VM, stops and collects: (events, tracks, dropped, stacks), and the error of
+        a failed op that the drain reported (None if none)."""
         global _active
         error = None
         try:
@@ -332,11 +338,22 @@ class profile:
         return self._require_trace().spans
 
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0):
-        if group_by_stack_n:
-            raise NotImplementedError(
-                "[profiler] group_by_stack_n needs with_stack, which is not supported"
+        """Rows per op name (and input shapes, and the innermost `group_by_stack_n` frames of the
+        Python stack that called the op: needs with_stack=True), as torch.profiler."""
+        if (
+            not isinstance(group_by_stack_n, int)
+            or isinstance(group_by_stack_n, bool)
+            or group_by_stack_n < 0
+        ):
+            raise ValueError(
+                f"[profiler] group_by_stack_n must be an int >= 0, got {group_by_stack_n!r}"
             )
-        return self._require_trace().key_averages(group_by_input_shape)
+        if group_by_stack_n and not self.with_stack:
+            raise ValueError(
+                "[profiler] group_by_stack_n needs stacks: create the profile with "
+                "with_stack=True"
+            )
+        return self._require_trace().key_averages(group_by_input_shape, group_by_stack_n)
 
     def export_chrome_trace(self, path, gzip=None):
         """Writes the trace-event JSON read by chrome://tracing and ui.perfetto.dev; gzip when

@@ -23,12 +23,17 @@ class Span:
         "flow_id",
         "issue",
         "self_ns",
+        "stack",
     )
 
-    def __init__(self, name, category, track, begin_ns, end_ns, args, call_id=0, flow_id=0):
+    def __init__(
+        self, name, category, track, begin_ns, end_ns, args, call_id=0, flow_id=0, stack=()
+    ):
         self.name, self.category, self.track = name, category, track
         self.begin_ns, self.end_ns, self.args = begin_ns, max(end_ns, begin_ns), args
         self.call_id, self.flow_id = call_id, flow_id
+        # with_stack: the Python frames that made the op call, innermost first ("file(line): fn")
+        self.stack = stack
         self.issue = None  # (caller track, ns, calling Span or None) for instructions
         self.self_ns = self.end_ns - self.begin_ns
 
@@ -47,9 +52,10 @@ class Span:
 class FunctionEventAvg:
     """One row of key_averages(): totals in microseconds, as torch.autograd.profiler."""
 
-    def __init__(self, key, input_shapes=None):
+    def __init__(self, key, input_shapes=None, stack=None):
         self.key = key
         self.input_shapes = input_shapes
+        self.stack = stack if stack is not None else []  # group_by_stack_n: the frames grouped
         self.count = 0
         self.cpu_time_total = 0.0
         self.self_cpu_time_total = 0.0
@@ -91,13 +97,19 @@ def _fmt_us(us):
     return f"{us:.3f}us"
 
 
+def _trim_path(frame, width):
+    """A frame's text cut from the left (the file name and line matter most) to `width`."""
+    return frame if len(frame) <= width else "..." + frame[len(frame) - width + 3 :]
+
+
 class EventList(list):
     """key_averages()'s result: a list of FunctionEventAvg with torch's table()."""
 
-    def __init__(self, rows, with_device, with_shapes):
+    def __init__(self, rows, with_device, with_shapes, with_stack=False):
         super().__init__(rows)
         self._with_device = with_device
         self._with_shapes = with_shapes
+        self._with_stack = with_stack
 
     def table(
         self,
@@ -105,6 +117,7 @@ class EventList(list):
         row_limit=100,
         max_name_column_width=55,
         max_shapes_column_width=80,
+        max_src_column_width=75,
         header=None,
         top_level_events_only=False,
     ):
@@ -132,6 +145,8 @@ class EventList(list):
         cols.append(("# of Calls", 12))
         if self._with_shapes:
             cols.append(("Input Shapes", max_shapes_column_width))
+        if self._with_stack:
+            cols.append(("Source Location", max_src_column_width))
         sep = "  ".join("-" * w for _, w in cols)
         lines = []
         if header:
@@ -168,6 +183,14 @@ class EventList(list):
                 cells.append(
                     str(r.input_shapes)[:max_shapes_column_width].rjust(max_shapes_column_width)
                 )
+            if self._with_stack:  # torch's layout: one frame per line, innermost on the row
+                frames = [_trim_path(f, max_src_column_width) for f in r.stack] or [""]
+                cells.append(frames[0].ljust(max_src_column_width))
+                lines.append("  ".join(cells))
+                blank = ["".ljust(w) for _, w in cols[:-1]]
+                for f in frames[1:]:
+                    lines.append("  ".join(blank + [f.ljust(max_src_column_width)]))
+                continue
             lines.append("  ".join(cells))
         lines.append(sep)
         lines.append(f"Self CPU time total: {_fmt_us(sum(r.self_cpu_time_total for r in self))}")
@@ -184,12 +207,13 @@ class EventList(list):
 class Trace:
     """The events of one recording: spans (with nesting and self times), flows and counters."""
 
-    def __init__(self, events, tracks, dropped, ranges, activities):
+    def __init__(self, events, tracks, dropped, ranges, activities, stacks=None):
         from . import ProfilerActivity
 
         self.pid = os.getpid()
         self.dropped = dropped
         self.track_names = {t: n for t, n in tracks}
+        stacks = {k: tuple(v) for k, v in (stacks or {}).items()}
         main = threading.main_thread().native_id
         spans, flows, self.counters = [], {}, []
         parsed = {"": {}}
@@ -198,7 +222,8 @@ class Trace:
                 a = parsed.get(args)
                 if a is None:
                     a = parsed[args] = json.loads("{" + args + "}")
-                spans.append(Span(name, cat, track, b, e, dict(a), call, flow))
+                stack = stacks.get(value, ()) if value else ()
+                spans.append(Span(name, cat, track, b, e, dict(a), call, flow, stack))
             elif typ == 1:
                 flows[flow] = (track, b, call)
             else:
@@ -222,6 +247,7 @@ class Trace:
             if caller is not None:
                 s.name = s.name or caller.name
                 s.args = {**caller.args, **s.args}
+                s.stack = caller.stack
             s.name = s.name or "instruction"
             if not s.flow_id & _INLINE_BIT:
                 s.args["instruction"] = s.flow_id & _INSTRUCTION_ID_MASK
@@ -237,15 +263,17 @@ class Trace:
     def is_device_track(self, track):
         return track >= (1 << 24) and self.track_names.get(track, "").startswith("cuda")
 
-    def key_averages(self, group_by_input_shape=False):
+    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0):
         rows = {}
         with_device = False
         for s in self.spans:
             shapes = str(s.input_shapes) if group_by_input_shape else None
-            r = rows.get((s.name, shapes))
+            stack = s.stack[:group_by_stack_n] if group_by_stack_n else ()
+            key = (s.name, shapes, stack)
+            r = rows.get(key)
             if r is None:
-                r = rows[(s.name, shapes)] = FunctionEventAvg(
-                    s.name, s.input_shapes if group_by_input_shape else None
+                r = rows[key] = FunctionEventAvg(
+                    s.name, s.input_shapes if group_by_input_shape else None, list(stack)
                 )
             # An instruction an op call issued adds its time to the op's row, not a call.
             if s.category != "instruction" or s.issue is None or s.issue[2] is None:
@@ -257,7 +285,7 @@ class Trace:
             else:
                 r.cpu_time_total += s.duration_us
                 r.self_cpu_time_total += s.self_ns / 1000.0
-        return EventList(rows.values(), with_device, group_by_input_shape)
+        return EventList(rows.values(), with_device, group_by_input_shape, group_by_stack_n > 0)
 
     def chrome_trace(self):
         """The trace as a JSON-able dict: one tid per VM stream and per recording thread."""
@@ -279,7 +307,7 @@ class Trace:
                     "tid": s.track,
                     "ts": us(s.begin_ns),
                     "dur": round((s.end_ns - s.begin_ns) / 1000.0, 3),
-                    "args": s.args,
+                    "args": {**s.args, "Call stack": list(s.stack)} if s.stack else s.args,
                 }
             )
         flow = 0
