@@ -36,6 +36,12 @@ void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda,
              float* work, const int* lwork, int* info);
 void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau,
              double* work, const int* lwork, int* info);
+void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* lda, float* s,
+             float* u, const int* ldu, float* vt, const int* ldvt, float* work, const int* lwork,
+             int* iwork, int* info);
+void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s,
+             double* u, const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork,
+             int* iwork, int* info);
 void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda,
              const int* ipiv, float* b, const int* ldb, int* info);
 void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
@@ -122,6 +128,26 @@ void Orgqr(int m, int qcols, int k, T* a, const std::vector<T>& tau, std::vector
   } else {
     dorgqr_(&m, &qcols, &k, a, &m, tau.data(), work->data(), &lwork, info);
   }
+}
+
+template <typename T>
+void Gesdd(const char* jobz, int m, int n, T* a, T* s, T* u, int ldu, T* vt, int ldvt,
+           std::vector<T>* work, std::vector<int>* iwork, int* info) {
+  iwork->resize(std::max(1, 8 * std::min(m, n)));
+  int lwork = -1;
+  T wq = 0;
+  auto call = [&](T* w) {
+    if constexpr (std::is_same_v<T, float>) {
+      sgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, w, &lwork, iwork->data(), info);
+    } else {
+      dgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, w, &lwork, iwork->data(), info);
+    }
+  };
+  call(&wq);
+  if (*info != 0) return;
+  lwork = static_cast<int>(wq) + 1;
+  work->resize(lwork);
+  call(work->data());
 }
 
 // Matrices of a [..., rows, cols] view: how many and their sizes.
@@ -335,6 +361,44 @@ Status Qr(KernelContext& ctx) {
   return Status();
 }
 
+// linalg_svd(A; full_matrices) -> (U, S, Vh), S descending. The buffer read as column-major is
+// A^T = V S U^T, so gesdd on it (n x m) returns V as its "U" and U^T as its "VT", which read
+// row-major are exactly Vh and U: they are written straight into the outputs.
+template <typename T>
+Status Svd(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const Batch b = BatchOf(a);
+  const int m = static_cast<int>(b.rows), n = static_cast<int>(b.cols), k = std::min(m, n);
+  const bool full = ctx.attrs().Bool("full_matrices");
+  const int ucols = full ? m : k, vrows = full ? n : k;
+  T* u = ctx.output(0).ptr<T>();
+  T* sv = ctx.output(1).ptr<T>();
+  T* vh = ctx.output(2).ptr<T>();
+  std::vector<T> buf(static_cast<size_t>(m) * n), work;
+  std::vector<int> iwork;
+  for (int64_t i = 0; i < b.count; ++i) {
+    T* um = u + i * m * ucols;
+    T* vm = vh + i * vrows * n;
+    if (k == 0) {  // no singular values: identity (full) or empty factors
+      std::fill(um, um + static_cast<size_t>(m) * ucols, T(0));
+      std::fill(vm, vm + static_cast<size_t>(vrows) * n, T(0));
+      for (int d = 0; d < std::min(m, ucols); ++d) um[d * ucols + d] = T(1);
+      for (int d = 0; d < std::min(vrows, n); ++d) vm[d * n + d] = T(1);
+      continue;
+    }
+    std::memcpy(buf.data(), a.ptr<const T>() + i * m * n, sizeof(T) * m * n);
+    int info = 0;
+    Gesdd(full ? "A" : "S", n, m, buf.data(), sv + i * k, vm, n, um, ucols, &work, &iwork, &info);
+    if (info < 0) return Internal("[%s] gesdd argument %d is invalid", ctx.op(), -info);
+    if (info > 0)
+      return InvalidArgument(
+          "linalg.svd: %sThe algorithm failed to converge because the input matrix is "
+          "ill-conditioned or has too many repeated singular values (error code: %d).",
+          Element(b, i), info);
+  }
+  return Status();
+}
+
 // One entry per op: Fn<float> or Fn<double> by the input's dtype.
 template <template <typename> class Fn>
 Status ByDtype(KernelContext& ctx) {
@@ -362,6 +426,10 @@ struct QrFn {
   static Status Run(KernelContext& c) { return Qr<T>(c); }
 };
 template <typename T>
+struct SvdFn {
+  static Status Run(KernelContext& c) { return Svd<T>(c); }
+};
+template <typename T>
 struct SolveFn {
   static Status Run(KernelContext& c) { return Solve<T>(c); }
 };
@@ -374,6 +442,7 @@ OFL_REGISTER_KERNEL(linalg_slogdet, kCPU, ByDtype<SlogdetFn>);
 OFL_REGISTER_KERNEL(linalg_solve, kCPU, ByDtype<SolveFn>);
 OFL_REGISTER_KERNEL(linalg_eigh, kCPU, ByDtype<EighFn>);
 OFL_REGISTER_KERNEL(linalg_qr, kCPU, ByDtype<QrFn>);
+OFL_REGISTER_KERNEL(linalg_svd, kCPU, ByDtype<SvdFn>);
 
 }  // namespace kernels
 }  // namespace oneflow_like

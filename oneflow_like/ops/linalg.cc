@@ -7,6 +7,9 @@
 //   solve:     dB = solve(A^T, dX), dA = -dB X^T
 //   eigh:      G = V (diag(dL) + F o (V^T dV)) V^T, dA = (G + G^T) / 2, F_ij = 1 / (L_j - L_i)
 //              off the diagonal, 0 on it
+//   svd:       dA = U (J S + S K + diag(dS)) Vh + (I - U U^T) dU S^-1 Vh + U S^-1 dV^T (I - V V^T),
+//              J = skew(U^T dU) / E, K = skew(V^T dV) / E, E_ij = S_j^2 - S_i^2 (1 on the
+//              diagonal), skew(X) = X - X^T
 //   qr (m >= n): M = R dR^T - dQ^T Q, dA = (dQ + Q copyltu(M)) R^-T, copyltu(M) = tril(M) +
 //              tril(M, -1)^T
 #include "oneflow_like/ops/linalg.h"
@@ -215,6 +218,109 @@ const OpDef kLinalgQr =
         })
         .SaveInputs(false);
 
+Status InferSvd(const TensorList& in, const AttrMap& attrs, std::vector<TensorMeta>* out) {
+  const Shape& s = in[0].shape();
+  const int64_t nd = s.ndim(), m = s[nd - 2], n = s[nd - 1], k = std::min(m, n);
+  const bool full = attrs.Bool("full_matrices");
+  std::vector<int64_t> u(s.dims().begin(), s.dims().end()), v(u), sv(u.begin(), u.end() - 1);
+  u[nd - 1] = full ? m : k;
+  v[nd - 2] = full ? n : k;
+  sv[nd - 2] = k;
+  for (auto* d : {&u, &sv, &v})
+    out->push_back(TensorMeta{Shape(absl::MakeConstSpan(*d)), in[0].dtype(), in[0].device()});
+  return Status();
+}
+
+// skew(X) / E for the SVD gradient, E_ij = s_j^2 - s_i^2 (1 on the diagonal).
+StatusOr<Tensor> SkewOverGap(const Tensor& x, const Tensor& e) {
+  ASSIGN_OR_RETURN(Tensor xt, T(x));
+  ASSIGN_OR_RETURN(Tensor sk, F::Sub(x, xt));
+  return F::Div(sk, e);
+}
+
+const OpDef kLinalgSvd =
+    OpSpec("linalg_svd", InferSvd)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          const Tensor &gu = c.grad_outputs[0], &gs = c.grad_outputs[1], &gvh = c.grad_outputs[2];
+          if (!gu.defined() && !gs.defined() && !gvh.defined()) return TensorList{Tensor()};
+          const Tensor &u = c.outputs[0], &s = c.outputs[1], &vh = c.outputs[2];
+          const int64_t m = u.shape()[u.ndim() - 2], n = vh.shape()[vh.ndim() - 1];
+          const int64_t k = s.shape()[s.ndim() - 1];
+          if ((gu.defined() || gvh.defined()) &&
+              (u.shape()[u.ndim() - 1] != k || vh.shape()[vh.ndim() - 2] != k))
+            return InvalidArgument(
+                "linalg.svd: the derivative through U or Vh needs full_matrices=False (got U %s, "
+                "Vh %s)",
+                u.shape().ToString(), vh.shape().ToString());
+          ASSIGN_OR_RETURN(Tensor eye, F::Eye(k, k, s.dtype(), s.device()));
+          ASSIGN_OR_RETURN(Tensor s_row, F::Unsqueeze(s, -2));  // scales columns
+          ASSIGN_OR_RETURN(Tensor s_col, F::Unsqueeze(s, -1));  // scales rows
+          ASSIGN_OR_RETURN(Tensor inv_s, F::Reciprocal(s));
+          ASSIGN_OR_RETURN(Tensor s2, F::Mul(s, s));
+          ASSIGN_OR_RETURN(Tensor s2j, F::Unsqueeze(s2, -2));
+          ASSIGN_OR_RETURN(Tensor s2i, F::Unsqueeze(s2, -1));
+          ASSIGN_OR_RETURN(Tensor e, F::Sub(s2j, s2i));
+          ASSIGN_OR_RETURN(e, F::Add(e, eye));
+          ASSIGN_OR_RETURN(Tensor v, T(vh));
+          Tensor inner;
+          auto add = [&](Tensor t) -> Status {
+            if (inner.defined()) {
+              ASSIGN_OR_RETURN(inner, F::Add(inner, t));
+            } else {
+              inner = t;
+            }
+            return Status();
+          };
+          Tensor gv, extra;
+          if (gu.defined()) {
+            ASSIGN_OR_RETURN(Tensor ut, T(u));
+            ASSIGN_OR_RETURN(Tensor utgu, F::Matmul(ut, gu));
+            ASSIGN_OR_RETURN(Tensor j, SkewOverGap(utgu, e));
+            ASSIGN_OR_RETURN(j, F::Mul(j, s_row));
+            RETURN_IF_ERROR(add(j));
+            if (m > k) {  // (I - U U^T) dU S^-1 Vh
+              ASSIGN_OR_RETURN(Tensor proj, F::Matmul(u, utgu));
+              ASSIGN_OR_RETURN(proj, F::Sub(gu, proj));
+              ASSIGN_OR_RETURN(Tensor inv_row, F::Unsqueeze(inv_s, -2));
+              ASSIGN_OR_RETURN(proj, F::Mul(proj, inv_row));
+              ASSIGN_OR_RETURN(extra, F::Matmul(proj, vh));
+            }
+          }
+          if (gvh.defined()) {
+            ASSIGN_OR_RETURN(gv, T(gvh));
+            ASSIGN_OR_RETURN(Tensor vtgv, F::Matmul(vh, gv));
+            ASSIGN_OR_RETURN(Tensor kk, SkewOverGap(vtgv, e));
+            ASSIGN_OR_RETURN(kk, F::Mul(s_col, kk));
+            RETURN_IF_ERROR(add(kk));
+            if (n > k) {  // U S^-1 dV^T (I - V V^T)
+              // dV^T (I - V V^T) = dVh - (dVh V) Vh
+              ASSIGN_OR_RETURN(Tensor gvh_v, F::Matmul(gvh, v));
+              ASSIGN_OR_RETURN(Tensor proj, F::Matmul(gvh_v, vh));
+              ASSIGN_OR_RETURN(proj, F::Sub(gvh, proj));
+              ASSIGN_OR_RETURN(Tensor inv_col, F::Unsqueeze(inv_s, -1));
+              ASSIGN_OR_RETURN(proj, F::Mul(inv_col, proj));
+              ASSIGN_OR_RETURN(proj, F::Matmul(u, proj));
+              if (extra.defined()) {
+                ASSIGN_OR_RETURN(extra, F::Add(extra, proj));
+              } else {
+                extra = proj;
+              }
+            }
+          }
+          if (gs.defined()) {
+            ASSIGN_OR_RETURN(Tensor gs_row, F::Unsqueeze(gs, -2));
+            ASSIGN_OR_RETURN(Tensor d, F::Mul(gs_row, eye));
+            RETURN_IF_ERROR(add(d));
+          }
+          ASSIGN_OR_RETURN(Tensor ga, F::Matmul(u, inner));
+          ASSIGN_OR_RETURN(ga, F::Matmul(ga, vh));
+          if (extra.defined()) {
+            ASSIGN_OR_RETURN(ga, F::Add(ga, extra));
+          }
+          return TensorList{ga};
+        })
+        .SaveInputs(false);
+
 // A float32/float64 batch of square matrices, or an error naming `op` and the shape.
 Status CheckSquare(const char* op, const Tensor& a) {
   if (a.ndim() < 2)
@@ -339,6 +445,19 @@ StatusOr<std::pair<Tensor, Tensor>> LinalgQr(const Tensor& a, const std::string&
     return std::make_pair(empty, qr.second);
   }
   return qr;
+}
+
+StatusOr<std::tuple<Tensor, Tensor, Tensor>> LinalgSvd(const Tensor& a, bool full_matrices) {
+  if (a.ndim() < 2)
+    return InvalidArgument(
+        "linalg.svd: The input tensor A must have at least 2 dimensions, got shape %s",
+        a.shape().ToString());
+  if (a.dtype() != DType::kF32 && a.dtype() != DType::kF64)
+    return TypeError(
+        "linalg.svd: Expected a floating point tensor (float32 or float64) as input. Got %s",
+        DTypeName(a.dtype()));
+  ASSIGN_OR_RETURN(TensorList r, Dispatch(kLinalgSvd, {a}, {{"full_matrices", full_matrices}}));
+  return std::make_tuple(r[0], r[1], r[2]);
 }
 
 StatusOr<std::pair<Tensor, Tensor>> LinalgEigh(const Tensor& a, const std::string& uplo) {

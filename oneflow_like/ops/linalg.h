@@ -3,6 +3,7 @@
 // square matrices [..., n, n]; gradients follow PyTorch's formulas (symmetrised for Cholesky).
 #pragma once
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "oneflow_like/framework/op.h"
@@ -25,6 +26,9 @@ StatusOr<Tensor> LinalgSolve(const Tensor& a, const Tensor& b, bool left = true)
 // or "r" (R only; Q is an empty tensor). Differentiable for m >= n in reduced mode (and complete
 // mode when m == n), as PyTorch.
 StatusOr<std::pair<Tensor, Tensor>> LinalgQr(const Tensor& a, const std::string& mode = "reduced");
+// (U, S, Vh) with A = U diag(S) Vh, S descending; full_matrices: U [m, m], Vh [n, n], else
+// [m, k], [k, n]. Differentiable in the reduced form (and for square A), as PyTorch's formula.
+StatusOr<std::tuple<Tensor, Tensor, Tensor>> LinalgSvd(const Tensor& a, bool full_matrices = true);
 StatusOr<std::pair<Tensor, Tensor>> LinalgEigh(const Tensor& a, const std::string& uplo = "L");
 
 }  // namespace functional

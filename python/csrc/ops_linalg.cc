@@ -13,6 +13,7 @@ namespace F = functional;
 py::object* g_slogdet = nullptr;  // (sign, logabsdet)
 py::object* g_eigh = nullptr;     // (eigenvalues, eigenvectors)
 py::object* g_qr = nullptr;       // (Q, R)
+py::object* g_svd = nullptr;      // (U, S, Vh)
 
 void BindLinalg(py::module_& m, TensorClass& cls) {
   g_slogdet =
@@ -28,6 +29,15 @@ void BindLinalg(py::module_& m, TensorClass& cls) {
     return (*g_qr)(r.first, r.second);
   };
   m.def("_linalg_qr", qr, py::arg("A"), py::arg("mode") = "reduced");
+  g_svd = new py::object(
+      py::module_::import("collections").attr("namedtuple")("svd", py::make_tuple("U", "S", "Vh")));
+  m.def(
+      "_linalg_svd",
+      [](const Tensor& a, bool full_matrices) {
+        auto r = Unwrap(F::LinalgSvd(a, full_matrices));
+        return (*g_svd)(std::get<0>(r), std::get<1>(r), std::get<2>(r));
+      },
+      py::arg("A"), py::arg("full_matrices") = true);
   // torch.qr(input, some=True): some=False is mode "complete".
   auto qr_some = [qr](const Tensor& a, bool some) { return qr(a, some ? "reduced" : "complete"); };
   m.def("qr", qr_some, py::arg("input"), py::arg("some") = true);

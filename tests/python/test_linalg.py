@@ -76,7 +76,27 @@ CASES = [
     ("qr_tall", lambda L, x: L.qr(x)[0] + L.qr(x)[1].sum(), [R.standard_normal((2, 5, 3))]),
     ("qr_square", lambda L, x: L.qr(x).Q * L.qr(x).R, [G]),
     ("qr_r_of_tall", lambda L, x: L.qr(x).R, [R.standard_normal((6, 4))]),
+    # svd: singular vectors up to sign, so U and Vh enter through sign-free products.
+    ("svdvals", lambda L, x: L.svdvals(x), [B]),
+    (
+        "svd_tall",
+        lambda L, x: _svd_gauge_free(L.svd(x.transpose(-2, -1), full_matrices=False)),
+        [B],
+    ),
+    ("svd_wide", lambda L, x: _svd_gauge_free(L.svd(x, full_matrices=False)), [B]),
+    ("svd_square", lambda L, x: _svd_gauge_free(L.svd(x)), [GB]),
+    ("pinv", lambda L, x: L.pinv(x), [B]),
+    ("matrix_norm_nuc", lambda L, x: L.matrix_norm(x, "nuc"), [B]),
+    ("matrix_norm_2", lambda L, x: L.matrix_norm(x, 2, keepdim=True), [B]),
+    ("matrix_norm_m2_dims", lambda L, x: L.matrix_norm(x, -2, dim=(0, 2)), [B]),
 ]
+
+
+def _svd_gauge_free(usv):
+    u, s, vh = usv
+    return (u * u).sum(-1, keepdim=True) * s.sum(-1, keepdim=True).unsqueeze(-1) + (
+        u.unsqueeze(-1) * vh.unsqueeze(-3)
+    ).sum(-2)
 
 
 def test_qr_modes_match_torch():
@@ -207,7 +227,5 @@ def test_matches_torch_linalg(name, fn, arrays):
 
 
 def test_missing_orders_raise():
-    with pytest.raises(NotImplementedError, match="singular values"):
-        flow.linalg.matrix_norm(flow.ones(3, 3), "nuc")
     with pytest.raises(RuntimeError, match="must be 1-D or 2-D"):
         flow.linalg.norm(flow.ones(2, 2, 2), 1)

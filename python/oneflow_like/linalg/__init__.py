@@ -1,7 +1,9 @@
-"""torch.linalg: cholesky, inv, det, slogdet, solve, eigh, eigvalsh and qr on LAPACK kernels
+"""torch.linalg: cholesky, inv, det, slogdet, solve, eigh, eigvalsh, qr, svd and svdvals on LAPACK
+kernels
 (kernels/cpu/linalg.cc, CPU, float32/float64, batched, with gradients), and what composes from
 existing ops: vector_norm, matrix_norm, norm, vecdot, cross, multi_dot, matrix_power (negative
-powers through inv), diagonal. Not built yet: svd, eig, lstsq, pinv (absent: under
+powers through inv), diagonal, pinv (through svd), the nuclear and spectral matrix norms
+(through svdvals). Not built yet: eig, lstsq (absent: under
 mock_torch a script that uses one fails naming torch.linalg.X)."""
 import math
 
@@ -17,6 +19,9 @@ __all__ = [
     "eigh",
     "eigvalsh",
     "qr",
+    "svd",
+    "svdvals",
+    "pinv",
     "vector_norm",
     "matrix_norm",
     "norm",
@@ -74,6 +79,35 @@ def qr(A, mode="reduced", *, out=None):
     return flow._C._linalg_qr(A, mode)
 
 
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    """(U, S, Vh) with A = U diag(S) Vh, S descending (gesdd). Differentiable with
+    full_matrices=False (and for square A); singular vectors are unique up to sign."""
+    if out is not None:
+        raise TypeError("linalg.svd: out= is not supported")
+    return flow._C._linalg_svd(A, full_matrices)
+
+
+def svdvals(A, *, driver=None, out=None):
+    return _out(flow._C._linalg_svd(A, False).S, out)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """Moore-Penrose pseudo-inverse through the SVD: singular values at or below
+    max(atol, rtol * the largest) count as zero; rtol defaults to eps * max(m, n) when atol is
+    not given (PyTorch's rule)."""
+    U, S, Vh = flow._C._linalg_svd(A, False)
+    smax = S.amax(dim=-1, keepdim=True) if S.shape[-1] else S.sum(-1, keepdim=True)
+    if rtol is None:
+        eps = 1.1920928955078125e-07 if A.dtype == flow.float32 else 2.220446049250313e-16
+        rtol = 0.0 if atol is not None and atol > 0 else eps * max(A.shape[-2], A.shape[-1])
+    cutoff = smax * rtol
+    if atol is not None:
+        cutoff = flow.clamp(cutoff, min=atol)
+    keep = S > cutoff
+    s_inv = flow.where(keep, 1.0 / flow.where(keep, S, flow.ones_like(S)), flow.zeros_like(S))
+    return _out((Vh.transpose(-2, -1) * s_inv.unsqueeze(-2)) @ U.transpose(-2, -1), out)
+
+
 def eigvalsh(A, UPLO="L", *, out=None):
     return _out(flow._C._linalg_eigh(A, UPLO).eigenvalues, out)
 
@@ -114,8 +148,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
-    """Frobenius, 1 / -1 (max / min column sum), inf / -inf (max / min row sum). 'nuc' and
-    +-2 need singular values (LAPACK): not built yet."""
+    """Frobenius, 1 / -1 (max / min column sum), inf / -inf (max / min row sum), 'nuc' (sum of
+    the singular values), 2 / -2 (largest / smallest singular value)."""
     if dtype is not None:
         A = A.to(dtype)
     if A.dim() < 2:
@@ -126,9 +160,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord == "fro":
         return vector_norm(A, 2, (r, c), keepdim)
     if ord in ("nuc", 2, -2):
-        raise NotImplementedError(
-            f"linalg.matrix_norm(ord={ord!r}) needs singular values (LAPACK), not built yet"
-        )
+        sv = svdvals(A.movedim((r, c), (-2, -1)))
+        out = sv.sum(-1) if ord == "nuc" else (sv.amax(-1) if ord == 2 else sv.amin(-1))
+        if keepdim:
+            out = out.unsqueeze(min(r, c)).unsqueeze(max(r, c))
+        return out
     if ord in (1, -1):  # column sums: reduce rows, then max/min over columns
         s = A.abs().sum(r, keepdim=True)
         out = s.amax(c, keepdim=True) if ord == 1 else s.amin(c, keepdim=True)
