@@ -92,25 +92,6 @@ Status ScalarKernel(KernelContext& ctx) {
   return ok ? Status() : Unsupported(ctx, x.dtype);
 }
 
-// minmax_grad(g, a, b; is_max, side): g where operand `side` won, g/2 at ties (the ternary
-// family; not in the table yet).
-Status MinMaxGradKernel(KernelContext& ctx) {
-  const TensorView &out = ctx.output(0), &g = ctx.input(0), &a = ctx.input(1), &b = ctx.input(2);
-  bool is_max = ctx.attrs().Bool("is_max"), side_a = ctx.attrs().Int("side") == 0;
-  bool done = false;
-  OFL_SWITCH_FLOAT(out.dtype, {
-    using T = scalar_t;
-    // "mine" beats "other": for the max, mine > other.
-    TernaryLoop<T, T, T, T>(out, g, a, b, [=](T dy, T x, T y) {
-      T mine = side_a ? x : y, other = side_a ? y : x;
-      bool wins = is_max ? mine > other : mine < other;
-      return wins ? dy : (mine == other ? dy * T(0.5) : T(0));
-    });
-    done = true;
-  });
-  return done ? Status() : Unsupported(ctx, out.dtype);
-}
-
 }  // namespace
 
 namespace binary_table {  // (registrations named by .def line numbers)
@@ -126,7 +107,6 @@ namespace binary_table {  // (registrations named by .def line numbers)
 #undef OFL_ATTRS
 // clang-format on
 }  // namespace binary_table
-OFL_REGISTER_KERNEL(minmax_grad, kCPU, MinMaxGradKernel);
 
 }  // namespace kernels
 }  // namespace oneflow_like

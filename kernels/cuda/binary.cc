@@ -1,7 +1,7 @@
 // CUDA kernels of the binary elementwise family, registered from oneflow_like/opdefs/binary.def
 // (same op names, attrs and dtypes as kernels/cpu): inputs share one dtype (promoted by the schema)
 // and broadcast to the output, which may be strided (in-place variants). Also launch.h's listed
-// binary ops (reduce_eq_mask, lerp_scalar), which are binary loops on the CPU too.
+// binary ops (reduce_eq_mask), which are binary loops on the CPU too.
 #include <cstring>
 
 #include "kernels/cuda/kernel_util.h"

@@ -1,6 +1,6 @@
 // Device code of the binary elementwise family: the table's ops (oneflow_like/opdefs/binary.def,
 // the very functors kernels/cpu runs, tensor-tensor and scalar variants), reduce_eq_mask of
-// reduce.cc and lerp_scalar of ternary.cc, and the unary table's gradients (unary.def's *_grad,
+// reduce.cc, and the unary table's gradients (unary.def's *_grad,
 // binary loops on the CPU too). Integer division by zero sets the kernel's error flag (the host
 // reports it; nothing faults).
 #include "kernels/cuda/elementwise.cuh"
@@ -50,15 +50,12 @@ struct BinaryTableF {
   }
   __device__ T Listed(T x, T y) const {
     if constexpr (std::is_floating_point_v<T>) {
-      const T s0 = static_cast<T>(d0);
       switch (listed) {
         case BinaryOp::reduce_eq_mask: {
           if (d0 == 0) return T((x == y || (IsNanV(x) && IsNanV(y))) ? 1 : 0);
           T a = x < 0 ? -x : x;
           return T((a == y || (IsNanV(a) && IsNanV(y))) ? (x < 0 ? -1 : 1) : 0);
         }
-        case BinaryOp::lerp_scalar:
-          return s0 < T(0.5) ? x + s0 * (y - x) : y - (y - x) * (T(1) - s0);
       }
     }
     return x;

@@ -260,7 +260,8 @@ Status Scatter(KernelContext& ctx) {
   return chk.Finish(ctx);
 }
 
-// masked_fill(x, mask) / masked_fill_(mask) = where(mask, value, x) with the value in out's dtype.
+// masked_fill(x, mask) / masked_fill_(mask) = where(mask, value, x) with the value in out's dtype
+// (static_cast, as the CPU's masked_fill).
 uint64_t ValueBits(DType t, double v) {
   uint64_t bits = 0;
   OFL_SWITCH_ALL(t, {
@@ -282,9 +283,12 @@ Status MaskedFill(KernelContext& ctx) {
   LoopShape loop;
   Operand ops[3];
   RETURN_IF_ERROR(MakeLoop(ctx.op(), out.shape, {&out, &mask, &x}, &loop, ops));
-  return Launched(ctx.op(), LaunchWhereScalar(DTypeSize(out.dtype), false,
-                                              ValueBits(out.dtype, ctx.attrs().Float("value")),
-                                              loop, ops[0], ops[1], ops[2], StreamOf(ctx)));
+  // The ternary table's where_scalar_input (cond ? s : x); x is passed twice (z is not read).
+  return Launched(ctx.op(),
+                  LaunchTernaryTable(opdefs::TernaryId::where_scalar_input, ToScalarType(out.dtype),
+                                     opdefs::TernaryAttrsAll{},
+                                     ValueBits(out.dtype, ctx.attrs().Float("value")), loop, ops[0],
+                                     ops[1], ops[2], ops[2], StreamOf(ctx)));
 }
 
 Status OneHot(KernelContext& ctx) {

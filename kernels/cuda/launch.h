@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "oneflow_like/opdefs/binary.h"
+#include "oneflow_like/opdefs/ternary.h"
 
 namespace oneflow_like {
 namespace cuda {
@@ -30,14 +30,14 @@ struct Operand {
 };
 
 // ---- elementwise (unary.cu, binary.cu, ternary.cu) ----
-// The unary and binary families' ops come from their tables (oneflow_like/opdefs/*.def, below);
-// the lists hold the rest: X(op, dtype set). Sets mirror kernels/cpu: N = u8 i8 i32 i64 f32 f64,
-// F = f32 f64, IB = bool u8 i8 i32 i64, NB = N + bool, B = bool. Parameters p0/p1 come from the
-// op's attrs (unary.cc / binary.cc say which).
+// The unary, binary and ternary families' ops come from their tables (oneflow_like/opdefs/*.def,
+// below); the lists hold the rest: X(op, dtype set). Sets mirror kernels/cpu: N = u8 i8 i32 i64 f32
+// f64, F = f32 f64, IB = bool u8 i8 i32 i64, NB = N + bool, B = bool. Parameters p0/p1 come from
+// the op's attrs (unary.cc / binary.cc say which).
 // clang-format off
 #define OFL_CUDA_UNARY_OPS(X) X(logical_not, NB)
 #define OFL_CUDA_UNARY_BOOL_OPS(X) X(logical_not, NB)
-#define OFL_CUDA_BINARY_OPS(X) X(reduce_eq_mask, F) X(lerp_scalar, F)
+#define OFL_CUDA_BINARY_OPS(X) X(reduce_eq_mask, F)
 // clang-format on
 
 #define OFL_CUDA_ENUM_ENTRY(op, set) op,
@@ -84,21 +84,16 @@ cudaError_t LaunchBinary(BinaryOp op, ScalarType t, const OpParams& p, const Loo
                          const Operand& out, const Operand& a, const Operand& b,
                          cudaStream_t stream);
 
-// ternary.cu. where: a is the bool condition, elements moved by size (`elem_bytes`).
-// where_scalar (scalar_is_other: cond ? x : s, else cond ? s : x): `scalar_bits` holds the scalar
-// already converted to the output dtype (little-endian, low `elem_bytes` bytes).
-enum class TernaryOp : int { kAddcmul, kAddcdiv, kLerp, kMinMaxGrad };
-cudaError_t LaunchWhere(int elem_bytes, const LoopShape& loop, const Operand& out,
-                        const Operand& cond, const Operand& x, const Operand& y,
-                        cudaStream_t stream);
-cudaError_t LaunchWhereScalar(int elem_bytes, bool scalar_is_other, uint64_t scalar_bits,
-                              const LoopShape& loop, const Operand& out, const Operand& cond,
-                              const Operand& x, cudaStream_t stream);
-// addcmul (N: t + p0 * a * b), addcdiv (F), lerp (F), minmax_grad (F; p0 = is_max, p1 = side).
-bool TernarySupported(TernaryOp op, ScalarType t);
-cudaError_t LaunchTernary(TernaryOp op, ScalarType t, const OpParams& p, const LoopShape& loop,
-                          const Operand& out, const Operand& a, const Operand& b, const Operand& c,
-                          cudaStream_t stream);
+// The ternary table (oneflow_like/opdefs/ternary.def): out = f(x, y, z) over operands already
+// broadcast to the loop, all of dtype `t` but x, which is bool for the table's `cond` ops; ops of
+// types All run on elements moved by size. Scalar variants: out = f(x, y, s) (z is not read;
+// pass y again) with `scalar_bits` the scalar already converted to `t` on the host
+// (little-endian, low DTypeSize(t) bytes).
+bool TernaryTableSupported(opdefs::TernaryId op, ScalarType t);
+cudaError_t LaunchTernaryTable(opdefs::TernaryId op, ScalarType t, const opdefs::TernaryAttrsAll& a,
+                               uint64_t scalar_bits, const LoopShape& loop, const Operand& out,
+                               const Operand& x, const Operand& y, const Operand& z,
+                               cudaStream_t stream);
 
 // ---- index checks (index.cu) ----
 // *flag = the smallest position i with idx[i] outside [lo, hi), or stays kNoBadIndex. `flag`

@@ -1,91 +1,155 @@
-// Device code of the ternary elementwise family (kernels/cpu/ternary.cc, minmax_grad of
-// binary.cc). where moves elements by size, so one instantiation serves dtypes of equal width.
+// Device code of the ternary elementwise family: the table's ops (oneflow_like/opdefs/ternary.def,
+// the very functors kernels/cpu runs, tensor and scalar variants) in one ternary loop per
+// operand-type combination. Ops of types All (formulas that only select) run on elements moved by
+// size, so one instantiation serves every dtype of a width.
+#include <cstring>
+
 #include "kernels/cuda/elementwise.cuh"
 
 namespace oneflow_like {
 namespace cuda {
 namespace {
+using opdefs::InTypes;
+using opdefs::TernaryId;
+using opdefs::Types;
 
-template <typename T>
-struct WhereF {
-  __device__ T operator()(bool k, T a, T b) const { return k ? a : b; }
-};
-template <typename T>
-struct WhereScalarF {
-  T s;
-  bool scalar_is_other;
-  __device__ T operator()(bool k, T a, T) const {
-    return scalar_is_other ? (k ? a : s) : (k ? s : a);
+// The ternary table over value type T and first-operand type C (bool for the `cond` ops):
+// instantiated only for the ops whose dtype set holds T, whose first operand is C, and whose
+// types are All exactly when the launch is by size.
+template <typename T, typename C, bool kBySize>
+struct TernaryTableF {
+  TernaryId op;
+  opdefs::TernaryAttrsAll a;
+  T s;  // the scalar of scalar variants, in T
+  template <typename Fn>
+  static constexpr bool Runs() {
+    return Fn::kCond == std::is_same_v<C, bool> && (Fn::kTypes == Types::All) == kBySize &&
+           InTypes<Fn::kTypes, T>();
   }
-};
-
-template <typename T>
-__device__ __forceinline__ T LerpValue(T s, T e, T w) {
-  return w < T(0.5) ? s + w * (e - s) : e - (e - s) * (T(1) - w);
-}
-
-template <typename T>
-struct TernaryF {
-  TernaryOp op;
-  T v;
-  bool is_max, side_a;
-  __device__ T operator()(T a, T b, T c) const {
+  __device__ T operator()(C x, T y, T z) const {
+    const opdefs::ScalarMath<T> m{};
     switch (op) {
-      case TernaryOp::kAddcmul: return static_cast<T>(a + v * b * c);
-      case TernaryOp::kAddcdiv: return static_cast<T>(a + v * b / c);
+#define OFL_ATTRS(...)
+#define OFL_TERNARY(name, Name, ...)                                                       \
+  case TernaryId::name:                                                                    \
+    if constexpr (Runs<opdefs::Name##Fn>()) return opdefs::Name##Fn{}(m, x, y, z, a.name); \
+    break;
+#define OFL_TERNARY_SCALAR(name, Name, ...)                         \
+  case TernaryId::name:                                             \
+    if constexpr (Runs<opdefs::Name##Fn>())                         \
+      return opdefs::Name##Fn{}(m, x, y, s, opdefs::ScalarAttrs{}); \
+    break;
+#include "oneflow_like/opdefs/ternary.def"
+#undef OFL_TERNARY
+#undef OFL_TERNARY_SCALAR
+#undef OFL_ATTRS
       default: break;
     }
-    if constexpr (std::is_floating_point_v<T>) {
-      if (op == TernaryOp::kLerp) return LerpValue(a, b, c);
-      // minmax_grad(g = a, x = b, y = c)
-      T mine = side_a ? b : c, other = side_a ? c : b;
-      bool wins = is_max ? mine > other : mine < other;
-      return wins ? a : (mine == other ? a * T(0.5) : T(0));
-    }
-    return a;
+    return y;
   }
 };
+
+// An op's dtype set and whether its first operand is a condition.
+struct OpKind {
+  Types types;
+  bool cond;
+};
+OpKind KindOf(TernaryId op) {
+  switch (op) {
+#define OFL_ATTRS(...)
+#define OFL_TERNARY(name, Name, ...) \
+  case TernaryId::name:              \
+    return {opdefs::Name##Fn::kTypes, opdefs::Name##Fn::kCond};
+#define OFL_TERNARY_SCALAR OFL_TERNARY
+#include "oneflow_like/opdefs/ternary.def"
+#undef OFL_TERNARY
+#undef OFL_TERNARY_SCALAR
+#undef OFL_ATTRS
+  }
+  return {Types::Float, false};
+}
+
+// Whether any op of the table has a condition first (kCondOp) and runs by size (kBySize): only
+// those loop instantiations are compiled.
+template <bool kCondOp, bool kBySize>
+constexpr bool AnyOp() {
+  return false
+#define OFL_ATTRS(...)
+#define OFL_TERNARY(name, Name, ...) \
+  || (opdefs::Name##Fn::kCond == kCondOp && (opdefs::Name##Fn::kTypes == Types::All) == kBySize)
+#define OFL_TERNARY_SCALAR OFL_TERNARY
+#include "oneflow_like/opdefs/ternary.def"
+#undef OFL_TERNARY
+#undef OFL_TERNARY_SCALAR
+#undef OFL_ATTRS
+      ;
+}
+
+int SizeOf(ScalarType t) {
+  switch (t) {
+    case ScalarType::kBool:
+    case ScalarType::kU8:
+    case ScalarType::kI8: return 1;
+    case ScalarType::kF16:
+    case ScalarType::kBF16: return 2;
+    case ScalarType::kI32:
+    case ScalarType::kF32: return 4;
+    case ScalarType::kI64:
+    case ScalarType::kF64: return 8;
+  }
+  return 0;
+}
+
+template <typename T, typename C, bool kBySize>
+cudaError_t Launch(TernaryId op, const opdefs::TernaryAttrsAll& a, uint64_t scalar_bits,
+                   const LoopShape& loop, const Operand& out, const Operand& x, const Operand& y,
+                   const Operand& z, cudaStream_t stream) {
+  T s;
+  static_assert(sizeof(T) <= sizeof(scalar_bits), "scalar wider than its bits");
+  std::memcpy(&s, &scalar_bits, sizeof(T));
+  return LaunchTernaryLoop<T, C, T, T>(loop, out, x, y, z, TernaryTableF<T, C, kBySize>{op, a, s},
+                                       stream);
+}
 
 }  // namespace
 
-cudaError_t LaunchWhere(int elem_bytes, const LoopShape& loop, const Operand& out,
-                        const Operand& cond, const Operand& x, const Operand& y,
-                        cudaStream_t stream) {
-  cudaError_t e = cudaErrorInvalidValue;
-  OFL_CU_SWITCH_SIZE(elem_bytes, e = (LaunchTernaryLoop<scalar_t, bool, scalar_t, scalar_t>(
-                                     loop, out, cond, x, y, WhereF<scalar_t>{}, stream)));
-  return e;
+bool TernaryTableSupported(TernaryId op, ScalarType t) {
+  switch (KindOf(op).types) {
+    case Types::Float: return InSet(F, t);
+    case Types::Numeric: return InSet(N, t);
+    case Types::All: return SizeOf(t) > 0;
+    default: return false;
+  }
 }
 
-cudaError_t LaunchWhereScalar(int elem_bytes, bool scalar_is_other, uint64_t scalar_bits,
-                              const LoopShape& loop, const Operand& out, const Operand& cond,
-                              const Operand& x, cudaStream_t stream) {
+cudaError_t LaunchTernaryTable(TernaryId op, ScalarType t, const opdefs::TernaryAttrsAll& a,
+                               uint64_t scalar_bits, const LoopShape& loop, const Operand& out,
+                               const Operand& x, const Operand& y, const Operand& z,
+                               cudaStream_t stream) {
+  if (!TernaryTableSupported(op, t)) return cudaErrorInvalidValue;
   cudaError_t e = cudaErrorInvalidValue;
-  OFL_CU_SWITCH_SIZE(elem_bytes, {
-    WhereScalarF<scalar_t> f{static_cast<scalar_t>(scalar_bits), scalar_is_other};
-    e = LaunchTernaryLoop<scalar_t, bool, scalar_t, scalar_t>(loop, out, cond, x, x, f,
-                                                              stream);  // x passed twice
-  });
-  return e;
-}
-
-bool TernarySupported(TernaryOp op, ScalarType t) {
-  bool fl = t == ScalarType::kF32 || t == ScalarType::kF64;
-  if (op == TernaryOp::kAddcmul)
-    return fl || t == ScalarType::kU8 || t == ScalarType::kI8 || t == ScalarType::kI32 ||
-           t == ScalarType::kI64;
-  return fl;
-}
-
-cudaError_t LaunchTernary(TernaryOp op, ScalarType t, const OpParams& p, const LoopShape& loop,
-                          const Operand& out, const Operand& a, const Operand& b, const Operand& c,
-                          cudaStream_t stream) {
-  if (!TernarySupported(op, t)) return cudaErrorInvalidValue;
-  cudaError_t e = cudaErrorInvalidValue;
-  OFL_CU_SWITCH_NUMERIC(t, {
-    TernaryF<scalar_t> f{op, static_cast<scalar_t>(p.p0), p.p0 != 0, p.p1 == 0};
-    e = (LaunchTernaryLoop<scalar_t, scalar_t, scalar_t, scalar_t>(loop, out, a, b, c, f, stream));
-  });
+  const OpKind k = KindOf(op);
+  const bool cond = k.cond, by_size = k.types == Types::All;
+  if constexpr (AnyOp<true, true>()) {
+    if (cond && by_size)
+      OFL_CU_SWITCH_SIZE(SizeOf(t), e = (Launch<scalar_t, bool, true>(op, a, scalar_bits, loop, out,
+                                                                      x, y, z, stream)));
+  }
+  if constexpr (AnyOp<false, true>()) {
+    if (!cond && by_size)
+      OFL_CU_SWITCH_SIZE(SizeOf(t), e = (Launch<scalar_t, scalar_t, true>(op, a, scalar_bits, loop,
+                                                                          out, x, y, z, stream)));
+  }
+  if constexpr (AnyOp<true, false>()) {
+    if (cond && !by_size)
+      OFL_CU_SWITCH_NUMERIC(
+          t, e = (Launch<scalar_t, bool, false>(op, a, scalar_bits, loop, out, x, y, z, stream)));
+  }
+  if constexpr (AnyOp<false, false>()) {
+    if (!cond && !by_size)
+      OFL_CU_SWITCH_NUMERIC(t, e = (Launch<scalar_t, scalar_t, false>(op, a, scalar_bits, loop, out,
+                                                                      x, y, z, stream)));
+  }
   return e;
 }
 

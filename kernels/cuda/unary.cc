@@ -13,10 +13,7 @@ namespace cuda {
 OpParams ParamsOf(const char* op, const AttrMap& a) {
   OpParams p;
   auto is = [&](const char* n) { return std::strcmp(op, n) == 0; };
-  if (is("reduce_eq_mask"))
-    p.p0 = a.Bool("signed") ? 1 : 0;
-  else if (is("lerp_scalar"))
-    p.p0 = a.Float("weight");
+  if (is("reduce_eq_mask")) p.p0 = a.Bool("signed") ? 1 : 0;
   return p;
 }
 

@@ -2,7 +2,7 @@
 // attributes keep the table's defaults) and written back into one.
 #pragma once
 #include "oneflow_like/base/attrs.h"
-#include "oneflow_like/opdefs/binary.h"
+#include "oneflow_like/opdefs/ternary.h"
 
 namespace oneflow_like {
 namespace opdefs {

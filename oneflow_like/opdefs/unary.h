@@ -7,8 +7,9 @@
 namespace oneflow_like {
 namespace opdefs {
 
-// Dtype sets of the tables' `types` column (the unary table uses the first three).
-enum class Types { Float, Numeric, IntBool, NumericBool, Bool };
+// Dtype sets of the tables' `types` column (the unary table uses the first three; All, every
+// dtype with f16/bf16, is the ternary table's).
+enum class Types { Float, Numeric, IntBool, NumericBool, Bool, All };
 template <Types K, typename T>
 constexpr bool InTypes() {
   constexpr bool fl = std::is_floating_point_v<T>;
@@ -17,6 +18,7 @@ constexpr bool InTypes() {
   if constexpr (K == Types::Numeric) return !b;
   if constexpr (K == Types::NumericBool) return true;
   if constexpr (K == Types::Bool) return b;
+  if constexpr (K == Types::All) return true;
   return !fl;
 }
 

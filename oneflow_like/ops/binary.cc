@@ -9,6 +9,7 @@
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/copy.h"
+#include "oneflow_like/ops/ternary.h"
 #include "oneflow_like/ops/unary.h"
 
 namespace oneflow_like {
@@ -125,28 +126,15 @@ OFL_GRAD(RDivScalar, {  // d(s/a) = -s/a^2 = -out/a
 #undef OFL_GRAD
 
 // maximum/minimum backward: minmax_grad(g, a, b; is_max, side) = g where the `side` operand
-// won, g/2 at ties, else 0 (shaped like g; Dispatch reduces it to the operand's shape).
-const OpDef kMinMaxGrad =
-    OpSpec("minmax_grad",
-           [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-             out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
-             return Status();
-           })
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          ASSIGN_OR_RETURN(
-              Tensor g,
-              Dispatch1(kMinMaxGrad, {c.grad_outputs[0], c.inputs[1], c.inputs[2]}, c.attrs));
-          return TensorList{g, Tensor(), Tensor()};
-        })
-        .StridedInputs()
-        .SaveOutputs(false);
+// won, g/2 at ties, else 0 (the ternary table's; shaped like g, Dispatch reduces it to the
+// operand's shape).
 template <bool kIsMax>
 StatusOr<TensorList> MinMaxGrad(const GradContext& c) {
   TensorList r(2);
   for (int side = 0; side < 2; ++side) {
     if (!c.needs_input_grad[side]) continue;
-    ASSIGN_OR_RETURN(r[side], Dispatch1(kMinMaxGrad, {c.grad_outputs[0], c.inputs[0], c.inputs[1]},
-                                        {{"is_max", kIsMax}, {"side", int64_t(side)}}));
+    ASSIGN_OR_RETURN(r[side], F::MinmaxGrad(c.grad_outputs[0], c.inputs[0], c.inputs[1],
+                                            opdefs::MinmaxGradAttrs{kIsMax, side}));
   }
   return r;
 }

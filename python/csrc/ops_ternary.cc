@@ -1,8 +1,12 @@
-// Bindings of the ternary family: where (tensor or Python-number branches), addcmul/addcdiv
-// (+ in-place, used by the optimizers) and lerp.
+// Bindings of the ternary family (oneflow_like/opdefs/ternary.def): the table's ops of api gen /
+// gen_ip are bound from it (flow.name(x, y, z, *, attrs), Tensor.name(y, z, *, attrs) and, for
+// gen_ip, Tensor.name_), with the table listed by flow._C._ternary_table(); where (tensor or
+// Python-number branches) and lerp (tensor or number weight) are hand-written. (clamp with tensor
+// bounds is bound with clamp in ops_unary.cc.)
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/ternary.h"
 #include "python/csrc/binding.h"
+#include "python/csrc/op_tables_py.h"
 
 namespace oneflow_like {
 namespace python {
@@ -24,7 +28,94 @@ Tensor WhereAny(const Tensor& cond, py::handle x, py::handle y) {
   return Unwrap(F::Where(cond, xt, ToTensor(y, &xt)));
 }
 
+// The attributes of a generated binding: keyword-only, None keeping the table's default.
+template <typename Attrs>
+Attrs KeywordAttrs(const char* op, const py::kwargs& kw) {
+  Attrs a;
+  size_t used = 0;
+  opdefs::ForEachAttr(a, [&](const char* name, auto& field) {
+    if (!kw.contains(name)) return;
+    ++used;
+    py::object v = kw[name];
+    if (!v.is_none()) field = v.cast<std::decay_t<decltype(field)>>();
+  });
+  if (used != kw.size())
+    throw py::type_error(std::string("[") + op + "] unexpected keyword arguments " +
+                         std::string(py::repr(kw)));
+  return a;
+}
+
+template <typename Attrs>
+void BindGen(py::module_& m, TensorClass& cls, const char* name, const char* const (&args)[3],
+             StatusOr<Tensor> (*fn)(const Tensor&, const Tensor&, const Tensor&, const Attrs&),
+             Status (*inplace)(const Tensor&, const Tensor&, const Tensor&, const Attrs&)) {
+  auto f = [fn, name](const Tensor& x, const Tensor& y, const Tensor& z, py::kwargs kw) {
+    return Unwrap(fn(x, y, z, KeywordAttrs<Attrs>(name, kw)));
+  };
+  m.def(name, f, py::arg(args[0]), py::arg(args[1]), py::arg(args[2]));
+  cls.def(name, f, py::arg(args[1]), py::arg(args[2]));
+  if (!inplace) return;
+  auto ip = [inplace, name](Tensor& x, const Tensor& y, const Tensor& z, py::kwargs kw) -> Tensor& {
+    Check(inplace(x, y, z, KeywordAttrs<Attrs>(name, kw)));
+    return x;
+  };
+  cls.def((std::string(name) + "_").c_str(), ip, py::arg(args[1]), py::arg(args[2]));
+}
+
+// One row per table entry, for flow._C._ternary_table().
+struct TableRow {
+  const char *name, *types, *first, *grad, *api, *lower, *base;
+  py::dict (*attrs)();
+};
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_TERNARY(name, Name, types, first, Attrs, grad, api, args, lower, ...) \
+  {#name, #types, #first, #grad, #api, #lower, "", &AttrsDict<opdefs::Attrs>},
+#define OFL_TERNARY_SCALAR(name, Name, types, Base, pos, grad, lower) \
+  {#name, #types, "", #grad, "scalar_" #pos, #lower, #Base, &AttrsDict<opdefs::ScalarAttrs>},
+const TableRow kTableRows[] = {
+#include "oneflow_like/opdefs/ternary.def"
+};
+#undef OFL_TERNARY
+#undef OFL_TERNARY_SCALAR
+#undef OFL_ATTRS
+// clang-format on
+
 void BindTernary(py::module_& m, TensorClass& cls) {
+  m.def("_ternary_table", [] {
+    py::list ops;
+    for (const TableRow& r : kTableRows)
+      ops.append(py::dict(py::arg("name") = r.name, py::arg("types") = r.types,
+                          py::arg("first") = r.first, py::arg("grad") = r.grad,
+                          py::arg("api") = r.api, py::arg("lower") = r.lower,
+                          py::arg("base") = r.base, py::arg("attrs") = r.attrs()));
+    return ops;
+  });
+  // api gen / gen_ip, from the table.
+  // clang-format off
+#define OFL_TERNARY_ARGS(a, b, c) {#a, #b, #c}
+#define OFL_TERNARY_BIND_custom(name, Name, Attrs, args)
+#define OFL_TERNARY_BIND_internal(name, Name, Attrs, args)
+#define OFL_TERNARY_BIND_gen(name, Name, Attrs, args)                                 \
+  {                                                                                   \
+    static const char* const names[3] = OFL_TERNARY_ARGS args;                        \
+    BindGen<opdefs::Attrs>(m, cls, #name, names, &F::Name, nullptr);                  \
+  }
+#define OFL_TERNARY_BIND_gen_ip(name, Name, Attrs, args)                              \
+  {                                                                                   \
+    static const char* const names[3] = OFL_TERNARY_ARGS args;                        \
+    BindGen<opdefs::Attrs>(m, cls, #name, names, &F::Name, &F::Name##_);              \
+  }
+#define OFL_ATTRS(...)
+#define OFL_TERNARY(name, Name, types, first, Attrs, grad, api, args, ...) \
+  OFL_TERNARY_BIND_##api(name, Name, Attrs, args)
+#define OFL_TERNARY_SCALAR(...)
+#include "oneflow_like/opdefs/ternary.def"
+#undef OFL_TERNARY
+#undef OFL_TERNARY_SCALAR
+#undef OFL_ATTRS
+  // clang-format on
+
   m.def(
       "where", [](const Tensor& cond, py::object x, py::object y) { return WhereAny(cond, x, y); },
       py::arg("condition"), py::arg("input"), py::arg("other"));
@@ -34,47 +125,6 @@ void BindTernary(py::module_& m, TensorClass& cls) {
         return WhereAny(cond, py::cast(self), y);
       },
       py::arg("condition"), py::arg("other"));
-
-  m.def(
-      "addcmul",
-      [](const Tensor& t, const Tensor& a, const Tensor& b, double value) {
-        return Unwrap(F::Addcmul(t, a, b, value));
-      },
-      py::arg("input"), py::arg("tensor1"), py::arg("tensor2"), py::kw_only(),
-      py::arg("value") = 1.0);
-  m.def(
-      "addcdiv",
-      [](const Tensor& t, const Tensor& a, const Tensor& b, double value) {
-        return Unwrap(F::Addcdiv(t, a, b, value));
-      },
-      py::arg("input"), py::arg("tensor1"), py::arg("tensor2"), py::kw_only(),
-      py::arg("value") = 1.0);
-  cls.def(
-         "addcmul",
-         [](const Tensor& t, const Tensor& a, const Tensor& b, double value) {
-           return Unwrap(F::Addcmul(t, a, b, value));
-         },
-         py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1.0)
-      .def(
-          "addcdiv",
-          [](const Tensor& t, const Tensor& a, const Tensor& b, double value) {
-            return Unwrap(F::Addcdiv(t, a, b, value));
-          },
-          py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1.0)
-      .def(
-          "addcmul_",
-          [](Tensor& t, const Tensor& a, const Tensor& b, double value) {
-            Check(F::Addcmul_(t, a, b, value));
-            return t;
-          },
-          py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1.0)
-      .def(
-          "addcdiv_",
-          [](Tensor& t, const Tensor& a, const Tensor& b, double value) {
-            Check(F::Addcdiv_(t, a, b, value));
-            return t;
-          },
-          py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1.0);
 
   auto lerp = [](const Tensor& s, const Tensor& e, py::object w) {
     if (IsScalar(w)) return Unwrap(F::LerpScalar(s, e, ScalarValue(w)));

@@ -4,6 +4,7 @@
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/unary.h"
 #include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/ops/ternary.h"
 #include "python/csrc/binding.h"
 #include "python/csrc/op_tables_py.h"
 
@@ -61,14 +62,18 @@ std::optional<double> OptScalar(const py::object& o, const char* what) {
   return ScalarValue(o);
 }
 
-// clamp with tensor bounds composes maximum/minimum (broadcasting, differentiable in both).
+// clamp with a tensor bound: the ternary table's clamp_tensor (broadcasting, differentiable in
+// the input and both bounds); a number beside it becomes a 0-dim tensor.
 Tensor ClampAny(const Tensor& x, py::object lo, py::object hi) {
   bool tensor_bound = py::isinstance<Tensor>(lo) || py::isinstance<Tensor>(hi);
   if (!tensor_bound) return Unwrap(F::Clamp(x, OptScalar(lo, "min"), OptScalar(hi, "max")));
-  Tensor r = x;
-  if (!lo.is_none()) r = Unwrap(F::Maximum(r, ToTensor(lo, &x)));
-  if (!hi.is_none()) r = Unwrap(F::Minimum(r, ToTensor(hi, &x)));
-  return r;
+  auto bound = [&](const py::object& b, const char* what) {
+    if (b.is_none()) return Tensor();
+    if (py::isinstance<Tensor>(b)) return b.cast<Tensor>();
+    OptScalar(b, what);  // else a number (raises otherwise)
+    return ToTensor(b, &x);
+  };
+  return Unwrap(F::ClampTensor(x, bound(lo, "min"), bound(hi, "max")));
 }
 
 Tensor& ClampInplace(Tensor& x, py::object lo, py::object hi) {

@@ -7,7 +7,7 @@ import pytest
 
 import oneflow_like as flow
 from op_testing import FnGraph, rand
-from test_ops_elementwise import BINARY, BINARY_INT, UNARY
+from test_ops_elementwise import BINARY, BINARY_INT, TERNARY, TERNARY_DEDICATED, UNARY
 
 TABLE = flow._C._unary_table()
 FORWARD = [op for op in TABLE if op["grad"] != "backward"]
@@ -104,15 +104,22 @@ def test_logit_rejects_integer_tensors():
 BINARY_TABLE = flow._C._binary_table()
 
 
-def test_binary_table_declares_each_op_once():
-    names = [op["name"] for op in BINARY_TABLE]
+def _declared_once(table, same):
+    """Each op once; scalar variants name a declared base op with the same `same` column and
+    take only the `scalar` attribute. Returns the table by name."""
+    names = [op["name"] for op in table]
     assert len(names) == len(set(names))
-    by_name = {op["name"]: op for op in BINARY_TABLE}
-    for op in BINARY_TABLE:
+    by_name = {op["name"]: op for op in table}
+    for op in table:
         if op["api"].startswith("scalar_"):  # a scalar variant evaluates its base op's formula
-            base = by_name[op["base"].lower()] if op["base"].lower() in by_name else None
-            assert base is not None and base["out"] == op["out"], op
+            base = by_name.get(op["base"].lower())
+            assert base is not None and base[same] == op[same], op
             assert op["attrs"] == {"scalar": 0.0}
+    return by_name
+
+
+def test_binary_table_declares_each_op_once():
+    by_name = _declared_once(BINARY_TABLE, "out")
     assert by_name["add"]["attrs"] == {"alpha": 1.0} and by_name["sub"]["attrs"] == {"alpha": 1.0}
     assert by_name["xlogy"]["lower"] == "L" and by_name["xlogy"]["types"] == "Float"
     assert {op["name"] for op in BINARY_TABLE if op["out"] == "bool"} >= {"eq", "lt_scalar"}
@@ -154,3 +161,73 @@ def test_lowered_binary_formula_matches_kernel_bits(op, dtype):
     lazy = g(xs, ys)
     assert op not in g.stats()["kernel_call_ops"]
     np.testing.assert_array_equal(_bits(lazy.numpy()), _bits(eager.numpy()))
+
+
+# ---- the ternary table (oneflow_like/opdefs/ternary.def) ----
+TERNARY_TABLE = flow._C._ternary_table()
+TERNARY_ROWS = {r[0]: r for r in TERNARY}
+
+
+def test_ternary_table_declares_each_op_once():
+    by_name = _declared_once(TERNARY_TABLE, "types")
+    assert by_name["addcmul"]["attrs"] == {"value": 1.0} and by_name["addcmul"]["api"] == "gen_ip"
+    assert by_name["where"]["first"] == "cond" and by_name["where"]["types"] == "All"
+    assert by_name["lerp_scalar"]["base"] == "Lerp"
+
+
+@pytest.mark.parametrize("op", [o["name"] for o in TERNARY_TABLE])
+def test_every_ternary_op_has_a_test_row(op):
+    if op in TERNARY_DEDICATED:
+        return
+    assert op in TERNARY_ROWS, f"{op} has no row in test_ops_elementwise.TERNARY"
+
+
+def test_generated_ternary_bindings_take_attrs_by_keyword_only():
+    t, a, b = (flow.tensor(rand((2, 3))) for _ in range(3))
+    np.testing.assert_array_equal(
+        flow.addcmul(t, a, b, value=None).numpy(), flow.addcmul(t, a, b).numpy()
+    )
+    np.testing.assert_array_equal(
+        t.addcdiv(a, b, value=2.0).numpy(), flow.addcdiv(t, a, b, value=2.0).numpy()
+    )
+    with pytest.raises(TypeError):
+        flow.addcmul(t, a, b, 0.5)
+    with pytest.raises(TypeError, match=r"\[addcmul\]"):
+        flow.addcmul(t, a, b, scale=0.5)
+    with pytest.raises(TypeError, match=r"\[addcdiv\]"):  # a Float op: integer tensors rejected
+        flow.addcdiv(flow.tensor([1, 2]), flow.tensor([1, 2]), flow.tensor([1, 2]))
+    u = t.clone()
+    assert u.addcmul_(a, b, value=0.5) is u
+    np.testing.assert_array_equal(u.numpy(), flow.addcmul(t, a, b, value=0.5).numpy())
+
+
+LOWERED_TERNARY = [o["name"] for o in TERNARY_TABLE if o["lower"] in ("L", "LI", "LA")]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", LOWERED_TERNARY)
+def test_lowered_ternary_formula_matches_kernel_bits(op, dtype):
+    if op in TERNARY_DEDICATED:
+        return
+    _, fn, _, sample, _ = TERNARY_ROWS[op]
+    xs = [flow.tensor(a.astype(dtype)) for a in sample((5, 7), (7,), (5, 1))]
+    eager = fn(*xs)
+    g = FnGraph(fn)
+    lazy = g(*xs)
+    assert op not in g.stats()["kernel_call_ops"]
+    np.testing.assert_array_equal(_bits(lazy.numpy()), _bits(eager.numpy()))
+
+
+@pytest.mark.parametrize("dtype", [flow.int32, flow.int64])
+def test_integer_ternary_ops_lower_from_the_formula(dtype):
+    rng = np.random.default_rng(0)
+    x, lo, hi = (flow.tensor(rng.integers(-50, 50, (4, 5)), dtype=dtype) for _ in range(3))
+    for op, fn in (
+        ("clamp_tensor", lambda x, lo, hi: flow.clamp(x, lo, hi)),
+        ("addcmul", lambda x, lo, hi: flow.addcmul(x, lo, hi, value=-3)),
+        ("where", lambda x, lo, hi: flow.where(x > 0, lo, hi)),
+    ):
+        g = FnGraph(fn)
+        lazy = g(x, lo, hi)
+        assert op not in g.stats()["kernel_call_ops"], op
+        np.testing.assert_array_equal(lazy.numpy(), fn(x, lo, hi).numpy())

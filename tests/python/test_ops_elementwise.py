@@ -589,17 +589,132 @@ def test_type_promotion():
 # ---- ternary ----
 
 
+# ---- the ternary table (oneflow_like/opdefs/ternary.def) ----
+
+
+def _three(lo_z=-1.0, hi_z=1.0):
+    return lambda sx, sy, sz: [rand(sx), rand(sy), rand(sz, lo_z, hi_z)]
+
+
+def _bounds(sx, sy, sz):  # overlapping ranges: some min > max (the result is max there)
+    return [rand(sx, -2.0, 2.0), rand(sy, -1.0, 0.5), rand(sz, -0.5, 1.0)]
+
+
+def _cond_and(n):  # a condition (tested > 0 inside the row) and n value operands
+    return lambda sx, sy, sz: [rand(sx), rand(sy), rand(sz)][: n + 1]
+
+
+# (id, the call, a float64 NumPy reference, a sampler of the operands for three shapes, the
+# operands to differentiate: None all, () none). The where rows take a float condition operand
+# and test it > 0 in the call, so it is not differentiated.
+TERNARY = [
+    (
+        "where",
+        lambda c, x, y: flow.where(c > 0, x, y),
+        lambda c, x, y: np.where(c > 0, x, y),
+        _cond_and(2),
+        [1, 2],
+    ),
+    (
+        "where_scalar_other",
+        lambda c, x: flow.where(c > 0, x, 0.5),
+        lambda c, x: np.where(c > 0, x, 0.5),
+        _cond_and(1),
+        [1],
+    ),
+    (
+        "where_scalar_input",
+        lambda c, y: flow.where(c > 0, -1.0, y),
+        lambda c, y: np.where(c > 0, -1.0, y),
+        _cond_and(1),
+        [1],
+    ),
+    (
+        "addcmul",
+        lambda x, y, z: flow.addcmul(x, y, z, value=0.7),
+        lambda x, y, z: x + 0.7 * y * z,
+        _three(),
+        None,
+    ),
+    (
+        "addcdiv",
+        lambda x, y, z: flow.addcdiv(x, y, z, value=-0.3),
+        lambda x, y, z: x - 0.3 * y / z,
+        _three(0.5, 1.5),
+        None,
+    ),
+    ("lerp", flow.lerp, lambda x, y, z: x + z * (y - x), _three(-0.3, 1.3), None),  # both branches
+    (
+        "lerp_scalar",
+        lambda x, y: flow.lerp(x, y, 0.3),
+        lambda x, y: x + 0.3 * (y - x),
+        lambda sx, sy, sz: [rand(sx), rand(sy)],
+        None,
+    ),
+    (
+        "clamp_tensor",
+        lambda x, lo, hi: flow.clamp(x, lo, hi),
+        lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
+        _bounds,
+        None,
+    ),
+]
+# Ops with no Python entry of their own, tested through their owner.
+TERNARY_DEDICATED = {"minmax_grad": "test_maximum_ties_split_gradient_and_nan"}
+
+
 @pytest.mark.parametrize(
-    "shapes", [((3, 4), (3, 4), (3, 4)), ((3, 1), (1, 4), (4,)), ((2, 3), (), (3,))]
+    "shapes", [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (3, 1)), ((2, 1), (1, 3), ())]
 )
-def test_where(shapes):
-    cond = rand(shapes[0]) > 0
-    x, y = rand(shapes[1]), rand(shapes[2])
-    c = flow.tensor(cond)
-    check_op(lambda a, b: flow.where(c, a, b), lambda a, b: np.where(cond, a, b), [x, y])
-    check_op(lambda a: flow.where(c, a, 0.5), lambda a: np.where(cond, a, 0.5), [x])
-    check_op(lambda b: flow.where(c, -1.0, b), lambda b: np.where(cond, -1.0, b), [y])
-    check_op(lambda a, b: a.where(c, b), lambda a, b: np.where(cond, a, b), [x, y])
+@pytest.mark.parametrize("name,fn,ref,sample,grad", TERNARY, ids=[r[0] for r in TERNARY])
+def test_ternary(name, fn, ref, sample, grad, shapes):
+    arrays = sample(*shapes)
+    check_op(fn, ref, arrays, grad_inputs=grad, backward=grad != ())
+
+
+def test_ternary_methods():
+    cond = rand((3, 4)) > 0
+    x, y, z = rand((3, 4)), rand((4,)), rand((3, 1), 0.5, 1.5)
+    check_op(lambda a, b: a.where(flow.tensor(cond), b), lambda a, b: np.where(cond, a, b), [x, y])
+    check_op(lambda a, b, c: a.addcmul(b, c), lambda a, b, c: a + b * c, [x, y, z])
+    check_op(lambda a, b, c: a.addcdiv(b, c, value=2.0), lambda a, b, c: a + 2.0 * b / c, [x, y, z])
+    check_op(lambda a, b: a.lerp(b, 0.8), lambda a, b: a + 0.8 * (b - a), [x, y])
+    check_op(lambda a, b, c: a.clamp(min=b, max=c), lambda a, b, c: np.clip(a, b, c), [x, y, z])
+
+
+def test_clamp_tensor_bounds():
+    x = flow.tensor([-3.0, 0.0, np.nan, 2.0, 5.0])
+    lo = flow.tensor([-1.0, np.nan, 0.0, 3.0, 0.0])
+    hi = flow.tensor([1.0, 1.0, 1.0, 1.0, np.nan])
+    r = flow.clamp(x, lo, hi).numpy()  # a NaN input or bound gives NaN; min > max gives max
+    np.testing.assert_array_equal(r[[0, 3]], [-1.0, 1.0])
+    assert np.isnan(r[[1, 2, 4]]).all()
+    np.testing.assert_array_equal(flow.clamp(x[:2], min=flow.tensor(-1.0)).numpy(), [-1.0, 0.0])
+    np.testing.assert_array_equal(x[:2].clamp_max(flow.tensor([-4.0, 4.0])).numpy(), [-4.0, 0.0])
+    np.testing.assert_array_equal(flow.clamp(x[:2], flow.tensor(-1.0), 0.5).numpy(), [-1.0, 0.0])
+    i = flow.clamp(flow.tensor([-5, 0, 5]), flow.tensor([-2, 1, 2]), flow.tensor([2, 2, 9]))
+    assert i.dtype == flow.int64
+    np.testing.assert_array_equal(i.numpy(), [-2, 1, 5])
+    assert flow.clamp(flow.tensor([1, 2]), flow.tensor([1.5, 0.5])).dtype == flow.float32
+    y = flow.tensor([-3.0, 0.5, 3.0])
+    y.clamp_(flow.tensor([-1.0, -1.0, -1.0]), flow.tensor(1.0))
+    np.testing.assert_array_equal(y.numpy(), [-1.0, 0.5, 1.0])
+    with pytest.raises(TypeError, match=r"\[clamp\]"):
+        flow.clamp(flow.ones(2), flow.ones(2), "max")
+
+
+def test_clamp_tensor_gradient_follows_pytorch_at_ties():
+    # input == min: the input gets the gradient (min does not); min > max: max gets it.
+    x = flow.tensor([0.0, 0.5, 2.0, 0.0], dtype=flow.float64, requires_grad=True)
+    lo = flow.tensor([0.0, 1.0, 0.0, 1.0], dtype=flow.float64, requires_grad=True)
+    hi = flow.tensor([1.0, 2.0, 1.0, 0.5], dtype=flow.float64, requires_grad=True)
+    flow.clamp(x, lo, hi).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(lo.grad.numpy(), [0.0, 1.0, 0.0, 0.0])
+    np.testing.assert_array_equal(hi.grad.numpy(), [0.0, 0.0, 1.0, 1.0])
+    b = flow.tensor([1.0, 1.0], requires_grad=True)
+    flow.clamp(flow.tensor([0.0, 2.0]), min=b).sum().backward()  # one bound: the other absent
+    np.testing.assert_array_equal(b.grad.numpy(), [1.0, 0.0])
 
 
 def test_where_dtypes():
@@ -613,26 +728,6 @@ def test_where_dtypes():
     np.testing.assert_array_equal(
         flow.where(flow.tensor([1, 0, 2]), flow.ones(3), flow.zeros(3)).numpy(), [1, 0, 1]
     )
-
-
-@pytest.mark.parametrize(
-    "shapes", [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (3, 1)), ((2, 1), (1, 3), ())]
-)
-def test_addcmul_addcdiv_lerp(shapes):
-    t, a, b = rand(shapes[0]), rand(shapes[1]), rand(shapes[2], 0.5, 1.5)
-    check_op(
-        lambda x, y, z: flow.addcmul(x, y, z, value=0.7), lambda x, y, z: x + 0.7 * y * z, [t, a, b]
-    )
-    check_op(
-        lambda x, y, z: flow.addcdiv(x, y, z, value=-0.3),
-        lambda x, y, z: x - 0.3 * y / z,
-        [t, a, b],
-    )
-    check_op(lambda x, y, z: x.addcmul(y, z), lambda x, y, z: x + y * z, [t, a, b])
-    w = rand(shapes[2], 0, 1)
-    check_op(flow.lerp, lambda x, y, z: x + z * (y - x), [t, a, w])
-    check_op(lambda x, y: flow.lerp(x, y, 0.3), lambda x, y: x + 0.3 * (y - x), [t, a])
-    check_op(lambda x, y: x.lerp(y, 0.8), lambda x, y: x + 0.8 * (y - x), [t, a])
 
 
 def test_optimizer_style_inplace():

@@ -1,9 +1,10 @@
 // Lowerings of the binary family (oneflow_like/opdefs/binary.def): the table's ops of lower column
 // L are built from their formula through HloMath (registered at the end); the hand-written ones
-// (lower column H: sub, maximum/minimum and their gradient, pow, comparisons -> compare with a
-// pred result, logical ops, float floor_divide/remainder/fmod, bitwise ops; add, mul, div and
-// the arithmetic scalar ops are in elementwise.cc) and where -> select each reproduce their kernel
-// in kernels/cpu/{binary,ternary}.cc; operands are broadcast NumPy-style to the output shape.
+// (lower column H: sub, maximum/minimum, pow, comparisons -> compare with a pred result, logical
+// ops, float floor_divide/remainder/fmod, bitwise ops; add, mul, div and the arithmetic scalar ops
+// are in elementwise.cc) each reproduce their kernel in kernels/cpu/binary.cc; operands are
+// broadcast NumPy-style to the output shape. (maximum/minimum's gradient minmax_grad and where are
+// the ternary table's: ternary.cc.)
 #include "oneflow_like/lazy/lowering/hlo_math.h"
 #include "oneflow_like/opdefs/attrs.h"
 
@@ -101,56 +102,6 @@ Status LowerLogical(LowerCtx& ctx, const TracedOp& op, int kind) {  // 0 and, 1 
   return Status();
 }
 
-// minmax_grad(g, a, b; is_max, side): wins ? g : (mine == other ? g * 0.5 : 0).
-Status LowerMinMaxGrad(LowerCtx& ctx, const TracedOp& op) {
-  const TensorMeta& m = ctx.out_meta(op, 0);
-  if (!SameDtypes(ctx, op, 0, IsFloat) || ctx.in_meta(op, 0).dtype != m.dtype)
-    return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
-  bool is_max = op.attrs.Bool("is_max"), side_a = op.attrs.Int("side") == 0;
-  HloInstruction *mine = side_a ? in[1] : in[2], *other = side_a ? in[2] : in[1];
-  ASSIGN_OR_RETURN(
-      auto* wins,
-      ctx.b().Compare(mine, other, is_max ? ComparisonDirection::kGt : ComparisonDirection::kLt));
-  ASSIGN_OR_RETURN(auto* tie, ctx.b().Compare(mine, other, ComparisonDirection::kEq));
-  ASSIGN_OR_RETURN(auto* half, Splat(ctx, m.dtype, 0.5, m.shape));
-  ASSIGN_OR_RETURN(auto* zero, Splat(ctx, m.dtype, 0.0, m.shape));
-  ASSIGN_OR_RETURN(auto* gh, ctx.b().Binary(HloOpcode::kMultiply, in[0], half));
-  ASSIGN_OR_RETURN(auto* t, ctx.b().Select(tie, gh, zero));
-  ASSIGN_OR_RETURN(auto* r, ctx.b().Select(wins, in[0], t));
-  ctx.set(op, 0, r);
-  return Status();
-}
-
-bool AnyType(DType t) {
-  return t != DType::kF16 && t != DType::kBF16;
-}
-
-Status LowerWhere(LowerCtx& ctx, const TracedOp& op) {  // where(cond, x, y)
-  const TensorMeta& m = ctx.out_meta(op, 0);
-  if (ctx.in_meta(op, 0).dtype != DType::kBool || !SameDtypes(ctx, op, 1, AnyType) ||
-      ctx.in_meta(op, 1).dtype != m.dtype)
-    return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
-  ASSIGN_OR_RETURN(auto* r, ctx.b().Select(in[0], in[1], in[2]));
-  ctx.set(op, 0, r);
-  return Status();
-}
-
-template <bool kScalarIsOther>
-Status LowerWhereScalar(LowerCtx& ctx, const TracedOp& op) {  // cond ? x : s  /  cond ? s : y
-  const TensorMeta& m = ctx.out_meta(op, 0);
-  if (ctx.in_meta(op, 0).dtype != DType::kBool || !AnyType(m.dtype) ||
-      ctx.in_meta(op, 1).dtype != m.dtype)
-    return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(auto in, BroadcastInputs(ctx, op, m.shape));
-  ASSIGN_OR_RETURN(auto* s, Splat(ctx, m.dtype, op.attrs.Float("scalar"), m.shape));
-  ASSIGN_OR_RETURN(
-      auto* r, kScalarIsOther ? ctx.b().Select(in[0], in[1], s) : ctx.b().Select(in[0], s, in[1]));
-  ctx.set(op, 0, r);
-  return Status();
-}
-
 // floor_divide / remainder / fmod on floats (kernels/cpu/binary.cc FloatDivOp): floor(x / y);
 // r = fmod(x, y) with Python's sign fix (r != 0 and sign(r) != sign(y) -> r + y); C's fmod.
 // Integer dtypes keep the kernel call: a zero divisor raises ZeroDivisionError there.
@@ -212,7 +163,6 @@ OFL_REGISTER_LOWERING(minimum, [](LowerCtx& c, const TracedOp& o) {
 OFL_REGISTER_LOWERING(pow, [](LowerCtx& c, const TracedOp& o) {
   return LowerSameType(c, o, HloOpcode::kPower, IsFloat);
 });
-OFL_REGISTER_LOWERING(minmax_grad, LowerMinMaxGrad);
 OFL_REGISTER_LOWERING(eq, [](LowerCtx& c, const TracedOp& o) {
   return LowerCompare(c, o, ComparisonDirection::kEq);
 });
@@ -275,9 +225,6 @@ OFL_REGISTER_LOWERING(bitwise_xor, [](LowerCtx& c, const TracedOp& o) {
 });
 OFL_REGISTER_LOWERING(bitwise_not, LowerBitwiseNot);
 OFL_REGISTER_LOWERING(logical_not, LowerLogicalNot);
-OFL_REGISTER_LOWERING(where, LowerWhere);
-OFL_REGISTER_LOWERING(where_scalar_other, LowerWhereScalar<true>);
-OFL_REGISTER_LOWERING(where_scalar_input, LowerWhereScalar<false>);
 
 namespace binary_table {  // (registrations named by .def line numbers)
 // clang-format off

@@ -1,8 +1,10 @@
 // HloMath: the op tables' math policy (oneflow_like/opdefs/math.h) over HLO instructions. A
 // table formula instantiated with it builds the very expression tree the kernels evaluate (same
-// operation order, in the op's dtype), so compiled graphs match eager bit for bit. Floating
-// dtypes only: constants are splats of the output's dtype.
+// operation order, in the op's dtype), so compiled graphs match eager bit for bit. Constants are
+// splats of the output's dtype; each table's lower column says which dtypes a formula may take.
 #pragma once
+#include <cmath>
+
 #include "oneflow_like/lazy/lowering/lowering_util.h"
 #include "oneflow_like/opdefs/attrs.h"
 
@@ -48,7 +50,8 @@ struct HloMath {
   ExprBuilder* e;
   bool* unsupported;  // set when the formula needs a function HLO has no exact spelling for
   HV c(double v) const { return {e, e->C(v)}; }
-  HV scalar(double v) const { return c(v); }  // floating dtypes: the same conversion
+  // A Python number in the output's dtype (integers truncate, as ScalarMath::scalar).
+  HV scalar(double v) const { return c(IsFloating(e->m.dtype) ? v : std::trunc(v)); }
   HV select(HV p, HV a, HV b) const { return {e, e->Sel(p.h, a.h, b.h)}; }
   HV and_(HV a, HV b) const { return {e, e->B(HloOpcode::kAnd, a.h, b.h)}; }
   HV or_(HV a, HV b) const { return {e, e->B(HloOpcode::kOr, a.h, b.h)}; }
