@@ -79,34 +79,31 @@ void Getrs(int n, int nrhs, const double* a, const int* ipiv, double* b, int* in
 }
 
 // Work sizes by a query call (lwork = liwork = -1), then the decomposition.
-void Syevd(int n, float* a, float* w, std::vector<float>* work, std::vector<int>* iwork,
-           int* info) {
+template <typename T>
+void Syevd(int n, T* a, T* w, std::vector<T>* work, std::vector<int>* iwork, int* info) {
   int lwork = -1, liwork = -1, iq = 0;
-  float wq = 0;
-  ssyevd_("V", "U", &n, a, &n, w, &wq, &lwork, &iq, &liwork, info);
+  T wq = 0;
+  auto call = [&](T* wk, int* iwk) {
+    if constexpr (std::is_same_v<T, float>) {
+      ssyevd_("V", "U", &n, a, &n, w, wk, &lwork, iwk, &liwork, info);
+    } else {
+      dsyevd_("V", "U", &n, a, &n, w, wk, &lwork, iwk, &liwork, info);
+    }
+  };
+  call(&wq, &iq);
+  if (*info != 0) return;
   lwork = static_cast<int>(wq) + 1;
   liwork = iq + 1;
   work->resize(lwork);
   iwork->resize(liwork);
-  ssyevd_("V", "U", &n, a, &n, w, work->data(), &lwork, iwork->data(), &liwork, info);
-}
-void Syevd(int n, double* a, double* w, std::vector<double>* work, std::vector<int>* iwork,
-           int* info) {
-  int lwork = -1, liwork = -1, iq = 0;
-  double wq = 0;
-  dsyevd_("V", "U", &n, a, &n, w, &wq, &lwork, &iq, &liwork, info);
-  lwork = static_cast<int>(wq) + 1;
-  liwork = iq + 1;
-  work->resize(lwork);
-  iwork->resize(liwork);
-  dsyevd_("V", "U", &n, a, &n, w, work->data(), &lwork, iwork->data(), &liwork, info);
+  call(work->data(), iwork->data());
 }
 
-// Householder QR of the column-major m x n matrix in `a` (leading dimension m), then the first
-// `qcols` columns of Q formed in place (a must hold m x max(n, qcols)).
+// Householder QR of the column-major m x n matrix in `a` (leading dimension m): R in its upper
+// triangle, the reflectors below it and in `tau`. `work` is sized for the Orgqr that forms the
+// first `qcols` columns of Q afterwards (a must then hold m x max(n, qcols)).
 template <typename T>
-void GeqrfOrgqr(int m, int n, int qcols, T* a, std::vector<T>* tau, std::vector<T>* work,
-                int* info) {
+void Geqrf(int m, int n, int qcols, T* a, std::vector<T>* tau, std::vector<T>* work, int* info) {
   const int k = std::min(m, n);
   tau->resize(std::max(k, 1));
   int lwork = std::max(1, std::max(n, qcols) * 64);
@@ -116,8 +113,6 @@ void GeqrfOrgqr(int m, int n, int qcols, T* a, std::vector<T>* tau, std::vector<
   } else {
     dgeqrf_(&m, &n, a, &m, tau->data(), work->data(), &lwork, info);
   }
-  if (*info != 0) return;
-  // R is read from `a` by the caller before this point would overwrite it: see Qr.
 }
 template <typename T>
 void Orgqr(int m, int qcols, int k, T* a, const std::vector<T>& tau, std::vector<T>* work,
@@ -347,7 +342,7 @@ Status Qr(KernelContext& ctx) {
     for (int row = 0; row < m; ++row)
       for (int col = 0; col < n; ++col) buf[static_cast<size_t>(col) * m + row] = am[row * n + col];
     int info = 0;
-    GeqrfOrgqr(m, n, qcols, buf.data(), &tau, &work, &info);
+    Geqrf(m, n, qcols, buf.data(), &tau, &work, &info);
     if (info != 0) return Internal("[%s] geqrf failed with info %d", ctx.op(), info);
     for (int row = 0; row < k; ++row)
       for (int col = row; col < n; ++col)
@@ -399,50 +394,33 @@ Status Svd(KernelContext& ctx) {
   return Status();
 }
 
-// One entry per op: Fn<float> or Fn<double> by the input's dtype.
-template <template <typename> class Fn>
+// One entry per op: the float or double instantiation by the input's dtype.
+template <Status (*F32)(KernelContext&), Status (*F64)(KernelContext&)>
 Status ByDtype(KernelContext& ctx) {
-  OFL_SWITCH_FLOAT(ctx.input(0).dtype, return Fn<scalar_t>::Run(ctx));
-  return Unsupported(ctx, ctx.input(0).dtype);
+  switch (ctx.input(0).dtype) {
+    case DType::kF32: return F32(ctx);
+    case DType::kF64: return F64(ctx);
+    default: return Unsupported(ctx, ctx.input(0).dtype);
+  }
 }
-template <typename T>
-struct CholeskyFn {
-  static Status Run(KernelContext& c) { return Cholesky<T>(c); }
-};
-template <typename T>
-struct InverseFn {
-  static Status Run(KernelContext& c) { return Inverse<T>(c); }
-};
-template <typename T>
-struct SlogdetFn {
-  static Status Run(KernelContext& c) { return Slogdet<T>(c); }
-};
-template <typename T>
-struct EighFn {
-  static Status Run(KernelContext& c) { return Eigh<T>(c); }
-};
-template <typename T>
-struct QrFn {
-  static Status Run(KernelContext& c) { return Qr<T>(c); }
-};
-template <typename T>
-struct SvdFn {
-  static Status Run(KernelContext& c) { return Svd<T>(c); }
-};
-template <typename T>
-struct SolveFn {
-  static Status Run(KernelContext& c) { return Solve<T>(c); }
-};
+
+constexpr KernelFn kCholeskyKernel = ByDtype<Cholesky<float>, Cholesky<double>>;
+constexpr KernelFn kInverseKernel = ByDtype<Inverse<float>, Inverse<double>>;
+constexpr KernelFn kSlogdetKernel = ByDtype<Slogdet<float>, Slogdet<double>>;
+constexpr KernelFn kSolveKernel = ByDtype<Solve<float>, Solve<double>>;
+constexpr KernelFn kEighKernel = ByDtype<Eigh<float>, Eigh<double>>;
+constexpr KernelFn kQrKernel = ByDtype<Qr<float>, Qr<double>>;
+constexpr KernelFn kSvdKernel = ByDtype<Svd<float>, Svd<double>>;
 
 }  // namespace
 
-OFL_REGISTER_KERNEL(linalg_cholesky, kCPU, ByDtype<CholeskyFn>);
-OFL_REGISTER_KERNEL(linalg_inv, kCPU, ByDtype<InverseFn>);
-OFL_REGISTER_KERNEL(linalg_slogdet, kCPU, ByDtype<SlogdetFn>);
-OFL_REGISTER_KERNEL(linalg_solve, kCPU, ByDtype<SolveFn>);
-OFL_REGISTER_KERNEL(linalg_eigh, kCPU, ByDtype<EighFn>);
-OFL_REGISTER_KERNEL(linalg_qr, kCPU, ByDtype<QrFn>);
-OFL_REGISTER_KERNEL(linalg_svd, kCPU, ByDtype<SvdFn>);
+OFL_REGISTER_KERNEL(linalg_cholesky, kCPU, kCholeskyKernel);
+OFL_REGISTER_KERNEL(linalg_inv, kCPU, kInverseKernel);
+OFL_REGISTER_KERNEL(linalg_slogdet, kCPU, kSlogdetKernel);
+OFL_REGISTER_KERNEL(linalg_solve, kCPU, kSolveKernel);
+OFL_REGISTER_KERNEL(linalg_eigh, kCPU, kEighKernel);
+OFL_REGISTER_KERNEL(linalg_qr, kCPU, kQrKernel);
+OFL_REGISTER_KERNEL(linalg_svd, kCPU, kSvdKernel);
 
 }  // namespace kernels
 }  // namespace oneflow_like

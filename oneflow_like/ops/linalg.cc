@@ -47,9 +47,6 @@ Status InferSolve(const TensorList& in, const AttrMap&, std::vector<TensorMeta>*
   return Status();
 }
 
-extern const OpDef kLinalgInv;
-extern const OpDef kLinalgSolve;
-
 const OpDef kLinalgInv = OpSpec("linalg_inv", InferSquare)
                              .Grad([](const GradContext& c) -> StatusOr<TensorList> {
                                const Tensor& g = c.grad_outputs[0];
