@@ -128,27 +128,35 @@ void UnaryLoop(const TensorView& out, const TensorView& a, F f) {
                 });
 }
 
+// out[i] = f(a[i], b[i]) over three contiguous buffers of out's size.
+template <typename TO, typename TI, typename F>
+void BinaryContiguousLoop(const TensorView& out, const TensorView& a, const TensorView& b, F f) {
+  TO* o = out.ptr<TO>();
+  const TI* x = a.ptr<const TI>();
+  const TI* y = b.ptr<const TI>();
+  if constexpr (std::is_same_v<TO, TI>) {
+    if (o == x && o != y) {  // in place (a += b): see UnaryLoop
+      ParallelFor(out.numel(), [&](int64_t s, int64_t e) {
+        for (int64_t i = s; i < e; ++i) o[i] = f(o[i], y[i]);
+      });
+      return;
+    }
+  }
+  ParallelFor(out.numel(), [&](int64_t s, int64_t e) {
+    for (int64_t i = s; i < e; ++i) o[i] = f(x[i], y[i]);
+  });
+}
+
 // out[i] = f(a[i], b[i]) with a and b broadcast to out's shape.
 template <typename TO, typename TI, typename F>
 void BinaryLoop(const TensorView& out, const TensorView& a0, const TensorView& b0, F f) {
+  // Same shapes, all contiguous (the common eager case): no broadcast views to build.
+  if (a0.shape == out.shape && b0.shape == out.shape && out.contiguous() && a0.contiguous() &&
+      b0.contiguous())
+    return BinaryContiguousLoop<TO, TI>(out, a0, b0, f);
   TensorView a = BroadcastTo(a0, out.shape), b = BroadcastTo(b0, out.shape);
-  if (out.contiguous() && a.contiguous() && b.contiguous()) {
-    TO* o = out.ptr<TO>();
-    const TI* x = a.ptr<const TI>();
-    const TI* y = b.ptr<const TI>();
-    if constexpr (std::is_same_v<TO, TI>) {
-      if (o == x && o != y) {  // in place (a += b): see UnaryLoop
-        ParallelFor(out.numel(), [&](int64_t s, int64_t e) {
-          for (int64_t i = s; i < e; ++i) o[i] = f(o[i], y[i]);
-        });
-        return;
-      }
-    }
-    ParallelFor(out.numel(), [&](int64_t s, int64_t e) {
-      for (int64_t i = s; i < e; ++i) o[i] = f(x[i], y[i]);
-    });
-    return;
-  }
+  if (out.contiguous() && a.contiguous() && b.contiguous())
+    return BinaryContiguousLoop<TO, TI>(out, a, b, f);
   std::array<const DimVector*, 3> st{&out.strides, &a.strides, &b.strides};
   ForEachRow<3>(
       out.shape, st,

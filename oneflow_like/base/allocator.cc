@@ -82,7 +82,13 @@ CachingAllocator::Block* CachingAllocator::TryAllocate(size_t size) {
 StatusOr<void*> CachingAllocator::Allocate(size_t bytes) {
   size_t size = RoundUp(std::max<size_t>(bytes, 1), kRound);
   std::lock_guard<std::mutex> l(mu_);
-  Block* b = TryAllocate(size);
+  Block* b = nullptr;
+  if (size <= kStackedMax && !stacked_[size / kRound - 1].empty()) {
+    b = stacked_[size / kRound - 1].back();
+    stacked_[size / kRound - 1].pop_back();
+  } else {
+    b = TryAllocate(size);
+  }
   if (!b) {  // shrink the cache and retry once
     EmptyCacheLocked();
     b = TryAllocate(size);
@@ -109,6 +115,17 @@ void CachingAllocator::Deallocate(void* ptr) {
   live_.erase(it);
   stats_.allocated -= b->size;
   RecordBytesInUse(device_, stats_.allocated);
+  if (b->size <= kStackedMax) {
+    std::vector<Block*>& stack = stacked_[b->size / kRound - 1];
+    if (stack.size() < kStackDepth) {
+      stack.push_back(b);  // stays marked in use, so no neighbour merges with it
+      return;
+    }
+  }
+  FreeBlockLocked(b);
+}
+
+void CachingAllocator::FreeBlockLocked(Block* b) {
   b->free = true;
   Bin& bin = b->small ? small_bin_ : large_bin_;
   if (b->prev && b->prev->free) {  // merge with the previous free block
@@ -132,6 +149,10 @@ void CachingAllocator::Deallocate(void* ptr) {
 }
 
 void CachingAllocator::EmptyCacheLocked() {
+  for (std::vector<Block*>& stack : stacked_) {
+    for (Block* b : stack) FreeBlockLocked(b);
+    stack.clear();
+  }
   for (Bin* bin : {&small_bin_, &large_bin_}) {
     for (auto it = bin->begin(); it != bin->end();) {
       Block* b = *it;

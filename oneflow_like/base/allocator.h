@@ -7,6 +7,7 @@
 #include <functional>
 #include <mutex>
 #include <set>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "oneflow_like/base/device.h"
@@ -44,6 +45,10 @@ struct SystemMemory {
 // from 2 MiB segments, large ones get their own segment rounded to 2 MiB. Free blocks sit in
 // size-ordered bins (one per pool), are split on reuse and merged with free neighbours on free.
 // When the system refuses, the cache is emptied and the request retried once.
+// Tiny blocks (<= 4 KiB: the scalars and small vectors of eager loops) freed while their size's
+// stack has room are kept whole on a per-size LIFO stack and handed back to the next request of
+// that size without touching the bins (no split, merge or tree update); EmptyCache and the
+// out-of-memory retry merge them back first.
 class CachingAllocator : public Allocator {
  public:
   CachingAllocator(Device device, SystemMemory sys);
@@ -72,14 +77,18 @@ class CachingAllocator : public Allocator {
     }
   };
   using Bin = std::set<Block*, BySize>;
+  static constexpr size_t kStackedMax = 4096;  // bytes; sizes are multiples of 512
+  static constexpr size_t kStackDepth = 64;
   Block* TryAllocate(size_t size);
   Block* NewSegment(size_t size, bool small);
+  void FreeBlockLocked(Block* b);  // to its bin, merged with free neighbours
   void EmptyCacheLocked();
 
   Device device_;
   SystemMemory sys_;
   mutable std::mutex mu_;
   Bin small_bin_, large_bin_;
+  std::vector<Block*> stacked_[kStackedMax / 512];  // by size / 512 - 1; blocks not free
   absl::flat_hash_map<void*, Block*> live_;
   AllocatorStats stats_;
   int64_t limit_ = 0;

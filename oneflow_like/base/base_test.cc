@@ -59,10 +59,10 @@ SystemMemory Malloc() {
 
 TEST(CachingAllocator, SplitMergeReuse) {
   CachingAllocator a(Device::CPU(), Malloc());
-  void* p1 = a.Allocate(1000).value();
-  void* p2 = a.Allocate(1000).value();
+  void* p1 = a.Allocate(10000).value();
+  void* p2 = a.Allocate(10000).value();
   EXPECT_EQ(a.Stats().num_system_allocs, 1);  // both carved from one 2 MiB segment
-  EXPECT_EQ(static_cast<char*>(p2) - static_cast<char*>(p1), 1024);
+  EXPECT_EQ(static_cast<char*>(p2) - static_cast<char*>(p1), 10240);
   a.Deallocate(p1);
   a.Deallocate(p2);
   EXPECT_EQ(a.Stats().allocated, 0);
@@ -74,6 +74,34 @@ TEST(CachingAllocator, SplitMergeReuse) {
   EXPECT_EQ(p4, p1);
   a.Deallocate(p4);
   EXPECT_EQ(a.Stats().peak_allocated, 2 << 20);
+  a.EmptyCache();
+  EXPECT_EQ(a.Stats().reserved, 0);
+}
+
+// Tiny blocks come back LIFO by exact size; EmptyCache merges them into their segment first.
+TEST(CachingAllocator, TinyBlocksStackedThenMergedOnEmptyCache) {
+  CachingAllocator a(Device::CPU(), Malloc());
+  void* p1 = a.Allocate(4).value();
+  void* p2 = a.Allocate(1000).value();
+  void* p3 = a.Allocate(4).value();
+  a.Deallocate(p1);
+  a.Deallocate(p3);
+  EXPECT_EQ(a.Stats().allocated, 1024);
+  EXPECT_EQ(a.Allocate(500).value(), p3);  // same size class (512), last freed first
+  EXPECT_EQ(a.Allocate(1).value(), p1);
+  EXPECT_EQ(a.Stats().num_system_allocs, 1);
+  a.Deallocate(p1);
+  a.Deallocate(p2);
+  a.Deallocate(p3);
+  EXPECT_EQ(a.Stats().allocated, 0);
+  EXPECT_EQ(a.Stats().reserved, 2 << 20);
+  a.EmptyCache();  // the stacked blocks merge back, so the whole segment is returned
+  EXPECT_EQ(a.Stats().reserved, 0);
+  // More frees of one size than a stack holds: the rest go to the bins and merge as usual.
+  std::vector<void*> ps;
+  for (int i = 0; i < 200; ++i) ps.push_back(a.Allocate(512).value());
+  for (void* p : ps) a.Deallocate(p);
+  EXPECT_EQ(a.Stats().allocated, 0);
   a.EmptyCache();
   EXPECT_EQ(a.Stats().reserved, 0);
 }

@@ -33,6 +33,7 @@ std::string ShapeString(DType dtype, const Shape& shape) {
 }
 
 StatusOr<Shape> BroadcastShapes(const char* op, const Shape& a, const Shape& b) {
+  if (a == b) return a;
   int64_t n = std::max(a.ndim(), b.ndim());
   DimVector out(n);
   for (int64_t i = 0; i < n; ++i) {
