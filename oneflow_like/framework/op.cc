@@ -97,7 +97,7 @@ inline int64_t Ticks() {
 // keys torch.profiler writes ("Input Dims", "Input type").
 class ProfiledLaunch {
  public:
-  ProfiledLaunch(const OpDef& op, const TensorList& ins)
+  ProfiledLaunch(const OpDef& op, absl::Span<const Tensor> ins)
       : on_(&profiler::g_enabled != nullptr && profiler::g_enabled.load(std::memory_order_relaxed)),
         op_(op),
         ins_(ins) {
@@ -132,17 +132,24 @@ class ProfiledLaunch {
  private:
   const bool on_;
   const OpDef& op_;
-  const TensorList& ins_;
+  absl::Span<const Tensor> ins_;
   profiler::ThreadRecorder* recorder_ = nullptr;
   uint64_t previous_call_ = 0;
   int64_t begin_ = 0;
 };
 
-Status Launch(const OpDef& op, const TensorList& ins, const AttrMap& attrs, const TensorList& outs,
-              Device device) {
+int64_t CostOf(absl::Span<const Tensor> outputs, absl::Span<const Tensor> inputs) {
+  int64_t n = 0;
+  for (auto& t : outputs) n += t.numel();
+  for (auto& t : inputs) n += t.numel();
+  return n;
+}
+
+Status Launch(const OpDef& op, absl::Span<const Tensor> ins, const AttrMap& attrs,
+              absl::Span<const Tensor> outs, Device device) {
   ProfiledLaunch profiled(op, ins);
   ASSIGN_OR_RETURN(kernels::KernelFn fn, op.Kernel(device.type()));
-  int64_t cost = KernelCostHint(outs, ins);
+  int64_t cost = CostOf(outs, ins);
   vm::VirtualMachine* vm = vm::VirtualMachine::Get();
   if (device.is_cpu()) {
     // Small work on an idle CPU stream runs right here, without building an instruction.
@@ -229,10 +236,7 @@ bool TracingActive() {
 }
 
 int64_t KernelCostHint(const TensorList& outputs, const TensorList& inputs) {
-  int64_t n = 0;
-  for (auto& t : outputs) n += t.numel();
-  for (auto& t : inputs) n += t.numel();
-  return n;
+  return CostOf(outputs, inputs);
 }
 
 Status CheckSameDevice(const char* op, const TensorList& inputs) {
@@ -312,7 +316,13 @@ class MetaScratch {
 };
 }  // namespace
 
-StatusOr<TensorList> Dispatch(const OpDef& op, const TensorList& inputs, const AttrMap& attrs) {
+namespace {
+// Dispatch's body, writing the outputs into `outputs` (a TensorList, or one inline slot for
+// Dispatch1: no heap vector per call).
+template <typename Outputs>
+Status DispatchTo(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
+                  Outputs* out_list) {
+  Outputs& outputs = *out_list;
   RETURN_IF_ERROR(CheckDefined(op, inputs));
   if (!op.cross_device) RETURN_IF_ERROR(CheckSameDevice(op.name, inputs));
   MetaScratch scratch;
@@ -321,10 +331,10 @@ StatusOr<TensorList> Dispatch(const OpDef& op, const TensorList& inputs, const A
   RETURN_IF_ERROR(CheckOutputsFit(op, metas));
   bool lazy = t_tracing;
   for (auto& t : inputs) lazy |= t.is_lazy();
-  TensorList outputs;
   if (lazy) {
     if (!g_lazy_dispatch) return Internal("[%s] lazy tensor outside of a trace", op.name);
-    ASSIGN_OR_RETURN(outputs, g_lazy_dispatch(op, inputs, attrs, metas, nullptr));
+    ASSIGN_OR_RETURN(TensorList r, g_lazy_dispatch(op, inputs, attrs, metas, nullptr));
+    outputs.assign(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
   } else if (op.view) {
     Shape shape;
     DimVector strides;
@@ -358,13 +368,22 @@ StatusOr<TensorList> Dispatch(const OpDef& op, const TensorList& inputs, const A
     RETURN_IF_ERROR(Launch(op, *ins, attrs, outputs, device));
   }
   if (op.grad && GradModeEnabled() && AnyRequiresGrad(inputs))
-    RecordNode(op, inputs, attrs, outputs);
+    RecordNode(op, inputs, attrs, TensorList(outputs.begin(), outputs.end()));
+  return Status();
+}
+}  // namespace
+
+StatusOr<TensorList> Dispatch(const OpDef& op, const TensorList& inputs, const AttrMap& attrs) {
+  TensorList outputs;
+  RETURN_IF_ERROR(DispatchTo(op, inputs, attrs, &outputs));
   return outputs;
 }
 
 StatusOr<Tensor> Dispatch1(const OpDef& op, const TensorList& inputs, const AttrMap& attrs) {
-  ASSIGN_OR_RETURN(TensorList outs, Dispatch(op, inputs, attrs));
-  return std::move(outs[0]);
+  absl::InlinedVector<Tensor, 1> outputs;
+  RETURN_IF_ERROR(DispatchTo(op, inputs, attrs, &outputs));
+  if (outputs.empty()) return Internal("[%s] produced no output", op.name);
+  return std::move(outputs[0]);
 }
 
 Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
@@ -375,7 +394,8 @@ Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap&
   if (!inputs.empty() && out.device() != inputs[0].device())
     return InvalidArgument("[%s] in-place target on %s but inputs on %s", op.name,
                            out.device().ToString(), inputs[0].device().ToString());
-  std::vector<TensorMeta> metas;
+  MetaScratch scratch;
+  std::vector<TensorMeta>& metas = scratch.metas();
   RETURN_IF_ERROR(op.infer(inputs, attrs, &metas));
   if (metas.size() != 1 || metas[0].shape != out.shape())
     return InvalidArgument("[%s] in-place result of shape %s does not match the target %s", op.name,
@@ -403,15 +423,18 @@ Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap&
     if (!op.strided_inputs && !out.is_contiguous())
       return InvalidArgument("[%s] in-place target %s must be contiguous", op.name,
                              out.meta_string());
-    TensorList ins = inputs;
+    TensorList copies;  // only when an input must be made contiguous
+    const TensorList* ins = &inputs;
     if (!op.strided_inputs) {
       NoGradGuard g;
-      for (auto& t : ins)
-        if (!t.is_contiguous()) {
-          ASSIGN_OR_RETURN(t, functional::Contiguous(t));
+      for (size_t i = 0; i < inputs.size(); ++i)
+        if (!inputs[i].is_contiguous()) {
+          if (copies.empty()) copies = inputs;
+          ASSIGN_OR_RETURN(copies[i], functional::Contiguous(inputs[i]));
+          ins = &copies;
         }
     }
-    RETURN_IF_ERROR(Launch(op, ins, attrs, {out}, out.device()));
+    RETURN_IF_ERROR(Launch(op, *ins, attrs, absl::MakeConstSpan(&out, 1), out.device()));
   }
   // Record before the version bump: saved inputs (maybe `out` itself) keep their pre-op version.
   std::shared_ptr<OpNode> node = track ? RecordNode(op, inputs, attrs, {out}) : nullptr;
