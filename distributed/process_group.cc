@@ -136,6 +136,7 @@ StatusOr<std::shared_ptr<ProcessGroupGloo>> ProcessGroupGloo::Create(
   if (!st.ok())
     return Status(st.code(), absl::StrFormat("[init_process_group] rank %d of %d: %s", options.rank,
                                              options.world_size, st.message()));
+  Register(pg);
   return pg;
 }
 
@@ -220,14 +221,19 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Issue(std::string name,
 
 Status ProcessGroupGloo::Guard(const char* op, const std::string& what,
                                const std::function<void()>& body) {
-  if (!broken_.ok())
-    return absl::UnavailableError(
-        absl::StrFormat("[%s] rank %d: the process group is unusable after an earlier failure: %s",
-                        op, rank(), broken_.message()));
+  {
+    std::lock_guard<std::mutex> lock(broken_mu_);
+    if (!broken_.ok())
+      return absl::UnavailableError(absl::StrFormat(
+          "[%s] rank %d: the process group is unusable after an earlier failure: %s", op, rank(),
+          broken_.message()));
+  }
   try {
     body();
     return Status();
   } catch (const std::exception& e) {
+    std::lock_guard<std::mutex> lock(broken_mu_);
+    if (!broken_.ok()) return broken_;
     broken_ = absl::UnavailableError(absl::StrFormat(
         "[%s] rank %d of %d (%s): Gloo failed: %s. A peer exited, was killed or did not reach "
         "this %s within the timeout (%d ms)",
@@ -262,12 +268,13 @@ Status ProcessGroupGloo::CheckSignature(const char* op, const std::vector<int64_
 }
 
 Status ProcessGroupGloo::GlooAllReduce(const char* op, const std::string& what, void* data,
-                                       int64_t n, int64_t esize, const ReduceFn& fn) {
+                                       int64_t n, int64_t esize, const ReduceFn& fn,
+                                       uint32_t tag) {
   return Guard(op, what, [&] {
     gloo::AllreduceOptions o(context_);
     SetOutput(o, data, n, esize);
     o.setReduceFunction(fn);
-    o.setTag(NextTag());
+    o.setTag(tag != 0 ? tag : NextTag());
     o.setTimeout(options_.timeout);
     gloo::allreduce(o);
   });

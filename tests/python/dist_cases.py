@@ -361,5 +361,92 @@ def case_launcher_env(mode=""):
         time.sleep(60)  # the launcher must stop this one
 
 
+class _TrainStep(nn.Graph):
+    def __init__(self, model, opt):
+        super().__init__()
+        self.model = model
+        self.add_optimizer(opt)
+
+    def build(self, x, y):
+        loss = F.cross_entropy(self.model(x), y)
+        loss.backward()
+        return loss
+
+
+def _make_opt(kind, params):
+    if kind == "sgd":
+        return flow.optim.SGD(params, lr=0.1, momentum=0.9)
+    return flow.optim.Adam(params, lr=0.01)
+
+
+def case_ddp_graph(opt_kind="sgd", bucket_cap_mb="25"):
+    """nn.Graph over DDP (the bucket all-reduces compiled into the graph) == one process on the
+    whole batch, and == eager DDP, for several steps."""
+    rank, world = _init()
+    cap = float(bucket_cap_mb)
+    flow.manual_seed(1234 + rank)  # different inits: DDP must broadcast rank 0's
+    model = nn.parallel.DistributedDataParallel(_mlp(), bucket_cap_mb=cap)
+    eager = nn.parallel.DistributedDataParallel(_mlp(), bucket_cap_mb=cap)
+    eager.module.load_state_dict(model.module.state_dict())
+    ref = _mlp()
+    ref.load_state_dict(model.module.state_dict())
+    opt = _make_opt(opt_kind, model.parameters())
+    eager_opt = _make_opt(opt_kind, eager.parameters())
+    ref_opt = _make_opt(opt_kind, ref.parameters())
+    step = _TrainStep(model, opt)
+    per = 4
+    for x, y in _batches(4, world, per):
+        xs = flow.tensor(x[rank * per : (rank + 1) * per])
+        ys = flow.tensor(y[rank * per : (rank + 1) * per])
+        loss = step(xs, ys)
+        eager_loss = F.cross_entropy(eager(xs), ys)
+        eager_opt.zero_grad()
+        eager_loss.backward()
+        eager_opt.step()
+        np.testing.assert_allclose(loss.numpy(), eager_loss.numpy(), rtol=1e-5, atol=1e-6)
+        ref_loss = F.cross_entropy(ref(flow.tensor(x)), flow.tensor(y))
+        ref_opt.zero_grad()
+        ref_loss.backward()
+        ref_opt.step()
+    hlo = step.compiled.hlo_after
+    assert hlo.count("ofl.kernel.dist_all_reduce") == len(model._buckets), hlo
+    if cap < 0.001:
+        assert len(model._buckets) > 1, len(model._buckets)
+    named = zip(model.module.named_parameters(), eager.module.named_parameters(), ref.parameters())
+    for (n, p), (_, e), q in named:
+        np.testing.assert_allclose(p.numpy(), q.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+        np.testing.assert_allclose(p.numpy(), e.numpy(), rtol=1e-5, atol=1e-6, err_msg=n)
+    _result("buckets", len(model._buckets))
+    dist.destroy_process_group()
+
+
+class _AllReduceGraph(nn.Graph):
+    def build(self, x):
+        y = x * 2
+        dist.all_reduce(y, op=dist.ReduceOp.MAX)
+        z = x + 1
+        work = dist.broadcast(z, 1, async_op=True)
+        work.wait()
+        return y, z
+
+
+def case_graph_collectives():
+    """dist.all_reduce / dist.broadcast called in build() run inside the compiled graph."""
+    rank, world = _init()
+    g = _AllReduceGraph()
+    for it in range(3):
+        x = _data(rank + it, "float32")
+        y, z = g(flow.tensor(x))
+        want_y = np.max([_data(r + it, "float32") * 2 for r in range(world)], axis=0)
+        _close(y.numpy(), want_y, "graph all_reduce max")
+        _close(z.numpy(), _data(1 + it, "float32") + 1, "graph broadcast")
+    assert "ofl.kernel.dist_broadcast" in g.compiled.hlo_after
+    # an eager collective between graph runs keeps working (its own tags)
+    t = flow.ones(4)
+    dist.all_reduce(t)
+    _close(t.numpy(), np.full(4, world), "eager after graph")
+    dist.destroy_process_group()
+
+
 if __name__ == "__main__":
     globals()["case_" + sys.argv[1]](*sys.argv[2:])

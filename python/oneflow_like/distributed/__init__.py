@@ -241,14 +241,40 @@ def _finish(work, async_op):
     return None
 
 
+class _TracedWork:
+    """The work handle of a collective recorded in an nn.Graph trace: it runs inside the compiled
+    graph, in order with the graph's other ops, so there is nothing to wait for."""
+
+    def wait(self, timeout=None):
+        return True
+
+    def is_completed(self):
+        return True
+
+
+def _traced(tensor):
+    """Whether a collective on `tensor` belongs to the nn.Graph being traced."""
+    return tensor.is_lazy or _C._tracing_active()
+
+
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
-    """Reduces `tensor` over all ranks, in place."""
-    return _finish(_group("all_reduce", group).all_reduce(tensor, int(op)), async_op)
+    """Reduces `tensor` over all ranks, in place. Inside nn.Graph's build() it becomes a
+    collective of the compiled graph."""
+    pg = _group("all_reduce", group)
+    if _traced(tensor):
+        pg.all_reduce_op(tensor, int(op))
+        return _TracedWork() if async_op else None
+    return _finish(pg.all_reduce(tensor, int(op)), async_op)
 
 
 def broadcast(tensor, src, group=None, async_op=False):
-    """Copies rank `src`'s `tensor` into every rank's `tensor`."""
-    return _finish(_group("broadcast", group).broadcast(tensor, int(src)), async_op)
+    """Copies rank `src`'s `tensor` into every rank's `tensor` (inside nn.Graph's build(): a
+    collective of the compiled graph)."""
+    pg = _group("broadcast", group)
+    if _traced(tensor):
+        pg.broadcast_op(tensor, int(src))
+        return _TracedWork() if async_op else None
+    return _finish(pg.broadcast(tensor, int(src)), async_op)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):

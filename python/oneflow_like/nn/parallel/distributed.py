@@ -10,6 +10,11 @@ goes on issuing the remaining gradients: the VM runs the collective on its own s
 parallel with the rest of backward. When backward returns, the remaining buckets are reduced
 and all reductions waited for (so a failed rank raises from loss.backward()).
 
+Inside nn.Graph (a graph whose build() runs backward through this module) the same buckets
+become collectives of the compiled graph: each bucket's gradients are concatenated, all-reduced
+by one custom-call that calls the process group on the graph's buffers, and sliced back into
+the parameters' .grad before the optimizer's traced step.
+
 A parameter that got no gradient is an error naming it unless find_unused_parameters=True
 (then it counts as a zero gradient). Inside `no_sync()` gradients only accumulate locally; the
 next backward outside it reduces the accumulated sums.
@@ -130,6 +135,7 @@ class DistributedDataParallel(Module):
         self._ready = set()
         self._next_bucket = 0
         self._callback_queued = False
+        self._traced = {}  # nn.Graph tracing: id(param) -> lazy gradient (reduced once sliced)
         for b in self._buckets:
             b.pending = len(b.params)
             b.work = None
@@ -146,13 +152,10 @@ class DistributedDataParallel(Module):
         return hook
 
     def _on_grad(self, p, grad):
+        if grad.is_lazy:
+            return self._on_traced_grad(p, grad)
         bucket, slot = self._where[id(p)]
-        if id(p) in self._ready:
-            name = bucket.params[slot][0]
-            raise RuntimeError(
-                f"[DistributedDataParallel] parameter '{name}' received a second gradient in one "
-                "iteration (a backward run twice, or retain_graph reuse); call forward again first"
-            )
+        self._check_second_grad(p)
         if not self._callback_queued:
             flow.autograd._queue_callback(self._finalize)
             self._callback_queued = True
@@ -164,6 +167,36 @@ class DistributedDataParallel(Module):
         self._mark_ready(p, bucket)
         return view
 
+    def _on_traced_grad(self, p, grad):
+        """nn.Graph tracing: keep the lazy gradient (autograd stores it as .grad for now); the
+        bucket's reduction is traced when its last gradient arrives."""
+        self._check_second_grad(p)
+        if not self._callback_queued:
+            flow.autograd._queue_callback(self._finalize)
+            self._callback_queued = True
+        self._traced[id(p)] = grad if p.grad is None else p.grad + grad
+        self._mark_ready(p, self._where[id(p)][0])
+        return None
+
+    def _check_second_grad(self, p):
+        if id(p) in self._ready:
+            bucket, slot = self._where[id(p)]
+            raise RuntimeError(
+                f"[DistributedDataParallel] parameter '{bucket.params[slot][0]}' received a second "
+                "gradient in one iteration (a backward run twice, or retain_graph reuse); call "
+                "forward again first"
+            )
+
+    def _reduce_traced(self, b):
+        """One traced all-reduce per bucket: concatenate, reduce, slice back (graph buffers)."""
+        flat = flow.cat([self._traced[id(p)].reshape(-1) for _, p in b.params])
+        self._dist.all_reduce(flat, self._dist.ReduceOp.AVG)
+        off = 0
+        for _, p in b.params:
+            n = p.numel()
+            self._traced[id(p)] = flat[off : off + n].view(p.shape)
+            off += n
+
     def _mark_ready(self, p, bucket):
         self._ready.add(id(p))
         bucket.pending -= 1
@@ -172,7 +205,10 @@ class DistributedDataParallel(Module):
             self._next_bucket < len(self._buckets) and self._buckets[self._next_bucket].pending == 0
         ):
             b = self._buckets[self._next_bucket]
-            b.work = self._pg.all_reduce(b.flat, self._dist.ReduceOp.AVG, check=False)
+            if self._traced:
+                self._reduce_traced(b)
+            else:
+                b.work = self._pg.all_reduce(b.flat, self._dist.ReduceOp.AVG, check=False)
             self._next_bucket += 1
 
     def _finalize(self):
@@ -185,6 +221,9 @@ class DistributedDataParallel(Module):
                 f"backward: {names}. Every parameter must take part in the loss, or pass "
                 "find_unused_parameters=True (their gradients then count as zero)"
             )
+        if self._traced:
+            self._finalize_traced(missing)
+            return
         for _, p in missing:  # find_unused_parameters: a zero (or locally accumulated) gradient
             bucket, slot = self._where[id(p)]
             view = bucket.views[slot]
@@ -199,6 +238,15 @@ class DistributedDataParallel(Module):
         self._reset()
         for w in works:
             w.wait()
+
+    def _finalize_traced(self, missing):
+        for _, p in missing:
+            self._traced[id(p)] = flow.zeros_like(p) if p.grad is None else p.grad
+            self._mark_ready(p, self._where[id(p)][0])
+        for b in self._buckets:
+            for _, p in b.params:
+                p.grad = self._traced[id(p)]
+        self._reset()
 
     # ---- module API --------------------------------------------------------------------------
 
