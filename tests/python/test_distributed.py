@@ -187,6 +187,24 @@ def test_ddp_with_small_buckets_and_four_ranks():
     ok(spawn("ddp", 4, "0.0005"))
 
 
+@pytest.mark.parametrize("opt", ["sgd", "adam"])
+def test_graph_ddp_equals_single_process_and_eager_ddp(opt):
+    res = spawn("ddp_graph", 2, opt)
+    ok(res)
+    assert result_line(res[0][1]) == ["buckets 1"]
+
+
+@pytest.mark.parametrize("opt", ["sgd", "adam"])
+def test_graph_ddp_with_small_buckets_and_four_ranks(opt):
+    res = spawn("ddp_graph", 4, opt, "0.0005")
+    ok(res)
+    assert result_line(res[0][1]) == ["buckets 3"]
+
+
+def test_collectives_called_in_graph_build_run_in_the_compiled_graph():
+    ok(spawn("graph_collectives", 2))
+
+
 def test_ddp_bucket_reductions_are_issued_during_backward():
     ok(spawn("ddp_overlap", 2))
 
