@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -15,6 +16,7 @@
 #include "gloo/reduce.h"
 #include "gloo/scatter.h"
 #include "gloo/rendezvous/context.h"
+#include "gloo/rendezvous/prefix_store.h"
 #include "gloo/transport/tcp/device.h"
 #include "gloo/transport/unbound_buffer.h"
 #include "vm/instructions_builder.h"
@@ -39,6 +41,7 @@ constexpr int kMaxDims = 8;
 constexpr int kSigLen = 4 + kMaxDims;
 // Point-to-point slots live apart from the collectives' (Gloo's prefixes are 0x01-0x08).
 constexpr uint64_t kP2PSlotPrefix = uint64_t{0xD1} << 56;
+constexpr uint64_t kRingSlotPrefix = uint64_t{0xD2} << 56;  // reduce_scatter's ring
 
 const char* OpCodeName(int64_t code) {
   static const char* names[] = {"?",          "all_reduce",     "broadcast",
@@ -174,6 +177,14 @@ Status ProcessGroupGloo::Connect() {
   if (rank != 0) RETURN_IF_ERROR(check(0));
   for (int r = 1; rank == 0 && r < size; ++r) RETURN_IF_ERROR(check(r));
 
+  RETURN_IF_ERROR(ConnectMesh(""));
+  // Nobody leaves before everyone is connected: rank 0's store must outlive the others' reads.
+  ASSIGN_OR_RETURN(int64_t ready, store_->Add("ofl/ready", 1));
+  if (ready == size) RETURN_IF_ERROR(store_->Set("ofl/all_ready", {'1'}));
+  return store_->Get("ofl/all_ready").status();
+}
+
+Status ProcessGroupGloo::ConnectMesh(const std::string& prefix) {
   gloo::transport::tcp::attr attr;
   if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME")) {
     attr.iface = ifname;
@@ -186,17 +197,55 @@ Status ProcessGroupGloo::Connect() {
   }
   try {
     auto device = gloo::transport::tcp::CreateDevice(attr);
-    auto ctx = std::make_shared<gloo::rendezvous::Context>(rank, size);
+    auto ctx = std::make_shared<gloo::rendezvous::Context>(rank(), size());
     ctx->setTimeout(options_.timeout);
-    ctx->connectFullMesh(*store_, device);
+    if (prefix.empty()) {
+      ctx->connectFullMesh(*store_, device);
+    } else {
+      gloo::rendezvous::PrefixStore scoped(prefix, *store_);
+      ctx->connectFullMesh(scoped, device);
+    }
     context_ = ctx;
   } catch (const std::exception& e) {
     return absl::UnavailableError(absl::StrCat("Gloo could not connect the ranks: ", e.what()));
   }
-  // Nobody leaves before everyone is connected: rank 0's store must outlive the others' reads.
-  ASSIGN_OR_RETURN(int64_t ready, store_->Add("ofl/ready", 1));
-  if (ready == size) RETURN_IF_ERROR(store_->Set("ofl/all_ready", {'1'}));
-  return store_->Get("ofl/all_ready").status();
+  return Status();
+}
+
+StatusOr<std::shared_ptr<ProcessGroupGloo>> ProcessGroupGloo::NewGroup(
+    const std::vector<int>& ranks, int64_t index, std::chrono::milliseconds timeout) {
+  auto me = std::find(ranks.begin(), ranks.end(), rank());
+  if (me == ranks.end())
+    return InvalidArgument("[new_group] rank %d is not in ranks [%s]", rank(),
+                           absl::StrJoin(ranks, ", "));
+  ProcessGroupOptions o = options_;
+  o.rank = static_cast<int>(me - ranks.begin());
+  o.world_size = static_cast<int>(ranks.size());
+  o.timeout = timeout;
+  std::shared_ptr<ProcessGroupGloo> pg(new ProcessGroupGloo(o));
+  pg->store_ = store_;
+  const std::string prefix = absl::StrCat("ofl/group/", index);
+  // The members must agree on the member list (each compares with the first member's).
+  const std::string mine = absl::StrJoin(ranks, ",");
+  RETURN_IF_ERROR(store_->Set(absl::StrCat(prefix, "/ranks/", rank()), {mine.begin(), mine.end()}));
+  auto first = store_->Get(absl::StrCat(prefix, "/ranks/", ranks[0]));
+  if (!first.ok())
+    return Status(first.status().code(),
+                  absl::StrFormat("[new_group] rank %d (the group's first member) did not call "
+                                  "new_group within the timeout: %s",
+                                  ranks[0], first.status().message()));
+  std::string theirs(first->begin(), first->end());
+  if (theirs != mine)
+    return InvalidArgument(
+        "[new_group] the ranks disagree on the group's members: rank %d passed [%s], rank %d "
+        "passed [%s] (every rank must call new_group with the same ranks, in the same order of "
+        "new_group calls)",
+        rank(), mine, ranks[0], theirs);
+  Status st = pg->ConnectMesh(prefix + "/");
+  if (!st.ok())
+    return Status(st.code(), absl::StrFormat("[new_group] ranks [%s]: %s", mine, st.message()));
+  Register(pg);
+  return pg;
 }
 
 StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Issue(std::string name,
@@ -361,19 +410,42 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::ReduceScatter(const Tensor& ou
       "reduce_scatter", ins, {out},
       [=](const std::vector<TensorBytes>& r, const std::vector<TensorBytes>& w) -> Status {
         RETURN_IF_ERROR(CheckSignature("reduce_scatter", sig, what));
-        const int64_t bytes = w[0].size;
-        // Debian's Gloo (2022) has no reduce-scatter in its options API: all-reduce the
-        // concatenated inputs and keep this rank's block (N times the traffic of a true
-        // reduce-scatter, the same result).
-        std::vector<uint8_t> buf(bytes * size());
-        for (int i = 0; i < size(); ++i) std::memcpy(buf.data() + i * bytes, r[i].data(), bytes);
-        if (n > 0 && size() > 1) {
-          RETURN_IF_ERROR(GlooAllReduce("reduce_scatter", what, buf.data(), n * size(), esize, fn));
-        }
-        std::memcpy(w[0].data(), buf.data() + rank() * bytes, bytes);
+        if (n > 0 && size() > 1)
+          RETURN_IF_ERROR(RingReduceScatter(what, r, w[0].data(), n, esize, fn));
+        else
+          std::memcpy(w[0].data(), r[rank()].data(), w[0].size);
         if (op == ReduceOp::kAvg) DivideInPlace(w[0].data(), dtype, n, size());
         return Status();
       });
+}
+
+Status ProcessGroupGloo::RingReduceScatter(const std::string& what,
+                                           const std::vector<TensorBytes>& blocks, void* out,
+                                           int64_t count, int64_t esize, const ReduceFn& fn) {
+  // Debian's Gloo (2022) has no reduce-scatter in its options API: a ring over unbound buffers.
+  // Step s: send the partial sum of block (rank - s - 1) to the right, receive the left's partial
+  // sum of block (rank - s - 2) and add this rank's block to it; after N - 1 steps block `rank`
+  // holds every rank's contribution. Each rank sends (N - 1) blocks (an all-reduce of the
+  // concatenation sends 2 (N - 1)).
+  const int n = size(), me = rank(), right = (me + 1) % n, left = (me + n - 1) % n;
+  const uint64_t slot = kRingSlotPrefix | (uint64_t{NextTag()} << 8);
+  const int64_t bytes = count * esize;
+  std::vector<uint8_t> acc(bytes * n), in(bytes);
+  for (int b = 0; b < n; ++b) std::memcpy(acc.data() + b * bytes, blocks[b].data(), bytes);
+  return Guard("reduce_scatter", what, [&] {
+    auto send_buf = context_->createUnboundBuffer(acc.data(), acc.size());
+    auto recv_buf = context_->createUnboundBuffer(in.data(), in.size());
+    for (int s = 0; s + 1 < n; ++s) {
+      const int out_block = ((me - s - 1) % n + n) % n, in_block = ((me - s - 2) % n + n) % n;
+      recv_buf->recv(left, slot | s);
+      send_buf->send(right, slot | s, out_block * bytes, bytes);
+      if (!recv_buf->waitRecv(options_.timeout)) throw std::runtime_error("recv was aborted");
+      uint8_t* dst = acc.data() + in_block * bytes;
+      fn(dst, dst, in.data(), count);
+      if (!send_buf->waitSend(options_.timeout)) throw std::runtime_error("send was aborted");
+    }
+    std::memcpy(out, acc.data() + me * bytes, bytes);
+  });
 }
 
 StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Reduce(const Tensor& t, int root, ReduceOp op) {

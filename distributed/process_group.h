@@ -77,6 +77,12 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   int64_t id() const { return id_; }
   // The live group with this id (null when destroyed or unknown).
   static std::shared_ptr<ProcessGroupGloo> FindById(int64_t id);
+  // torch.distributed.new_group, on a member: a group of the global `ranks` (sorted, this rank
+  // among them) meeting through this group's store under the key prefix of `index` (every rank
+  // of this group counts the new_group calls alike). Its rank is this rank's place in `ranks`.
+  StatusOr<std::shared_ptr<ProcessGroupGloo>> NewGroup(const std::vector<int>& ranks,
+                                                       int64_t index,
+                                                       std::chrono::milliseconds timeout);
   // Waits for the issued work (each op is bounded by the timeout), then drops the connections.
   Status Shutdown();
 
@@ -85,6 +91,8 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   // Gives `pg` its id and makes FindById find it (graph_collectives.cc).
   static void Register(const std::shared_ptr<ProcessGroupGloo>& pg);
   Status Connect();
+  // Gloo's full mesh over `store` (keys under `prefix`).
+  Status ConnectMesh(const std::string& prefix);
   using Fn = CollectiveInstructionPolicy::Fn;
   StatusOr<std::shared_ptr<Work>> Issue(std::string name, std::vector<TensorBytes> reads,
                                         std::vector<TensorBytes> writes, Fn fn);
@@ -100,12 +108,16 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   // `tag` (0: the collective stream's next tag).
   Status GlooAllReduce(const char* op, const std::string& what, void* data, int64_t n,
                        int64_t esize, const ReduceFn& fn, uint32_t tag = 0);
+  // reduce_scatter's ring: blocks[b] (`count` elements of `esize` bytes each) summed over the
+  // ranks into `out` for b = rank (the collective stream's thread, under Guard).
+  Status RingReduceScatter(const std::string& what, const std::vector<TensorBytes>& blocks,
+                           void* out, int64_t count, int64_t esize, const ReduceFn& fn);
   uint32_t NextTag() { return next_tag_++; }
   // Graph collectives' tags: bit 30 set, apart from the collective stream's NextTag().
   uint32_t NextGraphTag() { return (next_graph_tag_++ & 0x3fffffffu) | 0x40000000u; }
 
   ProcessGroupOptions options_;
-  std::unique_ptr<TcpStore> store_;
+  std::shared_ptr<TcpStore> store_;  // shared with the sub-groups made by NewGroup
   std::shared_ptr<gloo::Context> context_;
   vm::BlobPtr order_;                // written by every collective: issue order on the stream
   std::shared_ptr<Work> last_work_;  // caller's thread only

@@ -448,5 +448,66 @@ def case_graph_collectives():
     dist.destroy_process_group()
 
 
+def case_subgroups():
+    """new_group sub-groups: every collective on a group == NumPy over its members only; the
+    rank helpers; non-members get -1 / None; the default group still works in between."""
+    rank, world = _init()
+    if world == 2:
+        layouts = [[0, 1], [1]]
+    else:
+        layouts = [[0, 2], [1, 3], [1, 2, 3]]
+    groups = [dist.new_group(ranks) for ranks in layouts]
+    for ranks, g in zip(layouts, groups):
+        if rank not in ranks:
+            assert dist.get_rank(g) == -1 and dist.get_world_size(g) == -1
+            assert dist.all_reduce(flow.ones(3), group=g) is None
+            continue
+        n, me = len(ranks), ranks.index(rank)
+        assert dist.get_rank(g) == me and dist.get_world_size(g) == n
+        assert dist.get_group_rank(g, rank) == me and dist.get_global_rank(g, me) == rank
+        for dtype in ("float32", "int64", "float16"):
+            t = _t(_data(rank, dtype), dtype)
+            dist.all_reduce(t, group=g)
+            _close(_np(t), sum(_data(r, dtype).astype(np.float64) for r in ranks), f"{ranks} sum")
+            t = _t(_data(rank, dtype), dtype)
+            dist.broadcast(t, ranks[-1], group=g)  # src is a global rank, as in torch
+            _close(_np(t), _data(ranks[-1], dtype), f"{ranks} broadcast")
+            outs = [_t(np.zeros((3, 5)), dtype) for _ in ranks]
+            dist.all_gather(outs, _t(_data(rank, dtype), dtype), group=g)
+            for o, r in zip(outs, ranks):
+                _close(_np(o), _data(r, dtype), f"{ranks} all_gather")
+            big = [_data(r, dtype, (n * 2, 3)) for r in ranks]
+            out = _t(np.zeros((2, 3)), dtype)
+            dist.reduce_scatter_tensor(out, _t(_data(rank, dtype, (n * 2, 3)), dtype), group=g)
+            want = sum(b.astype(np.float64) for b in big)[me * 2 : me * 2 + 2]
+            _close(_np(out), want, f"{ranks} reduce_scatter")
+        objs = [None] * n
+        dist.all_gather_object(objs, {"rank": rank}, group=g)
+        assert objs == [{"rank": r} for r in ranks], objs
+        dist.barrier(group=g)
+    t = flow.ones(2)
+    dist.all_reduce(t)
+    _close(t.numpy(), np.full(2, world), "default group after sub-groups")
+    dist.destroy_process_group(groups[0])
+    dist.destroy_process_group()
+
+
+def case_reduce_scatter_bandwidth(sizes="1048576,16777216"):
+    """rank 0 prints reduce_scatter_tensor's fastest time per total input size (bench)."""
+    rank, world = _init(timeout=120)
+    for total in [int(v) for v in sizes.split(",")]:
+        inp = flow.ones(total // 4)
+        out = flow.zeros(total // 4 // world)
+        dist.reduce_scatter_tensor(out, inp)
+        best = float("inf")
+        for _ in range(max(3, min(50, (64 << 20) // total))):
+            t0 = time.perf_counter()
+            dist.reduce_scatter_tensor(out, inp)
+            best = min(best, time.perf_counter() - t0)
+        if rank == 0:
+            _result(total, f"{best:.6f}")
+    dist.destroy_process_group()
+
+
 if __name__ == "__main__":
     globals()["case_" + sys.argv[1]](*sys.argv[2:])

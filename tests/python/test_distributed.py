@@ -205,6 +205,11 @@ def test_collectives_called_in_graph_build_run_in_the_compiled_graph():
     ok(spawn("graph_collectives", 2))
 
 
+@pytest.mark.parametrize("world", [2, 4])
+def test_subgroups_match_numpy_over_their_members(world):
+    ok(spawn("subgroups", world))
+
+
 def test_ddp_bucket_reductions_are_issued_during_backward():
     ok(spawn("ddp_overlap", 2))
 
