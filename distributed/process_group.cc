@@ -427,24 +427,27 @@ Status ProcessGroupGloo::RingReduceScatter(const std::string& what,
   // sum of block (rank - s - 2) and add this rank's block to it; after N - 1 steps block `rank`
   // holds every rank's contribution. Each rank sends (N - 1) blocks (an all-reduce of the
   // concatenation sends 2 (N - 1)).
+  // No copies of the inputs: step 0 sends this rank's block straight from its input, each later
+  // step sends the partial sum the step before produced (two ping-pong blocks), and the last
+  // step reduces into `out`.
   const int n = size(), me = rank(), right = (me + 1) % n, left = (me + n - 1) % n;
   const uint64_t slot = kRingSlotPrefix | (uint64_t{NextTag()} << 8);
   const int64_t bytes = count * esize;
-  std::vector<uint8_t> acc(bytes * n), in(bytes);
-  for (int b = 0; b < n; ++b) std::memcpy(acc.data() + b * bytes, blocks[b].data(), bytes);
+  std::vector<uint8_t> acc(bytes * 2), in(bytes);
+  auto block = [&](int b) { return blocks[((b % n) + n) % n].data(); };
   return Guard("reduce_scatter", what, [&] {
-    auto send_buf = context_->createUnboundBuffer(acc.data(), acc.size());
-    auto recv_buf = context_->createUnboundBuffer(in.data(), in.size());
+    auto acc_buf = context_->createUnboundBuffer(acc.data(), acc.size());
+    auto in_buf = context_->createUnboundBuffer(in.data(), in.size());
+    auto first = context_->createUnboundBuffer(block(me - 1), bytes);
     for (int s = 0; s + 1 < n; ++s) {
-      const int out_block = ((me - s - 1) % n + n) % n, in_block = ((me - s - 2) % n + n) % n;
-      recv_buf->recv(left, slot | s);
-      send_buf->send(right, slot | s, out_block * bytes, bytes);
-      if (!recv_buf->waitRecv(options_.timeout)) throw std::runtime_error("recv was aborted");
-      uint8_t* dst = acc.data() + in_block * bytes;
-      fn(dst, dst, in.data(), count);
-      if (!send_buf->waitSend(options_.timeout)) throw std::runtime_error("send was aborted");
+      in_buf->recv(left, slot | s);
+      auto* sending = s == 0 ? first.get() : acc_buf.get();
+      sending->send(right, slot | s, s == 0 ? 0 : ((s - 1) % 2) * bytes, bytes);
+      if (!in_buf->waitRecv(options_.timeout)) throw std::runtime_error("recv was aborted");
+      void* dst = s + 2 == n ? out : acc.data() + (s % 2) * bytes;
+      fn(dst, block(me - s - 2), in.data(), count);
+      if (!sending->waitSend(options_.timeout)) throw std::runtime_error("send was aborted");
     }
-    std::memcpy(out, acc.data() + me * bytes, bytes);
   });
 }
 
