@@ -106,8 +106,7 @@ Status ProcessGroupGloo::AllReduceNow(void* data, DType dtype, int64_t n, Reduce
                                       const std::string& what) {
   ASSIGN_OR_RETURN(ReduceFn fn, MakeReduceFn(dtype, op, "all_reduce"));
   if (n == 0 || size() == 1) return Status();
-  RETURN_IF_ERROR(
-      GlooAllReduce("all_reduce", what, data, n, DTypeSize(dtype), fn, NextGraphTag()));
+  RETURN_IF_ERROR(GlooAllReduce("all_reduce", what, data, n, DTypeSize(dtype), fn, NextGraphTag()));
   if (op == ReduceOp::kAvg) DivideInPlace(data, dtype, n, size());
   return Status();
 }

@@ -317,8 +317,7 @@ Status ProcessGroupGloo::CheckSignature(const char* op, const std::vector<int64_
 }
 
 Status ProcessGroupGloo::GlooAllReduce(const char* op, const std::string& what, void* data,
-                                       int64_t n, int64_t esize, const ReduceFn& fn,
-                                       uint32_t tag) {
+                                       int64_t n, int64_t esize, const ReduceFn& fn, uint32_t tag) {
   return Guard(op, what, [&] {
     gloo::AllreduceOptions o(context_);
     SetOutput(o, data, n, esize);
@@ -406,17 +405,16 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::ReduceScatter(const Tensor& ou
   const std::string what = DescribeTensor(output);
   const DType dtype = output.dtype();
   const int64_t n = output.numel(), esize = DTypeSize(dtype);
-  return Issue(
-      "reduce_scatter", ins, {out},
-      [=](const std::vector<TensorBytes>& r, const std::vector<TensorBytes>& w) -> Status {
-        RETURN_IF_ERROR(CheckSignature("reduce_scatter", sig, what));
-        if (n > 0 && size() > 1)
-          RETURN_IF_ERROR(RingReduceScatter(what, r, w[0].data(), n, esize, fn));
-        else
-          std::memcpy(w[0].data(), r[rank()].data(), w[0].size);
-        if (op == ReduceOp::kAvg) DivideInPlace(w[0].data(), dtype, n, size());
-        return Status();
-      });
+  return Issue("reduce_scatter", ins, {out},
+               [=](const std::vector<TensorBytes>& r, const std::vector<TensorBytes>& w) -> Status {
+                 RETURN_IF_ERROR(CheckSignature("reduce_scatter", sig, what));
+                 if (n > 0 && size() > 1)
+                   RETURN_IF_ERROR(RingReduceScatter(what, r, w[0].data(), n, esize, fn));
+                 else
+                   std::memcpy(w[0].data(), r[rank()].data(), w[0].size);
+                 if (op == ReduceOp::kAvg) DivideInPlace(w[0].data(), dtype, n, size());
+                 return Status();
+               });
 }
 
 Status ProcessGroupGloo::RingReduceScatter(const std::string& what,

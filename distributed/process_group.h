@@ -80,8 +80,7 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   // torch.distributed.new_group, on a member: a group of the global `ranks` (sorted, this rank
   // among them) meeting through this group's store under the key prefix of `index` (every rank
   // of this group counts the new_group calls alike). Its rank is this rank's place in `ranks`.
-  StatusOr<std::shared_ptr<ProcessGroupGloo>> NewGroup(const std::vector<int>& ranks,
-                                                       int64_t index,
+  StatusOr<std::shared_ptr<ProcessGroupGloo>> NewGroup(const std::vector<int>& ranks, int64_t index,
                                                        std::chrono::milliseconds timeout);
   // Waits for the issued work (each op is bounded by the timeout), then drops the connections.
   Status Shutdown();

@@ -55,19 +55,18 @@ void BindDistributed(py::module_& m, TensorClass&) {
       .def(py::init(&CreateGroup), py::arg("host"), py::arg("port"), py::arg("rank"),
            py::arg("world_size"), py::arg("timeout"), py::arg("check_signatures") = true)
       .def("rank", &ProcessGroupGloo::rank)
-      .def("timeout",
-           [](ProcessGroupGloo& pg) { return pg.options().timeout.count() / 1000.0; })
-      .def("new_group",
-           [](ProcessGroupGloo& pg, const std::vector<int>& ranks, int64_t index,
-              double timeout_s) {
-             StatusOr<std::shared_ptr<ProcessGroupGloo>> sub;
-             {
-               py::gil_scoped_release nogil;
-               sub = pg.NewGroup(ranks, index,
-                                 std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
-             }
-             return Unwrap(std::move(sub));
-           })
+      .def("timeout", [](ProcessGroupGloo& pg) { return pg.options().timeout.count() / 1000.0; })
+      .def(
+          "new_group",
+          [](ProcessGroupGloo& pg, const std::vector<int>& ranks, int64_t index, double timeout_s) {
+            StatusOr<std::shared_ptr<ProcessGroupGloo>> sub;
+            {
+              py::gil_scoped_release nogil;
+              sub = pg.NewGroup(ranks, index,
+                                std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
+            }
+            return Unwrap(std::move(sub));
+          })
       .def("size", &ProcessGroupGloo::size)
       .def(
           "all_reduce",
@@ -80,10 +79,8 @@ void BindDistributed(py::module_& m, TensorClass&) {
            [](ProcessGroupGloo& pg, const Tensor& t, int op) {
              Check(distributed::AllReduceOp(t, pg, static_cast<ReduceOp>(op)));
            })
-      .def("broadcast_op",
-           [](ProcessGroupGloo& pg, const Tensor& t, int root) {
-             Check(distributed::BroadcastOp(t, pg, root));
-           })
+      .def("broadcast_op", [](ProcessGroupGloo& pg, const Tensor& t,
+                              int root) { Check(distributed::BroadcastOp(t, pg, root)); })
       .def("broadcast", [](ProcessGroupGloo& pg, const Tensor& t,
                            int root) { return Unwrap(pg.Broadcast(t, root)); })
       .def("all_gather", [](ProcessGroupGloo& pg, const TensorList& outs,

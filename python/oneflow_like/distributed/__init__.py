@@ -464,7 +464,9 @@ def barrier(group=None, async_op=False, device_ids=None):
     return _finish(pg and pg.barrier(), async_op)
 
 
-def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False):
+def new_group(
+    ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False
+):
     """A sub-group of the global `ranks` (all ranks when None). As in torch, every rank of the
     default group calls new_group with the same ranks, in the same order of calls; the members
     connect a Gloo group of their own (its own timeout, default the default group's), the
