@@ -4,7 +4,6 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_join.h"
-#include "gloo/broadcast.h"
 #include "kernels/kernel.h"
 #include "oneflow_like/framework/op.h"
 
@@ -117,14 +116,7 @@ Status ProcessGroupGloo::BroadcastNow(void* data, int64_t bytes, int root,
     return InvalidArgument("[broadcast] src rank %d is out of range for world_size %d", root,
                            size());
   if (bytes == 0 || size() == 1) return Status();
-  return Guard("broadcast", what, [&] {
-    gloo::BroadcastOptions o(context_);
-    o.setOutput<uint8_t>(static_cast<uint8_t*>(data), bytes);
-    o.setRoot(root);
-    o.setTag(NextGraphTag());
-    o.setTimeout(options_.timeout);
-    gloo::broadcast(o);
-  });
+  return GlooBroadcast(what, data, bytes, root, NextGraphTag());
 }
 
 Status AllReduceOp(const Tensor& t, const ProcessGroupGloo& pg, ReduceOp op) {

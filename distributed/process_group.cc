@@ -353,14 +353,19 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Broadcast(const Tensor& t, int
   return Issue("broadcast", {tb}, {tb}, [=](auto&, const std::vector<TensorBytes>& w) -> Status {
     RETURN_IF_ERROR(CheckSignature("broadcast", sig, what));
     if (w[0].size == 0 || size() == 1) return Status();
-    return Guard("broadcast", what, [&] {
-      gloo::BroadcastOptions o(context_);
-      o.setOutput<uint8_t>(static_cast<uint8_t*>(w[0].data()), w[0].size);
-      o.setRoot(root);
-      o.setTag(NextTag());
-      o.setTimeout(options_.timeout);
-      gloo::broadcast(o);
-    });
+    return GlooBroadcast(what, w[0].data(), w[0].size, root, NextTag());
+  });
+}
+
+Status ProcessGroupGloo::GlooBroadcast(const std::string& what, void* data, int64_t bytes, int root,
+                                       uint32_t tag) {
+  return Guard("broadcast", what, [&] {
+    gloo::BroadcastOptions o(context_);
+    o.setOutput<uint8_t>(static_cast<uint8_t*>(data), bytes);
+    o.setRoot(root);
+    o.setTag(tag);
+    o.setTimeout(options_.timeout);
+    gloo::broadcast(o);
   });
 }
 

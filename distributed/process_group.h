@@ -107,6 +107,8 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   // `tag` (0: the collective stream's next tag).
   Status GlooAllReduce(const char* op, const std::string& what, void* data, int64_t n,
                        int64_t esize, const ReduceFn& fn, uint32_t tag = 0);
+  // gloo::broadcast of `bytes` at `data` from `root`, under Guard, with `tag`.
+  Status GlooBroadcast(const std::string& what, void* data, int64_t bytes, int root, uint32_t tag);
   // reduce_scatter's ring: blocks[b] (`count` elements of `esize` bytes each) summed over the
   // ranks into `out` for b = rank (the collective stream's thread, under Guard).
   Status RingReduceScatter(const std::string& what, const std::vector<TensorBytes>& blocks,
