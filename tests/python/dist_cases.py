@@ -509,5 +509,42 @@ def case_reduce_scatter_bandwidth(sizes="1048576,16777216"):
     dist.destroy_process_group()
 
 
+def case_ddp_subgroup():
+    """4 ranks as two DDP jobs on sub-groups [0, 1] and [2, 3] (eager, then nn.Graph): each ==
+    one process on its group's concatenated batch; the groups' data differ."""
+    rank, world = _init()
+    groups = [dist.new_group([0, 1]), dist.new_group([2, 3])]
+    g = groups[rank // 2]
+    me = dist.get_rank(g)
+    flow.manual_seed(10 + rank)  # different inits: DDP broadcasts the group's first rank's
+    eager = nn.parallel.DistributedDataParallel(_mlp(), process_group=g)
+    graph_model = nn.parallel.DistributedDataParallel(_mlp(), process_group=g)
+    graph_model.module.load_state_dict(eager.module.state_dict())
+    ref = _mlp()
+    ref.load_state_dict(eager.module.state_dict())
+    opt = _make_opt("sgd", eager.parameters())
+    step = _TrainStep(graph_model, _make_opt("sgd", graph_model.parameters()))
+    ref_opt = _make_opt("sgd", ref.parameters())
+    per = 4
+    for x, y in _batches(3 + rank // 2, 2, per)[rank // 2 :]:  # group 1 trains on other data
+        xs = flow.tensor(x[me * per : (me + 1) * per])
+        ys = flow.tensor(y[me * per : (me + 1) * per])
+        loss = F.cross_entropy(eager(xs), ys)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step(xs, ys)
+        ref_loss = F.cross_entropy(ref(flow.tensor(x)), flow.tensor(y))
+        ref_opt.zero_grad()
+        ref_loss.backward()
+        ref_opt.step()
+    for (n, p), q, r in zip(
+        eager.module.named_parameters(), graph_model.module.parameters(), ref.parameters()
+    ):
+        np.testing.assert_allclose(p.numpy(), r.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+        np.testing.assert_allclose(q.numpy(), r.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+    dist.destroy_process_group()
+
+
 if __name__ == "__main__":
     globals()["case_" + sys.argv[1]](*sys.argv[2:])

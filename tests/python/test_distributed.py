@@ -210,6 +210,10 @@ def test_subgroups_match_numpy_over_their_members(world):
     ok(spawn("subgroups", world))
 
 
+def test_ddp_on_sub_groups_eager_and_graph():
+    ok(spawn("ddp_subgroup", 4))
+
+
 def test_ddp_bucket_reductions_are_issued_during_backward():
     ok(spawn("ddp_overlap", 2))
 

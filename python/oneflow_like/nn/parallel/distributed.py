@@ -43,7 +43,8 @@ class _Bucket:
 
 
 class DistributedDataParallel(Module):
-    """Wraps `module` (kept as .module). Arguments follow torch.nn.parallel's; device_ids,
+    """Wraps `module` (kept as .module). Arguments follow torch.nn.parallel's (process_group: a
+    group from dist.new_group, default the world); device_ids,
     output_device, gradient_as_bucket_view and static_graph are accepted (gradients are always
     bucket views; CPU tensors only)."""
 
@@ -70,10 +71,14 @@ class DistributedDataParallel(Module):
                 "[DistributedDataParallel] the default process group is not initialized; "
                 "call oneflow_like.distributed.init_process_group first"
             )
-        if process_group is not None:
-            raise NotImplementedError(
-                "[DistributedDataParallel] only the default process group is supported"
+        if dist._group("DistributedDataParallel", process_group) is None:
+            raise ValueError(
+                f"[DistributedDataParallel] this rank ({dist.get_rank()}) is not a member of "
+                f"process_group {process_group}"
             )
+        self._group = process_group
+        # The group's first rank plays torch's "rank 0": its parameters win at construction.
+        self._src = dist.get_global_rank(process_group, 0)
         self._dist = dist
         self.module = module
         self.broadcast_buffers = broadcast_buffers
@@ -86,7 +91,7 @@ class DistributedDataParallel(Module):
             self._sync_from_rank0(list(module.buffers()))
         self._buckets = self._make_buckets()
         self._check_bucket_layout()
-        self._pg = dist._group("DistributedDataParallel", None)
+        self._pg = dist._group("DistributedDataParallel", process_group)
         self._where = {}  # id(param) -> (bucket, slot)
         for b in self._buckets:
             for i, (_, p) in enumerate(b.params):
@@ -97,7 +102,10 @@ class DistributedDataParallel(Module):
     # ---- construction ------------------------------------------------------------------------
 
     def _sync_from_rank0(self, tensors):
-        works = [self._dist.broadcast(t.detach(), 0, async_op=True) for t in tensors]
+        works = [
+            self._dist.broadcast(t.detach(), self._src, group=self._group, async_op=True)
+            for t in tensors
+        ]
         for w in works:
             w.wait()
 
@@ -121,7 +129,9 @@ class DistributedDataParallel(Module):
         buckets' all-reduces can skip the per-op signature exchange."""
         mine = flow.tensor([len(self._buckets)] + [b.flat.numel() for b in self._buckets])
         rank0 = mine.clone()
-        self._dist.broadcast(rank0, 0)  # a different bucket count fails here, naming the shapes
+        self._dist.broadcast(
+            rank0, self._src, group=self._group
+        )  # a different bucket count fails here, naming the shapes
         if not np.array_equal(rank0.numpy(), mine.numpy()):
             raise RuntimeError(
                 "[DistributedDataParallel] the ranks bucket the parameters differently (bucket "
@@ -190,7 +200,7 @@ class DistributedDataParallel(Module):
     def _reduce_traced(self, b):
         """One traced all-reduce per bucket: concatenate, reduce, slice back (graph buffers)."""
         flat = flow.cat([self._traced[id(p)].reshape(-1) for _, p in b.params])
-        self._dist.all_reduce(flat, self._dist.ReduceOp.AVG)
+        self._dist.all_reduce(flat, self._dist.ReduceOp.AVG, group=self._group)
         off = 0
         for _, p in b.params:
             n = p.numel()
@@ -257,7 +267,7 @@ class DistributedDataParallel(Module):
         # must not issue collectives the others never meet.
         if self.broadcast_buffers and self.training and flow.is_grad_enabled():
             for b in self.module.buffers():
-                self._dist.broadcast(b.detach(), 0, async_op=True)
+                self._dist.broadcast(b.detach(), self._src, group=self._group, async_op=True)
         return self.module(*inputs, **kwargs)
 
     @contextlib.contextmanager
