@@ -546,5 +546,40 @@ def case_ddp_subgroup():
     dist.destroy_process_group()
 
 
+def case_ddp_graph_buffers():
+    """Buffers (BatchNorm running stats) in nn.Graph over DDP: broadcast from rank 0 at each
+    forward, then updated locally, == eager DDP on every rank, even after the ranks' buffers
+    were made to differ between steps."""
+    rank, world = _init()
+
+    def bn_mlp():
+        return nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1d(8), nn.Tanh(), nn.Linear(8, 3))
+
+    flow.manual_seed(5 + rank)
+    graph_model = nn.parallel.DistributedDataParallel(bn_mlp())
+    eager = nn.parallel.DistributedDataParallel(bn_mlp())
+    eager.module.load_state_dict(graph_model.module.state_dict())
+    step = _TrainStep(graph_model, _make_opt("sgd", graph_model.parameters()))
+    opt = _make_opt("sgd", eager.parameters())
+    per = 4
+    for x, y in _batches(3, world, per):
+        for m in (graph_model.module, eager.module):
+            with flow.no_grad():
+                m[1].running_mean.add_(float(rank))  # rank 0's must win at the next forward
+        xs = flow.tensor(x[rank * per : (rank + 1) * per])
+        ys = flow.tensor(y[rank * per : (rank + 1) * per])
+        step(xs, ys)
+        loss = F.cross_entropy(eager(xs), ys)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert "ofl.kernel.dist_broadcast" in step.compiled.hlo_after
+    for (n, a), b in zip(
+        graph_model.module.state_dict().items(), eager.module.state_dict().values()
+    ):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+    dist.destroy_process_group()
+
+
 if __name__ == "__main__":
     globals()["case_" + sys.argv[1]](*sys.argv[2:])

@@ -201,6 +201,10 @@ def test_graph_ddp_with_small_buckets_and_four_ranks(opt):
     assert result_line(res[0][1]) == ["buckets 3"]
 
 
+def test_graph_ddp_broadcasts_buffers_like_eager_ddp():
+    ok(spawn("ddp_graph_buffers", 2))
+
+
 def test_collectives_called_in_graph_build_run_in_the_compiled_graph():
     ok(spawn("graph_collectives", 2))
 

@@ -267,7 +267,11 @@ class DistributedDataParallel(Module):
         # must not issue collectives the others never meet.
         if self.broadcast_buffers and self.training and flow.is_grad_enabled():
             for b in self.module.buffers():
-                self._dist.broadcast(b.detach(), self._src, group=self._group, async_op=True)
+                # In a trace the buffer itself (a captured tensor) is written, so the traced
+                # broadcast orders before the forward's own updates (a detached alias would be
+                # assigned back after them).
+                t = b if flow._C._tracing_active() else b.detach()
+                self._dist.broadcast(t, self._src, group=self._group, async_op=True)
         return self.module(*inputs, **kwargs)
 
     @contextlib.contextmanager
