@@ -9,6 +9,8 @@
    once at construction), so the "no check" column is what DDP pays.
 2. DDP training throughput of an MLP (784-1024-1024-10, batch 128 per process) on 1 and 2
    processes, and the scaling efficiency (2-process samples/s / (2 x 1-process samples/s)).
+3. The same DDP step on 2 processes, eager vs nn.Graph (the bucket all-reduce compiled into
+   the graph as a custom-call on the graph's buffers): ms per step.
 
     PYTHONPATH=python /usr/bin/python3 benchmarks/bench_distributed.py [--quick]
 
@@ -104,7 +106,7 @@ def worker_allreduce(sizes):
     dist.destroy_process_group()
 
 
-def worker_ddp(steps):
+def worker_ddp(steps, mode="eager"):
     import numpy as np
 
     import oneflow_like as flow
@@ -122,12 +124,25 @@ def worker_ddp(steps):
     x = flow.randn(128, 784)
     y = flow.tensor(np.random.default_rng(dist.get_rank()).integers(0, 10, 128))
 
-    def step():
+    def eager_step():
         loss = F.cross_entropy(model(x), y)
         opt.zero_grad()
         loss.backward()
         opt.step()
         return loss
+
+    class Step(nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+            self.add_optimizer(opt)
+
+        def build(self, x, y):
+            loss = F.cross_entropy(self.model(x), y)
+            loss.backward()
+            return loss
+
+    step = eager_step if mode == "eager" else (lambda g=Step(): g(x, y))
 
     for _ in range(3):
         step()
@@ -139,15 +154,17 @@ def worker_ddp(steps):
     loss.item()
     dt = time.perf_counter() - t0
     if dist.get_rank() == 0:
-        print("DDP", f"{steps * 128 * dist.get_world_size() / dt:.1f}", flush=True)
+        print("DDP", f"{steps * 128 * dist.get_world_size() / dt:.1f}", f"{dt / steps * 1e3:.2f}")
     dist.destroy_process_group()
 
 
-def ddp(world, steps):
+def ddp(world, steps, mode="eager"):
+    """(samples/s, ms per step)"""
     port = free_port()
-    cmd = [sys.executable, __file__, "--worker-ddp", str(steps)]
+    cmd = [sys.executable, __file__, "--worker-ddp", str(steps), mode]
     out = launch([(cmd, env_for(r, world, port)) for r in range(world)])
-    return float([l for l in out.splitlines() if l.startswith("DDP")][0].split()[1])
+    line = [l for l in out.splitlines() if l.startswith("DDP")][0].split()
+    return float(line[1]), float(line[2])
 
 
 def human(n):
@@ -188,17 +205,32 @@ def main():
     if raw is None:
         print("(raw Gloo column missing: bazel build //benchmarks:gloo_allreduce_bench)")
     steps = 5 if QUICK else 20
-    one = ddp(1, steps)
-    two = ddp(2, steps)
+    one = ddp(1, steps)[0]
+    two = ddp(2, steps)[0]
     print(f"\nDDP MLP 784-1024-1024-10, batch 128 per process, {steps} steps")
     print(f"  1 process : {one:8.1f} samples/s")
     print(f"  2 processes: {two:8.1f} samples/s  scaling efficiency {two / (2 * one) * 100:.0f}%")
+    graph_vs_eager(steps)
+
+
+def graph_vs_eager(steps):
+    # Interleaved, best of 3 (the machine is shared).
+    best = {"eager": float("inf"), "graph": float("inf")}
+    for _ in range(1 if QUICK else 3):
+        for mode in best:
+            best[mode] = min(best[mode], ddp(2, steps, mode)[1])
+    print(f"\nDDP step on 2 processes, same MLP and batch (ms per step, best of runs)")
+    print(f"  eager DDP : {best['eager']:8.2f} ms")
+    print(f"  nn.Graph  : {best['graph']:8.2f} ms  ({best['eager'] / best['graph']:.2f}x)")
 
 
 if __name__ == "__main__":
     if "--worker-allreduce" in sys.argv:
         worker_allreduce([int(a) for a in sys.argv[sys.argv.index("--worker-allreduce") + 1 :]])
     elif "--worker-ddp" in sys.argv:
-        worker_ddp(int(sys.argv[sys.argv.index("--worker-ddp") + 1]))
+        i = sys.argv.index("--worker-ddp")
+        worker_ddp(int(sys.argv[i + 1]), sys.argv[i + 2])
+    elif "--graph-vs-eager" in sys.argv:
+        graph_vs_eager(5 if QUICK else 20)
     else:
         main()

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -15,6 +16,7 @@
 #include "gloo/reduce.h"
 #include "gloo/scatter.h"
 #include "gloo/rendezvous/context.h"
+#include "gloo/rendezvous/prefix_store.h"
 #include "gloo/transport/tcp/device.h"
 #include "gloo/transport/unbound_buffer.h"
 #include "vm/instructions_builder.h"
@@ -39,6 +41,7 @@ constexpr int kMaxDims = 8;
 constexpr int kSigLen = 4 + kMaxDims;
 // Point-to-point slots live apart from the collectives' (Gloo's prefixes are 0x01-0x08).
 constexpr uint64_t kP2PSlotPrefix = uint64_t{0xD1} << 56;
+constexpr uint64_t kRingSlotPrefix = uint64_t{0xD2} << 56;  // reduce_scatter's ring
 
 const char* OpCodeName(int64_t code) {
   static const char* names[] = {"?",          "all_reduce",     "broadcast",
@@ -136,6 +139,7 @@ StatusOr<std::shared_ptr<ProcessGroupGloo>> ProcessGroupGloo::Create(
   if (!st.ok())
     return Status(st.code(), absl::StrFormat("[init_process_group] rank %d of %d: %s", options.rank,
                                              options.world_size, st.message()));
+  Register(pg);
   return pg;
 }
 
@@ -173,6 +177,14 @@ Status ProcessGroupGloo::Connect() {
   if (rank != 0) RETURN_IF_ERROR(check(0));
   for (int r = 1; rank == 0 && r < size; ++r) RETURN_IF_ERROR(check(r));
 
+  RETURN_IF_ERROR(ConnectMesh(""));
+  // Nobody leaves before everyone is connected: rank 0's store must outlive the others' reads.
+  ASSIGN_OR_RETURN(int64_t ready, store_->Add("ofl/ready", 1));
+  if (ready == size) RETURN_IF_ERROR(store_->Set("ofl/all_ready", {'1'}));
+  return store_->Get("ofl/all_ready").status();
+}
+
+Status ProcessGroupGloo::ConnectMesh(const std::string& prefix) {
   gloo::transport::tcp::attr attr;
   if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME")) {
     attr.iface = ifname;
@@ -185,17 +197,55 @@ Status ProcessGroupGloo::Connect() {
   }
   try {
     auto device = gloo::transport::tcp::CreateDevice(attr);
-    auto ctx = std::make_shared<gloo::rendezvous::Context>(rank, size);
+    auto ctx = std::make_shared<gloo::rendezvous::Context>(rank(), size());
     ctx->setTimeout(options_.timeout);
-    ctx->connectFullMesh(*store_, device);
+    if (prefix.empty()) {
+      ctx->connectFullMesh(*store_, device);
+    } else {
+      gloo::rendezvous::PrefixStore scoped(prefix, *store_);
+      ctx->connectFullMesh(scoped, device);
+    }
     context_ = ctx;
   } catch (const std::exception& e) {
     return absl::UnavailableError(absl::StrCat("Gloo could not connect the ranks: ", e.what()));
   }
-  // Nobody leaves before everyone is connected: rank 0's store must outlive the others' reads.
-  ASSIGN_OR_RETURN(int64_t ready, store_->Add("ofl/ready", 1));
-  if (ready == size) RETURN_IF_ERROR(store_->Set("ofl/all_ready", {'1'}));
-  return store_->Get("ofl/all_ready").status();
+  return Status();
+}
+
+StatusOr<std::shared_ptr<ProcessGroupGloo>> ProcessGroupGloo::NewGroup(
+    const std::vector<int>& ranks, int64_t index, std::chrono::milliseconds timeout) {
+  auto me = std::find(ranks.begin(), ranks.end(), rank());
+  if (me == ranks.end())
+    return InvalidArgument("[new_group] rank %d is not in ranks [%s]", rank(),
+                           absl::StrJoin(ranks, ", "));
+  ProcessGroupOptions o = options_;
+  o.rank = static_cast<int>(me - ranks.begin());
+  o.world_size = static_cast<int>(ranks.size());
+  o.timeout = timeout;
+  std::shared_ptr<ProcessGroupGloo> pg(new ProcessGroupGloo(o));
+  pg->store_ = store_;
+  const std::string prefix = absl::StrCat("ofl/group/", index);
+  // The members must agree on the member list (each compares with the first member's).
+  const std::string mine = absl::StrJoin(ranks, ",");
+  RETURN_IF_ERROR(store_->Set(absl::StrCat(prefix, "/ranks/", rank()), {mine.begin(), mine.end()}));
+  auto first = store_->Get(absl::StrCat(prefix, "/ranks/", ranks[0]));
+  if (!first.ok())
+    return Status(first.status().code(),
+                  absl::StrFormat("[new_group] rank %d (the group's first member) did not call "
+                                  "new_group within the timeout: %s",
+                                  ranks[0], first.status().message()));
+  std::string theirs(first->begin(), first->end());
+  if (theirs != mine)
+    return InvalidArgument(
+        "[new_group] the ranks disagree on the group's members: rank %d passed [%s], rank %d "
+        "passed [%s] (every rank must call new_group with the same ranks, in the same order of "
+        "new_group calls)",
+        rank(), mine, ranks[0], theirs);
+  Status st = pg->ConnectMesh(prefix + "/");
+  if (!st.ok())
+    return Status(st.code(), absl::StrFormat("[new_group] ranks [%s]: %s", mine, st.message()));
+  Register(pg);
+  return pg;
 }
 
 StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Issue(std::string name,
@@ -220,14 +270,19 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Issue(std::string name,
 
 Status ProcessGroupGloo::Guard(const char* op, const std::string& what,
                                const std::function<void()>& body) {
-  if (!broken_.ok())
-    return absl::UnavailableError(
-        absl::StrFormat("[%s] rank %d: the process group is unusable after an earlier failure: %s",
-                        op, rank(), broken_.message()));
+  {
+    std::lock_guard<std::mutex> lock(broken_mu_);
+    if (!broken_.ok())
+      return absl::UnavailableError(absl::StrFormat(
+          "[%s] rank %d: the process group is unusable after an earlier failure: %s", op, rank(),
+          broken_.message()));
+  }
   try {
     body();
     return Status();
   } catch (const std::exception& e) {
+    std::lock_guard<std::mutex> lock(broken_mu_);
+    if (!broken_.ok()) return broken_;
     broken_ = absl::UnavailableError(absl::StrFormat(
         "[%s] rank %d of %d (%s): Gloo failed: %s. A peer exited, was killed or did not reach "
         "this %s within the timeout (%d ms)",
@@ -262,12 +317,12 @@ Status ProcessGroupGloo::CheckSignature(const char* op, const std::vector<int64_
 }
 
 Status ProcessGroupGloo::GlooAllReduce(const char* op, const std::string& what, void* data,
-                                       int64_t n, int64_t esize, const ReduceFn& fn) {
+                                       int64_t n, int64_t esize, const ReduceFn& fn, uint32_t tag) {
   return Guard(op, what, [&] {
     gloo::AllreduceOptions o(context_);
     SetOutput(o, data, n, esize);
     o.setReduceFunction(fn);
-    o.setTag(NextTag());
+    o.setTag(tag != 0 ? tag : NextTag());
     o.setTimeout(options_.timeout);
     gloo::allreduce(o);
   });
@@ -298,14 +353,19 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Broadcast(const Tensor& t, int
   return Issue("broadcast", {tb}, {tb}, [=](auto&, const std::vector<TensorBytes>& w) -> Status {
     RETURN_IF_ERROR(CheckSignature("broadcast", sig, what));
     if (w[0].size == 0 || size() == 1) return Status();
-    return Guard("broadcast", what, [&] {
-      gloo::BroadcastOptions o(context_);
-      o.setOutput<uint8_t>(static_cast<uint8_t*>(w[0].data()), w[0].size);
-      o.setRoot(root);
-      o.setTag(NextTag());
-      o.setTimeout(options_.timeout);
-      gloo::broadcast(o);
-    });
+    return GlooBroadcast(what, w[0].data(), w[0].size, root, NextTag());
+  });
+}
+
+Status ProcessGroupGloo::GlooBroadcast(const std::string& what, void* data, int64_t bytes, int root,
+                                       uint32_t tag) {
+  return Guard("broadcast", what, [&] {
+    gloo::BroadcastOptions o(context_);
+    o.setOutput<uint8_t>(static_cast<uint8_t*>(data), bytes);
+    o.setRoot(root);
+    o.setTag(tag);
+    o.setTimeout(options_.timeout);
+    gloo::broadcast(o);
   });
 }
 
@@ -350,23 +410,48 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::ReduceScatter(const Tensor& ou
   const std::string what = DescribeTensor(output);
   const DType dtype = output.dtype();
   const int64_t n = output.numel(), esize = DTypeSize(dtype);
-  return Issue(
-      "reduce_scatter", ins, {out},
-      [=](const std::vector<TensorBytes>& r, const std::vector<TensorBytes>& w) -> Status {
-        RETURN_IF_ERROR(CheckSignature("reduce_scatter", sig, what));
-        const int64_t bytes = w[0].size;
-        // Debian's Gloo (2022) has no reduce-scatter in its options API: all-reduce the
-        // concatenated inputs and keep this rank's block (N times the traffic of a true
-        // reduce-scatter, the same result).
-        std::vector<uint8_t> buf(bytes * size());
-        for (int i = 0; i < size(); ++i) std::memcpy(buf.data() + i * bytes, r[i].data(), bytes);
-        if (n > 0 && size() > 1) {
-          RETURN_IF_ERROR(GlooAllReduce("reduce_scatter", what, buf.data(), n * size(), esize, fn));
-        }
-        std::memcpy(w[0].data(), buf.data() + rank() * bytes, bytes);
-        if (op == ReduceOp::kAvg) DivideInPlace(w[0].data(), dtype, n, size());
-        return Status();
-      });
+  return Issue("reduce_scatter", ins, {out},
+               [=](const std::vector<TensorBytes>& r, const std::vector<TensorBytes>& w) -> Status {
+                 RETURN_IF_ERROR(CheckSignature("reduce_scatter", sig, what));
+                 if (n > 0 && size() > 1)
+                   RETURN_IF_ERROR(RingReduceScatter(what, r, w[0].data(), n, esize, fn));
+                 else
+                   std::memcpy(w[0].data(), r[rank()].data(), w[0].size);
+                 if (op == ReduceOp::kAvg) DivideInPlace(w[0].data(), dtype, n, size());
+                 return Status();
+               });
+}
+
+Status ProcessGroupGloo::RingReduceScatter(const std::string& what,
+                                           const std::vector<TensorBytes>& blocks, void* out,
+                                           int64_t count, int64_t esize, const ReduceFn& fn) {
+  // Debian's Gloo (2022) has no reduce-scatter in its options API: a ring over unbound buffers.
+  // Step s: send the partial sum of block (rank - s - 1) to the right, receive the left's partial
+  // sum of block (rank - s - 2) and add this rank's block to it; after N - 1 steps block `rank`
+  // holds every rank's contribution. Each rank sends (N - 1) blocks (an all-reduce of the
+  // concatenation sends 2 (N - 1)).
+  // No copies of the inputs: step 0 sends this rank's block straight from its input, each later
+  // step sends the partial sum the step before produced (two ping-pong blocks), and the last
+  // step reduces into `out`.
+  const int n = size(), me = rank(), right = (me + 1) % n, left = (me + n - 1) % n;
+  const uint64_t slot = kRingSlotPrefix | (uint64_t{NextTag()} << 8);
+  const int64_t bytes = count * esize;
+  std::vector<uint8_t> acc(bytes * 2), in(bytes);
+  auto block = [&](int b) { return blocks[((b % n) + n) % n].data(); };
+  return Guard("reduce_scatter", what, [&] {
+    auto acc_buf = context_->createUnboundBuffer(acc.data(), acc.size());
+    auto in_buf = context_->createUnboundBuffer(in.data(), in.size());
+    auto first = context_->createUnboundBuffer(block(me - 1), bytes);
+    for (int s = 0; s + 1 < n; ++s) {
+      in_buf->recv(left, slot | s);
+      auto* sending = s == 0 ? first.get() : acc_buf.get();
+      sending->send(right, slot | s, s == 0 ? 0 : ((s - 1) % 2) * bytes, bytes);
+      if (!in_buf->waitRecv(options_.timeout)) throw std::runtime_error("recv was aborted");
+      void* dst = s + 2 == n ? out : acc.data() + (s % 2) * bytes;
+      fn(dst, block(me - s - 2), in.data(), count);
+      if (!sending->waitSend(options_.timeout)) throw std::runtime_error("send was aborted");
+    }
+  });
 }
 
 StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Reduce(const Tensor& t, int root, ReduceOp op) {

@@ -9,8 +9,10 @@
 // `check_signatures` is off, so a rank calling a different op or passing another shape fails
 // with an error naming both ranks' tensors instead of corrupting data.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -63,12 +65,33 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   StatusOr<std::shared_ptr<Work>> Send(const Tensor& t, int dst, int tag);
   StatusOr<std::shared_ptr<Work>> Recv(const Tensor& t, int src, int tag);
   StatusOr<std::shared_ptr<Work>> Barrier();
+
+  // Compiled graphs (graph_collectives.h): the collective runs now, on the calling thread (the
+  // graph's launch), on `n` contiguous elements at `data`. These use a tag space of their own,
+  // so they never pair with the collective stream's ops; every rank's graph issues them in the
+  // same (compiled, deterministic) order. No signature exchange: the graph was traced from the
+  // same program on every rank.
+  Status AllReduceNow(void* data, DType dtype, int64_t n, ReduceOp op, const std::string& what);
+  Status BroadcastNow(void* data, int64_t bytes, int root, const std::string& what);
+  // This group's key in the registry that graph collectives look groups up in.
+  int64_t id() const { return id_; }
+  // The live group with this id (null when destroyed or unknown).
+  static std::shared_ptr<ProcessGroupGloo> FindById(int64_t id);
+  // torch.distributed.new_group, on a member: a group of the global `ranks` (sorted, this rank
+  // among them) meeting through this group's store under the key prefix of `index` (every rank
+  // of this group counts the new_group calls alike). Its rank is this rank's place in `ranks`.
+  StatusOr<std::shared_ptr<ProcessGroupGloo>> NewGroup(const std::vector<int>& ranks, int64_t index,
+                                                       std::chrono::milliseconds timeout);
   // Waits for the issued work (each op is bounded by the timeout), then drops the connections.
   Status Shutdown();
 
  private:
   explicit ProcessGroupGloo(ProcessGroupOptions options);
+  // Gives `pg` its id and makes FindById find it (graph_collectives.cc).
+  static void Register(const std::shared_ptr<ProcessGroupGloo>& pg);
   Status Connect();
+  // Gloo's full mesh over `store` (keys under `prefix`).
+  Status ConnectMesh(const std::string& prefix);
   using Fn = CollectiveInstructionPolicy::Fn;
   StatusOr<std::shared_ptr<Work>> Issue(std::string name, std::vector<TensorBytes> reads,
                                         std::vector<TensorBytes> writes, Fn fn);
@@ -80,20 +103,32 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   // On `root`: `list` checked against `like` (world_size tensors); elsewhere it must be empty.
   StatusOr<std::vector<TensorBytes>> RootList(const char* op, const TensorList& list,
                                               const Tensor& like, int root, const char* role);
-  // gloo::allreduce of `n` elements of `esize` bytes at `data`, in place, under Guard.
+  // gloo::allreduce of `n` elements of `esize` bytes at `data`, in place, under Guard, with
+  // `tag` (0: the collective stream's next tag).
   Status GlooAllReduce(const char* op, const std::string& what, void* data, int64_t n,
-                       int64_t esize, const ReduceFn& fn);
+                       int64_t esize, const ReduceFn& fn, uint32_t tag = 0);
+  // gloo::broadcast of `bytes` at `data` from `root`, under Guard, with `tag`.
+  Status GlooBroadcast(const std::string& what, void* data, int64_t bytes, int root, uint32_t tag);
+  // reduce_scatter's ring: blocks[b] (`count` elements of `esize` bytes each) summed over the
+  // ranks into `out` for b = rank (the collective stream's thread, under Guard).
+  Status RingReduceScatter(const std::string& what, const std::vector<TensorBytes>& blocks,
+                           void* out, int64_t count, int64_t esize, const ReduceFn& fn);
   uint32_t NextTag() { return next_tag_++; }
+  // Graph collectives' tags: bit 30 set, apart from the collective stream's NextTag().
+  uint32_t NextGraphTag() { return (next_graph_tag_++ & 0x3fffffffu) | 0x40000000u; }
 
   ProcessGroupOptions options_;
-  std::unique_ptr<TcpStore> store_;
+  std::shared_ptr<TcpStore> store_;  // shared with the sub-groups made by NewGroup
   std::shared_ptr<gloo::Context> context_;
   vm::BlobPtr order_;                // written by every collective: issue order on the stream
   std::shared_ptr<Work> last_work_;  // caller's thread only
   // Touched only on the collective stream's thread.
   uint32_t next_tag_ = 1;
+  std::atomic<uint32_t> next_graph_tag_{1};
+  std::mutex broken_mu_;  // broken_ is also read and set by graph collectives' threads
   Status broken_;
-  bool shut_down_ = false;
+  std::atomic<bool> shut_down_{false};
+  int64_t id_ = 0;
 };
 
 }  // namespace distributed

@@ -2,6 +2,8 @@
 // collectives return (python/oneflow_like/distributed wraps them in torch.distributed's API).
 #include <chrono>
 
+#include "distributed/graph_collectives.h"
+#include "oneflow_like/framework/op.h"
 #include "distributed/process_group.h"
 #include "python/csrc/binding.h"
 
@@ -33,6 +35,7 @@ std::shared_ptr<ProcessGroupGloo> CreateGroup(const std::string& host, int port,
 }
 
 void BindDistributed(py::module_& m, TensorClass&) {
+  m.def("_tracing_active", &TracingActive);
   py::class_<Work, WorkPtr>(m, "_Work")
       .def("is_completed", &Work::IsCompleted)
       .def(
@@ -52,6 +55,18 @@ void BindDistributed(py::module_& m, TensorClass&) {
       .def(py::init(&CreateGroup), py::arg("host"), py::arg("port"), py::arg("rank"),
            py::arg("world_size"), py::arg("timeout"), py::arg("check_signatures") = true)
       .def("rank", &ProcessGroupGloo::rank)
+      .def("timeout", [](ProcessGroupGloo& pg) { return pg.options().timeout.count() / 1000.0; })
+      .def(
+          "new_group",
+          [](ProcessGroupGloo& pg, const std::vector<int>& ranks, int64_t index, double timeout_s) {
+            StatusOr<std::shared_ptr<ProcessGroupGloo>> sub;
+            {
+              py::gil_scoped_release nogil;
+              sub = pg.NewGroup(ranks, index,
+                                std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
+            }
+            return Unwrap(std::move(sub));
+          })
       .def("size", &ProcessGroupGloo::size)
       .def(
           "all_reduce",
@@ -59,6 +74,13 @@ void BindDistributed(py::module_& m, TensorClass&) {
             return Unwrap(pg.AllReduce(t, static_cast<ReduceOp>(op), check));
           },
           py::arg("tensor"), py::arg("op"), py::arg("check") = true)
+      // Inside nn.Graph tracing (or on lazy tensors): the collective as a traced op.
+      .def("all_reduce_op",
+           [](ProcessGroupGloo& pg, const Tensor& t, int op) {
+             Check(distributed::AllReduceOp(t, pg, static_cast<ReduceOp>(op)));
+           })
+      .def("broadcast_op", [](ProcessGroupGloo& pg, const Tensor& t,
+                              int root) { Check(distributed::BroadcastOp(t, pg, root)); })
       .def("broadcast", [](ProcessGroupGloo& pg, const Tensor& t,
                            int root) { return Unwrap(pg.Broadcast(t, root)); })
       .def("all_gather", [](ProcessGroupGloo& pg, const TensorList& outs,

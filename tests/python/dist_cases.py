@@ -361,5 +361,225 @@ def case_launcher_env(mode=""):
         time.sleep(60)  # the launcher must stop this one
 
 
+class _TrainStep(nn.Graph):
+    def __init__(self, model, opt):
+        super().__init__()
+        self.model = model
+        self.add_optimizer(opt)
+
+    def build(self, x, y):
+        loss = F.cross_entropy(self.model(x), y)
+        loss.backward()
+        return loss
+
+
+def _make_opt(kind, params):
+    if kind == "sgd":
+        return flow.optim.SGD(params, lr=0.1, momentum=0.9)
+    return flow.optim.Adam(params, lr=0.01)
+
+
+def case_ddp_graph(opt_kind="sgd", bucket_cap_mb="25"):
+    """nn.Graph over DDP (the bucket all-reduces compiled into the graph) == one process on the
+    whole batch, and == eager DDP, for several steps."""
+    rank, world = _init()
+    cap = float(bucket_cap_mb)
+    flow.manual_seed(1234 + rank)  # different inits: DDP must broadcast rank 0's
+    model = nn.parallel.DistributedDataParallel(_mlp(), bucket_cap_mb=cap)
+    eager = nn.parallel.DistributedDataParallel(_mlp(), bucket_cap_mb=cap)
+    eager.module.load_state_dict(model.module.state_dict())
+    ref = _mlp()
+    ref.load_state_dict(model.module.state_dict())
+    opt = _make_opt(opt_kind, model.parameters())
+    eager_opt = _make_opt(opt_kind, eager.parameters())
+    ref_opt = _make_opt(opt_kind, ref.parameters())
+    step = _TrainStep(model, opt)
+    per = 4
+    for x, y in _batches(4, world, per):
+        xs = flow.tensor(x[rank * per : (rank + 1) * per])
+        ys = flow.tensor(y[rank * per : (rank + 1) * per])
+        loss = step(xs, ys)
+        eager_loss = F.cross_entropy(eager(xs), ys)
+        eager_opt.zero_grad()
+        eager_loss.backward()
+        eager_opt.step()
+        np.testing.assert_allclose(loss.numpy(), eager_loss.numpy(), rtol=1e-5, atol=1e-6)
+        ref_loss = F.cross_entropy(ref(flow.tensor(x)), flow.tensor(y))
+        ref_opt.zero_grad()
+        ref_loss.backward()
+        ref_opt.step()
+    hlo = step.compiled.hlo_after
+    assert hlo.count("ofl.kernel.dist_all_reduce") == len(model._buckets), hlo
+    if cap < 0.001:
+        assert len(model._buckets) > 1, len(model._buckets)
+    named = zip(model.module.named_parameters(), eager.module.named_parameters(), ref.parameters())
+    for (n, p), (_, e), q in named:
+        np.testing.assert_allclose(p.numpy(), q.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+        np.testing.assert_allclose(p.numpy(), e.numpy(), rtol=1e-5, atol=1e-6, err_msg=n)
+    _result("buckets", len(model._buckets))
+    dist.destroy_process_group()
+
+
+class _AllReduceGraph(nn.Graph):
+    def build(self, x):
+        y = x * 2
+        dist.all_reduce(y, op=dist.ReduceOp.MAX)
+        z = x + 1
+        work = dist.broadcast(z, 1, async_op=True)
+        work.wait()
+        return y, z
+
+
+def case_graph_collectives():
+    """dist.all_reduce / dist.broadcast called in build() run inside the compiled graph."""
+    rank, world = _init()
+    g = _AllReduceGraph()
+    for it in range(3):
+        x = _data(rank + it, "float32")
+        y, z = g(flow.tensor(x))
+        want_y = np.max([_data(r + it, "float32") * 2 for r in range(world)], axis=0)
+        _close(y.numpy(), want_y, "graph all_reduce max")
+        _close(z.numpy(), _data(1 + it, "float32") + 1, "graph broadcast")
+    assert "ofl.kernel.dist_broadcast" in g.compiled.hlo_after
+    # an eager collective between graph runs keeps working (its own tags)
+    t = flow.ones(4)
+    dist.all_reduce(t)
+    _close(t.numpy(), np.full(4, world), "eager after graph")
+    dist.destroy_process_group()
+
+
+def case_subgroups():
+    """new_group sub-groups: every collective on a group == NumPy over its members only; the
+    rank helpers; non-members get -1 / None; the default group still works in between."""
+    rank, world = _init()
+    if world == 2:
+        layouts = [[0, 1], [1]]
+    else:
+        layouts = [[0, 2], [1, 3], [1, 2, 3]]
+    groups = [dist.new_group(ranks) for ranks in layouts]
+    for ranks, g in zip(layouts, groups):
+        if rank not in ranks:
+            assert dist.get_rank(g) == -1 and dist.get_world_size(g) == -1
+            assert dist.all_reduce(flow.ones(3), group=g) is None
+            continue
+        n, me = len(ranks), ranks.index(rank)
+        assert dist.get_rank(g) == me and dist.get_world_size(g) == n
+        assert dist.get_group_rank(g, rank) == me and dist.get_global_rank(g, me) == rank
+        for dtype in ("float32", "int64", "float16"):
+            t = _t(_data(rank, dtype), dtype)
+            dist.all_reduce(t, group=g)
+            _close(_np(t), sum(_data(r, dtype).astype(np.float64) for r in ranks), f"{ranks} sum")
+            t = _t(_data(rank, dtype), dtype)
+            dist.broadcast(t, ranks[-1], group=g)  # src is a global rank, as in torch
+            _close(_np(t), _data(ranks[-1], dtype), f"{ranks} broadcast")
+            outs = [_t(np.zeros((3, 5)), dtype) for _ in ranks]
+            dist.all_gather(outs, _t(_data(rank, dtype), dtype), group=g)
+            for o, r in zip(outs, ranks):
+                _close(_np(o), _data(r, dtype), f"{ranks} all_gather")
+            big = [_data(r, dtype, (n * 2, 3)) for r in ranks]
+            out = _t(np.zeros((2, 3)), dtype)
+            dist.reduce_scatter_tensor(out, _t(_data(rank, dtype, (n * 2, 3)), dtype), group=g)
+            want = sum(b.astype(np.float64) for b in big)[me * 2 : me * 2 + 2]
+            _close(_np(out), want, f"{ranks} reduce_scatter")
+        objs = [None] * n
+        dist.all_gather_object(objs, {"rank": rank}, group=g)
+        assert objs == [{"rank": r} for r in ranks], objs
+        dist.barrier(group=g)
+    t = flow.ones(2)
+    dist.all_reduce(t)
+    _close(t.numpy(), np.full(2, world), "default group after sub-groups")
+    dist.destroy_process_group(groups[0])
+    dist.destroy_process_group()
+
+
+def case_reduce_scatter_bandwidth(sizes="1048576,16777216"):
+    """rank 0 prints reduce_scatter_tensor's fastest time per total input size (bench)."""
+    rank, world = _init(timeout=120)
+    for total in [int(v) for v in sizes.split(",")]:
+        inp = flow.ones(total // 4)
+        out = flow.zeros(total // 4 // world)
+        dist.reduce_scatter_tensor(out, inp)
+        best = float("inf")
+        for _ in range(max(3, min(50, (64 << 20) // total))):
+            t0 = time.perf_counter()
+            dist.reduce_scatter_tensor(out, inp)
+            best = min(best, time.perf_counter() - t0)
+        if rank == 0:
+            _result(total, f"{best:.6f}")
+    dist.destroy_process_group()
+
+
+def case_ddp_subgroup():
+    """4 ranks as two DDP jobs on sub-groups [0, 1] and [2, 3] (eager, then nn.Graph): each ==
+    one process on its group's concatenated batch; the groups' data differ."""
+    rank, world = _init()
+    groups = [dist.new_group([0, 1]), dist.new_group([2, 3])]
+    g = groups[rank // 2]
+    me = dist.get_rank(g)
+    flow.manual_seed(10 + rank)  # different inits: DDP broadcasts the group's first rank's
+    eager = nn.parallel.DistributedDataParallel(_mlp(), process_group=g)
+    graph_model = nn.parallel.DistributedDataParallel(_mlp(), process_group=g)
+    graph_model.module.load_state_dict(eager.module.state_dict())
+    ref = _mlp()
+    ref.load_state_dict(eager.module.state_dict())
+    opt = _make_opt("sgd", eager.parameters())
+    step = _TrainStep(graph_model, _make_opt("sgd", graph_model.parameters()))
+    ref_opt = _make_opt("sgd", ref.parameters())
+    per = 4
+    for x, y in _batches(3 + rank // 2, 2, per)[rank // 2 :]:  # group 1 trains on other data
+        xs = flow.tensor(x[me * per : (me + 1) * per])
+        ys = flow.tensor(y[me * per : (me + 1) * per])
+        loss = F.cross_entropy(eager(xs), ys)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step(xs, ys)
+        ref_loss = F.cross_entropy(ref(flow.tensor(x)), flow.tensor(y))
+        ref_opt.zero_grad()
+        ref_loss.backward()
+        ref_opt.step()
+    for (n, p), q, r in zip(
+        eager.module.named_parameters(), graph_model.module.parameters(), ref.parameters()
+    ):
+        np.testing.assert_allclose(p.numpy(), r.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+        np.testing.assert_allclose(q.numpy(), r.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+    dist.destroy_process_group()
+
+
+def case_ddp_graph_buffers():
+    """Buffers (BatchNorm running stats) in nn.Graph over DDP: broadcast from rank 0 at each
+    forward, then updated locally, == eager DDP on every rank, even after the ranks' buffers
+    were made to differ between steps."""
+    rank, world = _init()
+
+    def bn_mlp():
+        return nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1d(8), nn.Tanh(), nn.Linear(8, 3))
+
+    flow.manual_seed(5 + rank)
+    graph_model = nn.parallel.DistributedDataParallel(bn_mlp())
+    eager = nn.parallel.DistributedDataParallel(bn_mlp())
+    eager.module.load_state_dict(graph_model.module.state_dict())
+    step = _TrainStep(graph_model, _make_opt("sgd", graph_model.parameters()))
+    opt = _make_opt("sgd", eager.parameters())
+    per = 4
+    for x, y in _batches(3, world, per):
+        for m in (graph_model.module, eager.module):
+            with flow.no_grad():
+                m[1].running_mean.add_(float(rank))  # rank 0's must win at the next forward
+        xs = flow.tensor(x[rank * per : (rank + 1) * per])
+        ys = flow.tensor(y[rank * per : (rank + 1) * per])
+        step(xs, ys)
+        loss = F.cross_entropy(eager(xs), ys)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert "ofl.kernel.dist_broadcast" in step.compiled.hlo_after
+    for (n, a), b in zip(
+        graph_model.module.state_dict().items(), eager.module.state_dict().values()
+    ):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+    dist.destroy_process_group()
+
+
 if __name__ == "__main__":
     globals()["case_" + sys.argv[1]](*sys.argv[2:])

@@ -187,6 +187,37 @@ def test_ddp_with_small_buckets_and_four_ranks():
     ok(spawn("ddp", 4, "0.0005"))
 
 
+@pytest.mark.parametrize("opt", ["sgd", "adam"])
+def test_graph_ddp_equals_single_process_and_eager_ddp(opt):
+    res = spawn("ddp_graph", 2, opt)
+    ok(res)
+    assert result_line(res[0][1]) == ["buckets 1"]
+
+
+@pytest.mark.parametrize("opt", ["sgd", "adam"])
+def test_graph_ddp_with_small_buckets_and_four_ranks(opt):
+    res = spawn("ddp_graph", 4, opt, "0.0005")
+    ok(res)
+    assert result_line(res[0][1]) == ["buckets 3"]
+
+
+def test_graph_ddp_broadcasts_buffers_like_eager_ddp():
+    ok(spawn("ddp_graph_buffers", 2))
+
+
+def test_collectives_called_in_graph_build_run_in_the_compiled_graph():
+    ok(spawn("graph_collectives", 2))
+
+
+@pytest.mark.parametrize("world", [2, 4])
+def test_subgroups_match_numpy_over_their_members(world):
+    ok(spawn("subgroups", world))
+
+
+def test_ddp_on_sub_groups_eager_and_graph():
+    ok(spawn("ddp_subgroup", 4))
+
+
 def test_ddp_bucket_reductions_are_issued_during_backward():
     ok(spawn("ddp_overlap", 2))
 

@@ -35,6 +35,9 @@ __all__ = [
     "broadcast",
     "destroy_process_group",
     "get_backend",
+    "get_global_rank",
+    "get_group_rank",
+    "get_process_group_ranks",
     "get_rank",
     "get_world_size",
     "init_process_group",
@@ -45,6 +48,7 @@ __all__ = [
     "is_nccl_available",
     "isend",
     "new_group",
+    "ProcessGroup",
     "recv",
     "gather",
     "reduce",
@@ -88,12 +92,33 @@ class Backend(str):
         return str.__new__(cls, str(name).lower())
 
 
+class ProcessGroup:
+    """A group made by new_group: the global `ranks` in it, and on a member the Gloo group
+    connecting them (None on the ranks outside it, where collectives on it do nothing and
+    return None, as in torch)."""
+
+    def __init__(self, ranks, pg):
+        self.ranks = list(ranks)
+        self._pg = pg
+
+    def rank(self):
+        return self._pg.rank() if self._pg is not None else -1
+
+    def size(self):
+        return len(self.ranks)
+
+    def __repr__(self):
+        return f"ProcessGroup(ranks={self.ranks})"
+
+
 class GroupMember:
-    WORLD = object()  # the default group; the only one there is
+    WORLD = object()  # the default group
+    NON_GROUP_MEMBER = -100
 
 
 _pg = None
 _backend = None
+_subgroups = []  # ProcessGroups made by new_group, in creation order
 
 
 def is_available():
@@ -122,9 +147,27 @@ def _default_group(name):
 
 
 def _group(name, group):
-    if group is not None and group is not GroupMember.WORLD:
-        raise NotImplementedError(f"[{name}] only the default group (group=None) is supported")
-    return _default_group(name)
+    """The Gloo group of `group`; None when this rank is not in it."""
+    if group is None or group is GroupMember.WORLD:
+        return _default_group(name)
+    if not isinstance(group, ProcessGroup):
+        raise TypeError(
+            f"[{name}] group must be None, GroupMember.WORLD or a group from new_group: "
+            f"got {type(group).__name__}"
+        )
+    _default_group(name)
+    if group not in _subgroups:
+        raise RuntimeError(f"[{name}] {group} was destroyed")
+    return group._pg
+
+
+def _grank(name, group, r, what):
+    """Global rank `r` (a src / dst argument) as a rank of `group`."""
+    if group is None or group is GroupMember.WORLD:
+        return int(r)
+    if int(r) not in group.ranks:
+        raise ValueError(f"[{name}] {what} rank {r} is not in {group}")
+    return group.ranks.index(int(r))
 
 
 def _env(name, var):
@@ -214,19 +257,60 @@ def init_process_group(
 
 
 def destroy_process_group(group=None):
-    """Waits for the issued collectives and closes the connections."""
+    """Waits for the issued collectives and closes the connections (of every group when group
+    is None, else of that sub-group only)."""
     global _pg, _backend
     pg = _group("destroy_process_group", group)
+    if group is not None and group is not GroupMember.WORLD:
+        _subgroups.remove(group)
+        if pg is not None:
+            pg.shutdown()
+        return
+    for g in reversed(_subgroups):
+        if g._pg is not None:
+            g._pg.shutdown()
+    _subgroups.clear()
     _pg, _backend = None, None
     pg.shutdown()
 
 
 def get_rank(group=None):
-    return _group("get_rank", group).rank()
+    """This process's rank in `group` (-1 when it is not a member)."""
+    pg = _group("get_rank", group)
+    return pg.rank() if pg is not None else -1
 
 
 def get_world_size(group=None):
-    return _group("get_world_size", group).size()
+    """The number of ranks in `group` (-1 when this process is not a member, as in torch)."""
+    pg = _group("get_world_size", group)
+    return pg.size() if pg is not None else -1
+
+
+def get_group_rank(group, global_rank):
+    """The rank in `group` of the process whose global rank is `global_rank`."""
+    if group is None or group is GroupMember.WORLD:
+        return int(global_rank)
+    _group("get_group_rank", group)
+    if int(global_rank) not in group.ranks:
+        raise ValueError(f"[get_group_rank] global rank {global_rank} is not part of {group}")
+    return group.ranks.index(int(global_rank))
+
+
+def get_global_rank(group, group_rank):
+    """The global rank of the process that is rank `group_rank` of `group`."""
+    if group is None or group is GroupMember.WORLD:
+        return int(group_rank)
+    _group("get_global_rank", group)
+    if not 0 <= int(group_rank) < len(group.ranks):
+        raise ValueError(f"[get_global_rank] group rank {group_rank} is out of range for {group}")
+    return group.ranks[int(group_rank)]
+
+
+def get_process_group_ranks(group):
+    """The global ranks of `group`."""
+    if group is None or group is GroupMember.WORLD:
+        return list(range(_default_group("get_process_group_ranks").size()))
+    return list(group.ranks)
 
 
 def get_backend(group=None):
@@ -235,30 +319,66 @@ def get_backend(group=None):
 
 
 def _finish(work, async_op):
+    if work is None:  # a group this rank is not in: nothing to do, as in torch
+        return None
     if async_op:
         return work
     work.wait()
     return None
 
 
+class _TracedWork:
+    """The work handle of a collective recorded in an nn.Graph trace: it runs inside the compiled
+    graph, in order with the graph's other ops, so there is nothing to wait for."""
+
+    def wait(self, timeout=None):
+        return True
+
+    def is_completed(self):
+        return True
+
+
+def _traced(tensor):
+    """Whether a collective on `tensor` belongs to the nn.Graph being traced."""
+    return tensor.is_lazy or _C._tracing_active()
+
+
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
-    """Reduces `tensor` over all ranks, in place."""
-    return _finish(_group("all_reduce", group).all_reduce(tensor, int(op)), async_op)
+    """Reduces `tensor` over all ranks, in place. Inside nn.Graph's build() it becomes a
+    collective of the compiled graph."""
+    pg = _group("all_reduce", group)
+    if pg is None:
+        return None
+    if _traced(tensor):
+        pg.all_reduce_op(tensor, int(op))
+        return _TracedWork() if async_op else None
+    return _finish(pg.all_reduce(tensor, int(op)), async_op)
 
 
 def broadcast(tensor, src, group=None, async_op=False):
-    """Copies rank `src`'s `tensor` into every rank's `tensor`."""
-    return _finish(_group("broadcast", group).broadcast(tensor, int(src)), async_op)
+    """Copies rank `src`'s `tensor` into every rank's `tensor` (inside nn.Graph's build(): a
+    collective of the compiled graph)."""
+    pg = _group("broadcast", group)
+    if pg is None:
+        return None
+    src = _grank("broadcast", group, src, "src")
+    if _traced(tensor):
+        pg.broadcast_op(tensor, src)
+        return _TracedWork() if async_op else None
+    return _finish(pg.broadcast(tensor, src), async_op)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     """tensor_list[r] = rank r's `tensor` (world_size tensors of its shape and dtype)."""
-    return _finish(_group("all_gather", group).all_gather(list(tensor_list), tensor), async_op)
+    pg = _group("all_gather", group)
+    return _finish(pg and pg.all_gather(list(tensor_list), tensor), async_op)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
     """output_tensor (world_size * n elements, or world_size along dim 0) = ranks' inputs."""
     pg = _group("all_gather_into_tensor", group)
+    if pg is None:
+        return None
     return _finish(
         pg.all_gather(_chunks(output_tensor, input_tensor, pg.size()), input_tensor), async_op
     )
@@ -267,30 +387,36 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     """output = the reduction over ranks of input_list[rank]."""
     pg = _group("reduce_scatter", group)
-    return _finish(pg.reduce_scatter(output, list(input_list), int(op)), async_op)
+    return _finish(pg and pg.reduce_scatter(output, list(input_list), int(op)), async_op)
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     """output = this rank's block of the reduction over ranks of `input` (world_size blocks)."""
     pg = _group("reduce_scatter_tensor", group)
+    if pg is None:
+        return None
     return _finish(pg.reduce_scatter(output, _chunks(input, output, pg.size()), int(op)), async_op)
 
 
 def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     """The reduction over ranks into rank `dst`'s `tensor` (the others keep theirs)."""
-    return _finish(_group("reduce", group).reduce(tensor, int(dst), int(op)), async_op)
+    pg = _group("reduce", group)
+    dst = _grank("reduce", group, dst, "dst")
+    return _finish(pg and pg.reduce(tensor, dst, int(op)), async_op)
 
 
 def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     """On rank `dst`: gather_list[r] = rank r's `tensor`; the other ranks pass no list."""
     pg = _group("gather", group)
-    return _finish(pg.gather(list(gather_list or []), tensor, int(dst)), async_op)
+    dst = _grank("gather", group, dst, "dst")
+    return _finish(pg and pg.gather(list(gather_list or []), tensor, dst), async_op)
 
 
 def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     """tensor = rank `src`'s scatter_list[rank]; only `src` passes the list."""
     pg = _group("scatter", group)
-    return _finish(pg.scatter(tensor, list(scatter_list or []), int(src)), async_op)
+    src = _grank("scatter", group, src, "src")
+    return _finish(pg and pg.scatter(tensor, list(scatter_list or []), src), async_op)
 
 
 def _chunks(big, small, n):
@@ -306,37 +432,73 @@ def _chunks(big, small, n):
 
 def send(tensor, dst, group=None, tag=0):
     """Sends `tensor` to rank `dst` (blocks until the peer has received it)."""
-    _group("send", group).send(tensor, int(dst), int(tag)).wait()
+    _finish(isend(tensor, dst, group, tag), False)
 
 
 def recv(tensor, src=None, group=None, tag=0):
     """Receives into `tensor` from rank `src`; returns src."""
     if src is None:
         raise NotImplementedError("[recv] receiving from any source (src=None) is not supported")
-    _group("recv", group).recv(tensor, int(src), int(tag)).wait()
+    work = irecv(tensor, src, group, tag)
+    if work is None:  # not a member of `group`
+        return -1
+    work.wait()
     return int(src)
 
 
 def isend(tensor, dst, group=None, tag=0):
-    return _group("isend", group).send(tensor, int(dst), int(tag))
+    pg = _group("isend", group)
+    return pg and pg.send(tensor, _grank("isend", group, dst, "dst"), int(tag))
 
 
 def irecv(tensor, src=None, group=None, tag=0):
     if src is None:
         raise NotImplementedError("[irecv] receiving from any source (src=None) is not supported")
-    return _group("irecv", group).recv(tensor, int(src), int(tag))
+    pg = _group("irecv", group)
+    return pg and pg.recv(tensor, _grank("irecv", group, src, "src"), int(tag))
 
 
 def barrier(group=None, async_op=False, device_ids=None):
     """Returns once every rank has reached it (bounded by the group's timeout)."""
-    return _finish(_group("barrier", group).barrier(), async_op)
+    pg = _group("barrier", group)
+    return _finish(pg and pg.barrier(), async_op)
 
 
-def new_group(ranks=None, timeout=None, backend=None, pg_options=None):
-    """Only the default group exists in this build."""
-    raise NotImplementedError(
-        "[new_group] sub-groups are not supported; collectives run on the default group"
-    )
+def new_group(
+    ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False
+):
+    """A sub-group of the global `ranks` (all ranks when None). As in torch, every rank of the
+    default group calls new_group with the same ranks, in the same order of calls; the members
+    connect a Gloo group of their own (its own timeout, default the default group's), the
+    others get a handle on which collectives do nothing."""
+    name = "new_group"
+    world = _default_group(name)
+    if backend is not None and Backend(backend) == Backend.NCCL:
+        _check_nccl()
+    if backend is not None and Backend(backend) != Backend.GLOO:
+        raise ValueError(f"[{name}] unknown backend {backend!r}: use 'gloo'")
+    if use_local_synchronization:
+        raise NotImplementedError(f"[{name}] use_local_synchronization=True is not supported")
+    members = list(range(world.size())) if ranks is None else sorted(int(r) for r in ranks)
+    if len(set(members)) != len(members) or not members:
+        raise ValueError(f"[{name}] ranks must be distinct and non-empty: got {ranks}")
+    bad = [r for r in members if not 0 <= r < world.size()]
+    if bad:
+        raise ValueError(
+            f"[{name}] ranks {bad} are out of range for world_size {world.size()}: got {ranks}"
+        )
+    _new_group_count[0] += 1
+    index = _new_group_count[0]
+    pg = None
+    if world.rank() in members:
+        seconds = world.timeout() if timeout is None else _seconds(timeout)
+        pg = world.new_group(members, index, seconds)
+    group = ProcessGroup(members, pg)
+    _subgroups.append(group)
+    return group
+
+
+_new_group_count = [0]  # new_group calls on this rank (every rank counts alike)
 
 
 def _to_bytes_tensor(obj):
@@ -351,14 +513,16 @@ def all_gather_object(object_list, obj, group=None):
     import oneflow_like as flow
 
     pg = _group("all_gather_object", group)
+    if pg is None:
+        return None
     t, n = _to_bytes_tensor(obj)
     sizes = [flow.zeros(1, dtype=flow.int64) for _ in range(pg.size())]
-    all_gather(sizes, flow.tensor([n]))
+    all_gather(sizes, flow.tensor([n]), group=group)
     longest = max(int(s.item()) for s in sizes)
     padded = flow.zeros(longest, dtype=flow.uint8)
     padded[:n] = t
     outs = [flow.zeros(longest, dtype=flow.uint8) for _ in range(pg.size())]
-    all_gather(outs, padded)
+    all_gather(outs, padded, group=group)
     for r, (o, s) in enumerate(zip(outs, sizes)):
         object_list[r] = pickle.loads(o.numpy()[: int(s.item())].tobytes())
 
@@ -368,9 +532,12 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
     import oneflow_like as flow
 
     pg = _group("broadcast_object_list", group)
+    if pg is None:
+        return None
     t, n = _to_bytes_tensor(list(object_list))
     size = flow.tensor([n])
-    broadcast(size, src)
-    buf = t if pg.rank() == src else flow.zeros(int(size.item()), dtype=flow.uint8)
-    broadcast(buf, src)
+    broadcast(size, src, group=group)
+    mine = pg.rank() == _grank("broadcast_object_list", group, src, "src")
+    buf = t if mine else flow.zeros(int(size.item()), dtype=flow.uint8)
+    broadcast(buf, src, group=group)
     object_list[:] = pickle.loads(buf.numpy().tobytes())

@@ -10,6 +10,11 @@ goes on issuing the remaining gradients: the VM runs the collective on its own s
 parallel with the rest of backward. When backward returns, the remaining buckets are reduced
 and all reductions waited for (so a failed rank raises from loss.backward()).
 
+Inside nn.Graph (a graph whose build() runs backward through this module) the same buckets
+become collectives of the compiled graph: each bucket's gradients are concatenated, all-reduced
+by one custom-call that calls the process group on the graph's buffers, and sliced back into
+the parameters' .grad before the optimizer's traced step.
+
 A parameter that got no gradient is an error naming it unless find_unused_parameters=True
 (then it counts as a zero gradient). Inside `no_sync()` gradients only accumulate locally; the
 next backward outside it reduces the accumulated sums.
@@ -38,7 +43,8 @@ class _Bucket:
 
 
 class DistributedDataParallel(Module):
-    """Wraps `module` (kept as .module). Arguments follow torch.nn.parallel's; device_ids,
+    """Wraps `module` (kept as .module). Arguments follow torch.nn.parallel's (process_group: a
+    group from dist.new_group, default the world); device_ids,
     output_device, gradient_as_bucket_view and static_graph are accepted (gradients are always
     bucket views; CPU tensors only)."""
 
@@ -65,10 +71,14 @@ class DistributedDataParallel(Module):
                 "[DistributedDataParallel] the default process group is not initialized; "
                 "call oneflow_like.distributed.init_process_group first"
             )
-        if process_group is not None:
-            raise NotImplementedError(
-                "[DistributedDataParallel] only the default process group is supported"
+        if dist._group("DistributedDataParallel", process_group) is None:
+            raise ValueError(
+                f"[DistributedDataParallel] this rank ({dist.get_rank()}) is not a member of "
+                f"process_group {process_group}"
             )
+        self._group = process_group
+        # The group's first rank plays torch's "rank 0": its parameters win at construction.
+        self._src = dist.get_global_rank(process_group, 0)
         self._dist = dist
         self.module = module
         self.broadcast_buffers = broadcast_buffers
@@ -81,7 +91,7 @@ class DistributedDataParallel(Module):
             self._sync_from_rank0(list(module.buffers()))
         self._buckets = self._make_buckets()
         self._check_bucket_layout()
-        self._pg = dist._group("DistributedDataParallel", None)
+        self._pg = dist._group("DistributedDataParallel", process_group)
         self._where = {}  # id(param) -> (bucket, slot)
         for b in self._buckets:
             for i, (_, p) in enumerate(b.params):
@@ -92,7 +102,10 @@ class DistributedDataParallel(Module):
     # ---- construction ------------------------------------------------------------------------
 
     def _sync_from_rank0(self, tensors):
-        works = [self._dist.broadcast(t.detach(), 0, async_op=True) for t in tensors]
+        works = [
+            self._dist.broadcast(t.detach(), self._src, group=self._group, async_op=True)
+            for t in tensors
+        ]
         for w in works:
             w.wait()
 
@@ -116,7 +129,9 @@ class DistributedDataParallel(Module):
         buckets' all-reduces can skip the per-op signature exchange."""
         mine = flow.tensor([len(self._buckets)] + [b.flat.numel() for b in self._buckets])
         rank0 = mine.clone()
-        self._dist.broadcast(rank0, 0)  # a different bucket count fails here, naming the shapes
+        self._dist.broadcast(
+            rank0, self._src, group=self._group
+        )  # a different bucket count fails here, naming the shapes
         if not np.array_equal(rank0.numpy(), mine.numpy()):
             raise RuntimeError(
                 "[DistributedDataParallel] the ranks bucket the parameters differently (bucket "
@@ -130,6 +145,7 @@ class DistributedDataParallel(Module):
         self._ready = set()
         self._next_bucket = 0
         self._callback_queued = False
+        self._traced = {}  # nn.Graph tracing: id(param) -> lazy gradient (reduced once sliced)
         for b in self._buckets:
             b.pending = len(b.params)
             b.work = None
@@ -146,13 +162,10 @@ class DistributedDataParallel(Module):
         return hook
 
     def _on_grad(self, p, grad):
+        if grad.is_lazy:
+            return self._on_traced_grad(p, grad)
         bucket, slot = self._where[id(p)]
-        if id(p) in self._ready:
-            name = bucket.params[slot][0]
-            raise RuntimeError(
-                f"[DistributedDataParallel] parameter '{name}' received a second gradient in one "
-                "iteration (a backward run twice, or retain_graph reuse); call forward again first"
-            )
+        self._check_second_grad(p)
         if not self._callback_queued:
             flow.autograd._queue_callback(self._finalize)
             self._callback_queued = True
@@ -164,6 +177,36 @@ class DistributedDataParallel(Module):
         self._mark_ready(p, bucket)
         return view
 
+    def _on_traced_grad(self, p, grad):
+        """nn.Graph tracing: keep the lazy gradient (autograd stores it as .grad for now); the
+        bucket's reduction is traced when its last gradient arrives."""
+        self._check_second_grad(p)
+        if not self._callback_queued:
+            flow.autograd._queue_callback(self._finalize)
+            self._callback_queued = True
+        self._traced[id(p)] = grad if p.grad is None else p.grad + grad
+        self._mark_ready(p, self._where[id(p)][0])
+        return None
+
+    def _check_second_grad(self, p):
+        if id(p) in self._ready:
+            bucket, slot = self._where[id(p)]
+            raise RuntimeError(
+                f"[DistributedDataParallel] parameter '{bucket.params[slot][0]}' received a second "
+                "gradient in one iteration (a backward run twice, or retain_graph reuse); call "
+                "forward again first"
+            )
+
+    def _reduce_traced(self, b):
+        """One traced all-reduce per bucket: concatenate, reduce, slice back (graph buffers)."""
+        flat = flow.cat([self._traced[id(p)].reshape(-1) for _, p in b.params])
+        self._dist.all_reduce(flat, self._dist.ReduceOp.AVG, group=self._group)
+        off = 0
+        for _, p in b.params:
+            n = p.numel()
+            self._traced[id(p)] = flat[off : off + n].view(p.shape)
+            off += n
+
     def _mark_ready(self, p, bucket):
         self._ready.add(id(p))
         bucket.pending -= 1
@@ -172,7 +215,10 @@ class DistributedDataParallel(Module):
             self._next_bucket < len(self._buckets) and self._buckets[self._next_bucket].pending == 0
         ):
             b = self._buckets[self._next_bucket]
-            b.work = self._pg.all_reduce(b.flat, self._dist.ReduceOp.AVG, check=False)
+            if self._traced:
+                self._reduce_traced(b)
+            else:
+                b.work = self._pg.all_reduce(b.flat, self._dist.ReduceOp.AVG, check=False)
             self._next_bucket += 1
 
     def _finalize(self):
@@ -185,6 +231,9 @@ class DistributedDataParallel(Module):
                 f"backward: {names}. Every parameter must take part in the loss, or pass "
                 "find_unused_parameters=True (their gradients then count as zero)"
             )
+        if self._traced:
+            self._finalize_traced(missing)
+            return
         for _, p in missing:  # find_unused_parameters: a zero (or locally accumulated) gradient
             bucket, slot = self._where[id(p)]
             view = bucket.views[slot]
@@ -200,6 +249,15 @@ class DistributedDataParallel(Module):
         for w in works:
             w.wait()
 
+    def _finalize_traced(self, missing):
+        for _, p in missing:
+            self._traced[id(p)] = flow.zeros_like(p) if p.grad is None else p.grad
+            self._mark_ready(p, self._where[id(p)][0])
+        for b in self._buckets:
+            for _, p in b.params:
+                p.grad = self._traced[id(p)]
+        self._reset()
+
     # ---- module API --------------------------------------------------------------------------
 
     def forward(self, *inputs, **kwargs):
@@ -209,7 +267,11 @@ class DistributedDataParallel(Module):
         # must not issue collectives the others never meet.
         if self.broadcast_buffers and self.training and flow.is_grad_enabled():
             for b in self.module.buffers():
-                self._dist.broadcast(b.detach(), 0, async_op=True)
+                # In a trace the buffer itself (a captured tensor) is written, so the traced
+                # broadcast orders before the forward's own updates (a detached alias would be
+                # assigned back after them).
+                t = b if flow._C._tracing_active() else b.detach()
+                self._dist.broadcast(t, self._src, group=self._group, async_op=True)
         return self.module(*inputs, **kwargs)
 
     @contextlib.contextmanager
