@@ -73,8 +73,17 @@ StatusOr<TensorList> OpNode::Apply(TensorList grads, bool create_graph) {
   }
   std::vector<bool> needs(next_edges.size());
   for (size_t i = 0; i < next_edges.size(); ++i) needs[i] = next_edges[i].fn != nullptr;
-  GradContext ctx{saved_inputs_, saved_outputs_, grads, attrs_, needs};
-  ASSIGN_OR_RETURN(TensorList gin, op_->grad(ctx));
+  GradContext ctx{SavedTensors(saved_inputs_, input_metas.size(), op_->save_inputs, "input"),
+                  SavedTensors(saved_outputs_, static_cast<size_t>(num_outputs),
+                               op_->save_outputs, "output"),
+                  grads, attrs_, needs};
+  StatusOr<TensorList> computed;
+  try {
+    computed = op_->grad(ctx);
+  } catch (const MissingSavedTensor& e) {
+    return Internal("[%s] %s", name(), e.what());
+  }
+  ASSIGN_OR_RETURN(TensorList gin, std::move(computed));
   if (gin.size() != next_edges.size())
     return Internal("[%s] gradient formula returned %d gradients for %d inputs", name(),
                     int(gin.size()), int(next_edges.size()));

@@ -228,6 +228,14 @@ int64_t KernelCostHint(const TensorList& outputs, const TensorList& inputs) {
   return n;
 }
 
+void SavedTensors::Missing(size_t i) const {
+  throw MissingSavedTensor(absl::StrFormat(
+      "the gradient formula reads forward %s %d, which the op does not save (it is declared "
+      "Save%ss(false)): declare Save%ss(true) or compute the gradient without it",
+      what_, static_cast<int>(i), what_[0] == 'i' ? "Input" : "Output",
+      what_[0] == 'i' ? "Input" : "Output"));
+}
+
 Status CheckSameDevice(const char* op, const TensorList& inputs) {
   for (size_t i = 1; i < inputs.size(); ++i) {
     if (inputs[i].device() != inputs[0].device())

@@ -4,12 +4,17 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "oneflow_like/framework/autograd.h"
 #include "oneflow_like/framework/op.h"
+#include "oneflow_like/ops/binary.h"
+#include "oneflow_like/ops/creation.h"
+#include "oneflow_like/ops/reduce.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/ops/common.h"
 
 namespace oneflow_like {
 namespace {
+namespace F = functional;
 
 TEST(OpSpec, DefaultsAndNamedSetters) {
   const OpDef plain = OpSpec("relu", ops::InferSameAsInput);
@@ -66,3 +71,38 @@ TEST(OpDefs, ScalarFormulasOnIntegersAndFloats) {
 
 }  // namespace
 }  // namespace oneflow_like
+
+// A gradient formula reading an input its op does not save: a clear error naming the op (it
+// used to index an empty list and crash).
+StatusOr<TensorList> ReadsInputGrad(const GradContext& c) {
+  ASSIGN_OR_RETURN(Tensor r, F::Mul(c.grad_outputs[0], c.inputs[0]));
+  return TensorList{r};
+}
+StatusOr<TensorList> ReadsOutputGrad(const GradContext& c) {
+  ASSIGN_OR_RETURN(Tensor r, F::Mul(c.grad_outputs[0], c.outputs[0]));
+  return TensorList{r};
+}
+
+TEST(OpDef, GradReadingAnUnsavedTensorIsAnError) {
+  const OpDef no_inputs =
+      OpSpec("relu", ops::InferSameAsInput).Grad(ReadsInputGrad).SaveInputs(false);
+  const OpDef no_outputs =
+      OpSpec("relu", ops::InferSameAsInput).Grad(ReadsOutputGrad).SaveOutputs(false);
+  const OpDef saved = OpSpec("relu", ops::InferSameAsInput).Grad(ReadsInputGrad);
+  for (const OpDef* op : {&no_inputs, &no_outputs, &saved}) {
+    Tensor x = F::Full(Shape{3}, 2.0, DType::kF32, Device::CPU()).value();
+    ASSERT_TRUE(x.set_requires_grad(true).ok());
+    Tensor y = Dispatch1(*op, {x}).value();
+    Status s = Backward({F::Sum(y).value()}, {}, false, false);
+    if (op == &saved) {
+      EXPECT_TRUE(s.ok()) << s;
+      continue;
+    }
+    ASSERT_FALSE(s.ok());
+    const std::string what = op == &no_inputs ? "input" : "output";
+    EXPECT_NE(s.message().find("[reluBackward]"), std::string::npos) << s;
+    EXPECT_NE(s.message().find("reads forward " + what + " 0, which the op does not save"),
+              std::string::npos)
+        << s;
+  }
+}

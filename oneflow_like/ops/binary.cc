@@ -38,8 +38,8 @@ Status InferScalarTable(const TensorList& in, const AttrMap&, std::vector<Tensor
 #define OFL_GRAD(Name, body)                              \
   StatusOr<TensorList> Grad##Name(const GradContext& c) { \
     const Tensor& g = c.grad_outputs[0];                  \
-    [[maybe_unused]] const TensorList& in = c.inputs;     \
-    [[maybe_unused]] const TensorList& out = c.outputs;   \
+    [[maybe_unused]] const SavedTensors& in = c.inputs;   \
+    [[maybe_unused]] const SavedTensors& out = c.outputs; \
     TensorList r(c.needs_input_grad.size());              \
     body;                                                 \
     return r;                                             \
