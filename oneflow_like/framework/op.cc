@@ -45,13 +45,20 @@ ViewSpec SpecOf(const Tensor& t) {
   return ViewSpec{t.blob().get(), t.dtype(), t.shape(), t.strides(), t.offset()};
 }
 
-kernels::TensorView ViewOf(const ViewSpec& s) {
-  kernels::TensorView v;
-  v.data = static_cast<char*>(s.blob->data()) + s.offset * DTypeSize(s.dtype);
-  v.dtype = s.dtype;
-  v.shape = s.shape;
-  v.strides = s.strides;
-  return v;
+// The kernel's view, built in place (one copy of the shape and strides).
+void AppendView(vm::Blob* blob, DType dtype, const Shape& shape, const DimVector& strides,
+                int64_t offset, absl::InlinedVector<kernels::TensorView, 4>* views) {
+  kernels::TensorView& v = views->emplace_back();
+  v.data = static_cast<char*>(blob->data()) + offset * DTypeSize(dtype);
+  v.dtype = dtype;
+  v.shape = shape;
+  v.strides = strides;
+}
+void AppendView(const ViewSpec& s, absl::InlinedVector<kernels::TensorView, 4>* views) {
+  AppendView(s.blob, s.dtype, s.shape, s.strides, s.offset, views);
+}
+void AppendView(const Tensor& t, absl::InlinedVector<kernels::TensorView, 4>* views) {
+  AppendView(t.blob().get(), t.dtype(), t.shape(), t.strides(), t.offset(), views);
 }
 
 // The OpCall the VM runs: resolves the blobs' addresses (allocated in Prepare) and calls the
@@ -64,8 +71,8 @@ class KernelCall : public vm::OpKernelCall {
   int64_t CostHint() const override { return cost_; }
   Status Compute(oneflow_like::Stream* stream) override {
     absl::InlinedVector<kernels::TensorView, 4> in, out;
-    for (auto& s : ins) in.push_back(ViewOf(s));
-    for (auto& s : outs) out.push_back(ViewOf(s));
+    for (auto& s : ins) AppendView(s, &in);
+    for (auto& s : outs) AppendView(s, &out);
     kernels::KernelContext ctx(op_->name, device_, attrs_, in, out, stream);
     return fn_(ctx);
   }
@@ -145,8 +152,8 @@ Status Launch(const OpDef& op, const TensorList& ins, const AttrMap& attrs, cons
     bool ran = vm->TryRunInline(in_deps, out_deps, cost, [&]() -> Status {
       absl::InlinedVector<kernels::TensorView, 4> in, out;
       for (auto& t : outs) RETURN_IF_ERROR(t.blob()->EnsureAllocated());
-      for (auto& t : ins) in.push_back(ViewOf(SpecOf(t)));
-      for (auto& t : outs) out.push_back(ViewOf(SpecOf(t)));
+      for (auto& t : ins) AppendView(t, &in);
+      for (auto& t : outs) AppendView(t, &out);
       kernels::KernelContext ctx(op.name, device, attrs, in, out, nullptr);
       Status s = fn(ctx);
       if (!s.ok() && std::string(s.message()).rfind(absl::StrCat("[", op.name, "]"), 0) != 0)
@@ -228,14 +235,6 @@ int64_t KernelCostHint(const TensorList& outputs, const TensorList& inputs) {
   return n;
 }
 
-void SavedTensors::Missing(size_t i) const {
-  throw MissingSavedTensor(absl::StrFormat(
-      "the gradient formula reads forward %s %d, which the op does not save (it is declared "
-      "Save%ss(false)): declare Save%ss(true) or compute the gradient without it",
-      what_, static_cast<int>(i), what_[0] == 'i' ? "Input" : "Output",
-      what_[0] == 'i' ? "Input" : "Output"));
-}
-
 Status CheckSameDevice(const char* op, const TensorList& inputs) {
   for (size_t i = 1; i < inputs.size(); ++i) {
     if (inputs[i].device() != inputs[0].device())
@@ -283,10 +282,41 @@ static Status CheckOutputsFit(const OpDef& op, const std::vector<TensorMeta>& me
   return Status();
 }
 
+namespace {
+// The output metas of a dispatch, from a small per-thread pool of cleared vectors: no heap
+// allocation per call (dispatches nest: a contiguous copy of an input, a gradient's ops).
+class MetaScratch {
+ public:
+  MetaScratch() {
+    std::vector<std::vector<TensorMeta>>& pool = Pool();
+    if (!pool.empty()) {
+      metas_ = std::move(pool.back());
+      pool.pop_back();
+    }
+  }
+  ~MetaScratch() {
+    std::vector<std::vector<TensorMeta>>& pool = Pool();
+    if (pool.size() < 8) {
+      metas_.clear();
+      pool.push_back(std::move(metas_));
+    }
+  }
+  std::vector<TensorMeta>& metas() { return metas_; }
+
+ private:
+  static std::vector<std::vector<TensorMeta>>& Pool() {
+    static thread_local std::vector<std::vector<TensorMeta>> pool;
+    return pool;
+  }
+  std::vector<TensorMeta> metas_;
+};
+}  // namespace
+
 StatusOr<TensorList> Dispatch(const OpDef& op, const TensorList& inputs, const AttrMap& attrs) {
   RETURN_IF_ERROR(CheckDefined(op, inputs));
   if (!op.cross_device) RETURN_IF_ERROR(CheckSameDevice(op.name, inputs));
-  std::vector<TensorMeta> metas;
+  MetaScratch scratch;
+  std::vector<TensorMeta>& metas = scratch.metas();
   RETURN_IF_ERROR(op.infer(inputs, attrs, &metas));
   RETURN_IF_ERROR(CheckOutputsFit(op, metas));
   bool lazy = t_tracing;

@@ -5,7 +5,6 @@
 // autograd node when grad mode is on and an input requires grad.
 #pragma once
 #include <atomic>
-#include <stdexcept>
 #include <vector>
 
 #include "kernels/kernel.h"
@@ -20,43 +19,9 @@ struct TensorMeta {
   Device device;
 };
 
-// Thrown by SavedTensors when a gradient formula reads a tensor its op does not save; backward
-// turns it into an error naming the op (a formula bug must not read past an empty list).
-struct MissingSavedTensor : std::logic_error {
-  using std::logic_error::logic_error;
-};
-
-// The forward inputs or outputs a gradient formula sees: size() is always the forward count;
-// reading an element (or the list) the op does not save (declared SaveInputs(false) /
-// SaveOutputs(false)) throws MissingSavedTensor.
-class SavedTensors {
- public:
-  SavedTensors(const TensorList& list, size_t count, bool saved, const char* what)
-      : list_(list), count_(count), saved_(saved), what_(what) {}
-  size_t size() const { return count_; }
-  const Tensor& operator[](size_t i) const {
-    if (!saved_ || i >= list_.size()) Missing(i);
-    return list_[i];
-  }
-  const TensorList& list() const {
-    if (!saved_) Missing(0);
-    return list_;
-  }
-  operator const TensorList&() const { return list(); }  // NOLINT: reads like the list
-  TensorList::const_iterator begin() const { return list().begin(); }
-  TensorList::const_iterator end() const { return list().end(); }
-
- private:
-  [[noreturn]] void Missing(size_t i) const;
-  const TensorList& list_;
-  size_t count_;
-  bool saved_;
-  const char* what_;  // "input" / "output"
-};
-
 struct GradContext {
-  SavedTensors inputs;             // forward inputs (as saved)
-  SavedTensors outputs;            // forward outputs (detached from the graph)
+  const TensorList& inputs;        // forward inputs (as saved)
+  const TensorList& outputs;       // forward outputs (detached from the graph)
   const TensorList& grad_outputs;  // undefined entries mean zero gradient
   const AttrMap& attrs;
   const std::vector<bool>& needs_input_grad;

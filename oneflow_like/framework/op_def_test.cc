@@ -1,5 +1,6 @@
 // OpSpec's named setters and OpDef's per-device kernel cache (concurrent first calls), and the
 // unary table's attribute structs read from and written to AttrMaps.
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -9,6 +10,8 @@
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/reduce.h"
+#include "vm/instructions_builder.h"
+#include "vm/virtual_machine.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/ops/common.h"
 
@@ -69,16 +72,15 @@ TEST(OpDefs, ScalarFormulasOnIntegersAndFloats) {
   EXPECT_EQ(opdefs::SignFn{}(mf, -3.0f, {}), -1.0f);
 }
 
-}  // namespace
-}  // namespace oneflow_like
-
-// A gradient formula reading an input its op does not save: a clear error naming the op (it
-// used to index an empty list and crash).
+// A gradient formula reading an input (output) its op does not save: the stand-in it reads has
+// the right shape but carries an error naming the op (it used to index an empty list and crash).
 StatusOr<TensorList> ReadsInputGrad(const GradContext& c) {
+  EXPECT_EQ(c.inputs[0].shape(), Shape{3});  // metadata is there
   ASSIGN_OR_RETURN(Tensor r, F::Mul(c.grad_outputs[0], c.inputs[0]));
   return TensorList{r};
 }
 StatusOr<TensorList> ReadsOutputGrad(const GradContext& c) {
+  EXPECT_EQ(c.outputs[0].shape(), Shape{3});
   ASSIGN_OR_RETURN(Tensor r, F::Mul(c.grad_outputs[0], c.outputs[0]));
   return TensorList{r};
 }
@@ -93,16 +95,27 @@ TEST(OpDef, GradReadingAnUnsavedTensorIsAnError) {
     Tensor x = F::Full(Shape{3}, 2.0, DType::kF32, Device::CPU()).value();
     ASSERT_TRUE(x.set_requires_grad(true).ok());
     Tensor y = Dispatch1(*op, {x}).value();
-    Status s = Backward({F::Sum(y).value()}, {}, false, false);
+    ASSERT_TRUE(Backward({F::Sum(y).value()}, {}, false, false).ok());
+    ASSERT_TRUE(x.grad().defined());
+    std::vector<float> got(3);
+    Status s = vm::SyncAccessBlob(x.grad().blob(), vm::AccessMode::kRead, [&](void* p) {
+      std::memcpy(got.data(), p, sizeof(float) * 3);
+      return Status();
+    });
     if (op == &saved) {
       EXPECT_TRUE(s.ok()) << s;
+      EXPECT_EQ(got, (std::vector<float>{2, 2, 2}));
       continue;
     }
     ASSERT_FALSE(s.ok());
     const std::string what = op == &no_inputs ? "input" : "output";
-    EXPECT_NE(s.message().find("[reluBackward]"), std::string::npos) << s;
-    EXPECT_NE(s.message().find("reads forward " + what + " 0, which the op does not save"),
+    EXPECT_NE(s.message().find("[reluBackward] the gradient formula reads forward " + what +
+                               " 0, which the op does not save"),
               std::string::npos)
         << s;
   }
+  EXPECT_TRUE(vm::VirtualMachine::Get()->SyncAll().ok());  // raised by the reads already
 }
+
+}  // namespace
+}  // namespace oneflow_like

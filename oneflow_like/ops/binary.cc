@@ -23,7 +23,8 @@ Status InferTable(const TensorList& in, const AttrMap&, std::vector<TensorMeta>*
     return TypeError("[%s] expected inputs of one dtype after promotion, got %s and %s", Fn::kName,
                      in[0].meta_string(), in[1].meta_string());
   ASSIGN_OR_RETURN(Shape s, BroadcastShapes(Fn::kName, in[0].shape(), in[1].shape()));
-  out->push_back(TensorMeta{s, Fn::kBoolOut ? DType::kBool : in[0].dtype(), in[0].device()});
+  out->push_back(
+      TensorMeta{std::move(s), Fn::kBoolOut ? DType::kBool : in[0].dtype(), in[0].device()});
   return Status();
 }
 template <typename Fn>
@@ -38,8 +39,8 @@ Status InferScalarTable(const TensorList& in, const AttrMap&, std::vector<Tensor
 #define OFL_GRAD(Name, body)                              \
   StatusOr<TensorList> Grad##Name(const GradContext& c) { \
     const Tensor& g = c.grad_outputs[0];                  \
-    [[maybe_unused]] const SavedTensors& in = c.inputs;   \
-    [[maybe_unused]] const SavedTensors& out = c.outputs; \
+    [[maybe_unused]] const TensorList& in = c.inputs;     \
+    [[maybe_unused]] const TensorList& out = c.outputs;   \
     TensorList r(c.needs_input_grad.size());              \
     body;                                                 \
     return r;                                             \

@@ -52,7 +52,7 @@ Status InferTernary(const TensorList& in, const AttrMap&, std::vector<TensorMeta
 #define OFL_GRAD(Name, ...)                               \
   StatusOr<TensorList> Grad##Name(const GradContext& c) { \
     const Tensor& g = c.grad_outputs[0];                  \
-    const SavedTensors& in = c.inputs;                    \
+    const TensorList& in = c.inputs;                      \
     TensorList r(c.needs_input_grad.size());              \
     (void)in;                                             \
     __VA_ARGS__;                                          \

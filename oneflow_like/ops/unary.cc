@@ -48,8 +48,8 @@ StatusOr<TensorList> ViaBackwardOp(const GradContext& c) {
 #define OFL_GRAD(Name, body)                              \
   StatusOr<TensorList> Grad##Name(const GradContext& c) { \
     const Tensor& g = c.grad_outputs[0];                  \
-    [[maybe_unused]] const SavedTensors& in = c.inputs;   \
-    [[maybe_unused]] const SavedTensors& out = c.outputs; \
+    [[maybe_unused]] const TensorList& in = c.inputs;     \
+    [[maybe_unused]] const TensorList& out = c.outputs;   \
     Tensor r;                                             \
     body;                                                 \
     return TensorList{r};                                 \

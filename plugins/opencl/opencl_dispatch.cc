@@ -152,8 +152,7 @@ double WaitTimeoutSeconds() {
 // The state of the run behind `e`: CL_COMPLETE, a negative error, or still running (> 0).
 cl_int RunState(cl_event e) {
   cl_int st = CL_COMPLETE;
-  const cl_int err =
-      clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+  const cl_int err = clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
   return err != CL_SUCCESS ? err : st;
 }
 }  // namespace

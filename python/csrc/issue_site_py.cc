@@ -60,8 +60,8 @@ uint32_t Intern(SiteTable& t, PyCodeObject* code, int lasti) {
   if (file == nullptr) PyErr_Clear();
   const char* fn = PyUnicode_AsUTF8(code->co_name);
   if (fn == nullptr) PyErr_Clear();
-  std::string text = absl::StrCat(file ? file : "?", ":", PyCode_Addr2Line(code, lasti), " in ",
-                                  fn ? fn : "?");
+  std::string text =
+      absl::StrCat(file ? file : "?", ":", PyCode_Addr2Line(code, lasti), " in ", fn ? fn : "?");
   uint32_t id;
   {
     std::lock_guard<std::mutex> l(t.mu);

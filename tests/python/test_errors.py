@@ -375,8 +375,10 @@ def _make_impossible():
 def test_async_error_names_the_innermost_user_frame():
     # A frame of the user's own helper is named; frames inside oneflow_like name their caller.
     t = _make_impossible()
-    with pytest.raises(MemoryError, match=_issued_here(_make_impossible.__code__.co_firstlineno + 1,
-                                                       "_make_impossible")):
+    with pytest.raises(
+        MemoryError,
+        match=_issued_here(_make_impossible.__code__.co_firstlineno + 1, "_make_impossible"),
+    ):
         t.numpy()
     logits, target = flow.ones(2, 3), flow.tensor([0, 7])
     try:
