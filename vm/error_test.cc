@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "oneflow_like/base/allocator.h"
+#include "vm/issue_site.h"
 #include "vm/test_util.h"
 
 namespace oneflow_like {
@@ -206,6 +207,30 @@ TEST_F(OomTest, CacheIsShrunkAndTheRequestRetriedOnce) {
   (void)vm_.SyncAll();
   vm_.ReleaseBlob(out);
   vm_.ReleaseBlob(out2);
+}
+
+// The front end's issue-site hooks: the site captured when an instruction is received names it
+// in its error message (vm/issue_site.h); instructions issued while no hook is set name none.
+uint32_t FakeSite() {
+  return 7;
+}
+std::string DescribeFake(uint32_t id) {
+  return id == 7 ? "train.py:12 in step" : "";
+}
+
+TEST_F(ErrorTest, ErrorNamesTheSiteThatIssuedTheInstruction) {
+  SetIssueSiteHooks({&FakeSite, &DescribeFake});
+  auto a = NewBlob();
+  ASSERT_TRUE(Issue(&vm_, "gather", {}, {a}, [] { return OutOfRange("index 12"); }).ok());
+  Status s = vm_.SyncAll();
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_TRUE(Contains(s, "[gather] index 12")) << s;
+  EXPECT_TRUE(Contains(s, "(issued at train.py:12 in step)")) << s;
+  SetIssueSiteHooks({});
+  ASSERT_TRUE(Issue(&vm_, "gather", {}, {a}, [] { return OutOfRange("index 13"); }).ok());
+  s = vm_.SyncAll();
+  EXPECT_TRUE(Contains(s, "[gather] index 13")) << s;
+  EXPECT_FALSE(Contains(s, "issued at")) << s;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <exception>
 
+#include "vm/issue_site.h"
+
 namespace oneflow_like {
 namespace vm {
 
@@ -31,7 +33,8 @@ void ExecuteInstruction(Instruction* instr) {
     std::string msg(s.message());
     // Prefix with the instruction's name once, keeping the error code for Python's mapping.
     if (msg.rfind("[" + name + "]", 0) != 0) msg = absl::StrCat("[", name, "] ", msg);
-    s = Status(s.code(), absl::StrCat(msg, " (in instruction #", instr->id(), ")"));
+    s = Status(s.code(), absl::StrCat(msg, " (in instruction #", instr->id(), ")",
+                                      IssueSiteSuffix(instr->issue_site_)));
   }
   instr->status_ = std::move(s);
 }

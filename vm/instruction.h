@@ -57,6 +57,8 @@ class Instruction {
   // The thread that issued it (VirtualMachine::ThisThreadIssuer; 0 when issued from inside an
   // instruction): a failure is reported by SyncAll on that thread only.
   uint64_t issuer() const { return issuer_; }
+  // Where it was issued from (vm/issue_site.h; 0 if unknown), named in its error message.
+  uint32_t issue_site() const { return issue_site_; }
 
  private:
   friend class VirtualMachineEngine;
@@ -66,6 +68,7 @@ class Instruction {
   std::unique_ptr<InstructionPolicy> policy_;
   uint64_t id_ = 0;
   InstructionState state_ = InstructionState::kPending;
+  uint32_t issue_site_ = 0;  // in the padding after state_: the instruction does not grow
   int64_t in_degree_ = 0;
   absl::InlinedVector<Instruction*, 4> out_edges_;
   Status status_;

@@ -10,6 +10,7 @@
 
 #include "oneflow_like/base/thread_pool.h"
 #include "vm/instruction_policies.h"
+#include "vm/issue_site.h"
 
 // Profiler hooks, declared weakly (Note [Profiler recording], base/trace_recorder.h).
 namespace oneflow_like::profiler {
@@ -151,6 +152,8 @@ bool VirtualMachine::TryRunInline(const DependenceVector& ins, const DependenceV
     if (!made.ok()) return false;
     s = *made;
   }
+  // Before the lock: the front end's hook may run Python (which may free tensors).
+  const uint32_t site = CaptureIssueSite();
   std::lock_guard<std::mutex> l(mu_);
   if (s->queued_.load(std::memory_order_acquire) != 0 || s->busy_.load(std::memory_order_acquire))
     return false;
@@ -172,6 +175,7 @@ bool VirtualMachine::TryRunInline(const DependenceVector& ins, const DependenceV
   }
   if (profiled) profiler::NoteInlineRun(TrackOf(s->device(), s->role()), begin, Ticks(), !st.ok());
   if (!st.ok()) {
+    st = WithIssueSite(st, site);
     for (Dependence* d : outs) d->mark_error(st);
     RecordErrorLocked(ThisThreadIssuer(), st);
   } else {
@@ -189,6 +193,7 @@ bool VirtualMachine::AtCapacityLocked() const {
 void VirtualMachine::Receive(std::unique_ptr<Instruction> instr) {
   std::vector<Instruction*> ready;
   instr->issuer_ = ThisThreadIssuer();
+  instr->issue_site_ = CaptureIssueSite();
   {
     std::unique_lock<std::mutex> l(mu_);
     if (AtCapacityLocked()) capacity_cv_.wait(l, [&] { return !AtCapacityLocked(); });
@@ -201,7 +206,11 @@ void VirtualMachine::Receive(std::unique_ptr<Instruction> instr) {
 void VirtualMachine::Receive(std::vector<std::unique_ptr<Instruction>> instrs) {
   std::vector<Instruction*> ready;
   const uint64_t issuer = ThisThreadIssuer();
-  for (auto& i : instrs) i->issuer_ = issuer;
+  const uint32_t site = CaptureIssueSite();
+  for (auto& i : instrs) {
+    i->issuer_ = issuer;
+    i->issue_site_ = site;
+  }
   std::unique_lock<std::mutex> l(mu_);
   for (auto& i : instrs) {
     if (AtCapacityLocked()) {

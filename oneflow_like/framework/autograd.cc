@@ -23,6 +23,25 @@ StatusOr<Tensor> ReduceToMeta(Tensor g, const TensorMeta& m) {
   return g;
 }
 
+// What a gradient formula sees for the forward tensors its op does not save (SaveInputs(false) /
+// SaveOutputs(false)): stand-ins of the right shape, dtype and device (`grads` give the outputs'),
+// without memory, whose blob carries an error naming the op, so a formula that reads their data
+// by mistake fails with that error instead of reading past an empty list.
+TensorList Unsaved(const std::string& node, const char* what,
+                   const std::vector<TensorMeta>& metas) {
+  TensorList r;
+  r.reserve(metas.size());
+  for (size_t i = 0; i < metas.size(); ++i) {
+    Tensor t = Tensor::Empty(metas[i].shape, metas[i].dtype, metas[i].device);
+    t.blob()->dependence()->mark_error(
+        Internal("[%s] the gradient formula reads forward %s %d, which the op does not save (it is "
+                 "declared Save%ss(false))",
+                 node, what, static_cast<int>(i), what[0] == 'i' ? "Input" : "Output"));
+    r.push_back(std::move(t));
+  }
+  return r;
+}
+
 StatusOr<Tensor> Accumulate(const Tensor& a, const Tensor& b) {
   if (!a.defined()) return b;
   if (!b.defined()) return a;
@@ -73,7 +92,17 @@ StatusOr<TensorList> OpNode::Apply(TensorList grads, bool create_graph) {
   }
   std::vector<bool> needs(next_edges.size());
   for (size_t i = 0; i < next_edges.size(); ++i) needs[i] = next_edges[i].fn != nullptr;
-  GradContext ctx{saved_inputs_, saved_outputs_, grads, attrs_, needs};
+  TensorList unsaved_inputs, unsaved_outputs;
+  if (!op_->save_inputs) unsaved_inputs = Unsaved(name(), "input", input_metas);
+  if (!op_->save_outputs) {
+    std::vector<TensorMeta> metas;
+    for (const Tensor& g : grads)  // a gradient has its output's meta (undefined: zero, unread)
+      metas.push_back(g.defined() ? TensorMeta{g.shape(), g.dtype(), g.device()}
+                                  : TensorMeta{Shape{0}, DType::kF32, Device::CPU()});
+    unsaved_outputs = Unsaved(name(), "output", metas);
+  }
+  GradContext ctx{op_->save_inputs ? saved_inputs_ : unsaved_inputs,
+                  op_->save_outputs ? saved_outputs_ : unsaved_outputs, grads, attrs_, needs};
   ASSIGN_OR_RETURN(TensorList gin, op_->grad(ctx));
   if (gin.size() != next_edges.size())
     return Internal("[%s] gradient formula returned %d gradients for %d inputs", name(),

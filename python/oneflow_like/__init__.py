@@ -11,6 +11,9 @@ __version__ = "0.1.0"
 from ._loader import load_extension as _load_extension
 
 _C = _load_extension()
+# Asynchronous errors name the Python line that issued the failing op (frames of this package
+# name their caller); _C._set_issue_sites(None) turns that off.
+_C._set_issue_sites(__import__("os").path.dirname(__file__))
 
 from ._C import Tensor, device, dtype  # noqa: E402
 

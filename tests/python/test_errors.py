@@ -5,6 +5,11 @@ MemoryError without crashing.
 
 Features whose ops do not exist yet are skipped with the missing name as the reason.
 """
+import inspect
+import os
+import re
+import threading
+
 import numpy as np
 import pytest
 
@@ -337,3 +342,75 @@ def test_numpy_conversion_errors():
         flow.from_numpy(np.array(["a", "b"]))
     with pytest.raises((TypeError, ValueError)):
         flow.tensor(np.array([1 + 2j]))
+
+
+# --------------------------------------------------------------------------------------------
+# an asynchronous error names the Python line that issued the failing op
+# --------------------------------------------------------------------------------------------
+
+
+def _line():
+    """The caller's line number."""
+    return inspect.currentframe().f_back.f_lineno
+
+
+def _issued_here(line, func):
+    return rf"issued at {re.escape(__file__)}:{line} in {func}\w*\)"
+
+
+def test_async_error_names_the_issuing_line_at_sync_and_numpy():
+    t, line = flow.zeros(1 << 40), _line()  # fails in the VM (4 TiB)
+    with pytest.raises(MemoryError, match=_issued_here(line, "test_async_error_names_the_issuing")):
+        flow.sync()
+    del t
+    with pytest.raises(MemoryError, match=r"\[full\].*" + _issued_here(_line() + 1, "test_async")):
+        flow.zeros(1 << 40).numpy()
+    still_works()
+
+
+def _make_impossible():
+    return flow.zeros(1 << 40)
+
+
+def test_async_error_names_the_innermost_user_frame():
+    # A frame of the user's own helper is named; frames inside oneflow_like name their caller.
+    t = _make_impossible()
+    with pytest.raises(
+        MemoryError,
+        match=_issued_here(_make_impossible.__code__.co_firstlineno + 1, "_make_impossible"),
+    ):
+        t.numpy()
+    logits, target = flow.ones(2, 3), flow.tensor([0, 7])
+    try:
+        loss, line = flow.nn.functional.cross_entropy(logits, target), _line()
+    except IndexError:
+        return  # checked on the caller's thread: raised at the call already
+    with pytest.raises((IndexError, RuntimeError), match=_issued_here(line, "test_async_error")):
+        loss.item()
+    still_works()
+
+
+def test_issue_sites_can_be_turned_off_and_threads_name_their_own_line():
+    flow._C._set_issue_sites(None)
+    try:
+        with pytest.raises(MemoryError) as e:
+            flow.zeros(1 << 40).numpy()
+        assert "issued at" not in str(e.value)
+    finally:
+        flow._C._set_issue_sites(os.path.dirname(flow.__file__))
+    seen = {}
+
+    def worker():
+        t, seen["line"] = flow.zeros(1 << 40), _line()
+        try:
+            flow.sync()
+        except MemoryError as err:
+            seen["error"] = str(err)
+        del t
+
+    th = threading.Thread(target=worker)
+    th.start()
+    th.join()
+    assert re.search(_issued_here(seen["line"], "worker"), seen["error"]), seen
+    flow.sync()  # the thread's error was the thread's only
+    still_works()
