@@ -22,22 +22,9 @@ namespace {
 ConvGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& w, const Shape& y) {
   const auto &st = a.Ints("stride"), &pd = a.Ints("padding"), &dl = a.Ints("dilation");
   int o = x.ndim() == 5 ? 1 : 0;  // offset of H, W in the spatial dims
-  ConvGeom q{x[0],
-             x[1],
-             x[2 + o],
-             x[3 + o],
-             w[0],
-             w[2 + o],
-             w[3 + o],
-             y[2 + o],
-             y[3 + o],
-             a.Int("groups", 1),
-             st[o],
-             st[1 + o],
-             pd[o],
-             pd[1 + o],
-             dl[o],
-             dl[1 + o]};
+  ConvGeom q{x[0],     x[1],      x[2 + o], x[3 + o],           w[0],  w[2 + o],
+             w[3 + o], y[2 + o],  y[3 + o], a.Int("groups", 1), st[o], st[1 + o],
+             pd[o],    pd[1 + o], dl[o],    dl[1 + o]};
   if (o) {
     q.vol = true;
     q.d = x[2], q.t = w[2], q.od = y[2], q.sd = st[0], q.pd = pd[0], q.dd = dl[0];
@@ -233,8 +220,8 @@ ConvCache& GetCache() {
 }
 
 std::shared_ptr<ConvPrims> GetPrims(const ConvGeom& q, bool bias) {
-  std::vector<int64_t> key{q.n,  q.c,  q.h,  q.w,  q.k,  q.r,  q.s,  q.g,  q.sh, q.sw, q.ph,
-                           q.pw, q.dh, q.dw, q.d,  q.t,  q.sd, q.pd, q.dd, q.vol, bias};
+  std::vector<int64_t> key{q.n,  q.c,  q.h,  q.w, q.k, q.r,  q.s,  q.g,  q.sh,  q.sw, q.ph,
+                           q.pw, q.dh, q.dw, q.d, q.t, q.sd, q.pd, q.dd, q.vol, bias};
   auto& cache = GetCache();
   std::lock_guard<std::mutex> l(cache.mu);
   auto it = cache.entries.find(key);
@@ -264,13 +251,12 @@ Status DnnlForward(KernelContext& ctx, const ConvGeom& q) {
   std::shared_ptr<ConvPrims> p;
   OFL_DNNL_CALL(ctx.op(), p = GetPrims(q, bias));
   std::lock_guard<std::mutex> l(p->mu);
-  std::vector<DnnlArg> args{
-      {DNNL_ARG_SRC, p->fwd_pd.src_desc(), PlainDesc(ConvSrcDims(q), ConvDataTag(q)),
-       ctx.input(0).data, false},
-      {DNNL_ARG_WEIGHTS, p->fwd_pd.weights_desc(), PlainDesc(ConvWeiDims(q), ConvWeiTag(q)),
-       ctx.input(1).data, false},
-      {DNNL_ARG_DST, p->fwd_pd.dst_desc(), PlainDesc(ConvDstDims(q), ConvDataTag(q)),
-       ctx.output(0).data, true}};
+  std::vector<DnnlArg> args{{DNNL_ARG_SRC, p->fwd_pd.src_desc(),
+                             PlainDesc(ConvSrcDims(q), ConvDataTag(q)), ctx.input(0).data, false},
+                            {DNNL_ARG_WEIGHTS, p->fwd_pd.weights_desc(),
+                             PlainDesc(ConvWeiDims(q), ConvWeiTag(q)), ctx.input(1).data, false},
+                            {DNNL_ARG_DST, p->fwd_pd.dst_desc(),
+                             PlainDesc(ConvDstDims(q), ConvDataTag(q)), ctx.output(0).data, true}};
   if (bias)
     args.push_back({DNNL_ARG_BIAS, p->fwd_pd.bias_desc(), PlainDesc({q.k}, memory::format_tag::x),
                     ctx.input(2).data, false});
@@ -290,12 +276,12 @@ Status DnnlGradInput(KernelContext& ctx, const ConvGeom& q) {
   }
   auto& pd = *p->bwd_data_pd;
   return Execute(ctx, ctx.op(), *p->bwd_data, pd.scratchpad_desc(),
-                 {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(),
-                   PlainDesc(ConvDstDims(q), ConvDataTag(q)), ctx.input(0).data, false},
+                 {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(), PlainDesc(ConvDstDims(q), ConvDataTag(q)),
+                   ctx.input(0).data, false},
                   {DNNL_ARG_WEIGHTS, pd.weights_desc(), PlainDesc(ConvWeiDims(q), ConvWeiTag(q)),
                    ctx.input(1).data, false},
-                  {DNNL_ARG_DIFF_SRC, pd.diff_src_desc(),
-                   PlainDesc(ConvSrcDims(q), ConvDataTag(q)), ctx.output(0).data, true}});
+                  {DNNL_ARG_DIFF_SRC, pd.diff_src_desc(), PlainDesc(ConvSrcDims(q), ConvDataTag(q)),
+                   ctx.output(0).data, true}});
 }
 
 Status DnnlGradWeight(KernelContext& ctx, const ConvGeom& q) {
@@ -311,8 +297,8 @@ Status DnnlGradWeight(KernelContext& ctx, const ConvGeom& q) {
   }
   auto& pd = *p->bwd_w_pd;
   return Execute(ctx, ctx.op(), *p->bwd_w, pd.scratchpad_desc(),
-                 {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(),
-                   PlainDesc(ConvDstDims(q), ConvDataTag(q)), ctx.input(0).data, false},
+                 {{DNNL_ARG_DIFF_DST, pd.diff_dst_desc(), PlainDesc(ConvDstDims(q), ConvDataTag(q)),
+                   ctx.input(0).data, false},
                   {DNNL_ARG_SRC, pd.src_desc(), PlainDesc(ConvSrcDims(q), ConvDataTag(q)),
                    ctx.input(1).data, false},
                   {DNNL_ARG_DIFF_WEIGHTS, pd.diff_weights_desc(),
@@ -328,25 +314,24 @@ bool UseDnnl(DType dt) {
   return dt == DType::kF32 && !gemm;
 }
 
-#define OFL_CONV_KERNEL(Name, DnnlFn, GemmFn, xshape, wshape, yshape)                        \
-  Status Name(KernelContext& ctx) {                                                          \
-    ConvGeom q = GeomOf(ctx.attrs(), xshape, wshape, yshape);                                \
-    if (UseDnnl(ctx.input(0).dtype)) {                                                       \
-      Status s = DnnlFn(ctx, q);                                                             \
-      if (s.ok()) return s;                                                                  \
-    }                                                                                        \
-    if (ctx.input(0).dtype == DType::kF32) return GemmFn<float>(ctx, q);                     \
-    if (ctx.input(0).dtype == DType::kF64) return GemmFn<double>(ctx, q);                    \
-    return TypeError("[%s] not supported for %s on cpu", ctx.op(),                          \
-                     DTypeName(ctx.input(0).dtype));                                         \
+#define OFL_CONV_KERNEL(Name, DnnlFn, GemmFn, xshape, wshape, yshape)                              \
+  Status Name(KernelContext& ctx) {                                                                \
+    ConvGeom q = GeomOf(ctx.attrs(), xshape, wshape, yshape);                                      \
+    if (UseDnnl(ctx.input(0).dtype)) {                                                             \
+      Status s = DnnlFn(ctx, q);                                                                   \
+      if (s.ok()) return s;                                                                        \
+    }                                                                                              \
+    if (ctx.input(0).dtype == DType::kF32) return GemmFn<float>(ctx, q);                           \
+    if (ctx.input(0).dtype == DType::kF64) return GemmFn<double>(ctx, q);                          \
+    return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(ctx.input(0).dtype)); \
   }
 
-OFL_CONV_KERNEL(ConvForwardKernel, DnnlForward, GemmForward, ctx.input(0).shape,
-                ctx.input(1).shape, ctx.output(0).shape)
-OFL_CONV_KERNEL(ConvGradInputKernel, DnnlGradInput, GemmGradInput,
-                ctx.output(0).shape, ctx.input(1).shape, ctx.input(0).shape)
-OFL_CONV_KERNEL(ConvGradWeightKernel, DnnlGradWeight, GemmGradWeight,
-                ctx.input(1).shape, ctx.output(0).shape, ctx.input(0).shape)
+OFL_CONV_KERNEL(ConvForwardKernel, DnnlForward, GemmForward, ctx.input(0).shape, ctx.input(1).shape,
+                ctx.output(0).shape)
+OFL_CONV_KERNEL(ConvGradInputKernel, DnnlGradInput, GemmGradInput, ctx.output(0).shape,
+                ctx.input(1).shape, ctx.input(0).shape)
+OFL_CONV_KERNEL(ConvGradWeightKernel, DnnlGradWeight, GemmGradWeight, ctx.input(1).shape,
+                ctx.output(0).shape, ctx.input(0).shape)
 
 }  // namespace
 

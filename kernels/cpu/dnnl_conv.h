@@ -45,7 +45,7 @@ using DnnlDims = dnnl::memory::dims;
 DnnlDims ConvSrcDims(const ConvGeom& q);  // {n, c, h, w} ({n, c, d, h, w} when vol)
 DnnlDims ConvDstDims(const ConvGeom& q);  // {n, k, oh, ow} ({n, k, od, oh, ow} when vol)
 DnnlDims ConvWeiDims(const ConvGeom& q);  // {k, c, r, s}, or {g, k/g, c/g, r, s} when grouped
-dnnl::memory::format_tag ConvWeiTag(const ConvGeom& q);  // oihw / goihw (oidhw / goidhw)
+dnnl::memory::format_tag ConvWeiTag(const ConvGeom& q);   // oihw / goihw (oidhw / goidhw)
 dnnl::memory::format_tag ConvDataTag(const ConvGeom& q);  // nchw / ncdhw
 dnnl::memory::desc PlainDesc(const DnnlDims& d, dnnl::memory::format_tag tag);
 

@@ -347,7 +347,7 @@ Status RmsNormGradKernel(KernelContext& ctx) {
         rows,
         [&](int64_t b, int64_t e) {
           for (int64_t r = b; r < e; ++r) {
-            const T *__restrict xr = xs + r * len, *__restrict gr = g + r * len;
+            const T* __restrict xr = xs + r * len, * __restrict gr = g + r * len;
             T* __restrict o = dx + r * len;
             const T rs = rstd[r];
             double sgx = SumD(len, [&](int64_t j) {

@@ -285,7 +285,8 @@ Status AvgPoolKernel(KernelContext& ctx) {
                   T s = 0;
                   for (int64_t id = wd.d0; id < wd.d1; ++id)
                     for (int64_t ih = wd.h0; ih < wd.h1; ++ih)
-                      for (int64_t iw = wd.w0; iw < wd.w1; ++iw) s += xp[(id * q.h + ih) * q.w + iw];
+                      for (int64_t iw = wd.w0; iw < wd.w1; ++iw)
+                        s += xp[(id * q.h + ih) * q.w + iw];
                   yp[(od * q.oh + oh) * q.ow + ow] =
                       wd.divisor > 0 ? static_cast<T>(s / wd.divisor) : T(0);
                 }
@@ -319,7 +320,8 @@ Status AvgPoolGradKernel(KernelContext& ctx) {
                   T v = static_cast<T>(gp[(od * q.oh + oh) * q.ow + ow] / wd.divisor);
                   for (int64_t id = wd.d0; id < wd.d1; ++id)
                     for (int64_t ih = wd.h0; ih < wd.h1; ++ih)
-                      for (int64_t iw = wd.w0; iw < wd.w1; ++iw) xp[(id * q.h + ih) * q.w + iw] += v;
+                      for (int64_t iw = wd.w0; iw < wd.w1; ++iw)
+                        xp[(id * q.h + ih) * q.w + iw] += v;
                 }
           }
         },

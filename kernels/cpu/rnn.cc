@@ -14,12 +14,12 @@ inline T Sigmoid(T v) {
   return T(1) / (T(1) + std::exp(-v));
 }
 
-#define OFL_RNN_FLOAT(ctx, dtype, ...)                                                          \
-  bool done = false;                                                                            \
-  OFL_SWITCH_FLOAT(dtype, {                                                                     \
-    __VA_ARGS__;                                                                                \
-    done = true;                                                                                \
-  });                                                                                           \
+#define OFL_RNN_FLOAT(ctx, dtype, ...)                                                         \
+  bool done = false;                                                                           \
+  OFL_SWITCH_FLOAT(dtype, {                                                                    \
+    __VA_ARGS__;                                                                               \
+    done = true;                                                                               \
+  });                                                                                          \
   if (!done) return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(dtype)); \
   return Status();
 

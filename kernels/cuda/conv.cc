@@ -31,8 +31,13 @@ struct ConvGeom {
 
 ConvGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& w, const Shape& y) {
   auto v = [](const Shape& s) { return std::vector<int64_t>(s.dims().begin(), s.dims().end()); };
-  return ConvGeom{v(x),           v(w), v(y), a.Ints("stride"), a.Ints("padding"),
-                  a.Ints("dilation"), a.Int("groups", 1)};
+  return ConvGeom{v(x),
+                  v(w),
+                  v(y),
+                  a.Ints("stride"),
+                  a.Ints("padding"),
+                  a.Ints("dilation"),
+                  a.Int("groups", 1)};
 }
 
 std::vector<int> Packed(const std::vector<int>& dims) {  // row-major strides
@@ -138,8 +143,7 @@ Choice Pick(const std::vector<Perf>& perf, int count, bool tf32, bool f64, int f
 StatusOr<Choice> ChooseAlgo(cudnnHandle_t h, Dir dir, const ConvGeom& q, cudnnDataType_t dt,
                             int device, const Descs& d) {
   bool tf32 = AllowTF32() && dt == CUDNN_DATA_FLOAT, f64 = dt == CUDNN_DATA_DOUBLE;
-  std::vector<int64_t> key{static_cast<int64_t>(dir), static_cast<int64_t>(dt), tf32, device,
-                           q.g};
+  std::vector<int64_t> key{static_cast<int64_t>(dir), static_cast<int64_t>(dt), tf32, device, q.g};
   for (const auto* v : {&q.x, &q.w, &q.y, &q.st, &q.pd, &q.dl}) {
     key.push_back(static_cast<int64_t>(v->size()));
     key.insert(key.end(), v->begin(), v->end());

@@ -263,8 +263,9 @@ struct PoolGeom {
           dh = 1, dw = 1;
   int64_t d = 1, od = 1, kd = 1, sd = 1, pd = 0, dd = 1;
 };
-// max_pool2d/3d: y and idx (i64, (id * h + ih) * w + iw within the plane; first max, NaN wins, -1 if the window
-// misses the input). max_pool2d_grad: dx = sum of dy over outputs whose idx is the element.
+// max_pool2d/3d: y and idx (i64, (id * h + ih) * w + iw within the plane; first max, NaN wins, -1
+// if the window misses the input). max_pool2d_grad: dx = sum of dy over outputs whose idx is the
+// element.
 cudaError_t LaunchMaxPool(ScalarType t, const PoolGeom& g, const void* x, void* y, int64_t* idx,
                           cudaStream_t stream);
 cudaError_t LaunchMaxPoolGrad(ScalarType t, const PoolGeom& g, const void* dy, const int64_t* idx,

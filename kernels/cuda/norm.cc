@@ -90,9 +90,9 @@ Status RmsNorm(KernelContext& ctx) {
   RETURN_IF_ERROR(CheckNnFloat(ctx.op(), x.dtype));
   int64_t len = ctx.attrs().Int("len"), rows = len > 0 ? x.numel() / len : 0;
   const void* w = ctx.num_inputs() > 1 ? ctx.input(1).data : nullptr;
-  return Launched(ctx.op(), LaunchRmsNorm(ToScalarType(x.dtype), rows, len,
-                                          ctx.attrs().Float("eps"), x.data, w, ctx.output(0).data,
-                                          ctx.output(1).data, StreamOf(ctx)));
+  return Launched(
+      ctx.op(), LaunchRmsNorm(ToScalarType(x.dtype), rows, len, ctx.attrs().Float("eps"), x.data, w,
+                              ctx.output(0).data, ctx.output(1).data, StreamOf(ctx)));
 }
 
 Status RmsNormGrad(KernelContext& ctx) {

@@ -214,8 +214,8 @@ __global__ void RmsNormKernel(int64_t rows, int64_t len, double eps, const T* x,
 
 // dx = rstd * (g - xhat * mean(g * xhat)), g = dy * w, xhat = x * rstd (the CPU's formula).
 template <typename T>
-__global__ void RmsNormGradKernel(int64_t rows, int64_t len, const T* dy, const T* x,
-                                  const T* rstd, const T* w, T* dx) {
+__global__ void RmsNormGradKernel(int64_t rows, int64_t len, const T* dy, const T* x, const T* rstd,
+                                  const T* w, T* dx) {
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T *xr = x + r * len, *gr = dy + r * len;
     T* o = dx + r * len;
@@ -337,8 +337,8 @@ cudaError_t LaunchRmsNormGrad(ScalarType t, int64_t rows, int64_t len, const voi
       RmsNormGradKernel<T><<<BlocksFor(rows), kNormThreads, 0, s>>>(
           rows, len, g, xs, rs, static_cast<const T*>(w), static_cast<T*>(dx));
     if (dw)
-      RmsNormWeightGradKernel<T><<<GridFor(len), kThreads, 0, s>>>(rows, len, g, xs, rs,
-                                                                  static_cast<T*>(dw));
+      RmsNormWeightGradKernel<T>
+          <<<GridFor(len), kThreads, 0, s>>>(rows, len, g, xs, rs, static_cast<T*>(dw));
   });
   return cudaGetLastError();
 }

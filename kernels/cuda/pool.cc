@@ -1,5 +1,6 @@
 // CUDA kernels of the pooling family (same op names, attrs and dtypes as kernels/cpu/pool.cc):
-// NCHW (NCDHW for the *3d ops) contiguous f32/f64; geometry from the attrs and the shapes the schema inferred.
+// NCHW (NCDHW for the *3d ops) contiguous f32/f64; geometry from the attrs and the shapes the
+// schema inferred.
 #include "kernels/cuda/kernel_util.h"
 
 namespace oneflow_like {

@@ -254,7 +254,8 @@ cudaError_t LaunchAdaptiveAvgPool(ScalarType t, bool grad, const PoolGeom& q, co
                                   void* out, cudaStream_t s) {
   int64_t total = q.planes * (grad ? q.d * q.h * q.w : q.od * q.oh * q.ow);
   if (total == 0) return cudaSuccess;
-  if (q.od == 0 || q.oh == 0 || q.ow == 0)  // no windows: the gradient is zero (the forward has no outputs)
+  if (q.od == 0 || q.oh == 0 ||
+      q.ow == 0)  // no windows: the gradient is zero (the forward has no outputs)
     return cudaMemsetAsync(out, 0, total * (t == ScalarType::kF64 ? 8 : 4), s);
   OFL_CU_SWITCH_FLOAT(t, {
     const scalar_t* i = static_cast<const scalar_t*>(in);

@@ -11,7 +11,7 @@ __device__ __forceinline__ T Sig(T v) {
   return T(1) / (T(1) + exp(-v));
 }
 
-#define OFL_RNN_LOOP(n)                                                                   \
+#define OFL_RNN_LOOP(n)                                                     \
   for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < (n); \
        k += int64_t(gridDim.x) * blockDim.x)
 
@@ -88,8 +88,8 @@ cudaError_t LaunchLstmCell(ScalarType t, bool grad, int64_t B, int64_t H,
     auto I = [&](int i) { return static_cast<const T*>(in[i]); };
     auto O = [&](int i) { return static_cast<T*>(out[i]); };
     if (grad)
-      LstmCellGradKernel<T><<<GridFor(B * H), kThreads, 0, s>>>(B, H, I(0), I(1), I(2), I(3), I(4),
-                                                                 O(0), O(1));
+      LstmCellGradKernel<T>
+          <<<GridFor(B * H), kThreads, 0, s>>>(B, H, I(0), I(1), I(2), I(3), I(4), O(0), O(1));
     else
       LstmCellKernel<T><<<GridFor(B * H), kThreads, 0, s>>>(B, H, I(0), I(1), O(0), O(1));
   });
@@ -105,8 +105,8 @@ cudaError_t LaunchGruCell(ScalarType t, bool grad, int64_t B, int64_t H,
     auto I = [&](int i) { return static_cast<const T*>(in[i]); };
     auto O = [&](int i) { return static_cast<T*>(out[i]); };
     if (grad)
-      GruCellGradKernel<T><<<GridFor(B * H), kThreads, 0, s>>>(B, H, I(0), I(1), I(2), I(3), O(0),
-                                                                O(1), O(2));
+      GruCellGradKernel<T>
+          <<<GridFor(B * H), kThreads, 0, s>>>(B, H, I(0), I(1), I(2), I(3), O(0), O(1), O(2));
     else
       GruCellKernel<T><<<GridFor(B * H), kThreads, 0, s>>>(B, H, I(0), I(1), I(2), O(0));
   });

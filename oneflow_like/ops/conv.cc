@@ -1,6 +1,6 @@
 // Convolution family: schemas, gradient formulas and functional entries.
-// Attrs of every conv op: stride, padding, dilation (2 or 3 each: conv2d / conv3d), groups; the grad-input op also
-// carries "input_shape" and the grad-weight op "weight_shape".
+// Attrs of every conv op: stride, padding, dilation (2 or 3 each: conv2d / conv3d), groups; the
+// grad-input op also carries "input_shape" and the grad-weight op "weight_shape".
 #include "oneflow_like/ops/conv.h"
 
 #include "oneflow_like/ops/common.h"

@@ -1,5 +1,5 @@
-// Convolution family: conv1d/conv2d/conv3d with groups, stride, padding, dilation and optional bias.
-// conv1d runs as conv2d over a height-1 image. Kernels: oneDNN for f32, im2col + BLAS GEMM
+// Convolution family: conv1d/conv2d/conv3d with groups, stride, padding, dilation and optional
+// bias. conv1d runs as conv2d over a height-1 image. Kernels: oneDNN for f32, im2col + BLAS GEMM
 // otherwise (kernels/cpu/conv.cc); backward has its own data- and weight-gradient ops.
 #pragma once
 #include <vector>

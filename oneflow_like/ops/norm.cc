@@ -142,8 +142,9 @@ Status CheckNormalizedShape(const char* op, const Tensor& x,
     *len *= normalized_shape[i];
   }
   if (ok) return Status();
-  return InvalidArgument("[%s] normalized_shape %s does not match the trailing dims of input %s", op,
-                         Shape(absl::MakeConstSpan(normalized_shape)).ToString(), x.meta_string());
+  return InvalidArgument("[%s] normalized_shape %s does not match the trailing dims of input %s",
+                         op, Shape(absl::MakeConstSpan(normalized_shape)).ToString(),
+                         x.meta_string());
 }
 
 }  // namespace
@@ -168,7 +169,6 @@ StatusOr<Tensor> RmsNorm(const Tensor& x, const std::vector<int64_t>& normalized
   ASSIGN_OR_RETURN(TensorList outs, Dispatch(kRmsNorm, ins, {{"len", len}, {"eps", e}}));
   return outs[0];
 }
-
 
 StatusOr<Tensor> BatchNorm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                            const Tensor& weight, const Tensor& bias, bool training, double momentum,

@@ -25,9 +25,10 @@ Status InferPool(const char* op, const TensorList& in, const AttrMap& a,
              &d = a.Ints("dilation");
   const int nd = static_cast<int>(k.size());  // spatial dims: 2 or 3
   if (x.ndim() != nd + 2 || s.size() != k.size() || p.size() != k.size() || d.size() != k.size())
-    return InvalidArgument("[%s] expected a %d-d input and %d kernel/stride/padding/dilation values, "
-                           "got %s",
-                           op, nd + 2, nd, x.meta_string());
+    return InvalidArgument(
+        "[%s] expected a %d-d input and %d kernel/stride/padding/dilation values, "
+        "got %s",
+        op, nd + 2, nd, x.meta_string());
   std::vector<int64_t> os{x.dim(0), x.dim(1)};
   for (int i = 0; i < nd; ++i) {
     if (k[i] < 1 || s[i] < 1 || d[i] < 1 || p[i] < 0)
@@ -94,9 +95,9 @@ Status InferAdaptive(const TensorList& in, const AttrMap& a, std::vector<TensorM
 
 template <int kNd>
 StatusOr<TensorList> MaxPoolGrad(const GradContext& c) {
-  ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNd == 2 ? kMaxPoolGrad : kMaxPool3dGrad,
-                                       {c.grad_outputs[0], c.outputs[1]},
-                                       WithInputShape(c.attrs, c.inputs[0])));
+  ASSIGN_OR_RETURN(
+      Tensor g, Dispatch1(kNd == 2 ? kMaxPoolGrad : kMaxPool3dGrad,
+                          {c.grad_outputs[0], c.outputs[1]}, WithInputShape(c.attrs, c.inputs[0])));
   return TensorList{g};
 }
 template <int kNd>

@@ -1,5 +1,5 @@
-// Pooling family over NCHW (or CHW) inputs, and the *3d ops over NCDHW: max_pool2d (indices saved for backward),
-// avg_pool2d (count_include_pad, divisor_override), adaptive_avg_pool2d.
+// Pooling family over NCHW (or CHW) inputs, and the *3d ops over NCDHW: max_pool2d (indices saved
+// for backward), avg_pool2d (count_include_pad, divisor_override), adaptive_avg_pool2d.
 #pragma once
 #include <vector>
 

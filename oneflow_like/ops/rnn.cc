@@ -38,7 +38,8 @@ Status InferGru(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* o
   return Status();
 }
 Status InferGruGrad(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-  for (int i = 1; i < 4; ++i) out->push_back(TensorMeta{in[i].shape(), in[i].dtype(), in[i].device()});
+  for (int i = 1; i < 4; ++i)
+    out->push_back(TensorMeta{in[i].shape(), in[i].dtype(), in[i].device()});
   return Status();
 }
 
@@ -58,13 +59,12 @@ const OpDef kLstm =
       ASSIGN_OR_RETURN(Tensor dc, OrZeros(c.grad_outputs[1], c.outputs[1]));
       return Dispatch(kLstmGrad, {dh, dc, c.inputs[0], c.inputs[1], c.outputs[1]}, {});
     });
-const OpDef kGru = OpSpec("gru_cell_fused", InferGru)
-                       .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-                         return Dispatch(kGruGrad,
-                                         {c.grad_outputs[0], c.inputs[0], c.inputs[1], c.inputs[2]},
-                                         {});
-                       })
-                       .SaveOutputs(false);
+const OpDef kGru =
+    OpSpec("gru_cell_fused", InferGru)
+        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
+          return Dispatch(kGruGrad, {c.grad_outputs[0], c.inputs[0], c.inputs[1], c.inputs[2]}, {});
+        })
+        .SaveOutputs(false);
 
 }  // namespace
 

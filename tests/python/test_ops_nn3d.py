@@ -67,12 +67,13 @@ def test_padding_same(n):
     x, w = rand(shape), rand((4, 3) + (4, 3, 2)[:n])
     fl = getattr(flow.nn.functional, f"conv{n}d")
     th = getattr(TF, f"conv{n}d")
-    same_as_torch(
-        lambda a, ww: fl(a, ww, padding="same", dilation=2),
-        lambda a, ww: th(a, ww, padding="same", dilation=2),
-        x,
-        w,
-    )
+    for d in (1, 2):  # odd total padding (one more on the right) and even
+        same_as_torch(
+            lambda a, ww: fl(a, ww, padding="same", dilation=d),
+            lambda a, ww: th(a, ww, padding="same", dilation=d),
+            x,
+            w,
+        )
     with pytest.raises(ValueError, match="strided"):
         fl(flow.tensor(x), flow.tensor(w), padding="same", stride=2)
 
@@ -116,7 +117,11 @@ def test_conv3d_errors_name_op_and_shapes():
 
 @pytest.mark.parametrize(
     "kernel,stride,padding,dilation,ceil",
-    [(2, None, 0, 1, False), (3, 2, 1, 1, True), ((2, 3, 2), (1, 2, 2), (1, 1, 0), (2, 1, 1), False)],
+    [
+        (2, None, 0, 1, False),
+        (3, 2, 1, 1, True),
+        ((2, 3, 2), (1, 2, 2), (1, 1, 0), (2, 1, 1), False),
+    ],
 )
 def test_max_pool3d(kernel, stride, padding, dilation, ceil):
     x = rand((2, 3, 5, 6, 5))
@@ -164,7 +169,10 @@ def test_pool3d_modules_unbatched_and_errors():
     x = rand((3, 4, 6, 4))  # unbatched (C, D, H, W)
     for mf, mt in [
         (flow.nn.MaxPool3d(2), torch.nn.MaxPool3d(2)),
-        (flow.nn.AvgPool3d(3, 1, 1, count_include_pad=False), torch.nn.AvgPool3d(3, 1, 1, False, False)),
+        (
+            flow.nn.AvgPool3d(3, 1, 1, count_include_pad=False),
+            torch.nn.AvgPool3d(3, 1, 1, False, False),
+        ),
         (flow.nn.AdaptiveAvgPool3d((2, 3, 2)), torch.nn.AdaptiveAvgPool3d((2, 3, 2))),
     ]:
         np.testing.assert_allclose(
@@ -241,7 +249,9 @@ def test_rms_norm_module_default_eps_and_errors():
     assert m.weight is not None and m.eps is None
     x = rand((4, 6)).astype(np.float32)
     y = m(flow.tensor(x))
-    np.testing.assert_allclose(y.detach().numpy(), np_rms_norm(x.astype(np.float64), (6,)), rtol=1e-5)
+    np.testing.assert_allclose(
+        y.detach().numpy(), np_rms_norm(x.astype(np.float64), (6,)), rtol=1e-5
+    )
     assert flow.nn.RMSNorm([2, 3], elementwise_affine=False).weight is None
     with pytest.raises(ValueError, match=r"\[rms_norm\] normalized_shape \[5\].*f32\[4,6\]"):
         flow.nn.functional.rms_norm(flow.zeros(4, 6), [5])
@@ -256,10 +266,26 @@ def test_rms_norm_module_default_eps_and_errors():
 @pytest.mark.parametrize(
     "name,fn,shapes",
     [
-        ("conv3d", lambda x, w: flow.conv3d(x, w, None, (1, 2, 1), 1, 1, 2), [(2, 4, 5, 6, 5), (6, 2, 3, 2, 3)]),
-        ("max_pool3d", lambda x: flow.nn.functional.max_pool3d(x, 3, 2, 1, ceil_mode=True), [(2, 3, 5, 6, 7)]),
-        ("avg_pool3d", lambda x: flow.nn.functional.avg_pool3d(x, 3, 2, 1, False, False), [(2, 3, 5, 6, 7)]),
-        ("adaptive_avg_pool3d", lambda x: flow.nn.functional.adaptive_avg_pool3d(x, (2, 4, 3)), [(2, 3, 5, 6, 7)]),
+        (
+            "conv3d",
+            lambda x, w: flow.conv3d(x, w, None, (1, 2, 1), 1, 1, 2),
+            [(2, 4, 5, 6, 5), (6, 2, 3, 2, 3)],
+        ),
+        (
+            "max_pool3d",
+            lambda x: flow.nn.functional.max_pool3d(x, 3, 2, 1, ceil_mode=True),
+            [(2, 3, 5, 6, 7)],
+        ),
+        (
+            "avg_pool3d",
+            lambda x: flow.nn.functional.avg_pool3d(x, 3, 2, 1, False, False),
+            [(2, 3, 5, 6, 7)],
+        ),
+        (
+            "adaptive_avg_pool3d",
+            lambda x: flow.nn.functional.adaptive_avg_pool3d(x, (2, 4, 3)),
+            [(2, 3, 5, 6, 7)],
+        ),
         ("rms_norm", lambda x, w: flow.nn.functional.rms_norm(x, [7], w), [(3, 5, 7), (7,)]),
     ],
 )

@@ -32,8 +32,11 @@ def test_lstm_cell_fused():
     gates, c = rand((3, 20), -2, 2), rand((3, 5))
     check_op(lambda g, cc: _C._fused_lstm_cell(g, cc), np_lstm_cell, [gates, c])
     # the gradient through c' alone (h' unused) and through both
-    check_op(lambda g, cc: _C._fused_lstm_cell(g, cc)[1], lambda g, cc: np_lstm_cell(g, cc)[1],
-             [gates, c])
+    check_op(
+        lambda g, cc: _C._fused_lstm_cell(g, cc)[1],
+        lambda g, cc: np_lstm_cell(g, cc)[1],
+        [gates, c],
+    )
 
 
 def test_gru_cell_fused():
