@@ -63,7 +63,7 @@ void Im2Col(const T* x, const ConvGeom& q, T* col) {
               std::fill(out, out + q.oh * q.ow, T(0));
               continue;
             }
-            const T* xc = x + (c * q.d + id) * q.hw();
+            const T* xc = x + (c * q.d + id) * q.h * q.w;
             for (int64_t oh = 0; oh < q.oh; ++oh) {
               int64_t ih = oh * q.sh - q.ph + r * q.dh;
               T* o = out + oh * q.ow;
@@ -98,7 +98,7 @@ void Col2Im(const T* col, const ConvGeom& q, T* dx) {
                 for (int64_t od = 0; od < q.od; ++od) {
                   int64_t id = od * q.sd - q.pd + t * q.dd;
                   if (id < 0 || id >= q.d) continue;
-                  T* xc = dx + (c * q.d + id) * q.hw();
+                  T* xc = dx + (c * q.d + id) * q.h * q.w;
                   for (int64_t oh = 0; oh < q.oh; ++oh) {
                     int64_t ih = oh * q.sh - q.ph + r * q.dh;
                     if (ih < 0 || ih >= q.h) continue;

@@ -12,6 +12,7 @@ namespace {
 
 int64_t PoolOut(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
   int64_t num = in + 2 * p - d * (k - 1) - 1;
+  if (num < 0) return 0;  // the padded input is smaller than the (dilated) window
   int64_t out = (ceil ? (num + s - 1) / s : num / s) + 1;
   // The last window must start inside the input or the left padding (PyTorch's rule).
   if (ceil && (out - 1) * s >= in + p) --out;

@@ -120,29 +120,32 @@ void Define(py::module_& m) {
       },
       py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
       py::arg("reduction") = "mean", py::arg("pos_weight") = py::none());
-  m.def(
-      "max_pool2d",
-      [](const Tensor& x, py::object k, py::object s, py::object p, py::object d, bool ceil,
-         bool ret_idx) -> py::object {
-        auto yi = Unwrap(F::MaxPool2dWithIndices(x, PoolOpts(k, s, p, d, ceil)));
-        if (ret_idx) return py::make_tuple(yi.first, yi.second);
-        return py::cast(yi.first);
-      },
-      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
-      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("ceil_mode") = false,
-      py::arg("return_indices") = false);
-  m.def(
-      "avg_pool2d",
-      [](const Tensor& x, py::object k, py::object s, py::object p, bool ceil, bool inc,
-         py::object div) {
-        F::Pool2dOptions o = PoolOpts(k, s, p, py::int_(1), ceil);
-        o.count_include_pad = inc;
-        o.divisor_override = div.is_none() ? 0 : div.cast<int64_t>();
-        return Unwrap(F::AvgPool2d(x, o));
-      },
-      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
-      py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
-      py::arg("divisor_override") = py::none());
+  for (int nd : {2, 3}) {
+    std::string n = std::to_string(nd) + "d";
+    m.def(("max_pool" + n).c_str(),
+          [nd](const Tensor& x, py::object k, py::object s, py::object p, py::object d, bool ceil,
+               bool ret_idx) -> py::object {
+            F::Pool2dOptions o = PoolOpts(k, s, p, d, ceil);
+            auto yi =
+                Unwrap(nd == 2 ? F::MaxPool2dWithIndices(x, o) : F::MaxPool3dWithIndices(x, o));
+            if (ret_idx) return py::make_tuple(yi.first, yi.second);
+            return py::cast(yi.first);
+          },
+          py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
+          py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("ceil_mode") = false,
+          py::arg("return_indices") = false);
+    m.def(("avg_pool" + n).c_str(),
+          [nd](const Tensor& x, py::object k, py::object s, py::object p, bool ceil, bool inc,
+               py::object div) {
+            F::Pool2dOptions o = PoolOpts(k, s, p, py::int_(1), ceil);
+            o.count_include_pad = inc;
+            o.divisor_override = div.is_none() ? 0 : div.cast<int64_t>();
+            return Unwrap(nd == 2 ? F::AvgPool2d(x, o) : F::AvgPool3d(x, o));
+          },
+          py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
+          py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
+          py::arg("divisor_override") = py::none());
+  }
   m.def(
       "max_pool1d",
       [](const Tensor& x, py::object k, py::object s, py::object p, py::object d, bool ceil) {
@@ -165,29 +168,6 @@ void Define(py::module_& m) {
         return Unwrap(F::AdaptiveAvgPool2d(x, OutputSize(os)));
       },
       py::arg("input"), py::arg("output_size"));
-  m.def(
-      "max_pool3d",
-      [](const Tensor& x, py::object k, py::object s, py::object p, py::object d, bool ceil,
-         bool ret_idx) -> py::object {
-        auto yi = Unwrap(F::MaxPool3dWithIndices(x, PoolOpts(k, s, p, d, ceil)));
-        if (ret_idx) return py::make_tuple(yi.first, yi.second);
-        return py::cast(yi.first);
-      },
-      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
-      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("ceil_mode") = false,
-      py::arg("return_indices") = false);
-  m.def(
-      "avg_pool3d",
-      [](const Tensor& x, py::object k, py::object s, py::object p, bool ceil, bool inc,
-         py::object div) {
-        F::Pool2dOptions o = PoolOpts(k, s, p, py::int_(1), ceil);
-        o.count_include_pad = inc;
-        o.divisor_override = div.is_none() ? 0 : div.cast<int64_t>();
-        return Unwrap(F::AvgPool3d(x, o));
-      },
-      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
-      py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
-      py::arg("divisor_override") = py::none());
   m.def(
       "adaptive_avg_pool3d",
       [](const Tensor& x, py::object os) {
