@@ -131,8 +131,7 @@ def bench_lstm(rng):
     for fused in (False, True):
         rnn_mod._USE_FUSED_CELLS = fused
         res = measure(ours_fb, torch_fb, 2)
-        label = "fused cell" if fused else "composed ops"
-        report(f"LSTM 2x256 T32 B32 fwd+bwd ({label})", res, "ms")
+        report(f"LSTM 2x256 T32B32 f+b {'fused' if fused else 'composed'}", res, "ms")
     rnn_mod._USE_FUSED_CELLS = True
 
 
