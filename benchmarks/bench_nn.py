@@ -1,7 +1,9 @@
 """NN op figures, ours beside PyTorch (Debian's python3-torch, 2 threads) in the same run,
 measured interleaved (median of repeats): conv2d N=32 C=64 56x56 K=64 3x3 pad 1 in ms (forward,
 forward+backward), softmax 4096x4096 and layer_norm 8192x1024 (f32) in GB/s (one read of the
-input and one write of the output), beside the machine's STREAM triad (27.7 GB/s on 2 threads).
+input and one write of the output), beside the machine's STREAM triad (27.7 GB/s on 2 threads);
+and a 2-layer LSTM (T=32, B=32, 256 -> 256, f32) forward+backward in ms, with the fused gate
+kernel and with the composed ops it replaced (before/after, same run).
 
     make build && PYTHONPATH=python /usr/bin/python3 benchmarks/bench_nn.py [--quick]
 """
@@ -99,6 +101,38 @@ def main():
         10,
     )
     report("layer_norm 8192x1024 f32", res, "GB/s", work=2 * ln.nbytes)
+
+    bench_lstm(rng)
+
+
+def bench_lstm(rng):
+    """nn.LSTM(256, 256, num_layers=2) on [32, 32, 256]: forward + backward per call."""
+    from oneflow_like.nn.modules import rnn as rnn_mod
+
+    x = rng.standard_normal((32, 32, 256), dtype=np.float32)
+    ours = flow.nn.LSTM(256, 256, num_layers=2)
+    fx = flow.tensor(x, requires_grad=True)
+
+    def ours_fb():
+        ours(fx)[0].sum().backward()
+        fx.grad = None
+        ours.zero_grad()
+
+    torch_fb = None
+    if torch is not None:
+        tm = torch.nn.LSTM(256, 256, num_layers=2)
+        tx = torch.from_numpy(x).requires_grad_(True)
+
+        def torch_fb():
+            tm(tx)[0].sum().backward()
+            tx.grad = None
+            tm.zero_grad()
+
+    for fused in (False, True):
+        rnn_mod._USE_FUSED_CELLS = fused
+        res = measure(ours_fb, torch_fb, 2)
+        report(f"LSTM 2x256 T32B32 f+b {'fused' if fused else 'composed'}", res, "ms")
+    rnn_mod._USE_FUSED_CELLS = True
 
 
 def _no_grad(fn):

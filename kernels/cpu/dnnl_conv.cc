@@ -17,16 +17,25 @@ memory::desc PlainDesc(const DnnlDims& d, memory::format_tag tag) {
   return memory::desc(d, memory::data_type::f32, tag);
 }
 DnnlDims ConvSrcDims(const ConvGeom& q) {
-  return {q.n, q.c, q.h, q.w};
+  return q.vol ? DnnlDims{q.n, q.c, q.d, q.h, q.w} : DnnlDims{q.n, q.c, q.h, q.w};
 }
 DnnlDims ConvDstDims(const ConvGeom& q) {
-  return {q.n, q.k, q.oh, q.ow};
+  return q.vol ? DnnlDims{q.n, q.k, q.od, q.oh, q.ow} : DnnlDims{q.n, q.k, q.oh, q.ow};
 }
 DnnlDims ConvWeiDims(const ConvGeom& q) {
-  return q.g == 1 ? DnnlDims{q.k, q.c, q.r, q.s} : DnnlDims{q.g, q.kg(), q.cg(), q.r, q.s};
+  DnnlDims d = q.g == 1 ? DnnlDims{q.k, q.c} : DnnlDims{q.g, q.kg(), q.cg()};
+  if (q.vol) d.push_back(q.t);
+  d.push_back(q.r);
+  d.push_back(q.s);
+  return d;
 }
 memory::format_tag ConvWeiTag(const ConvGeom& q) {
-  return q.g == 1 ? memory::format_tag::oihw : memory::format_tag::goihw;
+  using T = memory::format_tag;
+  if (q.vol) return q.g == 1 ? T::oidhw : T::goidhw;
+  return q.g == 1 ? T::oihw : T::goihw;
+}
+memory::format_tag ConvDataTag(const ConvGeom& q) {
+  return q.vol ? memory::format_tag::ncdhw : memory::format_tag::nchw;
 }
 
 namespace {
@@ -44,7 +53,13 @@ struct DnnlGeom {
            (q.ow - 1) * q.sw + (q.s - 1) * q.dw + 1 - q.w - q.pw},
         src(ConvSrcDims(q), memory::data_type::f32, memory::format_tag::any),
         wei(ConvWeiDims(q), memory::data_type::f32, memory::format_tag::any),
-        dst(ConvDstDims(q), memory::data_type::f32, memory::format_tag::any) {}
+        dst(ConvDstDims(q), memory::data_type::f32, memory::format_tag::any) {
+    if (!q.vol) return;
+    st.insert(st.begin(), q.sd);
+    dl.insert(dl.begin(), q.dd - 1);
+    pl.insert(pl.begin(), q.pd);
+    pr.insert(pr.begin(), (q.od - 1) * q.sd + (q.t - 1) * q.dd + 1 - q.d - q.pd);
+  }
 };
 
 }  // namespace

@@ -16,13 +16,18 @@ namespace kernels {
 // A forward convolution y[n, k, oh, ow] = sum w[k, c', r, s] * x[n, g*cg + c', oh*sh - ph + r*dh,
 // ow*sw - pw + s*dw] (x zero outside [0,h) x [0,w)), groups g; the backward ops use the same
 // geometry (x and w are what the forward op read, y what it wrote).
+// A 3-D convolution (`vol`) adds a leading depth: input depth d, kernel depth t, output depth
+// od, stride sd, padding pd, dilation dd (the defaults make a 2-D geometry).
 struct ConvGeom {
   int64_t n, c, h, w, k, r, s, oh, ow, g;
   int64_t sh, sw, ph, pw, dh, dw;
+  int64_t d = 1, t = 1, od = 1, sd = 1, pd = 0, dd = 1;
+  bool vol = false;
   int64_t cg() const { return c / g; }
   int64_t kg() const { return k / g; }
-  int64_t crs() const { return cg() * r * s; }
-  int64_t ohw() const { return oh * ow; }
+  int64_t crs() const { return cg() * t * r * s; }
+  int64_t ohw() const { return od * oh * ow; }  // output pixels (voxels) per channel
+  int64_t hw() const { return d * h * w; }      // input pixels (voxels) per channel
 };
 
 // Wraps oneDNN's exceptions into Status (inside a function returning Status or StatusOr).
@@ -37,10 +42,11 @@ struct ConvGeom {
 dnnl::engine& DnnlEngine();
 
 using DnnlDims = dnnl::memory::dims;
-DnnlDims ConvSrcDims(const ConvGeom& q);  // {n, c, h, w}
-DnnlDims ConvDstDims(const ConvGeom& q);  // {n, k, oh, ow}
+DnnlDims ConvSrcDims(const ConvGeom& q);  // {n, c, h, w} ({n, c, d, h, w} when vol)
+DnnlDims ConvDstDims(const ConvGeom& q);  // {n, k, oh, ow} ({n, k, od, oh, ow} when vol)
 DnnlDims ConvWeiDims(const ConvGeom& q);  // {k, c, r, s}, or {g, k/g, c/g, r, s} when grouped
-dnnl::memory::format_tag ConvWeiTag(const ConvGeom& q);  // oihw / goihw
+dnnl::memory::format_tag ConvWeiTag(const ConvGeom& q);   // oihw / goihw (oidhw / goidhw)
+dnnl::memory::format_tag ConvDataTag(const ConvGeom& q);  // nchw / ncdhw
 dnnl::memory::desc PlainDesc(const DnnlDims& d, dnnl::memory::format_tag tag);
 
 // Operation descriptors with "any" layouts (oneDNN picks them); right padding is derived from

@@ -1,5 +1,5 @@
 // CPU kernels of the normalization family. Statistics accumulate in double; rows (layer_norm,
-// group_norm) are parallel over rows, batch_norm over channels.
+// group_norm, rms_norm) are parallel over rows, batch_norm over channels.
 #include <cmath>
 #include <vector>
 
@@ -302,9 +302,86 @@ Status BatchNormGradKernel(KernelContext& ctx) {
   });
 }
 
+// rms_norm(x [, w]) -> (y, rstd): rstd = 1 / sqrt(mean(x^2) + eps) per row of `len`.
+Status RmsNormKernel(KernelContext& ctx) {
+  const TensorView& x = ctx.input(0);
+  const int64_t len = ctx.attrs().Int("len"), rows = len > 0 ? x.numel() / len : 0;
+  const double eps = ctx.attrs().Float("eps");
+  OFL_NORM_FLOAT(ctx.op(), x.dtype, {
+    using T = scalar_t;
+    const T* xs = x.ptr<const T>();
+    const T* w = ctx.num_inputs() > 1 ? ctx.input(1).ptr<const T>() : nullptr;
+    T *y = ctx.output(0).ptr<T>(), *rstd = ctx.output(1).ptr<T>();
+    ParallelFor(
+        rows,
+        [&](int64_t b, int64_t e) {
+          for (int64_t r = b; r < e; ++r) {
+            const T* __restrict xr = xs + r * len;
+            T* __restrict yr = y + r * len;
+            double ms = SumD(len, [&](int64_t j) { return xr[j] * xr[j]; }) / len;
+            const T rs = static_cast<T>(1.0 / std::sqrt(ms + eps));
+            rstd[r] = rs;
+            if (w)
+              for (int64_t j = 0; j < len; ++j) yr[j] = xr[j] * rs * w[j];
+            else
+              for (int64_t j = 0; j < len; ++j) yr[j] = xr[j] * rs;
+          }
+        },
+        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(len, 1)));
+  });
+}
+
+// rms_norm_grad(dy, x, rstd [, w]) -> (dx [, dw]): with g = dy * w and xhat = x * rstd,
+// dx = rstd * (g - xhat * mean(g * xhat)); dw = sum over rows of dy * xhat (column-parallel, each
+// column summed over the rows in order: deterministic).
+Status RmsNormGradKernel(KernelContext& ctx) {
+  const TensorView &dy = ctx.input(0), &x = ctx.input(1);
+  const int64_t len = ctx.attrs().Int("len"), rows = len > 0 ? x.numel() / len : 0;
+  OFL_NORM_FLOAT(ctx.op(), x.dtype, {
+    using T = scalar_t;
+    const T *g = dy.ptr<const T>(), *xs = x.ptr<const T>(), *rstd = ctx.input(2).ptr<const T>();
+    const T* w = ctx.num_inputs() > 3 ? ctx.input(3).ptr<const T>() : nullptr;
+    T* dx = ctx.output(0).ptr<T>();
+    T* dw = w ? ctx.output(1).ptr<T>() : nullptr;
+    ParallelFor(
+        rows,
+        [&](int64_t b, int64_t e) {
+          for (int64_t r = b; r < e; ++r) {
+            const T* __restrict xr = xs + r * len, * __restrict gr = g + r * len;
+            T* __restrict o = dx + r * len;
+            const T rs = rstd[r];
+            double sgx = SumD(len, [&](int64_t j) {
+              T gj = w ? gr[j] * w[j] : gr[j];
+              return gj * xr[j] * rs;
+            });
+            const T m = static_cast<T>(sgx / len);
+            for (int64_t j = 0; j < len; ++j) {
+              T gj = w ? gr[j] * w[j] : gr[j];
+              o[j] = rs * (gj - xr[j] * rs * m);
+            }
+          }
+        },
+        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(len, 1)));
+    if (dw)
+      ParallelFor(
+          len,
+          [&](int64_t b, int64_t e) {
+            for (int64_t j = b; j < e; ++j) {
+              double s = 0;
+              for (int64_t r = 0; r < rows; ++r)
+                s += static_cast<double>(g[r * len + j] * xs[r * len + j] * rstd[r]);
+              dw[j] = static_cast<T>(s);
+            }
+          },
+          std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(rows, 1)));
+  });
+}
+
 }  // namespace
 
 OFL_REGISTER_KERNEL(layer_norm, kCPU, RowNormKernel);
+OFL_REGISTER_KERNEL(rms_norm, kCPU, RmsNormKernel);
+OFL_REGISTER_KERNEL(rms_norm_grad, kCPU, RmsNormGradKernel);
 OFL_REGISTER_KERNEL(group_norm, kCPU, RowNormKernel);
 OFL_REGISTER_KERNEL(layer_norm_grad, kCPU, RowNormGradKernel);
 OFL_REGISTER_KERNEL(group_norm_grad, kCPU, RowNormGradKernel);

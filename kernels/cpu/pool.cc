@@ -1,4 +1,5 @@
-// CPU kernels of the pooling family (NCHW), parallel over (n, c) planes.
+// CPU kernels of the pooling family (NCHW; the *3d ops NCDHW: the same code with a depth
+// dimension, 1 for 2-d), parallel over (n, c) planes.
 #include <algorithm>
 #include <cmath>
 
@@ -12,22 +13,34 @@ namespace oneflow_like {
 namespace kernels {
 namespace {
 
+// Depth d (output od; window kd, stride sd, padding pd, dilation dd) is 1 for the 2-d ops.
 struct PoolGeom {
   int64_t planes, h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+  int64_t d = 1, od = 1, kd = 1, sd = 1, pd = 0, dd = 1;
+  int64_t in_plane() const { return d * h * w; }
+  int64_t out_plane() const { return od * oh * ow; }
 };
-PoolGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& y) {
+// x, y: [N, C, H, W] or [N, C, D, H, W]; the window attrs have one value per spatial dim.
+PoolGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& y, bool windows = true) {
+  int o = x.ndim() == 5 ? 1 : 0;
+  PoolGeom q{x[0] * x[1], x[2 + o], x[3 + o], y[2 + o], y[3 + o], 1, 1, 1, 1, 0, 0, 1, 1};
+  if (o) q.d = x[2], q.od = y[2];
+  if (!windows) return q;
   const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"),
              &d = a.Ints("dilation");
-  return PoolGeom{x[0] * x[1], x[2], x[3], y[2], y[3], k[0], k[1],
-                  s[0],        s[1], p[0], p[1], d[0], d[1]};
+  q.kh = k[o], q.kw = k[1 + o], q.sh = s[o], q.sw = s[1 + o], q.ph = p[o], q.pw = p[1 + o];
+  q.dh = d[o], q.dw = d[1 + o];
+  if (o) q.kd = k[0], q.sd = s[0], q.pd = p[0], q.dd = d[0];
+  return q;
 }
-// Every window inside the input (no padding, the usual case): no bounds checks per tap.
+// A 2-d pool whose windows all lie inside the input (no padding, the usual case): the fast
+// paths without bounds checks per tap.
 bool Interior(const PoolGeom& q) {
-  return q.ph == 0 && q.pw == 0 && (q.oh - 1) * q.sh + (q.kh - 1) * q.dh < q.h &&
-         (q.ow - 1) * q.sw + (q.kw - 1) * q.dw < q.w;
+  return q.d == 1 && q.kd == 1 && q.ph == 0 && q.pw == 0 &&
+         (q.oh - 1) * q.sh + (q.kh - 1) * q.dh < q.h && (q.ow - 1) * q.sw + (q.kw - 1) * q.dw < q.w;
 }
 int64_t PlaneGrain(const PoolGeom& q) {
-  return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(q.h * q.w, 1));
+  return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(q.in_plane(), 1));
 }
 
 #if defined(__AVX2__)
@@ -102,7 +115,7 @@ inline bool MaxPool2x2PlaneSimd(const T*, T*, int64_t*, int64_t, int64_t, int64_
 Status MaxPoolKernel(KernelContext& ctx) {
   const TensorView& x = ctx.input(0);
   PoolGeom q = GeomOf(ctx.attrs(), x.shape, ctx.output(0).shape);
-  OFL_POOL_FLOAT("max_pool2d", x.dtype, {
+  OFL_POOL_FLOAT(ctx.op(), x.dtype, {
     using T = scalar_t;
     const T* in = x.ptr<const T>();
     T* out = ctx.output(0).ptr<T>();
@@ -112,7 +125,7 @@ Status MaxPoolKernel(KernelContext& ctx) {
         q.planes,
         [&](int64_t b, int64_t e) {
           for (int64_t pl = b; pl < e; ++pl) {
-            const T* xp = in + pl * q.h * q.w;
+            const T* xp = in + pl * q.in_plane();
             if (interior) {
               // Geometry in locals: stores through the int64 index pointer could otherwise alias
               // the (int64) fields of `q` and force a reload of every one after each store.
@@ -168,29 +181,35 @@ Status MaxPoolKernel(KernelContext& ctx) {
                 }
               continue;
             }
-            for (int64_t oh = 0; oh < q.oh; ++oh)
-              for (int64_t ow = 0; ow < q.ow; ++ow) {
-                T best = -std::numeric_limits<T>::infinity();
-                int64_t bi = -1;
-                for (int64_t i = 0; i < q.kh; ++i) {
-                  int64_t ih = oh * q.sh - q.ph + i * q.dh;
-                  if (ih < 0 || ih >= q.h) continue;
-                  for (int64_t j = 0; j < q.kw; ++j) {
-                    int64_t iw = ow * q.sw - q.pw + j * q.dw;
-                    if (iw < 0 || iw >= q.w) continue;
-                    T v = xp[ih * q.w + iw];
-                    if (bi < 0 || v > best || std::isnan(v)) {
-                      best = v;
-                      bi = ih * q.w + iw;
-                      if (std::isnan(v)) goto found;
+            for (int64_t od = 0; od < q.od; ++od)
+              for (int64_t oh = 0; oh < q.oh; ++oh)
+                for (int64_t ow = 0; ow < q.ow; ++ow) {
+                  T best = -std::numeric_limits<T>::infinity();
+                  int64_t bi = -1;
+                  for (int64_t t = 0; t < q.kd; ++t) {
+                    int64_t id = od * q.sd - q.pd + t * q.dd;
+                    if (id < 0 || id >= q.d) continue;
+                    for (int64_t i = 0; i < q.kh; ++i) {
+                      int64_t ih = oh * q.sh - q.ph + i * q.dh;
+                      if (ih < 0 || ih >= q.h) continue;
+                      for (int64_t j = 0; j < q.kw; ++j) {
+                        int64_t iw = ow * q.sw - q.pw + j * q.dw;
+                        if (iw < 0 || iw >= q.w) continue;
+                        int64_t k = (id * q.h + ih) * q.w + iw;
+                        T v = xp[k];
+                        if (bi < 0 || v > best || std::isnan(v)) {
+                          best = v;
+                          bi = k;
+                          if (std::isnan(v)) goto found;
+                        }
+                      }
                     }
                   }
+                found:
+                  int64_t o = pl * q.out_plane() + (od * q.oh + oh) * q.ow + ow;
+                  out[o] = best;
+                  idx[o] = bi;
                 }
-              found:
-                int64_t o = (pl * q.oh + oh) * q.ow + ow;
-                out[o] = best;
-                idx[o] = bi;
-              }
           }
         },
         PlaneGrain(q));
@@ -199,9 +218,10 @@ Status MaxPoolKernel(KernelContext& ctx) {
 
 Status MaxPoolGradKernel(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &ix = ctx.input(1), &dx = ctx.output(0);
-  int64_t planes = dx.shape[0] * dx.shape[1], hw = dx.shape[2] * dx.shape[3],
-          ohw = dy.shape[2] * dy.shape[3];
-  OFL_POOL_FLOAT("max_pool2d_grad", dy.dtype, {
+  // Indices are flat within a plane, so any spatial rank works the same.
+  int64_t planes = dx.shape[0] * dx.shape[1], hw = 1, ohw = 1;
+  for (int64_t i = 2; i < dx.shape.ndim(); ++i) hw *= dx.shape[i], ohw *= dy.shape[i];
+  OFL_POOL_FLOAT(ctx.op(), dy.dtype, {
     using T = scalar_t;
     const T* g = dy.ptr<const T>();
     const int64_t* idx = ix.ptr<const int64_t>();
@@ -220,22 +240,27 @@ Status MaxPoolGradKernel(KernelContext& ctx) {
   });
 }
 
-// The window of output (oh, ow) clipped to the input, and its divisor (PyTorch's rules).
+// The window of output (od, oh, ow) clipped to the input, and its divisor (PyTorch's rules).
 struct Window {
-  int64_t h0, h1, w0, w1;
+  int64_t d0, d1, h0, h1, w0, w1;
   double divisor;
 };
-inline Window AvgWindow(const PoolGeom& q, int64_t oh, int64_t ow, bool include_pad,
+inline Window AvgWindow(const PoolGeom& q, int64_t od, int64_t oh, int64_t ow, bool include_pad,
                         int64_t override_div) {
-  int64_t h0 = oh * q.sh - q.ph, w0 = ow * q.sw - q.pw;
-  int64_t h1 = std::min(h0 + q.kh, q.h + q.ph), w1 = std::min(w0 + q.kw, q.w + q.pw);
-  int64_t padded = (h1 - h0) * (w1 - w0);
+  int64_t d0 = od * q.sd - q.pd, h0 = oh * q.sh - q.ph, w0 = ow * q.sw - q.pw;
+  int64_t d1 = std::min(d0 + q.kd, q.d + q.pd), h1 = std::min(h0 + q.kh, q.h + q.ph),
+          w1 = std::min(w0 + q.kw, q.w + q.pw);
+  int64_t padded = (d1 - d0) * (h1 - h0) * (w1 - w0);
+  d0 = std::max<int64_t>(d0, 0);
   h0 = std::max<int64_t>(h0, 0);
   w0 = std::max<int64_t>(w0, 0);
+  d1 = std::min(d1, q.d);
   h1 = std::min(h1, q.h);
   w1 = std::min(w1, q.w);
-  double div = override_div > 0 ? override_div : include_pad ? padded : (h1 - h0) * (w1 - w0);
-  return Window{h0, h1, w0, w1, div};
+  double div = override_div > 0 ? override_div
+               : include_pad    ? padded
+                                : (d1 - d0) * (h1 - h0) * (w1 - w0);
+  return Window{d0, d1, h0, h1, w0, w1, div};
 }
 
 Status AvgPoolKernel(KernelContext& ctx) {
@@ -243,7 +268,7 @@ Status AvgPoolKernel(KernelContext& ctx) {
   PoolGeom q = GeomOf(ctx.attrs(), x.shape, ctx.output(0).shape);
   bool inc = ctx.attrs().Bool("count_include_pad");
   int64_t dv = ctx.attrs().Int("divisor_override");
-  OFL_POOL_FLOAT("avg_pool2d", x.dtype, {
+  OFL_POOL_FLOAT(ctx.op(), x.dtype, {
     using T = scalar_t;
     const T* in = x.ptr<const T>();
     T* out = ctx.output(0).ptr<T>();
@@ -251,16 +276,20 @@ Status AvgPoolKernel(KernelContext& ctx) {
         q.planes,
         [&](int64_t b, int64_t e) {
           for (int64_t pl = b; pl < e; ++pl) {
-            const T* xp = in + pl * q.h * q.w;
-            for (int64_t oh = 0; oh < q.oh; ++oh)
-              for (int64_t ow = 0; ow < q.ow; ++ow) {
-                Window wd = AvgWindow(q, oh, ow, inc, dv);
-                T s = 0;
-                for (int64_t ih = wd.h0; ih < wd.h1; ++ih)
-                  for (int64_t iw = wd.w0; iw < wd.w1; ++iw) s += xp[ih * q.w + iw];
-                out[(pl * q.oh + oh) * q.ow + ow] =
-                    wd.divisor > 0 ? static_cast<T>(s / wd.divisor) : T(0);
-              }
+            const T* xp = in + pl * q.in_plane();
+            T* yp = out + pl * q.out_plane();
+            for (int64_t od = 0; od < q.od; ++od)
+              for (int64_t oh = 0; oh < q.oh; ++oh)
+                for (int64_t ow = 0; ow < q.ow; ++ow) {
+                  Window wd = AvgWindow(q, od, oh, ow, inc, dv);
+                  T s = 0;
+                  for (int64_t id = wd.d0; id < wd.d1; ++id)
+                    for (int64_t ih = wd.h0; ih < wd.h1; ++ih)
+                      for (int64_t iw = wd.w0; iw < wd.w1; ++iw)
+                        s += xp[(id * q.h + ih) * q.w + iw];
+                  yp[(od * q.oh + oh) * q.ow + ow] =
+                      wd.divisor > 0 ? static_cast<T>(s / wd.divisor) : T(0);
+                }
           }
         },
         PlaneGrain(q));
@@ -272,24 +301,28 @@ Status AvgPoolGradKernel(KernelContext& ctx) {
   PoolGeom q = GeomOf(ctx.attrs(), dx.shape, dy.shape);
   bool inc = ctx.attrs().Bool("count_include_pad");
   int64_t dv = ctx.attrs().Int("divisor_override");
-  OFL_POOL_FLOAT("avg_pool2d_grad", dy.dtype, {
+  OFL_POOL_FLOAT(ctx.op(), dy.dtype, {
     using T = scalar_t;
     const T* g = dy.ptr<const T>();
     T* o = dx.ptr<T>();
     ParallelFor(
         q.planes,
         [&](int64_t b, int64_t e) {
-          std::fill(o + b * q.h * q.w, o + e * q.h * q.w, T(0));
+          std::fill(o + b * q.in_plane(), o + e * q.in_plane(), T(0));
           for (int64_t pl = b; pl < e; ++pl) {
-            T* xp = o + pl * q.h * q.w;
-            for (int64_t oh = 0; oh < q.oh; ++oh)
-              for (int64_t ow = 0; ow < q.ow; ++ow) {
-                Window wd = AvgWindow(q, oh, ow, inc, dv);
-                if (wd.divisor <= 0) continue;
-                T v = static_cast<T>(g[(pl * q.oh + oh) * q.ow + ow] / wd.divisor);
-                for (int64_t ih = wd.h0; ih < wd.h1; ++ih)
-                  for (int64_t iw = wd.w0; iw < wd.w1; ++iw) xp[ih * q.w + iw] += v;
-              }
+            T* xp = o + pl * q.in_plane();
+            const T* gp = g + pl * q.out_plane();
+            for (int64_t od = 0; od < q.od; ++od)
+              for (int64_t oh = 0; oh < q.oh; ++oh)
+                for (int64_t ow = 0; ow < q.ow; ++ow) {
+                  Window wd = AvgWindow(q, od, oh, ow, inc, dv);
+                  if (wd.divisor <= 0) continue;
+                  T v = static_cast<T>(gp[(od * q.oh + oh) * q.ow + ow] / wd.divisor);
+                  for (int64_t id = wd.d0; id < wd.d1; ++id)
+                    for (int64_t ih = wd.h0; ih < wd.h1; ++ih)
+                      for (int64_t iw = wd.w0; iw < wd.w1; ++iw)
+                        xp[(id * q.h + ih) * q.w + iw] += v;
+                }
           }
         },
         PlaneGrain(q));
@@ -304,43 +337,48 @@ inline int64_t AEnd(int64_t o, int64_t in, int64_t out) {
   return ((o + 1) * in + out - 1) / out;
 }
 
+// adaptive_avg_pool2d/3d (+grad); the 2-d ops have depth 1.
 template <bool kGrad>
 Status AdaptiveKernel(KernelContext& ctx) {
   const TensorView &x = kGrad ? ctx.output(0) : ctx.input(0),
                    &y = kGrad ? ctx.input(0) : ctx.output(0);
-  int64_t planes = x.shape[0] * x.shape[1], h = x.shape[2], w = x.shape[3], oh = y.shape[2],
-          ow = y.shape[3];
+  PoolGeom q = GeomOf(ctx.attrs(), x.shape, y.shape, false);
   OFL_POOL_FLOAT(ctx.op(), x.dtype, {
     using T = scalar_t;
     T* xs = static_cast<T*>(x.data);
     T* ys = static_cast<T*>(y.data);
     ParallelFor(
-        planes,
+        q.planes,
         [&](int64_t b, int64_t e) {
-          if (kGrad) std::fill(xs + b * h * w, xs + e * h * w, T(0));
+          if (kGrad) std::fill(xs + b * q.in_plane(), xs + e * q.in_plane(), T(0));
           for (int64_t pl = b; pl < e; ++pl) {
-            T* xp = xs + pl * h * w;
-            for (int64_t i = 0; i < oh; ++i) {
-              int64_t h0 = AStart(i, h, oh), h1 = AEnd(i, h, oh);
-              for (int64_t j = 0; j < ow; ++j) {
-                int64_t w0 = AStart(j, w, ow), w1 = AEnd(j, w, ow);
-                T inv = T(1) / static_cast<T>((h1 - h0) * (w1 - w0));
-                T& yv = ys[(pl * oh + i) * ow + j];
-                if (kGrad) {
-                  T v = yv * inv;
-                  for (int64_t a = h0; a < h1; ++a)
-                    for (int64_t c = w0; c < w1; ++c) xp[a * w + c] += v;
-                } else {
-                  T s = 0;
-                  for (int64_t a = h0; a < h1; ++a)
-                    for (int64_t c = w0; c < w1; ++c) s += xp[a * w + c];
-                  yv = s * inv;
+            T* xp = xs + pl * q.in_plane();
+            T* yp = ys + pl * q.out_plane();
+            for (int64_t l = 0; l < q.od; ++l) {
+              int64_t d0 = AStart(l, q.d, q.od), d1 = AEnd(l, q.d, q.od);
+              for (int64_t i = 0; i < q.oh; ++i) {
+                int64_t h0 = AStart(i, q.h, q.oh), h1 = AEnd(i, q.h, q.oh);
+                for (int64_t j = 0; j < q.ow; ++j) {
+                  int64_t w0 = AStart(j, q.w, q.ow), w1 = AEnd(j, q.w, q.ow);
+                  T inv = T(1) / static_cast<T>((d1 - d0) * (h1 - h0) * (w1 - w0));
+                  T& yv = yp[(l * q.oh + i) * q.ow + j];
+                  T s = 0, v = kGrad ? yv * inv : T(0);
+                  for (int64_t z = d0; z < d1; ++z)
+                    for (int64_t a = h0; a < h1; ++a)
+                      for (int64_t c = w0; c < w1; ++c) {
+                        T& xv = xp[(z * q.h + a) * q.w + c];
+                        if (kGrad)
+                          xv += v;
+                        else
+                          s += xv;
+                      }
+                  if (!kGrad) yv = s * inv;
                 }
               }
             }
           }
         },
-        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(h * w, 1)));
+        PlaneGrain(q));
   });
 }
 
@@ -352,6 +390,12 @@ OFL_REGISTER_KERNEL(avg_pool2d, kCPU, AvgPoolKernel);
 OFL_REGISTER_KERNEL(avg_pool2d_grad, kCPU, AvgPoolGradKernel);
 OFL_REGISTER_KERNEL(adaptive_avg_pool2d, kCPU, AdaptiveKernel<false>);
 OFL_REGISTER_KERNEL(adaptive_avg_pool2d_grad, kCPU, AdaptiveKernel<true>);
+OFL_REGISTER_KERNEL(max_pool3d, kCPU, MaxPoolKernel);
+OFL_REGISTER_KERNEL(max_pool3d_grad, kCPU, MaxPoolGradKernel);
+OFL_REGISTER_KERNEL(avg_pool3d, kCPU, AvgPoolKernel);
+OFL_REGISTER_KERNEL(avg_pool3d_grad, kCPU, AvgPoolGradKernel);
+OFL_REGISTER_KERNEL(adaptive_avg_pool3d, kCPU, AdaptiveKernel<false>);
+OFL_REGISTER_KERNEL(adaptive_avg_pool3d_grad, kCPU, AdaptiveKernel<true>);
 
 }  // namespace kernels
 }  // namespace oneflow_like

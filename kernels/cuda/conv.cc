@@ -1,5 +1,6 @@
 // CUDA kernels of the convolution family (same op names, attrs, inputs and dtypes as
-// kernels/cpu/conv.cc: NCHW, weights [K, C/g, R, S], f32/f64) on cuDNN's legacy convolution API.
+// kernels/cpu/conv.cc: NCHW / NCDHW, weights [K, C/g, (T,) R, S], f32/f64) on cuDNN's legacy
+// convolution API with Nd descriptors (one code path for conv2d and conv3d).
 //   conv2d(x, w [, bias]) -> y;  conv2d_grad_input(dy, w) -> dx;  conv2d_grad_weight(dy, x) -> dw.
 // Algorithms: cuDNN's heuristics (cudnnGet*Algorithm_v7, no benchmarking, so nothing is run or
 // allocated to choose), preferring deterministic algorithms; the choice is cached per
@@ -21,15 +22,35 @@ namespace {
 using kernels::KernelContext;
 using kernels::TensorView;
 
+// Sizes as cuDNN's Nd API takes them: x, w, y dims (4 for conv2d, 5 for conv3d) and per spatial
+// dim stride, padding, dilation.
 struct ConvGeom {
-  int64_t n, c, h, w, k, r, s, oh, ow, g;
-  int64_t sh, sw, ph, pw, dh, dw;
+  std::vector<int64_t> x, w, y, st, pd, dl;
+  int64_t g;
 };
 
 ConvGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& w, const Shape& y) {
-  const auto &st = a.Ints("stride"), &pd = a.Ints("padding"), &dl = a.Ints("dilation");
-  return ConvGeom{x[0],  x[1],  x[2],  x[3],  w[0],  w[2], w[3], y[2], y[3], a.Int("groups", 1),
-                  st[0], st[1], pd[0], pd[1], dl[0], dl[1]};
+  auto v = [](const Shape& s) { return std::vector<int64_t>(s.dims().begin(), s.dims().end()); };
+  return ConvGeom{v(x),
+                  v(w),
+                  v(y),
+                  a.Ints("stride"),
+                  a.Ints("padding"),
+                  a.Ints("dilation"),
+                  a.Int("groups", 1)};
+}
+
+std::vector<int> Packed(const std::vector<int>& dims) {  // row-major strides
+  std::vector<int> st(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) st[i] = st[i + 1] * dims[i + 1];
+  return st;
+}
+
+Status SetTensor(cudnnTensorDescriptor_t* d, cudnnDataType_t dt, const std::vector<int>& dims) {
+  CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(d));
+  CUDNN_RETURN_IF_ERROR(cudnnSetTensorNdDescriptor(*d, dt, static_cast<int>(dims.size()),
+                                                   dims.data(), Packed(dims).data()));
+  return Status();
 }
 
 enum class Dir : int { kForward, kBackwardData, kBackwardFilter };
@@ -51,30 +72,36 @@ struct Descs {
   }
 };
 
+std::vector<int> Ints(const std::vector<int64_t>& v) {
+  return std::vector<int>(v.begin(), v.end());
+}
+
+// y's and the bias' descriptors (the bias as [1, K, 1, ...]).
+Status MakeOutputDescs(const ConvGeom& q, cudnnDataType_t dt, bool bias, Descs* d) {
+  RETURN_IF_ERROR(SetTensor(&d->y, dt, Ints(q.y)));
+  if (!bias) return Status();
+  std::vector<int> b(q.y.size(), 1);
+  b[1] = static_cast<int>(q.y[1]);
+  return SetTensor(&d->bias, dt, b);
+}
+
 Status MakeDescs(const char* op, const ConvGeom& q, cudnnDataType_t dt, bool bias, Descs* d) {
-  for (int64_t v :
-       {q.n, q.c, q.h, q.w, q.k, q.r, q.s, q.oh, q.ow, q.g, q.sh, q.sw, q.ph, q.pw, q.dh, q.dw})
-    if (v > INT_MAX)
-      return Unimplemented("[%s] cuDNN takes 32-bit sizes; got a dimension of %d", op, v);
-  auto i = [](int64_t v) { return static_cast<int>(v); };
-  CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d->x));
-  CUDNN_RETURN_IF_ERROR(
-      cudnnSetTensor4dDescriptor(d->x, CUDNN_TENSOR_NCHW, dt, i(q.n), i(q.c), i(q.h), i(q.w)));
-  CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d->y));
-  CUDNN_RETURN_IF_ERROR(
-      cudnnSetTensor4dDescriptor(d->y, CUDNN_TENSOR_NCHW, dt, i(q.n), i(q.k), i(q.oh), i(q.ow)));
-  if (bias) {
-    CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d->bias));
-    CUDNN_RETURN_IF_ERROR(
-        cudnnSetTensor4dDescriptor(d->bias, CUDNN_TENSOR_NCHW, dt, 1, i(q.k), 1, 1));
-  }
+  for (const auto* v : {&q.x, &q.w, &q.y, &q.st, &q.pd, &q.dl})
+    for (int64_t e : *v)
+      if (e > INT_MAX)
+        return Unimplemented("[%s] cuDNN takes 32-bit sizes; got a dimension of %d", op, e);
+  RETURN_IF_ERROR(SetTensor(&d->x, dt, Ints(q.x)));
+  RETURN_IF_ERROR(MakeOutputDescs(q, dt, bias, d));
+  std::vector<int> w = Ints(q.w);
   CUDNN_RETURN_IF_ERROR(cudnnCreateFilterDescriptor(&d->w));
-  CUDNN_RETURN_IF_ERROR(cudnnSetFilter4dDescriptor(d->w, dt, CUDNN_TENSOR_NCHW, i(q.k),
-                                                   i(q.c / q.g), i(q.r), i(q.s)));
+  CUDNN_RETURN_IF_ERROR(cudnnSetFilterNdDescriptor(d->w, dt, CUDNN_TENSOR_NCHW,
+                                                   static_cast<int>(w.size()), w.data()));
+  std::vector<int> pd = Ints(q.pd), st = Ints(q.st), dl = Ints(q.dl);
   CUDNN_RETURN_IF_ERROR(cudnnCreateConvolutionDescriptor(&d->conv));
-  CUDNN_RETURN_IF_ERROR(cudnnSetConvolution2dDescriptor(
-      d->conv, i(q.ph), i(q.pw), i(q.sh), i(q.sw), i(q.dh), i(q.dw), CUDNN_CROSS_CORRELATION, dt));
-  CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionGroupCount(d->conv, i(q.g)));
+  CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionNdDescriptor(d->conv, static_cast<int>(pd.size()),
+                                                        pd.data(), st.data(), dl.data(),
+                                                        CUDNN_CROSS_CORRELATION, dt));
+  CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionGroupCount(d->conv, static_cast<int>(q.g)));
   CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d->conv, CUDNN_FMA_MATH));
   return Status();
 }
@@ -116,24 +143,11 @@ Choice Pick(const std::vector<Perf>& perf, int count, bool tf32, bool f64, int f
 StatusOr<Choice> ChooseAlgo(cudnnHandle_t h, Dir dir, const ConvGeom& q, cudnnDataType_t dt,
                             int device, const Descs& d) {
   bool tf32 = AllowTF32() && dt == CUDNN_DATA_FLOAT, f64 = dt == CUDNN_DATA_DOUBLE;
-  std::vector<int64_t> key{static_cast<int64_t>(dir),
-                           static_cast<int64_t>(dt),
-                           tf32,
-                           device,
-                           q.n,
-                           q.c,
-                           q.h,
-                           q.w,
-                           q.k,
-                           q.r,
-                           q.s,
-                           q.g,
-                           q.sh,
-                           q.sw,
-                           q.ph,
-                           q.pw,
-                           q.dh,
-                           q.dw};
+  std::vector<int64_t> key{static_cast<int64_t>(dir), static_cast<int64_t>(dt), tf32, device, q.g};
+  for (const auto* v : {&q.x, &q.w, &q.y, &q.st, &q.pd, &q.dl}) {
+    key.push_back(static_cast<int64_t>(v->size()));
+    key.insert(key.end(), v->begin(), v->end());
+  }
   AlgoCache& cache = GetAlgoCache();
   {
     std::lock_guard<std::mutex> l(cache.mu);
@@ -224,13 +238,7 @@ Status Conv(KernelContext& ctx) {
     RETURN_IF_ERROR(Fill0(op, out, s->get()));
     if (bias) {  // y is not empty here (checked above); only y's and the bias' descriptors are
                  // valid
-      auto i = [](int64_t v) { return static_cast<int>(v); };
-      CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d.y));
-      CUDNN_RETURN_IF_ERROR(
-          cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NCHW, dt, i(q.n), i(q.k), i(q.oh), i(q.ow)));
-      CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d.bias));
-      CUDNN_RETURN_IF_ERROR(
-          cudnnSetTensor4dDescriptor(d.bias, CUDNN_TENSOR_NCHW, dt, 1, i(q.k), 1, 1));
+      RETURN_IF_ERROR(MakeOutputDescs(q, dt, true, &d));
       CUDNN_RETURN_IF_ERROR(
           cudnnAddTensor(h, kOne.of(dt), d.bias, ctx.input(2).data, kOne.of(dt), d.y, out.data));
     }
@@ -289,6 +297,9 @@ Status Conv(KernelContext& ctx) {
 OFL_REGISTER_CUDA_KERNEL(conv2d, Conv<Dir::kForward>);
 OFL_REGISTER_CUDA_KERNEL(conv2d_grad_input, Conv<Dir::kBackwardData>);
 OFL_REGISTER_CUDA_KERNEL(conv2d_grad_weight, Conv<Dir::kBackwardFilter>);
+OFL_REGISTER_CUDA_KERNEL(conv3d, Conv<Dir::kForward>);
+OFL_REGISTER_CUDA_KERNEL(conv3d_grad_input, Conv<Dir::kBackwardData>);
+OFL_REGISTER_CUDA_KERNEL(conv3d_grad_weight, Conv<Dir::kBackwardFilter>);
 
 }  // namespace cuda
 }  // namespace oneflow_like

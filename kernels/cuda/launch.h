@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "oneflow_like/opdefs/ternary.h"
 
@@ -256,12 +257,15 @@ cudaError_t LaunchIntGemm(ScalarType t, int64_t m, int64_t n, int64_t k, double 
 // Each kernel follows the CPU's loop order wherever the CPU accumulates in T, so gradients that
 // gather contributions add them in the CPU's order (no atomics anywhere).
 bool NnFloatSupported(ScalarType t);  // f32 or f64
+// Depth d (output od; window kd, stride sd, padding pd, dilation dd) stays 1 for the 2-d ops.
 struct PoolGeom {
   int64_t planes = 0, h = 0, w = 0, oh = 0, ow = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0,
           dh = 1, dw = 1;
+  int64_t d = 1, od = 1, kd = 1, sd = 1, pd = 0, dd = 1;
 };
-// max_pool2d: y and idx (i64, ih * w + iw within the plane; first max, NaN wins, -1 if the window
-// misses the input). max_pool2d_grad: dx = sum of dy over outputs whose idx is the element.
+// max_pool2d/3d: y and idx (i64, (id * h + ih) * w + iw within the plane; first max, NaN wins, -1
+// if the window misses the input). max_pool2d_grad: dx = sum of dy over outputs whose idx is the
+// element.
 cudaError_t LaunchMaxPool(ScalarType t, const PoolGeom& g, const void* x, void* y, int64_t* idx,
                           cudaStream_t stream);
 cudaError_t LaunchMaxPoolGrad(ScalarType t, const PoolGeom& g, const void* dy, const int64_t* idx,
@@ -285,6 +289,22 @@ cudaError_t LaunchRowNorm(ScalarType t, const RowNormGeom& g, double eps, const 
 cudaError_t LaunchRowNormGrad(ScalarType t, const RowNormGeom& g, const void* dy, const void* x,
                               const void* mean, const void* rstd, const void* w, void* dx, void* dw,
                               void* db, cudaStream_t stream);
+// rms_norm: rows of `len`; w may be null; rstd one per row. Grad: dx per row, dw (null without
+// a weight) per column.
+cudaError_t LaunchRmsNorm(ScalarType t, int64_t rows, int64_t len, double eps, const void* x,
+                          const void* w, void* y, void* rstd, cudaStream_t stream);
+cudaError_t LaunchRmsNormGrad(ScalarType t, int64_t rows, int64_t len, const void* dy,
+                              const void* x, const void* rstd, const void* w, void* dx, void* dw,
+                              cudaStream_t stream);
+// Fused recurrent cells on [B, H] states (kernels/cpu/rnn.cc's formulas); `in` / `out` are the
+// op's inputs / outputs in order: lstm (gates, c) -> (h', c'), its grad (dh', dc', gates, c, c')
+// -> (dgates, dc); gru (xw, gh, h) -> h', its grad (dh', xw, gh, h) -> (dxw, dgh, dh).
+cudaError_t LaunchLstmCell(ScalarType t, bool grad, int64_t B, int64_t H,
+                           const std::vector<const void*>& in, const std::vector<void*>& out,
+                           cudaStream_t stream);
+cudaError_t LaunchGruCell(ScalarType t, bool grad, int64_t B, int64_t H,
+                          const std::vector<const void*>& in, const std::vector<void*>& out,
+                          cudaStream_t stream);
 // batch_norm on x viewed as (n, c, s): per channel mean, invstd, unbiased var (training) or the
 // running stats (eval); y = x * sc + sh. Grad: dx, dw, db.
 cudaError_t LaunchBatchNorm(ScalarType t, int64_t n, int64_t c, int64_t s, bool training,

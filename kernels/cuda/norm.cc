@@ -84,9 +84,33 @@ Status BatchNormGrad(KernelContext& ctx) {
                                     ctx.output(2).data, StreamOf(ctx)));
 }
 
+// rms_norm(x [, w]) -> (y, rstd);  rms_norm_grad(dy, x, rstd [, w]) -> (dx [, dw]).
+Status RmsNorm(KernelContext& ctx) {
+  const TensorView& x = ctx.input(0);
+  RETURN_IF_ERROR(CheckNnFloat(ctx.op(), x.dtype));
+  int64_t len = ctx.attrs().Int("len"), rows = len > 0 ? x.numel() / len : 0;
+  const void* w = ctx.num_inputs() > 1 ? ctx.input(1).data : nullptr;
+  return Launched(
+      ctx.op(), LaunchRmsNorm(ToScalarType(x.dtype), rows, len, ctx.attrs().Float("eps"), x.data, w,
+                              ctx.output(0).data, ctx.output(1).data, StreamOf(ctx)));
+}
+
+Status RmsNormGrad(KernelContext& ctx) {
+  const TensorView& x = ctx.input(1);
+  RETURN_IF_ERROR(CheckNnFloat(ctx.op(), x.dtype));
+  int64_t len = ctx.attrs().Int("len"), rows = len > 0 ? x.numel() / len : 0;
+  bool hw = ctx.num_inputs() > 3;
+  return Launched(ctx.op(), LaunchRmsNormGrad(ToScalarType(x.dtype), rows, len, ctx.input(0).data,
+                                              x.data, ctx.input(2).data,
+                                              hw ? ctx.input(3).data : nullptr, ctx.output(0).data,
+                                              hw ? ctx.output(1).data : nullptr, StreamOf(ctx)));
+}
+
 }  // namespace
 
 OFL_REGISTER_CUDA_KERNEL(layer_norm, RowNorm);
+OFL_REGISTER_CUDA_KERNEL(rms_norm, RmsNorm);
+OFL_REGISTER_CUDA_KERNEL(rms_norm_grad, RmsNormGrad);
 OFL_REGISTER_CUDA_KERNEL(group_norm, RowNorm);
 OFL_REGISTER_CUDA_KERNEL(layer_norm_grad, RowNormGrad);
 OFL_REGISTER_CUDA_KERNEL(group_norm_grad, RowNormGrad);

@@ -195,6 +195,57 @@ __global__ void BatchNormGradKernel(int64_t n, int64_t c, int64_t s, bool traini
   }
 }
 
+// rms_norm: one block per row; rstd = 1 / sqrt(mean(x^2) + eps), y = x * rstd (* w).
+template <typename T>
+__global__ void RmsNormKernel(int64_t rows, int64_t len, double eps, const T* x, const T* w, T* y,
+                              T* rstd) {
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* xr = x + r * len;
+    T* yr = y + r * len;
+    double ss = 0;
+    for (int64_t j = threadIdx.x; j < len; j += blockDim.x)
+      ss += static_cast<double>(xr[j] * xr[j]);
+    T rs = static_cast<T>(1.0 / sqrt(BlockAllReduce(ss, SumD()) / len + eps));
+    if (threadIdx.x == 0) rstd[r] = rs;
+    for (int64_t j = threadIdx.x; j < len; j += blockDim.x)
+      yr[j] = w ? xr[j] * rs * w[j] : xr[j] * rs;
+  }
+}
+
+// dx = rstd * (g - xhat * mean(g * xhat)), g = dy * w, xhat = x * rstd (the CPU's formula).
+template <typename T>
+__global__ void RmsNormGradKernel(int64_t rows, int64_t len, const T* dy, const T* x, const T* rstd,
+                                  const T* w, T* dx) {
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T *xr = x + r * len, *gr = dy + r * len;
+    T* o = dx + r * len;
+    T rs = rstd[r];
+    double sgx = 0;
+    for (int64_t j = threadIdx.x; j < len; j += blockDim.x) {
+      T g = w ? gr[j] * w[j] : gr[j];
+      sgx += static_cast<double>(g * xr[j] * rs);
+    }
+    T m = static_cast<T>(BlockAllReduce(sgx, SumD()) / len);
+    for (int64_t j = threadIdx.x; j < len; j += blockDim.x) {
+      T g = w ? gr[j] * w[j] : gr[j];
+      o[j] = rs * (g - xr[j] * rs * m);
+    }
+  }
+}
+
+// dw[j] = sum over rows of dy * x * rstd: a thread per column, rows in order (coalesced).
+template <typename T>
+__global__ void RmsNormWeightGradKernel(int64_t rows, int64_t len, const T* dy, const T* x,
+                                        const T* rstd, T* dw) {
+  for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < len;
+       j += int64_t(gridDim.x) * blockDim.x) {
+    double s = 0;
+    for (int64_t r = 0; r < rows; ++r)
+      s += static_cast<double>(dy[r * len + j] * x[r * len + j] * rstd[r]);
+    dw[j] = static_cast<T>(s);
+  }
+}
+
 }  // namespace
 
 cudaError_t LaunchRowNorm(ScalarType t, const RowNormGeom& q, double eps, const void* x,
@@ -258,6 +309,36 @@ cudaError_t LaunchBatchNormGrad(ScalarType t, int64_t n, int64_t c, int64_t sp, 
         n, c, sp, training, static_cast<const T*>(dy), static_cast<const T*>(x),
         static_cast<const T*>(w), static_cast<const T*>(mean), static_cast<const T*>(invstd),
         static_cast<T*>(dx), static_cast<T*>(dw), static_cast<T*>(db));
+  });
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchRmsNorm(ScalarType t, int64_t rows, int64_t len, double eps, const void* x,
+                          const void* w, void* y, void* rstd, cudaStream_t s) {
+  if (rows == 0 || len == 0) return cudaSuccess;
+  OFL_CU_SWITCH_FLOAT(t, {
+    using T = scalar_t;
+    RmsNormKernel<T><<<BlocksFor(rows), kNormThreads, 0, s>>>(
+        rows, len, eps, static_cast<const T*>(x), static_cast<const T*>(w), static_cast<T*>(y),
+        static_cast<T*>(rstd));
+  });
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchRmsNormGrad(ScalarType t, int64_t rows, int64_t len, const void* dy,
+                              const void* x, const void* rstd, const void* w, void* dx, void* dw,
+                              cudaStream_t s) {
+  if (len == 0) return cudaSuccess;
+  OFL_CU_SWITCH_FLOAT(t, {
+    using T = scalar_t;
+    const T *g = static_cast<const T*>(dy), *xs = static_cast<const T*>(x),
+            *rs = static_cast<const T*>(rstd);
+    if (rows > 0)
+      RmsNormGradKernel<T><<<BlocksFor(rows), kNormThreads, 0, s>>>(
+          rows, len, g, xs, rs, static_cast<const T*>(w), static_cast<T*>(dx));
+    if (dw)
+      RmsNormWeightGradKernel<T>
+          <<<GridFor(len), kThreads, 0, s>>>(rows, len, g, xs, rs, static_cast<T*>(dw));
   });
   return cudaGetLastError();
 }

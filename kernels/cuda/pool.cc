@@ -1,5 +1,6 @@
 // CUDA kernels of the pooling family (same op names, attrs and dtypes as kernels/cpu/pool.cc):
-// NCHW contiguous f32/f64; geometry from the attrs and the shapes the schema inferred.
+// NCHW (NCDHW for the *3d ops) contiguous f32/f64; geometry from the attrs and the shapes the
+// schema inferred.
 #include "kernels/cuda/kernel_util.h"
 
 namespace oneflow_like {
@@ -9,33 +10,37 @@ namespace {
 using kernels::KernelContext;
 using kernels::TensorView;
 
-bool HasWindows(const AttrMap& a) {
+// The attrs hold one window value per spatial dim of `x`.
+bool HasWindows(const AttrMap& a, const Shape& x) {
   for (const char* n : {"kernel", "stride", "padding", "dilation"})
-    if (a.Ints(n).size() != 2) return false;
+    if (static_cast<int64_t>(a.Ints(n).size()) != x.ndim() - 2) return false;
   return true;
 }
 
-// x: the (forward) input [N, C, H, W]; y: the (forward) output [N, C, OH, OW].
+// x: the (forward) input [N, C, (D,) H, W]; y: the (forward) output [N, C, (OD,) OH, OW].
 PoolGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& y, bool windows) {
+  int o = x.ndim() == 5 ? 1 : 0;
   PoolGeom q;
   q.planes = x[0] * x[1];
-  q.h = x[2];
-  q.w = x[3];
-  q.oh = y[2];
-  q.ow = y[3];
-  if (windows && HasWindows(a)) {
+  q.h = x[2 + o];
+  q.w = x[3 + o];
+  q.oh = y[2 + o];
+  q.ow = y[3 + o];
+  if (o) q.d = x[2], q.od = y[2];
+  if (windows && HasWindows(a, x)) {
     const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"),
                &d = a.Ints("dilation");
-    q.kh = k[0], q.kw = k[1], q.sh = s[0], q.sw = s[1], q.ph = p[0], q.pw = p[1], q.dh = d[0],
-    q.dw = d[1];
+    q.kh = k[o], q.kw = k[1 + o], q.sh = s[o], q.sw = s[1 + o], q.ph = p[o], q.pw = p[1 + o],
+    q.dh = d[o], q.dw = d[1 + o];
+    if (o) q.kd = k[0], q.sd = s[0], q.pd = p[0], q.dd = d[0];
   }
   return q;
 }
 
 Status MaxPool(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &y = ctx.output(0);
-  RETURN_IF_ERROR(CheckNnFloat("max_pool2d", x.dtype));
-  if (!HasWindows(ctx.attrs()))
+  RETURN_IF_ERROR(CheckNnFloat(ctx.op(), x.dtype));
+  if (!HasWindows(ctx.attrs(), x.shape))
     return InvalidArgument("[%s] expected kernel, stride, padding and dilation attrs", ctx.op());
   PoolGeom q = GeomOf(ctx.attrs(), x.shape, y.shape, true);
   return Launched(ctx.op(), LaunchMaxPool(ToScalarType(x.dtype), q, x.data, y.data,
@@ -46,11 +51,12 @@ Status MaxPool(KernelContext& ctx) {
 // but the attrs bound the outputs each input element can reach.
 Status MaxPoolGrad(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &dx = ctx.output(0);
-  RETURN_IF_ERROR(CheckNnFloat("max_pool2d_grad", dy.dtype));
+  RETURN_IF_ERROR(CheckNnFloat(ctx.op(), dy.dtype));
   PoolGeom q = GeomOf(ctx.attrs(), dx.shape, dy.shape, true);
-  if (!HasWindows(ctx.attrs())) {  // no window attrs: every output of the plane is a candidate
-    q.sh = q.sw = q.dh = q.dw = 1;
-    q.ph = q.oh, q.pw = q.ow, q.kh = q.h + q.oh + 1, q.kw = q.w + q.ow + 1;
+  if (!HasWindows(ctx.attrs(), dx.shape)) {  // no window attrs: every output is a candidate
+    q.sd = q.sh = q.sw = q.dd = q.dh = q.dw = 1;
+    q.pd = q.od, q.ph = q.oh, q.pw = q.ow;
+    q.kd = q.d + q.od + 1, q.kh = q.h + q.oh + 1, q.kw = q.w + q.ow + 1;
   }
   return Launched(ctx.op(),
                   LaunchMaxPoolGrad(ToScalarType(dy.dtype), q, dy.data,
@@ -60,8 +66,8 @@ Status MaxPoolGrad(KernelContext& ctx) {
 template <bool kGrad>
 Status AvgPool(KernelContext& ctx) {
   const TensorView &in = ctx.input(0), &out = ctx.output(0);
-  RETURN_IF_ERROR(CheckNnFloat(kGrad ? "avg_pool2d_grad" : "avg_pool2d", in.dtype));
-  if (!HasWindows(ctx.attrs()))
+  RETURN_IF_ERROR(CheckNnFloat(ctx.op(), in.dtype));
+  if (!HasWindows(ctx.attrs(), kGrad ? out.shape : in.shape))
     return InvalidArgument("[%s] expected kernel, stride, padding and dilation attrs", ctx.op());
   PoolGeom q = kGrad ? GeomOf(ctx.attrs(), out.shape, in.shape, true)
                      : GeomOf(ctx.attrs(), in.shape, out.shape, true);
@@ -89,6 +95,12 @@ OFL_REGISTER_CUDA_KERNEL(avg_pool2d, AvgPool<false>);
 OFL_REGISTER_CUDA_KERNEL(avg_pool2d_grad, AvgPool<true>);
 OFL_REGISTER_CUDA_KERNEL(adaptive_avg_pool2d, AdaptivePool<false>);
 OFL_REGISTER_CUDA_KERNEL(adaptive_avg_pool2d_grad, AdaptivePool<true>);
+OFL_REGISTER_CUDA_KERNEL(max_pool3d, MaxPool);
+OFL_REGISTER_CUDA_KERNEL(max_pool3d_grad, MaxPoolGrad);
+OFL_REGISTER_CUDA_KERNEL(avg_pool3d, AvgPool<false>);
+OFL_REGISTER_CUDA_KERNEL(avg_pool3d_grad, AvgPool<true>);
+OFL_REGISTER_CUDA_KERNEL(adaptive_avg_pool3d, AdaptivePool<false>);
+OFL_REGISTER_CUDA_KERNEL(adaptive_avg_pool3d_grad, AdaptivePool<true>);
 
 }  // namespace cuda
 }  // namespace oneflow_like

@@ -1,5 +1,5 @@
-// Convolution family: conv1d/conv2d with groups, stride, padding, dilation and optional bias.
-// conv1d runs as conv2d over a height-1 image. Kernels: oneDNN for f32, im2col + BLAS GEMM
+// Convolution family: conv1d/conv2d/conv3d with groups, stride, padding, dilation and optional
+// bias. conv1d runs as conv2d over a height-1 image. Kernels: oneDNN for f32, im2col + BLAS GEMM
 // otherwise (kernels/cpu/conv.cc); backward has its own data- and weight-gradient ops.
 #pragma once
 #include <vector>
@@ -19,6 +19,9 @@ StatusOr<Tensor> Conv1d(const Tensor& x, const Tensor& w, const Tensor& bias,
                         const ConvOptions& opt = {});
 // x [N, C, H, W], w [K, C/groups, R, S], bias [K] or undefined -> [N, K, H', W'].
 StatusOr<Tensor> Conv2d(const Tensor& x, const Tensor& w, const Tensor& bias,
+                        const ConvOptions& opt = {});
+// x [N, C, D, H, W], w [K, C/groups, T, R, S], bias [K] or undefined -> [N, K, D', H', W'].
+StatusOr<Tensor> Conv3d(const Tensor& x, const Tensor& w, const Tensor& bias,
                         const ConvOptions& opt = {});
 
 }  // namespace functional

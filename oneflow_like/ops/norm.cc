@@ -4,6 +4,8 @@
 // (layer_norm: G = 1, Cr = row length, S = 1; group_norm: G groups, Cr = C / G, S = spatial).
 #include "oneflow_like/ops/norm.h"
 
+#include <limits>
+
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/copy.h"
@@ -101,9 +103,72 @@ const OpDef kBatchNorm =
       return TensorList{g[0], g[1], g[2], Tensor(), Tensor()};
     });
 
+// ---- rms_norm: inputs (x [, w]); outputs (y, rstd [rows]); attrs len (the row), eps ----------
+// rms_norm_grad(dy, x, rstd [, w]) -> (dx [, dw]).
+Status InferRmsNorm(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+  int64_t len = a.Int("len"), rows = len > 0 ? in[0].numel() / len : 0;
+  out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
+  out->push_back(TensorMeta{Shape{rows}, in[0].dtype(), in[0].device()});
+  return Status();
+}
+Status InferRmsNormGrad(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+  const Tensor& x = in[1];
+  out->push_back(TensorMeta{x.shape(), x.dtype(), x.device()});
+  if (in.size() > 3) out->push_back(TensorMeta{Shape{a.Int("len")}, x.dtype(), x.device()});
+  return Status();
+}
+const OpDef kRmsNormGrad =
+    OpSpec("rms_norm_grad", InferRmsNormGrad).SaveInputs(false).SaveOutputs(false);
+const OpDef kRmsNorm =
+    OpSpec("rms_norm", InferRmsNorm).Grad([](const GradContext& c) -> StatusOr<TensorList> {
+      TensorList ins{c.grad_outputs[0], c.inputs[0], c.outputs[1]};
+      if (c.inputs.size() > 1) ins.push_back(c.inputs[1]);
+      ASSIGN_OR_RETURN(TensorList g, Dispatch(kRmsNormGrad, ins, c.attrs));
+      TensorList r{g[0]};
+      if (g.size() > 1) {
+        ASSIGN_OR_RETURN(Tensor dw, functional::Reshape(g[1], c.inputs[1].shape()));
+        r.push_back(dw);
+      }
+      return r;
+    });
+
+Status CheckNormalizedShape(const char* op, const Tensor& x,
+                            const std::vector<int64_t>& normalized_shape, int64_t* len) {
+  int64_t k = normalized_shape.size();
+  bool ok = k <= x.ndim();
+  *len = 1;
+  for (int64_t i = 0; ok && i < k; ++i) {
+    ok = x.dim(x.ndim() - k + i) == normalized_shape[i];
+    *len *= normalized_shape[i];
+  }
+  if (ok) return Status();
+  return InvalidArgument("[%s] normalized_shape %s does not match the trailing dims of input %s",
+                         op, Shape(absl::MakeConstSpan(normalized_shape)).ToString(),
+                         x.meta_string());
+}
+
 }  // namespace
 
 namespace functional {
+
+StatusOr<Tensor> RmsNorm(const Tensor& x, const std::vector<int64_t>& normalized_shape,
+                         const Tensor& weight, std::optional<double> eps) {
+  const char* op = "rms_norm";
+  RETURN_IF_ERROR(CheckFloating(op, x));
+  int64_t len = 1;
+  RETURN_IF_ERROR(CheckNormalizedShape(op, x, normalized_shape, &len));
+  TensorList ins{x};
+  if (weight.defined()) {
+    RETURN_IF_ERROR(CheckParam(op, weight, "weight", x, len));
+    ins.push_back(weight);
+  }
+  // eps=None: the machine epsilon of x's dtype (PyTorch's default).
+  double e = eps ? *eps
+                 : (x.dtype() == DType::kF64 ? std::numeric_limits<double>::epsilon()
+                                             : std::numeric_limits<float>::epsilon());
+  ASSIGN_OR_RETURN(TensorList outs, Dispatch(kRmsNorm, ins, {{"len", len}, {"eps", e}}));
+  return outs[0];
+}
 
 StatusOr<Tensor> BatchNorm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                            const Tensor& weight, const Tensor& bias, bool training, double momentum,
@@ -153,17 +218,8 @@ StatusOr<Tensor> LayerNorm(const Tensor& x, const std::vector<int64_t>& normaliz
                            const Tensor& weight, const Tensor& bias, double eps) {
   const char* op = "layer_norm";
   RETURN_IF_ERROR(CheckFloating(op, x));
-  int64_t k = normalized_shape.size(), len = 1;
-  bool ok = k <= x.ndim();
-  for (int64_t i = 0; ok && i < k; ++i) {
-    ok = x.dim(x.ndim() - k + i) == normalized_shape[i];
-    len *= normalized_shape[i];
-  }
-  if (!ok) {
-    return InvalidArgument("[%s] normalized_shape %s does not match the trailing dims of input %s",
-                           op, Shape(absl::MakeConstSpan(normalized_shape)).ToString(),
-                           x.meta_string());
-  }
+  int64_t len = 1;
+  RETURN_IF_ERROR(CheckNormalizedShape(op, x, normalized_shape, &len));
   TensorList ins{x};
   if (weight.defined()) {
     RETURN_IF_ERROR(CheckParam(op, weight, "weight", x, len));

@@ -1,6 +1,7 @@
-// Pooling family: schemas, gradient formulas and functional entries. Ops see 4-d NCHW inputs
-// (CHW is unsqueezed by the functional entries). Attrs: kernel, stride, padding, dilation (2 each),
-// ceil_mode, count_include_pad, divisor_override; adaptive: output_size (2).
+// Pooling family: schemas, gradient formulas and functional entries. The *2d ops see 4-d NCHW
+// inputs, the *3d ops 5-d NCDHW (unbatched inputs are unsqueezed by the functional entries).
+// Attrs: kernel, stride, padding, dilation (one per spatial dim), ceil_mode, count_include_pad,
+// divisor_override; adaptive: output_size (one per spatial dim).
 #include "oneflow_like/ops/pool.h"
 
 #include "oneflow_like/ops/common.h"
@@ -11,6 +12,7 @@ namespace {
 
 int64_t PoolOut(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
   int64_t num = in + 2 * p - d * (k - 1) - 1;
+  if (num < 0) return 0;  // the padded input is smaller than the (dilated) window
   int64_t out = (ceil ? (num + s - 1) / s : num / s) + 1;
   // The last window must start inside the input or the left padding (PyTorch's rule).
   if (ceil && (out - 1) * s >= in + p) --out;
@@ -22,7 +24,14 @@ Status InferPool(const char* op, const TensorList& in, const AttrMap& a,
   const Tensor& x = in[0];
   const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"),
              &d = a.Ints("dilation");
-  for (int i = 0; i < 2; ++i) {
+  const int nd = static_cast<int>(k.size());  // spatial dims: 2 or 3
+  if (x.ndim() != nd + 2 || s.size() != k.size() || p.size() != k.size() || d.size() != k.size())
+    return InvalidArgument(
+        "[%s] expected a %d-d input and %d kernel/stride/padding/dilation values, "
+        "got %s",
+        op, nd + 2, nd, x.meta_string());
+  std::vector<int64_t> os{x.dim(0), x.dim(1)};
+  for (int i = 0; i < nd; ++i) {
     if (k[i] < 1 || s[i] < 1 || d[i] < 1 || p[i] < 0)
       return InvalidArgument("[%s] kernel_size, stride and dilation must be >= 1 and padding >= 0",
                              op);
@@ -30,14 +39,15 @@ Status InferPool(const char* op, const TensorList& in, const AttrMap& a,
       return InvalidArgument("[%s] padding %d should be at most half of kernel size %d", op, p[i],
                              k[i]);
   }
-  int64_t oh = PoolOut(x.dim(2), k[0], s[0], p[0], d[0], a.Bool("ceil_mode"));
-  int64_t ow = PoolOut(x.dim(3), k[1], s[1], p[1], d[1], a.Bool("ceil_mode"));
-  if (oh < 1 || ow < 1)
-    return InvalidArgument("[%s] input %s is too small for kernel %dx%d (output %dx%d)", op,
-                           x.meta_string(), k[0], k[1], oh, ow);
-  Shape os{x.dim(0), x.dim(1), oh, ow};
-  out->push_back(TensorMeta{os, x.dtype(), x.device()});
-  if (with_indices) out->push_back(TensorMeta{os, DType::kI64, x.device()});
+  for (int i = 0; i < nd; ++i) {
+    os.push_back(PoolOut(x.dim(2 + i), k[i], s[i], p[i], d[i], a.Bool("ceil_mode")));
+    if (os.back() < 1)
+      return InvalidArgument("[%s] input %s is too small for kernel size %d in dim %d (output %d)",
+                             op, x.meta_string(), k[i], 2 + i, os.back());
+  }
+  Shape ys(absl::MakeConstSpan(os));
+  out->push_back(TensorMeta{ys, x.dtype(), x.device()});
+  if (with_indices) out->push_back(TensorMeta{ys, DType::kI64, x.device()});
   return Status();
 }
 
@@ -54,56 +64,72 @@ AttrMap WithInputShape(const AttrMap& a, const Tensor& x) {
   return r;
 }
 
-// max_pool2d_grad(dy, indices) -> dx;  avg_pool2d_grad(dy) -> dx;  adaptive_avg_pool2d_grad(dy) ->
-// dx.
+// max_poolNd_grad(dy, indices) -> dx;  avg_poolNd_grad(dy) -> dx;
+// adaptive_avg_poolNd_grad(dy) -> dx.
 const OpDef kMaxPoolGrad =
     OpSpec("max_pool2d_grad", InferToInput).SaveInputs(false).SaveOutputs(false);
 const OpDef kAvgPoolGrad =
     OpSpec("avg_pool2d_grad", InferToInput).SaveInputs(false).SaveOutputs(false);
 const OpDef kAdaptiveGrad =
     OpSpec("adaptive_avg_pool2d_grad", InferToInput).SaveInputs(false).SaveOutputs(false);
+const OpDef kMaxPool3dGrad =
+    OpSpec("max_pool3d_grad", InferToInput).SaveInputs(false).SaveOutputs(false);
+const OpDef kAvgPool3dGrad =
+    OpSpec("avg_pool3d_grad", InferToInput).SaveInputs(false).SaveOutputs(false);
+const OpDef kAdaptive3dGrad =
+    OpSpec("adaptive_avg_pool3d_grad", InferToInput).SaveInputs(false).SaveOutputs(false);
 
-const OpDef kMaxPool =
-    OpSpec("max_pool2d", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      return InferPool("max_pool2d", in, a, out, true);
-    }).Grad([](const GradContext& c) -> StatusOr<TensorList> {
-      ASSIGN_OR_RETURN(Tensor g, Dispatch1(kMaxPoolGrad, {c.grad_outputs[0], c.outputs[1]},
-                                           WithInputShape(c.attrs, c.inputs[0])));
-      return TensorList{g};
-    });
+template <int kNd>
+Status InferMaxPool(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+  return InferPool(kNd == 2 ? "max_pool2d" : "max_pool3d", in, a, out, true);
+}
+template <int kNd>
+Status InferAvgPool(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+  return InferPool(kNd == 2 ? "avg_pool2d" : "avg_pool3d", in, a, out, false);
+}
+Status InferAdaptive(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+  std::vector<int64_t> os{in[0].dim(0), in[0].dim(1)};
+  for (int64_t v : a.Ints("output_size")) os.push_back(v);
+  out->push_back(TensorMeta{Shape(absl::MakeConstSpan(os)), in[0].dtype(), in[0].device()});
+  return Status();
+}
 
+template <int kNd>
+StatusOr<TensorList> MaxPoolGrad(const GradContext& c) {
+  ASSIGN_OR_RETURN(
+      Tensor g, Dispatch1(kNd == 2 ? kMaxPoolGrad : kMaxPool3dGrad,
+                          {c.grad_outputs[0], c.outputs[1]}, WithInputShape(c.attrs, c.inputs[0])));
+  return TensorList{g};
+}
+template <int kNd>
+StatusOr<TensorList> AvgPoolGrad(const GradContext& c) {
+  ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNd == 2 ? kAvgPoolGrad : kAvgPool3dGrad,
+                                       {c.grad_outputs[0]}, WithInputShape(c.attrs, c.inputs[0])));
+  return TensorList{g};
+}
+template <int kNd>
+StatusOr<TensorList> AdaptiveGrad(const GradContext& c) {
+  ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNd == 2 ? kAdaptiveGrad : kAdaptive3dGrad,
+                                       {c.grad_outputs[0]}, WithInputShape(c.attrs, c.inputs[0])));
+  return TensorList{g};
+}
+
+const OpDef kMaxPool = OpSpec("max_pool2d", InferMaxPool<2>).Grad(MaxPoolGrad<2>);
 const OpDef kAvgPool =
-    OpSpec("avg_pool2d",
-           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-             return InferPool("avg_pool2d", in, a, out, false);
-           })
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          ASSIGN_OR_RETURN(Tensor g, Dispatch1(kAvgPoolGrad, {c.grad_outputs[0]},
-                                               WithInputShape(c.attrs, c.inputs[0])));
-          return TensorList{g};
-        })
-        .SaveOutputs(false);
-
+    OpSpec("avg_pool2d", InferAvgPool<2>).Grad(AvgPoolGrad<2>).SaveOutputs(false);
 const OpDef kAdaptive =
-    OpSpec("adaptive_avg_pool2d",
-           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-             const auto& os = a.Ints("output_size");
-             out->push_back(TensorMeta{Shape{in[0].dim(0), in[0].dim(1), os[0], os[1]},
-                                       in[0].dtype(), in[0].device()});
-             return Status();
-           })
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          ASSIGN_OR_RETURN(Tensor g, Dispatch1(kAdaptiveGrad, {c.grad_outputs[0]},
-                                               WithInputShape(c.attrs, c.inputs[0])));
-          return TensorList{g};
-        })
-        .SaveOutputs(false);
+    OpSpec("adaptive_avg_pool2d", InferAdaptive).Grad(AdaptiveGrad<2>).SaveOutputs(false);
+const OpDef kMaxPool3d = OpSpec("max_pool3d", InferMaxPool<3>).Grad(MaxPoolGrad<3>);
+const OpDef kAvgPool3d =
+    OpSpec("avg_pool3d", InferAvgPool<3>).Grad(AvgPoolGrad<3>).SaveOutputs(false);
+const OpDef kAdaptive3d =
+    OpSpec("adaptive_avg_pool3d", InferAdaptive).Grad(AdaptiveGrad<3>).SaveOutputs(false);
 
-StatusOr<std::vector<int64_t>> Two(const char* op, const char* what,
-                                   const std::vector<int64_t>& v) {
-  if (v.size() == 1) return std::vector<int64_t>{v[0], v[0]};
-  if (v.size() == 2) return v;
-  return InvalidArgument("[%s] %s must have 1 or 2 values, got %d", op, what, int(v.size()));
+StatusOr<std::vector<int64_t>> PerDim(const char* op, const char* what,
+                                      const std::vector<int64_t>& v, int n) {
+  if (v.size() == 1) return std::vector<int64_t>(n, v[0]);
+  if (static_cast<int>(v.size()) == n) return v;
+  return InvalidArgument("[%s] %s must have 1 or %d values, got %d", op, what, n, int(v.size()));
 }
 
 // Checks rank (3 or 4) and dtype; returns the 4-d view.
@@ -119,12 +145,12 @@ StatusOr<Tensor> Back(const Tensor& y, const Tensor& x) {
   return functional::Reshape(y, Shape{y.dim(1), y.dim(2), y.dim(3)});
 }
 
-StatusOr<AttrMap> PoolAttrs(const char* op, const functional::Pool2dOptions& o) {
-  ASSIGN_OR_RETURN(auto k, Two(op, "kernel_size", o.kernel_size));
-  ASSIGN_OR_RETURN(
-      auto s, o.stride.empty() ? StatusOr<std::vector<int64_t>>(k) : Two(op, "stride", o.stride));
-  ASSIGN_OR_RETURN(auto p, Two(op, "padding", o.padding));
-  ASSIGN_OR_RETURN(auto d, Two(op, "dilation", o.dilation));
+StatusOr<AttrMap> PoolAttrs(const char* op, const functional::Pool2dOptions& o, int nd = 2) {
+  ASSIGN_OR_RETURN(auto k, PerDim(op, "kernel_size", o.kernel_size, nd));
+  ASSIGN_OR_RETURN(auto s, o.stride.empty() ? StatusOr<std::vector<int64_t>>(k)
+                                            : PerDim(op, "stride", o.stride, nd));
+  ASSIGN_OR_RETURN(auto p, PerDim(op, "padding", o.padding, nd));
+  ASSIGN_OR_RETURN(auto d, PerDim(op, "dilation", o.dilation, nd));
   return AttrMap{{"kernel", k},
                  {"stride", s},
                  {"padding", p},
@@ -134,9 +160,54 @@ StatusOr<AttrMap> PoolAttrs(const char* op, const functional::Pool2dOptions& o) 
                  {"divisor_override", o.divisor_override}};
 }
 
+// Checks rank (4 or 5) and dtype; returns the 5-d view.
+StatusOr<Tensor> As5d(const char* op, const Tensor& x) {
+  RETURN_IF_ERROR(CheckFloating(op, x));
+  if (x.ndim() == 5) return x;
+  if (x.ndim() == 4)
+    return functional::Reshape(x, Shape{1, x.dim(0), x.dim(1), x.dim(2), x.dim(3)});
+  return InvalidArgument("[%s] expected a 4-d (C,D,H,W) or 5-d (N,C,D,H,W) input, got %s", op,
+                         x.meta_string());
+}
+StatusOr<Tensor> Back3d(const Tensor& y, const Tensor& x) {
+  if (x.ndim() == 5) return y;
+  return functional::Reshape(y, Shape{y.dim(1), y.dim(2), y.dim(3), y.dim(4)});
+}
+
 }  // namespace
 
 namespace functional {
+
+StatusOr<std::pair<Tensor, Tensor>> MaxPool3dWithIndices(const Tensor& x,
+                                                         const Pool2dOptions& opt) {
+  ASSIGN_OR_RETURN(Tensor x5, As5d("max_pool3d", x));
+  ASSIGN_OR_RETURN(AttrMap a, PoolAttrs("max_pool3d", opt, 3));
+  ASSIGN_OR_RETURN(TensorList outs, Dispatch(kMaxPool3d, {x5}, a));
+  ASSIGN_OR_RETURN(Tensor y, Back3d(outs[0], x));
+  ASSIGN_OR_RETURN(Tensor i, Back3d(outs[1].detach(), x));
+  return std::make_pair(y, i);
+}
+
+StatusOr<Tensor> AvgPool3d(const Tensor& x, const Pool2dOptions& opt) {
+  ASSIGN_OR_RETURN(Tensor x5, As5d("avg_pool3d", x));
+  ASSIGN_OR_RETURN(AttrMap a, PoolAttrs("avg_pool3d", opt, 3));
+  a.Set("dilation", std::vector<int64_t>{1, 1, 1});
+  ASSIGN_OR_RETURN(Tensor y, Dispatch1(kAvgPool3d, {x5}, a));
+  return Back3d(y, x);
+}
+
+StatusOr<Tensor> AdaptiveAvgPool3d(const Tensor& x, const std::vector<int64_t>& output_size) {
+  ASSIGN_OR_RETURN(Tensor x5, As5d("adaptive_avg_pool3d", x));
+  ASSIGN_OR_RETURN(auto os, PerDim("adaptive_avg_pool3d", "output_size", output_size, 3));
+  for (int i = 0; i < 3; ++i) {
+    if (os[i] < 0) os[i] = x5.dim(2 + i);  // -1 (None in Python) keeps the input size
+    if (os[i] < 1)
+      return InvalidArgument("[adaptive_avg_pool3d] output_size must be positive, got [%d,%d,%d]",
+                             os[0], os[1], os[2]);
+  }
+  ASSIGN_OR_RETURN(Tensor y, Dispatch1(kAdaptive3d, {x5}, {{"output_size", os}}));
+  return Back3d(y, x);
+}
 
 StatusOr<std::pair<Tensor, Tensor>> MaxPool2dWithIndices(const Tensor& x,
                                                          const Pool2dOptions& opt) {
@@ -204,7 +275,7 @@ StatusOr<Tensor> AvgPool1d(const Tensor& x, const Pool2dOptions& opt) {
 
 StatusOr<Tensor> AdaptiveAvgPool2d(const Tensor& x, const std::vector<int64_t>& output_size) {
   ASSIGN_OR_RETURN(Tensor x4, As4d("adaptive_avg_pool2d", x));
-  ASSIGN_OR_RETURN(auto os, Two("adaptive_avg_pool2d", "output_size", output_size));
+  ASSIGN_OR_RETURN(auto os, PerDim("adaptive_avg_pool2d", "output_size", output_size, 2));
   // -1 (None in Python) keeps the input size.
   for (int i = 0; i < 2; ++i)
     if (os[i] < 0) os[i] = x4.dim(2 + i);

@@ -1,5 +1,5 @@
-// Pooling family over NCHW (or CHW) inputs: max_pool2d (indices saved for backward),
-// avg_pool2d (count_include_pad, divisor_override), adaptive_avg_pool2d.
+// Pooling family over NCHW (or CHW) inputs, and the *3d ops over NCDHW: max_pool2d (indices saved
+// for backward), avg_pool2d (count_include_pad, divisor_override), adaptive_avg_pool2d.
 #pragma once
 #include <vector>
 
@@ -26,6 +26,11 @@ StatusOr<Tensor> AvgPool2d(const Tensor& x, const Pool2dOptions& opt);
 StatusOr<Tensor> MaxPool1d(const Tensor& x, const Pool2dOptions& opt);
 StatusOr<Tensor> AvgPool1d(const Tensor& x, const Pool2dOptions& opt);
 StatusOr<Tensor> AdaptiveAvgPool2d(const Tensor& x, const std::vector<int64_t>& output_size);
+// 3-d pooling over [N, C, D, H, W] or [C, D, H, W] (options with 1 or 3 values; max indices flat
+// (d * H + h) * W + w within each input volume).
+StatusOr<std::pair<Tensor, Tensor>> MaxPool3dWithIndices(const Tensor& x, const Pool2dOptions& opt);
+StatusOr<Tensor> AvgPool3d(const Tensor& x, const Pool2dOptions& opt);
+StatusOr<Tensor> AdaptiveAvgPool3d(const Tensor& x, const std::vector<int64_t>& output_size);
 
 }  // namespace functional
 }  // namespace oneflow_like

@@ -35,6 +35,7 @@ Tensor Conv(int nd, const Tensor& x, const Tensor& w, const py::object& bias,
   }
   o.dilation = ParseIntList(dilation);
   o.groups = groups;
+  if (nd == 3) return Unwrap(F::Conv3d(x, w, OptTensor(bias), o));
   return Unwrap(nd == 1 ? F::Conv1d(x, w, OptTensor(bias), o)
                         : F::Conv2d(x, w, OptTensor(bias), o));
 }
@@ -87,6 +88,12 @@ void Define(py::module_& m) {
       py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
       py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
   m.def(
+      "conv3d",
+      [](const Tensor& x, const Tensor& w, py::object b, py::object s, py::object p, py::object d,
+         int64_t g) { return Conv(3, x, w, b, s, p, d, g); },
+      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
+      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
+  m.def(
       "cross_entropy",
       [](const Tensor& x, const Tensor& t, py::object w, int64_t ignore, const std::string& red,
          double ls) { return Unwrap(F::CrossEntropy(x, t, NllOpts(w, ignore, red, ls))); },
@@ -113,29 +120,32 @@ void Define(py::module_& m) {
       },
       py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
       py::arg("reduction") = "mean", py::arg("pos_weight") = py::none());
-  m.def(
-      "max_pool2d",
-      [](const Tensor& x, py::object k, py::object s, py::object p, py::object d, bool ceil,
-         bool ret_idx) -> py::object {
-        auto yi = Unwrap(F::MaxPool2dWithIndices(x, PoolOpts(k, s, p, d, ceil)));
-        if (ret_idx) return py::make_tuple(yi.first, yi.second);
-        return py::cast(yi.first);
-      },
-      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
-      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("ceil_mode") = false,
-      py::arg("return_indices") = false);
-  m.def(
-      "avg_pool2d",
-      [](const Tensor& x, py::object k, py::object s, py::object p, bool ceil, bool inc,
-         py::object div) {
-        F::Pool2dOptions o = PoolOpts(k, s, p, py::int_(1), ceil);
-        o.count_include_pad = inc;
-        o.divisor_override = div.is_none() ? 0 : div.cast<int64_t>();
-        return Unwrap(F::AvgPool2d(x, o));
-      },
-      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
-      py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
-      py::arg("divisor_override") = py::none());
+  for (int nd : {2, 3}) {
+    std::string n = std::to_string(nd) + "d";
+    m.def(("max_pool" + n).c_str(),
+          [nd](const Tensor& x, py::object k, py::object s, py::object p, py::object d, bool ceil,
+               bool ret_idx) -> py::object {
+            F::Pool2dOptions o = PoolOpts(k, s, p, d, ceil);
+            auto yi =
+                Unwrap(nd == 2 ? F::MaxPool2dWithIndices(x, o) : F::MaxPool3dWithIndices(x, o));
+            if (ret_idx) return py::make_tuple(yi.first, yi.second);
+            return py::cast(yi.first);
+          },
+          py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
+          py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("ceil_mode") = false,
+          py::arg("return_indices") = false);
+    m.def(("avg_pool" + n).c_str(),
+          [nd](const Tensor& x, py::object k, py::object s, py::object p, bool ceil, bool inc,
+               py::object div) {
+            F::Pool2dOptions o = PoolOpts(k, s, p, py::int_(1), ceil);
+            o.count_include_pad = inc;
+            o.divisor_override = div.is_none() ? 0 : div.cast<int64_t>();
+            return Unwrap(nd == 2 ? F::AvgPool2d(x, o) : F::AvgPool3d(x, o));
+          },
+          py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
+          py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
+          py::arg("divisor_override") = py::none());
+  }
   m.def(
       "max_pool1d",
       [](const Tensor& x, py::object k, py::object s, py::object p, py::object d, bool ceil) {
@@ -159,6 +169,12 @@ void Define(py::module_& m) {
       },
       py::arg("input"), py::arg("output_size"));
   m.def(
+      "adaptive_avg_pool3d",
+      [](const Tensor& x, py::object os) {
+        return Unwrap(F::AdaptiveAvgPool3d(x, OutputSize(os)));
+      },
+      py::arg("input"), py::arg("output_size"));
+  m.def(
       "batch_norm",
       [](const Tensor& x, py::object rm, py::object rv, py::object w, py::object b, bool training,
          double momentum, double eps) {
@@ -175,6 +191,15 @@ void Define(py::module_& m) {
       },
       py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
       py::arg("bias") = py::none(), py::arg("eps") = 1e-5);
+  m.def(
+      "rms_norm",
+      [](const Tensor& x, py::object shape, py::object w, py::object eps) {
+        std::optional<double> e;
+        if (!eps.is_none()) e = eps.cast<double>();
+        return Unwrap(F::RmsNorm(x, ParseIntList(shape), OptTensor(w), e));
+      },
+      py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
+      py::arg("eps") = py::none());
   m.def(
       "group_norm",
       [](const Tensor& x, int64_t groups, py::object w, py::object b, double eps) {

@@ -137,6 +137,12 @@ def test_nn_ops_attributes(x, kernel, stride, padding, p):
     w = flow.ones(2, x.shape[1] if x.ndim == 4 else 1, max(kernel, 1), max(kernel, 1))
     _check(lambda: F.conv2d(x, w, stride=stride, padding=padding))
     _check(lambda: F.layer_norm(x, x.shape[-1:] if x.ndim else (1,)))
+    _check(lambda: F.rms_norm(x, x.shape[-1:] if x.ndim else (1,)))
+    _check(lambda: F.max_pool3d(x, kernel, stride, padding))
+    _check(lambda: F.avg_pool3d(x, kernel, stride, padding))
+    _check(lambda: F.adaptive_avg_pool3d(x, kernel))
+    w3 = flow.ones(2, x.shape[1] if x.ndim == 5 else 1, 1, max(kernel, 1), max(kernel, 1))
+    _check(lambda: F.conv3d(x, w3, stride=stride, padding=padding))
     _check(lambda: F.leaky_relu(x, p))
     _check(lambda: F.softplus(x, beta=p, threshold=kernel))
 

@@ -203,12 +203,38 @@ def linear(input, weight, bias=None):
     return _C.linear(input, weight, bias)
 
 
+def _same_padding(input, weight, stride, dilation, n, op):
+    """padding='same': the input (padded one extra on the right where the total is odd, as
+    PyTorch does) and the symmetric padding that keeps each spatial size."""
+    if any(v != 1 for v in _tuple(stride, n, "stride")):
+        raise ValueError(f"[{op}] padding='same' is not supported for strided convolutions")
+    d = _tuple(dilation, n, "dilation")
+    total = [d[i] * (weight.shape[2 + i] - 1) for i in range(n)]
+    extra = []
+    for i in reversed(range(n)):  # F.pad order: last dim first
+        extra += [0, total[i] % 2]
+    if any(extra):
+        input = pad(input, extra)
+    return input, [t // 2 for t in total]
+
+
+def _conv(n, input, weight, bias, stride, padding, dilation, groups):
+    if isinstance(padding, str) and padding == "same":
+        input, padding = _same_padding(input, weight, stride, dilation, n, f"conv{n}d")
+    fn = (_nnf.conv1d, _nnf.conv2d, _nnf.conv3d)[n - 1]
+    return fn(input, weight, bias, stride, padding, dilation, groups)
+
+
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _nnf.conv1d(input, weight, bias, stride, padding, dilation, groups)
+    return _conv(1, input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _nnf.conv2d(input, weight, bias, stride, padding, dilation, groups)
+    return _conv(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(3, input, weight, bias, stride, padding, dilation, groups)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
@@ -239,6 +265,30 @@ def avg_pool2d(
     )
 
 
+def max_pool3d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    return _nnf.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def avg_pool3d(
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+):
+    return _nnf.avg_pool3d(
+        input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+    )
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _nnf.adaptive_avg_pool3d(input, output_size)
+
+
 def adaptive_avg_pool2d(input, output_size):
     size = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
     if size == (1, 1):  # global average pooling: a plain mean, common enough to special-case
@@ -259,6 +309,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     return _nnf.layer_norm(input, tuple(normalized_shape), weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    return _nnf.rms_norm(input, tuple(normalized_shape), weight, eps)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -815,7 +871,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
         x = pad(x, pads)
     w = weight.reshape([groups, cin // groups, cout_g] + list(k)).transpose(1, 2)
     w = w.reshape([groups * cout_g, cin // groups] + list(k)).flip(list(range(2, n + 2)))
-    conv = conv1d if n == 1 else conv2d
+    conv = (conv1d, conv2d, conv3d)[n - 1]
     return conv(x, w, bias, 1, 0, d, groups)
 
 
@@ -840,6 +896,14 @@ def conv_transpose2d(
 ):
     return _conv_transpose(
         input, weight, bias, stride, padding, output_padding, groups, dilation, 2
+    )
+
+
+def conv_transpose3d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):
+    return _conv_transpose(
+        input, weight, bias, stride, padding, output_padding, groups, dilation, 3
     )
 
 

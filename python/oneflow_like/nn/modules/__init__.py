@@ -9,7 +9,14 @@ from oneflow_like.nn.modules.module import (
     Sequential,
 )
 from oneflow_like.nn.modules.linear import Identity, Linear
-from oneflow_like.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from oneflow_like.nn.modules.conv import (
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    ConvTranspose3d,
+)
 from oneflow_like.nn.modules.upsampling import (
     PixelShuffle,
     PixelUnshuffle,
@@ -19,12 +26,22 @@ from oneflow_like.nn.modules.upsampling import (
 )
 from oneflow_like.nn.modules.pooling import (
     AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
     AvgPool1d,
     AvgPool2d,
+    AvgPool3d,
     MaxPool1d,
     MaxPool2d,
+    MaxPool3d,
 )
-from oneflow_like.nn.modules.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from oneflow_like.nn.modules.normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    BatchNorm3d,
+    GroupNorm,
+    LayerNorm,
+    RMSNorm,
+)
 from oneflow_like.nn.modules.activation import (
     CELU,
     ELU,
@@ -177,14 +194,19 @@ __all__ = _loss_all + [
     "RNNCell",
     "RNNCellBase",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
     "BatchNorm1d",
     "BatchNorm2d",
+    "BatchNorm3d",
     "Conv1d",
     "Conv2d",
+    "Conv3d",
     "ConvTranspose1d",
     "ConvTranspose2d",
+    "ConvTranspose3d",
     "PixelShuffle",
     "PixelUnshuffle",
     "Upsample",
@@ -197,11 +219,13 @@ __all__ = _loss_all + [
     "GroupNorm",
     "Identity",
     "LayerNorm",
+    "RMSNorm",
     "LeakyReLU",
     "Linear",
     "LogSoftmax",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
     "Module",
     "ModuleDict",
     "ModuleList",

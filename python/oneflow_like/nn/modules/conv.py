@@ -1,4 +1,4 @@
-"""Conv1d and Conv2d (zero padding), weights (out, in/groups, *kernel); ConvTranspose1d/2d,
+"""Conv1d/2d/3d (zero padding), weights (out, in/groups, *kernel); ConvTranspose1d/2d/3d,
 weights (in, out/groups, *kernel)."""
 from oneflow_like.nn import functional as F
 from oneflow_like.nn.modules.linear import _make_weight_and_bias, _reset_weight_and_bias
@@ -84,6 +84,15 @@ class Conv2d(_ConvNd):
         )
 
 
+class Conv3d(_ConvNd):
+    _n = 3
+
+    def forward(self, input):
+        return F.conv3d(
+            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )
+
+
 class _ConvTransposeNd(_ConvNd):
     _transposed = True
 
@@ -144,7 +153,7 @@ class _ConvTransposeNd(_ConvNd):
         return tuple(pads)
 
     def forward(self, input, output_size=None):
-        fn = F.conv_transpose1d if self._n == 1 else F.conv_transpose2d
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self._n - 1]
         return fn(
             input,
             self.weight,
@@ -163,3 +172,7 @@ class ConvTranspose1d(_ConvTransposeNd):
 
 class ConvTranspose2d(_ConvTransposeNd):
     _n = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _n = 3

@@ -3,13 +3,17 @@ proj_size), GRU, any number of layers, bidirectional, dropout between layers, ba
 unbatched inputs and PackedSequence inputs; and the cells RNNCell, LSTMCell, GRUCell.
 
 The input projection of a whole layer is one GEMM over every time step (x W_ih^T + b_ih for all
-steps at once); each step then runs the recurrent GEMM and the gate arithmetic as ordinary ops, so
-autograd, nn.Graph and every device work unchanged. Packed sequences shrink the batch step by step
+steps at once); each step then runs the recurrent GEMM and, for LSTM and GRU in f32/f64, the gate
+arithmetic as one fused kernel with its own backward (_C._fused_lstm_cell / _fused_gru_cell; other
+dtypes compose ordinary ops). ONEFLOW_LIKE_RNN=composed (or `_USE_FUSED_CELLS = False`) selects the
+composed ops everywhere, to compare. Packed sequences shrink the batch step by step
 (rows sorted by decreasing length), so a finished sequence keeps its last state.
 """
 import math
+import os
 
 import oneflow_like as flow
+from oneflow_like import _C
 from oneflow_like.nn import functional as F
 from oneflow_like.nn import init
 from oneflow_like.nn.modules.linear import _empty
@@ -17,6 +21,11 @@ from oneflow_like.nn.modules.module import Module, Parameter
 from oneflow_like.nn.utils.rnn import PackedSequence
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+_USE_FUSED_CELLS = os.environ.get("ONEFLOW_LIKE_RNN", "") != "composed"
+
+
+def _fused(*ts):
+    return _USE_FUSED_CELLS and all(t.dtype in (flow.float32, flow.float64) for t in ts)
 
 
 def _rnn_step(mode, xw, h, w_hh, b_hh):
@@ -27,9 +36,12 @@ def _rnn_step(mode, xw, h, w_hh, b_hh):
 
 def _lstm_step(xw, h, c, w_hh, b_hh, w_hr):
     gates = xw + F.linear(h, w_hh, b_hh)
-    i, f, g, o = gates.chunk(4, -1)
-    c = flow.sigmoid(f) * c + flow.sigmoid(i) * flow.tanh(g)
-    h = flow.sigmoid(o) * flow.tanh(c)
+    if _fused(gates, c):
+        h, c = _C._fused_lstm_cell(gates, c)
+    else:
+        i, f, g, o = gates.chunk(4, -1)
+        c = flow.sigmoid(f) * c + flow.sigmoid(i) * flow.tanh(g)
+        h = flow.sigmoid(o) * flow.tanh(c)
     if w_hr is not None:
         h = F.linear(h, w_hr)
     return h, c
@@ -37,6 +49,8 @@ def _lstm_step(xw, h, c, w_hh, b_hh, w_hr):
 
 def _gru_step(xw, h, w_hh, b_hh):
     gh = F.linear(h, w_hh, b_hh)
+    if _fused(xw, gh, h):
+        return _C._fused_gru_cell(xw, gh, h)
     xr, xz, xn = xw.chunk(3, -1)
     hr, hz, hn = gh.chunk(3, -1)
     r = flow.sigmoid(xr + hr)
