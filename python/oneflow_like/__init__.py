@@ -82,6 +82,7 @@ from . import (
     backends,
     distributed,
     nn,
+    onnx,
     optim,
     profiler,
     utils,
