@@ -130,6 +130,22 @@ def _select(c):
     _out(c, "Gather", [c.ins[0], idx], axis=c.static_attr("dim"))
 
 
+def _tril(c):
+    k, upper = c.static_attr("diagonal"), bool(c.attrs.get("upper", False))
+    if c.b.opset >= 14:
+        _out(c, "Trilu", [c.ins[0], c.b.ints(k)], upper=int(upper))
+        return
+    r, n = c.shape(0)[-2:]  # Trilu is opset 14: keep a constant mask of the last two dims
+    if list(c.shape_b(0)[-2:]) != [r, n]:
+        raise c.unsupported("tril/triu over a dynamic axis needs opset 14")
+    keep = np.triu(np.ones((r, n), bool), k) if upper else np.tril(np.ones((r, n), bool), k)
+    if c.dtype(0) == "bool":  # onnxruntime's Where before opset 16 has no bool kernel
+        _out(c, "And", [c.b.const(keep, "tril_mask"), c.ins[0]])
+        return
+    zero = c.b.const_like(0, c.dtype(0))
+    _out(c, "Where", [c.b.const(keep, "tril_mask"), c.ins[0], zero])
+
+
 OPS.update(
     {
         "reshape": _reshape,
@@ -143,12 +159,7 @@ OPS.update(
         "squeeze": lambda c: _out(c, "Squeeze", [c.ins[0], c.b.ints(list(c.attrs["dims"]))]),
         "unsqueeze": lambda c: _out(c, "Unsqueeze", [c.ins[0], c.b.ints([c.attrs["dim"]])]),
         "cat": lambda c: _out(c, "Concat", c.ins, axis=c.static_attr("dim")),
-        "tril": lambda c: _out(
-            c,
-            "Trilu",
-            [c.ins[0], c.b.ints(c.static_attr("diagonal"))],
-            upper=int(c.attrs.get("upper", False)),
-        ),
+        "tril": _tril,
         "index_select": lambda c: _out(c, "Gather", c.ins[:2], axis=c.static_attr("dim")),
         "gather": lambda c: _out(c, "GatherElements", c.ins[:2], axis=c.static_attr("dim")),
         "embedding": lambda c: _out(c, "Gather", [c.ins[0], c.ins[1]], axis=0),
