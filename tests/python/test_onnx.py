@@ -134,7 +134,8 @@ def test_recurrent_layers_unrolled(cell):
     _check(Seq(), [flow.randn(3, 4, 5)], [flow.randn(6, 4, 5)], [0])
 
 
-def test_more_layers_and_functions():
+@pytest.mark.parametrize("opset", sorted({13, 15, 17, flow.onnx.max_opset()}))
+def test_more_layers_and_functions(opset):
     class Misc(nn.Module):
         def __init__(self):
             super().__init__()
@@ -147,7 +148,7 @@ def test_more_layers_and_functions():
             h = flow.cat([h.clamp(-0.5, 0.5), nn.functional.leaky_relu(h, 0.1), h.exp()], dim=1)
             return h.sum(1, keepdim=True) + h.amax(1, keepdim=True) - h.var(1, keepdim=True)
 
-    _check(Misc(), [flow.randn(2, 2, 8, 8)], [flow.randn(4, 2, 8, 8)], [0])
+    _check(Misc(), [flow.randn(2, 2, 8, 8)], [flow.randn(4, 2, 8, 8)], [0], opset=opset)
 
 
 def test_params_as_inputs_and_file_path(tmp_path):
@@ -175,8 +176,9 @@ def test_unmapped_op_names_itself_and_the_opset():
 
     with pytest.raises(flow.onnx.errors.UnsupportedOperatorError, match=r"'sort'.*opset version 15"):
         flow.onnx.export(Sorts(), (flow.randn(2, 3),), io.BytesIO(), opset_version=15)
-    with pytest.raises(ValueError, match="opset_version 9"):
-        flow.onnx.export(_mlp(), (flow.randn(2, 6),), io.BytesIO(), opset_version=9)
+    for bad in (9, flow.onnx.max_opset() + 1):
+        with pytest.raises(ValueError, match=f"opset_version {bad} is outside the supported 13"):
+            flow.onnx.export(_mlp(), (flow.randn(2, 6),), io.BytesIO(), opset_version=bad)
 
 
 def test_dynamic_axis_that_changes_the_program_is_refused():

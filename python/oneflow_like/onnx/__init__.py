@@ -15,6 +15,13 @@ MIN_OPSET, MAX_OPSET = 13, 20
 _exporting = False
 
 
+def max_opset():
+    """The highest opset export accepts: ours, capped by what the installed onnx can check."""
+    import onnx
+
+    return min(MAX_OPSET, onnx.defs.onnx_opset_version())
+
+
 def is_in_onnx_export():
     return _exporting
 
@@ -51,9 +58,14 @@ def export(
     if custom_opsets:
         raise OnnxExporterError("[onnx.export] custom_opsets are not supported")
     opset = DEFAULT_OPSET if opset_version is None else int(opset_version)
-    if not MIN_OPSET <= opset <= MAX_OPSET:
+    top = max_opset()
+    if not MIN_OPSET <= opset <= top:
+        import onnx
+
         raise ValueError(
-            f"[onnx.export] opset_version {opset} is outside the supported {MIN_OPSET}..{MAX_OPSET}"
+            f"[onnx.export] opset_version {opset} is outside the supported {MIN_OPSET}..{top} "
+            f"(our mappings cover {MIN_OPSET}..{MAX_OPSET}; the installed onnx {onnx.__version__} "
+            f"checks models up to opset {onnx.defs.onnx_opset_version()})"
         )
     _exporting = True
     try:
