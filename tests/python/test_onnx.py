@@ -151,6 +151,43 @@ def test_more_layers_and_functions(opset):
     _check(Misc(), [flow.randn(2, 2, 8, 8)], [flow.randn(4, 2, 8, 8)], [0], opset=opset)
 
 
+def test_composite_layers_export_as_their_ops():
+    """ConvTranspose, Conv1d, Upsample and PixelShuffle are composites: their ops export."""
+    model = nn.Sequential(
+        nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1), nn.Upsample(scale_factor=2),
+        nn.Upsample(scale_factor=2, mode="bilinear"), nn.PixelShuffle(2), nn.Conv2d(1, 2, 1),
+    )  # fmt: skip
+    _check(model, [flow.randn(2, 3, 4, 4)], [flow.randn(3, 3, 4, 4)], [0])
+    seq = nn.Sequential(nn.Conv1d(2, 3, 3, padding=1), nn.ReLU(), nn.ConvTranspose1d(3, 2, 2, stride=2))
+    _check(seq, [flow.randn(2, 2, 8)], [flow.randn(4, 2, 8)], [0])
+
+
+def test_elementwise_reduction_and_index_families():
+    F = nn.functional
+
+    class Many(nn.Module):
+        def forward(self, x):
+            i = flow.tensor([0, 2])
+            parts = [
+                x.index_select(1, i), x[:, 1:3].exp(), F.pad(x, (1, 0))[:, :2], x.amax(1, keepdim=True),
+                x.argmax(1, keepdim=True).float(), x.std(1, keepdim=True), x.flip(1), x.tril(), x.triu(1),
+                flow.where(x > 0, x, flow.zeros_like(x)), x.masked_fill(x < 0, 1.5), x.prod(1, keepdim=True),
+                flow.logsumexp(x, 1).unsqueeze(1), F.elu(x), F.softplus(x), F.hardswish(x), 1 - x, 2 / x,
+                x // 0.7, x.remainder(0.7), F.hardsigmoid(x), F.mish(x), x.abs().log1p(),
+                x.sigmoid().logit(1e-3), F.softshrink(x), x.square(), x.abs().rsqrt(),
+                x.max(dim=1, keepdim=True)[0] + x.min(dim=1, keepdim=True)[0] + x.mean(1, keepdim=True),
+            ]  # fmt: skip
+            return flow.cat(parts, 1)
+
+    _check(Many(), [flow.randn(3, 4)], [flow.randn(5, 4)], [0], rtol=1e-4, atol=1e-4)
+
+
+def test_training_mode_is_restored_and_dropout_leaves_no_node():
+    model = _mlp().train()
+    proto, _ = _export(model, (flow.randn(2, 6),))
+    assert model.training and "Dropout" not in {n.op_type for n in proto.graph.node}
+
+
 def test_params_as_inputs_and_file_path(tmp_path):
     model = _mlp().eval()
     path = tmp_path / "mlp.onnx"
@@ -179,6 +216,26 @@ def test_unmapped_op_names_itself_and_the_opset():
     for bad in (9, flow.onnx.max_opset() + 1):
         with pytest.raises(ValueError, match=f"opset_version {bad} is outside the supported 13"):
             flow.onnx.export(_mlp(), (flow.randn(2, 6),), io.BytesIO(), opset_version=bad)
+
+
+def test_constant_that_depends_on_a_dynamic_axis_is_refused():
+    class MeanAll(nn.Module):
+        def forward(self, x):
+            return x - x.mean()  # 1/numel is traced as a constant
+
+    with pytest.raises(flow.onnx.OnnxExporterError, match="'scalar' of op 'mul_scalar'"):
+        flow.onnx.export(MeanAll(), (flow.randn(2, 3),), io.BytesIO(), input_names=["x"],
+                         dynamic_axes={"x": [0]})  # fmt: skip
+    _export(MeanAll(), (flow.randn(2, 3),))  # static: fine
+
+
+def test_used_output_without_mapping_is_named():
+    class Indices(nn.Module):
+        def forward(self, x):
+            return nn.functional.max_pool2d(x, 2, return_indices=True)[1].float()
+
+    with pytest.raises(flow.onnx.errors.UnsupportedOperatorError, match="'max_pool2d'.*output 1"):
+        flow.onnx.export(Indices(), (flow.randn(1, 1, 4, 4),), io.BytesIO())
 
 
 def test_dynamic_axis_that_changes_the_program_is_refused():

@@ -124,7 +124,9 @@ def _build(model, cap, cap_b, f, opset, export_params, verbose, names_in, output
         fn = OPS.get(name)
         if fn is None:
             raise UnsupportedOperatorError(name, opset)
-        c = OpContext(b, i, name, attrs, cap_b.ops[i][1] if cap_b else None, ins, outs)
+        attrs_b = cap_b.ops[i][1] if cap_b else None
+        _check_static_attrs(name, attrs, attrs_b)
+        c = OpContext(b, i, name, attrs, attrs_b, ins, outs)
         fn(c)
         for k, o in enumerate(c.outs):
             producing[o] = (name, k)
@@ -157,6 +159,27 @@ def _build(model, cap, cap_b, f, opset, export_params, verbose, names_in, output
     elif f is not None:
         f.write(model_proto.SerializeToString())
     return model_proto
+
+
+# Attributes that may differ between the two traces: shapes the mappings make symbolic, and
+# metadata that ONNX does not need. Any other difference is a constant that depends on a dynamic
+# axis (e.g. the 1/n of a mean over it), which the trace cannot express.
+_SYMBOLIC_ATTRS = {"reshape": {"shape"}, "expand": {"shape"}, "full": {"shape"}, "slice": {"length"}}
+_METADATA_ATTRS = {"in_shape", "sizes"}
+
+
+def _check_static_attrs(name, attrs, attrs_b):
+    if attrs_b is None:
+        return
+    for key in attrs:
+        if key in _METADATA_ATTRS or key in _SYMBOLIC_ATTRS.get(name, ()):
+            continue
+        if attrs_b.get(key) != attrs[key]:
+            raise OnnxExporterError(
+                f"[onnx.export] attribute '{key}' of op '{name}' depends on a dynamic axis "
+                f"({attrs[key]}, then {attrs_b.get(key)} with the dynamic axes resized); "
+                "export with that axis static"
+            )
 
 
 def _dtype_name(t):
