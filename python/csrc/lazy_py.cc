@@ -83,8 +83,10 @@ void BindLazy(py::module_& m, TensorClass&) {
              static const char* kinds[] = {"input", "captured", "op"};
              py::list out;
              for (const lazy::TracedValue& v : t.trace->values())
-               out.append(py::make_tuple(kinds[v.kind], std::vector<int64_t>(v.meta.shape.dims().begin(), v.meta.shape.dims().end()),
-                                         DTypeLongName(v.meta.dtype), v.index));
+               out.append(py::make_tuple(
+                   kinds[v.kind],
+                   std::vector<int64_t>(v.meta.shape.dims().begin(), v.meta.shape.dims().end()),
+                   DTypeLongName(v.meta.dtype), v.index));
              return out;
            })
       .def("captured", [](PyTrace& t) { return t.trace->captured(); })

@@ -52,7 +52,9 @@ def _check(model, args, other, batch_axes, opset=None, rtol=1e-4, atol=1e-5):
 
 
 def _mlp():
-    return nn.Sequential(nn.Linear(6, 16), nn.GELU(), nn.Dropout(0.2), nn.Linear(16, 3), nn.Softmax(-1))
+    return nn.Sequential(
+        nn.Linear(6, 16), nn.GELU(), nn.Dropout(0.2), nn.Linear(16, 3), nn.Softmax(-1)
+    )
 
 
 def _digits_cnn():  # the shape of examples/train_digits.py's CNN (8x8 digits)
@@ -154,11 +156,16 @@ def test_more_layers_and_functions(opset):
 def test_composite_layers_export_as_their_ops():
     """ConvTranspose, Conv1d, Upsample and PixelShuffle are composites: their ops export."""
     model = nn.Sequential(
-        nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1), nn.Upsample(scale_factor=2),
-        nn.Upsample(scale_factor=2, mode="bilinear"), nn.PixelShuffle(2), nn.Conv2d(1, 2, 1),
-    )  # fmt: skip
+        nn.ConvTranspose2d(3, 4, 3, stride=2, padding=1, output_padding=1),
+        nn.Upsample(scale_factor=2),
+        nn.Upsample(scale_factor=2, mode="bilinear"),
+        nn.PixelShuffle(2),
+        nn.Conv2d(1, 2, 1),
+    )
     _check(model, [flow.randn(2, 3, 4, 4)], [flow.randn(3, 3, 4, 4)], [0])
-    seq = nn.Sequential(nn.Conv1d(2, 3, 3, padding=1), nn.ReLU(), nn.ConvTranspose1d(3, 2, 2, stride=2))
+    seq = nn.Sequential(
+        nn.Conv1d(2, 3, 3, padding=1), nn.ReLU(), nn.ConvTranspose1d(3, 2, 2, stride=2)
+    )
     _check(seq, [flow.randn(2, 2, 8)], [flow.randn(4, 2, 8)], [0])
 
 
@@ -169,13 +176,14 @@ def test_elementwise_reduction_and_index_families():
         def forward(self, x):
             i = flow.tensor([0, 2])
             parts = [
-                x.index_select(1, i), x[:, 1:3].exp(), F.pad(x, (1, 0))[:, :2], x.amax(1, keepdim=True),
-                x.argmax(1, keepdim=True).float(), x.std(1, keepdim=True), x.flip(1), x.tril(), x.triu(1),
-                flow.where(x > 0, x, flow.zeros_like(x)), x.masked_fill(x < 0, 1.5), x.prod(1, keepdim=True),
-                flow.logsumexp(x, 1).unsqueeze(1), F.elu(x), F.softplus(x), F.hardswish(x), 1 - x, 2 / x,
-                x // 0.7, x.remainder(0.7), F.hardsigmoid(x), F.mish(x), x.abs().log1p(),
-                x.sigmoid().logit(1e-3), F.softshrink(x), x.square(), x.abs().rsqrt(),
-                x.max(dim=1, keepdim=True)[0] + x.min(dim=1, keepdim=True)[0] + x.mean(1, keepdim=True),
+                x.index_select(1, i), x[:, 1:3].exp(), F.pad(x, (1, 0))[:, :2], x.flip(1),
+                x.amax(1, keepdim=True), x.argmax(1, keepdim=True).float(), x.std(1, keepdim=True),
+                x.prod(1, keepdim=True), flow.logsumexp(x, 1).unsqueeze(1), x.tril(), x.triu(1),
+                flow.where(x > 0, x, flow.zeros_like(x)), x.masked_fill(x < 0, 1.5), F.elu(x),
+                F.softplus(x), F.hardswish(x), 1 - x, 2 / x, x // 0.7, x.remainder(0.7),
+                F.hardsigmoid(x), F.mish(x), x.abs().log1p(), x.sigmoid().logit(1e-3),
+                F.softshrink(x), x.square(), x.abs().rsqrt(), x.max(dim=1, keepdim=True)[0],
+                x.min(dim=1, keepdim=True)[0] + x.mean(1, keepdim=True),
             ]  # fmt: skip
             return flow.cat(parts, 1)
 
@@ -211,7 +219,9 @@ def test_unmapped_op_names_itself_and_the_opset():
         def forward(self, x):
             return flow.sort(x, dim=1)[0] * 2
 
-    with pytest.raises(flow.onnx.errors.UnsupportedOperatorError, match=r"'sort'.*opset version 15"):
+    with pytest.raises(
+        flow.onnx.errors.UnsupportedOperatorError, match=r"'sort'.*opset version 15"
+    ):
         flow.onnx.export(Sorts(), (flow.randn(2, 3),), io.BytesIO(), opset_version=15)
     for bad in (9, flow.onnx.max_opset() + 1):
         with pytest.raises(ValueError, match=f"opset_version {bad} is outside the supported 13"):

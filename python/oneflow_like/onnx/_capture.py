@@ -30,7 +30,9 @@ def _flatten(obj, out):
         for o in obj.values():
             _flatten(o, out)
     elif obj is not None:
-        raise TypeError(f"[onnx.export] the model returned a {type(obj).__name__}; expected tensors")
+        raise TypeError(
+            f"[onnx.export] the model returned a {type(obj).__name__}; expected tensors"
+        )
     return out
 
 
@@ -53,7 +55,7 @@ def capture(model, args, kwargs):
 
 
 def resized(t, axes, delta=1):
-    """`t` with each of `axes` grown by `delta` (values repeated cyclically, so indices stay valid)."""
+    """`t` with each of `axes` grown by `delta` (values repeated cyclically: indices stay valid)."""
     a = t.numpy()
     for ax in axes:
         n = a.shape[ax]

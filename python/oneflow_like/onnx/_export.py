@@ -1,4 +1,4 @@
-"""export_model: trace -> ONNX graph -> checked ModelProto -> file (the body of flow.onnx.export)."""
+"""export_model: trace -> ONNX graph -> checked ModelProto -> file (flow.onnx.export's body)."""
 import inspect
 import os
 
@@ -164,7 +164,12 @@ def _build(model, cap, cap_b, f, opset, export_params, verbose, names_in, output
 # Attributes that may differ between the two traces: shapes the mappings make symbolic, and
 # metadata that ONNX does not need. Any other difference is a constant that depends on a dynamic
 # axis (e.g. the 1/n of a mean over it), which the trace cannot express.
-_SYMBOLIC_ATTRS = {"reshape": {"shape"}, "expand": {"shape"}, "full": {"shape"}, "slice": {"length"}}
+_SYMBOLIC_ATTRS = {
+    "reshape": {"shape"},
+    "expand": {"shape"},
+    "full": {"shape"},
+    "slice": {"length"},
+}
 _METADATA_ATTRS = {"in_shape", "sizes"}
 
 

@@ -180,12 +180,19 @@ def _remainder(c):
 OPS["floor_divide"] = _floor_divide
 OPS["remainder"] = _remainder
 OPS["where"] = _simple("Where", 3)
-OPS["addcmul"] = lambda c: c.b.node(
-    "Add", [c.ins[0], _n(c, "Mul", _n(c, "Mul", c.ins[1], c.ins[2]), _scalar(c, c.attrs.get("value", 1.0)))], [c.outs[0]]
-)  # fmt: skip
-OPS["addcdiv"] = lambda c: c.b.node(
-    "Add", [c.ins[0], _n(c, "Mul", _n(c, "Div", c.ins[1], c.ins[2]), _scalar(c, c.attrs.get("value", 1.0)))], [c.outs[0]]
-)  # fmt: skip
+
+
+def _addc(op_type):  # x + value * (a op b)
+    def fn(c):
+        t = _n(c, op_type, c.ins[1], c.ins[2])
+        t = _n(c, "Mul", t, _scalar(c, c.attrs.get("value", 1.0)))
+        c.b.node("Add", [c.ins[0], t], [c.outs[0]])
+
+    return fn
+
+
+OPS["addcmul"] = _addc("Mul")
+OPS["addcdiv"] = _addc("Div")
 OPS["lerp"] = lambda c: c.b.node(
     "Add", [c.ins[0], _n(c, "Mul", c.ins[2], _n(c, "Sub", c.ins[1], c.ins[0]))], [c.outs[0]]
 )

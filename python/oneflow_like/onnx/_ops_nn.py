@@ -53,7 +53,9 @@ def _pool_attrs(c):
 
 
 def _max_pool2d(c):
-    c.b.node("MaxPool", c.ins[:1], [c.outs[0]], dilations=list(c.attrs["dilation"]), **_pool_attrs(c))
+    c.b.node(
+        "MaxPool", c.ins[:1], [c.outs[0]], dilations=list(c.attrs["dilation"]), **_pool_attrs(c)
+    )
 
 
 def _avg_pool2d(c):

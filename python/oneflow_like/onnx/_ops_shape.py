@@ -1,4 +1,4 @@
-"""ONNX mappings of our shape, indexing and reduction ops (ops/shape_ops.cc, index.cc, reduce.cc)."""
+"""ONNX mappings of our shape, indexing and reduction ops (ops/shape_ops.cc, index.cc, ...)."""
 import numpy as np
 
 from ._builder import INT64_MAX, NP_DTYPES

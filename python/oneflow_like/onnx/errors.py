@@ -11,7 +11,8 @@ class UnsupportedOperatorError(OnnxExporterError):
     def __init__(self, op, opset, detail=""):
         self.op = op
         self.opset = opset
-        msg = f"[onnx.export] exporting the operator '{op}' to ONNX opset version {opset} is not supported"
+        msg = f"[onnx.export] exporting the operator '{op}' to ONNX opset version {opset}"
+        msg += " is not supported"
         super().__init__(msg + (f": {detail}" if detail else ""))
 
 
