@@ -83,6 +83,7 @@ from . import (
     distributed,
     nn,
     onnx,
+    special,
     optim,
     profiler,
     utils,
