@@ -1,9 +1,10 @@
 """flow.special: torch.special's names for the functions our ops compute exactly.
 
-Aliases of table ops (expit = sigmoid, erf, erfc, logit, xlogy, ...) and composites written with
-them (sinc, entr, ndtr, xlog1py), so gradients, nn.Graph lowering and devices come with the ops.
-Functions that need their own kernels (gammaln, digamma, polygamma, erfinv, i0/i1, ndtri,
-log_ndtr, ...) are not here yet; under mock_torch a missing name raises naming both modules.
+Aliases of table ops (expit = sigmoid, gammaln = lgamma, psi = digamma, erfinv, erf, logit,
+xlogy, ...) and composites written with them (sinc, entr, ndtr, xlog1py), so gradients,
+nn.Graph lowering and devices come with the ops. Not here yet: polygamma, multigammaln, i0/i0e/
+i1/i1e, ndtri, log_ndtr, zeta and the Bessel/orthogonal-polynomial families; under mock_torch a
+missing name raises naming both modules.
 """
 import math
 
@@ -17,6 +18,21 @@ def expit(input):
 
 def logit(input, eps=None):
     return _flow.logit(input, eps)
+
+
+def gammaln(input):
+    return _flow.lgamma(input)
+
+
+def digamma(input):
+    return _flow.digamma(input)
+
+
+psi = digamma
+
+
+def erfinv(input):
+    return _flow.erfinv(input)
 
 
 def erf(input):
@@ -108,6 +124,6 @@ def xlog1py(input, other):
 
 
 __all__ = [
-    "expit", "logit", "erf", "erfc", "exp2", "expm1", "log1p", "round", "logsumexp", "softmax",
+    "expit", "logit", "gammaln", "digamma", "psi", "erfinv", "erf", "erfc", "exp2", "expm1", "log1p", "round", "logsumexp", "softmax",
     "log_softmax", "xlogy", "sinc", "entr", "ndtr", "xlog1py",
 ]  # fmt: skip
