@@ -12,9 +12,12 @@ DEBS := bazel-bootstrap libabsl-dev pybind11-dev python3-dev python3-numpy pytho
         libdnnl-dev libopenblas-dev python3-sklearn python3-matplotlib libgtest-dev libgmock-dev libbenchmark-dev g++ \
         clang-format black python3-tqdm python3-pip flatbuffers-compiler libflatbuffers-dev \
         clang-14 libfuzzer-14-dev cmake pkg-config python3-hypothesis graphviz \
-        python3-torch pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers libgloo-dev
+        python3-torch pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers libgloo-dev python3-onnx
 # From PyPI (not in Debian), installed for /usr/bin/python3 when missing.
 PIPS := safetensors==0.8.0
+# From PyPI without their dependencies: onnxruntime's pin protobuf>=4.25 would replace the
+# protobuf Debian's python3-onnx was built with (onnxruntime itself only needs numpy at run time).
+PIPS_NODEPS := onnxruntime==1.31.1
 EXT := python/oneflow_like/_C.so
 # The runtime both front ends link (_C.so and liboneflow_like.so find it beside them).
 RUNTIME_SO := bazel-bin/oneflow_like/api/liboneflow_like_runtime.so
@@ -29,6 +32,9 @@ deps:
 	@for p in $(PIPS); do m=$${p%%==*}; $(PY) -c "import $$m" 2>/dev/null || { echo "installing $$p (PyPI)"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO $(PY) -m pip install -q --break-system-packages --root-user-action=ignore $$p; }; done
+	@for p in $(PIPS_NODEPS); do m=$${p%%==*}; $(PY) -c "import $$m" 2>/dev/null || { echo "installing $$p (PyPI, no deps)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO $(PY) -m pip install -q --no-deps --break-system-packages --root-user-action=ignore $$p; }; done
 
 build: deps
 	$(BAZEL) build $(BFLAGS) //...

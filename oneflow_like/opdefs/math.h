@@ -16,6 +16,8 @@
 #define OFL_HD inline
 #endif
 
+#include "oneflow_like/opdefs/special_math.h"
+
 namespace oneflow_like {
 namespace opdefs {
 
@@ -169,6 +171,19 @@ struct ScalarMath {
   OFL_MATH1(log2, log2);
   OFL_MATH1(log10, log10);
 #undef OFL_MATH1
+  // Special functions (special_math.h), computed in double.
+  OFL_HD T lgamma(T x) const {
+    return static_cast<T>(special::Lgamma(double(x)));
+  }
+  OFL_HD T digamma(T x) const {
+    return static_cast<T>(special::Digamma(double(x)));
+  }
+  OFL_HD T trigamma(T x) const {
+    return static_cast<T>(special::Trigamma(double(x)));
+  }
+  OFL_HD T erfinv(T x) const {
+    return static_cast<T>(special::Erfinv(double(x)));
+  }
 
  private:
   OFL_HD T IntDiv(T x, T y, int which) const {  // 0 floor_divide, 1 remainder, 2 fmod

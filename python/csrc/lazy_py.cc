@@ -28,6 +28,19 @@ py::dict PluginReportToDict(const hlo::plugin::PluginReport& r) {
                   py::arg("text") = r.backends.empty() ? std::string() : r.ToString());
 }
 
+// One attribute value as a Python object (ints, floats, bools, lists, dtype names, strings).
+py::object AttrToPy(const AttrValue& v) {
+  return std::visit(
+      [](const auto& x) -> py::object {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, DType>)
+          return py::str(DTypeLongName(x));
+        else
+          return py::cast(x);
+      },
+      v);
+}
+
 struct PyTrace {
   std::shared_ptr<lazy::Trace> trace = lazy::Trace::Create();
   std::unique_ptr<lazy::TraceScope> scope;
@@ -53,6 +66,31 @@ void BindLazy(py::module_& m, TensorClass&) {
              return false;
            })
       .def("num_ops", [](PyTrace& t) { return t.trace->ops().size(); })
+      // The recorded program as data (flow.onnx.export reads it): ops as (name, attrs, input
+      // value ids, output value ids); values as (kind, shape, dtype name, input/capture/op index).
+      .def("ops",
+           [](PyTrace& t) {
+             py::list out;
+             for (const lazy::TracedOp& op : t.trace->ops()) {
+               py::dict attrs;
+               for (const auto& kv : op.attrs.items()) attrs[kv.first] = AttrToPy(kv.second);
+               out.append(py::make_tuple(op.op->name, attrs, op.inputs, op.outputs));
+             }
+             return out;
+           })
+      .def("values",
+           [](PyTrace& t) {
+             static const char* kinds[] = {"input", "captured", "op"};
+             py::list out;
+             for (const lazy::TracedValue& v : t.trace->values())
+               out.append(py::make_tuple(
+                   kinds[v.kind],
+                   std::vector<int64_t>(v.meta.shape.dims().begin(), v.meta.shape.dims().end()),
+                   DTypeLongName(v.meta.dtype), v.index));
+             return out;
+           })
+      .def("captured", [](PyTrace& t) { return t.trace->captured(); })
+      .def("output_values", [](PyTrace& t) { return t.trace->output_values(); })
       .def("__str__", [](PyTrace& t) { return t.trace->ToString(); });
   py::class_<lazy::CompiledGraph, std::shared_ptr<lazy::CompiledGraph>>(m, "_CompiledGraph")
       .def("run",

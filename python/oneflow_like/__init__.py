@@ -85,6 +85,8 @@ from . import (
     backends,
     distributed,
     nn,
+    onnx,
+    special,
     optim,
     profiler,
     utils,

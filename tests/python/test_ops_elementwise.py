@@ -40,6 +40,17 @@ def np_logit(x, eps=None):
     return np.log(z / (1 - z))
 
 
+def torch_special(name):
+    """A float64 reference from PyTorch (Debian python3-torch) for functions NumPy lacks."""
+
+    def ref(x):
+        import torch
+
+        return getattr(torch.special, name)(torch.tensor(x, dtype=torch.float64)).numpy()
+
+    return ref
+
+
 # (id, op, reference, input sampler)
 UNARY = [
     ("neg", flow.neg, np.negative, lambda s: rand(s)),
@@ -144,6 +155,9 @@ UNARY = [
         lambda x: np_logit(x, 0.2),
         lambda s: away(s, 0.0, 1.0, points=(0.2, 0.8)),
     ),
+    ("lgamma", flow.lgamma, np.vectorize(math.lgamma), lambda s: away(s, -3.5, 6, (-3, -2, -1, 0))),
+    ("digamma", flow.digamma, torch_special("digamma"), lambda s: away(s, -2.5, 12, (-2, -1, 0))),
+    ("erfinv", flow.erfinv, torch_special("erfinv"), lambda s: rand(s, -0.95, 0.95)),
     ("hardtanh", flow.hardtanh, lambda x: np.clip(x, -1, 1), lambda s: away(s, points=(-1.0, 1.0))),
     ("relu6", flow.relu6, lambda x: np.clip(x, 0, 6), lambda s: away(s, -2, 8, points=(0.0, 6.0))),
     (

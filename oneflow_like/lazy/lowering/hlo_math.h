@@ -87,6 +87,10 @@ struct HloMath {
   HV exp2(HV x) const { return no_hlo(x); }
   HV log2(HV x) const { return no_hlo(x); }
   HV log10(HV x) const { return no_hlo(x); }
+  HV lgamma(HV x) const { return no_hlo(x); }
+  HV digamma(HV x) const { return no_hlo(x); }
+  HV trigamma(HV x) const { return no_hlo(x); }
+  HV erfinv(HV x) const { return no_hlo(x); }
   HV is_nan(HV x) const { return x != x; }
   HV U(HloOpcode op, HV x) const { return {e, e->U(op, x.h)}; }
 };
