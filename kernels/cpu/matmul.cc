@@ -4,6 +4,7 @@
 // loop. Transposed operand views become BLAS transpose flags; other layouts are packed first.
 #include <cblas.h>
 
+#include <atomic>
 #include <cstring>
 #include <mutex>
 
@@ -147,9 +148,91 @@ Status RunMatmul(KernelContext& ctx) {
   return Status();
 }
 
+// bf16/f16: oneDNN's matmul in the operands' type with f32 accumulation, the whole batch in one
+// call when the layouts allow (else per product on packed copies). Where oneDNN has no kernel
+// for the type on this CPU, each product runs in f32 (operands widened into scratch, Sgemm,
+// result rounded once), remembered per type so the failed primitive is not retried.
+template <typename T>
+Status RunMatmulLowp(KernelContext& ctx, DType t) {
+  static std::atomic<bool> no_dnnl{false};
+  const TensorView& out = ctx.output(0);
+  double alpha = ctx.attrs().Float("alpha", 1.0), beta = ctx.attrs().Float("beta", 0.0);
+  int64_t nd = out.shape.ndim(), m = out.shape[nd - 2], n = out.shape[nd - 1];
+  int64_t k = ctx.input(0).shape[ctx.input(0).shape.ndim() - 1];
+  Shape batch(absl::MakeConstSpan(out.shape.dims().data(), nd - 2));
+  T* c = out.ptr<T>();
+  bool has_bias = ctx.num_inputs() == 3 && beta != 0.0;
+  if (has_bias) {
+    const float bt = static_cast<float>(beta);
+    BinaryLoop<T, T>(out, ctx.input(2), ctx.input(2), [bt](T x, T) { return T(bt * float(x)); });
+  }
+  if (out.numel() == 0) return Status();
+  if (k == 0) {
+    if (!has_bias) std::memset(static_cast<void*>(c), 0, out.numel() * sizeof(T));
+    return Status();
+  }
+  Operand A = MakeOperand(ctx.input(0), batch, sizeof(T)),
+          B = MakeOperand(ctx.input(1), batch, sizeof(T));
+  bool ta = false, tb = false;
+  int64_t lda = 0, ldb = 0;
+  const bool pack_a = !BlasLayout(m, k, A.rs, A.cs, &ta, &lda),
+             pack_b = !BlasLayout(k, n, B.rs, B.cs, &tb, &ldb);
+  const float fa = static_cast<float>(alpha), fb = has_bias ? 1.0f : 0.0f;
+  int64_t nb = batch.numel(), nbd = batch.ndim();
+  if (!no_dnnl.load(std::memory_order_relaxed) && !pack_a && !pack_b) {
+    GemmShape g;
+    g.ta = ta, g.tb = tb, g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = ldb, g.ldc = n,
+    g.c_batch_stride = m * n;
+    g.batch = batch.dims();
+    for (int64_t d = 0; d < nbd; ++d) {
+      g.a_strides.push_back(A.batch_strides[d] / static_cast<int64_t>(sizeof(T)));
+      g.b_strides.push_back(B.batch_strides[d] / static_cast<int64_t>(sizeof(T)));
+    }
+    if (LowpGemm(g, t, fa, A.base, B.base, fb, c).ok()) return Status();
+    no_dnnl.store(true, std::memory_order_relaxed);
+  }
+  // Per product: packed low-precision copies for oneDNN, or f32 copies for Sgemm.
+  const bool f32 = no_dnnl.load(std::memory_order_relaxed);
+  const size_t es = f32 ? sizeof(float) : sizeof(T);
+  ASSIGN_OR_RETURN(void* buf, ctx.AllocateTemp((m * k + k * n + (f32 ? m * n : 0)) * es));
+  DimVector idx(nbd, 0);
+  for (int64_t bi = 0; bi < nb; ++bi) {
+    int64_t oa = 0, ob = 0;
+    for (int64_t d = 0; d < nbd; ++d)
+      oa += idx[d] * A.batch_strides[d], ob += idx[d] * B.batch_strides[d];
+    const T* a = reinterpret_cast<const T*>(A.base + oa);
+    const T* b = reinterpret_cast<const T*>(B.base + ob);
+    T* cb = c + bi * m * n;
+    GemmShape g;
+    g.m = m, g.n = n, g.k = k, g.lda = k, g.ldb = n, g.ldc = n;
+    if (f32) {
+      float *fa32 = static_cast<float*>(buf), *fb32 = fa32 + m * k, *fc = fb32 + k * n;
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t p = 0; p < k; ++p) fa32[i * k + p] = float(a[i * A.rs + p * A.cs]);
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t j = 0; j < n; ++j) fb32[p * n + j] = float(b[p * B.rs + j * B.cs]);
+      for (int64_t i = 0; i < m * n; ++i) fc[i] = has_bias ? float(cb[i]) : 0.0f;
+      RETURN_IF_ERROR(Sgemm(g, fa, fa32, fb32, fb, fc));
+      for (int64_t i = 0; i < m * n; ++i) cb[i] = T(fc[i]);
+    } else {
+      T *pa = static_cast<T*>(buf), *pb = pa + m * k;
+      Pack(a, m, k, A.rs, A.cs, pa);
+      Pack(b, k, n, B.rs, B.cs, pb);
+      RETURN_IF_ERROR(LowpGemm(g, t, fa, pa, pb, fb, cb));
+    }
+    for (int64_t d = nbd - 1; d >= 0; --d) {
+      if (++idx[d] < batch[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return Status();
+}
+
 Status MatmulKernel(KernelContext& ctx) {
   DType t = ctx.output(0).dtype;
   switch (t) {
+    case DType::kBF16: return RunMatmulLowp<bfloat16>(ctx, t);
+    case DType::kF16: return RunMatmulLowp<float16>(ctx, t);
     case DType::kF32: return RunMatmul<float>(ctx);
     case DType::kF64: return RunMatmul<double>(ctx);
     case DType::kI32: return RunMatmul<int32_t>(ctx);
