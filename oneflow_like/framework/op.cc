@@ -280,6 +280,7 @@ static Status CheckOutputsFit(const OpDef& op, const std::vector<TensorMeta>& me
 // autograd), outputs cast back unless the op was given an output dtype.
 static StatusOr<TensorList> DispatchViaF32(const OpDef& op, const TensorList& inputs,
                                            const AttrMap& attrs, DType low) {
+  AutocastSuspend no_autocast;  // the inputs were already cast: f32 here is not a region's f32
   TensorList up;
   for (const Tensor& t : inputs) {
     if (t.defined() && (t.dtype() == DType::kF16 || t.dtype() == DType::kBF16)) {

@@ -54,7 +54,7 @@ LOWP_OPS = [
     ("matmul", lambda x, y: x @ y.t(), lambda x, y: x @ y.T),
     ("bmm", lambda x, y: flow.bmm(x.reshape(2, 4, 16), y.reshape(2, 16, 4)),
      lambda x, y: x.reshape(2, 4, 16) @ y.reshape(2, 16, 4)),
-    ("linear", lambda x, y: F.linear(x, y, y[0]), lambda x, y: x @ y.T + y[0]),
+    ("linear", lambda x, y: F.linear(x, y, y[:, 0]), lambda x, y: x @ y.T + y[:, 0]),
     ("mse_loss", lambda x, y: F.mse_loss(x, y), lambda x, y: ((x - y) ** 2).mean()),
     ("cat", lambda x, y: flow.cat([x, y], 0), lambda x, y: np.concatenate([x, y], 0)),
     ("transpose_contig", lambda x, y: x.t().contiguous(), lambda x, y: x.T),
@@ -67,7 +67,7 @@ def test_low_precision_forward_vs_float64(name, fn, ref, dtype):
     rng = np.random.default_rng(1)
     x, y = rng.standard_normal((8, 16)), rng.standard_normal((8, 16))
     dt = getattr(flow, dtype)
-    xl, yl = flow.tensor(x, dtype=dt), flow.tensor(y, dtype=dt)
+    xl, yl = flow.tensor(x).to(dt), flow.tensor(y).to(dt)
     out = fn(xl, yl)
     assert out.dtype == dt, f"{name}: {out.dtype}"
     # The reference sees the inputs as rounded to the low precision type.
@@ -310,7 +310,7 @@ def test_digits_cnn_bf16_autocast_curve_tracks_f32():
 def test_transformer_layer_bf16_autocast_curve_tracks_f32():
     rng = np.random.default_rng(0)
     # A token-classification task: the class is the argmax of the mean of the sequence.
-    xs = rng.standard_normal((40, 16, 10, 32)).astype(np.float32)
+    xs = rng.standard_normal((60, 16, 10, 32)).astype(np.float32)
     ys = xs.mean(2)[..., :4].argmax(-1)
     batches = [(flow.tensor(x), flow.tensor(y)) for x, y in zip(xs, ys)]
 
@@ -323,7 +323,7 @@ def test_transformer_layer_bf16_autocast_curve_tracks_f32():
         def forward(self, x):
             return self.head(self.enc(x).mean(1))
 
-    f32, bf16 = _curves(Model, batches, 0.02)
+    f32, bf16 = _curves(Model, batches, 0.05)
     assert f32[-10:].mean() < 0.8 * f32[:5].mean()
     for w in range(0, len(f32), 10):
         assert abs(bf16[w : w + 10].mean() - f32[w : w + 10].mean()) < 0.05 + 0.1 * f32[w : w + 10].mean()
@@ -360,17 +360,34 @@ def _torch_cpu_amp_ops(monkeypatch):
     monkeypatch.setattr(torch, "_amp_foreach_non_finite_check_and_unscale_", unscale_, raising=False)
     monkeypatch.setattr(torch, "_amp_update_scale_", update_scale_, raising=False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    # torch 1.13's class asserts CUDA tensors in two places; the same code minus the asserts.
+    import torch.cuda.amp.grad_scaler as gs
+
+    class Replicator(gs._MultiDeviceReplicator):
+        def __init__(self, master_tensor):
+            self.master = master_tensor
+            self._per_device_tensors = {}
+
+    monkeypatch.setattr(gs, "_MultiDeviceReplicator", Replicator)
+
+    class TorchScaler(gs.GradScaler):
+        def scale(self, outputs):
+            if self._scale is None:
+                self._lazy_init_scale_growth_tracker(outputs.device)
+            return outputs * self._scale.to(device=outputs.device, non_blocking=True)
+
+    return TorchScaler
 
 
 def test_grad_scaler_matches_torch(monkeypatch):
-    _torch_cpu_amp_ops(monkeypatch)
+    TorchScaler = _torch_cpu_amp_ops(monkeypatch)
     w0 = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
     fw = flow.tensor(w0, requires_grad=True)
     tw = torch.tensor(w0, requires_grad=True)
     fopt, topt = flow.optim.SGD([fw], lr=0.1), torch.optim.SGD([tw], lr=0.1)
     kw = dict(init_scale=2.0**4, growth_factor=2.0, backoff_factor=0.5, growth_interval=3)
     fs = flow.amp.GradScaler("cpu", **kw)
-    ts = torch.cuda.amp.GradScaler(**kw)
+    ts = TorchScaler(**kw)
     rng = np.random.default_rng(1)
     bad = {2: np.inf, 5: np.nan, 6: -np.inf, 11: np.inf}
     for step in range(14):
