@@ -370,6 +370,15 @@ Status Sgemm(const GemmShape& s, float alpha, const float* a, const float* b, fl
   return Status();
 }
 
+bool LowpGemmNative(DType t) {
+  if (t != DType::kBF16) return false;
+  static const bool native = [] {
+    const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+    return isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
+  }();
+  return native;
+}
+
 Status LowpGemm(const GemmShape& s, DType t, float alpha, const void* a, const void* b,
                 float beta, void* c) {
   if (t != DType::kBF16 && t != DType::kF16)

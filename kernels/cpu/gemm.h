@@ -55,6 +55,9 @@ Status Sgemm(const GemmShape& s, float alpha, const float* a, const float* b, fl
 // the type on this CPU; the caller then computes in f32.
 Status LowpGemm(const GemmShape& s, DType t, float alpha, const void* a, const void* b,
                 float beta, void* c);
+// Whether this CPU has instructions for `t` (AVX512-BF16 or AMX for bf16): elsewhere oneDNN
+// emulates them, slower than widening the operands to f32 (whose products are exact) and Sgemm.
+bool LowpGemmNative(DType t);
 
 // Time spent in Sgemm since the last reset, over all threads (a benchmark aid: it tells how much
 // of a training step is GEMM work, the part a compiler cannot remove).

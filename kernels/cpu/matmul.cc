@@ -149,12 +149,12 @@ Status RunMatmul(KernelContext& ctx) {
 }
 
 // bf16/f16: oneDNN's matmul in the operands' type with f32 accumulation, the whole batch in one
-// call when the layouts allow (else per product on packed copies). Where oneDNN has no kernel
-// for the type on this CPU, each product runs in f32 (operands widened into scratch, Sgemm,
-// result rounded once), remembered per type so the failed primitive is not retried.
+// call when the layouts allow (else per product on packed copies). Where the CPU has no bf16
+// instructions (oneDNN would emulate them) or oneDNN has no kernel for the type, each product
+// runs in f32 (operands widened into scratch, Sgemm, result rounded once: the same sums).
 template <typename T>
 Status RunMatmulLowp(KernelContext& ctx, DType t) {
-  static std::atomic<bool> no_dnnl{false};
+  static std::atomic<bool> no_dnnl{!LowpGemmNative(t)};
   const TensorView& out = ctx.output(0);
   double alpha = ctx.attrs().Float("alpha", 1.0), beta = ctx.attrs().Float("beta", 0.0);
   int64_t nd = out.shape.ndim(), m = out.shape[nd - 2], n = out.shape[nd - 1];
