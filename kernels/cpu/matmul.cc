@@ -191,10 +191,13 @@ Status RunMatmulLowp(KernelContext& ctx, DType t) {
     if (LowpGemm(g, t, fa, A.base, B.base, fb, c).ok()) return Status();
     no_dnnl.store(true, std::memory_order_relaxed);
   }
-  // Per product: packed low-precision copies for oneDNN, or f32 copies for Sgemm.
+  // Per product: f32 copies for Sgemm (BLAS layouts widened as they lie, in parallel), or
+  // packed low-precision copies for oneDNN.
   const bool f32 = no_dnnl.load(std::memory_order_relaxed);
+  const int64_t span_a = pack_a ? m * k : (ta ? (k - 1) * lda + m : (m - 1) * lda + k),
+                span_b = pack_b ? k * n : (tb ? (n - 1) * ldb + k : (k - 1) * ldb + n);
   const size_t es = f32 ? sizeof(float) : sizeof(T);
-  ASSIGN_OR_RETURN(void* buf, ctx.AllocateTemp((m * k + k * n + (f32 ? m * n : 0)) * es));
+  ASSIGN_OR_RETURN(void* buf, ctx.AllocateTemp((span_a + span_b + (f32 ? m * n : 0)) * es));
   DimVector idx(nbd, 0);
   for (int64_t bi = 0; bi < nb; ++bi) {
     int64_t oa = 0, ob = 0;
@@ -204,21 +207,36 @@ Status RunMatmulLowp(KernelContext& ctx, DType t) {
     const T* b = reinterpret_cast<const T*>(B.base + ob);
     T* cb = c + bi * m * n;
     GemmShape g;
-    g.m = m, g.n = n, g.k = k, g.lda = k, g.ldb = n, g.ldc = n;
+    g.m = m, g.n = n, g.k = k, g.ldc = n;
+    g.ta = pack_a ? false : ta, g.lda = pack_a ? k : lda;
+    g.tb = pack_b ? false : tb, g.ldb = pack_b ? n : ldb;
     if (f32) {
-      float *fa32 = static_cast<float*>(buf), *fb32 = fa32 + m * k, *fc = fb32 + k * n;
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t p = 0; p < k; ++p) fa32[i * k + p] = float(a[i * A.rs + p * A.cs]);
-      for (int64_t p = 0; p < k; ++p)
-        for (int64_t j = 0; j < n; ++j) fb32[p * n + j] = float(b[p * B.rs + j * B.cs]);
-      for (int64_t i = 0; i < m * n; ++i) fc[i] = has_bias ? float(cb[i]) : 0.0f;
-      RETURN_IF_ERROR(Sgemm(g, fa, fa32, fb32, fb, fc));
-      for (int64_t i = 0; i < m * n; ++i) cb[i] = T(fc[i]);
+      float *wa = static_cast<float*>(buf), *wb = wa + span_a, *wc = wb + span_b;
+      auto widen = [](const T* src, float* dst, int64_t count) {
+        ParallelFor(count, [&](int64_t s, int64_t e) {
+          for (int64_t i = s; i < e; ++i) dst[i] = float(src[i]);
+        });
+      };
+      if (pack_a)
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t p = 0; p < k; ++p) wa[i * k + p] = float(a[i * A.rs + p * A.cs]);
+      else
+        widen(a, wa, span_a);
+      if (pack_b)
+        for (int64_t p = 0; p < k; ++p)
+          for (int64_t j = 0; j < n; ++j) wb[p * n + j] = float(b[p * B.rs + j * B.cs]);
+      else
+        widen(b, wb, span_b);
+      if (has_bias) widen(cb, wc, m * n);
+      RETURN_IF_ERROR(Sgemm(g, fa, wa, wb, fb, wc));
+      ParallelFor(m * n, [&](int64_t s, int64_t e) {
+        for (int64_t i = s; i < e; ++i) cb[i] = T(wc[i]);
+      });
     } else {
-      T *pa = static_cast<T*>(buf), *pb = pa + m * k;
-      Pack(a, m, k, A.rs, A.cs, pa);
-      Pack(b, k, n, B.rs, B.cs, pb);
-      RETURN_IF_ERROR(LowpGemm(g, t, fa, pa, pb, fb, cb));
+      T *pa = static_cast<T*>(buf), *pb = pa + span_a;
+      if (pack_a) Pack(a, m, k, A.rs, A.cs, pa), a = pa;
+      if (pack_b) Pack(b, k, n, B.rs, B.cs, pb), b = pb;
+      RETURN_IF_ERROR(LowpGemm(g, t, fa, a, b, fb, cb));
     }
     for (int64_t d = nbd - 1; d >= 0; --d) {
       if (++idx[d] < batch[d]) break;
