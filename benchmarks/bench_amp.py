@@ -33,7 +33,9 @@ def cpu_flags():
 
 def isa_line():
     flags = cpu_flags()
-    have = [f for f in ("avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_tile") if f in flags]
+    have = [
+        f for f in ("avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_tile") if f in flags
+    ]
     native = "avx512_bf16" in flags or "amx_bf16" in flags
     return have, native
 
@@ -42,7 +44,9 @@ def make(lib, kind):
     nn = lib.nn
     lib.manual_seed(0)
     if kind == "mlp":
-        model = nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10))
+        model = nn.Sequential(
+            nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10)
+        )
         x = np.random.default_rng(0).standard_normal((128, 784)).astype(np.float32)
         y = np.random.default_rng(1).integers(0, 10, 128)
         fwd = model
@@ -76,7 +80,15 @@ def main():
     calls, repeats = (2, 3) if QUICK else (5, 7)
     table = Table(
         "Training step, ms (median; bf16 = autocast(cpu, bfloat16))",
-        ["model", "ours f32", "ours bf16", "bf16 speed-up", "torch f32", "torch bf16", "ours/torch bf16"],
+        [
+            "model",
+            "ours f32",
+            "ours bf16",
+            "bf16 speed-up",
+            "torch f32",
+            "torch bf16",
+            "ours/torch bf16",
+        ],
         note=f"CPU flags: {' '.join(have)}; native bf16 (AVX512_BF16/AMX): {'yes' if native else 'NO'}"
         f"; threads: {os.cpu_count()}",
     )
@@ -89,16 +101,29 @@ def main():
             sides[f"ours{amp}"] = lambda amp=amp: per_call(lambda: ours(amp), flow.sync, calls)
             if theirs is not None:
                 theirs(amp)
-                sides[f"torch{amp}"] = lambda amp=amp: per_call(lambda: theirs(amp), lambda: None, calls)
+                sides[f"torch{amp}"] = lambda amp=amp: per_call(
+                    lambda: theirs(amp), lambda: None, calls
+                )
         r = interleaved(sides, repeats)
 
         def ms(k):
             v = r.get(k)
-            return f"{v * 1e3:.1f}" if isinstance(v, float) else ("-" if v is None else f"missing: {v}")
+            return (
+                f"{v * 1e3:.1f}"
+                if isinstance(v, float)
+                else ("-" if v is None else f"missing: {v}")
+            )
 
         speed = ratio(r.get("oursFalse"), r.get("oursTrue")).replace("x", "x")
-        table.add(kind, ms("oursFalse"), ms("oursTrue"), speed, ms("torchFalse"), ms("torchTrue"),
-                  ratio(r.get("oursTrue"), r.get("torchTrue")))
+        table.add(
+            kind,
+            ms("oursFalse"),
+            ms("oursTrue"),
+            speed,
+            ms("torchFalse"),
+            ms("torchTrue"),
+            ratio(r.get("oursTrue"), r.get("torchTrue")),
+        )
     table.print()
 
 

@@ -379,8 +379,8 @@ bool LowpGemmNative(DType t) {
   return native;
 }
 
-Status LowpGemm(const GemmShape& s, DType t, float alpha, const void* a, const void* b,
-                float beta, void* c) {
+Status LowpGemm(const GemmShape& s, DType t, float alpha, const void* a, const void* b, float beta,
+                void* c) {
   if (t != DType::kBF16 && t != DType::kF16)
     return InvalidArgument("[matmul] LowpGemm takes f16/bf16 operands, got %s", DTypeName(t));
   if (beta != 0.0f && beta != 1.0f)
@@ -388,7 +388,8 @@ Status LowpGemm(const GemmShape& s, DType t, float alpha, const void* a, const v
   if (!DisjointOutputs(s))
     return InvalidArgument("[matmul] LowpGemm needs disjoint products (c batch stride %d)",
                            s.c_batch_stride);
-  return DnnlGemm(s, t == DType::kBF16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f16,
+  return DnnlGemm(s,
+                  t == DType::kBF16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f16,
                   alpha, a, b, beta, c);
 }
 

@@ -30,40 +30,39 @@ bool IsLow(DType t) {
 using PolicyMap = absl::flat_hash_map<std::string_view, AutocastPolicy>;
 
 // PyTorch's autocast lists (aten/src/ATen/autocast_mode.cpp), spelled with this runtime's op
-// names; an op missing here runs in its inputs' types. Losses written as composites name
-// themselves through AutocastArgs.
-void AddAll(PolicyMap* m, std::initializer_list<const char*> names, AutocastPolicy p) {
-  for (const char* n : names) (*m)[n] = p;
+// names, space-separated; an op missing here runs in its inputs' types. Losses written as
+// composites name themselves through AutocastArgs.
+constexpr const char* kLowerOps =
+    "matmul conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d prelu "
+    "scaled_dot_product_attention";
+constexpr const char* kF32Ops =  // losses, linear algebra, products (both devices)
+    "nll_loss binary_cross_entropy binary_cross_entropy_with_logits mse_loss l1_loss "
+    "smooth_l1_loss huber_loss kl_div cross_entropy_loss margin_ranking_loss soft_margin_loss "
+    "hinge_embedding_loss cosine_embedding_loss triplet_margin_loss multi_margin_loss "
+    "poisson_nll_loss prod cdist linalg_inv linalg_solve linalg_cholesky linalg_qr linalg_svd "
+    "linalg_eigh";
+constexpr const char* kF32OpsCpu = "avg_pool3d max_pool3d adaptive_avg_pool3d";
+// CUDA adds the numerically sensitive pointwise ops, norms and reductions.
+constexpr const char* kF32OpsCuda =
+    "acos asin cosh erfinv exp expm1 log log10 log2 log1p reciprocal rsqrt sinh tan pow "
+    "pow_scalar softplus layer_norm group_norm norm cosine_similarity logsumexp softmax "
+    "log_softmax sum cumsum cumprod";
+constexpr const char* kPromoteOps = "cat stack index_put scatter_add addcmul addcdiv atan2 dot";
+
+void AddAll(PolicyMap* m, std::string_view names, AutocastPolicy p) {
+  while (!names.empty()) {
+    size_t end = names.find(' ');
+    if (end != 0) (*m)[names.substr(0, end)] = p;
+    if (end == std::string_view::npos) break;
+    names.remove_prefix(end + 1);
+  }
 }
 PolicyMap MakePolicies(DeviceType device) {
   PolicyMap m;
-  AddAll(&m,
-         {"matmul", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-          "conv_transpose3d", "prelu", "scaled_dot_product_attention"},
-         AutocastPolicy::kLower);
-  // Shared f32 list: losses, linear algebra, products.
-  AddAll(&m,
-         {"nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "mse_loss",
-          "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div", "cross_entropy_loss",
-          "margin_ranking_loss", "soft_margin_loss", "hinge_embedding_loss",
-          "cosine_embedding_loss", "triplet_margin_loss", "multi_margin_loss", "poisson_nll_loss",
-          "prod", "cdist", "linalg_inv", "linalg_solve", "linalg_cholesky", "linalg_qr",
-          "linalg_svd", "linalg_eigh"},
-         AutocastPolicy::kF32);
-  AddAll(&m, {"cat", "stack", "index_put", "scatter_add", "addcmul", "addcdiv", "atan2", "dot"},
-         AutocastPolicy::kPromote);
-  if (device == DeviceType::kCUDA) {
-    // CUDA adds the numerically sensitive pointwise ops, norms and reductions to f32.
-    AddAll(&m,
-           {"acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log2", "log1p",
-            "reciprocal", "rsqrt", "sinh", "tan", "pow", "pow_scalar", "softplus", "layer_norm",
-            "group_norm", "norm", "cosine_similarity", "logsumexp", "softmax", "log_softmax",
-            "sum", "cumsum", "cumprod"},
-           AutocastPolicy::kF32);
-  } else {
-    AddAll(&m, {"avg_pool3d", "max_pool3d", "adaptive_avg_pool3d", "cumprod"},
-           AutocastPolicy::kF32);
-  }
+  AddAll(&m, kLowerOps, AutocastPolicy::kLower);
+  AddAll(&m, kF32Ops, AutocastPolicy::kF32);
+  AddAll(&m, device == DeviceType::kCUDA ? kF32OpsCuda : kF32OpsCpu, AutocastPolicy::kF32);
+  AddAll(&m, kPromoteOps, AutocastPolicy::kPromote);
   return m;
 }
 
@@ -102,12 +101,13 @@ StatusOr<std::optional<TensorList>> ApplyPolicy(AutocastPolicy p, const Autocast
   TensorList out;
   bool changed = false;
   if (p == AutocastPolicy::kLower) {
-    ASSIGN_OR_RETURN(changed, CastFloating(inputs, s.dtype, s.cache_enabled,
-                                           [](DType t) { return t == DType::kF32; }, &out));
+    ASSIGN_OR_RETURN(changed, CastFloating(
+                                  inputs, s.dtype, s.cache_enabled,
+                                  [](DType t) { return t == DType::kF32; }, &out));
   } else if (p == AutocastPolicy::kF32) {
     ASSIGN_OR_RETURN(changed,
-                     CastFloating(inputs, DType::kF32, false, [](DType t) { return IsLow(t); },
-                                  &out));
+                     CastFloating(
+                         inputs, DType::kF32, false, [](DType t) { return IsLow(t); }, &out));
   } else if (p == AutocastPolicy::kPromote) {
     DType widest = DType::kBool;
     bool any = false;
@@ -117,8 +117,8 @@ StatusOr<std::optional<TensorList>> ApplyPolicy(AutocastPolicy p, const Autocast
         any = true;
       }
     if (!any) return std::optional<TensorList>();
-    ASSIGN_OR_RETURN(changed,
-                     CastFloating(inputs, widest, false, [](DType) { return true; }, &out));
+    ASSIGN_OR_RETURN(changed, CastFloating(
+                                  inputs, widest, false, [](DType) { return true; }, &out));
   }
   if (!changed) return std::optional<TensorList>();
   return std::optional<TensorList>(std::move(out));

@@ -45,7 +45,8 @@ AutocastPolicy AutocastPolicyOf(const char* op_name, DeviceType device);
 // The inputs `op` runs on under the active autocast region, or nullopt when nothing changes.
 StatusOr<std::optional<TensorList>> AutocastInputs(const OpDef& op, const TensorList& inputs);
 // The same for a composite functional entry (a loss written with other ops) named as PyTorch's
-// op is: its floating inputs cast to what the lists say; unchanged tensors are returned as they are.
+// op is: its floating inputs cast to what the lists say; unchanged tensors are returned as they
+// are.
 StatusOr<TensorList> AutocastArgs(const char* op_name, const TensorList& inputs);
 
 // True when `op` must compute the f16/bf16 inputs in f32: its kernels on that device take only

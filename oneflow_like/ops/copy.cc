@@ -12,7 +12,7 @@ const OpDef kContiguous = OpSpec("contiguous", ops::InferSameAsInput)
                                 return TensorList{c.grad_outputs[0]};
                               })
                               .StridedInputs()
-        .LowPrecision(kLowPrecisionAll);
+                              .LowPrecision(kLowPrecisionAll);
 
 const OpDef kCast =
     OpSpec("cast",

@@ -60,8 +60,7 @@ const OpDef kIndexSelect = OpSpec("index_select", [](const TensorList& in, const
   ASSIGN_OR_RETURN(Tensor z, F::ZerosLike(c.inputs[0]));
   ASSIGN_OR_RETURN(Tensor g, F::IndexAdd(z, c.attrs.Int("dim"), c.inputs[1], c.grad_outputs[0]));
   return TensorList{g, Tensor()};
-})
-        .LowPrecision(kLowPrecisionCPU);
+});
 
 const OpDef kIndexAdd =
     OpSpec("index_add", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
@@ -76,8 +75,7 @@ const OpDef kIndexAdd =
       ASSIGN_OR_RETURN(Tensor gs,
                        F::IndexSelect(c.grad_outputs[0], c.attrs.Int("dim"), c.inputs[1]));
       return TensorList{c.grad_outputs[0], Tensor(), gs};
-    })
-        .LowPrecision(kLowPrecisionCPU);
+    });
 
 // ---- gather / scatter: index has x's ndim; `src` (when a tensor) is at least index's size ----
 Status CheckGatherShapes(const char* op, const Shape& x, DType dt, const Tensor& index, int64_t dim,
@@ -109,8 +107,7 @@ const OpDef kGather = OpSpec("gather", [](const TensorList& in, const AttrMap& a
   ASSIGN_OR_RETURN(Tensor z, F::ZerosLike(c.inputs[0]));
   ASSIGN_OR_RETURN(Tensor g, F::ScatterAdd(z, c.attrs.Int("dim"), c.inputs[1], c.grad_outputs[0]));
   return TensorList{g, Tensor()};
-})
-        .LowPrecision(kLowPrecisionCPU);
+});
 
 // scatter(x, index[, src]; dim, reduce ("none" | "add"), value when there is no src).
 Status InferScatter(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
@@ -138,8 +135,7 @@ const OpDef kScatter =
         r.push_back(gs);
       }
       return r;
-    })
-        .LowPrecision(kLowPrecisionCPU);
+    });
 // In place: inputs {index[, src]}; the target is the output.
 const OpDef kScatterInplace =
     OpSpec("scatter_", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
@@ -149,8 +145,7 @@ const OpDef kScatterInplace =
                                         in.size() > 1 ? &in[1] : nullptr));
       out->push_back(TensorMeta{x, a.Dtype("dtype"), in[0].device()});
       return Status();
-    }).StridedInputs()
-        .LowPrecision(kLowPrecisionCPU);
+    }).StridedInputs();
 
 // ---- masked_fill(x, mask; value) ----
 Status InferMaskedFill(const char* op, const Shape& x, DType dt, const Tensor& mask, Device dev,
@@ -175,15 +170,13 @@ const OpDef kMaskedFill =
           ASSIGN_OR_RETURN(Tensor g, F::MaskedFill(c.grad_outputs[0], c.inputs[1], 0.0));
           return TensorList{g, Tensor()};
         })
-        .StridedInputs()
-        .LowPrecision(kLowPrecisionCPU);
+        .StridedInputs();
 const OpDef kMaskedFillInplace =
     OpSpec("masked_fill_", [](const TensorList& in, const AttrMap& a,
                               std::vector<TensorMeta>* out) {
       return InferMaskedFill("masked_fill_", ShapeOf(a.Ints("shape")), a.Dtype("dtype"), in[0],
                              in[0].device(), out);
-    }).StridedInputs()
-        .LowPrecision(kLowPrecisionCPU);
+    }).StridedInputs();
 
 // ---- one_hot(index; num_classes) ----
 const OpDef kOneHot =
@@ -192,8 +185,7 @@ const OpDef kOneHot =
       s.mutable_dims().push_back(a.Int("num_classes"));
       out->push_back(TensorMeta{s, DType::kI64, in[0].device()});
       return Status();
-    })
-        .LowPrecision(kLowPrecisionCPU);
+    });
 
 // ---- index(x, idx...; dim): the k index tensors (int64, one shape B) index dims [dim, dim+k) ----
 Shape IndexResultShape(const Shape& x, int64_t d0, int64_t k, const Shape& b) {
@@ -224,8 +216,7 @@ const OpDef kIndex =
       TensorList r(c.inputs.size());
       r[0] = g;
       return r;
-    })
-        .LowPrecision(kLowPrecisionCPU);
+    });
 
 // index_put(x, values, idx...; dim, accumulate): values broadcast to the index result's shape.
 Status InferIndexPut(const char* op, const Shape& x, DType dt, const TensorList& vi, Device dev,
@@ -265,15 +256,13 @@ const OpDef kIndexPut =
           ASSIGN_OR_RETURN(r[1], IndexRaw(g, idx, d0));
           return r;
         })
-        .StridedInputs()
-        .LowPrecision(kLowPrecisionCPU);
+        .StridedInputs();
 // In place: inputs {values, idx...}; the target is the output.
 const OpDef kIndexPutInplace =
     OpSpec("index_put_", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
       return InferIndexPut("index_put_", ShapeOf(a.Ints("shape")), a.Dtype("dtype"), in,
                            in[0].device(), a, out);
-    }).StridedInputs()
-        .LowPrecision(kLowPrecisionCPU);
+    }).StridedInputs();
 
 StatusOr<Tensor> IndexRaw(const Tensor& x, const TensorList& idx, int64_t d0) {
   TensorList in{x};

@@ -361,7 +361,7 @@ const OpDef kPad = OpSpec("pad",
                        .StridedInputs()
                        .SaveInputs(false)
                        .SaveOutputs(false)
-        .LowPrecision(kLowPrecisionCPU);
+                       .LowPrecision(kLowPrecisionCPU);
 
 }  // namespace
 

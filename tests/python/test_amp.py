@@ -40,7 +40,11 @@ LOWP_OPS = [
     ("sum", lambda x, y: x.sum(1), lambda x, y: x.sum(1)),
     ("mean", lambda x, y: x.mean(), lambda x, y: x.mean()),
     ("amax", lambda x, y: x.amax(0), lambda x, y: x.max(0)),
-    ("softmax", lambda x, y: F.softmax(x, dim=1), lambda x, y: np.exp(x) / np.exp(x).sum(1, keepdims=True)),
+    (
+        "softmax",
+        lambda x, y: F.softmax(x, dim=1),
+        lambda x, y: np.exp(x) / np.exp(x).sum(1, keepdims=True),
+    ),
     (
         "log_softmax",
         lambda x, y: F.log_softmax(x, dim=1),
@@ -52,8 +56,11 @@ LOWP_OPS = [
         lambda x, y: (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5),
     ),
     ("matmul", lambda x, y: x @ y.t(), lambda x, y: x @ y.T),
-    ("bmm", lambda x, y: flow.bmm(x.reshape(2, 4, 16), y.reshape(2, 16, 4)),
-     lambda x, y: x.reshape(2, 4, 16) @ y.reshape(2, 16, 4)),
+    (
+        "bmm",
+        lambda x, y: flow.bmm(x.reshape(2, 4, 16), y.reshape(2, 16, 4)),
+        lambda x, y: x.reshape(2, 4, 16) @ y.reshape(2, 16, 4),
+    ),
     ("linear", lambda x, y: F.linear(x, y, y[:, 0]), lambda x, y: x @ y.T + y[:, 0]),
     ("mse_loss", lambda x, y: F.mse_loss(x, y), lambda x, y: ((x - y) ** 2).mean()),
     ("cat", lambda x, y: flow.cat([x, y], 0), lambda x, y: np.concatenate([x, y], 0)),
@@ -125,7 +132,12 @@ def _ops(m):
         ("bmm", lambda L, Fn, x, w, xb: L.bmm(x[None], w[None])),
         ("linear", lambda L, Fn, x, w, xb: Fn.linear(x, w, w[0])),
         ("addmm", lambda L, Fn, x, w, xb: L.addmm(w[0], x, w)),
-        ("conv2d", lambda L, Fn, x, w, xb: Fn.conv2d(x.reshape(1, 2, 4, 4), w.reshape(4, 2, 2, 4)[:, :, :2, :2])),
+        (
+            "conv2d",
+            lambda L, Fn, x, w, xb: Fn.conv2d(
+                x.reshape(1, 2, 4, 4), w.reshape(4, 2, 2, 4)[:, :, :2, :2]
+            ),
+        ),
         ("softmax", lambda L, Fn, x, w, xb: Fn.softmax(x, dim=1)),
         ("softmax_bf16", lambda L, Fn, x, w, xb: Fn.softmax(xb, dim=1)),
         ("log_softmax_bf16", lambda L, Fn, x, w, xb: Fn.log_softmax(xb, dim=1)),
@@ -137,11 +149,20 @@ def _ops(m):
         ("cat_mixed", lambda L, Fn, x, w, xb: L.cat([xb, x])),
         ("stack_mixed", lambda L, Fn, x, w, xb: L.stack([xb, x])),
         ("nll_loss_bf16", lambda L, Fn, x, w, xb: Fn.nll_loss(xb, L.tensor([0, 1, 2, 3]))),
-        ("cross_entropy_bf16", lambda L, Fn, x, w, xb: Fn.cross_entropy(xb, L.tensor([0, 1, 2, 3]))),
+        (
+            "cross_entropy_bf16",
+            lambda L, Fn, x, w, xb: Fn.cross_entropy(xb, L.tensor([0, 1, 2, 3])),
+        ),
         ("mse_loss_bf16", lambda L, Fn, x, w, xb: Fn.mse_loss(xb, xb)),
         ("l1_loss_bf16", lambda L, Fn, x, w, xb: Fn.l1_loss(xb, xb)),
-        ("bce_logits_bf16", lambda L, Fn, x, w, xb: Fn.binary_cross_entropy_with_logits(xb, xb.sigmoid())),
+        (
+            "bce_logits_bf16",
+            lambda L, Fn, x, w, xb: Fn.binary_cross_entropy_with_logits(xb, xb.sigmoid()),
+        ),
         ("prod_bf16", lambda L, Fn, x, w, xb: xb.prod()),
+        ("cumprod_bf16", lambda L, Fn, x, w, xb: L.cumprod(xb, 0)),
+        ("index_bf16", lambda L, Fn, x, w, xb: xb[L.tensor([2, 0])]),
+        ("index_select_bf16", lambda L, Fn, x, w, xb: L.index_select(xb, 1, L.tensor([1, 3]))),
         ("f64_mm", lambda L, Fn, x, w, xb: L.mm(x.double(), w.double())),
     ]
 
@@ -296,15 +317,23 @@ def test_digits_cnn_bf16_autocast_curve_tracks_f32():
 
     def make():
         return nn.Sequential(
-            nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(32 * 16, 10),
+            nn.Conv2d(1, 16, 3, padding=1),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1),
+            nn.ReLU(),
+            nn.Flatten(),
+            nn.Linear(32 * 16, 10),
         )
 
     f32, bf16 = _curves(make, batches, 0.05)
     assert f32[-10:].mean() < 0.5 * f32[:5].mean()  # it learns
     # Per-window means within bf16 tolerance of the f32 curve.
     for w in range(0, len(f32), 10):
-        assert abs(bf16[w : w + 10].mean() - f32[w : w + 10].mean()) < 0.1 + 0.1 * f32[w : w + 10].mean()
+        assert (
+            abs(bf16[w : w + 10].mean() - f32[w : w + 10].mean())
+            < 0.1 + 0.1 * f32[w : w + 10].mean()
+        )
 
 
 def test_transformer_layer_bf16_autocast_curve_tracks_f32():
@@ -326,7 +355,10 @@ def test_transformer_layer_bf16_autocast_curve_tracks_f32():
     f32, bf16 = _curves(Model, batches, 0.05)
     assert f32[-10:].mean() < 0.8 * f32[:5].mean()
     for w in range(0, len(f32), 10):
-        assert abs(bf16[w : w + 10].mean() - f32[w : w + 10].mean()) < 0.05 + 0.1 * f32[w : w + 10].mean()
+        assert (
+            abs(bf16[w : w + 10].mean() - f32[w : w + 10].mean())
+            < 0.05 + 0.1 * f32[w : w + 10].mean()
+        )
 
 
 # ---- GradScaler vs torch's GradScaler ------------------------------------------------------
@@ -357,7 +389,9 @@ def _torch_cpu_amp_ops(monkeypatch):
             tracker.fill_(n)
         return scale
 
-    monkeypatch.setattr(torch, "_amp_foreach_non_finite_check_and_unscale_", unscale_, raising=False)
+    monkeypatch.setattr(
+        torch, "_amp_foreach_non_finite_check_and_unscale_", unscale_, raising=False
+    )
     monkeypatch.setattr(torch, "_amp_update_scale_", update_scale_, raising=False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     # torch 1.13's class asserts CUDA tensors in two places; the same code minus the asserts.

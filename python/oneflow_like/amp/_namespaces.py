@@ -13,10 +13,16 @@ class _CudaGradScaler(GradScaler):
     """torch.cuda.amp.GradScaler: GradScaler("cuda", ...)."""
 
     def __init__(
-        self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
+        self,
+        init_scale=2.0**16,
+        growth_factor=2.0,
+        backoff_factor=0.5,
+        growth_interval=2000,
         enabled=True,
     ):
-        super().__init__("cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+        super().__init__(
+            "cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled
+        )
 
 
 def _module(name, **attrs):

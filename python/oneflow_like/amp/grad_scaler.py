@@ -77,7 +77,9 @@ class GradScaler:
 
     def _lazy_init_scale_growth_tracker(self, dev):
         self._scale = flow.full((), self._init_scale, dtype=flow.float32, device=dev)
-        self._growth_tracker = flow.full((), self._init_growth_tracker, dtype=flow.int32, device=dev)
+        self._growth_tracker = flow.full(
+            (), self._init_growth_tracker, dtype=flow.int32, device=dev
+        )
 
     def scale(self, outputs):
         """outputs * scale (a tensor or any nesting of lists/tuples of tensors)."""
