@@ -463,3 +463,23 @@ def test_grad_scaler_disabled_and_cuda_without_device():
         with pytest.warns(UserWarning, match="CUDA is not available"):
             c = flow.cuda.amp.GradScaler()
         assert not c.is_enabled()
+
+
+def test_amp_namespaces_import_through_mock_torch():
+    import subprocess
+    import sys
+
+    code = (
+        "import oneflow_like.mock_torch as mt; mt.enable()\n"
+        "import torch\n"
+        "from torch.cuda.amp import GradScaler, autocast\n"
+        "import torch.cpu.amp\n"
+        "x, w = torch.randn(2, 3), torch.randn(3, 3)\n"
+        "with torch.autocast(device_type='cpu', dtype=torch.bfloat16):\n"
+        "    assert (x @ w).dtype == torch.bfloat16 and torch.is_autocast_enabled('cpu')\n"
+        "assert torch.amp.GradScaler('cpu').get_scale() == 65536.0\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr

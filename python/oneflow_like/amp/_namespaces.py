@@ -27,6 +27,7 @@ class _CudaGradScaler(GradScaler):
 
 def _module(name, **attrs):
     m = types.ModuleType(name)
+    m.__path__ = []  # a package: `import torch.cpu.amp` resolves through mock_torch too
     m.__dict__.update(attrs)
     sys.modules[name] = m
     return m
@@ -36,4 +37,6 @@ cpu_amp = _module("oneflow_like.cpu.amp", autocast=cpu_autocast, GradScaler=Grad
 cpu = _module("oneflow_like.cpu", amp=cpu_amp)
 cuda_amp = _module("oneflow_like.cuda.amp", autocast=cuda_autocast, GradScaler=_CudaGradScaler)
 _C.cuda.amp = cuda_amp
+if not hasattr(_C.cuda, "__path__"):
+    _C.cuda.__path__ = []
 sys.modules.setdefault("oneflow_like.cuda", _C.cuda)
