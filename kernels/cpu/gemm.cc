@@ -118,7 +118,8 @@ DnnlState& State() {
 // The memory desc of a [batch..., rows, cols] operand; a transposed one is stored [cols, rows]
 // with row stride ld. A broadcast batch dim (stride 0) has extent 1.
 dnnl::memory::desc OperandDesc(const GemmShape& s, const DimVector& strides, int64_t rows,
-                               int64_t cols, bool trans, int64_t ld) {
+                               int64_t cols, bool trans, int64_t ld,
+                               dnnl::memory::data_type dt = dnnl::memory::data_type::f32) {
   dnnl::memory::dims dims, st;
   for (size_t d = 0; d < s.batch.size(); ++d) {
     dims.push_back(strides[d] == 0 ? 1 : s.batch[d]);
@@ -126,22 +127,23 @@ dnnl::memory::desc OperandDesc(const GemmShape& s, const DimVector& strides, int
   }
   dims.push_back(rows), dims.push_back(cols);
   st.push_back(trans ? 1 : ld), st.push_back(trans ? ld : 1);
-  return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, st);
+  return dnnl::memory::desc(dims, dt, st);
 }
 
-std::shared_ptr<DnnlMatmul> GetMatmul(const GemmShape& s, bool scaled, bool accumulate) {
+std::shared_ptr<DnnlMatmul> GetMatmul(const GemmShape& s, bool scaled, bool accumulate,
+                                      dnnl::memory::data_type dt = dnnl::memory::data_type::f32) {
   std::vector<int64_t> key = ShapeKey(s);
-  key.push_back(scaled), key.push_back(accumulate);
+  key.push_back(scaled), key.push_back(accumulate), key.push_back(static_cast<int64_t>(dt));
   DnnlState& st = State();
   std::lock_guard<std::mutex> lock(st.mu);
   auto it = st.cache.find(key);
   if (it != st.cache.end()) return it->second;
-  dnnl::memory::desc a = OperandDesc(s, s.a_strides, s.m, s.k, s.ta, s.lda);
-  dnnl::memory::desc b = OperandDesc(s, s.b_strides, s.k, s.n, s.tb, s.ldb);
+  dnnl::memory::desc a = OperandDesc(s, s.a_strides, s.m, s.k, s.ta, s.lda, dt);
+  dnnl::memory::desc b = OperandDesc(s, s.b_strides, s.k, s.n, s.tb, s.ldb, dt);
   DimVector c_strides(s.batch.size(), s.c_batch_stride);
   for (int64_t d = static_cast<int64_t>(s.batch.size()) - 2; d >= 0; --d)
     c_strides[d] = c_strides[d + 1] * s.batch[d + 1];
-  dnnl::memory::desc c = OperandDesc(s, c_strides, s.m, s.n, false, s.ldc);
+  dnnl::memory::desc c = OperandDesc(s, c_strides, s.m, s.n, false, s.ldc, dt);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   if (scaled) attr.set_output_scales(0, {DNNL_RUNTIME_F32_VAL});
@@ -157,18 +159,15 @@ std::shared_ptr<DnnlMatmul> GetMatmul(const GemmShape& s, bool scaled, bool accu
   return mm;
 }
 
-Status DnnlSgemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta,
-                 float* c) {
-  if (beta != 0.0f && beta != 1.0f) {  // the sum post-op adds c once; other betas scale first
-    ScaleOutput(s, beta, c);
-    beta = 1.0f;
-  }
+// c = alpha * op(a) @ op(b) + beta * c with beta 0 or 1, operands and c of type `dt`.
+Status DnnlGemm(const GemmShape& s, dnnl::memory::data_type dt, float alpha, const void* a,
+                const void* b, float beta, void* c) {
   try {
-    auto mm = GetMatmul(s, alpha != 1.0f, beta == 1.0f);
+    auto mm = GetMatmul(s, alpha != 1.0f, beta == 1.0f, dt);
     DnnlState& st = State();
     dnnl::stream strm(st.engine);
-    dnnl::memory am(mm->a, st.engine, const_cast<float*>(a)),
-        bm(mm->b, st.engine, const_cast<float*>(b)), cm(mm->c, st.engine, c);
+    dnnl::memory am(mm->a, st.engine, const_cast<void*>(a)),
+        bm(mm->b, st.engine, const_cast<void*>(b)), cm(mm->c, st.engine, c);
     std::unordered_map<int, dnnl::memory> args{
         {DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
     if (alpha != 1.0f) {
@@ -190,6 +189,15 @@ Status DnnlSgemm(const GemmShape& s, float alpha, const float* a, const float* b
                     s.ta ? " (lhs transposed)" : "", s.tb ? " (rhs transposed)" : "", e.what());
   }
   return Status();
+}
+
+Status DnnlSgemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta,
+                 float* c) {
+  if (beta != 0.0f && beta != 1.0f) {  // the sum post-op adds c once; other betas scale first
+    ScaleOutput(s, beta, c);
+    beta = 1.0f;
+  }
+  return DnnlGemm(s, dnnl::memory::data_type::f32, alpha, a, b, beta, c);
 }
 
 // ---- OpenBLAS --------------------------------------------------------------------------------
@@ -360,6 +368,29 @@ Status Sgemm(const GemmShape& s, float alpha, const float* a, const float* b, fl
   if (impl == GemmImpl::kDnnl) return DnnlSgemm(s, alpha, a, b, beta, c);
   BlasSgemm(s, alpha, a, b, beta, c);
   return Status();
+}
+
+bool LowpGemmNative(DType t) {
+  if (t != DType::kBF16) return false;
+  static const bool native = [] {
+    const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+    return isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
+  }();
+  return native;
+}
+
+Status LowpGemm(const GemmShape& s, DType t, float alpha, const void* a, const void* b, float beta,
+                void* c) {
+  if (t != DType::kBF16 && t != DType::kF16)
+    return InvalidArgument("[matmul] LowpGemm takes f16/bf16 operands, got %s", DTypeName(t));
+  if (beta != 0.0f && beta != 1.0f)
+    return InvalidArgument("[matmul] LowpGemm takes beta 0 or 1, got %f", beta);
+  if (!DisjointOutputs(s))
+    return InvalidArgument("[matmul] LowpGemm needs disjoint products (c batch stride %d)",
+                           s.c_batch_stride);
+  return DnnlGemm(s,
+                  t == DType::kBF16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f16,
+                  alpha, a, b, beta, c);
 }
 
 }  // namespace kernels

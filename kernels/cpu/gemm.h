@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 
+#include "oneflow_like/base/dtype.h"
 #include "oneflow_like/base/shape.h"
 #include "oneflow_like/base/status.h"
 
@@ -48,6 +49,15 @@ const char* GemmImplName(GemmImpl impl);
 // c = alpha * op(a) @ op(b) + beta * c over the batch. Errors (a oneDNN failure) name the shape.
 Status Sgemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta, float* c,
              GemmImpl impl = GemmImpl::kAuto);
+
+// The same product in bf16 or f16 (operands and c of type `t`, accumulation in f32) through
+// oneDNN's matmul; beta is 0 or 1. Fails (Unimplemented/Internal) where oneDNN has no kernel for
+// the type on this CPU; the caller then computes in f32.
+Status LowpGemm(const GemmShape& s, DType t, float alpha, const void* a, const void* b, float beta,
+                void* c);
+// Whether this CPU has instructions for `t` (AVX512-BF16 or AMX for bf16): elsewhere oneDNN
+// emulates them, slower than widening the operands to f32 (whose products are exact) and Sgemm.
+bool LowpGemmNative(DType t);
 
 // Time spent in Sgemm since the last reset, over all threads (a benchmark aid: it tells how much
 // of a training step is GEMM work, the part a compiler cannot remove).

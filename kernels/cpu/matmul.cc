@@ -4,6 +4,7 @@
 // loop. Transposed operand views become BLAS transpose flags; other layouts are packed first.
 #include <cblas.h>
 
+#include <atomic>
 #include <cstring>
 #include <mutex>
 
@@ -147,9 +148,109 @@ Status RunMatmul(KernelContext& ctx) {
   return Status();
 }
 
+// bf16/f16: oneDNN's matmul in the operands' type with f32 accumulation, the whole batch in one
+// call when the layouts allow (else per product on packed copies). Where the CPU has no bf16
+// instructions (oneDNN would emulate them) or oneDNN has no kernel for the type, each product
+// runs in f32 (operands widened into scratch, Sgemm, result rounded once: the same sums).
+template <typename T>
+Status RunMatmulLowp(KernelContext& ctx, DType t) {
+  static std::atomic<bool> no_dnnl{!LowpGemmNative(t)};
+  const TensorView& out = ctx.output(0);
+  double alpha = ctx.attrs().Float("alpha", 1.0), beta = ctx.attrs().Float("beta", 0.0);
+  int64_t nd = out.shape.ndim(), m = out.shape[nd - 2], n = out.shape[nd - 1];
+  int64_t k = ctx.input(0).shape[ctx.input(0).shape.ndim() - 1];
+  Shape batch(absl::MakeConstSpan(out.shape.dims().data(), nd - 2));
+  T* c = out.ptr<T>();
+  bool has_bias = ctx.num_inputs() == 3 && beta != 0.0;
+  if (has_bias) {
+    const float bt = static_cast<float>(beta);
+    BinaryLoop<T, T>(out, ctx.input(2), ctx.input(2), [bt](T x, T) { return T(bt * float(x)); });
+  }
+  if (out.numel() == 0) return Status();
+  if (k == 0) {
+    if (!has_bias) std::memset(static_cast<void*>(c), 0, out.numel() * sizeof(T));
+    return Status();
+  }
+  Operand A = MakeOperand(ctx.input(0), batch, sizeof(T)),
+          B = MakeOperand(ctx.input(1), batch, sizeof(T));
+  bool ta = false, tb = false;
+  int64_t lda = 0, ldb = 0;
+  const bool pack_a = !BlasLayout(m, k, A.rs, A.cs, &ta, &lda),
+             pack_b = !BlasLayout(k, n, B.rs, B.cs, &tb, &ldb);
+  const float fa = static_cast<float>(alpha), fb = has_bias ? 1.0f : 0.0f;
+  int64_t nb = batch.numel(), nbd = batch.ndim();
+  if (!no_dnnl.load(std::memory_order_relaxed) && !pack_a && !pack_b) {
+    GemmShape g;
+    g.ta = ta, g.tb = tb, g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = ldb, g.ldc = n,
+    g.c_batch_stride = m * n;
+    g.batch = batch.dims();
+    for (int64_t d = 0; d < nbd; ++d) {
+      g.a_strides.push_back(A.batch_strides[d] / static_cast<int64_t>(sizeof(T)));
+      g.b_strides.push_back(B.batch_strides[d] / static_cast<int64_t>(sizeof(T)));
+    }
+    if (LowpGemm(g, t, fa, A.base, B.base, fb, c).ok()) return Status();
+    no_dnnl.store(true, std::memory_order_relaxed);
+  }
+  // Per product: f32 copies for Sgemm (BLAS layouts widened as they lie, in parallel), or
+  // packed low-precision copies for oneDNN.
+  const bool f32 = no_dnnl.load(std::memory_order_relaxed);
+  const int64_t span_a = pack_a ? m * k : (ta ? (k - 1) * lda + m : (m - 1) * lda + k),
+                span_b = pack_b ? k * n : (tb ? (n - 1) * ldb + k : (k - 1) * ldb + n);
+  const size_t es = f32 ? sizeof(float) : sizeof(T);
+  ASSIGN_OR_RETURN(void* buf, ctx.AllocateTemp((span_a + span_b + (f32 ? m * n : 0)) * es));
+  DimVector idx(nbd, 0);
+  for (int64_t bi = 0; bi < nb; ++bi) {
+    int64_t oa = 0, ob = 0;
+    for (int64_t d = 0; d < nbd; ++d)
+      oa += idx[d] * A.batch_strides[d], ob += idx[d] * B.batch_strides[d];
+    const T* a = reinterpret_cast<const T*>(A.base + oa);
+    const T* b = reinterpret_cast<const T*>(B.base + ob);
+    T* cb = c + bi * m * n;
+    GemmShape g;
+    g.m = m, g.n = n, g.k = k, g.ldc = n;
+    g.ta = pack_a ? false : ta, g.lda = pack_a ? k : lda;
+    g.tb = pack_b ? false : tb, g.ldb = pack_b ? n : ldb;
+    if (f32) {
+      float *wa = static_cast<float*>(buf), *wb = wa + span_a, *wc = wb + span_b;
+      auto widen = [](const T* src, float* dst, int64_t count) {
+        ParallelFor(count, [&](int64_t s, int64_t e) {
+          for (int64_t i = s; i < e; ++i) dst[i] = float(src[i]);
+        });
+      };
+      if (pack_a)
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t p = 0; p < k; ++p) wa[i * k + p] = float(a[i * A.rs + p * A.cs]);
+      else
+        widen(a, wa, span_a);
+      if (pack_b)
+        for (int64_t p = 0; p < k; ++p)
+          for (int64_t j = 0; j < n; ++j) wb[p * n + j] = float(b[p * B.rs + j * B.cs]);
+      else
+        widen(b, wb, span_b);
+      if (has_bias) widen(cb, wc, m * n);
+      RETURN_IF_ERROR(Sgemm(g, fa, wa, wb, fb, wc));
+      ParallelFor(m * n, [&](int64_t s, int64_t e) {
+        for (int64_t i = s; i < e; ++i) cb[i] = T(wc[i]);
+      });
+    } else {
+      T *pa = static_cast<T*>(buf), *pb = pa + span_a;
+      if (pack_a) Pack(a, m, k, A.rs, A.cs, pa), a = pa;
+      if (pack_b) Pack(b, k, n, B.rs, B.cs, pb), b = pb;
+      RETURN_IF_ERROR(LowpGemm(g, t, fa, a, b, fb, cb));
+    }
+    for (int64_t d = nbd - 1; d >= 0; --d) {
+      if (++idx[d] < batch[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return Status();
+}
+
 Status MatmulKernel(KernelContext& ctx) {
   DType t = ctx.output(0).dtype;
   switch (t) {
+    case DType::kBF16: return RunMatmulLowp<bfloat16>(ctx, t);
+    case DType::kF16: return RunMatmulLowp<float16>(ctx, t);
     case DType::kF32: return RunMatmul<float>(ctx);
     case DType::kF64: return RunMatmul<double>(ctx);
     case DType::kI32: return RunMatmul<int32_t>(ctx);

@@ -3,6 +3,7 @@
 #include <queue>
 
 #include "absl/container/flat_hash_map.h"
+#include "oneflow_like/framework/autocast.h"
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
@@ -205,6 +206,7 @@ struct CaptureKey {
 // (node, slot) pairs are returned there, and leaves' .grad is left untouched.
 Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_graph,
                    bool create_graph, absl::flat_hash_map<CaptureKey, Tensor>* captures) {
+  AutocastSuspend no_autocast;  // gradient formulas run in the forward's dtypes
   if (grad_roots.size() != roots.size())
     return InvalidArgument("[backward] got %d gradients for %d outputs", int(grad_roots.size()),
                            int(roots.size()));

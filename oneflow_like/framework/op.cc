@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "oneflow_like/framework/autocast.h"
 #include "oneflow_like/framework/autograd.h"
 #include "oneflow_like/ops/copy.h"
 #include "vm/instructions_builder.h"
@@ -286,6 +287,29 @@ static Status CheckOutputsFit(const OpDef& op, const std::vector<TensorMeta>& me
   return Status();
 }
 
+// f16/bf16 inputs of an op whose kernels take only f32/f64: computed in f32 (casts recorded for
+// autograd), outputs cast back unless the op was given an output dtype.
+static StatusOr<TensorList> DispatchViaF32(const OpDef& op, const TensorList& inputs,
+                                           const AttrMap& attrs, DType low) {
+  AutocastSuspend no_autocast;  // the inputs were already cast: f32 here is not a region's f32
+  TensorList up;
+  for (const Tensor& t : inputs) {
+    if (t.defined() && (t.dtype() == DType::kF16 || t.dtype() == DType::kBF16)) {
+      ASSIGN_OR_RETURN(Tensor c, functional::Cast(t, DType::kF32));
+      up.push_back(c);
+    } else {
+      up.push_back(t);
+    }
+  }
+  ASSIGN_OR_RETURN(TensorList outs, Dispatch(op, up, attrs));
+  if (attrs.Has("dtype")) return outs;
+  for (Tensor& o : outs)
+    if (o.dtype() == DType::kF32) {
+      ASSIGN_OR_RETURN(o, functional::Cast(o, low));
+    }
+  return outs;
+}
+
 namespace {
 // The output metas of a dispatch, from a small per-thread pool of cleared vectors: no heap
 // allocation per call (dispatches nest: a contiguous copy of an input, a gradient's ops).
@@ -324,6 +348,20 @@ Status DispatchTo(const OpDef& op, const TensorList& inputs, const AttrMap& attr
                   Outputs* out_list) {
   Outputs& outputs = *out_list;
   RETURN_IF_ERROR(CheckDefined(op, inputs));
+  {
+    ASSIGN_OR_RETURN(std::optional<TensorList> cast, AutocastInputs(op, inputs));
+    if (cast) {
+      ASSIGN_OR_RETURN(TensorList r, Dispatch(op, *cast, attrs));
+      outputs.assign(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
+      return Status();
+    }
+  }
+  DType low;
+  if (NeedsF32Compute(op, inputs, &low)) {
+    ASSIGN_OR_RETURN(TensorList r, DispatchViaF32(op, inputs, attrs, low));
+    outputs.assign(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
+    return Status();
+  }
   if (!op.cross_device) RETURN_IF_ERROR(CheckSameDevice(op.name, inputs));
   MetaScratch scratch;
   std::vector<TensorMeta>& metas = scratch.metas();
@@ -390,6 +428,11 @@ Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap&
                        const Tensor& out) {
   RETURN_IF_ERROR(CheckDefined(op, inputs));
   if (!out.defined()) return InvalidArgument("[%s] in-place target is undefined", op.name);
+  DType low;
+  if (NeedsF32Compute(op, inputs, &low)) {
+    ASSIGN_OR_RETURN(TensorList r, DispatchViaF32(op, inputs, attrs, low));
+    return functional::CopyInto(out, r[0]);
+  }
   if (!op.cross_device) RETURN_IF_ERROR(CheckSameDevice(op.name, inputs));
   if (!inputs.empty() && out.device() != inputs[0].device())
     return InvalidArgument("[%s] in-place target on %s but inputs on %s", op.name,

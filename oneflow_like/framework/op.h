@@ -46,6 +46,9 @@ struct OpSpec {
   bool cross_device = false;
   bool save_inputs = true;
   bool save_outputs = true;
+  // Device types (bit 1 << DeviceType) whose kernels take f16/bf16 themselves; elsewhere
+  // Dispatch computes f16/bf16 inputs in f32 and casts the outputs back (framework/autocast.h).
+  uint8_t low_precision_devices = 0;
   constexpr OpSpec(const char* name, InferFn infer) : name(name), infer(infer) {}
   // The gradient formula (none: outputs don't require grad).
   constexpr OpSpec Grad(GradFn f) const { return With(&OpSpec::grad, f); }
@@ -59,6 +62,10 @@ struct OpSpec {
   // frees memory early).
   constexpr OpSpec SaveInputs(bool on = true) const { return With(&OpSpec::save_inputs, on); }
   constexpr OpSpec SaveOutputs(bool on = true) const { return With(&OpSpec::save_outputs, on); }
+  // The kernels on these device types take f16/bf16 (kLowPrecisionCPU, kLowPrecisionAll).
+  constexpr OpSpec LowPrecision(uint8_t devices) const {
+    return With(&OpSpec::low_precision_devices, devices);
+  }
 
  private:
   template <typename T>
@@ -68,6 +75,9 @@ struct OpSpec {
     return s;
   }
 };
+
+constexpr uint8_t kLowPrecisionCPU = 1u << static_cast<int>(DeviceType::kCPU);
+constexpr uint8_t kLowPrecisionAll = 0xff;
 
 // An op: its spec plus the kernels found for it, cached per device type. Not copyable (ops are
 // compared by address); declared as `const OpDef kName = OpSpec(...)...;`.

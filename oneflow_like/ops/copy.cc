@@ -11,7 +11,8 @@ const OpDef kContiguous = OpSpec("contiguous", ops::InferSameAsInput)
                               .Grad([](const GradContext& c) -> StatusOr<TensorList> {
                                 return TensorList{c.grad_outputs[0]};
                               })
-                              .StridedInputs();
+                              .StridedInputs()
+                              .LowPrecision(kLowPrecisionAll);
 
 const OpDef kCast =
     OpSpec("cast",
@@ -24,7 +25,8 @@ const OpDef kCast =
           ASSIGN_OR_RETURN(Tensor g, functional::Cast(c.grad_outputs[0], c.inputs[0].dtype()));
           return TensorList{g};
         })
-        .StridedInputs();
+        .StridedInputs()
+        .LowPrecision(kLowPrecisionAll);
 
 // copy_(dst, src): inputs {src}; output written in place into dst (broadcast + cast).
 const OpDef kCopyInto =
@@ -46,7 +48,8 @@ const OpDef kCopyInto =
           ASSIGN_OR_RETURN(Tensor g, functional::Cast(c.grad_outputs[0], c.inputs[0].dtype()));
           return TensorList{g};
         })
-        .StridedInputs();
+        .StridedInputs()
+        .LowPrecision(kLowPrecisionAll);
 
 // Device transfer: the kernel runs on the destination device's copy stream.
 const OpDef kToDevice =
@@ -60,7 +63,8 @@ const OpDef kToDevice =
           ASSIGN_OR_RETURN(Tensor g, functional::To(c.grad_outputs[0], c.inputs[0].device()));
           return TensorList{g};
         })
-        .CrossDevice();
+        .CrossDevice()
+        .LowPrecision(kLowPrecisionAll);
 
 }  // namespace
 

@@ -1,6 +1,8 @@
 // Loss family: schemas, gradient formulas and functional entries.
 #include "oneflow_like/ops/loss.h"
 
+#include "oneflow_like/framework/autocast.h"
+
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/copy.h"
@@ -131,7 +133,10 @@ StatusOr<Tensor> NllLoss(const Tensor& input, const Tensor& target, const NllOpt
                     {"has_weight", has_weight}});
 }
 
-StatusOr<Tensor> CrossEntropy(const Tensor& input, const Tensor& target, const NllOptions& opt) {
+StatusOr<Tensor> CrossEntropy(const Tensor& input_, const Tensor& target_, const NllOptions& opt) {
+  // A composite: autocast's f32 list names it (PyTorch's cross_entropy_loss).
+  ASSIGN_OR_RETURN(TensorList args, AutocastArgs("cross_entropy_loss", {input_, target_}));
+  const Tensor &input = args[0], &target = args[1];
   RETURN_IF_ERROR(CheckFloating("cross_entropy", input));
   if (input.ndim() < 1)
     return InvalidArgument("[cross_entropy] expected input with a class dim, got %s",
@@ -161,7 +166,10 @@ StatusOr<Tensor> CrossEntropy(const Tensor& input, const Tensor& target, const N
   return Reduce(loss, red);
 }
 
-StatusOr<Tensor> MseLoss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+StatusOr<Tensor> MseLoss(const Tensor& input_, const Tensor& target_,
+                         const std::string& reduction) {
+  ASSIGN_OR_RETURN(TensorList args, AutocastArgs("mse_loss", {input_, target_}));
+  const Tensor &input = args[0], &target = args[1];
   RETURN_IF_ERROR(CheckFloating("mse_loss", input));
   ASSIGN_OR_RETURN(int64_t red, ParseReduction("mse_loss", reduction));
   if (input.shape() != target.shape())

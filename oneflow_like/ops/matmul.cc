@@ -27,8 +27,7 @@ Status InferMatmul(const TensorList& in, const AttrMap&, std::vector<TensorMeta>
   if (a.dtype() != b.dtype())
     return TypeError("[matmul] expected operands of one dtype, got %s and %s", a.meta_string(),
                      b.meta_string());
-  if (a.dtype() == DType::kBool || a.dtype() == DType::kF16 || a.dtype() == DType::kBF16)
-    return TypeError("[matmul] not supported for %s", a.meta_string());
+  if (a.dtype() == DType::kBool) return TypeError("[matmul] not supported for %s", a.meta_string());
   int64_t k = a.dim(a.ndim() - 1);
   if (k != b.dim(b.ndim() - 2))
     return InvalidArgument("[matmul] size mismatch (%d vs %d): got %s and %s", k,
@@ -100,7 +99,11 @@ StatusOr<TensorList> MatmulGrad(const GradContext& c) {
 }
 
 const OpDef kMatmul =
-    OpSpec("matmul", InferMatmul).Grad(MatmulGrad).StridedInputs().SaveOutputs(false);
+    OpSpec("matmul", InferMatmul)
+        .Grad(MatmulGrad)
+        .StridedInputs()
+        .SaveOutputs(false)
+        .LowPrecision(kLowPrecisionCPU);  // bf16/f16 through oneDNN (kernels/cpu/matmul.cc)
 
 StatusOr<Tensor> MatmulCore(const Tensor& a, const Tensor& b, double alpha) {
   return Dispatch1(kMatmul, {a, b}, {{"alpha", alpha}, {"beta", 0.0}});

@@ -233,18 +233,11 @@ Status CheckNonEmpty(const char* what, const Tensor& x, const std::vector<int64_
                            x.meta_string());
   return Status();
 }
-Status CheckNotHalf(const char* what, const Tensor& x) {
-  if (x.dtype() == DType::kF16 || x.dtype() == DType::kBF16)
-    return TypeError("[%s] not supported for %s", what, x.meta_string());
-  return Status();
-}
-
 }  // namespace
 
 namespace functional {
 
 StatusOr<Tensor> Sum(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
-  RETURN_IF_ERROR(CheckNotHalf("sum", x));
   return Run1(kSum, "sum", x, dims, keepdim);
 }
 
@@ -291,7 +284,6 @@ StatusOr<Tensor> NanSum(const Tensor& x, std::vector<int64_t> dims, bool keepdim
 }
 
 StatusOr<Tensor> Prod(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
-  RETURN_IF_ERROR(CheckNotHalf("prod", x));
   if (x.dtype() == DType::kBool) {
     ASSIGN_OR_RETURN(Tensor i, Cast(x, DType::kI64));
     return Prod(i, dims, keepdim);
@@ -300,37 +292,31 @@ StatusOr<Tensor> Prod(const Tensor& x, std::vector<int64_t> dims, bool keepdim) 
 }
 
 StatusOr<Tensor> Amax(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
-  RETURN_IF_ERROR(CheckNotHalf("amax", x));
   RETURN_IF_ERROR(CheckNonEmpty("amax", x, dims));
   return Run1(kAmax, "amax", x, dims, keepdim);
 }
 StatusOr<Tensor> Amin(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
-  RETURN_IF_ERROR(CheckNotHalf("amin", x));
   RETURN_IF_ERROR(CheckNonEmpty("amin", x, dims));
   return Run1(kAmin, "amin", x, dims, keepdim);
 }
 
 StatusOr<std::pair<Tensor, Tensor>> MaxDim(const Tensor& x, int64_t dim, bool keepdim) {
-  RETURN_IF_ERROR(CheckNotHalf("max", x));
   RETURN_IF_ERROR(CheckNonEmpty("max", x, {dim}));
   ASSIGN_OR_RETURN(TensorList r, Run(kMaxDim, "max", x, {dim}, keepdim));
   return std::make_pair(r[0], r[1]);
 }
 StatusOr<std::pair<Tensor, Tensor>> MinDim(const Tensor& x, int64_t dim, bool keepdim) {
-  RETURN_IF_ERROR(CheckNotHalf("min", x));
   RETURN_IF_ERROR(CheckNonEmpty("min", x, {dim}));
   ASSIGN_OR_RETURN(TensorList r, Run(kMinDim, "min", x, {dim}, keepdim));
   return std::make_pair(r[0], r[1]);
 }
 
 StatusOr<Tensor> Argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-  RETURN_IF_ERROR(CheckNotHalf("argmax", x));
   std::vector<int64_t> dims = dim ? std::vector<int64_t>{*dim} : std::vector<int64_t>{};
   RETURN_IF_ERROR(CheckNonEmpty("argmax", x, dims));
   return Run1(kArgmax, "argmax", x, dims, keepdim);
 }
 StatusOr<Tensor> Argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-  RETURN_IF_ERROR(CheckNotHalf("argmin", x));
   std::vector<int64_t> dims = dim ? std::vector<int64_t>{*dim} : std::vector<int64_t>{};
   RETURN_IF_ERROR(CheckNonEmpty("argmin", x, dims));
   return Run1(kArgmin, "argmin", x, dims, keepdim);

@@ -269,7 +269,8 @@ const OpDef kAsStridedScatter =
         })
         .StridedInputs()
         .SaveInputs(false)
-        .SaveOutputs(false);
+        .SaveOutputs(false)
+        .LowPrecision(kLowPrecisionCPU);
 
 // cat(xs...; dim): inputs share dtype and all sizes but `dim`'s.
 const OpDef kCat =
@@ -302,7 +303,8 @@ const OpDef kCat =
         })
         .StridedInputs()
         .SaveInputs(false)
-        .SaveOutputs(false);
+        .SaveOutputs(false)
+        .LowPrecision(kLowPrecisionCPU);
 
 // flip(x; dims)
 const OpDef kFlip =
@@ -313,7 +315,8 @@ const OpDef kFlip =
         })
         .StridedInputs()
         .SaveInputs(false)
-        .SaveOutputs(false);
+        .SaveOutputs(false)
+        .LowPrecision(kLowPrecisionCPU);
 
 // tril/triu(x; diagonal, upper) over the last two dims.
 const OpDef kTril =
@@ -333,7 +336,8 @@ const OpDef kTril =
           return TensorList{g};
         })
         .SaveInputs(false)
-        .SaveOutputs(false);
+        .SaveOutputs(false)
+        .LowPrecision(kLowPrecisionCPU);
 
 // pad(x; pads (before, after per dim, all >= 0), value): constant padding.
 const OpDef kPad = OpSpec("pad",
@@ -356,7 +360,8 @@ const OpDef kPad = OpSpec("pad",
                        })
                        .StridedInputs()
                        .SaveInputs(false)
-                       .SaveOutputs(false);
+                       .SaveOutputs(false)
+                       .LowPrecision(kLowPrecisionCPU);
 
 }  // namespace
 

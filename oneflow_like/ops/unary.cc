@@ -116,14 +116,9 @@ OFL_GRAD(RPowScalar, {  // g * y * log(base)
 const OpDef kLogicalNot = Unary("logical_not", InferBool);
 const OpDef kLogicalNotInplace = Unary("logical_not");
 
-// f16/bf16 compute in f32 and cast back; integers are rejected by float-only ops.
+// Integers are rejected by float-only ops; f16/bf16 compute in f32 (Dispatch casts).
 StatusOr<Tensor> Run(const OpDef& op, const Tensor& x, const AttrMap& attrs = {},
                      bool float_only = false) {
-  if (x.dtype() == DType::kF16 || x.dtype() == DType::kBF16) {
-    ASSIGN_OR_RETURN(Tensor f, F::Cast(x, DType::kF32));
-    ASSIGN_OR_RETURN(Tensor y, Dispatch1(op, {f}, attrs));
-    return F::Cast(y, x.dtype());
-  }
   if (float_only && !IsFloating(x.dtype()))
     return TypeError("[%s] expected a floating point tensor, got %s", op.name, x.meta_string());
   if (!float_only && x.dtype() == DType::kBool && &op != &kLogicalNot && &op != &kBitwiseNot)
@@ -138,10 +133,6 @@ Status RunInplace(const OpDef& op, const Tensor& x, const AttrMap& attrs = {},
                   bool float_only = false) {
   if (float_only && !IsFloating(x.dtype()))
     return TypeError("[%s_] expected a floating point tensor, got %s", op.name, x.meta_string());
-  if (x.dtype() == DType::kF16 || x.dtype() == DType::kBF16) {
-    ASSIGN_OR_RETURN(Tensor y, Run(op, x, attrs, float_only));
-    return F::CopyInto(x, y);
-  }
   return DispatchInplace(op, {x}, attrs, x);
 }
 

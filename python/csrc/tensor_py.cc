@@ -119,6 +119,11 @@ Tensor TensorFromData(py::handle data, py::object dtype, py::object device) {
   py::array arr = np.attr("asarray")(data);
   if (!dtype.is_none()) {
     DType want = ParseDType(dtype);
+    if (want == DType::kBF16) {  // NumPy has no bfloat16: round from float32
+      Tensor f = TensorFromData(data, py::str("float32"), device);
+      NoGradGuard g;
+      return Unwrap(functional::Cast(f, DType::kBF16));
+    }
     arr = np.attr("asarray")(arr, NumpyName(want));
   } else if (from_python && py::str(arr.dtype().attr("name")).cast<std::string>() == "float64") {
     arr = np.attr("asarray")(arr, "float32");  // Python floats default to float32, like PyTorch

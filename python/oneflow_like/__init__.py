@@ -92,6 +92,13 @@ from . import (
     utils,
 )  # noqa: E402,F401  (pure Python, ~30 ms together; errors surface here)
 
+from . import amp  # noqa: E402
+from .amp import autocast, get_autocast_dtype, is_autocast_available  # noqa: E402,F401
+from .amp import is_autocast_enabled  # noqa: E402,F401
+from .amp import _namespaces as _amp_namespaces  # noqa: E402
+
+cpu = _amp_namespaces.cpu  # torch.cpu.amp / torch.cuda.amp (deprecated spellings)
+
 try:
     from .serialization import load, save  # noqa: F401
 except ImportError:

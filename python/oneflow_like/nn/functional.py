@@ -505,8 +505,15 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     )
 
 
+def _autocast_args(op_name, input, target):
+    """(input, target) as autocast's lists want them for a loss composed here (f32 under
+    autocast, as PyTorch's <op_name> kernel is listed); unchanged outside autocast."""
+    return _C._autocast_args(op_name, [input, target])
+
+
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction("l1_loss", size_average, reduce, reduction)
+    input, target = _autocast_args("l1_loss", input, target)
     return _reduce((input - target).abs(), reduction)
 
 
@@ -515,6 +522,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     reduction = _reduction("smooth_l1_loss", size_average, reduce, reduction)
     if beta < 0:
         raise ValueError(f"[smooth_l1_loss] beta must be >= 0, got {beta}")
+    input, target = _autocast_args("smooth_l1_loss", input, target)
     d = (input - target).abs()
     if beta == 0.0:
         return _reduce(d, reduction)
@@ -526,6 +534,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     reduction = _reduction("huber_loss", None, None, reduction)
     if delta <= 0:
         raise ValueError(f"[huber_loss] delta must be > 0, got {delta}")
+    input, target = _autocast_args("huber_loss", input, target)
     d = (input - target).abs()
     return _reduce(_C.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
 
@@ -536,6 +545,7 @@ def binary_cross_entropy(
     """-w (y log x + (1 - y) log(1 - x)), each log clamped at -100 as PyTorch does."""
     reduction = _reduction("binary_cross_entropy", size_average, reduce, reduction)
     _same_size("binary_cross_entropy", input, target)
+    input, target = _autocast_args("binary_cross_entropy", input, target)
     log_x = input.log().clamp(min=-100.0)
     log_1mx = (1.0 - input).log().clamp(min=-100.0)
     loss = -(target * log_x + (1.0 - target) * log_1mx)
@@ -564,6 +574,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         red = "sum"
     else:
         red = _reduction("kl_div", size_average, reduce, reduction)
+    input, target = _autocast_args("kl_div", input, target)
     if log_target:
         loss = target.exp() * (target - input)
     else:

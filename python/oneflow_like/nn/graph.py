@@ -195,6 +195,12 @@ class Graph:
         return [p for opt, _ in self._optimizers for g in opt.param_groups for p in g["params"]]
 
     def _compile(self, args):
+        if flow.is_autocast_enabled("cpu") or flow.is_autocast_enabled("cuda"):
+            raise NotImplementedError(
+                f"[nn.Graph] {type(self).__name__} is traced under autocast: compiling autocast "
+                "regions is not supported yet; call the graph outside autocast (or run the "
+                "module eagerly under autocast)"
+            )
         for opt, _ in self._optimizers:
             prepare = getattr(opt, "_graph_prepare", None)
             if prepare is None:

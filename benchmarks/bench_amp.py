@@ -1,0 +1,131 @@
+"""Mixed precision: training-step time in f32 vs bf16 autocast, ours and PyTorch's CPU autocast
+measured interleaved in the same run, plus the CPU's ISA as oneDNN sees it.
+
+    PYTHONPATH=python /usr/bin/python3 benchmarks/bench_amp.py [--quick]
+
+Models: the MLP 784-1024-1024-10 (batch 128) and a TransformerEncoderLayer(256, 4, 1024,
+batch_first, dropout 0) on [32, 64, 256] with a mean-pooled linear head; SGD + momentum, cross
+entropy. Target (issue 19): bf16 >= 2x faster than f32 where AMX (or AVX-512-BF16) is present, and
+ahead of PyTorch's CPU autocast. Without those instructions oneDNN emulates bf16 on AVX-512 and
+bf16 cannot beat f32; the table says which case this machine is.
+"""
+import os
+
+from _common import QUICK, Table, import_torch, interleaved, per_call, ratio
+
+import numpy as np
+
+import oneflow_like as flow
+
+torch = import_torch()
+
+
+def cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def isa_line():
+    flags = cpu_flags()
+    have = [
+        f for f in ("avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_tile") if f in flags
+    ]
+    native = "avx512_bf16" in flags or "amx_bf16" in flags
+    return have, native
+
+
+def make(lib, kind):
+    nn = lib.nn
+    lib.manual_seed(0)
+    if kind == "mlp":
+        model = nn.Sequential(
+            nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10)
+        )
+        x = np.random.default_rng(0).standard_normal((128, 784)).astype(np.float32)
+        y = np.random.default_rng(1).integers(0, 10, 128)
+        fwd = model
+    else:
+        enc = nn.TransformerEncoderLayer(256, 4, 1024, dropout=0.0, batch_first=True)
+        head = nn.Linear(256, 10)
+        model = nn.ModuleList([enc, head])
+        x = np.random.default_rng(0).standard_normal((32, 64, 256)).astype(np.float32)
+        y = np.random.default_rng(1).integers(0, 10, 32)
+
+        def fwd(t):
+            return head(enc(t).mean(1))
+
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    xt, yt = lib.tensor(x), lib.tensor(y)
+    F = lib.nn.functional
+
+    def step(amp):
+        with lib.autocast("cpu", dtype=lib.bfloat16, enabled=amp):
+            loss = F.cross_entropy(fwd(xt), yt)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+def main():
+    have, native = isa_line()
+    calls, repeats = (2, 3) if QUICK else (5, 7)
+    table = Table(
+        "Training step, ms (median; bf16 = autocast(cpu, bfloat16))",
+        [
+            "model",
+            "ours f32",
+            "ours bf16",
+            "bf16 speed-up",
+            "torch f32",
+            "torch bf16",
+            "ours/torch bf16",
+        ],
+        note=f"CPU flags: {' '.join(have)}; native bf16 (AVX512_BF16/AMX): {'yes' if native else 'NO'}"
+        f"; threads: {os.cpu_count()}",
+    )
+    for kind in ("mlp", "transformer"):
+        ours = make(flow, kind)
+        theirs = make(torch, kind) if torch is not None else None
+        sides = {}
+        for amp in (False, True):
+            ours(amp), flow.sync()
+            sides[f"ours{amp}"] = lambda amp=amp: per_call(lambda: ours(amp), flow.sync, calls)
+            if theirs is not None:
+                theirs(amp)
+                sides[f"torch{amp}"] = lambda amp=amp: per_call(
+                    lambda: theirs(amp), lambda: None, calls
+                )
+        r = interleaved(sides, repeats)
+
+        def ms(k):
+            v = r.get(k)
+            return (
+                f"{v * 1e3:.1f}"
+                if isinstance(v, float)
+                else ("-" if v is None else f"missing: {v}")
+            )
+
+        speed = ratio(r.get("oursFalse"), r.get("oursTrue")).replace("x", "x")
+        table.add(
+            kind,
+            ms("oursFalse"),
+            ms("oursTrue"),
+            speed,
+            ms("torchFalse"),
+            ms("torchTrue"),
+            ratio(r.get("oursTrue"), r.get("torchTrue")),
+        )
+    table.print()
+
+
+if __name__ == "__main__":
+    main()

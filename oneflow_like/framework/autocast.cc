@@ -1,0 +1,207 @@
+#include "oneflow_like/framework/autocast.h"
+
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "oneflow_like/framework/op.h"
+#include "oneflow_like/ops/copy.h"
+
+namespace oneflow_like {
+namespace {
+
+struct ThreadAutocast {
+  AutocastState state[kNumDeviceTypes];
+  bool suspended = false;
+  int nesting = 0;
+  // Weight-cast cache: a leaf that requires grad, cast to a dtype, at a storage version.
+  struct Entry {
+    Tensor source, cast;
+    int64_t version;
+  };
+  std::vector<Entry> cache;
+};
+thread_local ThreadAutocast t_autocast;
+
+bool IsLow(DType t) {
+  return t == DType::kF16 || t == DType::kBF16;
+}
+
+using PolicyMap = absl::flat_hash_map<std::string_view, AutocastPolicy>;
+
+// PyTorch's autocast lists (aten/src/ATen/autocast_mode.cpp), spelled with this runtime's op
+// names, space-separated; an op missing here runs in its inputs' types. Losses written as
+// composites name themselves through AutocastArgs.
+constexpr const char* kLowerOps =
+    "matmul conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d prelu "
+    "scaled_dot_product_attention";
+constexpr const char* kF32Ops =  // losses, linear algebra, products (both devices)
+    "nll_loss binary_cross_entropy binary_cross_entropy_with_logits mse_loss l1_loss "
+    "smooth_l1_loss huber_loss kl_div cross_entropy_loss margin_ranking_loss soft_margin_loss "
+    "hinge_embedding_loss cosine_embedding_loss triplet_margin_loss multi_margin_loss "
+    "poisson_nll_loss prod cdist linalg_inv linalg_solve linalg_cholesky linalg_qr linalg_svd "
+    "linalg_eigh";
+constexpr const char* kF32OpsCpu = "avg_pool3d max_pool3d adaptive_avg_pool3d";
+// CUDA adds the numerically sensitive pointwise ops, norms and reductions.
+constexpr const char* kF32OpsCuda =
+    "acos asin cosh erfinv exp expm1 log log10 log2 log1p reciprocal rsqrt sinh tan pow "
+    "pow_scalar softplus layer_norm group_norm norm cosine_similarity logsumexp softmax "
+    "log_softmax sum cumsum cumprod";
+constexpr const char* kPromoteOps = "cat stack index_put scatter_add addcmul addcdiv atan2 dot";
+
+void AddAll(PolicyMap* m, std::string_view names, AutocastPolicy p) {
+  while (!names.empty()) {
+    size_t end = names.find(' ');
+    if (end != 0) (*m)[names.substr(0, end)] = p;
+    if (end == std::string_view::npos) break;
+    names.remove_prefix(end + 1);
+  }
+}
+PolicyMap MakePolicies(DeviceType device) {
+  PolicyMap m;
+  AddAll(&m, kLowerOps, AutocastPolicy::kLower);
+  AddAll(&m, kF32Ops, AutocastPolicy::kF32);
+  AddAll(&m, device == DeviceType::kCUDA ? kF32OpsCuda : kF32OpsCpu, AutocastPolicy::kF32);
+  AddAll(&m, kPromoteOps, AutocastPolicy::kPromote);
+  return m;
+}
+
+StatusOr<Tensor> CastCached(const Tensor& t, DType to, bool cache_enabled) {
+  const bool cacheable = cache_enabled && t.is_leaf() && t.requires_grad();
+  if (cacheable) {
+    for (auto& e : t_autocast.cache)
+      if (e.source.impl() == t.impl() && e.cast.dtype() == to && e.version == t.version())
+        return e.cast;
+  }
+  ASSIGN_OR_RETURN(Tensor c, functional::Cast(t, to));
+  if (cacheable) t_autocast.cache.push_back({t, c, t.version()});
+  return c;
+}
+
+// Casts each floating input selected by `pick` to `to`; returns whether any changed.
+template <typename Pick>
+StatusOr<bool> CastFloating(const TensorList& in, DType to, bool cache, Pick pick,
+                            TensorList* out) {
+  bool changed = false;
+  out->clear();
+  for (const Tensor& t : in) {
+    if (t.defined() && IsFloating(t.dtype()) && t.dtype() != to && pick(t.dtype())) {
+      ASSIGN_OR_RETURN(Tensor c, CastCached(t, to, cache));
+      out->push_back(c);
+      changed = true;
+    } else {
+      out->push_back(t);
+    }
+  }
+  return changed;
+}
+
+StatusOr<std::optional<TensorList>> ApplyPolicy(AutocastPolicy p, const AutocastState& s,
+                                                const TensorList& inputs) {
+  TensorList out;
+  bool changed = false;
+  if (p == AutocastPolicy::kLower) {
+    ASSIGN_OR_RETURN(changed, CastFloating(
+                                  inputs, s.dtype, s.cache_enabled,
+                                  [](DType t) { return t == DType::kF32; }, &out));
+  } else if (p == AutocastPolicy::kF32) {
+    ASSIGN_OR_RETURN(changed,
+                     CastFloating(
+                         inputs, DType::kF32, false, [](DType t) { return IsLow(t); }, &out));
+  } else if (p == AutocastPolicy::kPromote) {
+    DType widest = DType::kBool;
+    bool any = false;
+    for (const Tensor& t : inputs)
+      if (t.defined() && IsFloating(t.dtype())) {
+        widest = any ? PromoteTypes(widest, t.dtype()) : t.dtype();
+        any = true;
+      }
+    if (!any) return std::optional<TensorList>();
+    ASSIGN_OR_RETURN(changed, CastFloating(
+                                  inputs, widest, false, [](DType) { return true; }, &out));
+  }
+  if (!changed) return std::optional<TensorList>();
+  return std::optional<TensorList>(std::move(out));
+}
+
+// The device type an op's floating inputs live on, if autocast is on there.
+const AutocastState* ActiveStateFor(const TensorList& inputs, DeviceType* device) {
+  if (t_autocast.suspended) return nullptr;
+  for (const Tensor& t : inputs) {
+    if (!t.defined() || !IsFloating(t.dtype())) continue;
+    *device = t.device().type();
+    const AutocastState& s = t_autocast.state[static_cast<int>(*device)];
+    return s.enabled ? &s : nullptr;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+AutocastState GetAutocastState(DeviceType device) {
+  return t_autocast.state[static_cast<int>(device)];
+}
+void SetAutocastState(DeviceType device, const AutocastState& state) {
+  t_autocast.state[static_cast<int>(device)] = state;
+}
+int AutocastIncrementNesting() {
+  return ++t_autocast.nesting;
+}
+int AutocastDecrementNesting() {
+  return --t_autocast.nesting;
+}
+void ClearAutocastCache() {
+  t_autocast.cache.clear();
+}
+
+AutocastSuspend::AutocastSuspend() : prev_(t_autocast.suspended) {
+  t_autocast.suspended = true;
+}
+AutocastSuspend::~AutocastSuspend() {
+  t_autocast.suspended = prev_;
+}
+
+AutocastPolicy AutocastPolicyOf(const char* op_name, DeviceType device) {
+  static const PolicyMap* maps[kNumDeviceTypes] = {new PolicyMap(MakePolicies(DeviceType::kCPU)),
+                                                   new PolicyMap(MakePolicies(DeviceType::kCUDA))};
+  const PolicyMap& m = *maps[static_cast<int>(device)];
+  auto it = m.find(op_name);
+  return it == m.end() ? AutocastPolicy::kNone : it->second;
+}
+
+StatusOr<std::optional<TensorList>> AutocastInputs(const OpDef& op, const TensorList& inputs) {
+  DeviceType device;
+  const AutocastState* s = ActiveStateFor(inputs, &device);
+  if (s == nullptr) return std::optional<TensorList>();
+  AutocastPolicy p = AutocastPolicyOf(op.name, device);
+  if (p == AutocastPolicy::kNone) return std::optional<TensorList>();
+  bool lazy = TracingActive();
+  for (const Tensor& t : inputs) lazy |= t.defined() && t.is_lazy();
+  if (lazy)
+    return Unimplemented(
+        "[%s] autocast regions inside an nn.Graph are not compiled yet: trace the graph outside "
+        "autocast",
+        op.name);
+  return ApplyPolicy(p, *s, inputs);
+}
+
+StatusOr<TensorList> AutocastArgs(const char* op_name, const TensorList& inputs) {
+  DeviceType device;
+  const AutocastState* s = ActiveStateFor(inputs, &device);
+  if (s == nullptr) return inputs;
+  ASSIGN_OR_RETURN(auto r, ApplyPolicy(AutocastPolicyOf(op_name, device), *s, inputs));
+  return r ? *r : inputs;
+}
+
+bool NeedsF32Compute(const OpDef& op, const TensorList& inputs, DType* low) {
+  if (op.view != nullptr) return false;
+  for (const Tensor& t : inputs) {
+    if (!t.defined() || !IsLow(t.dtype())) continue;
+    if (op.low_precision_devices & (1u << static_cast<int>(t.device().type()))) return false;
+    *low = t.dtype();
+    return true;
+  }
+  return false;
+}
+
+}  // namespace oneflow_like
