@@ -8,6 +8,7 @@
 #include <string_view>
 #include <typeinfo>
 
+#include "absl/strings/match.h"
 #include "oneflow_like/base/thread_pool.h"
 #include "vm/instruction_policies.h"
 #include "vm/issue_site.h"
@@ -326,7 +327,13 @@ void VirtualMachine::ForgetError(const Status& error) {
   if (error.ok()) return;
   std::lock_guard<std::mutex> l(mu_);
   unreported_errors_.erase(std::remove_if(unreported_errors_.begin(), unreported_errors_.end(),
-                                          [&](const PendingError& e) { return e.status == error; }),
+                                          [&](const PendingError& e) {
+                                            // The recorded error may carry the issue site's
+                                            // suffix that the reporter's copy lacks.
+                                            return e.status.code() == error.code() &&
+                                                   absl::StartsWith(e.status.message(),
+                                                                    error.message());
+                                          }),
                            unreported_errors_.end());
 }
 

@@ -20,6 +20,7 @@ struct ThreadAutocast {
     int64_t version;
   };
   std::vector<Entry> cache;
+  ~ThreadAutocast();
 };
 thread_local ThreadAutocast t_autocast;
 
@@ -136,13 +137,33 @@ const AutocastState* ActiveStateFor(const TensorList& inputs, DeviceType* device
   return nullptr;
 }
 
+// The region's state as one call applies it: a traced call (nn.Graph) records the same casts as
+// eager, but the weight-cast cache holds eager tensors only (a lazy cast belongs to one trace).
+AutocastState ForThisCall(const AutocastState& s, const TensorList& inputs) {
+  AutocastState r = s;
+  bool lazy = TracingActive();
+  for (const Tensor& t : inputs) lazy |= t.defined() && t.is_lazy();
+  if (lazy) r.cache_enabled = false;
+  return r;
+}
+
 }  // namespace
 
 AutocastState GetAutocastState(DeviceType device) {
   return t_autocast.state[static_cast<int>(device)];
 }
+std::atomic<int> g_autocast_enabled_states{0};
+
+ThreadAutocast::~ThreadAutocast() {  // a thread that exits inside a region
+  for (const AutocastState& s : state)
+    if (s.enabled) g_autocast_enabled_states.fetch_sub(1, std::memory_order_relaxed);
+}
+
 void SetAutocastState(DeviceType device, const AutocastState& state) {
-  t_autocast.state[static_cast<int>(device)] = state;
+  AutocastState& s = t_autocast.state[static_cast<int>(device)];
+  if (s.enabled != state.enabled)
+    g_autocast_enabled_states.fetch_add(state.enabled ? 1 : -1, std::memory_order_relaxed);
+  s = state;
 }
 int AutocastIncrementNesting() {
   return ++t_autocast.nesting;
@@ -175,21 +196,15 @@ StatusOr<std::optional<TensorList>> AutocastInputs(const OpDef& op, const Tensor
   if (s == nullptr) return std::optional<TensorList>();
   AutocastPolicy p = AutocastPolicyOf(op.name, device);
   if (p == AutocastPolicy::kNone) return std::optional<TensorList>();
-  bool lazy = TracingActive();
-  for (const Tensor& t : inputs) lazy |= t.defined() && t.is_lazy();
-  if (lazy)
-    return Unimplemented(
-        "[%s] autocast regions inside an nn.Graph are not compiled yet: trace the graph outside "
-        "autocast",
-        op.name);
-  return ApplyPolicy(p, *s, inputs);
+  return ApplyPolicy(p, ForThisCall(*s, inputs), inputs);
 }
 
 StatusOr<TensorList> AutocastArgs(const char* op_name, const TensorList& inputs) {
   DeviceType device;
   const AutocastState* s = ActiveStateFor(inputs, &device);
   if (s == nullptr) return inputs;
-  ASSIGN_OR_RETURN(auto r, ApplyPolicy(AutocastPolicyOf(op_name, device), *s, inputs));
+  ASSIGN_OR_RETURN(auto r,
+                   ApplyPolicy(AutocastPolicyOf(op_name, device), ForThisCall(*s, inputs), inputs));
   return r ? *r : inputs;
 }
 

@@ -3,6 +3,7 @@
 // autocast (torch.autocast): per-thread, per-device-type state that casts an op's floating
 // inputs by PyTorch's op lists before the op runs. Both are applied by Dispatch, nowhere else.
 #pragma once
+#include <atomic>
 #include <optional>
 
 #include "oneflow_like/framework/tensor.h"
@@ -41,6 +42,13 @@ class AutocastSuspend {
 // precision, in f32, in the widest input type, or unchanged.
 enum class AutocastPolicy { kNone, kLower, kF32, kPromote };
 AutocastPolicy AutocastPolicyOf(const char* op_name, DeviceType device);
+
+// Autocast states enabled on any thread: Dispatch skips the autocast lookup while there are none
+// (a thread always sees its own enabling).
+extern std::atomic<int> g_autocast_enabled_states;
+inline bool AutocastMaybeActive() {
+  return g_autocast_enabled_states.load(std::memory_order_relaxed) != 0;
+}
 
 // The inputs `op` runs on under the active autocast region, or nullopt when nothing changes.
 StatusOr<std::optional<TensorList>> AutocastInputs(const OpDef& op, const TensorList& inputs);

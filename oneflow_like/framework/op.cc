@@ -49,11 +49,10 @@ ViewSpec SpecOf(const Tensor& t) {
 // The kernel's view, built in place (one copy of the shape and strides).
 void AppendView(vm::Blob* blob, DType dtype, const Shape& shape, const DimVector& strides,
                 int64_t offset, absl::InlinedVector<kernels::TensorView, 4>* views) {
-  kernels::TensorView& v = views->emplace_back();
-  v.data = static_cast<char*>(blob->data()) + offset * DTypeSize(dtype);
-  v.dtype = dtype;
-  v.shape = shape;
-  v.strides = strides;
+  // Copy-constructed, not assigned: an inline DimVector's copy is a memcpy, its assignment a
+  // generic element loop (about 60 instructions per view field).
+  views->push_back(kernels::TensorView{static_cast<char*>(blob->data()) + offset * DTypeSize(dtype),
+                                       dtype, shape, strides});
 }
 void AppendView(const ViewSpec& s, absl::InlinedVector<kernels::TensorView, 4>* views) {
   AppendView(s.blob, s.dtype, s.shape, s.strides, s.offset, views);
@@ -311,32 +310,32 @@ static StatusOr<TensorList> DispatchViaF32(const OpDef& op, const TensorList& in
 }
 
 namespace {
-// The output metas of a dispatch, from a small per-thread pool of cleared vectors: no heap
-// allocation per call (dispatches nest: a contiguous copy of an input, a gradient's ops).
-class MetaScratch {
+// A container from a small per-thread pool of cleared ones (a dispatch's output metas, a braced
+// input list): no heap allocation per call. Dispatches nest (a contiguous copy of an input, a
+// gradient's ops), hence a pool rather than one.
+template <typename T>
+class Scratch {
  public:
-  MetaScratch() {
-    std::vector<std::vector<TensorMeta>>& pool = Pool();
+  Scratch() {
+    std::vector<T>& pool = Pool();
     if (!pool.empty()) {
-      metas_ = std::move(pool.back());
+      value_ = std::move(pool.back());
       pool.pop_back();
     }
   }
-  ~MetaScratch() {
-    std::vector<std::vector<TensorMeta>>& pool = Pool();
-    if (pool.size() < 8) {
-      metas_.clear();
-      pool.push_back(std::move(metas_));
-    }
+  ~Scratch() {
+    value_.clear();  // drops held references now, not when the container is reused
+    std::vector<T>& pool = Pool();
+    if (pool.size() < 8) pool.push_back(std::move(value_));
   }
-  std::vector<TensorMeta>& metas() { return metas_; }
+  T& get() { return value_; }
 
  private:
-  static std::vector<std::vector<TensorMeta>>& Pool() {
-    static thread_local std::vector<std::vector<TensorMeta>> pool;
+  static std::vector<T>& Pool() {
+    static thread_local std::vector<T> pool;
     return pool;
   }
-  std::vector<TensorMeta> metas_;
+  T value_;
 };
 }  // namespace
 
@@ -348,7 +347,7 @@ Status DispatchTo(const OpDef& op, const TensorList& inputs, const AttrMap& attr
                   Outputs* out_list) {
   Outputs& outputs = *out_list;
   RETURN_IF_ERROR(CheckDefined(op, inputs));
-  {
+  if (AutocastMaybeActive()) {
     ASSIGN_OR_RETURN(std::optional<TensorList> cast, AutocastInputs(op, inputs));
     if (cast) {
       ASSIGN_OR_RETURN(TensorList r, Dispatch(op, *cast, attrs));
@@ -363,8 +362,8 @@ Status DispatchTo(const OpDef& op, const TensorList& inputs, const AttrMap& attr
     return Status();
   }
   if (!op.cross_device) RETURN_IF_ERROR(CheckSameDevice(op.name, inputs));
-  MetaScratch scratch;
-  std::vector<TensorMeta>& metas = scratch.metas();
+  Scratch<std::vector<TensorMeta>> scratch;
+  std::vector<TensorMeta>& metas = scratch.get();
   RETURN_IF_ERROR(op.infer(inputs, attrs, &metas));
   RETURN_IF_ERROR(CheckOutputsFit(op, metas));
   bool lazy = t_tracing;
@@ -424,6 +423,14 @@ StatusOr<Tensor> Dispatch1(const OpDef& op, const TensorList& inputs, const Attr
   return std::move(outputs[0]);
 }
 
+StatusOr<Tensor> Dispatch1(const OpDef& op, std::initializer_list<Tensor> inputs,
+                           const AttrMap& attrs) {
+  Scratch<TensorList> scratch;  // not a heap vector per call
+  TensorList& in = scratch.get();
+  in.assign(inputs.begin(), inputs.end());
+  return Dispatch1(op, in, attrs);
+}
+
 Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
                        const Tensor& out) {
   RETURN_IF_ERROR(CheckDefined(op, inputs));
@@ -437,8 +444,8 @@ Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap&
   if (!inputs.empty() && out.device() != inputs[0].device())
     return InvalidArgument("[%s] in-place target on %s but inputs on %s", op.name,
                            out.device().ToString(), inputs[0].device().ToString());
-  MetaScratch scratch;
-  std::vector<TensorMeta>& metas = scratch.metas();
+  Scratch<std::vector<TensorMeta>> scratch;
+  std::vector<TensorMeta>& metas = scratch.get();
   RETURN_IF_ERROR(op.infer(inputs, attrs, &metas));
   if (metas.size() != 1 || metas[0].shape != out.shape())
     return InvalidArgument("[%s] in-place result of shape %s does not match the target %s", op.name,

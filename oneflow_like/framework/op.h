@@ -5,6 +5,7 @@
 // autograd node when grad mode is on and an input requires grad.
 #pragma once
 #include <atomic>
+#include <initializer_list>
 #include <vector>
 
 #include "kernels/kernel.h"
@@ -96,6 +97,10 @@ struct OpDef : OpSpec {
 // Runs `op` on `inputs`; returns its outputs.
 StatusOr<TensorList> Dispatch(const OpDef& op, const TensorList& inputs, const AttrMap& attrs = {});
 StatusOr<Tensor> Dispatch1(const OpDef& op, const TensorList& inputs, const AttrMap& attrs = {});
+// The same for a braced list of inputs (`Dispatch1(op, {a, b})`): gathered into a pooled
+// per-thread list instead of a new heap vector per call.
+StatusOr<Tensor> Dispatch1(const OpDef& op, std::initializer_list<Tensor> inputs,
+                           const AttrMap& attrs = {});
 // In-place: the op's single output is written into `out` (same shape/dtype as inferred).
 Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
                        const Tensor& out);

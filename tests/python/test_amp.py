@@ -15,6 +15,7 @@ import oneflow_like.nn.functional as F
 torch = pytest.importorskip("torch")
 
 BF16_RTOL, BF16_ATOL = 2e-2, 2e-2
+DIGITS_CSV = "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"
 
 
 def pair(shape, seed=0):
@@ -256,35 +257,98 @@ def test_autocast_weight_cast_cache_follows_updates():
     assert not np.allclose(c.float().numpy(), a.float().numpy())
 
 
-def test_graph_under_autocast_is_a_clear_error():
-    lin = nn.Linear(4, 4)
+def _digits_batches(n, bs=32):
+    raw = np.loadtxt(DIGITS_CSV, delimiter=",", dtype=np.float32)
+    x, y = (raw[:, :64] / 16.0 - 0.3).reshape(-1, 1, 8, 8), raw[:, 64].astype(np.int64)
+    return [(flow.tensor(x[i : i + bs]), flow.tensor(y[i : i + bs])) for i in range(0, n * bs, bs)]
+
+
+def _small_cnn():
+    return nn.Sequential(
+        nn.Conv2d(1, 8, 3, padding=1),
+        nn.ReLU(),
+        nn.Flatten(),
+        nn.Linear(8 * 64, 32),
+        nn.GELU(),
+        nn.Linear(32, 10),
+    )
+
+
+def test_graph_called_under_autocast_matches_eager_autocast():
+    flow.manual_seed(0)
+    model = _small_cnn()
 
     class G(nn.Graph):
         def __init__(self):
             super().__init__()
-            self.lin = lin
+            self.m = model
 
         def build(self, x):
-            return self.lin(x)
+            return self.m(x)
 
     g = G()
+    x = flow.randn(4, 1, 8, 8)
     with flow.autocast("cpu"):
-        with pytest.raises(NotImplementedError, match="autocast"):
-            g(flow.randn(2, 4))
-
-    class Inner(G):
-        def build(self, x):
-            with flow.autocast("cpu"):
-                return self.lin(x)
-
-    with pytest.raises(Exception, match="autocast"):
-        Inner()(flow.randn(2, 4))
+        eager = model(x)
+        lazy = g(x)
+    assert eager.dtype == lazy.dtype == flow.bfloat16
+    np.testing.assert_array_equal(lazy.float().numpy(), eager.float().numpy())
+    # Outside autocast the same graph object compiles an f32 graph of its own.
+    out32 = g(x)
+    assert out32.dtype == flow.float32
+    np.testing.assert_allclose(out32.numpy(), model(x).numpy(), rtol=1e-5, atol=1e-6)
+    assert any("autocast state changed" in r for r in g.recompile_reasons)
+    with flow.autocast("cpu"):
+        again = g(x)  # the bf16 graph is cached
+    np.testing.assert_array_equal(again.float().numpy(), eager.float().numpy())
+    assert len(g.recompile_reasons) == 2
     assert not flow.is_autocast_enabled("cpu")
 
 
-# ---- training curves: bf16 autocast vs f32 -------------------------------------------------
+@pytest.mark.skipif(not os.path.exists(DIGITS_CSV), reason="python3-sklearn's digits data")
+def test_graph_training_with_autocast_region_in_build_matches_eager():
+    batches = _digits_batches(12)
+    flow.manual_seed(0)
+    a, b = _small_cnn(), _small_cnn()
+    b.load_state_dict(a.state_dict())
 
-DIGITS_CSV = "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"
+    def eager_step(opt, x, y):
+        with flow.autocast("cpu", dtype=flow.bfloat16):
+            loss = F.cross_entropy(a(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    class Step(nn.Graph):
+        def __init__(self, opt):
+            super().__init__()
+            self.m = b
+            self.add_optimizer(opt)
+
+        def build(self, x, y):
+            with flow.autocast("cpu", dtype=flow.bfloat16):
+                out = self.m(x)
+                assert out.dtype == flow.bfloat16
+                loss = F.cross_entropy(out, y)  # f32 by the autocast lists
+            loss.backward()
+            return loss
+
+    opt_a = flow.optim.SGD(a.parameters(), lr=0.05, momentum=0.9)
+    step = Step(flow.optim.SGD(b.parameters(), lr=0.05, momentum=0.9))
+    le = [eager_step(opt_a, x, y).item() for x, y in batches]
+    lazy_losses = [step(x, y) for x, y in batches]
+    assert all(v.dtype == flow.float32 for v in lazy_losses)
+    ll = [v.item() for v in lazy_losses]
+    assert all(p.dtype == flow.float32 for p in b.parameters())  # updates in f32
+    # eager == lazy: the graph runs the same casts and kernels in the same order.
+    np.testing.assert_allclose(ll, le, rtol=1e-5, atol=1e-6)
+    for pa, pb in zip(a.parameters(), b.parameters()):
+        np.testing.assert_allclose(pb.numpy(), pa.numpy(), rtol=1e-5, atol=1e-6)
+    assert le[-3:] and np.mean(le[-3:]) < np.mean(le[:3])  # it learns
+
+
+# ---- training curves: bf16 autocast vs f32 -------------------------------------------------
 
 
 def _train(model, batches, amp, lr=0.05):

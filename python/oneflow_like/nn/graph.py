@@ -54,6 +54,16 @@ def _signature(args):
     return tuple(sig)
 
 
+def _autocast_key():
+    """The autocast regions active at the call: a graph traced under autocast bakes its casts in,
+    so calls under another state compile their own graph."""
+    return tuple(
+        (dev,) + tuple(_C._autocast_get(dev)[:2])
+        for dev in ("cpu", "cuda")
+        if _C._autocast_get(dev)[0]
+    )
+
+
 class _Entry:
     def __init__(self, compiled, out_spec, trace_seconds, num_ops):
         self.compiled = compiled
@@ -132,7 +142,7 @@ class Graph:
 
     def _entry(self, args):
         """The compiled graph for `args` (traced and compiled on a cache miss; not run)."""
-        key = (_signature(args), self._optimizer_key())
+        key = (_signature(args), self._optimizer_key(), _autocast_key())
         entry = self._cache.get(key)
         if entry is None:
             self.recompile_reasons.append(self._why(key))
@@ -181,10 +191,12 @@ class Graph:
     def _why(self, key):
         if not self._cache:
             return "first call"
-        old_sig, old_opt = next(reversed(self._cache.keys()))
-        sig, opt = key
+        old_sig, old_opt, old_amp = next(reversed(self._cache.keys()))
+        sig, opt, amp = key
         if opt != old_opt:
             return f"optimizer hyper-parameters changed: {old_opt} -> {opt}"
+        if amp != old_amp:
+            return f"autocast state changed: {old_amp or 'off'} -> {amp or 'off'}"
         for i, (a, b) in enumerate(zip(old_sig, sig)):
             if a != b:
                 return f"argument {i} changed: {a} -> {b}"
@@ -195,12 +207,6 @@ class Graph:
         return [p for opt, _ in self._optimizers for g in opt.param_groups for p in g["params"]]
 
     def _compile(self, args):
-        if flow.is_autocast_enabled("cpu") or flow.is_autocast_enabled("cuda"):
-            raise NotImplementedError(
-                f"[nn.Graph] {type(self).__name__} is traced under autocast: compiling autocast "
-                "regions is not supported yet; call the graph outside autocast (or run the "
-                "module eagerly under autocast)"
-            )
         for opt, _ in self._optimizers:
             prepare = getattr(opt, "_graph_prepare", None)
             if prepare is None:
@@ -223,8 +229,11 @@ class Graph:
                 out = self.build(*lazy_args)
                 flat = []
                 spec = _flatten(out, flat)
-                for opt, _ in self._optimizers:
-                    opt.step()
+                # Optimizer updates run in the parameters' dtype, outside any autocast region
+                # the graph was called in (as PyTorch scripts step outside autocast).
+                with flow.autocast("cpu", enabled=False), flow.autocast("cuda", enabled=False):
+                    for opt, _ in self._optimizers:
+                        opt.step()
                 trace.set_outputs(flat)
         finally:
             for p, g in zip(params, saved_grads):

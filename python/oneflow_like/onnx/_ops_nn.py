@@ -172,3 +172,32 @@ OPS.update(
         "dropout": _dropout,
     }
 )
+
+
+def _lstm_cell_fused(c):
+    # gates [B, 4H] in PyTorch's i, f, g, o order; outputs (h', c').
+    hidden = c.shape(1)[1]
+    i, f, g, o = c.b.node("Split", [c.ins[0], c.b.ints([hidden] * 4)], 4, axis=1)
+    i, f, o = (c.b.node("Sigmoid", [v]) for v in (i, f, o))
+    cn = c.b.node(
+        "Add", [c.b.node("Mul", [f, c.ins[1]]), c.b.node("Mul", [i, c.b.node("Tanh", [g])])]
+    )
+    c.b.node("Identity", [cn], [c.outs[1]])
+    c.b.node("Mul", [o, c.b.node("Tanh", [cn])], [c.outs[0]])
+
+
+def _gru_cell_fused(c):
+    # xw, gh [B, 3H] in PyTorch's r, z, n order; h' = n + z * (h - n).
+    hidden = c.shape(2)[1]
+    split = c.b.ints([hidden] * 3)
+    xr, xz, xn = c.b.node("Split", [c.ins[0], split], 3, axis=1)
+    hr, hz, hn = c.b.node("Split", [c.ins[1], split], 3, axis=1)
+    r = c.b.node("Sigmoid", [c.b.node("Add", [xr, hr])])
+    z = c.b.node("Sigmoid", [c.b.node("Add", [xz, hz])])
+    n = c.b.node("Tanh", [c.b.node("Add", [xn, c.b.node("Mul", [r, hn])])])
+    diff = c.b.node("Sub", [c.ins[2], n])
+    c.b.node("Add", [n, c.b.node("Mul", [z, diff])], [c.outs[0]])
+
+
+OPS["lstm_cell_fused"] = _lstm_cell_fused
+OPS["gru_cell_fused"] = _gru_cell_fused
