@@ -12,7 +12,7 @@ DEBS := bazel-bootstrap libabsl-dev pybind11-dev python3-dev python3-numpy pytho
         libdnnl-dev libopenblas-dev python3-sklearn python3-matplotlib libgtest-dev libgmock-dev libbenchmark-dev g++ \
         clang-format black python3-tqdm python3-pip flatbuffers-compiler libflatbuffers-dev \
         clang-14 libfuzzer-14-dev cmake pkg-config python3-hypothesis graphviz \
-        python3-torch pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers libgloo-dev python3-onnx
+        python3-torch python3-scipy pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers libgloo-dev python3-onnx
 # From PyPI (not in Debian), installed for /usr/bin/python3 when missing.
 PIPS := safetensors==0.8.0
 # From PyPI without their dependencies: onnxruntime's pin protobuf>=4.25 would replace the

@@ -20,6 +20,7 @@ inline namespace v1 {
   OFL_API_FN_gen(name, Attrs) Tensor& name##_(Tensor& x, const Attrs& attrs = {});
 #define OFL_API_FN_fn_only OFL_API_FN_gen_ip
 #define OFL_API_FN_custom(name, Attrs)
+#define OFL_API_FN_special OFL_API_FN_gen
 #define OFL_ATTRS(...)
 #define OFL_UNARY(name, Name, types, Attrs, grad, api, ...) OFL_API_FN_##api(name, Attrs)
 #define OFL_UNARY_GRAD(...)
@@ -31,6 +32,7 @@ inline namespace v1 {
 #undef OFL_API_FN_gen_ip
 #undef OFL_API_FN_fn_only
 #undef OFL_API_FN_custom
+#undef OFL_API_FN_special
 // clang-format on
 // Table ops whose signatures are hand-written (the table's `custom` api).
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");  // or "tanh"

@@ -125,6 +125,7 @@ class Tensor {
   OFL_API_METHOD_gen(name, Attrs) Tensor& name##_(const Attrs& attrs = {});
 #define OFL_API_METHOD_fn_only OFL_API_METHOD_gen_ip
 #define OFL_API_METHOD_custom(name, Attrs)
+#define OFL_API_METHOD_special(name, Attrs)  // torch.special: no Tensor method
 #define OFL_ATTRS(...)
 #define OFL_UNARY(name, Name, types, Attrs, grad, api, ...) OFL_API_METHOD_##api(name, Attrs)
 #define OFL_UNARY_GRAD(...)
@@ -136,6 +137,7 @@ class Tensor {
 #undef OFL_API_METHOD_gen_ip
 #undef OFL_API_METHOD_fn_only
 #undef OFL_API_METHOD_custom
+#undef OFL_API_METHOD_special
   // clang-format on
   Tensor add(const Tensor& other, double alpha = 1.0) const;
   Tensor add(double other) const;

@@ -46,10 +46,12 @@ namespace {
 
 // ---- The unary table.
 // clang-format off
-#define OFL_API_DEFINE_gen(name, Name, Attrs)                                \
+#define OFL_API_DEFINE_special(name, Name, Attrs)                            \
   Tensor name(const Tensor& x, const Attrs& attrs) {                         \
     return Out(F::Name(A(x, #name), Internal(attrs)));                       \
-  }                                                                          \
+  }
+#define OFL_API_DEFINE_gen(name, Name, Attrs)                                \
+  OFL_API_DEFINE_special(name, Name, Attrs)                                  \
   Tensor Tensor::name(const Attrs& attrs) const { return v1::name(*this, attrs); }
 #define OFL_API_DEFINE_gen_ip(name, Name, Attrs)                             \
   OFL_API_DEFINE_gen(name, Name, Attrs)                                      \

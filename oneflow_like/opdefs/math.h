@@ -23,6 +23,7 @@ namespace opdefs {
 
 constexpr double kSqrt1_2 = 0.70710678118654752440;
 constexpr double k2OverSqrtPi = 1.12837916709551257390;
+constexpr double kSqrt2Pi = 2.50662827463100050242;  // sqrt(2 pi)
 constexpr double kSqrt2OverPi = 0.79788456080286535588;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 constexpr double kLn2 = 0.69314718055994530942;
@@ -184,6 +185,27 @@ struct ScalarMath {
   OFL_HD T erfinv(T x) const {
     return static_cast<T>(special::Erfinv(double(x)));
   }
+#define OFL_SPECIAL1(name, call)          \
+  OFL_HD T name(T x) const {              \
+    return static_cast<T>(special::call); \
+  }
+  OFL_SPECIAL1(i0, BesselI(double(x), 0))
+  OFL_SPECIAL1(i1, BesselI(double(x), 1))
+  OFL_SPECIAL1(i0e, BesselIScaled(double(x), 0))
+  OFL_SPECIAL1(i1e, BesselIScaled(double(x), 1))
+  OFL_SPECIAL1(k0, BesselK(double(x), 0))
+  OFL_SPECIAL1(k1, BesselK(double(x), 1))
+  OFL_SPECIAL1(k0e, BesselKScaled(double(x), 0))
+  OFL_SPECIAL1(k1e, BesselKScaled(double(x), 1))
+  OFL_SPECIAL1(j0, BesselJ0(double(x)))
+  OFL_SPECIAL1(j1, BesselJ1(double(x)))
+  OFL_SPECIAL1(y0, BesselY0(double(x)))
+  OFL_SPECIAL1(y1, BesselY1(double(x)))
+  OFL_SPECIAL1(sph_j0, SphericalBesselJ0(double(x)))
+  OFL_SPECIAL1(erfcx, Erfcx(double(x)))
+  OFL_SPECIAL1(ndtri, Ndtri(double(x)))
+  OFL_SPECIAL1(log_ndtr, LogNdtr(double(x)))
+#undef OFL_SPECIAL1
 
  private:
   OFL_HD T IntDiv(T x, T y, int which) const {  // 0 floor_divide, 1 remainder, 2 fmod

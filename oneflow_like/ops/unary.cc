@@ -170,6 +170,7 @@ namespace functional {
   }
 #define OFL_UNARY_DEFINE_fn_only OFL_UNARY_DEFINE_gen_ip
 #define OFL_UNARY_DEFINE_custom(Name, Attrs, is_float)
+#define OFL_UNARY_DEFINE_special OFL_UNARY_DEFINE_gen
 #define OFL_IS_FLOAT_Float true
 #define OFL_IS_FLOAT_Numeric false
 #define OFL_IS_FLOAT_IntBool false

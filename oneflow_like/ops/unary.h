@@ -20,6 +20,7 @@ namespace functional {
   OFL_UNARY_DECLARE_gen(Name, Attrs) Status Name##_(const Tensor& x, const opdefs::Attrs& attrs = {});
 #define OFL_UNARY_DECLARE_fn_only OFL_UNARY_DECLARE_gen_ip
 #define OFL_UNARY_DECLARE_custom(Name, Attrs)
+#define OFL_UNARY_DECLARE_special OFL_UNARY_DECLARE_gen
 #define OFL_ATTRS(...)
 #define OFL_UNARY(name, Name, types, Attrs, grad, api, ...) OFL_UNARY_DECLARE_##api(Name, Attrs)
 #define OFL_UNARY_GRAD(...)

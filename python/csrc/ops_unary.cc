@@ -55,6 +55,14 @@ void BindTableOp(py::module_& m, TensorClass& cls, const char* name,
   cls.def(ip_name.c_str(), ip);
 }
 
+// api `special`: _C._special.name(input) only (torch.special's functions have no Tensor method).
+template <typename Attrs>
+void BindSpecialOp(py::module_& m, const char* name,
+                   StatusOr<Tensor> (*fn)(const Tensor&, const Attrs&)) {
+  m.def(
+      name, [fn](const Tensor& x) { return Unwrap(fn(x, Attrs{})); }, py::arg("input"));
+}
+
 std::optional<double> OptScalar(const py::object& o, const char* what) {
   if (o.is_none()) return std::nullopt;
   if (!IsScalar(o))
@@ -112,6 +120,7 @@ const TableRow kTableRows[] = {
 // clang-format on
 
 void BindUnary(py::module_& m, TensorClass& cls) {
+  py::module_ special = m.def_submodule("_special", "torch._C._special: the torch.special ops");
   // clang-format off
 #define OFL_BIND_gen(name, Name, Attrs) \
   BindTableOp<opdefs::Attrs>(m, cls, #name, F::Name, nullptr);
@@ -119,6 +128,8 @@ void BindUnary(py::module_& m, TensorClass& cls) {
   BindTableOp<opdefs::Attrs>(m, cls, #name, F::Name, F::Name##_);
 #define OFL_BIND_fn_only(name, Name, Attrs)
 #define OFL_BIND_custom(name, Name, Attrs)
+#define OFL_BIND_special(name, Name, Attrs) \
+  BindSpecialOp<opdefs::Attrs>(special, #name, F::Name);
 #define OFL_ATTRS(...)
 #define OFL_UNARY(name, Name, types, Attrs, grad, api, ...) OFL_BIND_##api(name, Name, Attrs)
 #define OFL_UNARY_GRAD(...)

@@ -92,6 +92,14 @@ from . import (
     utils,
 )  # noqa: E402,F401  (pure Python, ~30 ms together; errors surface here)
 
+
+def mvlgamma(input, p):
+    """torch.mvlgamma: the multivariate log-gamma function (= flow.special.multigammaln)."""
+    return special.multigammaln(input, p)
+
+
+Tensor.mvlgamma = mvlgamma
+
 from . import amp  # noqa: E402
 from .amp import autocast, get_autocast_dtype, is_autocast_available  # noqa: E402,F401
 from .amp import is_autocast_enabled  # noqa: E402,F401

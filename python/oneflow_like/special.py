@@ -1,14 +1,17 @@
 """flow.special: torch.special's names for the functions our ops compute exactly.
 
 Aliases of table ops (expit = sigmoid, gammaln = lgamma, psi = digamma, erfinv, erf, logit,
-xlogy, ...) and composites written with them (sinc, entr, ndtr, xlog1py), so gradients,
-nn.Graph lowering and devices come with the ops. Not here yet: polygamma, multigammaln, i0/i0e/
-i1/i1e, ndtri, log_ndtr, zeta and the Bessel/orthogonal-polynomial families; under mock_torch a
-missing name raises naming both modules.
+xlogy, ...), the special-function table ops computed in double in every kernel (i0/i0e/i1/i1e,
+ndtri, log_ndtr, erfcx, the Bessel J/Y/K families, spherical_bessel_j0: flow._C._special, as
+torch._C._special) and composites written with them (sinc, entr, ndtr, xlog1py, multigammaln),
+so gradients, nn.Graph lowering and devices come with the ops. Not here yet: polygamma, zeta,
+airy_ai, gammainc/gammaincc and the orthogonal-polynomial family; under mock_torch a missing name
+raises naming both modules.
 """
 import math
 
 import oneflow_like as _flow
+from oneflow_like import _C
 from oneflow_like.nn import functional as _F
 
 
@@ -123,7 +126,67 @@ def xlog1py(input, other):
     return _flow.where((x == 0) & _flow.isinf(lg), _flow.zeros_like(out), out)
 
 
+def _float(input):
+    return input if input.is_floating_point() else input.to(_flow.float32)
+
+
+def i0(input):
+    return _flow.i0(_float(input))
+
+
+modified_bessel_i0 = i0
+
+
+def _table(name, doc):
+    fn = getattr(_C._special, "special_" + name)
+
+    def op(input):
+        return fn(_float(input))
+
+    op.__name__, op.__qualname__, op.__doc__ = name, name, doc
+    return op
+
+
+i0e = _table("i0e", "exp(-|x|) * I0(x), the exponentially scaled modified Bessel function.")
+i1 = _table("i1", "I1(x), the modified Bessel function of the first kind of order 1.")
+modified_bessel_i1 = i1
+i1e = _table("i1e", "exp(-|x|) * I1(x).")
+ndtri = _table("ndtri", "The inverse of the standard normal CDF (the quantile function).")
+log_ndtr = _table("log_ndtr", "log of the standard normal CDF, accurate in both tails.")
+erfcx = _table("erfcx", "The scaled complementary error function exp(x^2) * erfc(x).")
+bessel_j0 = _table("bessel_j0", "J0(x), the Bessel function of the first kind of order 0.")
+bessel_j1 = _table("bessel_j1", "J1(x), the Bessel function of the first kind of order 1.")
+bessel_y0 = _table("bessel_y0", "Y0(x), the Bessel function of the second kind of order 0.")
+bessel_y1 = _table("bessel_y1", "Y1(x), the Bessel function of the second kind of order 1.")
+modified_bessel_k0 = _table(
+    "modified_bessel_k0", "K0(x), the modified Bessel function of the second kind."
+)
+modified_bessel_k1 = _table(
+    "modified_bessel_k1", "K1(x), the modified Bessel function of the second kind."
+)
+scaled_modified_bessel_k0 = _table("scaled_modified_bessel_k0", "exp(x) * K0(x).")
+scaled_modified_bessel_k1 = _table("scaled_modified_bessel_k1", "exp(x) * K1(x).")
+spherical_bessel_j0 = _table("spherical_bessel_j0", "sin(x) / x, the spherical Bessel function j0.")
+
+
+def multigammaln(input, p):
+    """log of the multivariate gamma function of dimension p:
+    p (p - 1) / 4 log(pi) + sum_{j < p} lgamma(x - j / 2); every element must exceed (p - 1) / 2."""
+    if not isinstance(p, int) or p < 1:
+        raise ValueError(f"[multigammaln] p must be a positive integer, got {p!r}")
+    x = _float(input)
+    if not x.is_lazy and bool((x <= (p - 1) / 2).any()):
+        raise ValueError(
+            f"[multigammaln] All elements must be greater than (p-1)/2 = {(p - 1) / 2}"
+        )
+    js = _flow.arange(p, dtype=x.dtype, device=x.device) * 0.5
+    return _flow.lgamma(x.unsqueeze(-1) - js).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
+
+
 __all__ = [
     "expit", "logit", "gammaln", "digamma", "psi", "erfinv", "erf", "erfc", "exp2", "expm1", "log1p", "round", "logsumexp", "softmax",
-    "log_softmax", "xlogy", "sinc", "entr", "ndtr", "xlog1py",
+    "log_softmax", "xlogy", "sinc", "entr", "ndtr", "xlog1py", "i0", "i0e", "i1", "i1e", "ndtri", "log_ndtr",
+    "erfcx", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+    "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+    "spherical_bessel_j0", "multigammaln",
 ]  # fmt: skip

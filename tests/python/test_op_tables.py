@@ -21,6 +21,16 @@ DEDICATED = {
     "trunc": "test_rounding_and_sign",
     "bitwise_not": "test_lowering_elementwise::test_logical_not_and_bitwise_ops_bit_exact",
 }
+# torch.special's ops without gradients (as in PyTorch): test_special::test_bessel_family.
+DEDICATED.update(
+    {
+        "special_" + n: "test_special::test_bessel_family_against_torch_float64"
+        for n in (
+            "bessel_j0 bessel_j1 bessel_y0 bessel_y1 modified_bessel_k0 modified_bessel_k1 "
+            "scaled_modified_bessel_k0 scaled_modified_bessel_k1 spherical_bessel_j0"
+        ).split()
+    }
+)
 
 
 def test_table_lists_forward_and_backward_ops():

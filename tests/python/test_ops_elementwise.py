@@ -158,6 +158,18 @@ UNARY = [
     ("lgamma", flow.lgamma, np.vectorize(math.lgamma), lambda s: away(s, -3.5, 6, (-3, -2, -1, 0))),
     ("digamma", flow.digamma, torch_special("digamma"), lambda s: away(s, -2.5, 12, (-2, -1, 0))),
     ("erfinv", flow.erfinv, torch_special("erfinv"), lambda s: rand(s, -0.95, 0.95)),
+    ("i0", flow.i0, torch_special("i0"), lambda s: rand(s, -4, 4)),
+    ("special_i0e", flow.special.i0e, torch_special("i0e"), lambda s: away(s, -4, 4)),
+    ("special_i1", flow.special.i1, torch_special("i1"), lambda s: rand(s, -4, 4)),
+    ("special_i1e", flow.special.i1e, torch_special("i1e"), lambda s: away(s, -4, 4)),
+    ("special_ndtri", flow.special.ndtri, torch_special("ndtri"), lambda s: rand(s, 0.02, 0.98)),
+    (
+        "special_log_ndtr",
+        flow.special.log_ndtr,
+        torch_special("log_ndtr"),
+        lambda s: rand(s, -8, 4),
+    ),
+    ("special_erfcx", flow.special.erfcx, torch_special("erfcx"), lambda s: rand(s, -1.5, 6)),
     ("hardtanh", flow.hardtanh, lambda x: np.clip(x, -1, 1), lambda s: away(s, points=(-1.0, 1.0))),
     ("relu6", flow.relu6, lambda x: np.clip(x, 0, 6), lambda s: away(s, -2, 8, points=(0.0, 6.0))),
     (

@@ -91,6 +91,23 @@ struct HloMath {
   HV digamma(HV x) const { return no_hlo(x); }
   HV trigamma(HV x) const { return no_hlo(x); }
   HV erfinv(HV x) const { return no_hlo(x); }
+  // torch.special's Bessel family and normal tails (opdefs/special_math.h): kernel calls.
+  HV i0(HV x) const { return no_hlo(x); }
+  HV i1(HV x) const { return no_hlo(x); }
+  HV i0e(HV x) const { return no_hlo(x); }
+  HV i1e(HV x) const { return no_hlo(x); }
+  HV k0(HV x) const { return no_hlo(x); }
+  HV k1(HV x) const { return no_hlo(x); }
+  HV k0e(HV x) const { return no_hlo(x); }
+  HV k1e(HV x) const { return no_hlo(x); }
+  HV j0(HV x) const { return no_hlo(x); }
+  HV j1(HV x) const { return no_hlo(x); }
+  HV y0(HV x) const { return no_hlo(x); }
+  HV y1(HV x) const { return no_hlo(x); }
+  HV sph_j0(HV x) const { return no_hlo(x); }
+  HV erfcx(HV x) const { return no_hlo(x); }
+  HV ndtri(HV x) const { return no_hlo(x); }
+  HV log_ndtr(HV x) const { return no_hlo(x); }
   HV is_nan(HV x) const { return x != x; }
   HV U(HloOpcode op, HV x) const { return {e, e->U(op, x.h)}; }
 };
