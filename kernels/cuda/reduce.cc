@@ -138,9 +138,9 @@ Status NormBackward(KernelContext& ctx) {
   LoopShape loop;
   Operand ops[3];
   RETURN_IF_ERROR(MakeLoop("norm_backward", out.shape, {&out, &xb, &cb}, &loop, ops));
-  cudaError_t e =
-      LaunchNormBackward(ToScalarType(out.dtype), opdefs::ReadAttrs<opdefs::NormAttrs>(ctx.attrs()).p, nrm.data, g.data,
-                         nrm.numel(), coef, loop, ops[0], ops[1], ops[2], StreamOf(ctx));
+  cudaError_t e = LaunchNormBackward(
+      ToScalarType(out.dtype), opdefs::ReadAttrs<opdefs::NormAttrs>(ctx.attrs()).p, nrm.data,
+      g.data, nrm.numel(), coef, loop, ops[0], ops[1], ops[2], StreamOf(ctx));
   return e == cudaSuccess ? Status() : LaunchStatus("norm_backward", e);
 }
 

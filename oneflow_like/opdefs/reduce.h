@@ -1,7 +1,7 @@
-// The reduce family's declarations expanded from reduce.def: the typed attribute structs (with
-// ForEachAttr, so opdefs/attrs.h ReadAttrs/ToAttrMap convert them) and one trait per op naming
-// its attributes. Host-only (dims are a std::vector); shared by kernels/cpu, kernels/cuda's host
-// side, the lowering, oneflow_like/ops and python/csrc.
+// The reduce family's typed attribute structs expanded from reduce.def (with ForEachAttr, so
+// opdefs/attrs.h ReadAttrs/ToAttrMap convert them from/to an op call's AttrMap). Host-only
+// (dims are a std::vector); shared by kernels/cpu, kernels/cuda's host side, the lowering,
+// oneflow_like/ops and python/csrc.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -17,18 +17,8 @@ using Ints = std::vector<int64_t>;
 #include "oneflow_like/opdefs/attr_structs.inc"
 #undef OFL_TABLE
 
-// Reduce<Name>::Attrs is the op's attribute struct; kName its registered name.
-#define OFL_ATTRS(...)
-#undef OFL_REDUCE
-#define OFL_REDUCE(name, Name, Attrs_, ...) \
-  struct Reduce##Name {                     \
-    using Attrs = Attrs_;                   \
-    static constexpr const char* kName = #name; \
-  };
-#include "oneflow_like/opdefs/reduce.def"
 #undef OFL_REDUCE
 #undef OFL_REDUCE_API
-#undef OFL_ATTRS
 
 }  // namespace opdefs
 }  // namespace oneflow_like

@@ -345,10 +345,12 @@ StatusOr<std::pair<Tensor, Tensor>> MinDim(const Tensor& x, int64_t dim, bool ke
 }
 
 StatusOr<Tensor> Argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-  return First(RunArgmax("argmax", x, Over(dim ? std::vector<int64_t>{*dim} : std::vector<int64_t>{}, keepdim)));
+  return First(RunArgmax("argmax", x,
+                         Over(dim ? std::vector<int64_t>{*dim} : std::vector<int64_t>{}, keepdim)));
 }
 StatusOr<Tensor> Argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-  return First(RunArgmin("argmin", x, Over(dim ? std::vector<int64_t>{*dim} : std::vector<int64_t>{}, keepdim)));
+  return First(RunArgmin("argmin", x,
+                         Over(dim ? std::vector<int64_t>{*dim} : std::vector<int64_t>{}, keepdim)));
 }
 
 StatusOr<Tensor> Var(const Tensor& x, std::vector<int64_t> dims, double correction, bool keepdim) {

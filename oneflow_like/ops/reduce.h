@@ -1,6 +1,6 @@
 // Reduction family: sum, mean, prod, amax/amin, max/min (values and indices), argmax/argmin,
-// var/std, norm, logsumexp, nansum, nanmedian over any dims with keepdim. `dims` empty = all dims. Floating
-// inputs keep their dtype; integer/bool sums and products give int64; indices are int64.
+// var/std, norm, logsumexp, nansum, nanmedian over any dims with keepdim. `dims` empty = all dims.
+// Floating inputs keep their dtype; integer/bool sums and products give int64; indices are int64.
 #pragma once
 #include <optional>
 #include <utility>

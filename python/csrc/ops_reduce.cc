@@ -184,8 +184,8 @@ void BindReduce(py::module_& m, TensorClass& cls) {
                           py::arg("layout") = r.layout, py::arg("check") = r.check,
                           py::arg("attrs") = r.attrs()));
     for (const ApiRow& r : kApiRows)
-      apis.append(py::dict(py::arg("name") = r.name, py::arg("sig") = r.sig,
-                           py::arg("entry") = r.entry));
+      apis.append(
+          py::dict(py::arg("name") = r.name, py::arg("sig") = r.sig, py::arg("entry") = r.entry));
     return py::dict(py::arg("ops") = ops, py::arg("apis") = apis);
   });
 }

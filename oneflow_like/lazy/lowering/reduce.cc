@@ -39,9 +39,8 @@ Status LowerExtreme(LowerCtx& ctx, const TracedOp& op, bool is_max) {
   if (!IsFloat(m.dtype) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
   double init =
       is_max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
-  ASSIGN_OR_RETURN(
-      auto* r, ctx.b().Reduce(ctx.in(op, 0), ctx.Scalar(m.dtype, init), Dims(op),
-                              is_max ? hlo::ReduceKind::kMax : hlo::ReduceKind::kMin));
+  ASSIGN_OR_RETURN(auto* r, ctx.b().Reduce(ctx.in(op, 0), ctx.Scalar(m.dtype, init), Dims(op),
+                                           is_max ? hlo::ReduceKind::kMax : hlo::ReduceKind::kMin));
   if (r->shape().dims() != m.shape.dims()) {
     ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, m.shape.dims()));
   }
