@@ -647,9 +647,22 @@ void AroundDim(const Shape& s, int64_t dim, int64_t* outer, int64_t* size, int64
   for (int64_t i = dim + 1; i < s.ndim(); ++i) *inner *= s[i];
 }
 
-// nanmedian_dim(x; dims = {d}) over a contiguous x: (values, indices) of the lower median of each
-// row's non-NaN values (element (n - 1) / 2 of them sorted; ties: the lowest index); a row of
-// NaNs gives NaN at its first index.
+// The index (into `v`'s rows) of the lower median of the non-NaN values `v` (element (n - 1) / 2
+// of them sorted; ties: the lowest index); `at` lists each value's index. -1 for none.
+int64_t LowerMedianAt(std::vector<long double>& v, std::vector<int64_t>& at) {
+  if (v.empty()) return -1;
+  std::vector<int64_t> order(v.size());
+  for (size_t i = 0; i < v.size(); ++i) order[i] = static_cast<int64_t>(i);
+  auto mid = order.begin() + (order.size() - 1) / 2;
+  std::nth_element(order.begin(), mid, order.end(), [&](int64_t i, int64_t j) {
+    return v[i] < v[j] || (v[i] == v[j] && at[i] < at[j]);
+  });
+  return at[*mid];
+}
+
+// nanmedian_dim(x; dims = {d}) over a contiguous x: (values, indices) of each row's lower median
+// ignoring NaN; a row of NaNs gives NaN at its first index. Values compare as long double, exact
+// for every dtype (int64 included), so one selection serves them all.
 Status NanMedianKernel(KernelContext& ctx) {
   const TensorView& x = ctx.input(0);
   std::vector<int64_t> dims = Dims(ctx);
@@ -660,21 +673,19 @@ Status NanMedianKernel(KernelContext& ctx) {
   OFL_SWITCH_NUMERIC(x.dtype, {
     const scalar_t* xv = x.ptr<const scalar_t>();
     scalar_t* ov = ctx.output(0).ptr<scalar_t>();
-    std::vector<int64_t> order;
+    std::vector<long double> vals;
+    std::vector<int64_t> at;
     for (int64_t a = 0; a < outer; ++a)
       for (int64_t b = 0; b < inner; ++b) {
         const scalar_t* row = xv + a * size * inner + b;
-        order.clear();
+        vals.clear();
+        at.clear();
         for (int64_t k = 0; k < size; ++k)
-          if (!IsNan(row[k * inner])) order.push_back(k);
-        int64_t o = a * inner + b, pick = 0;
-        if (!order.empty()) {
-          auto mid = order.begin() + (order.size() - 1) / 2;
-          std::nth_element(order.begin(), mid, order.end(), [&](int64_t i, int64_t j) {
-            return row[i * inner] < row[j * inner] || (row[i * inner] == row[j * inner] && i < j);
-          });
-          pick = *mid;
-        }
+          if (!IsNan(row[k * inner])) {
+            vals.push_back(static_cast<long double>(row[k * inner]));
+            at.push_back(k);
+          }
+        int64_t o = a * inner + b, pick = std::max<int64_t>(LowerMedianAt(vals, at), 0);
         ov[o] = row[pick * inner];
         ix[o] = pick;
       }
