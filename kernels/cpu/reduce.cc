@@ -13,6 +13,8 @@
 #include <memory>
 
 #include "kernels/cpu/loops.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/reduce.h"
 
 namespace oneflow_like {
 namespace kernels {
@@ -536,8 +538,9 @@ struct LseR {
 
 // ---- kernels ----------------------------------------------------------------------------
 
-const std::vector<int64_t>& Dims(KernelContext& ctx) {
-  return ctx.attrs().Ints("dims");
+// The op's dims (normalised by the functional entry), from the table's typed attributes.
+std::vector<int64_t> Dims(KernelContext& ctx) {
+  return opdefs::ReadAttrs<opdefs::ReduceAttrs>(ctx.attrs()).dims;
 }
 
 Status SumKernel(KernelContext& ctx) {
@@ -625,16 +628,71 @@ Status FloatReduce(KernelContext& ctx, MakeR make) {
 }
 
 Status VarKernel(KernelContext& ctx) {
-  double c = ctx.attrs().Float("correction", 1.0);
+  double c = opdefs::ReadAttrs<opdefs::VarAttrs>(ctx.attrs()).correction;
   bool sq = std::string_view(ctx.op()) == "std";
   return FloatReduce(ctx, [&](auto t, auto* o) { return VarR<decltype(t)>{o, c, sq}; });
 }
 Status NormKernel(KernelContext& ctx) {
-  double p = ctx.attrs().Float("p", 2.0);
+  double p = opdefs::ReadAttrs<opdefs::NormAttrs>(ctx.attrs()).p;
   return FloatReduce(ctx, [&](auto t, auto* o) { return NormR<decltype(t)>{o, p}; });
 }
 Status LogSumExpKernel(KernelContext& ctx) {
   return FloatReduce(ctx, [&](auto t, auto* o) { return LseR<decltype(t)>{o}; });
+}
+
+// Splits `shape` around `dim`: outer * size * inner.
+void AroundDim(const Shape& s, int64_t dim, int64_t* outer, int64_t* size, int64_t* inner) {
+  *outer = 1, *inner = 1, *size = s.ndim() ? s[dim] : 1;
+  for (int64_t i = 0; i < dim; ++i) *outer *= s[i];
+  for (int64_t i = dim + 1; i < s.ndim(); ++i) *inner *= s[i];
+}
+
+// The index (into `v`'s rows) of the lower median of the non-NaN values `v` (element (n - 1) / 2
+// of them sorted; ties: the lowest index); `at` lists each value's index. -1 for none.
+int64_t LowerMedianAt(std::vector<long double>& v, std::vector<int64_t>& at) {
+  if (v.empty()) return -1;
+  std::vector<int64_t> order(v.size());
+  for (size_t i = 0; i < v.size(); ++i) order[i] = static_cast<int64_t>(i);
+  auto mid = order.begin() + (order.size() - 1) / 2;
+  std::nth_element(order.begin(), mid, order.end(), [&](int64_t i, int64_t j) {
+    return v[i] < v[j] || (v[i] == v[j] && at[i] < at[j]);
+  });
+  return at[*mid];
+}
+
+// nanmedian_dim(x; dims = {d}) over a contiguous x: (values, indices) of each row's lower median
+// ignoring NaN; a row of NaNs gives NaN at its first index. Values compare as long double, exact
+// for every dtype (int64 included), so one selection serves them all.
+Status NanMedianKernel(KernelContext& ctx) {
+  const TensorView& x = ctx.input(0);
+  std::vector<int64_t> dims = Dims(ctx);
+  int64_t outer, size, inner;
+  AroundDim(x.shape, dims.empty() ? 0 : dims[0], &outer, &size, &inner);
+  int64_t* ix = ctx.output(1).ptr<int64_t>();
+  bool done = false;
+  OFL_SWITCH_NUMERIC(x.dtype, {
+    const scalar_t* xv = x.ptr<const scalar_t>();
+    scalar_t* ov = ctx.output(0).ptr<scalar_t>();
+    std::vector<long double> vals;
+    std::vector<int64_t> at;
+    for (int64_t a = 0; a < outer; ++a)
+      for (int64_t b = 0; b < inner; ++b) {
+        const scalar_t* row = xv + a * size * inner + b;
+        vals.clear();
+        at.clear();
+        for (int64_t k = 0; k < size; ++k)
+          if (!IsNan(row[k * inner])) {
+            vals.push_back(static_cast<long double>(row[k * inner]));
+            at.push_back(k);
+          }
+        int64_t o = a * inner + b, pick = std::max<int64_t>(LowerMedianAt(vals, at), 0);
+        ov[o] = row[pick * inner];
+        ix[o] = pick;
+      }
+    done = true;
+  });
+  if (!done) return TypeError("[nanmedian] not supported for %s on cpu", DTypeName(x.dtype));
+  return Status();
 }
 
 // ---- helpers of the gradient formulas ---------------------------------------------------
@@ -656,13 +714,6 @@ Status EqMaskKernel(KernelContext& ctx) {
   if (!done)
     return TypeError("[reduce_eq_mask] not supported for %s", DTypeName(ctx.output(0).dtype));
   return Status();
-}
-
-// Splits `shape` around `dim`: outer * size * inner.
-void AroundDim(const Shape& s, int64_t dim, int64_t* outer, int64_t* size, int64_t* inner) {
-  *outer = 1, *inner = 1, *size = s.ndim() ? s[dim] : 1;
-  for (int64_t i = 0; i < dim; ++i) *outer *= s[i];
-  for (int64_t i = dim + 1; i < s.ndim(); ++i) *inner *= s[i];
 }
 
 // reduce_index_scatter(g, idx; dim): out = zeros, out[.., idx, ..] = g along dim (inputs keepdim).
@@ -713,7 +764,7 @@ Status IndexGatherKernel(KernelContext& ctx) {
 // norm and g have the keepdim shape (contiguous) and broadcast to x.
 Status NormBackwardKernel(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &nrm = ctx.input(1), &g = ctx.input(2), &out = ctx.output(0);
-  double p = ctx.attrs().Float("p", 2.0);
+  double p = opdefs::ReadAttrs<opdefs::NormAttrs>(ctx.attrs()).p;
   bool done = false;
   OFL_SWITCH_FLOAT(out.dtype, {
     ASSIGN_OR_RETURN(void* mem, ctx.AllocateTemp(nrm.numel() * sizeof(scalar_t)));
@@ -751,6 +802,7 @@ OFL_REGISTER_KERNEL(var, kCPU, VarKernel);
 OFL_REGISTER_KERNEL(std, kCPU, VarKernel);
 OFL_REGISTER_KERNEL(norm, kCPU, NormKernel);
 OFL_REGISTER_KERNEL(logsumexp, kCPU, LogSumExpKernel);
+OFL_REGISTER_KERNEL(nanmedian_dim, kCPU, NanMedianKernel);
 OFL_REGISTER_KERNEL(reduce_eq_mask, kCPU, EqMaskKernel);
 OFL_REGISTER_KERNEL(reduce_index_scatter, kCPU, IndexScatterKernel);
 OFL_REGISTER_KERNEL(reduce_index_gather, kCPU, IndexGatherKernel);

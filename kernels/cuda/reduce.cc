@@ -1,8 +1,11 @@
-// CUDA kernels of the reduction family (same op names, attrs and dtypes as kernels/cpu).
+// CUDA kernels of the reduction family (same op names, attrs and dtypes as kernels/cpu; the
+// attribute structs are oneflow_like/opdefs/reduce.def's). nanmedian_dim has no CUDA kernel yet.
 #include <algorithm>
 #include <vector>
 
 #include "kernels/cuda/kernel_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/reduce.h"
 
 namespace oneflow_like {
 namespace cuda {
@@ -16,7 +19,7 @@ Status Sum(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &out = ctx.output(0);
   if (!SumSupported(ToScalarType(x.dtype)))
     return TypeError("[sum] not supported for %s on cuda", DTypeName(x.dtype));
-  const auto& dims = ctx.attrs().Ints("dims");
+  const auto dims = opdefs::ReadAttrs<opdefs::ReduceAttrs>(ctx.attrs()).dims;
   ReduceShape r;
   for (int64_t i = 0; i < x.shape.ndim(); ++i) {
     if (x.shape[i] == 1) continue;  // size-1 dims change nothing, reduced or kept
@@ -82,7 +85,8 @@ Status Reduce(KernelContext& ctx) {
   if (!ReduceSupported(kOp, ToScalarType(x.dtype)))
     return TypeError("[%s] not supported for %s on cuda", ctx.op(), DTypeName(x.dtype));
   ReduceShape r;
-  RETURN_IF_ERROR(MakeReduceShape(ctx.op(), x, ctx.attrs().Ints("dims"), &r));
+  RETURN_IF_ERROR(
+      MakeReduceShape(ctx.op(), x, opdefs::ReadAttrs<opdefs::ReduceAttrs>(ctx.attrs()).dims, &r));
   void* values = nullptr;
   int64_t* indices = nullptr;
   if (kOp == ReduceOp::kArgmax || kOp == ReduceOp::kArgmin) {
@@ -93,8 +97,9 @@ Status Reduce(KernelContext& ctx) {
     values = ctx.output(0).data;
   }
   double param = 0;
-  if (kOp == ReduceOp::kVar || kOp == ReduceOp::kStd) param = ctx.attrs().Float("correction", 1.0);
-  if (kOp == ReduceOp::kNorm) param = ctx.attrs().Float("p", 2.0);
+  if (kOp == ReduceOp::kVar || kOp == ReduceOp::kStd)
+    param = opdefs::ReadAttrs<opdefs::VarAttrs>(ctx.attrs()).correction;
+  if (kOp == ReduceOp::kNorm) param = opdefs::ReadAttrs<opdefs::NormAttrs>(ctx.attrs()).p;
   cudaError_t e =
       LaunchReduce(kOp, ToScalarType(x.dtype), r, param, x.data, values, indices, StreamOf(ctx));
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
@@ -133,9 +138,9 @@ Status NormBackward(KernelContext& ctx) {
   LoopShape loop;
   Operand ops[3];
   RETURN_IF_ERROR(MakeLoop("norm_backward", out.shape, {&out, &xb, &cb}, &loop, ops));
-  cudaError_t e =
-      LaunchNormBackward(ToScalarType(out.dtype), ctx.attrs().Float("p", 2.0), nrm.data, g.data,
-                         nrm.numel(), coef, loop, ops[0], ops[1], ops[2], StreamOf(ctx));
+  cudaError_t e = LaunchNormBackward(
+      ToScalarType(out.dtype), opdefs::ReadAttrs<opdefs::NormAttrs>(ctx.attrs()).p, nrm.data,
+      g.data, nrm.numel(), coef, loop, ops[0], ops[1], ops[2], StreamOf(ctx));
   return e == cudaSuccess ? Status() : LaunchStatus("norm_backward", e);
 }
 

@@ -1,6 +1,8 @@
 // Host side of the op tables' attribute structs: read once from an op call's AttrMap (missing
 // attributes keep the table's defaults) and written back into one.
 #pragma once
+#include <vector>
+
 #include "oneflow_like/base/attrs.h"
 #include "oneflow_like/opdefs/ternary.h"
 
@@ -16,6 +18,8 @@ Attrs ReadAttrs(const AttrMap& m) {
       field = m.Bool(name, field);
     else if constexpr (std::is_same_v<T, double>)
       field = m.Float(name, field);
+    else if constexpr (std::is_same_v<T, std::vector<int64_t>>)
+      field = m.Has(name) ? m.Ints(name) : field;
     else
       field = static_cast<T>(m.Int(name, field));
   });
@@ -27,7 +31,8 @@ AttrMap ToAttrMap(Attrs a) {
   AttrMap m;
   ForEachAttr(a, [&](const char* name, auto& field) {
     using T = std::decay_t<decltype(field)>;
-    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, double>)
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, double> ||
+                  std::is_same_v<T, std::vector<int64_t>>)
       m.Set(name, field);
     else
       m.Set(name, static_cast<int64_t>(field));

@@ -1,5 +1,5 @@
-// Reduction family: schemas, gradient formulas and functional entries. Every reduction takes
-// attrs dims (normalised, sorted) and keepdim; kernels are in kernels/cpu/reduce.cc.
+// Reduction family: the OpDefs of oneflow_like/opdefs/reduce.def (generated below), their
+// gradient formulas and the functional entries. Kernels: kernels/cpu/reduce.cc, kernels/cuda.
 #include "oneflow_like/ops/reduce.h"
 
 #include <cmath>
@@ -11,30 +11,33 @@
 #include "oneflow_like/ops/shape_ops.h"
 #include "oneflow_like/ops/ternary.h"
 #include "oneflow_like/ops/unary.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/reduce.h"
 
 namespace oneflow_like {
 namespace {
 
 Status InferReduce(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out,
                    DType dtype) {
-  for (int64_t d : a.Ints("dims"))
+  auto r = opdefs::ReadAttrs<opdefs::ReduceAttrs>(a);
+  for (int64_t d : r.dims)
     if (d < 0 || d >= std::max<int64_t>(in[0].ndim(), 1))
       return Internal("[reduce] dims not normalised");
-  out->push_back(TensorMeta{ops::ReducedShape(in[0].shape(), a.Ints("dims"), a.Bool("keepdim")),
-                            dtype, in[0].device()});
+  out->push_back(
+      TensorMeta{ops::ReducedShape(in[0].shape(), r.dims, r.keepdim), dtype, in[0].device()});
   return Status();
 }
-Status InferSameDtype(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+Status Infer_same(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
   return InferReduce(in, a, out, in[0].dtype());
 }
 // Sums and products of integers/bools widen to int64.
-Status InferWidened(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+Status Infer_widened(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
   return InferReduce(in, a, out, IsFloating(in[0].dtype()) ? in[0].dtype() : DType::kI64);
 }
-Status InferIndices(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+Status Infer_i64(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
   return InferReduce(in, a, out, DType::kI64);
 }
-Status InferValuesIndices(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+Status Infer_values_i64(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
   RETURN_IF_ERROR(InferReduce(in, a, out, in[0].dtype()));
   out->push_back(TensorMeta{(*out)[0].shape, DType::kI64, in[0].device()});
   return Status();
@@ -42,8 +45,9 @@ Status InferValuesIndices(const TensorList& in, const AttrMap& a, std::vector<Te
 
 // A reduction's output (or its gradient) with the reduced dims kept as size 1.
 StatusOr<Tensor> KeepDims(const Tensor& t, const Tensor& x, const AttrMap& a) {
-  if (a.Bool("keepdim")) return t;
-  return functional::Reshape(t, ops::ReducedShape(x.shape(), a.Ints("dims"), true));
+  auto r = opdefs::ReadAttrs<opdefs::ReduceAttrs>(a);
+  if (r.keepdim) return t;
+  return functional::Reshape(t, ops::ReducedShape(x.shape(), r.dims, true));
 }
 // The gradient of a reduction, broadcast back to the input's shape.
 StatusOr<Tensor> ExpandGrad(const Tensor& g, const Tensor& x, const AttrMap& a) {
@@ -94,28 +98,23 @@ const OpDef kIndexGather =
 const OpDef kNormBackward =
     OpSpec("norm_backward", ops::InferSameAsInput).SaveInputs(false).SaveOutputs(false);
 
-// ---- the reductions -------------------------------------------------------------------
+// ---- gradient formulas (the table's grad column) -----------------------------------------
 
-const OpDef kSum =
-    OpSpec("sum", InferWidened)
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          ASSIGN_OR_RETURN(Tensor g, ExpandGrad(c.grad_outputs[0], c.inputs[0], c.attrs));
-          return TensorList{g};
-        })
-        .StridedInputs()
-        .SaveOutputs(false);
+constexpr GradFn NoGrad = nullptr;
+
+StatusOr<TensorList> SumGrad(const GradContext& c) {
+  ASSIGN_OR_RETURN(Tensor g, ExpandGrad(c.grad_outputs[0], c.inputs[0], c.attrs));
+  return TensorList{g};
+}
 
 // d prod / dx = prod / x (inputs with zeros give inf/nan there).
-const OpDef kProd =
-    OpSpec("prod", InferWidened)
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          ASSIGN_OR_RETURN(Tensor gk, KeepDims(c.grad_outputs[0], c.inputs[0], c.attrs));
-          ASSIGN_OR_RETURN(Tensor ok, KeepDims(c.outputs[0], c.inputs[0], c.attrs));
-          ASSIGN_OR_RETURN(Tensor go, functional::Mul(gk, ok));
-          ASSIGN_OR_RETURN(Tensor g, functional::Div(go, c.inputs[0]));
-          return TensorList{g};
-        })
-        .StridedInputs();
+StatusOr<TensorList> ProdGrad(const GradContext& c) {
+  ASSIGN_OR_RETURN(Tensor gk, KeepDims(c.grad_outputs[0], c.inputs[0], c.attrs));
+  ASSIGN_OR_RETURN(Tensor ok, KeepDims(c.outputs[0], c.inputs[0], c.attrs));
+  ASSIGN_OR_RETURN(Tensor go, functional::Mul(gk, ok));
+  ASSIGN_OR_RETURN(Tensor g, functional::Div(go, c.inputs[0]));
+  return TensorList{g};
+}
 
 // amax/amin: the gradient is shared evenly between the elements equal to the result.
 StatusOr<TensorList> ExtremeGrad(const GradContext& c) {
@@ -128,11 +127,9 @@ StatusOr<TensorList> ExtremeGrad(const GradContext& c) {
   ASSIGN_OR_RETURN(Tensor g, functional::Mul(share, mask));
   return TensorList{g};
 }
-const OpDef kAmax = OpSpec("amax", InferSameDtype).Grad(ExtremeGrad).StridedInputs();
-const OpDef kAmin = OpSpec("amin", InferSameDtype).Grad(ExtremeGrad).StridedInputs();
 
-// max/min along one dim: (values, indices); the gradient goes to the selected index.
-StatusOr<TensorList> ArgExtremeGrad(const GradContext& c) {
+// (values, indices) along one dim (max/min, nanmedian): the gradient goes to the selected index.
+StatusOr<TensorList> IndexGrad(const GradContext& c) {
   const Tensor& x = c.inputs[0];
   ASSIGN_OR_RETURN(Tensor gk, KeepDims(c.grad_outputs[0], x, c.attrs));
   ASSIGN_OR_RETURN(Tensor ik, KeepDims(c.outputs[1], x, c.attrs));
@@ -141,12 +138,6 @@ StatusOr<TensorList> ArgExtremeGrad(const GradContext& c) {
   ASSIGN_OR_RETURN(Tensor g, Dispatch1(kIndexScatter, {gk, ik}, {{"dim", dim}, {"shape", shape}}));
   return TensorList{g};
 }
-const OpDef kMaxDim = OpSpec("max_dim", InferValuesIndices).Grad(ArgExtremeGrad).StridedInputs();
-const OpDef kMinDim = OpSpec("min_dim", InferValuesIndices).Grad(ArgExtremeGrad).StridedInputs();
-const OpDef kArgmax =
-    OpSpec("argmax", InferIndices).StridedInputs().SaveInputs(false).SaveOutputs(false);
-const OpDef kArgmin =
-    OpSpec("argmin", InferIndices).StridedInputs().SaveInputs(false).SaveOutputs(false);
 
 int64_t ReducedCount(const Tensor& x, const std::vector<int64_t>& dims) {
   int64_t n = 1;
@@ -157,10 +148,10 @@ int64_t ReducedCount(const Tensor& x, const std::vector<int64_t>& dims) {
 // d var / dx = 2 (x - mean) / (N - correction); d std = d var / (2 std).
 StatusOr<TensorList> VarStdGrad(const GradContext& c, bool is_std) {
   const Tensor& x = c.inputs[0];
-  const auto& dims = c.attrs.Ints("dims");
-  double denom = static_cast<double>(ReducedCount(x, dims)) - c.attrs.Float("correction", 1.0);
+  auto a = opdefs::ReadAttrs<opdefs::VarAttrs>(c.attrs);
+  double denom = static_cast<double>(ReducedCount(x, a.dims)) - a.correction;
   ASSIGN_OR_RETURN(Tensor gk, KeepDims(c.grad_outputs[0], x, c.attrs));
-  ASSIGN_OR_RETURN(Tensor mean, functional::Mean(x, dims, true));
+  ASSIGN_OR_RETURN(Tensor mean, functional::Mean(x, a.dims, true));
   ASSIGN_OR_RETURN(Tensor d, functional::Sub(x, mean));
   if (is_std) {
     ASSIGN_OR_RETURN(Tensor ok, KeepDims(c.outputs[0], x, c.attrs));
@@ -170,17 +161,16 @@ StatusOr<TensorList> VarStdGrad(const GradContext& c, bool is_std) {
   ASSIGN_OR_RETURN(Tensor g, functional::MulScalar(gd, (is_std ? 1.0 : 2.0) / denom));
   return TensorList{g};
 }
-const OpDef kVar = OpSpec("var", InferSameDtype)
-                       .Grad([](const GradContext& c) { return VarStdGrad(c, false); })
-                       .StridedInputs()
-                       .SaveOutputs(false);
-const OpDef kStd = OpSpec("std", InferSameDtype)
-                       .Grad([](const GradContext& c) { return VarStdGrad(c, true); })
-                       .StridedInputs();
+StatusOr<TensorList> VarGrad(const GradContext& c) {
+  return VarStdGrad(c, false);
+}
+StatusOr<TensorList> StdGrad(const GradContext& c) {
+  return VarStdGrad(c, true);
+}
 
 StatusOr<TensorList> NormGrad(const GradContext& c) {
   const Tensor& x = c.inputs[0];
-  double p = c.attrs.Float("p", 2.0);
+  double p = opdefs::ReadAttrs<opdefs::NormAttrs>(c.attrs).p;
   if (p == 0) {
     ASSIGN_OR_RETURN(Tensor z, functional::ZerosLike(x));
     return TensorList{z};
@@ -198,47 +188,90 @@ StatusOr<TensorList> NormGrad(const GradContext& c) {
   ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNormBackward, {x, ok, gk}, {{"p", p}}));
   return TensorList{g};
 }
-const OpDef kNorm = OpSpec("norm", InferSameDtype).Grad(NormGrad).StridedInputs();
 
 // d logsumexp / dx = exp(x - logsumexp).
-const OpDef kLogSumExp = OpSpec("logsumexp", InferSameDtype)
-                             .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-                               const Tensor& x = c.inputs[0];
-                               ASSIGN_OR_RETURN(Tensor gk, KeepDims(c.grad_outputs[0], x, c.attrs));
-                               ASSIGN_OR_RETURN(Tensor ok, KeepDims(c.outputs[0], x, c.attrs));
-                               ASSIGN_OR_RETURN(Tensor d, functional::Sub(x, ok));
-                               ASSIGN_OR_RETURN(Tensor e, functional::Exp(d));
-                               ASSIGN_OR_RETURN(Tensor g, functional::Mul(e, gk));
-                               return TensorList{g};
-                             })
-                             .StridedInputs();
-
-// Runs `op` over normalised `dims`; `what` names the op in errors.
-StatusOr<TensorList> Run(const OpDef& op, const char* what, const Tensor& x,
-                         const std::vector<int64_t>& dims, bool keepdim, AttrMap attrs = {}) {
-  ASSIGN_OR_RETURN(auto nd, ops::NormalizeDims(what, dims, x.ndim()));
-  attrs.Set("dims", nd).Set("keepdim", keepdim);
-  return Dispatch(op, {x}, attrs);
-}
-StatusOr<Tensor> Run1(const OpDef& op, const char* what, const Tensor& x,
-                      const std::vector<int64_t>& dims, bool keepdim, AttrMap attrs = {}) {
-  ASSIGN_OR_RETURN(TensorList r, Run(op, what, x, dims, keepdim, std::move(attrs)));
-  return r[0];
+StatusOr<TensorList> LogSumExpGrad(const GradContext& c) {
+  const Tensor& x = c.inputs[0];
+  ASSIGN_OR_RETURN(Tensor gk, KeepDims(c.grad_outputs[0], x, c.attrs));
+  ASSIGN_OR_RETURN(Tensor ok, KeepDims(c.outputs[0], x, c.attrs));
+  ASSIGN_OR_RETURN(Tensor d, functional::Sub(x, ok));
+  ASSIGN_OR_RETURN(Tensor e, functional::Exp(d));
+  ASSIGN_OR_RETURN(Tensor g, functional::Mul(e, gk));
+  return TensorList{g};
 }
 
-Status CheckNonEmpty(const char* what, const Tensor& x, const std::vector<int64_t>& dims) {
-  ASSIGN_OR_RETURN(auto nd, ops::NormalizeDims(what, dims, x.ndim()));
-  if (ReducedCount(x, nd) == 0)
+// ---- the table's ops --------------------------------------------------------------------
+
+// The table's check column, on the normalised dims.
+Status Check_any(const char*, const Tensor&, const std::vector<int64_t>&) {
+  return Status();
+}
+Status Check_nonempty(const char* what, const Tensor& x, const std::vector<int64_t>& dims) {
+  if (ReducedCount(x, dims) == 0)
     return InvalidArgument("[%s] cannot reduce over an empty dimension: got %s", what,
                            x.meta_string());
   return Status();
+}
+Status Check_float(const char* what, const Tensor& x, const std::vector<int64_t>&) {
+  return CheckFloating(what, x);
+}
+
+// The op over normalised dims after the table's input check; `what` names the op in errors.
+using CheckFn = Status (*)(const char*, const Tensor&, const std::vector<int64_t>&);
+template <typename Attrs>
+StatusOr<TensorList> RunOp(const OpDef& op, CheckFn check, const char* what, const Tensor& x,
+                           Attrs a) {
+  ASSIGN_OR_RETURN(a.dims, ops::NormalizeDims(what, a.dims, x.ndim()));
+  RETURN_IF_ERROR(check(what, x, a.dims));
+  return Dispatch(op, {x}, opdefs::ToAttrMap(a));
+}
+
+#define OFL_REDUCE_SAVE_IN_both true
+#define OFL_REDUCE_SAVE_OUT_both true
+#define OFL_REDUCE_SAVE_IN_inputs true
+#define OFL_REDUCE_SAVE_OUT_inputs false
+#define OFL_REDUCE_SAVE_IN_none false
+#define OFL_REDUCE_SAVE_OUT_none false
+#define OFL_REDUCE_STRIDED_strided true
+#define OFL_REDUCE_STRIDED_contiguous false
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_REDUCE_API(...)
+#define OFL_REDUCE(name, Name, Attrs, out, grad, save, layout, check)                  \
+  const OpDef k##Name = OpSpec(#name, Infer_##out)                                   \
+                            .Grad(grad)                                              \
+                            .StridedInputs(OFL_REDUCE_STRIDED_##layout)              \
+                            .SaveInputs(OFL_REDUCE_SAVE_IN_##save)                   \
+                            .SaveOutputs(OFL_REDUCE_SAVE_OUT_##save);                \
+  StatusOr<TensorList> Run##Name(const char* what, const Tensor& x, opdefs::Attrs a) { \
+    return RunOp(k##Name, Check_##check, what, x, std::move(a));                     \
+  }
+#include "oneflow_like/opdefs/reduce.def"
+#undef OFL_REDUCE
+#undef OFL_REDUCE_API
+#undef OFL_ATTRS
+// clang-format on
+
+StatusOr<Tensor> First(StatusOr<TensorList> r) {
+  if (!r.ok()) return r.status();
+  return (*r)[0];
+}
+StatusOr<std::pair<Tensor, Tensor>> Pair(StatusOr<TensorList> r) {
+  if (!r.ok()) return r.status();
+  return std::make_pair((*r)[0], (*r)[1]);
+}
+opdefs::ReduceAttrs Over(std::vector<int64_t> dims, bool keepdim) {
+  opdefs::ReduceAttrs a;
+  a.dims = std::move(dims);
+  a.keepdim = keepdim;
+  return a;
 }
 }  // namespace
 
 namespace functional {
 
 StatusOr<Tensor> Sum(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
-  return Run1(kSum, "sum", x, dims, keepdim);
+  return First(RunSum("sum", x, Over(std::move(dims), keepdim)));
 }
 
 StatusOr<Tensor> Mean(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
@@ -246,7 +279,7 @@ StatusOr<Tensor> Mean(const Tensor& x, std::vector<int64_t> dims, bool keepdim) 
     return TypeError("[mean] expected a floating point tensor, got %s", x.meta_string());
   ASSIGN_OR_RETURN(auto nd, ops::NormalizeDims("mean", dims, x.ndim()));
   int64_t count = ReducedCount(x, nd);
-  ASSIGN_OR_RETURN(Tensor s, Dispatch1(kSum, {x}, {{"dims", nd}, {"keepdim", keepdim}}));
+  ASSIGN_OR_RETURN(Tensor s, First(RunSum("mean", x, Over(nd, keepdim))));
   return MulScalar(s, count == 0 ? NAN : 1.0 / static_cast<double>(count));
 }
 
@@ -271,7 +304,7 @@ StatusOr<Tensor> SumToShape(const Tensor& x, const Shape& shape) {
   }
   Tensor r = x;
   if (!dims.empty()) {
-    ASSIGN_OR_RETURN(r, Dispatch1(kSum, {x}, {{"dims", dims}, {"keepdim", true}}));
+    ASSIGN_OR_RETURN(r, Dispatch1(kSum, {x}, opdefs::ToAttrMap(Over(dims, true))));
   }
   return Reshape(r, shape);
 }
@@ -288,58 +321,61 @@ StatusOr<Tensor> Prod(const Tensor& x, std::vector<int64_t> dims, bool keepdim) 
     ASSIGN_OR_RETURN(Tensor i, Cast(x, DType::kI64));
     return Prod(i, dims, keepdim);
   }
-  return Run1(kProd, "prod", x, dims, keepdim);
+  return First(RunProd("prod", x, Over(std::move(dims), keepdim)));
 }
 
 StatusOr<Tensor> Amax(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
-  RETURN_IF_ERROR(CheckNonEmpty("amax", x, dims));
-  return Run1(kAmax, "amax", x, dims, keepdim);
+  return First(RunAmax("amax", x, Over(std::move(dims), keepdim)));
 }
 StatusOr<Tensor> Amin(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
-  RETURN_IF_ERROR(CheckNonEmpty("amin", x, dims));
-  return Run1(kAmin, "amin", x, dims, keepdim);
+  return First(RunAmin("amin", x, Over(std::move(dims), keepdim)));
+}
+StatusOr<Tensor> Max(const Tensor& x) {
+  return First(RunAmax("max", x, {}));
+}
+StatusOr<Tensor> Min(const Tensor& x) {
+  return First(RunAmin("min", x, {}));
 }
 
 StatusOr<std::pair<Tensor, Tensor>> MaxDim(const Tensor& x, int64_t dim, bool keepdim) {
-  RETURN_IF_ERROR(CheckNonEmpty("max", x, {dim}));
-  ASSIGN_OR_RETURN(TensorList r, Run(kMaxDim, "max", x, {dim}, keepdim));
-  return std::make_pair(r[0], r[1]);
+  return Pair(RunMaxDim("max", x, Over({dim}, keepdim)));
 }
 StatusOr<std::pair<Tensor, Tensor>> MinDim(const Tensor& x, int64_t dim, bool keepdim) {
-  RETURN_IF_ERROR(CheckNonEmpty("min", x, {dim}));
-  ASSIGN_OR_RETURN(TensorList r, Run(kMinDim, "min", x, {dim}, keepdim));
-  return std::make_pair(r[0], r[1]);
+  return Pair(RunMinDim("min", x, Over({dim}, keepdim)));
 }
 
 StatusOr<Tensor> Argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-  std::vector<int64_t> dims = dim ? std::vector<int64_t>{*dim} : std::vector<int64_t>{};
-  RETURN_IF_ERROR(CheckNonEmpty("argmax", x, dims));
-  return Run1(kArgmax, "argmax", x, dims, keepdim);
+  return First(RunArgmax("argmax", x,
+                         Over(dim ? std::vector<int64_t>{*dim} : std::vector<int64_t>{}, keepdim)));
 }
 StatusOr<Tensor> Argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-  std::vector<int64_t> dims = dim ? std::vector<int64_t>{*dim} : std::vector<int64_t>{};
-  RETURN_IF_ERROR(CheckNonEmpty("argmin", x, dims));
-  return Run1(kArgmin, "argmin", x, dims, keepdim);
+  return First(RunArgmin("argmin", x,
+                         Over(dim ? std::vector<int64_t>{*dim} : std::vector<int64_t>{}, keepdim)));
 }
 
 StatusOr<Tensor> Var(const Tensor& x, std::vector<int64_t> dims, double correction, bool keepdim) {
-  RETURN_IF_ERROR(CheckFloating("var", x));
-  return Run1(kVar, "var", x, dims, keepdim, {{"correction", correction}});
+  return First(RunVar("var", x, {std::move(dims), keepdim, correction}));
 }
 StatusOr<Tensor> Std(const Tensor& x, std::vector<int64_t> dims, double correction, bool keepdim) {
-  RETURN_IF_ERROR(CheckFloating("std", x));
-  return Run1(kStd, "std", x, dims, keepdim, {{"correction", correction}});
+  return First(RunStd("std", x, {std::move(dims), keepdim, correction}));
 }
 
 StatusOr<Tensor> Norm(const Tensor& x, double p, std::vector<int64_t> dims, bool keepdim) {
-  RETURN_IF_ERROR(CheckFloating("norm", x));
   if (std::isnan(p)) return InvalidArgument("[norm] p must be a number, got nan");
-  return Run1(kNorm, "norm", x, dims, keepdim, {{"p", p}});
+  return First(RunNorm("norm", x, {std::move(dims), keepdim, p}));
 }
 
 StatusOr<Tensor> LogSumExp(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
-  RETURN_IF_ERROR(CheckFloating("logsumexp", x));
-  return Run1(kLogSumExp, "logsumexp", x, dims, keepdim);
+  return First(RunLogSumExp("logsumexp", x, Over(std::move(dims), keepdim)));
+}
+
+StatusOr<std::pair<Tensor, Tensor>> NanMedianDim(const Tensor& x, int64_t dim, bool keepdim) {
+  return Pair(RunNanMedianDim("nanmedian", x, Over({dim}, keepdim)));
+}
+StatusOr<Tensor> NanMedian(const Tensor& x) {
+  ASSIGN_OR_RETURN(Tensor flat, Reshape(x, Shape({x.numel()})));
+  ASSIGN_OR_RETURN(auto r, NanMedianDim(flat, 0, false));
+  return r.first;
 }
 
 }  // namespace functional

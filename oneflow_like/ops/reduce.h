@@ -1,6 +1,6 @@
 // Reduction family: sum, mean, prod, amax/amin, max/min (values and indices), argmax/argmin,
-// var/std, norm, logsumexp, nansum over any dims with keepdim. `dims` empty = all dims. Floating
-// inputs keep their dtype; integer/bool sums and products give int64; indices are int64.
+// var/std, norm, logsumexp, nansum, nanmedian over any dims with keepdim. `dims` empty = all dims.
+// Floating inputs keep their dtype; integer/bool sums and products give int64; indices are int64.
 #pragma once
 #include <optional>
 #include <utility>
@@ -22,6 +22,9 @@ StatusOr<Tensor> Amin(const Tensor& x, std::vector<int64_t> dims = {}, bool keep
 // the gradient flows to that index only.
 StatusOr<std::pair<Tensor, Tensor>> MaxDim(const Tensor& x, int64_t dim, bool keepdim = false);
 StatusOr<std::pair<Tensor, Tensor>> MinDim(const Tensor& x, int64_t dim, bool keepdim = false);
+// max()/min() of every element (amax over all dims, named max/min in errors).
+StatusOr<Tensor> Max(const Tensor& x);
+StatusOr<Tensor> Min(const Tensor& x);
 // No dim: the index into the flattened input.
 StatusOr<Tensor> Argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt,
                         bool keepdim = false);
@@ -39,6 +42,11 @@ StatusOr<Tensor> LogSumExp(const Tensor& x, std::vector<int64_t> dims = {}, bool
 // Sum with NaN counted as zero (sum(where(isnan(x), 0, x))); its gradient is zero at NaNs. Integer
 // and bool inputs: Sum.
 StatusOr<Tensor> NanSum(const Tensor& x, std::vector<int64_t> dims = {}, bool keepdim = false);
+// The lower median of the non-NaN values along `dim` (NaN where there are none) and its index;
+// the gradient flows to that index. NanMedian: over the flattened input.
+StatusOr<std::pair<Tensor, Tensor>> NanMedianDim(const Tensor& x, int64_t dim,
+                                                 bool keepdim = false);
+StatusOr<Tensor> NanMedian(const Tensor& x);
 
 }  // namespace functional
 }  // namespace oneflow_like

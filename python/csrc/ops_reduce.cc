@@ -1,10 +1,14 @@
-// Bindings of the reduce family (functions and Tensor methods, PyTorch names and signatures).
-// max/min with a dim return a namedtuple-like (values, indices), as torch.return_types does.
+// Bindings of the reduce family, generated from oneflow_like/opdefs/reduce.def: one function and
+// Tensor method per OFL_REDUCE_API line, with the PyTorch signature of its sig column, plus
+// flow._C._reduce_table() for the op-table tests. max/min/nanmedian with a dim return a
+// namedtuple (values, indices), as torch.return_types does.
 #include <cmath>
 
+#include "oneflow_like/opdefs/reduce.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/reduce.h"
 #include "python/csrc/binding.h"
+#include "python/csrc/op_tables_py.h"
 
 namespace oneflow_like {
 namespace python {
@@ -14,23 +18,6 @@ namespace F = functional;
 std::vector<int64_t> DimsArg(py::object dim) {
   if (dim.is_none()) return {};
   return ParseIntList(dim);
-}
-
-// namedtuple types max(values, indices) / min(values, indices); created once, never freed.
-py::object* g_max_type = nullptr;
-py::object* g_min_type = nullptr;
-
-py::object MaxMin(bool is_max, const Tensor& x, py::object dim, bool keepdim) {
-  if (dim.is_none())
-    return py::cast(Unwrap(is_max ? F::Amax(x, {}, false) : F::Amin(x, {}, false)));
-  if (!PyLong_Check(dim.ptr())) {
-    throw py::type_error(std::string("[") + (is_max ? "max" : "min") +
-                         "] dim must be an int (use maximum/minimum for two tensors), got " +
-                         std::string(py::repr(dim)));
-  }
-  auto r = Unwrap(is_max ? F::MaxDim(x, py::cast<int64_t>(dim), keepdim)
-                         : F::MinDim(x, py::cast<int64_t>(dim), keepdim));
-  return (*(is_max ? g_max_type : g_min_type))(r.first, r.second);
 }
 
 std::optional<int64_t> OptDim(py::object dim) {
@@ -64,84 +51,143 @@ Tensor WithDtype(const Tensor& x, py::object dtype) {
   return dtype.is_none() ? x : Unwrap(F::Cast(x, ParseDType(dtype)));
 }
 
-void BindReduce(py::module_& m, TensorClass& cls) {
-  py::object nt = py::module_::import("collections").attr("namedtuple");
-  g_max_type = new py::object(nt("max", py::make_tuple("values", "indices")));
-  g_min_type = new py::object(nt("min", py::make_tuple("values", "indices")));
+using DimsFn = StatusOr<Tensor> (*)(const Tensor&, std::vector<int64_t>, bool);
+using PairFn = StatusOr<std::pair<Tensor, Tensor>> (*)(const Tensor&, int64_t, bool);
 
-  auto sum = [](const Tensor& x, py::object dim, bool keepdim, py::object dtype) {
-    return Unwrap(F::Sum(WithDtype(x, dtype), DimsArg(dim), keepdim));
-  };
-  auto mean = [](const Tensor& x, py::object dim, bool keepdim, py::object dtype) {
-    return Unwrap(F::Mean(WithDtype(x, dtype), DimsArg(dim), keepdim));
-  };
-  auto prod = [](const Tensor& x, py::object dim, bool keepdim, py::object dtype) {
-    return Unwrap(F::Prod(WithDtype(x, dtype), DimsArg(dim), keepdim));
-  };
-  auto amax = [](const Tensor& x, py::object dim, bool keepdim) {
-    return Unwrap(F::Amax(x, DimsArg(dim), keepdim));
-  };
-  auto amin = [](const Tensor& x, py::object dim, bool keepdim) {
-    return Unwrap(F::Amin(x, DimsArg(dim), keepdim));
-  };
-  auto max = [](const Tensor& x, py::object dim, bool keepdim) {
-    return MaxMin(true, x, dim, keepdim);
-  };
-  auto min = [](const Tensor& x, py::object dim, bool keepdim) {
-    return MaxMin(false, x, dim, keepdim);
-  };
-  auto argmax = [](const Tensor& x, py::object dim, bool keepdim) {
-    return Unwrap(F::Argmax(x, OptDim(dim), keepdim));
-  };
-  auto argmin = [](const Tensor& x, py::object dim, bool keepdim) {
-    return Unwrap(F::Argmin(x, OptDim(dim), keepdim));
-  };
-  auto var = [](const Tensor& x, py::object dim, py::object unbiased, bool keepdim,
-                py::object correction) {
-    double c = Correction(dim, unbiased, correction);
-    return Unwrap(F::Var(x, DimsArg(dim), c, keepdim));
-  };
-  auto std_ = [](const Tensor& x, py::object dim, py::object unbiased, bool keepdim,
-                 py::object correction) {
-    double c = Correction(dim, unbiased, correction);
-    return Unwrap(F::Std(x, DimsArg(dim), c, keepdim));
-  };
-  auto norm = [](const Tensor& x, py::object p, py::object dim, bool keepdim, py::object dtype) {
-    return Unwrap(F::Norm(WithDtype(x, dtype), NormP(p), DimsArg(dim), keepdim));
-  };
-  auto logsumexp = [](const Tensor& x, py::object dim, bool keepdim) {
-    return Unwrap(F::LogSumExp(x, DimsArg(dim), keepdim));
-  };
-  auto nansum = [](const Tensor& x, py::object dim, bool keepdim, py::object dtype) {
-    return Unwrap(F::NanSum(WithDtype(x, dtype), DimsArg(dim), keepdim));
-  };
-
-  // Functions take `input` first; methods are the same callables bound to the tensor.
-  auto def_both = [&](const char* name, auto fn, auto... extra) {
+// One binder per sig column: defines flow.name(input, ...) and Tensor.name(...).
+struct Binder {
+  py::module_& m;
+  TensorClass& cls;
+  template <typename Fn, typename... Extra>
+  void Both(const char* name, Fn fn, Extra... extra) {
     m.def(name, fn, py::arg("input"), extra...);
     cls.def(name, fn, extra...);
-  };
-  def_both("sum", sum, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-           py::arg("dtype") = py::none());
-  def_both("mean", mean, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-           py::arg("dtype") = py::none());
-  def_both("prod", prod, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-           py::arg("dtype") = py::none());
-  def_both("amax", amax, py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
-  def_both("amin", amin, py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
-  def_both("max", max, py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  def_both("min", min, py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  def_both("argmax", argmax, py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  def_both("argmin", argmin, py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  def_both("var", var, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
-           py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
-  def_both("std", std_, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
-           py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
-  def_both("norm", norm, py::arg("p") = "fro", py::arg("dim") = py::none(),
-           py::arg("keepdim") = false, py::arg("dtype") = py::none());
-  def_both("logsumexp", logsumexp, py::arg("dim") = py::none(), py::arg("keepdim") = false);
-  def_both("nansum", nansum, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-           py::arg("dtype") = py::none());
+  }
+  void dims_dtype(const char* name, DimsFn f, std::nullptr_t) {
+    Both(
+        name,
+        [f](const Tensor& x, py::object dim, bool keepdim, py::object dtype) {
+          return Unwrap(f(WithDtype(x, dtype), DimsArg(dim), keepdim));
+        },
+        py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+        py::arg("dtype") = py::none());
+  }
+  void dims(const char* name, DimsFn f, std::nullptr_t, py::object dim_default = py::none()) {
+    Both(
+        name,
+        [f](const Tensor& x, py::object dim, bool keepdim) {
+          return Unwrap(f(x, DimsArg(dim), keepdim));
+        },
+        py::arg("dim") = dim_default, py::arg("keepdim") = false);
+  }
+  void dims_all(const char* name, DimsFn f, std::nullptr_t) { dims(name, f, nullptr, py::tuple()); }
+  template <typename Fn>
+  void opt_dim(const char* name, Fn f, std::nullptr_t) {
+    Both(
+        name,
+        [f](const Tensor& x, py::object dim, bool keepdim) {
+          return Unwrap(f(x, OptDim(dim), keepdim));
+        },
+        py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  }
+  template <typename Fn>
+  void var(const char* name, Fn f, std::nullptr_t) {
+    Both(
+        name,
+        [f](const Tensor& x, py::object dim, py::object unbiased, bool keepdim,
+            py::object correction) {
+          double c = Correction(dim, unbiased, correction);
+          return Unwrap(f(x, DimsArg(dim), c, keepdim));
+        },
+        py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false,
+        py::kw_only(), py::arg("correction") = py::none());
+  }
+  template <typename Fn>
+  void norm(const char* name, Fn f, std::nullptr_t) {
+    Both(
+        name,
+        [f](const Tensor& x, py::object p, py::object dim, bool keepdim, py::object dtype) {
+          return Unwrap(f(WithDtype(x, dtype), NormP(p), DimsArg(dim), keepdim));
+        },
+        py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false,
+        py::arg("dtype") = py::none());
+  }
+  // No dim: all(x); an int dim: namedtuple name(values, indices) of dim_fn (created once, never
+  // freed, like torch.return_types).
+  void values_indices(const char* name, StatusOr<Tensor> (*all)(const Tensor&), PairFn dim_fn) {
+    py::object nt = py::module_::import("collections").attr("namedtuple");
+    auto* type = new py::object(nt(name, py::make_tuple("values", "indices")));
+    std::string op = name;
+    Both(
+        name,
+        [all, dim_fn, type, op](const Tensor& x, py::object dim, bool keepdim) -> py::object {
+          if (dim.is_none()) return py::cast(Unwrap(all(x)));
+          if (!PyLong_Check(dim.ptr()))
+            throw py::type_error("[" + op + "] dim must be an int, got " +
+                                 std::string(py::repr(dim)));
+          auto r = Unwrap(dim_fn(x, py::cast<int64_t>(dim), keepdim));
+          return (*type)(r.first, r.second);
+        },
+        py::arg("dim") = py::none(), py::arg("keepdim") = false);
+  }
+};
+
+// One row per table entry, for flow._C._reduce_table().
+struct OpRow {
+  const char *name, *out, *grad, *save, *layout, *check;
+  py::dict (*attrs)();
+};
+struct ApiRow {
+  const char *name, *sig, *entry;
+};
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_REDUCE_API(...)
+#define OFL_REDUCE(name, Name, Attrs, out, grad, save, layout, check) \
+  {#name, #out, #grad, #save, #layout, #check, &AttrsDict<opdefs::Attrs>},
+const OpRow kOpRows[] = {
+#include "oneflow_like/opdefs/reduce.def"
+};
+#undef OFL_REDUCE
+#undef OFL_REDUCE_API
+#define OFL_REDUCE(...)
+#define OFL_REDUCE_API(pyname, sig, entry, dim_entry) {#pyname, #sig, #entry},
+const ApiRow kApiRows[] = {
+#include "oneflow_like/opdefs/reduce.def"
+};
+#undef OFL_REDUCE_API
+// clang-format on
+
+#define OFL_REDUCE_DIM_ENTRY_values_indices(dim_entry) F::dim_entry
+#define OFL_REDUCE_DIM_ENTRY_dims_dtype(dim_entry) nullptr
+#define OFL_REDUCE_DIM_ENTRY_dims_all(dim_entry) nullptr
+#define OFL_REDUCE_DIM_ENTRY_dims(dim_entry) nullptr
+#define OFL_REDUCE_DIM_ENTRY_opt_dim(dim_entry) nullptr
+#define OFL_REDUCE_DIM_ENTRY_var(dim_entry) nullptr
+#define OFL_REDUCE_DIM_ENTRY_norm(dim_entry) nullptr
+
+void BindReduce(py::module_& m, TensorClass& cls) {
+  Binder b{m, cls};
+  // clang-format off
+#define OFL_REDUCE_API(pyname, sig, entry, dim_entry) \
+  b.sig(#pyname, F::entry, OFL_REDUCE_DIM_ENTRY_##sig(dim_entry));
+#include "oneflow_like/opdefs/reduce.def"
+#undef OFL_REDUCE_API
+#undef OFL_REDUCE
+#undef OFL_ATTRS
+  // clang-format on
+  m.def("_reduce_table", [] {
+    py::list ops, apis;
+    for (const OpRow& r : kOpRows)
+      ops.append(py::dict(py::arg("name") = r.name, py::arg("out") = r.out,
+                          py::arg("grad") = r.grad, py::arg("save") = r.save,
+                          py::arg("layout") = r.layout, py::arg("check") = r.check,
+                          py::arg("attrs") = r.attrs()));
+    for (const ApiRow& r : kApiRows)
+      apis.append(
+          py::dict(py::arg("name") = r.name, py::arg("sig") = r.sig, py::arg("entry") = r.entry));
+    return py::dict(py::arg("ops") = ops, py::arg("apis") = apis);
+  });
 }
 
 }  // namespace

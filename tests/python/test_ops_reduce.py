@@ -323,3 +323,149 @@ def test_errors_name_op_and_shapes():
         flow.norm(flow.zeros(2, 3), "nuc")
     with pytest.raises(TypeError, match=r"\[logsumexp\].*s64\[2\]"):
         flow.logsumexp(flow.tensor([1, 2]), 0)
+
+
+# ---- the reduce table (oneflow_like/opdefs/reduce.def) ----
+# One row per OFL_REDUCE_API line: (api name, fn(t, keepdim), float64 NumPy reference(a, keepdim),
+# input maker, backward?). Forward f32/f64, backward vs numerical gradients, eager == lazy.
+
+
+def _lower_median(a, axis, keepdims):
+    s = np.sort(a, axis=axis)
+    k = (a.shape[axis] - 1) // 2
+    return np.take(s, [k] if keepdims else k, axis=axis)
+
+
+def _distinct(shape):
+    # Distinct values spread apart, so that extremes and medians are unique (no ties).
+    n = int(np.prod(shape))
+    return (np.random.default_rng(7).permutation(n).reshape(shape) / n - 0.5) * 2
+
+
+REDUCE = [
+    ("sum", lambda t, k: t.sum(1, k), lambda a, k: a.sum(1, keepdims=k), rand, True),
+    (
+        "mean",
+        lambda t, k: flow.mean(t, (0, 2), k),
+        lambda a, k: a.mean((0, 2), keepdims=k),
+        rand,
+        True,
+    ),
+    (
+        "prod",
+        lambda t, k: t.prod(2, k),
+        lambda a, k: a.prod(2, keepdims=k),
+        lambda s: rand(s, 0.5, 1.5),
+        True,
+    ),
+    (
+        "nansum",
+        lambda t, k: flow.nansum(t, 1, k),
+        lambda a, k: np.nansum(a, 1, keepdims=k),
+        rand,
+        True,
+    ),
+    ("amax", lambda t, k: t.amax(1, k), lambda a, k: a.max(1, keepdims=k), _distinct, True),
+    (
+        "amin",
+        lambda t, k: flow.amin(t, (0, 1), k),
+        lambda a, k: a.min((0, 1), keepdims=k),
+        _distinct,
+        True,
+    ),
+    (
+        "max",
+        lambda t, k: flow.max(t, 1, k).values,
+        lambda a, k: a.max(1, keepdims=k),
+        _distinct,
+        True,
+    ),
+    ("min", lambda t, k: t.min(2, k).values, lambda a, k: a.min(2, keepdims=k), _distinct, True),
+    ("argmax", lambda t, k: t.argmax(1, k), lambda a, k: a.argmax(1, keepdims=k), _distinct, False),
+    (
+        "argmin",
+        lambda t, k: flow.argmin(t, 0, k),
+        lambda a, k: a.argmin(0, keepdims=k),
+        _distinct,
+        False,
+    ),
+    (
+        "var",
+        lambda t, k: t.var(1, keepdim=k),
+        lambda a, k: a.var(1, ddof=1, keepdims=k),
+        rand,
+        True,
+    ),
+    (
+        "std",
+        lambda t, k: flow.std(t, 2, keepdim=k, correction=0),
+        lambda a, k: a.std(2, keepdims=k),
+        rand,
+        True,
+    ),
+    (
+        "norm",
+        lambda t, k: t.norm(3, 1, k),
+        lambda a, k: (np.abs(a) ** 3).sum(1, keepdims=k) ** (1 / 3),
+        rand,
+        True,
+    ),
+    ("logsumexp", lambda t, k: flow.logsumexp(t, 1, k), lambda a, k: np_lse(a, 1, k), rand, True),
+    (
+        "nanmedian",
+        lambda t, k: flow.nanmedian(t, 1, k).values,
+        lambda a, k: _lower_median(a, 1, k),
+        _distinct,
+        True,
+    ),
+]
+
+
+def test_every_reduce_api_has_a_row():
+    table = flow._C._reduce_table()
+    apis = [a["name"] for a in table["apis"]]
+    assert len(apis) == len(set(apis))
+    assert sorted(apis) == sorted(r[0] for r in REDUCE)
+    ops = {o["name"]: o for o in table["ops"]}
+    assert ops["var"]["attrs"] == {"dims": [], "keepdim": False, "correction": 1.0}
+    assert ops["norm"]["attrs"]["p"] == 2.0 and ops["nanmedian_dim"]["out"] == "values_i64"
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("row", REDUCE, ids=[r[0] for r in REDUCE])
+def test_reduce_table_row(row, keepdim):
+    name, fn, ref, make, backward = row
+    x = np.asarray(make((3, 5, 4)), dtype=np.float64)
+    check_op(lambda t: fn(t, keepdim), lambda a: ref(a, keepdim), [x], backward=backward)
+
+
+def test_nanmedian_skips_nans_and_matches_torch_signature():
+    a = np.array([[np.nan, 1.0, 3.0, 2.0, np.nan], [4.0, np.nan, 0.5, 7.0, 9.0]])
+    x = flow.tensor(a, requires_grad=True)
+    r = flow.nanmedian(x, 1)
+    np.testing.assert_array_equal(r.values.numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(r.indices.numpy(), [3, 0])
+    assert type(r).__name__ == "nanmedian" and r._fields == ("values", "indices")
+    r.values.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 0, 0, 1, 0], [1, 0, 0, 0, 0]])
+    all_nan = flow.nanmedian(flow.tensor([[np.nan, np.nan], [1.0, np.nan]]), dim=-1, keepdim=True)
+    assert np.isnan(all_nan.values.numpy()[0, 0]) and all_nan.values.numpy()[1, 0] == 1.0
+    assert tuple(all_nan.indices.shape) == (2, 1)
+    # No dim: the lower median of every non-NaN element (PyTorch's), with its gradient.
+    g = np.array([[5.0, np.nan, 1.0], [3.0, 2.0, 8.0]])
+    y = flow.tensor(g, requires_grad=True)
+    m = flow.nanmedian(y)
+    assert m.shape == () and m.item() == 3.0 and y.nanmedian().item() == 3.0
+    m.backward()
+    np.testing.assert_array_equal(y.grad.numpy(), [[0, 0, 0], [1, 0, 0]])
+    ints = flow.nanmedian(flow.tensor([[3, 1, 2]]), 1)
+    assert ints.values.dtype == flow.int64 and ints.values.tolist() == [2]
+
+
+def test_nanmedian_errors_name_the_op():
+    with pytest.raises(IndexError, match="nanmedian"):
+        flow.nanmedian(flow.zeros(2, 3), 2)
+    with pytest.raises(ValueError, match=r"\[nanmedian\] cannot reduce over an empty dimension"):
+        flow.nanmedian(flow.zeros(2, 0), 1)
+    with pytest.raises(TypeError, match="nanmedian"):
+        flow.nanmedian(flow.zeros(2, 3), 1.5)

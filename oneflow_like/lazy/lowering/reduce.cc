@@ -6,6 +6,8 @@
 #include <limits>
 
 #include "oneflow_like/lazy/lowering/lowering_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/reduce.h"
 
 namespace oneflow_like {
 namespace lazy {
@@ -17,7 +19,9 @@ bool IsFloat(DType t) {
   return t == DType::kF32 || t == DType::kF64;
 }
 
-DimVector Dims(const std::vector<int64_t>& v) {
+// The reduced dims of a reduce-family op (opdefs/reduce.def's typed attributes).
+DimVector Dims(const TracedOp& op) {
+  auto v = opdefs::ReadAttrs<opdefs::ReduceAttrs>(op.attrs).dims;
   return DimVector(v.begin(), v.end());
 }
 
@@ -35,9 +39,8 @@ Status LowerExtreme(LowerCtx& ctx, const TracedOp& op, bool is_max) {
   if (!IsFloat(m.dtype) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
   double init =
       is_max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
-  ASSIGN_OR_RETURN(
-      auto* r, ctx.b().Reduce(ctx.in(op, 0), ctx.Scalar(m.dtype, init), Dims(op.attrs.Ints("dims")),
-                              is_max ? hlo::ReduceKind::kMax : hlo::ReduceKind::kMin));
+  ASSIGN_OR_RETURN(auto* r, ctx.b().Reduce(ctx.in(op, 0), ctx.Scalar(m.dtype, init), Dims(op),
+                                           is_max ? hlo::ReduceKind::kMax : hlo::ReduceKind::kMin));
   if (r->shape().dims() != m.shape.dims()) {
     ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, m.shape.dims()));
   }
@@ -81,7 +84,7 @@ Status LowerLogSumExp(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   const Shape& xs = ctx.in_meta(op, 0).shape;
   if (!IsFloat(m.dtype) || ctx.in_meta(op, 0).dtype != m.dtype) return ctx.LowerAsKernelCall(op);
-  DimVector dims = Dims(op.attrs.Ints("dims"));
+  DimVector dims = Dims(op);
   ASSIGN_OR_RETURN(ExpSum es,
                    StableExpSum(ctx, ctx.in(op, 0), m.dtype, xs, dims, /*finite_shift=*/true));
   ASSIGN_OR_RETURN(auto* l, ctx.b().Unary(HloOpcode::kLog, es.sum));

@@ -4,6 +4,8 @@
 #include <optional>
 
 #include "oneflow_like/lazy/lowering/lowering_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/reduce.h"
 
 namespace oneflow_like {
 namespace lazy {
@@ -81,7 +83,7 @@ Status LowerSum(LowerCtx& ctx, const TracedOp& op) {
   if (ctx.in_meta(op, 0).dtype != m.dtype) {
     ASSIGN_OR_RETURN(x, ctx.b().Convert(x, m.dtype));
   }
-  const auto& dims = op.attrs.Ints("dims");
+  const auto dims = opdefs::ReadAttrs<opdefs::ReduceAttrs>(op.attrs).dims;
   ASSIGN_OR_RETURN(auto* col, ColumnSumAsDot(ctx, x, ctx.in_meta(op, 0).shape, m, dims));
   if (col) {
     ctx.set(op, 0, col);
