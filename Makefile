@@ -57,18 +57,19 @@ train: build
 bench: build
 	PYTHONPATH=python $(PY) benchmarks/run_all.py
 
-# Sanitizers (a CI step; see docs/architecture.md "Sanitizers"). C++: ASan+UBSan and TSan builds
-# (-c dbg -O1, no CUDA: CI has no GPU, the host runtime is what runs) of the VM, base and framework
-# tests and the compiler tests that run thunks, buffer assignment and artifact loading; any report
-# fails the test. Python: a thread/memory slice of tests/python with _C.so's runtime core built
+# Sanitizers (a CI step; see docs/architecture.md "Sanitizers"). C++ (-c dbg -O1, no CUDA: CI has
+# no GPU, the host runtime is what runs): ASan+UBSan over the VM, base and framework tests and the
+# compiler tests that run thunks, buffer assignment and artifact loading; TSan over the VM and
+# base tests (the threaded core); any report fails the test. Python: a thread/memory slice of tests/python with _C.so's runtime core built
 # with ASan+UBSan (tools/sanitize_python.sh). TSan on Python is not run: see the script's header.
-SAN_TARGETS := //vm/... //oneflow_like/base/... //oneflow_like:framework_test \
-  //oneflow_like:mlp_train_test //oneflow_like:op_def_test //compiler/tests:compile_e2e_test \
-  //compiler/passes:memory_test //compiler/artifact:versioned_module_test
+TSAN_TARGETS := //vm/... //oneflow_like/base/...
+ASAN_TARGETS := $(TSAN_TARGETS) //oneflow_like:framework_test //oneflow_like:mlp_train_test \
+  //oneflow_like:op_def_test //compiler/tests:compile_e2e_test //compiler/passes:memory_test \
+  //compiler/artifact:versioned_module_test
 SAN_BFLAGS := --disk_cache=$(BAZEL_CACHE) $(EXTRA_BAZEL_FLAGS)
 sanitize: deps
-	$(BAZEL) test $(SAN_BFLAGS) --config=asan $(SAN_TARGETS)
-	$(BAZEL) test $(SAN_BFLAGS) --config=tsan $(SAN_TARGETS)
+	$(BAZEL) test $(SAN_BFLAGS) --config=asan $(ASAN_TARGETS)
+	$(BAZEL) test $(SAN_BFLAGS) --config=tsan $(TSAN_TARGETS)
 	tools/sanitize_python.sh $(BFLAGS)
 
 format: deps
