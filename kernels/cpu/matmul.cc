@@ -61,6 +61,26 @@ void SmallGemm(const Operand& A, const T* a, const Operand& B, const T* b, T* c,
   }
 }
 
+// Calls f(a, b, bi) for product bi of the batch, with each operand's base advanced by its
+// (broadcast) batch strides; stops at the first error.
+template <typename T, typename F>
+Status ForEachProduct(const Operand& A, const Operand& B, const Shape& batch, F&& f) {
+  const int64_t nb = batch.numel(), nbd = batch.ndim();
+  DimVector idx(nbd, 0);
+  for (int64_t bi = 0; bi < nb; ++bi) {
+    int64_t oa = 0, ob = 0;
+    for (int64_t d = 0; d < nbd; ++d)
+      oa += idx[d] * A.batch_strides[d], ob += idx[d] * B.batch_strides[d];
+    RETURN_IF_ERROR(
+        f(reinterpret_cast<const T*>(A.base + oa), reinterpret_cast<const T*>(B.base + ob), bi));
+    for (int64_t d = nbd - 1; d >= 0; --d) {
+      if (++idx[d] < batch[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return Status();
+}
+
 // Copies a strided rows x cols matrix into `dst` (row-major).
 template <typename T>
 void Pack(const T* src, int64_t rows, int64_t cols, int64_t rs, int64_t cs, T* dst) {
@@ -103,7 +123,7 @@ Status RunMatmul(KernelContext& ctx) {
       pb = static_cast<T*>(p), tb = false, ldb = n;
     }
   }
-  int64_t nb = batch.numel(), nbd = batch.ndim();
+  [[maybe_unused]] const int64_t nbd = batch.ndim();
   if constexpr (std::is_same_v<T, float>) {
     if (!small && pa == nullptr &&
         pb == nullptr) {  // the whole batch in one call (views need no copy)
@@ -119,13 +139,7 @@ Status RunMatmul(KernelContext& ctx) {
                    reinterpret_cast<const T*>(B.base), has_bias ? 1.0f : 0.0f, c);
     }
   }
-  DimVector idx(nbd, 0);
-  for (int64_t bi = 0; bi < nb; ++bi) {
-    int64_t oa = 0, ob = 0;
-    for (int64_t d = 0; d < nbd; ++d)
-      oa += idx[d] * A.batch_strides[d], ob += idx[d] * B.batch_strides[d];
-    const T* a = reinterpret_cast<const T*>(A.base + oa);
-    const T* b = reinterpret_cast<const T*>(B.base + ob);
+  return ForEachProduct<T>(A, B, batch, [&](const T* a, const T* b, int64_t bi) -> Status {
     T* cb = c + bi * m * n;
     if (small) {
       SmallGemm<T>(A, a, B, b, cb, m, n, k, alpha, has_bias);
@@ -140,12 +154,8 @@ Status RunMatmul(KernelContext& ctx) {
         Gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, has_bias ? 1.0 : 0.0, cb, n);
       }
     }
-    for (int64_t d = nbd - 1; d >= 0; --d) {
-      if (++idx[d] < batch[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return Status();
+    return Status();
+  });
 }
 
 // bf16/f16: oneDNN's matmul in the operands' type with f32 accumulation, the whole batch in one
@@ -178,7 +188,7 @@ Status RunMatmulLowp(KernelContext& ctx, DType t) {
   const bool pack_a = !BlasLayout(m, k, A.rs, A.cs, &ta, &lda),
              pack_b = !BlasLayout(k, n, B.rs, B.cs, &tb, &ldb);
   const float fa = static_cast<float>(alpha), fb = has_bias ? 1.0f : 0.0f;
-  int64_t nb = batch.numel(), nbd = batch.ndim();
+  const int64_t nbd = batch.ndim();
   if (!no_dnnl.load(std::memory_order_relaxed) && !pack_a && !pack_b) {
     GemmShape g;
     g.ta = ta, g.tb = tb, g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = ldb, g.ldc = n,
@@ -198,13 +208,7 @@ Status RunMatmulLowp(KernelContext& ctx, DType t) {
                 span_b = pack_b ? k * n : (tb ? (n - 1) * ldb + k : (k - 1) * ldb + n);
   const size_t es = f32 ? sizeof(float) : sizeof(T);
   ASSIGN_OR_RETURN(void* buf, ctx.AllocateTemp((span_a + span_b + (f32 ? m * n : 0)) * es));
-  DimVector idx(nbd, 0);
-  for (int64_t bi = 0; bi < nb; ++bi) {
-    int64_t oa = 0, ob = 0;
-    for (int64_t d = 0; d < nbd; ++d)
-      oa += idx[d] * A.batch_strides[d], ob += idx[d] * B.batch_strides[d];
-    const T* a = reinterpret_cast<const T*>(A.base + oa);
-    const T* b = reinterpret_cast<const T*>(B.base + ob);
+  return ForEachProduct<T>(A, B, batch, [&](const T* a, const T* b, int64_t bi) -> Status {
     T* cb = c + bi * m * n;
     GemmShape g;
     g.m = m, g.n = n, g.k = k, g.ldc = n;
@@ -238,12 +242,8 @@ Status RunMatmulLowp(KernelContext& ctx, DType t) {
       if (pack_b) Pack(b, k, n, B.rs, B.cs, pb), b = pb;
       RETURN_IF_ERROR(LowpGemm(g, t, fa, a, b, fb, cb));
     }
-    for (int64_t d = nbd - 1; d >= 0; --d) {
-      if (++idx[d] < batch[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return Status();
+    return Status();
+  });
 }
 
 Status MatmulKernel(KernelContext& ctx) {

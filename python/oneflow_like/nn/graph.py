@@ -57,11 +57,8 @@ def _signature(args):
 def _autocast_key():
     """The autocast regions active at the call: a graph traced under autocast bakes its casts in,
     so calls under another state compile their own graph."""
-    return tuple(
-        (dev,) + tuple(_C._autocast_get(dev)[:2])
-        for dev in ("cpu", "cuda")
-        if _C._autocast_get(dev)[0]
-    )
+    states = ((dev, _C._autocast_get(dev)) for dev in ("cpu", "cuda"))
+    return tuple((dev, s[1]) for dev, s in states if s[0])
 
 
 class _Entry:
