@@ -6,11 +6,17 @@ fresh random inputs, plus a numerical gradient check in float64.
 `np_fn` computes the reference in float64 NumPy. The backward check compares the op's gradient
 (for a random upstream gradient) with central finite differences of the float64 op itself.
 """
+import os
+
 import numpy as np
 
 import oneflow_like as flow
 
 RNG = np.random.default_rng()
+# The device the forward and backward checks run the op on (the float64 references and the
+# numerical gradients stay on the host): OFL_TEST_DEVICE=cuda runs the op table on the GPU
+# (tools/gpu/run.sh). The eager == lazy checks compile for the CPU.
+DEVICE = os.environ.get("OFL_TEST_DEVICE", "cpu")
 
 
 def rand(shape, low=-1.0, high=1.0, dtype=np.float64):
@@ -22,7 +28,7 @@ def to_np(t):
 
 
 def check_forward(fn, np_fn, arrays, atol=1e-5, rtol=1e-4, dtype=flow.float32, **kw):
-    ins = [flow.tensor(a, dtype=dtype) for a in arrays]
+    ins = [flow.tensor(a, dtype=dtype, device=DEVICE) for a in arrays]
     out = fn(*ins, **kw)
     ref = np_fn(*[a.astype(np.float64) for a in arrays], **kw)
     outs = out if isinstance(out, (tuple, list)) else [out]
@@ -56,13 +62,13 @@ def numerical_grad(fn, arrays, index, upstream, eps=1e-6, **kw):
 def check_backward(fn, arrays, grad_inputs=None, atol=1e-5, rtol=1e-4, **kw):
     """Analytic float64 gradient vs numerical differences for each input in `grad_inputs`."""
     grad_inputs = list(range(len(arrays))) if grad_inputs is None else grad_inputs
-    ins = [flow.tensor(a, dtype=flow.float64) for a in arrays]
+    ins = [flow.tensor(a, dtype=flow.float64, device=DEVICE) for a in arrays]
     for i in grad_inputs:
         ins[i].requires_grad = True
     out = fn(*ins, **kw)
     out = out[0] if isinstance(out, (tuple, list)) else out
     upstream = RNG.uniform(-1, 1, size=tuple(out.shape))
-    out.backward(flow.tensor(upstream, dtype=flow.float64))
+    out.backward(flow.tensor(upstream, dtype=flow.float64, device=DEVICE))
     for i in grad_inputs:
         assert ins[i].grad is not None, f"input {i} got no gradient"
         num = numerical_grad(fn, arrays, i, upstream, **kw)

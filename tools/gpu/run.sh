@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Step 2 of the GPU proof, run ON the GPU machine from the repo root with .gpu/ carried (step 1 is
+# tools/gpu/prepare.sh, here). Unpacks the bundle, points the loader at it and at the machine's
+# CUDA libraries (its PyTorch venv's nvidia-* wheels), then runs, each under a time limit:
+#   1. the CUDA C++ tests (cuda_api_test, device_test, kernels_test: every CUDA kernel vs the CPU)
+#   2. the Python op tables on cuda (op_testing's checks with OFL_TEST_DEVICE=cuda)
+#   3. examples/train_digits.py --device cuda, eager then compiled
+#   4. benchmarks/bench_gpu.py (beside torch in the same run)
+# and prints one summary table. Each step's full log goes to $OUT/<step>.log when $OUT is set (the
+# device tool returns that folder), else to /tmp/ofl_gpu/logs. Exits non-zero when a step failed.
+#   tools/gpu/run.sh [--quick]      # --quick: fewer epochs and benchmark iterations
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+QUICK=0
+[ "${1:-}" = "--quick" ] && QUICK=1
+B=/tmp/ofl_gpu
+LOGS=${OUT:-$B/logs}
+rm -rf "$B" && mkdir -p "$B" "$LOGS"
+[ -f .gpu/bundle.tar.xz ] || { echo "run.sh: .gpu/bundle.tar.xz missing: run tools/gpu/prepare.sh and carry .gpu" >&2; exit 2; }
+xz -dc .gpu/bundle.tar.xz | tar -C "$B" -xf - || exit 2
+PY=${PYTHON:-python3}
+SITE=$($PY -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+CUDA_DIRS=$(find "$SITE/nvidia" -name 'lib*.so*' -printf '%h\n' 2>/dev/null | sort -u | tr '\n' ':')
+export LD_LIBRARY_PATH=$B/lib:$B/py:${CUDA_DIRS}/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+install -m 755 "$B"/py/_C.so "$B"/py/liboneflow_like_runtime.so python/oneflow_like/
+export PYTHONPATH=$ROOT/python PYTHONUNBUFFERED=1
+
+echo "bundle built from $(cat "$B/COMMIT"); tree at $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -2
+$PY --version
+for f in "$B"/bin/* "$B"/py/*.so; do
+  miss=$(ldd "$f" | grep "not found")
+  [ -z "$miss" ] || echo "MISSING libraries for $(basename "$f"): $miss"
+done
+
+ROWS=()
+FAILED=0
+step() { # name limit_s summary_cmd -- command...
+  local name=$1 limit=$2 summ=$3
+  shift 4
+  local t0 t1 rc
+  t0=$(date +%s.%N)
+  timeout -k 10 "$limit" "$@" >"$LOGS/$name.log" 2>&1
+  rc=$?
+  t1=$(date +%s.%N)
+  local secs
+  secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.0f", b-a}')
+  local s
+  s=$($summ "$LOGS/$name.log" | tr '\n' ' ' | cut -c1-110)
+  [ $rc -eq 124 ] && s="TIMED OUT after ${limit}s; $s"
+  local status=ok
+  [ $rc -ne 0 ] && { status="FAIL($rc)"; FAILED=1; }
+  ROWS+=("$(printf '%-18s %-9s %5ss  %s' "$name" "$status" "$secs" "$s")")
+  echo "---- $name: $status in ${secs}s"
+  if [ $rc -ne 0 ]; then
+    grep -E "FAILED|Error|error|Failure|Expected|Which is|Value of|actual|assert" "$LOGS/$name.log" | head -40
+    tail -n 15 "$LOGS/$name.log"
+  fi
+}
+gtest_sum() { grep -E "^\[  (PASSED|FAILED|  SKIPPED) +\]|tests? ran" "$1" | head -4; }
+pytest_sum() { tail -n 1 "$1"; }
+train_sum() { grep -E "epochs in|accuracy" "$1" | sed 's/, final loss/ loss/' | head -4; }
+bench_sum() { grep -E "^GPU:" "$1"; }
+
+EPOCHS=()
+[ $QUICK = 1 ] && EPOCHS=(--epochs 2)
+BQ=()
+[ $QUICK = 1 ] && BQ=(--quick)
+step cuda_api_test ${T_API:-60} gtest_sum -- "$B/bin/cuda_api_test" --gtest_brief=1
+step device_test ${T_DEV:-90} gtest_sum -- "$B/bin/device_test" --gtest_brief=1
+step kernels_test ${T_KER:-240} gtest_sum -- "$B/bin/kernels_test" --gtest_brief=1
+step op_tables_cuda ${T_OPS:-180} pytest_sum -- env OFL_TEST_DEVICE=cuda $PY -m pytest -q -p no:cacheprovider \
+  -n 8 tests/python/test_ops_elementwise.py tests/python/test_losses.py
+step train_digits ${T_TRAIN:-240} train_sum -- $PY examples/train_digits.py --device cuda --mode both "${EPOCHS[@]}" --out "$B/runs"
+step bench_gpu ${T_BENCH:-180} bench_sum -- $PY benchmarks/bench_gpu.py "${BQ[@]}"
+
+echo
+echo "==== GPU proof summary ===="
+for r in "${ROWS[@]}"; do echo "$r"; done
+echo
+sed -n '/^metric/,$p' "$LOGS/bench_gpu.log"
+exit $FAILED
