@@ -30,12 +30,26 @@ from oneflow_like.utils.data import DataLoader, DistributedSampler, TensorDatase
 DIGITS_CSV = "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"
 
 
+def digits_csv():
+    """The digits file of Debian's python3-sklearn, else of any importable scikit-learn (the GPU
+    machine's venv has one from PyPI)."""
+    if os.path.exists(DIGITS_CSV):
+        return DIGITS_CSV
+    import importlib.util
+
+    spec = importlib.util.find_spec("sklearn")
+    if spec and spec.submodule_search_locations:
+        for root in spec.submodule_search_locations:
+            path = os.path.join(root, "datasets", "data", "digits.csv.gz")
+            if os.path.exists(path):
+                return path
+    sys.exit(f"digits data not found at {DIGITS_CSV}: install python3-sklearn (make deps)")
+
+
 def load_digits(seed=0, test_fraction=0.2):
     """(x_train, y_train, x_test, y_test): pixels scaled to [0, 1] then standardised with the
     training split's per-pixel mean/std; a fixed-seed 80/20 split."""
-    if not os.path.exists(DIGITS_CSV):
-        sys.exit(f"digits data not found at {DIGITS_CSV}: install python3-sklearn (make deps)")
-    raw = np.loadtxt(DIGITS_CSV, delimiter=",", dtype=np.float64)
+    raw = np.loadtxt(digits_csv(), delimiter=",", dtype=np.float64)
     x, y = raw[:, :64] / 16.0, raw[:, 64].astype(np.int64)
     perm = np.random.default_rng(seed).permutation(len(x))
     n_test = int(round(len(x) * test_fraction))

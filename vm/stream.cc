@@ -17,13 +17,23 @@ std::string Stream::name() const {
 }
 
 namespace {
-std::mutex g_mu;
-StreamPolicyFactory g_factories[kNumDeviceTypes];
+// Function-local: backends register from their own static initializers (device/cuda's
+// stream_policy.cc), which may run before this file's in the same shared library; a namespace-
+// scope array would then be constructed over their entries (seen on the first GPU run).
+struct Factories {
+  std::mutex mu;
+  StreamPolicyFactory by_type[kNumDeviceTypes];
+};
+Factories& GetFactories() {
+  static Factories* f = new Factories();  // leaked: used by threads outliving static destruction
+  return *f;
+}
 }  // namespace
 
 void RegisterStreamPolicyFactory(DeviceType type, StreamPolicyFactory factory) {
-  std::lock_guard<std::mutex> l(g_mu);
-  g_factories[static_cast<int>(type)] = std::move(factory);
+  Factories& fs = GetFactories();
+  std::lock_guard<std::mutex> l(fs.mu);
+  fs.by_type[static_cast<int>(type)] = std::move(factory);
 }
 
 StatusOr<std::unique_ptr<StreamPolicy>> CreateStreamPolicy(const Device& device, StreamRole role) {
@@ -35,8 +45,9 @@ StatusOr<std::unique_ptr<StreamPolicy>> CreateStreamPolicy(const Device& device,
   }
   StreamPolicyFactory f;
   {
-    std::lock_guard<std::mutex> l(g_mu);
-    f = g_factories[static_cast<int>(device.type())];
+    Factories& fs = GetFactories();
+    std::lock_guard<std::mutex> l(fs.mu);
+    f = fs.by_type[static_cast<int>(device.type())];
   }
   if (!f)
     return Unimplemented("[vm] no stream policy for %s: this build has no backend for it",

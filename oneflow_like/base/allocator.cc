@@ -194,19 +194,29 @@ CachingAllocator* CpuAllocator() {
 }
 
 namespace {
-std::mutex g_factory_mu;
-std::function<Allocator*(int)> g_factories[kNumDeviceTypes];
+// Function-local for the reason given in vm/stream.cc: device/cuda registers from a static
+// initializer that may run before this file's.
+struct AllocatorFactories {
+  std::mutex mu;
+  std::function<Allocator*(int)> by_type[kNumDeviceTypes];
+};
+AllocatorFactories& GetAllocatorFactories() {
+  static AllocatorFactories* f = new AllocatorFactories();  // leaked on purpose, as CpuAllocator
+  return *f;
+}
 }  // namespace
 
 void RegisterAllocatorFactory(DeviceType type, std::function<Allocator*(int)> factory) {
-  std::lock_guard<std::mutex> l(g_factory_mu);
-  g_factories[int(type)] = std::move(factory);
+  AllocatorFactories& fs = GetAllocatorFactories();
+  std::lock_guard<std::mutex> l(fs.mu);
+  fs.by_type[int(type)] = std::move(factory);
 }
 
 Allocator* GetAllocator(const Device& device) {
   if (device.is_cpu()) return CpuAllocator();
-  std::lock_guard<std::mutex> l(g_factory_mu);
-  auto& f = g_factories[int(device.type())];
+  AllocatorFactories& fs = GetAllocatorFactories();
+  std::lock_guard<std::mutex> l(fs.mu);
+  auto& f = fs.by_type[int(device.type())];
   return f ? f(device.index()) : nullptr;
 }
 

@@ -72,14 +72,20 @@ strip --strip-debug "$OUT"/stage/bin/* "$OUT"/stage/py/*.so
 bazel build "${FLAGS[@]}" //python/csrc:_C.so >/dev/null 2>&1 || true
 
 # The libraries to carry: the ldd closure, less the C runtime, libstdc++ and the CUDA libraries.
+# ldd runs on the build tree's files: the test binaries find Bazel's _solib_k8 libraries through
+# their $ORIGIN-relative RUNPATH, which the staged copies would lose.
 SKIP='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|librt\.|libpthread\.|libstdc\+\+|libgcc_s|libcuda\.|libcudart|libcublas|libcudnn|libnccl|libnvrtc|libnvJitLink)'
-for f in "$OUT"/stage/bin/* "$OUT"/stage/py/*.so; do
-  LD_LIBRARY_PATH=$OUT/stage/py ldd "$f" | awk '$3 ~ /^\// {print $1, $3}'
+for f in bazel-bin/device/cuda/cuda_api_test bazel-bin/device/cuda/device_test \
+  bazel-bin/kernels/cuda/kernels_test bazel-bin/oneflow_like/api/liboneflow_like_runtime.so; do
+  ldd "$f" | awk '$3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
   [[ $name =~ $SKIP ]] && continue
-  [[ $path == "$OUT"/* ]] && continue
+  [[ $name == liboneflow_like_runtime.so ]] && continue
   cp -L "$path" "$OUT/stage/lib/$name"
 done
+missing=$(env -u LD_LIBRARY_PATH LD_LIBRARY_PATH="$OUT/stage/lib:$OUT/stage/py" \
+  ldd "$OUT"/stage/bin/* "$OUT"/stage/py/*.so | grep "not found" | sort -u || true)
+[ -z "$missing" ] || { echo "prepare.sh: the staged files miss: $missing" >&2; exit 1; }
 strip --strip-unneeded "$OUT"/stage/lib/* 2>/dev/null || true
 
 git rev-parse HEAD >"$OUT/stage/COMMIT"
