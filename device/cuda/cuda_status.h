@@ -16,6 +16,23 @@ namespace oneflow_like {
 namespace cuda {
 
 Status CudaStatus(cudaError_t e, const char* expr, const char* file, int line);
+// Errors after which the process's CUDA context is unusable (every later CUDA call returns them):
+// a kernel's illegal address, trap or device assert, found asynchronously.
+inline bool IsStickyError(cudaError_t e) {
+  switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable: return true;
+    default: return false;
+  }
+}
 Status CublasStatus(cublasStatus_t e, const char* expr, const char* file, int line);
 Status CudnnStatus(cudnnStatus_t e, const char* expr, const char* file, int line);
 

@@ -1,8 +1,11 @@
 #include "device/cuda/device.h"
 
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <vector>
 
 namespace oneflow_like {
@@ -11,6 +14,10 @@ namespace cuda {
 Status CudaStatus(cudaError_t e, const char* expr, const char* file, int line) {
   std::string msg = absl::StrFormat("CUDA error %d %s (%s) in %s at %s:%d", static_cast<int>(e),
                                     cudaGetErrorName(e), cudaGetErrorString(e), expr, file, line);
+  if (IsStickyError(e))
+    msg += ": the CUDA context of this process is lost (an asynchronous fault of a CUDA op issued "
+           "earlier; CUDA_LAUNCH_BLOCKING=1 names it); CUDA work fails until the process "
+           "restarts, CPU work is unaffected";
   return e == cudaErrorMemoryAllocation ? absl::ResourceExhaustedError(msg)
                                         : absl::InternalError(msg);
 }
@@ -137,11 +144,34 @@ CudaStream::~CudaStream() {
   (void)cudaGetLastError();
 }
 
+// Polls the event rather than blocking in cudaEventSynchronize so that the wait has a limit
+// (ONEFLOW_LIKE_CUDA_SYNC_TIMEOUT_S, default 600 s): a hung kernel becomes DeadlineExceeded
+// naming the stream instead of a hang. Yields for the first 200 us (short kernels), then sleeps.
 Status CudaStream::Synchronize() {
   DeviceGuard g(device_);
   CUDA_RETURN_IF_ERROR(cudaEventRecord(done_, stream_));
-  CUDA_RETURN_IF_ERROR(cudaEventSynchronize(done_));
-  return Status();
+  static const double limit_s = [] {
+    const char* v = std::getenv("ONEFLOW_LIKE_CUDA_SYNC_TIMEOUT_S");
+    double t = v ? std::atof(v) : 0;
+    return t > 0 ? t : 600.0;
+  }();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (;;) {
+    cudaError_t e = cudaEventQuery(done_);
+    if (e == cudaSuccess) return Status();
+    if (e != cudaErrorNotReady) CUDA_RETURN_IF_ERROR(e);
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (waited > limit_s)
+      return absl::DeadlineExceededError(absl::StrFormat(
+          "cuda:%d stream: the device did not finish its queued work within %.0f s "
+          "(ONEFLOW_LIKE_CUDA_SYNC_TIMEOUT_S); a kernel may be hung",
+          device_, limit_s));
+    if (waited > 200e-6)
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    else
+      std::this_thread::yield();
+  }
 }
 
 StatusOr<cublasHandle_t> CudaStream::cublas() {

@@ -1,19 +1,28 @@
 // VM stream policies of the CUDA backend: compute, H2D and D2H, one worker thread each (made by
 // the VM), each owning one non-blocking CudaStream on its device.
 //
-// Note [CUDA instruction completion]: Run() executes the instruction (Prepare + Compute, which
-// enqueue work on the stream), then records an event and waits for it before returning. So an
-// instruction is retired only when its device work is done, which keeps the VM's dependence
-// edges sufficient for cross-stream order (H2D -> compute -> D2H run on different threads and
-// overlap with each other, but never with their own successors), makes freeing memory safe
-// without per-stream tracking in the allocator, and lets CUDA kernels attribute asynchronous
-// faults to the op that caused them (kernels/cuda/kernel_util.h waits inside the kernel for
-// that reason, so the wait here is usually already satisfied). The price is one host wait per
-// instruction; removing it needs the VM to carry errors found after Run returns.
+// Note [CUDA instruction completion]: on the compute stream, Run() executes the instruction
+// (Prepare + Compute enqueue its work on the stream) and retires it without waiting for the
+// device, as PyTorch and OneFlow do: the host runs ahead of the GPU. That is safe because
+//  - every CUDA op of a device runs on this one compute stream, so device work is ordered as
+//    issued; a later op reading an earlier op's output waits in the stream, not on the host;
+//  - memory freed on the host goes back to the caching allocator while kernels may still use
+//    it, and the next user is a kernel enqueued later on the same stream (stream order again);
+//  - whatever reads device memory on the host waits first: to_device (to or from host memory)
+//    synchronizes inside the kernel, host access callbacks (AccessBlobByCallback: DLPack
+//    export, the C++ API's data access) wait here before running, and kernels that read
+//    device-side checks back (index, loss, embedding, integer division, bernoulli) wait
+//    themselves; flow.cuda.synchronize() drains the VM and then every stream.
+// The H2D and D2H roles (not used by the framework's dispatch today) keep the old rule, a wait
+// after every instruction, so their instructions retire only when done.
+// An asynchronous fault (illegal address) surfaces at the next sync point or launch on the
+// device; the CUDA context is then lost (cuda_status.h's IsStickyError) and every later CUDA op
+// reports that, while CPU work keeps running.
 #include <cstdio>
 
 #include "device/cuda/device.h"
 #include "vm/instruction.h"
+#include "vm/instruction_policies.h"
 #include "vm/stream.h"
 
 namespace oneflow_like {
@@ -32,8 +41,17 @@ class CudaStreamPolicy : public vm::StreamPolicy {
   }
 
   void Run(vm::Instruction* instr) override {
+    const bool compute = role_ == vm::StreamRole::kCompute;
+    if (stream_ && compute &&
+        dynamic_cast<vm::AccessBlobByCallbackInstructionPolicy*>(instr->policy()) != nullptr) {
+      // The callback reads or writes the blob's device memory from the host.
+      Status s = stream_->Synchronize();
+      if (!s.ok())
+        std::fprintf(stderr, "[cuda] device fault before %s: %s\n", instr->DebugName().c_str(),
+                     std::string(s.message()).c_str());
+    }
     vm::ExecuteInstruction(instr);
-    if (!stream_) return;
+    if (!stream_ || compute) return;
     Status s = stream_->Synchronize();
     if (!s.ok() && instr->status().ok()) {
       // The instruction's own status cannot be changed here; the fault is sticky in CUDA, so

@@ -1,6 +1,7 @@
 // CPU kernels of the copy family: contiguous, cast, copy_ (broadcast + cast into a strided
 // destination), to_device (cpu -> cpu).
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/cpu/loops.h"
 
@@ -10,12 +11,20 @@ namespace {
 
 template <typename TO, typename TI>
 inline TO Convert(TI v) {
+  // Floating to an integer narrower than 64 bits goes through int64 and wraps (-2.0 -> uint8 254,
+  // as PyTorch); a direct conversion of an out-of-range value is undefined behaviour.
+  constexpr bool to_narrow_int = std::is_integral_v<TO> && sizeof(TO) < 8;
+  constexpr bool from_half = std::is_same_v<TI, float16> || std::is_same_v<TI, bfloat16>;
   if constexpr (std::is_same_v<TO, bool>)
     return static_cast<float>(v) != 0.0f;
   else if constexpr (std::is_same_v<TO, float16> || std::is_same_v<TO, bfloat16>)
     return TO(static_cast<float>(v));
-  else if constexpr (std::is_same_v<TI, float16> || std::is_same_v<TI, bfloat16>)
+  else if constexpr (from_half && to_narrow_int)
+    return static_cast<TO>(static_cast<int64_t>(static_cast<float>(v)));
+  else if constexpr (from_half)
     return static_cast<TO>(static_cast<float>(v));
+  else if constexpr (std::is_floating_point_v<TI> && to_narrow_int)
+    return static_cast<TO>(static_cast<int64_t>(v));
   else
     return static_cast<TO>(v);
 }

@@ -120,13 +120,18 @@ DnnlState& State() {
 dnnl::memory::desc OperandDesc(const GemmShape& s, const DimVector& strides, int64_t rows,
                                int64_t cols, bool trans, int64_t ld,
                                dnnl::memory::data_type dt = dnnl::memory::data_type::f32) {
-  dnnl::memory::dims dims, st;
-  for (size_t d = 0; d < s.batch.size(); ++d) {
-    dims.push_back(strides[d] == 0 ? 1 : s.batch[d]);
-    st.push_back(strides[d]);
+  // oneDNN rejects a zero stride ("could not create a descriptor for a matmul primitive"), so a
+  // broadcast dim (extent 1, its stride never used) gets the span of the dims inside it.
+  const size_t nb = s.batch.size();
+  dnnl::memory::dims dims(nb + 2), st(nb + 2);
+  dims[nb] = rows, dims[nb + 1] = cols;
+  st[nb] = trans ? 1 : ld, st[nb + 1] = trans ? ld : 1;
+  int64_t span = 1 + (rows - 1) * st[nb] + (cols - 1) * st[nb + 1];
+  for (size_t d = nb; d-- > 0;) {
+    dims[d] = strides[d] == 0 ? 1 : s.batch[d];
+    st[d] = strides[d] == 0 ? span : strides[d];
+    span = std::max<int64_t>(span, 1 + (dims[d] - 1) * st[d] + span - 1);
   }
-  dims.push_back(rows), dims.push_back(cols);
-  st.push_back(trans ? 1 : ld), st.push_back(trans ? ld : 1);
   return dnnl::memory::desc(dims, dt, st);
 }
 

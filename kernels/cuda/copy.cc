@@ -34,7 +34,10 @@ Status ToDevice(KernelContext& ctx) {
   if (bytes == 0) return Status();
   auto* s = static_cast<CudaStream*>(ctx.stream());
   CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.data, in.data, bytes, cudaMemcpyDefault, s->get()));
-  return Status();
+  // One side is host memory (or another device's): the instruction retires only when the copy is
+  // done, so the CPU op or host read that depends on it sees the data, and a source in pageable
+  // host memory may be freed (Note [CUDA instruction completion], device/cuda/stream_policy.cc).
+  return s->Synchronize();
 }
 
 }  // namespace

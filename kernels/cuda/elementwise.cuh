@@ -54,15 +54,21 @@ __device__ __forceinline__ BFloat16 FromFloat<BFloat16>(float f) {
 }
 
 // The CPU's Convert (kernels/cpu/copy.cc): to bool is `float(v) != 0`, 16-bit floats go through
-// float.
+// float, floating to a narrower integer goes through int64 (wraps: -2.0 -> uint8 254, as PyTorch;
+// a direct conversion saturates on the device and is undefined in C++).
 template <typename TO, typename TI>
 __device__ __forceinline__ TO Convert(TI v) {
+  constexpr bool to_narrow_int = std::is_integral_v<TO> && sizeof(TO) < 8;
   if constexpr (std::is_same_v<TO, bool>)
     return AsFloat(v) != 0.0f;
   else if constexpr (IsHalfLike<TO>::value)
     return FromFloat<TO>(AsFloat(v));
+  else if constexpr (IsHalfLike<TI>::value && to_narrow_int)
+    return static_cast<TO>(static_cast<int64_t>(AsFloat(v)));
   else if constexpr (IsHalfLike<TI>::value)
     return static_cast<TO>(AsFloat(v));
+  else if constexpr (std::is_floating_point_v<TI> && to_narrow_int)
+    return static_cast<TO>(static_cast<int64_t>(v));
   else
     return static_cast<TO>(v);
 }
@@ -164,7 +170,13 @@ struct alignas(sizeof(T) * V) VecOf {
 };
 
 // out[i] = f(a[i]) (N = 1) or f(a[i], b[i]) (N = 2) over contiguous operands. With `vec`
-// (all pointers 16-byte aligned) the body is done 16 bytes at a time, then a scalar tail.
+// (all pointers 16-byte aligned) the body is done 16 bytes at a time, then a scalar tail. Each
+// thread loads kUnroll vectors (a grid-stride apart, so warps stay coalesced) before computing
+// any: more bytes in flight per thread is what a memory-bound loop needs to reach the copy
+// bandwidth. The compute loop is not unrolled, so the op table's functor (a switch over every op)
+// is inlined V times per kernel, not V * kUnroll.
+constexpr int kUnroll = 4;
+
 template <typename TO, typename TI, typename F>
 __global__ void ContigUnaryKernel(TO* out, const TI* a, int64_t n, bool vec, F f) {
   constexpr int V = 16 / (sizeof(TO) > sizeof(TI) ? sizeof(TO) : sizeof(TI));
@@ -172,13 +184,28 @@ __global__ void ContigUnaryKernel(TO* out, const TI* a, int64_t n, bool vec, F f
           step = int64_t(gridDim.x) * blockDim.x;
   int64_t head = 0;
   if (vec) {
-    int64_t nv = n / V;
-    for (int64_t i = tid; i < nv; i += step) {
-      VecOf<TI, V> x = reinterpret_cast<const VecOf<TI, V>*>(a)[i];
+    const int64_t nv = n / V;
+    const auto* av = reinterpret_cast<const VecOf<TI, V>*>(a);
+    auto* ov = reinterpret_cast<VecOf<TO, V>*>(out);
+    int64_t i = tid;
+    for (; i + (kUnroll - 1) * step < nv; i += kUnroll * step) {
+      VecOf<TI, V> x[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) x[u] = av[i + u * step];
+#pragma unroll 1
+      for (int u = 0; u < kUnroll; ++u) {
+        VecOf<TO, V> y;
+#pragma unroll
+        for (int j = 0; j < V; ++j) y.v[j] = f(x[u].v[j]);
+        ov[i + u * step] = y;
+      }
+    }
+    for (; i < nv; i += step) {
+      VecOf<TI, V> x = av[i];
       VecOf<TO, V> y;
 #pragma unroll
       for (int j = 0; j < V; ++j) y.v[j] = f(x.v[j]);
-      reinterpret_cast<VecOf<TO, V>*>(out)[i] = y;
+      ov[i] = y;
     }
     head = nv * V;
   }
@@ -192,14 +219,31 @@ __global__ void ContigBinaryKernel(T* out, const T* a, const T* b, int64_t n, bo
           step = int64_t(gridDim.x) * blockDim.x;
   int64_t head = 0;
   if (vec) {
-    int64_t nv = n / V;
-    for (int64_t i = tid; i < nv; i += step) {
-      VecOf<T, V> x = reinterpret_cast<const VecOf<T, V>*>(a)[i];
-      VecOf<T, V> y = reinterpret_cast<const VecOf<T, V>*>(b)[i];
-      VecOf<T, V> z;
+    const int64_t nv = n / V;
+    const auto* av = reinterpret_cast<const VecOf<T, V>*>(a);
+    const auto* bv = reinterpret_cast<const VecOf<T, V>*>(b);
+    auto* ov = reinterpret_cast<VecOf<T, V>*>(out);
+    int64_t i = tid;
+    for (; i + (kUnroll - 1) * step < nv; i += kUnroll * step) {
+      VecOf<T, V> x[kUnroll], y[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        x[u] = av[i + u * step];
+        y[u] = bv[i + u * step];
+      }
+#pragma unroll 1
+      for (int u = 0; u < kUnroll; ++u) {
+        VecOf<T, V> z;
+#pragma unroll
+        for (int j = 0; j < V; ++j) z.v[j] = f(x[u].v[j], y[u].v[j]);
+        ov[i + u * step] = z;
+      }
+    }
+    for (; i < nv; i += step) {
+      VecOf<T, V> x = av[i], y = bv[i], z;
 #pragma unroll
       for (int j = 0; j < V; ++j) z.v[j] = f(x.v[j], y.v[j]);
-      reinterpret_cast<VecOf<T, V>*>(out)[i] = z;
+      ov[i] = z;
     }
     head = nv * V;
   }
@@ -238,8 +282,8 @@ cudaError_t LaunchUnaryLoop(const LoopShape& loop, const Operand& out, const Ope
     bool vec = Aligned16(o) && Aligned16(a);
     constexpr int V = 16 / (sizeof(TO) > sizeof(TI) ? sizeof(TO) : sizeof(TI));
     ContigUnaryKernel<TO, TI, F>
-        <<<GridFor(vec ? (loop.numel + V - 1) / V : loop.numel), kThreads, 0, s>>>(o, a, loop.numel,
-                                                                                   vec, f);
+        <<<GridFor(vec ? (loop.numel + V * kUnroll - 1) / (V * kUnroll) : loop.numel), kThreads, 0,
+           s>>>(o, a, loop.numel, vec, f);
   } else {
     const Operand* ops[2] = {&out, &in};
     StridedUnaryKernel<TO, TI, F><<<GridFor(loop.numel), kThreads, 0, s>>>(
@@ -259,8 +303,8 @@ cudaError_t LaunchBinaryLoop(const LoopShape& loop, const Operand& out, const Op
     bool vec = Aligned16(o) && Aligned16(x) && Aligned16(y);
     constexpr int V = 16 / sizeof(T);
     ContigBinaryKernel<T, F>
-        <<<GridFor(vec ? (loop.numel + V - 1) / V : loop.numel), kThreads, 0, s>>>(
-            o, x, y, loop.numel, vec, f);
+        <<<GridFor(vec ? (loop.numel + V * kUnroll - 1) / (V * kUnroll) : loop.numel), kThreads, 0,
+           s>>>(o, x, y, loop.numel, vec, f);
   } else {
     const Operand* ops[3] = {&out, &a, &b};
     StridedBinaryKernel<T, F><<<GridFor(loop.numel), kThreads, 0, s>>>(

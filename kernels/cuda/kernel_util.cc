@@ -67,6 +67,12 @@ Status MakeLoop(const char* op, const Shape& shape,
 }
 
 Status LaunchStatus(const char* op, cudaError_t e) {
+  if (IsStickyError(e))
+    return Internal(
+        "[%s] %s (%s): the CUDA context of this process is lost (an asynchronous fault of this "
+        "or an earlier CUDA op; run with CUDA_LAUNCH_BLOCKING=1 to find it); CUDA work fails "
+        "until the process restarts, CPU work is unaffected",
+        op, cudaGetErrorName(e), cudaGetErrorString(e));
   return Internal("[%s] CUDA launch failed: %s (%s)", op, cudaGetErrorName(e),
                   cudaGetErrorString(e));
 }

@@ -42,9 +42,10 @@ inline Status CheckNnFloat(const char* op, DType t) {
   return Status();
 }
 
-// Runs kernel F on ctx's CUDA stream, then reports launch errors (cudaGetLastError) and waits
-// for the stream so that asynchronous faults are this op's error (Note [CUDA instruction
-// completion] in stream_policy.cc). Never aborts.
+// Runs kernel F on ctx's CUDA stream and reports launch errors (cudaGetLastError). It does not
+// wait for the device: the kernel runs asynchronously (Note [CUDA instruction completion] in
+// device/cuda/stream_policy.cc). Kernels that must read results on the host (device-side index
+// checks, to_device) wait themselves. Never aborts.
 template <kernels::KernelFn F>
 Status CheckedKernel(kernels::KernelContext& ctx) {
   ASSIGN_OR_RETURN(CudaStream * s, AsCudaStream(ctx.stream(), ctx.op()));
@@ -52,7 +53,6 @@ Status CheckedKernel(kernels::KernelContext& ctx) {
   Status st = F(ctx);
   cudaError_t e = cudaGetLastError();
   if (st.ok() && e != cudaSuccess) st = LaunchStatus(ctx.op(), e);
-  if (st.ok()) st = s->Synchronize();
   return st;
 }
 

@@ -119,10 +119,14 @@ void Compare(const char* op, const AttrMap& attrs, std::vector<HostTensor> input
   };
   for (auto& h : inputs) gi.push_back(ViewOf(h, to_device(h)));
   for (auto& h : outputs) go.push_back(ViewOf(h, to_device(h)));
+  // The uploads ran on the legacy default stream, which TestStream (non-blocking) does not wait
+  // for; kernels return before the device is done (asynchronous eager CUDA), so wait after too.
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   {
     KernelContext ctx(op, Device(DeviceType::kCUDA, 0), attrs, gi, go, TestStream());
     Status s = (*cuda_fn)(ctx);
     ASSERT_TRUE(s.ok()) << s;
+    ASSERT_TRUE(TestStream()->Synchronize().ok());
   }
   for (size_t k = 0; k < outputs.size(); ++k) {
     HostTensor got = outputs[k];
@@ -136,7 +140,7 @@ void Compare(const char* op, const AttrMap& attrs, std::vector<HostTensor> input
       double want = Load(got.dtype, cpu_out[k].bytes.data() + i * es),
              have = Load(got.dtype, got.bytes.data() + i * es);
       bool ok = exact ? want == have
-                      : (std::isnan(want) && std::isnan(have)) ||
+                      : want == have || (std::isnan(want) && std::isnan(have)) ||
                             std::abs(want - have) <= tol * (1 + std::abs(want));
       if (!ok) {
         ++bad;
@@ -395,13 +399,16 @@ TEST_F(CudaKernels, BadIndexIsAnError) {
 // ulp).
 TEST_F(CudaKernels, CreationAndRandom) {
   for (DType t : {DType::kF32, DType::kF64, DType::kI64, DType::kF16}) {
+    // One ulp of f64: g++ contracts the CPU's `a + i * step` into an FMA on x86-64-v3 (its
+    // default -ffp-contract=fast), the device code rounds twice (rng.h's MulAdd).
+    const double ulp = 2.5e-16;
     Compare("arange", {{"start", 1.5}, {"step", 0.25}}, {}, {Empty(t, {100})}, 0);
-    Compare("linspace", {{"start", -1.0}, {"end", 2.0}}, {}, {Empty(t, {51})}, 0);
+    Compare("linspace", {{"start", -1.0}, {"end", 2.0}}, {}, {Empty(t, {51})}, ulp);
     Compare("eye", {}, {}, {Empty(t, {4, 6})}, 0);
     Compare("uniform", {{"seed", int64_t(7)}, {"low", -2.0}, {"high", 3.0}}, {}, {Empty(t, {1000})},
-            0);
+            ulp);
     Compare("uniform_", {{"seed", int64_t(8)}, {"low", 0.0}, {"high", 1.0}}, {},
-            {Empty(t, {5, 6}, {12, 2})}, 0);
+            {Empty(t, {5, 6}, {12, 2})}, ulp);
     Compare("normal", {{"seed", int64_t(9)}, {"mean", 1.0}, {"std", 2.0}}, {}, {Empty(t, {1000})},
             1e-12);
     Compare("randint", {{"seed", int64_t(3)}, {"low", int64_t(-5)}, {"high", int64_t(9)}}, {},
@@ -444,8 +451,11 @@ Status RunCuda(const char* op, const AttrMap& attrs, const std::vector<HostTenso
   };
   for (auto& h : inputs) gi.push_back(ViewOf(h, to_device(h)));
   for (auto& h : outputs) go.push_back(ViewOf(h, to_device(h)));
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // see Compare
   KernelContext ctx(op, Device(DeviceType::kCUDA, 0), attrs, gi, go, TestStream());
   Status st = (*kernels::FindKernel(op, DeviceType::kCUDA))(ctx);
+  Status synced = TestStream()->Synchronize();
+  if (st.ok()) st = synced;
   for (void* p : bufs) a->Deallocate(p);
   return st;
 }

@@ -19,7 +19,7 @@ struct GenF {
       case GenOp::kArange: v = MulAdd(static_cast<double>(i), p.b, p.a); break;
       case GenOp::kLinspace: {
         double step = p.n > 1 ? (p.b - p.a) / static_cast<double>(p.n - 1) : 0.0;
-        v = i < p.n / 2 ? MulAdd(static_cast<double>(i), step, p.a)
+        v = i < (p.n + 1) / 2 ? MulAdd(static_cast<double>(i), step, p.a)
                         : __dsub_rn(p.b, __dmul_rn(static_cast<double>(p.n - 1 - i), step));
         break;
       }

@@ -123,12 +123,14 @@ struct ScalarMath {
 
   // clang-format off
 #if defined(__CUDA_ARCH__)
+// `::fn`, not `fn`: inside this class an unqualified exp(double) finds the member exp(T) first
+// and recursed forever for T = double (the first GPU run returned x from exp, log, tanh, ...).
 #define OFL_MATH1(name, fn)                   \
   OFL_HD T name(T x) const {                  \
     if constexpr (std::is_same_v<T, float>)   \
-      return fn##f(x);                        \
+      return ::fn##f(x);                      \
     else                                      \
-      return static_cast<T>(fn(double(x)));   \
+      return static_cast<T>(::fn(double(x))); \
   }
   OFL_HD T pow(T x, T y) const {
     if constexpr (std::is_same_v<T, float>)

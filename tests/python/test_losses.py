@@ -122,13 +122,13 @@ def _cases():
             {},
         ),
         "multi_margin_p1": (
-            lambda a, **kw: F.multi_margin_loss(a, flow.tensor(cls), **kw),
+            lambda a, **kw: F.multi_margin_loss(a, flow.tensor(cls, device=a.device), **kw),
             [x],
             lambda a, margin: _multi_margin_np(a, cls, 1, margin, None),
             {"margin": 0.9},
         ),
         "multi_margin_p2_weight": (
-            lambda a, w, **kw: F.multi_margin_loss(a, flow.tensor(cls), p=2, weight=w, **kw),
+            lambda a, w, **kw: F.multi_margin_loss(a, flow.tensor(cls, device=a.device), p=2, weight=w, **kw),
             [x, RNG.uniform(0.5, 2, (C,))],
             lambda a, w: _multi_margin_np(a, cls, 2, 1.0, w),
             {},
