@@ -13,8 +13,9 @@
 //    export, the C++ API's data access) wait here before running, and kernels that read
 //    device-side checks back (index, loss, embedding, integer division, bernoulli) wait
 //    themselves; flow.cuda.synchronize() drains the VM and then every stream.
-// The H2D and D2H roles (not used by the framework's dispatch today) keep the old rule, a wait
-// after every instruction, so their instructions retire only when done.
+// Transfers (to_device) run on this compute stream too (framework/op.cc): on a separate copy
+// stream they would not be ordered with queued kernels. The H2D and D2H roles (unused by the
+// dispatch; overlapping copies needs cross-stream events first) wait after every instruction.
 // An asynchronous fault (illegal address) surfaces at the next sync point or launch on the
 // device; the CUDA context is then lost (cuda_status.h's IsStickyError) and every later CUDA op
 // reports that, while CPU work keeps running.

@@ -120,18 +120,13 @@ DnnlState& State() {
 dnnl::memory::desc OperandDesc(const GemmShape& s, const DimVector& strides, int64_t rows,
                                int64_t cols, bool trans, int64_t ld,
                                dnnl::memory::data_type dt = dnnl::memory::data_type::f32) {
-  // oneDNN rejects a zero stride ("could not create a descriptor for a matmul primitive"), so a
-  // broadcast dim (extent 1, its stride never used) gets the span of the dims inside it.
-  const size_t nb = s.batch.size();
-  dnnl::memory::dims dims(nb + 2), st(nb + 2);
-  dims[nb] = rows, dims[nb + 1] = cols;
-  st[nb] = trans ? 1 : ld, st[nb + 1] = trans ? ld : 1;
-  int64_t span = 1 + (rows - 1) * st[nb] + (cols - 1) * st[nb + 1];
-  for (size_t d = nb; d-- > 0;) {
-    dims[d] = strides[d] == 0 ? 1 : s.batch[d];
-    st[d] = strides[d] == 0 ? span : strides[d];
-    span = std::max<int64_t>(span, 1 + (dims[d] - 1) * st[d] + span - 1);
+  dnnl::memory::dims dims, st;
+  for (size_t d = 0; d < s.batch.size(); ++d) {
+    dims.push_back(strides[d] == 0 ? 1 : s.batch[d]);
+    st.push_back(strides[d]);
   }
+  dims.push_back(rows), dims.push_back(cols);
+  st.push_back(trans ? 1 : ld), st.push_back(trans ? ld : 1);
   return dnnl::memory::desc(dims, dt, st);
 }
 
@@ -167,8 +162,17 @@ std::shared_ptr<DnnlMatmul> GetMatmul(const GemmShape& s, bool scaled, bool accu
 // c = alpha * op(a) @ op(b) + beta * c with beta 0 or 1, operands and c of type `dt`.
 Status DnnlGemm(const GemmShape& s, dnnl::memory::data_type dt, float alpha, const void* a,
                 const void* b, float beta, void* c) {
+  std::shared_ptr<DnnlMatmul> mm;
   try {
-    auto mm = GetMatmul(s, alpha != 1.0f, beta == 1.0f, dt);
+    mm = GetMatmul(s, alpha != 1.0f, beta == 1.0f, dt);
+  } catch (const dnnl::error& e) {
+    // oneDNN has no primitive for this layout (e.g. a batch dim broadcast in both operands):
+    // Unimplemented tells Sgemm to use OpenBLAS instead.
+    return Unimplemented("[matmul] oneDNN has no matmul for %d products of [%d x %d] x [%d x %d]%s%s: %s",
+                         s.batch_size(), s.m, s.k, s.k, s.n, s.ta ? " (lhs transposed)" : "",
+                         s.tb ? " (rhs transposed)" : "", e.what());
+  }
+  try {
     DnnlState& st = State();
     dnnl::stream strm(st.engine);
     dnnl::memory am(mm->a, st.engine, const_cast<void*>(a)),
@@ -370,7 +374,13 @@ Status Sgemm(const GemmShape& s, float alpha, const float* a, const float* b, fl
                                                : impl;
   if (impl == GemmImpl::kAuto) impl = ChooseGemmImpl(s);
   if (impl == GemmImpl::kDnnl && !DisjointOutputs(s)) impl = GemmImpl::kBlas;
-  if (impl == GemmImpl::kDnnl) return DnnlSgemm(s, alpha, a, b, beta, c);
+  if (impl == GemmImpl::kDnnl) {
+    Status st = DnnlSgemm(s, alpha, a, b, beta, c);
+    // No oneDNN primitive for this layout; nothing was written (a beta other than 0/1 already
+    // scaled c, so BLAS continues with beta 1).
+    if (st.code() != absl::StatusCode::kUnimplemented) return st;
+    if (beta != 0.0f && beta != 1.0f) beta = 1.0f;
+  }
   BlasSgemm(s, alpha, a, b, beta, c);
   return Status();
 }

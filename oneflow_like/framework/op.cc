@@ -180,12 +180,14 @@ Status Launch(const OpDef& op, absl::Span<const Tensor> ins, const AttrMap& attr
     call->outs.push_back(SpecOf(t));
     out_blobs.push_back(t.blob());
   }
-  // Transfers use the accelerator's copy streams, so they overlap compute.
-  vm::StreamRole role = vm::StreamRole::kCompute;
-  if (device.is_cuda() && op.cross_device && !ins.empty())
-    role = ins[0].device().is_cpu() ? vm::StreamRole::kH2D : vm::StreamRole::kD2H;
+  // Transfers run on the accelerator's compute stream, in order with its kernels: eager CUDA
+  // is asynchronous (an instruction retires before its kernel ran), so a copy on a separate
+  // H2D/D2H stream could read an output not yet written or overwrite memory a queued kernel
+  // still reads (seen on the first GPU runs). The copy kernel waits for its stream
+  // (Note [CUDA instruction completion], device/cuda/stream_policy.cc).
   return vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
-    return b->Call(device, std::move(in_blobs), std::move(out_blobs), std::move(call), role);
+    return b->Call(device, std::move(in_blobs), std::move(out_blobs), std::move(call),
+                   vm::StreamRole::kCompute);
   });
 }
 

@@ -6,6 +6,7 @@
 #   2. the Python op tables on cuda (op_testing's checks with OFL_TEST_DEVICE=cuda)
 #   3. examples/train_digits.py --device cuda, eager then compiled
 #   4. benchmarks/bench_gpu.py (beside torch in the same run)
+#   5. benchmarks/profile_gpu.py (kernels and CUDA runtime calls through CUPTI; its log only)
 # and prints one summary table. Each step's full log goes to $OUT/<step>.log when $OUT is set (the
 # device tool returns that folder), else to /tmp/ofl_gpu/logs. Exits non-zero when a step failed.
 #   tools/gpu/run.sh [--quick]      # --quick: fewer epochs and benchmark iterations
@@ -62,6 +63,7 @@ gtest_sum() { grep -E "^\[  (PASSED|FAILED|  SKIPPED) +\]|tests? ran" "$1" | hea
 pytest_sum() { tail -n 1 "$1"; }
 train_sum() { grep -E "epochs in|accuracy" "$1" | sed 's/, final loss/ loss/' | head -4; }
 bench_sum() { grep -E "^GPU:" "$1"; }
+prof_sum() { grep -cE "^==" "$1" | sed 's/$/ profiles (see the log)/'; }
 
 EPOCHS=()
 [ $QUICK = 1 ] && EPOCHS=(--epochs 2)
@@ -74,6 +76,7 @@ step op_tables_cuda ${T_OPS:-180} pytest_sum -- env OFL_TEST_DEVICE=cuda $PY -m 
   -n 8 tests/python/test_ops_elementwise.py tests/python/test_losses.py
 step train_digits ${T_TRAIN:-240} train_sum -- $PY examples/train_digits.py --device cuda --mode both "${EPOCHS[@]}" --out "$B/runs"
 step bench_gpu ${T_BENCH:-180} bench_sum -- $PY benchmarks/bench_gpu.py "${BQ[@]}"
+step profile_gpu ${T_PROF:-120} prof_sum -- $PY benchmarks/profile_gpu.py
 
 echo
 echo "==== GPU proof summary ===="
