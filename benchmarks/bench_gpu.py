@@ -51,7 +51,11 @@ def models(lib):
     return {
         "MLP 784-1024-1024-10, batch 256": (
             lambda: nn.Sequential(
-                nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 10)
+                nn.Linear(784, 1024),
+                nn.ReLU(),
+                nn.Linear(1024, 1024),
+                nn.ReLU(),
+                nn.Linear(1024, 10),
             ),
             (256, 784),
             "ce",
@@ -132,8 +136,13 @@ def main():
     t_add = timed(lambda: torch.add(tx, ty, out=tz), tsync, it)
     t_copy = timed(lambda: tz.copy_(tx), tsync, it)
     copy_gbs = 2 * N * 4 / t_copy / 1e9
-    row("add 2^26 f32, GB/s (3 x 256 MiB moved)", 3 * N * 4 / t_ours / 1e9, 3 * N * 4 / t_add / 1e9,
-        "GB/s", f">= 85% of copy {copy_gbs:.0f}")
+    row(
+        "add 2^26 f32, GB/s (3 x 256 MiB moved)",
+        3 * N * 4 / t_ours / 1e9,
+        3 * N * 4 / t_add / 1e9,
+        "GB/s",
+        f">= 85% of copy {copy_gbs:.0f}",
+    )
     rows[-1] = rows[-1][:4] + (3 * N * 4 / t_ours / 1e9 / copy_gbs,) + rows[-1][5:]
     del x, y, tx, ty, tz
 
@@ -150,8 +159,13 @@ def main():
         t_o = timed(lambda: flow.matmul(fa, fb), fsync, it)
         t_t = timed(lambda: torch.matmul(ta2, tb2), tsync, it)
         fl = 2 * M**3
-        row(f"GEMM {M}^3 {'TF32' if tf32 else 'f32'}, TFLOP/s", fl / t_o / 1e12, fl / t_t / 1e12,
-            "TFLOP/s", ">= 0.95x torch")
+        row(
+            f"GEMM {M}^3 {'TF32' if tf32 else 'f32'}, TFLOP/s",
+            fl / t_o / 1e12,
+            fl / t_t / 1e12,
+            "TFLOP/s",
+            ">= 0.95x torch",
+        )
     flow.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
 
@@ -168,7 +182,9 @@ def main():
     print(f"{'metric':<{w}}  {'oneflow_like':>12}  {'torch':>10}  {'unit':<7} {'ratio':>6}  target")
     for metric, ours, theirs, unit, ratio, target, _ in rows:
         print(f"{metric:<{w}}  {ours:>12.3f}  {theirs:>10.3f}  {unit:<7} {ratio:>6.2f}  {target}")
-    print("nn.Graph on cuda: n/a (the compiler's GPU backend is not built; graphs compile for the CPU)")
+    print(
+        "nn.Graph on cuda: n/a (the compiler's GPU backend is not built; graphs compile for the CPU)"
+    )
     return 0
 
 

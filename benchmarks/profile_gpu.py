@@ -35,7 +35,11 @@ def main():
             flow.add(x, y)
         flow.cuda.synchronize()
     print("== 5 x flow.add(2^26 f32)")
-    print(prof.key_averages().table(sort_by="self_cuda_time_total", row_limit=12, max_name_column_width=60))
+    print(
+        prof.key_averages().table(
+            sort_by="self_cuda_time_total", row_limit=12, max_name_column_width=60
+        )
+    )
     del x, y
 
     nn = flow.nn
@@ -60,9 +64,17 @@ def main():
             step()
         flow.cuda.synchronize()
     print("== 3 TransformerEncoderLayer training steps: device kernels")
-    print(prof.key_averages().table(sort_by="self_cuda_time_total", row_limit=25, max_name_column_width=70))
+    print(
+        prof.key_averages().table(
+            sort_by="self_cuda_time_total", row_limit=25, max_name_column_width=70
+        )
+    )
     print("== the same: CUDA runtime calls by host time")
-    print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=15, max_name_column_width=50))
+    print(
+        prof.key_averages().table(
+            sort_by="self_cpu_time_total", row_limit=15, max_name_column_width=50
+        )
+    )
     return 0
 
 

@@ -15,9 +15,10 @@ Status CudaStatus(cudaError_t e, const char* expr, const char* file, int line) {
   std::string msg = absl::StrFormat("CUDA error %d %s (%s) in %s at %s:%d", static_cast<int>(e),
                                     cudaGetErrorName(e), cudaGetErrorString(e), expr, file, line);
   if (IsStickyError(e))
-    msg += ": the CUDA context of this process is lost (an asynchronous fault of a CUDA op issued "
-           "earlier; CUDA_LAUNCH_BLOCKING=1 names it); CUDA work fails until the process "
-           "restarts, CPU work is unaffected";
+    msg +=
+        ": the CUDA context of this process is lost (an asynchronous fault of a CUDA op issued "
+        "earlier; CUDA_LAUNCH_BLOCKING=1 names it); CUDA work fails until the process "
+        "restarts, CPU work is unaffected";
   return e == cudaErrorMemoryAllocation ? absl::ResourceExhaustedError(msg)
                                         : absl::InternalError(msg);
 }
@@ -163,10 +164,10 @@ Status CudaStream::Synchronize() {
     const double waited =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (waited > limit_s)
-      return absl::DeadlineExceededError(absl::StrFormat(
-          "cuda:%d stream: the device did not finish its queued work within %.0f s "
-          "(ONEFLOW_LIKE_CUDA_SYNC_TIMEOUT_S); a kernel may be hung",
-          device_, limit_s));
+      return absl::DeadlineExceededError(
+          absl::StrFormat("cuda:%d stream: the device did not finish its queued work within %.0f s "
+                          "(ONEFLOW_LIKE_CUDA_SYNC_TIMEOUT_S); a kernel may be hung",
+                          device_, limit_s));
     if (waited > 200e-6)
       std::this_thread::sleep_for(std::chrono::microseconds(20));
     else

@@ -168,9 +168,10 @@ Status DnnlGemm(const GemmShape& s, dnnl::memory::data_type dt, float alpha, con
   } catch (const dnnl::error& e) {
     // oneDNN has no primitive for this layout (e.g. a batch dim broadcast in both operands):
     // Unimplemented tells Sgemm to use OpenBLAS instead.
-    return Unimplemented("[matmul] oneDNN has no matmul for %d products of [%d x %d] x [%d x %d]%s%s: %s",
-                         s.batch_size(), s.m, s.k, s.k, s.n, s.ta ? " (lhs transposed)" : "",
-                         s.tb ? " (rhs transposed)" : "", e.what());
+    return Unimplemented(
+        "[matmul] oneDNN has no matmul for %d products of [%d x %d] x [%d x %d]%s%s: %s",
+        s.batch_size(), s.m, s.k, s.k, s.n, s.ta ? " (lhs transposed)" : "",
+        s.tb ? " (rhs transposed)" : "", e.what());
   }
   try {
     DnnlState& st = State();

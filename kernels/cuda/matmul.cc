@@ -99,6 +99,55 @@ Status Matmul(KernelContext& ctx) {
   const float alpha_f = static_cast<float>(alpha), one_f = 1.0f, zero_f = 0.0f;
   const double one_d = 1.0, zero_d = 0.0;
   int64_t nb = batch.numel(), nbd = batch.ndim();
+  if (is_float && !pa && !pb && nb > 1) {
+    // One cublasGemmStridedBatchedEx per run of batch dims over which both operands' offsets are
+    // index * stride (the whole batch for contiguous or broadcast operands): attention's
+    // [batch * heads] products were one cuBLAS call each before (2000 launches per
+    // TransformerEncoderLayer training step on the H200).
+    int64_t j = nbd, run = 1, sa = 0, sb = 0;
+    bool have = false;
+    for (int64_t d = nbd - 1; d >= 0; --d) {
+      if (batch[d] == 1) {
+        j = d;
+        continue;
+      }
+      if (!have) {
+        sa = A.batch_strides[d], sb = B.batch_strides[d], have = true;
+      } else if (A.batch_strides[d] != sa * run || B.batch_strides[d] != sb * run) {
+        break;
+      }
+      run *= batch[d];
+      j = d;
+    }
+    const int64_t outer = nb / run;
+    cublasOperation_t op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N, op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+    DimVector oidx(j, 0);
+    for (int64_t o = 0; o < outer; ++o) {
+      int64_t oa = 0, ob = 0;
+      for (int64_t d = 0; d < j; ++d)
+        oa += oidx[d] * A.batch_strides[d], ob += oidx[d] * B.batch_strides[d];
+      const char* a = A.base + oa;
+      const char* b = B.base + ob;
+      char* c = static_cast<char*>(out.data) + o * run * m * n * elem;
+      if (t == DType::kF32) {
+        cublasComputeType_t ct = AllowTF32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+        CUBLAS_RETURN_IF_ERROR(cublasGemmStridedBatchedEx(
+            h, op_b, op_a, n, m, k, &alpha_f, b, CUDA_R_32F, ldb, sb / elem, a, CUDA_R_32F, lda,
+            sa / elem, has_bias ? &one_f : &zero_f, c, CUDA_R_32F, n, m * n, run, ct,
+            CUBLAS_GEMM_DEFAULT));
+      } else {
+        CUBLAS_RETURN_IF_ERROR(cublasGemmStridedBatchedEx(
+            h, op_b, op_a, n, m, k, &alpha, b, CUDA_R_64F, ldb, sb / elem, a, CUDA_R_64F, lda,
+            sa / elem, has_bias ? &one_d : &zero_d, c, CUDA_R_64F, n, m * n, run,
+            CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT));
+      }
+      for (int64_t d = j - 1; d >= 0; --d) {
+        if (++oidx[d] < batch[d]) break;
+        oidx[d] = 0;
+      }
+    }
+    return Status();
+  }
   DimVector idx(nbd, 0);
   for (int64_t bi = 0; bi < nb; ++bi) {
     int64_t oa = 0, ob = 0;

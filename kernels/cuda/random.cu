@@ -20,7 +20,7 @@ struct GenF {
       case GenOp::kLinspace: {
         double step = p.n > 1 ? (p.b - p.a) / static_cast<double>(p.n - 1) : 0.0;
         v = i < (p.n + 1) / 2 ? MulAdd(static_cast<double>(i), step, p.a)
-                        : __dsub_rn(p.b, __dmul_rn(static_cast<double>(p.n - 1 - i), step));
+                              : __dsub_rn(p.b, __dmul_rn(static_cast<double>(p.n - 1 - i), step));
         break;
       }
       case GenOp::kEye: {

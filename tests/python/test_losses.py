@@ -128,7 +128,9 @@ def _cases():
             {"margin": 0.9},
         ),
         "multi_margin_p2_weight": (
-            lambda a, w, **kw: F.multi_margin_loss(a, flow.tensor(cls, device=a.device), p=2, weight=w, **kw),
+            lambda a, w, **kw: F.multi_margin_loss(
+                a, flow.tensor(cls, device=a.device), p=2, weight=w, **kw
+            ),
             [x, RNG.uniform(0.5, 2, (C,))],
             lambda a, w: _multi_margin_np(a, cls, 2, 1.0, w),
             {},

@@ -701,7 +701,11 @@ def test_ternary(name, fn, ref, sample, grad, shapes):
 def test_ternary_methods():
     cond = rand((3, 4)) > 0
     x, y, z = rand((3, 4)), rand((4,)), rand((3, 1), 0.5, 1.5)
-    check_op(lambda a, b: a.where(flow.tensor(cond, device=a.device), b), lambda a, b: np.where(cond, a, b), [x, y])
+    check_op(
+        lambda a, b: a.where(flow.tensor(cond, device=a.device), b),
+        lambda a, b: np.where(cond, a, b),
+        [x, y],
+    )
     check_op(lambda a, b, c: a.addcmul(b, c), lambda a, b, c: a + b * c, [x, y, z])
     check_op(lambda a, b, c: a.addcdiv(b, c, value=2.0), lambda a, b, c: a + 2.0 * b / c, [x, y, z])
     check_op(lambda a, b: a.lerp(b, 0.8), lambda a, b: a + 0.8 * (b - a), [x, y])
