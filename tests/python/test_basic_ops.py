@@ -95,3 +95,21 @@ def test_from_numpy_shares_memory():
     t.add_(1)
     flow.sync()
     np.testing.assert_allclose(a, np.ones((2, 2)))
+
+
+def test_float_to_narrow_int_casts_wrap_like_pytorch():
+    # Through int64, then wrapped (PyTorch's CPU and CUDA results); a direct conversion of an
+    # out-of-range float is undefined in C++ and saturates on CUDA.
+    x = flow.tensor([-2.0, 300.0, 3.7, -0.5])
+    np.testing.assert_array_equal(x.to(flow.uint8).numpy(), [254, 44, 3, 0])
+    np.testing.assert_array_equal(x.to(flow.int8).numpy(), [-2, 44, 3, 0])
+    np.testing.assert_array_equal(
+        flow.tensor([-2.0, 3.5e9]).to(flow.int32).numpy(),
+        [-2, np.int32(np.int64(3500000000) - 2**32)],
+    )
+    try:
+        import torch
+    except ImportError:
+        return
+    t = torch.tensor([-2.0, 300.0, 3.7, -0.5])
+    np.testing.assert_array_equal(x.to(flow.uint8).numpy(), t.to(torch.uint8).numpy())
