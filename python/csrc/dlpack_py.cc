@@ -6,11 +6,11 @@
 // always runs under the GIL, see tensor_py.cc).
 //
 // Streams (the array API's __dlpack__ contract): the consumer names the stream it will use and
-// the producer makes the data safe there. As producer we wait on the host for our work (a VM
-// instruction on a CUDA stream finishes only after its device work), so every consumer stream
-// may read at once. As consumer we pass stream=1 (CUDA's legacy default stream) and then wait
-// for the device (cuda::SynchronizeDevice): our several streams (compute, h2d, d2h) may all read
-// the import, so no single stream's wait would do.
+// the producer makes the data safe there. As producer we wait on the host for our work (the
+// export is a host-access callback, which the CUDA stream policy runs only after the stream's
+// queued kernels are done), so every consumer stream may read at once. As consumer we pass
+// stream=1 (CUDA's legacy default stream) and then wait for the device
+// (cuda::SynchronizeDevice): any of our streams may read the import.
 #include <dlpack/dlpack.h>
 
 #include <cstring>

@@ -2,7 +2,8 @@
 # Step 1 of the GPU proof (kernels/cuda/README.md "GPU proof"): builds HERE everything the GPU
 # machine needs and packs it into the git-ignored folder .gpu/ (one .tar.xz, well under the device
 # tool's 64 MiB carry limit):
-#   bin/  the CUDA C++ test binaries (cuda_api_test, device_test, kernels_test)
+#   bin/  the CUDA C++ test binaries (cuda_api_test, device_test, kernels_test and the compiler's
+#         GPU backend: gpu_executable_test, gpu_compile_test, nvrtc_test)
 #   py/   _C.so built for CPython 3.12 (the GPU machine's interpreter) + liboneflow_like_runtime.so
 #   lib/  every shared library those need that the GPU machine lacks (oneDNN, OpenBLAS, Gloo,
 #         abseil, ...); glibc, libstdc++ and the CUDA libraries (cudart, cuBLAS(Lt), cuDNN) are the
@@ -31,9 +32,13 @@ PYBIND11_VERSION=2.13.6
   exit 1
 }
 
+TESTS=(//device/cuda:cuda_api_test //device/cuda:device_test //kernels/cuda:kernels_test
+  //compiler/backends/gpu:gpu_executable_test //compiler/backends/gpu:gpu_compile_test
+  //compiler/backends/gpu:nvrtc_test)
+BINS=()
+for t in "${TESTS[@]}"; do p=${t#//}; BINS+=("bazel-bin/${p%%:*}/${p##*:}"); done
 echo "== building the CUDA test binaries and the runtime (--config=cuda)"
-bazel build "${FLAGS[@]}" //device/cuda:cuda_api_test //device/cuda:device_test \
-  //kernels/cuda:kernels_test //oneflow_like/api:liboneflow_like_runtime.so
+bazel build "${FLAGS[@]}" "${TESTS[@]}" //oneflow_like/api:liboneflow_like_runtime.so
 
 echo "== building _C.so for CPython 3.12"
 REPOS=$CACHE/gpu-repos
@@ -63,8 +68,7 @@ bazel build "${FLAGS[@]}" --override_repository=python="$REPOS/python" \
 
 echo "== staging"
 rm -rf "$OUT" && mkdir -p "$OUT/stage/bin" "$OUT/stage/py" "$OUT/stage/lib"
-install -m 755 bazel-bin/device/cuda/cuda_api_test bazel-bin/device/cuda/device_test \
-  bazel-bin/kernels/cuda/kernels_test "$OUT/stage/bin/"
+install -m 755 "${BINS[@]}" "$OUT/stage/bin/"
 install -m 755 bazel-bin/python/csrc/_C.so bazel-bin/oneflow_like/api/liboneflow_like_runtime.so \
   "$OUT/stage/py/"
 strip --strip-debug "$OUT"/stage/bin/* "$OUT"/stage/py/*.so
@@ -75,8 +79,7 @@ bazel build "${FLAGS[@]}" //python/csrc:_C.so >/dev/null 2>&1 || true
 # ldd runs on the build tree's files: the test binaries find Bazel's _solib_k8 libraries through
 # their $ORIGIN-relative RUNPATH, which the staged copies would lose.
 SKIP='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|librt\.|libpthread\.|libstdc\+\+|libgcc_s|libcuda\.|libcudart|libcublas|libcudnn|libnccl|libnvrtc|libnvJitLink)'
-for f in bazel-bin/device/cuda/cuda_api_test bazel-bin/device/cuda/device_test \
-  bazel-bin/kernels/cuda/kernels_test bazel-bin/oneflow_like/api/liboneflow_like_runtime.so; do
+for f in "${BINS[@]}" bazel-bin/oneflow_like/api/liboneflow_like_runtime.so; do
   ldd "$f" | awk '$3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
   [[ $name =~ $SKIP ]] && continue

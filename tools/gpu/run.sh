@@ -2,7 +2,8 @@
 # Step 2 of the GPU proof, run ON the GPU machine from the repo root with .gpu/ carried (step 1 is
 # tools/gpu/prepare.sh, here). Unpacks the bundle, points the loader at it and at the machine's
 # CUDA libraries (its PyTorch venv's nvidia-* wheels), then runs, each under a time limit:
-#   1. the CUDA C++ tests (cuda_api_test, device_test, kernels_test: every CUDA kernel vs the CPU)
+#   1. the CUDA C++ tests (cuda_api_test, device_test, kernels_test: every CUDA kernel vs the CPU;
+#      the compiler's GPU backend: nvrtc_test, gpu_compile_test, gpu_executable_test)
 #   2. the Python op tables on cuda (op_testing's checks with OFL_TEST_DEVICE=cuda)
 #   3. examples/train_digits.py --device cuda, eager then compiled
 #   4. benchmarks/bench_gpu.py (beside torch in the same run)
@@ -72,6 +73,7 @@ BQ=()
 step cuda_api_test ${T_API:-60} gtest_sum -- "$B/bin/cuda_api_test" --gtest_brief=1
 step device_test ${T_DEV:-90} gtest_sum -- "$B/bin/device_test" --gtest_brief=1
 step kernels_test ${T_KER:-240} gtest_sum -- "$B/bin/kernels_test" --gtest_brief=1
+step gpu_compiler ${T_GPUC:-120} gtest_sum -- bash -c "'$B/bin/nvrtc_test' --gtest_brief=1 && '$B/bin/gpu_compile_test' --gtest_brief=1 && '$B/bin/gpu_executable_test' --gtest_brief=1"
 step op_tables_cuda ${T_OPS:-180} pytest_sum -- env OFL_TEST_DEVICE=cuda $PY -m pytest -q -p no:cacheprovider \
   -n 8 tests/python/test_ops_elementwise.py tests/python/test_losses.py
 step train_digits ${T_TRAIN:-240} train_sum -- $PY examples/train_digits.py --device cuda --mode both "${EPOCHS[@]}" --out "$B/runs"
