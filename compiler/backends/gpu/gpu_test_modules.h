@@ -165,7 +165,9 @@ ENTRY %e {
   %o = f32[20,10] add(%sel, %cv)
   ROOT %r = (f32[20,10], pred[20], pred[10]) tuple(%o, %all, %any)
 })",
-       0},
+       // Not exact: %o adds in f32 on the device while the evaluator's sum is double (seen on
+       // the H200: 0.79489091038703918 vs its f32 rounding 0.7948908805847168).
+       1e-7},
       {"small_ints", R"(HloModule small_ints
 ENTRY %e {
   %x = u8[64] parameter(0)
