@@ -208,6 +208,18 @@ struct ScalarMath {
   OFL_SPECIAL1(ndtri, Ndtri(double(x)))
   OFL_SPECIAL1(log_ndtr, LogNdtr(double(x)))
 #undef OFL_SPECIAL1
+  OFL_HD T polygamma(T x, int64_t n) const {
+    return static_cast<T>(special::Polygamma(double(x), n));
+  }
+  OFL_HD T zeta(T x, T q) const {
+    return static_cast<T>(special::Zeta(double(x), double(q)));
+  }
+  OFL_HD T igamma(T a, T x) const {
+    return static_cast<T>(special::Igamma(double(a), double(x), false));
+  }
+  OFL_HD T igammac(T a, T x) const {
+    return static_cast<T>(special::Igamma(double(a), double(x), true));
+  }
 
  private:
   OFL_HD T IntDiv(T x, T y, int which) const {  // 0 floor_divide, 1 remainder, 2 fmod

@@ -3,6 +3,7 @@
 // on the host and in CUDA kernels alike. Device-safe: only the C math functions CUDA provides.
 #pragma once
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #if !defined(OFL_HD)
@@ -243,6 +244,115 @@ OFL_HD double SphericalBesselJ0(double x) {
   if (x == 0) return 1;
   if (::fabs(x) == std::numeric_limits<double>::infinity()) return 0;
   return ::sin(x) / x;
+}
+
+// Hurwitz zeta(s, q) = sum_{k >= 0} (k + q)^-s (SciPy's zeta(x, q), PyTorch's special.zeta):
+// the first terms summed directly until k + q > 9 (at least 10 terms), then the Euler-Maclaurin
+// tail with Bernoulli numbers B_2j (coefficients (2j)! / B_2j). inf at s == 1 and at q a
+// non-positive integer; NaN for s < 1 and for q < 0 with s not an integer (as SciPy).
+OFL_HD double Zeta(double s, double q) {
+  const double inf = std::numeric_limits<double>::infinity(),
+               nan = std::numeric_limits<double>::quiet_NaN();
+  if (s != s || q != q) return nan;
+  if (s == 1) return inf;
+  if (s < 1) return nan;
+  if (q <= 0) {
+    if (q == ::floor(q)) return inf;
+    if (s != ::floor(s)) return nan;
+  }
+  // (2j)! / B_2j for j = 1..12.
+  const double kEm[12] = {12.0,
+                          -720.0,
+                          30240.0,
+                          -1209600.0,
+                          47900160.0,
+                          -1.8924375803183791606e9,
+                          7.47242496e10,
+                          -2.950130727918164224e12,
+                          1.1646782814350067249e14,
+                          -4.5979787224074726105e15,
+                          1.8152105401943546773e17,
+                          -7.1661652561756670113e18};
+  double sum = ::pow(q, -s), a = q, term = 0;
+  int k = 0;
+  while (k < 9 || a <= 9) {
+    ++k;
+    a += 1;
+    term = ::pow(a, -s);
+    sum += term;
+    if (::fabs(term / sum) < 1e-17) return sum;
+  }
+  // sum_{n > a} n^-s ~ a^(1-s)/(s-1) - a^-s/2 + sum_j B_2j/(2j)! s(s+1)..(s+2j-2) a^(-s-2j+1)
+  sum += term * a / (s - 1) - 0.5 * term;
+  double rising = 1, t = term, fac = 0;
+  for (int j = 0; j < 12; ++j) {
+    rising *= s + fac;
+    t /= a;
+    const double add = rising * t / kEm[j];
+    sum += add;
+    if (::fabs(add / sum) < 1e-17) break;
+    fac += 1;
+    rising *= s + fac;
+    t /= a;
+    fac += 1;
+  }
+  return sum;
+}
+
+// polygamma(n, x) = d^n/dx^n digamma(x): digamma and trigamma for n = 0, 1, else
+// (-1)^(n+1) n! zeta(n + 1, x). n < 0 is rejected before the kernel.
+OFL_HD double Polygamma(double x, int64_t n) {
+  if (n == 0) return Digamma(x);
+  if (n == 1) return Trigamma(x);
+  double fact = 1;
+  for (int64_t i = 2; i <= n; ++i) fact *= static_cast<double>(i);
+  return (n % 2 == 1 ? 1.0 : -1.0) * fact * Zeta(static_cast<double>(n + 1), x);
+}
+
+// The regularized lower incomplete gamma P(a, x) = gamma(a, x) / Gamma(a) and its complement
+// Q = 1 - P (PyTorch's igamma / igammac, SciPy's gammainc / gammaincc): the power series for
+// x < a + 1, else Lentz's continued fraction for Q, both to double precision; the prefactor
+// x^a e^-x / Gamma(a) in logs. a < 0 or x < 0: NaN; a == 0: P = 1 for x > 0 (Q = 0), NaN at 0.
+OFL_HD double IgammaSeries(double a, double x) {  // P(a, x), x < a + 1
+  double ap = a, del = 1 / a, sum = del;
+  for (int i = 0; i < 2000; ++i) {
+    ap += 1;
+    del *= x / ap;
+    sum += del;
+    if (::fabs(del) < ::fabs(sum) * 1e-17) break;
+  }
+  return sum * ::exp(-x + a * ::log(x) - Lgamma(a));
+}
+OFL_HD double IgammacFraction(double a, double x) {  // Q(a, x), x >= a + 1
+  const double tiny = 1e-300;
+  double b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
+  for (int i = 1; i < 2000; ++i) {
+    const double an = -i * (i - a);
+    b += 2;
+    d = an * d + b;
+    if (::fabs(d) < tiny) d = tiny;
+    c = b + an / c;
+    if (::fabs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const double del = d * c;
+    h *= del;
+    if (::fabs(del - 1) < 1e-17) break;
+  }
+  return ::exp(-x + a * ::log(x) - Lgamma(a)) * h;
+}
+OFL_HD double Igamma(double a, double x, bool upper) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (a != a || x != x || a < 0 || x < 0) return nan;
+  if (a == 0) return x > 0 ? (upper ? 0.0 : 1.0) : nan;
+  if (x == 0) return upper ? 1.0 : 0.0;
+  if (x == std::numeric_limits<double>::infinity()) return upper ? 0.0 : 1.0;
+  if (a == std::numeric_limits<double>::infinity()) return upper ? 1.0 : 0.0;
+  if (x < a + 1) {
+    const double p = IgammaSeries(a, x);
+    return upper ? 1 - p : p;
+  }
+  const double q = IgammacFraction(a, x);
+  return upper ? q : 1 - q;
 }
 
 }  // namespace special

@@ -114,6 +114,28 @@ OFL_GRAD(Xlogy, {
     ASSIGN_OR_RETURN(r[1], F::Mul(g, q));
   }
 })
+// igamma(a, x) / igammac(a, x): d/dx = +- exp(-x) x^(a-1) / Gamma(a), computed in logs; no
+// derivative for a (PyTorch raises too).
+Status IgammaXGrad(const GradContext& c, const TensorList& in, const Tensor& g, bool upper,
+                   TensorList& r) {
+  if (c.needs_input_grad[0])
+    return Unimplemented("[%s] the derivative with respect to input (a) is not implemented",
+                         upper ? "igammac" : "igamma");
+  if (!c.needs_input_grad[1]) return Status();
+  ASSIGN_OR_RETURN(Tensor am1, F::AddScalar(in[0], -1.0));
+  ASSIGN_OR_RETURN(Tensor t, F::Xlogy(am1, in[1]));  // (a - 1) log x, 0 where a == 1
+  ASSIGN_OR_RETURN(t, F::Sub(t, in[1]));
+  ASSIGN_OR_RETURN(Tensor lg, F::Lgamma(in[0]));
+  ASSIGN_OR_RETURN(t, F::Sub(t, lg));
+  ASSIGN_OR_RETURN(Tensor d, F::Exp(t));
+  if (upper) {
+    ASSIGN_OR_RETURN(d, F::Neg(d));
+  }
+  ASSIGN_OR_RETURN(r[1], F::Mul(g, d));
+  return Status();
+}
+OFL_GRAD(Igamma, RETURN_IF_ERROR(IgammaXGrad(c, in, g, false, r)))
+OFL_GRAD(Igammac, RETURN_IF_ERROR(IgammaXGrad(c, in, g, true, r)))
 OFL_GRAD(AddScalar, r[0] = g)
 OFL_GRAD(MulScalar,
          ASSIGN_OR_RETURN(r[0],

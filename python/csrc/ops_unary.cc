@@ -155,6 +155,31 @@ void BindUnary(py::module_& m, TensorClass& cls) {
   BindTableOp<opdefs::NoAttrs>(
       m, cls, "bitwise_not",
       [](const Tensor& x, const opdefs::NoAttrs&) { return F::BitwiseNot(x); }, nullptr);
+  // polygamma(n, input): torch's argument order; n >= 0; integer tensors compute in float32.
+  auto polygamma = [](int64_t n, const Tensor& x) {
+    if (n < 0)
+      throw py::value_error("[polygamma] n must be non-negative, got " + std::to_string(n));
+    opdefs::PolygammaAttrs a;
+    a.n = n;
+    Tensor in = IsFloating(x.dtype()) ? x : Unwrap(F::Cast(x, DType::kF32));
+    return Unwrap(F::Polygamma(in, a));
+  };
+  m.def("polygamma", polygamma, py::arg("n"), py::arg("input"));
+  special.def("polygamma", polygamma, py::arg("n"), py::arg("input"));
+  cls.def(
+      "polygamma", [polygamma](const Tensor& self, int64_t n) { return polygamma(n, self); },
+      py::arg("n"));
+  cls.def(
+      "polygamma_",
+      [](Tensor& self, int64_t n) -> Tensor& {
+        if (n < 0)
+          throw py::value_error("[polygamma_] n must be non-negative, got " + std::to_string(n));
+        opdefs::PolygammaAttrs a;
+        a.n = n;
+        Check(F::Polygamma_(self, a));
+        return self;
+      },
+      py::arg("n"));
   // round(decimals=0) only; half to even like PyTorch.
   auto round = [](const Tensor& x, int64_t decimals) {
     if (decimals != 0) throw py::value_error("[round] only decimals=0 is supported");

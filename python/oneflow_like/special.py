@@ -4,9 +4,10 @@ Aliases of table ops (expit = sigmoid, gammaln = lgamma, psi = digamma, erfinv, 
 xlogy, ...), the special-function table ops computed in double in every kernel (i0/i0e/i1/i1e,
 ndtri, log_ndtr, erfcx, the Bessel J/Y/K families, spherical_bessel_j0: flow._C._special, as
 torch._C._special) and composites written with them (sinc, entr, ndtr, xlog1py, multigammaln),
-so gradients, nn.Graph lowering and devices come with the ops. Not here yet: polygamma, zeta,
-airy_ai, gammainc/gammaincc and the orthogonal-polynomial family; under mock_torch a missing name
-raises naming both modules.
+so gradients, nn.Graph lowering and devices come with the ops; polygamma (flow.polygamma), zeta
+(the Hurwitz zeta) and gammainc/gammaincc (flow.igamma/igammac), also computed in double. Not
+here yet: airy_ai and the orthogonal-polynomial family; under mock_torch a missing name raises
+naming both modules.
 """
 import math
 
@@ -183,10 +184,41 @@ def multigammaln(input, p):
     return _flow.lgamma(x.unsqueeze(-1) - js).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
 
 
+def polygamma(n, input):
+    """The n-th derivative of digamma (n >= 0); integer tensors compute in float32."""
+    return _C._special.polygamma(n, input)
+
+
+def _pair_args(name, input, other):
+    """torch.special's binary functions take a number for either argument."""
+    if not isinstance(input, _flow.Tensor) and not isinstance(other, _flow.Tensor):
+        raise TypeError(f"[{name}] expected at least one tensor argument")
+    if not isinstance(input, _flow.Tensor):
+        input = _flow.full_like(other, float(input), dtype=_float(other).dtype)
+    if not isinstance(other, _flow.Tensor):
+        other = _flow.full_like(input, float(other), dtype=_float(input).dtype)
+    return input, other
+
+
+def zeta(input, other):
+    """The Hurwitz zeta function sum_k (k + other)^-input (SciPy's zeta(x, q))."""
+    return _flow.special_zeta(*_pair_args("zeta", input, other))
+
+
+def gammainc(input, other):
+    """The regularized lower incomplete gamma function P(input, other) (torch.igamma)."""
+    return _flow.igamma(*_pair_args("gammainc", input, other))
+
+
+def gammaincc(input, other):
+    """The regularized upper incomplete gamma function Q(input, other) (torch.igammac)."""
+    return _flow.igammac(*_pair_args("gammaincc", input, other))
+
+
 __all__ = [
     "expit", "logit", "gammaln", "digamma", "psi", "erfinv", "erf", "erfc", "exp2", "expm1", "log1p", "round", "logsumexp", "softmax",
     "log_softmax", "xlogy", "sinc", "entr", "ndtr", "xlog1py", "i0", "i0e", "i1", "i1e", "ndtri", "log_ndtr",
     "erfcx", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
     "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
-    "spherical_bessel_j0", "multigammaln",
+    "spherical_bessel_j0", "multigammaln", "polygamma", "zeta", "gammainc", "gammaincc",
 ]  # fmt: skip

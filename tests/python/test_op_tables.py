@@ -20,6 +20,7 @@ DEDICATED = {
     "round": "test_rounding_and_sign",
     "trunc": "test_rounding_and_sign",
     "bitwise_not": "test_lowering_elementwise::test_logical_not_and_bitwise_ops_bit_exact",
+    "polygamma": "test_special::test_polygamma_against_scipy_and_torch",  # takes n first
 }
 # torch.special's ops without gradients (as in PyTorch): test_special::test_bessel_family.
 DEDICATED.update(

@@ -391,6 +391,15 @@ def np_xlogy(a, b):
     return np.where((a == 0) & ~np.isnan(b), 0.0, a * np.log(np.where(a == 0, 1.0, b)))
 
 
+def _scipy(name):  # SciPy's float64 function (python3-scipy)
+    def fn(a, b):
+        from scipy import special
+
+        return getattr(special, name)(a, b)
+
+    return fn
+
+
 def _pair(lo_a=-1.0, hi_a=1.0, lo_b=-1.0, hi_b=1.0):
     return lambda sa, sb: [rand(sa, lo_a, hi_a), rand(sb, lo_b, hi_b)]
 
@@ -442,6 +451,10 @@ BINARY = [
     ("logical_xor", flow.logical_xor, np.logical_xor, _grid, False),
     # bitwise ops take bool/integer tensors only: test_logical_and_bitwise and the integer rows
     ("xlogy", flow.xlogy, np_xlogy, _pair(-2.0, 2.0, 0.2, 3.0), True),
+    # gradients (x only) and edges: test_special
+    ("igamma", flow.igamma, _scipy("gammainc"), _pair(0.2, 4.0, 0.0, 6.0), False),
+    ("igammac", flow.igammac, _scipy("gammaincc"), _pair(0.2, 4.0, 0.0, 6.0), False),
+    ("special_zeta", flow.special_zeta, _scipy("zeta"), _pair(1.2, 5.0, 0.2, 3.0), False),
     ("add_scalar", lambda x: x + 1.5, lambda a: a + 1.5, _one(None), True),
     ("mul_scalar", lambda x: x * 2.5, lambda a: a * 2.5, _one(None), True),
     ("rsub_scalar", lambda x: 1.5 - x, lambda a: 1.5 - a, _one(None), True),

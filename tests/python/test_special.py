@@ -194,5 +194,105 @@ def test_under_mock_torch():
         import torch.special as sp
 
         assert sp.expit is special.expit and mocked.special.sinc is special.sinc
-        with pytest.raises(AttributeError, match="torch.special.*polygamma"):
-            sp.polygamma
+        assert sp.polygamma is special.polygamma and sp.gammainc is special.gammainc
+        with pytest.raises(AttributeError, match="torch.special.*airy_ai"):
+            sp.airy_ai
+
+
+# ---- polygamma, zeta, gammainc / gammaincc (computed in double, opdefs/special_math.h) ----------
+
+
+def _off_poles(a):
+    return a[np.abs(a - np.round(a)) > 0.05]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5])
+def test_polygamma_against_scipy_and_torch(n):
+    from scipy import special as ss
+
+    x = _off_poles(np.concatenate([rand((24,), 0.05, 12), rand((12,), -4.9, -0.1)]))
+    got = flow.polygamma(n, flow.tensor(x, dtype=flow.float64)).numpy()
+    np.testing.assert_allclose(got, ss.polygamma(n, x), rtol=1e-9, atol=1e-12)
+    pos = x[x > 0]
+    np.testing.assert_allclose(
+        special.polygamma(n, flow.tensor(pos, dtype=flow.float64)).numpy(),
+        torch.special.polygamma(n, torch.tensor(pos)).numpy(),
+        rtol=1e-9,
+    )
+    # float32, the Tensor method and the in-place form; gradient = polygamma(n + 1, x)
+    t = flow.tensor(pos.astype(np.float32))
+    np.testing.assert_allclose(t.polygamma(n).numpy(), ss.polygamma(n, pos), rtol=1e-5)
+    u = t.clone()
+    u.polygamma_(n)
+    np.testing.assert_array_equal(u.numpy(), t.polygamma(n).numpy())
+    check_op(lambda v: flow.polygamma(n, v), lambda a: ss.polygamma(n, a), [rand((3, 4), 0.5, 4)])
+
+
+def test_polygamma_integers_and_errors():
+    r = flow.polygamma(1, flow.tensor([1, 2, 3]))
+    assert r.dtype == flow.float32
+    np.testing.assert_allclose(
+        r.numpy(), [np.pi**2 / 6, np.pi**2 / 6 - 1, np.pi**2 / 6 - 1.25], rtol=1e-6
+    )
+    with pytest.raises(ValueError, match=r"\[polygamma\] n must be non-negative, got -1"):
+        flow.polygamma(-1, flow.tensor([1.0]))
+
+
+def test_zeta_against_scipy_and_torch():
+    from scipy import special as ss
+
+    x, q = rand((40,), 1.05, 8), rand((40,), 0.05, 6)
+    got = special.zeta(flow.tensor(x), flow.tensor(q)).numpy()
+    np.testing.assert_allclose(got, ss.zeta(x, q), rtol=1e-10)
+    np.testing.assert_allclose(
+        got, torch.special.zeta(torch.tensor(x), torch.tensor(q)).numpy(), rtol=1e-10
+    )
+    # the edges: s == 1, s < 1, q a non-positive integer, q < 0 with integer / non-integer s
+    xe = np.array([1.0, 0.5, 2.0, 2.0, 2.0, 2.5, 3.0, np.nan])
+    qe = np.array([1.0, 1.0, 0.0, -1.0, -0.5, -0.5, -1.5, 1.0])
+    got = special.zeta(flow.tensor(xe), flow.tensor(qe)).numpy()
+    np.testing.assert_allclose(got, ss.zeta(xe, qe), rtol=1e-10)
+    # numbers for either argument; float32
+    np.testing.assert_allclose(
+        special.zeta(2.0, flow.tensor([1.0])).numpy(), [np.pi**2 / 6], rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        special.zeta(flow.tensor([4.0]), 1).numpy(), [np.pi**4 / 90], rtol=1e-6
+    )
+
+
+@pytest.mark.parametrize("name,upper", [("gammainc", False), ("gammaincc", True)])
+def test_incomplete_gamma_against_scipy_and_torch(name, upper):
+    from scipy import special as ss
+
+    ref = ss.gammaincc if upper else ss.gammainc
+    a = np.concatenate([rand((30,), 0.05, 3), rand((30,), 3, 60)])
+    x = np.concatenate([rand((30,), 0.0, 5), rand((30,), 0, 120)])
+    fn = getattr(special, name)
+    got = fn(flow.tensor(a), flow.tensor(x)).numpy()
+    np.testing.assert_allclose(got, ref(a, x), rtol=1e-10, atol=1e-13)  # ~6e-14 seen
+    # Debian's torch 1.13 is within 2e-9 of SciPy here
+    tfn = torch.igammac if upper else torch.igamma
+    np.testing.assert_allclose(
+        got, tfn(torch.tensor(a), torch.tensor(x)).numpy(), rtol=1e-8, atol=1e-13
+    )
+    assert (flow.igammac if upper else flow.igamma) is not None
+    # edges: a == 0, x == 0, x == inf, negative arguments, NaN
+    ae = np.array([0.0, 0.0, 1.0, 1.0, -1.0, 1.0, np.nan, 2.0])
+    xe = np.array([0.0, 1.0, 0.0, np.inf, 1.0, -1.0, 1.0, np.nan])
+    np.testing.assert_allclose(fn(flow.tensor(ae), flow.tensor(xe)).numpy(), ref(ae, xe))
+    # d/dx; none for a (PyTorch raises too)
+    from op_testing import check_backward
+
+    av, xv = rand((3, 4), 0.5, 4), rand((3, 4), 0.2, 6)
+    check_backward(lambda p, q: fn(p, q), [av, xv], grad_inputs=[1])
+    pa = flow.tensor(av, requires_grad=True)
+    with pytest.raises(
+        (NotImplementedError, RuntimeError), match="derivative with respect to input"
+    ):
+        fn(pa, flow.tensor(xv)).sum().backward()
+    # Tensor methods and integer promotion
+    i = flow.tensor([1, 2]).igamma(flow.tensor([1, 3])) if not upper else None
+    if i is not None:
+        assert i.dtype == flow.float32
+        np.testing.assert_allclose(i.numpy(), ss.gammainc([1, 2], [1, 3]), rtol=1e-6)

@@ -108,6 +108,10 @@ struct HloMath {
   HV erfcx(HV x) const { return no_hlo(x); }
   HV ndtri(HV x) const { return no_hlo(x); }
   HV log_ndtr(HV x) const { return no_hlo(x); }
+  HV polygamma(HV x, int64_t) const { return no_hlo(x); }
+  HV zeta(HV x, HV) const { return no_hlo(x); }
+  HV igamma(HV a, HV) const { return no_hlo(a); }
+  HV igammac(HV a, HV) const { return no_hlo(a); }
   HV is_nan(HV x) const { return x != x; }
   HV U(HloOpcode op, HV x) const { return {e, e->U(op, x.h)}; }
 };
