@@ -226,6 +226,24 @@ void BindTensorClass(py::module_& m, TensorClass& cls) {
           },
           py::arg("dim") = py::none())
       .def("storage_offset", &Tensor::offset)
+      .def("data_ptr",  // the first element's address, once the op that makes it has run
+           [](const Tensor& t) -> uintptr_t {
+             if (t.is_lazy())
+               throw py::value_error("[data_ptr] a lazy (traced) tensor has no data");
+             if (t.numel() == 0) return 0;
+             void* base = nullptr;
+             Status s;
+             {
+               py::gil_scoped_release nogil;
+               s = vm::SyncAccessBlob(t.blob(), vm::AccessMode::kRead, [&](void* p) {
+                 base = p;
+                 return Status();
+               });
+             }
+             Check(s);
+             return reinterpret_cast<uintptr_t>(static_cast<char*>(base) +
+                                                t.offset() * DTypeSize(t.dtype()));
+           })
       .def("detach", &Tensor::detach)
       .def(
           "requires_grad_",

@@ -622,3 +622,12 @@ def test_top_level_queries():
     assert flow.is_floating_point(flow.ones(1)) and not flow.is_floating_point(flow.tensor([1]))
     assert flow.numel(flow.ones(2, 3)) == 6
     assert flow.get_default_dtype() == flow.tensor([1.0]).dtype == flow.float32
+
+
+def test_data_ptr_is_the_first_elements_address():
+    t = flow.arange(12, dtype=flow.float32).reshape(3, 4)
+    base = t.data_ptr()
+    assert base == np.from_dlpack(t).ctypes.data and base % 16 == 0
+    assert t[1:].data_ptr() == base + 4 * 4 and t[:, 2:].data_ptr() == base + 2 * 4
+    assert flow.empty(0).data_ptr() == 0
+    assert (t + 1).data_ptr() not in (0, base)
