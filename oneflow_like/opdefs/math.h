@@ -220,6 +220,9 @@ struct ScalarMath {
   OFL_HD T igammac(T a, T x) const {
     return static_cast<T>(special::Igamma(double(a), double(x), true));
   }
+  OFL_HD T orthopoly(int kind, T x, T n) const {
+    return static_cast<T>(special::OrthoPoly(kind, double(x), double(n)));
+  }
 
  private:
   OFL_HD T IntDiv(T x, T y, int which) const {  // 0 floor_divide, 1 remainder, 2 fmod

@@ -355,6 +355,46 @@ OFL_HD double Igamma(double a, double x, bool upper) {
   return upper ? q : 1 - q;
 }
 
+// The orthogonal polynomials of torch.special at degree n (truncated to an integer; n < 0
+// gives 0), by their three-term recurrences in double. kind: 0-3 Chebyshev T U V W, 4 Hermite H
+// (physicists'), 5 Hermite He (probabilists'), 6 Laguerre L, 7 Legendre P, 8-11 the shifted
+// Chebyshev T U V W (x -> 2x - 1).
+OFL_HD double OrthoPoly(int kind, double x, double n_real) {
+  if (x != x || n_real != n_real) return std::numeric_limits<double>::quiet_NaN();
+  if (n_real < 0) return 0;
+  const int64_t n = static_cast<int64_t>(n_real);
+  if (kind >= 8) {
+    x = 2 * x - 1;
+    kind -= 8;
+  }
+  if (n == 0) return 1;
+  double p0 = 1, p1;
+  switch (kind) {
+    case 0: p1 = x; break;
+    case 1: p1 = 2 * x; break;
+    case 2: p1 = 2 * x - 1; break;
+    case 3: p1 = 2 * x + 1; break;
+    case 4: p1 = 2 * x; break;
+    case 5: p1 = x; break;
+    case 6: p1 = 1 - x; break;
+    default: p1 = x; break;
+  }
+  for (int64_t k = 1; k < n; ++k) {
+    const double kk = static_cast<double>(k);
+    double p2;
+    switch (kind) {
+      case 4: p2 = 2 * x * p1 - 2 * kk * p0; break;
+      case 5: p2 = x * p1 - kk * p0; break;
+      case 6: p2 = ((2 * kk + 1 - x) * p1 - kk * p0) / (kk + 1); break;
+      case 7: p2 = ((2 * kk + 1) * x * p1 - kk * p0) / (kk + 1); break;
+      default: p2 = 2 * x * p1 - p0; break;  // the Chebyshev kinds
+    }
+    p0 = p1;
+    p1 = p2;
+  }
+  return p1;
+}
+
 }  // namespace special
 }  // namespace opdefs
 }  // namespace oneflow_like

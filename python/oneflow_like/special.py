@@ -6,7 +6,8 @@ ndtri, log_ndtr, erfcx, the Bessel J/Y/K families, spherical_bessel_j0: flow._C.
 torch._C._special) and composites written with them (sinc, entr, ndtr, xlog1py, multigammaln),
 so gradients, nn.Graph lowering and devices come with the ops; polygamma (flow.polygamma), zeta
 (the Hurwitz zeta) and gammainc/gammaincc (flow.igamma/igammac), also computed in double. Not
-here yet: airy_ai and the orthogonal-polynomial family; under mock_torch a missing name raises
+here yet: airy_ai; the orthogonal polynomials (Chebyshev T/U/V/W and shifted, Hermite H/He,
+Laguerre, Legendre) by their recurrences in double. Under mock_torch a missing name raises
 naming both modules.
 """
 import math
@@ -215,10 +216,41 @@ def gammaincc(input, other):
     return _flow.igammac(*_pair_args("gammaincc", input, other))
 
 
+def _poly(name, doc):
+    fn = getattr(_flow, "special_" + name)
+
+    def op(input, n):
+        return fn(*_pair_args(name, input, n))
+
+    op.__name__, op.__qualname__, op.__doc__ = name, name, doc
+    return op
+
+
+_POLYS = {
+    "chebyshev_polynomial_t": "Chebyshev polynomial of the first kind T_n(x).",
+    "chebyshev_polynomial_u": "Chebyshev polynomial of the second kind U_n(x).",
+    "chebyshev_polynomial_v": "Chebyshev polynomial of the third kind V_n(x).",
+    "chebyshev_polynomial_w": "Chebyshev polynomial of the fourth kind W_n(x).",
+    "hermite_polynomial_h": "Physicists' Hermite polynomial H_n(x).",
+    "hermite_polynomial_he": "Probabilists' Hermite polynomial He_n(x).",
+    "laguerre_polynomial_l": "Laguerre polynomial L_n(x).",
+    "legendre_polynomial_p": "Legendre polynomial P_n(x).",
+    "shifted_chebyshev_polynomial_t": "Shifted Chebyshev polynomial T*_n(x) = T_n(2x - 1).",
+    "shifted_chebyshev_polynomial_u": "Shifted Chebyshev polynomial U*_n(x) = U_n(2x - 1).",
+    "shifted_chebyshev_polynomial_v": "Shifted Chebyshev polynomial V*_n(x) = V_n(2x - 1).",
+    "shifted_chebyshev_polynomial_w": "Shifted Chebyshev polynomial W*_n(x) = W_n(2x - 1).",
+}
+for _name, _doc in _POLYS.items():
+    globals()[_name] = _poly(
+        _name, _doc + " Degree n: a tensor or a number (truncated; n < 0 gives 0)."
+    )
+del _name, _doc
+
+
 __all__ = [
     "expit", "logit", "gammaln", "digamma", "psi", "erfinv", "erf", "erfc", "exp2", "expm1", "log1p", "round", "logsumexp", "softmax",
     "log_softmax", "xlogy", "sinc", "entr", "ndtr", "xlog1py", "i0", "i0e", "i1", "i1e", "ndtri", "log_ndtr",
     "erfcx", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
     "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
     "spherical_bessel_j0", "multigammaln", "polygamma", "zeta", "gammainc", "gammaincc",
-]  # fmt: skip
+] + list(_POLYS)  # fmt: skip

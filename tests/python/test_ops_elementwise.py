@@ -400,6 +400,28 @@ def _scipy(name):  # SciPy's float64 function (python3-scipy)
     return fn
 
 
+def _poly_ref(name):  # SciPy's eval_<poly>(n, x), arguments swapped to (x, n)
+    def fn(x, n):
+        from scipy import special
+
+        return getattr(special, name)(n.astype(np.int64), x)
+
+    return fn
+
+
+def _torch_poly(name):  # torch.special's float64 (SciPy has no Chebyshev V/W)
+    def fn(x, n):
+        import torch
+
+        return getattr(torch.special, name)(torch.tensor(x), torch.tensor(n)).numpy()
+
+    return fn
+
+
+def _degree(sa, sb):  # x in [-1.2, 1.2], integer degrees 0..9 as floats
+    return [rand(sa, -1.2, 1.2), RNG.integers(0, 10, size=sb).astype(np.float64)]
+
+
 def _pair(lo_a=-1.0, hi_a=1.0, lo_b=-1.0, hi_b=1.0):
     return lambda sa, sb: [rand(sa, lo_a, hi_a), rand(sb, lo_b, hi_b)]
 
@@ -455,6 +477,91 @@ BINARY = [
     ("igamma", flow.igamma, _scipy("gammainc"), _pair(0.2, 4.0, 0.0, 6.0), False),
     ("igammac", flow.igammac, _scipy("gammaincc"), _pair(0.2, 4.0, 0.0, 6.0), False),
     ("special_zeta", flow.special_zeta, _scipy("zeta"), _pair(1.2, 5.0, 0.2, 3.0), False),
+    # the orthogonal polynomials p_n(x) (x, then the degree n); SciPy's eval_* or torch's
+    (
+        "special_chebyshev_polynomial_t",
+        flow.special_chebyshev_polynomial_t,
+        _poly_ref("eval_chebyt"),
+        _degree,
+        False,
+    ),
+    (
+        "special_chebyshev_polynomial_u",
+        flow.special_chebyshev_polynomial_u,
+        _poly_ref("eval_chebyu"),
+        _degree,
+        False,
+    ),
+    (
+        "special_chebyshev_polynomial_v",
+        flow.special_chebyshev_polynomial_v,
+        _torch_poly("chebyshev_polynomial_v"),
+        _degree,
+        False,
+    ),
+    (
+        "special_chebyshev_polynomial_w",
+        flow.special_chebyshev_polynomial_w,
+        _torch_poly("chebyshev_polynomial_w"),
+        _degree,
+        False,
+    ),
+    (
+        "special_hermite_polynomial_h",
+        flow.special_hermite_polynomial_h,
+        _poly_ref("eval_hermite"),
+        _degree,
+        False,
+    ),
+    (
+        "special_hermite_polynomial_he",
+        flow.special_hermite_polynomial_he,
+        _poly_ref("eval_hermitenorm"),
+        _degree,
+        False,
+    ),
+    (
+        "special_laguerre_polynomial_l",
+        flow.special_laguerre_polynomial_l,
+        _poly_ref("eval_laguerre"),
+        _degree,
+        False,
+    ),
+    (
+        "special_legendre_polynomial_p",
+        flow.special_legendre_polynomial_p,
+        _poly_ref("eval_legendre"),
+        _degree,
+        False,
+    ),
+    (
+        "special_shifted_chebyshev_polynomial_t",
+        flow.special_shifted_chebyshev_polynomial_t,
+        _poly_ref("eval_sh_chebyt"),
+        _degree,
+        False,
+    ),
+    (
+        "special_shifted_chebyshev_polynomial_u",
+        flow.special_shifted_chebyshev_polynomial_u,
+        _poly_ref("eval_sh_chebyu"),
+        _degree,
+        False,
+    ),
+    (
+        "special_shifted_chebyshev_polynomial_v",
+        flow.special_shifted_chebyshev_polynomial_v,
+        _torch_poly("shifted_chebyshev_polynomial_v"),
+        _degree,
+        False,
+    ),
+    (
+        "special_shifted_chebyshev_polynomial_w",
+        flow.special_shifted_chebyshev_polynomial_w,
+        _torch_poly("shifted_chebyshev_polynomial_w"),
+        _degree,
+        False,
+    ),
     ("add_scalar", lambda x: x + 1.5, lambda a: a + 1.5, _one(None), True),
     ("mul_scalar", lambda x: x * 2.5, lambda a: a * 2.5, _one(None), True),
     ("rsub_scalar", lambda x: 1.5 - x, lambda a: 1.5 - a, _one(None), True),

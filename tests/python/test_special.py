@@ -296,3 +296,46 @@ def test_incomplete_gamma_against_scipy_and_torch(name, upper):
     if i is not None:
         assert i.dtype == flow.float32
         np.testing.assert_allclose(i.numpy(), ss.gammainc([1, 2], [1, 3]), rtol=1e-6)
+
+
+POLYS = [  # (torch.special name, SciPy eval_* or None where SciPy has none)
+    ("chebyshev_polynomial_t", "eval_chebyt"),
+    ("chebyshev_polynomial_u", "eval_chebyu"),
+    ("chebyshev_polynomial_v", None),
+    ("chebyshev_polynomial_w", None),
+    ("hermite_polynomial_h", "eval_hermite"),
+    ("hermite_polynomial_he", "eval_hermitenorm"),
+    ("laguerre_polynomial_l", "eval_laguerre"),
+    ("legendre_polynomial_p", "eval_legendre"),
+    ("shifted_chebyshev_polynomial_t", "eval_sh_chebyt"),
+    ("shifted_chebyshev_polynomial_u", "eval_sh_chebyu"),
+    ("shifted_chebyshev_polynomial_v", None),
+    ("shifted_chebyshev_polynomial_w", None),
+]
+
+
+@pytest.mark.parametrize("name,ref", POLYS, ids=[p[0] for p in POLYS])
+def test_orthogonal_polynomials_against_scipy_and_torch(name, ref):
+    from scipy import special as ss
+
+    x = np.concatenate([rand((40,), -1.0, 1.0), [-1.0, 1.0, 0.0, 1.5, -2.0]])
+    n = np.random.default_rng(3).integers(0, 16, size=x.shape).astype(np.float64)
+    n[:3] = [-1.0, 0.0, 1.0]
+    fn = getattr(special, name)
+    got = fn(flow.tensor(x), flow.tensor(n)).numpy()
+    want = getattr(torch.special, name)(torch.tensor(x), torch.tensor(n)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+    if ref:
+        pos = n >= 0
+        np.testing.assert_allclose(
+            got[pos], getattr(ss, ref)(n[pos].astype(np.int64), x[pos]), rtol=1e-9, atol=1e-9
+        )
+    assert got[0] == 0.0  # n < 0
+    # a number for the degree, float32, integer x promotes
+    np.testing.assert_allclose(
+        fn(flow.tensor(x.astype(np.float32)), 3).numpy(),
+        getattr(torch.special, name)(torch.tensor(x.astype(np.float32)), 3).numpy(),
+        rtol=1e-4,
+        atol=1e-4,
+    )
+    assert fn(flow.tensor([0, 1]), 2).dtype == flow.float32

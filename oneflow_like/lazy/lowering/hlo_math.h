@@ -112,6 +112,7 @@ struct HloMath {
   HV zeta(HV x, HV) const { return no_hlo(x); }
   HV igamma(HV a, HV) const { return no_hlo(a); }
   HV igammac(HV a, HV) const { return no_hlo(a); }
+  HV orthopoly(int, HV x, HV) const { return no_hlo(x); }
   HV is_nan(HV x) const { return x != x; }
   HV U(HloOpcode op, HV x) const { return {e, e->U(op, x.h)}; }
 };
