@@ -87,9 +87,10 @@ struct BinaryTableF {
 
 // The hot arithmetic ops on f32/f64 in their own kernels. Through the table's functor (a switch
 // over every op, or even the one op's functor with its alpha test per element) a large
-// contiguous add ran at 2.5 TB/s on the H200; this plain form at 4.28 TB/s (measured side by
-// side with the same loop, session 11). The formulas are the table's for these cases: add/sub
-// with alpha 1 (other alphas keep the table path), mul, div.
+// contiguous add ran at 2.5 TB/s on the H200; this plain form at 4.3 TB/s (a microbenchmark of
+// the same loops side by side, session 11; one float4 per thread, the loop here, did 4.33). The
+// formulas are the table's for these cases: add/sub with alpha 1 (other alphas keep the table
+// path), mul, div.
 template <typename T, int kOp>
 struct HotBinaryF {
   __device__ T operator()(T x, T y) const {

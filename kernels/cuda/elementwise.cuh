@@ -170,13 +170,7 @@ struct alignas(sizeof(T) * V) VecOf {
 };
 
 // out[i] = f(a[i]) (N = 1) or f(a[i], b[i]) (N = 2) over contiguous operands. With `vec`
-// (all pointers 16-byte aligned) the body is done 16 bytes at a time, then a scalar tail. Each
-// thread loads kUnroll vectors (a grid-stride apart, so warps stay coalesced) before computing
-// any: more bytes in flight per thread is what a memory-bound loop needs to reach the copy
-// bandwidth. The compute loop is not unrolled, so the op table's functor (a switch over every op)
-// is inlined V times per kernel, not V * kUnroll.
-constexpr int kUnroll = 4;
-
+// (all pointers 16-byte aligned) the body is done 16 bytes at a time, then a scalar tail.
 template <typename TO, typename TI, typename F>
 __global__ void ContigUnaryKernel(TO* out, const TI* a, int64_t n, bool vec, F f) {
   constexpr int V = 16 / (sizeof(TO) > sizeof(TI) ? sizeof(TO) : sizeof(TI));
@@ -184,28 +178,13 @@ __global__ void ContigUnaryKernel(TO* out, const TI* a, int64_t n, bool vec, F f
           step = int64_t(gridDim.x) * blockDim.x;
   int64_t head = 0;
   if (vec) {
-    const int64_t nv = n / V;
-    const auto* av = reinterpret_cast<const VecOf<TI, V>*>(a);
-    auto* ov = reinterpret_cast<VecOf<TO, V>*>(out);
-    int64_t i = tid;
-    for (; i + (kUnroll - 1) * step < nv; i += kUnroll * step) {
-      VecOf<TI, V> x[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) x[u] = av[i + u * step];
-#pragma unroll 1
-      for (int u = 0; u < kUnroll; ++u) {
-        VecOf<TO, V> y;
-#pragma unroll
-        for (int j = 0; j < V; ++j) y.v[j] = f(x[u].v[j]);
-        ov[i + u * step] = y;
-      }
-    }
-    for (; i < nv; i += step) {
-      VecOf<TI, V> x = av[i];
+    int64_t nv = n / V;
+    for (int64_t i = tid; i < nv; i += step) {
+      VecOf<TI, V> x = reinterpret_cast<const VecOf<TI, V>*>(a)[i];
       VecOf<TO, V> y;
 #pragma unroll
       for (int j = 0; j < V; ++j) y.v[j] = f(x.v[j]);
-      ov[i] = y;
+      reinterpret_cast<VecOf<TO, V>*>(out)[i] = y;
     }
     head = nv * V;
   }
@@ -219,31 +198,14 @@ __global__ void ContigBinaryKernel(T* out, const T* a, const T* b, int64_t n, bo
           step = int64_t(gridDim.x) * blockDim.x;
   int64_t head = 0;
   if (vec) {
-    const int64_t nv = n / V;
-    const auto* av = reinterpret_cast<const VecOf<T, V>*>(a);
-    const auto* bv = reinterpret_cast<const VecOf<T, V>*>(b);
-    auto* ov = reinterpret_cast<VecOf<T, V>*>(out);
-    int64_t i = tid;
-    for (; i + (kUnroll - 1) * step < nv; i += kUnroll * step) {
-      VecOf<T, V> x[kUnroll], y[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        x[u] = av[i + u * step];
-        y[u] = bv[i + u * step];
-      }
-#pragma unroll 1
-      for (int u = 0; u < kUnroll; ++u) {
-        VecOf<T, V> z;
-#pragma unroll
-        for (int j = 0; j < V; ++j) z.v[j] = f(x[u].v[j], y[u].v[j]);
-        ov[i + u * step] = z;
-      }
-    }
-    for (; i < nv; i += step) {
-      VecOf<T, V> x = av[i], y = bv[i], z;
+    int64_t nv = n / V;
+    for (int64_t i = tid; i < nv; i += step) {
+      VecOf<T, V> x = reinterpret_cast<const VecOf<T, V>*>(a)[i];
+      VecOf<T, V> y = reinterpret_cast<const VecOf<T, V>*>(b)[i];
+      VecOf<T, V> z;
 #pragma unroll
       for (int j = 0; j < V; ++j) z.v[j] = f(x.v[j], y.v[j]);
-      ov[i] = z;
+      reinterpret_cast<VecOf<T, V>*>(out)[i] = z;
     }
     head = nv * V;
   }
@@ -282,8 +244,8 @@ cudaError_t LaunchUnaryLoop(const LoopShape& loop, const Operand& out, const Ope
     bool vec = Aligned16(o) && Aligned16(a);
     constexpr int V = 16 / (sizeof(TO) > sizeof(TI) ? sizeof(TO) : sizeof(TI));
     ContigUnaryKernel<TO, TI, F>
-        <<<GridFor(vec ? (loop.numel + V * kUnroll - 1) / (V * kUnroll) : loop.numel), kThreads, 0,
-           s>>>(o, a, loop.numel, vec, f);
+        <<<GridFor(vec ? (loop.numel + V - 1) / V : loop.numel), kThreads, 0, s>>>(o, a, loop.numel,
+                                                                                   vec, f);
   } else {
     const Operand* ops[2] = {&out, &in};
     StridedUnaryKernel<TO, TI, F><<<GridFor(loop.numel), kThreads, 0, s>>>(
@@ -303,8 +265,8 @@ cudaError_t LaunchBinaryLoop(const LoopShape& loop, const Operand& out, const Op
     bool vec = Aligned16(o) && Aligned16(x) && Aligned16(y);
     constexpr int V = 16 / sizeof(T);
     ContigBinaryKernel<T, F>
-        <<<GridFor(vec ? (loop.numel + V * kUnroll - 1) / (V * kUnroll) : loop.numel), kThreads, 0,
-           s>>>(o, x, y, loop.numel, vec, f);
+        <<<GridFor(vec ? (loop.numel + V - 1) / V : loop.numel), kThreads, 0, s>>>(
+            o, x, y, loop.numel, vec, f);
   } else {
     const Operand* ops[3] = {&out, &a, &b};
     StridedBinaryKernel<T, F><<<GridFor(loop.numel), kThreads, 0, s>>>(

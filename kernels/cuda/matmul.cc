@@ -98,13 +98,33 @@ Status Matmul(KernelContext& ctx) {
   }
   const float alpha_f = static_cast<float>(alpha), one_f = 1.0f, zero_f = 0.0f;
   const double one_d = 1.0, zero_d = 0.0;
-  int64_t nb = batch.numel(), nbd = batch.ndim();
-  if (is_float && !pa && !pb && nb > 1) {
-    // One cublasGemmStridedBatchedEx per run of batch dims over which both operands' offsets are
-    // index * stride (the whole batch for contiguous or broadcast operands): attention's
-    // [batch * heads] products were one cuBLAS call each before (2000 launches per
-    // TransformerEncoderLayer training step on the H200).
-    int64_t j = nbd, run = 1, sa = 0, sb = 0;
+  const cublasOperation_t op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+                          op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+  // `count` products whose operands lie sa / sb bytes apart and whose outputs follow each other.
+  auto gemm = [&](const char* a, const char* b, char* c, int64_t sa, int64_t sb,
+                  int64_t count) -> Status {
+    if (t == DType::kF32) {
+      cublasComputeType_t ct = AllowTF32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+      CUBLAS_RETURN_IF_ERROR(cublasGemmStridedBatchedEx(
+          h, op_b, op_a, n, m, k, &alpha_f, b, CUDA_R_32F, ldb, sb / elem, a, CUDA_R_32F, lda,
+          sa / elem, has_bias ? &one_f : &zero_f, c, CUDA_R_32F, n, m * n, count, ct,
+          CUBLAS_GEMM_DEFAULT));
+    } else {
+      CUBLAS_RETURN_IF_ERROR(cublasGemmStridedBatchedEx(
+          h, op_b, op_a, n, m, k, &alpha, b, CUDA_R_64F, ldb, sb / elem, a, CUDA_R_64F, lda,
+          sa / elem, has_bias ? &one_d : &zero_d, c, CUDA_R_64F, n, m * n, count,
+          CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT));
+    }
+    return Status();
+  };
+  // Unpacked float operands: the innermost run of batch dims [j, nbd) over which both operands'
+  // offsets are index * stride (the whole batch for contiguous or broadcast operands) is one
+  // strided-batched cuBLAS call; attention's [batch * heads] products were one call each before
+  // (2000 launches per TransformerEncoderLayer training step on the H200). Otherwise (integers,
+  // packed operands) each product is its own call: run = 1.
+  const int64_t nb = batch.numel(), nbd = batch.ndim();
+  int64_t j = nbd, run = 1, sa = 0, sb = 0;
+  if (is_float && !pa && !pb) {
     bool have = false;
     for (int64_t d = nbd - 1; d >= 0; --d) {
       if (batch[d] == 1) {
@@ -119,50 +139,22 @@ Status Matmul(KernelContext& ctx) {
       run *= batch[d];
       j = d;
     }
-    const int64_t outer = nb / run;
-    cublasOperation_t op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N, op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
-    DimVector oidx(j, 0);
-    for (int64_t o = 0; o < outer; ++o) {
-      int64_t oa = 0, ob = 0;
-      for (int64_t d = 0; d < j; ++d)
-        oa += oidx[d] * A.batch_strides[d], ob += oidx[d] * B.batch_strides[d];
-      const char* a = A.base + oa;
-      const char* b = B.base + ob;
-      char* c = static_cast<char*>(out.data) + o * run * m * n * elem;
-      if (t == DType::kF32) {
-        cublasComputeType_t ct = AllowTF32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-        CUBLAS_RETURN_IF_ERROR(cublasGemmStridedBatchedEx(
-            h, op_b, op_a, n, m, k, &alpha_f, b, CUDA_R_32F, ldb, sb / elem, a, CUDA_R_32F, lda,
-            sa / elem, has_bias ? &one_f : &zero_f, c, CUDA_R_32F, n, m * n, run, ct,
-            CUBLAS_GEMM_DEFAULT));
-      } else {
-        CUBLAS_RETURN_IF_ERROR(cublasGemmStridedBatchedEx(
-            h, op_b, op_a, n, m, k, &alpha, b, CUDA_R_64F, ldb, sb / elem, a, CUDA_R_64F, lda,
-            sa / elem, has_bias ? &one_d : &zero_d, c, CUDA_R_64F, n, m * n, run,
-            CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT));
-      }
-      for (int64_t d = j - 1; d >= 0; --d) {
-        if (++oidx[d] < batch[d]) break;
-        oidx[d] = 0;
-      }
-    }
-    return Status();
   }
-  DimVector idx(nbd, 0);
-  for (int64_t bi = 0; bi < nb; ++bi) {
+  DimVector idx(j, 0);
+  for (int64_t o = 0; o < nb / run; ++o) {
     int64_t oa = 0, ob = 0;
-    for (int64_t d = 0; d < nbd; ++d)
+    for (int64_t d = 0; d < j; ++d)
       oa += idx[d] * A.batch_strides[d], ob += idx[d] * B.batch_strides[d];
     const char* a = A.base + oa;
     const char* b = B.base + ob;
-    char* c = static_cast<char*>(out.data) + bi * m * n * elem;
+    char* c = static_cast<char*>(out.data) + o * run * m * n * elem;
     if (!is_float) {
       cudaError_t e =
           LaunchIntGemm(ToScalarType(t), m, n, k, alpha, has_bias, GemmOperand{a, A.rs, A.cs},
                         GemmOperand{b, B.rs, B.cs}, c, stream->get());
       if (e != cudaSuccess) return LaunchStatus("matmul", e);
     } else {
-      // Scratch is reused per batch: same-stream order makes the previous GEMM finish first.
+      // Scratch is reused per product: same-stream order makes the previous GEMM finish first.
       if (pa) {
         RETURN_IF_ERROR(Pack(ctx, t, a, A, pa));
         a = static_cast<const char*>(pa);
@@ -171,21 +163,9 @@ Status Matmul(KernelContext& ctx) {
         RETURN_IF_ERROR(Pack(ctx, t, b, B, pb));
         b = static_cast<const char*>(pb);
       }
-      cublasOperation_t op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N,
-                        op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
-      if (t == DType::kF32) {
-        cublasComputeType_t ct = AllowTF32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-        CUBLAS_RETURN_IF_ERROR(cublasGemmEx(h, op_b, op_a, n, m, k, &alpha_f, b, CUDA_R_32F, ldb, a,
-                                            CUDA_R_32F, lda, has_bias ? &one_f : &zero_f, c,
-                                            CUDA_R_32F, n, ct, CUBLAS_GEMM_DEFAULT));
-      } else {
-        CUBLAS_RETURN_IF_ERROR(cublasGemmEx(h, op_b, op_a, n, m, k, &alpha, b, CUDA_R_64F, ldb, a,
-                                            CUDA_R_64F, lda, has_bias ? &one_d : &zero_d, c,
-                                            CUDA_R_64F, n, CUBLAS_COMPUTE_64F,
-                                            CUBLAS_GEMM_DEFAULT));
-      }
+      RETURN_IF_ERROR(gemm(a, b, c, sa, sb, run));
     }
-    for (int64_t d = nbd - 1; d >= 0; --d) {
+    for (int64_t d = j - 1; d >= 0; --d) {
       if (++idx[d] < batch[d]) break;
       idx[d] = 0;
     }

@@ -156,11 +156,16 @@ void BindUnary(py::module_& m, TensorClass& cls) {
       m, cls, "bitwise_not",
       [](const Tensor& x, const opdefs::NoAttrs&) { return F::BitwiseNot(x); }, nullptr);
   // polygamma(n, input): torch's argument order; n >= 0; integer tensors compute in float32.
-  auto polygamma = [](int64_t n, const Tensor& x) {
+  auto polygamma_attrs = [](const char* op, int64_t n) {
     if (n < 0)
-      throw py::value_error("[polygamma] n must be non-negative, got " + std::to_string(n));
+      throw py::value_error(std::string("[") + op + "] n must be non-negative, got " +
+                            std::to_string(n));
     opdefs::PolygammaAttrs a;
     a.n = n;
+    return a;
+  };
+  auto polygamma = [polygamma_attrs](int64_t n, const Tensor& x) {
+    opdefs::PolygammaAttrs a = polygamma_attrs("polygamma", n);
     Tensor in = IsFloating(x.dtype()) ? x : Unwrap(F::Cast(x, DType::kF32));
     return Unwrap(F::Polygamma(in, a));
   };
@@ -171,12 +176,8 @@ void BindUnary(py::module_& m, TensorClass& cls) {
       py::arg("n"));
   cls.def(
       "polygamma_",
-      [](Tensor& self, int64_t n) -> Tensor& {
-        if (n < 0)
-          throw py::value_error("[polygamma_] n must be non-negative, got " + std::to_string(n));
-        opdefs::PolygammaAttrs a;
-        a.n = n;
-        Check(F::Polygamma_(self, a));
+      [polygamma_attrs](Tensor& self, int64_t n) -> Tensor& {
+        Check(F::Polygamma_(self, polygamma_attrs("polygamma_", n)));
         return self;
       },
       py::arg("n"));

@@ -195,10 +195,14 @@ def _pair_args(name, input, other):
     if not isinstance(input, _flow.Tensor) and not isinstance(other, _flow.Tensor):
         raise TypeError(f"[{name}] expected at least one tensor argument")
     if not isinstance(input, _flow.Tensor):
-        input = _flow.full_like(other, float(input), dtype=_float(other).dtype)
+        input = _flow.full_like(other, float(input), dtype=_float_dtype(other))
     if not isinstance(other, _flow.Tensor):
-        other = _flow.full_like(input, float(other), dtype=_float(input).dtype)
+        other = _flow.full_like(input, float(other), dtype=_float_dtype(input))
     return input, other
+
+
+def _float_dtype(t):
+    return t.dtype if t.is_floating_point() else _flow.float32
 
 
 def zeta(input, other):
