@@ -31,6 +31,7 @@ using TruthOf = decltype(std::declval<V>() == std::declval<V>());
 #define OFL_BINARY_DIVISION_promote false
 #define OFL_BINARY_DIVISION_division true
 #define OFL_BINARY_DIVISION_true_div false
+#define OFL_BINARY_DIVISION_special false
 #define OFL_BINARY_DIVISION_logical false
 #define OFL_BINARY_DIVISION_bitwise false
 #define OFL_BINARY_DIVISION_custom false

@@ -204,6 +204,7 @@ struct ScalarMath {
   OFL_SPECIAL1(y0, BesselY0(double(x)))
   OFL_SPECIAL1(y1, BesselY1(double(x)))
   OFL_SPECIAL1(sph_j0, SphericalBesselJ0(double(x)))
+  OFL_SPECIAL1(airy_ai, AiryAi(double(x)))
   OFL_SPECIAL1(erfcx, Erfcx(double(x)))
   OFL_SPECIAL1(ndtri, Ndtri(double(x)))
   OFL_SPECIAL1(log_ndtr, LogNdtr(double(x)))

@@ -1,5 +1,5 @@
-// Special functions of the unary table (lgamma, digamma, trigamma, erfinv, Bessel, the normal
-// distribution's tails, erfcx), evaluated in double
+// Special functions of the unary table (lgamma, digamma, trigamma, erfinv, Bessel, Airy, the
+// normal distribution's tails, erfcx), evaluated in double
 // on the host and in CUDA kernels alike. Device-safe: only the C math functions CUDA provides.
 #pragma once
 #include <cmath>
@@ -244,6 +244,90 @@ OFL_HD double SphericalBesselJ0(double x) {
   if (x == 0) return 1;
   if (::fabs(x) == std::numeric_limits<double>::infinity()) return 0;
   return ::sin(x) / x;
+}
+
+// Double-double numbers (hi + lo, about 32 digits) for the Airy power series, whose terms are
+// up to 1e9 times the result on [-10, 2]. Error-free transformations: contraction of a * b + c
+// into an FMA (g++ and nvcc both contract) only makes them more exact.
+struct DoubleDouble {
+  double hi, lo;
+};
+OFL_HD DoubleDouble DDNormalize(double hi, double lo) {
+  const double s = hi + lo;
+  return {s, lo - (s - hi)};
+}
+OFL_HD DoubleDouble DDAdd(DoubleDouble a, DoubleDouble b) {
+  const double s = a.hi + b.hi;
+  const double bb = s - a.hi;
+  const double e = (a.hi - (s - bb)) + (b.hi - bb);  // a.hi + b.hi == s + e exactly
+  return DDNormalize(s, e + a.lo + b.lo);
+}
+OFL_HD DoubleDouble DDMul(DoubleDouble a, DoubleDouble b) {
+  const double p = a.hi * b.hi;
+  const double e = ::fma(a.hi, b.hi, -p);  // a.hi * b.hi == p + e exactly
+  return DDNormalize(p, e + (a.hi * b.lo + a.lo * b.hi));
+}
+OFL_HD DoubleDouble DDDiv(DoubleDouble a, double b) {
+  const double q = a.hi / b;
+  const double p = q * b;
+  const double pe = ::fma(q, b, -p);
+  return DDNormalize(q, ((a.hi - p) - pe + a.lo) / b);
+}
+
+// Ai(x), the Airy function of the first kind (torch.special.airy_ai; NaN at +-inf as PyTorch
+// and SciPy). Three ranges, each accurate to a few ulp of double (checked against mpmath):
+// - [-10, 2]: Ai = c1 f(x) - c2 g(x) with the Maclaurin series f = sum 3^k (1/3)_k x^3k / (3k)!,
+//   g = sum 3^k (2/3)_k x^(3k+1) / (3k+1)! (DLMF 9.4.1), summed in double-double since the
+//   terms reach e^zeta times Ai (zeta = 2/3 |x|^(3/2));
+// - x > 2: Ai = sqrt(x / 3) K_1/3(zeta) / pi (DLMF 9.6.1), K by the trapezoid rule above;
+// - x < -10: the Hankel expansion (DLMF 9.7.9), whose error at its smallest term is about
+//   exp(-2 zeta) < 1e-18 there.
+OFL_HD double AiryAi(double x) {
+  if (x != x || ::fabs(x) == std::numeric_limits<double>::infinity()) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  if (x > 2) {
+    const double zeta = 2.0 / 3.0 * x * ::sqrt(x);
+    const double e = ::exp(-zeta / 2);  // split: exp(-zeta) alone underflows before Ai does
+    return ::sqrt(x / 3) / kPi * BesselKScaled(zeta, 1.0 / 3.0) * e * e;
+  }
+  if (x >= -10) {
+    const DoubleDouble c1{0.3550280538878172, 2.05233632436212e-17};    // Ai(0)
+    const DoubleDouble c2{0.2588194037928068, -2.522243111610832e-17};  // -Ai'(0)
+    const DoubleDouble xx{x, 0};
+    const DoubleDouble x3 = DDMul(DDMul(xx, xx), xx);
+    DoubleDouble f{1, 0}, g = xx, tf{1, 0}, tg = xx;
+    for (int k = 0; k < 200; ++k) {
+      tf = DDDiv(DDMul(tf, x3), double((3 * k + 2) * (3 * k + 3)));
+      tg = DDDiv(DDMul(tg, x3), double((3 * k + 3) * (3 * k + 4)));
+      f = DDAdd(f, tf);
+      g = DDAdd(g, tg);
+      if (::fabs(tf.hi) + ::fabs(tg.hi) < 1e-34 * (::fabs(f.hi) + ::fabs(g.hi))) break;
+    }
+    const DoubleDouble a = DDMul(c1, f), b = DDMul(c2, g);
+    return DDAdd(a, {-b.hi, -b.lo}).hi;
+  }
+  const double ax = -x;
+  const double zeta = 2.0 / 3.0 * ax * ::sqrt(ax);
+  const double z = 1 / zeta;
+  double p = 1, q = 0, u = 1, pw = 1, last = 1;
+  for (int k = 1; k < 60; ++k) {  // u_k = (2k+1)(2k+3)...(6k-1) / (216^k k!)
+    u *= (6.0 * k - 5) * (6.0 * k - 3) * (6.0 * k - 1) / ((2.0 * k - 1) * 216.0 * k);
+    pw *= z;
+    const double t = u * pw;
+    if (t > last || t < 1e-18) break;  // past the smallest term, or converged
+    last = t;
+    const double sign = ((k / 2) % 2 == 0) ? 1 : -1;  // (-1)^floor(k/2)
+    if (k % 2 == 0) {
+      p += sign * t;
+    } else {
+      q += sign * t;
+    }
+  }
+  // sin(zeta + pi/4) P - cos(zeta + pi/4) Q, with the sums of sin and cos (no rounding of pi/4
+  // added to a large zeta).
+  const double s = ::sin(zeta), c = ::cos(zeta);
+  return ((s + c) * p - (c - s) * q) / (::sqrt(2 * kPi) * ::sqrt(::sqrt(ax)));
 }
 
 // Hurwitz zeta(s, q) = sum_{k >= 0} (k + q)^-s (SciPy's zeta(x, q), PyTorch's special.zeta):

@@ -311,11 +311,12 @@ StatusOr<Tensor> Compare(CompareOp op, const Tensor& a, const Tensor& b) {
 StatusOr<Tensor> CompareScalar(CompareOp op, const Tensor& a, double s) {
   return ScalarOp(*kCompareScalar[static_cast<int>(op)], a, s);
 }
-// Generated entries (api promote / division / true_div / logical / bitwise).
+// Generated entries (api promote / division / true_div / special / logical / bitwise).
 // clang-format off
 #define OFL_BINARY_ENTRY_promote(Name) PromotedOp(k##Name, a, b)
 #define OFL_BINARY_ENTRY_division(Name) DivisionOp(k##Name, a, b)
 #define OFL_BINARY_ENTRY_true_div(Name) TrueDivOp(k##Name, a, b)
+#define OFL_BINARY_ENTRY_special(Name) TrueDivOp(k##Name, a, b)
 #define OFL_BINARY_ENTRY_logical(Name) LogicalOp(k##Name, a, b)
 #define OFL_BINARY_ENTRY_bitwise(Name) BitwiseOp(k##Name, a, b)
 #define OFL_BINARY_DEFINE_custom(Name, api)
@@ -326,6 +327,7 @@ StatusOr<Tensor> CompareScalar(CompareOp op, const Tensor& a, double s) {
 #define OFL_BINARY_DEFINE_promote(Name, api) OFL_BINARY_DEFINE_gen(Name, api)
 #define OFL_BINARY_DEFINE_division(Name, api) OFL_BINARY_DEFINE_gen(Name, api)
 #define OFL_BINARY_DEFINE_true_div(Name, api) OFL_BINARY_DEFINE_gen(Name, api)
+#define OFL_BINARY_DEFINE_special(Name, api) OFL_BINARY_DEFINE_gen(Name, api)
 #define OFL_BINARY_DEFINE_logical(Name, api) OFL_BINARY_DEFINE_gen(Name, api)
 #define OFL_BINARY_DEFINE_bitwise(Name, api) OFL_BINARY_DEFINE_gen(Name, api)
 #define OFL_ATTRS(...)

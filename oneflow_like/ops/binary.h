@@ -31,6 +31,7 @@ StatusOr<Tensor> Pow(const Tensor& a, const Tensor& b);  // a ** b (integers: b 
 #define OFL_BINARY_DECLARE_promote OFL_BINARY_DECLARE_gen
 #define OFL_BINARY_DECLARE_division OFL_BINARY_DECLARE_gen
 #define OFL_BINARY_DECLARE_true_div OFL_BINARY_DECLARE_gen
+#define OFL_BINARY_DECLARE_special OFL_BINARY_DECLARE_gen
 #define OFL_BINARY_DECLARE_logical OFL_BINARY_DECLARE_gen
 #define OFL_BINARY_DECLARE_bitwise OFL_BINARY_DECLARE_gen
 #define OFL_ATTRS(...)

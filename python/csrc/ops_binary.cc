@@ -171,6 +171,7 @@ void BindMore(py::module_& m, TensorClass& cls) {
 #define OFL_BIND_promote OFL_BIND_gen
 #define OFL_BIND_division OFL_BIND_gen
 #define OFL_BIND_true_div OFL_BIND_gen
+#define OFL_BIND_special(name, Name)
 #define OFL_BIND_logical OFL_BIND_gen
 #define OFL_BIND_bitwise OFL_BIND_gen
 #define OFL_ATTRS(...)
@@ -192,6 +193,35 @@ void BindMore(py::module_& m, TensorClass& cls) {
     };
     m.def(n.name, f, py::arg("input"), py::arg("other"));
     cls.def(n.name, f, py::arg("other"));
+  }
+  // api `special`: flow._C._special.name(input, other) only, as torch._C._special (no Tensor
+  // method, no flow.name).
+  py::module_ special = m.def_submodule("_special", "torch._C._special: the torch.special ops");
+  // clang-format off
+#define OFL_BIND_SPECIAL_special(name, Name) {#name, F::Name},
+#define OFL_BIND_SPECIAL_OTHER(name, Name)
+#define OFL_ATTRS(...)
+#define OFL_BINARY(name, Name, types, out, Attrs, grad, api, ...) \
+  OFL_BIND_SPECIAL_##api(name, Name)
+#define OFL_BINARY_SCALAR(...)
+#define OFL_BIND_SPECIAL_custom OFL_BIND_SPECIAL_OTHER
+#define OFL_BIND_SPECIAL_promote OFL_BIND_SPECIAL_OTHER
+#define OFL_BIND_SPECIAL_division OFL_BIND_SPECIAL_OTHER
+#define OFL_BIND_SPECIAL_true_div OFL_BIND_SPECIAL_OTHER
+#define OFL_BIND_SPECIAL_logical OFL_BIND_SPECIAL_OTHER
+#define OFL_BIND_SPECIAL_bitwise OFL_BIND_SPECIAL_OTHER
+  const Named specials[] = {
+#include "oneflow_like/opdefs/binary.def"
+  };
+#undef OFL_BINARY
+#undef OFL_BINARY_SCALAR
+#undef OFL_ATTRS
+  // clang-format on
+  for (const Named& n : specials) {
+    special.def(
+        n.name,
+        [fn = n.fn, name = n.name](const Tensor& a, const Tensor& b) { return Unwrap(fn(a, b)); },
+        py::arg("input"), py::arg("other"));
   }
   cls.def("__floordiv__", &Generic<F::FloorDivide>, py::is_operator())
       .def("__rfloordiv__", &GenericReflected<F::FloorDivide>, py::is_operator())

@@ -2,13 +2,13 @@
 
 Aliases of table ops (expit = sigmoid, gammaln = lgamma, psi = digamma, erfinv, erf, logit,
 xlogy, ...), the special-function table ops computed in double in every kernel (i0/i0e/i1/i1e,
-ndtri, log_ndtr, erfcx, the Bessel J/Y/K families, spherical_bessel_j0: flow._C._special, as
+ndtri, log_ndtr, erfcx, the Bessel J/Y/K families, spherical_bessel_j0, airy_ai: flow._C._special, as
 torch._C._special) and composites written with them (sinc, entr, ndtr, xlog1py, multigammaln),
 so gradients, nn.Graph lowering and devices come with the ops; polygamma (flow.polygamma), zeta
-(the Hurwitz zeta) and gammainc/gammaincc (flow.igamma/igammac), also computed in double. Not
-here yet: airy_ai; the orthogonal polynomials (Chebyshev T/U/V/W and shifted, Hermite H/He,
-Laguerre, Legendre) by their recurrences in double. Under mock_torch a missing name raises
-naming both modules.
+(the Hurwitz zeta) and gammainc/gammaincc (flow.igamma/igammac), also computed in double, and
+the orthogonal polynomials (Chebyshev T/U/V/W and shifted, Hermite H/He, Laguerre, Legendre)
+by their recurrences in double: every name of torch.special. Under mock_torch a missing name
+raises naming both modules.
 """
 import math
 
@@ -169,6 +169,7 @@ modified_bessel_k1 = _table(
 scaled_modified_bessel_k0 = _table("scaled_modified_bessel_k0", "exp(x) * K0(x).")
 scaled_modified_bessel_k1 = _table("scaled_modified_bessel_k1", "exp(x) * K1(x).")
 spherical_bessel_j0 = _table("spherical_bessel_j0", "sin(x) / x, the spherical Bessel function j0.")
+airy_ai = _table("airy_ai", "Ai(x), the Airy function of the first kind.")
 
 
 def multigammaln(input, p):
@@ -207,7 +208,7 @@ def _float_dtype(t):
 
 def zeta(input, other):
     """The Hurwitz zeta function sum_k (k + other)^-input (SciPy's zeta(x, q))."""
-    return _flow.special_zeta(*_pair_args("zeta", input, other))
+    return _C._special.special_zeta(*_pair_args("zeta", input, other))
 
 
 def gammainc(input, other):
@@ -221,7 +222,7 @@ def gammaincc(input, other):
 
 
 def _poly(name, doc):
-    fn = getattr(_flow, "special_" + name)
+    fn = getattr(_C._special, "special_" + name)
 
     def op(input, n):
         return fn(*_pair_args(name, input, n))
@@ -256,5 +257,5 @@ __all__ = [
     "log_softmax", "xlogy", "sinc", "entr", "ndtr", "xlog1py", "i0", "i0e", "i1", "i1e", "ndtri", "log_ndtr",
     "erfcx", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
     "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
-    "spherical_bessel_j0", "multigammaln", "polygamma", "zeta", "gammainc", "gammaincc",
+    "spherical_bessel_j0", "airy_ai", "multigammaln", "polygamma", "zeta", "gammainc", "gammaincc",
 ] + list(_POLYS)  # fmt: skip

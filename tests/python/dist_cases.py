@@ -492,6 +492,33 @@ def case_subgroups():
     dist.destroy_process_group()
 
 
+def case_local_sync_groups():
+    """new_group(use_local_synchronization=True): only the members call it; ranks 0 and 1 make
+    two such groups, ranks 2 and 3 one, and counted groups made by every rank afterwards still
+    agree (their keys are not shifted by the local calls)."""
+    rank, world = _init()
+    assert world == 4
+    mine = [0, 1] if rank < 2 else [2, 3]
+    local = [
+        dist.new_group(mine, use_local_synchronization=True) for _ in range(2 if rank < 2 else 1)
+    ]
+    counted = dist.new_group([0, 3])
+    for i, g in enumerate(local):
+        t = flow.tensor([float(rank + 10 * i)])
+        dist.all_reduce(t, group=g)
+        _close(t.numpy(), [sum(r + 10 * i for r in mine)], f"local group {i} of {mine}")
+        assert dist.get_world_size(g) == 2 and dist.get_rank(g) == mine.index(rank)
+    t = flow.tensor([float(rank)])
+    dist.all_reduce(t, group=counted)
+    if rank in (0, 3):
+        _close(t.numpy(), [3.0], "counted group [0, 3]")
+    other = dist.new_group([1, 2], use_local_synchronization=True)  # a non-member may call it
+    assert (dist.get_rank(other) == -1) == (rank not in (1, 2))
+    dist.barrier()
+    dist.destroy_process_group()
+    _result("ok")
+
+
 def case_reduce_scatter_bandwidth(sizes="1048576,16777216"):
     """rank 0 prints reduce_scatter_tensor's fastest time per total input size (bench)."""
     rank, world = _init(timeout=120)

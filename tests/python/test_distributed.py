@@ -214,6 +214,10 @@ def test_subgroups_match_numpy_over_their_members(world):
     ok(spawn("subgroups", world))
 
 
+def test_groups_with_local_synchronization_need_only_their_members():
+    ok(spawn("local_sync_groups", 4))
+
+
 def test_ddp_on_sub_groups_eager_and_graph():
     ok(spawn("ddp_subgroup", 4))
 

@@ -73,6 +73,7 @@ BESSEL = [
     ("scaled_modified_bessel_k0", lambda s: rand(s, 0.05, 8), lambda s: 10.0 ** rand(s, -8, 6)),
     ("scaled_modified_bessel_k1", lambda s: rand(s, 0.05, 8), lambda s: 10.0 ** rand(s, -8, 6)),
     ("spherical_bessel_j0", lambda s: _spread(s) * 3, lambda s: rand(s, -100, 100)),
+    ("airy_ai", lambda s: rand(s, -8, 4), lambda s: rand(s, -60, 30)),
     ("i0", lambda s: rand(s, -8, 8), lambda s: rand(s, -700, 700)),
     ("i0e", lambda s: rand(s, -8, 8), lambda s: rand(s, -1e4, 1e4)),
     ("i1", lambda s: rand(s, -8, 8), lambda s: rand(s, -700, 700)),
@@ -81,7 +82,7 @@ BESSEL = [
     ("log_ndtr", lambda s: rand(s, -10, 5), lambda s: rand(s, -200, 12)),
     ("erfcx", lambda s: rand(s, -3, 8), lambda s: rand(s, -25, 1e4)),
 ]
-OSCILLATING = {"bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "spherical_bessel_j0"}
+OSCILLATING = {"bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "spherical_bessel_j0", "airy_ai"}
 
 
 def _scipy(name):
@@ -93,6 +94,7 @@ def _scipy(name):
         "modified_bessel_i0": sp.i0, "modified_bessel_i1": sp.i1, "modified_bessel_k0": sp.k0,
         "modified_bessel_k1": sp.k1, "scaled_modified_bessel_k0": sp.k0e,
         "scaled_modified_bessel_k1": sp.k1e, "spherical_bessel_j0": lambda x: sp.spherical_jn(0, x),
+        "airy_ai": lambda x: sp.airy(x)[0],
     }  # fmt: skip
     fn = fns.get(name) or getattr(sp, name)
     return lambda x: np.asarray(fn(x), dtype=np.float64)
@@ -108,7 +110,10 @@ def test_bessel_family_against_torch_float64(name, sample, wide):
     x = wide((8, 16))
     ours = getattr(special, name)(flow.tensor(x)).numpy()
     atol = 1e-15 if name in OSCILLATING else 0
-    np.testing.assert_allclose(ours, _scipy(name)(x), rtol=1e-13, atol=atol, err_msg=name)
+    # Ai's conditioning: a relative error of zeta * eps (zeta = 2/3 |x|^(3/2), up to 310 here) in
+    # SciPy's value and in ours alike, in the decay for x > 0 and the phase for x < 0.
+    rtol, atol = (2e-13, 1e-13) if name == "airy_ai" else (1e-13, atol)
+    np.testing.assert_allclose(ours, _scipy(name)(x), rtol=rtol, atol=atol, err_msg=name)
     np.testing.assert_allclose(ours, _ref(name)(x), rtol=1e-5, atol=1e-6, err_msg=name)
 
 
@@ -116,6 +121,8 @@ def test_special_functions_at_edges_match_torch():
     vals = np.array([0.0, -0.0, 1e-300, -1e-300, 1e-8, 1.0, -2.5, 26.5, 30.0, -30.0, 700.0,
                      720.0, -800.0, math.inf, -math.inf, math.nan])  # fmt: skip
     for name, _, _ in BESSEL:
+        if name == "airy_ai":
+            continue  # NaN at +-inf as PyTorch and SciPy: test_airy_ai_edges_and_accuracy
         ours = getattr(special, name)(flow.tensor(vals)).numpy()
         ref = getattr(torch.special, name)(torch.tensor(vals)).numpy()
         if name in OSCILLATING:
@@ -195,8 +202,42 @@ def test_under_mock_torch():
 
         assert sp.expit is special.expit and mocked.special.sinc is special.sinc
         assert sp.polygamma is special.polygamma and sp.gammainc is special.gammainc
-        with pytest.raises(AttributeError, match="torch.special.*airy_ai"):
-            sp.airy_ai
+        with pytest.raises(AttributeError, match="torch.special.*no_such_function"):
+            sp.no_such_function
+
+
+def test_airy_ai_edges_and_accuracy():
+    # At the edges as PyTorch (NaN at +-inf and NaN, 0 where Ai underflows, Ai(0) exactly).
+    vals = np.array([0.0, -0.0, 1e-300, 1.0, -1.0, 2.0, -10.0, 50.0, 103.0, 120.0, 700.0,
+                     math.inf, -math.inf, math.nan])  # fmt: skip
+    ours = special.airy_ai(flow.tensor(vals)).numpy()
+    ref = torch.special.airy_ai(torch.tensor(vals)).numpy()
+    np.testing.assert_allclose(ours, ref, rtol=1e-13, atol=1e-300)
+    assert np.isnan(ours[-3:]).all() and ours[0] == 0.3550280538878172
+    # Each range of the algorithm (series in double-double on [-10, 2], K_1/3 above, the Hankel
+    # expansion below) and their joins against mpmath at 30 digits: within a few ulp where Ai is
+    # well conditioned (|x| <= 10); relative to the amplitude |x|^(-1/4) / sqrt(pi) below -10.
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 30
+    x = np.concatenate([rand((400,), -10, 10), rand((100,), -300, -10), [2.0, np.nextafter(2, 3),
+                        -10.0, np.nextafter(-10, -11)]])  # fmt: skip
+    ours = special.airy_ai(flow.tensor(x)).numpy()
+    for xi, o in zip(x, ours):
+        r = float(mp.airyai(mp.mpf(float(xi))))
+        scale = abs(r) if xi > -1 else abs(xi) ** -0.25 / math.sqrt(math.pi)
+        # A few ulp plus the conditioning zeta * eps (the decay's for x > 0, the phase's for x < 0).
+        tol = 4e-16 * (2 / 3 * abs(xi) ** 1.5 + 3)
+        assert abs(o - r) <= tol * scale, (xi, o, r)
+    # float32 through the double formula, rounded once.
+    x32 = rand((64,), -20, 20).astype(np.float32)
+    got = special.airy_ai(flow.tensor(x32)).numpy()
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, sp_airy(x32.astype(np.float64)).astype(np.float32), rtol=2e-6,
+                               atol=1e-7)  # fmt: skip
+
+
+def sp_airy(x):
+    return pytest.importorskip("scipy.special").airy(x)[0]
 
 
 # ---- polygamma, zeta, gammainc / gammaincc (computed in double, opdefs/special_math.h) ----------

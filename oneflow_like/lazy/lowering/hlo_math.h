@@ -105,6 +105,7 @@ struct HloMath {
   HV y0(HV x) const { return no_hlo(x); }
   HV y1(HV x) const { return no_hlo(x); }
   HV sph_j0(HV x) const { return no_hlo(x); }
+  HV airy_ai(HV x) const { return no_hlo(x); }
   HV erfcx(HV x) const { return no_hlo(x); }
   HV ndtri(HV x) const { return no_hlo(x); }
   HV log_ndtr(HV x) const { return no_hlo(x); }

@@ -10,10 +10,12 @@ orders after the ops that write its tensors and before the ops that read its res
 async work overlaps with compute without explicit waits. Every wait is bounded by the group's
 `timeout`; a rank that dies makes the others raise RuntimeError naming the op and the tensor.
 Before each collective the ranks compare op, shape and dtype (ONEFLOW_LIKE_DIST_CHECK=0 turns the
-check off), so a mismatch raises instead of corrupting data. Only the default group exists
-(group=None / WORLD); `backend="nccl"` raises (collectives run on Gloo and CPU tensors).
+check off), so a mismatch raises instead of corrupting data. Sub-groups: new_group (also with
+use_local_synchronization=True); `backend="nccl"` raises without a GPU (collectives run on Gloo
+and CPU tensors).
 """
 import datetime
+import hashlib
 import os
 import pickle
 
@@ -470,15 +472,15 @@ def new_group(
     """A sub-group of the global `ranks` (all ranks when None). As in torch, every rank of the
     default group calls new_group with the same ranks, in the same order of calls; the members
     connect a Gloo group of their own (its own timeout, default the default group's), the
-    others get a handle on which collectives do nothing."""
+    others get a handle on which collectives do nothing. With use_local_synchronization=True
+    only the members call it (in the same order among themselves for the same ranks): the
+    group's rendezvous key comes from its ranks and the count of such calls for those ranks."""
     name = "new_group"
     world = _default_group(name)
     if backend is not None and Backend(backend) == Backend.NCCL:
         _check_nccl()
     if backend is not None and Backend(backend) != Backend.GLOO:
         raise ValueError(f"[{name}] unknown backend {backend!r}: use 'gloo'")
-    if use_local_synchronization:
-        raise NotImplementedError(f"[{name}] use_local_synchronization=True is not supported")
     members = list(range(world.size())) if ranks is None else sorted(int(r) for r in ranks)
     if len(set(members)) != len(members) or not members:
         raise ValueError(f"[{name}] ranks must be distinct and non-empty: got {ranks}")
@@ -487,8 +489,16 @@ def new_group(
         raise ValueError(
             f"[{name}] ranks {bad} are out of range for world_size {world.size()}: got {ranks}"
         )
-    _new_group_count[0] += 1
-    index = _new_group_count[0]
+    if use_local_synchronization:
+        # Keys of their own (negative, so never one of the counted groups' 1, 2, ...): the
+        # members agree on them without the other ranks taking part.
+        key = tuple(members)
+        _local_group_count[key] = _local_group_count.get(key, 0) + 1
+        digest = hashlib.sha256(f"{key}:{_local_group_count[key]}".encode()).digest()
+        index = -1 - int.from_bytes(digest[:7], "little")
+    else:
+        _new_group_count[0] += 1
+        index = _new_group_count[0]
     pg = None
     if world.rank() in members:
         seconds = world.timeout() if timeout is None else _seconds(timeout)
@@ -499,6 +509,7 @@ def new_group(
 
 
 _new_group_count = [0]  # new_group calls on this rank (every rank counts alike)
+_local_group_count = {}  # use_local_synchronization calls on this rank, by their ranks
 
 
 def _to_bytes_tensor(obj):
