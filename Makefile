@@ -22,7 +22,7 @@ EXT := python/oneflow_like/_C.so
 # The runtime both front ends link (_C.so and liboneflow_like.so find it beside them).
 RUNTIME_SO := bazel-bin/oneflow_like/api/liboneflow_like_runtime.so
 
-.PHONY: deps build test train bench clean format format-check install sanitize sanitize-more
+.PHONY: deps build test train bench clean format format-check install sanitize
 PREFIX ?= /usr/local
 deps:
 	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -57,24 +57,14 @@ train: build
 bench: build
 	PYTHONPATH=python $(PY) benchmarks/run_all.py
 
-# Sanitizers (a CI step; see docs/architecture.md "Sanitizers"). C++ (-c dbg -O1): ASan+UBSan and
-# TSan over the VM and base tests (the threaded core); any report fails the test.
-# `make sanitize-more` (not yet in CI: its first full run had not finished when it was committed)
-# adds, without CUDA (CI has no GPU; the host runtime is what runs), the framework tests and the
-# compiler tests that run thunks, buffer assignment and artifact loading under ASan+UBSan, and a
-# thread/memory slice of tests/python with _C.so's runtime core under ASan+UBSan
-# (tools/sanitize_python.sh; TSan on Python is not run, see docs/architecture.md).
-SAN_TARGETS := //vm/... //oneflow_like/base/...
-SAN_MORE_TARGETS := //oneflow_like:framework_test //oneflow_like:mlp_train_test \
-  //oneflow_like:op_def_test //compiler/tests:compile_e2e_test //compiler/passes:memory_test \
-  //compiler/artifact:versioned_module_test
+# Sanitizers (a CI step before the tests; see docs/architecture.md "Sanitizers"); any report fails
+# the run. tools/sanitize.sh instruments the runtime's own sources (vm, oneflow_like, compiler,
+# distributed, the bindings) in the opt build (kernels and libraries are shared with `make test`
+# through the disk cache) and runs every C++ test of those layers, then a thread/memory slice of
+# tests/python loaded with the sanitizer runtime: under ASan+UBSan, then under TSan.
 sanitize: deps
-	$(BAZEL) test $(BFLAGS) --config=asan $(SAN_TARGETS)
-	$(BAZEL) test $(BFLAGS) --config=tsan $(SAN_TARGETS)
-
-sanitize-more: deps
-	$(BAZEL) test --disk_cache=$(BAZEL_CACHE) $(EXTRA_BAZEL_FLAGS) --config=asan $(SAN_MORE_TARGETS)
-	tools/sanitize_python.sh $(BFLAGS)
+	tools/sanitize.sh asan $(BFLAGS)
+	tools/sanitize.sh tsan $(BFLAGS)
 
 format: deps
 	tools/format.sh

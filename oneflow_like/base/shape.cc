@@ -1,5 +1,8 @@
 #include "oneflow_like/base/shape.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "absl/strings/str_join.h"
 
 namespace oneflow_like {
@@ -8,12 +11,20 @@ std::string Shape::ToString() const {
   return absl::StrCat("[", absl::StrJoin(dims_, ","), "]");
 }
 
+// a * b, or INT64_MAX where that overflows: an empty tensor may have dims whose product does not
+// fit (flow.zeros(2**62, 4, 0)); its strides are never used to address memory (UBSan found the
+// signed overflow here).
+static int64_t SaturatingMul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<int64_t>::max() : r;
+}
+
 DimVector ContiguousStrides(const Shape& shape) {
   DimVector s(shape.ndim());
   int64_t acc = 1;
   for (int64_t i = shape.ndim() - 1; i >= 0; --i) {
     s[i] = acc;
-    acc *= std::max<int64_t>(shape[i], 1);
+    acc = SaturatingMul(acc, std::max<int64_t>(shape[i], 1));
   }
   return s;
 }
@@ -23,7 +34,7 @@ bool IsContiguous(const Shape& shape, absl::Span<const int64_t> strides) {
   for (int64_t i = shape.ndim() - 1; i >= 0; --i) {
     if (shape[i] == 1) continue;
     if (strides[i] != acc) return false;
-    acc *= shape[i];
+    acc = SaturatingMul(acc, shape[i]);
   }
   return true;
 }
