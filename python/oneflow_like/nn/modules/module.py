@@ -358,25 +358,33 @@ class Module(BackwardHooksMixin):
         fn(self)
         return self
 
-    def _apply(self, fn):
-        """Replaces every parameter and buffer t by fn(t) (a new Parameter keeps requires_grad)."""
+    def _apply(self, fn, _memo=None):
+        """Replaces every parameter and buffer t by fn(t) (a new Parameter keeps requires_grad);
+        a tensor shared by several modules (tied weights) stays shared."""
+        memo = {} if _memo is None else _memo
         for m in self.children():
-            m._apply(fn)
+            m._apply(fn, memo)
         with flow.no_grad():
             for name, p in self._parameters.items():
                 if p is None:
                     continue
-                new = fn(p)
-                if new is p:
+                if id(p) in memo:
+                    self._parameters[name] = memo[id(p)][1]
                     continue
-                grad = p.grad
-                np_ = Parameter(new, p.requires_grad)
-                if grad is not None:
-                    np_.grad = fn(grad)
-                self._parameters[name] = np_
+                new = fn(p)
+                if new is not p:
+                    grad = p.grad
+                    new = Parameter(new, p.requires_grad)
+                    if grad is not None:
+                        new.grad = fn(grad)
+                    self._parameters[name] = new
+                memo[id(p)] = (p, new)  # p kept alive so that its id stays unique
             for name, b in self._buffers.items():
-                if b is not None:
-                    self._buffers[name] = fn(b)
+                if b is None:
+                    continue
+                if id(b) not in memo:
+                    memo[id(b)] = (b, fn(b))
+                self._buffers[name] = memo[id(b)][1]
         return self
 
     def to(self, *args, **kwargs):
