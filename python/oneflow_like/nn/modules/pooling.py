@@ -1,4 +1,4 @@
-"""Max/average pooling over 1-d, 2-d and 3-d windows, and adaptive average pooling."""
+"""Max/average pooling over 1-d, 2-d and 3-d windows, adaptive average pooling and LPPool1d/2d."""
 from oneflow_like.nn import functional as F
 from oneflow_like.nn.modules.module import Module
 
@@ -134,3 +134,32 @@ class AdaptiveAvgPool3d(Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+
+class _LPPoolNd(Module):
+    _repr = (
+        "norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, ceil_mode={ceil_mode}"
+    )
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.__dict__.update(
+            norm_type=norm_type, kernel_size=kernel_size, stride=stride, ceil_mode=ceil_mode
+        )
+
+    def extra_repr(self):
+        return self._repr.format(**self.__dict__)
+
+
+class LPPool1d(_LPPoolNd):
+    """The p-norm of each window (F.lp_pool1d)."""
+
+    def forward(self, input):
+        return F.lp_pool1d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    """The p-norm of each 2-d window (F.lp_pool2d)."""
+
+    def forward(self, input):
+        return F.lp_pool2d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)

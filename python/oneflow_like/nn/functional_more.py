@@ -1,0 +1,132 @@
+"""nn.functional members composed from other functional ops (autograd, every device and nn.Graph
+tracing come with them): the in-place activations, lp_pool1d/2d, local_response_norm, pdist and
+gumbel_softmax. Re-exported by nn.functional."""
+import numpy as np
+
+import oneflow_like as flow
+from oneflow_like.nn import functional as F
+
+
+# ---- in-place activations (torch.nn.functional.<name>_) --------------------------------------
+
+
+def _into(input, fn, *args):
+    """fn(input, *args) written into input. fn runs on input + 0 (a new tensor whose backward
+    needs nothing saved): the backward of fn may need the values
+    that the write replaces."""
+    input.copy_(fn(input + 0.0, *args))
+    return input
+
+
+def relu_(input):
+    return F.relu(input, inplace=True)
+
+
+def elu_(input, alpha=1.0):
+    return _into(input, F.elu, alpha)
+
+
+def celu_(input, alpha=1.0):
+    return _into(input, F.celu, alpha)
+
+
+def selu_(input):
+    return _into(input, F.selu)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return _into(input, F.leaky_relu, negative_slope)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return _into(input, F.hardtanh, min_val, max_val)
+
+
+def threshold_(input, threshold, value):
+    return _into(input, F.threshold, threshold, value)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return _into(input, F.rrelu, lower, upper, training)
+
+
+# ---- pooling and normalization -----------------------------------------------------------------
+
+
+def _lp_from_mean(mean_pow, window, norm_type):
+    """(window * mean(x^p))^(1/p), with the negative means of odd p clamped to 0 as torch."""
+    return (mean_pow.sign() * F.relu(mean_pow.abs()) * window) ** (1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The p-norm of each window: (sum over the window of x^p)^(1/p)."""
+    k = kernel_size[0] if isinstance(kernel_size, (tuple, list)) else kernel_size
+    mean = F.avg_pool1d(input**norm_type, k, stride, 0, ceil_mode)
+    return _lp_from_mean(mean, k, norm_type)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The p-norm of each 2-d window: (sum over the window of x^p)^(1/p)."""
+    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
+    mean = F.avg_pool2d(input**norm_type, (kh, kw), stride, 0, ceil_mode)
+    return _lp_from_mean(mean, kh * kw, norm_type)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """x / (k + alpha / size * sum of x^2 over the `size` channels around each one)^beta; the
+    window is zero-padded, size // 2 channels before and (size - 1) // 2 after."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    n, c = input.shape[0], input.shape[1]
+    sq = (input * input).reshape(n, 1, c, -1)  # channels as the pooled height
+    sq = F.pad(sq, (0, 0, size // 2, (size - 1) // 2))
+    mean = F.avg_pool2d(sq, (size, 1), stride=1).reshape(tuple(input.shape))
+    return input / (mean * alpha + k) ** beta
+
+
+def pdist(input, p=2):
+    """The p-norm distances between the rows of an (N, M) input, pairs i < j in row-major order
+    (N (N - 1) / 2 values)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    n = input.shape[0]
+    i, j = np.triu_indices(n, 1)
+    dev = input.device
+    diff = input[flow.tensor(i, device=dev)] - input[flow.tensor(j, device=dev)]
+    if p == 0:
+        return (diff != 0).to(input.dtype).sum(1)
+    return flow.norm(diff, p, 1)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """softmax((logits + g) / tau) with g ~ Gumbel(0, 1); hard: the one-hot of its argmax in the
+    forward pass and the soft sample's gradient in the backward pass (straight-through)."""
+    u = flow.rand(*logits.shape, dtype=logits.dtype, device=logits.device)
+    gumbels = -(-(1.0 - u).log()).log()  # -log(Exp(1)), 1 - u in (0, 1]
+    y_soft = F.softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim)
+    n = logits.shape[dim]
+    y_hard = F.one_hot(index, n).to(logits.dtype).movedim(-1, dim % logits.dim())
+    return y_hard - y_soft.detach() + y_soft
+
+
+__all__ = [
+    "relu_",
+    "elu_",
+    "celu_",
+    "selu_",
+    "leaky_relu_",
+    "hardtanh_",
+    "threshold_",
+    "rrelu_",
+    "lp_pool1d",
+    "lp_pool2d",
+    "local_response_norm",
+    "pdist",
+    "gumbel_softmax",
+]

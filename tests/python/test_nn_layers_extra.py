@@ -1,0 +1,182 @@
+"""In-place activations, LPPool1d/2d, LocalResponseNorm, pdist, gumbel_softmax and SyncBatchNorm:
+against torch 1.13 in float64 (forward and input gradients) and eager == nn.Graph."""
+import numpy as np
+import pytest
+from op_testing import copy_torch_weights, same_as_torch
+
+import oneflow_like as flow
+import oneflow_like.nn.functional as F
+
+torch = pytest.importorskip("torch")
+TF = torch.nn.functional
+R = np.random.default_rng(0)
+
+
+def eager_equals_graph(module, *arrays, tol=1e-5):
+    class G(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = module
+
+        def build(self, *xs):
+            return self.m(*xs)
+
+    xs = [flow.tensor(a, dtype=flow.float32) for a in arrays]
+    np.testing.assert_allclose(G()(*xs).numpy(), module(*xs).numpy(), rtol=tol, atol=tol)
+
+
+INPLACE = [
+    ("relu_", ()),
+    ("elu_", (0.7,)),
+    ("celu_", (1.3,)),
+    ("selu_", ()),
+    ("leaky_relu_", (0.2,)),
+    ("hardtanh_", (-0.5, 0.6)),
+    ("threshold_", (0.1, -2.0)),
+    ("rrelu_", (0.1, 0.3, False)),
+]
+
+
+@pytest.mark.parametrize("name,args", INPLACE, ids=[n for n, _ in INPLACE])
+def test_inplace_activations_match_torch(name, args):
+    def run(lib, fn):
+        def f(x):
+            y = x * 1.0  # in place on a non-leaf, as scripts do
+            out = fn(y, *args)
+            assert out is y
+            return y
+
+        return f
+
+    tol = 1e-7 if name == "celu_" else 1e-10  # F.celu is elu(x / alpha) * alpha
+    same_as_torch(
+        run(flow, getattr(F, name)),
+        run(torch, getattr(TF, name)),
+        R.standard_normal((3, 5)),
+        tol=tol,
+    )
+    leaf = flow.ones(3, requires_grad=True)
+    with pytest.raises(Exception):
+        getattr(F, name)(leaf, *args)  # a leaf that requires grad cannot change in place
+
+
+@pytest.mark.parametrize(
+    "p,k,stride,ceil",
+    [(2, 3, None, False), (3, 2, 1, False), (1.5, 2, 2, True), (2, (2, 3), (1, 2), False)],
+)
+def test_lp_pool_matches_torch(p, k, stride, ceil):
+    x = np.abs(R.standard_normal((2, 3, 7, 8))) + 0.1
+    same_as_torch(flow.nn.LPPool2d(p, k, stride, ceil), torch.nn.LPPool2d(p, k, stride, ceil), x)
+    if not isinstance(k, tuple):
+        x1 = np.abs(R.standard_normal((2, 3, 9))) + 0.1
+        same_as_torch(
+            flow.nn.LPPool1d(p, k, stride, ceil), torch.nn.LPPool1d(p, k, stride, ceil), x1
+        )
+        same_as_torch(
+            lambda t: F.lp_pool1d(t, p, k, stride, ceil),
+            lambda t: TF.lp_pool1d(t, p, k, stride, ceil),
+            x1,
+        )
+    assert repr(flow.nn.LPPool2d(p, k, stride, ceil)) == repr(torch.nn.LPPool2d(p, k, stride, ceil))
+    eager_equals_graph(flow.nn.LPPool2d(p, k, stride, ceil), x)
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4])
+@pytest.mark.parametrize("shape", [(2, 5, 4), (2, 6, 3, 4), (1, 4, 2, 3, 2)])
+def test_local_response_norm_matches_torch(size, shape):
+    kw = dict(alpha=0.3, beta=0.7, k=1.5)
+    x = R.standard_normal(shape)
+    same_as_torch(flow.nn.LocalResponseNorm(size, **kw), torch.nn.LocalResponseNorm(size, **kw), x)
+    assert repr(flow.nn.LocalResponseNorm(size, **kw)) == repr(
+        torch.nn.LocalResponseNorm(size, **kw)
+    )
+    eager_equals_graph(flow.nn.LocalResponseNorm(size, **kw), x)
+
+
+def test_local_response_norm_rejects_2d_like_torch():
+    with pytest.raises(
+        ValueError, match=r"Expected 3D or higher dimensionality input \(got 2 dimensions\)"
+    ):
+        F.local_response_norm(flow.ones(2, 3), 2)
+    with pytest.raises(ValueError, match=r"Expected 3D or higher dimensionality\s+input"):
+        TF.local_response_norm(torch.ones(2, 3), 2)  # torch 1.13's message has extra spaces
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, float("inf"), 0.5])
+def test_pdist_matches_torch(p):
+    x = R.standard_normal((5, 4))
+    same_as_torch(lambda t: F.pdist(t, p), lambda t: TF.pdist(t, p), x)
+    with pytest.raises(RuntimeError, match="pdist only supports 2D tensors, got: 3D"):
+        F.pdist(flow.ones(2, 2, 2))
+
+
+def test_pdist_p0_counts_differing_coordinates():
+    x = np.array([[0.0, 1.0, 2.0], [0.0, 3.0, 2.0], [1.0, 1.0, 5.0]])
+    np.testing.assert_array_equal(
+        F.pdist(flow.tensor(x), 0).numpy(), TF.pdist(torch.tensor(x), 0).numpy()
+    )
+
+
+def test_gumbel_softmax_distribution_and_straight_through():
+    flow.manual_seed(0)
+    logits = np.log(np.array([0.1, 0.2, 0.7]))
+    L = flow.tensor(np.tile(logits, (20000, 1)))
+    soft = F.gumbel_softmax(L, tau=0.5)
+    np.testing.assert_allclose(soft.sum(-1).numpy(), 1.0, rtol=1e-12)
+    hard = F.gumbel_softmax(L, hard=True).numpy()
+    assert set(np.unique(hard)) == {0.0, 1.0} and (hard.sum(-1) == 1).all()
+    np.testing.assert_allclose(hard.mean(0), [0.1, 0.2, 0.7], atol=0.015)  # Gumbel-max sampling
+    x = flow.tensor(R.standard_normal((4, 3, 2)), requires_grad=True)
+    y = F.gumbel_softmax(x, tau=0.7, hard=True, dim=1)
+    assert (y.sum(1).numpy() == 1).all()
+    w = flow.tensor(R.standard_normal((4, 3, 2)))
+    (y * w).sum().backward()
+    g = x.grad.numpy()
+    assert np.isfinite(g).all() and np.abs(g).max() > 0
+    np.testing.assert_allclose(g.sum(1), 0.0, atol=1e-12)  # the softmax gradient, straight through
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (4, 3, 5), (2, 3, 4, 4), (2, 3, 2, 2, 3)])
+def test_sync_batch_norm_is_batch_norm_in_one_process(shape):
+    # torch 1.13's SyncBatchNorm wants CUDA tensors: the reference is BatchNorm (what torch 2's
+    # SyncBatchNorm computes on one CPU process), with the same state_dict keys
+    ours = flow.nn.SyncBatchNorm(3).double()
+    bn = {
+        2: torch.nn.BatchNorm1d,
+        3: torch.nn.BatchNorm1d,
+        4: torch.nn.BatchNorm2d,
+        5: torch.nn.BatchNorm3d,
+    }[len(shape)](3).double()
+    assert list(ours.state_dict()) == list(torch.nn.SyncBatchNorm(3).state_dict())
+    with torch.no_grad():
+        bn.weight.copy_(torch.tensor(R.standard_normal(3)))
+        bn.bias.copy_(torch.tensor(R.standard_normal(3)))
+    copy_torch_weights(bn, ours)
+    x = R.standard_normal(shape)
+    same_as_torch(ours, bn, x)
+    np.testing.assert_allclose(
+        ours.running_var.numpy(), bn.running_var.detach().numpy(), rtol=1e-12
+    )
+    ours.eval(), bn.eval()
+    same_as_torch(ours, bn, x)
+    with pytest.raises(ValueError, match=r"expected at least 2D input \(got 1D input\)"):
+        ours(flow.ones(3, dtype=flow.float64))
+
+
+def test_convert_sync_batchnorm_keeps_state():
+    for lib in (flow, torch):
+        m = lib.nn.Sequential(
+            lib.nn.Conv2d(2, 3, 1), lib.nn.BatchNorm2d(3), lib.nn.Sequential(lib.nn.BatchNorm1d(4))
+        )
+        m[1].running_mean.fill_(0.5)
+        m.eval()
+        s = lib.nn.SyncBatchNorm.convert_sync_batchnorm(m)
+        assert type(s[1]) is lib.nn.SyncBatchNorm and type(s[2][0]) is lib.nn.SyncBatchNorm
+        assert type(s[0]) is lib.nn.Conv2d
+        assert s[1].weight is m[1].weight
+        assert not s[1].training or lib is torch  # torch 2 keeps the mode, 1.13 does not
+        assert s[1].running_mean.numpy().tolist() == [0.5] * 3
+    assert list(flow.nn.SyncBatchNorm.convert_sync_batchnorm(m).state_dict()) == list(
+        s.state_dict()
+    )
+    eager_equals_graph(flow.nn.SyncBatchNorm(3).eval(), R.standard_normal((2, 3, 4)))
