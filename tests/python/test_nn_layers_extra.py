@@ -180,3 +180,61 @@ def test_convert_sync_batchnorm_keeps_state():
         s.state_dict()
     )
     eager_equals_graph(flow.nn.SyncBatchNorm(3).eval(), R.standard_normal((2, 3, 4)))
+
+
+UNPOOL = [
+    (1, (2, 3, 9), dict(kernel_size=2)),
+    (1, (2, 3, 10), dict(kernel_size=3, stride=2, padding=1)),
+    (2, (2, 3, 6, 7), dict(kernel_size=2)),
+    (2, (1, 2, 7, 8), dict(kernel_size=3, stride=2, padding=1)),
+    (3, (1, 2, 4, 5, 6), dict(kernel_size=2)),
+]
+
+
+@pytest.mark.parametrize("n,shape,kw", UNPOOL)
+def test_max_pool_with_indices_and_max_unpool_match_torch(n, shape, kw):
+    x = R.standard_normal(shape)
+    pool_f = getattr(F, f"max_pool{n}d_with_indices")
+    pool_t = getattr(TF, f"max_pool{n}d_with_indices")
+    out, idx = pool_f(flow.tensor(x), **kw)
+    rout, ridx = pool_t(torch.tensor(x), **kw)
+    np.testing.assert_array_equal(idx.numpy(), ridx.numpy())
+    np.testing.assert_allclose(out.numpy(), rout.numpy(), rtol=1e-12)
+    pooled = rout.numpy()
+    unpool_f = getattr(flow.nn, f"MaxUnpool{n}d")(**kw)
+    unpool_t = getattr(torch.nn, f"MaxUnpool{n}d")(**kw)
+    assert repr(unpool_f) == repr(unpool_t)
+    try:
+        unpool_t(torch.tensor(pooled), ridx)
+        fits = True
+    except RuntimeError as e:  # an index beyond the default output size (data dependent)
+        assert "Found an invalid max index" in str(e)
+        fits = False
+    if fits:
+        same_as_torch(lambda t: unpool_f(t, idx), lambda t: unpool_t(t, ridx), pooled)
+    else:
+        with pytest.raises(IndexError, match="out of range"):
+            unpool_f(flow.tensor(pooled), idx).numpy()  # errors surface at the sync
+    size = tuple(x.shape)  # output_size recovers the exact input size
+    same_as_torch(
+        lambda t: getattr(F, f"max_unpool{n}d")(t, idx, output_size=size, **kw),
+        lambda t: getattr(TF, f"max_unpool{n}d")(t, ridx, output_size=size, **kw),
+        pooled,
+    )
+
+
+def test_max_unpool_eager_equals_graph():
+    x = R.standard_normal((2, 3, 6, 8))
+    _, idx = F.max_pool2d(flow.tensor(x, dtype=flow.float32), 2, return_indices=True)
+
+    class M(flow.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.pool, self.unpool = flow.nn.MaxPool2d(2, return_indices=True), flow.nn.MaxUnpool2d(
+                2
+            )
+
+        def forward(self, x):
+            return self.unpool(*self.pool(x))
+
+    eager_equals_graph(M(), x)

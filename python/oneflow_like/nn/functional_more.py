@@ -1,6 +1,6 @@
 """nn.functional members composed from other functional ops (autograd, every device and nn.Graph
-tracing come with them): the in-place activations, lp_pool1d/2d, local_response_norm, pdist and
-gumbel_softmax. Re-exported by nn.functional."""
+tracing come with them): the in-place activations, lp_pool1d/2d, max_poolNd_with_indices,
+max_unpool1d/2d/3d, local_response_norm, pdist and gumbel_softmax. Re-exported by nn.functional."""
 import numpy as np
 
 import oneflow_like as flow
@@ -72,6 +72,71 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_from_mean(mean, kh * kw, norm_type)
 
 
+def _tuple(v, n):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+def max_pool1d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
+    """max_pool1d and the flat index of each maximum (as a 2-d pool over a height of 1)."""
+    k, p, d = _tuple(kernel_size, 1)[0], _tuple(padding, 1)[0], _tuple(dilation, 1)[0]
+    s = k if stride is None or stride == [] else _tuple(stride, 1)[0]
+    out, idx = F.max_pool2d(
+        input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode, return_indices=True
+    )
+    return out.squeeze(-2), idx.squeeze(-2)
+
+
+def max_pool2d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
+    return F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
+    return F.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
+    """Scatters input into zeros at `indices` (flat over the last n dims, as max_poolNd's
+    return_indices gives them)."""
+    k, p = _tuple(kernel_size, n), _tuple(padding, n)
+    s = k if stride is None else _tuple(stride, n)
+    lead = tuple(input.shape[: input.dim() - n])
+    if output_size is None:
+        size = tuple((i - 1) * st - 2 * pd + kk for i, st, pd, kk in zip(input.shape[-n:], s, p, k))
+    else:
+        size = tuple(output_size)[-n:]
+        if len(tuple(output_size)) not in (n, n + len(lead)):
+            raise ValueError(
+                f"output_size should be a sequence containing {n} or {n + len(lead)} elements, "
+                f"but it has a length of '{len(tuple(output_size))}'"
+            )
+    total = int(np.prod(size))
+    flat_in = input.reshape(*lead, -1)
+    out = flow.zeros(*lead, total, dtype=input.dtype, device=input.device)
+    out = out.scatter(len(lead), indices.reshape(*lead, -1), flat_in)
+    return out.reshape(*lead, *size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of max_pool1d: maxima back at their positions, zeros elsewhere."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of max_pool2d: maxima back at their positions, zeros elsewhere."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of max_pool3d: maxima back at their positions, zeros elsewhere."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
+
+
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """x / (k + alpha / size * sum of x^2 over the `size` channels around each one)^beta; the
     window is zero-padded, size // 2 channels before and (size - 1) // 2 after."""
@@ -126,6 +191,12 @@ __all__ = [
     "rrelu_",
     "lp_pool1d",
     "lp_pool2d",
+    "max_pool1d_with_indices",
+    "max_pool2d_with_indices",
+    "max_pool3d_with_indices",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
     "local_response_norm",
     "pdist",
     "gumbel_softmax",

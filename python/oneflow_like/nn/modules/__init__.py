@@ -35,6 +35,9 @@ from oneflow_like.nn.modules.pooling import (
     MaxPool1d,
     MaxPool2d,
     MaxPool3d,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    MaxUnpool3d,
 )
 from oneflow_like.nn.modules.normalization import (
     BatchNorm1d,
@@ -206,6 +209,9 @@ __all__ = _loss_all + [
     "BatchNorm2d",
     "BatchNorm3d",
     "LPPool1d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
     "LPPool2d",
     "LocalResponseNorm",
     "SyncBatchNorm",
