@@ -238,3 +238,29 @@ def test_max_unpool_eager_equals_graph():
             return self.unpool(*self.pool(x))
 
     eager_equals_graph(M(), x)
+
+
+ADAPTIVE = [
+    (1, (2, 3, 9), 4),
+    (1, (3, 10), 3),
+    (2, (2, 3, 7, 9), (3, 4)),
+    (2, (2, 5, 6), (None, 4)),
+    (2, (1, 2, 5, 5), 5),
+    (3, (1, 2, 5, 6, 7), (2, 3, 4)),
+]
+
+
+@pytest.mark.parametrize("n,shape,size", ADAPTIVE)
+def test_adaptive_max_pool_matches_torch(n, shape, size):
+    x = R.standard_normal(shape)
+    ours = getattr(flow.nn, f"AdaptiveMaxPool{n}d")(size)
+    ref = getattr(torch.nn, f"AdaptiveMaxPool{n}d")(size)
+    assert repr(ours) == repr(ref)
+    same_as_torch(ours, ref, x)
+    out, idx = getattr(F, f"adaptive_max_pool{n}d")(flow.tensor(x), size, return_indices=True)
+    rout, ridx = getattr(TF, f"adaptive_max_pool{n}d")(torch.tensor(x), size, return_indices=True)
+    np.testing.assert_array_equal(idx.numpy(), ridx.numpy())
+    np.testing.assert_allclose(out.numpy(), rout.numpy(), rtol=1e-12)
+    out2, idx2 = getattr(F, f"adaptive_max_pool{n}d_with_indices")(flow.tensor(x), size)
+    np.testing.assert_array_equal(idx2.numpy(), ridx.numpy())
+    eager_equals_graph(ours, x)

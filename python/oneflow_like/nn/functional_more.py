@@ -1,6 +1,8 @@
 """nn.functional members composed from other functional ops (autograd, every device and nn.Graph
 tracing come with them): the in-place activations, lp_pool1d/2d, max_poolNd_with_indices,
-max_unpool1d/2d/3d, local_response_norm, pdist and gumbel_softmax. Re-exported by nn.functional."""
+max_unpool1d/2d/3d, adaptive_max_pool1d/2d/3d, local_response_norm, pdist and gumbel_softmax. Re-exported by nn.functional."""
+import itertools
+
 import numpy as np
 
 import oneflow_like as flow
@@ -137,6 +139,62 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
 
 
+def _adaptive_max_pool(input, output_size, return_indices, n):
+    """Output cell i of each pooled dim takes input [floor(i I / O), ceil((i + 1) I / O)); the
+    index is flat over the input's last n dims (first maximum on ties)."""
+    in_sizes = tuple(input.shape[-n:])
+    out = _tuple(output_size, n)
+    out = tuple(i if o is None else int(o) for o, i in zip(out, in_sizes))
+    if input.dim() not in (n + 1, n + 2):
+        raise ValueError(
+            f"adaptive_max_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, but got "
+            f"{tuple(input.shape)}"
+        )
+    bounds = [
+        [(i * size // o, -(-(i + 1) * size // o)) for i in range(o)]
+        for o, size in zip(out, in_sizes)
+    ]
+    strides = [int(np.prod(in_sizes[d + 1 :])) for d in range(n)]
+    lead = tuple(input.shape[:-n])
+    values, indices = [], []
+    for cell in itertools.product(*bounds):
+        window = input[(Ellipsis,) + tuple(slice(s, e) for s, e in cell)]
+        v, local = window.reshape(*lead, -1).max(-1)
+        values.append(v)
+        if return_indices:
+            flat, rest = 0, local
+            widths = [e - s for s, e in cell]
+            for d in range(n - 1, -1, -1):  # unravel the window index, re-ravel in the input
+                flat = flat + (rest % widths[d] + cell[d][0]) * strides[d]
+                rest = rest // widths[d]
+            indices.append(flat)
+    result = flow.stack(values, -1).reshape(*lead, *out)
+    if not return_indices:
+        return result
+    return result, flow.stack(indices, -1).reshape(*lead, *out)
+
+
+def _adaptive_max_pool_fn(n, with_indices):
+    def fn(input, output_size, return_indices=with_indices):
+        return _adaptive_max_pool(input, output_size, return_indices or with_indices, n)
+
+    fn.__name__ = fn.__qualname__ = f"adaptive_max_pool{n}d" + (
+        "_with_indices" if with_indices else ""
+    )
+    fn.__doc__ = f"Max over adaptive windows of the last {n} dims (and their flat indices)."
+    return fn
+
+
+adaptive_max_pool1d, adaptive_max_pool2d, adaptive_max_pool3d = (
+    _adaptive_max_pool_fn(n, False) for n in (1, 2, 3)
+)
+(
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d_with_indices,
+) = (_adaptive_max_pool_fn(n, True) for n in (1, 2, 3))
+
+
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """x / (k + alpha / size * sum of x^2 over the `size` channels around each one)^beta; the
     window is zero-padded, size // 2 channels before and (size - 1) // 2 after."""
@@ -197,6 +255,12 @@ __all__ = [
     "max_unpool1d",
     "max_unpool2d",
     "max_unpool3d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool3d",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices",
     "local_response_norm",
     "pdist",
     "gumbel_softmax",

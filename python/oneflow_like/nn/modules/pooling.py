@@ -184,19 +184,32 @@ class _MaxUnpoolNd(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
-class MaxUnpool1d(_MaxUnpoolNd):
-    """The partial inverse of MaxPool1d (F.max_unpool1d)."""
+class _AdaptiveMaxPoolNd(Module):
+    _n = 0
 
-    _n = 1
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        fn = (F.adaptive_max_pool1d, F.adaptive_max_pool2d, F.adaptive_max_pool3d)[self._n - 1]
+        return fn(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
 
 
-class MaxUnpool2d(_MaxUnpoolNd):
-    """The partial inverse of MaxPool2d (F.max_unpool2d)."""
+def _with_n(base, n, doc):
+    """The n-d member of a pooling family (the family's class with its number of dims)."""
+    name = base.__name__.lstrip("_").replace("Nd", f"{n}d")
+    return type(name, (base,), {"_n": n, "__doc__": doc.format(n=n), "__module__": __name__})
 
-    _n = 2
 
-
-class MaxUnpool3d(_MaxUnpoolNd):
-    """The partial inverse of MaxPool3d (F.max_unpool3d)."""
-
-    _n = 3
+MaxUnpool1d, MaxUnpool2d, MaxUnpool3d = (
+    _with_n(_MaxUnpoolNd, n, "The partial inverse of MaxPool{n}d (F.max_unpool{n}d).")
+    for n in (1, 2, 3)
+)
+AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d = (
+    _with_n(_AdaptiveMaxPoolNd, n, "Max over adaptive {n}-d windows (F.adaptive_max_pool{n}d).")
+    for n in (1, 2, 3)
+)
