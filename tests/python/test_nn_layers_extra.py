@@ -264,3 +264,54 @@ def test_adaptive_max_pool_matches_torch(n, shape, size):
     out2, idx2 = getattr(F, f"adaptive_max_pool{n}d_with_indices")(flow.tensor(x), size)
     np.testing.assert_array_equal(idx2.numpy(), ridx.numpy())
     eager_equals_graph(ours, x)
+
+
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("size", [(2, 3, 4, 5), (2, 3, 3, 4, 5), (2, 1, 1, 3)])
+def test_affine_grid_matches_torch(align, size):
+    k = len(size) - 2
+    theta = R.standard_normal((2, k, k + 1))
+    same_as_torch(
+        lambda t: F.affine_grid(t, size, align_corners=align),
+        lambda t: TF.affine_grid(t, size, align_corners=align),
+        theta,
+    )
+    with pytest.raises(ValueError, match="Expected a batch of 2D affine matrices of shape Nx2x3"):
+        F.affine_grid(flow.ones(2, 3, 3), (2, 3, 4, 5))
+
+
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("pad", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_grid_sample_matches_torch(mode, pad, align):
+    x = R.standard_normal((2, 3, 5, 6))
+    g = R.uniform(-1.3, 1.3, (2, 4, 7, 2))  # some samples fall outside the input
+    kw = dict(mode=mode, padding_mode=pad, align_corners=align)
+    if mode == "bilinear":  # gradients to the input and the grid
+        same_as_torch(
+            lambda a, b: F.grid_sample(a, b, **kw), lambda a, b: TF.grid_sample(a, b, **kw), x, g
+        )
+    else:  # nearest: no gradient to the grid
+        same_as_torch(
+            lambda a: F.grid_sample(a, flow.tensor(g), **kw),
+            lambda a: TF.grid_sample(a, torch.tensor(g), **kw),
+            x,
+        )
+
+
+def test_spatial_transformer_eager_equals_graph_and_errors():
+    class STN(flow.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.loc = flow.nn.Linear(2 * 5 * 6, 6)
+
+        def forward(self, x):
+            theta = self.loc(x.flatten(1)).reshape(-1, 2, 3)
+            grid = F.affine_grid(theta, tuple(x.shape), align_corners=False)
+            return F.grid_sample(x, grid, align_corners=False)
+
+    eager_equals_graph(STN(), R.standard_normal((3, 2, 5, 6)))
+    with pytest.raises(
+        ValueError, match="expected padding_mode to be 'zeros', 'border', or 'reflection'"
+    ):
+        F.grid_sample(flow.ones(1, 1, 2, 2), flow.zeros(1, 1, 1, 2), padding_mode="wrap")
