@@ -315,3 +315,40 @@ def test_spatial_transformer_eager_equals_graph_and_errors():
         ValueError, match="expected padding_mode to be 'zeros', 'border', or 'reflection'"
     ):
         F.grid_sample(flow.ones(1, 1, 2, 2), flow.zeros(1, 1, 1, 2), padding_mode="wrap")
+
+
+LAZY = [
+    ("LazyLinear", "Linear", (3,), {}, (4, 6)),
+    ("LazyConv1d", "Conv1d", (4, 3), {"padding": 1}, (2, 3, 7)),
+    ("LazyConv2d", "Conv2d", (4, 3), {"groups": 2}, (2, 6, 5, 5)),
+    ("LazyConv3d", "Conv3d", (2, 2), {}, (1, 3, 4, 4, 4)),
+    ("LazyConvTranspose1d", "ConvTranspose1d", (4, 3), {"stride": 2}, (2, 3, 5)),
+    ("LazyConvTranspose2d", "ConvTranspose2d", (4, 3), {}, (2, 3, 4, 4)),
+    ("LazyConvTranspose3d", "ConvTranspose3d", (2, 2), {}, (1, 3, 3, 3, 3)),
+    ("LazyBatchNorm1d", "BatchNorm1d", (), {}, (4, 3, 5)),
+    ("LazyBatchNorm2d", "BatchNorm2d", (), {"momentum": 0.3}, (4, 3, 2, 2)),
+    ("LazyBatchNorm3d", "BatchNorm3d", (), {}, (2, 3, 2, 2, 2)),
+]
+
+
+@pytest.mark.parametrize("lazy,target,args,kw,shape", LAZY, ids=[c[0] for c in LAZY])
+def test_lazy_modules_materialize_like_torch(lazy, target, args, kw, shape):
+    ours = getattr(flow.nn, lazy)(*args, **kw)
+    ref = getattr(torch.nn, lazy)(*args, **kw)
+    assert all(isinstance(p, flow.nn.parameter.UninitializedParameter) for p in ours.parameters())
+    assert ours.has_uninitialized_params()
+    x = R.standard_normal(shape)
+    ours(flow.tensor(x, dtype=flow.float32))
+    ref(torch.tensor(x, dtype=torch.float32))
+    assert type(ours) is getattr(flow.nn, target) and type(ref) is getattr(torch.nn, target)
+    assert repr(ours) == repr(ref)
+    assert {k: tuple(v.shape) for k, v in ours.state_dict().items()} == {
+        k: tuple(v.shape) for k, v in ref.state_dict().items()
+    }
+    ours.double(), ref.double()
+    copy_torch_weights(ref, ours)
+    same_as_torch(ours, ref, x)
+    eager_equals_graph(ours.float(), x)
+    fresh = getattr(flow.nn, lazy)(*args, **kw)  # load_state_dict materializes from the shapes
+    fresh.load_state_dict(ours.state_dict())
+    assert type(fresh) is getattr(flow.nn, target) and repr(fresh) == repr(ref)
