@@ -352,3 +352,65 @@ def test_lazy_modules_materialize_like_torch(lazy, target, args, kw, shape):
     fresh = getattr(flow.nn, lazy)(*args, **kw)  # load_state_dict materializes from the shapes
     fresh.load_state_dict(ours.state_dict())
     assert type(fresh) is getattr(flow.nn, target) and repr(fresh) == repr(ref)
+
+
+def _log_probs(T, N, C):
+    return R.standard_normal((T, N, C))
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("blank", [0, 3])
+def test_ctc_loss_matches_torch(reduction, blank):
+    x = _log_probs(12, 3, 5)
+    tg = np.array([[1, 2, 2, 4], [3, 1, 4, 4], [2, 2, 2, 2]])
+    tg[tg == blank] = (blank + 1) % 5
+    il, tl = [12, 10, 7], [3, 4, 2]
+    # torch's gradient assumes log_softmax outputs: compare through log_softmax, as used
+    same_as_torch(
+        lambda t: flow.nn.CTCLoss(blank, reduction)(t.log_softmax(2), flow.tensor(tg), il, tl),
+        lambda t: torch.nn.CTCLoss(blank, reduction)(t.log_softmax(2), torch.tensor(tg), il, tl),
+        x,
+        tol=1e-8,
+    )
+    flat = np.concatenate([tg[n, : tl[n]] for n in range(3)])  # 1-D concatenated targets
+    same_as_torch(
+        lambda t: F.ctc_loss(
+            t.log_softmax(2), flow.tensor(flat), flow.tensor(il), flow.tensor(tl), blank, reduction
+        ),
+        lambda t: TF.ctc_loss(
+            t.log_softmax(2),
+            torch.tensor(flat),
+            torch.tensor(il),
+            torch.tensor(tl),
+            blank,
+            reduction,
+        ),
+        x,
+        tol=1e-8,
+    )
+
+
+def test_ctc_loss_unbatched_empty_target_and_impossible_alignment():
+    x = _log_probs(6, 1, 4)[:, 0]
+    same_as_torch(
+        lambda t: F.ctc_loss(t.log_softmax(1), flow.tensor([1, 2]), [6], [2], reduction="none"),
+        lambda t: TF.ctc_loss(t.log_softmax(1), torch.tensor([1, 2]), [6], [2], reduction="none"),
+        x,
+        tol=1e-8,
+    )
+    x = _log_probs(4, 2, 4)
+    tg = np.array([[1, 1, 1], [2, 3, 0]])
+    for zi in (False, True):  # sample 0 needs 6 frames for 1 1 1 but has 4
+        ours, ref = (
+            lib_f.ctc_loss(
+                lib.tensor(x).log_softmax(2),
+                lib.tensor(tg),
+                [4, 4],
+                [3, 0],
+                reduction="none",
+                zero_infinity=zi,
+            )
+            for lib, lib_f in ((flow, F), (torch, TF))
+        )
+        np.testing.assert_allclose(ours.numpy(), ref.numpy(), rtol=1e-10)
+    assert repr(flow.nn.CTCLoss(reduction="sum")) == repr(torch.nn.CTCLoss(reduction="sum"))
