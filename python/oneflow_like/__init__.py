@@ -84,6 +84,7 @@ from . import (
     accelerator,
     backends,
     distributed,
+    func,
     nn,
     onnx,
     special,

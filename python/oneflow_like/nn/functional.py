@@ -1213,3 +1213,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     out = out.index_add(1, _C.tensor(idx, device=input.device), input.reshape(N, -1))
     out = out.reshape(N, C, Hp, Wp)
     return out[:, :, ph : ph + oh_, pw : pw + ow_] if ph or pw else out
+
+
+from oneflow_like.nn.functional_more import *  # noqa: E402,F401,F403
+from oneflow_like.nn.functional_grid import *  # noqa: E402,F401,F403
+from oneflow_like.nn.functional_ctc import *  # noqa: E402,F401,F403

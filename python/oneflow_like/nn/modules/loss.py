@@ -207,8 +207,24 @@ class TripletMarginWithDistanceLoss(_Loss):
         self.distance_function, self.margin, self.swap = distance_function, margin, swap
 
 
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss (F.ctc_loss): forward(log_probs, targets,
+    input_lengths, target_lengths)."""
+
+    _fn = staticmethod(F.ctc_loss)
+    _options = ("blank", "zero_infinity")
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def extra_repr(self):
+        return ""  # torch's CTCLoss() shows no options
+
+
 __all__ = [
     "BCELoss",
+    "CTCLoss",
     "BCEWithLogitsLoss",
     "CosineEmbeddingLoss",
     "CrossEntropyLoss",

@@ -8,6 +8,7 @@ from collections import OrderedDict, namedtuple
 import itertools
 
 import oneflow_like as flow
+from oneflow_like.nn.modules.module_hooks import BackwardHooksMixin
 
 
 class Parameter(flow.Tensor):
@@ -60,12 +61,15 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
 
+_EXTRA_STATE = "_extra_state"
+
+
 def _addindent(s, n):
     lines = s.split("\n")
     return lines[0] + "".join("\n" + " " * n + line for line in lines[1:])
 
 
-class Module:
+class Module(BackwardHooksMixin):
     """Base class of every layer. Subclasses call super().__init__() first, then define forward."""
 
     def __init__(self):
@@ -79,6 +83,7 @@ class Module:
         d["_forward_hooks"] = OrderedDict()
         d["_hooks_with_kwargs"] = set()
         d["_hooks_always_called"] = set()
+        d["_load_state_dict_post_hooks"] = OrderedDict()
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -86,7 +91,8 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks):
+        backward_hooks = self._has_backward_hooks()
+        if not (self._forward_pre_hooks or self._forward_hooks or backward_hooks):
             return self.forward(*args, **kwargs)
         for hid, hook in list(self._forward_pre_hooks.items()):
             if hid in self._hooks_with_kwargs:
@@ -102,6 +108,9 @@ class Module:
                 res = hook(self, args)
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
+        bw = self._backward_hook_call() if backward_hooks else None
+        if bw is not None:
+            args = bw.setup_inputs(args)
         try:
             out = self.forward(*args, **kwargs)
         except Exception:
@@ -116,7 +125,7 @@ class Module:
             res = self._run_forward_hook(hid, hook, args, kwargs, out)
             if res is not None:
                 out = res
-        return out
+        return bw.setup_outputs(out) if bw is not None else out
 
     def _run_forward_hook(self, hid, hook, args, kwargs, out):
         if hid in self._hooks_with_kwargs:
@@ -349,25 +358,33 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn):
-        """Replaces every parameter and buffer t by fn(t) (a new Parameter keeps requires_grad)."""
+    def _apply(self, fn, _memo=None):
+        """Replaces every parameter and buffer t by fn(t) (a new Parameter keeps requires_grad);
+        a tensor shared by several modules (tied weights) stays shared."""
+        memo = {} if _memo is None else _memo
         for m in self.children():
-            m._apply(fn)
+            m._apply(fn, memo)
         with flow.no_grad():
             for name, p in self._parameters.items():
                 if p is None:
                     continue
-                new = fn(p)
-                if new is p:
+                if id(p) in memo:
+                    self._parameters[name] = memo[id(p)][1]
                     continue
-                grad = p.grad
-                np_ = Parameter(new, p.requires_grad)
-                if grad is not None:
-                    np_.grad = fn(grad)
-                self._parameters[name] = np_
+                new = fn(p)
+                if new is not p:
+                    grad = p.grad
+                    new = Parameter(new, p.requires_grad)
+                    if grad is not None:
+                        new.grad = fn(grad)
+                    self._parameters[name] = new
+                memo[id(p)] = (p, new)  # p kept alive so that its id stays unique
             for name, b in self._buffers.items():
-                if b is not None:
-                    self._buffers[name] = fn(b)
+                if b is None:
+                    continue
+                if id(b) not in memo:
+                    memo[id(b)] = (b, fn(b))
+                self._buffers[name] = memo[id(b)][1]
         return self
 
     def to(self, *args, **kwargs):
@@ -403,6 +420,27 @@ class Module:
     def bfloat16(self):
         return self.to(flow.bfloat16)
 
+    def type(self, dst_type):
+        """Casts every parameter and buffer (integer ones included, as torch) to dst_type."""
+        return self._apply(lambda t: t.to(dst_type))
+
+    def to_empty(self, *, device, recurse=True):
+        """Moves the parameters and buffers to `device` without copying their values (new,
+        uninitialized storage of the same shapes and dtypes)."""
+        if not recurse:
+            saved = self.__dict__["_modules"]
+            self.__dict__["_modules"] = OrderedDict()
+        try:
+            return self._apply(lambda t: flow.empty_like(t, device=device))
+        finally:
+            if not recurse:
+                self.__dict__["_modules"] = saved
+
+    def share_memory(self):
+        """Returns self: CPU tensors go to shared memory when they are sent to another process
+        (oneflow_like.multiprocessing), so there is nothing to move beforehand."""
+        return self
+
     # ---- state dict -------------------------------------------------------------------------
 
     def state_dict(self, destination=None, prefix="", keep_vars=False):
@@ -414,63 +452,120 @@ class Module:
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers:
                 destination[prefix + name] = b if keep_vars else b.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE] = self.get_extra_state()
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination, prefix + name + ".", keep_vars)
         return destination
+
+    def get_extra_state(self):
+        """Override (with set_extra_state) to put any picklable object in the state_dict, under
+        the key `_extra_state`."""
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template"
+            "=bug-report.yml to report this bug."
+        )
+
+    def set_extra_state(self, state):
+        """Override (with get_extra_state) to restore what get_extra_state returned."""
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template"
+            "=bug-report.yml to report this bug."
+        )
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) runs after load_state_dict on this module (also when
+        it is loaded as a submodule); it may edit incompatible_keys.missing_keys /
+        unexpected_keys in place, before strict checks them. Must return None."""
+        table = self.__dict__.setdefault("_load_state_dict_post_hooks", OrderedDict())
+        h = _RemovableHandle(table)
+        table[h.id] = hook
+        return h
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copies matching entries in place (assign=True: the module takes the given tensors
         themselves, as Parameters where it had Parameters). strict: any missing or unexpected
         key raises RuntimeError naming them all; a shape mismatch always raises. Returns
         (missing_keys, unexpected_keys)."""
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
+        missing, unexpected, errors = [], [], []
+        keys = _IncompatibleKeys(missing, unexpected)
+        self._load_tree(state_dict, "", assign, keys, errors)
         if strict:
-            if missing:
-                errors.append(
-                    "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + "."
-                )
             if unexpected:
-                errors.append(
+                errors.insert(
+                    0,
                     "Unexpected key(s) in state_dict: "
                     + ", ".join(f'"{k}"' for k in unexpected)
-                    + "."
+                    + ".",
                 )
-        for k, dst in own.items():
-            if k not in state_dict:
-                continue
-            src = state_dict[k]
-            if not isinstance(src, flow.Tensor):
-                src = flow.tensor(src)
-            if tuple(src.shape) != tuple(dst.shape):
-                errors.append(
-                    f"size mismatch for {k}: copying a param with shape {tuple(src.shape)} "
-                    f"from checkpoint, the shape in current model is {tuple(dst.shape)}."
+            if missing:
+                errors.insert(
+                    0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + "."
                 )
-                continue
-            if assign:
-                self._assign_entry(k, dst, src)
-                continue
-            with flow.no_grad():
-                dst.copy_(src)
         if errors:
             raise RuntimeError(
                 f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                 + "\n\t".join(errors)
             )
-        return _IncompatibleKeys(missing, unexpected)
+        return keys
 
-    def _assign_entry(self, key, dst, src):
-        owner_name, _, name = key.rpartition(".")
-        owner = self.get_submodule(owner_name)
-        if isinstance(dst, Parameter):
-            src = src if isinstance(src, Parameter) else Parameter(src, dst.requires_grad)
-            owner._parameters[name] = src
-        else:
-            owner._buffers[name] = src
+    def _load_tree(self, state_dict, prefix, assign, keys, errors):
+        """torch's order: this module's entries (missing keys, extra state, unexpected keys
+        under its prefix), then its children, then its load_state_dict post hooks."""
+        local = {
+            n: t
+            for n, t in itertools.chain(self._parameters.items(), self._buffers.items())
+            if t is not None and n not in self._non_persistent_buffers
+        }
+        for name, dst in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                keys.missing_keys.append(key)
+                continue
+            src = state_dict[key]
+            if not isinstance(src, flow.Tensor):
+                src = flow.tensor(src)
+            if tuple(src.shape) != tuple(dst.shape):
+                errors.append(
+                    f"size mismatch for {key}: copying a param with shape {tuple(src.shape)} "
+                    f"from checkpoint, the shape in current model is {tuple(dst.shape)}."
+                )
+            elif assign:
+                if isinstance(dst, Parameter):
+                    self._parameters[name] = (
+                        src if isinstance(src, Parameter) else Parameter(src, dst.requires_grad)
+                    )
+                else:
+                    self._buffers[name] = src
+            else:
+                with flow.no_grad():
+                    dst.copy_(src)
+        extra_key = prefix + _EXTRA_STATE
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            else:
+                keys.missing_keys.append(extra_key)
+        elif extra_key in state_dict:
+            keys.unexpected_keys.append(extra_key)
+        for key in state_dict:
+            if key.startswith(prefix) and key != extra_key:
+                first = key[len(prefix) :].split(".", 1)[0]
+                if first not in self._modules and first not in local:
+                    keys.unexpected_keys.append(key)
+        for name, child in self._modules.items():
+            if child is not None:
+                child._load_tree(state_dict, prefix + name + ".", assign, keys, errors)
+        for hook in list(self.__dict__.get("_load_state_dict_post_hooks", {}).values()):
+            if hook(self, keys) is not None:
+                raise AssertionError(
+                    "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                    "expected to return new values, if incompatible_keys need to be "
+                    "modified,it should be done inplace."
+                )
 
     def _get_member(self, target, table, kind):
         owner_name, _, name = target.rpartition(".")
@@ -555,196 +650,11 @@ def _parse_to(args, kwargs):
 # ---- containers ------------------------------------------------------------------------------
 
 
-class _ListLike(Module):
-    """Shared by Sequential and ModuleList: children in insertion order."""
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def _renumber(self, mods):
-        self._modules.clear()
-        for i, m in enumerate(mods):
-            self.add_module(str(i), m)
-
-
-class Sequential(_ListLike):
-    """Runs its children in order; Sequential(m0, m1, ...) or Sequential(OrderedDict(...))."""
-
-    def __init__(self, *args):
-        super().__init__()
-        if len(args) == 1 and isinstance(args[0], (OrderedDict, dict)):
-            for name, m in args[0].items():
-                self.add_module(name, m)
-        else:
-            for i, m in enumerate(args):
-                self.add_module(str(i), m)
-
-    def forward(self, input):
-        for m in self._modules.values():
-            input = m(input)
-        return input
-
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return Sequential(OrderedDict(list(self._modules.items())[idx]))
-        return list(self._modules.values())[_index(idx, len(self))]
-
-    def __setitem__(self, idx, module):
-        key = list(self._modules.keys())[_index(idx, len(self))]
-        self.add_module(key, module)
-
-    def __delitem__(self, idx):
-        keys = list(self._modules.keys())
-        for k in keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(keys))]]:
-            del self._modules[k]
-
-
-class ModuleList(_ListLike):
-    def __init__(self, modules=None):
-        super().__init__()
-        if modules is not None:
-            self.extend(modules)
-
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return ModuleList(list(self._modules.values())[idx])
-        return self._modules[str(_index(idx, len(self)))]
-
-    def __setitem__(self, idx, module):
-        self.add_module(str(_index(idx, len(self))), module)
-
-    def __delitem__(self, idx):
-        mods = list(self._modules.values())
-        del mods[idx]
-        self._renumber(mods)
-
-    def extend(self, modules):
-        for m in modules:
-            self.append(m)
-        return self
-
-    def insert(self, index, module):
-        mods = list(self._modules.values())
-        mods.insert(index, module)
-        self._renumber(mods)
-
-
-class _DictLike(Module):
-    """Shared by ModuleDict and ParameterDict: a name table (`_table`) used as a dict;
-    subclasses say how a value is registered (`__setitem__`)."""
-
-    _table = "_modules"
-
-    def _entries(self):
-        return self.__dict__[self._table]
-
-    def __getitem__(self, key):
-        return self._entries()[key]
-
-    def __delitem__(self, key):
-        del self._entries()[key]
-
-    def __len__(self):
-        return len(self._entries())
-
-    def __iter__(self):
-        return iter(self._entries())
-
-    def __contains__(self, key):
-        return key in self._entries()
-
-    def keys(self):
-        return self._entries().keys()
-
-    def values(self):
-        return self._entries().values()
-
-    def items(self):
-        return self._entries().items()
-
-    def pop(self, key):
-        return self._entries().pop(key)
-
-    def clear(self):
-        self._entries().clear()
-
-    def update(self, values):
-        items = values.items() if hasattr(values, "items") else values
-        for k, v in items:
-            self[k] = v
-
-
-class ModuleDict(_DictLike):
-    def __init__(self, modules=None):
-        super().__init__()
-        if modules is not None:
-            self.update(modules)
-
-    def __setitem__(self, key, module):
-        self.add_module(key, module)
-
-
-def _as_parameter(value):
-    if isinstance(value, flow.Tensor) and not isinstance(value, Parameter):
-        return Parameter(value)
-    return value
-
-
-class ParameterList(Module):
-    """Parameters in a list, registered as "0", "1", ...; plain tensors become Parameters."""
-
-    def __init__(self, values=None):
-        super().__init__()
-        if values is not None:
-            self.extend(values)
-
-    def __len__(self):
-        return len(self._parameters)
-
-    def __iter__(self):
-        return iter(self._parameters.values())
-
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return ParameterList(list(self)[idx])
-        return self._parameters[str(_index(idx, len(self)))]
-
-    def __setitem__(self, idx, value):
-        self.register_parameter(str(_index(idx, len(self))), _as_parameter(value))
-
-    def append(self, value):
-        self.register_parameter(str(len(self)), _as_parameter(value))
-        return self
-
-    def extend(self, values):
-        for v in values:
-            self.append(v)
-        return self
-
-
-class ParameterDict(_DictLike):
-    """Parameters by name, in insertion order; plain tensors become Parameters."""
-
-    _table = "_parameters"
-
-    def __init__(self, parameters=None):
-        super().__init__()
-        if parameters is not None:
-            self.update(parameters)
-
-    def __setitem__(self, key, value):
-        self.register_parameter(key, _as_parameter(value))
-
-
-def _index(idx, n):
-    idx = int(idx)
-    if not -n <= idx < n:
-        raise IndexError(f"index {idx} is out of range for a container of length {n}")
-    return idx + n if idx < 0 else idx
+# The containers live in container.py (torch.nn.modules.container); importable from here too.
+from oneflow_like.nn.modules.container import (  # noqa: E402,F401
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+)

@@ -206,3 +206,73 @@ class GroupNorm(Module):
 
     def extra_repr(self):
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+
+
+class LocalResponseNorm(Module):
+    """F.local_response_norm over the channels (dim 1)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class SyncBatchNorm(_BatchNorm):
+    """BatchNorm over any input of 2 or more dims whose statistics torch synchronizes across the
+    processes of `process_group`. Here the statistics are this process's: it is BatchNorm in a
+    single process, and training with more than one process raises instead of silently
+    normalizing per process."""
+
+    _expected_dims = range(2, 64)
+
+    def __init__(self, num_features, *args, process_group=None, device=None, dtype=None):
+        # torch's positional order: eps, momentum, affine, track_running_stats, process_group
+        args = list(args)
+        if len(args) > 4:
+            process_group = args.pop(4)
+        super().__init__(num_features, *args, device=device, dtype=dtype)
+        self.process_group = process_group
+
+    def forward(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+        if self.training:
+            import oneflow_like.distributed as dist
+
+            if dist.is_initialized() and dist.get_world_size(self.process_group) > 1:
+                raise RuntimeError(
+                    "[SyncBatchNorm] statistics are not synchronized across processes; use "
+                    "BatchNorm (per-process statistics) in multi-process training"
+                )
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """module with every BatchNorm*d replaced by a SyncBatchNorm holding the same parameters,
+        buffers and training mode (recursively); returns the converted module."""
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
+            out = SyncBatchNorm(
+                module.num_features,
+                module.eps,
+                module.momentum,
+                module.affine,
+                module.track_running_stats,
+                process_group,
+            )
+            if module.affine:
+                with flow.no_grad():
+                    out.weight = module.weight
+                    out.bias = module.bias
+            out.running_mean = module.running_mean
+            out.running_var = module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out

@@ -1,79 +1,29 @@
-"""nn.utils: gradient clipping, parameters <-> one flat vector."""
-import math
-
-import oneflow_like as flow
-
-
-def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    """Scales the gradients in place so that their joint norm is at most max_norm; returns the
-    total norm (a 0-d tensor) before clipping. No host sync unless error_if_nonfinite."""
-    if isinstance(parameters, flow.Tensor):
-        parameters = [parameters]
-    grads = [p.grad for p in parameters if p.grad is not None]
-    norm_type = float(norm_type)
-    if not grads:
-        return flow.zeros(())
-    with flow.no_grad():
-        if math.isinf(norm_type):
-            norms = [g.abs().max() for g in grads]
-            total = norms[0]
-            for n in norms[1:]:
-                total = flow.maximum(total, n)
-        elif norm_type == 2.0:
-            total = _sum([(g * g).sum() for g in grads]).sqrt()
-        else:
-            total = _sum([(g.abs() ** norm_type).sum() for g in grads]) ** (1.0 / norm_type)
-        if error_if_nonfinite and not math.isfinite(total.item()):
-            raise RuntimeError(
-                f"The total norm of order {norm_type} for gradients is non-finite, "
-                "so it cannot be clipped"
-            )
-        coef = (float(max_norm) / (total + 1e-6)).clamp(max=1.0)
-        for g in grads:
-            g.mul_(coef.to(g.device) if g.device != coef.device else coef)
-    return total
-
-
-def clip_grad_value_(parameters, clip_value):
-    if isinstance(parameters, flow.Tensor):
-        parameters = [parameters]
-    with flow.no_grad():
-        for p in parameters:
-            if p.grad is not None:
-                p.grad.clamp_(-clip_value, clip_value)
-
-
-def _sum(ts):
-    total = ts[0]
-    for t in ts[1:]:
-        total = total + t
-    return total
-
-
-def parameters_to_vector(parameters):
-    """The parameters flattened and concatenated into one 1-D tensor (differentiable)."""
-    return flow.cat([p.reshape(-1) for p in parameters], 0)
-
-
-def vector_to_parameters(vec, parameters):
-    """Copies consecutive slices of the 1-D tensor `vec` into each parameter, in place."""
-    if not isinstance(vec, flow.Tensor) or vec.dim() != 1:
-        raise TypeError(
-            f"[vector_to_parameters] expects a 1-D tensor, got {type(vec).__name__}"
-            + (f" of shape {tuple(vec.shape)}" if isinstance(vec, flow.Tensor) else "")
-        )
-    params = list(parameters)
-    total = sum(p.numel() for p in params)
-    if vec.numel() != total:
-        raise ValueError(
-            f"[vector_to_parameters] vec has {vec.numel()} elements, the parameters {total}"
-        )
-    offset = 0
-    with flow.no_grad():
-        for p in params:
-            n = p.numel()
-            p.copy_(vec[offset : offset + n].reshape(tuple(p.shape)))
-            offset += n
-
-
-from oneflow_like.nn.utils import rnn  # noqa: E402,F401
+"""nn.utils: gradient clipping, parameters <-> one flat vector, weight and spectral norm (the hook
+style and the parametrize style), conv + batch-norm fusion, skip_init, functional_call."""
+from oneflow_like.nn.utils import (  # noqa: F401
+    clip_grad,
+    convert_parameters,
+    fusion,
+    parametrizations,
+    parametrize,
+    rnn,
+    stateless,
+)
+from oneflow_like.nn.utils.clip_grad import (  # noqa: F401
+    clip_grad_norm,
+    clip_grad_norm_,
+    clip_grad_value_,
+)
+from oneflow_like.nn.utils.convert_parameters import (  # noqa: F401
+    parameters_to_vector,
+    vector_to_parameters,
+)
+from oneflow_like.nn.utils.fusion import (  # noqa: F401
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+from oneflow_like.nn.utils.init import skip_init  # noqa: F401
+from oneflow_like.nn.utils.spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
+from oneflow_like.nn.utils.weight_norm import remove_weight_norm, weight_norm  # noqa: F401

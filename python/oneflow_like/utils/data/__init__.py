@@ -12,6 +12,7 @@ exit code or signal, `timeout` bounds each wait, and `persistent_workers` keeps 
 across epochs. The runtime is fork-safe (vm/: the VM drains and re-creates its threads in the
 child).
 """
+import collections.abc
 import numbers
 import os
 import queue
@@ -24,90 +25,23 @@ import numpy as np
 import oneflow_like as flow
 
 
-class Dataset:
-    """Map-style dataset: __getitem__(index) and __len__."""
-
-    def __getitem__(self, index):
-        raise NotImplementedError
-
-    def __add__(self, other):
-        return ConcatDataset([self, other])
-
-
-class TensorDataset(Dataset):
-    """Samples are tuples (t[i] for t in tensors); tensors (flow or NumPy) share dim 0."""
-
-    def __init__(self, *tensors):
-        if not tensors:
-            raise ValueError("TensorDataset needs at least one tensor")
-        n = tensors[0].shape[0]
-        if any(t.shape[0] != n for t in tensors):
-            raise ValueError(
-                "Size mismatch between tensors: " + ", ".join(str(tuple(t.shape)) for t in tensors)
-            )
-        self.tensors = tensors
-
-    def __getitem__(self, index):
-        return tuple(t[index] for t in self.tensors)
-
-    def __len__(self):
-        return self.tensors[0].shape[0]
-
-    def _get_batch(self, indices):
-        """The whole batch with one gather per tensor (used by DataLoader's default collate)."""
-        out = []
-        for t in self.tensors:
-            if isinstance(t, np.ndarray):
-                out.append(flow.from_numpy(np.array(t[indices], order="C")))
-            else:
-                idx = flow.tensor(indices, dtype=flow.int64)
-                if t.device != idx.device:
-                    idx = idx.to(t.device)
-                out.append(t[idx])
-        return tuple(out)
-
-
-class Subset(Dataset):
-    def __init__(self, dataset, indices):
-        self.dataset, self.indices = dataset, list(indices)
-
-    def __getitem__(self, i):
-        return self.dataset[self.indices[i]]
-
-    def __len__(self):
-        return len(self.indices)
-
-
-class ConcatDataset(Dataset):
-    def __init__(self, datasets):
-        self.datasets = list(datasets)
-        self.cumulative = np.cumsum([len(d) for d in self.datasets]).tolist()
-
-    def __len__(self):
-        return self.cumulative[-1] if self.cumulative else 0
-
-    def __getitem__(self, i):
-        if i < 0:
-            i += len(self)
-        k = int(np.searchsorted(self.cumulative, i, side="right"))
-        return self.datasets[k][i - (self.cumulative[k - 1] if k else 0)]
-
-
-def random_split(dataset, lengths, generator=None):
-    n = len(dataset)
-    if all(isinstance(x, float) for x in lengths) and abs(sum(lengths) - 1.0) < 1e-6:
-        counts = [int(n * f) for f in lengths]
-        for i in range(n - sum(counts)):
-            counts[i % len(counts)] += 1
-        lengths = counts
-    if sum(lengths) != n:
-        raise ValueError("Sum of input lengths does not equal the length of the input dataset")
-    perm = _rng(generator).permutation(n).tolist()
-    out, start = [], 0
-    for length in lengths:
-        out.append(Subset(dataset, perm[start : start + length]))
-        start += length
-    return out
+from oneflow_like.utils.data.sampler import (  # noqa: E402
+    Sampler,
+    SequentialSampler,
+    RandomSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+    BatchSampler,
+)
+from oneflow_like.utils.data.dataset import (  # noqa: E402
+    Dataset,
+    IterableDataset,
+    TensorDataset,
+    Subset,
+    ConcatDataset,
+    ChainDataset,
+    random_split,
+)
 
 
 # ---- collation -------------------------------------------------------------------------------
@@ -174,41 +108,54 @@ def default_collate(batch):
 # ---- samplers --------------------------------------------------------------------------------
 
 
-def _rng(generator):
-    if isinstance(generator, np.random.Generator):
-        return generator
-    if isinstance(generator, flow.Generator):
-        return generator.numpy_rng
-    if generator is None:
-        seed = int(flow.randint(0, 2**31 - 1, (1,)).item())
-        return np.random.default_rng(seed)
-    return np.random.default_rng(int(generator))
-
-
-class Sampler:
-    """Yields dataset indices (pass one to DataLoader(sampler=...))."""
-
-    def __iter__(self):
-        raise NotImplementedError
+def default_convert(data):
+    """NumPy arrays and scalars -> flow tensors, recursing through mappings, namedtuples and
+    sequences (plain tuples become lists, as in torch); anything else is returned as it is. The
+    collate_fn of a DataLoader with batch_size=None."""
+    if isinstance(data, flow.Tensor):
+        return data
+    if isinstance(data, (np.ndarray, np.generic)) and not isinstance(data, (np.str_, np.bytes_)):
+        if isinstance(data, np.ndarray) and data.dtype.kind in "SaUO":
+            return data
+        return flow.from_numpy(np.array(data, order="C"))
+    if isinstance(data, collections.abc.Mapping):
+        try:
+            return type(data)({k: default_convert(data[k]) for k in data})
+        except TypeError:
+            return {k: default_convert(data[k]) for k in data}
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
+        try:
+            return type(data)([default_convert(d) for d in data])
+        except TypeError:
+            return [default_convert(d) for d in data]
+    return data
 
 
 class DataLoader:
     """Iterates over `dataset` in batches.
 
-    batch_size: samples per batch (None: yield single collated samples); shuffle: a fresh
-    permutation per epoch from `generator`; drop_last: drop the final short batch; collate_fn:
-    list of samples -> batch (run in the workers when num_workers > 0); num_workers: 0 loads in
-    this process, > 0 uses that many worker processes; prefetch_factor: batches in flight per
-    worker (default 2); persistent_workers: keep the workers across epochs; timeout: seconds to
-    wait for a batch (0: no limit, but a dead worker is still reported); pin_memory: accepted
-    (page-locked staging applies to CUDA copies; CPU batches are returned as they are).
+    batch_size: samples per batch (None: yield single samples through default_convert); shuffle:
+    a fresh permutation per epoch (RandomSampler over `generator`); sampler: the indices to load
+    (exclusive with shuffle); batch_sampler: lists of indices, one per batch (exclusive with
+    batch_size, shuffle, sampler and drop_last); drop_last: drop the final short batch;
+    collate_fn: list of samples -> batch (run in the workers when num_workers > 0); num_workers:
+    0 loads in this process, > 0 uses that many worker processes; prefetch_factor: batches in
+    flight per worker (default 2); persistent_workers: keep the workers across epochs; timeout:
+    seconds to wait for a batch (0: no limit, but a dead worker is still reported); pin_memory:
+    accepted (page-locked staging applies to CUDA copies; CPU batches are returned as they are).
+    An IterableDataset takes no sampler: each worker iterates its own copy (shard it with
+    get_worker_info()), and batches come from the workers in turn until all are exhausted.
     """
 
     def __init__(
         self,
         dataset,
         batch_size=1,
-        shuffle=False,
+        shuffle=None,
         sampler=None,
         batch_sampler=None,
         num_workers=0,
@@ -222,13 +169,59 @@ class DataLoader:
         persistent_workers=False,
         multiprocessing_context=None,
     ):
-        if batch_sampler is not None:
-            raise NotImplementedError("batch_sampler is not supported; use sampler + batch_size")
         if num_workers < 0:
-            raise ValueError("num_workers option should be non-negative")
+            raise ValueError(
+                "num_workers option should be non-negative; use num_workers=0 to disable "
+                "multiprocessing."
+            )
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError(
+                "prefetch_factor option could only be specified in multiprocessing."
+                "let num_workers > 0 to enable multiprocessing, otherwise set prefetch_factor "
+                "to None."
+            )
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:
+            for name, value in (
+                ("shuffle", shuffle),
+                ("sampler", sampler),
+                ("batch_sampler", batch_sampler),
+            ):
+                if value not in (None, False):
+                    raise ValueError(
+                        f"DataLoader with IterableDataset: expected unspecified {name} option, "
+                        f"but got {name}={value}"
+                    )
+        shuffle = bool(shuffle)
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError(
+                    "batch_sampler option is mutually exclusive with batch_size, shuffle, "
+                    "sampler, and drop_last"
+                )
+            batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
+            raise ValueError(
+                "batch_size=None option disables auto-batching and is mutually exclusive with "
+                "drop_last"
+            )
+        if sampler is None and not self._iterable:
+            sampler = (
+                RandomSampler(dataset, generator=generator)
+                if shuffle
+                else SequentialSampler(dataset)
+            )
+        if batch_size is not None and batch_sampler is None and not self._iterable:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.dataset = dataset
-        self.batch_size, self.shuffle, self.drop_last = batch_size, shuffle, drop_last
-        self.sampler = sampler
+        self.batch_size, self.drop_last, self.generator = batch_size, drop_last, generator
+        self.sampler, self.batch_sampler = sampler, batch_sampler
         self.num_workers, self.timeout = num_workers, timeout
         self.collate_fn = collate_fn
         self.worker_init_fn = worker_init_fn
@@ -237,62 +230,55 @@ class DataLoader:
         self.pin_memory = pin_memory
         self.persistent_workers = persistent_workers and num_workers > 0
         self._pool = None
-        if timeout < 0:
-            raise ValueError("timeout option should be non-negative")
-        if num_workers == 0 and persistent_workers:
-            raise ValueError("persistent_workers option needs num_workers > 0")
-        if num_workers == 0 and prefetch_factor is not None:
-            raise ValueError(
-                "prefetch_factor option could only be specified in multiprocessing. "
-                "let num_workers > 0 to enable multiprocessing"
-            )
-        self._rng = _rng(generator) if shuffle and sampler is None else None
-
-    def _indices(self):
-        if self.sampler is not None:
-            return list(iter(self.sampler))
-        n = len(self.dataset)
-        if self.shuffle:
-            return self._rng.permutation(n).tolist()
-        return list(range(n))
 
     def _batches(self):
-        idx = self._indices()
-        if self.batch_size is None:
-            return [[i] for i in idx]
-        bs = self.batch_size
-        out = [idx[i : i + bs] for i in range(0, len(idx), bs)]
-        if self.drop_last and out and len(out[-1]) < bs:
-            out.pop()
-        return out
+        """Index lists, one per batch (map-style datasets)."""
+        if self.batch_sampler is not None:
+            return [list(b) for b in self.batch_sampler]
+        return [[i] for i in self.sampler]
 
     def __len__(self):
-        n = len(self.sampler) if self.sampler is not None else len(self.dataset)
-        if self.batch_size is None:
-            return n
-        return (
-            n // self.batch_size if self.drop_last else (n + self.batch_size - 1) // self.batch_size
-        )
+        if self._iterable:
+            n = len(self.dataset)
+            if self.batch_size is None:
+                return n
+            return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+        if self.batch_sampler is not None:
+            return len(self.batch_sampler)
+        return len(self.sampler)
+
+    def _fetcher(self):
+        if self._iterable:
+            return _IterableFetcher(self.dataset, self.collate_fn, self.batch_size, self.drop_last)
+        return _Fetcher(self.dataset, self.collate_fn, self.batch_sampler is not None)
 
     def __iter__(self):
-        batches = self._batches()
         if self.num_workers == 0:
-            return self._iter_single(batches)
-        return self._iter_workers(batches)
+            return self._iter_single()
+        return self._iter_workers()
 
-    def _iter_single(self, batches):
-        fetch = _Fetcher(self.dataset, self.collate_fn, self.batch_size)
-        for b in batches:
+    def _iter_single(self):
+        fetch = self._fetcher()
+        if self._iterable:
+            while True:
+                batch = fetch(None, 0)
+                if isinstance(batch, _IterableEnd):
+                    return
+                yield batch
+        for b in self._batches():
             yield fetch(b)
 
-    def _iter_workers(self, batches):
+    def _iter_workers(self):
         pool = self._pool
         if pool is None or not pool.alive():
             pool = _WorkerPool(self)
             if self.persistent_workers:
                 self._pool = pool
         try:
-            yield from pool.run(batches)
+            if self._iterable:
+                yield from pool.run_iterable()
+            else:
+                yield from pool.run(self._batches())
         finally:
             if not self.persistent_workers:
                 pool.shutdown()
@@ -345,17 +331,53 @@ class _ExceptionWrapper:
 
 class _Fetcher:
     """Turns a list of indices into a batch (what a worker runs, and the main process with
-    num_workers=0): dataset lookups, then collate_fn."""
+    num_workers=0): dataset lookups, then collate_fn. Without auto-collation (no batch sampler):
+    one sample, through default_convert."""
 
-    def __init__(self, dataset, collate_fn, batch_size):
-        self.dataset, self.collate_fn, self.batch_size = dataset, collate_fn, batch_size
+    def __init__(self, dataset, collate_fn, auto_collation):
+        self.dataset, self.collate_fn, self.auto = dataset, collate_fn, auto_collation
 
-    def __call__(self, indices):
-        if self.collate_fn is None and hasattr(self.dataset, "_get_batch") and self.batch_size:
+    def __call__(self, indices, epoch=None):
+        if self.collate_fn is None and hasattr(self.dataset, "_get_batch") and self.auto:
             return self.dataset._get_batch(indices)
-        if self.batch_size is None:
-            return (self.collate_fn or _single)(self.dataset[indices[0]])
+        if not self.auto:
+            return (self.collate_fn or default_convert)(self.dataset[indices[0]])
         return (self.collate_fn or default_collate)([self.dataset[i] for i in indices])
+
+
+class _IterableEnd:
+    """What an exhausted IterableDataset fetcher returns (crosses the worker queue)."""
+
+
+class _IterableFetcher:
+    """The next batch of an IterableDataset; a new epoch number starts a new iterator."""
+
+    def __init__(self, dataset, collate_fn, batch_size, drop_last):
+        self.dataset, self.collate_fn = dataset, collate_fn
+        self.batch_size, self.drop_last = batch_size, drop_last
+        self._epoch, self._it = None, None
+
+    def __call__(self, indices, epoch=None):
+        if epoch != self._epoch:
+            self._epoch, self._it = epoch, iter(self.dataset)
+        if self._it is None:
+            return _IterableEnd()
+        if self.batch_size is None:
+            try:
+                return (self.collate_fn or default_convert)(next(self._it))
+            except StopIteration:
+                self._it = None
+                return _IterableEnd()
+        items = []
+        for x in self._it:
+            items.append(x)
+            if len(items) == self.batch_size:
+                break
+        if len(items) < self.batch_size:
+            self._it = None
+            if not items or self.drop_last:
+                return _IterableEnd()
+        return (self.collate_fn or default_collate)(items)
 
 
 # How often a waiting worker or parent checks that the other side is still alive (seconds).
@@ -378,7 +400,7 @@ class _WorkerPool:
         self.epoch = 0
         self.timeout = loader.timeout
         self.ahead = max(1, loader.prefetch_factor or 2) * loader.num_workers
-        fetch = _Fetcher(loader.dataset, loader.collate_fn, loader.batch_size)
+        fetch = loader._fetcher()
         base_seed = int(flow.randint(0, 2**62, (1,)).item())
         self.workers = [
             ctx.Process(
@@ -481,6 +503,48 @@ class _WorkerPool:
                 sent += 1
             yield pending.pop(want)
 
+    def run_iterable(self):
+        """Batches of an IterableDataset: requests go to the live workers in turn (as in
+        PyTorch); a worker that answers with _IterableEnd gets no more, and its answer is
+        skipped. Ends when every worker is exhausted."""
+        self.epoch += 1
+        epoch, n = self.epoch, len(self.index_qs)
+        live, owner, pending = [True] * n, {}, {}
+        state = {"sent": 0, "next": 0}
+
+        def send():
+            for _ in range(n):
+                w = state["next"]
+                state["next"] = (w + 1) % n
+                if live[w]:
+                    owner[state["sent"]] = w
+                    self.index_qs[w].put((epoch, state["sent"], None))
+                    state["sent"] += 1
+                    return
+
+        while state["sent"] < self.ahead and any(live):
+            send()
+        want = 0
+        while want < state["sent"]:
+            while want not in pending:
+                e, i, data, err = self._get()
+                if e is None:
+                    self.shutdown()
+                    err.reraise()
+                if e != epoch:
+                    continue
+                if err is not None:
+                    err.reraise()
+                if isinstance(data, _IterableEnd):
+                    live[owner[i]] = False
+                pending[i] = data
+            data = pending.pop(want)
+            want += 1
+            if any(live):
+                send()
+            if not isinstance(data, _IterableEnd):
+                yield data
+
     def shutdown(self):
         if self.closed:
             return
@@ -498,10 +562,6 @@ class _WorkerPool:
         for q in self.index_qs + [self.result_q]:
             q.cancel_join_thread()
             q.close()
-
-
-def _single(x):
-    return _to_flow(x)
 
 
 def _worker_loop(
@@ -535,10 +595,11 @@ def _worker_loop(
             return
         epoch, i, indices = job
         try:
-            data, err = fetch(indices), None
+            data, err = fetch(indices, epoch), None
         except Exception:  # re-raised in the parent, with this traceback
             data, err = None, _ExceptionWrapper(sys.exc_info(), where)
         result_q.put((epoch, i, data, err))
 
 
 from oneflow_like.utils.data.distributed import DistributedSampler  # noqa: E402,F401
+from oneflow_like.utils.data import dataloader, dataset, sampler  # noqa: E402,F401
