@@ -28,8 +28,9 @@ case $mode in
     # The C++ tests run with LeakSanitizer on. In Python, detect_leaks=0: CPython keeps interned
     # objects and arenas alive at exit by design, so LSan would report the interpreter; leaks in
     # our code are covered by the C++ tests and by test_memory_growth.py.
-    # allocator_may_return_null: the tests ask for allocations that can never fit (flow.zeros(1 <<
-    # 40)) to check the runtime's out-of-memory error; ASan would abort the process instead.
+    # allocator_may_return_null (here and for TSan): the tests ask for allocations that can never
+    # fit (flow.zeros(1 << 40)) to check the runtime's out-of-memory error; the sanitizer's
+    # allocator would end the process instead.
     CC_ENV=(--test_env=ASAN_OPTIONS=abort_on_error=1:allocator_may_return_null=1
       --test_env=UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
     py_env() {
@@ -50,11 +51,11 @@ case $mode in
     LINK=(--linkopt=-fsanitize=thread)
     PRELOAD="$(gcc -print-file-name=libtsan.so)"
     SUPP="suppressions=$PWD/tools/tsan.supp"
-    CC_ENV=(--test_env=TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:$SUPP)
+    CC_ENV=(--test_env=TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:allocator_may_return_null=1:$SUPP)
     # report_signal_unsafe=0: CPython's own signal handler (Ctrl-C tests) calls malloc; that is
     # the interpreter's business, not ours.
     py_env() {
-      export TSAN_OPTIONS="halt_on_error=1:report_signal_unsafe=0:$SUPP:log_path=$1/tsan"
+      export TSAN_OPTIONS="halt_on_error=1:report_signal_unsafe=0:allocator_may_return_null=1:$SUPP:log_path=$1/tsan"
     }
     # Python threads issuing ops and backward at once, interrupts of queued work, and the
     # error paths that cross threads. (DataLoader workers fork: TSan does not follow fork well.)

@@ -22,10 +22,13 @@ class Shape {
   int64_t operator[](int64_t i) const { return dims_[i]; }
   int64_t& operator[](int64_t i) { return dims_[i]; }
   int64_t at(int64_t i) const { return dims_.at(i); }
+  // In unsigned arithmetic: an empty shape may hold dims whose product overflows before its 0
+  // (flow.zeros(2**62, 4, 0); UBSan found the signed overflow). Shapes of tensors that hold data
+  // fit in int64 (checked at dispatch), where this is the same product.
   int64_t numel() const {
-    int64_t n = 1;
-    for (auto d : dims_) n *= d;
-    return n;
+    uint64_t n = 1;
+    for (auto d : dims_) n *= static_cast<uint64_t>(d);
+    return static_cast<int64_t>(n);
   }
   const DimVector& dims() const { return dims_; }
   DimVector& mutable_dims() { return dims_; }
