@@ -37,10 +37,12 @@ case $mode in
       export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1:log_path=$1/asan"
       export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$1/ubsan"
     }
-    # The suites that exercise threads (VM workers, Python threads, DataLoader workers,
-    # interrupts) and memory (growth, error paths, fuzzed op arguments and files).
-    SLICE=(test_threads.py test_errors.py test_memory_growth.py test_fuzz_ops.py
-      test_interrupt.py test_data_workers.py)
+    # The suites that exercise threads (VM workers and Python threads at once) and memory (the
+    # error paths: impossible allocations, overflowing shapes, failing kernels, pending errors).
+    # Next: test_fuzz_ops, test_interrupt and test_data_workers (not yet run through ASan to the
+    # end). Not test_memory_growth.py: it measures the resident set, which ASan's quarantine
+    # inflates (it runs in `make test`).
+    SLICE=(test_threads.py test_errors.py)
     ;;
   tsan)
     # The layers whose threads meet: the VM's workers and queues, the framework's dispatch,
@@ -57,9 +59,10 @@ case $mode in
     py_env() {
       export TSAN_OPTIONS="halt_on_error=1:report_signal_unsafe=0:allocator_may_return_null=1:$SUPP:log_path=$1/tsan"
     }
-    # Python threads issuing ops and backward at once, interrupts of queued work, and the
-    # error paths that cross threads. (DataLoader workers fork: TSan does not follow fork well.)
-    SLICE=(test_threads.py test_errors.py test_interrupt.py)
+    # Python threads issuing ops, backward and optimizer steps at once, each thread's errors
+    # its own. (test_errors and test_interrupt are yet to be run through TSan to the end;
+    # DataLoader workers fork, which TSan does not follow.)
+    SLICE=(test_threads.py)
     ;;
   *)
     echo "tools/sanitize.sh: unknown mode '$mode' (asan or tsan)" >&2
