@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "kernels/cpu/loops.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/norm.h"
 
 namespace oneflow_like {
 namespace kernels {
@@ -18,13 +20,17 @@ namespace {
   if (!done) return TypeError("[%s] not supported for %s on cpu", op, DTypeName(dtype)); \
   return Status();
 
+using opdefs::BatchNormAttrs;
+using opdefs::RmsNormAttrs;
+using opdefs::RowNormAttrs;
+
 struct RowGeom {
   int64_t rows, len, groups, cpg, inner;
   int64_t aff(int64_t r, int64_t j) const { return (r % groups) * cpg + j / inner; }
 };
-RowGeom RowGeomOf(const AttrMap& a, int64_t numel) {
-  int64_t cpg = a.Int("channels_per_group"), inner = a.Int("inner"), len = cpg * inner;
-  return RowGeom{len > 0 ? numel / len : 0, len, a.Int("groups"), cpg, inner};
+RowGeom RowGeomOf(const RowNormAttrs& a, int64_t numel) {
+  int64_t len = a.channels_per_group * a.inner;
+  return RowGeom{len > 0 ? numel / len : 0, len, a.groups, a.channels_per_group, a.inner};
 }
 
 // Sum over j in [0, n) of f(j) (a float or double term) in double, with 16 partial sums so the
@@ -58,10 +64,10 @@ inline void RowStats(const T* __restrict x, int64_t n, double* mean, double* var
 
 Status RowNormKernel(KernelContext& ctx) {
   const TensorView& x = ctx.input(0);
-  const AttrMap& a = ctx.attrs();
+  auto a = opdefs::ReadAttrs<RowNormAttrs>(ctx.attrs());
   RowGeom q = RowGeomOf(a, x.numel());
-  bool hw = a.Bool("has_weight"), hb = a.Bool("has_bias");
-  double eps = a.Float("eps");
+  bool hw = a.has_weight, hb = a.has_bias;
+  double eps = a.eps;
   OFL_NORM_FLOAT(ctx.op(), x.dtype, {
     using T = scalar_t;
     const T* xs = x.ptr<const T>();
@@ -133,9 +139,9 @@ inline void LayerNormGradRow(const T* __restrict xr, const T* __restrict gr, con
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * w; dw = sum(dy * xhat); db = sum(dy).
 Status RowNormGradKernel(KernelContext& ctx) {
   const TensorView &dyv = ctx.input(0), &x = ctx.input(1);
-  const AttrMap& a = ctx.attrs();
+  auto a = opdefs::ReadAttrs<RowNormAttrs>(ctx.attrs());
   RowGeom q = RowGeomOf(a, x.numel());
-  bool hw = a.Bool("has_weight"), hb = a.Bool("has_bias");
+  bool hw = a.has_weight, hb = a.has_bias;
   int64_t naff = q.groups * q.cpg;
   OFL_NORM_FLOAT(ctx.op(), x.dtype, {
     using T = scalar_t;
@@ -211,8 +217,9 @@ BnGeom BnGeomOf(const Shape& x) {
 Status BatchNormKernel(KernelContext& ctx) {
   const TensorView& x = ctx.input(0);
   BnGeom q = BnGeomOf(x.shape);
-  bool training = ctx.attrs().Bool("training");
-  double eps = ctx.attrs().Float("eps");
+  auto a = opdefs::ReadAttrs<BatchNormAttrs>(ctx.attrs());
+  const bool training = a.training;
+  const double eps = a.eps;
   OFL_NORM_FLOAT("batch_norm", x.dtype, {
     using T = scalar_t;
     const T *xs = x.ptr<const T>(), *w = ctx.input(1).ptr<const T>(),
@@ -266,7 +273,7 @@ Status BatchNormKernel(KernelContext& ctx) {
 Status BatchNormGradKernel(KernelContext& ctx) {
   const TensorView& x = ctx.input(1);
   BnGeom q = BnGeomOf(x.shape);
-  bool training = ctx.attrs().Bool("training");
+  const bool training = opdefs::ReadAttrs<BatchNormAttrs>(ctx.attrs()).training;
   OFL_NORM_FLOAT("batch_norm_grad", x.dtype, {
     using T = scalar_t;
     const T *dy = ctx.input(0).ptr<const T>(), *xs = x.ptr<const T>(),
@@ -305,8 +312,9 @@ Status BatchNormGradKernel(KernelContext& ctx) {
 // rms_norm(x [, w]) -> (y, rstd): rstd = 1 / sqrt(mean(x^2) + eps) per row of `len`.
 Status RmsNormKernel(KernelContext& ctx) {
   const TensorView& x = ctx.input(0);
-  const int64_t len = ctx.attrs().Int("len"), rows = len > 0 ? x.numel() / len : 0;
-  const double eps = ctx.attrs().Float("eps");
+  const auto a = opdefs::ReadAttrs<RmsNormAttrs>(ctx.attrs());
+  const int64_t len = a.len, rows = len > 0 ? x.numel() / len : 0;
+  const double eps = a.eps;
   OFL_NORM_FLOAT(ctx.op(), x.dtype, {
     using T = scalar_t;
     const T* xs = x.ptr<const T>();
@@ -336,7 +344,8 @@ Status RmsNormKernel(KernelContext& ctx) {
 // column summed over the rows in order: deterministic).
 Status RmsNormGradKernel(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &x = ctx.input(1);
-  const int64_t len = ctx.attrs().Int("len"), rows = len > 0 ? x.numel() / len : 0;
+  const int64_t len = opdefs::ReadAttrs<RmsNormAttrs>(ctx.attrs()).len;
+  const int64_t rows = len > 0 ? x.numel() / len : 0;
   OFL_NORM_FLOAT(ctx.op(), x.dtype, {
     using T = scalar_t;
     const T *g = dy.ptr<const T>(), *xs = x.ptr<const T>(), *rstd = ctx.input(2).ptr<const T>();

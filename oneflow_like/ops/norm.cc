@@ -1,7 +1,6 @@
-// Normalization family: schemas, gradient formulas and functional entries.
-// layer_norm and group_norm share one row-normalisation kernel: x is `rows` rows of
-// Cr * S elements; element j of row r uses affine index (r % G) * Cr + j / S
-// (layer_norm: G = 1, Cr = row length, S = 1; group_norm: G groups, Cr = C / G, S = spatial).
+// Normalization family: the OpDefs of oneflow_like/opdefs/norm.def (generated below), their
+// gradient formulas and the functional entries. layer_norm and group_norm share one
+// row-normalisation kernel (RowNormAttrs in norm.def). Kernels: kernels/cpu/norm.cc, kernels/cuda.
 #include "oneflow_like/ops/norm.h"
 
 #include <limits>
@@ -11,9 +10,15 @@
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/shape_ops.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/norm.h"
 
 namespace oneflow_like {
 namespace {
+
+using opdefs::BatchNormAttrs;
+using opdefs::RmsNormAttrs;
+using opdefs::RowNormAttrs;
 
 Status CheckParam(const char* op, const Tensor& p, const char* what, const Tensor& x,
                   int64_t numel) {
@@ -23,31 +28,79 @@ Status CheckParam(const char* op, const Tensor& p, const char* what, const Tenso
   return Status();
 }
 
-// ---- layer_norm / group_norm: inputs (x [, w] [, b]); outputs (y, mean [rows], rstd [rows]) ----
+// ---- the table's out column: every output in x's dtype ------------------------------------------
 
-Status InferRowNorm(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-  int64_t len = a.Int("channels_per_group") * a.Int("inner");
+TensorMeta Like(const Tensor& x, Shape shape) {
+  return TensorMeta{std::move(shape), x.dtype(), x.device()};
+}
+
+// layer_norm / group_norm(x [, w] [, b]) -> (y, mean [rows], rstd [rows]).
+Status Infer_rows(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+  auto a = opdefs::ReadAttrs<RowNormAttrs>(m);
+  int64_t len = a.channels_per_group * a.inner;
   int64_t rows = len > 0 ? in[0].numel() / len : 0;
-  out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
-  out->push_back(TensorMeta{Shape{rows}, in[0].dtype(), in[0].device()});
-  out->push_back(TensorMeta{Shape{rows}, in[0].dtype(), in[0].device()});
+  *out = {Like(in[0], in[0].shape()), Like(in[0], Shape{rows}), Like(in[0], Shape{rows})};
+  return Status();
+}
+// *_norm_grad(dy, x, mean, rstd [, w]) -> (dx [, dw] [, db]).
+Status Infer_rows_grad(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+  const Tensor& x = in[1];
+  auto a = opdefs::ReadAttrs<RowNormAttrs>(m);
+  Shape naff{a.groups * a.channels_per_group};
+  out->push_back(Like(x, x.shape()));
+  if (a.has_weight) out->push_back(Like(x, naff));
+  if (a.has_bias) out->push_back(Like(x, naff));
+  return Status();
+}
+// batch_norm(x, w, b, running_mean, running_var) -> (y, mean, invstd, unbiased batch var).
+Status Infer_channels(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+  const Tensor& x = in[0];
+  *out = {Like(x, x.shape()), Like(x, Shape{x.dim(1)}), Like(x, Shape{x.dim(1)}),
+          Like(x, Shape{x.dim(1)})};
+  return Status();
+}
+// batch_norm_grad(dy, x, w, mean, invstd) -> (dx, dw, db).
+Status Infer_channels_grad(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+  const Tensor& x = in[1];
+  *out = {Like(x, x.shape()), Like(x, Shape{x.dim(1)}), Like(x, Shape{x.dim(1)})};
+  return Status();
+}
+// rms_norm(x [, w]) -> (y, rstd [rows]).
+Status Infer_rms_rows(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+  int64_t len = opdefs::ReadAttrs<RmsNormAttrs>(m).len, rows = len > 0 ? in[0].numel() / len : 0;
+  *out = {Like(in[0], in[0].shape()), Like(in[0], Shape{rows})};
+  return Status();
+}
+// rms_norm_grad(dy, x, rstd [, w]) -> (dx [, dw]).
+Status Infer_rms_grad(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+  const Tensor& x = in[1];
+  out->push_back(Like(x, x.shape()));
+  if (in.size() > 3) out->push_back(Like(x, Shape{opdefs::ReadAttrs<RmsNormAttrs>(m).len}));
   return Status();
 }
 
-// row_norm_grad(dy, x, mean, rstd [, w]) -> (dx [, dw] [, db]).
-Status InferRowNormGrad(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-  const Tensor& x = in[1];
-  int64_t naff = a.Int("groups") * a.Int("channels_per_group");
-  out->push_back(TensorMeta{x.shape(), x.dtype(), x.device()});
-  if (a.Bool("has_weight")) out->push_back(TensorMeta{Shape{naff}, x.dtype(), x.device()});
-  if (a.Bool("has_bias")) out->push_back(TensorMeta{Shape{naff}, x.dtype(), x.device()});
-  return Status();
-}
+#define OFL_NORM_SAVE_IN_both true
+#define OFL_NORM_SAVE_OUT_both true
+#define OFL_NORM_SAVE_IN_inputs true
+#define OFL_NORM_SAVE_OUT_inputs false
+#define OFL_NORM_SAVE_IN_none false
+#define OFL_NORM_SAVE_OUT_none false
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_NORM(...)
+#define OFL_NORM_API(...)
+#define OFL_NORM_GRAD(name, Name, Attrs, out) \
+  const OpDef k##Name = OpSpec(#name, Infer_##out).SaveInputs(false).SaveOutputs(false);
+#include "oneflow_like/opdefs/norm.def"
+#undef OFL_NORM_GRAD
+#undef OFL_NORM
+// clang-format on
+
+// ---- gradient formulas (the table's grad column) ---------------------------------------------
 
 StatusOr<TensorList> RowNormGrad(const OpDef& grad_op, const GradContext& c) {
   TensorList ins{c.grad_outputs[0], c.inputs[0], c.outputs[1], c.outputs[2]};
-  bool hw = c.attrs.Bool("has_weight");
-  if (hw) ins.push_back(c.inputs[1]);
+  if (opdefs::ReadAttrs<RowNormAttrs>(c.attrs).has_weight) ins.push_back(c.inputs[1]);
   ASSIGN_OR_RETURN(TensorList g, Dispatch(grad_op, ins, c.attrs));
   // Affine grads come out flat; reshape to the parameters' shapes.
   TensorList r{g[0]};
@@ -57,80 +110,72 @@ StatusOr<TensorList> RowNormGrad(const OpDef& grad_op, const GradContext& c) {
   }
   return r;
 }
-
-const OpDef kLayerNormGrad =
-    OpSpec("layer_norm_grad", InferRowNormGrad).SaveInputs(false).SaveOutputs(false);
-const OpDef kGroupNormGrad =
-    OpSpec("group_norm_grad", InferRowNormGrad).SaveInputs(false).SaveOutputs(false);
-
-const OpDef kLayerNorm = OpSpec("layer_norm", InferRowNorm).Grad([](const GradContext& c) {
+StatusOr<TensorList> LayerNormGradFn(const GradContext& c) {
   return RowNormGrad(kLayerNormGrad, c);
-});
-const OpDef kGroupNorm = OpSpec("group_norm", InferRowNorm).Grad([](const GradContext& c) {
+}
+StatusOr<TensorList> GroupNormGradFn(const GradContext& c) {
   return RowNormGrad(kGroupNormGrad, c);
-});
+}
 
-// ---- batch_norm: inputs (x, w, b, running_mean, running_var) (missing ones filled in);
-// outputs (y, mean, invstd, unbiased batch var) ----------------------------------------------
+// The running statistics get no gradient.
+StatusOr<TensorList> BatchNormGradFn(const GradContext& c) {
+  ASSIGN_OR_RETURN(
+      TensorList g,
+      Dispatch(kBatchNormGrad,
+               {c.grad_outputs[0], c.inputs[0], c.inputs[1], c.outputs[1], c.outputs[2]}, c.attrs));
+  return TensorList{g[0], g[1], g[2], Tensor(), Tensor()};
+}
 
-Status InferBatchNorm(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-  const Tensor& x = in[0];
-  Shape c{x.dim(1)};
-  out->push_back(TensorMeta{x.shape(), x.dtype(), x.device()});
-  for (int i = 0; i < 3; ++i) out->push_back(TensorMeta{c, x.dtype(), x.device()});
+StatusOr<TensorList> RmsNormGradFn(const GradContext& c) {
+  TensorList ins{c.grad_outputs[0], c.inputs[0], c.outputs[1]};
+  if (c.inputs.size() > 1) ins.push_back(c.inputs[1]);
+  ASSIGN_OR_RETURN(TensorList g, Dispatch(kRmsNormGrad, ins, c.attrs));
+  TensorList r{g[0]};
+  if (g.size() > 1) {
+    ASSIGN_OR_RETURN(Tensor dw, functional::Reshape(g[1], c.inputs[1].shape()));
+    r.push_back(dw);
+  }
+  return r;
+}
+
+// ---- the table's params column: the inputs after x --------------------------------------------
+
+Status Check_affine(const char* op, const TensorList& in, const RowNormAttrs& a) {
+  int64_t n = a.groups * a.channels_per_group;
+  size_t i = 1;
+  if (a.has_weight) RETURN_IF_ERROR(CheckParam(op, in[i++], "weight", in[0], n));
+  if (a.has_bias) RETURN_IF_ERROR(CheckParam(op, in[i++], "bias", in[0], n));
+  return Status();
+}
+Status Check_weight(const char* op, const TensorList& in, const RmsNormAttrs& a) {
+  if (in.size() > 1) RETURN_IF_ERROR(CheckParam(op, in[1], "weight", in[0], a.len));
+  return Status();
+}
+Status Check_channels(const char* op, const TensorList& in, const BatchNormAttrs&) {
+  const char* names[] = {"weight", "bias", "running_mean", "running_var"};
+  for (size_t i = 1; i < in.size(); ++i)
+    RETURN_IF_ERROR(CheckParam(op, in[i], names[i - 1], in[0], in[0].dim(1)));
   return Status();
 }
 
-// batch_norm_grad(dy, x, w, mean, invstd) -> (dx, dw, db); attr "training".
-const OpDef kBatchNormGrad =
-    OpSpec("batch_norm_grad",
-           [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-             const Tensor& x = in[1];
-             out->push_back(TensorMeta{x.shape(), x.dtype(), x.device()});
-             out->push_back(TensorMeta{Shape{x.dim(1)}, x.dtype(), x.device()});
-             out->push_back(TensorMeta{Shape{x.dim(1)}, x.dtype(), x.device()});
-             return Status();
-           })
-        .SaveInputs(false)
-        .SaveOutputs(false);
-
-const OpDef kBatchNorm =
-    OpSpec("batch_norm", InferBatchNorm).Grad([](const GradContext& c) -> StatusOr<TensorList> {
-      ASSIGN_OR_RETURN(TensorList g, Dispatch(kBatchNormGrad,
-                                              {c.grad_outputs[0], c.inputs[0], c.inputs[1],
-                                               c.outputs[1], c.outputs[2]},
-                                              c.attrs));
-      return TensorList{g[0], g[1], g[2], Tensor(), Tensor()};
-    });
-
-// ---- rms_norm: inputs (x [, w]); outputs (y, rstd [rows]); attrs len (the row), eps ----------
-// rms_norm_grad(dy, x, rstd [, w]) -> (dx [, dw]).
-Status InferRmsNorm(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-  int64_t len = a.Int("len"), rows = len > 0 ? in[0].numel() / len : 0;
-  out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
-  out->push_back(TensorMeta{Shape{rows}, in[0].dtype(), in[0].device()});
-  return Status();
-}
-Status InferRmsNormGrad(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-  const Tensor& x = in[1];
-  out->push_back(TensorMeta{x.shape(), x.dtype(), x.device()});
-  if (in.size() > 3) out->push_back(TensorMeta{Shape{a.Int("len")}, x.dtype(), x.device()});
-  return Status();
-}
-const OpDef kRmsNormGrad =
-    OpSpec("rms_norm_grad", InferRmsNormGrad).SaveInputs(false).SaveOutputs(false);
-const OpDef kRmsNorm =
-    OpSpec("rms_norm", InferRmsNorm).Grad([](const GradContext& c) -> StatusOr<TensorList> {
-      TensorList ins{c.grad_outputs[0], c.inputs[0], c.outputs[1]};
-      if (c.inputs.size() > 1) ins.push_back(c.inputs[1]);
-      ASSIGN_OR_RETURN(TensorList g, Dispatch(kRmsNormGrad, ins, c.attrs));
-      TensorList r{g[0]};
-      if (g.size() > 1) {
-        ASSIGN_OR_RETURN(Tensor dw, functional::Reshape(g[1], c.inputs[1].shape()));
-        r.push_back(dw);
-      }
-      return r;
-    });
+// clang-format off
+#define OFL_NORM_GRAD(...)
+#define OFL_NORM(name, Name, Attrs, out, grad, save, params)                                \
+  const OpDef k##Name = OpSpec(#name, Infer_##out)                                        \
+                            .Grad(grad)                                                   \
+                            .SaveInputs(OFL_NORM_SAVE_IN_##save)                          \
+                            .SaveOutputs(OFL_NORM_SAVE_OUT_##save);                       \
+  StatusOr<TensorList> Run##Name(const TensorList& in, const opdefs::Attrs& a) {          \
+    RETURN_IF_ERROR(CheckFloating(#name, in[0]));                                         \
+    RETURN_IF_ERROR(Check_##params(#name, in, a));                                        \
+    return Dispatch(k##Name, in, opdefs::ToAttrMap(a));                                   \
+  }
+#include "oneflow_like/opdefs/norm.def"
+#undef OFL_NORM
+#undef OFL_NORM_GRAD
+#undef OFL_NORM_API
+#undef OFL_ATTRS
+// clang-format on
 
 Status CheckNormalizedShape(const char* op, const Tensor& x,
                             const std::vector<int64_t>& normalized_shape, int64_t* len) {
@@ -147,26 +192,36 @@ Status CheckNormalizedShape(const char* op, const Tensor& x,
                          x.meta_string());
 }
 
+RowNormAttrs Affine(const Tensor& weight, const Tensor& bias, double eps) {
+  RowNormAttrs a;
+  a.eps = eps;
+  a.has_weight = weight.defined();
+  a.has_bias = bias.defined();
+  return a;
+}
+// (x [, weight] [, bias]): the row norms' inputs.
+TensorList AffineInputs(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  TensorList ins{x};
+  if (weight.defined()) ins.push_back(weight);
+  if (bias.defined()) ins.push_back(bias);
+  return ins;
+}
+
 }  // namespace
 
 namespace functional {
 
 StatusOr<Tensor> RmsNorm(const Tensor& x, const std::vector<int64_t>& normalized_shape,
                          const Tensor& weight, std::optional<double> eps) {
-  const char* op = "rms_norm";
-  RETURN_IF_ERROR(CheckFloating(op, x));
-  int64_t len = 1;
-  RETURN_IF_ERROR(CheckNormalizedShape(op, x, normalized_shape, &len));
-  TensorList ins{x};
-  if (weight.defined()) {
-    RETURN_IF_ERROR(CheckParam(op, weight, "weight", x, len));
-    ins.push_back(weight);
-  }
+  RmsNormAttrs a;
+  RETURN_IF_ERROR(CheckNormalizedShape("rms_norm", x, normalized_shape, &a.len));
   // eps=None: the machine epsilon of x's dtype (PyTorch's default).
-  double e = eps ? *eps
-                 : (x.dtype() == DType::kF64 ? std::numeric_limits<double>::epsilon()
-                                             : std::numeric_limits<float>::epsilon());
-  ASSIGN_OR_RETURN(TensorList outs, Dispatch(kRmsNorm, ins, {{"len", len}, {"eps", e}}));
+  a.eps = eps ? *eps
+              : (x.dtype() == DType::kF64 ? std::numeric_limits<double>::epsilon()
+                                          : std::numeric_limits<float>::epsilon());
+  TensorList ins{x};
+  if (weight.defined()) ins.push_back(weight);
+  ASSIGN_OR_RETURN(TensorList outs, RunRmsNorm(ins, a));
   return outs[0];
 }
 
@@ -174,7 +229,6 @@ StatusOr<Tensor> BatchNorm(const Tensor& x, const Tensor& running_mean, const Te
                            const Tensor& weight, const Tensor& bias, bool training, double momentum,
                            double eps) {
   const char* op = "batch_norm";
-  RETURN_IF_ERROR(CheckFloating(op, x));
   if (x.ndim() < 2)
     return InvalidArgument("[%s] expected input [N, C, *], got %s", op, x.meta_string());
   int64_t c = x.dim(1);
@@ -198,12 +252,10 @@ StatusOr<Tensor> BatchNorm(const Tensor& x, const Tensor& running_mean, const Te
     rm = w;  // unread in training; any [C] tensor of x's dtype
     rv = w;
   }
-  RETURN_IF_ERROR(CheckParam(op, w, "weight", x, c));
-  RETURN_IF_ERROR(CheckParam(op, b, "bias", x, c));
-  RETURN_IF_ERROR(CheckParam(op, rm, "running_mean", x, c));
-  RETURN_IF_ERROR(CheckParam(op, rv, "running_var", x, c));
-  ASSIGN_OR_RETURN(TensorList outs,
-                   Dispatch(kBatchNorm, {x, w, b, rm, rv}, {{"training", training}, {"eps", eps}}));
+  BatchNormAttrs a;
+  a.training = training;
+  a.eps = eps;
+  ASSIGN_OR_RETURN(TensorList outs, RunBatchNorm({x, w, b, rm, rv}, a));
   if (training && running_mean.defined() && running_var.defined()) {
     NoGradGuard ng;
     RETURN_IF_ERROR(MulScalar_(running_mean, 1.0 - momentum));
@@ -216,57 +268,26 @@ StatusOr<Tensor> BatchNorm(const Tensor& x, const Tensor& running_mean, const Te
 
 StatusOr<Tensor> LayerNorm(const Tensor& x, const std::vector<int64_t>& normalized_shape,
                            const Tensor& weight, const Tensor& bias, double eps) {
-  const char* op = "layer_norm";
-  RETURN_IF_ERROR(CheckFloating(op, x));
-  int64_t len = 1;
-  RETURN_IF_ERROR(CheckNormalizedShape(op, x, normalized_shape, &len));
-  TensorList ins{x};
-  if (weight.defined()) {
-    RETURN_IF_ERROR(CheckParam(op, weight, "weight", x, len));
-    ins.push_back(weight);
-  }
-  if (bias.defined()) {
-    RETURN_IF_ERROR(CheckParam(op, bias, "bias", x, len));
-    ins.push_back(bias);
-  }
-  ASSIGN_OR_RETURN(TensorList outs, Dispatch(kLayerNorm, ins,
-                                             {{"groups", int64_t(1)},
-                                              {"channels_per_group", len},
-                                              {"inner", int64_t(1)},
-                                              {"eps", eps},
-                                              {"has_weight", weight.defined()},
-                                              {"has_bias", bias.defined()}}));
+  RowNormAttrs a = Affine(weight, bias, eps);
+  RETURN_IF_ERROR(CheckNormalizedShape("layer_norm", x, normalized_shape, &a.channels_per_group));
+  ASSIGN_OR_RETURN(TensorList outs, RunLayerNorm(AffineInputs(x, weight, bias), a));
   return outs[0];
 }
 
 StatusOr<Tensor> GroupNorm(const Tensor& x, int64_t num_groups, const Tensor& weight,
                            const Tensor& bias, double eps) {
   const char* op = "group_norm";
-  RETURN_IF_ERROR(CheckFloating(op, x));
   if (x.ndim() < 2)
     return InvalidArgument("[%s] expected input [N, C, *], got %s", op, x.meta_string());
   int64_t c = x.dim(1);
   if (num_groups < 1 || c % num_groups != 0)
     return InvalidArgument("[%s] channels %d of input %s are not divisible by num_groups %d", op, c,
                            x.meta_string(), num_groups);
-  int64_t inner = 1;
-  for (int64_t i = 2; i < x.ndim(); ++i) inner *= x.dim(i);
-  TensorList ins{x};
-  if (weight.defined()) {
-    RETURN_IF_ERROR(CheckParam(op, weight, "weight", x, c));
-    ins.push_back(weight);
-  }
-  if (bias.defined()) {
-    RETURN_IF_ERROR(CheckParam(op, bias, "bias", x, c));
-    ins.push_back(bias);
-  }
-  ASSIGN_OR_RETURN(TensorList outs, Dispatch(kGroupNorm, ins,
-                                             {{"groups", num_groups},
-                                              {"channels_per_group", c / num_groups},
-                                              {"inner", inner},
-                                              {"eps", eps},
-                                              {"has_weight", weight.defined()},
-                                              {"has_bias", bias.defined()}}));
+  RowNormAttrs a = Affine(weight, bias, eps);
+  a.groups = num_groups;
+  a.channels_per_group = c / num_groups;
+  for (int64_t i = 2; i < x.ndim(); ++i) a.inner *= x.dim(i);
+  ASSIGN_OR_RETURN(TensorList outs, RunGroupNorm(AffineInputs(x, weight, bias), a));
   return outs[0];
 }
 

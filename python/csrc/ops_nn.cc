@@ -1,10 +1,10 @@
-// Bindings of the NN op families (conv, pool, norm, softmax, loss, nn_misc): module-level
-// functions with torch.nn.functional signatures, also placed in `_C.nn_functional` (where
-// nn/functional.py looks for ops whose torch top-level signature differs), and Tensor methods.
+// Bindings of the NN op families (conv, pool, softmax, loss, nn_misc; norm: ops_norm.cc):
+// module-level functions with torch.nn.functional signatures, also placed in `_C.nn_functional`
+// (where nn/functional.py looks for ops whose torch top-level signature differs), and Tensor
+// methods.
 #include "oneflow_like/ops/conv.h"
 #include "oneflow_like/ops/loss.h"
 #include "oneflow_like/ops/nn_misc.h"
-#include "oneflow_like/ops/norm.h"
 #include "oneflow_like/ops/pool.h"
 #include "oneflow_like/ops/softmax.h"
 #include "python/csrc/binding.h"
@@ -174,39 +174,6 @@ void Define(py::module_& m) {
         return Unwrap(F::AdaptiveAvgPool3d(x, OutputSize(os)));
       },
       py::arg("input"), py::arg("output_size"));
-  m.def(
-      "batch_norm",
-      [](const Tensor& x, py::object rm, py::object rv, py::object w, py::object b, bool training,
-         double momentum, double eps) {
-        return Unwrap(F::BatchNorm(x, OptTensor(rm), OptTensor(rv), OptTensor(w), OptTensor(b),
-                                   training, momentum, eps));
-      },
-      py::arg("input"), py::arg("running_mean"), py::arg("running_var"),
-      py::arg("weight") = py::none(), py::arg("bias") = py::none(), py::arg("training") = false,
-      py::arg("momentum") = 0.1, py::arg("eps") = 1e-5);
-  m.def(
-      "layer_norm",
-      [](const Tensor& x, py::object shape, py::object w, py::object b, double eps) {
-        return Unwrap(F::LayerNorm(x, ParseIntList(shape), OptTensor(w), OptTensor(b), eps));
-      },
-      py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
-      py::arg("bias") = py::none(), py::arg("eps") = 1e-5);
-  m.def(
-      "rms_norm",
-      [](const Tensor& x, py::object shape, py::object w, py::object eps) {
-        std::optional<double> e;
-        if (!eps.is_none()) e = eps.cast<double>();
-        return Unwrap(F::RmsNorm(x, ParseIntList(shape), OptTensor(w), e));
-      },
-      py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(),
-      py::arg("eps") = py::none());
-  m.def(
-      "group_norm",
-      [](const Tensor& x, int64_t groups, py::object w, py::object b, double eps) {
-        return Unwrap(F::GroupNorm(x, groups, OptTensor(w), OptTensor(b), eps));
-      },
-      py::arg("input"), py::arg("num_groups"), py::arg("weight") = py::none(),
-      py::arg("bias") = py::none(), py::arg("eps") = 1e-5);
   m.def(
       "embedding",
       [](const Tensor& idx, const Tensor& w, py::object pad) {

@@ -509,6 +509,42 @@ def test_norm_errors():
         flow.group_norm(flow.zeros(2, 6, 3), 4)
     with pytest.raises(ValueError, match=r"\[batch_norm\].*more than 1 value"):
         flow.batch_norm(flow.zeros(1, 3), None, None, training=True)
+    with pytest.raises(ValueError, match=r"\[layer_norm\] expected bias of 4 elements"):
+        flow.layer_norm(flow.zeros(2, 4), (4,), flow.ones(4), flow.zeros(3))
+    with pytest.raises(ValueError, match=r"\[batch_norm\] expected running_var of 3 elements"):
+        flow.batch_norm(flow.zeros(2, 3), flow.zeros(3), flow.ones(2))
+    with pytest.raises(ValueError, match=r"\[rms_norm\] expected weight of 4 elements"):
+        flow.nn.functional.rms_norm(flow.zeros(2, 4), (4,), flow.ones(4, dtype=flow.float64))
+    with pytest.raises(TypeError, match=r"\[group_norm\]"):
+        flow.group_norm(flow.zeros(2, 4, dtype=flow.int64), 2)
+
+
+# ---- the norm table (oneflow_like/opdefs/norm.def) ----------------------------------------------
+# Its APIs are tested above (batch_norm, layer_norm, group_norm) and in test_ops_nn3d.py (rms_norm).
+NORM_APIS = ["batch_norm", "group_norm", "layer_norm", "rms_norm"]
+
+
+def test_every_norm_api_is_tested_and_declared_once():
+    table = flow._C._norm_table()
+    assert sorted(a["name"] for a in table["apis"]) == NORM_APIS
+    ops = {o["name"]: o for o in table["ops"]}
+    assert len(ops) == len(table["ops"])
+    for name, op in ops.items():  # a forward op's backward op takes the same attributes
+        if op["grad"] != "NoGrad":
+            assert ops[name + "_grad"]["attrs"] == op["attrs"] and op["save"] == "both"
+    assert ops["layer_norm"]["attrs"] == {
+        "groups": 1,
+        "channels_per_group": 0,
+        "inner": 1,
+        "eps": 1e-5,
+        "has_weight": False,
+        "has_bias": False,
+    }
+    assert ops["batch_norm"]["attrs"] == {"training": False, "eps": 1e-5}
+    assert ops["rms_norm"]["params"] == "weight" and ops["group_norm"]["out"] == "rows"
+    for name in NORM_APIS:  # defined in _C and _C.nn_functional (which nn/functional.py wraps)
+        assert getattr(flow._C, name).__doc__ == getattr(flow._C.nn_functional, name).__doc__
+    assert "eps: float = 1e-05" in flow._C.layer_norm.__doc__
 
 
 # ---- embedding, dropout, attention --------------------------------------------------------------

@@ -8,6 +8,8 @@
 // ONEFLOW_LIKE_LOWER_NORMS=1 (its loops are still slower than the kernel: ~0.5-0.8 -> ~0.9 ms);
 // ONEFLOW_LIKE_LOWER_NORMS=0 keeps both as kernel calls. See compiler/README.md.
 #include "oneflow_like/lazy/lowering/lowering_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/norm.h"
 
 namespace oneflow_like {
 namespace lazy {
@@ -15,12 +17,19 @@ namespace {
 
 using hlo::HloInstruction;
 using hlo::HloOpcode;
+using opdefs::BatchNormAttrs;
+using opdefs::RowNormAttrs;
+
+RowNormAttrs RowAttrs(const TracedOp& op) {
+  return opdefs::ReadAttrs<RowNormAttrs>(op.attrs);
+}
 
 // layer_norm's attrs describe rows of `len` elements (groups = 1, inner = 1); other shapes of
 // the shared row-norm op (group_norm) are not lowered.
 bool PlainRows(const TracedOp& op, DType t) {
-  return (t == DType::kF32 || t == DType::kF64) && op.attrs.Int("groups") == 1 &&
-         op.attrs.Int("inner") == 1 && op.attrs.Int("channels_per_group") > 0;
+  RowNormAttrs a = RowAttrs(op);
+  return (t == DType::kF32 || t == DType::kF64) && a.groups == 1 && a.inner == 1 &&
+         a.channels_per_group > 0;
 }
 
 struct Rows {
@@ -30,7 +39,7 @@ struct Rows {
 
 Rows RowsOf(const TracedOp& op, const TensorMeta& x) {
   Rows r;
-  r.len = op.attrs.Int("channels_per_group");
+  r.len = RowAttrs(op).channels_per_group;
   r.rows = x.shape.numel() / r.len;
   r.shape = Shape{r.rows, r.len};
   return r;
@@ -56,11 +65,12 @@ StatusOr<HloInstruction*> RowMean(LowerCtx& ctx, HloInstruction* x, DType t, con
 StatusOr<HloInstruction*> RowAffine(LowerCtx& ctx, const TracedOp& op, HloInstruction* y,
                                     const Rows& r) {
   int next = 1;
-  if (op.attrs.Bool("has_weight")) {
+  RowNormAttrs a = RowAttrs(op);
+  if (a.has_weight) {
     ASSIGN_OR_RETURN(HloInstruction * w, PerColumn(ctx, ctx.in(op, next++), r));
     ASSIGN_OR_RETURN(y, ctx.b().Binary(HloOpcode::kMultiply, y, w));
   }
-  if (op.attrs.Bool("has_bias")) {
+  if (a.has_bias) {
     ASSIGN_OR_RETURN(HloInstruction * b, PerColumn(ctx, ctx.in(op, next++), r));
     ASSIGN_OR_RETURN(y, ctx.b().Binary(HloOpcode::kAdd, y, b));
   }
@@ -90,7 +100,7 @@ Status LowerLayerNorm(LowerCtx& ctx, const TracedOp& op) {
   ASSIGN_OR_RETURN(HloInstruction * xc, ctx.b().Binary(HloOpcode::kSubtract, x, mean_b));
   ASSIGN_OR_RETURN(HloInstruction * sq, ctx.b().Binary(HloOpcode::kMultiply, xc, xc));
   ASSIGN_OR_RETURN(HloInstruction * var, RowMean(ctx, sq, t, r));
-  ASSIGN_OR_RETURN(HloInstruction * eps, Splat(ctx, t, op.attrs.Float("eps"), Shape{r.rows}));
+  ASSIGN_OR_RETURN(HloInstruction * eps, Splat(ctx, t, RowAttrs(op).eps, Shape{r.rows}));
   ASSIGN_OR_RETURN(HloInstruction * ve, ctx.b().Binary(HloOpcode::kAdd, var, eps));
   ASSIGN_OR_RETURN(HloInstruction * rstd, ctx.b().Unary(HloOpcode::kRsqrt, ve));
   ASSIGN_OR_RETURN(HloInstruction * rstd_b, PerRow(ctx, rstd, r));
@@ -113,7 +123,8 @@ Status LowerLayerNormGrad(LowerCtx& ctx, const TracedOp& op) {
   ASSIGN_OR_RETURN(HloInstruction * rstd_b, PerRow(ctx, ctx.in(op, 3), r));
   ASSIGN_OR_RETURN(HloInstruction * xc, ctx.b().Binary(HloOpcode::kSubtract, x, mean_b));
   ASSIGN_OR_RETURN(HloInstruction * xhat, ctx.b().Binary(HloOpcode::kMultiply, xc, rstd_b));
-  const bool hw = op.attrs.Bool("has_weight"), hb = op.attrs.Bool("has_bias");
+  const RowNormAttrs attrs = RowAttrs(op);
+  const bool hw = attrs.has_weight, hb = attrs.has_bias;
   HloInstruction* g = dy;
   if (hw) {
     ASSIGN_OR_RETURN(HloInstruction * w, PerColumn(ctx, ctx.in(op, 4), r));
@@ -214,8 +225,9 @@ Status LowerBatchNorm(LowerCtx& ctx, const TracedOp& op) {
   if (!BatchNormAsHlo() || !IsFloat(t)) return ctx.LowerAsKernelCall(op);
   const Bn q = BnOf(xm.shape);
   ASSIGN_OR_RETURN(HloInstruction * x, ctx.b().Reshape(ctx.in(op, 0), q.ncs()));
+  const BatchNormAttrs a = opdefs::ReadAttrs<BatchNormAttrs>(op.attrs);
   HloInstruction *m, *v, *uvar;
-  if (op.attrs.Bool("training")) {
+  if (a.training) {
     ASSIGN_OR_RETURN(HloInstruction * s, SumF64(ctx, x, {0, 2}));
     ASSIGN_OR_RETURN(m, DivF64(ctx, s, q.count()));
     ASSIGN_OR_RETURN(HloInstruction * xd, F64(ctx, x));
@@ -231,7 +243,7 @@ Status LowerBatchNorm(LowerCtx& ctx, const TracedOp& op) {
     ASSIGN_OR_RETURN(v, F64(ctx, ctx.in(op, 4)));
     uvar = ctx.in(op, 4);
   }
-  ASSIGN_OR_RETURN(HloInstruction * is, InvStdF64(ctx, v, op.attrs.Float("eps")));
+  ASSIGN_OR_RETURN(HloInstruction * is, InvStdF64(ctx, v, a.eps));
   ASSIGN_OR_RETURN(HloInstruction * w, F64(ctx, ctx.in(op, 1)));
   ASSIGN_OR_RETURN(HloInstruction * b, F64(ctx, ctx.in(op, 2)));
   ASSIGN_OR_RETURN(HloInstruction * wis, Mul(ctx, w, is));
@@ -270,7 +282,7 @@ Status LowerBatchNormGrad(LowerCtx& ctx, const TracedOp& op) {
   ASSIGN_OR_RETURN(HloInstruction * sg, SumF64(ctx, dy, {0, 2}));
   ASSIGN_OR_RETURN(HloInstruction * sgx, SumF64(ctx, gxh, {0, 2}));
   HloInstruction *mg, *mgx;
-  if (op.attrs.Bool("training")) {
+  if (opdefs::ReadAttrs<BatchNormAttrs>(op.attrs).training) {
     ASSIGN_OR_RETURN(HloInstruction * a, DivF64(ctx, sg, q.count()));
     ASSIGN_OR_RETURN(mg, ctx.b().Convert(a, t));
     ASSIGN_OR_RETURN(HloInstruction * c, DivF64(ctx, sgx, q.count()));
@@ -306,8 +318,8 @@ struct Gn {
   double len() const { return static_cast<double>(cpg * inner); }
 };
 Gn GnOf(const TracedOp& op, const Shape& x) {
-  return Gn{x[0], op.attrs.Int("groups"), op.attrs.Int("channels_per_group"),
-            op.attrs.Int("inner")};
+  RowNormAttrs a = RowAttrs(op);
+  return Gn{x[0], a.groups, a.channels_per_group, a.inner};
 }
 // A per-row [N * G] value broadcast to `dims` ([N, G, ...]).
 StatusOr<HloInstruction*> PerGroupRow(LowerCtx& ctx, HloInstruction* v, const Gn& q,
@@ -322,10 +334,10 @@ StatusOr<HloInstruction*> PerAffine(LowerCtx& ctx, HloInstruction* v, const Gn& 
 }
 // group_norm's attrs, as group_norm builds them for x [N, C, *] (C = groups * cpg, S = inner).
 bool GroupRows(const TracedOp& op, const TensorMeta& x) {
-  return IsFloat(x.dtype) && x.shape.ndim() >= 2 && op.attrs.Int("groups") > 0 &&
-         op.attrs.Int("channels_per_group") > 0 &&
-         x.shape[1] == op.attrs.Int("groups") * op.attrs.Int("channels_per_group") &&
-         x.shape.numel() == x.shape[0] * x.shape[1] * op.attrs.Int("inner");
+  RowNormAttrs a = RowAttrs(op);
+  return IsFloat(x.dtype) && x.shape.ndim() >= 2 && a.groups > 0 && a.channels_per_group > 0 &&
+         x.shape[1] == a.groups * a.channels_per_group &&
+         x.shape.numel() == x.shape[0] * x.shape[1] * a.inner;
 }
 
 // group_norm(x [, w] [, b]; groups, channels_per_group, inner, eps) -> (y, mean, rstd) [N * G]:
@@ -348,9 +360,10 @@ Status LowerGroupNorm(LowerCtx& ctx, const TracedOp& op) {
   ASSIGN_OR_RETURN(HloInstruction * dd, Mul(ctx, d, d));
   ASSIGN_OR_RETURN(HloInstruction * ss, SumF64(ctx, dd, {1}));
   ASSIGN_OR_RETURN(HloInstruction * v, DivF64(ctx, ss, q.len()));
-  ASSIGN_OR_RETURN(HloInstruction * isd, InvStdF64(ctx, v, op.attrs.Float("eps")));
+  ASSIGN_OR_RETURN(HloInstruction * isd, InvStdF64(ctx, v, RowAttrs(op).eps));
   ASSIGN_OR_RETURN(HloInstruction * rs, ctx.b().Convert(isd, t));
-  const bool hw = op.attrs.Bool("has_weight"), hb = op.attrs.Bool("has_bias");
+  const RowNormAttrs attrs = RowAttrs(op);
+  const bool hw = attrs.has_weight, hb = attrs.has_bias;
   HloInstruction* w = hw ? ctx.in(op, 1) : nullptr;
   HloInstruction* b = hb ? ctx.in(op, hw ? 2 : 1) : nullptr;
   HloInstruction* y;
@@ -397,7 +410,8 @@ Status LowerGroupNormGrad(LowerCtx& ctx, const TracedOp& op) {
   ASSIGN_OR_RETURN(HloInstruction * x, ctx.b().Reshape(ctx.in(op, 1), full));
   ASSIGN_OR_RETURN(HloInstruction * mb, PerGroupRow(ctx, ctx.in(op, 2), q, full));
   ASSIGN_OR_RETURN(HloInstruction * rsb, PerGroupRow(ctx, ctx.in(op, 3), q, full));
-  const bool hw = op.attrs.Bool("has_weight"), hb = op.attrs.Bool("has_bias");
+  const RowNormAttrs attrs = RowAttrs(op);
+  const bool hw = attrs.has_weight, hb = attrs.has_bias;
   HloInstruction* g = dy;
   if (hw) {
     ASSIGN_OR_RETURN(HloInstruction * wb, PerAffine(ctx, ctx.in(op, 4), q, full));
