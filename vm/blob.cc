@@ -22,7 +22,7 @@ void Blob::AdoptExternal(void* ptr, std::shared_ptr<void> keep_alive) {
 }
 
 void Blob::Free() {
-  if (allocator_ != nullptr && ptr_ != nullptr) allocator_->Deallocate(ptr_);
+  if (allocator_ != nullptr && ptr_ != nullptr) allocator_->Deallocate(ptr_, bytes_);
   allocator_ = nullptr;
   ptr_ = nullptr;
   external_.reset();

@@ -47,11 +47,20 @@ class Dependence {
   Instruction* last_writer = nullptr;
   std::vector<Instruction*> readers;
   bool idle() const { return last_writer == nullptr && readers.empty(); }
+  // Live instructions listing this blob, counted by the engine (under its lock) and readable
+  // without it: zero means idle(), so releasing the last handle frees the memory without taking
+  // the VM lock (no new access can be issued once the last tensor is gone).
+  void add_live_access(int delta) {
+    live_accesses_.store(live_accesses_.load(std::memory_order_relaxed) + delta,
+                         std::memory_order_release);
+  }
+  bool no_live_access() const { return live_accesses_.load(std::memory_order_acquire) == 0; }
 
  private:
   mutable std::mutex mu_;
   Status error_;
   std::atomic<bool> has_error_{false};
+  std::atomic<int32_t> live_accesses_{0};  // written under the engine's lock only
 };
 
 class Blob {
@@ -72,8 +81,9 @@ class Blob {
   // Wraps memory owned elsewhere (e.g. a NumPy array); `keep_alive` is dropped on Free.
   void AdoptExternal(void* ptr, std::shared_ptr<void> keep_alive);
   void Free();
-  // Exchanges the memory (and who owns it) with `other`, of the same size: a compiled graph hands
-  // a parameter its freshly written buffer instead of copying it back.
+  // Exchanges the memory (and who owns it) with `other`, of the same size (Free passes bytes() to
+  // the sized Deallocate): a compiled graph hands a parameter its freshly written buffer instead
+  // of copying it back.
   void SwapMemory(Blob& other) {
     std::swap(ptr_, other.ptr_);
     std::swap(allocator_, other.allocator_);

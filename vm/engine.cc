@@ -24,11 +24,13 @@ void VirtualMachineEngine::Receive(std::unique_ptr<Instruction> owned,
     for (Instruction* other : live_) AddEdge(other, instr);
   }
   for (Dependence* d : p->input_dependences()) {
+    d->add_live_access(1);
     AddEdge(d->last_writer, instr);
     // An op reading one blob twice (x + x) is one reader: the record must not keep a copy.
     if (d->readers.empty() || d->readers.back() != instr) d->readers.push_back(instr);
   }
   for (Dependence* d : p->output_dependences()) {
+    d->add_live_access(1);
     AddEdge(d->last_writer, instr);
     for (Instruction* r : d->readers) AddEdge(r, instr);
     d->readers.clear();
@@ -53,8 +55,10 @@ std::unique_ptr<Instruction> VirtualMachineEngine::Retire(Instruction* instr,
       d->clear_error();  // a clean overwrite heals the blob
     }
     if (d->last_writer == instr) d->last_writer = nullptr;
+    d->add_live_access(-1);
   }
   for (Dependence* d : ins) {
+    d->add_live_access(-1);
     d->readers.erase(std::remove(d->readers.begin(), d->readers.end(), instr), d->readers.end());
   }
   for (Instruction* succ : instr->out_edges_) {

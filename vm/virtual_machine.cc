@@ -355,6 +355,11 @@ Status VirtualMachine::SyncAll() {
 }
 
 void VirtualMachine::ReleaseBlob(BlobPtr blob) {
+  // The common case (the last access retired, or every access ran inline): no VM lock.
+  if (blob->dependence()->no_live_access()) {
+    blob->Free();
+    return;
+  }
   bool idle;
   {
     std::lock_guard<std::mutex> l(mu_);

@@ -12,12 +12,15 @@ void RecordCounter(const char* name, int64_t value) __attribute__((weak));
 
 namespace oneflow_like {
 namespace {
+// Whether allocations are being recorded (then every call takes the locked path, which records).
+inline bool MemoryProfiling() {
+  return &profiler::g_enabled != nullptr && profiler::g_enabled.load(std::memory_order_relaxed) &&
+         profiler::g_record_memory.load(std::memory_order_relaxed);
+}
 // Bytes in use as a profiler counter ("C" event), sampled at every change while recording with
 // profile_memory=True.
 void RecordBytesInUse(const Device& device, int64_t allocated) {
-  if (&profiler::g_enabled == nullptr || !profiler::g_enabled.load(std::memory_order_relaxed) ||
-      !profiler::g_record_memory.load(std::memory_order_relaxed))
-    return;
+  if (!MemoryProfiling()) return;
   // One name per device, made once (the allocator's lock is held: one writer per device).
   static std::string* names = new std::string[kNumDeviceTypes * 64];
   std::string& name = names[static_cast<int>(device.type()) * 64 + (device.index() & 63)];
@@ -35,13 +38,55 @@ size_t RoundUp(size_t n, size_t m) {
 }
 }  // namespace
 
-CachingAllocator::CachingAllocator(Device device, SystemMemory sys)
-    : device_(device), sys_(std::move(sys)) {}
+CachingAllocator::CachingAllocator(Device device, SystemMemory sys, bool thread_cache)
+    : device_(device), sys_(std::move(sys)), thread_cache_(thread_cache) {}
 
 CachingAllocator::~CachingAllocator() {
   // Live blocks at exit belong to tensors that outlive the allocator; leak them rather than crash.
   std::lock_guard<std::mutex> l(mu_);
   EmptyCacheLocked();
+}
+
+// A thread's tiny blocks (by size / 512 - 1), for the one thread-cached allocator. Trivially
+// destructible, so it stays usable while the thread's other thread_locals (which may free
+// tensors) are destroyed; ThreadCacheFlusher hands the blocks back and closes it.
+struct CachingAllocator::ThreadCache {
+  CachingAllocator* owner;
+  bool closed;
+  int count[kStackedMax / 512];
+  void* blocks[kStackedMax / 512][kThreadCacheDepth];
+  void FlushLocked() {
+    for (int c = 0; c < static_cast<int>(kStackedMax / 512); ++c) {
+      for (int i = 0; i < count[c]; ++i) owner->DeallocateLocked(blocks[c][i]);
+      count[c] = 0;
+    }
+  }
+};
+namespace {
+thread_local CachingAllocator::ThreadCache* t_cache_for_flusher = nullptr;
+struct ThreadCacheFlusher {
+  ~ThreadCacheFlusher();
+};
+}  // namespace
+CachingAllocator::ThreadCache& CachingAllocator::ThisThreadCache() {
+  static thread_local ThreadCache cache;  // zero-initialised
+  return cache;
+}
+namespace {
+ThreadCacheFlusher::~ThreadCacheFlusher() {
+  CachingAllocator::ThreadCache* tc = t_cache_for_flusher;
+  if (tc == nullptr || tc->owner == nullptr) return;
+  tc->owner->FlushThreadCache();
+}
+}  // namespace
+
+void CachingAllocator::FlushThreadCache() {
+  ThreadCache& tc = ThisThreadCache();
+  if (tc.owner != this) return;
+  std::lock_guard<std::mutex> l(mu_);
+  tc.FlushLocked();
+  tc.owner = nullptr;
+  tc.closed = true;  // at thread exit: later frees take the shared path
 }
 
 CachingAllocator::Block* CachingAllocator::NewSegment(size_t size, bool small) {
@@ -79,8 +124,25 @@ CachingAllocator::Block* CachingAllocator::TryAllocate(size_t size) {
   return b;
 }
 
+void CachingAllocator::Counted(size_t size) {
+  const int64_t now =
+      allocated_.fetch_add(int64_t(size), std::memory_order_relaxed) + int64_t(size);
+  int64_t peak = peak_allocated_.load(std::memory_order_relaxed);
+  while (now > peak &&
+         !peak_allocated_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {}
+  num_allocs_.fetch_add(1, std::memory_order_relaxed);
+}
+
 StatusOr<void*> CachingAllocator::Allocate(size_t bytes) {
   size_t size = RoundUp(std::max<size_t>(bytes, 1), kRound);
+  if (thread_cache_ && size <= kStackedMax && !MemoryProfiling()) {
+    ThreadCache& tc = ThisThreadCache();
+    int& n = tc.count[size / kRound - 1];
+    if (tc.owner == this && n > 0) {
+      Counted(size);
+      return tc.blocks[size / kRound - 1][--n];
+    }
+  }
   std::lock_guard<std::mutex> l(mu_);
   Block* b = nullptr;
   if (size <= kStackedMax && !stacked_[size / kRound - 1].empty()) {
@@ -89,40 +151,68 @@ StatusOr<void*> CachingAllocator::Allocate(size_t bytes) {
   } else {
     b = TryAllocate(size);
   }
-  if (!b) {  // shrink the cache and retry once
+  if (!b) {  // shrink the cache (this thread's tiny blocks too) and retry once
+    ThreadCache& tc = ThisThreadCache();
+    if (tc.owner == this) tc.FlushLocked();
     EmptyCacheLocked();
     b = TryAllocate(size);
   }
   if (!b)
     return OutOfMemory(
         "[allocator] out of memory on %s: requested %d bytes, %d allocated, %d reserved%s",
-        device_.ToString(), int64_t(bytes), stats_.allocated, stats_.reserved,
-        limit_ > 0 ? absl::StrCat(", limit ", limit_) : std::string());
+        device_.ToString(), int64_t(bytes), allocated_.load(std::memory_order_relaxed),
+        stats_.reserved, limit_ > 0 ? absl::StrCat(", limit ", limit_) : std::string());
   live_[b->ptr] = b;
-  stats_.allocated += b->size;
-  stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
-  stats_.num_allocs++;
-  RecordBytesInUse(device_, stats_.allocated);
+  Counted(b->size);
+  RecordBytesInUse(device_, allocated_.load(std::memory_order_relaxed));
   return static_cast<void*>(b->ptr);
+}
+
+void CachingAllocator::Deallocate(void* ptr, size_t bytes) {
+  if (!ptr) return;
+  size_t size = RoundUp(std::max<size_t>(bytes, 1), kRound);
+  if (thread_cache_ && size <= kStackedMax && !MemoryProfiling()) {
+    ThreadCache& tc = ThisThreadCache();
+    if (tc.owner == nullptr && !tc.closed) {
+      static thread_local ThreadCacheFlusher flusher;  // registers the flush at thread exit
+      (void)flusher;
+      t_cache_for_flusher = &tc;
+      tc.owner = this;
+    }
+    int& n = tc.count[size / kRound - 1];
+    if (tc.owner == this && n < kThreadCacheDepth) {
+      tc.blocks[size / kRound - 1][n++] = ptr;  // stays in live_ (and its segment stays split)
+      allocated_.fetch_sub(int64_t(size), std::memory_order_relaxed);
+      return;
+    }
+  }
+  Deallocate(ptr);
 }
 
 void CachingAllocator::Deallocate(void* ptr) {
   if (!ptr) return;
   std::lock_guard<std::mutex> l(mu_);
+  size_t size = DeallocateLocked(ptr);
+  if (size == 0) return;
+  allocated_.fetch_sub(int64_t(size), std::memory_order_relaxed);
+  RecordBytesInUse(device_, allocated_.load(std::memory_order_relaxed));
+}
+
+size_t CachingAllocator::DeallocateLocked(void* ptr) {
   auto it = live_.find(ptr);
-  if (it == live_.end()) return;  // not ours: programmer bug, ignore rather than corrupt
+  if (it == live_.end()) return 0;  // not ours: programmer bug, ignore rather than corrupt
   Block* b = it->second;
   live_.erase(it);
-  stats_.allocated -= b->size;
-  RecordBytesInUse(device_, stats_.allocated);
+  const size_t size = b->size;
   if (b->size <= kStackedMax) {
     std::vector<Block*>& stack = stacked_[b->size / kRound - 1];
     if (stack.size() < kStackDepth) {
       stack.push_back(b);  // stays marked in use, so no neighbour merges with it
-      return;
+      return size;
     }
   }
   FreeBlockLocked(b);
+  return size;
 }
 
 void CachingAllocator::FreeBlockLocked(Block* b) {
@@ -170,15 +260,21 @@ void CachingAllocator::EmptyCacheLocked() {
 
 void CachingAllocator::EmptyCache() {
   std::lock_guard<std::mutex> l(mu_);
+  ThreadCache& tc = ThisThreadCache();
+  if (tc.owner == this) tc.FlushLocked();
   EmptyCacheLocked();
 }
 AllocatorStats CachingAllocator::Stats() const {
   std::lock_guard<std::mutex> l(mu_);
-  return stats_;
+  AllocatorStats s = stats_;
+  s.allocated = allocated_.load(std::memory_order_relaxed);
+  s.peak_allocated = peak_allocated_.load(std::memory_order_relaxed);
+  s.num_allocs = num_allocs_.load(std::memory_order_relaxed);
+  return s;
 }
 void CachingAllocator::ResetPeak() {
   std::lock_guard<std::mutex> l(mu_);
-  stats_.peak_allocated = stats_.allocated;
+  peak_allocated_.store(allocated_.load(std::memory_order_relaxed), std::memory_order_relaxed);
 }
 void CachingAllocator::SetLimit(int64_t bytes) {
   std::lock_guard<std::mutex> l(mu_);
@@ -187,9 +283,11 @@ void CachingAllocator::SetLimit(int64_t bytes) {
 
 CachingAllocator* CpuAllocator() {
   // Intentionally leaked: tensors may be released by threads that outlive static destruction.
-  static CachingAllocator* a = new CachingAllocator(
-      Device::CPU(), SystemMemory{[](size_t n) { return std::aligned_alloc(64, n); },
-                                  [](void* p) { std::free(p); }});
+  static CachingAllocator* a =
+      new CachingAllocator(Device::CPU(),
+                           SystemMemory{[](size_t n) { return std::aligned_alloc(64, n); },
+                                        [](void* p) { std::free(p); }},
+                           /*thread_cache=*/true);
   return a;
 }
 

@@ -2,6 +2,7 @@
 // Allocators are thread-safe. Allocate never throws: failure is a ResourceExhausted Status that
 // names the request, the bytes in use and reserved, and the device.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -28,6 +29,9 @@ class Allocator {
   virtual ~Allocator() = default;
   virtual StatusOr<void*> Allocate(size_t bytes) = 0;
   virtual void Deallocate(void* ptr) = 0;
+  // Deallocate, told the size `ptr` was allocated with (the same `bytes` as its Allocate call):
+  // lets an allocator skip its own lookup.
+  virtual void Deallocate(void* ptr, size_t bytes) { Deallocate(ptr); }
   virtual AllocatorStats Stats() const = 0;
   virtual void ResetPeak() = 0;
   // Returns cached, unused memory to the system.
@@ -49,18 +53,30 @@ struct SystemMemory {
 // stack has room are kept whole on a per-size LIFO stack and handed back to the next request of
 // that size without touching the bins (no split, merge or tree update); EmptyCache and the
 // out-of-memory retry merge them back first.
+// With `thread_cache` (one process-wide allocator that is never destroyed: the CPU one), each
+// thread also keeps a few tiny blocks of each size that it freed through the sized Deallocate,
+// handed back to its next request of that size with no lock and no lookup (the statistics are
+// atomics, so they stay exact). A thread's cached blocks return to the shared stacks when it
+// exits or calls EmptyCache; another thread's EmptyCache does not reach them (at most
+// kThreadCacheDepth blocks of each tiny size per thread).
 class CachingAllocator : public Allocator {
  public:
-  CachingAllocator(Device device, SystemMemory sys);
+  CachingAllocator(Device device, SystemMemory sys, bool thread_cache = false);
   ~CachingAllocator() override;
   StatusOr<void*> Allocate(size_t bytes) override;
   void Deallocate(void* ptr) override;
+  void Deallocate(void* ptr, size_t bytes) override;
   AllocatorStats Stats() const override;
   void ResetPeak() override;
   void EmptyCache() override;
   Device device() const override { return device_; }
   // Caps reserved bytes (0 = no cap); used by tests and by users who share a machine.
   void SetLimit(int64_t bytes);
+  // Hands the calling thread's cached tiny blocks back (thread exit does it) and closes its cache.
+  void FlushThreadCache();
+
+  struct ThreadCache;  // public for the thread-exit hook in allocator.cc
+  static ThreadCache& ThisThreadCache();
 
  private:
   struct Block {
@@ -79,6 +95,9 @@ class CachingAllocator : public Allocator {
   using Bin = std::set<Block*, BySize>;
   static constexpr size_t kStackedMax = 4096;  // bytes; sizes are multiples of 512
   static constexpr size_t kStackDepth = 64;
+  static constexpr int kThreadCacheDepth = 4;
+  size_t DeallocateLocked(void* ptr);  // the block's size, 0 if `ptr` is not ours
+  void Counted(size_t size);           // statistics of a successful allocation
   Block* TryAllocate(size_t size);
   Block* NewSegment(size_t size, bool small);
   void FreeBlockLocked(Block* b);  // to its bin, merged with free neighbours
@@ -89,8 +108,10 @@ class CachingAllocator : public Allocator {
   mutable std::mutex mu_;
   Bin small_bin_, large_bin_;
   std::vector<Block*> stacked_[kStackedMax / 512];  // by size / 512 - 1; blocks not free
-  absl::flat_hash_map<void*, Block*> live_;
-  AllocatorStats stats_;
+  absl::flat_hash_map<void*, Block*> live_;         // every block handed out or in a thread cache
+  AllocatorStats stats_;  // reserved and num_system_allocs; the rest are the atomics below
+  std::atomic<int64_t> allocated_{0}, peak_allocated_{0}, num_allocs_{0};
+  const bool thread_cache_;
   int64_t limit_ = 0;
 };
 

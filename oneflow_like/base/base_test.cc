@@ -1,5 +1,6 @@
 #include <atomic>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -104,6 +105,33 @@ TEST(CachingAllocator, TinyBlocksStackedThenMergedOnEmptyCache) {
   EXPECT_EQ(a.Stats().allocated, 0);
   a.EmptyCache();
   EXPECT_EQ(a.Stats().reserved, 0);
+}
+
+TEST(CachingAllocator, ThreadCacheReusesTinyBlocksAndFlushesAtThreadExit) {
+  // Never destroyed, as a thread-cached allocator must be (thread caches point at it).
+  static CachingAllocator* a = new CachingAllocator(Device::CPU(), Malloc(), /*thread_cache=*/true);
+  std::thread([] {
+    void* p = a->Allocate(4).value();
+    void* q = a->Allocate(3000).value();
+    a->Deallocate(p, 4);  // into this thread's cache
+    a->Deallocate(q, 3000);
+    EXPECT_EQ(a->Stats().allocated, 0);
+    EXPECT_EQ(a->Allocate(100).value(), p);  // same size class, no lock
+    EXPECT_EQ(a->Stats().allocated, 512);
+    EXPECT_EQ(a->Stats().peak_allocated, 512 + 3072);
+    EXPECT_EQ(a->Stats().num_allocs, 3);
+    a->Deallocate(p, 100);
+  }).join();
+  // The exited thread handed its blocks back: the whole segment can be returned.
+  EXPECT_EQ(a->Stats().allocated, 0);
+  a->EmptyCache();
+  EXPECT_EQ(a->Stats().reserved, 0);
+  // This thread's cache is emptied by its own EmptyCache.
+  void* p = a->Allocate(512).value();
+  a->Deallocate(p, 512);
+  EXPECT_EQ(a->Stats().reserved, 2 << 20);
+  a->EmptyCache();
+  EXPECT_EQ(a->Stats().reserved, 0);
 }
 
 TEST(CachingAllocator, OomShrinksThenFailsClearly) {

@@ -3,21 +3,110 @@
 #include "vm/virtual_machine.h"
 
 namespace oneflow_like {
+namespace {
+// Every op output is a TensorImpl, a Storage and a Blob, each in one allocation with its
+// shared_ptr control block: those come from per-thread free lists of blocks of their size (up to
+// kMaxPooled each) instead of malloc. A block freed on another thread joins that thread's list.
+// A list is trivially destructible, so frees while the thread's other thread_locals die still
+// find it; at thread exit ListsFlusher frees the pooled blocks and closes the lists. Under ASan
+// the pool is off, so use-after-free stays visible.
+struct FreeList {
+  void* head;
+  int count;
+  bool registered;
+  bool closed;
+};
+constexpr int kMaxPooled = 64;
 
-Storage::Storage(Device device, size_t bytes) : blob_(std::make_shared<vm::Blob>(device, bytes)) {}
+struct ListsFlusher {
+  FreeList* lists[8];
+  int n = 0;
+  ~ListsFlusher() {
+    for (int i = 0; i < n; ++i) {
+      FreeList* l = lists[i];
+      while (l->head != nullptr) {
+        void* next = *static_cast<void**>(l->head);
+        ::operator delete(l->head);
+        l->head = next;
+      }
+      l->count = 0;
+      l->closed = true;
+    }
+  }
+};
+
+template <size_t kSize>
+FreeList& ThisThreadList() {
+  static thread_local FreeList list;  // zero-initialised
+  return list;
+}
+
+template <typename T>
+struct PoolAllocator {
+  using value_type = T;
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__ && sizeof(T) >= sizeof(void*));
+  PoolAllocator() = default;
+  template <typename U>
+  PoolAllocator(const PoolAllocator<U>&) {}  // NOLINT: rebinding, as allocate_shared does
+  T* allocate(size_t n) {
+#ifndef __SANITIZE_ADDRESS__
+    FreeList& l = ThisThreadList<sizeof(T)>();
+    if (n == 1 && l.head != nullptr) {
+      void* p = l.head;
+      l.head = *static_cast<void**>(p);
+      --l.count;
+      return static_cast<T*>(p);
+    }
+#endif
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) {
+#ifndef __SANITIZE_ADDRESS__
+    FreeList& l = ThisThreadList<sizeof(T)>();
+    if (n == 1 && !l.closed && l.count < kMaxPooled) {
+      if (!l.registered) {
+        static thread_local ListsFlusher flusher;
+        if (flusher.n == 8) {
+          ::operator delete(p);
+          return;
+        }
+        flusher.lists[flusher.n++] = &l;
+        l.registered = true;
+      }
+      *reinterpret_cast<void**>(p) = l.head;
+      l.head = p;
+      ++l.count;
+      return;
+    }
+#endif
+    ::operator delete(p);
+  }
+};
+template <typename T, typename U>
+bool operator==(const PoolAllocator<T>&, const PoolAllocator<U>&) {
+  return true;
+}
+template <typename T, typename U>
+bool operator!=(const PoolAllocator<T>&, const PoolAllocator<U>&) {
+  return false;
+}
+}  // namespace
+
+Storage::Storage(Device device, size_t bytes)
+    : blob_(std::allocate_shared<vm::Blob>(PoolAllocator<vm::Blob>(), device, bytes)) {}
 
 Storage::~Storage() {
   vm::VirtualMachine::Get()->ReleaseBlob(std::move(blob_));
 }
 
 Tensor Tensor::Empty(const Shape& shape, DType dtype, Device device) {
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>());
   impl->shape = shape;
   impl->strides = ContiguousStrides(shape);
   impl->dtype = dtype;
   impl->device = device;
-  impl->storage =
-      std::make_shared<Storage>(device, static_cast<size_t>(shape.numel() * DTypeSize(dtype)));
+  impl->storage = std::allocate_shared<Storage>(
+      PoolAllocator<Storage>(), device, static_cast<size_t>(shape.numel() * DTypeSize(dtype)));
   return Tensor(std::move(impl));
 }
 

@@ -196,6 +196,7 @@ StatusOr<std::pair<Tensor, Tensor>> Promote(const Tensor& a, const Tensor& b) {
 }
 
 StatusOr<Tensor> PromotedOp(const OpDef& op, const Tensor& a, const Tensor& b) {
+  if (a.dtype() == b.dtype()) return Dispatch1(op, {a, b});  // no pair of handle copies
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));
   return Dispatch1(op, {ab.first, ab.second});
 }
@@ -261,13 +262,16 @@ StatusOr<const OpDef*> ForBool(const char* name, const OpDef& op, const Tensor& 
 namespace functional {
 
 StatusOr<Tensor> Add(const Tensor& a, const Tensor& b, double alpha) {
-  ASSIGN_OR_RETURN(auto ab, Promote(a, b));
-  ASSIGN_OR_RETURN(const OpDef* op, ForBool("add", kAdd, ab.first, alpha));
-  if (op == nullptr) return ab.first;  // bool + 0 * b
-  if (op != &kAdd) return Dispatch1(*op, {ab.first, ab.second});
+  if (a.dtype() != b.dtype()) {  // promoted, then the operands' own path (no handle copies)
+    ASSIGN_OR_RETURN(auto ab, Promote(a, b));
+    return Add(ab.first, ab.second, alpha);
+  }
+  ASSIGN_OR_RETURN(const OpDef* op, ForBool("add", kAdd, a, alpha));
+  if (op == nullptr) return a;  // bool + 0 * b
+  if (op != &kAdd) return Dispatch1(*op, {a, b});
   // alpha defaults to 1 in the kernels, the gradient and the lowering: no attribute then.
-  if (alpha == 1.0) return Dispatch1(kAdd, {ab.first, ab.second});
-  return Dispatch1(kAdd, {ab.first, ab.second}, {{"alpha", alpha}});
+  if (alpha == 1.0) return Dispatch1(kAdd, {a, b});
+  return Dispatch1(kAdd, {a, b}, {{"alpha", alpha}});
 }
 StatusOr<Tensor> Sub(const Tensor& a, const Tensor& b, double alpha) {
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));
@@ -275,9 +279,12 @@ StatusOr<Tensor> Sub(const Tensor& a, const Tensor& b, double alpha) {
   return Dispatch1(kSub, {ab.first, ab.second}, {{"alpha", alpha}});
 }
 StatusOr<Tensor> Mul(const Tensor& a, const Tensor& b) {
-  ASSIGN_OR_RETURN(auto ab, Promote(a, b));
-  ASSIGN_OR_RETURN(const OpDef* op, ForBool("mul", kMul, ab.first, 1.0));
-  return Dispatch1(*op, {ab.first, ab.second});
+  if (a.dtype() != b.dtype()) {
+    ASSIGN_OR_RETURN(auto ab, Promote(a, b));
+    return Mul(ab.first, ab.second);
+  }
+  ASSIGN_OR_RETURN(const OpDef* op, ForBool("mul", kMul, a, 1.0));
+  return Dispatch1(*op, {a, b});
 }
 StatusOr<Tensor> Div(const Tensor& a, const Tensor& b) {
   return TrueDivOp(kDiv, a, b);
