@@ -57,6 +57,12 @@ struct TensorAccess {
     r.impl_ = t.impl_ptr();
     return r;
   }
+  // Takes the handle over (no reference-count round trip): `t` is a result the caller owns.
+  static Tensor Out(RT::RTTensor&& t) {
+    Tensor r;
+    r.impl_ = std::move(const_cast<std::shared_ptr<RT::RTTensorImpl>&>(t.impl_ptr()));
+    return r;
+  }
 };
 // Public handle -> runtime tensor (undefined stays undefined); throws on undefined if `what`.
 inline RT::RTTensor In(const Tensor& t) {
@@ -65,6 +71,9 @@ inline RT::RTTensor In(const Tensor& t) {
 RT::RTTensor InDefined(const Tensor& t, const char* op);
 inline Tensor Out(const RT::RTTensor& t) {
   return TensorAccess::Out(t);
+}
+inline Tensor Out(RT::RTTensor&& t) {
+  return TensorAccess::Out(std::move(t));
 }
 inline Tensor Out(absl::StatusOr<RT::RTTensor>&& t) {
   return Out(Check(std::move(t)));

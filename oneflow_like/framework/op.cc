@@ -344,11 +344,34 @@ class Scratch {
 namespace {
 // Dispatch's body, writing the outputs into `outputs` (a TensorList, or one inline slot for
 // Dispatch1: no heap vector per call).
+// What DispatchTo asks of every input, found in one pass (the checks still run in its order).
+struct InputScan {
+  bool low = false;  // an f16/bf16 input
+  bool mixed_devices = false;
+  bool lazy = false;
+  bool non_contiguous = false;
+  bool requires_grad = false;
+};
+Status ScanInputs(const OpDef& op, const TensorList& inputs, InputScan* scan) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
+    if (!t.defined()) return CheckDefined(op, inputs);
+    const DType dtype = t.dtype();
+    scan->low |= dtype == DType::kF16 || dtype == DType::kBF16;
+    scan->mixed_devices |= t.device() != inputs[0].device();
+    scan->lazy |= t.is_lazy();
+    if (!op.strided_inputs) scan->non_contiguous |= !t.is_contiguous();
+    scan->requires_grad |= t.requires_grad();
+  }
+  return Status();
+}
+
 template <typename Outputs>
 Status DispatchTo(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
                   Outputs* out_list) {
   Outputs& outputs = *out_list;
-  RETURN_IF_ERROR(CheckDefined(op, inputs));
+  InputScan scan;
+  RETURN_IF_ERROR(ScanInputs(op, inputs, &scan));
   if (AutocastMaybeActive()) {
     ASSIGN_OR_RETURN(std::optional<TensorList> cast, AutocastInputs(op, inputs));
     if (cast) {
@@ -358,19 +381,17 @@ Status DispatchTo(const OpDef& op, const TensorList& inputs, const AttrMap& attr
     }
   }
   DType low;
-  if (NeedsF32Compute(op, inputs, &low)) {
+  if (scan.low && NeedsF32Compute(op, inputs, &low)) {
     ASSIGN_OR_RETURN(TensorList r, DispatchViaF32(op, inputs, attrs, low));
     outputs.assign(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
     return Status();
   }
-  if (!op.cross_device) RETURN_IF_ERROR(CheckSameDevice(op.name, inputs));
+  if (!op.cross_device && scan.mixed_devices) RETURN_IF_ERROR(CheckSameDevice(op.name, inputs));
   Scratch<std::vector<TensorMeta>> scratch;
   std::vector<TensorMeta>& metas = scratch.get();
   RETURN_IF_ERROR(op.infer(inputs, attrs, &metas));
   RETURN_IF_ERROR(CheckOutputsFit(op, metas));
-  bool lazy = t_tracing;
-  for (auto& t : inputs) lazy |= t.is_lazy();
-  if (lazy) {
+  if (t_tracing || scan.lazy) {
     if (!g_lazy_dispatch) return Internal("[%s] lazy tensor outside of a trace", op.name);
     ASSIGN_OR_RETURN(TensorList r, g_lazy_dispatch(op, inputs, attrs, metas, nullptr));
     outputs.assign(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
@@ -384,9 +405,7 @@ Status DispatchTo(const OpDef& op, const TensorList& inputs, const AttrMap& attr
     TensorList kin;
     const TensorList* ins = &inputs;
     if (!op.strided_inputs) {
-      bool need = false;
-      for (auto& t : inputs) need |= !t.is_contiguous();
-      if (need) {
+      if (scan.non_contiguous) {
         NoGradGuard g;
         for (auto& t : inputs) {
           if (t.is_contiguous()) {
@@ -406,7 +425,7 @@ Status DispatchTo(const OpDef& op, const TensorList& inputs, const AttrMap& attr
     if (op.cross_device && device.is_cpu() && !inputs.empty()) device = inputs[0].device();
     RETURN_IF_ERROR(Launch(op, *ins, attrs, outputs, device));
   }
-  if (op.grad && GradModeEnabled() && AnyRequiresGrad(inputs))
+  if (op.grad && scan.requires_grad && GradModeEnabled())
     RecordNode(op, inputs, attrs, TensorList(outputs.begin(), outputs.end()));
   return Status();
 }
