@@ -13,18 +13,20 @@
 #include "kernels/cpu/dnnl_conv.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/loops.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/conv.h"
 
 namespace oneflow_like {
 namespace kernels {
 namespace {
 
 // 4-d shapes give a 2-D geometry, 5-d ones a 3-D geometry (depth first).
-ConvGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& w, const Shape& y) {
-  const auto &st = a.Ints("stride"), &pd = a.Ints("padding"), &dl = a.Ints("dilation");
+ConvGeom GeomOf(const AttrMap& attrs, const Shape& x, const Shape& w, const Shape& y) {
+  const auto a = opdefs::ReadAttrs<opdefs::ConvAttrs>(attrs);
+  const auto &st = a.stride, &pd = a.padding, &dl = a.dilation;
   int o = x.ndim() == 5 ? 1 : 0;  // offset of H, W in the spatial dims
-  ConvGeom q{x[0],     x[1],      x[2 + o], x[3 + o],           w[0],  w[2 + o],
-             w[3 + o], y[2 + o],  y[3 + o], a.Int("groups", 1), st[o], st[1 + o],
-             pd[o],    pd[1 + o], dl[o],    dl[1 + o]};
+  ConvGeom q{x[0],     x[1],     x[2 + o], x[3 + o],  w[0],  w[2 + o],  w[3 + o], y[2 + o],
+             y[3 + o], a.groups, st[o],    st[1 + o], pd[o], pd[1 + o], dl[o],    dl[1 + o]};
   if (o) {
     q.vol = true;
     q.d = x[2], q.t = w[2], q.od = y[2], q.sd = st[0], q.pd = pd[0], q.dd = dl[0];

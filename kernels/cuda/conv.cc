@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "kernels/cuda/kernel_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/conv.h"
 
 namespace oneflow_like {
 namespace cuda {
@@ -29,15 +31,10 @@ struct ConvGeom {
   int64_t g;
 };
 
-ConvGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& w, const Shape& y) {
+ConvGeom GeomOf(const AttrMap& attrs, const Shape& x, const Shape& w, const Shape& y) {
   auto v = [](const Shape& s) { return std::vector<int64_t>(s.dims().begin(), s.dims().end()); };
-  return ConvGeom{v(x),
-                  v(w),
-                  v(y),
-                  a.Ints("stride"),
-                  a.Ints("padding"),
-                  a.Ints("dilation"),
-                  a.Int("groups", 1)};
+  auto a = opdefs::ReadAttrs<opdefs::ConvAttrs>(attrs);
+  return ConvGeom{v(x), v(w), v(y), a.stride, a.padding, a.dilation, a.groups};
 }
 
 std::vector<int> Packed(const std::vector<int>& dims) {  // row-major strides

@@ -1,14 +1,18 @@
-// Convolution family: schemas, gradient formulas and functional entries.
-// Attrs of every conv op: stride, padding, dilation (2 or 3 each: conv2d / conv3d), groups; the
-// grad-input op also carries "input_shape" and the grad-weight op "weight_shape".
+// Convolution family: the OpDefs of oneflow_like/opdefs/conv.def (generated below), the gradient
+// formula and the functional entries. Kernels: kernels/cpu/conv.cc, kernels/cuda/conv.cc.
 #include "oneflow_like/ops/conv.h"
 
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/reduce.h"
 #include "oneflow_like/ops/shape_ops.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/conv.h"
 
 namespace oneflow_like {
 namespace {
+
+using opdefs::ConvAttrs;
+using opdefs::Ints;
 
 int64_t OutSize(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
   return (in + 2 * p - d * (k - 1) - 1) / s + 1;
@@ -19,8 +23,9 @@ template <int kNd>
 Status InferConv(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
   const char* op = kNd == 2 ? "conv2d" : "conv3d";
   const Tensor &x = in[0], &w = in[1];
-  const auto &st = a.Ints("stride"), &pd = a.Ints("padding"), &dl = a.Ints("dilation");
-  int64_t g = a.Int("groups", 1);
+  const ConvAttrs attrs = opdefs::ReadAttrs<ConvAttrs>(a);
+  const auto &st = attrs.stride, &pd = attrs.padding, &dl = attrs.dilation;
+  const int64_t g = attrs.groups;
   if (x.ndim() != kNd + 2 || w.ndim() != kNd + 2)
     return InvalidArgument("[%s] expected input [N,C,%s] and weight [K,C/groups,%s], got %s and %s",
                            op, kNd == 2 ? "H,W" : "D,H,W", kNd == 2 ? "R,S" : "T,R,S",
@@ -53,47 +58,58 @@ Status InferConv(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>
   return Status();
 }
 
-Status InferFromAttr(const char* attr, const TensorList& in, const AttrMap& a,
-                     std::vector<TensorMeta>* out) {
-  out->push_back(
-      TensorMeta{Shape(absl::MakeConstSpan(a.Ints(attr))), in[0].dtype(), in[0].device()});
+// A backward op's output: x's dtype, the shape in its `shape` attribute.
+template <typename Attrs, Ints Attrs::*shape>
+Status InferFromAttr(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+  Ints dims = opdefs::ReadAttrs<Attrs>(a).*shape;
+  out->push_back(TensorMeta{Shape(absl::MakeConstSpan(dims)), in[0].dtype(), in[0].device()});
   return Status();
 }
-Status InferGradInput(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-  return InferFromAttr("input_shape", in, a, out);
-}
-Status InferGradWeight(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-  return InferFromAttr("weight_shape", in, a, out);
-}
 
-// convNd_grad_input(dy, w) -> dx;  convNd_grad_weight(dy, x) -> dw.
-const OpDef kConvGradInput =
-    OpSpec("conv2d_grad_input", InferGradInput).SaveInputs(false).SaveOutputs(false);
-const OpDef kConvGradWeight =
-    OpSpec("conv2d_grad_weight", InferGradWeight).SaveInputs(false).SaveOutputs(false);
-const OpDef kConv3dGradInput =
-    OpSpec("conv3d_grad_input", InferGradInput).SaveInputs(false).SaveOutputs(false);
-const OpDef kConv3dGradWeight =
-    OpSpec("conv3d_grad_weight", InferGradWeight).SaveInputs(false).SaveOutputs(false);
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_CONV(...)
+#define OFL_CONV_API(...)
+#define OFL_CONV_GRAD(name, Name, Attrs, shape)                                              \
+  const OpDef k##Name = OpSpec(#name, InferFromAttr<opdefs::Attrs, &opdefs::Attrs::shape>) \
+                            .SaveInputs(false)                                             \
+                            .SaveOutputs(false);
+#include "oneflow_like/opdefs/conv.def"
+#undef OFL_CONV_GRAD
+// clang-format on
 
 std::vector<int64_t> DimsOf(const Tensor& t) {
   return std::vector<int64_t>(t.shape().dims().begin(), t.shape().dims().end());
 }
 
+// A backward op's attributes: its forward op's, plus its output shape (set by the caller).
+template <typename GradAttrs>
+GradAttrs WithConvAttrs(const ConvAttrs& a) {
+  GradAttrs g;
+  g.stride = a.stride;
+  g.padding = a.padding;
+  g.dilation = a.dilation;
+  g.groups = a.groups;
+  return g;
+}
+
+// The table's grad column: dx and dw by the backward ops, the bias gradient by a sum.
 template <int kNd>
 StatusOr<TensorList> ConvGrad(const GradContext& c) {
-  const OpDef& gi = kNd == 2 ? kConvGradInput : kConv3dGradInput;
-  const OpDef& gw = kNd == 2 ? kConvGradWeight : kConv3dGradWeight;
+  const OpDef& gi = kNd == 2 ? kConv2dGradInput : kConv3dGradInput;
+  const OpDef& gw = kNd == 2 ? kConv2dGradWeight : kConv3dGradWeight;
   const Tensor& dy = c.grad_outputs[0];
+  const ConvAttrs a = opdefs::ReadAttrs<ConvAttrs>(c.attrs);
   TensorList r(c.inputs.size());
-  AttrMap a = c.attrs;
   if (c.needs_input_grad[0]) {
-    a.Set("input_shape", DimsOf(c.inputs[0]));
-    ASSIGN_OR_RETURN(r[0], Dispatch1(gi, {dy, c.inputs[1]}, a));
+    auto ga = WithConvAttrs<opdefs::ConvGradInputAttrs>(a);
+    ga.input_shape = DimsOf(c.inputs[0]);
+    ASSIGN_OR_RETURN(r[0], Dispatch1(gi, {dy, c.inputs[1]}, opdefs::ToAttrMap(ga)));
   }
   if (c.needs_input_grad[1]) {
-    a.Set("weight_shape", DimsOf(c.inputs[1]));
-    ASSIGN_OR_RETURN(r[1], Dispatch1(gw, {dy, c.inputs[0]}, a));
+    auto ga = WithConvAttrs<opdefs::ConvGradWeightAttrs>(a);
+    ga.weight_shape = DimsOf(c.inputs[1]);
+    ASSIGN_OR_RETURN(r[1], Dispatch1(gw, {dy, c.inputs[0]}, opdefs::ToAttrMap(ga)));
   }
   if (c.inputs.size() > 2 && c.needs_input_grad[2]) {
     std::vector<int64_t> dims{0};
@@ -103,25 +119,49 @@ StatusOr<TensorList> ConvGrad(const GradContext& c) {
   return r;
 }
 
-const OpDef kConv2d = OpSpec("conv2d", InferConv<2>).Grad(ConvGrad<2>).SaveOutputs(false);
-const OpDef kConv3d = OpSpec("conv3d", InferConv<3>).Grad(ConvGrad<3>).SaveOutputs(false);
-
 StatusOr<std::vector<int64_t>> Expand2(const char* op, const char* what,
                                        const std::vector<int64_t>& v, int n) {
   if (v.size() == 1) return std::vector<int64_t>(n, v[0]);
   if (static_cast<int>(v.size()) == n) return v;
   return InvalidArgument("[%s] %s must have 1 or %d values, got %d", op, what, n, int(v.size()));
 }
+// The functional entries' attributes: stride, padding and dilation with one value per spatial dim.
+StatusOr<ConvAttrs> AttrsOf(const char* op, const functional::ConvOptions& o, int nd) {
+  ConvAttrs a;
+  ASSIGN_OR_RETURN(a.stride, Expand2(op, "stride", o.stride, nd));
+  ASSIGN_OR_RETURN(a.padding, Expand2(op, "padding", o.padding, nd));
+  ASSIGN_OR_RETURN(a.dilation, Expand2(op, "dilation", o.dilation, nd));
+  a.groups = o.groups;
+  return a;
+}
 
-StatusOr<Tensor> RunConv(const Tensor& x, const Tensor& w, const Tensor& bias,
-                         std::vector<int64_t> st, std::vector<int64_t> pd, std::vector<int64_t> dl,
-                         int64_t groups, const OpDef& op = kConv2d) {
+StatusOr<Tensor> RunConv(const OpDef& op, const Tensor& x, const Tensor& w, const Tensor& bias,
+                         const ConvAttrs& a) {
   RETURN_IF_ERROR(CheckFloating(op.name, x));
   TensorList ins{x, w};
   if (bias.defined()) ins.push_back(bias);
-  return Dispatch1(op, ins,
-                   {{"stride", st}, {"padding", pd}, {"dilation", dl}, {"groups", groups}});
+  return Dispatch1(op, ins, opdefs::ToAttrMap(a));
 }
+
+#define OFL_CONV_SAVE_IN_inputs true
+#define OFL_CONV_SAVE_OUT_inputs false
+// clang-format off
+#define OFL_CONV_GRAD(...)
+#define OFL_CONV(name, Name, nd, grad, save)                                               \
+  const OpDef k##Name = OpSpec(#name, InferConv<nd>)                                       \
+                            .Grad(grad)                                                    \
+                            .SaveInputs(OFL_CONV_SAVE_IN_##save)                           \
+                            .SaveOutputs(OFL_CONV_SAVE_OUT_##save);                        \
+  StatusOr<Tensor> Run##Name(const Tensor& x, const Tensor& w, const Tensor& bias,         \
+                             const ConvAttrs& a) {                                         \
+    return RunConv(k##Name, x, w, bias, a);                                                \
+  }
+#include "oneflow_like/opdefs/conv.def"
+#undef OFL_CONV
+#undef OFL_CONV_GRAD
+#undef OFL_CONV_API
+#undef OFL_ATTRS
+// clang-format on
 
 }  // namespace
 
@@ -129,18 +169,14 @@ namespace functional {
 
 StatusOr<Tensor> Conv2d(const Tensor& x, const Tensor& w, const Tensor& bias,
                         const ConvOptions& opt) {
-  ASSIGN_OR_RETURN(auto st, Expand2("conv2d", "stride", opt.stride, 2));
-  ASSIGN_OR_RETURN(auto pd, Expand2("conv2d", "padding", opt.padding, 2));
-  ASSIGN_OR_RETURN(auto dl, Expand2("conv2d", "dilation", opt.dilation, 2));
-  return RunConv(x, w, bias, st, pd, dl, opt.groups);
+  ASSIGN_OR_RETURN(ConvAttrs a, AttrsOf("conv2d", opt, 2));
+  return RunConv2d(x, w, bias, a);
 }
 
 StatusOr<Tensor> Conv3d(const Tensor& x, const Tensor& w, const Tensor& bias,
                         const ConvOptions& opt) {
-  ASSIGN_OR_RETURN(auto st, Expand2("conv3d", "stride", opt.stride, 3));
-  ASSIGN_OR_RETURN(auto pd, Expand2("conv3d", "padding", opt.padding, 3));
-  ASSIGN_OR_RETURN(auto dl, Expand2("conv3d", "dilation", opt.dilation, 3));
-  return RunConv(x, w, bias, st, pd, dl, opt.groups, kConv3d);
+  ASSIGN_OR_RETURN(ConvAttrs a, AttrsOf("conv3d", opt, 3));
+  return RunConv3d(x, w, bias, a);
 }
 
 StatusOr<Tensor> Conv1d(const Tensor& x, const Tensor& w, const Tensor& bias,
@@ -149,12 +185,13 @@ StatusOr<Tensor> Conv1d(const Tensor& x, const Tensor& w, const Tensor& bias,
     return InvalidArgument(
         "[conv1d] expected input [N,C,L] and weight [K,C/groups,S], got %s and %s", x.meta_string(),
         w.meta_string());
-  ASSIGN_OR_RETURN(auto st, Expand2("conv1d", "stride", opt.stride, 1));
-  ASSIGN_OR_RETURN(auto pd, Expand2("conv1d", "padding", opt.padding, 1));
-  ASSIGN_OR_RETURN(auto dl, Expand2("conv1d", "dilation", opt.dilation, 1));
+  ASSIGN_OR_RETURN(ConvAttrs a, AttrsOf("conv1d", opt, 1));
+  a.stride.insert(a.stride.begin(), 1);  // the height-1 image's dim
+  a.padding.insert(a.padding.begin(), 0);
+  a.dilation.insert(a.dilation.begin(), 1);
   ASSIGN_OR_RETURN(Tensor x4, Reshape(x, Shape{x.dim(0), x.dim(1), 1, x.dim(2)}));
   ASSIGN_OR_RETURN(Tensor w4, Reshape(w, Shape{w.dim(0), w.dim(1), 1, w.dim(2)}));
-  ASSIGN_OR_RETURN(Tensor y, RunConv(x4, w4, bias, {1, st[0]}, {0, pd[0]}, {1, dl[0]}, opt.groups));
+  ASSIGN_OR_RETURN(Tensor y, RunConv2d(x4, w4, bias, a));
   return Reshape(y, Shape{y.dim(0), y.dim(1), y.dim(3)});
 }
 

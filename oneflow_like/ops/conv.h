@@ -5,14 +5,14 @@
 #include <vector>
 
 #include "oneflow_like/framework/op.h"
+#include "oneflow_like/opdefs/conv.h"
 
 namespace oneflow_like {
 namespace functional {
 
-struct ConvOptions {
-  std::vector<int64_t> stride{1}, padding{0}, dilation{1};  // one value, or one per spatial dim
-  int64_t groups = 1;
-};
+// stride, padding, dilation (one value, or one per spatial dim) and groups, with the defaults
+// of oneflow_like/opdefs/conv.def.
+using ConvOptions = opdefs::ConvAttrs;
 
 // x [N, C, L], w [K, C/groups, S], bias [K] or undefined -> [N, K, L'].
 StatusOr<Tensor> Conv1d(const Tensor& x, const Tensor& w, const Tensor& bias,

@@ -1,8 +1,7 @@
-// Bindings of the NN op families (conv, pool, softmax, loss, nn_misc; norm: ops_norm.cc):
-// module-level functions with torch.nn.functional signatures, also placed in `_C.nn_functional`
-// (where nn/functional.py looks for ops whose torch top-level signature differs), and Tensor
-// methods.
-#include "oneflow_like/ops/conv.h"
+// Bindings of the NN op families (pool, softmax, loss, nn_misc; conv and norm: ops_conv.cc and
+// ops_norm.cc, from their op tables): module-level functions with torch.nn.functional signatures,
+// also placed in `_C.nn_functional` (where nn/functional.py looks for ops whose torch top-level
+// signature differs), and Tensor methods.
 #include "oneflow_like/ops/loss.h"
 #include "oneflow_like/ops/nn_misc.h"
 #include "oneflow_like/ops/pool.h"
@@ -16,28 +15,6 @@ namespace F = functional;
 
 Tensor OptTensor(const py::object& o) {
   return o.is_none() ? Tensor() : o.cast<Tensor>();
-}
-
-Tensor Conv(int nd, const Tensor& x, const Tensor& w, const py::object& bias,
-            const py::object& stride, const py::object& padding, const py::object& dilation,
-            int64_t groups) {
-  F::ConvOptions o;
-  o.stride = ParseIntList(stride);
-  if (py::isinstance<py::str>(padding)) {
-    std::string mode = padding.cast<std::string>();
-    if (mode == "valid")
-      o.padding = {0};
-    else
-      throw py::value_error("[conv" + std::to_string(nd) + "d] padding mode '" + mode +
-                            "' is not supported");
-  } else {
-    o.padding = ParseIntList(padding);
-  }
-  o.dilation = ParseIntList(dilation);
-  o.groups = groups;
-  if (nd == 3) return Unwrap(F::Conv3d(x, w, OptTensor(bias), o));
-  return Unwrap(nd == 1 ? F::Conv1d(x, w, OptTensor(bias), o)
-                        : F::Conv2d(x, w, OptTensor(bias), o));
 }
 
 F::NllOptions NllOpts(const py::object& weight, int64_t ignore_index, const std::string& reduction,
@@ -75,24 +52,6 @@ void Define(py::module_& m) {
   m.def(
       "log_softmax", [](const Tensor& x, int64_t dim) { return Unwrap(F::LogSoftmax(x, dim)); },
       py::arg("input"), py::arg("dim") = -1);
-  m.def(
-      "conv1d",
-      [](const Tensor& x, const Tensor& w, py::object b, py::object s, py::object p, py::object d,
-         int64_t g) { return Conv(1, x, w, b, s, p, d, g); },
-      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
-      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
-  m.def(
-      "conv2d",
-      [](const Tensor& x, const Tensor& w, py::object b, py::object s, py::object p, py::object d,
-         int64_t g) { return Conv(2, x, w, b, s, p, d, g); },
-      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
-      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
-  m.def(
-      "conv3d",
-      [](const Tensor& x, const Tensor& w, py::object b, py::object s, py::object p, py::object d,
-         int64_t g) { return Conv(3, x, w, b, s, p, d, g); },
-      py::arg("input"), py::arg("weight"), py::arg("bias") = py::none(), py::arg("stride") = 1,
-      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("groups") = 1);
   m.def(
       "cross_entropy",
       [](const Tensor& x, const Tensor& t, py::object w, int64_t ignore, const std::string& red,

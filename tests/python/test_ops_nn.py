@@ -547,6 +547,30 @@ def test_every_norm_api_is_tested_and_declared_once():
     assert "eps: float = 1e-05" in flow._C.layer_norm.__doc__
 
 
+# ---- the conv table (oneflow_like/opdefs/conv.def) ----------------------------------------------
+
+
+def test_every_conv_api_is_declared_once_with_the_table_defaults():
+    table = flow._C._conv_table()
+    assert [(a["name"], a["nd"]) for a in table["apis"]] == [
+        ("conv1d", 1),
+        ("conv2d", 2),
+        ("conv3d", 3),
+    ]
+    ops = {o["name"]: o for o in table["ops"]}
+    assert ops["conv2d"]["attrs"] == {"stride": [1], "padding": [0], "dilation": [1], "groups": 1}
+    assert ops["conv3d"]["save"] == "inputs" and ops["conv3d_grad_weight"]["grad"] == "NoGrad"
+    assert ops["conv2d_grad_input"]["attrs"]["input_shape"] == []
+    for name in ("conv1d", "conv2d", "conv3d"):
+        doc = getattr(flow._C, name).__doc__
+        assert doc == getattr(flow._C.nn_functional, name).__doc__
+        assert (
+            "stride: object = 1, padding: object = 0, dilation: object = 1, groups: int = 1" in doc
+        )
+    with pytest.raises(ValueError, match=r"\[conv3d\] padding mode 'same' is not supported"):
+        flow._C.conv3d(flow.zeros(1, 1, 2, 2, 2), flow.zeros(1, 1, 1, 1, 1), padding="same")
+
+
 # ---- embedding, dropout, attention --------------------------------------------------------------
 
 

@@ -18,6 +18,8 @@
 // The CPU backend runs these as oneDNN forward / backward_data / backward_weights
 // (compiler/backends/cpu/conv_thunk.h). dtypes other than f32/f64 keep the kernel call.
 #include "oneflow_like/lazy/lowering/lowering_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/conv.h"
 
 namespace oneflow_like {
 namespace lazy {
@@ -42,14 +44,10 @@ StatusOr<HloInstruction*> SliceDim1(LowerCtx& ctx, HloInstruction* h, int64_t di
   return ctx.b().Slice(h, sl);
 }
 
-struct Attrs {
-  std::vector<int64_t> stride, padding, dilation;
-  int64_t groups;
-};
+using Attrs = opdefs::ConvAttrs;
 
-StatusOr<Attrs> ReadAttrs(const TracedOp& op) {
-  Attrs a{op.attrs.Ints("stride"), op.attrs.Ints("padding"), op.attrs.Ints("dilation"),
-          op.attrs.Int("groups", 1)};
+StatusOr<Attrs> ConvAttrsOf(const TracedOp& op) {
+  Attrs a = opdefs::ReadAttrs<Attrs>(op.attrs);
   if (a.stride.size() != 2 || a.padding.size() != 2 || a.dilation.size() != 2 || a.groups < 1)
     return InvalidArgument("[%s] expected 2 strides, paddings and dilations and groups >= 1",
                            op.op->name);
@@ -59,7 +57,7 @@ StatusOr<Attrs> ReadAttrs(const TracedOp& op) {
 Status LowerConv2d(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   if (!Lowerable(m.dtype)) return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(Attrs a, ReadAttrs(op));
+  ASSIGN_OR_RETURN(Attrs a, ConvAttrsOf(op));
   const Shape& ws = ctx.in_meta(op, 1).shape;
   std::vector<WindowDim> win(2);
   for (int i = 0; i < 2; ++i)
@@ -83,7 +81,7 @@ Status LowerConv2d(LowerCtx& ctx, const TracedOp& op) {
 Status LowerConv2dGradInput(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   if (!Lowerable(m.dtype)) return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(Attrs a, ReadAttrs(op));
+  ASSIGN_OR_RETURN(Attrs a, ConvAttrsOf(op));
   const Shape &dys = ctx.in_meta(op, 0).shape, &ws = ctx.in_meta(op, 1).shape, &xs = m.shape;
   if (dys.ndim() != 4 || ws.ndim() != 4 || xs.ndim() != 4)
     return InvalidArgument("[conv2d_grad_input] expected dy, w and dx of rank 4, got %s, %s and %s",
@@ -115,7 +113,7 @@ Status LowerConv2dGradInput(LowerCtx& ctx, const TracedOp& op) {
 Status LowerConv2dGradWeight(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   if (!Lowerable(m.dtype)) return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(Attrs a, ReadAttrs(op));
+  ASSIGN_OR_RETURN(Attrs a, ConvAttrsOf(op));
   const Shape &dys = ctx.in_meta(op, 0).shape, &xs = ctx.in_meta(op, 1).shape, &ws = m.shape;
   if (dys.ndim() != 4 || ws.ndim() != 4 || xs.ndim() != 4)
     return InvalidArgument(
