@@ -8,6 +8,8 @@
 #endif
 
 #include "kernels/cpu/loops.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/pool.h"
 
 namespace oneflow_like {
 namespace kernels {
@@ -20,14 +22,19 @@ struct PoolGeom {
   int64_t in_plane() const { return d * h * w; }
   int64_t out_plane() const { return od * oh * ow; }
 };
-// x, y: [N, C, H, W] or [N, C, D, H, W]; the window attrs have one value per spatial dim.
-PoolGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& y, bool windows = true) {
+// x, y: [N, C, H, W] or [N, C, D, H, W]: the planes and their sizes (all an adaptive pool needs).
+PoolGeom PlaneGeom(const Shape& x, const Shape& y) {
   int o = x.ndim() == 5 ? 1 : 0;
   PoolGeom q{x[0] * x[1], x[2 + o], x[3 + o], y[2 + o], y[3 + o], 1, 1, 1, 1, 0, 0, 1, 1};
   if (o) q.d = x[2], q.od = y[2];
-  if (!windows) return q;
-  const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"),
-             &d = a.Ints("dilation");
+  return q;
+}
+// And the windows: PoolAttrs (the backward ops' PoolGradAttrs read as PoolAttrs), one value per
+// spatial dim.
+PoolGeom GeomOf(const opdefs::PoolAttrs& a, const Shape& x, const Shape& y) {
+  PoolGeom q = PlaneGeom(x, y);
+  int o = x.ndim() == 5 ? 1 : 0;
+  const auto &k = a.kernel, &s = a.stride, &p = a.padding, &d = a.dilation;
   q.kh = k[o], q.kw = k[1 + o], q.sh = s[o], q.sw = s[1 + o], q.ph = p[o], q.pw = p[1 + o];
   q.dh = d[o], q.dw = d[1 + o];
   if (o) q.kd = k[0], q.sd = s[0], q.pd = p[0], q.dd = d[0];
@@ -114,7 +121,8 @@ inline bool MaxPool2x2PlaneSimd(const T*, T*, int64_t*, int64_t, int64_t, int64_
 
 Status MaxPoolKernel(KernelContext& ctx) {
   const TensorView& x = ctx.input(0);
-  PoolGeom q = GeomOf(ctx.attrs(), x.shape, ctx.output(0).shape);
+  const auto a = opdefs::ReadAttrs<opdefs::PoolAttrs>(ctx.attrs());
+  PoolGeom q = GeomOf(a, x.shape, ctx.output(0).shape);
   OFL_POOL_FLOAT(ctx.op(), x.dtype, {
     using T = scalar_t;
     const T* in = x.ptr<const T>();
@@ -265,9 +273,10 @@ inline Window AvgWindow(const PoolGeom& q, int64_t od, int64_t oh, int64_t ow, b
 
 Status AvgPoolKernel(KernelContext& ctx) {
   const TensorView& x = ctx.input(0);
-  PoolGeom q = GeomOf(ctx.attrs(), x.shape, ctx.output(0).shape);
-  bool inc = ctx.attrs().Bool("count_include_pad");
-  int64_t dv = ctx.attrs().Int("divisor_override");
+  const auto a = opdefs::ReadAttrs<opdefs::PoolAttrs>(ctx.attrs());
+  PoolGeom q = GeomOf(a, x.shape, ctx.output(0).shape);
+  const bool inc = a.count_include_pad;
+  const int64_t dv = a.divisor_override;
   OFL_POOL_FLOAT(ctx.op(), x.dtype, {
     using T = scalar_t;
     const T* in = x.ptr<const T>();
@@ -298,9 +307,10 @@ Status AvgPoolKernel(KernelContext& ctx) {
 
 Status AvgPoolGradKernel(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &dx = ctx.output(0);
-  PoolGeom q = GeomOf(ctx.attrs(), dx.shape, dy.shape);
-  bool inc = ctx.attrs().Bool("count_include_pad");
-  int64_t dv = ctx.attrs().Int("divisor_override");
+  const auto a = opdefs::ReadAttrs<opdefs::PoolAttrs>(ctx.attrs());
+  PoolGeom q = GeomOf(a, dx.shape, dy.shape);
+  const bool inc = a.count_include_pad;
+  const int64_t dv = a.divisor_override;
   OFL_POOL_FLOAT(ctx.op(), dy.dtype, {
     using T = scalar_t;
     const T* g = dy.ptr<const T>();
@@ -342,7 +352,7 @@ template <bool kGrad>
 Status AdaptiveKernel(KernelContext& ctx) {
   const TensorView &x = kGrad ? ctx.output(0) : ctx.input(0),
                    &y = kGrad ? ctx.input(0) : ctx.output(0);
-  PoolGeom q = GeomOf(ctx.attrs(), x.shape, y.shape, false);
+  PoolGeom q = PlaneGeom(x.shape, y.shape);
   OFL_POOL_FLOAT(ctx.op(), x.dtype, {
     using T = scalar_t;
     T* xs = static_cast<T*>(x.data);

@@ -2,6 +2,8 @@
 // NCHW (NCDHW for the *3d ops) contiguous f32/f64; geometry from the attrs and the shapes the
 // schema inferred.
 #include "kernels/cuda/kernel_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/pool.h"
 
 namespace oneflow_like {
 namespace cuda {
@@ -9,16 +11,18 @@ namespace {
 
 using kernels::KernelContext;
 using kernels::TensorView;
+using opdefs::PoolAttrs;
 
 // The attrs hold one window value per spatial dim of `x`.
-bool HasWindows(const AttrMap& a, const Shape& x) {
-  for (const char* n : {"kernel", "stride", "padding", "dilation"})
-    if (static_cast<int64_t>(a.Ints(n).size()) != x.ndim() - 2) return false;
+bool HasWindows(const PoolAttrs& a, const Shape& x) {
+  for (const auto* v : {&a.kernel, &a.stride, &a.padding, &a.dilation})
+    if (static_cast<int64_t>(v->size()) != x.ndim() - 2) return false;
   return true;
 }
 
-// x: the (forward) input [N, C, (D,) H, W]; y: the (forward) output [N, C, (OD,) OH, OW].
-PoolGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& y, bool windows) {
+// x: the (forward) input [N, C, (D,) H, W]; y: the (forward) output [N, C, (OD,) OH, OW]: the
+// planes and their sizes (all an adaptive pool needs).
+PoolGeom PlaneGeom(const Shape& x, const Shape& y) {
   int o = x.ndim() == 5 ? 1 : 0;
   PoolGeom q;
   q.planes = x[0] * x[1];
@@ -27,9 +31,14 @@ PoolGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& y, bool windows) 
   q.oh = y[2 + o];
   q.ow = y[3 + o];
   if (o) q.d = x[2], q.od = y[2];
-  if (windows && HasWindows(a, x)) {
-    const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"),
-               &d = a.Ints("dilation");
+  return q;
+}
+// And the windows of `a` where it has them (the backward ops' PoolGradAttrs read as PoolAttrs).
+PoolGeom GeomOf(const PoolAttrs& a, const Shape& x, const Shape& y) {
+  PoolGeom q = PlaneGeom(x, y);
+  if (HasWindows(a, x)) {
+    int o = x.ndim() == 5 ? 1 : 0;
+    const auto &k = a.kernel, &s = a.stride, &p = a.padding, &d = a.dilation;
     q.kh = k[o], q.kw = k[1 + o], q.sh = s[o], q.sw = s[1 + o], q.ph = p[o], q.pw = p[1 + o],
     q.dh = d[o], q.dw = d[1 + o];
     if (o) q.kd = k[0], q.sd = s[0], q.pd = p[0], q.dd = d[0];
@@ -40,9 +49,10 @@ PoolGeom GeomOf(const AttrMap& a, const Shape& x, const Shape& y, bool windows) 
 Status MaxPool(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &y = ctx.output(0);
   RETURN_IF_ERROR(CheckNnFloat(ctx.op(), x.dtype));
-  if (!HasWindows(ctx.attrs(), x.shape))
+  const auto a = opdefs::ReadAttrs<PoolAttrs>(ctx.attrs());
+  if (!HasWindows(a, x.shape))
     return InvalidArgument("[%s] expected kernel, stride, padding and dilation attrs", ctx.op());
-  PoolGeom q = GeomOf(ctx.attrs(), x.shape, y.shape, true);
+  PoolGeom q = GeomOf(a, x.shape, y.shape);
   return Launched(ctx.op(), LaunchMaxPool(ToScalarType(x.dtype), q, x.data, y.data,
                                           ctx.output(1).ptr<int64_t>(), StreamOf(ctx)));
 }
@@ -52,8 +62,9 @@ Status MaxPool(KernelContext& ctx) {
 Status MaxPoolGrad(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &dx = ctx.output(0);
   RETURN_IF_ERROR(CheckNnFloat(ctx.op(), dy.dtype));
-  PoolGeom q = GeomOf(ctx.attrs(), dx.shape, dy.shape, true);
-  if (!HasWindows(ctx.attrs(), dx.shape)) {  // no window attrs: every output is a candidate
+  const auto a = opdefs::ReadAttrs<PoolAttrs>(ctx.attrs());
+  PoolGeom q = GeomOf(a, dx.shape, dy.shape);
+  if (!HasWindows(a, dx.shape)) {  // no window attrs: every output is a candidate
     q.sd = q.sh = q.sw = q.dd = q.dh = q.dw = 1;
     q.pd = q.od, q.ph = q.oh, q.pw = q.ow;
     q.kd = q.d + q.od + 1, q.kh = q.h + q.oh + 1, q.kw = q.w + q.ow + 1;
@@ -67,22 +78,19 @@ template <bool kGrad>
 Status AvgPool(KernelContext& ctx) {
   const TensorView &in = ctx.input(0), &out = ctx.output(0);
   RETURN_IF_ERROR(CheckNnFloat(ctx.op(), in.dtype));
-  if (!HasWindows(ctx.attrs(), kGrad ? out.shape : in.shape))
+  const auto a = opdefs::ReadAttrs<PoolAttrs>(ctx.attrs());
+  if (!HasWindows(a, kGrad ? out.shape : in.shape))
     return InvalidArgument("[%s] expected kernel, stride, padding and dilation attrs", ctx.op());
-  PoolGeom q = kGrad ? GeomOf(ctx.attrs(), out.shape, in.shape, true)
-                     : GeomOf(ctx.attrs(), in.shape, out.shape, true);
-  return Launched(
-      ctx.op(),
-      LaunchAvgPool(ToScalarType(in.dtype), kGrad, q, ctx.attrs().Bool("count_include_pad"),
-                    ctx.attrs().Int("divisor_override"), in.data, out.data, StreamOf(ctx)));
+  PoolGeom q = kGrad ? GeomOf(a, out.shape, in.shape) : GeomOf(a, in.shape, out.shape);
+  return Launched(ctx.op(), LaunchAvgPool(ToScalarType(in.dtype), kGrad, q, a.count_include_pad,
+                                          a.divisor_override, in.data, out.data, StreamOf(ctx)));
 }
 
 template <bool kGrad>
 Status AdaptivePool(KernelContext& ctx) {
   const TensorView &in = ctx.input(0), &out = ctx.output(0);
   RETURN_IF_ERROR(CheckNnFloat(ctx.op(), in.dtype));
-  PoolGeom q = kGrad ? GeomOf(ctx.attrs(), out.shape, in.shape, false)
-                     : GeomOf(ctx.attrs(), in.shape, out.shape, false);
+  PoolGeom q = kGrad ? PlaneGeom(out.shape, in.shape) : PlaneGeom(in.shape, out.shape);
   return Launched(ctx.op(), LaunchAdaptiveAvgPool(ToScalarType(in.dtype), kGrad, q, in.data,
                                                   out.data, StreamOf(ctx)));
 }

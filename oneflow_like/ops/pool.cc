@@ -1,14 +1,20 @@
-// Pooling family: schemas, gradient formulas and functional entries. The *2d ops see 4-d NCHW
-// inputs, the *3d ops 5-d NCDHW (unbatched inputs are unsqueezed by the functional entries).
-// Attrs: kernel, stride, padding, dilation (one per spatial dim), ceil_mode, count_include_pad,
-// divisor_override; adaptive: output_size (one per spatial dim).
+// Pooling family: the OpDefs of oneflow_like/opdefs/pool.def and their functional entries
+// (generated below), the gradient formulas, and the 1-d entries (the 2-d ops over a height-1
+// image). The *2d ops see 4-d NCHW inputs, the *3d ops 5-d NCDHW (unbatched inputs are unsqueezed
+// by the functional entries). Kernels: kernels/cpu/pool.cc, kernels/cuda/pool.*.
 #include "oneflow_like/ops/pool.h"
 
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/shape_ops.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/pool.h"
 
 namespace oneflow_like {
 namespace {
+
+using opdefs::AdaptivePoolAttrs;
+using opdefs::Ints;
+using opdefs::PoolAttrs;
 
 int64_t PoolOut(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
   int64_t num = in + 2 * p - d * (k - 1) - 1;
@@ -19,13 +25,16 @@ int64_t PoolOut(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool cei
   return out;
 }
 
-Status InferPool(const char* op, const TensorList& in, const AttrMap& a,
-                 std::vector<TensorMeta>* out, bool with_indices) {
+// ---- the table's kind column: the forward ops' outputs ------------------------------------------
+
+// max / avg: y [N, C, *windows] in x's dtype (max: and its int64 indices).
+Status InferWindows(const char* op, int nd, bool with_indices, const TensorList& in,
+                    const AttrMap& m, std::vector<TensorMeta>* out) {
   const Tensor& x = in[0];
-  const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"),
-             &d = a.Ints("dilation");
-  const int nd = static_cast<int>(k.size());  // spatial dims: 2 or 3
-  if (x.ndim() != nd + 2 || s.size() != k.size() || p.size() != k.size() || d.size() != k.size())
+  const PoolAttrs a = opdefs::ReadAttrs<PoolAttrs>(m);
+  const Ints &k = a.kernel, &s = a.stride, &p = a.padding, &d = a.dilation;
+  const size_t n = nd;
+  if (x.ndim() != nd + 2 || k.size() != n || s.size() != n || p.size() != n || d.size() != n)
     return InvalidArgument(
         "[%s] expected a %d-d input and %d kernel/stride/padding/dilation values, "
         "got %s",
@@ -40,7 +49,7 @@ Status InferPool(const char* op, const TensorList& in, const AttrMap& a,
                              k[i]);
   }
   for (int i = 0; i < nd; ++i) {
-    os.push_back(PoolOut(x.dim(2 + i), k[i], s[i], p[i], d[i], a.Bool("ceil_mode")));
+    os.push_back(PoolOut(x.dim(2 + i), k[i], s[i], p[i], d[i], a.ceil_mode));
     if (os.back() < 1)
       return InvalidArgument("[%s] input %s is too small for kernel size %d in dim %d (output %d)",
                              op, x.meta_string(), k[i], 2 + i, os.back());
@@ -50,80 +59,98 @@ Status InferPool(const char* op, const TensorList& in, const AttrMap& a,
   if (with_indices) out->push_back(TensorMeta{ys, DType::kI64, x.device()});
   return Status();
 }
-
-// Grad ops: output has the forward input's shape (attr "input_shape").
-Status InferToInput(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-  out->push_back(
-      TensorMeta{Shape(absl::MakeConstSpan(a.Ints("input_shape"))), in[0].dtype(), in[0].device()});
-  return Status();
+Status Infer_max(const char* op, int nd, const TensorList& in, const AttrMap& m,
+                 std::vector<TensorMeta>* out) {
+  return InferWindows(op, nd, true, in, m, out);
 }
-
-AttrMap WithInputShape(const AttrMap& a, const Tensor& x) {
-  AttrMap r = a;
-  r.Set("input_shape", std::vector<int64_t>(x.shape().dims().begin(), x.shape().dims().end()));
-  return r;
+Status Infer_avg(const char* op, int nd, const TensorList& in, const AttrMap& m,
+                 std::vector<TensorMeta>* out) {
+  return InferWindows(op, nd, false, in, m, out);
 }
-
-// max_poolNd_grad(dy, indices) -> dx;  avg_poolNd_grad(dy) -> dx;
-// adaptive_avg_poolNd_grad(dy) -> dx.
-const OpDef kMaxPoolGrad =
-    OpSpec("max_pool2d_grad", InferToInput).SaveInputs(false).SaveOutputs(false);
-const OpDef kAvgPoolGrad =
-    OpSpec("avg_pool2d_grad", InferToInput).SaveInputs(false).SaveOutputs(false);
-const OpDef kAdaptiveGrad =
-    OpSpec("adaptive_avg_pool2d_grad", InferToInput).SaveInputs(false).SaveOutputs(false);
-const OpDef kMaxPool3dGrad =
-    OpSpec("max_pool3d_grad", InferToInput).SaveInputs(false).SaveOutputs(false);
-const OpDef kAvgPool3dGrad =
-    OpSpec("avg_pool3d_grad", InferToInput).SaveInputs(false).SaveOutputs(false);
-const OpDef kAdaptive3dGrad =
-    OpSpec("adaptive_avg_pool3d_grad", InferToInput).SaveInputs(false).SaveOutputs(false);
-
-template <int kNd>
-Status InferMaxPool(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-  return InferPool(kNd == 2 ? "max_pool2d" : "max_pool3d", in, a, out, true);
-}
-template <int kNd>
-Status InferAvgPool(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-  return InferPool(kNd == 2 ? "avg_pool2d" : "avg_pool3d", in, a, out, false);
-}
-Status InferAdaptive(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+// adaptive: y [N, C, *output_size] in x's dtype.
+Status Infer_adaptive(const char*, int, const TensorList& in, const AttrMap& m,
+                      std::vector<TensorMeta>* out) {
   std::vector<int64_t> os{in[0].dim(0), in[0].dim(1)};
-  for (int64_t v : a.Ints("output_size")) os.push_back(v);
+  for (int64_t v : opdefs::ReadAttrs<AdaptivePoolAttrs>(m).output_size) os.push_back(v);
   out->push_back(TensorMeta{Shape(absl::MakeConstSpan(os)), in[0].dtype(), in[0].device()});
   return Status();
 }
 
+// The backward ops: dx in dy's dtype and the forward input's shape (attribute input_shape).
+template <typename Attrs>
+Status InferToInput(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+  const Ints dims = opdefs::ReadAttrs<Attrs>(m).input_shape;
+  out->push_back(TensorMeta{Shape(absl::MakeConstSpan(dims)), in[0].dtype(), in[0].device()});
+  return Status();
+}
+
+// max_poolNd_grad(dy, indices) -> dx;  avg_poolNd_grad(dy) -> dx;
+// adaptive_avg_poolNd_grad(dy) -> dx.
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_POOL(...)
+#define OFL_POOL_API(...)
+#define OFL_POOL_GRAD(name, Name, nd, Attrs)                                    \
+  const OpDef k##Name = OpSpec(#name, InferToInput<opdefs::Attrs>)              \
+                            .SaveInputs(false)                                  \
+                            .SaveOutputs(false);
+#include "oneflow_like/opdefs/pool.def"
+#undef OFL_POOL_GRAD
+#undef OFL_POOL
+// clang-format on
+
+// ---- gradient formulas (the table's grad column) ------------------------------------------------
+
+// A backward op's attributes: its forward op's (read as the backward op's struct) plus the
+// forward input's shape.
+template <typename GradAttrs>
+AttrMap GradAttrMap(const GradContext& c) {
+  GradAttrs g = opdefs::ReadAttrs<GradAttrs>(c.attrs);
+  const Shape& x = c.inputs[0].shape();
+  g.input_shape = Ints(x.dims().begin(), x.dims().end());
+  return opdefs::ToAttrMap(g);
+}
+
 template <int kNd>
 StatusOr<TensorList> MaxPoolGrad(const GradContext& c) {
-  ASSIGN_OR_RETURN(
-      Tensor g, Dispatch1(kNd == 2 ? kMaxPoolGrad : kMaxPool3dGrad,
-                          {c.grad_outputs[0], c.outputs[1]}, WithInputShape(c.attrs, c.inputs[0])));
+  ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNd == 2 ? kMaxPool2dGrad : kMaxPool3dGrad,
+                                       {c.grad_outputs[0], c.outputs[1]},
+                                       GradAttrMap<opdefs::PoolGradAttrs>(c)));
   return TensorList{g};
 }
 template <int kNd>
 StatusOr<TensorList> AvgPoolGrad(const GradContext& c) {
-  ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNd == 2 ? kAvgPoolGrad : kAvgPool3dGrad,
-                                       {c.grad_outputs[0]}, WithInputShape(c.attrs, c.inputs[0])));
+  ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNd == 2 ? kAvgPool2dGrad : kAvgPool3dGrad,
+                                       {c.grad_outputs[0]}, GradAttrMap<opdefs::PoolGradAttrs>(c)));
   return TensorList{g};
 }
 template <int kNd>
 StatusOr<TensorList> AdaptiveGrad(const GradContext& c) {
-  ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNd == 2 ? kAdaptiveGrad : kAdaptive3dGrad,
-                                       {c.grad_outputs[0]}, WithInputShape(c.attrs, c.inputs[0])));
+  ASSIGN_OR_RETURN(Tensor g,
+                   Dispatch1(kNd == 2 ? kAdaptiveAvgPool2dGrad : kAdaptiveAvgPool3dGrad,
+                             {c.grad_outputs[0]}, GradAttrMap<opdefs::AdaptivePoolGradAttrs>(c)));
   return TensorList{g};
 }
 
-const OpDef kMaxPool = OpSpec("max_pool2d", InferMaxPool<2>).Grad(MaxPoolGrad<2>);
-const OpDef kAvgPool =
-    OpSpec("avg_pool2d", InferAvgPool<2>).Grad(AvgPoolGrad<2>).SaveOutputs(false);
-const OpDef kAdaptive =
-    OpSpec("adaptive_avg_pool2d", InferAdaptive).Grad(AdaptiveGrad<2>).SaveOutputs(false);
-const OpDef kMaxPool3d = OpSpec("max_pool3d", InferMaxPool<3>).Grad(MaxPoolGrad<3>);
-const OpDef kAvgPool3d =
-    OpSpec("avg_pool3d", InferAvgPool<3>).Grad(AvgPoolGrad<3>).SaveOutputs(false);
-const OpDef kAdaptive3d =
-    OpSpec("adaptive_avg_pool3d", InferAdaptive).Grad(AdaptiveGrad<3>).SaveOutputs(false);
+#define OFL_POOL_SAVE_IN_both true
+#define OFL_POOL_SAVE_OUT_both true
+#define OFL_POOL_SAVE_IN_inputs true
+#define OFL_POOL_SAVE_OUT_inputs false
+// clang-format off
+#define OFL_POOL_GRAD(...)
+#define OFL_POOL(name, Name, nd, Attrs, kind, grad, save)                                    \
+  Status Infer##Name(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* metas) { \
+    return Infer_##kind(#name, nd, in, m, metas);                                            \
+  }                                                                                          \
+  const OpDef k##Name = OpSpec(#name, Infer##Name)                                           \
+                            .Grad(grad)                                                      \
+                            .SaveInputs(OFL_POOL_SAVE_IN_##save)                             \
+                            .SaveOutputs(OFL_POOL_SAVE_OUT_##save);
+#include "oneflow_like/opdefs/pool.def"
+#undef OFL_POOL
+// clang-format on
+
+// ---- the functional entries' steps --------------------------------------------------------------
 
 StatusOr<std::vector<int64_t>> PerDim(const char* op, const char* what,
                                       const std::vector<int64_t>& v, int n) {
@@ -132,104 +159,113 @@ StatusOr<std::vector<int64_t>> PerDim(const char* op, const char* what,
   return InvalidArgument("[%s] %s must have 1 or %d values, got %d", op, what, n, int(v.size()));
 }
 
-// Checks rank (3 or 4) and dtype; returns the 4-d view.
-StatusOr<Tensor> As4d(const char* op, const Tensor& x) {
+// Checks dtype and rank (nd + 1 or nd + 2); returns the batched (nd + 2)-d view.
+StatusOr<Tensor> Batched(const char* op, const Tensor& x, int nd) {
   RETURN_IF_ERROR(CheckFloating(op, x));
-  if (x.ndim() == 4) return x;
-  if (x.ndim() == 3) return functional::Reshape(x, Shape{1, x.dim(0), x.dim(1), x.dim(2)});
-  return InvalidArgument("[%s] expected a 3-d (C,H,W) or 4-d (N,C,H,W) input, got %s", op,
-                         x.meta_string());
-}
-StatusOr<Tensor> Back(const Tensor& y, const Tensor& x) {
-  if (x.ndim() == 4) return y;
-  return functional::Reshape(y, Shape{y.dim(1), y.dim(2), y.dim(3)});
-}
-
-StatusOr<AttrMap> PoolAttrs(const char* op, const functional::Pool2dOptions& o, int nd = 2) {
-  ASSIGN_OR_RETURN(auto k, PerDim(op, "kernel_size", o.kernel_size, nd));
-  ASSIGN_OR_RETURN(auto s, o.stride.empty() ? StatusOr<std::vector<int64_t>>(k)
-                                            : PerDim(op, "stride", o.stride, nd));
-  ASSIGN_OR_RETURN(auto p, PerDim(op, "padding", o.padding, nd));
-  ASSIGN_OR_RETURN(auto d, PerDim(op, "dilation", o.dilation, nd));
-  return AttrMap{{"kernel", k},
-                 {"stride", s},
-                 {"padding", p},
-                 {"dilation", d},
-                 {"ceil_mode", o.ceil_mode},
-                 {"count_include_pad", o.count_include_pad},
-                 {"divisor_override", o.divisor_override}};
-}
-
-// Checks rank (4 or 5) and dtype; returns the 5-d view.
-StatusOr<Tensor> As5d(const char* op, const Tensor& x) {
-  RETURN_IF_ERROR(CheckFloating(op, x));
-  if (x.ndim() == 5) return x;
-  if (x.ndim() == 4)
-    return functional::Reshape(x, Shape{1, x.dim(0), x.dim(1), x.dim(2), x.dim(3)});
+  if (x.ndim() == nd + 2) return x;
+  if (x.ndim() == nd + 1) {
+    std::vector<int64_t> dims{1};
+    dims.insert(dims.end(), x.shape().dims().begin(), x.shape().dims().end());
+    return functional::Reshape(x, Shape(absl::MakeConstSpan(dims)));
+  }
+  if (nd == 2)
+    return InvalidArgument("[%s] expected a 3-d (C,H,W) or 4-d (N,C,H,W) input, got %s", op,
+                           x.meta_string());
   return InvalidArgument("[%s] expected a 4-d (C,D,H,W) or 5-d (N,C,D,H,W) input, got %s", op,
                          x.meta_string());
 }
-StatusOr<Tensor> Back3d(const Tensor& y, const Tensor& x) {
-  if (x.ndim() == 5) return y;
-  return functional::Reshape(y, Shape{y.dim(1), y.dim(2), y.dim(3), y.dim(4)});
+// y back to x's rank (drops the batch dim Batched added).
+StatusOr<Tensor> Unbatched(const Tensor& y, const Tensor& x) {
+  if (x.ndim() == y.ndim()) return y;
+  std::vector<int64_t> dims(y.shape().dims().begin() + 1, y.shape().dims().end());
+  return functional::Reshape(y, Shape(absl::MakeConstSpan(dims)));
+}
+
+// The window attributes of a functional call: one value per spatial dim; no stride is the kernel.
+StatusOr<PoolAttrs> WindowAttrs(const char* op, const functional::Pool2dOptions& o, int nd) {
+  PoolAttrs a;
+  ASSIGN_OR_RETURN(a.kernel, PerDim(op, "kernel_size", o.kernel_size, nd));
+  if (o.stride.empty()) {
+    a.stride = a.kernel;
+  } else {
+    ASSIGN_OR_RETURN(a.stride, PerDim(op, "stride", o.stride, nd));
+  }
+  ASSIGN_OR_RETURN(a.padding, PerDim(op, "padding", o.padding, nd));
+  ASSIGN_OR_RETURN(a.dilation, PerDim(op, "dilation", o.dilation, nd));
+  a.ceil_mode = o.ceil_mode;
+  a.count_include_pad = o.count_include_pad;
+  a.divisor_override = o.divisor_override;
+  return a;
+}
+
+// The kinds' functional entries: x unbatched or batched, outputs of x's rank.
+StatusOr<std::pair<Tensor, Tensor>> MaxEntry(const OpDef& op, int nd, const Tensor& x,
+                                             const functional::Pool2dOptions& opt) {
+  ASSIGN_OR_RETURN(Tensor xb, Batched(op.name, x, nd));
+  ASSIGN_OR_RETURN(PoolAttrs a, WindowAttrs(op.name, opt, nd));
+  ASSIGN_OR_RETURN(TensorList outs, Dispatch(op, {xb}, opdefs::ToAttrMap(a)));
+  ASSIGN_OR_RETURN(Tensor y, Unbatched(outs[0], x));
+  ASSIGN_OR_RETURN(Tensor i, Unbatched(outs[1].detach(), x));
+  return std::make_pair(y, i);
+}
+StatusOr<Tensor> AvgEntry(const OpDef& op, int nd, const Tensor& x,
+                          const functional::Pool2dOptions& opt) {
+  ASSIGN_OR_RETURN(Tensor xb, Batched(op.name, x, nd));
+  ASSIGN_OR_RETURN(PoolAttrs a, WindowAttrs(op.name, opt, nd));
+  a.dilation = Ints(nd, 1);
+  ASSIGN_OR_RETURN(Tensor y, Dispatch1(op, {xb}, opdefs::ToAttrMap(a)));
+  return Unbatched(y, x);
+}
+StatusOr<Tensor> AdaptiveEntry(const OpDef& op, int nd, const Tensor& x,
+                               const std::vector<int64_t>& output_size) {
+  ASSIGN_OR_RETURN(Tensor xb, Batched(op.name, x, nd));
+  AdaptivePoolAttrs a;
+  ASSIGN_OR_RETURN(a.output_size, PerDim(op.name, "output_size", output_size, nd));
+  bool positive = true;
+  for (int i = 0; i < nd; ++i) {
+    int64_t& v = a.output_size[i];
+    if (v < 0) v = xb.dim(2 + i);  // -1 (None in Python) keeps the input size
+    positive = positive && v >= 1;
+  }
+  if (!positive)
+    return InvalidArgument("[%s] output_size must be positive, got %s", op.name,
+                           Shape(absl::MakeConstSpan(a.output_size)).ToString());
+  ASSIGN_OR_RETURN(Tensor y, Dispatch1(op, {xb}, opdefs::ToAttrMap(a)));
+  return Unbatched(y, x);
 }
 
 }  // namespace
 
 namespace functional {
 
-StatusOr<std::pair<Tensor, Tensor>> MaxPool3dWithIndices(const Tensor& x,
-                                                         const Pool2dOptions& opt) {
-  ASSIGN_OR_RETURN(Tensor x5, As5d("max_pool3d", x));
-  ASSIGN_OR_RETURN(AttrMap a, PoolAttrs("max_pool3d", opt, 3));
-  ASSIGN_OR_RETURN(TensorList outs, Dispatch(kMaxPool3d, {x5}, a));
-  ASSIGN_OR_RETURN(Tensor y, Back3d(outs[0], x));
-  ASSIGN_OR_RETURN(Tensor i, Back3d(outs[1].detach(), x));
-  return std::make_pair(y, i);
-}
-
-StatusOr<Tensor> AvgPool3d(const Tensor& x, const Pool2dOptions& opt) {
-  ASSIGN_OR_RETURN(Tensor x5, As5d("avg_pool3d", x));
-  ASSIGN_OR_RETURN(AttrMap a, PoolAttrs("avg_pool3d", opt, 3));
-  a.Set("dilation", std::vector<int64_t>{1, 1, 1});
-  ASSIGN_OR_RETURN(Tensor y, Dispatch1(kAvgPool3d, {x5}, a));
-  return Back3d(y, x);
-}
-
-StatusOr<Tensor> AdaptiveAvgPool3d(const Tensor& x, const std::vector<int64_t>& output_size) {
-  ASSIGN_OR_RETURN(Tensor x5, As5d("adaptive_avg_pool3d", x));
-  ASSIGN_OR_RETURN(auto os, PerDim("adaptive_avg_pool3d", "output_size", output_size, 3));
-  for (int i = 0; i < 3; ++i) {
-    if (os[i] < 0) os[i] = x5.dim(2 + i);  // -1 (None in Python) keeps the input size
-    if (os[i] < 1)
-      return InvalidArgument("[adaptive_avg_pool3d] output_size must be positive, got [%d,%d,%d]",
-                             os[0], os[1], os[2]);
+// clang-format off
+#define OFL_POOL_ENTRY_max(Name, nd)                                                          \
+  StatusOr<std::pair<Tensor, Tensor>> Name##WithIndices(const Tensor& x,                      \
+                                                        const Pool2dOptions& opt) {           \
+    return MaxEntry(k##Name, nd, x, opt);                                                     \
   }
-  ASSIGN_OR_RETURN(Tensor y, Dispatch1(kAdaptive3d, {x5}, {{"output_size", os}}));
-  return Back3d(y, x);
-}
-
-StatusOr<std::pair<Tensor, Tensor>> MaxPool2dWithIndices(const Tensor& x,
-                                                         const Pool2dOptions& opt) {
-  ASSIGN_OR_RETURN(Tensor x4, As4d("max_pool2d", x));
-  ASSIGN_OR_RETURN(AttrMap a, PoolAttrs("max_pool2d", opt));
-  ASSIGN_OR_RETURN(TensorList outs, Dispatch(kMaxPool, {x4}, a));
-  ASSIGN_OR_RETURN(Tensor y, Back(outs[0], x));
-  ASSIGN_OR_RETURN(Tensor i, Back(outs[1].detach(), x));
-  return std::make_pair(y, i);
-}
+#define OFL_POOL_ENTRY_avg(Name, nd)                                                          \
+  StatusOr<Tensor> Name(const Tensor& x, const Pool2dOptions& opt) {                          \
+    return AvgEntry(k##Name, nd, x, opt);                                                     \
+  }
+#define OFL_POOL_ENTRY_adaptive(Name, nd)                                                     \
+  StatusOr<Tensor> Name(const Tensor& x, const std::vector<int64_t>& output_size) {           \
+    return AdaptiveEntry(k##Name, nd, x, output_size);                                        \
+  }
+#define OFL_POOL(name, Name, nd, Attrs, kind, grad, save) OFL_POOL_ENTRY_##kind(Name, nd)
+#include "oneflow_like/opdefs/pool.def"
+#undef OFL_POOL
+#undef OFL_POOL_GRAD
+#undef OFL_POOL_API
+#undef OFL_ATTRS
+#undef OFL_POOL_ENTRY_max
+#undef OFL_POOL_ENTRY_avg
+#undef OFL_POOL_ENTRY_adaptive
+// clang-format on
 
 StatusOr<Tensor> MaxPool2d(const Tensor& x, const Pool2dOptions& opt) {
   ASSIGN_OR_RETURN(auto yi, MaxPool2dWithIndices(x, opt));
   return yi.first;
-}
-
-StatusOr<Tensor> AvgPool2d(const Tensor& x, const Pool2dOptions& opt) {
-  ASSIGN_OR_RETURN(Tensor x4, As4d("avg_pool2d", x));
-  ASSIGN_OR_RETURN(AttrMap a, PoolAttrs("avg_pool2d", opt));
-  a.Set("dilation", std::vector<int64_t>{1, 1});
-  ASSIGN_OR_RETURN(Tensor y, Dispatch1(kAvgPool, {x4}, a));
-  return Back(y, x);
 }
 
 namespace {
@@ -271,19 +307,6 @@ StatusOr<Tensor> AvgPool1d(const Tensor& x, const Pool2dOptions& opt) {
   ASSIGN_OR_RETURN(auto xo, As2d("avg_pool1d", x, opt));
   ASSIGN_OR_RETURN(Tensor y, AvgPool2d(xo.first, xo.second));
   return Back1d(y, x);
-}
-
-StatusOr<Tensor> AdaptiveAvgPool2d(const Tensor& x, const std::vector<int64_t>& output_size) {
-  ASSIGN_OR_RETURN(Tensor x4, As4d("adaptive_avg_pool2d", x));
-  ASSIGN_OR_RETURN(auto os, PerDim("adaptive_avg_pool2d", "output_size", output_size, 2));
-  // -1 (None in Python) keeps the input size.
-  for (int i = 0; i < 2; ++i)
-    if (os[i] < 0) os[i] = x4.dim(2 + i);
-  if (os[0] < 1 || os[1] < 1)
-    return InvalidArgument("[adaptive_avg_pool2d] output_size must be positive, got [%d,%d]", os[0],
-                           os[1]);
-  ASSIGN_OR_RETURN(Tensor y, Dispatch1(kAdaptive, {x4}, {{"output_size", os}}));
-  return Back(y, x);
 }
 
 }  // namespace functional

@@ -1,21 +1,31 @@
 // Pooling family over NCHW (or CHW) inputs, and the *3d ops over NCDHW: max_pool2d (indices saved
-// for backward), avg_pool2d (count_include_pad, divisor_override), adaptive_avg_pool2d.
+// for backward), avg_pool2d (count_include_pad, divisor_override), adaptive_avg_pool2d. The ops,
+// their attributes and these entries are declared in oneflow_like/opdefs/pool.def.
 #pragma once
 #include <vector>
 
 #include "oneflow_like/framework/op.h"
+#include "oneflow_like/opdefs/pool.h"
 
 namespace oneflow_like {
 namespace functional {
 
+// The table's PoolAttrs defaults (built once).
+inline const opdefs::PoolAttrs& PoolDefaults() {
+  static const opdefs::PoolAttrs d;
+  return d;
+}
+
+// The window attributes of opdefs::PoolAttrs under their torch names (kernel_size is the
+// attribute `kernel`), with the table's defaults. Each list holds 1 value or one per spatial dim.
 struct Pool2dOptions {
-  std::vector<int64_t> kernel_size;  // 1 or 2 values
-  std::vector<int64_t> stride;       // empty: kernel_size
-  std::vector<int64_t> padding{0};
-  std::vector<int64_t> dilation{1};  // max_pool2d only
-  bool ceil_mode = false;
-  bool count_include_pad = true;  // avg_pool2d only
-  int64_t divisor_override = 0;   // avg_pool2d only; 0: none
+  std::vector<int64_t> kernel_size = PoolDefaults().kernel;
+  std::vector<int64_t> stride = PoolDefaults().stride;  // empty: kernel_size
+  std::vector<int64_t> padding = PoolDefaults().padding;
+  std::vector<int64_t> dilation = PoolDefaults().dilation;  // max pools only
+  bool ceil_mode = PoolDefaults().ceil_mode;
+  bool count_include_pad = PoolDefaults().count_include_pad;   // avg pools only
+  int64_t divisor_override = PoolDefaults().divisor_override;  // avg_pool2d/3d only; 0: none
 };
 
 StatusOr<Tensor> MaxPool2d(const Tensor& x, const Pool2dOptions& opt);

@@ -1,10 +1,9 @@
-// Bindings of the NN op families (pool, softmax, loss, nn_misc; conv and norm: ops_conv.cc and
-// ops_norm.cc, from their op tables): module-level functions with torch.nn.functional signatures,
-// also placed in `_C.nn_functional` (where nn/functional.py looks for ops whose torch top-level
-// signature differs), and Tensor methods.
+// Bindings of the NN op families (softmax, loss, nn_misc; conv, norm and pool: ops_conv.cc,
+// ops_norm.cc and ops_pool.cc, from their op tables): module-level functions with
+// torch.nn.functional signatures, also placed in `_C.nn_functional` (where nn/functional.py looks
+// for ops whose torch top-level signature differs), and Tensor methods.
 #include "oneflow_like/ops/loss.h"
 #include "oneflow_like/ops/nn_misc.h"
-#include "oneflow_like/ops/pool.h"
 #include "oneflow_like/ops/softmax.h"
 #include "python/csrc/binding.h"
 
@@ -25,24 +24,6 @@ F::NllOptions NllOpts(const py::object& weight, int64_t ignore_index, const std:
   o.reduction = reduction;
   o.label_smoothing = smoothing;
   return o;
-}
-
-F::Pool2dOptions PoolOpts(py::object k, py::object s, py::object p, py::object d, bool ceil) {
-  F::Pool2dOptions o;
-  o.kernel_size = ParseIntList(k);
-  if (!s.is_none()) o.stride = ParseIntList(s);
-  if (!s.is_none() && o.stride.empty()) o.stride = o.kernel_size;  // stride=[] means kernel_size
-  o.padding = ParseIntList(p);
-  o.dilation = ParseIntList(d);
-  o.ceil_mode = ceil;
-  return o;
-}
-
-std::vector<int64_t> OutputSize(py::object o) {
-  if (PyLong_Check(o.ptr())) return {o.cast<int64_t>()};
-  std::vector<int64_t> r;
-  for (auto h : o) r.push_back(h.is_none() ? -1 : h.cast<int64_t>());
-  return r;
 }
 
 void Define(py::module_& m) {
@@ -79,60 +60,6 @@ void Define(py::module_& m) {
       },
       py::arg("input"), py::arg("target"), py::arg("weight") = py::none(),
       py::arg("reduction") = "mean", py::arg("pos_weight") = py::none());
-  for (int nd : {2, 3}) {
-    std::string n = std::to_string(nd) + "d";
-    m.def(("max_pool" + n).c_str(),
-          [nd](const Tensor& x, py::object k, py::object s, py::object p, py::object d, bool ceil,
-               bool ret_idx) -> py::object {
-            F::Pool2dOptions o = PoolOpts(k, s, p, d, ceil);
-            auto yi =
-                Unwrap(nd == 2 ? F::MaxPool2dWithIndices(x, o) : F::MaxPool3dWithIndices(x, o));
-            if (ret_idx) return py::make_tuple(yi.first, yi.second);
-            return py::cast(yi.first);
-          },
-          py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
-          py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("ceil_mode") = false,
-          py::arg("return_indices") = false);
-    m.def(("avg_pool" + n).c_str(),
-          [nd](const Tensor& x, py::object k, py::object s, py::object p, bool ceil, bool inc,
-               py::object div) {
-            F::Pool2dOptions o = PoolOpts(k, s, p, py::int_(1), ceil);
-            o.count_include_pad = inc;
-            o.divisor_override = div.is_none() ? 0 : div.cast<int64_t>();
-            return Unwrap(nd == 2 ? F::AvgPool2d(x, o) : F::AvgPool3d(x, o));
-          },
-          py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
-          py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true,
-          py::arg("divisor_override") = py::none());
-  }
-  m.def(
-      "max_pool1d",
-      [](const Tensor& x, py::object k, py::object s, py::object p, py::object d, bool ceil) {
-        return Unwrap(F::MaxPool1d(x, PoolOpts(k, s, p, d, ceil)));
-      },
-      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
-      py::arg("padding") = 0, py::arg("dilation") = 1, py::arg("ceil_mode") = false);
-  m.def(
-      "avg_pool1d",
-      [](const Tensor& x, py::object k, py::object s, py::object p, bool ceil, bool inc) {
-        F::Pool2dOptions o = PoolOpts(k, s, p, py::int_(1), ceil);
-        o.count_include_pad = inc;
-        return Unwrap(F::AvgPool1d(x, o));
-      },
-      py::arg("input"), py::arg("kernel_size"), py::arg("stride") = py::none(),
-      py::arg("padding") = 0, py::arg("ceil_mode") = false, py::arg("count_include_pad") = true);
-  m.def(
-      "adaptive_avg_pool2d",
-      [](const Tensor& x, py::object os) {
-        return Unwrap(F::AdaptiveAvgPool2d(x, OutputSize(os)));
-      },
-      py::arg("input"), py::arg("output_size"));
-  m.def(
-      "adaptive_avg_pool3d",
-      [](const Tensor& x, py::object os) {
-        return Unwrap(F::AdaptiveAvgPool3d(x, OutputSize(os)));
-      },
-      py::arg("input"), py::arg("output_size"));
   m.def(
       "embedding",
       [](const Tensor& idx, const Tensor& w, py::object pad) {

@@ -570,6 +570,72 @@ def test_every_conv_api_is_declared_once_with_the_table_defaults():
     with pytest.raises(ValueError, match=r"\[conv3d\] padding mode 'same' is not supported"):
         flow._C.conv3d(flow.zeros(1, 1, 2, 2, 2), flow.zeros(1, 1, 1, 1, 1), padding="same")
 
+# ---- the pool table (oneflow_like/opdefs/pool.def) ----------------------------------------------
+# Its APIs are tested above (max/avg_pool1d/2d, adaptive_avg_pool2d) and in test_ops_nn3d.py (3d).
+POOL_APIS = {
+    "adaptive_avg_pool2d": "adaptive",
+    "adaptive_avg_pool3d": "adaptive",
+    "avg_pool1d": "avg",
+    "avg_pool2d": "avg_divisor",
+    "avg_pool3d": "avg_divisor",
+    "max_pool1d": "max",
+    "max_pool2d": "max_indices",
+    "max_pool3d": "max_indices",
+}
+
+
+def test_every_pool_api_is_tested_and_declared_once():
+    table = flow._C._pool_table()
+    apis = {a["name"]: a["sig"] for a in table["apis"]}
+    assert len(apis) == len(table["apis"]) and apis == POOL_APIS
+    ops = {o["name"]: o for o in table["ops"]}
+    assert len(ops) == len(table["ops"])
+    for name, op in ops.items():  # a backward op takes its forward op's attributes + input_shape
+        assert name.endswith(f"{op['nd']}d") or name.endswith(f"{op['nd']}d_grad")
+        if op["grad"] != "NoGrad":
+            assert ops[name + "_grad"]["attrs"] == {**op["attrs"], "input_shape": []}
+    window = {
+        "kernel": [],
+        "stride": [],
+        "padding": [0],
+        "dilation": [1],
+        "ceil_mode": False,
+        "count_include_pad": True,
+        "divisor_override": 0,
+    }
+    for nd in (2, 3):
+        assert ops[f"max_pool{nd}d"]["attrs"] == window and ops[f"max_pool{nd}d"]["save"] == "both"
+        assert ops[f"avg_pool{nd}d"]["attrs"] == window and ops[f"avg_pool{nd}d"]["kind"] == "avg"
+        assert ops[f"adaptive_avg_pool{nd}d"]["attrs"] == {"output_size": []}
+        assert ops[f"adaptive_avg_pool{nd}d"]["save"] == "inputs"
+    # The signatures carry the table's defaults (an empty stride is None, divisor_override 0 None).
+    d = ops["max_pool2d"]["attrs"]
+    stride = d["stride"][0] if d["stride"] else None
+    divisor = d["divisor_override"] or None
+    head = f"kernel_size: object, stride: object = {stride}, padding: object = {d['padding'][0]}"
+    max_args = f"{head}, dilation: object = {d['dilation'][0]}, ceil_mode: bool = {d['ceil_mode']}"
+    avg_args = (
+        f"{head}, ceil_mode: bool = {d['ceil_mode']}, "
+        f"count_include_pad: bool = {d['count_include_pad']}"
+    )
+    sigs = {
+        "max": max_args + ")",
+        "max_indices": max_args + ", return_indices: bool = False)",
+        "avg": avg_args + ")",
+        "avg_divisor": avg_args + f", divisor_override: object = {divisor})",
+        "adaptive": "output_size: object)",
+    }
+    for name, sig in POOL_APIS.items():  # defined in _C and _C.nn_functional
+        fn, nd = getattr(flow._C, name), int(name[-2])
+        assert fn.__doc__ == getattr(flow._C.nn_functional, name).__doc__
+        assert fn.__doc__.startswith(f"{name}(input: ") and sigs[sig] in fn.__doc__, fn.__doc__
+        # A bad argument's error names the op: the input's rank, then the window's length.
+        with pytest.raises(ValueError, match=rf"\[{name}\] expected a \d-d"):
+            fn(flow.zeros(2), 2)
+        what = "output_size" if sig == "adaptive" else "kernel_size"
+        with pytest.raises(ValueError, match=rf"\[{name}\] {what} must have 1 "):
+            fn(flow.zeros(*[2] * (nd + 2)), (1,) * (nd + 1))
+
 
 # ---- embedding, dropout, attention --------------------------------------------------------------
 

@@ -36,6 +36,8 @@
 #include <string>
 
 #include "oneflow_like/lazy/lowering/lowering_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/pool.h"
 
 namespace oneflow_like {
 namespace lazy {
@@ -57,12 +59,12 @@ struct Tiling {
   DimVector window() const { return {n, c, oh, kh, ow, kw}; }
 };
 
-// Whether the op's windows tile x (x: the pooled input's shape, y: the pooled shape).
-bool Tiles(const AttrMap& a, const Shape& x, const Shape& y, DType t, Tiling* g) {
+// Whether the op's windows tile x (x: the pooled input's shape, y: the pooled shape; the backward
+// ops' PoolGradAttrs are read as PoolAttrs).
+bool Tiles(const opdefs::PoolAttrs& a, const Shape& x, const Shape& y, DType t, Tiling* g) {
   if (t != DType::kF32 && t != DType::kF64) return false;
   if (x.ndim() != 4 || y.ndim() != 4) return false;
-  const auto &k = a.Ints("kernel"), &s = a.Ints("stride"), &p = a.Ints("padding"),
-             &d = a.Ints("dilation");
+  const auto &k = a.kernel, &s = a.stride, &p = a.padding, &d = a.dilation;
   if (k.size() != 2 || s.size() != 2 || p.size() != 2 || d.size() != 2) return false;
   for (int i = 0; i < 2; ++i) {
     if (s[i] != k[i] || p[i] != 0 || (d[i] != 1 && k[i] != 1)) return false;
@@ -110,9 +112,9 @@ StatusOr<HloInstruction*> PadToInput(LowerCtx& ctx, HloInstruction* v, const Til
 Status LowerMaxPool(LowerCtx& ctx, const TracedOp& op) {
   if (!PoolsAsHlo()) return ctx.LowerAsKernelCall(op);
   const TensorMeta& m = ctx.out_meta(op, 0);
+  const auto a = opdefs::ReadAttrs<opdefs::PoolAttrs>(op.attrs);
   Tiling g;
-  if (!Tiles(op.attrs, ctx.in_meta(op, 0).shape, m.shape, m.dtype, &g))
-    return ctx.LowerAsKernelCall(op);
+  if (!Tiles(a, ctx.in_meta(op, 0).shape, m.shape, m.dtype, &g)) return ctx.LowerAsKernelCall(op);
   HloInstruction* x = ctx.in(op, 0);
   const Shape os(g.out());
   // y: the kernel's running maximum, taps in row-major order; a later tap wins if greater, or if
@@ -163,8 +165,9 @@ Status LowerMaxPool(LowerCtx& ctx, const TracedOp& op) {
 Status LowerMaxPoolGrad(LowerCtx& ctx, const TracedOp& op) {
   if (!PoolsAsHlo()) return ctx.LowerAsKernelCall(op);
   const TensorMeta& m = ctx.out_meta(op, 0);
+  const auto a = opdefs::ReadAttrs<opdefs::PoolAttrs>(op.attrs);
   Tiling g;
-  if (!Tiles(op.attrs, m.shape, ctx.in_meta(op, 0).shape, m.dtype, &g) ||
+  if (!Tiles(a, m.shape, ctx.in_meta(op, 0).shape, m.dtype, &g) ||
       ctx.in_meta(op, 1).dtype != DType::kI64)
     return ctx.LowerAsKernelCall(op);
   ASSIGN_OR_RETURN(HloInstruction * dy, OverWindows(ctx, ctx.in(op, 0), g));
@@ -179,17 +182,17 @@ Status LowerMaxPoolGrad(LowerCtx& ctx, const TracedOp& op) {
 }
 
 // The kernel's divisor for a window inside the input: divisor_override, else kh * kw.
-double AvgDivisor(const AttrMap& a, const Tiling& g) {
-  const int64_t over = a.Int("divisor_override", 0);
+double AvgDivisor(const opdefs::PoolAttrs& a, const Tiling& g) {
+  const int64_t over = a.divisor_override;
   return static_cast<double>(over > 0 ? over : g.kh * g.kw);
 }
 
 Status LowerAvgPool(LowerCtx& ctx, const TracedOp& op) {
   if (!PoolsAsHlo()) return ctx.LowerAsKernelCall(op);
   const TensorMeta& m = ctx.out_meta(op, 0);
+  const auto a = opdefs::ReadAttrs<opdefs::PoolAttrs>(op.attrs);
   Tiling g;
-  if (!Tiles(op.attrs, ctx.in_meta(op, 0).shape, m.shape, m.dtype, &g))
-    return ctx.LowerAsKernelCall(op);
+  if (!Tiles(a, ctx.in_meta(op, 0).shape, m.shape, m.dtype, &g)) return ctx.LowerAsKernelCall(op);
   const Shape os(g.out());
   ASSIGN_OR_RETURN(HloInstruction * sum, Splat(ctx, m.dtype, 0.0, os));
   for (int64_t i = 0; i < g.kh; ++i)
@@ -199,7 +202,7 @@ Status LowerAvgPool(LowerCtx& ctx, const TracedOp& op) {
     }
   // The kernel divides its T sum by a double divisor and rounds to T: for f32 that is the
   // correctly rounded quotient, i.e. the f32 division.
-  ASSIGN_OR_RETURN(HloInstruction * div, Splat(ctx, m.dtype, AvgDivisor(op.attrs, g), os));
+  ASSIGN_OR_RETURN(HloInstruction * div, Splat(ctx, m.dtype, AvgDivisor(a, g), os));
   ASSIGN_OR_RETURN(HloInstruction * y, ctx.b().Binary(HloOpcode::kDivide, sum, div));
   ctx.set(op, 0, y);
   return Status();
@@ -209,11 +212,10 @@ Status LowerAvgPool(LowerCtx& ctx, const TracedOp& op) {
 Status LowerAvgPoolGrad(LowerCtx& ctx, const TracedOp& op) {
   if (!PoolsAsHlo()) return ctx.LowerAsKernelCall(op);
   const TensorMeta& m = ctx.out_meta(op, 0);
+  const auto a = opdefs::ReadAttrs<opdefs::PoolAttrs>(op.attrs);
   Tiling g;
-  if (!Tiles(op.attrs, m.shape, ctx.in_meta(op, 0).shape, m.dtype, &g))
-    return ctx.LowerAsKernelCall(op);
-  ASSIGN_OR_RETURN(HloInstruction * div,
-                   Splat(ctx, m.dtype, AvgDivisor(op.attrs, g), Shape(g.out())));
+  if (!Tiles(a, m.shape, ctx.in_meta(op, 0).shape, m.dtype, &g)) return ctx.LowerAsKernelCall(op);
+  ASSIGN_OR_RETURN(HloInstruction * div, Splat(ctx, m.dtype, AvgDivisor(a, g), Shape(g.out())));
   ASSIGN_OR_RETURN(HloInstruction * v, ctx.b().Binary(HloOpcode::kDivide, ctx.in(op, 0), div));
   ASSIGN_OR_RETURN(HloInstruction * dx, OverWindows(ctx, v, g));
   ASSIGN_OR_RETURN(dx, PadToInput(ctx, dx, g, m.dtype));
