@@ -1,12 +1,23 @@
-// CPU kernels of the index family. Index tensors are contiguous int64. Every kernel checks its
-// indices before writing anything, so a failed instruction leaves its output untouched.
+// CPU kernels of the index family (oneflow_like/opdefs/index.def; they read its attribute
+// structs, an in-place op's kernel the out-of-place struct). Index tensors are contiguous int64.
+// Every kernel checks its indices before writing anything, so a failed instruction leaves its
+// output untouched.
 #include <cstring>
 
 #include "kernels/cpu/strided.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/index.h"
 
 namespace oneflow_like {
 namespace kernels {
 namespace {
+
+using opdefs::IndexDimAttrs;
+using opdefs::IndexPutAttrs;
+using opdefs::MaskedFillAttrs;
+using opdefs::OneHotAttrs;
+using opdefs::ReadAttrs;
+using opdefs::ScatterAttrs;
 
 // Indices in [0, size), or [-size, size) when negatives wrap.
 Status CheckIndices(const char* op, const int64_t* idx, int64_t n, int64_t dim, int64_t size,
@@ -45,7 +56,7 @@ Status IndexSelectKernel(KernelContext& ctx) {
   const TensorView& x = ctx.input(0);
   const TensorView& out = ctx.output(0);
   const int64_t* idx = ctx.input(1).ptr<const int64_t>();
-  int64_t d = ctx.attrs().Int("dim"), m = ctx.input(1).numel();
+  int64_t d = ReadAttrs<IndexDimAttrs>(ctx.attrs()).dim, m = ctx.input(1).numel();
   int64_t n = x.shape.ndim() ? x.shape[d] : 1;
   RETURN_IF_ERROR(CheckIndices("index_select", idx, m, d, n, false));
   int64_t outer = Prod(x.shape, 0, d),
@@ -70,7 +81,7 @@ Status IndexAddKernel(KernelContext& ctx) {
   const TensorView& src = ctx.input(2);
   const TensorView& out = ctx.output(0);
   const int64_t* idx = ctx.input(1).ptr<const int64_t>();
-  int64_t d = ctx.attrs().Int("dim"), m = ctx.input(1).numel();
+  int64_t d = ReadAttrs<IndexDimAttrs>(ctx.attrs()).dim, m = ctx.input(1).numel();
   int64_t n = x.shape.ndim() ? x.shape[d] : 1;
   RETURN_IF_ERROR(CheckIndices("index_add", idx, m, d, n, false));
   CopyStrided(out, x);
@@ -100,7 +111,7 @@ Status GatherKernel(KernelContext& ctx) {
   const TensorView& index = ctx.input(1);
   const TensorView& out = ctx.output(0);
   const int64_t* idx = index.ptr<const int64_t>();
-  int64_t d = ctx.attrs().Int("dim");
+  int64_t d = ReadAttrs<IndexDimAttrs>(ctx.attrs()).dim;
   int64_t size = x.shape.ndim() ? x.shape[d] : 1;
   RETURN_IF_ERROR(CheckIndices("gather", idx, index.numel(), d, size, false));
   DimVector xs = ContiguousStrides(x.shape);
@@ -126,13 +137,14 @@ Status ScatterKernel(KernelContext& ctx) {
   const TensorView& index = ctx.input(first);
   bool has_src = ctx.num_inputs() > first + 1;
   const int64_t* idx = index.ptr<const int64_t>();
-  int64_t d = ctx.attrs().Int("dim");
-  bool add = ctx.attrs().Str("reduce") == "add";
+  const ScatterAttrs a = ReadAttrs<ScatterAttrs>(ctx.attrs());
+  int64_t d = a.dim;
+  bool add = a.reduce == "add";
   int64_t size = out.shape.ndim() ? out.shape[d] : 1;
   RETURN_IF_ERROR(
       CheckIndices(add ? "scatter_add" : "scatter", idx, index.numel(), d, size, false));
   if (!inplace) CopyStrided(out, ctx.input(0));
-  double value = ctx.attrs().Float("value");
+  double value = a.value;
   OFL_SWITCH_ALL(out.dtype, {
     scalar_t* o = out.ptr<scalar_t>();
     const scalar_t* s = has_src ? ctx.input(first + 1).ptr<const scalar_t>() : nullptr;
@@ -156,7 +168,7 @@ Status MaskedFillKernel(KernelContext& ctx) {
   bool inplace = ctx.num_inputs() == 1;
   const TensorView& out = ctx.output(0);
   TensorView mask = BroadcastTo(ctx.input(inplace ? 0 : 1), out.shape);
-  double value = ctx.attrs().Float("value");
+  double value = ReadAttrs<MaskedFillAttrs>(ctx.attrs()).value;
   OFL_SWITCH_ALL(out.dtype, {
     using T = scalar_t;
     T v = FromDouble<T>(value);
@@ -192,7 +204,7 @@ Status OneHotKernel(KernelContext& ctx) {
   const TensorView& index = ctx.input(0);
   const TensorView& out = ctx.output(0);
   const int64_t* idx = index.ptr<const int64_t>();
-  int64_t c = ctx.attrs().Int("num_classes");
+  int64_t c = ReadAttrs<OneHotAttrs>(ctx.attrs()).num_classes;
   RETURN_IF_ERROR(CheckIndices("one_hot", idx, index.numel(), index.shape.ndim(), c, false));
   int64_t* o = out.ptr<int64_t>();
   std::memset(o, 0, out.numel() * sizeof(int64_t));
@@ -204,7 +216,7 @@ Status OneHotKernel(KernelContext& ctx) {
 Status IndexKernel(KernelContext& ctx) {
   const TensorView& x = ctx.input(0);
   const TensorView& out = ctx.output(0);
-  int64_t k = ctx.num_inputs() - 1, d0 = ctx.attrs().Int("dim");
+  int64_t k = ctx.num_inputs() - 1, d0 = ReadAttrs<IndexDimAttrs>(ctx.attrs()).dim;
   int64_t nb = k > 0 ? ctx.input(1).numel() : 1;
   for (int64_t j = 0; j < k; ++j)
     RETURN_IF_ERROR(CheckIndices("index", ctx.input(1 + j).ptr<const int64_t>(), nb, d0 + j,
@@ -237,8 +249,9 @@ Status IndexPutKernel(KernelContext& ctx) {
   bool inplace = std::string(ctx.op()).back() == '_';
   int vi = inplace ? 0 : 1;
   const TensorView& out = ctx.output(0);
-  int64_t k = ctx.num_inputs() - vi - 1, d0 = ctx.attrs().Int("dim");
-  bool acc = ctx.attrs().Bool("accumulate");
+  const IndexPutAttrs a = ReadAttrs<IndexPutAttrs>(ctx.attrs());
+  int64_t k = ctx.num_inputs() - vi - 1, d0 = a.dim;
+  bool acc = a.accumulate;
   const char* op = inplace ? "index_put_" : "index_put";
   Shape b = k > 0 ? ctx.input(vi + 1).shape : Shape{};
   int64_t nb = b.numel();

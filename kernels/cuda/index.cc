@@ -1,12 +1,16 @@
 // CUDA kernels of the shape and index families (same op names, attrs and dtypes as
 // kernels/cpu/shape.cc and index.cc). Index tensors are contiguous int64. Indices are checked
 // on the device before anything is written; the first bad one becomes the CPU's OutOfRange
-// error after the stream is done, and the output is left untouched.
+// error after the stream is done, and the output is left untouched. The index kernels read the
+// attribute structs of oneflow_like/opdefs/index.def (an in-place op's kernel the out-of-place
+// struct).
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 
 #include "kernels/cuda/kernel_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/index.h"
 
 namespace oneflow_like {
 namespace cuda {
@@ -14,6 +18,12 @@ namespace {
 
 using kernels::KernelContext;
 using kernels::TensorView;
+using opdefs::IndexDimAttrs;
+using opdefs::IndexPutAttrs;
+using opdefs::MaskedFillAttrs;
+using opdefs::OneHotAttrs;
+using opdefs::ReadAttrs;
+using opdefs::ScatterAttrs;
 
 // Device-side index checks for up to kMaxDims index tensors; Finish() reads them back.
 class IndexCheck {
@@ -179,7 +189,8 @@ Status AsStridedScatter(KernelContext& ctx) {
 
 Status IndexSelect(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &ix = ctx.input(1), &out = ctx.output(0);
-  int64_t d = ctx.attrs().Int("dim"), m = ix.numel(), n = x.shape.ndim() ? x.shape[d] : 1;
+  int64_t d = ReadAttrs<IndexDimAttrs>(ctx.attrs()).dim, m = ix.numel(),
+          n = x.shape.ndim() ? x.shape[d] : 1;
   IndexCheck chk;
   RETURN_IF_ERROR(chk.Start(ctx, "index_select", {{ix.ptr<const int64_t>(), m, d, n, false}}));
   int64_t outer = Prod(x.shape, 0, d),
@@ -193,7 +204,8 @@ Status IndexSelect(KernelContext& ctx) {
 
 Status IndexAdd(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &ix = ctx.input(1), &src = ctx.input(2), &out = ctx.output(0);
-  int64_t d = ctx.attrs().Int("dim"), m = ix.numel(), n = x.shape.ndim() ? x.shape[d] : 1;
+  int64_t d = ReadAttrs<IndexDimAttrs>(ctx.attrs()).dim, m = ix.numel(),
+          n = x.shape.ndim() ? x.shape[d] : 1;
   IndexCheck chk;
   RETURN_IF_ERROR(chk.Start(ctx, "index_add", {{ix.ptr<const int64_t>(), m, d, n, false}}));
   RETURN_IF_ERROR(chk.Finish(ctx));  // before the copy: a failed op leaves out untouched
@@ -207,7 +219,7 @@ Status IndexAdd(KernelContext& ctx) {
 
 Status Gather(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &index = ctx.input(1), &out = ctx.output(0);
-  int64_t d = ctx.attrs().Int("dim"), size = x.shape.ndim() ? x.shape[d] : 1;
+  int64_t d = ReadAttrs<IndexDimAttrs>(ctx.attrs()).dim, size = x.shape.ndim() ? x.shape[d] : 1;
   if (index.shape.ndim() > kMaxDims) return TooManyDims("gather", index.shape);
   IndexCheck chk;
   RETURN_IF_ERROR(
@@ -231,8 +243,9 @@ Status Scatter(KernelContext& ctx) {
   int first = inplace ? 0 : 1;
   const TensorView &out = ctx.output(0), &index = ctx.input(first);
   bool has_src = ctx.num_inputs() > first + 1;
-  int64_t d = ctx.attrs().Int("dim");
-  bool add = ctx.attrs().Str("reduce") == "add";
+  const ScatterAttrs a = ReadAttrs<ScatterAttrs>(ctx.attrs());
+  int64_t d = a.dim;
+  bool add = a.reduce == "add";
   int64_t size = out.shape.ndim() ? out.shape[d] : 1;
   if (index.shape.ndim() > kMaxDims) return TooManyDims(ctx.op(), index.shape);
   const char* name = add ? "scatter_add" : "scatter";
@@ -256,7 +269,7 @@ Status Scatter(KernelContext& ctx) {
       ctx.op(),
       LaunchScatter(ToScalarType(out.dtype), shape, os, ss, static_cast<int>(d),
                     index.ptr<const int64_t>(), has_src ? ctx.input(first + 1).data : nullptr,
-                    ctx.attrs().Float("value"), add, out.data, chk.flags(), StreamOf(ctx))));
+                    a.value, add, out.data, chk.flags(), StreamOf(ctx))));
   return chk.Finish(ctx);
 }
 
@@ -283,17 +296,17 @@ Status MaskedFill(KernelContext& ctx) {
   LoopShape loop;
   Operand ops[3];
   RETURN_IF_ERROR(MakeLoop(ctx.op(), out.shape, {&out, &mask, &x}, &loop, ops));
+  uint64_t value = ValueBits(out.dtype, ReadAttrs<MaskedFillAttrs>(ctx.attrs()).value);
   // The ternary table's where_scalar_input (cond ? s : x); x is passed twice (z is not read).
   return Launched(ctx.op(),
                   LaunchTernaryTable(opdefs::TernaryId::where_scalar_input, ToScalarType(out.dtype),
-                                     opdefs::TernaryAttrsAll{},
-                                     ValueBits(out.dtype, ctx.attrs().Float("value")), loop, ops[0],
-                                     ops[1], ops[2], ops[2], StreamOf(ctx)));
+                                     opdefs::TernaryAttrsAll{}, value, loop, ops[0], ops[1], ops[2],
+                                     ops[2], StreamOf(ctx)));
 }
 
 Status OneHot(KernelContext& ctx) {
   const TensorView &index = ctx.input(0), &out = ctx.output(0);
-  int64_t c = ctx.attrs().Int("num_classes");
+  int64_t c = ReadAttrs<OneHotAttrs>(ctx.attrs()).num_classes;
   IndexCheck chk;
   RETURN_IF_ERROR(chk.Start(
       ctx, "one_hot", {{index.ptr<const int64_t>(), index.numel(), index.shape.ndim(), c, false}}));
@@ -304,7 +317,7 @@ Status OneHot(KernelContext& ctx) {
 
 Status Index(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &out = ctx.output(0);
-  int64_t k = ctx.num_inputs() - 1, d0 = ctx.attrs().Int("dim");
+  int64_t k = ctx.num_inputs() - 1, d0 = ReadAttrs<IndexDimAttrs>(ctx.attrs()).dim;
   if (k > kMaxDims)
     return Unimplemented("[index] CUDA kernel supports up to %d index tensors", kMaxDims);
   int64_t nb = k > 0 ? ctx.input(1).numel() : 1;
@@ -332,7 +345,8 @@ Status IndexPut(KernelContext& ctx) {
   bool inplace = std::string(ctx.op()).back() == '_';
   int vi = inplace ? 0 : 1;
   const TensorView& out = ctx.output(0);
-  int64_t k = ctx.num_inputs() - vi - 1, d0 = ctx.attrs().Int("dim");
+  const IndexPutAttrs a = ReadAttrs<IndexPutAttrs>(ctx.attrs());
+  int64_t k = ctx.num_inputs() - vi - 1, d0 = a.dim;
   const char* op = inplace ? "index_put_" : "index_put";
   Shape b = k > 0 ? ctx.input(vi + 1).shape : Shape{};
   int64_t post = out.shape.ndim() - d0 - k;
@@ -372,9 +386,8 @@ Status IndexPut(KernelContext& ctx) {
   }
   for (int64_t i = 0; i < b.ndim(); ++i) g.b.sizes[i] = b[i];
   for (size_t i = 0; i < rd.size(); ++i) g.value_strides[i] = values.strides[i];
-  RETURN_IF_ERROR(Launched(
-      op, LaunchIndexPut(ToScalarType(out.dtype), g, mi, values.data,
-                         ctx.attrs().Bool("accumulate"), out.data, chk.flags(), StreamOf(ctx))));
+  RETURN_IF_ERROR(Launched(op, LaunchIndexPut(ToScalarType(out.dtype), g, mi, values.data,
+                                              a.accumulate, out.data, chk.flags(), StreamOf(ctx))));
   return chk.Finish(ctx);
 }
 

@@ -1,20 +1,36 @@
-// Index family schemas, gradient formulas and functional entries.
+// Index family: the OpDefs of oneflow_like/opdefs/index.def (generated below from the table's
+// check, out, grad, save and layout columns, with their Run<Name> entries), their gradient
+// formulas and the functional entries. Kernels: kernels/cpu/index.cc, kernels/cuda/index.*.
 #include "oneflow_like/ops/index.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "oneflow_like/framework/autograd.h"
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/shape_ops.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/index.h"
 
 namespace oneflow_like {
 namespace {
 namespace F = functional;
+
+using opdefs::IndexDimAttrs;
+using opdefs::IndexPutAttrs;
+using opdefs::IndexPutInplaceAttrs;
+using opdefs::MaskedFillAttrs;
+using opdefs::MaskedFillInplaceAttrs;
+using opdefs::OneHotAttrs;
+using opdefs::ScatterAttrs;
+using opdefs::ScatterInplaceAttrs;
 
 std::vector<int64_t> Dims(const Shape& s) {
   return std::vector<int64_t>(s.dims().begin(), s.dims().end());
@@ -45,149 +61,9 @@ Status CheckNoGrad(const char* op, const Tensor& target, const Tensor& src = Ten
   return Status();
 }
 
-// ---- index_select(x, index; dim) / index_add(x, index, src; dim) ----
-const OpDef kIndexSelect = OpSpec("index_select", [](const TensorList& in, const AttrMap& a,
-                                                     std::vector<TensorMeta>* out) {
-                             Shape s = in[0].shape();
-                             if (in[1].ndim() > 1)
-                               return InvalidArgument(
-                                   "[index_select] index must be 0-d or 1-d, got %s",
-                                   in[1].meta_string());
-                             if (s.ndim() > 0) s[a.Int("dim")] = in[1].numel();
-                             out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
-                             return Status();
-                           }).Grad([](const GradContext& c) -> StatusOr<TensorList> {
-  ASSIGN_OR_RETURN(Tensor z, F::ZerosLike(c.inputs[0]));
-  ASSIGN_OR_RETURN(Tensor g, F::IndexAdd(z, c.attrs.Int("dim"), c.inputs[1], c.grad_outputs[0]));
-  return TensorList{g, Tensor()};
-});
+// ---- the table's check and out columns ---------------------------------------------------------
 
-const OpDef kIndexAdd =
-    OpSpec("index_add", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      int64_t d = a.Int("dim");
-      Shape want = in[0].shape();
-      if (want.ndim() > 0) want[d] = in[1].numel();
-      if (in[2].shape() != want || in[2].dtype() != in[0].dtype())
-        return InvalidArgument("[index_add] source %s does not match %s for index %s along dim %d",
-                               in[2].meta_string(), in[0].meta_string(), in[1].meta_string(), d);
-      return ops::InferSameAsInput(in, a, out);
-    }).Grad([](const GradContext& c) -> StatusOr<TensorList> {
-      ASSIGN_OR_RETURN(Tensor gs,
-                       F::IndexSelect(c.grad_outputs[0], c.attrs.Int("dim"), c.inputs[1]));
-      return TensorList{c.grad_outputs[0], Tensor(), gs};
-    });
-
-// ---- gather / scatter: index has x's ndim; `src` (when a tensor) is at least index's size ----
-Status CheckGatherShapes(const char* op, const Shape& x, DType dt, const Tensor& index, int64_t dim,
-                         const Tensor* src) {
-  std::string xs = ShapeString(dt, x);
-  if (index.ndim() != x.ndim())
-    return InvalidArgument("[%s] index %s must have as many dims as input %s", op,
-                           index.meta_string(), xs);
-  if (src && (src->ndim() != x.ndim() || src->dtype() != dt))
-    return InvalidArgument("[%s] source %s must match input %s in dims and dtype", op,
-                           src->meta_string(), xs);
-  for (int64_t i = 0; i < x.ndim(); ++i) {
-    bool ok = (i == dim || index.dim(i) <= x[i]) && (!src || index.dim(i) <= src->dim(i));
-    if (!ok)
-      return InvalidArgument("[%s] index %s is larger than input %s%s%s outside dim %d", op,
-                             index.meta_string(), xs, src ? " or source " : "",
-                             src ? src->meta_string() : "", dim);
-  }
-  return Status();
-}
-
-const OpDef kGather = OpSpec("gather", [](const TensorList& in, const AttrMap& a,
-                                          std::vector<TensorMeta>* out) {
-                        RETURN_IF_ERROR(CheckGatherShapes("gather", in[0].shape(), in[0].dtype(),
-                                                          in[1], a.Int("dim"), nullptr));
-                        out->push_back(TensorMeta{in[1].shape(), in[0].dtype(), in[0].device()});
-                        return Status();
-                      }).Grad([](const GradContext& c) -> StatusOr<TensorList> {
-  ASSIGN_OR_RETURN(Tensor z, F::ZerosLike(c.inputs[0]));
-  ASSIGN_OR_RETURN(Tensor g, F::ScatterAdd(z, c.attrs.Int("dim"), c.inputs[1], c.grad_outputs[0]));
-  return TensorList{g, Tensor()};
-});
-
-// scatter(x, index[, src]; dim, reduce ("none" | "add"), value when there is no src).
-Status InferScatter(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-  const char* op = a.Str("reduce") == "add" ? "scatter_add" : "scatter";
-  RETURN_IF_ERROR(CheckGatherShapes(op, in[0].shape(), in[0].dtype(), in[1], a.Int("dim"),
-                                    in.size() > 2 ? &in[2] : nullptr));
-  return ops::InferSameAsInput(in, a, out);
-}
-
-const OpDef kScatter =
-    OpSpec("scatter", InferScatter).Grad([](const GradContext& c) -> StatusOr<TensorList> {
-      int64_t d = c.attrs.Int("dim");
-      const Tensor& g = c.grad_outputs[0];
-      TensorList r{g, Tensor()};
-      if (c.attrs.Str("reduce") != "add") {
-        ASSIGN_OR_RETURN(r[0], F::ScatterValue(g, d, c.inputs[1], 0.0));
-      }
-      if (c.inputs.size() > 2) {
-        ASSIGN_OR_RETURN(Tensor gs, F::Gather(g, d, c.inputs[1]));
-        // src may be larger than index: its other elements get zero gradient.
-        if (gs.shape() != c.inputs[2].shape()) {
-          Shape s = c.inputs[2].shape();
-          ASSIGN_OR_RETURN(gs, F::AsStridedScatter(gs, s, ContiguousStrides(s), 0));
-        }
-        r.push_back(gs);
-      }
-      return r;
-    });
-// In place: inputs {index[, src]}; the target is the output.
-const OpDef kScatterInplace =
-    OpSpec("scatter_", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      const char* op = a.Str("reduce") == "add" ? "scatter_add_" : "scatter_";
-      Shape x = ShapeOf(a.Ints("shape"));
-      RETURN_IF_ERROR(CheckGatherShapes(op, x, a.Dtype("dtype"), in[0], a.Int("dim"),
-                                        in.size() > 1 ? &in[1] : nullptr));
-      out->push_back(TensorMeta{x, a.Dtype("dtype"), in[0].device()});
-      return Status();
-    }).StridedInputs();
-
-// ---- masked_fill(x, mask; value) ----
-Status InferMaskedFill(const char* op, const Shape& x, DType dt, const Tensor& mask, Device dev,
-                       std::vector<TensorMeta>* out) {
-  if (mask.dtype() != DType::kBool)
-    return TypeError("[%s] mask must be a bool tensor, got %s", op, mask.meta_string());
-  ASSIGN_OR_RETURN(Shape b, BroadcastShapes(op, x, mask.shape()));
-  if (b != x)
-    return InvalidArgument("[%s] mask %s is not broadcastable to %s", op, mask.meta_string(),
-                           ShapeString(dt, x));
-  out->push_back(TensorMeta{x, dt, dev});
-  return Status();
-}
-
-const OpDef kMaskedFill =
-    OpSpec("masked_fill",
-           [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-             return InferMaskedFill("masked_fill", in[0].shape(), in[0].dtype(), in[1],
-                                    in[0].device(), out);
-           })
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          ASSIGN_OR_RETURN(Tensor g, F::MaskedFill(c.grad_outputs[0], c.inputs[1], 0.0));
-          return TensorList{g, Tensor()};
-        })
-        .StridedInputs();
-const OpDef kMaskedFillInplace =
-    OpSpec("masked_fill_", [](const TensorList& in, const AttrMap& a,
-                              std::vector<TensorMeta>* out) {
-      return InferMaskedFill("masked_fill_", ShapeOf(a.Ints("shape")), a.Dtype("dtype"), in[0],
-                             in[0].device(), out);
-    }).StridedInputs();
-
-// ---- one_hot(index; num_classes) ----
-const OpDef kOneHot =
-    OpSpec("one_hot", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      Shape s = in[0].shape();
-      s.mutable_dims().push_back(a.Int("num_classes"));
-      out->push_back(TensorMeta{s, DType::kI64, in[0].device()});
-      return Status();
-    });
-
-// ---- index(x, idx...; dim): the k index tensors (int64, one shape B) index dims [dim, dim+k) ----
+// Shape of x[:d0] + B + x[d0+k:]: the k index tensors (one shape B) index dims [d0, d0 + k).
 Shape IndexResultShape(const Shape& x, int64_t d0, int64_t k, const Shape& b) {
   DimVector s(x.dims().begin(), x.dims().begin() + d0);
   s.insert(s.end(), b.dims().begin(), b.dims().end());
@@ -195,79 +71,309 @@ Shape IndexResultShape(const Shape& x, int64_t d0, int64_t k, const Shape& b) {
   return Shape(s);
 }
 
+// What an index op's schema checks: x (input 0, or an in-place op's target as its shape and dtype
+// attributes describe it) and the operands after it.
+struct Subject {
+  const char* op;  // the name errors give
+  Shape shape;
+  DType dtype;
+  Device device;  // the first input's: the output's device
+  absl::Span<const Tensor> rest;
+  std::string meta() const { return ShapeString(dtype, shape); }
+};
+
+template <bool kTarget, typename A>
+Subject MakeSubject(const char* op, const TensorList& in, const A& a) {
+  if constexpr (kTarget)
+    return Subject{op, ShapeOf(a.shape), a.dtype, in[0].device(), absl::MakeConstSpan(in)};
+  else
+    return Subject{op, in[0].shape(), in[0].dtype(), in[0].device(),
+                   absl::MakeConstSpan(in).subspan(1)};
+}
+
+// The op named in errors: scatter with reduce "add" reports itself as scatter_add(_).
+template <typename A>
+const char* ErrorName(const char* name, const A&) {
+  return name;
+}
+const char* ErrorName(const char*, const ScatterAttrs& a) {
+  return a.reduce == "add" ? "scatter_add" : "scatter";
+}
+const char* ErrorName(const char*, const ScatterInplaceAttrs& a) {
+  return a.reduce == "add" ? "scatter_add_" : "scatter_";
+}
+
+template <typename A>
+Status Check_none(const Subject&, const A&) {
+  return Status();
+}
+
+// index_select(x, index): index is 0-d or 1-d.
+template <typename A>
+Status Check_select(const Subject& s, const A&) {
+  if (s.rest[0].ndim() > 1)
+    return InvalidArgument("[%s] index must be 0-d or 1-d, got %s", s.op, s.rest[0].meta_string());
+  return Status();
+}
+
+// index_add(x, index, source): source is x with dim resized to index's numel, in x's dtype.
+template <typename A>
+Status Check_source(const Subject& s, const A& a) {
+  const Tensor &index = s.rest[0], &src = s.rest[1];
+  Shape want = s.shape;
+  if (want.ndim() > 0) want[a.dim] = index.numel();
+  if (src.shape() != want || src.dtype() != s.dtype)
+    return InvalidArgument("[%s] source %s does not match %s for index %s along dim %d", s.op,
+                           src.meta_string(), s.meta(), index.meta_string(), a.dim);
+  return Status();
+}
+
+// gather / scatter (x, index [, src]): index has x's ndim; `src` (when a tensor) is at least
+// index's size.
+template <typename A>
+Status Check_gather(const Subject& s, const A& a) {
+  const Tensor& index = s.rest[0];
+  const Tensor* src = s.rest.size() > 1 ? &s.rest[1] : nullptr;
+  const Shape& x = s.shape;
+  std::string xs = s.meta();
+  int64_t dim = a.dim;
+  if (index.ndim() != x.ndim())
+    return InvalidArgument("[%s] index %s must have as many dims as input %s", s.op,
+                           index.meta_string(), xs);
+  if (src && (src->ndim() != x.ndim() || src->dtype() != s.dtype))
+    return InvalidArgument("[%s] source %s must match input %s in dims and dtype", s.op,
+                           src->meta_string(), xs);
+  for (int64_t i = 0; i < x.ndim(); ++i) {
+    bool ok = (i == dim || index.dim(i) <= x[i]) && (!src || index.dim(i) <= src->dim(i));
+    if (!ok)
+      return InvalidArgument("[%s] index %s is larger than input %s%s%s outside dim %d", s.op,
+                             index.meta_string(), xs, src ? " or source " : "",
+                             src ? src->meta_string() : "", dim);
+  }
+  return Status();
+}
+
+// masked_fill (x, mask): a bool mask broadcastable to x.
+template <typename A>
+Status Check_mask(const Subject& s, const A&) {
+  const Tensor& mask = s.rest[0];
+  if (mask.dtype() != DType::kBool)
+    return TypeError("[%s] mask must be a bool tensor, got %s", s.op, mask.meta_string());
+  ASSIGN_OR_RETURN(Shape b, BroadcastShapes(s.op, s.shape, mask.shape()));
+  if (b != s.shape)
+    return InvalidArgument("[%s] mask %s is not broadcastable to %s", s.op, mask.meta_string(),
+                           s.meta());
+  return Status();
+}
+
+// index (x, idx...): the k index tensors (int64, one shape) index dims [dim, dim + k).
+template <typename A>
+Status Check_index(const Subject& s, const A& a) {
+  int64_t k = static_cast<int64_t>(s.rest.size()), d0 = a.dim;
+  if (d0 + k > s.shape.ndim())
+    return OutOfRange("[%s] too many indices for tensor %s: %d", s.op, s.meta(), int(d0 + k));
+  return Status();
+}
+
+// index_put (x, values, idx...): values broadcast to the index result's shape.
+template <typename A>
+Status Check_put(const Subject& s, const A& a) {
+  int64_t k = static_cast<int64_t>(s.rest.size()) - 1, d0 = a.dim;
+  if (d0 + k > s.shape.ndim())
+    return OutOfRange("[%s] too many indices for tensor %s", s.op, s.meta());
+  Shape r = IndexResultShape(s.shape, d0, k, k > 0 ? s.rest[1].shape() : Shape{});
+  StatusOr<Shape> b = BroadcastShapes(s.op, s.rest[0].shape(), r);
+  if (!b.ok() || *b != r)
+    return InvalidArgument(
+        "[%s] shape mismatch: value tensor %s cannot be broadcast to indexing result of shape %s",
+        s.op, s.rest[0].meta_string(), r.ToString());
+  return Status();
+}
+// The same with values in x's dtype (the out-of-place index_put).
+template <typename A>
+Status Check_put_dtype(const Subject& s, const A& a) {
+  if (s.rest[0].dtype() != s.dtype)
+    return TypeError("[%s] values %s must have the dtype of %s", s.op, s.rest[0].meta_string(),
+                     s.meta());
+  return Check_put(s, a);
+}
+
+template <typename A>
+TensorMeta Out_x(const Subject& s, const A&) {
+  return TensorMeta{s.shape, s.dtype, s.device};
+}
+template <typename A>
+TensorMeta Out_target(const Subject& s, const A& a) {
+  return Out_x(s, a);
+}
+template <typename A>
+TensorMeta Out_selected(const Subject& s, const A& a) {
+  Shape shape = s.shape;
+  if (shape.ndim() > 0) shape[a.dim] = s.rest[0].numel();
+  return TensorMeta{shape, s.dtype, s.device};
+}
+template <typename A>
+TensorMeta Out_index_shape(const Subject& s, const A&) {
+  return TensorMeta{s.rest[0].shape(), s.dtype, s.device};
+}
+template <typename A>
+TensorMeta Out_one_hot(const Subject& s, const A& a) {
+  Shape shape = s.shape;
+  shape.mutable_dims().push_back(a.num_classes);
+  return TensorMeta{shape, DType::kI64, s.device};
+}
+template <typename A>
+TensorMeta Out_indexed(const Subject& s, const A& a) {
+  int64_t k = static_cast<int64_t>(s.rest.size());
+  return TensorMeta{IndexResultShape(s.shape, a.dim, k, k > 0 ? s.rest[0].shape() : Shape{}),
+                    s.dtype, s.device};
+}
+
+// ---- gradient formulas (the table's grad column) ---------------------------------------------
+
+constexpr GradFn NoGrad = nullptr;
+
 StatusOr<Tensor> IndexRaw(const Tensor& x, const TensorList& idx, int64_t d0);
 StatusOr<Tensor> IndexPutRaw(const Tensor& x, const TensorList& idx, int64_t d0,
                              const Tensor& values, bool acc);
 
-const OpDef kIndex =
-    OpSpec("index", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      int64_t k = static_cast<int64_t>(in.size()) - 1, d0 = a.Int("dim");
-      if (d0 + k > in[0].ndim())
-        return OutOfRange("[index] too many indices for tensor %s: %d", in[0].meta_string(),
-                          int(d0 + k));
-      out->push_back(TensorMeta{
-          IndexResultShape(in[0].shape(), d0, k, in.size() > 1 ? in[1].shape() : Shape{}),
-          in[0].dtype(), in[0].device()});
-      return Status();
-    }).Grad([](const GradContext& c) -> StatusOr<TensorList> {
-      ASSIGN_OR_RETURN(Tensor z, F::ZerosLike(c.inputs[0]));
-      TensorList idx(c.inputs.begin() + 1, c.inputs.end());
-      ASSIGN_OR_RETURN(Tensor g, IndexPutRaw(z, idx, c.attrs.Int("dim"), c.grad_outputs[0], true));
-      TensorList r(c.inputs.size());
-      r[0] = g;
-      return r;
-    });
-
-// index_put(x, values, idx...; dim, accumulate): values broadcast to the index result's shape.
-Status InferIndexPut(const char* op, const Shape& x, DType dt, const TensorList& vi, Device dev,
-                     const AttrMap& a, std::vector<TensorMeta>* out) {
-  int64_t k = static_cast<int64_t>(vi.size()) - 1, d0 = a.Int("dim");
-  if (d0 + k > x.ndim())
-    return OutOfRange("[%s] too many indices for tensor %s", op, ShapeString(dt, x));
-  Shape r = IndexResultShape(x, d0, k, k > 0 ? vi[1].shape() : Shape{});
-  StatusOr<Shape> b = BroadcastShapes(op, vi[0].shape(), r);
-  if (!b.ok() || *b != r)
-    return InvalidArgument(
-        "[%s] shape mismatch: value tensor %s cannot be broadcast to indexing result of shape %s",
-        op, vi[0].meta_string(), r.ToString());
-  out->push_back(TensorMeta{x, dt, dev});
-  return Status();
+IndexDimAttrs AtDim(int64_t dim) {
+  IndexDimAttrs a;
+  a.dim = dim;
+  return a;
+}
+int64_t DimOf(const GradContext& c) {
+  return opdefs::ReadAttrs<IndexDimAttrs>(c.attrs).dim;
 }
 
-const OpDef kIndexPut =
-    OpSpec("index_put",
-           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-             if (in[1].dtype() != in[0].dtype())
-               return TypeError("[index_put] values %s must have the dtype of %s",
-                                in[1].meta_string(), in[0].meta_string());
-             return InferIndexPut("index_put", in[0].shape(), in[0].dtype(),
-                                  TensorList(in.begin() + 1, in.end()), in[0].device(), a, out);
-           })
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          TensorList idx(c.inputs.begin() + 2, c.inputs.end());
-          int64_t d0 = c.attrs.Int("dim");
-          const Tensor& g = c.grad_outputs[0];
-          TensorList r(c.inputs.size());
-          r[0] = g;
-          if (!c.attrs.Bool("accumulate")) {
-            ASSIGN_OR_RETURN(Tensor zero, F::Zeros(Shape{}, g.dtype(), g.device()));
-            ASSIGN_OR_RETURN(r[0], IndexPutRaw(g, idx, d0, zero, false));
-          }
-          ASSIGN_OR_RETURN(r[1], IndexRaw(g, idx, d0));
-          return r;
-        })
-        .StridedInputs();
-// In place: inputs {values, idx...}; the target is the output.
-const OpDef kIndexPutInplace =
-    OpSpec("index_put_", [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-      return InferIndexPut("index_put_", ShapeOf(a.Ints("shape")), a.Dtype("dtype"), in,
-                           in[0].device(), a, out);
-    }).StridedInputs();
+StatusOr<TensorList> IndexSelectGrad(const GradContext& c) {
+  ASSIGN_OR_RETURN(Tensor z, F::ZerosLike(c.inputs[0]));
+  ASSIGN_OR_RETURN(Tensor g, F::IndexAdd(z, DimOf(c), c.inputs[1], c.grad_outputs[0]));
+  return TensorList{g, Tensor()};
+}
+
+StatusOr<TensorList> IndexAddGrad(const GradContext& c) {
+  ASSIGN_OR_RETURN(Tensor gs, F::IndexSelect(c.grad_outputs[0], DimOf(c), c.inputs[1]));
+  return TensorList{c.grad_outputs[0], Tensor(), gs};
+}
+
+StatusOr<TensorList> GatherGrad(const GradContext& c) {
+  ASSIGN_OR_RETURN(Tensor z, F::ZerosLike(c.inputs[0]));
+  ASSIGN_OR_RETURN(Tensor g, F::ScatterAdd(z, DimOf(c), c.inputs[1], c.grad_outputs[0]));
+  return TensorList{g, Tensor()};
+}
+
+StatusOr<TensorList> ScatterGrad(const GradContext& c) {
+  const ScatterAttrs a = opdefs::ReadAttrs<ScatterAttrs>(c.attrs);
+  const Tensor& g = c.grad_outputs[0];
+  TensorList r{g, Tensor()};
+  if (a.reduce != "add") {
+    ASSIGN_OR_RETURN(r[0], F::ScatterValue(g, a.dim, c.inputs[1], 0.0));
+  }
+  if (c.inputs.size() > 2) {
+    ASSIGN_OR_RETURN(Tensor gs, F::Gather(g, a.dim, c.inputs[1]));
+    // src may be larger than index: its other elements get zero gradient.
+    if (gs.shape() != c.inputs[2].shape()) {
+      Shape s = c.inputs[2].shape();
+      ASSIGN_OR_RETURN(gs, F::AsStridedScatter(gs, s, ContiguousStrides(s), 0));
+    }
+    r.push_back(gs);
+  }
+  return r;
+}
+
+StatusOr<TensorList> MaskedFillGrad(const GradContext& c) {
+  ASSIGN_OR_RETURN(Tensor g, F::MaskedFill(c.grad_outputs[0], c.inputs[1], 0.0));
+  return TensorList{g, Tensor()};
+}
+
+StatusOr<TensorList> IndexGrad(const GradContext& c) {
+  ASSIGN_OR_RETURN(Tensor z, F::ZerosLike(c.inputs[0]));
+  TensorList idx(c.inputs.begin() + 1, c.inputs.end());
+  ASSIGN_OR_RETURN(Tensor g, IndexPutRaw(z, idx, DimOf(c), c.grad_outputs[0], true));
+  TensorList r(c.inputs.size());
+  r[0] = g;
+  return r;
+}
+
+StatusOr<TensorList> IndexPutGrad(const GradContext& c) {
+  const IndexPutAttrs a = opdefs::ReadAttrs<IndexPutAttrs>(c.attrs);
+  TensorList idx(c.inputs.begin() + 2, c.inputs.end());
+  const Tensor& g = c.grad_outputs[0];
+  TensorList r(c.inputs.size());
+  r[0] = g;
+  if (!a.accumulate) {
+    ASSIGN_OR_RETURN(Tensor zero, F::Zeros(Shape{}, g.dtype(), g.device()));
+    ASSIGN_OR_RETURN(r[0], IndexPutRaw(g, idx, a.dim, zero, false));
+  }
+  ASSIGN_OR_RETURN(r[1], IndexRaw(g, idx, a.dim));
+  return r;
+}
+
+// ---- the OpDefs and Run<Name> (generated from index.def) --------------------------------------
+
+#define OFL_INDEX_SAVE_IN_both true
+#define OFL_INDEX_SAVE_OUT_both true
+#define OFL_INDEX_SAVE_IN_none false
+#define OFL_INDEX_SAVE_OUT_none false
+#define OFL_INDEX_STRIDED_strided true
+#define OFL_INDEX_STRIDED_contiguous false
+// The out column: `target` ops run in place into a target that is not among their inputs.
+#define OFL_INDEX_INPLACE_x false
+#define OFL_INDEX_INPLACE_selected false
+#define OFL_INDEX_INPLACE_index_shape false
+#define OFL_INDEX_INPLACE_one_hot false
+#define OFL_INDEX_INPLACE_indexed false
+#define OFL_INDEX_INPLACE_target true
+// Run<Name>(inputs, attrs) -> the output (a braced input list avoids a heap vector, as
+// Dispatch1's).
+#define OFL_INDEX_RUN_OUT_OF_PLACE(Name, Attrs)                                          \
+  StatusOr<Tensor> Run##Name(const TensorList& in, const opdefs::Attrs& a) {             \
+    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                 \
+  }                                                                                      \
+  StatusOr<Tensor> Run##Name(std::initializer_list<Tensor> in, const opdefs::Attrs& a) { \
+    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                 \
+  }
+// Run<Name>(inputs, attrs, target): writes target in place; fills in its shape and dtype.
+#define OFL_INDEX_RUN_IN_PLACE(Name, Attrs)                                       \
+  Status Run##Name(const TensorList& in, opdefs::Attrs a, const Tensor& target) { \
+    a.shape = Dims(target.shape());                                               \
+    a.dtype = target.dtype();                                                     \
+    return DispatchInplace(k##Name, in, opdefs::ToAttrMap(std::move(a)), target); \
+  }
+#define OFL_INDEX_RUN_x(Name, Attrs) OFL_INDEX_RUN_OUT_OF_PLACE(Name, Attrs)
+#define OFL_INDEX_RUN_selected(Name, Attrs) OFL_INDEX_RUN_OUT_OF_PLACE(Name, Attrs)
+#define OFL_INDEX_RUN_index_shape(Name, Attrs) OFL_INDEX_RUN_OUT_OF_PLACE(Name, Attrs)
+#define OFL_INDEX_RUN_one_hot(Name, Attrs) OFL_INDEX_RUN_OUT_OF_PLACE(Name, Attrs)
+#define OFL_INDEX_RUN_indexed(Name, Attrs) OFL_INDEX_RUN_OUT_OF_PLACE(Name, Attrs)
+#define OFL_INDEX_RUN_target(Name, Attrs) OFL_INDEX_RUN_IN_PLACE(Name, Attrs)
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_INDEX_API(...)
+#define OFL_INDEX(name, Name, Attrs, check, out, grad, save, layout)                           \
+  Status Infer##Name(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* metas) { \
+    const opdefs::Attrs a = opdefs::ReadAttrs<opdefs::Attrs>(m);                                \
+    const Subject s = MakeSubject<OFL_INDEX_INPLACE_##out>(ErrorName(#name, a), in, a);         \
+    RETURN_IF_ERROR(Check_##check(s, a));                                                       \
+    metas->push_back(Out_##out(s, a));                                                          \
+    return Status();                                                                            \
+  }                                                                                             \
+  const OpDef k##Name = OpSpec(#name, Infer##Name)                                              \
+                            .Grad(grad)                                                         \
+                            .StridedInputs(OFL_INDEX_STRIDED_##layout)                          \
+                            .SaveInputs(OFL_INDEX_SAVE_IN_##save)                               \
+                            .SaveOutputs(OFL_INDEX_SAVE_OUT_##save);                            \
+  OFL_INDEX_RUN_##out(Name, Attrs)
+#include "oneflow_like/opdefs/index.def"
+#undef OFL_INDEX
+#undef OFL_INDEX_API
+#undef OFL_ATTRS
+// clang-format on
 
 StatusOr<Tensor> IndexRaw(const Tensor& x, const TensorList& idx, int64_t d0) {
   TensorList in{x};
   in.insert(in.end(), idx.begin(), idx.end());
-  return Dispatch1(kIndex, in, {{"dim", d0}});
+  return RunIndex(in, AtDim(d0));
 }
 
 StatusOr<Tensor> IndexPutRaw(const Tensor& x, const TensorList& idx, int64_t d0,
@@ -275,7 +381,10 @@ StatusOr<Tensor> IndexPutRaw(const Tensor& x, const TensorList& idx, int64_t d0,
   ASSIGN_OR_RETURN(Tensor v, F::Cast(values, x.dtype()));
   TensorList in{x, v};
   in.insert(in.end(), idx.begin(), idx.end());
-  return Dispatch1(kIndexPut, in, {{"dim", d0}, {"accumulate", acc}});
+  IndexPutAttrs a;
+  a.dim = d0;
+  a.accumulate = acc;
+  return RunIndexPut(in, a);
 }
 
 // Normalised advanced index: x permuted so the indexed dims are [d0, d0 + idx.size()), idx
@@ -373,20 +482,20 @@ StatusOr<Tensor> IndexSelect(const Tensor& x, int64_t dim, const Tensor& index) 
   if (i.ndim() == 0) {
     ASSIGN_OR_RETURN(i, Reshape(i, Shape{1}));
   }
-  return Dispatch1(kIndexSelect, {x, i}, {{"dim", d}});
+  return RunIndexSelect({x, i}, AtDim(d));
 }
 
 StatusOr<Tensor> IndexAdd(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
   ASSIGN_OR_RETURN(int64_t d, WrapDim("index_add", dim, x.ndim()));
   ASSIGN_OR_RETURN(Tensor i, AsIndex("index_add", index));
   ASSIGN_OR_RETURN(Tensor s, Cast(src, x.dtype()));
-  return Dispatch1(kIndexAdd, {x, i, s}, {{"dim", d}});
+  return RunIndexAdd({x, i, s}, AtDim(d));
 }
 
 StatusOr<Tensor> Gather(const Tensor& x, int64_t dim, const Tensor& index) {
   ASSIGN_OR_RETURN(int64_t d, WrapDim("gather", dim, x.ndim()));
   ASSIGN_OR_RETURN(Tensor i, AsIndex("gather", index));
-  return Dispatch1(kGather, {x, i}, {{"dim", d}});
+  return RunGather({x, i}, AtDim(d));
 }
 
 namespace {
@@ -399,8 +508,11 @@ StatusOr<Tensor> ScatterImpl(const char* op, const Tensor& x, int64_t dim, const
     ASSIGN_OR_RETURN(Tensor s, Cast(*src, x.dtype()));
     in.push_back(s);
   }
-  return Dispatch1(kScatter, in,
-                   {{"dim", d}, {"reduce", std::string(add ? "add" : "none")}, {"value", value}});
+  ScatterAttrs a;
+  a.dim = d;
+  a.reduce = add ? "add" : "none";
+  a.value = value;
+  return RunScatter(in, a);
 }
 Status ScatterInplaceImpl(const char* op, const Tensor& x, int64_t dim, const Tensor& index,
                           const Tensor* src, double value, bool add) {
@@ -420,13 +532,11 @@ Status ScatterInplaceImpl(const char* op, const Tensor& x, int64_t dim, const Te
     ASSIGN_OR_RETURN(s, Contiguous(s));
     in.push_back(s);
   }
-  return DispatchInplace(kScatterInplace, in,
-                         {{"dim", d},
-                          {"reduce", std::string(add ? "add" : "none")},
-                          {"value", value},
-                          {"shape", Dims(x.shape())},
-                          {"dtype", x.dtype()}},
-                         x);
+  ScatterInplaceAttrs a;
+  a.dim = d;
+  a.reduce = add ? "add" : "none";
+  a.value = value;
+  return RunScatterInplace(in, std::move(a), x);
 }
 }  // namespace
 
@@ -450,7 +560,9 @@ Status ScatterAdd_(const Tensor& x, int64_t dim, const Tensor& index, const Tens
 }
 
 StatusOr<Tensor> MaskedFill(const Tensor& x, const Tensor& mask, double value) {
-  return Dispatch1(kMaskedFill, {x, mask.detach()}, {{"value", value}});
+  MaskedFillAttrs a;
+  a.value = value;
+  return RunMaskedFill({x, mask.detach()}, a);
 }
 
 Status MaskedFill_(const Tensor& x, const Tensor& mask, double value) {
@@ -465,8 +577,9 @@ Status MaskedFill_(const Tensor& x, const Tensor& mask, double value) {
     ASSIGN_OR_RETURN(Tensor r, MaskedFill(x, mask, value));
     return CopyInto(x, r);
   }
-  return DispatchInplace(kMaskedFillInplace, {mask.detach()},
-                         {{"value", value}, {"shape", Dims(x.shape())}, {"dtype", x.dtype()}}, x);
+  MaskedFillInplaceAttrs a;
+  a.value = value;
+  return RunMaskedFillInplace({mask.detach()}, std::move(a), x);
 }
 
 StatusOr<Tensor> MaskedSelect(const Tensor& x, const Tensor& mask) {
@@ -510,7 +623,9 @@ StatusOr<Tensor> OneHot(const Tensor& index, int64_t num_classes) {
     RETURN_IF_ERROR(CopyToHost(i, host.data()));
     num_classes = *std::max_element(host.begin(), host.end()) + 1;
   }
-  return Dispatch1(kOneHot, {i}, {{"num_classes", num_classes}});
+  OneHotAttrs a;
+  a.num_classes = num_classes;
+  return RunOneHot({i}, a);
 }
 
 StatusOr<Tensor> Index(const Tensor& x, const TensorList& indices) {
@@ -552,12 +667,10 @@ Status IndexPut_(const Tensor& x, const TensorList& indices, const Tensor& value
   }
   TensorList in{v};
   in.insert(in.end(), p.idx.begin(), p.idx.end());
-  return DispatchInplace(kIndexPutInplace, in,
-                         {{"dim", p.d0},
-                          {"accumulate", accumulate},
-                          {"shape", Dims(p.x.shape())},
-                          {"dtype", x.dtype()}},
-                         p.x);
+  IndexPutInplaceAttrs a;
+  a.dim = p.d0;
+  a.accumulate = accumulate;
+  return RunIndexPutInplace(in, std::move(a), p.x);
 }
 
 }  // namespace functional

@@ -1,11 +1,18 @@
-// Bindings of the index family (functions and Tensor methods), PyTorch signatures.
+// Bindings of the index family, generated from oneflow_like/opdefs/index.def: one Python function
+// and Tensor method (kind fn_method) or in-place Tensor method (kind method_) per OFL_INDEX_API
+// line, with the PyTorch signature of its sig column and defaults from the attribute structs; plus
+// flow._C._index_table() for the op-table tests. Tensor __getitem__/__setitem__ are in
+// indexing.cc.
 #include <string>
+#include <utility>
 
+#include "oneflow_like/opdefs/index.h"
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/index.h"
 #include "oneflow_like/ops/shape_ops.h"
 #include "python/csrc/binding.h"
+#include "python/csrc/op_tables_py.h"
 
 namespace oneflow_like {
 namespace python {
@@ -25,118 +32,202 @@ TensorList IndexList(py::handle indices) {
   return r;
 }
 
+// What a call returns: an out-of-place entry's tensor, or after an in-place entry (Status) the
+// tensor it wrote.
+Tensor Result(StatusOr<Tensor>&& r, const Tensor&) {
+  return Unwrap(std::move(r));
+}
+Tensor Result(const Status& s, const Tensor& self) {
+  Check(s);
+  return self;
+}
+
+// One binder per sig column; `function` (kind fn_method) also defines flow.name(input, ...)
+// besides Tensor.name(...).
+struct Binder {
+  py::module_& m;
+  TensorClass& cls;
+  template <typename Fn, typename... Extra>
+  void Def(bool function, const char* name, Fn fn, Extra... extra) {
+    if (function) m.def(name, fn, py::arg("input"), extra...);
+    cls.def(name, fn, extra...);
+  }
+  // (input, dim, index)
+  template <typename R>
+  void dim_index(bool function, const char* name, R (*f)(const Tensor&, int64_t, const Tensor&)) {
+    Def(
+        function, name,
+        [f](const Tensor& x, int64_t dim, const Tensor& index) {
+          return Result(f(x, dim, index), x);
+        },
+        py::arg("dim"), py::arg("index"));
+  }
+  // (input, dim, index, src)
+  template <typename R>
+  void dim_index_src(bool function, const char* name,
+                     R (*f)(const Tensor&, int64_t, const Tensor&, const Tensor&)) {
+    Def(
+        function, name,
+        [f](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+          return Result(f(x, dim, index, src), x);
+        },
+        py::arg("dim"), py::arg("index"), py::arg("src"));
+  }
+  // (input, dim, index, source, *, alpha=1): source * alpha is added.
+  template <typename R>
+  void index_add(bool function, const char* name,
+                 R (*f)(const Tensor&, int64_t, const Tensor&, const Tensor&)) {
+    Def(
+        function, name,
+        [f](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src, double alpha) {
+          Tensor s = alpha == 1.0 ? src : Unwrap(F::MulScalar(src, alpha));
+          return Result(f(x, dim, index, s), x);
+        },
+        py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1.0);
+  }
+  // (input, dim, index, src, reduce=None): a tensor src (a 0-d one only with reduce='add') goes
+  // to f / add, a number or 0-d tensor to fill. None is ScatterAttrs' reduce "none".
+  template <typename R>
+  void scatter(bool function, const char* name,
+               R (*f)(const Tensor&, int64_t, const Tensor&, const Tensor&),
+               R (*add)(const Tensor&, int64_t, const Tensor&, const Tensor&),
+               R (*fill)(const Tensor&, int64_t, const Tensor&, double)) {
+    std::string op = name;
+    Def(
+        function, name,
+        [op, f, add, fill](const Tensor& x, int64_t dim, const Tensor& index, py::object src,
+                           py::object reduce) {
+          bool is_add = !reduce.is_none() && py::cast<std::string>(reduce) == "add";
+          if (!reduce.is_none() && !is_add)
+            throw py::value_error("[" + op + "] only reduce='add' is supported");
+          if (py::isinstance<Tensor>(src) && (py::cast<Tensor>(src).ndim() > 0 || is_add)) {
+            Tensor s = py::cast<Tensor>(src);
+            return Result(is_add ? add(x, dim, index, s) : f(x, dim, index, s), x);
+          }
+          if (is_add) throw py::value_error("[" + op + "] reduce='add' needs a source tensor");
+          return Result(fill(x, dim, index, FillValue(src)), x);
+        },
+        py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce") = py::none());
+  }
+  // (input, mask)
+  template <typename R>
+  void mask(bool function, const char* name, R (*f)(const Tensor&, const Tensor&)) {
+    Def(
+        function, name, [f](const Tensor& x, const Tensor& mask) { return Result(f(x, mask), x); },
+        py::arg("mask"));
+  }
+  // (input, mask, value): value a number or a one-element tensor.
+  template <typename R>
+  void mask_value(bool function, const char* name, R (*f)(const Tensor&, const Tensor&, double)) {
+    Def(
+        function, name,
+        [f](const Tensor& x, const Tensor& mask, py::object v) {
+          return Result(f(x, mask, FillValue(v)), x);
+        },
+        py::arg("mask"), py::arg("value"));
+  }
+  // (input, *, as_tuple=False): as_tuple gives one 1-d tensor per dim.
+  void nonzero(bool function, const char* name, StatusOr<Tensor> (*f)(const Tensor&)) {
+    Def(
+        function, name,
+        [f](const Tensor& x, bool as_tuple) -> py::object {
+          Tensor nz = Unwrap(f(x));
+          if (!as_tuple) return py::cast(nz);
+          py::tuple r(nz.dim(1));
+          for (int64_t i = 0; i < nz.dim(1); ++i)
+            r[i] = py::cast(Unwrap(F::Contiguous(Unwrap(F::Select(nz, 1, i)))));
+          return r;
+        },
+        py::kw_only(), py::arg("as_tuple") = false);
+  }
+  // (input, num_classes=-1)
+  void one_hot(bool function, const char* name, StatusOr<Tensor> (*f)(const Tensor&, int64_t)) {
+    Def(
+        function, name, [f](const Tensor& x, int64_t n) { return Unwrap(f(x, n)); },
+        py::arg("num_classes") = opdefs::OneHotAttrs{}.num_classes);
+  }
+  // (input, indices, values, accumulate=False): indices a tuple of tensors or None.
+  template <typename R>
+  void index_put(bool function, const char* name,
+                 R (*f)(const Tensor&, const TensorList&, const Tensor&, bool)) {
+    Def(
+        function, name,
+        [f](const Tensor& x, py::tuple indices, py::object values, bool acc) {
+          return Result(f(x, IndexList(indices), ToTensor(values, &x), acc), x);
+        },
+        py::arg("indices"), py::arg("values"),
+        py::arg("accumulate") = opdefs::IndexPutAttrs{}.accumulate);
+  }
+};
+
+// One row per table entry, for flow._C._index_table().
+struct OpRow {
+  const char *name, *check, *out, *grad, *save, *layout;
+  py::dict (*attrs)();
+};
+struct ApiRow {
+  const char *name, *kind, *sig, *entry;
+};
+// The kind column: fn_method calls F::entry, method_ its in-place twin F::entry_.
+#define OFL_INDEX_FUNCTION_fn_method true
+#define OFL_INDEX_FUNCTION_method_ false
+#define OFL_INDEX_FN_fn_method(entry) F::entry
+#define OFL_INDEX_FN_method_(entry) F::entry##_
+#define OFL_INDEX_ENTRY_NAME_fn_method(entry) #entry
+#define OFL_INDEX_ENTRY_NAME_method_(entry) #entry "_"
+// The entries a sig's binder takes: scatter's tensor, scatter_add and fill variants; one entry
+// elsewhere.
+#define OFL_INDEX_ENTRIES_scatter(kind, entry) \
+  OFL_INDEX_FN_##kind(entry), OFL_INDEX_FN_##kind(entry##Add), OFL_INDEX_FN_##kind(entry##Value)
+#define OFL_INDEX_ENTRIES_dim_index(kind, entry) OFL_INDEX_FN_##kind(entry)
+#define OFL_INDEX_ENTRIES_dim_index_src(kind, entry) OFL_INDEX_FN_##kind(entry)
+#define OFL_INDEX_ENTRIES_index_add(kind, entry) OFL_INDEX_FN_##kind(entry)
+#define OFL_INDEX_ENTRIES_mask(kind, entry) OFL_INDEX_FN_##kind(entry)
+#define OFL_INDEX_ENTRIES_mask_value(kind, entry) OFL_INDEX_FN_##kind(entry)
+#define OFL_INDEX_ENTRIES_nonzero(kind, entry) OFL_INDEX_FN_##kind(entry)
+#define OFL_INDEX_ENTRIES_one_hot(kind, entry) OFL_INDEX_FN_##kind(entry)
+#define OFL_INDEX_ENTRIES_index_put(kind, entry) OFL_INDEX_FN_##kind(entry)
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_INDEX_API(...)
+#define OFL_INDEX(name, Name, Attrs, check, out, grad, save, layout) \
+  {#name, #check, #out, #grad, #save, #layout, &AttrsDict<opdefs::Attrs>},
+const OpRow kOpRows[] = {
+#include "oneflow_like/opdefs/index.def"
+};
+#undef OFL_INDEX
+#undef OFL_INDEX_API
+#define OFL_INDEX(...)
+#define OFL_INDEX_API(pyname, kind, sig, entry) \
+  {#pyname, #kind, #sig, OFL_INDEX_ENTRY_NAME_##kind(entry)},
+const ApiRow kApiRows[] = {
+#include "oneflow_like/opdefs/index.def"
+};
+#undef OFL_INDEX_API
+// clang-format on
+
 void BindIndex(py::module_& m, TensorClass& cls) {
-  auto index_select = [](const Tensor& x, int64_t dim, const Tensor& index) {
-    return Unwrap(F::IndexSelect(x, dim, index));
-  };
-  m.def("index_select", index_select, py::arg("input"), py::arg("dim"), py::arg("index"));
-  cls.def("index_select", index_select, py::arg("dim"), py::arg("index"));
-  auto index_add = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
-                      double alpha) {
-    Tensor s = alpha == 1.0 ? src : Unwrap(F::MulScalar(src, alpha));
-    return Unwrap(F::IndexAdd(x, dim, index, s));
-  };
-  m.def("index_add", index_add, py::arg("input"), py::arg("dim"), py::arg("index"),
-        py::arg("source"), py::kw_only(), py::arg("alpha") = 1.0);
-  cls.def("index_add", index_add, py::arg("dim"), py::arg("index"), py::arg("source"),
-          py::kw_only(), py::arg("alpha") = 1.0);
-
-  auto gather = [](const Tensor& x, int64_t dim, const Tensor& index) {
-    return Unwrap(F::Gather(x, dim, index));
-  };
-  m.def("gather", gather, py::arg("input"), py::arg("dim"), py::arg("index"));
-  cls.def("gather", gather, py::arg("dim"), py::arg("index"));
-  auto scatter = [](const Tensor& x, int64_t dim, const Tensor& index, py::object src,
-                    py::object reduce) {
-    bool add = !reduce.is_none() && py::cast<std::string>(reduce) == "add";
-    if (!reduce.is_none() && !add)
-      throw py::value_error("[scatter] only reduce='add' is supported");
-    if (py::isinstance<Tensor>(src) && (py::cast<Tensor>(src).ndim() > 0 || add)) {
-      Tensor s = py::cast<Tensor>(src);
-      return Unwrap(add ? F::ScatterAdd(x, dim, index, s) : F::Scatter(x, dim, index, s));
-    }
-    if (add) throw py::value_error("[scatter] reduce='add' needs a source tensor");
-    return Unwrap(F::ScatterValue(x, dim, index, FillValue(src)));
-  };
-  m.def("scatter", scatter, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"),
-        py::arg("reduce") = py::none());
-  cls.def("scatter", scatter, py::arg("dim"), py::arg("index"), py::arg("src"),
-          py::arg("reduce") = py::none());
-  auto scatter_ = [](Tensor& x, int64_t dim, const Tensor& index, py::object src,
-                     py::object reduce) {
-    bool add = !reduce.is_none() && py::cast<std::string>(reduce) == "add";
-    if (!reduce.is_none() && !add)
-      throw py::value_error("[scatter_] only reduce='add' is supported");
-    if (py::isinstance<Tensor>(src) && (py::cast<Tensor>(src).ndim() > 0 || add)) {
-      Tensor s = py::cast<Tensor>(src);
-      Check(add ? F::ScatterAdd_(x, dim, index, s) : F::Scatter_(x, dim, index, s));
-    } else {
-      if (add) throw py::value_error("[scatter_] reduce='add' needs a source tensor");
-      Check(F::ScatterValue_(x, dim, index, FillValue(src)));
-    }
-    return x;
-  };
-  cls.def("scatter_", scatter_, py::arg("dim"), py::arg("index"), py::arg("src"),
-          py::arg("reduce") = py::none());
-  auto scatter_add = [](const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-    return Unwrap(F::ScatterAdd(x, dim, index, src));
-  };
-  m.def("scatter_add", scatter_add, py::arg("input"), py::arg("dim"), py::arg("index"),
-        py::arg("src"));
-  cls.def("scatter_add", scatter_add, py::arg("dim"), py::arg("index"), py::arg("src"));
-  cls.def(
-      "scatter_add_",
-      [](Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-        Check(F::ScatterAdd_(x, dim, index, src));
-        return x;
-      },
-      py::arg("dim"), py::arg("index"), py::arg("src"));
-
-  auto masked_fill = [](const Tensor& x, const Tensor& mask, py::object v) {
-    return Unwrap(F::MaskedFill(x, mask, FillValue(v)));
-  };
-  m.def("masked_fill", masked_fill, py::arg("input"), py::arg("mask"), py::arg("value"));
-  cls.def("masked_fill", masked_fill, py::arg("mask"), py::arg("value"));
-  cls.def(
-      "masked_fill_",
-      [](Tensor& x, const Tensor& mask, py::object v) {
-        Check(F::MaskedFill_(x, mask, FillValue(v)));
-        return x;
-      },
-      py::arg("mask"), py::arg("value"));
-  auto masked_select = [](const Tensor& x, const Tensor& mask) {
-    return Unwrap(F::MaskedSelect(x, mask));
-  };
-  m.def("masked_select", masked_select, py::arg("input"), py::arg("mask"));
-  cls.def("masked_select", masked_select, py::arg("mask"));
-  auto nonzero = [](const Tensor& x, bool as_tuple) -> py::object {
-    Tensor nz = Unwrap(F::Nonzero(x));
-    if (!as_tuple) return py::cast(nz);
-    py::tuple r(nz.dim(1));
-    for (int64_t i = 0; i < nz.dim(1); ++i)
-      r[i] = py::cast(Unwrap(F::Contiguous(Unwrap(F::Select(nz, 1, i)))));
-    return r;
-  };
-  m.def("nonzero", nonzero, py::arg("input"), py::kw_only(), py::arg("as_tuple") = false);
-  cls.def("nonzero", nonzero, py::kw_only(), py::arg("as_tuple") = false);
-  auto one_hot = [](const Tensor& x, int64_t n) { return Unwrap(F::OneHot(x, n)); };
-  m.def("one_hot", one_hot, py::arg("input"), py::arg("num_classes") = -1);
-  cls.def("one_hot", one_hot, py::arg("num_classes") = -1);
-
-  auto index_put = [](const Tensor& x, py::tuple indices, py::object values, bool acc) {
-    return Unwrap(F::IndexPut(x, IndexList(indices), ToTensor(values, &x), acc));
-  };
-  m.def("index_put", index_put, py::arg("input"), py::arg("indices"), py::arg("values"),
-        py::arg("accumulate") = false);
-  cls.def("index_put", index_put, py::arg("indices"), py::arg("values"),
-          py::arg("accumulate") = false);
-  cls.def(
-      "index_put_",
-      [](Tensor& x, py::tuple indices, py::object values, bool acc) {
-        Check(F::IndexPut_(x, IndexList(indices), ToTensor(values, &x), acc));
-        return x;
-      },
-      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
+  Binder b{m, cls};
+  // clang-format off
+#define OFL_INDEX_API(pyname, kind, sig, entry) \
+  b.sig(OFL_INDEX_FUNCTION_##kind, #pyname, OFL_INDEX_ENTRIES_##sig(kind, entry));
+#include "oneflow_like/opdefs/index.def"
+#undef OFL_INDEX_API
+#undef OFL_INDEX
+#undef OFL_ATTRS
+  // clang-format on
+  m.def("_index_table", [] {
+    py::list ops, apis;
+    for (const OpRow& r : kOpRows)
+      ops.append(py::dict(py::arg("name") = r.name, py::arg("check") = r.check,
+                          py::arg("out") = r.out, py::arg("grad") = r.grad,
+                          py::arg("save") = r.save, py::arg("layout") = r.layout,
+                          py::arg("attrs") = r.attrs()));
+    for (const ApiRow& r : kApiRows)
+      apis.append(py::dict(py::arg("name") = r.name, py::arg("kind") = r.kind,
+                           py::arg("sig") = r.sig, py::arg("entry") = r.entry));
+    return py::dict(py::arg("ops") = ops, py::arg("apis") = apis);
+  });
 }
 
 }  // namespace

@@ -276,3 +276,98 @@ def test_views_share_storage():
     ref[2] = 2
     ref[0, 0] = 3
     np.testing.assert_allclose(x.numpy(), ref)
+
+
+# ---- the index table (oneflow_like/opdefs/index.def) ---------------------------------------------
+# Its APIs are tested above; every name in it is a Python function and Tensor method (kind
+# fn_method) or an in-place Tensor method (kind method_) with the PyTorch signature of its sig.
+INDEX_APIS = [
+    "gather",
+    "index_add",
+    "index_put",
+    "index_put_",
+    "index_select",
+    "masked_fill",
+    "masked_fill_",
+    "masked_select",
+    "nonzero",
+    "one_hot",
+    "scatter",
+    "scatter_",
+    "scatter_add",
+    "scatter_add_",
+]
+INDEX_SIG_ARGS = {  # the arguments after input / self
+    "dim_index": ["dim", "index"],
+    "dim_index_src": ["dim", "index", "src"],
+    "index_add": ["dim", "index", "source", "*", "alpha"],
+    "scatter": ["dim", "index", "src", "reduce"],
+    "mask": ["mask"],
+    "mask_value": ["mask", "value"],
+    "nonzero": ["*", "as_tuple"],
+    "one_hot": ["num_classes"],
+    "index_put": ["indices", "values", "accumulate"],
+}
+
+
+def _signature_args(fn, name):
+    """The argument names in a pybind11 docstring's first line `name(a: T, *, b: T = d) -> R`."""
+    line = fn.__doc__.splitlines()[0]
+    assert line.startswith(name + "(") and ") -> " in line, line
+    inner = line[len(name) + 1 : line.rindex(") -> ")]
+    return [p.split(":")[0].strip() for p in inner.split(", ")]
+
+
+def test_every_index_api_is_declared_once_with_the_table_defaults():
+    table = flow._C._index_table()
+    names = [a["name"] for a in table["apis"]]
+    assert sorted(names) == INDEX_APIS and len(set(names)) == len(names)
+    ops = {o["name"]: o for o in table["ops"]}
+    assert len(ops) == len(table["ops"])
+    assert ops["index_select"]["attrs"] == {"dim": 0}
+    assert ops["scatter"]["attrs"] == {"dim": 0, "reduce": "none", "value": 0.0}
+    assert ops["masked_fill"]["attrs"] == {"value": 0.0}
+    assert ops["one_hot"]["attrs"] == {"num_classes": -1}
+    assert ops["index_put"]["attrs"] == {"dim": 0, "accumulate": False}
+    for name, op in ops.items():
+        if op["out"] == "target":  # in place: the out-of-place op's attributes and the target's
+            assert name.endswith("_") and ops[name[:-1]]["out"] != "target"
+            assert op["attrs"] == {**ops[name[:-1]]["attrs"], "shape": [], "dtype": flow.float32}
+        if op["grad"] == "NoGrad":
+            assert op["save"] == "none"
+        else:
+            assert op["save"] == "both" and op["out"] != "target"
+    for api in table["apis"]:
+        name, args = api["name"], INDEX_SIG_ARGS[api["sig"]]
+        assert _signature_args(getattr(flow.Tensor, name), name) == ["self"] + args
+        if api["kind"] == "fn_method":
+            assert _signature_args(getattr(flow._C, name), name) == ["input"] + args
+        else:
+            assert api["kind"] == "method_" and name.endswith("_") and api["entry"].endswith("_")
+    # the defaults are the structs'
+    n = ops["one_hot"]["attrs"]["num_classes"]
+    assert f"num_classes: int = {n}" in flow._C.one_hot.__doc__
+    assert f"num_classes: int = {n}" in flow.Tensor.one_hot.__doc__
+    assert flow.one_hot(idx([0, 2])).shape == (2, 3)
+    for fn in (flow._C.index_put, flow.Tensor.index_put, flow.Tensor.index_put_):
+        assert "accumulate: bool = False" in fn.__doc__
+    x = flow.zeros(3)
+    np.testing.assert_allclose(x.index_put((idx([1, 1]),), flow.ones(2)).numpy(), [0, 1, 0])
+    assert "alpha: float = 1.0" in flow._C.index_add.__doc__
+    assert "reduce: object = None" in flow.Tensor.scatter_.__doc__
+
+
+def test_index_api_errors_name_the_op():
+    x = flow.zeros(3, 4)
+    with pytest.raises(TypeError, match=r"index_select\(\): incompatible function arguments"):
+        flow._C.index_select(x, "0", idx([0]))
+    with pytest.raises(TypeError, match=r"gather\(\): incompatible function arguments"):
+        x.gather(0, [[0]], 1)
+    with pytest.raises(ValueError, match=r"\[scatter\] only reduce='add' is supported"):
+        flow._C.scatter(x, 0, idx([[0]]), 1.0, reduce="multiply")
+    with pytest.raises(ValueError, match=r"\[scatter_\] reduce='add' needs a source tensor"):
+        x.scatter_(0, idx([[0]]), 1.0, reduce="add")
+    with pytest.raises(TypeError, match=r"\[masked_fill_\] mask must be a bool"):
+        x.masked_fill_(flow.zeros(4), 1.0)
+    with pytest.raises(ValueError, match=r"\[scatter_add\] index .* must have as many dims"):
+        x.scatter_add(0, idx([0]), flow.ones(3, 4))
