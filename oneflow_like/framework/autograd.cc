@@ -82,6 +82,12 @@ StatusOr<TensorList> OpNode::Apply(TensorList grads, bool create_graph) {
         "[%s] trying to backward through the graph a second time (or to access saved tensors "
         "after they were freed); pass retain_graph=True to the first backward",
         name());
+  // No gradient reached any output (a custom Function returned None for this node's result, or
+  // only unused outputs led here): every input's gradient is zero, passed on as undefined, and
+  // the formula (which may read its gradients) does not run.
+  bool any_grad = false;
+  for (const Tensor& g : grads) any_grad = any_grad || g.defined();
+  if (!any_grad) return TensorList(next_edges.size());
   for (size_t i = 0; i < saved_inputs_.size() + saved_outputs_.size(); ++i) {
     const Tensor& t =
         i < saved_inputs_.size() ? saved_inputs_[i] : saved_outputs_[i - saved_inputs_.size()];

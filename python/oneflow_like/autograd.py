@@ -194,15 +194,8 @@ class Function:
             res = res if isinstance(res, tuple) else (res,)
             if len(res) < len(args):
                 res = res + (None,) * (len(args) - len(res))
-            # The engine passes a missing gradient only to leaves: an interior input gets zeros.
-            return [
-                (
-                    _C.zeros_like(args[i])
-                    if res[i] is None and args[i].requires_grad and not args[i].is_leaf
-                    else res[i]
-                )
-                for i in positions
-            ]
+            # None: no gradient for that input (the engine passes nothing on along its edge).
+            return [res[i] for i in positions]
 
         _C._record_function(cls.__name__, run_backward, tensor_inputs, tensor_outs)
         return outs[0] if single else outs

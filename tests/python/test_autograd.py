@@ -119,6 +119,33 @@ def test_custom_function():
     np.testing.assert_allclose(x.grad.numpy(), [6, 24])
 
 
+class StopGrad(flow.autograd.Function):
+    """Passes its first input through with no gradient for it; scales the second."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return a * 1.0, b * 3.0
+
+    @staticmethod
+    def backward(ctx, ga, gb):
+        return None, gb * 3.0
+
+
+def test_custom_function_returning_none_for_an_interior_input():
+    # The None reaches interior nodes (mul, exp) whose only gradient it is: they pass nothing on,
+    # as in PyTorch; the leaf behind them gets no gradient and the other path is unaffected.
+    x = t([1.0, 2.0], True)
+    w = t([0.5, 4.0], True)
+    a, b = StopGrad.apply((x * 2).exp(), w * 1.0)
+    (a * 5 + b).sum().backward()
+    assert x.grad is None
+    np.testing.assert_allclose(w.grad.numpy(), [3.0, 3.0])
+    # Same through flow.autograd.grad: the interior path's input gets no gradient.
+    x2 = t([1.0], True)
+    (g,) = flow.autograd.grad(StopGrad.apply(x2 * 2, x2 * 1)[0].sum() + (x2 * 0).sum(), [x2])
+    np.testing.assert_allclose(g.numpy(), [0.0])
+
+
 def test_broadcast_gradients_reduce_to_input_shape():
     a = t(np.ones((3, 1)), True)
     b = t(np.ones((4,)), True)
