@@ -4,12 +4,16 @@
 #include <vector>
 
 #include "kernels/cpu/loops.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/loss.h"
 
 namespace oneflow_like {
 namespace kernels {
 namespace {
 
-enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
+using opdefs::kReductionMean;
+using opdefs::kReductionNone;
+using opdefs::NllLossAttrs;
 
 // logp viewed as (N, C, R); target as (N, R).
 struct NllShape {
@@ -51,13 +55,15 @@ struct NllArgs {
   NllShape d;
   int weight_input;  // -1: no class weights
   NllArgs(KernelContext& ctx, int x_input)
+      : NllArgs(ctx, x_input, opdefs::ReadAttrs<NllLossAttrs>(ctx.attrs())) {}
+  NllArgs(KernelContext& ctx, int x_input, const NllLossAttrs& a)
       : x(ctx.input(x_input)),
         t(ctx.input(x_input + 1).ptr<const int64_t>()),
-        red(ctx.attrs().Int("reduction")),
-        ignore(ctx.attrs().Int("ignore_index")),
-        eps(ctx.attrs().Float("label_smoothing")),
+        red(a.reduction),
+        ignore(a.ignore_index),
+        eps(a.label_smoothing),
         d(NllShapeOf(x.shape)),
-        weight_input(ctx.attrs().Bool("has_weight") ? x_input + 2 : -1) {}
+        weight_input(a.has_weight ? x_input + 2 : -1) {}
 };
 
 template <typename T, typename F>
@@ -100,14 +106,14 @@ Status NllLossKernel(KernelContext& ctx) {
           std::max<int64_t>(1, kParallelGrain / (eps > 0 ? d.c : 1)));
       T* o = out.ptr<T>();
       double k = eps / static_cast<double>(d.c);
-      if (red == kNone) {
+      if (red == kReductionNone) {
         for (int64_t i = 0; i < d.n * d.r; ++i)
           o[i] = static_cast<T>((1 - eps) * nll[i] + (eps > 0 ? k * smooth[i] : 0));
       } else {
         double sn = 0, ss = 0;
         for (double v : nll) sn += v;
         for (double v : smooth) ss += v;
-        if (red == kMean) {
+        if (red == kReductionMean) {
           sn /= den;
           ss /= den;
         }
@@ -131,7 +137,7 @@ Status NllLossGradKernel(KernelContext& ctx) {
       double eps = na.eps;
       const T* g = dy.ptr<const T>();
       T* o = dx.ptr<T>();
-      double d1 = red == kMean ? den : 1.0, d2 = d1;
+      double d1 = red == kReductionMean ? den : 1.0, d2 = d1;
       double k = eps / static_cast<double>(d.c);
       ParallelFor(
           d.n,
@@ -141,7 +147,8 @@ Status NllLossGradKernel(KernelContext& ctx) {
               for (int64_t r = 0; r < d.r; ++r) {
                 int64_t i = n * d.r + r;
                 if (t[i] == ignore) continue;
-                double gi = red == kNone ? static_cast<double>(g[i]) : static_cast<double>(g[0]);
+                double gi =
+                    red == kReductionNone ? static_cast<double>(g[i]) : static_cast<double>(g[0]);
                 T* row = o + n * d.c * d.r + r;
                 if (eps > 0)
                   for (int64_t c = 0; c < d.c; ++c)

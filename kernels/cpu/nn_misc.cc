@@ -6,6 +6,8 @@
 
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/rng_simd.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/nn_misc.h"
 
 namespace oneflow_like {
 namespace kernels {
@@ -39,7 +41,7 @@ Status EmbeddingKernel(KernelContext& ctx) {
 Status EmbeddingGradKernel(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &iv = ctx.input(1), &dw = ctx.output(0);
   int64_t rows = dw.shape[0], dim = dw.shape[1], n = iv.numel(),
-          pad = ctx.attrs().Int("padding_idx", -1);
+          pad = opdefs::ReadAttrs<opdefs::EmbeddingGradAttrs>(ctx.attrs()).padding_idx;
   const int64_t* idx = iv.ptr<const int64_t>();
   bool done = false;
   OFL_SWITCH_FLOAT(dy.dtype, {
@@ -85,8 +87,9 @@ void ApplyKeepMask(const T* __restrict x, const uint32_t* __restrict keep, T sca
 
 Status DropoutKernel(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &out = ctx.output(0);
-  double p = ctx.attrs().Float("p");
-  uint64_t seed = static_cast<uint64_t>(ctx.attrs().Int("seed"));
+  const opdefs::DropoutAttrs a = opdefs::ReadAttrs<opdefs::DropoutAttrs>(ctx.attrs());
+  double p = a.p;
+  uint64_t seed = static_cast<uint64_t>(a.seed);
   bool done = false;
   OFL_SWITCH_FLOAT(x.dtype, {
     using T = scalar_t;
@@ -113,7 +116,7 @@ Status DropoutKernel(KernelContext& ctx) {
 
 Status AttnBiasKernel(KernelContext& ctx) {
   const TensorView& out = ctx.output(0);
-  bool causal = ctx.attrs().Bool("is_causal");
+  bool causal = opdefs::ReadAttrs<opdefs::AttnBiasAttrs>(ctx.attrs()).is_causal;
   bool has_mask = ctx.num_inputs() > 1;
   bool done = false;
   OFL_SWITCH_FLOAT(out.dtype, {

@@ -9,6 +9,8 @@
 
 #include "kernels/cpu/loops.h"
 #include "kernels/layout.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/softmax.h"
 
 namespace oneflow_like {
 namespace kernels {
@@ -133,7 +135,7 @@ void SoftmaxStrided(const T* x, T* y, const DimLayout& l) {
 template <bool kLog>
 Status SoftmaxKernel(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &y = ctx.output(0);
-  DimLayout l = LayoutOf(x.shape, ctx.attrs().Int("dim"));
+  DimLayout l = LayoutOf(x.shape, opdefs::ReadAttrs<opdefs::SoftmaxAttrs>(ctx.attrs()).dim);
   bool done = false;
   OFL_SWITCH_FLOAT(x.dtype, {
     if (l.inner == 1)
@@ -182,7 +184,7 @@ void SoftmaxGradRows(const T* g, const T* y, T* o, int64_t rows, int64_t d) {
 template <bool kLog>
 Status SoftmaxGradKernel(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &y = ctx.input(1), &dx = ctx.output(0);
-  DimLayout l = LayoutOf(y.shape, ctx.attrs().Int("dim"));
+  DimLayout l = LayoutOf(y.shape, opdefs::ReadAttrs<opdefs::SoftmaxAttrs>(ctx.attrs()).dim);
   bool done = false;
   OFL_SWITCH_FLOAT(y.dtype, {
     using T = scalar_t;

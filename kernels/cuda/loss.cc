@@ -2,6 +2,8 @@
 // nll_loss(_grad): a target outside [0, C) that is not ignore_index is the CPU's OutOfRange
 // error (smallest position first), reported after the stream is done; nothing is written then.
 #include "kernels/cuda/kernel_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/loss.h"
 
 namespace oneflow_like {
 namespace cuda {
@@ -10,7 +12,9 @@ namespace {
 using kernels::KernelContext;
 using kernels::TensorView;
 
-NllGeom NllGeomOf(const AttrMap& a, const Shape& s) {
+using opdefs::NllLossAttrs;
+
+NllGeom NllGeomOf(const NllLossAttrs& a, const Shape& s) {
   NllGeom g;
   if (s.ndim() == 1) {
     g.c = s[0];
@@ -19,9 +23,9 @@ NllGeom NllGeomOf(const AttrMap& a, const Shape& s) {
     g.c = s[1];
     for (int64_t i = 2; i < s.ndim(); ++i) g.r *= s[i];
   }
-  g.reduction = a.Int("reduction");
-  g.ignore = a.Int("ignore_index");
-  g.eps = a.Float("label_smoothing");
+  g.reduction = a.reduction;
+  g.ignore = a.ignore_index;
+  g.eps = a.label_smoothing;
   return g;
 }
 
@@ -53,11 +57,12 @@ Status NllLoss(KernelContext& ctx) {
   ScalarType t = ToScalarType(x.dtype);
   if (!NnFloatSupported(t))
     return TypeError("[nll_loss] not supported for %s on cuda", DTypeName(x.dtype));
-  NllGeom g = NllGeomOf(ctx.attrs(), x.shape);
+  const NllLossAttrs a = opdefs::ReadAttrs<NllLossAttrs>(ctx.attrs());
+  NllGeom g = NllGeomOf(a, x.shape);
   const int64_t* target = ctx.input(1).ptr<const int64_t>();
-  const void* w = ctx.attrs().Bool("has_weight") ? ctx.input(2).data : nullptr;
+  const void* w = a.has_weight ? ctx.input(2).data : nullptr;
   void* scratch = nullptr;
-  if (g.reduction != 0 && g.n * g.r > 0) {
+  if (g.reduction != opdefs::kReductionNone && g.n * g.r > 0) {
     ASSIGN_OR_RETURN(scratch, ctx.AllocateTemp(NllScratchBytes(g.n * g.r)));
   }
   auto* s = static_cast<CudaStream*>(ctx.stream());
@@ -74,9 +79,10 @@ Status NllLossGrad(KernelContext& ctx) {
   ScalarType t = ToScalarType(dy.dtype);
   if (!NnFloatSupported(t))
     return TypeError("[nll_loss_grad] not supported for %s on cuda", DTypeName(dy.dtype));
-  NllGeom g = NllGeomOf(ctx.attrs(), x.shape);
+  const NllLossAttrs a = opdefs::ReadAttrs<NllLossAttrs>(ctx.attrs());
+  NllGeom g = NllGeomOf(a, x.shape);
   const int64_t* target = ctx.input(2).ptr<const int64_t>();
-  const void* w = ctx.attrs().Bool("has_weight") ? ctx.input(3).data : nullptr;
+  const void* w = a.has_weight ? ctx.input(3).data : nullptr;
   auto* s = static_cast<CudaStream*>(ctx.stream());
   return WithCheckedTargets(
       ctx, "nll_loss_grad", t, g, target, w, [&](unsigned long long* flag, double* den) {

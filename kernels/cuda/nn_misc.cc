@@ -3,6 +3,8 @@
 // on the device first; a bad one is the CPU's OutOfRange after the stream is done and nothing
 // is written. dropout draws the CPU's mask: kernels/cuda/rng.h with the same (seed, i).
 #include "kernels/cuda/kernel_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/nn_misc.h"
 
 namespace oneflow_like {
 namespace cuda {
@@ -68,7 +70,7 @@ Status EmbeddingGrad(KernelContext& ctx) {
   if (!NnFloatSupported(ToScalarType(dy.dtype)))
     return TypeError("[embedding_grad] not supported for %s on cuda", DTypeName(dy.dtype));
   int64_t rows = dw.shape[0], dim = dw.shape[1], n = iv.numel(),
-          pad = ctx.attrs().Int("padding_idx", -1);
+          pad = opdefs::ReadAttrs<opdefs::EmbeddingGradAttrs>(ctx.attrs()).padding_idx;
   const int64_t* idx = iv.ptr<const int64_t>();
   RowCheck check;
   RETURN_IF_ERROR(check.Start(ctx, "embedding_grad", idx, n, rows));
@@ -89,10 +91,11 @@ Status Dropout(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &out = ctx.output(0);
   if (!NnFloatSupported(ToScalarType(x.dtype)))
     return TypeError("[dropout] not supported for %s on cuda", DTypeName(x.dtype));
+  const opdefs::DropoutAttrs a = opdefs::ReadAttrs<opdefs::DropoutAttrs>(ctx.attrs());
   auto* s = static_cast<CudaStream*>(ctx.stream());
-  return Launched("dropout", LaunchDropout(ToScalarType(x.dtype), x.numel(), ctx.attrs().Float("p"),
-                                           static_cast<uint64_t>(ctx.attrs().Int("seed")), x.data,
-                                           out.data, s->get()));
+  return Launched(
+      "dropout", LaunchDropout(ToScalarType(x.dtype), x.numel(), a.p, static_cast<uint64_t>(a.seed),
+                               x.data, out.data, s->get()));
 }
 
 // attn_bias(q [, mask]; L, S, is_causal) -> bias (contiguous, trailing dims [L, S]).
@@ -100,7 +103,8 @@ Status AttnBias(KernelContext& ctx) {
   const TensorView& out = ctx.output(0);
   if (!NnFloatSupported(ToScalarType(out.dtype)))
     return TypeError("[attn_bias] not supported for %s on cuda", DTypeName(out.dtype));
-  bool causal = ctx.attrs().Bool("is_causal"), has_mask = ctx.num_inputs() > 1;
+  bool causal = opdefs::ReadAttrs<opdefs::AttnBiasAttrs>(ctx.attrs()).is_causal,
+       has_mask = ctx.num_inputs() > 1;
   int64_t nd = out.shape.ndim();
   if (nd < 2)
     return InvalidArgument("[attn_bias] expected an output with at least 2 dims, got %s",

@@ -1,6 +1,8 @@
 // CUDA kernels of the softmax family (same op names, attrs and dtypes as kernels/cpu): the
-// schema makes inputs contiguous; attr "dim" is normalised.
+// schema makes inputs contiguous; SoftmaxAttrs' dim is normalised.
 #include "kernels/cuda/kernel_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/softmax.h"
 
 namespace oneflow_like {
 namespace cuda {
@@ -17,7 +19,7 @@ Status Softmax(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &y = ctx.output(0);
   if (!SoftmaxSupported(ToScalarType(x.dtype)))
     return TypeError("[%s] not supported for %s on cuda", ctx.op(), DTypeName(x.dtype));
-  DimLayout l = LayoutOf(x.shape, ctx.attrs().Int("dim"));
+  DimLayout l = LayoutOf(x.shape, opdefs::ReadAttrs<opdefs::SoftmaxAttrs>(ctx.attrs()).dim);
   auto* s = static_cast<CudaStream*>(ctx.stream());
   cudaError_t e =
       LaunchSoftmax(ToScalarType(x.dtype), kLog, l.outer, l.d, l.inner, x.data, y.data, s->get());
@@ -29,7 +31,7 @@ Status SoftmaxGrad(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &y = ctx.input(1), &dx = ctx.output(0);
   if (!SoftmaxSupported(ToScalarType(y.dtype)))
     return TypeError("[%s] not supported for %s on cuda", ctx.op(), DTypeName(y.dtype));
-  DimLayout l = LayoutOf(y.shape, ctx.attrs().Int("dim"));
+  DimLayout l = LayoutOf(y.shape, opdefs::ReadAttrs<opdefs::SoftmaxAttrs>(ctx.attrs()).dim);
   auto* s = static_cast<CudaStream*>(ctx.stream());
   cudaError_t e = LaunchSoftmaxGrad(ToScalarType(y.dtype), kLog, l.outer, l.d, l.inner, dy.data,
                                     y.data, dx.data, s->get());

@@ -1,4 +1,6 @@
-// Loss family: schemas, gradient formulas and functional entries.
+// Loss family: the OpDefs of oneflow_like/opdefs/loss.def with their Run<Name> entries (generated
+// below), the gradient formulas and the functional entries. Kernels: kernels/cpu/loss.cc,
+// kernels/cuda/loss.*.
 #include "oneflow_like/ops/loss.h"
 
 #include "oneflow_like/framework/autocast.h"
@@ -10,23 +12,31 @@
 #include "oneflow_like/ops/shape_ops.h"
 #include "oneflow_like/ops/softmax.h"
 #include "oneflow_like/ops/unary.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/loss.h"
 
 namespace oneflow_like {
 namespace {
 
-// Reduction codes shared with kernels/cpu/loss.cc.
-enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
+using opdefs::BceWithLogitsAttrs;
+using opdefs::kReductionMean;
+using opdefs::kReductionNone;
+using opdefs::kReductionSum;
+using opdefs::NllLossAttrs;
 
+// A reduction's code from its API spelling (opdefs::ReductionName).
 StatusOr<int64_t> ParseReduction(const char* op, const std::string& r) {
-  if (r == "none") return int64_t(kNone);
-  if (r == "mean") return int64_t(kMean);
-  if (r == "sum") return int64_t(kSum);
+  for (int64_t code : {kReductionNone, kReductionMean, kReductionSum})
+    if (r == opdefs::ReductionName(code)) return code;
   return InvalidArgument("[%s] reduction must be 'none', 'mean' or 'sum', got '%s'", op, r);
 }
 
-// nll_loss(logp [N,C,d...], target [N,d...] (i64) [, weight [C]]; ignore_index, label_smoothing,
-// reduction, has_weight) -> loss. Kernels fail on a target outside [0, C) other than ignore_index.
-Status InferNll(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+// ---- the table's out column ---------------------------------------------------------------------
+
+// nll_loss(logp [N,C,d...], target [N,d...] (i64) [, weight [C]]) -> loss. Kernels fail on a
+// target outside [0, C) other than ignore_index.
+Status Infer_nll(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+  const NllLossAttrs a = opdefs::ReadAttrs<NllLossAttrs>(m);
   const Tensor &x = in[0], &t = in[1];
   bool batched = x.ndim() >= 2;
   Shape want_t;
@@ -39,38 +49,16 @@ Status InferNll(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>*
     return InvalidArgument("[nll_loss] expected target of shape %s for input %s, got %s",
                            want_t.ToString(), x.meta_string(), t.meta_string());
   int64_t c = batched ? x.dim(1) : x.dim(0);
-  if (a.Bool("has_weight") &&
-      (in[2].ndim() != 1 || in[2].dim(0) != c || in[2].dtype() != x.dtype()))
+  if (a.has_weight && (in[2].ndim() != 1 || in[2].dim(0) != c || in[2].dtype() != x.dtype()))
     return InvalidArgument("[nll_loss] expected weight of shape [%d] and dtype of %s, got %s", c,
                            x.meta_string(), in[2].meta_string());
-  Shape s = a.Int("reduction") == kNone ? t.shape() : Shape();
+  Shape s = a.reduction == kReductionNone ? t.shape() : Shape();
   out->push_back(TensorMeta{s, x.dtype(), x.device()});
   return Status();
 }
 
-// nll_loss_grad(dy, logp, target [, weight]) -> dlogp (same attrs as the forward).
-const OpDef kNllLossGrad =
-    OpSpec("nll_loss_grad",
-           [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-             out->push_back(TensorMeta{in[1].shape(), in[1].dtype(), in[1].device()});
-             return Status();
-           })
-        .SaveInputs(false)
-        .SaveOutputs(false);
-
-const OpDef kNllLoss = OpSpec("nll_loss", InferNll)
-                           .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-                             TensorList ins{c.grad_outputs[0], c.inputs[0], c.inputs[1]};
-                             if (c.attrs.Bool("has_weight")) ins.push_back(c.inputs[2]);
-                             ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNllLossGrad, ins, c.attrs));
-                             TensorList r(c.inputs.size());
-                             r[0] = g;
-                             return r;
-                           })
-                           .SaveOutputs(false);
-
 // Elementwise (1 - y) x + (1 + (pw - 1) y) softplus(-x); inputs (x, y [, pw]) of one shape.
-Status InferBce(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status Infer_elementwise(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
   for (size_t i = 1; i < in.size(); ++i)
     if (in[i].shape() != in[0].shape() || in[i].dtype() != in[0].dtype())
       return InvalidArgument(
@@ -80,28 +68,70 @@ Status InferBce(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* o
   return Status();
 }
 
+// nll_loss_grad(dy, logp, target [, weight]) -> dlogp.
+Status Infer_like_input(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+  out->push_back(TensorMeta{in[1].shape(), in[1].dtype(), in[1].device()});
+  return Status();
+}
 // bce_with_logits_grad(dy, x, y [, pw]) -> (dx, dy_target [, dpw]).
-const OpDef kBceGrad =
-    OpSpec("bce_with_logits_grad",
-           [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-             for (size_t i = 1; i < in.size(); ++i)
-               out->push_back(TensorMeta{in[1].shape(), in[1].dtype(), in[1].device()});
-             return Status();
-           })
-        .SaveInputs(false)
-        .SaveOutputs(false);
+Status Infer_per_input(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+  for (size_t i = 1; i < in.size(); ++i)
+    out->push_back(TensorMeta{in[1].shape(), in[1].dtype(), in[1].device()});
+  return Status();
+}
 
-const OpDef kBce = OpSpec("binary_cross_entropy_with_logits", InferBce)
-                       .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-                         TensorList ins{c.grad_outputs[0]};
-                         ins.insert(ins.end(), c.inputs.begin(), c.inputs.end());
-                         return Dispatch(kBceGrad, ins, c.attrs);
-                       })
-                       .SaveOutputs(false);
+#define OFL_LOSS_SAVE_IN_inputs true
+#define OFL_LOSS_SAVE_OUT_inputs false
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_LOSS(...)
+#define OFL_LOSS_API(...)
+#define OFL_LOSS_GRAD(name, Name, Attrs, out) \
+  const OpDef k##Name = OpSpec(#name, Infer_##out).SaveInputs(false).SaveOutputs(false);
+#include "oneflow_like/opdefs/loss.def"
+#undef OFL_LOSS_GRAD
+#undef OFL_LOSS
+// clang-format on
+
+// ---- gradient formulas (the table's grad column) ------------------------------------------------
+
+// The class weights get no gradient, nor do the targets.
+StatusOr<TensorList> NllLossGradFn(const GradContext& c) {
+  TensorList ins{c.grad_outputs[0], c.inputs[0], c.inputs[1]};
+  if (opdefs::ReadAttrs<NllLossAttrs>(c.attrs).has_weight) ins.push_back(c.inputs[2]);
+  ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNllLossGrad, ins, c.attrs));
+  TensorList r(c.inputs.size());
+  r[0] = g;
+  return r;
+}
+
+StatusOr<TensorList> BceWithLogitsGradFn(const GradContext& c) {
+  TensorList ins{c.grad_outputs[0]};
+  ins.insert(ins.end(), c.inputs.begin(), c.inputs.end());
+  return Dispatch(kBceWithLogitsGrad, ins, c.attrs);
+}
+
+// The forward ops and Run<Name>(inputs, attrs).
+// clang-format off
+#define OFL_LOSS_GRAD(...)
+#define OFL_LOSS(name, Name, Attrs, out, grad, save)                                 \
+  const OpDef k##Name = OpSpec(#name, Infer_##out)                                   \
+                            .Grad(grad)                                              \
+                            .SaveInputs(OFL_LOSS_SAVE_IN_##save)                     \
+                            .SaveOutputs(OFL_LOSS_SAVE_OUT_##save);                  \
+  StatusOr<Tensor> Run##Name(const TensorList& in, const opdefs::Attrs& a) {         \
+    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                             \
+  }
+#include "oneflow_like/opdefs/loss.def"
+#undef OFL_LOSS
+#undef OFL_LOSS_GRAD
+#undef OFL_LOSS_API
+#undef OFL_ATTRS
+// clang-format on
 
 StatusOr<Tensor> Reduce(const Tensor& loss, int64_t reduction) {
-  if (reduction == kMean) return functional::Mean(loss);
-  if (reduction == kSum) return functional::Sum(loss);
+  if (reduction == kReductionMean) return functional::Mean(loss);
+  if (reduction == kReductionSum) return functional::Sum(loss);
   return loss;
 }
 
@@ -123,14 +153,14 @@ StatusOr<Tensor> NllLoss(const Tensor& input, const Tensor& target, const NllOpt
   if (opt.label_smoothing < 0.0 || opt.label_smoothing > 1.0)
     return InvalidArgument("[cross_entropy] label_smoothing must be in [0, 1], got %g",
                            opt.label_smoothing);
+  NllLossAttrs a;
+  a.reduction = red;
+  a.ignore_index = opt.ignore_index;
+  a.label_smoothing = opt.label_smoothing;
+  a.has_weight = opt.weight.defined();
   TensorList ins{input, t};
-  bool has_weight = opt.weight.defined();
-  if (has_weight) ins.push_back(opt.weight);
-  return Dispatch1(kNllLoss, ins,
-                   {{"reduction", red},
-                    {"ignore_index", opt.ignore_index},
-                    {"label_smoothing", opt.label_smoothing},
-                    {"has_weight", has_weight}});
+  if (a.has_weight) ins.push_back(opt.weight);
+  return RunNllLoss(ins, a);
 }
 
 StatusOr<Tensor> CrossEntropy(const Tensor& input_, const Tensor& target_, const NllOptions& opt) {
@@ -200,7 +230,7 @@ StatusOr<Tensor> BinaryCrossEntropyWithLogits(const Tensor& input, const Tensor&
     ASSIGN_OR_RETURN(pw, Expand(pw, input.shape()));
     ins.push_back(pw);
   }
-  ASSIGN_OR_RETURN(Tensor loss, Dispatch1(kBce, ins));
+  ASSIGN_OR_RETURN(Tensor loss, RunBceWithLogits(ins, BceWithLogitsAttrs{}));
   if (weight.defined()) {
     ASSIGN_OR_RETURN(loss, Mul(loss, weight));
   }

@@ -1,7 +1,10 @@
-// NN miscellany: schemas, gradient formulas and functional entries.
+// NN miscellany: the OpDefs of oneflow_like/opdefs/nn_misc.def with their Run<Name> entries
+// (generated below), the gradient formulas and the functional entries. Kernels:
+// kernels/cpu/nn_misc.cc, kernels/cuda/nn_misc.*; dropout's lowering: lazy/lowering/nn_misc.cc.
 #include "oneflow_like/ops/nn_misc.h"
 
 #include <cmath>
+#include <initializer_list>
 
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/common.h"
@@ -10,65 +13,100 @@
 #include "oneflow_like/ops/random.h"
 #include "oneflow_like/ops/shape_ops.h"
 #include "oneflow_like/ops/softmax.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/nn_misc.h"
 
 namespace oneflow_like {
 namespace {
 
-// embedding_grad(dy [*, D], indices; num_rows, padding_idx (-1: none)) -> dweight [V, D].
-const OpDef kEmbeddingGrad =
-    OpSpec("embedding_grad",
-           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-             const Tensor& dy = in[0];
-             out->push_back(TensorMeta{Shape{a.Int("num_rows"), dy.dim(dy.ndim() - 1)}, dy.dtype(),
-                                       dy.device()});
-             return Status();
-           })
-        .SaveInputs(false)
-        .SaveOutputs(false);
+using opdefs::AttnBiasAttrs;
+using opdefs::DropoutAttrs;
+using opdefs::EmbeddingAttrs;
+using opdefs::EmbeddingGradAttrs;
+
+// ---- the table's out column ---------------------------------------------------------------------
 
 // embedding(weight [V, D], indices (i64)) -> [*indices, D].
-const OpDef kEmbedding =
-    OpSpec("embedding",
-           [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-             DimVector d = in[1].shape().dims();
-             d.push_back(in[0].dim(1));
-             out->push_back(TensorMeta{Shape(d), in[0].dtype(), in[0].device()});
-             return Status();
-           })
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          AttrMap a = c.attrs;
-          a.Set("num_rows", c.inputs[0].dim(0));
-          ASSIGN_OR_RETURN(Tensor g,
-                           Dispatch1(kEmbeddingGrad, {c.grad_outputs[0], c.inputs[1]}, a));
-          return TensorList{g, Tensor()};
-        })
-        .SaveOutputs(false);
+Status Infer_rows(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+  DimVector d = in[1].shape().dims();
+  d.push_back(in[0].dim(1));
+  out->push_back(TensorMeta{Shape(d), in[0].dtype(), in[0].device()});
+  return Status();
+}
+// embedding_grad(dy [*, D], indices; num_rows, padding_idx (-1: none)) -> dweight [V, D].
+Status Infer_weight_grad(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+  const Tensor& dy = in[0];
+  out->push_back(
+      TensorMeta{Shape{opdefs::ReadAttrs<EmbeddingGradAttrs>(m).num_rows, dy.dim(dy.ndim() - 1)},
+                 dy.dtype(), dy.device()});
+  return Status();
+}
+// dropout(x; p, seed): x * keep(seed, i) / (1 - p).
+Status Infer_x(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+  return ops::InferSameAsInput(in, m, out);
+}
+// attn_bias(scores [, mask]; L, S, is_causal) -> additive bias [L, S] (or the mask's broadcast
+// shape).
+Status Infer_bias(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+  const AttnBiasAttrs a = opdefs::ReadAttrs<AttnBiasAttrs>(m);
+  Shape s{a.L, a.S};
+  if (in.size() > 1) {
+    ASSIGN_OR_RETURN(s, BroadcastShapes("scaled_dot_product_attention", in[1].shape(), s));
+  }
+  out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
+  return Status();
+}
 
-// dropout(x; p, seed): x * keep(seed, i) / (1 - p). Linear in x, so its gradient is itself.
-const OpDef kDropout =
-    OpSpec("dropout", ops::InferSameAsInput)
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          ASSIGN_OR_RETURN(Tensor g, Dispatch1(kDropout, {c.grad_outputs[0]}, c.attrs));
-          return TensorList{g};
-        })
-        .SaveInputs(false)
-        .SaveOutputs(false);
+// The table's grad column: the formulas run the ops, so they are defined below them.
+constexpr GradFn NoGrad = nullptr;
+StatusOr<TensorList> EmbeddingGradFn(const GradContext& c);
+StatusOr<TensorList> DropoutGradFn(const GradContext& c);
 
-// attn_bias(q [, mask]; L, S, is_causal) -> additive bias [L, S] (or the mask's broadcast shape):
-// -inf where a bool mask is false or (causal) j > i, plus a float mask's values.
-const OpDef kAttnBias =
-    OpSpec("attn_bias",
-           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-             Shape s{a.Int("L"), a.Int("S")};
-             if (in.size() > 1) {
-               ASSIGN_OR_RETURN(s,
-                                BroadcastShapes("scaled_dot_product_attention", in[1].shape(), s));
-             }
-             out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
-             return Status();
-           })
-        .SaveInputs(false)
-        .SaveOutputs(false);
+// ---- the OpDefs and Run<Name> (generated from nn_misc.def) ------------------------------------
+// Run<Name>(inputs, attrs) -> the output (a braced input list avoids a heap vector, as
+// Dispatch1's).
+
+#define OFL_NN_MISC_SAVE_IN_inputs true
+#define OFL_NN_MISC_SAVE_OUT_inputs false
+#define OFL_NN_MISC_SAVE_IN_none false
+#define OFL_NN_MISC_SAVE_OUT_none false
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_NN_MISC_API(...)
+#define OFL_NN_MISC(name, Name, Attrs, out, grad, save)                      \
+  const OpDef k##Name = OpSpec(#name, Infer_##out)                           \
+                            .Grad(grad)                                      \
+                            .SaveInputs(OFL_NN_MISC_SAVE_IN_##save)          \
+                            .SaveOutputs(OFL_NN_MISC_SAVE_OUT_##save);       \
+  [[maybe_unused]] StatusOr<Tensor> Run##Name(const TensorList& in, const opdefs::Attrs& a) { \
+    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                       \
+  }                                                                                            \
+  [[maybe_unused]] StatusOr<Tensor> Run##Name(std::initializer_list<Tensor> in,                \
+                                              const opdefs::Attrs& a) {                        \
+    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                       \
+  }
+#include "oneflow_like/opdefs/nn_misc.def"
+#undef OFL_NN_MISC
+#undef OFL_NN_MISC_API
+#undef OFL_ATTRS
+// clang-format on
+
+// ---- gradient formulas (the table's grad column) ------------------------------------------------
+
+// The weight gets dy summed into its rows (padding_idx's none); the indices no gradient.
+StatusOr<TensorList> EmbeddingGradFn(const GradContext& c) {
+  EmbeddingGradAttrs a;
+  a.padding_idx = opdefs::ReadAttrs<EmbeddingAttrs>(c.attrs).padding_idx;
+  a.num_rows = c.inputs[0].dim(0);
+  ASSIGN_OR_RETURN(Tensor g, RunEmbeddingGrad({c.grad_outputs[0], c.inputs[1]}, a));
+  return TensorList{g, Tensor()};
+}
+
+// Linear in x, so its gradient is itself: dropout of dy with the same p and seed (the same mask).
+StatusOr<TensorList> DropoutGradFn(const GradContext& c) {
+  ASSIGN_OR_RETURN(Tensor g, Dispatch1(kDropout, {c.grad_outputs[0]}, c.attrs));
+  return TensorList{g};
+}
 
 }  // namespace
 
@@ -84,14 +122,14 @@ StatusOr<Tensor> Embedding(const Tensor& indices, const Tensor& weight,
   if (IsFloating(indices.dtype()) || indices.dtype() == DType::kBool)
     return TypeError("[%s] expected integer indices, got %s", op, indices.meta_string());
   ASSIGN_OR_RETURN(Tensor idx, Cast(indices, DType::kI64));
-  int64_t pad = -1;
+  EmbeddingAttrs a;  // padding_idx -1: none
   if (padding_idx) {
     int64_t v = weight.dim(0);
     if (*padding_idx < -v || *padding_idx >= v)
       return OutOfRange("[%s] padding_idx %d out of range for %d rows", op, *padding_idx, v);
-    pad = *padding_idx < 0 ? *padding_idx + v : *padding_idx;
+    a.padding_idx = *padding_idx < 0 ? *padding_idx + v : *padding_idx;
   }
-  return Dispatch1(kEmbedding, {weight, idx}, {{"padding_idx", pad}});
+  return RunEmbedding({weight, idx}, a);
 }
 
 StatusOr<Tensor> Dropout(const Tensor& x, double p, bool training) {
@@ -99,8 +137,10 @@ StatusOr<Tensor> Dropout(const Tensor& x, double p, bool training) {
     return InvalidArgument("[dropout] probability must be in [0, 1], got %g", p);
   RETURN_IF_ERROR(CheckFloating("dropout", x));
   if (!training || p == 0.0) return x;
-  uint64_t seed = NextSeed(x.device());
-  return Dispatch1(kDropout, {x}, {{"p", p}, {"seed", static_cast<int64_t>(seed)}});
+  DropoutAttrs a;
+  a.p = p;
+  a.seed = static_cast<int64_t>(NextSeed(x.device()));
+  return RunDropout({x}, a);
 }
 
 StatusOr<Tensor> ScaledDotProductAttention(const Tensor& q, const Tensor& k, const Tensor& v,
@@ -127,8 +167,11 @@ StatusOr<Tensor> ScaledDotProductAttention(const Tensor& q, const Tensor& k, con
       }
       ins.push_back(m);
     }
-    ASSIGN_OR_RETURN(Tensor bias,
-                     Dispatch1(kAttnBias, ins, {{"L", L}, {"S", S}, {"is_causal", is_causal}}));
+    AttnBiasAttrs a;
+    a.L = L;
+    a.S = S;
+    a.is_causal = is_causal;
+    ASSIGN_OR_RETURN(Tensor bias, RunAttnBias(ins, a));
     ASSIGN_OR_RETURN(s, Add(s, bias));
   }
   ASSIGN_OR_RETURN(Tensor p, Softmax(s, -1));

@@ -1,10 +1,12 @@
 // NN miscellany: embedding (padding_idx; an index out of range fails the kernel's instruction,
 // raised at the next sync), dropout (seeded per call from the device generator; backward
-// regenerates the mask from the same seed), scaled_dot_product_attention (matmul + softmax).
+// regenerates the mask from the same seed), scaled_dot_product_attention (matmul + softmax). The
+// ops, their attributes and the Python signatures are declared in oneflow_like/opdefs/nn_misc.def.
 #pragma once
 #include <optional>
 
 #include "oneflow_like/framework/op.h"
+#include "oneflow_like/opdefs/nn_misc.h"
 
 namespace oneflow_like {
 namespace functional {
@@ -19,7 +21,8 @@ StatusOr<Tensor> Dropout(const Tensor& x, double p, bool training = true);
 // [..., L, S]; is_causal masks j > i. scale defaults to 1 / sqrt(E).
 StatusOr<Tensor> ScaledDotProductAttention(const Tensor& q, const Tensor& k, const Tensor& v,
                                            const Tensor& attn_mask = Tensor(),
-                                           double dropout_p = 0.0, bool is_causal = false,
+                                           double dropout_p = 0.0,
+                                           bool is_causal = opdefs::AttnBiasAttrs{}.is_causal,
                                            std::optional<double> scale = {});
 
 }  // namespace functional

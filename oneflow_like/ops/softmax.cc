@@ -1,12 +1,16 @@
-// Softmax family: schemas, gradient formulas and functional entries. Attr "dim" is normalised.
+// Softmax family: the OpDefs of oneflow_like/opdefs/softmax.def and their functional entries
+// (generated below), and the gradient formulas. Kernels: kernels/cpu/softmax.cc,
+// kernels/cuda/softmax.*; lowering: lazy/lowering/reduce.cc.
 #include "oneflow_like/ops/softmax.h"
 
 #include "oneflow_like/ops/common.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/softmax.h"
 
 namespace oneflow_like {
 namespace {
 
-// softmax_grad(dy, y) = y * (dy - sum(dy * y));  log_softmax_grad(dy, y) = dy - exp(y) * sum(dy)
+// The backward ops (dy, y) -> dx: dy must match y.
 Status InferGrad(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
   if (in[0].shape() != in[1].shape() || in[0].dtype() != in[1].dtype())
     return InvalidArgument("[softmax_grad] gradient %s does not match output %s",
@@ -15,45 +19,69 @@ Status InferGrad(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* 
   return Status();
 }
 
-const OpDef kSoftmaxGrad = OpSpec("softmax_grad", InferGrad).SaveInputs(false).SaveOutputs(false);
-const OpDef kLogSoftmaxGrad =
-    OpSpec("log_softmax_grad", InferGrad).SaveInputs(false).SaveOutputs(false);
+#define OFL_SOFTMAX_SAVE_IN_outputs false
+#define OFL_SOFTMAX_SAVE_OUT_outputs true
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_SOFTMAX(...)
+#define OFL_SOFTMAX_API(...)
+#define OFL_SOFTMAX_GRAD(name, Name, Attrs) \
+  const OpDef k##Name = OpSpec(#name, InferGrad).SaveInputs(false).SaveOutputs(false);
+#include "oneflow_like/opdefs/softmax.def"
+#undef OFL_SOFTMAX_GRAD
+#undef OFL_SOFTMAX
+// clang-format on
 
-const OpDef kSoftmax =
-    OpSpec("softmax", ops::InferSameAsInput)
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          ASSIGN_OR_RETURN(Tensor g,
-                           Dispatch1(kSoftmaxGrad, {c.grad_outputs[0], c.outputs[0]}, c.attrs));
-          return TensorList{g};
-        })
-        .SaveInputs(false);
+// ---- gradient formulas (the table's grad column): the backward op on (dy, y) --------------------
 
-const OpDef kLogSoftmax =
-    OpSpec("log_softmax", ops::InferSameAsInput)
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          ASSIGN_OR_RETURN(Tensor g,
-                           Dispatch1(kLogSoftmaxGrad, {c.grad_outputs[0], c.outputs[0]}, c.attrs));
-          return TensorList{g};
-        })
-        .SaveInputs(false);
-
-StatusOr<Tensor> Run(const OpDef& op, const Tensor& x, int64_t dim) {
-  RETURN_IF_ERROR(CheckFloating(op.name, x));
-  ASSIGN_OR_RETURN(int64_t d, WrapDim(op.name, dim, x.ndim()));
-  if (x.ndim() == 0) d = 0;
-  return Dispatch1(op, {x}, {{"dim", d}});
+StatusOr<TensorList> OfOutput(const OpDef& grad_op, const GradContext& c) {
+  ASSIGN_OR_RETURN(Tensor g, Dispatch1(grad_op, {c.grad_outputs[0], c.outputs[0]}, c.attrs));
+  return TensorList{g};
 }
+StatusOr<TensorList> SoftmaxGradFn(const GradContext& c) {
+  return OfOutput(kSoftmaxGrad, c);
+}
+StatusOr<TensorList> LogSoftmaxGradFn(const GradContext& c) {
+  return OfOutput(kLogSoftmaxGrad, c);
+}
+
+// The forward ops and Run<Name>(x, attrs): x floating, dim wrapped (0 for a 0-d x).
+// clang-format off
+#define OFL_SOFTMAX_GRAD(...)
+#define OFL_SOFTMAX(name, Name, Attrs, grad, save)                               \
+  const OpDef k##Name = OpSpec(#name, ops::InferSameAsInput)                     \
+                            .Grad(grad)                                          \
+                            .SaveInputs(OFL_SOFTMAX_SAVE_IN_##save)              \
+                            .SaveOutputs(OFL_SOFTMAX_SAVE_OUT_##save);           \
+  StatusOr<Tensor> Run##Name(const Tensor& x, opdefs::Attrs a) {                 \
+    RETURN_IF_ERROR(CheckFloating(#name, x));                                    \
+    ASSIGN_OR_RETURN(a.dim, WrapDim(#name, a.dim, x.ndim()));                    \
+    if (x.ndim() == 0) a.dim = 0;                                                \
+    return Dispatch1(k##Name, {x}, opdefs::ToAttrMap(a));                        \
+  }
+#include "oneflow_like/opdefs/softmax.def"
+#undef OFL_SOFTMAX
+#undef OFL_SOFTMAX_GRAD
+// clang-format on
 
 }  // namespace
 
 namespace functional {
 
-StatusOr<Tensor> Softmax(const Tensor& x, int64_t dim) {
-  return Run(kSoftmax, x, dim);
-}
-StatusOr<Tensor> LogSoftmax(const Tensor& x, int64_t dim) {
-  return Run(kLogSoftmax, x, dim);
-}
+// clang-format off
+#define OFL_SOFTMAX_GRAD(...)
+#define OFL_SOFTMAX(name, Name, Attrs, grad, save)                 \
+  StatusOr<Tensor> Name(const Tensor& x, int64_t dim) {            \
+    opdefs::Attrs a;                                               \
+    a.dim = dim;                                                   \
+    return Run##Name(x, a);                                        \
+  }
+#include "oneflow_like/opdefs/softmax.def"
+#undef OFL_SOFTMAX
+#undef OFL_SOFTMAX_GRAD
+#undef OFL_SOFTMAX_API
+#undef OFL_ATTRS
+// clang-format on
 
 }  // namespace functional
 }  // namespace oneflow_like

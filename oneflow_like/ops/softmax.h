@@ -1,5 +1,7 @@
 // Softmax family: softmax and log_softmax over one dim (numerically stable, max-subtracted).
-// Backward ops (softmax_grad, log_softmax_grad) read the forward output, not the input.
+// Backward ops (softmax_grad, log_softmax_grad) read the forward output, not the input. The ops,
+// their attributes (SoftmaxAttrs) and these entries are declared in
+// oneflow_like/opdefs/softmax.def.
 #pragma once
 #include "oneflow_like/framework/op.h"
 

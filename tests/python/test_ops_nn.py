@@ -142,6 +142,41 @@ def test_softmax_large_rows_and_stability():
     np.testing.assert_allclose(out, np_log_softmax(x, 1), atol=1e-3, rtol=1e-5)
 
 
+# ---- the softmax table (oneflow_like/opdefs/softmax.def) ----------------------------------------
+# Its APIs are tested above (test_softmax_log_softmax: functions and Tensor methods).
+SOFTMAX_APIS = {"softmax": "dim", "log_softmax": "dim"}
+
+
+def test_every_softmax_api_is_tested_and_declared_once():
+    table = flow._C._softmax_table()
+    apis = {a["name"]: a["sig"] for a in table["apis"]}
+    assert len(apis) == len(table["apis"]) and apis == SOFTMAX_APIS
+    ops = {o["name"]: o for o in table["ops"]}
+    assert len(ops) == len(table["ops"])
+    for name in SOFTMAX_APIS:  # the backward op takes the forward op's attributes
+        assert ops[name]["attrs"] == {"dim": -1} and ops[name]["save"] == "outputs"
+        grad = ops[name + "_grad"]
+        assert grad["attrs"] == ops[name]["attrs"]
+        assert grad["grad"] == "NoGrad" and grad["save"] == "none"
+    d = ops["softmax"]["attrs"]["dim"]
+    for name in SOFTMAX_APIS:  # in _C, _C.nn_functional and as a Tensor method
+        fn = getattr(flow._C, name)
+        assert fn.__doc__ == getattr(flow._C.nn_functional, name).__doc__
+        assert fn.__doc__.startswith(f"{name}(input: ") and f"dim: int = {d})" in fn.__doc__
+        method = getattr(flow.Tensor, name)
+        assert method.__doc__.startswith(f"{name}(self: ") and f"dim: int = {d})" in method.__doc__
+        # A bad argument's error names the op.
+        with pytest.raises(IndexError, match=rf"\[{name}\] dim 2 out of range"):
+            fn(flow.zeros(2, 3), 2)
+        with pytest.raises(TypeError, match=rf"\[{name}\] expected a floating point tensor"):
+            method(flow.zeros(2, 3, dtype=flow.int64))
+    # The default dim runs.
+    x = np.array([[0.5, -1.0, 2.0, 0.0, 3.0], [1.0, 1.0, -2.0, 0.25, -0.5]])
+    xt = flow.tensor(x, dtype=flow.float64)
+    np.testing.assert_allclose(flow.softmax(xt).numpy(), np_softmax(x, d), rtol=1e-10)
+    np.testing.assert_allclose(xt.log_softmax().numpy(), np_log_softmax(x, d), rtol=1e-10)
+
+
 # ---- losses -------------------------------------------------------------------------------------
 
 
@@ -245,6 +280,59 @@ def test_bce_with_logits(with_pw, with_w):
         flow.tensor([100.0, -100.0]), flow.tensor([0.0, 1.0]), reduction="none"
     ).numpy()
     np.testing.assert_allclose(big, [100.0, 100.0], rtol=1e-6)  # no overflow
+
+
+# ---- the loss table (oneflow_like/opdefs/loss.def) ----------------------------------------------
+# Its APIs are tested above (cross_entropy, nll_loss, mse_loss, binary_cross_entropy_with_logits).
+LOSS_APIS = {
+    "binary_cross_entropy_with_logits": "logits",
+    "cross_entropy": "nll_smoothing",
+    "mse_loss": "pointwise",
+    "nll_loss": "nll",
+}
+
+
+def test_every_loss_api_is_tested_and_declared_once():
+    table = flow._C._loss_table()
+    apis = {a["name"]: a["sig"] for a in table["apis"]}
+    assert len(apis) == len(table["apis"]) and apis == LOSS_APIS
+    ops = {o["name"]: o for o in table["ops"]}
+    assert len(ops) == len(table["ops"])
+    nll = {"reduction": 1, "ignore_index": -100, "label_smoothing": 0.0, "has_weight": False}
+    assert ops["nll_loss"]["attrs"] == ops["nll_loss_grad"]["attrs"] == nll
+    bce = ops["binary_cross_entropy_with_logits"]
+    assert bce["attrs"] == ops["bce_with_logits_grad"]["attrs"] == {}  # reduced after the op
+    assert ops["nll_loss"]["out"] == "nll" and bce["out"] == "elementwise"
+    for op in table["ops"]:
+        assert op["save"] == ("none" if op["grad"] == "NoGrad" else "inputs")
+    # The signatures carry the table's defaults (reduction code 1 is 'mean').
+    red = {0: "none", 1: "mean", 2: "sum"}[nll["reduction"]]
+    nll_args = (
+        f"weight: object = None, ignore_index: int = {nll['ignore_index']}, "
+        f"reduction: str = '{red}'"
+    )
+    sigs = {
+        "nll_smoothing": f"{nll_args}, label_smoothing: float = {nll['label_smoothing']})",
+        "nll": nll_args + ")",
+        "pointwise": f"reduction: str = '{red}')",
+        "logits": f"weight: object = None, reduction: str = '{red}', pos_weight: object = None)",
+    }
+    for name, sig in LOSS_APIS.items():  # defined in _C and _C.nn_functional
+        fn = getattr(flow._C, name)
+        assert fn.__doc__ == getattr(flow._C.nn_functional, name).__doc__
+        assert fn.__doc__.startswith(f"{name}(input: ") and sigs[sig] in fn.__doc__, fn.__doc__
+    # A bad argument's error names the op.
+    x, t = flow.zeros(2, 3), flow.tensor([0, 1])
+    with pytest.raises(ValueError, match=r"\[nll_loss\] reduction must be 'none', 'mean' or 'sum'"):
+        flow._C.nll_loss(x, t, reduction="avg")
+    with pytest.raises(ValueError, match=r"\[cross_entropy\] label_smoothing must be in \[0, 1\]"):
+        flow._C.cross_entropy(x, t, label_smoothing=2.0)
+    with pytest.raises(ValueError, match=r"\[mse_loss\] reduction must be"):
+        flow._C.mse_loss(x, x, reduction="avg")
+    with pytest.raises(ValueError, match=r"\[binary_cross_entropy_with_logits\] reduction must be"):
+        flow._C.binary_cross_entropy_with_logits(x, x, reduction="avg")
+    # The defaults run: a mean over the targets.
+    assert flow._C.nll_loss(x, t).shape == () and flow._C.mse_loss(x, x).shape == ()
 
 
 # ---- convolution --------------------------------------------------------------------------------
@@ -570,6 +658,7 @@ def test_every_conv_api_is_declared_once_with_the_table_defaults():
     with pytest.raises(ValueError, match=r"\[conv3d\] padding mode 'same' is not supported"):
         flow._C.conv3d(flow.zeros(1, 1, 2, 2, 2), flow.zeros(1, 1, 1, 1, 1), padding="same")
 
+
 # ---- the pool table (oneflow_like/opdefs/pool.def) ----------------------------------------------
 # Its APIs are tested above (max/avg_pool1d/2d, adaptive_avg_pool2d) and in test_ops_nn3d.py (3d).
 POOL_APIS = {
@@ -714,6 +803,57 @@ def test_scaled_dot_product_attention(kind):
         fn = lambda a, b, c: flow.scaled_dot_product_attention(a, b, c, is_causal=causal)
         ref = lambda a, b, c: np_sdpa(a, b, c, causal=causal)
     check_op(fn, ref, [q, k, v])
+
+
+# ---- the nn_misc table (oneflow_like/opdefs/nn_misc.def) ----------------------------------------
+# Its APIs are tested above (embedding, dropout, scaled_dot_product_attention).
+NN_MISC_APIS = {
+    "dropout": "dropout",
+    "embedding": "embedding",
+    "scaled_dot_product_attention": "attention",
+}
+
+
+def test_every_nn_misc_api_is_tested_and_declared_once():
+    table = flow._C._nn_misc_table()
+    apis = {a["name"]: a["sig"] for a in table["apis"]}
+    assert len(apis) == len(table["apis"]) and apis == NN_MISC_APIS
+    ops = {o["name"]: o for o in table["ops"]}
+    assert len(ops) == len(table["ops"])
+    assert ops["embedding"]["attrs"] == {"padding_idx": -1} and ops["embedding"]["save"] == "inputs"
+    # The backward op takes the forward op's attributes plus the weight's rows.
+    assert ops["embedding_grad"]["attrs"] == {**ops["embedding"]["attrs"], "num_rows": 0}
+    # dropout's gradient is dropout with the same seed: it saves nothing.
+    assert ops["dropout"]["attrs"] == {"p": 0.5, "seed": 0} and ops["dropout"]["save"] == "none"
+    assert ops["attn_bias"]["attrs"] == {"L": 0, "S": 0, "is_causal": False}
+    for name in ("embedding_grad", "attn_bias"):
+        assert (ops[name]["grad"], ops[name]["save"]) == ("NoGrad", "none")
+    # The signatures carry the table's defaults (padding_idx -1 is None).
+    first = {"embedding": "input", "dropout": "input", "attention": "query"}
+    args = {
+        "embedding": "padding_idx: object = None)",
+        "dropout": f"p: float = {ops['dropout']['attrs']['p']}, training: bool = True)",
+        "attention": (
+            "attn_mask: object = None, dropout_p: float = 0.0, "
+            f"is_causal: bool = {ops['attn_bias']['attrs']['is_causal']}, scale: object = None)"
+        ),
+    }
+    for name, sig in NN_MISC_APIS.items():  # defined in _C and _C.nn_functional
+        fn = getattr(flow._C, name)
+        assert fn.__doc__ == getattr(flow._C.nn_functional, name).__doc__
+        assert (
+            fn.__doc__.startswith(f"{name}({first[sig]}: ") and args[sig] in fn.__doc__
+        ), fn.__doc__
+    # A bad argument's error names the op.
+    w = flow.zeros(3, 2)
+    with pytest.raises(TypeError, match=r"\[embedding\] expected integer indices"):
+        flow._C.embedding(flow.zeros(2), w)
+    with pytest.raises(IndexError, match=r"\[embedding\] padding_idx 5 out of range for 3 rows"):
+        flow._C.embedding(flow.tensor([0]), w, padding_idx=5)
+    with pytest.raises(ValueError, match=r"\[dropout\] probability must be in \[0, 1\], got 1.5"):
+        flow._C.dropout(flow.zeros(3), 1.5)
+    with pytest.raises(ValueError, match=r"\[scaled_dot_product_attention\] expected query"):
+        flow._C.scaled_dot_product_attention(flow.zeros(3), flow.zeros(3), flow.zeros(3))
 
 
 def test_nn_functional_namespace():

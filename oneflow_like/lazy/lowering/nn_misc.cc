@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "oneflow_like/lazy/lowering/lowering_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/nn_misc.h"
 
 namespace oneflow_like {
 namespace lazy {
@@ -44,7 +46,8 @@ StatusOr<HloInstruction*> Hash32(LowerCtx& ctx, HloInstruction* h, const Shape& 
 // producer and consumer loops instead of costing a kernel call and two passes over memory.
 Status LowerDropout(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
-  const double p = op.attrs.Float("p");
+  const opdefs::DropoutAttrs a = opdefs::ReadAttrs<opdefs::DropoutAttrs>(op.attrs);
+  const double p = a.p;
   if ((m.dtype != DType::kF32 && m.dtype != DType::kF64) || m.shape.numel() >= (int64_t{1} << 31) ||
       !(p >= 0.0))
     return ctx.LowerAsKernelCall(op);
@@ -53,7 +56,7 @@ Status LowerDropout(LowerCtx& ctx, const TracedOp& op) {
     ctx.set(op, 0, z);
     return Status();
   }
-  const uint64_t traced = static_cast<uint64_t>(op.attrs.Int("seed"));
+  const uint64_t traced = static_cast<uint64_t>(a.seed);
   const int32_t traced32 = static_cast<int32_t>(static_cast<uint32_t>(traced ^ (traced >> 32)));
   ASSIGN_OR_RETURN(HloInstruction * s, ctx.b().Binary(HloOpcode::kXor, ctx.RngSeed(),
                                                       ctx.Scalar(DType::kI32, traced32)));

@@ -8,6 +8,7 @@
 #include "oneflow_like/lazy/lowering/lowering_util.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/reduce.h"
+#include "oneflow_like/opdefs/softmax.h"
 
 namespace oneflow_like {
 namespace lazy {
@@ -102,7 +103,7 @@ Status LowerSoftmax(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   if (!IsFloat(m.dtype) || ctx.in_meta(op, 0).dtype != m.dtype || m.shape.ndim() == 0)
     return ctx.LowerAsKernelCall(op);
-  int64_t dim = op.attrs.Int("dim");
+  int64_t dim = opdefs::ReadAttrs<opdefs::SoftmaxAttrs>(op.attrs).dim;
   if (dim < 0) dim += m.shape.ndim();
   ASSIGN_OR_RETURN(
       ExpSum es, StableExpSum(ctx, ctx.in(op, 0), m.dtype, m.shape, {dim}, /*finite_shift=*/false));
@@ -128,7 +129,7 @@ Status LowerSoftmaxGrad(LowerCtx& ctx, const TracedOp& op) {
   if (!IsFloat(m.dtype) || ctx.in_meta(op, 0).shape != m.shape ||
       ctx.in_meta(op, 1).shape != m.shape)
     return ctx.LowerAsKernelCall(op);
-  int64_t dim = op.attrs.Int("dim");
+  int64_t dim = opdefs::ReadAttrs<opdefs::SoftmaxAttrs>(op.attrs).dim;
   if (dim < 0) dim += m.shape.ndim();
   HloInstruction *dy = ctx.in(op, 0), *y = ctx.in(op, 1);
   HloInstruction* summand = dy;
