@@ -1,14 +1,18 @@
 // CPU kernels of the creation family: full/fill_, arange, linspace, eye.
 #include "kernels/cpu/strided.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/creation.h"
 
 namespace oneflow_like {
 namespace kernels {
 namespace {
 
-// full / fill_: every element of the (possibly strided) output = attr "value".
+using opdefs::ReadAttrs;
+
+// full / fill_: every element of the (possibly strided) output = FullAttrs' value.
 Status FullKernel(KernelContext& ctx) {
   const TensorView& out = ctx.output(0);
-  double v = ctx.attrs().Float("value");
+  double v = ReadAttrs<opdefs::FullAttrs>(ctx.attrs()).value;
   OFL_SWITCH_ALL(out.dtype, {
     scalar_t x = FromDouble<scalar_t>(v);
     if (out.contiguous()) {
@@ -36,14 +40,16 @@ Status Generate(const TensorView& out, F f) {
 }
 
 Status ArangeKernel(KernelContext& ctx) {
-  double start = ctx.attrs().Float("start"), step = ctx.attrs().Float("step");
+  const opdefs::ArangeAttrs a = ReadAttrs<opdefs::ArangeAttrs>(ctx.attrs());
+  double start = a.start, step = a.step;
   return Generate(ctx.output(0), [=](int64_t i) { return start + static_cast<double>(i) * step; });
 }
 
 // Symmetric like NumPy: the second half counts back from `end`, so both ends are exact.
 Status LinspaceKernel(KernelContext& ctx) {
   const TensorView& out = ctx.output(0);
-  double start = ctx.attrs().Float("start"), end = ctx.attrs().Float("end");
+  const opdefs::LinspaceAttrs a = ReadAttrs<opdefs::LinspaceAttrs>(ctx.attrs());
+  double start = a.start, end = a.end;
   int64_t n = out.numel();
   double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
   return Generate(out, [=](int64_t i) {

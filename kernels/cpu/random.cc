@@ -7,10 +7,14 @@
 
 #include "kernels/cpu/rng_simd.h"
 #include "kernels/cpu/strided.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/random.h"
 
 namespace oneflow_like {
 namespace kernels {
 namespace {
+
+using opdefs::ReadAttrs;
 
 // out[i] = v[i] converted to the output's dtype, for any output strides, where fill(b, n, v)
 // writes v[0, n) for elements [b, b + n) (blocks let the draws run four counters at a time).
@@ -59,28 +63,36 @@ Status Draw(const TensorView& out, F f) {
   });
 }
 
-uint64_t Seed(const KernelContext& ctx) {
-  return static_cast<uint64_t>(ctx.attrs().Int("seed"));
+// The op's seed (opdefs/random.def: drawn at dispatch from the device's generator).
+template <typename A>
+uint64_t Seed(const A& a) {
+  return static_cast<uint64_t>(a.seed);
 }
 
+// uniform / uniform_ (UniformAttrs).
 Status UniformKernel(KernelContext& ctx) {
-  uint64_t s = Seed(ctx);
-  double lo = ctx.attrs().Float("low"), hi = ctx.attrs().Float("high");
+  const opdefs::UniformAttrs a = ReadAttrs<opdefs::UniformAttrs>(ctx.attrs());
+  uint64_t s = Seed(a);
+  double lo = a.low, hi = a.high;
   return DrawBlocks(ctx.output(0), [=](int64_t b, int64_t n, double* v) {
     RngUniformBlock(s, static_cast<uint64_t>(b), n, v);
     for (int64_t j = 0; j < n; ++j) v[j] = lo + (hi - lo) * v[j];
   });
 }
 
+// normal / normal_ (NormalAttrs).
 Status NormalKernel(KernelContext& ctx) {
-  uint64_t s = Seed(ctx);
-  double mean = ctx.attrs().Float("mean"), std = ctx.attrs().Float("std");
+  const opdefs::NormalAttrs a = ReadAttrs<opdefs::NormalAttrs>(ctx.attrs());
+  uint64_t s = Seed(a);
+  double mean = a.mean, std = a.std;
   return Draw(ctx.output(0), [=](int64_t i) { return mean + std * RngNormal(s, i); });
 }
 
+// randint / randint_ (RandintAttrs).
 Status RandintKernel(KernelContext& ctx) {
-  uint64_t s = Seed(ctx);
-  int64_t lo = ctx.attrs().Int("low"), span = ctx.attrs().Int("high") - lo;
+  const opdefs::RandintAttrs a = ReadAttrs<opdefs::RandintAttrs>(ctx.attrs());
+  uint64_t s = Seed(a);
+  int64_t lo = a.low, span = a.high - lo;
   return Draw(ctx.output(0), [=](int64_t i) {
     return static_cast<double>(lo +
                                static_cast<int64_t>(RngBits(s, i) % static_cast<uint64_t>(span)));
@@ -90,7 +102,7 @@ Status RandintKernel(KernelContext& ctx) {
 // Fisher-Yates with swap i drawn from (seed, i).
 Status RandpermKernel(KernelContext& ctx) {
   const TensorView& out = ctx.output(0);
-  uint64_t s = Seed(ctx);
+  uint64_t s = Seed(ReadAttrs<opdefs::RandpermAttrs>(ctx.attrs()));
   std::vector<int64_t> p(static_cast<size_t>(out.numel()));
   std::iota(p.begin(), p.end(), int64_t(0));
   for (int64_t i = out.numel() - 1; i > 0; --i)
@@ -100,7 +112,7 @@ Status RandpermKernel(KernelContext& ctx) {
 
 Status BernoulliKernel(KernelContext& ctx) {
   const TensorView& prob = ctx.input(0);
-  uint64_t s = Seed(ctx);
+  uint64_t s = Seed(ReadAttrs<opdefs::BernoulliAttrs>(ctx.attrs()));
   Status st;
   OFL_SWITCH_FLOAT(prob.dtype, {
     const scalar_t* p = prob.ptr<const scalar_t>();

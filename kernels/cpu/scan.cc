@@ -16,10 +16,15 @@
 #include <vector>
 
 #include "kernels/cpu/loops.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/scan.h"
 
 namespace oneflow_like {
 namespace kernels {
 namespace {
+
+using opdefs::ReadAttrs;
+using opdefs::ScanDimAttrs;
 
 struct Lines {
   int64_t outer = 1, n = 1, inner = 1;
@@ -101,11 +106,15 @@ Status Unsupported(KernelContext& ctx, DType dt) {
   return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(dt));
 }
 
+// cumsum (CumsumAttrs: dim, reverse) and cumprod (ScanDimAttrs: dim).
 template <bool kProd>
 Status ScanKernel(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &out = ctx.output(0);
-  Lines L = AroundDim(x.shape, ctx.attrs().Int("dim"));
-  bool reverse = ctx.attrs().Bool("reverse", false), done = false;
+  const auto a =
+      ReadAttrs<std::conditional_t<kProd, ScanDimAttrs, opdefs::CumsumAttrs>>(ctx.attrs());
+  Lines L = AroundDim(x.shape, a.dim);
+  bool reverse = false, done = false;
+  if constexpr (!kProd) reverse = a.reverse;
   OFL_SWITCH_NUMERIC(x.dtype, {
     Scan<scalar_t, kProd>(x.ptr<const scalar_t>(), out.ptr<scalar_t>(), L, reverse);
     done = true;
@@ -116,7 +125,7 @@ Status ScanKernel(KernelContext& ctx) {
 // out_j = log(exp(out_{j-1}) + exp(x_j)), computed as max + log1p(exp(-|difference|)).
 Status LogCumSumExpKernel(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &out = ctx.output(0);
-  Lines L = AroundDim(x.shape, ctx.attrs().Int("dim"));
+  Lines L = AroundDim(x.shape, ReadAttrs<ScanDimAttrs>(ctx.attrs()).dim);
   bool done = false;
   OFL_SWITCH_FLOAT(x.dtype, {
     const scalar_t* xv = x.ptr<const scalar_t>();
@@ -145,7 +154,7 @@ Status LogCumSumExpKernel(KernelContext& ctx) {
 template <typename LineFn>
 Status ScanGradKernel(KernelContext& ctx, LineFn line) {
   const TensorView &x = ctx.input(0), &o = ctx.input(1), &g = ctx.input(2), &dx = ctx.output(0);
-  Lines L = AroundDim(x.shape, ctx.attrs().Int("dim"));
+  Lines L = AroundDim(x.shape, ReadAttrs<ScanDimAttrs>(ctx.attrs()).dim);
   bool done = false;
   OFL_SWITCH_FLOAT(x.dtype, {
     const scalar_t *xv = x.ptr<const scalar_t>(), *ov = o.ptr<const scalar_t>(),
@@ -204,7 +213,7 @@ Status LogCumSumExpGradKernel(KernelContext& ctx) {
 template <bool kMax>
 Status CumExtremeKernel(KernelContext& ctx) {
   const TensorView& x = ctx.input(0);
-  Lines L = AroundDim(x.shape, ctx.attrs().Int("dim"));
+  Lines L = AroundDim(x.shape, ReadAttrs<ScanDimAttrs>(ctx.attrs()).dim);
   int64_t* iv = ctx.output(1).ptr<int64_t>();
   bool done = false;
   OFL_SWITCH_NUMERIC_BOOL(x.dtype, {
@@ -294,14 +303,25 @@ struct LineOrderer {
   }
 };
 
-// sort(x; dim, descending) and topk(x; dim, k, largest): the same ordering, k = n for sort.
+// sort(x; SortAttrs dim, descending) and topk(x; TopkAttrs dim, k, largest): the same ordering,
+// k = n for sort.
 Status OrderKernel(KernelContext& ctx) {
   const TensorView& x = ctx.input(0);
-  int64_t dim = ctx.attrs().Int("dim");
   bool is_sort = std::string_view(ctx.op()) == "sort";
-  bool desc = is_sort ? ctx.attrs().Bool("descending") : ctx.attrs().Bool("largest");
+  int64_t dim = 0, k = 0;
+  bool desc = false;
+  if (is_sort) {
+    const opdefs::SortAttrs a = ReadAttrs<opdefs::SortAttrs>(ctx.attrs());
+    dim = a.dim;
+    desc = a.descending;
+  } else {
+    const opdefs::TopkAttrs a = ReadAttrs<opdefs::TopkAttrs>(ctx.attrs());
+    dim = a.dim;
+    desc = a.largest;
+    k = a.k;
+  }
   Lines L = AroundDim(x.shape, dim);
-  int64_t k = is_sort ? L.n : ctx.attrs().Int("k");
+  if (is_sort) k = L.n;
   if (k == 0 || L.count() == 0) return Status();
   int64_t* iv = ctx.output(1).ptr<int64_t>();
   bool done = false;

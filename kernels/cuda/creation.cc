@@ -1,5 +1,8 @@
-// CUDA kernels of the creation family: full / fill_ (attr "value", any dtype, strided output).
+// CUDA kernels of the creation family: full / fill_ (FullAttrs' value, any dtype, strided output).
+// arange, linspace and eye are in random.cc.
 #include "kernels/cuda/kernel_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/creation.h"
 
 namespace oneflow_like {
 namespace cuda {
@@ -14,8 +17,8 @@ Status Full(KernelContext& ctx) {
   Operand ops[1];
   RETURN_IF_ERROR(MakeLoop(ctx.op(), out.shape, {&out}, &loop, ops));
   auto* s = static_cast<CudaStream*>(ctx.stream());
-  cudaError_t e =
-      LaunchFill(ToScalarType(out.dtype), ctx.attrs().Float("value"), loop, ops[0], s->get());
+  const double value = opdefs::ReadAttrs<opdefs::FullAttrs>(ctx.attrs()).value;
+  cudaError_t e = LaunchFill(ToScalarType(out.dtype), value, loop, ops[0], s->get());
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
 }
 

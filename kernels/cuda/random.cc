@@ -7,6 +7,9 @@
 
 #include "kernels/cuda/kernel_util.h"
 #include "kernels/cuda/rng.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/creation.h"
+#include "oneflow_like/opdefs/random.h"
 
 namespace oneflow_like {
 namespace cuda {
@@ -14,6 +17,7 @@ namespace {
 
 using kernels::KernelContext;
 using kernels::TensorView;
+using opdefs::ReadAttrs;
 
 Status Generate(KernelContext& ctx, GenOp op, const GenParams& p) {
   const TensorView& out = ctx.output(0);
@@ -25,20 +29,24 @@ Status Generate(KernelContext& ctx, GenOp op, const GenParams& p) {
   return e == cudaSuccess ? Status() : LaunchStatus(ctx.op(), e);
 }
 
-uint64_t Seed(const KernelContext& ctx) {
-  return static_cast<uint64_t>(ctx.attrs().Int("seed"));
+// The op's seed (opdefs/random.def: drawn at dispatch from the device's generator).
+template <typename A>
+uint64_t Seed(const A& a) {
+  return static_cast<uint64_t>(a.seed);
 }
 
 Status Arange(KernelContext& ctx) {
+  const opdefs::ArangeAttrs a = ReadAttrs<opdefs::ArangeAttrs>(ctx.attrs());
   GenParams p;
-  p.a = ctx.attrs().Float("start");
-  p.b = ctx.attrs().Float("step");
+  p.a = a.start;
+  p.b = a.step;
   return Generate(ctx, GenOp::kArange, p);
 }
 Status Linspace(KernelContext& ctx) {
+  const opdefs::LinspaceAttrs a = ReadAttrs<opdefs::LinspaceAttrs>(ctx.attrs());
   GenParams p;
-  p.a = ctx.attrs().Float("start");
-  p.b = ctx.attrs().Float("end");
+  p.a = a.start;
+  p.b = a.end;
   p.n = ctx.output(0).numel();
   return Generate(ctx, GenOp::kLinspace, p);
 }
@@ -48,31 +56,34 @@ Status Eye(KernelContext& ctx) {
   return Generate(ctx, GenOp::kEye, p);
 }
 Status Uniform(KernelContext& ctx) {
+  const opdefs::UniformAttrs a = ReadAttrs<opdefs::UniformAttrs>(ctx.attrs());
   GenParams p;
-  p.seed = Seed(ctx);
-  p.a = ctx.attrs().Float("low");
-  p.b = ctx.attrs().Float("high");
+  p.seed = Seed(a);
+  p.a = a.low;
+  p.b = a.high;
   return Generate(ctx, GenOp::kUniform, p);
 }
 Status Normal(KernelContext& ctx) {
+  const opdefs::NormalAttrs a = ReadAttrs<opdefs::NormalAttrs>(ctx.attrs());
   GenParams p;
-  p.seed = Seed(ctx);
-  p.a = ctx.attrs().Float("mean");
-  p.b = ctx.attrs().Float("std");
+  p.seed = Seed(a);
+  p.a = a.mean;
+  p.b = a.std;
   return Generate(ctx, GenOp::kNormal, p);
 }
 Status Randint(KernelContext& ctx) {
+  const opdefs::RandintAttrs a = ReadAttrs<opdefs::RandintAttrs>(ctx.attrs());
   GenParams p;
-  p.seed = Seed(ctx);
-  p.n = ctx.attrs().Int("low");
-  p.span = static_cast<uint64_t>(ctx.attrs().Int("high") - p.n);
+  p.seed = Seed(a);
+  p.n = a.low;
+  p.span = static_cast<uint64_t>(a.high - p.n);
   if (p.span == 0) return InvalidArgument("[%s] empty range", ctx.op());
   return Generate(ctx, GenOp::kRandint, p);
 }
 
 Status Randperm(KernelContext& ctx) {
   const TensorView& out = ctx.output(0);
-  uint64_t s = Seed(ctx);
+  uint64_t s = Seed(ReadAttrs<opdefs::RandpermAttrs>(ctx.attrs()));
   std::vector<int64_t> perm(static_cast<size_t>(out.numel()));
   std::iota(perm.begin(), perm.end(), int64_t(0));
   for (int64_t i = out.numel() - 1; i > 0; --i)
@@ -103,7 +114,7 @@ Status Bernoulli(KernelContext& ctx) {
                                  stream->get());
   if (e != cudaSuccess) return LaunchStatus("bernoulli", e);
   GenParams p;
-  p.seed = Seed(ctx);
+  p.seed = Seed(ReadAttrs<opdefs::BernoulliAttrs>(ctx.attrs()));
   p.src = prob.data;
   p.src_type = ToScalarType(prob.dtype);
   p.flag = flag;

@@ -1,46 +1,80 @@
-// Creation family schemas and functional entries.
+// Creation family: the OpDefs of oneflow_like/opdefs/creation.def (generated below, with their
+// Run<Name> entries) and the functional entries. Kernels: kernels/cpu/creation.cc,
+// kernels/cuda/{creation,random}.cc.
 #include "oneflow_like/ops/creation.h"
 
 #include <cmath>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/copy.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/creation.h"
 #include "vm/instructions_builder.h"
 
 namespace oneflow_like {
 namespace {
 
-Status InferFull(const TensorList&, const AttrMap& a, std::vector<TensorMeta>* out) {
-  for (int64_t d : a.Ints("shape"))
+// ---- the table's out column (every op: the shape, dtype and device attributes) ------------------
+
+template <typename A>
+Status InferCreation(const TensorList&, const AttrMap& m, std::vector<TensorMeta>* out) {
+  const A a = opdefs::ReadAttrs<A>(m);
+  for (int64_t d : a.shape)
     if (d < 0) return InvalidArgument("[full] negative dimension %d in shape", d);
-  ASSIGN_OR_RETURN(Device dev, Device::Parse(a.Str("device", "cpu")));
-  out->push_back(TensorMeta{Shape(DimVector(a.Ints("shape").begin(), a.Ints("shape").end())),
-                            a.Dtype("dtype"), dev});
+  ASSIGN_OR_RETURN(Device dev, Device::Parse(a.device));
+  out->push_back(TensorMeta{Shape(DimVector(a.shape.begin(), a.shape.end())), a.dtype, dev});
   return Status();
 }
-
-const OpDef kFull = OpSpec("full", InferFull);
-// fill_(x): no inputs; writes `value` into the target in place.
-const OpDef kFillInplace = OpSpec("fill_", InferFull).StridedInputs();
-
-// Sequences: arange(start, step), linspace(start, end); out shape from attr "shape".
-const OpDef kArange = OpSpec("arange", InferFull);
-const OpDef kLinspace = OpSpec("linspace", InferFull);
-const OpDef kEye = OpSpec("eye", InferFull);
 
 std::vector<int64_t> Dims(const Shape& s) {
   return std::vector<int64_t>(s.dims().begin(), s.dims().end());
 }
+
+// ---- the OpDefs and Run<Name> (generated from creation.def) -------------------------------------
+
+// An in-place op (fill_) writes its (strided) target, which is not among its inputs.
+#define OFL_CREATION_STRIDED_fresh false
+#define OFL_CREATION_STRIDED_target true
+// Run<Name>: fills in the output's shape, dtype and device and dispatches.
+#define OFL_CREATION_RUN_fresh(Name, Attrs)                                         \
+  StatusOr<Tensor> Run##Name(const Shape& shape, DType dtype, const Device& device, \
+                             opdefs::Attrs a) {                                     \
+    a.shape = Dims(shape);                                                          \
+    a.dtype = dtype;                                                                \
+    a.device = device.ToString();                                                   \
+    return Dispatch1(k##Name, {}, opdefs::ToAttrMap(std::move(a)));                 \
+  }
+#define OFL_CREATION_RUN_target(Name, Attrs)                                      \
+  Status Run##Name(opdefs::Attrs a, const Tensor& target) {                       \
+    a.shape = Dims(target.shape());                                               \
+    a.dtype = target.dtype();                                                     \
+    a.device = target.device().ToString();                                        \
+    return DispatchInplace(k##Name, {}, opdefs::ToAttrMap(std::move(a)), target); \
+  }
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_CREATION_API(...)
+#define OFL_CREATION(name, Name, Attrs, out)                                                   \
+  const OpDef k##Name = OpSpec(#name, InferCreation<opdefs::Attrs>)                            \
+                            .StridedInputs(OFL_CREATION_STRIDED_##out);                        \
+  OFL_CREATION_RUN_##out(Name, Attrs)
+#include "oneflow_like/opdefs/creation.def"
+#undef OFL_CREATION
+#undef OFL_CREATION_API
+#undef OFL_ATTRS
+// clang-format on
 
 }  // namespace
 
 namespace functional {
 
 StatusOr<Tensor> Full(const Shape& shape, double value, DType dtype, Device device) {
-  return Dispatch1(
-      kFull, {},
-      {{"shape", Dims(shape)}, {"value", value}, {"dtype", dtype}, {"device", device.ToString()}});
+  opdefs::FullAttrs a;
+  a.value = value;
+  return RunFull(shape, dtype, device, std::move(a));
 }
 StatusOr<Tensor> Zeros(const Shape& shape, DType dtype, Device device) {
   return Full(shape, 0.0, dtype, device);
@@ -67,40 +101,31 @@ StatusOr<Tensor> Arange(double start, double end, double step, DType dtype, Devi
         "[arange] upper bound and larger bound inconsistent with step sign: %g -> %g step %g",
         start, end, step);
   int64_t n = static_cast<int64_t>(std::ceil((end - start) / step));
-  return Dispatch1(kArange, {},
-                   {{"shape", std::vector<int64_t>{n}},
-                    {"start", start},
-                    {"step", step},
-                    {"dtype", dtype},
-                    {"device", device.ToString()}});
+  opdefs::ArangeAttrs a;
+  a.start = start;
+  a.step = step;
+  return RunArange(Shape{n}, dtype, device, std::move(a));
 }
 
 StatusOr<Tensor> Linspace(double start, double end, int64_t steps, DType dtype, Device device) {
   if (steps < 0)
     return InvalidArgument("[linspace] number of steps must be non-negative, got %d", steps);
-  return Dispatch1(kLinspace, {},
-                   {{"shape", std::vector<int64_t>{steps}},
-                    {"start", start},
-                    {"end", end},
-                    {"dtype", dtype},
-                    {"device", device.ToString()}});
+  opdefs::LinspaceAttrs a;
+  a.start = start;
+  a.end = end;
+  return RunLinspace(Shape{steps}, dtype, device, std::move(a));
 }
 
 StatusOr<Tensor> Eye(int64_t n, int64_t m, DType dtype, Device device) {
   if (m < 0) m = n;
   if (n < 0) return InvalidArgument("[eye] n must be non-negative, got %d", n);
-  return Dispatch1(
-      kEye, {},
-      {{"shape", std::vector<int64_t>{n, m}}, {"dtype", dtype}, {"device", device.ToString()}});
+  return RunEye(Shape{n, m}, dtype, device, opdefs::EyeAttrs{});
 }
 
 Status Fill_(const Tensor& x, double value) {
-  return DispatchInplace(kFillInplace, {},
-                         {{"shape", Dims(x.shape())},
-                          {"value", value},
-                          {"dtype", x.dtype()},
-                          {"device", x.device().ToString()}},
-                         x);
+  opdefs::FullAttrs a;
+  a.value = value;
+  return RunFillInplace(std::move(a), x);
 }
 
 StatusOr<Tensor> FromHost(const void* data, const Shape& shape, DType dtype, Device device) {

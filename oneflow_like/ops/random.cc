@@ -1,9 +1,16 @@
+// Random family: the generators, the OpDefs of oneflow_like/opdefs/random.def (generated below
+// from the table's out column, with their Run<Name> entries, which draw each op's seed) and the
+// functional entries. Kernels: kernels/cpu/random.cc, kernels/cuda/random.*.
 #include "oneflow_like/ops/random.h"
 
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "oneflow_like/framework/autograd.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/random.h"
 
 namespace oneflow_like {
 namespace functional {
@@ -26,43 +33,87 @@ uint64_t SplitMix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-Status InferRandom(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-  for (int64_t d : a.Ints("shape"))
+// ---- the table's out column ---------------------------------------------------------------------
+
+// fresh / target: the shape, dtype and device attributes.
+template <typename A>
+Status InferFromAttrs(const char*, const TensorList&, const AttrMap& m,
+                      std::vector<TensorMeta>* out) {
+  const A a = opdefs::ReadAttrs<A>(m);
+  for (int64_t d : a.shape)
     if (d < 0) return InvalidArgument("[random] negative dimension %d in shape", d);
-  ASSIGN_OR_RETURN(Device dev, Device::Parse(a.Str("device", "cpu")));
-  out->push_back(TensorMeta{Shape(DimVector(a.Ints("shape").begin(), a.Ints("shape").end())),
-                            a.Dtype("dtype"), dev});
+  ASSIGN_OR_RETURN(Device dev, Device::Parse(a.device));
+  out->push_back(TensorMeta{Shape(DimVector(a.shape.begin(), a.shape.end())), a.dtype, dev});
   return Status();
 }
-
-// One op per distribution; attr "seed" comes from the device's generator at dispatch.
-const OpDef kUniform = OpSpec("uniform", InferRandom);
-const OpDef kNormal = OpSpec("normal", InferRandom);
-const OpDef kRandint = OpSpec("randint", InferRandom);
-const OpDef kRandperm = OpSpec("randperm", InferRandom);
-// In place: no inputs, the (strided) target is the output.
-const OpDef kUniformInplace = OpSpec("uniform_", InferRandom).StridedInputs();
-const OpDef kNormalInplace = OpSpec("normal_", InferRandom).StridedInputs();
-const OpDef kRandintInplace = OpSpec("randint_", InferRandom).StridedInputs();
-const OpDef kBernoulli =
-    OpSpec("bernoulli", [](const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-      if (!IsFloating(in[0].dtype()))
-        return TypeError("[bernoulli] expects floating point probabilities, got %s",
-                         in[0].meta_string());
-      out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
-      return Status();
-    });
+template <typename A>
+Status Infer_fresh(const char* op, const TensorList& in, const AttrMap& m,
+                   std::vector<TensorMeta>* out) {
+  return InferFromAttrs<A>(op, in, m, out);
+}
+template <typename A>
+Status Infer_target(const char* op, const TensorList& in, const AttrMap& m,
+                    std::vector<TensorMeta>* out) {
+  return InferFromAttrs<A>(op, in, m, out);
+}
+// input: floating probabilities p -> draws of p's shape and dtype.
+template <typename A>
+Status Infer_input(const char* op, const TensorList& in, const AttrMap&,
+                   std::vector<TensorMeta>* out) {
+  if (!IsFloating(in[0].dtype()))
+    return TypeError("[%s] expects floating point probabilities, got %s", op, in[0].meta_string());
+  out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
+  return Status();
+}
 
 std::vector<int64_t> Dims(const Shape& s) {
   return std::vector<int64_t>(s.dims().begin(), s.dims().end());
 }
 
-AttrMap RandomAttrs(const Shape& shape, DType dtype, Device device) {
-  return AttrMap{{"shape", Dims(shape)},
-                 {"dtype", dtype},
-                 {"device", device.ToString()},
-                 {"seed", static_cast<int64_t>(NextSeed(device))}};
-}
+// ---- the OpDefs and Run<Name> (generated from random.def) ---------------------------------------
+
+// An in-place op writes its (strided) target, which is not among its inputs.
+#define OFL_RANDOM_STRIDED_fresh false
+#define OFL_RANDOM_STRIDED_target true
+#define OFL_RANDOM_STRIDED_input false
+// Run<Name>: fills in the output's description and the seed, drawn from the device's generator
+// here (the caller's thread, in call order), and dispatches.
+#define OFL_RANDOM_RUN_fresh(Name, Attrs)                                           \
+  StatusOr<Tensor> Run##Name(const Shape& shape, DType dtype, const Device& device, \
+                             opdefs::Attrs a) {                                     \
+    a.shape = Dims(shape);                                                          \
+    a.dtype = dtype;                                                                \
+    a.device = device.ToString();                                                   \
+    a.seed = static_cast<int64_t>(NextSeed(device));                                \
+    return Dispatch1(k##Name, {}, opdefs::ToAttrMap(std::move(a)));                 \
+  }
+#define OFL_RANDOM_RUN_target(Name, Attrs)                                        \
+  Status Run##Name(opdefs::Attrs a, const Tensor& target) {                       \
+    a.shape = Dims(target.shape());                                               \
+    a.dtype = target.dtype();                                                     \
+    a.device = target.device().ToString();                                        \
+    a.seed = static_cast<int64_t>(NextSeed(target.device()));                     \
+    return DispatchInplace(k##Name, {}, opdefs::ToAttrMap(std::move(a)), target); \
+  }
+#define OFL_RANDOM_RUN_input(Name, Attrs)                          \
+  StatusOr<Tensor> Run##Name(const Tensor& p, opdefs::Attrs a) {   \
+    a.seed = static_cast<int64_t>(NextSeed(p.device()));           \
+    return Dispatch1(k##Name, {p.detach()}, opdefs::ToAttrMap(a)); \
+  }
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_RANDOM_API(...)
+#define OFL_RANDOM(name, Name, Attrs, out)                                                         \
+  Status Infer##Name(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* metas) {   \
+    return Infer_##out<opdefs::Attrs>(#name, in, m, metas);                                      \
+  }                                                                                              \
+  const OpDef k##Name = OpSpec(#name, Infer##Name).StridedInputs(OFL_RANDOM_STRIDED_##out);      \
+  OFL_RANDOM_RUN_##out(Name, Attrs)
+#include "oneflow_like/opdefs/random.def"
+#undef OFL_RANDOM
+#undef OFL_RANDOM_API
+#undef OFL_ATTRS
+// clang-format on
 
 Status CheckFloatingDtype(const char* op, DType dtype) {
   if (!IsFloating(dtype))
@@ -104,17 +155,19 @@ uint64_t NextSeed(const Device& device) {
 
 StatusOr<Tensor> Rand(const Shape& shape, DType dtype, Device device) {
   RETURN_IF_ERROR(CheckFloatingDtype("rand", dtype));
-  AttrMap a = RandomAttrs(shape, dtype, device);
-  a.Set("low", 0.0).Set("high", 1.0);
-  return Dispatch1(kUniform, {}, a);
+  opdefs::UniformAttrs a;
+  a.low = 0.0;
+  a.high = 1.0;
+  return RunUniform(shape, dtype, device, a);
 }
 
 StatusOr<Tensor> Normal(double mean, double std, const Shape& shape, DType dtype, Device device) {
   RETURN_IF_ERROR(CheckFloatingDtype("normal", dtype));
   if (std < 0) return InvalidArgument("[normal] expects std >= 0, got %g", std);
-  AttrMap a = RandomAttrs(shape, dtype, device);
-  a.Set("mean", mean).Set("std", std);
-  return Dispatch1(kNormal, {}, a);
+  opdefs::NormalAttrs a;
+  a.mean = mean;
+  a.std = std;
+  return RunNormal(shape, dtype, device, a);
 }
 
 StatusOr<Tensor> Randn(const Shape& shape, DType dtype, Device device) {
@@ -126,43 +179,46 @@ StatusOr<Tensor> Randint(int64_t low, int64_t high, const Shape& shape, DType dt
                          Device device) {
   if (low >= high)
     return InvalidArgument("[randint] expects low < high, got low=%d high=%d", low, high);
-  AttrMap a = RandomAttrs(shape, dtype, device);
-  a.Set("low", low).Set("high", high);
-  return Dispatch1(kRandint, {}, a);
+  opdefs::RandintAttrs a;
+  a.low = low;
+  a.high = high;
+  return RunRandint(shape, dtype, device, a);
 }
 
 StatusOr<Tensor> Randperm(int64_t n, DType dtype, Device device) {
   if (n < 0) return InvalidArgument("[randperm] n must be non-negative, got %d", n);
-  return Dispatch1(kRandperm, {}, RandomAttrs(Shape{n}, dtype, device));
+  return RunRandperm(Shape{n}, dtype, device, opdefs::RandpermAttrs{});
 }
 
 StatusOr<Tensor> Bernoulli(const Tensor& p) {
-  return Dispatch1(kBernoulli, {p.detach()},
-                   {{"seed", static_cast<int64_t>(NextSeed(p.device()))}});
+  return RunBernoulli(p, opdefs::BernoulliAttrs{});
 }
 
 Status Uniform_(const Tensor& x, double low, double high) {
   RETURN_IF_ERROR(CheckInplaceTarget("uniform_", x));
   if (low > high) return InvalidArgument("[uniform_] expects low <= high, got %g > %g", low, high);
-  AttrMap a = RandomAttrs(x.shape(), x.dtype(), x.device());
-  a.Set("low", low).Set("high", high);
-  return DispatchInplace(kUniformInplace, {}, a, x);
+  opdefs::UniformAttrs a;
+  a.low = low;
+  a.high = high;
+  return RunUniformInplace(a, x);
 }
 
 Status Normal_(const Tensor& x, double mean, double std) {
   RETURN_IF_ERROR(CheckInplaceTarget("normal_", x));
   if (std < 0) return InvalidArgument("[normal_] expects std >= 0, got %g", std);
-  AttrMap a = RandomAttrs(x.shape(), x.dtype(), x.device());
-  a.Set("mean", mean).Set("std", std);
-  return DispatchInplace(kNormalInplace, {}, a, x);
+  opdefs::NormalAttrs a;
+  a.mean = mean;
+  a.std = std;
+  return RunNormalInplace(a, x);
 }
 
 Status Random_(const Tensor& x, int64_t low, int64_t high) {
   RETURN_IF_ERROR(CheckInplaceTarget("random_", x));
   if (low >= high) return InvalidArgument("[random_] expects from < to, got %d >= %d", low, high);
-  AttrMap a = RandomAttrs(x.shape(), x.dtype(), x.device());
-  a.Set("low", low).Set("high", high);
-  return DispatchInplace(kRandintInplace, {}, a, x);
+  opdefs::RandintAttrs a;
+  a.low = low;
+  a.high = high;
+  return RunRandintInplace(a, x);
 }
 
 }  // namespace functional

@@ -1,15 +1,24 @@
-// Bindings of the copy family (functions and Tensor methods).
+// Bindings of the copy family, generated from oneflow_like/opdefs/copy.def: one Tensor method or
+// function per OFL_COPY_API line, with the signature of its sig column; plus flow._C._copy_table()
+// for the op-table tests. Tensor.fill_ and zero_ are the creation family's (ops_creation.cc).
+#include <optional>
+#include <string>
+
+#include "oneflow_like/opdefs/copy.h"
 #include "oneflow_like/ops/copy.h"
-#include "oneflow_like/ops/creation.h"
 #include "python/csrc/binding.h"
+#include "python/csrc/op_tables_py.h"
 
 namespace oneflow_like {
 namespace python {
 namespace {
 namespace F = functional;
 
+using ToFn = StatusOr<Tensor> (*)(const Tensor&, Device);
+using CastFn = StatusOr<Tensor> (*)(const Tensor&, DType);
+
+// to(device), to(dtype), to(device, dtype), to(other_tensor), keyword forms too.
 Tensor ToAny(const Tensor& t, py::args args, py::kwargs kwargs) {
-  // to(device), to(dtype), to(device, dtype), to(other_tensor), keyword forms too.
   Tensor r = t;
   auto apply = [&](py::handle h) {
     if (py::isinstance<Tensor>(h)) {
@@ -30,42 +39,106 @@ Tensor ToAny(const Tensor& t, py::args args, py::kwargs kwargs) {
   return r;
 }
 
+// One binder per sig column; `dtype` is the dtype column (as_dtype only).
+struct Binder {
+  py::module_& m;
+  TensorClass& cls;
+  // Tensor.name()
+  void self(const char* name, StatusOr<Tensor> (*f)(const Tensor&), std::optional<DType>) {
+    cls.def(name, [f](const Tensor& x) { return Unwrap(f(x)); });
+  }
+  // Tensor.name(): a cast to the dtype column's dtype.
+  void as_dtype(const char* name, CastFn f, std::optional<DType> dtype) {
+    cls.def(name, [f, dt = *dtype](const Tensor& x) { return Unwrap(f(x, dt)); });
+  }
+  // Tensor.name(other): a cast to other's dtype.
+  void type_as(const char* name, CastFn f, std::optional<DType>) {
+    cls.def(name, [f](const Tensor& x, const Tensor& o) { return Unwrap(f(x, o.dtype())); });
+  }
+  // Tensor.to(*args, **kwargs) (ToAny calls F::To and F::Cast).
+  void to(const char* name, ToFn, std::optional<DType>) { cls.def(name, &ToAny); }
+  // Tensor.name(): to the CPU.
+  void cpu(const char* name, ToFn f, std::optional<DType>) {
+    cls.def(name, [f](const Tensor& x) { return Unwrap(f(x, Device::CPU())); });
+  }
+  // Tensor.name(device=None): to `device`, or cuda:0.
+  void cuda(const char* name, ToFn f, std::optional<DType>) {
+    cls.def(
+        name,
+        [f](const Tensor& x, py::object d) {
+          return Unwrap(f(x, d.is_none() ? Device(DeviceType::kCUDA, 0) : ParseDevice(d)));
+        },
+        py::arg("device") = py::none());
+  }
+  // Tensor.name(src), in place: src a tensor, array or number (in x's dtype).
+  void copy_(const char* name, Status (*f)(const Tensor&, const Tensor&), std::optional<DType>) {
+    cls.def(name, [f](Tensor& x, py::object src) {
+      Check(f(x, ToTensor(src, &x)));
+      return x;
+    });
+  }
+  // flow._C.name(x, dtype)
+  void cast(const char* name, CastFn f, std::optional<DType>) {
+    m.def(name, [f](const Tensor& x, py::object dtype) { return Unwrap(f(x, ParseDType(dtype))); });
+  }
+};
+
+// One row per table entry, for flow._C._copy_table().
+struct OpRow {
+  const char *name, *out, *grad, *save, *layout, *devices;
+  py::dict (*attrs)();
+};
+struct ApiRow {
+  const char *name, *sig, *entry, *dtype;
+};
+// The dtype column.
+#define OFL_COPY_DTYPE_none std::optional<DType>()
+#define OFL_COPY_DTYPE_float32 std::optional<DType>(DType::kF32)
+#define OFL_COPY_DTYPE_float64 std::optional<DType>(DType::kF64)
+#define OFL_COPY_DTYPE_float16 std::optional<DType>(DType::kF16)
+#define OFL_COPY_DTYPE_bfloat16 std::optional<DType>(DType::kBF16)
+#define OFL_COPY_DTYPE_int64 std::optional<DType>(DType::kI64)
+#define OFL_COPY_DTYPE_int32 std::optional<DType>(DType::kI32)
+#define OFL_COPY_DTYPE_bool std::optional<DType>(DType::kBool)
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_COPY_API(...)
+#define OFL_COPY(name, Name, Attrs, out, grad, save, layout, devices) \
+  {#name, #out, #grad, #save, #layout, #devices, &AttrsDict<opdefs::Attrs>},
+const OpRow kOpRows[] = {
+#include "oneflow_like/opdefs/copy.def"
+};
+#undef OFL_COPY
+#undef OFL_COPY_API
+#define OFL_COPY(...)
+#define OFL_COPY_API(pyname, sig, entry, dtype) {#pyname, #sig, #entry, #dtype},
+const ApiRow kApiRows[] = {
+#include "oneflow_like/opdefs/copy.def"
+};
+#undef OFL_COPY_API
+// clang-format on
+
 void BindCopy(py::module_& m, TensorClass& cls) {
-  cls.def("contiguous", [](const Tensor& x) { return Unwrap(F::Contiguous(x)); })
-      .def("clone", [](const Tensor& x) { return Unwrap(F::Clone(x)); })
-      .def("to", &ToAny)
-      .def("cpu", [](const Tensor& x) { return Unwrap(F::To(x, Device::CPU())); })
-      .def(
-          "cuda",
-          [](const Tensor& x, py::object d) {
-            return Unwrap(F::To(x, d.is_none() ? Device(DeviceType::kCUDA, 0) : ParseDevice(d)));
-          },
-          py::arg("device") = py::none())
-      .def("type_as",
-           [](const Tensor& x, const Tensor& o) { return Unwrap(F::Cast(x, o.dtype())); })
-      .def("float", [](const Tensor& x) { return Unwrap(F::Cast(x, DType::kF32)); })
-      .def("double", [](const Tensor& x) { return Unwrap(F::Cast(x, DType::kF64)); })
-      .def("half", [](const Tensor& x) { return Unwrap(F::Cast(x, DType::kF16)); })
-      .def("bfloat16", [](const Tensor& x) { return Unwrap(F::Cast(x, DType::kBF16)); })
-      .def("long", [](const Tensor& x) { return Unwrap(F::Cast(x, DType::kI64)); })
-      .def("int", [](const Tensor& x) { return Unwrap(F::Cast(x, DType::kI32)); })
-      .def("bool", [](const Tensor& x) { return Unwrap(F::Cast(x, DType::kBool)); })
-      .def("copy_",
-           [](Tensor& x, py::object src) {
-             Check(F::CopyInto(x, ToTensor(src, &x)));
-             return x;
-           })
-      .def("fill_",
-           [](Tensor& x, double v) {
-             Check(F::Fill_(x, v));
-             return x;
-           })
-      .def("zero_", [](Tensor& x) {
-        Check(F::Fill_(x, 0.0));
-        return x;
-      });
-  m.def("cast",
-        [](const Tensor& x, py::object dtype) { return Unwrap(F::Cast(x, ParseDType(dtype))); });
+  Binder b{m, cls};
+  // clang-format off
+#define OFL_COPY_API(pyname, sig, entry, dtype) b.sig(#pyname, F::entry, OFL_COPY_DTYPE_##dtype);
+#include "oneflow_like/opdefs/copy.def"
+#undef OFL_COPY_API
+#undef OFL_COPY
+#undef OFL_ATTRS
+  // clang-format on
+  m.def("_copy_table", [] {
+    py::list ops, apis;
+    for (const OpRow& r : kOpRows)
+      ops.append(py::dict(py::arg("name") = r.name, py::arg("out") = r.out,
+                          py::arg("grad") = r.grad, py::arg("save") = r.save,
+                          py::arg("layout") = r.layout, py::arg("devices") = r.devices,
+                          py::arg("attrs") = r.attrs()));
+    for (const ApiRow& r : kApiRows)
+      apis.append(py::dict(py::arg("name") = r.name, py::arg("sig") = r.sig,
+                           py::arg("entry") = r.entry, py::arg("dtype") = r.dtype));
+    return py::dict(py::arg("ops") = ops, py::arg("apis") = apis);
+  });
 }
 
 }  // namespace

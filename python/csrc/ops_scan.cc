@@ -1,20 +1,28 @@
-// Bindings of the scan and ordering family (functions and Tensor methods, PyTorch names and
-// signatures). Ops with two results return namedtuples (values, indices) named as
-// torch.return_types: sort, topk, kthvalue, cummax, cummin.
+// Bindings of the scan and ordering family, generated from oneflow_like/opdefs/scan.def: one
+// Python function and Tensor method per OFL_SCAN_API line, with the PyTorch signature of its sig
+// column and defaults from the attribute structs; plus flow._C._scan_table() for the op-table
+// tests. Ops with two results return namedtuples (values, indices) named as torch.return_types:
+// sort, topk, kthvalue, cummax, cummin.
+#include <optional>
+#include <utility>
+
+#include "oneflow_like/opdefs/scan.h"
 #include "oneflow_like/ops/scan.h"
 #include "python/csrc/binding.h"
+#include "python/csrc/op_tables_py.h"
 
 namespace oneflow_like {
 namespace python {
 namespace {
 namespace F = functional;
 
-// namedtuple types, created once, never freed.
-py::object* g_sort = nullptr;
-py::object* g_topk = nullptr;
-py::object* g_kthvalue = nullptr;
-py::object* g_cummax = nullptr;
-py::object* g_cummin = nullptr;
+using PairFn = StatusOr<std::pair<Tensor, Tensor>> (*)(const Tensor&, int64_t);
+
+// A namedtuple type pyname(values, indices), created once, never freed.
+py::object* ValuesIndices(const char* name) {
+  py::object nt = py::module_::import("collections").attr("namedtuple");
+  return new py::object(nt(name, py::make_tuple("values", "indices")));
+}
 
 py::object Tuple(py::object* type, StatusOr<std::pair<Tensor, Tensor>> r) {
   auto p = Unwrap(std::move(r));
@@ -26,59 +34,142 @@ std::optional<DType> OptDtype(py::object dtype) {
   return ParseDType(dtype);
 }
 
-void BindScan(py::module_& m, TensorClass& cls) {
-  py::object nt = py::module_::import("collections").attr("namedtuple");
-  auto make = [&](const char* name) {
-    return new py::object(nt(name, py::make_tuple("values", "indices")));
-  };
-  g_sort = make("sort");
-  g_topk = make("topk");
-  g_kthvalue = make("kthvalue");
-  g_cummax = make("cummax");
-  g_cummin = make("cummin");
-
-  auto cumsum = [](const Tensor& x, int64_t dim, py::object dtype) {
-    return Unwrap(F::Cumsum(x, dim, OptDtype(dtype)));
-  };
-  auto cumprod = [](const Tensor& x, int64_t dim, py::object dtype) {
-    return Unwrap(F::Cumprod(x, dim, OptDtype(dtype)));
-  };
-  auto logcumsumexp = [](const Tensor& x, int64_t dim) { return Unwrap(F::LogCumSumExp(x, dim)); };
-  auto cummax = [](const Tensor& x, int64_t dim) { return Tuple(g_cummax, F::Cummax(x, dim)); };
-  auto cummin = [](const Tensor& x, int64_t dim) { return Tuple(g_cummin, F::Cummin(x, dim)); };
-  // sort(input, dim=-1, descending=False, stable=False): always stable here.
-  auto sort = [](const Tensor& x, int64_t dim, bool descending, py::object /*stable*/) {
-    return Tuple(g_sort, F::Sort(x, dim, descending));
-  };
-  auto argsort = [](const Tensor& x, int64_t dim, bool descending, bool /*stable*/) {
-    return Unwrap(F::Argsort(x, dim, descending));
-  };
-  auto msort = [](const Tensor& x) { return Unwrap(F::Sort(x, 0, false)).first; };
-  auto topk = [](const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
-    return Tuple(g_topk, F::Topk(x, k, dim, largest, sorted));
-  };
-  auto kthvalue = [](const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
-    return Tuple(g_kthvalue, F::Kthvalue(x, k, dim, keepdim));
-  };
-
+// One binder per sig column: defines flow.name(input, ...) and Tensor.name(...).
+struct Binder {
+  py::module_& m;
+  TensorClass& cls;
+  const opdefs::SortAttrs sort_d{};
+  const opdefs::TopkAttrs topk_d{};
   // Functions take `input` first; methods are the same callables bound to the tensor.
-  auto def_both = [&](const char* name, auto fn, auto... extra) {
+  template <typename Fn, typename... Extra>
+  void Def(const char* name, Fn fn, Extra... extra) {
     m.def(name, fn, py::arg("input"), extra...);
     cls.def(name, fn, extra...);
-  };
-  def_both("cumsum", cumsum, py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
-  def_both("cumprod", cumprod, py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
-  def_both("logcumsumexp", logcumsumexp, py::arg("dim"));
-  def_both("cummax", cummax, py::arg("dim"));
-  def_both("cummin", cummin, py::arg("dim"));
-  def_both("sort", sort, py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(),
-           py::arg("stable") = py::none());
-  def_both("argsort", argsort, py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(),
-           py::arg("stable") = false);
-  def_both("msort", msort);
-  def_both("topk", topk, py::arg("k"), py::arg("dim") = -1, py::arg("largest") = true,
-           py::arg("sorted") = true);
-  def_both("kthvalue", kthvalue, py::arg("k"), py::arg("dim") = -1, py::arg("keepdim") = false);
+  }
+  // (input, dim, *, dtype=None)
+  void dim_dtype(const char* name,
+                 StatusOr<Tensor> (*f)(const Tensor&, int64_t, std::optional<DType>)) {
+    Def(
+        name,
+        [f](const Tensor& x, int64_t dim, py::object dtype) {
+          return Unwrap(f(x, dim, OptDtype(dtype)));
+        },
+        py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
+  }
+  // (input, dim)
+  void dim(const char* name, StatusOr<Tensor> (*f)(const Tensor&, int64_t)) {
+    Def(
+        name, [f](const Tensor& x, int64_t dim) { return Unwrap(f(x, dim)); }, py::arg("dim"));
+  }
+  // (input, dim) -> namedtuple name(values, indices)
+  void dim_pair(const char* name, PairFn f) {
+    py::object* type = ValuesIndices(name);
+    Def(
+        name, [f, type](const Tensor& x, int64_t dim) { return Tuple(type, f(x, dim)); },
+        py::arg("dim"));
+  }
+  // sort(input, dim=-1, descending=False, *, stable=None): always stable here.
+  void sort(const char* name,
+            StatusOr<std::pair<Tensor, Tensor>> (*f)(const Tensor&, int64_t, bool)) {
+    py::object* type = ValuesIndices(name);
+    Def(
+        name,
+        [f, type](const Tensor& x, int64_t dim, bool descending, py::object /*stable*/) {
+          return Tuple(type, f(x, dim, descending));
+        },
+        py::arg("dim") = sort_d.dim, py::arg("descending") = sort_d.descending, py::kw_only(),
+        py::arg("stable") = py::none());
+  }
+  // argsort(input, dim=-1, descending=False, *, stable=False)
+  void argsort(const char* name, StatusOr<Tensor> (*f)(const Tensor&, int64_t, bool)) {
+    Def(
+        name,
+        [f](const Tensor& x, int64_t dim, bool descending, bool /*stable*/) {
+          return Unwrap(f(x, dim, descending));
+        },
+        py::arg("dim") = sort_d.dim, py::arg("descending") = sort_d.descending, py::kw_only(),
+        py::arg("stable") = false);
+  }
+  // msort(input): the values sorted along dim 0, ascending.
+  void msort(const char* name,
+             StatusOr<std::pair<Tensor, Tensor>> (*f)(const Tensor&, int64_t, bool)) {
+    Def(name, [f](const Tensor& x) { return Unwrap(f(x, 0, false)).first; });
+  }
+  // topk(input, k, dim=-1, largest=True, sorted=True)
+  void topk(const char* name,
+            StatusOr<std::pair<Tensor, Tensor>> (*f)(const Tensor&, int64_t, int64_t, bool, bool)) {
+    py::object* type = ValuesIndices(name);
+    Def(
+        name,
+        [f, type](const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
+          return Tuple(type, f(x, k, dim, largest, sorted));
+        },
+        py::arg("k"), py::arg("dim") = topk_d.dim, py::arg("largest") = topk_d.largest,
+        py::arg("sorted") = true);
+  }
+  // kthvalue(input, k, dim=-1, keepdim=False)
+  void kthvalue(const char* name,
+                StatusOr<std::pair<Tensor, Tensor>> (*f)(const Tensor&, int64_t, int64_t, bool)) {
+    py::object* type = ValuesIndices(name);
+    Def(
+        name,
+        [f, type](const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
+          return Tuple(type, f(x, k, dim, keepdim));
+        },
+        py::arg("k"), py::arg("dim") = topk_d.dim, py::arg("keepdim") = false);
+  }
+};
+
+// One row per table entry, for flow._C._scan_table().
+struct OpRow {
+  const char *name, *out, *grad, *save;
+  py::dict (*attrs)();
+};
+struct ApiRow {
+  const char *name, *sig, *entry;
+};
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_SCAN_API(...)
+#define OFL_SCAN(name, Name, Attrs, out, grad, save) \
+  {#name, #out, #grad, #save, &AttrsDict<opdefs::Attrs>},
+#define OFL_SCAN_GRAD(name, Name, Attrs) {#name, "grad", "NoGrad", "none", &AttrsDict<opdefs::Attrs>},
+const OpRow kOpRows[] = {
+#include "oneflow_like/opdefs/scan.def"
+};
+#undef OFL_SCAN
+#undef OFL_SCAN_GRAD
+#undef OFL_SCAN_API
+#define OFL_SCAN(...)
+#define OFL_SCAN_GRAD(...)
+#define OFL_SCAN_API(pyname, sig, entry) {#pyname, #sig, #entry},
+const ApiRow kApiRows[] = {
+#include "oneflow_like/opdefs/scan.def"
+};
+#undef OFL_SCAN_API
+// clang-format on
+
+void BindScan(py::module_& m, TensorClass& cls) {
+  Binder b{m, cls};
+  // clang-format off
+#define OFL_SCAN_API(pyname, sig, entry) b.sig(#pyname, F::entry);
+#include "oneflow_like/opdefs/scan.def"
+#undef OFL_SCAN_API
+#undef OFL_SCAN_GRAD
+#undef OFL_SCAN
+#undef OFL_ATTRS
+  // clang-format on
+  m.def("_scan_table", [] {
+    py::list ops, apis;
+    for (const OpRow& r : kOpRows)
+      ops.append(py::dict(py::arg("name") = r.name, py::arg("out") = r.out,
+                          py::arg("grad") = r.grad, py::arg("save") = r.save,
+                          py::arg("attrs") = r.attrs()));
+    for (const ApiRow& r : kApiRows)
+      apis.append(
+          py::dict(py::arg("name") = r.name, py::arg("sig") = r.sig, py::arg("entry") = r.entry));
+    return py::dict(py::arg("ops") = ops, py::arg("apis") = apis);
+  });
 }
 
 }  // namespace

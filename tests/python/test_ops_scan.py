@@ -218,3 +218,91 @@ def test_kthvalue(keepdim):
     assert float(r.values) == 2.0 and int(r.indices) == 2
     with pytest.raises(IndexError, match=r"\[kthvalue\] k \(0\)"):
         flow.kthvalue(flow.ones(3), 0)
+
+
+# ---- the scan table (oneflow_like/opdefs/scan.def) ----------------------------------------------
+# Its APIs are tested above; each must be here with its sig, or the table test fails.
+SCAN_APIS = {
+    "argsort": "argsort",
+    "cummax": "dim_pair",
+    "cummin": "dim_pair",
+    "cumprod": "dim_dtype",
+    "cumsum": "dim_dtype",
+    "kthvalue": "kthvalue",
+    "logcumsumexp": "dim",
+    "msort": "msort",
+    "sort": "sort",
+    "topk": "topk",
+}
+SCAN_SIG_ARGS = {  # the arguments after input / self
+    "dim_dtype": ["dim", "*", "dtype"],
+    "dim": ["dim"],
+    "dim_pair": ["dim"],
+    "sort": ["dim", "descending", "*", "stable"],
+    "argsort": ["dim", "descending", "*", "stable"],
+    "msort": [],
+    "topk": ["k", "dim", "largest", "sorted"],
+    "kthvalue": ["k", "dim", "keepdim"],
+}
+
+
+def _signature_args(fn, name):
+    """The argument names in a pybind11 docstring's first line `name(a: T, *, b: T = d) -> R`."""
+    line = fn.__doc__.splitlines()[0]
+    assert line.startswith(name + "(") and ") -> " in line, line
+    inner = line[len(name) + 1 : line.rindex(") -> ")]
+    return [p.split(":")[0].strip() for p in inner.split(", ")]
+
+
+def test_every_scan_api_is_declared_once_with_the_table_defaults():
+    table = flow._C._scan_table()
+    apis = {a["name"]: a["sig"] for a in table["apis"]}
+    assert len(apis) == len(table["apis"]) and apis == SCAN_APIS
+    ops = {o["name"]: o for o in table["ops"]}
+    assert len(ops) == len(table["ops"]) == 9
+    assert ops["cumsum"]["attrs"] == {"dim": 0, "reverse": False}
+    assert ops["cumsum"]["save"] == "none" and ops["cumprod"]["save"] == "both"
+    assert ops["sort"]["attrs"] == {"dim": -1, "descending": False}
+    assert ops["topk"]["attrs"] == {"dim": -1, "k": 0, "largest": True, "n": 0}
+    for name, op in ops.items():
+        if op["grad"] == "NoGrad":  # a backward op takes its forward op's attributes
+            assert name.endswith("_grad") and op["out"] == "grad"
+            assert ops[name[: -len("_grad")]]["attrs"] == op["attrs"]
+        elif op["out"] != "same":  # (values, indices): the gradient scatters to the indices
+            assert op["save"] == "outputs" and op["grad"].startswith("GatheredGrad<")
+    for name, sig in SCAN_APIS.items():  # flow.name(input, ...) and Tensor.name(...)
+        args = SCAN_SIG_ARGS[sig]
+        assert _signature_args(getattr(flow._C, name), name) == ["input"] + args
+        assert _signature_args(getattr(flow.Tensor, name), name) == ["self"] + args
+    # the defaults are the structs'
+    s, t = ops["sort"]["attrs"], ops["topk"]["attrs"]
+    for fn in (flow._C.sort, flow.Tensor.sort, flow._C.argsort, flow.Tensor.argsort):
+        assert f"dim: int = {s['dim']}, descending: bool = {s['descending']}, *" in fn.__doc__
+    for fn in (flow._C.topk, flow.Tensor.topk):
+        assert f"k: int, dim: int = {t['dim']}, largest: bool = {t['largest']}" in fn.__doc__
+    assert f"k: int, dim: int = {t['dim']}, keepdim: bool = False" in flow._C.kthvalue.__doc__
+    assert "dim: int, *, dtype: object = None" in flow.Tensor.cumprod.__doc__
+    # two results come back as namedtuples named after the API
+    x = flow.tensor([[3.0, 1.0, 2.0]])
+    for name in ("cummax", "cummin", "sort", "topk", "kthvalue"):
+        args = (1,) if name in ("topk", "kthvalue") else ()
+        r = getattr(x, name)(*args, dim=1)
+        assert type(r).__name__ == name and r._fields == ("values", "indices")
+    np.testing.assert_array_equal(x.sort().values.numpy(), [[1, 2, 3]])
+    np.testing.assert_array_equal(
+        flow.msort(flow.tensor([[3.0], [1.0], [2.0]])).numpy(), [[1], [2], [3]]
+    )
+
+
+def test_scan_api_errors_name_the_op():
+    x = flow.zeros(3, 4)
+    with pytest.raises(TypeError, match=r"cumsum\(\): incompatible function arguments"):
+        flow._C.cumsum(x, "0")
+    with pytest.raises(TypeError, match=r"topk\(\): incompatible function arguments"):
+        x.topk("1")
+    with pytest.raises(TypeError, match=r"cummax\(\): incompatible function arguments"):
+        x.cummax()
+    with pytest.raises(IndexError, match=r"\[cumprod\] dim 2 out of range"):
+        x.cumprod(2)
+    with pytest.raises(IndexError, match=r"\[kthvalue\] k \(5\) out of range"):
+        flow.kthvalue(x, 5)

@@ -631,3 +631,79 @@ def test_data_ptr_is_the_first_elements_address():
     assert t[1:].data_ptr() == base + 4 * 4 and t[:, 2:].data_ptr() == base + 2 * 4
     assert flow.empty(0).data_ptr() == 0
     assert (t + 1).data_ptr() not in (0, base)
+
+
+# ---- the copy table (oneflow_like/opdefs/copy.def) ----------------------------------------------
+COPY_APIS = {
+    "bfloat16": "as_dtype",
+    "bool": "as_dtype",
+    "cast": "cast",
+    "clone": "self",
+    "contiguous": "self",
+    "copy_": "copy_",
+    "cpu": "cpu",
+    "cuda": "cuda",
+    "double": "as_dtype",
+    "float": "as_dtype",
+    "half": "as_dtype",
+    "int": "as_dtype",
+    "long": "as_dtype",
+    "to": "to",
+    "type_as": "type_as",
+}
+COPY_SIGS = {  # the arguments as pybind11 names them (unnamed ones are arg0, arg1...)
+    "self": ["self"],
+    "as_dtype": ["self"],
+    "type_as": ["self", "arg0"],
+    "to": ["self", "*args", "**kwargs"],
+    "cpu": ["self"],
+    "cuda": ["self", "device"],
+    "copy_": ["self", "arg0"],
+    "cast": ["arg0", "arg1"],  # flow._C.cast, the one function
+}
+
+
+def _signature_args(fn, name):
+    """The argument names in a pybind11 docstring's first line `name(a: T, *, b: T = d) -> R`."""
+    line = fn.__doc__.splitlines()[0]
+    assert line.startswith(name + "(") and ") -> " in line, line
+    inner = line[len(name) + 1 : line.rindex(") -> ")]
+    return [p.split(":")[0].strip() for p in inner.split(", ")]
+
+
+def test_every_copy_api_is_declared_once_with_the_table_defaults():
+    table = flow._C._copy_table()
+    apis = {a["name"]: a for a in table["apis"]}
+    assert len(apis) == len(table["apis"]) and {n: a["sig"] for n, a in apis.items()} == COPY_APIS
+    ops = {o["name"]: o for o in table["ops"]}
+    assert len(ops) == len(table["ops"]) == 4
+    assert ops["contiguous"]["attrs"] == {} and ops["cast"]["attrs"] == {"dtype": flow.float32}
+    assert ops["copy_"]["attrs"] == {"shape": [], "dtype": flow.float32}
+    assert ops["copy_"]["out"] == "target" and ops["to_device"]["attrs"] == {"device": ""}
+    assert ops["to_device"]["devices"] == "cross" and ops["to_device"]["layout"] == "contiguous"
+    assert all(o["devices"] == "same" and o["layout"] == "strided" for o in table["ops"][:3])
+    x = flow.tensor([[1.5, -2.0], [0.0, 3.0]]).transpose(0, 1)  # strided
+    for name, api in apis.items():
+        fn = getattr(flow._C if api["sig"] == "cast" else flow.Tensor, name)
+        assert _signature_args(fn, name) == COPY_SIGS[api["sig"]]
+        if api["sig"] == "as_dtype":  # the dtype column
+            assert getattr(x, name)().dtype == getattr(flow, api["dtype"])
+        else:
+            assert api["dtype"] == "none"
+    assert "device: object = None" in flow.Tensor.cuda.__doc__
+    for y in (x.contiguous(), x.clone(), x.cpu(), x.to(flow.float64), flow.cast(x, "float64")):
+        np.testing.assert_array_equal(y.numpy(), [[1.5, 0.0], [-2.0, 3.0]])
+    assert x.contiguous().is_contiguous() and x.type_as(flow.zeros(1, dtype=flow.int64)).dtype == (
+        flow.int64
+    )
+    y = flow.zeros(2, 2, dtype=flow.float64)
+    assert y.copy_(x) is not None and y.tolist() == [[1.5, 0.0], [-2.0, 3.0]]
+
+
+def test_copy_api_errors_name_the_op():
+    with pytest.raises(ValueError, match=r"\[copy_\] source .* cannot be broadcast"):
+        flow.zeros(2).copy_(flow.zeros(3, 2))
+    with pytest.raises(TypeError, match=r"type_as\(\): incompatible function arguments"):
+        flow.zeros(2).type_as(1)
+    with pytest.raises(TypeError, match=r"cast\(\): incompatible function arguments"):
+        flow._C.cast(flow.zeros(2))

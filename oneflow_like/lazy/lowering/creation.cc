@@ -2,6 +2,8 @@
 // linspace and eye from iotas. Values are formed in double as the kernels do, then converted
 // to the output dtype (static_cast, bool as != 0); f16/bf16 outputs keep the kernel call.
 #include "oneflow_like/lazy/lowering/lowering_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/creation.h"
 
 namespace oneflow_like {
 namespace lazy {
@@ -29,7 +31,8 @@ Status LowerArange(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta f64{m.shape, DType::kF64, m.device};
   ExprBuilder e{ctx, f64, Status()};
   HloInstruction* i = e.Ok(ctx.b().Iota(hlo::HloShape(DType::kF64, m.shape.dims()), 0));
-  HloInstruction* v = e.Add(e.C(op.attrs.Float("start")), e.Mul(i, e.C(op.attrs.Float("step"))));
+  const opdefs::ArangeAttrs a = opdefs::ReadAttrs<opdefs::ArangeAttrs>(op.attrs);
+  HloInstruction* v = e.Add(e.C(a.start), e.Mul(i, e.C(a.step)));
   RETURN_IF_ERROR(e.status);
   return SetConverted(ctx, op, m, v);
 }
@@ -40,7 +43,8 @@ Status LowerLinspace(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   if (!Lowerable(m.dtype) || m.shape.ndim() != 1) return ctx.LowerAsKernelCall(op);
   const int64_t n = m.shape.numel();
-  const double start = op.attrs.Float("start"), end = op.attrs.Float("end");
+  const opdefs::LinspaceAttrs a = opdefs::ReadAttrs<opdefs::LinspaceAttrs>(op.attrs);
+  const double start = a.start, end = a.end;
   const double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
   const TensorMeta f64{m.shape, DType::kF64, m.device};
   ExprBuilder e{ctx, f64, Status()};

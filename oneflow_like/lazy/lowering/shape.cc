@@ -5,6 +5,7 @@
 
 #include "oneflow_like/lazy/lowering/lowering_util.h"
 #include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/creation.h"
 #include "oneflow_like/opdefs/reduce.h"
 
 namespace oneflow_like {
@@ -215,9 +216,11 @@ Status LowerAsStridedScatter(LowerCtx& ctx, const TracedOp& op) {
   return Status();
 }
 
+// full / fill_ (FullAttrs, opdefs/creation.def): the value splat to the output.
 Status LowerFull(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
-  ASSIGN_OR_RETURN(auto* r, Splat(ctx, m.dtype, op.attrs.Float("value"), m.shape));
+  const double value = opdefs::ReadAttrs<opdefs::FullAttrs>(op.attrs).value;
+  ASSIGN_OR_RETURN(auto* r, Splat(ctx, m.dtype, value, m.shape));
   ctx.set(op, 0, r);
   return Status();
 }
