@@ -4,7 +4,8 @@
 // matrix is factorised in a scratch copy. A row-major buffer read as column-major is the
 // transpose, which the kernels use instead of copying where the result allows it (inv(A^T) =
 // inv(A)^T, det(A^T) = det(A)). A singular or indefinite matrix is an error naming the batch
-// element and the order, as PyTorch words it.
+// element and the order, as PyTorch words it. Attributes: the structs of
+// oneflow_like/opdefs/linalg.def.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -14,6 +15,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/loops.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/linalg.h"
 
 extern "C" {
 void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
@@ -324,7 +327,7 @@ Status Qr(KernelContext& ctx) {
   const TensorView& a = ctx.input(0);
   const Batch b = BatchOf(a);
   const int m = static_cast<int>(b.rows), n = static_cast<int>(b.cols), k = std::min(m, n);
-  const bool complete = ctx.attrs().Bool("complete");
+  const bool complete = opdefs::ReadAttrs<opdefs::LinalgQrAttrs>(ctx.attrs()).complete;
   const int qcols = complete ? m : k, rrows = complete ? m : k;
   T* q = ctx.output(0).ptr<T>();
   T* r = ctx.output(1).ptr<T>();
@@ -364,7 +367,7 @@ Status Svd(KernelContext& ctx) {
   const TensorView& a = ctx.input(0);
   const Batch b = BatchOf(a);
   const int m = static_cast<int>(b.rows), n = static_cast<int>(b.cols), k = std::min(m, n);
-  const bool full = ctx.attrs().Bool("full_matrices");
+  const bool full = opdefs::ReadAttrs<opdefs::LinalgSvdAttrs>(ctx.attrs()).full_matrices;
   const int ucols = full ? m : k, vrows = full ? n : k;
   T* u = ctx.output(0).ptr<T>();
   T* sv = ctx.output(1).ptr<T>();

@@ -12,6 +12,8 @@
 #include "kernels/cpu/loops.h"
 #include "kernels/layout.h"
 #include "oneflow_like/base/blas_threads.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/matmul.h"
 
 namespace oneflow_like {
 namespace kernels {
@@ -91,7 +93,8 @@ void Pack(const T* src, int64_t rows, int64_t cols, int64_t rs, int64_t cs, T* d
 template <typename T>
 Status RunMatmul(KernelContext& ctx) {
   const TensorView& out = ctx.output(0);
-  double alpha = ctx.attrs().Float("alpha", 1.0), beta = ctx.attrs().Float("beta", 0.0);
+  const auto attrs = opdefs::ReadAttrs<opdefs::MatmulAttrs>(ctx.attrs());
+  const double alpha = attrs.alpha, beta = attrs.beta;
   int64_t nd = out.shape.ndim(), m = out.shape[nd - 2], n = out.shape[nd - 1];
   int64_t k = ctx.input(0).shape[ctx.input(0).shape.ndim() - 1];
   Shape batch(absl::MakeConstSpan(out.shape.dims().data(), nd - 2));
@@ -166,7 +169,8 @@ template <typename T>
 Status RunMatmulLowp(KernelContext& ctx, DType t) {
   static std::atomic<bool> no_dnnl{!LowpGemmNative(t)};
   const TensorView& out = ctx.output(0);
-  double alpha = ctx.attrs().Float("alpha", 1.0), beta = ctx.attrs().Float("beta", 0.0);
+  const auto attrs = opdefs::ReadAttrs<opdefs::MatmulAttrs>(ctx.attrs());
+  const double alpha = attrs.alpha, beta = attrs.beta;
   int64_t nd = out.shape.ndim(), m = out.shape[nd - 2], n = out.shape[nd - 1];
   int64_t k = ctx.input(0).shape[ctx.input(0).shape.ndim() - 1];
   Shape batch(absl::MakeConstSpan(out.shape.dims().data(), nd - 2));

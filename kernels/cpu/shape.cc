@@ -1,15 +1,20 @@
 // CPU kernels of the shape family: the copies (cat, flip, tril/triu, constant pad) and
-// as_strided_scatter (the gradient of every view). View ops themselves run no kernel.
+// as_strided_scatter (the gradient of every view). View ops themselves run no kernel. The kernels
+// read the attribute structs of oneflow_like/opdefs/shape.def.
 #include <algorithm>
 #include <cstring>
 #include <utility>
 #include <vector>
 
 #include "kernels/cpu/strided.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/shape.h"
 
 namespace oneflow_like {
 namespace kernels {
 namespace {
+
+using opdefs::ReadAttrs;
 
 // The sub-view of `v` starting at `start` along `dim` with `n` elements.
 TensorView Narrowed(const TensorView& v, int64_t dim, int64_t start, int64_t n) {
@@ -20,7 +25,7 @@ TensorView Narrowed(const TensorView& v, int64_t dim, int64_t start, int64_t n) 
 }
 
 Status CatKernel(KernelContext& ctx) {
-  int64_t dim = ctx.attrs().Int("dim"), start = 0;
+  int64_t dim = ReadAttrs<opdefs::CatAttrs>(ctx.attrs()).dim, start = 0;
   for (int i = 0; i < ctx.num_inputs(); ++i) {
     const TensorView& in = ctx.input(i);
     CopyStrided(Narrowed(ctx.output(0), dim, start, in.shape[dim]), in);
@@ -57,12 +62,12 @@ Status AsStridedScatterKernel(KernelContext& ctx) {
   ParallelFor(
       out.numel() * esize, [&](int64_t b, int64_t e) { std::memset(bytes + b, 0, e - b); },
       kParallelGrain * 4);
+  const auto a = ReadAttrs<opdefs::AsStridedScatterAttrs>(ctx.attrs());
   TensorView view;
   view.dtype = out.dtype;
   view.shape = in.shape;
-  const auto& st = ctx.attrs().Ints("strides");
-  view.strides.assign(st.begin(), st.end());
-  view.data = bytes + ctx.attrs().Int("offset") * esize;
+  view.strides.assign(a.strides.begin(), a.strides.end());
+  view.data = bytes + a.offset * esize;
   if (view.numel() == 0) return Status();
   if (ViewIsNonOverlapping(view)) {
     // Each output element receives one source element: 0 + s (not a plain copy, so a -0.0 source
@@ -109,7 +114,8 @@ Status AsStridedScatterKernel(KernelContext& ctx) {
 
 Status FlipKernel(KernelContext& ctx) {
   TensorView in = ctx.input(0);
-  for (int64_t d : ctx.attrs().Ints("dims")) {
+  const auto a = ReadAttrs<opdefs::FlipAttrs>(ctx.attrs());
+  for (int64_t d : a.dims) {
     if (in.shape[d] == 0) return Status();
     in.data = static_cast<char*>(in.data) + (in.shape[d] - 1) * in.strides[d] * DTypeSize(in.dtype);
     in.strides[d] = -in.strides[d];
@@ -123,8 +129,9 @@ Status TrilKernel(KernelContext& ctx) {
   const TensorView& in = ctx.input(0);
   const TensorView& out = ctx.output(0);
   int64_t nd = in.shape.ndim(), rows = in.shape[nd - 2], cols = in.shape[nd - 1];
-  int64_t k = ctx.attrs().Int("diagonal");
-  bool upper = ctx.attrs().Bool("upper");
+  const auto a = ReadAttrs<opdefs::TrilAttrs>(ctx.attrs());
+  const int64_t k = a.diagonal;
+  const bool upper = a.upper;
   int64_t mats = rows * cols == 0 ? 0 : in.numel() / (rows * cols);
   OFL_SWITCH_ALL(in.dtype, {
     const scalar_t* x = in.ptr<const scalar_t>();
@@ -148,8 +155,9 @@ Status TrilKernel(KernelContext& ctx) {
 // Constant pad: fill, then copy the input into the interior.
 Status PadKernel(KernelContext& ctx) {
   const TensorView& out = ctx.output(0);
-  const auto& p = ctx.attrs().Ints("pads");
-  double v = ctx.attrs().Float("value");
+  const auto a = ReadAttrs<opdefs::PadAttrs>(ctx.attrs());
+  const auto& p = a.pads;
+  double v = a.value;
   OFL_SWITCH_ALL(out.dtype, {
     scalar_t x = FromDouble<scalar_t>(v);
     scalar_t* o = out.ptr<scalar_t>();

@@ -1,9 +1,9 @@
 // CUDA kernels of the shape and index families (same op names, attrs and dtypes as
 // kernels/cpu/shape.cc and index.cc). Index tensors are contiguous int64. Indices are checked
 // on the device before anything is written; the first bad one becomes the CPU's OutOfRange
-// error after the stream is done, and the output is left untouched. The index kernels read the
-// attribute structs of oneflow_like/opdefs/index.def (an in-place op's kernel the out-of-place
-// struct).
+// error after the stream is done, and the output is left untouched. The kernels read the
+// attribute structs of oneflow_like/opdefs/shape.def and index.def (an in-place op's kernel the
+// out-of-place struct).
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -11,6 +11,7 @@
 #include "kernels/cuda/kernel_util.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/index.h"
+#include "oneflow_like/opdefs/shape.h"
 
 namespace oneflow_like {
 namespace cuda {
@@ -107,7 +108,7 @@ Status TooManyDims(const char* op, const Shape& s) {
 // ---- shape ----
 
 Status Cat(KernelContext& ctx) {
-  int64_t dim = ctx.attrs().Int("dim"), start = 0;
+  int64_t dim = ReadAttrs<opdefs::CatAttrs>(ctx.attrs()).dim, start = 0;
   for (int i = 0; i < ctx.num_inputs(); ++i) {
     const TensorView& in = ctx.input(i);
     RETURN_IF_ERROR(
@@ -119,7 +120,8 @@ Status Cat(KernelContext& ctx) {
 
 Status Flip(KernelContext& ctx) {
   TensorView in = ctx.input(0);
-  for (int64_t d : ctx.attrs().Ints("dims")) {
+  const auto a = ReadAttrs<opdefs::FlipAttrs>(ctx.attrs());
+  for (int64_t d : a.dims) {
     if (in.shape[d] == 0) return Status();
     in.data = static_cast<char*>(in.data) + (in.shape[d] - 1) * in.strides[d] * DTypeSize(in.dtype);
     in.strides[d] = -in.strides[d];
@@ -131,19 +133,20 @@ Status Tril(KernelContext& ctx) {
   const TensorView &in = ctx.input(0), &out = ctx.output(0);
   int64_t nd = in.shape.ndim(), rows = in.shape[nd - 2], cols = in.shape[nd - 1];
   int64_t mats = rows * cols == 0 ? 0 : in.numel() / (rows * cols);
-  return Launched("tril",
-                  LaunchTril(DTypeSize(in.dtype), mats, rows, cols, ctx.attrs().Int("diagonal"),
-                             ctx.attrs().Bool("upper"), in.data, out.data, StreamOf(ctx)));
+  const auto a = ReadAttrs<opdefs::TrilAttrs>(ctx.attrs());
+  return Launched("tril", LaunchTril(DTypeSize(in.dtype), mats, rows, cols, a.diagonal, a.upper,
+                                     in.data, out.data, StreamOf(ctx)));
 }
 
 Status Pad(KernelContext& ctx) {
   const TensorView& out = ctx.output(0);
-  const auto& p = ctx.attrs().Ints("pads");
+  const auto a = ReadAttrs<opdefs::PadAttrs>(ctx.attrs());
+  const auto& p = a.pads;
   LoopShape loop;
   Operand op;
   RETURN_IF_ERROR(MakeLoop("pad", out.shape, {&out}, &loop, &op));
-  RETURN_IF_ERROR(Launched("pad", LaunchFill(ToScalarType(out.dtype), ctx.attrs().Float("value"),
-                                             loop, op, StreamOf(ctx))));
+  RETURN_IF_ERROR(
+      Launched("pad", LaunchFill(ToScalarType(out.dtype), a.value, loop, op, StreamOf(ctx))));
   TensorView interior = out;
   for (int64_t d = 0; d < out.shape.ndim(); ++d)
     interior = Narrowed(interior, d, p[2 * d], ctx.input(0).shape[d]);
@@ -169,12 +172,12 @@ Status AsStridedScatter(KernelContext& ctx) {
   cudaStream_t s = StreamOf(ctx);
   RETURN_IF_ERROR(Launched("as_strided_scatter",
                            cudaMemsetAsync(out.data, 0, out.numel() * DTypeSize(out.dtype), s)));
+  const auto a = ReadAttrs<opdefs::AsStridedScatterAttrs>(ctx.attrs());
   TensorView view;
   view.dtype = out.dtype;
   view.shape = in.shape;
-  const auto& st = ctx.attrs().Ints("strides");
-  view.strides.assign(st.begin(), st.end());
-  view.data = static_cast<char*>(out.data) + ctx.attrs().Int("offset") * DTypeSize(out.dtype);
+  view.strides.assign(a.strides.begin(), a.strides.end());
+  view.data = static_cast<char*>(out.data) + a.offset * DTypeSize(out.dtype);
   if (view.numel() == 0) return Status();
   LoopShape loop;
   Operand ops[2];

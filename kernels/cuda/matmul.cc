@@ -4,6 +4,8 @@
 // Row-major C = A B is computed as column-major C^T = B^T A^T; transposed views become
 // cuBLAS transpose flags, other layouts are packed into scratch first.
 #include "kernels/cuda/kernel_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/matmul.h"
 
 namespace oneflow_like {
 namespace cuda {
@@ -59,7 +61,8 @@ Status Matmul(KernelContext& ctx) {
   if (!is_float && !IntGemmSupported(ToScalarType(t)))
     return TypeError("[matmul] not supported for %s on cuda", DTypeName(t));
   auto* stream = static_cast<CudaStream*>(ctx.stream());
-  double alpha = ctx.attrs().Float("alpha", 1.0), beta = ctx.attrs().Float("beta", 0.0);
+  const auto attrs = opdefs::ReadAttrs<opdefs::MatmulAttrs>(ctx.attrs());
+  const double alpha = attrs.alpha, beta = attrs.beta;
   int64_t nd = out.shape.ndim(), m = out.shape[nd - 2], n = out.shape[nd - 1];
   int64_t k = ctx.input(0).shape[ctx.input(0).shape.ndim() - 1];
   Shape batch(absl::MakeConstSpan(out.shape.dims().data(), nd - 2));

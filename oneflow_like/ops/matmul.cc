@@ -1,11 +1,26 @@
-// Linear algebra family: the "matmul" schema, its gradient formula and the functional entries.
+// Linear algebra family: the OpDef of oneflow_like/opdefs/matmul.def (generated below, with its
+// Run<Name> entry), its gradient formula and the functional entries. Kernels:
+// kernels/cpu/matmul.cc, kernels/cuda/matmul.*.
 #include "oneflow_like/ops/matmul.h"
+
+#include <initializer_list>
 
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/shape_ops.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/matmul.h"
 
 namespace oneflow_like {
 namespace {
+
+using opdefs::MatmulAttrs;
+
+MatmulAttrs Scaled(double alpha, double beta) {
+  MatmulAttrs a;
+  a.alpha = alpha;
+  a.beta = beta;
+  return a;
+}
 
 Shape BatchOf(const Shape& s) {
   return Shape(absl::MakeConstSpan(s.dims().data(), s.ndim() - 2));
@@ -17,7 +32,8 @@ Shape AsMatrix(const Tensor& t) {
   return Shape{rows, t.dim(t.ndim() - 1)};
 }
 
-// matmul(a [..., M, K], b [..., K, N], bias? broadcastable to [..., M, N]; alpha, beta).
+// The table's output rule: matmul(a [..., M, K], b [..., K, N], bias? broadcastable to
+// [..., M, N]; alpha, beta).
 Status InferMatmul(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
   if (in.size() != 2 && in.size() != 3) return Internal("[matmul] expected 2 or 3 inputs");
   const Tensor &a = in[0], &b = in[1];
@@ -59,7 +75,8 @@ StatusOr<Tensor> MatmulCore(const Tensor& a, const Tensor& b, double alpha);
 // ga = alpha * g @ b^T, gb = alpha * a^T @ g, gbias = beta * g (Dispatch reduces broadcast dims).
 StatusOr<TensorList> MatmulGrad(const GradContext& c) {
   const Tensor &a = c.inputs[0], &b = c.inputs[1], &g = c.grad_outputs[0];
-  double alpha = c.attrs.Float("alpha", 1.0), beta = c.attrs.Float("beta", 0.0);
+  const MatmulAttrs attrs = opdefs::ReadAttrs<MatmulAttrs>(c.attrs);
+  const double alpha = attrs.alpha, beta = attrs.beta;
   TensorList r(c.inputs.size());
   if (c.needs_input_grad[0]) {
     ASSIGN_OR_RETURN(Tensor bt, functional::Transpose(b, -1, -2));
@@ -98,15 +115,40 @@ StatusOr<TensorList> MatmulGrad(const GradContext& c) {
   return r;
 }
 
-const OpDef kMatmul =
-    OpSpec("matmul", InferMatmul)
-        .Grad(MatmulGrad)
-        .StridedInputs()
-        .SaveOutputs(false)
-        .LowPrecision(kLowPrecisionCPU);  // bf16/f16 through oneDNN (kernels/cpu/matmul.cc)
+// ---- the OpDef and Run<Name> (generated from matmul.def) --------------------------------------
+
+#define OFL_MATMUL_SAVE_IN_inputs true
+#define OFL_MATMUL_SAVE_OUT_inputs false
+#define OFL_MATMUL_STRIDED_strided true
+#define OFL_MATMUL_STRIDED_contiguous false
+#define OFL_MATMUL_LOWP_cpu kLowPrecisionCPU  // bf16/f16 through oneDNN (kernels/cpu/matmul.cc)
+#define OFL_MATMUL_LOWP_none 0
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_MATMUL_API(...)
+#define OFL_MATMUL(name, Name, Attrs, grad, save, layout, lowp)                                    \
+  const OpDef k##Name = OpSpec(#name, Infer##Name)                                                 \
+                            .Grad(grad)                                                            \
+                            .StridedInputs(OFL_MATMUL_STRIDED_##layout)                            \
+                            .SaveInputs(OFL_MATMUL_SAVE_IN_##save)                                 \
+                            .SaveOutputs(OFL_MATMUL_SAVE_OUT_##save)                               \
+                            .LowPrecision(OFL_MATMUL_LOWP_##lowp);                                 \
+  /* Run<Name>(inputs, attrs): a braced input list avoids a heap vector, as Dispatch1's. */        \
+  [[maybe_unused]] StatusOr<Tensor> Run##Name(std::initializer_list<Tensor> in,                    \
+                                              const opdefs::Attrs& a) {                            \
+    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                           \
+  }                                                                                                \
+  [[maybe_unused]] StatusOr<Tensor> Run##Name(const TensorList& in, const opdefs::Attrs& a) {      \
+    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                           \
+  }
+#include "oneflow_like/opdefs/matmul.def"
+#undef OFL_MATMUL
+#undef OFL_MATMUL_API
+#undef OFL_ATTRS
+// clang-format on
 
 StatusOr<Tensor> MatmulCore(const Tensor& a, const Tensor& b, double alpha) {
-  return Dispatch1(kMatmul, {a, b}, {{"alpha", alpha}, {"beta", 0.0}});
+  return RunMatmul({a, b}, Scaled(alpha, 0.0));
 }
 
 // Folds the batch dims of `a` into M when `b` is one matrix: one GEMM instead of a batch.
@@ -114,12 +156,12 @@ StatusOr<Tensor> FoldedMatmul(const Tensor& a, const Tensor& b, const Tensor& bi
                               double alpha) {
   TensorList ins{a, b};
   if (bias.defined()) ins.push_back(bias);
-  AttrMap attrs{{"alpha", alpha}, {"beta", bias.defined() ? beta : 0.0}};
+  const MatmulAttrs attrs = Scaled(alpha, bias.defined() ? beta : 0.0);
   bool fold =
       b.ndim() == 2 && a.ndim() > 2 && a.is_contiguous() && (!bias.defined() || bias.ndim() <= 1);
-  if (!fold) return Dispatch1(kMatmul, ins, attrs);
+  if (!fold) return RunMatmul(ins, attrs);
   ASSIGN_OR_RETURN(ins[0], functional::Reshape(a, AsMatrix(a)));
-  ASSIGN_OR_RETURN(Tensor y, Dispatch1(kMatmul, ins, attrs));
+  ASSIGN_OR_RETURN(Tensor y, RunMatmul(ins, attrs));
   DimVector dims = a.shape().dims();
   dims.back() = b.dim(1);
   return functional::Reshape(y, Shape(dims));
@@ -175,10 +217,8 @@ StatusOr<Tensor> Addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, 
   if (m1.ndim() != 2 || m2.ndim() != 2)
     return InvalidArgument("[addmm] expected 2-D matrices, got %s and %s", m1.meta_string(),
                            m2.meta_string());
-  if (beta == 0.0) {
-    return Dispatch1(kMatmul, {m1, m2}, {{"alpha", alpha}, {"beta", 0.0}});
-  }
-  return Dispatch1(kMatmul, {m1, m2, input}, {{"alpha", alpha}, {"beta", beta}});
+  if (beta == 0.0) return RunMatmul({m1, m2}, Scaled(alpha, 0.0));
+  return RunMatmul({m1, m2, input}, Scaled(alpha, beta));
 }
 
 StatusOr<Tensor> Linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {

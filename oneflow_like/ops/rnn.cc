@@ -1,15 +1,25 @@
-// Fused recurrent cells: schemas, gradient formulas and functional entries.
+// Fused recurrent cells: the OpDefs of oneflow_like/opdefs/rnn.def (generated below from the
+// table's gates, out, grad and save columns, with the forward ops' Run<Name> entries), their
+// gradient formulas and the functional entries.
 //   lstm_cell_fused(gates, c) -> (h', c');  lstm_cell_fused_grad(dh', dc', gates, c, c') ->
 //     (dgates, dc) (undefined incoming gradients are zeros).
 //   gru_cell_fused(xw, gh, h) -> h';  gru_cell_fused_grad(dh', xw, gh, h) -> (dxw, dgh, dh).
+// Kernels: kernels/cpu/rnn.cc, kernels/cuda/rnn.*.
 #include "oneflow_like/ops/rnn.h"
+
+#include <initializer_list>
 
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/creation.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/rnn.h"
 
 namespace oneflow_like {
 namespace {
 
+using opdefs::RnnCellAttrs;
+
+// The forward ops' check of an input holding `chunks` gates per hidden unit against the state.
 Status CheckCell(const char* op, const Tensor& gates, int64_t chunks, const Tensor& state) {
   RETURN_IF_ERROR(CheckFloating(op, gates));
   if (gates.ndim() != 2 || state.ndim() != 2 || gates.dim(0) != state.dim(0) ||
@@ -22,64 +32,113 @@ Status CheckCell(const char* op, const Tensor& gates, int64_t chunks, const Tens
   return Status();
 }
 
-Status InferLstm(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-  const Tensor& c = in[1];
-  out->push_back(TensorMeta{c.shape(), c.dtype(), c.device()});
-  out->push_back(TensorMeta{c.shape(), c.dtype(), c.device()});
+// ---- the table's out column
+// ----------------------------------------------------------------------
+
+TensorMeta Like(const Tensor& t) {
+  return TensorMeta{t.shape(), t.dtype(), t.device()};
+}
+// lstm_cell_fused(gates, c) -> (h', c'), both like c.
+Status Infer_lstm(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+  out->push_back(Like(in[1]));
+  out->push_back(Like(in[1]));
   return Status();
 }
-Status InferLstmGrad(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-  out->push_back(TensorMeta{in[2].shape(), in[2].dtype(), in[2].device()});
-  out->push_back(TensorMeta{in[3].shape(), in[3].dtype(), in[3].device()});
+// lstm_cell_fused_grad(dh', dc', gates, c, c') -> (dgates, dc).
+Status Infer_lstm_grad(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+  out->push_back(Like(in[2]));
+  out->push_back(Like(in[3]));
   return Status();
 }
-Status InferGru(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-  out->push_back(TensorMeta{in[2].shape(), in[2].dtype(), in[2].device()});
+// gru_cell_fused(xw, gh, h) -> h'.
+Status Infer_gru(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+  out->push_back(Like(in[2]));
   return Status();
 }
-Status InferGruGrad(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
-  for (int i = 1; i < 4; ++i)
-    out->push_back(TensorMeta{in[i].shape(), in[i].dtype(), in[i].device()});
+// gru_cell_fused_grad(dh', xw, gh, h) -> (dxw, dgh, dh).
+Status Infer_gru_grad(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+  for (int i = 1; i < 4; ++i) out->push_back(Like(in[i]));
   return Status();
 }
+
+// ---- the backward ops (generated from rnn.def) ----------------------------------------------
+
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_RNN(...)
+#define OFL_RNN_API(...)
+#define OFL_RNN_GRAD(name, Name, Attrs, out)                                                       \
+  const OpDef k##Name = OpSpec(#name, Infer_##out).SaveInputs(false).SaveOutputs(false);
+#include "oneflow_like/opdefs/rnn.def"
+#undef OFL_RNN_GRAD
+#undef OFL_RNN
+// clang-format on
+
+// ---- gradient formulas (the table's grad column): the backward op, with the forward op's
+// attributes --------------------------------------------------------------------------------------
 
 StatusOr<Tensor> OrZeros(const Tensor& g, const Tensor& like) {
   if (g.defined()) return g;
   return functional::Zeros(like.shape(), like.dtype(), like.device());
 }
 
-const OpDef kLstmGrad =
-    OpSpec("lstm_cell_fused_grad", InferLstmGrad).SaveInputs(false).SaveOutputs(false);
-const OpDef kGruGrad =
-    OpSpec("gru_cell_fused_grad", InferGruGrad).SaveInputs(false).SaveOutputs(false);
+StatusOr<TensorList> LstmCellGrad(const GradContext& c) {
+  ASSIGN_OR_RETURN(Tensor dh, OrZeros(c.grad_outputs[0], c.outputs[0]));
+  ASSIGN_OR_RETURN(Tensor dc, OrZeros(c.grad_outputs[1], c.outputs[1]));
+  return Dispatch(kLstmCellFusedGrad, {dh, dc, c.inputs[0], c.inputs[1], c.outputs[1]},
+                  opdefs::ToAttrMap(opdefs::ReadAttrs<RnnCellAttrs>(c.attrs)));
+}
 
-const OpDef kLstm =
-    OpSpec("lstm_cell_fused", InferLstm).Grad([](const GradContext& c) -> StatusOr<TensorList> {
-      ASSIGN_OR_RETURN(Tensor dh, OrZeros(c.grad_outputs[0], c.outputs[0]));
-      ASSIGN_OR_RETURN(Tensor dc, OrZeros(c.grad_outputs[1], c.outputs[1]));
-      return Dispatch(kLstmGrad, {dh, dc, c.inputs[0], c.inputs[1], c.outputs[1]}, {});
-    });
-const OpDef kGru =
-    OpSpec("gru_cell_fused", InferGru)
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          return Dispatch(kGruGrad, {c.grad_outputs[0], c.inputs[0], c.inputs[1], c.inputs[2]}, {});
-        })
-        .SaveOutputs(false);
+StatusOr<TensorList> GruCellGrad(const GradContext& c) {
+  return Dispatch(kGruCellFusedGrad, {c.grad_outputs[0], c.inputs[0], c.inputs[1], c.inputs[2]},
+                  opdefs::ToAttrMap(opdefs::ReadAttrs<RnnCellAttrs>(c.attrs)));
+}
+
+// ---- the forward ops and Run<Name> (generated from rnn.def)
+// ---------------------------------------
+
+#define OFL_RNN_SAVE_IN_both true
+#define OFL_RNN_SAVE_OUT_both true
+#define OFL_RNN_SAVE_IN_inputs true
+#define OFL_RNN_SAVE_OUT_inputs false
+// What Run<Name> returns per out column: every output (lstm) or the one (gru).
+#define OFL_RNN_RESULT_lstm TensorList
+#define OFL_RNN_RESULT_gru Tensor
+#define OFL_RNN_DISPATCH_lstm(op, in, attrs) Dispatch(op, TensorList(in), attrs)
+#define OFL_RNN_DISPATCH_gru(op, in, attrs) Dispatch1(op, in, attrs)
+// clang-format off
+#define OFL_RNN_GRAD(...)
+#define OFL_RNN(name, Name, Attrs, gates, out, grad, save)                                         \
+  const OpDef k##Name = OpSpec(#name, Infer_##out)                                                 \
+                            .Grad(grad)                                                            \
+                            .SaveInputs(OFL_RNN_SAVE_IN_##save)                                    \
+                            .SaveOutputs(OFL_RNN_SAVE_OUT_##save);                                 \
+  /* Run<Name>(inputs, attrs): every input but the last (the state) holds `gates` gates. */        \
+  StatusOr<OFL_RNN_RESULT_##out> Run##Name(std::initializer_list<Tensor> in,                       \
+                                           const opdefs::Attrs& a) {                               \
+    const Tensor& state = in.begin()[in.size() - 1];                                               \
+    for (size_t i = 0; i + 1 < in.size(); ++i)                                                     \
+      RETURN_IF_ERROR(CheckCell(#name, in.begin()[i], gates, state));                              \
+    return OFL_RNN_DISPATCH_##out(k##Name, in, opdefs::ToAttrMap(a));                              \
+  }
+#include "oneflow_like/opdefs/rnn.def"
+#undef OFL_RNN
+#undef OFL_RNN_GRAD
+#undef OFL_RNN_API
+#undef OFL_ATTRS
+// clang-format on
 
 }  // namespace
 
 namespace functional {
 
 StatusOr<std::pair<Tensor, Tensor>> LstmCellFused(const Tensor& gates, const Tensor& c) {
-  RETURN_IF_ERROR(CheckCell("lstm_cell_fused", gates, 4, c));
-  ASSIGN_OR_RETURN(TensorList outs, Dispatch(kLstm, {gates, c}, {}));
+  ASSIGN_OR_RETURN(TensorList outs, RunLstmCellFused({gates, c}, RnnCellAttrs{}));
   return std::make_pair(outs[0], outs[1]);
 }
 
 StatusOr<Tensor> GruCellFused(const Tensor& xw, const Tensor& gh, const Tensor& h) {
-  RETURN_IF_ERROR(CheckCell("gru_cell_fused", xw, 3, h));
-  RETURN_IF_ERROR(CheckCell("gru_cell_fused", gh, 3, h));
-  return Dispatch1(kGru, {xw, gh, h}, {});
+  return RunGruCellFused({xw, gh, h}, RnnCellAttrs{});
 }
 
 }  // namespace functional

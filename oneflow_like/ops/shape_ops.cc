@@ -1,367 +1,392 @@
-// Shape family: schemas, gradient formulas and functional entries.
+// Shape family: the OpDefs of oneflow_like/opdefs/shape.def (generated below from the table's out,
+// view, grad, save, layout and lowp columns, with their Run<Name> entries), their view functions
+// and gradient formulas, and the functional entries. Kernels: kernels/cpu/shape.cc, the shape part
+// of kernels/cuda/index.cc.
 #include "oneflow_like/ops/shape_ops.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <initializer_list>
+#include <memory>
 #include <numeric>
+#include <type_traits>
 
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/reduce.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/shape.h"
 
 namespace oneflow_like {
 namespace {
 
-Shape ShapeAttr(const AttrMap& a) {
-  return Shape(DimVector(a.Ints("shape").begin(), a.Ints("shape").end()));
-}
+using opdefs::AsStridedAttrs;
+using opdefs::AsStridedScatterAttrs;
+using opdefs::CatAttrs;
+using opdefs::FlipAttrs;
+using opdefs::PadAttrs;
+using opdefs::PermuteAttrs;
+using opdefs::SelectAttrs;
+using opdefs::ShapeAttrs;
+using opdefs::SliceAttrs;
+using opdefs::SqueezeAttrs;
+using opdefs::TrilAttrs;
+using opdefs::UnsqueezeAttrs;
+
 std::vector<int64_t> Dims(const Shape& s) {
   return std::vector<int64_t>(s.dims().begin(), s.dims().end());
 }
-
-// reshape(x; shape): x is contiguous (the functional entry ensures it).
-const OpDef kReshape =
-    OpSpec("reshape",
-           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-             Shape s = ShapeAttr(a);
-             if (s.numel() != in[0].numel())
-               return InvalidArgument("[reshape] shape %s is invalid for input %s", s.ToString(),
-                                      in[0].meta_string());
-             out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
-             return Status();
-           })
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          ASSIGN_OR_RETURN(Tensor g, functional::Reshape(c.grad_outputs[0], c.inputs[0].shape()));
-          return TensorList{g};
-        })
-        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
-                 int64_t* offset) {
-          *shape = ShapeAttr(a);
-          *strides = ContiguousStrides(*shape);
-          *offset = x.offset();
-          return Status();
-        })
-        .StridedInputs()
-        .SaveOutputs(false);
-
-const OpDef kExpand =
-    OpSpec("expand",
-           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-             Shape s = ShapeAttr(a);
-             ASSIGN_OR_RETURN(Shape b, BroadcastShapes("expand", in[0].shape(), s));
-             if (b != s)
-               return InvalidArgument("[expand] cannot expand %s to %s", in[0].meta_string(),
-                                      s.ToString());
-             out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
-             return Status();
-           })
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          ASSIGN_OR_RETURN(Tensor g,
-                           functional::SumToShape(c.grad_outputs[0], c.inputs[0].shape()));
-          return TensorList{g};
-        })
-        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
-                 int64_t* offset) {
-          *shape = ShapeAttr(a);
-          int64_t n = shape->ndim(), lead = n - x.ndim();
-          strides->assign(n, 0);
-          for (int64_t i = 0; i < x.ndim(); ++i)
-            (*strides)[i + lead] = (x.dim(i) == 1 && (*shape)[i + lead] != 1) ? 0 : x.strides()[i];
-          *offset = x.offset();
-          return Status();
-        })
-        .StridedInputs()
-        .SaveOutputs(false);
-
-const OpDef kPermute =
-    OpSpec("permute",
-           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-             const auto& p = a.Ints("perm");
-             DimVector s;
-             for (int64_t d : p) s.push_back(in[0].dim(d));
-             out->push_back(TensorMeta{Shape(s), in[0].dtype(), in[0].device()});
-             return Status();
-           })
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          const auto& p = c.attrs.Ints("perm");
-          std::vector<int64_t> inv(p.size());
-          for (size_t i = 0; i < p.size(); ++i) inv[p[i]] = static_cast<int64_t>(i);
-          ASSIGN_OR_RETURN(Tensor g, functional::Permute(c.grad_outputs[0], inv));
-          return TensorList{g};
-        })
-        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
-                 int64_t* offset) {
-          DimVector s, st;
-          for (int64_t d : a.Ints("perm")) {
-            s.push_back(x.dim(d));
-            st.push_back(x.strides()[d]);
-          }
-          *shape = Shape(s);
-          *strides = st;
-          *offset = x.offset();
-          return Status();
-        })
-        .StridedInputs()
-        .SaveInputs(false)
-        .SaveOutputs(false);
-
-Shape InShape(const AttrMap& a) {
-  return Shape(DimVector(a.Ints("in_shape").begin(), a.Ints("in_shape").end()));
+Shape ShapeOf(const std::vector<int64_t>& v) {
+  return Shape(DimVector(v.begin(), v.end()));
 }
 DimVector ToDims(const std::vector<int64_t>& v) {
   return DimVector(v.begin(), v.end());
 }
-std::vector<int64_t> Ints(const DimVector& v) {
+std::vector<int64_t> IntsOf(const DimVector& v) {
   return std::vector<int64_t>(v.begin(), v.end());
 }
 
-// Views carry the input's shape as attr "in_shape", so backward needs no saved tensor.
-Status InferView(const OpDef& op, const TensorList& in, const AttrMap& a,
+// ---- the table's view column: a view op's place in x's storage --------------------------------
+
+// reshape(x; shape): x is contiguous (the functional entry ensures it).
+Status View_reshape(const Tensor& x, const ShapeAttrs& a, Shape* shape, DimVector* strides,
+                    int64_t* offset) {
+  *shape = ShapeOf(a.shape);
+  *strides = ContiguousStrides(*shape);
+  *offset = x.offset();
+  return Status();
+}
+
+// expand(x; shape): stride 0 along the broadcast dims.
+Status View_expand(const Tensor& x, const ShapeAttrs& a, Shape* shape, DimVector* strides,
+                   int64_t* offset) {
+  *shape = ShapeOf(a.shape);
+  int64_t n = shape->ndim(), lead = n - x.ndim();
+  strides->assign(n, 0);
+  for (int64_t i = 0; i < x.ndim(); ++i)
+    (*strides)[i + lead] = (x.dim(i) == 1 && (*shape)[i + lead] != 1) ? 0 : x.strides()[i];
+  *offset = x.offset();
+  return Status();
+}
+
+Status View_permute(const Tensor& x, const PermuteAttrs& a, Shape* shape, DimVector* strides,
+                    int64_t* offset) {
+  DimVector s, st;
+  for (int64_t d : a.perm) {
+    s.push_back(x.dim(d));
+    st.push_back(x.strides()[d]);
+  }
+  *shape = Shape(s);
+  *strides = st;
+  *offset = x.offset();
+  return Status();
+}
+
+// squeeze(x; dims): removes the listed size-1 dims.
+Status View_squeeze(const Tensor& x, const SqueezeAttrs& a, Shape* shape, DimVector* strides,
+                    int64_t* offset) {
+  DimVector s, st;
+  for (int64_t i = 0; i < x.ndim(); ++i) {
+    if (std::find(a.dims.begin(), a.dims.end(), i) != a.dims.end()) continue;
+    s.push_back(x.dim(i));
+    st.push_back(x.strides()[i]);
+  }
+  *shape = Shape(s);
+  *strides = st;
+  *offset = x.offset();
+  return Status();
+}
+
+// unsqueeze(x; dim): inserts a size-1 dim at `dim` in [0, ndim].
+Status View_unsqueeze(const Tensor& x, const UnsqueezeAttrs& a, Shape* shape, DimVector* strides,
+                      int64_t* offset) {
+  int64_t d = a.dim;
+  DimVector s = x.shape().dims(), st = x.strides();
+  int64_t inner = d < x.ndim() ? st[d] * s[d] : 1;
+  s.insert(s.begin() + d, 1);
+  st.insert(st.begin() + d, inner);
+  *shape = Shape(s);
+  *strides = st;
+  *offset = x.offset();
+  return Status();
+}
+
+// slice(x; dim, start, length, step): normalised by the functional entry.
+Status View_slice(const Tensor& x, const SliceAttrs& a, Shape* shape, DimVector* strides,
+                  int64_t* offset) {
+  int64_t d = a.dim;
+  *shape = x.shape();
+  (*shape)[d] = a.length;
+  *strides = x.strides();
+  (*strides)[d] *= a.step;
+  *offset = x.offset() + a.start * x.strides()[d];
+  return Status();
+}
+
+// select(x; dim, index): index normalised to [0, size).
+Status View_select(const Tensor& x, const SelectAttrs& a, Shape* shape, DimVector* strides,
+                   int64_t* offset) {
+  int64_t d = a.dim;
+  DimVector s = x.shape().dims(), st = x.strides();
+  *offset = x.offset() + a.index * st[d];
+  s.erase(s.begin() + d);
+  st.erase(st.begin() + d);
+  *shape = Shape(s);
+  *strides = st;
+  return Status();
+}
+
+// as_strided(x; shape, strides, offset): x contiguous; offset relative to x's.
+Status View_as_strided(const Tensor& x, const AsStridedAttrs& a, Shape* shape, DimVector* strides,
+                       int64_t* offset) {
+  *shape = ShapeOf(a.shape);
+  *strides = ToDims(a.strides);
+  *offset = x.offset() + a.offset;
+  return Status();
+}
+
+constexpr std::nullptr_t View_none = nullptr;  // not a view op
+
+// The OpDef's ViewFn: the typed view V over the attributes read from the call's AttrMap (none for
+// the ops that are not views).
+template <typename A, auto V>
+Status ViewOf(const Tensor& x, const AttrMap& m, Shape* shape, DimVector* strides,
+              int64_t* offset) {
+  return V(x, opdefs::ReadAttrs<A>(m), shape, strides, offset);
+}
+template <typename A, auto V>
+constexpr ViewFn ViewFnOf() {
+  if constexpr (std::is_null_pointer_v<decltype(V)>)
+    return nullptr;
+  else
+    return &ViewOf<A, V>;
+}
+
+// ---- the table's out column: one output in x's dtype, on x's device ---------------------------
+
+TensorMeta Like(const Tensor& x, Shape shape) {
+  return TensorMeta{std::move(shape), x.dtype(), x.device()};
+}
+
+// The shape attribute, whose numel must be x's (reshape).
+template <typename A, typename V>
+Status Out_numel(const char* op, const TensorList& in, const A& a, V,
                  std::vector<TensorMeta>* out) {
+  Shape s = ShapeOf(a.shape);
+  if (s.numel() != in[0].numel())
+    return InvalidArgument("[%s] shape %s is invalid for input %s", op, s.ToString(),
+                           in[0].meta_string());
+  out->push_back(Like(in[0], s));
+  return Status();
+}
+
+// The shape attribute, to which x must broadcast (expand).
+template <typename A, typename V>
+Status Out_broadcast(const char* op, const TensorList& in, const A& a, V,
+                     std::vector<TensorMeta>* out) {
+  Shape s = ShapeOf(a.shape);
+  ASSIGN_OR_RETURN(Shape b, BroadcastShapes(op, in[0].shape(), s));
+  if (b != s)
+    return InvalidArgument("[%s] cannot expand %s to %s", op, in[0].meta_string(), s.ToString());
+  out->push_back(Like(in[0], s));
+  return Status();
+}
+
+// The view's shape. Views carry the input's shape as attr "in_shape", so backward needs no saved
+// tensor.
+template <typename A, typename V>
+Status Out_view(const char*, const TensorList& in, const A& a, V view,
+                std::vector<TensorMeta>* out) {
   Shape s;
   DimVector st;
   int64_t off = 0;
-  RETURN_IF_ERROR(op.view(in[0], a, &s, &st, &off));
-  out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
+  RETURN_IF_ERROR(view(in[0], a, &s, &st, &off));
+  out->push_back(Like(in[0], s));
   return Status();
+}
+
+// as_strided_scatter(src; in_shape, shape, strides, offset) = zeros(in_shape) with src added into
+// the view (overlapping view elements accumulate, as a gradient must).
+template <typename A, typename V>
+Status Out_scatter(const char* op, const TensorList& in, const A& a, V,
+                   std::vector<TensorMeta>* out) {
+  if (ShapeOf(a.shape) != in[0].shape())
+    return InvalidArgument("[%s] source %s does not match the view shape %s", op,
+                           in[0].meta_string(), ShapeOf(a.shape).ToString());
+  out->push_back(Like(in[0], ShapeOf(a.in_shape)));
+  return Status();
+}
+
+// cat(xs...; dim): inputs share dtype and all sizes but `dim`'s.
+template <typename A, typename V>
+Status Out_cat(const char* op, const TensorList& in, const A& a, V, std::vector<TensorMeta>* out) {
+  int64_t d = a.dim;
+  Shape s = in[0].shape();
+  s[d] = 0;
+  for (auto& t : in) {
+    bool ok = t.ndim() == s.ndim() && t.dtype() == in[0].dtype();
+    for (int64_t i = 0; ok && i < t.ndim(); ++i) ok = i == d || t.dim(i) == s[i];
+    if (!ok)
+      return InvalidArgument("[%s] tensors must match except in dim %d: got %s and %s", op, d,
+                             in[0].meta_string(), t.meta_string());
+    s[d] += t.dim(d);
+  }
+  out->push_back(Like(in[0], s));
+  return Status();
+}
+
+template <typename A, typename V>
+Status Out_x(const char*, const TensorList& in, const A&, V, std::vector<TensorMeta>* out) {
+  out->push_back(Like(in[0], in[0].shape()));
+  return Status();
+}
+
+// tril/triu(x; diagonal, upper) over the last two dims (errors name triu for upper).
+template <typename A, typename V>
+Status Out_matrices(const char* op, const TensorList& in, const A& a, V,
+                    std::vector<TensorMeta>* out) {
+  if (in[0].ndim() < 2)
+    return InvalidArgument("[%s] expects a tensor with >= 2 dims, got %s", a.upper ? "triu" : op,
+                           in[0].meta_string());
+  return Out_x(op, in, a, nullptr, out);
+}
+
+// pad(x; pads (before, after per dim, all >= 0), value): constant padding.
+template <typename A, typename V>
+Status Out_pad(const char*, const TensorList& in, const A& a, V, std::vector<TensorMeta>* out) {
+  Shape s = in[0].shape();
+  for (int64_t i = 0; i < s.ndim(); ++i) s[i] += a.pads[2 * i] + a.pads[2 * i + 1];
+  out->push_back(Like(in[0], s));
+  return Status();
+}
+
+// ---- gradient formulas (the table's grad column) ---------------------------------------------
+
+template <typename A, typename V>
+StatusOr<TensorList> ReshapeToInput(const GradContext& c, const A&, V) {
+  ASSIGN_OR_RETURN(Tensor g, functional::Reshape(c.grad_outputs[0], c.inputs[0].shape()));
+  return TensorList{g};
+}
+
+template <typename A, typename V>
+StatusOr<TensorList> SumToInput(const GradContext& c, const A&, V) {
+  ASSIGN_OR_RETURN(Tensor g, functional::SumToShape(c.grad_outputs[0], c.inputs[0].shape()));
+  return TensorList{g};
+}
+
+template <typename A, typename V>
+StatusOr<TensorList> PermuteBack(const GradContext& c, const A& a, V) {
+  const auto& p = a.perm;
+  std::vector<int64_t> inv(p.size());
+  for (size_t i = 0; i < p.size(); ++i) inv[p[i]] = static_cast<int64_t>(i);
+  ASSIGN_OR_RETURN(Tensor g, functional::Permute(c.grad_outputs[0], inv));
+  return TensorList{g};
+}
+
+template <typename A, typename V>
+StatusOr<TensorList> ReshapeToInShape(const GradContext& c, const A& a, V) {
+  ASSIGN_OR_RETURN(Tensor g, functional::Reshape(c.grad_outputs[0], ShapeOf(a.in_shape)));
+  return TensorList{g};
 }
 
 // The gradient of a view: the upstream gradient written into zeros of the input's shape at the
 // place the view takes of a contiguous tensor.
-StatusOr<TensorList> ScatterViewGrad(const OpDef& op, const GradContext& c) {
+template <typename A, typename V>
+StatusOr<TensorList> ScatterView(const GradContext& c, const A& a, V view) {
   auto impl = std::make_shared<TensorImpl>();
-  impl->shape = InShape(c.attrs);
+  impl->shape = ShapeOf(a.in_shape);
   impl->strides = ContiguousStrides(impl->shape);
   Shape vs;
   DimVector st;
   int64_t off = 0;
-  RETURN_IF_ERROR(op.view(Tensor(impl), c.attrs, &vs, &st, &off));
+  RETURN_IF_ERROR(view(Tensor(impl), a, &vs, &st, &off));
   ASSIGN_OR_RETURN(Tensor g, functional::AsStridedScatter(c.grad_outputs[0], impl->shape, st, off));
   return TensorList{g};
 }
 
-StatusOr<TensorList> ReshapeBackGrad(const GradContext& c) {
-  ASSIGN_OR_RETURN(Tensor g, functional::Reshape(c.grad_outputs[0], InShape(c.attrs)));
+template <typename A, typename V>
+StatusOr<TensorList> AsStridedOfGrad(const GradContext& c, const A& a, V) {
+  ASSIGN_OR_RETURN(Tensor g, functional::Contiguous(c.grad_outputs[0]));
+  ASSIGN_OR_RETURN(g, functional::AsStrided(g, ShapeOf(a.shape), ToDims(a.strides), a.offset));
   return TensorList{g};
 }
 
-// squeeze(x; dims): removes the listed size-1 dims.
-const OpDef kSqueeze =
-    OpSpec("squeeze", [](const TensorList& in, const AttrMap& a,
-                         std::vector<TensorMeta>* out) { return InferView(kSqueeze, in, a, out); })
-        .Grad(ReshapeBackGrad)
-        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
-                 int64_t* offset) {
-          const auto& dims = a.Ints("dims");
-          DimVector s, st;
-          for (int64_t i = 0; i < x.ndim(); ++i) {
-            if (std::find(dims.begin(), dims.end(), i) != dims.end()) continue;
-            s.push_back(x.dim(i));
-            st.push_back(x.strides()[i]);
-          }
-          *shape = Shape(s);
-          *strides = st;
-          *offset = x.offset();
-          return Status();
-        })
-        .StridedInputs()
-        .SaveInputs(false)
-        .SaveOutputs(false);
+template <typename A, typename V>
+StatusOr<TensorList> SplitBySizes(const GradContext& c, const A& a, V) {
+  int64_t start = 0;
+  TensorList r;
+  for (int64_t n : a.sizes) {
+    ASSIGN_OR_RETURN(Tensor g, functional::Narrow(c.grad_outputs[0], a.dim, start, n));
+    r.push_back(g);
+    start += n;
+  }
+  return r;
+}
 
-// unsqueeze(x; dim): inserts a size-1 dim at `dim` in [0, ndim].
-const OpDef kUnsqueeze =
-    OpSpec("unsqueeze",
-           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-             return InferView(kUnsqueeze, in, a, out);
-           })
-        .Grad(ReshapeBackGrad)
-        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
-                 int64_t* offset) {
-          int64_t d = a.Int("dim");
-          DimVector s = x.shape().dims(), st = x.strides();
-          int64_t inner = d < x.ndim() ? st[d] * s[d] : 1;
-          s.insert(s.begin() + d, 1);
-          st.insert(st.begin() + d, inner);
-          *shape = Shape(s);
-          *strides = st;
-          *offset = x.offset();
-          return Status();
-        })
-        .StridedInputs()
-        .SaveInputs(false)
-        .SaveOutputs(false);
+template <typename A, typename V>
+StatusOr<TensorList> FlipBack(const GradContext& c, const A& a, V) {
+  ASSIGN_OR_RETURN(Tensor g, functional::Flip(c.grad_outputs[0], a.dims));
+  return TensorList{g};
+}
 
-// slice(x; dim, start, length, step): normalised by the functional entry.
-const OpDef kSlice =
-    OpSpec("slice", [](const TensorList& in, const AttrMap& a,
-                       std::vector<TensorMeta>* out) { return InferView(kSlice, in, a, out); })
-        .Grad([](const GradContext& c) { return ScatterViewGrad(kSlice, c); })
-        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
-                 int64_t* offset) {
-          int64_t d = a.Int("dim");
-          *shape = x.shape();
-          (*shape)[d] = a.Int("length");
-          *strides = x.strides();
-          (*strides)[d] *= a.Int("step");
-          *offset = x.offset() + a.Int("start") * x.strides()[d];
-          return Status();
-        })
-        .StridedInputs()
-        .SaveInputs(false)
-        .SaveOutputs(false);
+template <typename A, typename V>
+StatusOr<TensorList> TrilGrad(const GradContext& c, const A& a, V) {
+  ASSIGN_OR_RETURN(Tensor g, a.upper ? functional::Triu(c.grad_outputs[0], a.diagonal)
+                                     : functional::Tril(c.grad_outputs[0], a.diagonal));
+  return TensorList{g};
+}
 
-// select(x; dim, index): index normalised to [0, size).
-const OpDef kSelect =
-    OpSpec("select", [](const TensorList& in, const AttrMap& a,
-                        std::vector<TensorMeta>* out) { return InferView(kSelect, in, a, out); })
-        .Grad([](const GradContext& c) { return ScatterViewGrad(kSelect, c); })
-        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
-                 int64_t* offset) {
-          int64_t d = a.Int("dim");
-          DimVector s = x.shape().dims(), st = x.strides();
-          *offset = x.offset() + a.Int("index") * st[d];
-          s.erase(s.begin() + d);
-          st.erase(st.begin() + d);
-          *shape = Shape(s);
-          *strides = st;
-          return Status();
-        })
-        .StridedInputs()
-        .SaveInputs(false)
-        .SaveOutputs(false);
+// pad's gradient: the interior of the upstream gradient (a view of it, then copied).
+template <typename A, typename V>
+StatusOr<TensorList> CropPads(const GradContext& c, const A& a, V) {
+  Shape in = ShapeOf(a.in_shape);
+  ASSIGN_OR_RETURN(Tensor g, functional::Contiguous(c.grad_outputs[0]));
+  DimVector st = ContiguousStrides(g.shape());
+  int64_t off = 0;
+  for (int64_t i = 0; i < in.ndim(); ++i) off += a.pads[2 * i] * st[i];
+  ASSIGN_OR_RETURN(g, functional::AsStrided(g, in, st, off));
+  return TensorList{g};
+}
 
-// as_strided(x; shape, strides, offset): x contiguous; offset relative to x's.
-const OpDef kAsStrided =
-    OpSpec("as_strided",
-           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-             return InferView(kAsStrided, in, a, out);
-           })
-        .Grad([](const GradContext& c) { return ScatterViewGrad(kAsStrided, c); })
-        .View([](const Tensor& x, const AttrMap& a, Shape* shape, DimVector* strides,
-                 int64_t* offset) {
-          *shape = ShapeAttr(a);
-          *strides = ToDims(a.Ints("strides"));
-          *offset = x.offset() + a.Int("offset");
-          return Status();
-        })
-        .StridedInputs()
-        .SaveInputs(false)
-        .SaveOutputs(false);
+// ---- the OpDefs and Run<Name> (generated from shape.def) --------------------------------------
 
-// as_strided_scatter(src; in_shape, shape, strides, offset) = zeros(in_shape) with src added into
-// the view (overlapping view elements accumulate, as a gradient must).
-const OpDef kAsStridedScatter =
-    OpSpec("as_strided_scatter",
-           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-             if (ShapeAttr(a) != in[0].shape())
-               return InvalidArgument(
-                   "[as_strided_scatter] source %s does not match the view shape %s",
-                   in[0].meta_string(), ShapeAttr(a).ToString());
-             out->push_back(TensorMeta{InShape(a), in[0].dtype(), in[0].device()});
-             return Status();
-           })
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          ASSIGN_OR_RETURN(Tensor g, functional::Contiguous(c.grad_outputs[0]));
-          ASSIGN_OR_RETURN(
-              g, functional::AsStrided(g, ShapeAttr(c.attrs), ToDims(c.attrs.Ints("strides")),
-                                       c.attrs.Int("offset")));
-          return TensorList{g};
-        })
-        .StridedInputs()
-        .SaveInputs(false)
-        .SaveOutputs(false)
-        .LowPrecision(kLowPrecisionCPU);
-
-// cat(xs...; dim): inputs share dtype and all sizes but `dim`'s.
-const OpDef kCat =
-    OpSpec("cat",
-           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-             int64_t d = a.Int("dim");
-             Shape s = in[0].shape();
-             s[d] = 0;
-             for (auto& t : in) {
-               bool ok = t.ndim() == s.ndim() && t.dtype() == in[0].dtype();
-               for (int64_t i = 0; ok && i < t.ndim(); ++i) ok = i == d || t.dim(i) == s[i];
-               if (!ok)
-                 return InvalidArgument("[cat] tensors must match except in dim %d: got %s and %s",
-                                        d, in[0].meta_string(), t.meta_string());
-               s[d] += t.dim(d);
-             }
-             out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
-             return Status();
-           })
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          int64_t d = c.attrs.Int("dim"), start = 0;
-          const auto& sizes = c.attrs.Ints("sizes");
-          TensorList r;
-          for (int64_t n : sizes) {
-            ASSIGN_OR_RETURN(Tensor g, functional::Narrow(c.grad_outputs[0], d, start, n));
-            r.push_back(g);
-            start += n;
-          }
-          return r;
-        })
-        .StridedInputs()
-        .SaveInputs(false)
-        .SaveOutputs(false)
-        .LowPrecision(kLowPrecisionCPU);
-
-// flip(x; dims)
-const OpDef kFlip =
-    OpSpec("flip", ops::InferSameAsInput)
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          ASSIGN_OR_RETURN(Tensor g, functional::Flip(c.grad_outputs[0], c.attrs.Ints("dims")));
-          return TensorList{g};
-        })
-        .StridedInputs()
-        .SaveInputs(false)
-        .SaveOutputs(false)
-        .LowPrecision(kLowPrecisionCPU);
-
-// tril/triu(x; diagonal, upper) over the last two dims.
-const OpDef kTril =
-    OpSpec("tril",
-           [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-             const char* name = a.Bool("upper") ? "triu" : "tril";
-             if (in[0].ndim() < 2)
-               return InvalidArgument("[%s] expects a tensor with >= 2 dims, got %s", name,
-                                      in[0].meta_string());
-             return ops::InferSameAsInput(in, a, out);
-           })
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          int64_t k = c.attrs.Int("diagonal");
-          ASSIGN_OR_RETURN(Tensor g, c.attrs.Bool("upper")
-                                         ? functional::Triu(c.grad_outputs[0], k)
-                                         : functional::Tril(c.grad_outputs[0], k));
-          return TensorList{g};
-        })
-        .SaveInputs(false)
-        .SaveOutputs(false)
-        .LowPrecision(kLowPrecisionCPU);
-
-// pad(x; pads (before, after per dim, all >= 0), value): constant padding.
-const OpDef kPad = OpSpec("pad",
-                          [](const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-                            Shape s = in[0].shape();
-                            const auto& p = a.Ints("pads");
-                            for (int64_t i = 0; i < s.ndim(); ++i) s[i] += p[2 * i] + p[2 * i + 1];
-                            out->push_back(TensorMeta{s, in[0].dtype(), in[0].device()});
-                            return Status();
-                          })
-                       .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-                         Shape in = InShape(c.attrs);
-                         ASSIGN_OR_RETURN(Tensor g, functional::Contiguous(c.grad_outputs[0]));
-                         DimVector st = ContiguousStrides(g.shape());
-                         const auto& p = c.attrs.Ints("pads");
-                         int64_t off = 0;
-                         for (int64_t i = 0; i < in.ndim(); ++i) off += p[2 * i] * st[i];
-                         ASSIGN_OR_RETURN(g, functional::AsStrided(g, in, st, off));
-                         return TensorList{g};
-                       })
-                       .StridedInputs()
-                       .SaveInputs(false)
-                       .SaveOutputs(false)
-                       .LowPrecision(kLowPrecisionCPU);
+#define OFL_SHAPE_SAVE_IN_inputs true
+#define OFL_SHAPE_SAVE_IN_none false
+#define OFL_SHAPE_STRIDED_strided true
+#define OFL_SHAPE_STRIDED_contiguous false
+#define OFL_SHAPE_LOWP_cpu kLowPrecisionCPU
+#define OFL_SHAPE_LOWP_none 0
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_SHAPE_API(...)
+#define OFL_SHAPE(name, Name, Attrs, out, view, grad, save, layout, lowp)                          \
+  Status Infer##Name(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* metas) {     \
+    return Out_##out(#name, in, opdefs::ReadAttrs<opdefs::Attrs>(m), View_##view, metas);          \
+  }                                                                                                \
+  StatusOr<TensorList> Grad##Name(const GradContext& c) {                                          \
+    return grad(c, opdefs::ReadAttrs<opdefs::Attrs>(c.attrs), View_##view);                        \
+  }                                                                                                \
+  const OpDef k##Name = OpSpec(#name, Infer##Name)                                                 \
+                            .Grad(Grad##Name)                                                      \
+                            .View(ViewFnOf<opdefs::Attrs, View_##view>())                          \
+                            .StridedInputs(OFL_SHAPE_STRIDED_##layout)                             \
+                            .SaveInputs(OFL_SHAPE_SAVE_IN_##save)                                  \
+                            .SaveOutputs(false)                                                    \
+                            .LowPrecision(OFL_SHAPE_LOWP_##lowp);                                  \
+  /* Run<Name>(inputs, attrs): a braced input list avoids a heap vector, as Dispatch1's. */        \
+  [[maybe_unused]] StatusOr<Tensor> Run##Name(std::initializer_list<Tensor> in,                    \
+                                              const opdefs::Attrs& a) {                            \
+    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                           \
+  }                                                                                                \
+  [[maybe_unused]] StatusOr<Tensor> Run##Name(const TensorList& in, const opdefs::Attrs& a) {      \
+    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                           \
+  }
+#include "oneflow_like/opdefs/shape.def"
+#undef OFL_SHAPE
+#undef OFL_SHAPE_API
+#undef OFL_ATTRS
+// clang-format on
 
 }  // namespace
 
@@ -370,7 +395,9 @@ namespace functional {
 StatusOr<Tensor> Reshape(const Tensor& x, const Shape& shape) {
   if (shape == x.shape()) return x;
   ASSIGN_OR_RETURN(Tensor c, Contiguous(x));
-  return Dispatch1(kReshape, {c}, {{"shape", Dims(shape)}});
+  ShapeAttrs a;
+  a.shape = Dims(shape);
+  return RunReshape({c}, a);
 }
 
 StatusOr<Tensor> ReshapeInfer(const Tensor& x, const std::vector<int64_t>& shape) {
@@ -399,22 +426,24 @@ StatusOr<Tensor> ReshapeInfer(const Tensor& x, const std::vector<int64_t>& shape
 
 StatusOr<Tensor> Expand(const Tensor& x, const Shape& shape) {
   if (shape == x.shape()) return x;
-  return Dispatch1(kExpand, {x}, {{"shape", Dims(shape)}});
+  ShapeAttrs a;
+  a.shape = Dims(shape);
+  return RunExpand({x}, a);
 }
 
 StatusOr<Tensor> Permute(const Tensor& x, const std::vector<int64_t>& perm) {
   if (static_cast<int64_t>(perm.size()) != x.ndim())
     return InvalidArgument("[permute] got %d dims in perm for input %s", int(perm.size()),
                            x.meta_string());
-  std::vector<int64_t> p;
+  PermuteAttrs a;
   std::vector<bool> seen(perm.size());
   for (int64_t d : perm) {
     ASSIGN_OR_RETURN(int64_t w, WrapDim("permute", d, x.ndim()));
     if (seen[w]) return InvalidArgument("[permute] repeated dim %d in perm", d);
     seen[w] = true;
-    p.push_back(w);
+    a.perm.push_back(w);
   }
-  return Dispatch1(kPermute, {x}, {{"perm", p}});
+  return RunPermute({x}, a);
 }
 
 StatusOr<Tensor> Transpose(const Tensor& x, int64_t d0, int64_t d1) {
@@ -427,23 +456,26 @@ StatusOr<Tensor> Transpose(const Tensor& x, int64_t d0, int64_t d1) {
 }
 
 StatusOr<Tensor> Squeeze(const Tensor& x, std::vector<int64_t> dims) {
-  std::vector<int64_t> keep;
+  SqueezeAttrs a;
   if (dims.empty()) {
     for (int64_t i = 0; i < x.ndim(); ++i)
-      if (x.dim(i) == 1) keep.push_back(i);
+      if (x.dim(i) == 1) a.dims.push_back(i);
   } else {
     for (int64_t d : dims) {
       ASSIGN_OR_RETURN(int64_t w, WrapDim("squeeze", d, x.ndim()));
-      if (x.ndim() > 0 && x.dim(w) == 1) keep.push_back(w);
+      if (x.ndim() > 0 && x.dim(w) == 1) a.dims.push_back(w);
     }
   }
-  if (keep.empty()) return x;
-  return Dispatch1(kSqueeze, {x}, {{"dims", keep}, {"in_shape", Dims(x.shape())}});
+  if (a.dims.empty()) return x;
+  a.in_shape = Dims(x.shape());
+  return RunSqueeze({x}, a);
 }
 
 StatusOr<Tensor> Unsqueeze(const Tensor& x, int64_t dim) {
-  ASSIGN_OR_RETURN(int64_t d, WrapDim("unsqueeze", dim, x.ndim() + 1));
-  return Dispatch1(kUnsqueeze, {x}, {{"dim", d}, {"in_shape", Dims(x.shape())}});
+  UnsqueezeAttrs a;
+  ASSIGN_OR_RETURN(a.dim, WrapDim("unsqueeze", dim, x.ndim() + 1));
+  a.in_shape = Dims(x.shape());
+  return RunUnsqueeze({x}, a);
 }
 
 StatusOr<Tensor> Flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
@@ -472,12 +504,13 @@ StatusOr<Tensor> Slice(const Tensor& x, int64_t dim, int64_t start, int64_t end,
   end = std::max(clamp(end), start);
   int64_t length = (end - start + step - 1) / step;
   if (start == 0 && length == n && step == 1) return x;
-  return Dispatch1(kSlice, {x},
-                   {{"dim", d},
-                    {"start", start},
-                    {"length", length},
-                    {"step", step},
-                    {"in_shape", Dims(x.shape())}});
+  SliceAttrs a;
+  a.dim = d;
+  a.start = start;
+  a.length = length;
+  a.step = step;
+  a.in_shape = Dims(x.shape());
+  return RunSlice({x}, a);
 }
 
 StatusOr<Tensor> Narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
@@ -496,8 +529,11 @@ StatusOr<Tensor> Select(const Tensor& x, int64_t dim, int64_t index) {
   int64_t n = x.dim(d);
   if (index < -n || index >= n)
     return OutOfRange("[select] index %d is out of bounds for dim %d with size %d", index, d, n);
-  if (index < 0) index += n;
-  return Dispatch1(kSelect, {x}, {{"dim", d}, {"index", index}, {"in_shape", Dims(x.shape())}});
+  SelectAttrs a;
+  a.dim = d;
+  a.index = index < 0 ? index + n : index;
+  a.in_shape = Dims(x.shape());
+  return RunSelect({x}, a);
 }
 
 StatusOr<Tensor> AsStrided(const Tensor& x, const Shape& shape, const DimVector& strides,
@@ -516,20 +552,22 @@ StatusOr<Tensor> AsStrided(const Tensor& x, const Shape& shape, const DimVector&
   if (offset < 0 || (shape.numel() > 0 && last >= x.numel()))
     return OutOfRange("[as_strided] view %s with strides %s at offset %d exceeds %s",
                       shape.ToString(), Shape(strides).ToString(), offset, x.meta_string());
-  return Dispatch1(kAsStrided, {x},
-                   {{"shape", Dims(shape)},
-                    {"strides", Ints(strides)},
-                    {"offset", offset},
-                    {"in_shape", Dims(x.shape())}});
+  AsStridedAttrs a;
+  a.shape = Dims(shape);
+  a.strides = IntsOf(strides);
+  a.offset = offset;
+  a.in_shape = Dims(x.shape());
+  return RunAsStrided({x}, a);
 }
 
 StatusOr<Tensor> AsStridedScatter(const Tensor& src, const Shape& shape, const DimVector& strides,
                                   int64_t offset) {
-  return Dispatch1(kAsStridedScatter, {src},
-                   {{"in_shape", Dims(shape)},
-                    {"shape", Dims(src.shape())},
-                    {"strides", Ints(strides)},
-                    {"offset", offset}});
+  AsStridedScatterAttrs a;
+  a.in_shape = Dims(shape);
+  a.shape = Dims(src.shape());
+  a.strides = IntsOf(strides);
+  a.offset = offset;
+  return RunAsStridedScatter({src}, a);
 }
 
 StatusOr<Tensor> Cat(const TensorList& xs, int64_t dim) {
@@ -549,9 +587,10 @@ StatusOr<Tensor> Cat(const TensorList& xs, int64_t dim) {
                            in[0].meta_string());
   ASSIGN_OR_RETURN(int64_t d, WrapDim("cat", dim, in[0].ndim()));
   if (in.size() == 1) return in[0];
-  std::vector<int64_t> sizes;
-  for (auto& t : in) sizes.push_back(t.ndim() > d ? t.dim(d) : 0);
-  return Dispatch1(kCat, in, {{"dim", d}, {"sizes", sizes}});
+  CatAttrs a;
+  a.dim = d;
+  for (auto& t : in) a.sizes.push_back(t.ndim() > d ? t.dim(d) : 0);
+  return RunCat(in, a);
 }
 
 StatusOr<Tensor> Stack(const TensorList& xs, int64_t dim) {
@@ -641,8 +680,9 @@ StatusOr<Tensor> Repeat(const Tensor& x, const std::vector<int64_t>& repeats) {
 StatusOr<Tensor> Flip(const Tensor& x, const std::vector<int64_t>& dims) {
   ASSIGN_OR_RETURN(
       auto d, ops::NormalizeDims("flip", dims.empty() ? std::vector<int64_t>{} : dims, x.ndim()));
-  if (dims.empty()) d.clear();
-  return Dispatch1(kFlip, {x}, {{"dims", d}});
+  FlipAttrs a;
+  if (!dims.empty()) a.dims = std::move(d);
+  return RunFlip({x}, a);
 }
 
 StatusOr<Tensor> Roll(const Tensor& x, const std::vector<int64_t>& shifts,
@@ -671,10 +711,15 @@ StatusOr<Tensor> Roll(const Tensor& x, const std::vector<int64_t>& shifts,
 }
 
 StatusOr<Tensor> Tril(const Tensor& x, int64_t diagonal) {
-  return Dispatch1(kTril, {x}, {{"diagonal", diagonal}, {"upper", false}});
+  TrilAttrs a;
+  a.diagonal = diagonal;
+  return RunTril({x}, a);
 }
 StatusOr<Tensor> Triu(const Tensor& x, int64_t diagonal) {
-  return Dispatch1(kTril, {x}, {{"diagonal", diagonal}, {"upper", true}});
+  TrilAttrs a;
+  a.diagonal = diagonal;
+  a.upper = true;
+  return RunTril({x}, a);
 }
 
 StatusOr<Tensor> Pad(const Tensor& x, const std::vector<int64_t>& pads, const std::string& mode,
@@ -703,7 +748,11 @@ StatusOr<Tensor> Pad(const Tensor& x, const std::vector<int64_t>& pads, const st
       per[2 * d] = std::max<int64_t>(per[2 * d], 0);
       per[2 * d + 1] = std::max<int64_t>(per[2 * d + 1], 0);
     }
-    return Dispatch1(kPad, {v}, {{"pads", per}, {"value", value}, {"in_shape", Dims(v.shape())}});
+    PadAttrs a;
+    a.pads = per;
+    a.value = value;
+    a.in_shape = Dims(v.shape());
+    return RunPad({v}, a);
   }
   bool reflect = mode == "reflect";
   if (!reflect && mode != "replicate" && mode != "circular")

@@ -1,81 +1,169 @@
-// Bindings of the LAPACK linear-algebra family (ops/linalg.h): torch's top-level det, logdet,
-// slogdet, inverse, cholesky (functions and Tensor methods); flow.linalg (python/oneflow_like/
-// linalg) adds cholesky, inv, det, slogdet and solve over the private _linalg_* entries.
+// Bindings of the LAPACK linear-algebra family (ops/linalg.h), generated from
+// oneflow_like/opdefs/linalg.def: torch's top-level det, logdet, slogdet, inverse, cholesky, qr
+// (functions and Tensor methods, kind fn_method) and the private _linalg_* entries (kind private)
+// that flow.linalg (python/oneflow_like/linalg) wraps, with the PyTorch signature of each line's
+// sig column and namedtuple results per its result column; plus flow._C._linalg_table() for the
+// op-table tests.
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "oneflow_like/opdefs/linalg.h"
 #include "oneflow_like/ops/linalg.h"
 #include "python/csrc/binding.h"
+#include "python/csrc/op_tables_py.h"
 
 namespace oneflow_like {
 namespace python {
 namespace {
 namespace F = functional;
 
-// namedtuples, created once, never freed
+// The result column's namedtuples, created once, never freed (null: a tensor).
 py::object* g_slogdet = nullptr;  // (sign, logabsdet)
 py::object* g_eigh = nullptr;     // (eigenvalues, eigenvectors)
 py::object* g_qr = nullptr;       // (Q, R)
 py::object* g_svd = nullptr;      // (U, S, Vh)
+py::object* g_tensor = nullptr;   // stays null
+
+// What a call returns: the entry's tensor, or its tensors as the namedtuple `*tuple`.
+Tensor Result(StatusOr<Tensor>&& r, py::object**) {
+  return Unwrap(std::move(r));
+}
+py::object Result(StatusOr<std::pair<Tensor, Tensor>>&& r, py::object** tuple) {
+  auto p = Unwrap(std::move(r));
+  return (**tuple)(p.first, p.second);
+}
+py::object Result(StatusOr<std::tuple<Tensor, Tensor, Tensor>>&& r, py::object** tuple) {
+  auto t = Unwrap(std::move(r));
+  return (**tuple)(std::get<0>(t), std::get<1>(t), std::get<2>(t));
+}
+
+// One binder per sig column: flow.name(input, ...) and Tensor.name(...) (`method`, kind
+// fn_method), or flow._C.name(A, ...) (kind private).
+struct LinalgBinder {
+  py::module_& m;
+  TensorClass& cls;
+  template <typename Fn, typename... Extra>
+  void Def(bool method, const char* name, Fn fn, Extra... extra) {
+    m.def(name, fn, py::arg(method ? "input" : "A"), extra...);
+    if (method) cls.def(name, fn, extra...);
+  }
+  // (A)
+  template <typename Fn>
+  void a(bool method, const char* name, Fn f, py::object** tuple) {
+    Def(method, name, [f, tuple](const Tensor& a) { return Result(f(a), tuple); });
+  }
+  // (A, upper=False)
+  template <typename Fn>
+  void upper(bool method, const char* name, Fn f, py::object** tuple) {
+    Def(
+        method, name,
+        [f, tuple](const Tensor& a, bool upper) { return Result(f(a, upper), tuple); },
+        py::arg("upper") = false);
+  }
+  // (A, B, left=True)
+  template <typename Fn>
+  void solve(bool method, const char* name, Fn f, py::object** tuple) {
+    Def(
+        method, name,
+        [f, tuple](const Tensor& a, const Tensor& b, bool left) {
+          return Result(f(a, b, left), tuple);
+        },
+        py::arg("B"), py::arg("left") = true);
+  }
+  // (A, mode='reduced'): the default is LinalgQrAttrs' complete.
+  template <typename Fn>
+  void mode(bool method, const char* name, Fn f, py::object** tuple) {
+    Def(
+        method, name,
+        [f, tuple](const Tensor& a, const std::string& mode) { return Result(f(a, mode), tuple); },
+        py::arg("mode") = opdefs::LinalgQrAttrs{}.complete ? "complete" : "reduced");
+  }
+  // (input, some=True): torch.qr; some=False is mode "complete".
+  template <typename Fn>
+  void some(bool method, const char* name, Fn f, py::object** tuple) {
+    Def(
+        method, name,
+        [f, tuple](const Tensor& a, bool some) {
+          return Result(f(a, some ? "reduced" : "complete"), tuple);
+        },
+        py::arg("some") = !opdefs::LinalgQrAttrs{}.complete);
+  }
+  // (A, full_matrices=True): LinalgSvdAttrs' default.
+  template <typename Fn>
+  void full(bool method, const char* name, Fn f, py::object** tuple) {
+    Def(
+        method, name,
+        [f, tuple](const Tensor& a, bool full_matrices) {
+          return Result(f(a, full_matrices), tuple);
+        },
+        py::arg("full_matrices") = opdefs::LinalgSvdAttrs{}.full_matrices);
+  }
+  // (A, UPLO='L')
+  template <typename Fn>
+  void uplo(bool method, const char* name, Fn f, py::object** tuple) {
+    Def(
+        method, name,
+        [f, tuple](const Tensor& a, const std::string& uplo) { return Result(f(a, uplo), tuple); },
+        py::arg("UPLO") = "L");
+  }
+};
+
+// One row per table entry, for flow._C._linalg_table().
+struct OpRow {
+  const char *name, *out, *grad, *save;
+  py::dict (*attrs)();
+};
+struct ApiRow {
+  const char *name, *kind, *sig, *result, *entry;
+};
+#define OFL_LINALG_METHOD_fn_method true
+#define OFL_LINALG_METHOD_private false
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_LINALG_API(...)
+#define OFL_LINALG(name, Name, Attrs, out, grad, save) \
+  {#name, #out, #grad, #save, &AttrsDict<opdefs::Attrs>},
+const OpRow kOpRows[] = {
+#include "oneflow_like/opdefs/linalg.def"
+};
+#undef OFL_LINALG
+#undef OFL_LINALG_API
+#define OFL_LINALG(...)
+#define OFL_LINALG_API(pyname, kind, sig, result, entry) {#pyname, #kind, #sig, #result, #entry},
+const ApiRow kApiRows[] = {
+#include "oneflow_like/opdefs/linalg.def"
+};
+#undef OFL_LINALG_API
+// clang-format on
 
 void BindLinalg(py::module_& m, TensorClass& cls) {
-  g_slogdet =
-      new py::object(py::module_::import("collections")
-                         .attr("namedtuple")("slogdet", py::make_tuple("sign", "logabsdet")));
-  g_eigh = new py::object(
-      py::module_::import("collections")
-          .attr("namedtuple")("eigh", py::make_tuple("eigenvalues", "eigenvectors")));
-  g_qr = new py::object(
-      py::module_::import("collections").attr("namedtuple")("qr", py::make_tuple("Q", "R")));
-  auto qr = [](const Tensor& a, const std::string& mode) {
-    auto r = Unwrap(F::LinalgQr(a, mode));
-    return (*g_qr)(r.first, r.second);
-  };
-  m.def("_linalg_qr", qr, py::arg("A"), py::arg("mode") = "reduced");
-  g_svd = new py::object(
-      py::module_::import("collections").attr("namedtuple")("svd", py::make_tuple("U", "S", "Vh")));
-  m.def(
-      "_linalg_svd",
-      [](const Tensor& a, bool full_matrices) {
-        auto r = Unwrap(F::LinalgSvd(a, full_matrices));
-        return (*g_svd)(std::get<0>(r), std::get<1>(r), std::get<2>(r));
-      },
-      py::arg("A"), py::arg("full_matrices") = true);
-  // torch.qr(input, some=True): some=False is mode "complete".
-  auto qr_some = [qr](const Tensor& a, bool some) { return qr(a, some ? "reduced" : "complete"); };
-  m.def("qr", qr_some, py::arg("input"), py::arg("some") = true);
-  cls.def("qr", qr_some, py::arg("some") = true);
-  m.def(
-      "_linalg_eigh",
-      [](const Tensor& a, const std::string& uplo) {
-        auto r = Unwrap(F::LinalgEigh(a, uplo));
-        return (*g_eigh)(r.first, r.second);
-      },
-      py::arg("A"), py::arg("UPLO") = "L");
-  auto slogdet = [](const Tensor& a) {
-    auto r = Unwrap(F::LinalgSlogdet(a));
-    return (*g_slogdet)(r.first, r.second);
-  };
-  auto det = [](const Tensor& a) { return Unwrap(F::LinalgDet(a)); };
-  auto logdet = [](const Tensor& a) { return Unwrap(F::Logdet(a)); };
-  auto inverse = [](const Tensor& a) { return Unwrap(F::LinalgInv(a)); };
-  auto cholesky = [](const Tensor& a, bool upper) { return Unwrap(F::LinalgCholesky(a, upper)); };
-  auto def_both = [&](const char* name, auto fn, auto... extra) {
-    m.def(name, fn, py::arg("input"), extra...);
-    cls.def(name, fn, extra...);
-  };
-  def_both("slogdet", slogdet);
-  def_both("det", det);
-  def_both("logdet", logdet);
-  def_both("inverse", inverse);
-  def_both("cholesky", cholesky, py::arg("upper") = false);
-  m.def("_linalg_cholesky", cholesky, py::arg("A"), py::arg("upper") = false);
-  m.def("_linalg_inv", inverse, py::arg("A"));
-  m.def("_linalg_det", det, py::arg("A"));
-  m.def("_linalg_slogdet", slogdet, py::arg("A"));
-  m.def(
-      "_linalg_solve",
-      [](const Tensor& a, const Tensor& b, bool left) {
-        return Unwrap(F::LinalgSolve(a, b, left));
-      },
-      py::arg("A"), py::arg("B"), py::arg("left") = true);
+  py::object namedtuple = py::module_::import("collections").attr("namedtuple");
+  g_slogdet = new py::object(namedtuple("slogdet", py::make_tuple("sign", "logabsdet")));
+  g_eigh = new py::object(namedtuple("eigh", py::make_tuple("eigenvalues", "eigenvectors")));
+  g_qr = new py::object(namedtuple("qr", py::make_tuple("Q", "R")));
+  g_svd = new py::object(namedtuple("svd", py::make_tuple("U", "S", "Vh")));
+  LinalgBinder b{m, cls};
+  // clang-format off
+#define OFL_LINALG_API(pyname, kind, sig, result, entry) \
+  b.sig(OFL_LINALG_METHOD_##kind, #pyname, F::entry, &g_##result);
+#include "oneflow_like/opdefs/linalg.def"
+#undef OFL_LINALG_API
+#undef OFL_LINALG
+#undef OFL_ATTRS
+  // clang-format on
+  m.def("_linalg_table", [] {
+    py::list ops, apis;
+    for (const OpRow& r : kOpRows)
+      ops.append(py::dict(py::arg("name") = r.name, py::arg("out") = r.out,
+                          py::arg("grad") = r.grad, py::arg("save") = r.save,
+                          py::arg("attrs") = r.attrs()));
+    for (const ApiRow& r : kApiRows)
+      apis.append(py::dict(py::arg("name") = r.name, py::arg("kind") = r.kind,
+                           py::arg("sig") = r.sig, py::arg("result") = r.result,
+                           py::arg("entry") = r.entry));
+    return py::dict(py::arg("ops") = ops, py::arg("apis") = apis);
+  });
 }
 
 }  // namespace

@@ -1,27 +1,93 @@
-// Bindings of the fused recurrent cells (private: nn/modules/rnn.py calls them):
-// _C._fused_lstm_cell(gates, c) -> (h', c') and _C._fused_gru_cell(xw, gh, h) -> h'.
+// Bindings of the fused recurrent cells, generated from oneflow_like/opdefs/rnn.def (private:
+// nn/modules/rnn.py calls them): one function per OFL_RNN_API line, _C._fused_lstm_cell(gates, c)
+// -> (h', c') and _C._fused_gru_cell(xw, gh, h) -> h'; plus flow._C._rnn_table() for the op-table
+// tests.
+#include "oneflow_like/opdefs/rnn.h"
 #include "oneflow_like/ops/rnn.h"
 #include "python/csrc/binding.h"
+#include "python/csrc/op_tables_py.h"
 
 namespace oneflow_like {
 namespace python {
 namespace {
 namespace F = functional;
 
+// One binder per sig column.
+struct RnnBinder {
+  py::module_& m;
+  // (gates, c) -> (h', c')
+  template <typename Fn>
+  void lstm(const char* name, Fn f) {
+    m.def(
+        name,
+        [f](const Tensor& gates, const Tensor& c) {
+          auto hc = Unwrap(f(gates, c));
+          return py::make_tuple(hc.first, hc.second);
+        },
+        py::arg("gates"), py::arg("c"));
+  }
+  // (xw, gh, h) -> h'
+  template <typename Fn>
+  void gru(const char* name, Fn f) {
+    m.def(
+        name,
+        [f](const Tensor& xw, const Tensor& gh, const Tensor& h) { return Unwrap(f(xw, gh, h)); },
+        py::arg("xw"), py::arg("gh"), py::arg("h"));
+  }
+};
+
+// One row per table entry, for flow._C._rnn_table().
+struct OpRow {
+  const char *name, *out, *grad, *save;
+  int gates;
+  py::dict (*attrs)();
+};
+struct ApiRow {
+  const char *name, *sig, *entry;
+};
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_RNN_API(...)
+#define OFL_RNN(name, Name, Attrs, gates, out, grad, save) \
+  {#name, #out, #grad, #save, gates, &AttrsDict<opdefs::Attrs>},
+#define OFL_RNN_GRAD(name, Name, Attrs, out) \
+  {#name, #out, "NoGrad", "none", 0, &AttrsDict<opdefs::Attrs>},
+const OpRow kOpRows[] = {
+#include "oneflow_like/opdefs/rnn.def"
+};
+#undef OFL_RNN
+#undef OFL_RNN_GRAD
+#undef OFL_RNN_API
+#define OFL_RNN(...)
+#define OFL_RNN_GRAD(...)
+#define OFL_RNN_API(pyname, sig, entry) {#pyname, #sig, #entry},
+const ApiRow kApiRows[] = {
+#include "oneflow_like/opdefs/rnn.def"
+};
+#undef OFL_RNN_API
+// clang-format on
+
 void BindRnn(py::module_& m, TensorClass&) {
-  m.def(
-      "_fused_lstm_cell",
-      [](const Tensor& gates, const Tensor& c) {
-        auto hc = Unwrap(F::LstmCellFused(gates, c));
-        return py::make_tuple(hc.first, hc.second);
-      },
-      py::arg("gates"), py::arg("c"));
-  m.def(
-      "_fused_gru_cell",
-      [](const Tensor& xw, const Tensor& gh, const Tensor& h) {
-        return Unwrap(F::GruCellFused(xw, gh, h));
-      },
-      py::arg("xw"), py::arg("gh"), py::arg("h"));
+  RnnBinder b{m};
+  // clang-format off
+#define OFL_RNN_API(pyname, sig, entry) b.sig(#pyname, F::entry);
+#include "oneflow_like/opdefs/rnn.def"
+#undef OFL_RNN_API
+#undef OFL_RNN_GRAD
+#undef OFL_RNN
+#undef OFL_ATTRS
+  // clang-format on
+  m.def("_rnn_table", [] {
+    py::list ops, apis;
+    for (const OpRow& r : kOpRows)
+      ops.append(py::dict(py::arg("name") = r.name, py::arg("gates") = r.gates,
+                          py::arg("out") = r.out, py::arg("grad") = r.grad,
+                          py::arg("save") = r.save, py::arg("attrs") = r.attrs()));
+    for (const ApiRow& r : kApiRows)
+      apis.append(
+          py::dict(py::arg("name") = r.name, py::arg("sig") = r.sig, py::arg("entry") = r.entry));
+    return py::dict(py::arg("ops") = ops, py::arg("apis") = apis);
+  });
 }
 
 }  // namespace

@@ -1,15 +1,247 @@
-// Bindings of the shape family (functions and Tensor methods), PyTorch signatures.
+// Bindings of the shape family, generated from oneflow_like/opdefs/shape.def where the signature is
+// regular: one Python function (and, kind fn_method, Tensor method) per OFL_SHAPE_API line, with
+// the PyTorch signature of its sig column and defaults from the attribute structs; plus
+// flow._C._shape_table() for the op-table tests. The view ops' variadic or positional-only
+// signatures (reshape/view, expand, permute, transpose, t, T, *_as, repeat) are hand-written below
+// the table's.
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "oneflow_like/opdefs/shape.h"
 #include "oneflow_like/ops/shape_ops.h"
 #include "python/csrc/binding.h"
+#include "python/csrc/op_tables_py.h"
 
 namespace oneflow_like {
 namespace python {
 namespace {
 namespace F = functional;
 
+// What a call returns: a tensor, or a tuple for an entry returning several.
+Tensor Result(StatusOr<Tensor>&& r) {
+  return Unwrap(std::move(r));
+}
+py::tuple Result(StatusOr<TensorList>&& r) {
+  TensorList ts = Unwrap(std::move(r));
+  py::tuple t(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) t[i] = py::cast(ts[i]);
+  return t;
+}
+
+// One binder per sig column: flow.name(input, ...) and, when `method` (kind fn_method),
+// Tensor.name(...).
+struct ShapeBinder {
+  py::module_& m;
+  TensorClass& cls;
+  template <typename Fn, typename... Extra>
+  void Def(bool method, const char* name, Fn fn, Extra... extra) {
+    m.def(name, fn, py::arg("input"), extra...);
+    if (method) cls.def(name, fn, extra...);
+  }
+  // (input, dim)
+  template <typename Fn>
+  void dim(bool method, const char* name, Fn f) {
+    Def(
+        method, name, [f](const Tensor& x, int64_t dim) { return Result(f(x, dim)); },
+        py::arg("dim"));
+  }
+  // (input, dim=None): None is every size-1 dim; an int or a sequence.
+  template <typename Fn>
+  void opt_dims(bool method, const char* name, Fn f) {
+    Def(
+        method, name,
+        [f](const Tensor& x, py::object dim) {
+          return Result(f(x, dim.is_none() ? std::vector<int64_t>{} : ParseIntList(dim)));
+        },
+        py::arg("dim") = py::none());
+  }
+  // (input, start_dim=0, end_dim=-1)
+  template <typename Fn>
+  void flatten(bool method, const char* name, Fn f) {
+    Def(
+        method, name, [f](const Tensor& x, int64_t s, int64_t e) { return Result(f(x, s, e)); },
+        py::arg("start_dim") = 0, py::arg("end_dim") = -1);
+  }
+  // (input, dim, start, length)
+  template <typename Fn>
+  void narrow(bool method, const char* name, Fn f) {
+    Def(
+        method, name,
+        [f](const Tensor& x, int64_t d, int64_t s, int64_t n) { return Result(f(x, d, s, n)); },
+        py::arg("dim"), py::arg("start"), py::arg("length"));
+  }
+  // (input, dim, index)
+  template <typename Fn>
+  void select(bool method, const char* name, Fn f) {
+    Def(
+        method, name, [f](const Tensor& x, int64_t d, int64_t i) { return Result(f(x, d, i)); },
+        py::arg("dim"), py::arg("index"));
+  }
+  // (tensors, dim=0): CatAttrs' dim. A function only.
+  template <typename Fn>
+  void tensors(bool, const char* name, Fn f) {
+    m.def(
+        name, [f](std::vector<Tensor> xs, int64_t dim) { return Result(f(xs, dim)); },
+        py::arg("tensors"), py::arg("dim") = opdefs::CatAttrs{}.dim);
+  }
+  // (tensor, split_size_or_sections, dim=0), Tensor.split(split_size, dim=0): an int gives pieces
+  // of that size (every), a sequence the sizes (f).
+  template <typename Fn, typename Every>
+  void split(bool method, const char* name, Fn f, Every every) {
+    auto fn = [f, every](const Tensor& x, py::object sizes, int64_t dim) {
+      if (PyLong_Check(sizes.ptr())) return Result(every(x, py::cast<int64_t>(sizes), dim));
+      return Result(f(x, ParseIntList(sizes), dim));
+    };
+    m.def(name, fn, py::arg("tensor"), py::arg("split_size_or_sections"), py::arg("dim") = 0);
+    if (method) cls.def(name, fn, py::arg("split_size"), py::arg("dim") = 0);
+  }
+  // (input, chunks, dim=0)
+  template <typename Fn>
+  void chunk(bool method, const char* name, Fn f) {
+    Def(
+        method, name,
+        [f](const Tensor& x, int64_t chunks, int64_t dim) { return Result(f(x, chunks, dim)); },
+        py::arg("chunks"), py::arg("dim") = 0);
+  }
+  // (input, dim=0)
+  template <typename Fn>
+  void unbind(bool method, const char* name, Fn f) {
+    Def(
+        method, name, [f](const Tensor& x, int64_t dim) { return Result(f(x, dim)); },
+        py::arg("dim") = 0);
+  }
+  // (input, dims), Tensor.flip(*dims): x.flip(1), x.flip([0, 1]) and x.flip(0, 1).
+  template <typename Fn>
+  void flip(bool method, const char* name, Fn f) {
+    auto fn = [f](const Tensor& x, py::object dims) { return Result(f(x, ParseIntList(dims))); };
+    m.def(name, fn, py::arg("input"), py::arg("dims"));
+    if (!method) return;
+    cls.def(name, [fn](const Tensor& x, py::args dims) {
+      // py::object on both sides: a bare int must not be converted to the args tuple type
+      return fn(x, dims.size() == 1 ? py::object(dims[0]) : py::object(dims));
+    });
+  }
+  // (input, shifts, dims=None): None rolls the flattened tensor.
+  template <typename Fn>
+  void roll(bool method, const char* name, Fn f) {
+    Def(
+        method, name,
+        [f](const Tensor& x, py::object shifts, py::object dims) {
+          return Result(f(x, ParseIntList(shifts),
+                          dims.is_none() ? std::vector<int64_t>{} : ParseIntList(dims)));
+        },
+        py::arg("shifts"), py::arg("dims") = py::none());
+  }
+  // (input, diagonal=0): TrilAttrs' diagonal.
+  template <typename Fn>
+  void diagonal(bool method, const char* name, Fn f) {
+    Def(
+        method, name, [f](const Tensor& x, int64_t k) { return Result(f(x, k)); },
+        py::arg("diagonal") = opdefs::TrilAttrs{}.diagonal);
+  }
+  // (input, size, stride, storage_offset=None) over a contiguous input; the offset is in storage
+  // elements as in PyTorch (it may not precede the input's own offset; None: AsStridedAttrs'
+  // offset past it).
+  template <typename Fn>
+  void as_strided(bool method, const char* name, Fn f) {
+    std::string op = name;
+    Def(
+        method, name,
+        [op, f](const Tensor& x, py::object size, py::object stride, py::object storage_offset) {
+          int64_t off = storage_offset.is_none() ? opdefs::AsStridedAttrs{}.offset
+                                                 : py::cast<int64_t>(storage_offset) - x.offset();
+          if (off < 0)
+            throw py::index_error("[" + op + "] storage_offset " +
+                                  std::to_string(py::cast<int64_t>(storage_offset)) +
+                                  " precedes the input's offset " + std::to_string(x.offset()));
+          auto st = ParseIntList(stride);
+          return Result(f(x, Shape(absl::MakeConstSpan(ParseIntList(size))),
+                          DimVector(st.begin(), st.end()), off));
+        },
+        py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
+  }
+  // (input, pad, mode='constant', value=None): None is PadAttrs' value.
+  template <typename Fn>
+  void pad(bool method, const char* name, Fn f) {
+    Def(
+        method, name,
+        [f](const Tensor& x, py::object pad, const std::string& mode, py::object value) {
+          return Result(f(x, ParseIntList(pad), mode,
+                          value.is_none() ? opdefs::PadAttrs{}.value : py::cast<double>(value)));
+        },
+        py::arg("pad"), py::arg("mode") = "constant", py::arg("value") = py::none());
+  }
+};
+
+// One row per table entry, for flow._C._shape_table().
+struct OpRow {
+  const char *name, *out, *view, *grad, *save, *layout, *lowp;
+  py::dict (*attrs)();
+};
+struct ApiRow {
+  const char *name, *kind, *sig, *entry;
+};
+// The kind column: fn_method also defines the Tensor method.
+#define OFL_SHAPE_METHOD_fn_method true
+#define OFL_SHAPE_METHOD_fn false
+// The entries a sig's binder takes: split's sizes and size variants; one entry elsewhere.
+#define OFL_SHAPE_ENTRIES_split(entry) F::entry, F::entry##Every
+#define OFL_SHAPE_ENTRIES_dim(entry) F::entry
+#define OFL_SHAPE_ENTRIES_opt_dims(entry) F::entry
+#define OFL_SHAPE_ENTRIES_flatten(entry) F::entry
+#define OFL_SHAPE_ENTRIES_narrow(entry) F::entry
+#define OFL_SHAPE_ENTRIES_select(entry) F::entry
+#define OFL_SHAPE_ENTRIES_tensors(entry) F::entry
+#define OFL_SHAPE_ENTRIES_chunk(entry) F::entry
+#define OFL_SHAPE_ENTRIES_unbind(entry) F::entry
+#define OFL_SHAPE_ENTRIES_flip(entry) F::entry
+#define OFL_SHAPE_ENTRIES_roll(entry) F::entry
+#define OFL_SHAPE_ENTRIES_diagonal(entry) F::entry
+#define OFL_SHAPE_ENTRIES_as_strided(entry) F::entry
+#define OFL_SHAPE_ENTRIES_pad(entry) F::entry
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_SHAPE_API(...)
+#define OFL_SHAPE(name, Name, Attrs, out, view, grad, save, layout, lowp) \
+  {#name, #out, #view, #grad, #save, #layout, #lowp, &AttrsDict<opdefs::Attrs>},
+const OpRow kOpRows[] = {
+#include "oneflow_like/opdefs/shape.def"
+};
+#undef OFL_SHAPE
+#undef OFL_SHAPE_API
+#define OFL_SHAPE(...)
+#define OFL_SHAPE_API(pyname, kind, sig, entry) {#pyname, #kind, #sig, #entry},
+const ApiRow kApiRows[] = {
+#include "oneflow_like/opdefs/shape.def"
+};
+#undef OFL_SHAPE_API
+// clang-format on
+
 void BindShape(py::module_& m, TensorClass& cls) {
+  ShapeBinder b{m, cls};
+  // clang-format off
+#define OFL_SHAPE_API(pyname, kind, sig, entry) \
+  b.sig(OFL_SHAPE_METHOD_##kind, #pyname, OFL_SHAPE_ENTRIES_##sig(entry));
+#include "oneflow_like/opdefs/shape.def"
+#undef OFL_SHAPE_API
+#undef OFL_SHAPE
+#undef OFL_ATTRS
+  // clang-format on
+  m.def("_shape_table", [] {
+    py::list ops, apis;
+    for (const OpRow& r : kOpRows)
+      ops.append(py::dict(py::arg("name") = r.name, py::arg("out") = r.out,
+                          py::arg("view") = r.view, py::arg("grad") = r.grad,
+                          py::arg("save") = r.save, py::arg("layout") = r.layout,
+                          py::arg("lowp") = r.lowp, py::arg("attrs") = r.attrs()));
+    for (const ApiRow& r : kApiRows)
+      apis.append(py::dict(py::arg("name") = r.name, py::arg("kind") = r.kind,
+                           py::arg("sig") = r.sig, py::arg("entry") = r.entry));
+    return py::dict(py::arg("ops") = ops, py::arg("apis") = apis);
+  });
+
+  // Hand-written: the views' variadic shapes and positional-only arguments.
   auto reshape = [](const Tensor& x, py::args shape) {
     return Unwrap(F::ReshapeInfer(x, ParseShape(shape)));
   };
@@ -43,27 +275,6 @@ void BindShape(py::module_& m, TensorClass& cls) {
     for (int64_t i = x.ndim() - 1; i >= 0; --i) p.push_back(i);
     return Unwrap(F::Permute(x, p));
   });
-
-  // squeeze/unsqueeze/flatten and the slicing views.
-  auto squeeze = [](const Tensor& x, py::object dim) {
-    return Unwrap(F::Squeeze(x, dim.is_none() ? std::vector<int64_t>{} : ParseIntList(dim)));
-  };
-  m.def("squeeze", squeeze, py::arg("input"), py::arg("dim") = py::none());
-  cls.def("squeeze", squeeze, py::arg("dim") = py::none());
-  auto unsqueeze = [](const Tensor& x, int64_t dim) { return Unwrap(F::Unsqueeze(x, dim)); };
-  m.def("unsqueeze", unsqueeze, py::arg("input"), py::arg("dim"));
-  cls.def("unsqueeze", unsqueeze, py::arg("dim"));
-  auto flatten = [](const Tensor& x, int64_t s, int64_t e) { return Unwrap(F::Flatten(x, s, e)); };
-  m.def("flatten", flatten, py::arg("input"), py::arg("start_dim") = 0, py::arg("end_dim") = -1);
-  cls.def("flatten", flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1);
-  auto narrow = [](const Tensor& x, int64_t d, int64_t s, int64_t n) {
-    return Unwrap(F::Narrow(x, d, s, n));
-  };
-  m.def("narrow", narrow, py::arg("input"), py::arg("dim"), py::arg("start"), py::arg("length"));
-  cls.def("narrow", narrow, py::arg("dim"), py::arg("start"), py::arg("length"));
-  auto select = [](const Tensor& x, int64_t d, int64_t i) { return Unwrap(F::Select(x, d, i)); };
-  m.def("select", select, py::arg("input"), py::arg("dim"), py::arg("index"));
-  cls.def("select", select, py::arg("dim"), py::arg("index"));
   cls.def("expand_as",
           [](const Tensor& x, const Tensor& other) { return Unwrap(F::Expand(x, other.shape())); });
   cls.def("view_as", [](const Tensor& x, const Tensor& other) {
@@ -72,83 +283,8 @@ void BindShape(py::module_& m, TensorClass& cls) {
   cls.def("reshape_as", [](const Tensor& x, const Tensor& other) {
     return Unwrap(F::Reshape(x, other.shape()));
   });
-
-  // Copies that join, split or rearrange.
-  auto cat = [](std::vector<Tensor> xs, int64_t dim) { return Unwrap(F::Cat(xs, dim)); };
-  for (const char* name : {"cat", "concat", "concatenate"})
-    m.def(name, cat, py::arg("tensors"), py::arg("dim") = 0);
-  m.def(
-      "stack", [](std::vector<Tensor> xs, int64_t dim) { return Unwrap(F::Stack(xs, dim)); },
-      py::arg("tensors"), py::arg("dim") = 0);
-  auto to_tuple = [](const TensorList& ts) {
-    py::tuple r(ts.size());
-    for (size_t i = 0; i < ts.size(); ++i) r[i] = py::cast(ts[i]);
-    return r;
-  };
-  auto split = [to_tuple](const Tensor& x, py::object sizes, int64_t dim) {
-    if (PyLong_Check(sizes.ptr()))
-      return to_tuple(Unwrap(F::SplitEvery(x, py::cast<int64_t>(sizes), dim)));
-    return to_tuple(Unwrap(F::Split(x, ParseIntList(sizes), dim)));
-  };
-  m.def("split", split, py::arg("tensor"), py::arg("split_size_or_sections"), py::arg("dim") = 0);
-  cls.def("split", split, py::arg("split_size"), py::arg("dim") = 0);
-  auto chunk = [to_tuple](const Tensor& x, int64_t chunks, int64_t dim) {
-    return to_tuple(Unwrap(F::Chunk(x, chunks, dim)));
-  };
-  m.def("chunk", chunk, py::arg("input"), py::arg("chunks"), py::arg("dim") = 0);
-  cls.def("chunk", chunk, py::arg("chunks"), py::arg("dim") = 0);
-  auto unbind = [to_tuple](const Tensor& x, int64_t dim) {
-    return to_tuple(Unwrap(F::Unbind(x, dim)));
-  };
-  m.def("unbind", unbind, py::arg("input"), py::arg("dim") = 0);
-  cls.def("unbind", unbind, py::arg("dim") = 0);
   cls.def("repeat",
           [](const Tensor& x, py::args sizes) { return Unwrap(F::Repeat(x, ParseShape(sizes))); });
-  auto flip = [](const Tensor& x, py::object dims) {
-    return Unwrap(F::Flip(x, ParseIntList(dims)));
-  };
-  m.def("flip", flip, py::arg("input"), py::arg("dims"));
-  cls.def("flip", [flip](const Tensor& x, py::args dims) {
-    // x.flip(1), x.flip([0, 1]) and x.flip(0, 1) (py::object on both sides: a bare int must not
-    // be converted to the args tuple type)
-    return flip(x, dims.size() == 1 ? py::object(dims[0]) : py::object(dims));
-  });
-  auto roll = [](const Tensor& x, py::object shifts, py::object dims) {
-    return Unwrap(F::Roll(x, ParseIntList(shifts),
-                          dims.is_none() ? std::vector<int64_t>{} : ParseIntList(dims)));
-  };
-  m.def("roll", roll, py::arg("input"), py::arg("shifts"), py::arg("dims") = py::none());
-  cls.def("roll", roll, py::arg("shifts"), py::arg("dims") = py::none());
-  auto tril = [](const Tensor& x, int64_t k) { return Unwrap(F::Tril(x, k)); };
-  auto triu = [](const Tensor& x, int64_t k) { return Unwrap(F::Triu(x, k)); };
-  m.def("tril", tril, py::arg("input"), py::arg("diagonal") = 0);
-  m.def("triu", triu, py::arg("input"), py::arg("diagonal") = 0);
-  cls.def("tril", tril, py::arg("diagonal") = 0).def("triu", triu, py::arg("diagonal") = 0);
-  // as_strided(input, size, stride, storage_offset=None) over a contiguous input; the offset is
-  // in storage elements as in PyTorch (it may not precede the input's own offset).
-  auto as_strided = [](const Tensor& x, py::object size, py::object stride,
-                       py::object storage_offset) {
-    int64_t off = storage_offset.is_none() ? 0 : py::cast<int64_t>(storage_offset) - x.offset();
-    if (off < 0)
-      throw py::index_error("[as_strided] storage_offset " +
-                            std::to_string(py::cast<int64_t>(storage_offset)) +
-                            " precedes the input's offset " + std::to_string(x.offset()));
-    auto st = ParseIntList(stride);
-    return Unwrap(F::AsStrided(x, Shape(absl::MakeConstSpan(ParseIntList(size))),
-                               DimVector(st.begin(), st.end()), off));
-  };
-  m.def("as_strided", as_strided, py::arg("input"), py::arg("size"), py::arg("stride"),
-        py::arg("storage_offset") = py::none());
-  cls.def("as_strided", as_strided, py::arg("size"), py::arg("stride"),
-          py::arg("storage_offset") = py::none());
-  m.def(
-      "pad",
-      [](const Tensor& x, py::object pad, const std::string& mode, py::object value) {
-        return Unwrap(
-            F::Pad(x, ParseIntList(pad), mode, value.is_none() ? 0.0 : py::cast<double>(value)));
-      },
-      py::arg("input"), py::arg("pad"), py::arg("mode") = "constant",
-      py::arg("value") = py::none());
 }
 
 }  // namespace

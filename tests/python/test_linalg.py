@@ -229,3 +229,103 @@ def test_matches_torch_linalg(name, fn, arrays):
 def test_missing_orders_raise():
     with pytest.raises(RuntimeError, match="must be 1-D or 2-D"):
         flow.linalg.norm(flow.ones(2, 2, 2), 1)
+
+
+# ---- the linalg table (oneflow_like/opdefs/linalg.def) -------------------------------------------
+# Its APIs are tested above: torch's top-level functions and Tensor methods (kind fn_method) and
+# the private _C._linalg_* entries flow.linalg wraps (kind private), per sig and result column.
+LINALG_APIS = {
+    "_linalg_cholesky": ("private", "upper", "tensor"),
+    "_linalg_det": ("private", "a", "tensor"),
+    "_linalg_eigh": ("private", "uplo", "eigh"),
+    "_linalg_inv": ("private", "a", "tensor"),
+    "_linalg_qr": ("private", "mode", "qr"),
+    "_linalg_slogdet": ("private", "a", "slogdet"),
+    "_linalg_solve": ("private", "solve", "tensor"),
+    "_linalg_svd": ("private", "full", "svd"),
+    "cholesky": ("fn_method", "upper", "tensor"),
+    "det": ("fn_method", "a", "tensor"),
+    "inverse": ("fn_method", "a", "tensor"),
+    "logdet": ("fn_method", "a", "tensor"),
+    "qr": ("fn_method", "some", "qr"),
+    "slogdet": ("fn_method", "a", "slogdet"),
+}
+LINALG_SIG_ARGS = {  # after the first argument (input, or A for the private entries)
+    "a": [],
+    "upper": ["upper"],
+    "solve": ["B", "left"],
+    "mode": ["mode"],
+    "some": ["some"],
+    "full": ["full_matrices"],
+    "uplo": ["UPLO"],
+}
+LINALG_FIELDS = {
+    "slogdet": ("sign", "logabsdet"),
+    "eigh": ("eigenvalues", "eigenvectors"),
+    "qr": ("Q", "R"),
+    "svd": ("U", "S", "Vh"),
+}
+
+
+def _signature_args(fn, name):
+    """The argument names in a pybind11 docstring's first line `name(a: T, *, b: T = d) -> R`."""
+    line = fn.__doc__.splitlines()[0]
+    assert line.startswith(name + "(") and ") -> " in line, line
+    inner = line[len(name) + 1 : line.rindex(") -> ")]
+    return [p.split(":")[0].strip() for p in inner.split(", ")]
+
+
+def test_every_linalg_api_is_declared_once_with_the_table_defaults():
+    table = flow._C._linalg_table()
+    apis = {a["name"]: (a["kind"], a["sig"], a["result"]) for a in table["apis"]}
+    assert len(apis) == len(table["apis"]) and apis == LINALG_APIS
+    ops = {o["name"]: o for o in table["ops"]}
+    assert len(ops) == len(table["ops"]) == 7
+    assert all(name.startswith("linalg_") for name in ops)
+    assert ops["linalg_qr"]["attrs"] == {"complete": False}
+    assert ops["linalg_svd"]["attrs"] == {"full_matrices": True}
+    for name in ("linalg_inv", "linalg_cholesky", "linalg_slogdet", "linalg_solve", "linalg_eigh"):
+        assert ops[name]["attrs"] == {}
+    # the gradients read the outputs, but slogdet's (the input's inverse) and solve's (both)
+    assert ops["linalg_slogdet"]["save"] == "inputs" and ops["linalg_solve"]["save"] == "both"
+    assert ops["linalg_svd"]["save"] == "outputs" and ops["linalg_svd"]["out"] == "svd"
+    a = flow.tensor(SPD[0])
+    for name, (kind, sig, result) in LINALG_APIS.items():
+        first = "input" if kind == "fn_method" else "A"
+        args = LINALG_SIG_ARGS[sig]
+        assert _signature_args(getattr(flow._C, name), name) == [first] + args
+        if kind == "fn_method":
+            assert _signature_args(getattr(flow.Tensor, name), name) == ["self"] + args
+        if sig in ("a", "upper", "mode", "some", "full", "uplo"):  # the result column's type
+            r = getattr(flow._C, name)(a)
+            if result == "tensor":
+                assert isinstance(r, flow.Tensor), name
+            else:
+                assert type(r).__name__ == result and r._fields == LINALG_FIELDS[result], name
+    # the defaults of op attributes are the structs'
+    complete, full = (
+        ops["linalg_qr"]["attrs"]["complete"],
+        ops["linalg_svd"]["attrs"]["full_matrices"],
+    )
+    assert f"full_matrices: bool = {full}" in flow._C._linalg_svd.__doc__
+    assert ("mode: str = 'complete'" if complete else "mode: str = 'reduced'") in (
+        flow._C._linalg_qr.__doc__
+    )
+    assert f"some: bool = {not complete}" in flow._C.qr.__doc__
+    assert f"some: bool = {not complete}" in flow.Tensor.qr.__doc__
+    b = flow.tensor(np.random.default_rng(1).standard_normal((3, 5)))
+    assert tuple(flow._C._linalg_svd(b).Vh.shape) == ((5, 5) if full else (3, 5))
+    assert tuple(flow._C.qr(b.t()).Q.shape) == ((5, 5) if complete else (5, 3))
+
+
+def test_linalg_api_errors_name_the_op():
+    with pytest.raises(TypeError, match=r"_linalg_solve\(\): incompatible function arguments"):
+        flow._C._linalg_solve(flow.eye(2), 1.0)
+    with pytest.raises(TypeError, match=r"cholesky\(\): incompatible function arguments"):
+        flow.eye(2).cholesky([1])
+    with pytest.raises(ValueError, match=r"linalg\.qr: mode must be 'reduced', 'complete' or 'r'"):
+        flow._C._linalg_qr(flow.eye(2), "full")
+    with pytest.raises(ValueError, match=r"linalg\.eigh: UPLO must be 'L' or 'U'"):
+        flow._C._linalg_eigh(flow.eye(2), "X")
+    with pytest.raises(ValueError, match=r"logdet: A must be batches of square matrices"):
+        flow.zeros(2, 3).logdet()

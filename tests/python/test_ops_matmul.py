@@ -1,5 +1,7 @@
 """Linear algebra family: matmul (NumPy semantics), mm, bmm, addmm, linear; forward in f32/f64
 against float64 NumPy and backward against numerical gradients."""
+import re
+
 import numpy as np
 import pytest
 
@@ -149,6 +151,68 @@ def test_errors_name_op_and_shapes():
         flow.linear(flow.zeros(2, 3), flow.zeros(4, 5))
     with pytest.raises(ValueError, match=r"\[matmul\] bias"):
         flow.addmm(flow.zeros(4), flow.zeros(2, 3), flow.zeros(3, 5))
+
+
+# ---- the matmul table (oneflow_like/opdefs/matmul.def) -------------------------------------------
+# Its APIs are tested above: every name is a Python function and, kind fn_method, a Tensor method
+# with the PyTorch signature of its sig; all run the one op, matmul.
+MATMUL_APIS = {
+    "addmm": ("fn_method", "addmm"),
+    "bmm": ("fn_method", "mat2"),
+    "linear": ("fn", "linear"),
+    "matmul": ("fn_method", "other"),
+    "mm": ("fn_method", "mat2"),
+}
+MATMUL_SIG_ARGS = {  # the function's arguments; its Tensor method's take self for the first
+    "other": ["input", "other"],
+    "mat2": ["input", "mat2"],
+    "addmm": ["input", "mat1", "mat2", "*", "beta", "alpha"],
+    "linear": ["input", "weight", "bias"],
+}
+
+
+def _signature_args(fn, name):
+    """The argument names in a pybind11 docstring's first line `name(a: T, *, b: T = d) -> R`."""
+    line = fn.__doc__.splitlines()[0]
+    assert line.startswith(name + "(") and ") -> " in line, line
+    inner = line[len(name) + 1 : line.rindex(") -> ")]
+    return [p.split(":")[0].strip() for p in inner.split(", ")]
+
+
+def test_every_matmul_api_is_declared_once_with_the_table_defaults():
+    table = flow._C._matmul_table()
+    apis = {a["name"]: (a["kind"], a["sig"]) for a in table["apis"]}
+    assert len(apis) == len(table["apis"]) and apis == MATMUL_APIS
+    assert [a["entry"] for a in table["apis"] if a["name"] == "mm"] == ["Mm"]
+    (op,) = table["ops"]
+    assert op["name"] == "matmul" and op["grad"] == "MatmulGrad" and op["save"] == "inputs"
+    assert op["layout"] == "strided" and op["lowp"] == "cpu"
+    assert op["attrs"] == {"alpha": 1.0, "beta": 0.0}  # beta 0: no bias term
+    for name, (kind, sig) in MATMUL_APIS.items():
+        args = MATMUL_SIG_ARGS[sig]
+        assert _signature_args(getattr(flow._C, name), name) == args
+        if kind == "fn_method":
+            assert _signature_args(getattr(flow.Tensor, name), name) == ["self"] + args[1:]
+    # alpha's default is the struct's; beta's is PyTorch's (the input term in full)
+    alpha = op["attrs"]["alpha"]
+    for fn in (flow._C.addmm, flow.Tensor.addmm):
+        assert f"beta: float = 1.0, alpha: float = {alpha}" in fn.__doc__
+    assert re.search(r"bias: Optional\[\S*Tensor\] = None\)", flow._C.linear.__doc__)
+    i, a, b = flow.ones(2, 2), flow.ones(2, 3), flow.ones(3, 2)
+    np.testing.assert_allclose(flow._C.addmm(i, a, b).numpy(), np.full((2, 2), 4.0))
+    # Tensor.matmul takes what @ takes (a nested list becomes a tensor like self)
+    np.testing.assert_allclose(a.matmul([[1.0], [1.0], [1.0]]).numpy(), [[3.0], [3.0]])
+
+
+def test_matmul_api_errors_name_the_op():
+    with pytest.raises(TypeError, match=r"mm\(\): incompatible function arguments"):
+        flow._C.mm(flow.zeros(2, 2), 3)
+    with pytest.raises(TypeError, match=r"addmm\(\): incompatible function arguments"):
+        flow.zeros(2, 2).addmm(flow.zeros(2, 2), flow.zeros(2, 2), 1.0)  # beta is keyword-only
+    with pytest.raises(ValueError, match=r"\[bmm\] expected 3-D tensors"):
+        flow.zeros(2, 2).bmm(flow.zeros(2, 2))
+    with pytest.raises(ValueError, match=r"\[linear\] bias f32\[3\] does not match"):
+        flow._C.linear(flow.zeros(2, 3), flow.zeros(4, 3), flow.zeros(3))
 
 
 # f32 products large enough for kernels/cpu/gemm.h's real implementations (the cases above are

@@ -371,3 +371,119 @@ def test_index_api_errors_name_the_op():
         x.masked_fill_(flow.zeros(4), 1.0)
     with pytest.raises(ValueError, match=r"\[scatter_add\] index .* must have as many dims"):
         x.scatter_add(0, idx([0]), flow.ones(3, 4))
+
+
+# ---- the shape table (oneflow_like/opdefs/shape.def) ---------------------------------------------
+# Its APIs are tested above; every name in it is a Python function and, kind fn_method, a Tensor
+# method with the PyTorch signature of its sig. The views' variadic methods (reshape, view, expand,
+# permute, ...) are hand-written and tested above and in test_tensor_api.py.
+SHAPE_APIS = {
+    "as_strided": ("fn_method", "as_strided"),
+    "cat": ("fn", "tensors"),
+    "chunk": ("fn_method", "chunk"),
+    "concat": ("fn", "tensors"),
+    "concatenate": ("fn", "tensors"),
+    "flatten": ("fn_method", "flatten"),
+    "flip": ("fn_method", "flip"),
+    "narrow": ("fn_method", "narrow"),
+    "pad": ("fn", "pad"),
+    "roll": ("fn_method", "roll"),
+    "select": ("fn_method", "select"),
+    "split": ("fn_method", "split"),
+    "squeeze": ("fn_method", "opt_dims"),
+    "stack": ("fn", "tensors"),
+    "tril": ("fn_method", "diagonal"),
+    "triu": ("fn_method", "diagonal"),
+    "unbind": ("fn_method", "unbind"),
+    "unsqueeze": ("fn_method", "dim"),
+}
+SHAPE_SIG_ARGS = {  # the function's arguments; its Tensor method's take self for the first
+    "dim": ["input", "dim"],
+    "opt_dims": ["input", "dim"],
+    "flatten": ["input", "start_dim", "end_dim"],
+    "narrow": ["input", "dim", "start", "length"],
+    "select": ["input", "dim", "index"],
+    "tensors": ["tensors", "dim"],
+    "split": ["tensor", "split_size_or_sections", "dim"],
+    "chunk": ["input", "chunks", "dim"],
+    "unbind": ["input", "dim"],
+    "flip": ["input", "dims"],
+    "roll": ["input", "shifts", "dims"],
+    "diagonal": ["input", "diagonal"],
+    "as_strided": ["input", "size", "stride", "storage_offset"],
+    "pad": ["input", "pad", "mode", "value"],
+}
+SHAPE_METHOD_ARGS = {"split": ["self", "split_size", "dim"], "flip": ["self", "*args"]}
+SHAPE_VIEWS = [
+    "as_strided",
+    "expand",
+    "permute",
+    "reshape",
+    "select",
+    "slice",
+    "squeeze",
+    "unsqueeze",
+]
+
+
+def test_every_shape_api_is_declared_once_with_the_table_defaults():
+    table = flow._C._shape_table()
+    apis = {a["name"]: (a["kind"], a["sig"]) for a in table["apis"]}
+    assert len(apis) == len(table["apis"]) and apis == SHAPE_APIS
+    ops = {o["name"]: o for o in table["ops"]}
+    assert len(ops) == len(table["ops"]) == 13
+    assert sorted(n for n, o in ops.items() if o["view"] != "none") == SHAPE_VIEWS
+    for name, op in ops.items():
+        assert op["grad"] != "NoGrad"
+        # views run no kernel; the copies' CPU kernels take f16/bf16
+        assert op["lowp"] == ("none" if op["view"] != "none" else "cpu"), name
+        # a view carries its input's shape, so its gradient saves nothing
+        if "in_shape" in op["attrs"]:
+            assert op["save"] == "none" and op["attrs"]["in_shape"] == [], name
+    assert ops["reshape"]["save"] == ops["expand"]["save"] == "inputs"
+    assert ops["tril"]["attrs"] == {"diagonal": 0, "upper": False}
+    assert ops["tril"]["layout"] == "contiguous" and ops["cat"]["layout"] == "strided"
+    assert ops["cat"]["attrs"] == {"dim": 0, "sizes": []}
+    assert ops["pad"]["attrs"] == {"pads": [], "value": 0.0, "in_shape": []}
+    assert ops["slice"]["attrs"] == {"dim": 0, "start": 0, "length": 0, "step": 1, "in_shape": []}
+    # the attribute order the op calls carry (as_strided_scatter's in_shape first)
+    assert list(ops["as_strided"]["attrs"]) == ["shape", "strides", "offset", "in_shape"]
+    assert list(ops["as_strided_scatter"]["attrs"]) == ["in_shape", "shape", "strides", "offset"]
+    for name, (kind, sig) in SHAPE_APIS.items():
+        args = SHAPE_SIG_ARGS[sig]
+        assert _signature_args(getattr(flow._C, name), name) == args
+        if kind == "fn_method":
+            method = SHAPE_METHOD_ARGS.get(sig, ["self"] + args[1:])
+            assert _signature_args(getattr(flow.Tensor, name), name) == method
+    # the defaults are the structs'
+    k, d = ops["tril"]["attrs"]["diagonal"], ops["cat"]["attrs"]["dim"]
+    for fn in (flow._C.tril, flow._C.triu, flow.Tensor.tril, flow.Tensor.triu):
+        assert f"diagonal: int = {k}" in fn.__doc__
+    for name in ("cat", "concat", "concatenate", "stack"):
+        assert f"dim: int = {d}" in getattr(flow._C, name).__doc__
+    assert "mode: str = 'constant', value: object = None" in flow._C.pad.__doc__
+    assert "storage_offset: object = None" in flow.Tensor.as_strided.__doc__
+    assert "start_dim: int = 0, end_dim: int = -1" in flow._C.flatten.__doc__
+    v = ops["pad"]["attrs"]["value"]
+    np.testing.assert_allclose(flow._C.pad(flow.ones(2), (1, 1)).numpy(), [v, 1, 1, v])
+    np.testing.assert_allclose(flow.ones(2, 2).triu().numpy(), np.triu(np.ones((2, 2)), k))
+    x = flow.arange(6.0)
+    np.testing.assert_allclose(flow._C.as_strided(x[1:], (2,), (2,)).numpy(), [1, 3])
+
+
+def test_shape_api_errors_name_the_op():
+    x = flow.zeros(3, 4)
+    with pytest.raises(TypeError, match=r"narrow\(\): incompatible function arguments"):
+        flow._C.narrow(x, "0", 0, 1)
+    with pytest.raises(TypeError, match=r"unsqueeze\(\): incompatible function arguments"):
+        x.unsqueeze("0")
+    with pytest.raises(ValueError, match=r"\[triu\] expects a tensor with >= 2 dims"):
+        flow.zeros(3).triu()
+    with pytest.raises(ValueError, match=r"\[reshape\] shape \[5\] is invalid for input"):
+        flow._C.reshape(x, (5,))
+    with pytest.raises(ValueError, match=r"\[expand\] cannot expand f32\[3,1\] to \[3\]"):
+        flow.zeros(3, 1).expand(3)
+    with pytest.raises(IndexError, match=r"\[as_strided\] storage_offset 0 precedes"):
+        flow._C.as_strided(x[1:], (2,), (1,), 0)
+    with pytest.raises(IndexError, match=r"\[select\] index 5 is out of bounds"):
+        x.select(1, 5)

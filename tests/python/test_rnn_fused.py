@@ -53,6 +53,38 @@ def test_fused_cells_errors():
         _C._fused_lstm_cell(flow.zeros(2, 8, dtype=flow.float64), flow.zeros(2, 2))
 
 
+# ---- the rnn table (oneflow_like/opdefs/rnn.def) --------------------------------------------------
+
+
+def test_every_rnn_cell_is_declared_once():
+    table = _C._rnn_table()
+    apis = {a["name"]: (a["sig"], a["entry"]) for a in table["apis"]}
+    assert len(apis) == len(table["apis"])
+    assert apis == {
+        "_fused_lstm_cell": ("lstm", "LstmCellFused"),
+        "_fused_gru_cell": ("gru", "GruCellFused"),
+    }
+    ops = {o["name"]: o for o in table["ops"]}
+    assert len(ops) == len(table["ops"]) == 4
+    for name, op in ops.items():
+        assert op["attrs"] == {}  # the cells have no attributes
+        if name.endswith("_grad"):  # a backward op: no gradient, saves nothing
+            assert op["grad"] == "NoGrad" and op["save"] == "none" and op["gates"] == 0
+            assert ops[name[: -len("_grad")]]["out"] + "_grad" == op["out"]
+    assert ops["lstm_cell_fused"]["gates"] == 4 and ops["lstm_cell_fused"]["save"] == "both"
+    assert ops["gru_cell_fused"]["gates"] == 3 and ops["gru_cell_fused"]["save"] == "inputs"
+    # the bindings' signatures: (gates, c) and (xw, gh, h)
+    assert _C._fused_lstm_cell.__doc__.startswith("_fused_lstm_cell(gates: ")
+    assert ", c: " in _C._fused_lstm_cell.__doc__.splitlines()[0]
+    line = _C._fused_gru_cell.__doc__.splitlines()[0]
+    assert line.startswith("_fused_gru_cell(xw: ") and ", gh: " in line and ", h: " in line
+    # bad arguments: pybind11's error names the function, the input check names the op
+    with pytest.raises(TypeError, match=r"_fused_gru_cell\(\): incompatible function arguments"):
+        _C._fused_gru_cell(flow.zeros(2, 9), flow.zeros(2, 9))
+    with pytest.raises(ValueError, match=r"\[gru_cell_fused\] expected gates \[B, 3\*H\]"):
+        _C._fused_gru_cell(flow.zeros(2, 9), flow.zeros(2, 9), flow.zeros(2, 4))
+
+
 @pytest.mark.parametrize("mode", ["LSTM", "GRU"])
 def test_layers_fused_equal_composed(mode):
     kw = dict(num_layers=2, bidirectional=True, batch_first=True, dtype=flow.float64)

@@ -7,6 +7,8 @@
 // A transpose of an operand's last two dims (autograd's a^T / b^T) folds into the dot's
 // contracting dims, so the GEMM thunk reads it transposed instead of a copy kernel writing it.
 #include "oneflow_like/lazy/lowering/lowering_util.h"
+#include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/matmul.h"
 
 namespace oneflow_like {
 namespace lazy {
@@ -96,7 +98,8 @@ Status LowerMatmul(LowerCtx& ctx, const TracedOp& op) {
   if (r->shape().dims() != out) {
     ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, out));
   }
-  double alpha = op.attrs.Float("alpha", 1.0), beta = op.attrs.Float("beta", 0.0);
+  const auto attrs = opdefs::ReadAttrs<opdefs::MatmulAttrs>(op.attrs);
+  const double alpha = attrs.alpha, beta = attrs.beta;
   if (alpha != 1.0) {
     ASSIGN_OR_RETURN(auto* s, Splat(ctx, m.dtype, alpha, m.shape));
     ASSIGN_OR_RETURN(r, ctx.b().Binary(HloOpcode::kMultiply, s, r));

@@ -1,5 +1,6 @@
 // Lowerings of the shape, reduce and creation families' core ops (reshape..full, slicing views and
-// their scatter gradients, cat, flip, tril/triu); arange/linspace/eye are in creation.cc.
+// their scatter gradients, cat, flip, tril/triu); arange/linspace/eye are in creation.cc. The shape
+// ops' attributes are read as the structs of oneflow_like/opdefs/shape.def.
 #include <algorithm>
 #include <optional>
 
@@ -7,10 +8,13 @@
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/creation.h"
 #include "oneflow_like/opdefs/reduce.h"
+#include "oneflow_like/opdefs/shape.h"
 
 namespace oneflow_like {
 namespace lazy {
 namespace {
+
+using opdefs::ReadAttrs;
 
 Status LowerReshape(LowerCtx& ctx, const TracedOp& op) {
   ASSIGN_OR_RETURN(auto* r, ctx.b().Reshape(ctx.in(op, 0), ctx.out_meta(op, 0).shape.dims()));
@@ -43,7 +47,7 @@ StatusOr<hlo::HloInstruction*> TransposedDot(LowerCtx& ctx, hlo::HloInstruction*
 }
 
 Status LowerPermute(LowerCtx& ctx, const TracedOp& op) {
-  const auto& p = op.attrs.Ints("perm");
+  const auto p = ReadAttrs<opdefs::PermuteAttrs>(op.attrs).perm;
   ASSIGN_OR_RETURN(auto* swapped, TransposedDot(ctx, ctx.in(op, 0), p));
   if (swapped) {
     ctx.set(op, 0, swapped);
@@ -125,17 +129,21 @@ Status LowerToOutShape(LowerCtx& ctx, const TracedOp& op) {
 // slice(x; dim, start, length, step) and select(x; dim, index) views -> an HLO slice (copies).
 Status LowerSliceView(LowerCtx& ctx, const TracedOp& op, bool is_select) {
   const Shape& in = ctx.in_meta(op, 0).shape;
-  const int64_t d = op.attrs.Int("dim");
+  int64_t d = 0;
+  hlo::SliceDim cut;
+  if (is_select) {
+    const auto a = ReadAttrs<opdefs::SelectAttrs>(op.attrs);
+    d = a.dim;
+    cut = hlo::SliceDim{a.index, a.index + 1, 1};
+  } else {
+    const auto a = ReadAttrs<opdefs::SliceAttrs>(op.attrs);
+    const int64_t start = a.start, length = a.length, step = a.step;
+    d = a.dim;
+    cut = hlo::SliceDim{start, length > 0 ? start + (length - 1) * step + 1 : start, step};
+  }
   std::vector<hlo::SliceDim> sl(in.ndim());
   for (int64_t i = 0; i < in.ndim(); ++i) sl[i] = hlo::SliceDim{0, in[i], 1};
-  if (is_select) {
-    const int64_t index = op.attrs.Int("index");
-    sl[d] = hlo::SliceDim{index, index + 1, 1};
-  } else {
-    const int64_t start = op.attrs.Int("start"), length = op.attrs.Int("length"),
-                  step = op.attrs.Int("step");
-    sl[d] = hlo::SliceDim{start, length > 0 ? start + (length - 1) * step + 1 : start, step};
-  }
+  sl[d] = cut;
   ASSIGN_OR_RETURN(auto* r, ctx.b().Slice(ctx.in(op, 0), sl));
   if (r->shape().dims() != ctx.out_meta(op, 0).shape.dims()) {
     ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, ctx.out_meta(op, 0).shape.dims()));
@@ -184,8 +192,8 @@ std::optional<std::vector<hlo::SliceDim>> WindowAsBox(const Shape& base, const S
 // as_strided(x; shape, strides, offset) of a box of x -> slice + reshape.
 Status LowerAsStrided(LowerCtx& ctx, const TracedOp& op) {
   const Shape& view = ctx.out_meta(op, 0).shape;
-  auto box =
-      WindowAsBox(ctx.in_meta(op, 0).shape, view, op.attrs.Ints("strides"), op.attrs.Int("offset"));
+  const auto a = ReadAttrs<opdefs::AsStridedAttrs>(op.attrs);
+  auto box = WindowAsBox(ctx.in_meta(op, 0).shape, view, a.strides, a.offset);
   if (!box) return ctx.LowerAsKernelCall(op);
   ASSIGN_OR_RETURN(auto* r, ctx.b().Slice(ctx.in(op, 0), *box));
   ASSIGN_OR_RETURN(r, ctx.b().Reshape(r, view.dims()));
@@ -198,8 +206,8 @@ Status LowerAsStrided(LowerCtx& ctx, const TracedOp& op) {
 // loop instead of three scatter kernels).
 Status LowerAsStridedScatter(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& out = ctx.out_meta(op, 0);
-  auto box = WindowAsBox(out.shape, ctx.in_meta(op, 0).shape, op.attrs.Ints("strides"),
-                         op.attrs.Int("offset"));
+  const auto a = ReadAttrs<opdefs::AsStridedScatterAttrs>(op.attrs);
+  auto box = WindowAsBox(out.shape, ctx.in_meta(op, 0).shape, a.strides, a.offset);
   if (!box) return ctx.LowerAsKernelCall(op);
   DimVector box_dims;
   std::vector<hlo::PadDim> pad;
@@ -228,7 +236,7 @@ Status LowerFull(LowerCtx& ctx, const TracedOp& op) {
 // cat(xs...; dim) -> concatenate (inputs share the dtype; empty ones are dropped).
 Status LowerCat(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
-  const int64_t dim = op.attrs.Int("dim");
+  const int64_t dim = ReadAttrs<opdefs::CatAttrs>(op.attrs).dim;
   std::vector<hlo::HloInstruction*> parts;
   for (size_t i = 0; i < op.inputs.size(); ++i) {
     const TensorMeta& in = ctx.in_meta(op, static_cast<int>(i));
@@ -252,7 +260,7 @@ Status LowerCat(LowerCtx& ctx, const TracedOp& op) {
 constexpr int64_t kMaxFlipLength = 64;
 Status LowerFlip(LowerCtx& ctx, const TracedOp& op) {
   const Shape& s = ctx.in_meta(op, 0).shape;
-  const auto& dims = op.attrs.Ints("dims");
+  const auto dims = ReadAttrs<opdefs::FlipAttrs>(op.attrs).dims;
   for (int64_t d : dims)
     if (s[d] > kMaxFlipLength) return ctx.LowerAsKernelCall(op);
   hlo::HloInstruction* r = ctx.in(op, 0);
@@ -269,17 +277,16 @@ Status LowerTril(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
   if (m.dtype == DType::kF16 || m.dtype == DType::kBF16)
     return ctx.LowerAsKernelCall(op);  // no f16 codegen
+  const auto a = ReadAttrs<opdefs::TrilAttrs>(op.attrs);
   const int64_t nd = m.shape.ndim();
   const hlo::HloShape idx(DType::kI64, m.shape.dims());
   ASSIGN_OR_RETURN(auto* i, ctx.b().Iota(idx, nd - 2));
   ASSIGN_OR_RETURN(auto* j, ctx.b().Iota(idx, nd - 1));
   ASSIGN_OR_RETURN(auto* diff, ctx.b().Binary(hlo::HloOpcode::kSubtract, j, i));
-  ASSIGN_OR_RETURN(auto* k,
-                   Splat(ctx, DType::kI64, static_cast<double>(op.attrs.Int("diagonal")), m.shape));
-  ASSIGN_OR_RETURN(auto* keep,
-                   ctx.b().Compare(diff, k,
-                                   op.attrs.Bool("upper") ? hlo::ComparisonDirection::kGe
-                                                          : hlo::ComparisonDirection::kLe));
+  ASSIGN_OR_RETURN(auto* k, Splat(ctx, DType::kI64, static_cast<double>(a.diagonal), m.shape));
+  ASSIGN_OR_RETURN(auto* keep, ctx.b().Compare(diff, k,
+                                               a.upper ? hlo::ComparisonDirection::kGe
+                                                       : hlo::ComparisonDirection::kLe));
   ASSIGN_OR_RETURN(auto* zero, Splat(ctx, m.dtype, 0.0, m.shape));
   ASSIGN_OR_RETURN(auto* r, ctx.b().Select(keep, ctx.in(op, 0), zero));
   ctx.set(op, 0, r);
