@@ -318,17 +318,15 @@ namespace {
 template <typename T>
 class Scratch {
  public:
-  Scratch() {
-    std::vector<T>& pool = Pool();
-    if (!pool.empty()) {
-      value_ = std::move(pool.back());
-      pool.pop_back();
+  Scratch() : pool_(Pool()) {  // one thread-local lookup per scratch
+    if (!pool_.empty()) {
+      value_ = std::move(pool_.back());
+      pool_.pop_back();
     }
   }
   ~Scratch() {
     value_.clear();  // drops held references now, not when the container is reused
-    std::vector<T>& pool = Pool();
-    if (pool.size() < 8) pool.push_back(std::move(value_));
+    if (pool_.size() < 8) pool_.push_back(std::move(value_));
   }
   T& get() { return value_; }
 
@@ -337,6 +335,7 @@ class Scratch {
     static thread_local std::vector<T> pool;
     return pool;
   }
+  std::vector<T>& pool_;
   T value_;
 };
 }  // namespace

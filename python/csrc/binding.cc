@@ -1,10 +1,46 @@
 #include "python/csrc/binding.h"
+#include "python/csrc/op_tables_py.h"
 
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
 
 namespace oneflow_like {
 namespace python {
+
+// ---- op-table rows (op_tables_py.h) -----
+// --------------------------------------------------------------
+namespace table_detail {
+void PutDefault(py::dict* d, const char* name, bool v) {
+  (*d)[name] = v;
+}
+void PutDefault(py::dict* d, const char* name, double v) {
+  (*d)[name] = v;
+}
+void PutDefault(py::dict* d, const char* name, int64_t v) {
+  (*d)[name] = v;
+}
+void PutDefault(py::dict* d, const char* name, const std::vector<int64_t>& v) {
+  (*d)[name] = v;
+}
+void PutDefault(py::dict* d, const char* name, const std::string& v) {
+  (*d)[name] = v;
+}
+void PutDefault(py::dict* d, const char* name, DType v) {
+  (*d)[name] = v;
+}
+}  // namespace table_detail
+
+TableCell::TableCell(const char* k, const char* text) : key(k), value(py::str(text)) {}
+TableCell::TableCell(const char* k, int v) : key(k), value(py::int_(v)) {}
+TableCell::TableCell(const char* k, int64_t v) : key(k), value(py::int_(v)) {}
+TableCell::TableCell(const char* k, bool v) : key(k), value(py::bool_(v)) {}
+TableCell::TableCell(const char* k, py::object v) : key(k), value(std::move(v)) {}
+
+py::dict TableDict(std::initializer_list<TableCell> cells) {
+  py::dict d;
+  for (const TableCell& c : cells) d[c.key] = c.value;
+  return d;
+}
 
 void RaiseStatus(const Status& s) {
   std::string msg(s.message());

@@ -294,10 +294,14 @@ void BindBinary(py::module_& m, TensorClass& cls) {
   m.def("_binary_table", [] {
     py::list ops;
     for (const TableRow& r : kTableRows)
-      ops.append(py::dict(py::arg("name") = r.name, py::arg("types") = r.types,
-                          py::arg("out") = r.out, py::arg("grad") = r.grad, py::arg("api") = r.api,
-                          py::arg("lower") = r.lower, py::arg("base") = r.base,
-                          py::arg("attrs") = r.attrs()));
+      ops.append(TableDict({{"name", r.name},
+                            {"types", r.types},
+                            {"out", r.out},
+                            {"grad", r.grad},
+                            {"api", r.api},
+                            {"lower", r.lower},
+                            {"base", r.base},
+                            {"attrs", r.attrs()}}));
     return ops;
   });
   m.def("add", &AddAny, py::arg("input"), py::arg("other"), py::arg("alpha") = 1.0);

@@ -130,14 +130,17 @@ void BindCopy(py::module_& m, TensorClass& cls) {
   m.def("_copy_table", [] {
     py::list ops, apis;
     for (const OpRow& r : kOpRows)
-      ops.append(py::dict(py::arg("name") = r.name, py::arg("out") = r.out,
-                          py::arg("grad") = r.grad, py::arg("save") = r.save,
-                          py::arg("layout") = r.layout, py::arg("devices") = r.devices,
-                          py::arg("attrs") = r.attrs()));
+      ops.append(TableDict({{"name", r.name},
+                            {"out", r.out},
+                            {"grad", r.grad},
+                            {"save", r.save},
+                            {"layout", r.layout},
+                            {"devices", r.devices},
+                            {"attrs", r.attrs()}}));
     for (const ApiRow& r : kApiRows)
-      apis.append(py::dict(py::arg("name") = r.name, py::arg("sig") = r.sig,
-                           py::arg("entry") = r.entry, py::arg("dtype") = r.dtype));
-    return py::dict(py::arg("ops") = ops, py::arg("apis") = apis);
+      apis.append(
+          TableDict({{"name", r.name}, {"sig", r.sig}, {"entry", r.entry}, {"dtype", r.dtype}}));
+    return TableDict({{"ops", ops}, {"apis", apis}});
   });
 }
 

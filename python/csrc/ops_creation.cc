@@ -216,12 +216,11 @@ void BindCreation(py::module_& m, TensorClass& cls) {
   m.def("_creation_table", [] {
     py::list ops, apis;
     for (const OpRow& r : kOpRows)
-      ops.append(
-          py::dict(py::arg("name") = r.name, py::arg("out") = r.out, py::arg("attrs") = r.attrs()));
+      ops.append(TableDict({{"name", r.name}, {"out", r.out}, {"attrs", r.attrs()}}));
     for (const ApiRow& r : kApiRows)
-      apis.append(py::dict(py::arg("name") = r.name, py::arg("sig") = r.sig,
-                           py::arg("entry") = r.entry, py::arg("fill") = r.fill));
-    return py::dict(py::arg("ops") = ops, py::arg("apis") = apis);
+      apis.append(
+          TableDict({{"name", r.name}, {"sig", r.sig}, {"entry", r.entry}, {"fill", r.fill}}));
+    return TableDict({{"ops", ops}, {"apis", apis}});
   });
 }
 

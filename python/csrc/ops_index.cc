@@ -219,14 +219,17 @@ void BindIndex(py::module_& m, TensorClass& cls) {
   m.def("_index_table", [] {
     py::list ops, apis;
     for (const OpRow& r : kOpRows)
-      ops.append(py::dict(py::arg("name") = r.name, py::arg("check") = r.check,
-                          py::arg("out") = r.out, py::arg("grad") = r.grad,
-                          py::arg("save") = r.save, py::arg("layout") = r.layout,
-                          py::arg("attrs") = r.attrs()));
+      ops.append(TableDict({{"name", r.name},
+                            {"check", r.check},
+                            {"out", r.out},
+                            {"grad", r.grad},
+                            {"save", r.save},
+                            {"layout", r.layout},
+                            {"attrs", r.attrs()}}));
     for (const ApiRow& r : kApiRows)
-      apis.append(py::dict(py::arg("name") = r.name, py::arg("kind") = r.kind,
-                           py::arg("sig") = r.sig, py::arg("entry") = r.entry));
-    return py::dict(py::arg("ops") = ops, py::arg("apis") = apis);
+      apis.append(
+          TableDict({{"name", r.name}, {"kind", r.kind}, {"sig", r.sig}, {"entry", r.entry}}));
+    return TableDict({{"ops", ops}, {"apis", apis}});
   });
 }
 

@@ -106,13 +106,16 @@ void BindMatmul(py::module_& m, TensorClass& cls) {
   m.def("_matmul_table", [] {
     py::list ops, apis;
     for (const OpRow& r : kOpRows)
-      ops.append(py::dict(py::arg("name") = r.name, py::arg("grad") = r.grad,
-                          py::arg("save") = r.save, py::arg("layout") = r.layout,
-                          py::arg("lowp") = r.lowp, py::arg("attrs") = r.attrs()));
+      ops.append(TableDict({{"name", r.name},
+                            {"grad", r.grad},
+                            {"save", r.save},
+                            {"layout", r.layout},
+                            {"lowp", r.lowp},
+                            {"attrs", r.attrs()}}));
     for (const ApiRow& r : kApiRows)
-      apis.append(py::dict(py::arg("name") = r.name, py::arg("kind") = r.kind,
-                           py::arg("sig") = r.sig, py::arg("entry") = r.entry));
-    return py::dict(py::arg("ops") = ops, py::arg("apis") = apis);
+      apis.append(
+          TableDict({{"name", r.name}, {"kind", r.kind}, {"sig", r.sig}, {"entry", r.entry}}));
+    return TableDict({{"ops", ops}, {"apis", apis}});
   });
   // Hand-written: the operators.
   cls.def(

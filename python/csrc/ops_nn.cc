@@ -2,9 +2,9 @@
 // {norm,conv,pool,softmax,loss,nn_misc}.def): torch.nn.functional-style functions in `_C` and
 // `_C.nn_functional` (nn/functional.py wraps them), Tensor methods where PyTorch has them, and each
 // table's flow._C._<family>_table(). One translation unit for the six families (python/csrc/nn/
-// *.inc, one per family, each in its own namespace; BindNnFamilies below calls their binders): every pybind11
-// file pays about 6 s of compile time for the headers alone, so splitting the families into files
-// of their own would grow the cold build.
+// *.inc, one per family, each in its own namespace; BindNnFamilies below calls their binders):
+// every pybind11 file pays about 6 s of compile time for the headers alone, so splitting the
+// families into files of their own would grow the cold build.
 #include <optional>
 #include <string>
 #include <vector>

@@ -226,12 +226,11 @@ void BindRandom(py::module_& m, TensorClass& cls) {
   m.def("_random_table", [] {
     py::list ops, apis;
     for (const OpRow& r : kOpRows)
-      ops.append(
-          py::dict(py::arg("name") = r.name, py::arg("out") = r.out, py::arg("attrs") = r.attrs()));
+      ops.append(TableDict({{"name", r.name}, {"out", r.out}, {"attrs", r.attrs()}}));
     for (const ApiRow& r : kApiRows)
-      apis.append(py::dict(py::arg("name") = r.name, py::arg("sig") = r.sig,
-                           py::arg("entry") = r.entry, py::arg("attrs") = r.attrs));
-    return py::dict(py::arg("ops") = ops, py::arg("apis") = apis);
+      apis.append(
+          TableDict({{"name", r.name}, {"sig", r.sig}, {"entry", r.entry}, {"attrs", r.attrs}}));
+    return TableDict({{"ops", ops}, {"apis", apis}});
   });
 }
 

@@ -80,13 +80,15 @@ void BindRnn(py::module_& m, TensorClass&) {
   m.def("_rnn_table", [] {
     py::list ops, apis;
     for (const OpRow& r : kOpRows)
-      ops.append(py::dict(py::arg("name") = r.name, py::arg("gates") = r.gates,
-                          py::arg("out") = r.out, py::arg("grad") = r.grad,
-                          py::arg("save") = r.save, py::arg("attrs") = r.attrs()));
+      ops.append(TableDict({{"name", r.name},
+                            {"gates", r.gates},
+                            {"out", r.out},
+                            {"grad", r.grad},
+                            {"save", r.save},
+                            {"attrs", r.attrs()}}));
     for (const ApiRow& r : kApiRows)
-      apis.append(
-          py::dict(py::arg("name") = r.name, py::arg("sig") = r.sig, py::arg("entry") = r.entry));
-    return py::dict(py::arg("ops") = ops, py::arg("apis") = apis);
+      apis.append(TableDict({{"name", r.name}, {"sig", r.sig}, {"entry", r.entry}}));
+    return TableDict({{"ops", ops}, {"apis", apis}});
   });
 }
 

@@ -85,10 +85,14 @@ void BindTernary(py::module_& m, TensorClass& cls) {
   m.def("_ternary_table", [] {
     py::list ops;
     for (const TableRow& r : kTableRows)
-      ops.append(py::dict(py::arg("name") = r.name, py::arg("types") = r.types,
-                          py::arg("first") = r.first, py::arg("grad") = r.grad,
-                          py::arg("api") = r.api, py::arg("lower") = r.lower,
-                          py::arg("base") = r.base, py::arg("attrs") = r.attrs()));
+      ops.append(TableDict({{"name", r.name},
+                            {"types", r.types},
+                            {"first", r.first},
+                            {"grad", r.grad},
+                            {"api", r.api},
+                            {"lower", r.lower},
+                            {"base", r.base},
+                            {"attrs", r.attrs()}}));
     return ops;
   });
   // api gen / gen_ip, from the table.

@@ -142,9 +142,12 @@ void BindUnary(py::module_& m, TensorClass& cls) {
   m.def("_unary_table", [] {
     py::list ops;
     for (const TableRow& r : kTableRows)
-      ops.append(py::dict(py::arg("name") = r.name, py::arg("types") = r.types,
-                          py::arg("grad") = r.grad, py::arg("api") = r.api,
-                          py::arg("lower") = r.lower, py::arg("attrs") = r.attrs()));
+      ops.append(TableDict({{"name", r.name},
+                            {"types", r.types},
+                            {"grad", r.grad},
+                            {"api", r.api},
+                            {"lower", r.lower},
+                            {"attrs", r.attrs()}}));
     return ops;
   });
   BindTableOp<opdefs::NoAttrs>(m, cls, "negative", F::Neg, F::Neg_);
