@@ -228,10 +228,13 @@ TEST(VirtualMachineTest, ShutdownWithWorkQueuedDrainsEverything) {
   constexpr int kN = 20000;
   std::vector<BlobPtr> blobs;
   for (int i = 0; i < 8; ++i) blobs.push_back(NewBlob());
+  // The first op holds blobs[0] until the issuing loop is done (not a fixed sleep: an
+  // instrumented -O0 build issues 20000 ops slower than any sleep would allow for).
+  testing::Latch issued;
   {
     VirtualMachine vm(Opts());
     ASSERT_TRUE(Issue(&vm, "slow", {}, {blobs[0]}, [&] {
-                  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+                  issued.WaitFor(30.0);
                   ran.fetch_add(1);
                   return Status();
                 }).ok());
@@ -248,6 +251,7 @@ TEST(VirtualMachineTest, ShutdownWithWorkQueuedDrainsEverything) {
                       .ok());
     }
     EXPECT_GT(vm.num_live(), 0);
+    issued.Open();
   }  // destroyed with work pending: drains, joins
   EXPECT_EQ(ran.load(), kN);
   for (auto& b : blobs) EXPECT_TRUE(b->dependence()->idle());
