@@ -58,11 +58,11 @@ bench: build
 	PYTHONPATH=python $(PY) benchmarks/run_all.py
 
 # Sanitizers (a CI step before the tests; see docs/architecture.md "Sanitizers"); any report fails
-# the run. tools/sanitize.sh instruments the runtime's own sources (ASan+UBSan: vm, oneflow_like,
-# the bindings; TSan: vm and the framework core) in the opt build (kernels and libraries are shared
-# with `make test` through the disk cache) and runs every C++ test of //vm and //oneflow_like,
-# then a thread/memory slice of tests/python loaded with the sanitizer runtime. SAN_WIDE=1 adds
-# the compiler and the distributed layer to ASan (by hand; CI leaves them out for time).
+# the run. tools/sanitize.sh instruments the runtime's own sources at -O0 (ASan+UBSan: vm,
+# oneflow_like, compiler; TSan: vm and the framework core) in the opt build (kernels and libraries
+# are shared with `make test` through the disk cache) and runs every C++ test of those layers, then
+# a thread/memory slice of tests/python loaded with the sanitizer runtime. SAN_WIDE=1 adds the
+# bindings and the distributed layer to ASan (by hand; CI leaves them out for time).
 sanitize: deps
 	tools/sanitize.sh asan $(BFLAGS)
 	tools/sanitize.sh tsan $(BFLAGS)

@@ -6,12 +6,12 @@
 # Usage: tools/sanitize.sh asan|tsan [bazel flags...]   (the Makefile passes its --disk_cache etc.)
 #
 # Only our runtime's sources get -fsanitize (--per_file_copt, at -O0, which compiles about as fast
-# as the opt build where -O1 took twice as long): ASan+UBSan the VM and oneflow_like/ (framework,
-# ops, base, lazy mode, the C++ API); TSan the VM and the framework core (base, framework), where
-# the threads meet. The bindings (python/csrc: pybind11, the slowest files to compile), the
-# compiler and the distributed layer are linked with the sanitizer runtime but not instrumented,
-# which keeps CI's cold time down; SAN_WIDE=1 (by hand) instruments them too under ASan and adds
-# the compiler's and distributed layer's C++ tests. Kernels (kernels/cpu), oneDNN,
+# as the opt build where -O1 took twice as long): ASan+UBSan the VM, oneflow_like/ (framework,
+# ops, base, lazy mode, the C++ API) and the compiler, with their C++ tests; TSan the VM and the
+# framework core (base, framework), where the threads meet. The bindings (python/csrc: pybind11,
+# the slowest files to compile) and the distributed layer are linked with the sanitizer runtime
+# but not instrumented, which keeps CI's cold time down; SAN_WIDE=1 (by hand) instruments them
+# too under ASan and adds the distributed layer's C++ tests. Kernels (kernels/cpu), oneDNN,
 # OpenBLAS and the CUDA objects keep `make build`'s exact compile actions, so they are shared
 # through the disk cache with the opt build that `make test` does next: what is extra is these
 # files and the links. The sanitizer runtime is linked into every target binary (--linkopt).
@@ -22,11 +22,11 @@ shift
 PY=${PY:-/usr/bin/python3}
 case $mode in
   asan)
-    SAN_FILES='^(vm|oneflow_like)/.*\.cc$'
-    LAYERS='//vm/... + //oneflow_like/...'
+    SAN_FILES='^(vm|oneflow_like|compiler)/.*\.cc$'
+    LAYERS='//vm/... + //oneflow_like/... + //compiler/...'
     if [ -n "${SAN_WIDE:-}" ]; then
       SAN_FILES='^(vm|oneflow_like|compiler|distributed|python/csrc)/.*\.cc$'
-      LAYERS="$LAYERS + //compiler/... + //distributed/..."
+      LAYERS="$LAYERS + //distributed/..."
     fi
     # vptr off: with -fvisibility=hidden each .so has its own typeinfo, which UBSan's vptr check
     # reports as a type mismatch (a false positive across our libraries).
