@@ -6,9 +6,13 @@
 //     weight decay: zero_grad, forward, cross_entropy, backward, step), samples of a few steps
 //     then a sync, median after warm-up.
 //   bench_cpp_api [--quick]
+//   bench_cpp_api --adds N   only N 1-element adds after a warm-up, for instruction counts: the
+//     slope of callgrind's totals between two N is the instructions per add
+//     (benchmarks/README.md, "The C++ API vs Python").
 #include <oneflow_like/oneflow_like.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "bench_timing.h"
@@ -17,6 +21,15 @@ namespace ofl = oneflow_like;
 
 int main(int argc, char** argv) {
   const auto kSync = [] { ofl::synchronize(); };
+  if (argc > 2 && std::strcmp(argv[1], "--adds") == 0) {
+    const long n = std::atol(argv[2]);
+    ofl::Tensor a = ofl::ones({1}), b = ofl::ones({1}), c;
+    for (int i = 0; i < 200; ++i) c = ofl::add(a, b);
+    kSync();
+    for (long i = 0; i < n; ++i) c = ofl::add(a, b);
+    kSync();
+    return 0;
+  }
   bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const int calls = quick ? 500 : 2000, repeats = quick ? 5 : 11;
   for (bool rg : {false, true}) {
