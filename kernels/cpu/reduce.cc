@@ -700,7 +700,7 @@ Status NanMedianKernel(KernelContext& ctx) {
 // reduce_eq_mask(x, m broadcast to x; signed): 1 where x == m (NaN matches NaN), else 0; with
 // `signed`, sign(x) where |x| == m (the inf-norm's subgradient).
 Status EqMaskKernel(KernelContext& ctx) {
-  bool sgn = ctx.attrs().Bool("signed");
+  bool sgn = opdefs::ReadAttrs<opdefs::EqMaskAttrs>(ctx.attrs()).is_signed;
   bool done = false;
   OFL_SWITCH_FLOAT(ctx.output(0).dtype, {
     BinaryLoop<scalar_t, scalar_t>(
@@ -719,7 +719,8 @@ Status EqMaskKernel(KernelContext& ctx) {
 // reduce_index_scatter(g, idx; dim): out = zeros, out[.., idx, ..] = g along dim (inputs keepdim).
 Status IndexScatterKernel(KernelContext& ctx) {
   const TensorView &g = ctx.input(0), &idx = ctx.input(1), &out = ctx.output(0);
-  int64_t outer, size, inner, dim = ctx.attrs().Int("dim");
+  int64_t outer, size, inner;
+  int64_t dim = opdefs::ReadAttrs<opdefs::IndexScatterAttrs>(ctx.attrs()).dim;
   AroundDim(out.shape, dim, &outer, &size, &inner);
   const int64_t* ix = idx.ptr<const int64_t>();
   bool done = false;
@@ -742,7 +743,8 @@ Status IndexScatterKernel(KernelContext& ctx) {
 // reduce_index_gather(x, idx; dim): out[a, 0, b] = x[a, idx[a, 0, b], b] (out has idx's shape).
 Status IndexGatherKernel(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &idx = ctx.input(1), &out = ctx.output(0);
-  int64_t outer, size, inner, dim = ctx.attrs().Int("dim");
+  int64_t outer, size, inner;
+  int64_t dim = opdefs::ReadAttrs<opdefs::IndexGatherAttrs>(ctx.attrs()).dim;
   AroundDim(x.shape, dim, &outer, &size, &inner);
   const int64_t* ix = idx.ptr<const int64_t>();
   bool done = false;
@@ -764,7 +766,7 @@ Status IndexGatherKernel(KernelContext& ctx) {
 // norm and g have the keepdim shape (contiguous) and broadcast to x.
 Status NormBackwardKernel(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &nrm = ctx.input(1), &g = ctx.input(2), &out = ctx.output(0);
-  double p = opdefs::ReadAttrs<opdefs::NormAttrs>(ctx.attrs()).p;
+  double p = opdefs::ReadAttrs<opdefs::NormBackwardAttrs>(ctx.attrs()).p;
   bool done = false;
   OFL_SWITCH_FLOAT(out.dtype, {
     ASSIGN_OR_RETURN(void* mem, ctx.AllocateTemp(nrm.numel() * sizeof(scalar_t)));

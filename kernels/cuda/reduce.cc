@@ -117,7 +117,9 @@ Status ReduceIndex(KernelContext& ctx) {
   if (!IsFloating(out.dtype) || out.dtype == DType::kF16 || out.dtype == DType::kBF16)
     return TypeError("[%s] not supported for %s", ctx.op(), DTypeName(out.dtype));
   int64_t outer, size, inner;
-  AroundDim(kScatter ? out.shape : src.shape, ctx.attrs().Int("dim"), &outer, &size, &inner);
+  int64_t dim = kScatter ? opdefs::ReadAttrs<opdefs::IndexScatterAttrs>(ctx.attrs()).dim
+                         : opdefs::ReadAttrs<opdefs::IndexGatherAttrs>(ctx.attrs()).dim;
+  AroundDim(kScatter ? out.shape : src.shape, dim, &outer, &size, &inner);
   cudaError_t e =
       LaunchReduceIndex(kScatter, ToScalarType(out.dtype), src.data, idx.ptr<const int64_t>(),
                         out.data, outer, size, inner, StreamOf(ctx));
@@ -139,8 +141,8 @@ Status NormBackward(KernelContext& ctx) {
   Operand ops[3];
   RETURN_IF_ERROR(MakeLoop("norm_backward", out.shape, {&out, &xb, &cb}, &loop, ops));
   cudaError_t e = LaunchNormBackward(
-      ToScalarType(out.dtype), opdefs::ReadAttrs<opdefs::NormAttrs>(ctx.attrs()).p, nrm.data,
-      g.data, nrm.numel(), coef, loop, ops[0], ops[1], ops[2], StreamOf(ctx));
+      ToScalarType(out.dtype), opdefs::ReadAttrs<opdefs::NormBackwardAttrs>(ctx.attrs()).p,
+      nrm.data, g.data, nrm.numel(), coef, loop, ops[0], ops[1], ops[2], StreamOf(ctx));
   return e == cudaSuccess ? Status() : LaunchStatus("norm_backward", e);
 }
 

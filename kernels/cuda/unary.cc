@@ -4,16 +4,17 @@
 
 #include "kernels/cuda/kernel_util.h"
 #include "oneflow_like/opdefs/attrs.h"
+#include "oneflow_like/opdefs/reduce.h"
 
 namespace oneflow_like {
 namespace cuda {
 
-// The attrs of launch.h's listed binary ops (binary.cc); the tables' ops read their typed
-// attribute structs instead.
+// The attrs of launch.h's listed binary ops (binary.cc), from their typed attribute structs (the
+// tables' ops read theirs in their generated callers).
 OpParams ParamsOf(const char* op, const AttrMap& a) {
   OpParams p;
   auto is = [&](const char* n) { return std::strcmp(op, n) == 0; };
-  if (is("reduce_eq_mask")) p.p0 = a.Bool("signed") ? 1 : 0;
+  if (is("reduce_eq_mask")) p.p0 = opdefs::ReadAttrs<opdefs::EqMaskAttrs>(a).is_signed ? 1 : 0;
   return p;
 }
 

@@ -13,12 +13,14 @@ using Ints = std::vector<int64_t>;
 
 #define OFL_REDUCE(...)
 #define OFL_REDUCE_API(...)
+#define OFL_REDUCE_INTERNAL(...)
 #define OFL_TABLE "oneflow_like/opdefs/reduce.def"
 #include "oneflow_like/opdefs/attr_structs.inc"
 #undef OFL_TABLE
 
 #undef OFL_REDUCE
 #undef OFL_REDUCE_API
+#undef OFL_REDUCE_INTERNAL
 
 }  // namespace opdefs
 }  // namespace oneflow_like

@@ -55,52 +55,60 @@ StatusOr<Tensor> ExpandGrad(const Tensor& g, const Tensor& x, const AttrMap& a) 
   return functional::Expand(gk, x.shape());
 }
 
-// ---- internal ops used by gradient formulas -------------------------------------------
+// ---- the internal ops of the gradient formulas (the table's OFL_REDUCE_INTERNAL lines) ------
 
-// reduce_eq_mask(x, m; signed): 1 where x == m (sign(x) where |x| == m when signed), else 0.
-const OpDef kEqMask = OpSpec("reduce_eq_mask", ops::InferSameAsInput)
-                          .StridedInputs()
-                          .SaveInputs(false)
-                          .SaveOutputs(false);
-
-// reduce_index_scatter(g, idx; dim, shape): zeros of `shape` with g placed at idx along dim.
-Status InferScatter(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
-  out->push_back(
-      TensorMeta{Shape(absl::MakeConstSpan(a.Ints("shape"))), in[0].dtype(), in[0].device()});
+// The out column: the output has input 0's dtype and its shape (like_input), the attribute
+// struct's `shape` (attr_shape) or the shape of input 1, the index (index_shape).
+template <typename Attrs>
+Status InferAttrShape(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+  auto shape = opdefs::ReadAttrs<Attrs>(a).shape;
+  out->push_back(TensorMeta{Shape(absl::MakeConstSpan(shape)), in[0].dtype(), in[0].device()});
   return Status();
 }
-// reduce_index_gather(x, idx; dim): x at idx along dim (the shape of idx).
-Status InferGather(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status InferIndexShape(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
   out->push_back(TensorMeta{in[1].shape(), in[0].dtype(), in[0].device()});
   return Status();
 }
-extern const OpDef kIndexGather;
-const OpDef kIndexScatter =
-    OpSpec("reduce_index_scatter", InferScatter)
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          ASSIGN_OR_RETURN(Tensor g, Dispatch1(kIndexGather, {c.grad_outputs[0], c.inputs[1]},
-                                               {{"dim", c.attrs.Int("dim")}}));
-          return TensorList{g, Tensor()};
-        })
-        .SaveOutputs(false);
-const OpDef kIndexGather =
-    OpSpec("reduce_index_gather", InferGather)
-        .Grad([](const GradContext& c) -> StatusOr<TensorList> {
-          std::vector<int64_t> shape(c.inputs[0].shape().dims().begin(),
-                                     c.inputs[0].shape().dims().end());
-          ASSIGN_OR_RETURN(Tensor g, Dispatch1(kIndexScatter, {c.grad_outputs[0], c.inputs[1]},
-                                               {{"dim", c.attrs.Int("dim")}, {"shape", shape}}));
-          return TensorList{g, Tensor()};
-        })
-        .SaveOutputs(false);
+#define OFL_REDUCE_INFER_like_input(Attrs) ops::InferSameAsInput
+#define OFL_REDUCE_INFER_attr_shape(Attrs) InferAttrShape<opdefs::Attrs>
+#define OFL_REDUCE_INFER_index_shape(Attrs) InferIndexShape
 
-// norm_backward(x, norm, g; p), norm and g with kept dims: the gradient of a finite-p norm.
-const OpDef kNormBackward =
-    OpSpec("norm_backward", ops::InferSameAsInput).SaveInputs(false).SaveOutputs(false);
+// Declared here for the gradient formulas, defined with the table's other ops below.
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_REDUCE(...)
+#define OFL_REDUCE_API(...)
+#define OFL_REDUCE_INTERNAL(name, Name, ...) extern const OpDef k##Name;
+#include "oneflow_like/opdefs/reduce.def"
+#undef OFL_REDUCE_INTERNAL
+#undef OFL_REDUCE_API
+#undef OFL_REDUCE
+#undef OFL_ATTRS
+// clang-format on
 
 // ---- gradient formulas (the table's grad column) -----------------------------------------
 
 constexpr GradFn NoGrad = nullptr;
+
+std::vector<int64_t> ShapeInts(const Tensor& t) {
+  return std::vector<int64_t>(t.shape().dims().begin(), t.shape().dims().end());
+}
+
+// reduce_index_scatter and reduce_index_gather: each one's gradient is the other at the same
+// indices.
+StatusOr<TensorList> IndexScatterGrad(const GradContext& c) {
+  opdefs::IndexGatherAttrs a{opdefs::ReadAttrs<opdefs::IndexScatterAttrs>(c.attrs).dim};
+  ASSIGN_OR_RETURN(Tensor g,
+                   Dispatch1(kIndexGather, {c.grad_outputs[0], c.inputs[1]}, opdefs::ToAttrMap(a)));
+  return TensorList{g, Tensor()};
+}
+StatusOr<TensorList> IndexGatherGrad(const GradContext& c) {
+  opdefs::IndexScatterAttrs a{opdefs::ReadAttrs<opdefs::IndexGatherAttrs>(c.attrs).dim,
+                              ShapeInts(c.inputs[0])};
+  ASSIGN_OR_RETURN(
+      Tensor g, Dispatch1(kIndexScatter, {c.grad_outputs[0], c.inputs[1]}, opdefs::ToAttrMap(a)));
+  return TensorList{g, Tensor()};
+}
 
 StatusOr<TensorList> SumGrad(const GradContext& c) {
   ASSIGN_OR_RETURN(Tensor g, ExpandGrad(c.grad_outputs[0], c.inputs[0], c.attrs));
@@ -121,8 +129,11 @@ StatusOr<TensorList> ExtremeGrad(const GradContext& c) {
   const Tensor& x = c.inputs[0];
   ASSIGN_OR_RETURN(Tensor gk, KeepDims(c.grad_outputs[0], x, c.attrs));
   ASSIGN_OR_RETURN(Tensor ok, KeepDims(c.outputs[0], x, c.attrs));
-  ASSIGN_OR_RETURN(Tensor mask, Dispatch1(kEqMask, {x, ok}, {{"signed", false}}));
-  ASSIGN_OR_RETURN(Tensor count, functional::Sum(mask, c.attrs.Ints("dims"), true));
+  ASSIGN_OR_RETURN(Tensor mask,
+                   Dispatch1(kEqMask, {x, ok}, opdefs::ToAttrMap(opdefs::EqMaskAttrs{false})));
+  ASSIGN_OR_RETURN(
+      Tensor count,
+      functional::Sum(mask, opdefs::ReadAttrs<opdefs::ReduceAttrs>(c.attrs).dims, true));
   ASSIGN_OR_RETURN(Tensor share, functional::Div(gk, count));
   ASSIGN_OR_RETURN(Tensor g, functional::Mul(share, mask));
   return TensorList{g};
@@ -133,9 +144,9 @@ StatusOr<TensorList> IndexGrad(const GradContext& c) {
   const Tensor& x = c.inputs[0];
   ASSIGN_OR_RETURN(Tensor gk, KeepDims(c.grad_outputs[0], x, c.attrs));
   ASSIGN_OR_RETURN(Tensor ik, KeepDims(c.outputs[1], x, c.attrs));
-  int64_t dim = c.attrs.Ints("dims").empty() ? 0 : c.attrs.Ints("dims")[0];
-  std::vector<int64_t> shape(x.shape().dims().begin(), x.shape().dims().end());
-  ASSIGN_OR_RETURN(Tensor g, Dispatch1(kIndexScatter, {gk, ik}, {{"dim", dim}, {"shape", shape}}));
+  auto dims = opdefs::ReadAttrs<opdefs::ReduceAttrs>(c.attrs).dims;
+  opdefs::IndexScatterAttrs a{dims.empty() ? 0 : dims[0], ShapeInts(x)};
+  ASSIGN_OR_RETURN(Tensor g, Dispatch1(kIndexScatter, {gk, ik}, opdefs::ToAttrMap(a)));
   return TensorList{g};
 }
 
@@ -170,7 +181,8 @@ StatusOr<TensorList> StdGrad(const GradContext& c) {
 
 StatusOr<TensorList> NormGrad(const GradContext& c) {
   const Tensor& x = c.inputs[0];
-  double p = opdefs::ReadAttrs<opdefs::NormAttrs>(c.attrs).p;
+  auto a = opdefs::ReadAttrs<opdefs::NormAttrs>(c.attrs);
+  double p = a.p;
   if (p == 0) {
     ASSIGN_OR_RETURN(Tensor z, functional::ZerosLike(x));
     return TensorList{z};
@@ -178,14 +190,16 @@ StatusOr<TensorList> NormGrad(const GradContext& c) {
   ASSIGN_OR_RETURN(Tensor gk, KeepDims(c.grad_outputs[0], x, c.attrs));
   ASSIGN_OR_RETURN(Tensor ok, KeepDims(c.outputs[0], x, c.attrs));
   if (std::isinf(p)) {  // sign(x) at the elements with |x| == norm, shared evenly
-    ASSIGN_OR_RETURN(Tensor smask, Dispatch1(kEqMask, {x, ok}, {{"signed", true}}));
+    ASSIGN_OR_RETURN(Tensor smask,
+                     Dispatch1(kEqMask, {x, ok}, opdefs::ToAttrMap(opdefs::EqMaskAttrs{true})));
     ASSIGN_OR_RETURN(Tensor hits, functional::Mul(smask, smask));
-    ASSIGN_OR_RETURN(Tensor count, functional::Sum(hits, c.attrs.Ints("dims"), true));
+    ASSIGN_OR_RETURN(Tensor count, functional::Sum(hits, a.dims, true));
     ASSIGN_OR_RETURN(Tensor share, functional::Div(gk, count));
     ASSIGN_OR_RETURN(Tensor g, functional::Mul(share, smask));
     return TensorList{g};
   }
-  ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNormBackward, {x, ok, gk}, {{"p", p}}));
+  ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNormBackward, {x, ok, gk},
+                                       opdefs::ToAttrMap(opdefs::NormBackwardAttrs{p})));
   return TensorList{g};
 }
 
@@ -246,7 +260,14 @@ StatusOr<TensorList> RunOp(const OpDef& op, CheckFn check, const char* what, con
   StatusOr<TensorList> Run##Name(const char* what, const Tensor& x, opdefs::Attrs a) { \
     return RunOp(k##Name, Check_##check, what, x, std::move(a));                     \
   }
+#define OFL_REDUCE_INTERNAL(name, Name, Attrs, out, grad, save, layout)                \
+  const OpDef k##Name = OpSpec(#name, OFL_REDUCE_INFER_##out(Attrs))                   \
+                            .Grad(grad)                                                \
+                            .StridedInputs(OFL_REDUCE_STRIDED_##layout)                \
+                            .SaveInputs(OFL_REDUCE_SAVE_IN_##save)                     \
+                            .SaveOutputs(OFL_REDUCE_SAVE_OUT_##save);
 #include "oneflow_like/opdefs/reduce.def"
+#undef OFL_REDUCE_INTERNAL
 #undef OFL_REDUCE
 #undef OFL_REDUCE_API
 #undef OFL_ATTRS

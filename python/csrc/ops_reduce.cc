@@ -1,6 +1,7 @@
 // Bindings of the reduce family, generated from oneflow_like/opdefs/reduce.def: one function and
 // Tensor method per OFL_REDUCE_API line, with the PyTorch signature of its sig column, plus
-// flow._C._reduce_table() for the op-table tests. max/min/nanmedian with a dim return a
+// flow._C._reduce_table() for the op-table tests (its ops include the OFL_REDUCE_INTERNAL ops,
+// with check "internal"; they have no API). max/min/nanmedian with a dim return a
 // namedtuple (values, indices), as torch.return_types does.
 #include <cmath>
 
@@ -145,12 +146,16 @@ struct ApiRow {
 #define OFL_REDUCE_API(...)
 #define OFL_REDUCE(name, Name, Attrs, out, grad, save, layout, check) \
   {#name, #out, #grad, #save, #layout, #check, &AttrsDict<opdefs::Attrs>},
+#define OFL_REDUCE_INTERNAL(name, Name, Attrs, out, grad, save, layout) \
+  {#name, #out, #grad, #save, #layout, "internal", &AttrsDict<opdefs::Attrs>},
 const OpRow kOpRows[] = {
 #include "oneflow_like/opdefs/reduce.def"
 };
 #undef OFL_REDUCE
+#undef OFL_REDUCE_INTERNAL
 #undef OFL_REDUCE_API
 #define OFL_REDUCE(...)
+#define OFL_REDUCE_INTERNAL(...)
 #define OFL_REDUCE_API(pyname, sig, entry, dim_entry) {#pyname, #sig, #entry},
 const ApiRow kApiRows[] = {
 #include "oneflow_like/opdefs/reduce.def"
@@ -173,6 +178,7 @@ void BindReduce(py::module_& m, TensorClass& cls) {
   b.sig(#pyname, F::entry, OFL_REDUCE_DIM_ENTRY_##sig(dim_entry));
 #include "oneflow_like/opdefs/reduce.def"
 #undef OFL_REDUCE_API
+#undef OFL_REDUCE_INTERNAL
 #undef OFL_REDUCE
 #undef OFL_ATTRS
   // clang-format on

@@ -431,6 +431,40 @@ def test_every_reduce_api_has_a_row():
     assert ops["norm"]["attrs"]["p"] == 2.0 and ops["nanmedian_dim"]["out"] == "values_i64"
 
 
+# The gradient formulas' internal ops (OFL_REDUCE_INTERNAL lines): table rows with their attributes
+# (names and types as the kernels read them), check "internal" and no API.
+REDUCE_INTERNAL = {
+    "reduce_eq_mask": ("like_input", "NoGrad", "none", "strided", {"signed": False}),
+    "reduce_index_scatter": (
+        "attr_shape",
+        "IndexScatterGrad",
+        "inputs",
+        "contiguous",
+        {"dim": 0, "shape": []},
+    ),
+    "reduce_index_gather": ("index_shape", "IndexGatherGrad", "inputs", "contiguous", {"dim": 0}),
+    "norm_backward": ("like_input", "NoGrad", "none", "contiguous", {"p": 2.0}),
+}
+
+
+def test_reduce_internal_ops_are_table_rows_without_an_api():
+    table = flow._C._reduce_table()
+    ops = {o["name"]: o for o in table["ops"]}
+    assert len(ops) == len(table["ops"])
+    internal = {n: o for n, o in ops.items() if o["check"] == "internal"}
+    assert sorted(internal) == sorted(REDUCE_INTERNAL)
+    for name, (out, grad, save, layout, attrs) in REDUCE_INTERNAL.items():
+        op = internal[name]
+        assert (op["out"], op["grad"], op["save"], op["layout"]) == (out, grad, save, layout)
+        assert op["attrs"] == attrs
+        assert [type(v) for v in op["attrs"].values()] == [type(v) for v in attrs.values()]
+    apis = {a["name"] for a in table["apis"]} | {a["entry"] for a in table["apis"]}
+    for name in REDUCE_INTERNAL:
+        assert name not in apis and not hasattr(flow, name) and not hasattr(flow.Tensor, name)
+    # The public ops are not internal.
+    assert all(ops[r[0]]["check"] != "internal" for r in REDUCE if r[0] in ops)
+
+
 @pytest.mark.parametrize("keepdim", [False, True])
 @pytest.mark.parametrize("row", REDUCE, ids=[r[0] for r in REDUCE])
 def test_reduce_table_row(row, keepdim):

@@ -155,7 +155,8 @@ Status LowerSoftmaxGrad(LowerCtx& ctx, const TracedOp& op) {
 // reduce_eq_mask(x, m; signed=false) -> 1 where x == m (NaN matches NaN), else 0 (amax/amin grad).
 Status LowerEqMask(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& mt = ctx.out_meta(op, 0);
-  if (!IsFloat(mt.dtype) || op.attrs.Bool("signed")) return ctx.LowerAsKernelCall(op);
+  if (!IsFloat(mt.dtype) || opdefs::ReadAttrs<opdefs::EqMaskAttrs>(op.attrs).is_signed)
+    return ctx.LowerAsKernelCall(op);
   ASSIGN_OR_RETURN(auto* x, BroadcastTo(ctx, ctx.in(op, 0), ctx.in_meta(op, 0).shape, mt.shape));
   ASSIGN_OR_RETURN(auto* m, BroadcastTo(ctx, ctx.in(op, 1), ctx.in_meta(op, 1).shape, mt.shape));
   ASSIGN_OR_RETURN(auto* eq, ctx.b().Compare(x, m, hlo::ComparisonDirection::kEq));
