@@ -204,7 +204,9 @@ class Tensor {
 
  private:
   friend struct TensorAccess;
-  std::shared_ptr<void> impl_;  // the runtime's tensor, opaque here
+  // The runtime's tensor handle (one shared pointer), built in place by the library: the API
+  // hands it to the runtime by reference, with no reference-count round trip per op.
+  alignas(void*) unsigned char handle_[2 * sizeof(void*)];
 };
 
 template <>

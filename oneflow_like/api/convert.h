@@ -7,6 +7,7 @@
 // public types.
 #pragma once
 #include <memory>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,27 +49,37 @@ T Check(absl::StatusOr<T>&& s) {
   return std::move(s).value();
 }
 
+// The public Tensor holds a runtime Tensor in its handle_ bytes (constructed by its special
+// members in tensor.cc), so a public handle converts to the runtime's by reference.
 struct TensorAccess {
-  static RT::RTTensor In(const Tensor& t) {
-    return RT::RTTensor(std::static_pointer_cast<RT::RTTensorImpl>(t.impl_));
+  static_assert(sizeof(RT::RTTensor) == sizeof(Tensor::handle_) &&
+                    alignof(RT::RTTensor) <= alignof(Tensor),
+                "the public Tensor's handle_ must hold a runtime Tensor");
+  static const RT::RTTensor& In(const Tensor& t) {
+    return *std::launder(reinterpret_cast<const RT::RTTensor*>(t.handle_));
   }
+  static RT::RTTensor& Mut(Tensor& t) {
+    return *std::launder(reinterpret_cast<RT::RTTensor*>(t.handle_));
+  }
+  static void* Bytes(Tensor& t) { return t.handle_; }
   static Tensor Out(const RT::RTTensor& t) {
     Tensor r;
-    r.impl_ = t.impl_ptr();
+    Mut(r) = t;
     return r;
   }
   // Takes the handle over (no reference-count round trip): `t` is a result the caller owns.
   static Tensor Out(RT::RTTensor&& t) {
     Tensor r;
-    r.impl_ = std::move(const_cast<std::shared_ptr<RT::RTTensorImpl>&>(t.impl_ptr()));
+    Mut(r) = std::move(t);
     return r;
   }
 };
-// Public handle -> runtime tensor (undefined stays undefined); throws on undefined if `what`.
-inline RT::RTTensor In(const Tensor& t) {
+// Public handle -> runtime tensor (undefined stays undefined), by reference: valid while `t` is.
+inline const RT::RTTensor& In(const Tensor& t) {
   return TensorAccess::In(t);
 }
-RT::RTTensor InDefined(const Tensor& t, const char* op);
+// The same; throws naming `op` when `t` is undefined.
+const RT::RTTensor& InDefined(const Tensor& t, const char* op);
 inline Tensor Out(const RT::RTTensor& t) {
   return TensorAccess::Out(t);
 }
@@ -95,7 +106,7 @@ inline Device Out(const RT::RTDevice& d) {
 }
 RT::RTShape InShape(const IntList& s);
 // Shorthands of the op bindings: a defined input of `op`, a dims list.
-inline RT::RTTensor A(const Tensor& t, const char* op) {
+inline const RT::RTTensor& A(const Tensor& t, const char* op) {
   return InDefined(t, op);
 }
 inline std::vector<int64_t> Dims(const IntList& d) {

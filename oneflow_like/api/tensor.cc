@@ -1,6 +1,7 @@
 // The public Tensor handle, value types, factories, autograd controls and printing.
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <sstream>
 
 #include "device/cuda/cuda_api.h"
@@ -33,7 +34,7 @@ void ThrowStatus(const absl::Status& s) {
   }
 }
 
-RT::RTTensor InDefined(const Tensor& t, const char* op) {
+const RT::RTTensor& InDefined(const Tensor& t, const char* op) {
   if (!t.defined())
     throw Error(Error::Kind::kValue, std::string("[") + op + "] got an undefined tensor");
   return In(t);
@@ -93,12 +94,27 @@ Device default_device() {
 }
 
 // ---- Tensor basics.
-Tensor::Tensor() = default;
-Tensor::Tensor(const Tensor&) = default;
-Tensor::Tensor(Tensor&&) noexcept = default;
-Tensor& Tensor::operator=(const Tensor&) = default;
-Tensor& Tensor::operator=(Tensor&&) noexcept = default;
-Tensor::~Tensor() = default;
+// handle_ holds a runtime Tensor (TensorAccess, convert.h): these construct, copy and destroy it.
+Tensor::Tensor() {
+  new (TensorAccess::Bytes(*this)) RT::RTTensor();
+}
+Tensor::Tensor(const Tensor& o) {
+  new (TensorAccess::Bytes(*this)) RT::RTTensor(In(o));
+}
+Tensor::Tensor(Tensor&& o) noexcept {
+  new (TensorAccess::Bytes(*this)) RT::RTTensor(std::move(TensorAccess::Mut(o)));
+}
+Tensor& Tensor::operator=(const Tensor& o) {
+  TensorAccess::Mut(*this) = In(o);
+  return *this;
+}
+Tensor& Tensor::operator=(Tensor&& o) noexcept {
+  TensorAccess::Mut(*this) = std::move(TensorAccess::Mut(o));
+  return *this;
+}
+Tensor::~Tensor() {
+  std::destroy_at(&TensorAccess::Mut(*this));
+}
 
 namespace {
 RT::RTTensorImpl& Impl(const Tensor& t, const char* what) {
@@ -109,7 +125,7 @@ RT::RTTensorImpl& Impl(const Tensor& t, const char* what) {
 }  // namespace
 
 bool Tensor::defined() const {
-  return impl_ != nullptr;
+  return In(*this).defined();
 }
 IntList Tensor::sizes() const {
   return OutShape(Impl(*this, "sizes").shape);
@@ -142,7 +158,7 @@ bool Tensor::is_contiguous() const {
   return InDefined(*this, "is_contiguous").is_contiguous();
 }
 bool Tensor::same(const Tensor& o) const {
-  return impl_ == o.impl_;
+  return In(*this).same(In(o));
 }
 
 Tensor Tensor::to(Device device) const {
