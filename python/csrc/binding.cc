@@ -30,16 +30,34 @@ void PutDefault(py::dict* d, const char* name, DType v) {
 }
 }  // namespace table_detail
 
-TableCell::TableCell(const char* k, const char* text) : key(k), value(py::str(text)) {}
-TableCell::TableCell(const char* k, int v) : key(k), value(py::int_(v)) {}
-TableCell::TableCell(const char* k, int64_t v) : key(k), value(py::int_(v)) {}
-TableCell::TableCell(const char* k, bool v) : key(k), value(py::bool_(v)) {}
-TableCell::TableCell(const char* k, py::object v) : key(k), value(std::move(v)) {}
+namespace {
+py::list TableRows(const char* const* cols, size_t n_cols, const TableRow* rows, size_t n_rows) {
+  py::list out;
+  for (size_t r = 0; r < n_rows; ++r) {
+    py::dict d;
+    for (size_t c = 0; c < n_cols; ++c) {
+      const TableValue& v = rows[r].cells[c];
+      if (v.text != nullptr)
+        d[cols[c]] = py::str(v.text);
+      else
+        d[cols[c]] = py::int_(v.num);
+    }
+    if (rows[r].attrs != nullptr) d["attrs"] = rows[r].attrs();
+    out.append(std::move(d));
+  }
+  return out;
+}
+}  // namespace
 
-py::dict TableDict(std::initializer_list<TableCell> cells) {
-  py::dict d;
-  for (const TableCell& c : cells) d[c.key] = c.value;
-  return d;
+void DefTableSpec(py::module_& m, const char* name, const TableSpec& spec) {
+  m.def(name, [spec]() -> py::object {
+    py::list ops = TableRows(spec.op_cols, spec.n_op_cols, spec.ops, spec.n_ops);
+    if (spec.api_cols == nullptr) return std::move(ops);
+    py::dict d;
+    d["ops"] = std::move(ops);
+    d["apis"] = TableRows(spec.api_cols, spec.n_api_cols, spec.apis, spec.n_apis);
+    return std::move(d);
+  });
 }
 
 void RaiseStatus(const Status& s) {

@@ -1,9 +1,10 @@
 // Shared by the op-table introspection bindings (flow._C._<family>_table()): an attribute struct's
-// defaults as a Python dict, in declaration order, and a table row as a dict (TableDict). Both are
-// calls into binding.cc per field or cell, so the tables' many rows and structs add little code.
+// defaults as a Python dict, in declaration order (one call into binding.cc per field), and the
+// rows themselves as static data that one function in binding.cc (DefTableSpec) turns into dicts.
 #pragma once
 #include <pybind11/pybind11.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -38,17 +39,47 @@ pybind11::dict AttrsDict() {
   return d;
 }
 
-// One key and value of a table row (a column's text, a number, a flag or a Python object).
-struct TableCell {
-  TableCell(const char* key, const char* text);
-  TableCell(const char* key, int v);
-  TableCell(const char* key, int64_t v);
-  TableCell(const char* key, bool v);
-  TableCell(const char* key, pybind11::object v);
-  const char* key;
-  pybind11::object value;
+// One cell of a table row: a column's text or a number. Constexpr, so a family's rows are static
+// data; one builder (DefTable, binding.cc) turns every family's rows into Python dicts.
+struct TableValue {
+  constexpr TableValue() = default;
+  constexpr TableValue(const char* t) : text(t) {}  // NOLINT: rows are braced lists of cells
+  constexpr TableValue(int n) : num(n) {}           // NOLINT
+  const char* text = nullptr;                       // null: the cell is the number
+  int64_t num = 0;
 };
-pybind11::dict TableDict(std::initializer_list<TableCell> cells);
+// A row: its cells in the family's column order, and the attribute struct's defaults (null when
+// the row has none).
+struct TableRow {
+  TableValue cells[8];
+  pybind11::dict (*attrs)() = nullptr;
+};
+struct TableSpec {
+  const char* const* op_cols;
+  size_t n_op_cols;
+  const TableRow* ops;
+  size_t n_ops;
+  const char* const* api_cols;  // null: the table is the list of op rows alone
+  size_t n_api_cols;
+  const TableRow* apis;
+  size_t n_apis;
+};
+// Defines m.<name>(): {"ops": [row dicts], "apis": [row dicts]}, or the op rows' list alone.
+void DefTableSpec(pybind11::module_& m, const char* name, const TableSpec& spec);
+
+template <size_t C, size_t R>
+void DefTable(pybind11::module_& m, const char* name, const char* const (&cols)[C],
+              const TableRow (&rows)[R]) {
+  static_assert(C <= 8, "a table row holds 8 cells");
+  DefTableSpec(m, name, {cols, C, rows, R, nullptr, 0, nullptr, 0});
+}
+template <size_t C, size_t R, size_t AC, size_t AR>
+void DefTable(pybind11::module_& m, const char* name, const char* const (&cols)[C],
+              const TableRow (&rows)[R], const char* const (&api_cols)[AC],
+              const TableRow (&api_rows)[AR]) {
+  static_assert(C <= 8 && AC <= 8, "a table row holds 8 cells");
+  DefTableSpec(m, name, {cols, C, rows, R, api_cols, AC, api_rows, AR});
+}
 
 }  // namespace python
 }  // namespace oneflow_like

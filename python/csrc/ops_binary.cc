@@ -271,17 +271,14 @@ void BindMore(py::module_& m, TensorClass& cls) {
 }
 
 // One row per table entry, for flow._C._binary_table().
-struct TableRow {
-  const char *name, *types, *out, *grad, *api, *lower, *base;
-  py::dict (*attrs)();
-};
+constexpr const char* kOpCols[] = {"name", "types", "out", "grad", "api", "lower", "base"};
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_BINARY(name, Name, types, out, Attrs, grad, api, lower, ...) \
-  {#name, #types, #out, #grad, #api, #lower, "", &AttrsDict<opdefs::Attrs>},
+  {{#name, #types, #out, #grad, #api, #lower, ""}, &AttrsDict<opdefs::Attrs>},
 #define OFL_BINARY_SCALAR(name, Name, types, out, Base, order, grad, lower) \
-  {#name, #types, #out, #grad, "scalar_" #order, #lower, #Base, &AttrsDict<opdefs::ScalarAttrs>},
-const TableRow kTableRows[] = {
+  {{#name, #types, #out, #grad, "scalar_" #order, #lower, #Base}, &AttrsDict<opdefs::ScalarAttrs>},
+const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/binary.def"
 };
 #undef OFL_BINARY
@@ -291,19 +288,7 @@ const TableRow kTableRows[] = {
 
 void BindBinary(py::module_& m, TensorClass& cls) {
   // The table itself, for the tests that check every op has a test row.
-  m.def("_binary_table", [] {
-    py::list ops;
-    for (const TableRow& r : kTableRows)
-      ops.append(TableDict({{"name", r.name},
-                            {"types", r.types},
-                            {"out", r.out},
-                            {"grad", r.grad},
-                            {"api", r.api},
-                            {"lower", r.lower},
-                            {"base", r.base},
-                            {"attrs", r.attrs()}}));
-    return ops;
-  });
+  DefTable(m, "_binary_table", kOpCols, kOpRows);
   m.def("add", &AddAny, py::arg("input"), py::arg("other"), py::arg("alpha") = 1.0);
   m.def("sub", &SubAny, py::arg("input"), py::arg("other"), py::arg("alpha") = 1.0);
   m.def("mul", &MulAny, py::arg("input"), py::arg("other"));

@@ -84,13 +84,8 @@ struct Binder {
 };
 
 // One row per table entry, for flow._C._copy_table().
-struct OpRow {
-  const char *name, *out, *grad, *save, *layout, *devices;
-  py::dict (*attrs)();
-};
-struct ApiRow {
-  const char *name, *sig, *entry, *dtype;
-};
+constexpr const char* kOpCols[] = {"name", "out", "grad", "save", "layout", "devices"};
+constexpr const char* kApiCols[] = {"name", "sig", "entry", "dtype"};
 // The dtype column.
 #define OFL_COPY_DTYPE_none std::optional<DType>()
 #define OFL_COPY_DTYPE_float32 std::optional<DType>(DType::kF32)
@@ -104,15 +99,15 @@ struct ApiRow {
 #define OFL_ATTRS(...)
 #define OFL_COPY_API(...)
 #define OFL_COPY(name, Name, Attrs, out, grad, save, layout, devices) \
-  {#name, #out, #grad, #save, #layout, #devices, &AttrsDict<opdefs::Attrs>},
-const OpRow kOpRows[] = {
+  {{#name, #out, #grad, #save, #layout, #devices}, &AttrsDict<opdefs::Attrs>},
+const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/copy.def"
 };
 #undef OFL_COPY
 #undef OFL_COPY_API
 #define OFL_COPY(...)
-#define OFL_COPY_API(pyname, sig, entry, dtype) {#pyname, #sig, #entry, #dtype},
-const ApiRow kApiRows[] = {
+#define OFL_COPY_API(pyname, sig, entry, dtype) {{#pyname, #sig, #entry, #dtype}},
+const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/copy.def"
 };
 #undef OFL_COPY_API
@@ -127,21 +122,7 @@ void BindCopy(py::module_& m, TensorClass& cls) {
 #undef OFL_COPY
 #undef OFL_ATTRS
   // clang-format on
-  m.def("_copy_table", [] {
-    py::list ops, apis;
-    for (const OpRow& r : kOpRows)
-      ops.append(TableDict({{"name", r.name},
-                            {"out", r.out},
-                            {"grad", r.grad},
-                            {"save", r.save},
-                            {"layout", r.layout},
-                            {"devices", r.devices},
-                            {"attrs", r.attrs()}}));
-    for (const ApiRow& r : kApiRows)
-      apis.append(
-          TableDict({{"name", r.name}, {"sig", r.sig}, {"entry", r.entry}, {"dtype", r.dtype}}));
-    return TableDict({{"ops", ops}, {"apis", apis}});
-  });
+  DefTable(m, "_copy_table", kOpCols, kOpRows, kApiCols, kApiRows);
 }
 
 }  // namespace

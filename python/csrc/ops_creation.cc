@@ -175,13 +175,8 @@ struct Binder {
 };
 
 // One row per table entry, for flow._C._creation_table().
-struct OpRow {
-  const char *name, *out;
-  py::dict (*attrs)();
-};
-struct ApiRow {
-  const char *name, *sig, *entry, *fill;
-};
+constexpr const char* kOpCols[] = {"name", "out"};
+constexpr const char* kApiCols[] = {"name", "sig", "entry", "fill"};
 // The fill column: the value of a size, like or zero API (nullopt: an argument gives it).
 #define OFL_CREATION_FILL_zero std::optional<double>(opdefs::FullAttrs{}.value)
 #define OFL_CREATION_FILL_one std::optional<double>(1.0)
@@ -189,15 +184,15 @@ struct ApiRow {
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_CREATION_API(...)
-#define OFL_CREATION(name, Name, Attrs, out) {#name, #out, &AttrsDict<opdefs::Attrs>},
-const OpRow kOpRows[] = {
+#define OFL_CREATION(name, Name, Attrs, out) {{#name, #out}, &AttrsDict<opdefs::Attrs>},
+const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/creation.def"
 };
 #undef OFL_CREATION
 #undef OFL_CREATION_API
 #define OFL_CREATION(...)
-#define OFL_CREATION_API(pyname, sig, entry, fill) {#pyname, #sig, #entry, #fill},
-const ApiRow kApiRows[] = {
+#define OFL_CREATION_API(pyname, sig, entry, fill) {{#pyname, #sig, #entry, #fill}},
+const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/creation.def"
 };
 #undef OFL_CREATION_API
@@ -213,15 +208,7 @@ void BindCreation(py::module_& m, TensorClass& cls) {
 #undef OFL_CREATION
 #undef OFL_ATTRS
   // clang-format on
-  m.def("_creation_table", [] {
-    py::list ops, apis;
-    for (const OpRow& r : kOpRows)
-      ops.append(TableDict({{"name", r.name}, {"out", r.out}, {"attrs", r.attrs()}}));
-    for (const ApiRow& r : kApiRows)
-      apis.append(
-          TableDict({{"name", r.name}, {"sig", r.sig}, {"entry", r.entry}, {"fill", r.fill}}));
-    return TableDict({{"ops", ops}, {"apis", apis}});
-  });
+  DefTable(m, "_creation_table", kOpCols, kOpRows, kApiCols, kApiRows);
 }
 
 }  // namespace

@@ -161,13 +161,8 @@ struct Binder {
 };
 
 // One row per table entry, for flow._C._index_table().
-struct OpRow {
-  const char *name, *check, *out, *grad, *save, *layout;
-  py::dict (*attrs)();
-};
-struct ApiRow {
-  const char *name, *kind, *sig, *entry;
-};
+constexpr const char* kOpCols[] = {"name", "check", "out", "grad", "save", "layout"};
+constexpr const char* kApiCols[] = {"name", "kind", "sig", "entry"};
 // The kind column: fn_method calls F::entry, method_ its in-place twin F::entry_.
 #define OFL_INDEX_FUNCTION_fn_method true
 #define OFL_INDEX_FUNCTION_method_ false
@@ -191,16 +186,16 @@ struct ApiRow {
 #define OFL_ATTRS(...)
 #define OFL_INDEX_API(...)
 #define OFL_INDEX(name, Name, Attrs, check, out, grad, save, layout) \
-  {#name, #check, #out, #grad, #save, #layout, &AttrsDict<opdefs::Attrs>},
-const OpRow kOpRows[] = {
+  {{#name, #check, #out, #grad, #save, #layout}, &AttrsDict<opdefs::Attrs>},
+const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/index.def"
 };
 #undef OFL_INDEX
 #undef OFL_INDEX_API
 #define OFL_INDEX(...)
 #define OFL_INDEX_API(pyname, kind, sig, entry) \
-  {#pyname, #kind, #sig, OFL_INDEX_ENTRY_NAME_##kind(entry)},
-const ApiRow kApiRows[] = {
+  {{#pyname, #kind, #sig, OFL_INDEX_ENTRY_NAME_##kind(entry)}},
+const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/index.def"
 };
 #undef OFL_INDEX_API
@@ -216,21 +211,7 @@ void BindIndex(py::module_& m, TensorClass& cls) {
 #undef OFL_INDEX
 #undef OFL_ATTRS
   // clang-format on
-  m.def("_index_table", [] {
-    py::list ops, apis;
-    for (const OpRow& r : kOpRows)
-      ops.append(TableDict({{"name", r.name},
-                            {"check", r.check},
-                            {"out", r.out},
-                            {"grad", r.grad},
-                            {"save", r.save},
-                            {"layout", r.layout},
-                            {"attrs", r.attrs()}}));
-    for (const ApiRow& r : kApiRows)
-      apis.append(
-          TableDict({{"name", r.name}, {"kind", r.kind}, {"sig", r.sig}, {"entry", r.entry}}));
-    return TableDict({{"ops", ops}, {"apis", apis}});
-  });
+  DefTable(m, "_index_table", kOpCols, kOpRows, kApiCols, kApiRows);
 }
 
 }  // namespace

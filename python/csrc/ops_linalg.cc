@@ -110,28 +110,23 @@ struct LinalgBinder {
 };
 
 // One row per table entry, for flow._C._linalg_table().
-struct OpRow {
-  const char *name, *out, *grad, *save;
-  py::dict (*attrs)();
-};
-struct ApiRow {
-  const char *name, *kind, *sig, *result, *entry;
-};
+constexpr const char* kOpCols[] = {"name", "out", "grad", "save"};
+constexpr const char* kApiCols[] = {"name", "kind", "sig", "result", "entry"};
 #define OFL_LINALG_METHOD_fn_method true
 #define OFL_LINALG_METHOD_private false
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_LINALG_API(...)
 #define OFL_LINALG(name, Name, Attrs, out, grad, save) \
-  {#name, #out, #grad, #save, &AttrsDict<opdefs::Attrs>},
-const OpRow kOpRows[] = {
+  {{#name, #out, #grad, #save}, &AttrsDict<opdefs::Attrs>},
+const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/linalg.def"
 };
 #undef OFL_LINALG
 #undef OFL_LINALG_API
 #define OFL_LINALG(...)
-#define OFL_LINALG_API(pyname, kind, sig, result, entry) {#pyname, #kind, #sig, #result, #entry},
-const ApiRow kApiRows[] = {
+#define OFL_LINALG_API(pyname, kind, sig, result, entry) {{#pyname, #kind, #sig, #result, #entry}},
+const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/linalg.def"
 };
 #undef OFL_LINALG_API
@@ -152,22 +147,7 @@ void BindLinalg(py::module_& m, TensorClass& cls) {
 #undef OFL_LINALG
 #undef OFL_ATTRS
   // clang-format on
-  m.def("_linalg_table", [] {
-    py::list ops, apis;
-    for (const OpRow& r : kOpRows)
-      ops.append(TableDict({{"name", r.name},
-                            {"out", r.out},
-                            {"grad", r.grad},
-                            {"save", r.save},
-                            {"attrs", r.attrs()}}));
-    for (const ApiRow& r : kApiRows)
-      apis.append(TableDict({{"name", r.name},
-                             {"kind", r.kind},
-                             {"sig", r.sig},
-                             {"result", r.result},
-                             {"entry", r.entry}}));
-    return TableDict({{"ops", ops}, {"apis", apis}});
-  });
+  DefTable(m, "_linalg_table", kOpCols, kOpRows, kApiCols, kApiRows);
 }
 
 }  // namespace

@@ -66,28 +66,23 @@ struct MatmulBinder {
 };
 
 // One row per table entry, for flow._C._matmul_table().
-struct OpRow {
-  const char *name, *grad, *save, *layout, *lowp;
-  py::dict (*attrs)();
-};
-struct ApiRow {
-  const char *name, *kind, *sig, *entry;
-};
+constexpr const char* kOpCols[] = {"name", "grad", "save", "layout", "lowp"};
+constexpr const char* kApiCols[] = {"name", "kind", "sig", "entry"};
 #define OFL_MATMUL_METHOD_fn_method true
 #define OFL_MATMUL_METHOD_fn false
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_MATMUL_API(...)
 #define OFL_MATMUL(name, Name, Attrs, grad, save, layout, lowp) \
-  {#name, #grad, #save, #layout, #lowp, &AttrsDict<opdefs::Attrs>},
-const OpRow kOpRows[] = {
+  {{#name, #grad, #save, #layout, #lowp}, &AttrsDict<opdefs::Attrs>},
+const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/matmul.def"
 };
 #undef OFL_MATMUL
 #undef OFL_MATMUL_API
 #define OFL_MATMUL(...)
-#define OFL_MATMUL_API(pyname, kind, sig, entry) {#pyname, #kind, #sig, #entry},
-const ApiRow kApiRows[] = {
+#define OFL_MATMUL_API(pyname, kind, sig, entry) {{#pyname, #kind, #sig, #entry}},
+const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/matmul.def"
 };
 #undef OFL_MATMUL_API
@@ -103,20 +98,7 @@ void BindMatmul(py::module_& m, TensorClass& cls) {
 #undef OFL_MATMUL
 #undef OFL_ATTRS
   // clang-format on
-  m.def("_matmul_table", [] {
-    py::list ops, apis;
-    for (const OpRow& r : kOpRows)
-      ops.append(TableDict({{"name", r.name},
-                            {"grad", r.grad},
-                            {"save", r.save},
-                            {"layout", r.layout},
-                            {"lowp", r.lowp},
-                            {"attrs", r.attrs()}}));
-    for (const ApiRow& r : kApiRows)
-      apis.append(
-          TableDict({{"name", r.name}, {"kind", r.kind}, {"sig", r.sig}, {"entry", r.entry}}));
-    return TableDict({{"ops", ops}, {"apis", apis}});
-  });
+  DefTable(m, "_matmul_table", kOpCols, kOpRows, kApiCols, kApiRows);
   // Hand-written: the operators.
   cls.def(
          "__matmul__", [](const Tensor& a, py::object b) { return MatmulAny(a, b); },

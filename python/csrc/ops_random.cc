@@ -182,25 +182,20 @@ struct Binder {
 };
 
 // One row per table entry, for flow._C._random_table().
-struct OpRow {
-  const char *name, *out;
-  py::dict (*attrs)();
-};
-struct ApiRow {
-  const char *name, *sig, *entry, *attrs;
-};
+constexpr const char* kOpCols[] = {"name", "out"};
+constexpr const char* kApiCols[] = {"name", "sig", "entry", "attrs"};
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_RANDOM_API(...)
-#define OFL_RANDOM(name, Name, Attrs, out) {#name, #out, &AttrsDict<opdefs::Attrs>},
-const OpRow kOpRows[] = {
+#define OFL_RANDOM(name, Name, Attrs, out) {{#name, #out}, &AttrsDict<opdefs::Attrs>},
+const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/random.def"
 };
 #undef OFL_RANDOM
 #undef OFL_RANDOM_API
 #define OFL_RANDOM(...)
-#define OFL_RANDOM_API(pyname, sig, entry, Attrs) {#pyname, #sig, #entry, #Attrs},
-const ApiRow kApiRows[] = {
+#define OFL_RANDOM_API(pyname, sig, entry, Attrs) {{#pyname, #sig, #entry, #Attrs}},
+const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/random.def"
 };
 #undef OFL_RANDOM_API
@@ -223,15 +218,7 @@ void BindRandom(py::module_& m, TensorClass& cls) {
     F::ManualSeed(s);
     return s;
   });
-  m.def("_random_table", [] {
-    py::list ops, apis;
-    for (const OpRow& r : kOpRows)
-      ops.append(TableDict({{"name", r.name}, {"out", r.out}, {"attrs", r.attrs()}}));
-    for (const ApiRow& r : kApiRows)
-      apis.append(
-          TableDict({{"name", r.name}, {"sig", r.sig}, {"entry", r.entry}, {"attrs", r.attrs}}));
-    return TableDict({{"ops", ops}, {"apis", apis}});
-  });
+  DefTable(m, "_random_table", kOpCols, kOpRows, kApiCols, kApiRows);
 }
 
 }  // namespace

@@ -134,21 +134,16 @@ struct Binder {
 };
 
 // One row per table entry, for flow._C._reduce_table().
-struct OpRow {
-  const char *name, *out, *grad, *save, *layout, *check;
-  py::dict (*attrs)();
-};
-struct ApiRow {
-  const char *name, *sig, *entry;
-};
+constexpr const char* kOpCols[] = {"name", "out", "grad", "save", "layout", "check"};
+constexpr const char* kApiCols[] = {"name", "sig", "entry"};
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_REDUCE_API(...)
 #define OFL_REDUCE(name, Name, Attrs, out, grad, save, layout, check) \
-  {#name, #out, #grad, #save, #layout, #check, &AttrsDict<opdefs::Attrs>},
+  {{#name, #out, #grad, #save, #layout, #check}, &AttrsDict<opdefs::Attrs>},
 #define OFL_REDUCE_INTERNAL(name, Name, Attrs, out, grad, save, layout) \
-  {#name, #out, #grad, #save, #layout, "internal", &AttrsDict<opdefs::Attrs>},
-const OpRow kOpRows[] = {
+  {{#name, #out, #grad, #save, #layout, "internal"}, &AttrsDict<opdefs::Attrs>},
+const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/reduce.def"
 };
 #undef OFL_REDUCE
@@ -156,8 +151,8 @@ const OpRow kOpRows[] = {
 #undef OFL_REDUCE_API
 #define OFL_REDUCE(...)
 #define OFL_REDUCE_INTERNAL(...)
-#define OFL_REDUCE_API(pyname, sig, entry, dim_entry) {#pyname, #sig, #entry},
-const ApiRow kApiRows[] = {
+#define OFL_REDUCE_API(pyname, sig, entry, dim_entry) {{#pyname, #sig, #entry}},
+const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/reduce.def"
 };
 #undef OFL_REDUCE_API
@@ -182,20 +177,7 @@ void BindReduce(py::module_& m, TensorClass& cls) {
 #undef OFL_REDUCE
 #undef OFL_ATTRS
   // clang-format on
-  m.def("_reduce_table", [] {
-    py::list ops, apis;
-    for (const OpRow& r : kOpRows)
-      ops.append(TableDict({{"name", r.name},
-                            {"out", r.out},
-                            {"grad", r.grad},
-                            {"save", r.save},
-                            {"layout", r.layout},
-                            {"check", r.check},
-                            {"attrs", r.attrs()}}));
-    for (const ApiRow& r : kApiRows)
-      apis.append(TableDict({{"name", r.name}, {"sig", r.sig}, {"entry", r.entry}}));
-    return TableDict({{"ops", ops}, {"apis", apis}});
-  });
+  DefTable(m, "_reduce_table", kOpCols, kOpRows, kApiCols, kApiRows);
 }
 
 }  // namespace

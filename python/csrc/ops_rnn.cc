@@ -37,22 +37,16 @@ struct RnnBinder {
 };
 
 // One row per table entry, for flow._C._rnn_table().
-struct OpRow {
-  const char *name, *out, *grad, *save;
-  int gates;
-  py::dict (*attrs)();
-};
-struct ApiRow {
-  const char *name, *sig, *entry;
-};
+constexpr const char* kOpCols[] = {"name", "out", "grad", "save", "gates"};
+constexpr const char* kApiCols[] = {"name", "sig", "entry"};
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_RNN_API(...)
 #define OFL_RNN(name, Name, Attrs, gates, out, grad, save) \
-  {#name, #out, #grad, #save, gates, &AttrsDict<opdefs::Attrs>},
+  {{#name, #out, #grad, #save, gates}, &AttrsDict<opdefs::Attrs>},
 #define OFL_RNN_GRAD(name, Name, Attrs, out) \
-  {#name, #out, "NoGrad", "none", 0, &AttrsDict<opdefs::Attrs>},
-const OpRow kOpRows[] = {
+  {{#name, #out, "NoGrad", "none", 0}, &AttrsDict<opdefs::Attrs>},
+const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/rnn.def"
 };
 #undef OFL_RNN
@@ -60,8 +54,8 @@ const OpRow kOpRows[] = {
 #undef OFL_RNN_API
 #define OFL_RNN(...)
 #define OFL_RNN_GRAD(...)
-#define OFL_RNN_API(pyname, sig, entry) {#pyname, #sig, #entry},
-const ApiRow kApiRows[] = {
+#define OFL_RNN_API(pyname, sig, entry) {{#pyname, #sig, #entry}},
+const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/rnn.def"
 };
 #undef OFL_RNN_API
@@ -77,19 +71,7 @@ void BindRnn(py::module_& m, TensorClass&) {
 #undef OFL_RNN
 #undef OFL_ATTRS
   // clang-format on
-  m.def("_rnn_table", [] {
-    py::list ops, apis;
-    for (const OpRow& r : kOpRows)
-      ops.append(TableDict({{"name", r.name},
-                            {"gates", r.gates},
-                            {"out", r.out},
-                            {"grad", r.grad},
-                            {"save", r.save},
-                            {"attrs", r.attrs()}}));
-    for (const ApiRow& r : kApiRows)
-      apis.append(TableDict({{"name", r.name}, {"sig", r.sig}, {"entry", r.entry}}));
-    return TableDict({{"ops", ops}, {"apis", apis}});
-  });
+  DefTable(m, "_rnn_table", kOpCols, kOpRows, kApiCols, kApiRows);
 }
 
 }  // namespace

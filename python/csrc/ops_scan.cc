@@ -121,20 +121,15 @@ struct Binder {
 };
 
 // One row per table entry, for flow._C._scan_table().
-struct OpRow {
-  const char *name, *out, *grad, *save;
-  py::dict (*attrs)();
-};
-struct ApiRow {
-  const char *name, *sig, *entry;
-};
+constexpr const char* kOpCols[] = {"name", "out", "grad", "save"};
+constexpr const char* kApiCols[] = {"name", "sig", "entry"};
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_SCAN_API(...)
 #define OFL_SCAN(name, Name, Attrs, out, grad, save) \
-  {#name, #out, #grad, #save, &AttrsDict<opdefs::Attrs>},
-#define OFL_SCAN_GRAD(name, Name, Attrs) {#name, "grad", "NoGrad", "none", &AttrsDict<opdefs::Attrs>},
-const OpRow kOpRows[] = {
+  {{#name, #out, #grad, #save}, &AttrsDict<opdefs::Attrs>},
+#define OFL_SCAN_GRAD(name, Name, Attrs) {{#name, "grad", "NoGrad", "none"}, &AttrsDict<opdefs::Attrs>},
+const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/scan.def"
 };
 #undef OFL_SCAN
@@ -142,8 +137,8 @@ const OpRow kOpRows[] = {
 #undef OFL_SCAN_API
 #define OFL_SCAN(...)
 #define OFL_SCAN_GRAD(...)
-#define OFL_SCAN_API(pyname, sig, entry) {#pyname, #sig, #entry},
-const ApiRow kApiRows[] = {
+#define OFL_SCAN_API(pyname, sig, entry) {{#pyname, #sig, #entry}},
+const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/scan.def"
 };
 #undef OFL_SCAN_API
@@ -159,18 +154,7 @@ void BindScan(py::module_& m, TensorClass& cls) {
 #undef OFL_SCAN
 #undef OFL_ATTRS
   // clang-format on
-  m.def("_scan_table", [] {
-    py::list ops, apis;
-    for (const OpRow& r : kOpRows)
-      ops.append(TableDict({{"name", r.name},
-                            {"out", r.out},
-                            {"grad", r.grad},
-                            {"save", r.save},
-                            {"attrs", r.attrs()}}));
-    for (const ApiRow& r : kApiRows)
-      apis.append(TableDict({{"name", r.name}, {"sig", r.sig}, {"entry", r.entry}}));
-    return TableDict({{"ops", ops}, {"apis", apis}});
-  });
+  DefTable(m, "_scan_table", kOpCols, kOpRows, kApiCols, kApiRows);
 }
 
 }  // namespace

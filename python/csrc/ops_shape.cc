@@ -175,13 +175,8 @@ struct ShapeBinder {
 };
 
 // One row per table entry, for flow._C._shape_table().
-struct OpRow {
-  const char *name, *out, *view, *grad, *save, *layout, *lowp;
-  py::dict (*attrs)();
-};
-struct ApiRow {
-  const char *name, *kind, *sig, *entry;
-};
+constexpr const char* kOpCols[] = {"name", "out", "view", "grad", "save", "layout", "lowp"};
+constexpr const char* kApiCols[] = {"name", "kind", "sig", "entry"};
 // The kind column: fn_method also defines the Tensor method.
 #define OFL_SHAPE_METHOD_fn_method true
 #define OFL_SHAPE_METHOD_fn false
@@ -204,15 +199,15 @@ struct ApiRow {
 #define OFL_ATTRS(...)
 #define OFL_SHAPE_API(...)
 #define OFL_SHAPE(name, Name, Attrs, out, view, grad, save, layout, lowp) \
-  {#name, #out, #view, #grad, #save, #layout, #lowp, &AttrsDict<opdefs::Attrs>},
-const OpRow kOpRows[] = {
+  {{#name, #out, #view, #grad, #save, #layout, #lowp}, &AttrsDict<opdefs::Attrs>},
+const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/shape.def"
 };
 #undef OFL_SHAPE
 #undef OFL_SHAPE_API
 #define OFL_SHAPE(...)
-#define OFL_SHAPE_API(pyname, kind, sig, entry) {#pyname, #kind, #sig, #entry},
-const ApiRow kApiRows[] = {
+#define OFL_SHAPE_API(pyname, kind, sig, entry) {{#pyname, #kind, #sig, #entry}},
+const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/shape.def"
 };
 #undef OFL_SHAPE_API
@@ -228,22 +223,7 @@ void BindShape(py::module_& m, TensorClass& cls) {
 #undef OFL_SHAPE
 #undef OFL_ATTRS
   // clang-format on
-  m.def("_shape_table", [] {
-    py::list ops, apis;
-    for (const OpRow& r : kOpRows)
-      ops.append(TableDict({{"name", r.name},
-                            {"out", r.out},
-                            {"view", r.view},
-                            {"grad", r.grad},
-                            {"save", r.save},
-                            {"layout", r.layout},
-                            {"lowp", r.lowp},
-                            {"attrs", r.attrs()}}));
-    for (const ApiRow& r : kApiRows)
-      apis.append(
-          TableDict({{"name", r.name}, {"kind", r.kind}, {"sig", r.sig}, {"entry", r.entry}}));
-    return TableDict({{"ops", ops}, {"apis", apis}});
-  });
+  DefTable(m, "_shape_table", kOpCols, kOpRows, kApiCols, kApiRows);
 
   // Hand-written: the views' variadic shapes and positional-only arguments.
   auto reshape = [](const Tensor& x, py::args shape) {

@@ -63,17 +63,14 @@ void BindGen(py::module_& m, TensorClass& cls, const char* name, const char* con
 }
 
 // One row per table entry, for flow._C._ternary_table().
-struct TableRow {
-  const char *name, *types, *first, *grad, *api, *lower, *base;
-  py::dict (*attrs)();
-};
+constexpr const char* kOpCols[] = {"name", "types", "first", "grad", "api", "lower", "base"};
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_TERNARY(name, Name, types, first, Attrs, grad, api, args, lower, ...) \
-  {#name, #types, #first, #grad, #api, #lower, "", &AttrsDict<opdefs::Attrs>},
+  {{#name, #types, #first, #grad, #api, #lower, ""}, &AttrsDict<opdefs::Attrs>},
 #define OFL_TERNARY_SCALAR(name, Name, types, Base, pos, grad, lower) \
-  {#name, #types, "", #grad, "scalar_" #pos, #lower, #Base, &AttrsDict<opdefs::ScalarAttrs>},
-const TableRow kTableRows[] = {
+  {{#name, #types, "", #grad, "scalar_" #pos, #lower, #Base}, &AttrsDict<opdefs::ScalarAttrs>},
+const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/ternary.def"
 };
 #undef OFL_TERNARY
@@ -82,19 +79,7 @@ const TableRow kTableRows[] = {
 // clang-format on
 
 void BindTernary(py::module_& m, TensorClass& cls) {
-  m.def("_ternary_table", [] {
-    py::list ops;
-    for (const TableRow& r : kTableRows)
-      ops.append(TableDict({{"name", r.name},
-                            {"types", r.types},
-                            {"first", r.first},
-                            {"grad", r.grad},
-                            {"api", r.api},
-                            {"lower", r.lower},
-                            {"base", r.base},
-                            {"attrs", r.attrs()}}));
-    return ops;
-  });
+  DefTable(m, "_ternary_table", kOpCols, kOpRows);
   // api gen / gen_ip, from the table.
   // clang-format off
 #define OFL_TERNARY_ARGS(a, b, c) {#a, #b, #c}

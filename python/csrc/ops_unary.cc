@@ -101,17 +101,14 @@ bool ParseApproximate(const std::string& a) {
 }
 
 // One row per table entry, for flow._C._unary_table().
-struct TableRow {
-  const char *name, *types, *grad, *api, *lower;
-  py::dict (*attrs)();
-};
+constexpr const char* kOpCols[] = {"name", "types", "grad", "api", "lower"};
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_UNARY(name, Name, types, Attrs, grad, api, lower, ...) \
-  {#name, #types, #grad, #api, #lower, &AttrsDict<opdefs::Attrs>},
+  {{#name, #types, #grad, #api, #lower}, &AttrsDict<opdefs::Attrs>},
 #define OFL_UNARY_GRAD(name, Name, types, Attrs, lower, ...) \
-  {#name, #types, "backward", "none", #lower, &AttrsDict<opdefs::Attrs>},
-const TableRow kTableRows[] = {
+  {{#name, #types, "backward", "none", #lower}, &AttrsDict<opdefs::Attrs>},
+const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/unary.def"
 };
 #undef OFL_UNARY
@@ -139,17 +136,7 @@ void BindUnary(py::module_& m, TensorClass& cls) {
 #undef OFL_ATTRS
   // clang-format on
   // The table itself, for the tests that check every op has a test row.
-  m.def("_unary_table", [] {
-    py::list ops;
-    for (const TableRow& r : kTableRows)
-      ops.append(TableDict({{"name", r.name},
-                            {"types", r.types},
-                            {"grad", r.grad},
-                            {"api", r.api},
-                            {"lower", r.lower},
-                            {"attrs", r.attrs()}}));
-    return ops;
-  });
+  DefTable(m, "_unary_table", kOpCols, kOpRows);
   BindTableOp<opdefs::NoAttrs>(m, cls, "negative", F::Neg, F::Neg_);
   BindTableOp<opdefs::NoAttrs>(
       m, cls, "logical_not",
