@@ -25,7 +25,7 @@ std::string Describe(DType dtype, const Shape& shape) {
 
 // Both ops: the output is the input's shape and dtype, on the CPU.
 template <const char* kName>
-Status InferCollective(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status InferCollective(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   RETURN_IF_ERROR(CheckNumInputs(kName, in, 1));
   const Tensor& t = in[0];
   if (!t.device().is_cpu())

@@ -81,8 +81,7 @@ StatusOr<Tensor> CastCached(const Tensor& t, DType to, bool cache_enabled) {
 
 // Casts each floating input selected by `pick` to `to`; returns whether any changed.
 template <typename Pick>
-StatusOr<bool> CastFloating(const TensorList& in, DType to, bool cache, Pick pick,
-                            TensorList* out) {
+StatusOr<bool> CastFloating(TensorSpan in, DType to, bool cache, Pick pick, TensorList* out) {
   bool changed = false;
   out->clear();
   for (const Tensor& t : in) {
@@ -98,7 +97,7 @@ StatusOr<bool> CastFloating(const TensorList& in, DType to, bool cache, Pick pic
 }
 
 StatusOr<std::optional<TensorList>> ApplyPolicy(AutocastPolicy p, const AutocastState& s,
-                                                const TensorList& inputs) {
+                                                TensorSpan inputs) {
   TensorList out;
   bool changed = false;
   if (p == AutocastPolicy::kLower) {
@@ -126,7 +125,7 @@ StatusOr<std::optional<TensorList>> ApplyPolicy(AutocastPolicy p, const Autocast
 }
 
 // The device type an op's floating inputs live on, if autocast is on there.
-const AutocastState* ActiveStateFor(const TensorList& inputs, DeviceType* device) {
+const AutocastState* ActiveStateFor(TensorSpan inputs, DeviceType* device) {
   if (t_autocast.suspended) return nullptr;
   for (const Tensor& t : inputs) {
     if (!t.defined() || !IsFloating(t.dtype())) continue;
@@ -139,7 +138,7 @@ const AutocastState* ActiveStateFor(const TensorList& inputs, DeviceType* device
 
 // The region's state as one call applies it: a traced call (nn.Graph) records the same casts as
 // eager, but the weight-cast cache holds eager tensors only (a lazy cast belongs to one trace).
-AutocastState ForThisCall(const AutocastState& s, const TensorList& inputs) {
+AutocastState ForThisCall(const AutocastState& s, TensorSpan inputs) {
   AutocastState r = s;
   bool lazy = TracingActive();
   for (const Tensor& t : inputs) lazy |= t.defined() && t.is_lazy();
@@ -190,7 +189,7 @@ AutocastPolicy AutocastPolicyOf(const char* op_name, DeviceType device) {
   return it == m.end() ? AutocastPolicy::kNone : it->second;
 }
 
-StatusOr<std::optional<TensorList>> AutocastInputs(const OpDef& op, const TensorList& inputs) {
+StatusOr<std::optional<TensorList>> AutocastInputs(const OpDef& op, TensorSpan inputs) {
   DeviceType device;
   const AutocastState* s = ActiveStateFor(inputs, &device);
   if (s == nullptr) return std::optional<TensorList>();
@@ -208,7 +207,7 @@ StatusOr<TensorList> AutocastArgs(const char* op_name, const TensorList& inputs)
   return r ? *r : inputs;
 }
 
-bool NeedsF32Compute(const OpDef& op, const TensorList& inputs, DType* low) {
+bool NeedsF32Compute(const OpDef& op, TensorSpan inputs, DType* low) {
   if (op.view != nullptr) return false;
   for (const Tensor& t : inputs) {
     if (!t.defined() || !IsLow(t.dtype())) continue;

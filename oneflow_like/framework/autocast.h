@@ -51,7 +51,7 @@ inline bool AutocastMaybeActive() {
 }
 
 // The inputs `op` runs on under the active autocast region, or nullopt when nothing changes.
-StatusOr<std::optional<TensorList>> AutocastInputs(const OpDef& op, const TensorList& inputs);
+StatusOr<std::optional<TensorList>> AutocastInputs(const OpDef& op, TensorSpan inputs);
 // The same for a composite functional entry (a loss written with other ops) named as PyTorch's
 // op is: its floating inputs cast to what the lists say; unchanged tensors are returned as they
 // are.
@@ -59,6 +59,6 @@ StatusOr<TensorList> AutocastArgs(const char* op_name, const TensorList& inputs)
 
 // True when `op` must compute the f16/bf16 inputs in f32: its kernels on that device take only
 // f32/f64. Sets *low to the low precision type (the outputs' type).
-bool NeedsF32Compute(const OpDef& op, const TensorList& inputs, DType* low);
+bool NeedsF32Compute(const OpDef& op, TensorSpan inputs, DType* low);
 
 }  // namespace oneflow_like

@@ -57,8 +57,8 @@ void SetGradMode(bool enabled) {
   t_grad_mode = enabled;
 }
 
-void OpNode::Save(const TensorList& inputs, const TensorList& outputs) {
-  saved_inputs_ = inputs;
+void OpNode::Save(TensorSpan inputs, TensorSpan outputs) {
+  saved_inputs_.assign(inputs.begin(), inputs.end());
   saved_outputs_.clear();
   for (auto& o : outputs) saved_outputs_.push_back(o.detach());  // no cycle through grad_fn
   for (auto& t : saved_inputs_) saved_versions_.push_back(t.version());
@@ -161,7 +161,7 @@ Edge GradientEdge(const Tensor& t) {
   return Edge{acc, 0};
 }
 
-void SetHistory(const TensorList& outputs, const std::shared_ptr<Node>& node) {
+void SetHistory(TensorSpan outputs, const std::shared_ptr<Node>& node) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     Tensor t = outputs[i];
     if (!IsFloating(t.dtype())) continue;

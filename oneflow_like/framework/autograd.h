@@ -50,7 +50,7 @@ class OpNode : public Node {
   StatusOr<TensorList> Apply(TensorList grads, bool create_graph) override;
   std::string name() const override { return std::string(op_->name) + "Backward"; }
   void ReleaseVariables() override;
-  void Save(const TensorList& inputs, const TensorList& outputs);
+  void Save(TensorSpan inputs, TensorSpan outputs);
   void RefreshOutputVersions();  // after an in-place op bumped its output's version
   std::vector<TensorMeta> input_metas;
 
@@ -80,7 +80,7 @@ struct NoGradGuard : AutoGradMode {
 // The edge a gradient for `t` should flow into (its grad_fn, or its leaf accumulator).
 Edge GradientEdge(const Tensor& t);
 // Records `node` as the producer of `outputs` (sets grad_fn / output_nr / requires_grad).
-void SetHistory(const TensorList& outputs, const std::shared_ptr<Node>& node);
+void SetHistory(TensorSpan outputs, const std::shared_ptr<Node>& node);
 // Registers a hook on a tensor's gradient (leaf: before accumulation; non-leaf: on its grad_fn).
 Status RegisterHook(Tensor& t, TensorHook hook);
 Status RetainGrad(Tensor& t);

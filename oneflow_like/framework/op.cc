@@ -193,14 +193,14 @@ Status Launch(const OpDef& op, absl::Span<const Tensor> ins, const AttrMap& attr
 
 std::atomic<uint64_t> g_sequence_nr{0};
 
-bool AnyRequiresGrad(const TensorList& ts) {
+bool AnyRequiresGrad(TensorSpan ts) {
   for (auto& t : ts)
     if (t.defined() && t.requires_grad()) return true;
   return false;
 }
 
-std::shared_ptr<OpNode> RecordNode(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
-                                   const TensorList& outputs) {
+std::shared_ptr<OpNode> RecordNode(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
+                                   TensorSpan outputs) {
   auto node = std::make_shared<OpNode>(&op, attrs);
   node->sequence_nr = g_sequence_nr.fetch_add(1);
   node->num_outputs = static_cast<int>(outputs.size());
@@ -209,12 +209,12 @@ std::shared_ptr<OpNode> RecordNode(const OpDef& op, const TensorList& inputs, co
     node->input_metas.push_back(TensorMeta{t.shape(), t.dtype(), t.device()});
     node->next_edges.push_back(t.requires_grad() ? GradientEdge(t) : Edge{});
   }
-  node->Save(op.save_inputs ? inputs : TensorList(), op.save_outputs ? outputs : TensorList());
+  node->Save(op.save_inputs ? inputs : TensorSpan(), op.save_outputs ? outputs : TensorSpan());
   SetHistory(outputs, node);
   return node;
 }
 
-Status CheckDefined(const OpDef& op, const TensorList& inputs) {
+Status CheckDefined(const OpDef& op, TensorSpan inputs) {
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!inputs[i].defined())
       return InvalidArgument("[%s] input %d is an undefined tensor", op.name, int(i));
@@ -237,11 +237,11 @@ bool TracingActive() {
   return t_tracing;
 }
 
-int64_t KernelCostHint(const TensorList& outputs, const TensorList& inputs) {
+int64_t KernelCostHint(TensorSpan outputs, TensorSpan inputs) {
   return CostOf(outputs, inputs);
 }
 
-Status CheckSameDevice(const char* op, const TensorList& inputs) {
+Status CheckSameDevice(const char* op, TensorSpan inputs) {
   for (size_t i = 1; i < inputs.size(); ++i) {
     if (inputs[i].device() != inputs[0].device())
       return InvalidArgument(
@@ -258,7 +258,7 @@ Status CheckFloating(const char* op, const Tensor& t) {
   return Status();
 }
 
-Status CheckNumInputs(const char* op, const TensorList& inputs, size_t n) {
+Status CheckNumInputs(const char* op, TensorSpan inputs, size_t n) {
   if (inputs.size() != n)
     return InvalidArgument("[%s] expected %d inputs, got %d", op, int(n), int(inputs.size()));
   return Status();
@@ -290,8 +290,8 @@ static Status CheckOutputsFit(const OpDef& op, const std::vector<TensorMeta>& me
 
 // f16/bf16 inputs of an op whose kernels take only f32/f64: computed in f32 (casts recorded for
 // autograd), outputs cast back unless the op was given an output dtype.
-static StatusOr<TensorList> DispatchViaF32(const OpDef& op, const TensorList& inputs,
-                                           const AttrMap& attrs, DType low) {
+static StatusOr<TensorList> DispatchViaF32(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
+                                           DType low) {
   AutocastSuspend no_autocast;  // the inputs were already cast: f32 here is not a region's f32
   TensorList up;
   for (const Tensor& t : inputs) {
@@ -351,7 +351,7 @@ struct InputScan {
   bool non_contiguous = false;
   bool requires_grad = false;
 };
-Status ScanInputs(const OpDef& op, const TensorList& inputs, InputScan* scan) {
+Status ScanInputs(const OpDef& op, TensorSpan inputs, InputScan* scan) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = inputs[i];
     if (!t.defined()) return CheckDefined(op, inputs);
@@ -366,8 +366,7 @@ Status ScanInputs(const OpDef& op, const TensorList& inputs, InputScan* scan) {
 }
 
 template <typename Outputs>
-Status DispatchTo(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
-                  Outputs* out_list) {
+Status DispatchTo(const OpDef& op, TensorSpan inputs, const AttrMap& attrs, Outputs* out_list) {
   Outputs& outputs = *out_list;
   InputScan scan;
   RETURN_IF_ERROR(ScanInputs(op, inputs, &scan));
@@ -402,7 +401,7 @@ Status DispatchTo(const OpDef& op, const TensorList& inputs, const AttrMap& attr
     outputs.push_back(Tensor::MakeView(inputs[0], std::move(shape), std::move(strides), offset));
   } else {
     TensorList kin;
-    const TensorList* ins = &inputs;
+    TensorSpan ins = inputs;
     if (!op.strided_inputs) {
       if (scan.non_contiguous) {
         NoGradGuard g;
@@ -414,7 +413,7 @@ Status DispatchTo(const OpDef& op, const TensorList& inputs, const AttrMap& attr
           ASSIGN_OR_RETURN(Tensor c, functional::Contiguous(t));
           kin.push_back(c);
         }
-        ins = &kin;
+        ins = kin;
       }
     }
     outputs.reserve(metas.size());
@@ -422,36 +421,27 @@ Status DispatchTo(const OpDef& op, const TensorList& inputs, const AttrMap& attr
     Device device = !metas.empty() ? metas[0].device : inputs[0].device();
     // Transfers run on the accelerator's side (its copy kernels can reach both memories).
     if (op.cross_device && device.is_cpu() && !inputs.empty()) device = inputs[0].device();
-    RETURN_IF_ERROR(Launch(op, *ins, attrs, outputs, device));
+    RETURN_IF_ERROR(Launch(op, ins, attrs, outputs, device));
   }
-  if (op.grad && scan.requires_grad && GradModeEnabled())
-    RecordNode(op, inputs, attrs, TensorList(outputs.begin(), outputs.end()));
+  if (op.grad && scan.requires_grad && GradModeEnabled()) RecordNode(op, inputs, attrs, outputs);
   return Status();
 }
 }  // namespace
 
-StatusOr<TensorList> Dispatch(const OpDef& op, const TensorList& inputs, const AttrMap& attrs) {
+StatusOr<TensorList> Dispatch(const OpDef& op, TensorSpan inputs, const AttrMap& attrs) {
   TensorList outputs;
   RETURN_IF_ERROR(DispatchTo(op, inputs, attrs, &outputs));
   return outputs;
 }
 
-StatusOr<Tensor> Dispatch1(const OpDef& op, const TensorList& inputs, const AttrMap& attrs) {
+StatusOr<Tensor> Dispatch1(const OpDef& op, TensorSpan inputs, const AttrMap& attrs) {
   absl::InlinedVector<Tensor, 1> outputs;
   RETURN_IF_ERROR(DispatchTo(op, inputs, attrs, &outputs));
   if (outputs.empty()) return Internal("[%s] produced no output", op.name);
   return std::move(outputs[0]);
 }
 
-StatusOr<Tensor> Dispatch1(const OpDef& op, std::initializer_list<Tensor> inputs,
-                           const AttrMap& attrs) {
-  Scratch<TensorList> scratch;  // not a heap vector per call
-  TensorList& in = scratch.get();
-  in.assign(inputs.begin(), inputs.end());
-  return Dispatch1(op, in, attrs);
-}
-
-Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
+Status DispatchInplace(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
                        const Tensor& out) {
   RETURN_IF_ERROR(CheckDefined(op, inputs));
   if (!out.defined()) return InvalidArgument("[%s] in-place target is undefined", op.name);
@@ -494,17 +484,17 @@ Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap&
       return InvalidArgument("[%s] in-place target %s must be contiguous", op.name,
                              out.meta_string());
     TensorList copies;  // only when an input must be made contiguous
-    const TensorList* ins = &inputs;
+    TensorSpan ins = inputs;
     if (!op.strided_inputs) {
       NoGradGuard g;
       for (size_t i = 0; i < inputs.size(); ++i)
         if (!inputs[i].is_contiguous()) {
-          if (copies.empty()) copies = inputs;
+          if (copies.empty()) copies.assign(inputs.begin(), inputs.end());
           ASSIGN_OR_RETURN(copies[i], functional::Contiguous(inputs[i]));
-          ins = &copies;
+          ins = copies;
         }
     }
-    RETURN_IF_ERROR(Launch(op, *ins, attrs, absl::MakeConstSpan(&out, 1), out.device()));
+    RETURN_IF_ERROR(Launch(op, ins, attrs, absl::MakeConstSpan(&out, 1), out.device()));
   }
   // Record before the version bump: saved inputs (maybe `out` itself) keep their pre-op version.
   std::shared_ptr<OpNode> node = track ? RecordNode(op, inputs, attrs, {out}) : nullptr;

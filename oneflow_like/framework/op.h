@@ -28,7 +28,7 @@ struct GradContext {
   const std::vector<bool>& needs_input_grad;
 };
 
-using InferFn = Status (*)(const TensorList& inputs, const AttrMap& attrs,
+using InferFn = Status (*)(TensorSpan inputs, const AttrMap& attrs,
                            std::vector<TensorMeta>* outputs);
 // Returns one gradient per input (undefined = none); shapes may be broadcast: Dispatch reduces.
 using GradFn = StatusOr<TensorList> (*)(const GradContext& ctx);
@@ -95,22 +95,18 @@ struct OpDef : OpSpec {
 };
 
 // Runs `op` on `inputs`; returns its outputs.
-StatusOr<TensorList> Dispatch(const OpDef& op, const TensorList& inputs, const AttrMap& attrs = {});
-StatusOr<Tensor> Dispatch1(const OpDef& op, const TensorList& inputs, const AttrMap& attrs = {});
-// The same for a braced list of inputs (`Dispatch1(op, {a, b})`): gathered into a pooled
-// per-thread list instead of a new heap vector per call.
-StatusOr<Tensor> Dispatch1(const OpDef& op, std::initializer_list<Tensor> inputs,
-                           const AttrMap& attrs = {});
+// The inputs are borrowed (a TensorList or a braced list `{a, b}`): no handle is copied to call.
+StatusOr<TensorList> Dispatch(const OpDef& op, TensorSpan inputs, const AttrMap& attrs = {});
+StatusOr<Tensor> Dispatch1(const OpDef& op, TensorSpan inputs, const AttrMap& attrs = {});
 // In-place: the op's single output is written into `out` (same shape/dtype as inferred).
-Status DispatchInplace(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
-                       const Tensor& out);
+Status DispatchInplace(const OpDef& op, TensorSpan inputs, const AttrMap& attrs, const Tensor& out);
 
 // Cost hint (elements) below which the VM may run a CPU instruction inline; see vm/stream.h.
-int64_t KernelCostHint(const TensorList& outputs, const TensorList& inputs);
+int64_t KernelCostHint(TensorSpan outputs, TensorSpan inputs);
 
 // Lazy mode (nn.Graph tracing) installs a handler; Dispatch calls it when any input is lazy.
 // `inplace_out` is the tensor an in-place op overwrites (null otherwise); the handler rebinds it.
-using LazyDispatchFn = StatusOr<TensorList> (*)(const OpDef& op, const TensorList& inputs,
+using LazyDispatchFn = StatusOr<TensorList> (*)(const OpDef& op, TensorSpan inputs,
                                                 const AttrMap& attrs,
                                                 const std::vector<TensorMeta>& output_metas,
                                                 const Tensor* inplace_out);
@@ -121,8 +117,8 @@ void SetTracingActive(bool active);
 bool TracingActive();
 
 // Common schema helpers: errors name the op and the offending shapes/dtypes/devices.
-Status CheckSameDevice(const char* op, const TensorList& inputs);
+Status CheckSameDevice(const char* op, TensorSpan inputs);
 Status CheckFloating(const char* op, const Tensor& t);
-Status CheckNumInputs(const char* op, const TensorList& inputs, size_t n);
+Status CheckNumInputs(const char* op, TensorSpan inputs, size_t n);
 
 }  // namespace oneflow_like

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "oneflow_like/base/device.h"
 #include "oneflow_like/base/dtype.h"
 #include "oneflow_like/base/shape.h"
@@ -108,5 +109,8 @@ class Tensor {
 };
 
 using TensorList = std::vector<Tensor>;
+// A borrowed run of tensors: a TensorList, a braced list `{a, b}` or one tensor. Dispatch and the
+// ops' schemas take their inputs this way, so building the input list copies no handles.
+using TensorSpan = absl::Span<const Tensor>;
 
 }  // namespace oneflow_like

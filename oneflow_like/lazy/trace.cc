@@ -12,8 +12,7 @@ namespace {
 
 thread_local std::shared_ptr<Trace> t_active;
 
-StatusOr<TensorList> DispatchToActiveTrace(const OpDef& op, const TensorList& inputs,
-                                           const AttrMap& attrs,
+StatusOr<TensorList> DispatchToActiveTrace(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
                                            const std::vector<TensorMeta>& metas,
                                            const Tensor* inplace_out) {
   std::shared_ptr<Trace> trace = t_active;
@@ -165,7 +164,7 @@ Status Trace::WriteBack(const OpDef& op, const Tensor& t) {
   return Status();
 }
 
-StatusOr<TensorList> Trace::Record(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
+StatusOr<TensorList> Trace::Record(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
                                    const std::vector<TensorMeta>& metas,
                                    const Tensor* inplace_out) {
   if (inplace_out && inplace_out->is_lazy() && inplace_out->impl()->lazy_ctx.get() != this)

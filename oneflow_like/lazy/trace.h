@@ -42,7 +42,7 @@ class Trace : public std::enable_shared_from_this<Trace> {
   void SetOutputs(const TensorList& outputs);
 
   // The lazy-dispatch handler (installed by Activate).
-  StatusOr<TensorList> Record(const OpDef& op, const TensorList& inputs, const AttrMap& attrs,
+  StatusOr<TensorList> Record(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
                               const std::vector<TensorMeta>& metas, const Tensor* inplace_out);
 
   const std::vector<TracedOp>& ops() const { return ops_; }

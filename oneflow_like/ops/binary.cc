@@ -18,7 +18,7 @@ namespace F = functional;
 
 // Output meta of a table op: the broadcast shape, in the inputs' common dtype or bool.
 template <typename Fn>
-Status InferTable(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status InferTable(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   if (in[0].dtype() != in[1].dtype())
     return TypeError("[%s] expected inputs of one dtype after promotion, got %s and %s", Fn::kName,
                      in[0].meta_string(), in[1].meta_string());
@@ -28,7 +28,7 @@ Status InferTable(const TensorList& in, const AttrMap&, std::vector<TensorMeta>*
   return Status();
 }
 template <typename Fn>
-Status InferScalarTable(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status InferScalarTable(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   out->push_back(
       TensorMeta{in[0].shape(), Fn::kBoolOut ? DType::kBool : in[0].dtype(), in[0].device()});
   return Status();
@@ -116,7 +116,7 @@ OFL_GRAD(Xlogy, {
 })
 // igamma(a, x) / igammac(a, x): d/dx = +- exp(-x) x^(a-1) / Gamma(a), computed in logs; no
 // derivative for a (PyTorch raises too).
-Status IgammaXGrad(const GradContext& c, const TensorList& in, const Tensor& g, bool upper,
+Status IgammaXGrad(const GradContext& c, TensorSpan in, const Tensor& g, bool upper,
                    TensorList& r) {
   if (c.needs_input_grad[0])
     return Unimplemented("[%s] the derivative with respect to input (a) is not implemented",

@@ -5,7 +5,7 @@
 namespace oneflow_like {
 namespace ops {
 
-Status InferSameAsInput(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status InferSameAsInput(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
   return Status();
 }

@@ -20,7 +20,7 @@ int64_t OutSize(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
 
 // conv2d and conv3d share everything but the rank: x [N, C, *sp], w [K, C/groups, *ksp].
 template <int kNd>
-Status InferConv(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+Status InferConv(TensorSpan in, const AttrMap& a, std::vector<TensorMeta>* out) {
   const char* op = kNd == 2 ? "conv2d" : "conv3d";
   const Tensor &x = in[0], &w = in[1];
   const ConvAttrs attrs = opdefs::ReadAttrs<ConvAttrs>(a);
@@ -60,7 +60,7 @@ Status InferConv(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>
 
 // A backward op's output: x's dtype, the shape in its `shape` attribute.
 template <typename Attrs, Ints Attrs::*shape>
-Status InferFromAttr(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+Status InferFromAttr(TensorSpan in, const AttrMap& a, std::vector<TensorMeta>* out) {
   Ints dims = opdefs::ReadAttrs<Attrs>(a).*shape;
   out->push_back(TensorMeta{Shape(absl::MakeConstSpan(dims)), in[0].dtype(), in[0].device()});
   return Status();

@@ -22,19 +22,19 @@ using opdefs::ToDeviceAttrs;
 // ---- the table's out column ---------------------------------------------------------------------
 
 template <typename A>
-Status Infer_x(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+Status Infer_x(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   return ops::InferSameAsInput(in, m, out);
 }
 
 template <typename A>
-Status Infer_cast(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+Status Infer_cast(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   out->push_back(TensorMeta{in[0].shape(), opdefs::ReadAttrs<A>(m).dtype, in[0].device()});
   return Status();
 }
 
 // copy_(src) into a destination of the shape and dtype attributes: src must broadcast to it.
 template <typename A>
-Status Infer_target(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+Status Infer_target(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   const A a = opdefs::ReadAttrs<A>(m);
   Shape dst(DimVector(a.shape.begin(), a.shape.end()));
   ASSIGN_OR_RETURN(Shape b, BroadcastShapes("copy_", in[0].shape(), dst));
@@ -46,7 +46,7 @@ Status Infer_target(const TensorList& in, const AttrMap& m, std::vector<TensorMe
 }
 
 template <typename A>
-Status Infer_device(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+Status Infer_device(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   ASSIGN_OR_RETURN(Device d, Device::Parse(opdefs::ReadAttrs<A>(m).device));
   out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), d});
   return Status();

@@ -20,7 +20,7 @@ namespace {
 // ---- the table's out column (every op: the shape, dtype and device attributes) ------------------
 
 template <typename A>
-Status InferCreation(const TensorList&, const AttrMap& m, std::vector<TensorMeta>* out) {
+Status InferCreation(TensorSpan, const AttrMap& m, std::vector<TensorMeta>* out) {
   const A a = opdefs::ReadAttrs<A>(m);
   for (int64_t d : a.shape)
     if (d < 0) return InvalidArgument("[full] negative dimension %d in shape", d);

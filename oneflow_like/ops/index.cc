@@ -4,7 +4,6 @@
 #include "oneflow_like/ops/index.h"
 
 #include <algorithm>
-#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,7 +82,7 @@ struct Subject {
 };
 
 template <bool kTarget, typename A>
-Subject MakeSubject(const char* op, const TensorList& in, const A& a) {
+Subject MakeSubject(const char* op, TensorSpan in, const A& a) {
   if constexpr (kTarget)
     return Subject{op, ShapeOf(a.shape), a.dtype, in[0].device(), absl::MakeConstSpan(in)};
   else
@@ -325,18 +324,11 @@ StatusOr<TensorList> IndexPutGrad(const GradContext& c) {
 #define OFL_INDEX_INPLACE_one_hot false
 #define OFL_INDEX_INPLACE_indexed false
 #define OFL_INDEX_INPLACE_target true
-// Run<Name>(inputs, attrs) -> the output (a braced input list avoids a heap vector, as
-// Dispatch1's).
-#define OFL_INDEX_RUN_OUT_OF_PLACE(Name, Attrs)                                          \
-  StatusOr<Tensor> Run##Name(const TensorList& in, const opdefs::Attrs& a) {             \
-    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                 \
-  }                                                                                      \
-  StatusOr<Tensor> Run##Name(std::initializer_list<Tensor> in, const opdefs::Attrs& a) { \
-    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                 \
-  }
+// Run<Name>(inputs, attrs) -> the output.
+#define OFL_INDEX_RUN_OUT_OF_PLACE(Name, Attrs) OFL_DEFINE_RUN1(Name, Attrs)
 // Run<Name>(inputs, attrs, target): writes target in place; fills in its shape and dtype.
 #define OFL_INDEX_RUN_IN_PLACE(Name, Attrs)                                       \
-  Status Run##Name(const TensorList& in, opdefs::Attrs a, const Tensor& target) { \
+  Status Run##Name(TensorSpan in, opdefs::Attrs a, const Tensor& target) {        \
     a.shape = Dims(target.shape());                                               \
     a.dtype = target.dtype();                                                     \
     return DispatchInplace(k##Name, in, opdefs::ToAttrMap(std::move(a)), target); \
@@ -351,7 +343,7 @@ StatusOr<TensorList> IndexPutGrad(const GradContext& c) {
 #define OFL_ATTRS(...)
 #define OFL_INDEX_API(...)
 #define OFL_INDEX(name, Name, Attrs, check, out, grad, save, layout)                           \
-  Status Infer##Name(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* metas) { \
+  Status Infer##Name(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* metas) { \
     const opdefs::Attrs a = opdefs::ReadAttrs<opdefs::Attrs>(m);                                \
     const Subject s = MakeSubject<OFL_INDEX_INPLACE_##out>(ErrorName(#name, a), in, a);         \
     RETURN_IF_ERROR(Check_##check(s, a));                                                       \

@@ -16,7 +16,6 @@
 #include "oneflow_like/ops/linalg.h"
 
 #include <algorithm>
-#include <initializer_list>
 #include <vector>
 
 #include "oneflow_like/ops/binary.h"
@@ -49,12 +48,12 @@ Shape ShapeOf(const std::vector<int64_t>& v) {
   return Shape(absl::MakeConstSpan(v));
 }
 
-Status Infer_square(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status Infer_square(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   out->push_back(Like(in[0], in[0].shape()));
   return Status();
 }
 
-Status Infer_slogdet(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status Infer_slogdet(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   const Shape& s = in[0].shape();
   Shape batch(absl::MakeConstSpan(s.dims().data(), s.ndim() - 2));
   out->push_back(Like(in[0], batch));
@@ -62,12 +61,12 @@ Status Infer_slogdet(const TensorList& in, const AttrMap&, std::vector<TensorMet
   return Status();
 }
 
-Status Infer_solve(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status Infer_solve(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   out->push_back(Like(in[1], in[1].shape()));
   return Status();
 }
 
-Status Infer_eigh(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status Infer_eigh(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   const Shape& s = in[0].shape();
   Shape values(absl::MakeConstSpan(s.dims().data(), s.ndim() - 1));
   out->push_back(Like(in[0], values));
@@ -75,7 +74,7 @@ Status Infer_eigh(const TensorList& in, const AttrMap&, std::vector<TensorMeta>*
   return Status();
 }
 
-Status Infer_qr(const TensorList& in, const AttrMap& attrs, std::vector<TensorMeta>* out) {
+Status Infer_qr(TensorSpan in, const AttrMap& attrs, std::vector<TensorMeta>* out) {
   const Shape& s = in[0].shape();
   const int64_t nd = s.ndim(), m = s[nd - 2], n = s[nd - 1], k = std::min(m, n);
   const bool complete = opdefs::ReadAttrs<LinalgQrAttrs>(attrs).complete;
@@ -87,7 +86,7 @@ Status Infer_qr(const TensorList& in, const AttrMap& attrs, std::vector<TensorMe
   return Status();
 }
 
-Status Infer_svd(const TensorList& in, const AttrMap& attrs, std::vector<TensorMeta>* out) {
+Status Infer_svd(TensorSpan in, const AttrMap& attrs, std::vector<TensorMeta>* out) {
   const Shape& s = in[0].shape();
   const int64_t nd = s.ndim(), m = s[nd - 2], n = s[nd - 1], k = std::min(m, n);
   const bool full = opdefs::ReadAttrs<LinalgSvdAttrs>(attrs).full_matrices;
@@ -341,14 +340,8 @@ StatusOr<TensorList> SvdGrad(const GradContext& c) {
 #define OFL_LINALG_SAVE_IN_both true
 #define OFL_LINALG_SAVE_OUT_both true
 // What Run<Name> returns per out column: the one output, or every output.
-#define OFL_LINALG_RUN1(Name, Attrs)                                                     \
-  StatusOr<Tensor> Run##Name(std::initializer_list<Tensor> in, const opdefs::Attrs& a) { \
-    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                 \
-  }
-#define OFL_LINALG_RUN_ALL(Name, Attrs)                                                      \
-  StatusOr<TensorList> Run##Name(std::initializer_list<Tensor> in, const opdefs::Attrs& a) { \
-    return Dispatch(k##Name, TensorList(in), opdefs::ToAttrMap(a));                          \
-  }
+#define OFL_LINALG_RUN1 OFL_DEFINE_RUN1
+#define OFL_LINALG_RUN_ALL OFL_DEFINE_RUN_ALL
 #define OFL_LINALG_RUN_square OFL_LINALG_RUN1
 #define OFL_LINALG_RUN_solve OFL_LINALG_RUN1
 #define OFL_LINALG_RUN_slogdet OFL_LINALG_RUN_ALL

@@ -35,7 +35,7 @@ StatusOr<int64_t> ParseReduction(const char* op, const std::string& r) {
 
 // nll_loss(logp [N,C,d...], target [N,d...] (i64) [, weight [C]]) -> loss. Kernels fail on a
 // target outside [0, C) other than ignore_index.
-Status Infer_nll(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+Status Infer_nll(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   const NllLossAttrs a = opdefs::ReadAttrs<NllLossAttrs>(m);
   const Tensor &x = in[0], &t = in[1];
   bool batched = x.ndim() >= 2;
@@ -58,7 +58,7 @@ Status Infer_nll(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>
 }
 
 // Elementwise (1 - y) x + (1 + (pw - 1) y) softplus(-x); inputs (x, y [, pw]) of one shape.
-Status Infer_elementwise(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status Infer_elementwise(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   for (size_t i = 1; i < in.size(); ++i)
     if (in[i].shape() != in[0].shape() || in[i].dtype() != in[0].dtype())
       return InvalidArgument(
@@ -69,12 +69,12 @@ Status Infer_elementwise(const TensorList& in, const AttrMap&, std::vector<Tenso
 }
 
 // nll_loss_grad(dy, logp, target [, weight]) -> dlogp.
-Status Infer_like_input(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status Infer_like_input(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   out->push_back(TensorMeta{in[1].shape(), in[1].dtype(), in[1].device()});
   return Status();
 }
 // bce_with_logits_grad(dy, x, y [, pw]) -> (dx, dy_target [, dpw]).
-Status Infer_per_input(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status Infer_per_input(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   for (size_t i = 1; i < in.size(); ++i)
     out->push_back(TensorMeta{in[1].shape(), in[1].dtype(), in[1].device()});
   return Status();
@@ -119,9 +119,7 @@ StatusOr<TensorList> BceWithLogitsGradFn(const GradContext& c) {
                             .Grad(grad)                                              \
                             .SaveInputs(OFL_LOSS_SAVE_IN_##save)                     \
                             .SaveOutputs(OFL_LOSS_SAVE_OUT_##save);                  \
-  StatusOr<Tensor> Run##Name(const TensorList& in, const opdefs::Attrs& a) {         \
-    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                             \
-  }
+  OFL_DEFINE_RUN1(Name, Attrs)
 #include "oneflow_like/opdefs/loss.def"
 #undef OFL_LOSS
 #undef OFL_LOSS_GRAD

@@ -3,8 +3,7 @@
 // kernels/cpu/matmul.cc, kernels/cuda/matmul.*.
 #include "oneflow_like/ops/matmul.h"
 
-#include <initializer_list>
-
+#include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/shape_ops.h"
 #include "oneflow_like/opdefs/attrs.h"
@@ -34,7 +33,7 @@ Shape AsMatrix(const Tensor& t) {
 
 // The table's output rule: matmul(a [..., M, K], b [..., K, N], bias? broadcastable to
 // [..., M, N]; alpha, beta).
-Status InferMatmul(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status InferMatmul(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   if (in.size() != 2 && in.size() != 3) return Internal("[matmul] expected 2 or 3 inputs");
   const Tensor &a = in[0], &b = in[1];
   if (a.ndim() < 2 || b.ndim() < 2)
@@ -133,14 +132,7 @@ StatusOr<TensorList> MatmulGrad(const GradContext& c) {
                             .SaveInputs(OFL_MATMUL_SAVE_IN_##save)                                 \
                             .SaveOutputs(OFL_MATMUL_SAVE_OUT_##save)                               \
                             .LowPrecision(OFL_MATMUL_LOWP_##lowp);                                 \
-  /* Run<Name>(inputs, attrs): a braced input list avoids a heap vector, as Dispatch1's. */        \
-  [[maybe_unused]] StatusOr<Tensor> Run##Name(std::initializer_list<Tensor> in,                    \
-                                              const opdefs::Attrs& a) {                            \
-    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                           \
-  }                                                                                                \
-  [[maybe_unused]] StatusOr<Tensor> Run##Name(const TensorList& in, const opdefs::Attrs& a) {      \
-    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                           \
-  }
+  OFL_DEFINE_RUN1(Name, Attrs)
 #include "oneflow_like/opdefs/matmul.def"
 #undef OFL_MATMUL
 #undef OFL_MATMUL_API

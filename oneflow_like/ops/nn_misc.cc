@@ -4,7 +4,6 @@
 #include "oneflow_like/ops/nn_misc.h"
 
 #include <cmath>
-#include <initializer_list>
 
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/common.h"
@@ -27,14 +26,14 @@ using opdefs::EmbeddingGradAttrs;
 // ---- the table's out column ---------------------------------------------------------------------
 
 // embedding(weight [V, D], indices (i64)) -> [*indices, D].
-Status Infer_rows(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status Infer_rows(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   DimVector d = in[1].shape().dims();
   d.push_back(in[0].dim(1));
   out->push_back(TensorMeta{Shape(d), in[0].dtype(), in[0].device()});
   return Status();
 }
 // embedding_grad(dy [*, D], indices; num_rows, padding_idx (-1: none)) -> dweight [V, D].
-Status Infer_weight_grad(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+Status Infer_weight_grad(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   const Tensor& dy = in[0];
   out->push_back(
       TensorMeta{Shape{opdefs::ReadAttrs<EmbeddingGradAttrs>(m).num_rows, dy.dim(dy.ndim() - 1)},
@@ -42,12 +41,12 @@ Status Infer_weight_grad(const TensorList& in, const AttrMap& m, std::vector<Ten
   return Status();
 }
 // dropout(x; p, seed): x * keep(seed, i) / (1 - p).
-Status Infer_x(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+Status Infer_x(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   return ops::InferSameAsInput(in, m, out);
 }
 // attn_bias(scores [, mask]; L, S, is_causal) -> additive bias [L, S] (or the mask's broadcast
 // shape).
-Status Infer_bias(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+Status Infer_bias(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   const AttnBiasAttrs a = opdefs::ReadAttrs<AttnBiasAttrs>(m);
   Shape s{a.L, a.S};
   if (in.size() > 1) {
@@ -78,13 +77,7 @@ StatusOr<TensorList> DropoutGradFn(const GradContext& c);
                             .Grad(grad)                                      \
                             .SaveInputs(OFL_NN_MISC_SAVE_IN_##save)          \
                             .SaveOutputs(OFL_NN_MISC_SAVE_OUT_##save);       \
-  [[maybe_unused]] StatusOr<Tensor> Run##Name(const TensorList& in, const opdefs::Attrs& a) { \
-    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                       \
-  }                                                                                            \
-  [[maybe_unused]] StatusOr<Tensor> Run##Name(std::initializer_list<Tensor> in,                \
-                                              const opdefs::Attrs& a) {                        \
-    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                       \
-  }
+  OFL_DEFINE_RUN1(Name, Attrs)
 #include "oneflow_like/opdefs/nn_misc.def"
 #undef OFL_NN_MISC
 #undef OFL_NN_MISC_API

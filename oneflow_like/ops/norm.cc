@@ -35,7 +35,7 @@ TensorMeta Like(const Tensor& x, Shape shape) {
 }
 
 // layer_norm / group_norm(x [, w] [, b]) -> (y, mean [rows], rstd [rows]).
-Status Infer_rows(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+Status Infer_rows(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   auto a = opdefs::ReadAttrs<RowNormAttrs>(m);
   int64_t len = a.channels_per_group * a.inner;
   int64_t rows = len > 0 ? in[0].numel() / len : 0;
@@ -43,7 +43,7 @@ Status Infer_rows(const TensorList& in, const AttrMap& m, std::vector<TensorMeta
   return Status();
 }
 // *_norm_grad(dy, x, mean, rstd [, w]) -> (dx [, dw] [, db]).
-Status Infer_rows_grad(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+Status Infer_rows_grad(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   const Tensor& x = in[1];
   auto a = opdefs::ReadAttrs<RowNormAttrs>(m);
   Shape naff{a.groups * a.channels_per_group};
@@ -53,26 +53,26 @@ Status Infer_rows_grad(const TensorList& in, const AttrMap& m, std::vector<Tenso
   return Status();
 }
 // batch_norm(x, w, b, running_mean, running_var) -> (y, mean, invstd, unbiased batch var).
-Status Infer_channels(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status Infer_channels(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   const Tensor& x = in[0];
   *out = {Like(x, x.shape()), Like(x, Shape{x.dim(1)}), Like(x, Shape{x.dim(1)}),
           Like(x, Shape{x.dim(1)})};
   return Status();
 }
 // batch_norm_grad(dy, x, w, mean, invstd) -> (dx, dw, db).
-Status Infer_channels_grad(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status Infer_channels_grad(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   const Tensor& x = in[1];
   *out = {Like(x, x.shape()), Like(x, Shape{x.dim(1)}), Like(x, Shape{x.dim(1)})};
   return Status();
 }
 // rms_norm(x [, w]) -> (y, rstd [rows]).
-Status Infer_rms_rows(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+Status Infer_rms_rows(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   int64_t len = opdefs::ReadAttrs<RmsNormAttrs>(m).len, rows = len > 0 ? in[0].numel() / len : 0;
   *out = {Like(in[0], in[0].shape()), Like(in[0], Shape{rows})};
   return Status();
 }
 // rms_norm_grad(dy, x, rstd [, w]) -> (dx [, dw]).
-Status Infer_rms_grad(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+Status Infer_rms_grad(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   const Tensor& x = in[1];
   out->push_back(Like(x, x.shape()));
   if (in.size() > 3) out->push_back(Like(x, Shape{opdefs::ReadAttrs<RmsNormAttrs>(m).len}));
@@ -140,18 +140,18 @@ StatusOr<TensorList> RmsNormGradFn(const GradContext& c) {
 
 // ---- the table's params column: the inputs after x --------------------------------------------
 
-Status Check_affine(const char* op, const TensorList& in, const RowNormAttrs& a) {
+Status Check_affine(const char* op, TensorSpan in, const RowNormAttrs& a) {
   int64_t n = a.groups * a.channels_per_group;
   size_t i = 1;
   if (a.has_weight) RETURN_IF_ERROR(CheckParam(op, in[i++], "weight", in[0], n));
   if (a.has_bias) RETURN_IF_ERROR(CheckParam(op, in[i++], "bias", in[0], n));
   return Status();
 }
-Status Check_weight(const char* op, const TensorList& in, const RmsNormAttrs& a) {
+Status Check_weight(const char* op, TensorSpan in, const RmsNormAttrs& a) {
   if (in.size() > 1) RETURN_IF_ERROR(CheckParam(op, in[1], "weight", in[0], a.len));
   return Status();
 }
-Status Check_channels(const char* op, const TensorList& in, const BatchNormAttrs&) {
+Status Check_channels(const char* op, TensorSpan in, const BatchNormAttrs&) {
   const char* names[] = {"weight", "bias", "running_mean", "running_var"};
   for (size_t i = 1; i < in.size(); ++i)
     RETURN_IF_ERROR(CheckParam(op, in[i], names[i - 1], in[0], in[0].dim(1)));
@@ -165,7 +165,7 @@ Status Check_channels(const char* op, const TensorList& in, const BatchNormAttrs
                             .Grad(grad)                                                   \
                             .SaveInputs(OFL_NORM_SAVE_IN_##save)                          \
                             .SaveOutputs(OFL_NORM_SAVE_OUT_##save);                       \
-  StatusOr<TensorList> Run##Name(const TensorList& in, const opdefs::Attrs& a) {          \
+  StatusOr<TensorList> Run##Name(TensorSpan in, const opdefs::Attrs& a) {          \
     RETURN_IF_ERROR(CheckFloating(#name, in[0]));                                         \
     RETURN_IF_ERROR(Check_##params(#name, in, a));                                        \
     return Dispatch(k##Name, in, opdefs::ToAttrMap(a));                                   \

@@ -28,8 +28,8 @@ int64_t PoolOut(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool cei
 // ---- the table's kind column: the forward ops' outputs ------------------------------------------
 
 // max / avg: y [N, C, *windows] in x's dtype (max: and its int64 indices).
-Status InferWindows(const char* op, int nd, bool with_indices, const TensorList& in,
-                    const AttrMap& m, std::vector<TensorMeta>* out) {
+Status InferWindows(const char* op, int nd, bool with_indices, TensorSpan in, const AttrMap& m,
+                    std::vector<TensorMeta>* out) {
   const Tensor& x = in[0];
   const PoolAttrs a = opdefs::ReadAttrs<PoolAttrs>(m);
   const Ints &k = a.kernel, &s = a.stride, &p = a.padding, &d = a.dilation;
@@ -59,16 +59,16 @@ Status InferWindows(const char* op, int nd, bool with_indices, const TensorList&
   if (with_indices) out->push_back(TensorMeta{ys, DType::kI64, x.device()});
   return Status();
 }
-Status Infer_max(const char* op, int nd, const TensorList& in, const AttrMap& m,
+Status Infer_max(const char* op, int nd, TensorSpan in, const AttrMap& m,
                  std::vector<TensorMeta>* out) {
   return InferWindows(op, nd, true, in, m, out);
 }
-Status Infer_avg(const char* op, int nd, const TensorList& in, const AttrMap& m,
+Status Infer_avg(const char* op, int nd, TensorSpan in, const AttrMap& m,
                  std::vector<TensorMeta>* out) {
   return InferWindows(op, nd, false, in, m, out);
 }
 // adaptive: y [N, C, *output_size] in x's dtype.
-Status Infer_adaptive(const char*, int, const TensorList& in, const AttrMap& m,
+Status Infer_adaptive(const char*, int, TensorSpan in, const AttrMap& m,
                       std::vector<TensorMeta>* out) {
   std::vector<int64_t> os{in[0].dim(0), in[0].dim(1)};
   for (int64_t v : opdefs::ReadAttrs<AdaptivePoolAttrs>(m).output_size) os.push_back(v);
@@ -78,7 +78,7 @@ Status Infer_adaptive(const char*, int, const TensorList& in, const AttrMap& m,
 
 // The backward ops: dx in dy's dtype and the forward input's shape (attribute input_shape).
 template <typename Attrs>
-Status InferToInput(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+Status InferToInput(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   const Ints dims = opdefs::ReadAttrs<Attrs>(m).input_shape;
   out->push_back(TensorMeta{Shape(absl::MakeConstSpan(dims)), in[0].dtype(), in[0].device()});
   return Status();
@@ -139,7 +139,7 @@ StatusOr<TensorList> AdaptiveGrad(const GradContext& c) {
 // clang-format off
 #define OFL_POOL_GRAD(...)
 #define OFL_POOL(name, Name, nd, Attrs, kind, grad, save)                                    \
-  Status Infer##Name(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* metas) { \
+  Status Infer##Name(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* metas) { \
     return Infer_##kind(#name, nd, in, m, metas);                                            \
   }                                                                                          \
   const OpDef k##Name = OpSpec(#name, Infer##Name)                                           \

@@ -37,8 +37,7 @@ uint64_t SplitMix64(uint64_t x) {
 
 // fresh / target: the shape, dtype and device attributes.
 template <typename A>
-Status InferFromAttrs(const char*, const TensorList&, const AttrMap& m,
-                      std::vector<TensorMeta>* out) {
+Status InferFromAttrs(const char*, TensorSpan, const AttrMap& m, std::vector<TensorMeta>* out) {
   const A a = opdefs::ReadAttrs<A>(m);
   for (int64_t d : a.shape)
     if (d < 0) return InvalidArgument("[random] negative dimension %d in shape", d);
@@ -47,19 +46,16 @@ Status InferFromAttrs(const char*, const TensorList&, const AttrMap& m,
   return Status();
 }
 template <typename A>
-Status Infer_fresh(const char* op, const TensorList& in, const AttrMap& m,
-                   std::vector<TensorMeta>* out) {
+Status Infer_fresh(const char* op, TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   return InferFromAttrs<A>(op, in, m, out);
 }
 template <typename A>
-Status Infer_target(const char* op, const TensorList& in, const AttrMap& m,
-                    std::vector<TensorMeta>* out) {
+Status Infer_target(const char* op, TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   return InferFromAttrs<A>(op, in, m, out);
 }
 // input: floating probabilities p -> draws of p's shape and dtype.
 template <typename A>
-Status Infer_input(const char* op, const TensorList& in, const AttrMap&,
-                   std::vector<TensorMeta>* out) {
+Status Infer_input(const char* op, TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   if (!IsFloating(in[0].dtype()))
     return TypeError("[%s] expects floating point probabilities, got %s", op, in[0].meta_string());
   out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
@@ -104,7 +100,7 @@ std::vector<int64_t> Dims(const Shape& s) {
 #define OFL_ATTRS(...)
 #define OFL_RANDOM_API(...)
 #define OFL_RANDOM(name, Name, Attrs, out)                                                         \
-  Status Infer##Name(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* metas) {   \
+  Status Infer##Name(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* metas) {   \
     return Infer_##out<opdefs::Attrs>(#name, in, m, metas);                                      \
   }                                                                                              \
   const OpDef k##Name = OpSpec(#name, Infer##Name).StridedInputs(OFL_RANDOM_STRIDED_##out);      \

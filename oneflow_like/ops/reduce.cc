@@ -17,8 +17,7 @@
 namespace oneflow_like {
 namespace {
 
-Status InferReduce(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out,
-                   DType dtype) {
+Status InferReduce(TensorSpan in, const AttrMap& a, std::vector<TensorMeta>* out, DType dtype) {
   auto r = opdefs::ReadAttrs<opdefs::ReduceAttrs>(a);
   for (int64_t d : r.dims)
     if (d < 0 || d >= std::max<int64_t>(in[0].ndim(), 1))
@@ -27,17 +26,17 @@ Status InferReduce(const TensorList& in, const AttrMap& a, std::vector<TensorMet
       TensorMeta{ops::ReducedShape(in[0].shape(), r.dims, r.keepdim), dtype, in[0].device()});
   return Status();
 }
-Status Infer_same(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+Status Infer_same(TensorSpan in, const AttrMap& a, std::vector<TensorMeta>* out) {
   return InferReduce(in, a, out, in[0].dtype());
 }
 // Sums and products of integers/bools widen to int64.
-Status Infer_widened(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+Status Infer_widened(TensorSpan in, const AttrMap& a, std::vector<TensorMeta>* out) {
   return InferReduce(in, a, out, IsFloating(in[0].dtype()) ? in[0].dtype() : DType::kI64);
 }
-Status Infer_i64(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+Status Infer_i64(TensorSpan in, const AttrMap& a, std::vector<TensorMeta>* out) {
   return InferReduce(in, a, out, DType::kI64);
 }
-Status Infer_values_i64(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+Status Infer_values_i64(TensorSpan in, const AttrMap& a, std::vector<TensorMeta>* out) {
   RETURN_IF_ERROR(InferReduce(in, a, out, in[0].dtype()));
   out->push_back(TensorMeta{(*out)[0].shape, DType::kI64, in[0].device()});
   return Status();
@@ -60,12 +59,12 @@ StatusOr<Tensor> ExpandGrad(const Tensor& g, const Tensor& x, const AttrMap& a) 
 // The out column: the output has input 0's dtype and its shape (like_input), the attribute
 // struct's `shape` (attr_shape) or the shape of input 1, the index (index_shape).
 template <typename Attrs>
-Status InferAttrShape(const TensorList& in, const AttrMap& a, std::vector<TensorMeta>* out) {
+Status InferAttrShape(TensorSpan in, const AttrMap& a, std::vector<TensorMeta>* out) {
   auto shape = opdefs::ReadAttrs<Attrs>(a).shape;
   out->push_back(TensorMeta{Shape(absl::MakeConstSpan(shape)), in[0].dtype(), in[0].device()});
   return Status();
 }
-Status InferIndexShape(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status InferIndexShape(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   out->push_back(TensorMeta{in[1].shape(), in[0].dtype(), in[0].device()});
   return Status();
 }

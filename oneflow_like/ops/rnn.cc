@@ -7,8 +7,6 @@
 // Kernels: kernels/cpu/rnn.cc, kernels/cuda/rnn.*.
 #include "oneflow_like/ops/rnn.h"
 
-#include <initializer_list>
-
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/opdefs/attrs.h"
@@ -39,24 +37,24 @@ TensorMeta Like(const Tensor& t) {
   return TensorMeta{t.shape(), t.dtype(), t.device()};
 }
 // lstm_cell_fused(gates, c) -> (h', c'), both like c.
-Status Infer_lstm(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status Infer_lstm(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   out->push_back(Like(in[1]));
   out->push_back(Like(in[1]));
   return Status();
 }
 // lstm_cell_fused_grad(dh', dc', gates, c, c') -> (dgates, dc).
-Status Infer_lstm_grad(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status Infer_lstm_grad(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   out->push_back(Like(in[2]));
   out->push_back(Like(in[3]));
   return Status();
 }
 // gru_cell_fused(xw, gh, h) -> h'.
-Status Infer_gru(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status Infer_gru(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   out->push_back(Like(in[2]));
   return Status();
 }
 // gru_cell_fused_grad(dh', xw, gh, h) -> (dxw, dgh, dh).
-Status Infer_gru_grad(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status Infer_gru_grad(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   for (int i = 1; i < 4; ++i) out->push_back(Like(in[i]));
   return Status();
 }
@@ -104,7 +102,7 @@ StatusOr<TensorList> GruCellGrad(const GradContext& c) {
 // What Run<Name> returns per out column: every output (lstm) or the one (gru).
 #define OFL_RNN_RESULT_lstm TensorList
 #define OFL_RNN_RESULT_gru Tensor
-#define OFL_RNN_DISPATCH_lstm(op, in, attrs) Dispatch(op, TensorList(in), attrs)
+#define OFL_RNN_DISPATCH_lstm(op, in, attrs) Dispatch(op, in, attrs)
 #define OFL_RNN_DISPATCH_gru(op, in, attrs) Dispatch1(op, in, attrs)
 // clang-format off
 #define OFL_RNN_GRAD(...)
@@ -114,11 +112,10 @@ StatusOr<TensorList> GruCellGrad(const GradContext& c) {
                             .SaveInputs(OFL_RNN_SAVE_IN_##save)                                    \
                             .SaveOutputs(OFL_RNN_SAVE_OUT_##save);                                 \
   /* Run<Name>(inputs, attrs): every input but the last (the state) holds `gates` gates. */        \
-  StatusOr<OFL_RNN_RESULT_##out> Run##Name(std::initializer_list<Tensor> in,                       \
-                                           const opdefs::Attrs& a) {                               \
-    const Tensor& state = in.begin()[in.size() - 1];                                               \
+  StatusOr<OFL_RNN_RESULT_##out> Run##Name(TensorSpan in, const opdefs::Attrs& a) {               \
+    const Tensor& state = in.back();                                                               \
     for (size_t i = 0; i + 1 < in.size(); ++i)                                                     \
-      RETURN_IF_ERROR(CheckCell(#name, in.begin()[i], gates, state));                              \
+      RETURN_IF_ERROR(CheckCell(#name, in[i], gates, state));                                      \
     return OFL_RNN_DISPATCH_##out(k##Name, in, opdefs::ToAttrMap(a));                              \
   }
 #include "oneflow_like/opdefs/rnn.def"

@@ -26,14 +26,14 @@ using opdefs::TopkAttrs;
 
 // ---- the table's out column ---------------------------------------------------------------------
 
-Status InferValuesIndices(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status InferValuesIndices(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   out->push_back(TensorMeta{in[0].shape(), in[0].dtype(), in[0].device()});
   out->push_back(TensorMeta{in[0].shape(), DType::kI64, in[0].device()});
   return Status();
 }
 
 // topk: (values, indices) with k along dim.
-Status InferTopk(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* out) {
+Status InferTopk(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) {
   const TopkAttrs a = opdefs::ReadAttrs<TopkAttrs>(m);
   std::vector<int64_t> dims(in[0].shape().dims().begin(), in[0].shape().dims().end());
   if (!dims.empty()) dims[a.dim] = a.k;

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <initializer_list>
 #include <memory>
 #include <numeric>
 #include <type_traits>
@@ -171,8 +170,7 @@ TensorMeta Like(const Tensor& x, Shape shape) {
 
 // The shape attribute, whose numel must be x's (reshape).
 template <typename A, typename V>
-Status Out_numel(const char* op, const TensorList& in, const A& a, V,
-                 std::vector<TensorMeta>* out) {
+Status Out_numel(const char* op, TensorSpan in, const A& a, V, std::vector<TensorMeta>* out) {
   Shape s = ShapeOf(a.shape);
   if (s.numel() != in[0].numel())
     return InvalidArgument("[%s] shape %s is invalid for input %s", op, s.ToString(),
@@ -183,8 +181,7 @@ Status Out_numel(const char* op, const TensorList& in, const A& a, V,
 
 // The shape attribute, to which x must broadcast (expand).
 template <typename A, typename V>
-Status Out_broadcast(const char* op, const TensorList& in, const A& a, V,
-                     std::vector<TensorMeta>* out) {
+Status Out_broadcast(const char* op, TensorSpan in, const A& a, V, std::vector<TensorMeta>* out) {
   Shape s = ShapeOf(a.shape);
   ASSIGN_OR_RETURN(Shape b, BroadcastShapes(op, in[0].shape(), s));
   if (b != s)
@@ -196,8 +193,7 @@ Status Out_broadcast(const char* op, const TensorList& in, const A& a, V,
 // The view's shape. Views carry the input's shape as attr "in_shape", so backward needs no saved
 // tensor.
 template <typename A, typename V>
-Status Out_view(const char*, const TensorList& in, const A& a, V view,
-                std::vector<TensorMeta>* out) {
+Status Out_view(const char*, TensorSpan in, const A& a, V view, std::vector<TensorMeta>* out) {
   Shape s;
   DimVector st;
   int64_t off = 0;
@@ -209,8 +205,7 @@ Status Out_view(const char*, const TensorList& in, const A& a, V view,
 // as_strided_scatter(src; in_shape, shape, strides, offset) = zeros(in_shape) with src added into
 // the view (overlapping view elements accumulate, as a gradient must).
 template <typename A, typename V>
-Status Out_scatter(const char* op, const TensorList& in, const A& a, V,
-                   std::vector<TensorMeta>* out) {
+Status Out_scatter(const char* op, TensorSpan in, const A& a, V, std::vector<TensorMeta>* out) {
   if (ShapeOf(a.shape) != in[0].shape())
     return InvalidArgument("[%s] source %s does not match the view shape %s", op,
                            in[0].meta_string(), ShapeOf(a.shape).ToString());
@@ -220,7 +215,7 @@ Status Out_scatter(const char* op, const TensorList& in, const A& a, V,
 
 // cat(xs...; dim): inputs share dtype and all sizes but `dim`'s.
 template <typename A, typename V>
-Status Out_cat(const char* op, const TensorList& in, const A& a, V, std::vector<TensorMeta>* out) {
+Status Out_cat(const char* op, TensorSpan in, const A& a, V, std::vector<TensorMeta>* out) {
   int64_t d = a.dim;
   Shape s = in[0].shape();
   s[d] = 0;
@@ -237,15 +232,14 @@ Status Out_cat(const char* op, const TensorList& in, const A& a, V, std::vector<
 }
 
 template <typename A, typename V>
-Status Out_x(const char*, const TensorList& in, const A&, V, std::vector<TensorMeta>* out) {
+Status Out_x(const char*, TensorSpan in, const A&, V, std::vector<TensorMeta>* out) {
   out->push_back(Like(in[0], in[0].shape()));
   return Status();
 }
 
 // tril/triu(x; diagonal, upper) over the last two dims (errors name triu for upper).
 template <typename A, typename V>
-Status Out_matrices(const char* op, const TensorList& in, const A& a, V,
-                    std::vector<TensorMeta>* out) {
+Status Out_matrices(const char* op, TensorSpan in, const A& a, V, std::vector<TensorMeta>* out) {
   if (in[0].ndim() < 2)
     return InvalidArgument("[%s] expects a tensor with >= 2 dims, got %s", a.upper ? "triu" : op,
                            in[0].meta_string());
@@ -254,7 +248,7 @@ Status Out_matrices(const char* op, const TensorList& in, const A& a, V,
 
 // pad(x; pads (before, after per dim, all >= 0), value): constant padding.
 template <typename A, typename V>
-Status Out_pad(const char*, const TensorList& in, const A& a, V, std::vector<TensorMeta>* out) {
+Status Out_pad(const char*, TensorSpan in, const A& a, V, std::vector<TensorMeta>* out) {
   Shape s = in[0].shape();
   for (int64_t i = 0; i < s.ndim(); ++i) s[i] += a.pads[2 * i] + a.pads[2 * i + 1];
   out->push_back(Like(in[0], s));
@@ -361,7 +355,7 @@ StatusOr<TensorList> CropPads(const GradContext& c, const A& a, V) {
 #define OFL_ATTRS(...)
 #define OFL_SHAPE_API(...)
 #define OFL_SHAPE(name, Name, Attrs, out, view, grad, save, layout, lowp)                          \
-  Status Infer##Name(const TensorList& in, const AttrMap& m, std::vector<TensorMeta>* metas) {     \
+  Status Infer##Name(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* metas) {     \
     return Out_##out(#name, in, opdefs::ReadAttrs<opdefs::Attrs>(m), View_##view, metas);          \
   }                                                                                                \
   StatusOr<TensorList> Grad##Name(const GradContext& c) {                                          \
@@ -374,14 +368,7 @@ StatusOr<TensorList> CropPads(const GradContext& c, const A& a, V) {
                             .SaveInputs(OFL_SHAPE_SAVE_IN_##save)                                  \
                             .SaveOutputs(false)                                                    \
                             .LowPrecision(OFL_SHAPE_LOWP_##lowp);                                  \
-  /* Run<Name>(inputs, attrs): a braced input list avoids a heap vector, as Dispatch1's. */        \
-  [[maybe_unused]] StatusOr<Tensor> Run##Name(std::initializer_list<Tensor> in,                    \
-                                              const opdefs::Attrs& a) {                            \
-    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                           \
-  }                                                                                                \
-  [[maybe_unused]] StatusOr<Tensor> Run##Name(const TensorList& in, const opdefs::Attrs& a) {      \
-    return Dispatch1(k##Name, in, opdefs::ToAttrMap(a));                                           \
-  }
+  OFL_DEFINE_RUN1(Name, Attrs)
 #include "oneflow_like/opdefs/shape.def"
 #undef OFL_SHAPE
 #undef OFL_SHAPE_API

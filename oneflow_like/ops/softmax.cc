@@ -11,7 +11,7 @@ namespace oneflow_like {
 namespace {
 
 // The backward ops (dy, y) -> dx: dy must match y.
-Status InferGrad(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status InferGrad(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   if (in[0].shape() != in[1].shape() || in[0].dtype() != in[1].dtype())
     return InvalidArgument("[softmax_grad] gradient %s does not match output %s",
                            in[0].meta_string(), in[1].meta_string());

@@ -32,7 +32,7 @@ struct UserName<Fn, std::void_t<typename Fn::BaseFn>> {
 // Output meta of a table op: all inputs broadcast together, in the value operands' dtype (which
 // the functional entries made one).
 template <typename Fn>
-Status InferTernary(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status InferTernary(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   const char* name = UserName<Fn>::value;
   Shape s = in[0].shape();
   for (size_t i = 1; i < in.size(); ++i) {

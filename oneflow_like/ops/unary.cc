@@ -22,7 +22,7 @@ OpSpec Unary(const char* name, InferFn infer = ops::InferSameAsInput) {
   return OpSpec(name, infer).StridedInputs().SaveInputs(false).SaveOutputs(false);
 }
 
-Status InferBool(const TensorList& in, const AttrMap&, std::vector<TensorMeta>* out) {
+Status InferBool(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   out->push_back(TensorMeta{in[0].shape(), DType::kBool, in[0].device()});
   return Status();
 }
