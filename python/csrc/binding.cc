@@ -31,16 +31,36 @@ void PutDefault(py::dict* d, const char* name, DType v) {
 }  // namespace table_detail
 
 namespace {
-py::list TableRows(const char* const* cols, size_t n_cols, const TableRow* rows, size_t n_rows) {
+std::vector<std::string> SplitCells(const char* joined) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (const char* p = joined; *p; ++p) {
+    if (*p == '|') {
+      out.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur += *p;
+    }
+  }
+  out.push_back(std::move(cur));
+  return out;
+}
+
+py::list TableRows(const char* table, const char* cols, const TableRow* rows, size_t n_rows) {
+  const std::vector<std::string> names = SplitCells(cols);
   py::list out;
   for (size_t r = 0; r < n_rows; ++r) {
+    const std::vector<std::string> cells = SplitCells(rows[r].cells);
+    if (cells.size() != names.size())
+      throw std::runtime_error(std::string(table) + ": row \"" + rows[r].cells + "\" has " +
+                               std::to_string(cells.size()) + " cells for the " +
+                               std::to_string(names.size()) + " columns \"" + cols + "\"");
     py::dict d;
-    for (size_t c = 0; c < n_cols; ++c) {
-      const TableValue& v = rows[r].cells[c];
-      if (v.text != nullptr)
-        d[cols[c]] = py::str(v.text);
+    for (size_t c = 0; c < names.size(); ++c) {
+      if (names[c][0] == '#')
+        d[py::str(names[c].substr(1))] = py::int_(std::stoll(cells[c]));
       else
-        d[cols[c]] = py::int_(v.num);
+        d[py::str(names[c])] = py::str(cells[c]);
     }
     if (rows[r].attrs != nullptr) d["attrs"] = rows[r].attrs();
     out.append(std::move(d));
@@ -50,12 +70,12 @@ py::list TableRows(const char* const* cols, size_t n_cols, const TableRow* rows,
 }  // namespace
 
 void DefTableSpec(py::module_& m, const char* name, const TableSpec& spec) {
-  m.def(name, [spec]() -> py::object {
-    py::list ops = TableRows(spec.op_cols, spec.n_op_cols, spec.ops, spec.n_ops);
+  m.def(name, [name, spec]() -> py::object {
+    py::list ops = TableRows(name, spec.op_cols, spec.ops, spec.n_ops);
     if (spec.api_cols == nullptr) return std::move(ops);
     py::dict d;
     d["ops"] = std::move(ops);
-    d["apis"] = TableRows(spec.api_cols, spec.n_api_cols, spec.apis, spec.n_apis);
+    d["apis"] = TableRows(name, spec.api_cols, spec.apis, spec.n_apis);
     return std::move(d);
   });
 }

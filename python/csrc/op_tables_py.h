@@ -39,46 +39,33 @@ pybind11::dict AttrsDict() {
   return d;
 }
 
-// One cell of a table row: a column's text or a number. Constexpr, so a family's rows are static
-// data; one builder (DefTable, binding.cc) turns every family's rows into Python dicts.
-struct TableValue {
-  constexpr TableValue() = default;
-  constexpr TableValue(const char* t) : text(t) {}  // NOLINT: rows are braced lists of cells
-  constexpr TableValue(int n) : num(n) {}           // NOLINT
-  const char* text = nullptr;                       // null: the cell is the number
-  int64_t num = 0;
-};
-// A row: its cells in the family's column order, and the attribute struct's defaults (null when
-// the row has none).
+// A table row: its cells in the family's column order, joined by '|' at compile time
+// (`#name "|" #grad`), and the attribute struct's defaults (null when the row has none). One
+// string per row keeps the tables' static data small: a pointer each, not one per cell.
 struct TableRow {
-  TableValue cells[8];
+  const char* cells;
   pybind11::dict (*attrs)() = nullptr;
 };
+// The columns, joined the same way ("name|grad|#nd"); a leading '#' marks an integer column.
 struct TableSpec {
-  const char* const* op_cols;
-  size_t n_op_cols;
+  const char* op_cols;
   const TableRow* ops;
   size_t n_ops;
-  const char* const* api_cols;  // null: the table is the list of op rows alone
-  size_t n_api_cols;
+  const char* api_cols;  // null: the table is the list of op rows alone
   const TableRow* apis;
   size_t n_apis;
 };
 // Defines m.<name>(): {"ops": [row dicts], "apis": [row dicts]}, or the op rows' list alone.
 void DefTableSpec(pybind11::module_& m, const char* name, const TableSpec& spec);
 
-template <size_t C, size_t R>
-void DefTable(pybind11::module_& m, const char* name, const char* const (&cols)[C],
-              const TableRow (&rows)[R]) {
-  static_assert(C <= 8, "a table row holds 8 cells");
-  DefTableSpec(m, name, {cols, C, rows, R, nullptr, 0, nullptr, 0});
+template <size_t R>
+void DefTable(pybind11::module_& m, const char* name, const char* cols, const TableRow (&rows)[R]) {
+  DefTableSpec(m, name, {cols, rows, R, nullptr, nullptr, 0});
 }
-template <size_t C, size_t R, size_t AC, size_t AR>
-void DefTable(pybind11::module_& m, const char* name, const char* const (&cols)[C],
-              const TableRow (&rows)[R], const char* const (&api_cols)[AC],
-              const TableRow (&api_rows)[AR]) {
-  static_assert(C <= 8 && AC <= 8, "a table row holds 8 cells");
-  DefTableSpec(m, name, {cols, C, rows, R, api_cols, AC, api_rows, AR});
+template <size_t R, size_t AR>
+void DefTable(pybind11::module_& m, const char* name, const char* cols, const TableRow (&rows)[R],
+              const char* api_cols, const TableRow (&api_rows)[AR]) {
+  DefTableSpec(m, name, {cols, rows, R, api_cols, api_rows, AR});
 }
 
 }  // namespace python

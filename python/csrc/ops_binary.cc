@@ -271,13 +271,13 @@ void BindMore(py::module_& m, TensorClass& cls) {
 }
 
 // One row per table entry, for flow._C._binary_table().
-constexpr const char* kOpCols[] = {"name", "types", "out", "grad", "api", "lower", "base"};
+constexpr char kOpCols[] = "name|types|out|grad|api|lower|base";
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_BINARY(name, Name, types, out, Attrs, grad, api, lower, ...) \
-  {{#name, #types, #out, #grad, #api, #lower, ""}, &AttrsDict<opdefs::Attrs>},
+  {#name "|" #types "|" #out "|" #grad "|" #api "|" #lower "|" "", &AttrsDict<opdefs::Attrs>},
 #define OFL_BINARY_SCALAR(name, Name, types, out, Base, order, grad, lower) \
-  {{#name, #types, #out, #grad, "scalar_" #order, #lower, #Base}, &AttrsDict<opdefs::ScalarAttrs>},
+  {#name "|" #types "|" #out "|" #grad "|" "scalar_" #order "|" #lower "|" #Base, &AttrsDict<opdefs::ScalarAttrs>},
 const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/binary.def"
 };

@@ -84,8 +84,8 @@ struct Binder {
 };
 
 // One row per table entry, for flow._C._copy_table().
-constexpr const char* kOpCols[] = {"name", "out", "grad", "save", "layout", "devices"};
-constexpr const char* kApiCols[] = {"name", "sig", "entry", "dtype"};
+constexpr char kOpCols[] = "name|out|grad|save|layout|devices";
+constexpr char kApiCols[] = "name|sig|entry|dtype";
 // The dtype column.
 #define OFL_COPY_DTYPE_none std::optional<DType>()
 #define OFL_COPY_DTYPE_float32 std::optional<DType>(DType::kF32)
@@ -99,14 +99,14 @@ constexpr const char* kApiCols[] = {"name", "sig", "entry", "dtype"};
 #define OFL_ATTRS(...)
 #define OFL_COPY_API(...)
 #define OFL_COPY(name, Name, Attrs, out, grad, save, layout, devices) \
-  {{#name, #out, #grad, #save, #layout, #devices}, &AttrsDict<opdefs::Attrs>},
+  {#name "|" #out "|" #grad "|" #save "|" #layout "|" #devices, &AttrsDict<opdefs::Attrs>},
 const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/copy.def"
 };
 #undef OFL_COPY
 #undef OFL_COPY_API
 #define OFL_COPY(...)
-#define OFL_COPY_API(pyname, sig, entry, dtype) {{#pyname, #sig, #entry, #dtype}},
+#define OFL_COPY_API(pyname, sig, entry, dtype) {#pyname "|" #sig "|" #entry "|" #dtype},
 const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/copy.def"
 };

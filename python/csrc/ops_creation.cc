@@ -175,8 +175,8 @@ struct Binder {
 };
 
 // One row per table entry, for flow._C._creation_table().
-constexpr const char* kOpCols[] = {"name", "out"};
-constexpr const char* kApiCols[] = {"name", "sig", "entry", "fill"};
+constexpr char kOpCols[] = "name|out";
+constexpr char kApiCols[] = "name|sig|entry|fill";
 // The fill column: the value of a size, like or zero API (nullopt: an argument gives it).
 #define OFL_CREATION_FILL_zero std::optional<double>(opdefs::FullAttrs{}.value)
 #define OFL_CREATION_FILL_one std::optional<double>(1.0)
@@ -184,14 +184,14 @@ constexpr const char* kApiCols[] = {"name", "sig", "entry", "fill"};
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_CREATION_API(...)
-#define OFL_CREATION(name, Name, Attrs, out) {{#name, #out}, &AttrsDict<opdefs::Attrs>},
+#define OFL_CREATION(name, Name, Attrs, out) {#name "|" #out, &AttrsDict<opdefs::Attrs>},
 const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/creation.def"
 };
 #undef OFL_CREATION
 #undef OFL_CREATION_API
 #define OFL_CREATION(...)
-#define OFL_CREATION_API(pyname, sig, entry, fill) {{#pyname, #sig, #entry, #fill}},
+#define OFL_CREATION_API(pyname, sig, entry, fill) {#pyname "|" #sig "|" #entry "|" #fill},
 const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/creation.def"
 };

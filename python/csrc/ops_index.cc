@@ -161,8 +161,8 @@ struct Binder {
 };
 
 // One row per table entry, for flow._C._index_table().
-constexpr const char* kOpCols[] = {"name", "check", "out", "grad", "save", "layout"};
-constexpr const char* kApiCols[] = {"name", "kind", "sig", "entry"};
+constexpr char kOpCols[] = "name|check|out|grad|save|layout";
+constexpr char kApiCols[] = "name|kind|sig|entry";
 // The kind column: fn_method calls F::entry, method_ its in-place twin F::entry_.
 #define OFL_INDEX_FUNCTION_fn_method true
 #define OFL_INDEX_FUNCTION_method_ false
@@ -186,7 +186,7 @@ constexpr const char* kApiCols[] = {"name", "kind", "sig", "entry"};
 #define OFL_ATTRS(...)
 #define OFL_INDEX_API(...)
 #define OFL_INDEX(name, Name, Attrs, check, out, grad, save, layout) \
-  {{#name, #check, #out, #grad, #save, #layout}, &AttrsDict<opdefs::Attrs>},
+  {#name "|" #check "|" #out "|" #grad "|" #save "|" #layout, &AttrsDict<opdefs::Attrs>},
 const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/index.def"
 };
@@ -194,7 +194,7 @@ const TableRow kOpRows[] = {
 #undef OFL_INDEX_API
 #define OFL_INDEX(...)
 #define OFL_INDEX_API(pyname, kind, sig, entry) \
-  {{#pyname, #kind, #sig, OFL_INDEX_ENTRY_NAME_##kind(entry)}},
+  {#pyname "|" #kind "|" #sig "|" OFL_INDEX_ENTRY_NAME_##kind(entry)},
 const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/index.def"
 };

@@ -110,22 +110,22 @@ struct LinalgBinder {
 };
 
 // One row per table entry, for flow._C._linalg_table().
-constexpr const char* kOpCols[] = {"name", "out", "grad", "save"};
-constexpr const char* kApiCols[] = {"name", "kind", "sig", "result", "entry"};
+constexpr char kOpCols[] = "name|out|grad|save";
+constexpr char kApiCols[] = "name|kind|sig|result|entry";
 #define OFL_LINALG_METHOD_fn_method true
 #define OFL_LINALG_METHOD_private false
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_LINALG_API(...)
 #define OFL_LINALG(name, Name, Attrs, out, grad, save) \
-  {{#name, #out, #grad, #save}, &AttrsDict<opdefs::Attrs>},
+  {#name "|" #out "|" #grad "|" #save, &AttrsDict<opdefs::Attrs>},
 const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/linalg.def"
 };
 #undef OFL_LINALG
 #undef OFL_LINALG_API
 #define OFL_LINALG(...)
-#define OFL_LINALG_API(pyname, kind, sig, result, entry) {{#pyname, #kind, #sig, #result, #entry}},
+#define OFL_LINALG_API(pyname, kind, sig, result, entry) {#pyname "|" #kind "|" #sig "|" #result "|" #entry},
 const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/linalg.def"
 };

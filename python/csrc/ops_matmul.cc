@@ -66,22 +66,22 @@ struct MatmulBinder {
 };
 
 // One row per table entry, for flow._C._matmul_table().
-constexpr const char* kOpCols[] = {"name", "grad", "save", "layout", "lowp"};
-constexpr const char* kApiCols[] = {"name", "kind", "sig", "entry"};
+constexpr char kOpCols[] = "name|grad|save|layout|lowp";
+constexpr char kApiCols[] = "name|kind|sig|entry";
 #define OFL_MATMUL_METHOD_fn_method true
 #define OFL_MATMUL_METHOD_fn false
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_MATMUL_API(...)
 #define OFL_MATMUL(name, Name, Attrs, grad, save, layout, lowp) \
-  {{#name, #grad, #save, #layout, #lowp}, &AttrsDict<opdefs::Attrs>},
+  {#name "|" #grad "|" #save "|" #layout "|" #lowp, &AttrsDict<opdefs::Attrs>},
 const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/matmul.def"
 };
 #undef OFL_MATMUL
 #undef OFL_MATMUL_API
 #define OFL_MATMUL(...)
-#define OFL_MATMUL_API(pyname, kind, sig, entry) {{#pyname, #kind, #sig, #entry}},
+#define OFL_MATMUL_API(pyname, kind, sig, entry) {#pyname "|" #kind "|" #sig "|" #entry},
 const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/matmul.def"
 };

@@ -182,19 +182,19 @@ struct Binder {
 };
 
 // One row per table entry, for flow._C._random_table().
-constexpr const char* kOpCols[] = {"name", "out"};
-constexpr const char* kApiCols[] = {"name", "sig", "entry", "attrs"};
+constexpr char kOpCols[] = "name|out";
+constexpr char kApiCols[] = "name|sig|entry|attrs";
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_RANDOM_API(...)
-#define OFL_RANDOM(name, Name, Attrs, out) {{#name, #out}, &AttrsDict<opdefs::Attrs>},
+#define OFL_RANDOM(name, Name, Attrs, out) {#name "|" #out, &AttrsDict<opdefs::Attrs>},
 const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/random.def"
 };
 #undef OFL_RANDOM
 #undef OFL_RANDOM_API
 #define OFL_RANDOM(...)
-#define OFL_RANDOM_API(pyname, sig, entry, Attrs) {{#pyname, #sig, #entry, #Attrs}},
+#define OFL_RANDOM_API(pyname, sig, entry, Attrs) {#pyname "|" #sig "|" #entry "|" #Attrs},
 const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/random.def"
 };

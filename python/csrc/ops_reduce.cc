@@ -134,15 +134,15 @@ struct Binder {
 };
 
 // One row per table entry, for flow._C._reduce_table().
-constexpr const char* kOpCols[] = {"name", "out", "grad", "save", "layout", "check"};
-constexpr const char* kApiCols[] = {"name", "sig", "entry"};
+constexpr char kOpCols[] = "name|out|grad|save|layout|check";
+constexpr char kApiCols[] = "name|sig|entry";
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_REDUCE_API(...)
 #define OFL_REDUCE(name, Name, Attrs, out, grad, save, layout, check) \
-  {{#name, #out, #grad, #save, #layout, #check}, &AttrsDict<opdefs::Attrs>},
+  {#name "|" #out "|" #grad "|" #save "|" #layout "|" #check, &AttrsDict<opdefs::Attrs>},
 #define OFL_REDUCE_INTERNAL(name, Name, Attrs, out, grad, save, layout) \
-  {{#name, #out, #grad, #save, #layout, "internal"}, &AttrsDict<opdefs::Attrs>},
+  {#name "|" #out "|" #grad "|" #save "|" #layout "|" "internal", &AttrsDict<opdefs::Attrs>},
 const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/reduce.def"
 };
@@ -151,7 +151,7 @@ const TableRow kOpRows[] = {
 #undef OFL_REDUCE_API
 #define OFL_REDUCE(...)
 #define OFL_REDUCE_INTERNAL(...)
-#define OFL_REDUCE_API(pyname, sig, entry, dim_entry) {{#pyname, #sig, #entry}},
+#define OFL_REDUCE_API(pyname, sig, entry, dim_entry) {#pyname "|" #sig "|" #entry},
 const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/reduce.def"
 };

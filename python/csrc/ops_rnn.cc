@@ -37,15 +37,15 @@ struct RnnBinder {
 };
 
 // One row per table entry, for flow._C._rnn_table().
-constexpr const char* kOpCols[] = {"name", "out", "grad", "save", "gates"};
-constexpr const char* kApiCols[] = {"name", "sig", "entry"};
+constexpr char kOpCols[] = "name|out|grad|save|#gates";
+constexpr char kApiCols[] = "name|sig|entry";
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_RNN_API(...)
 #define OFL_RNN(name, Name, Attrs, gates, out, grad, save) \
-  {{#name, #out, #grad, #save, gates}, &AttrsDict<opdefs::Attrs>},
+  {#name "|" #out "|" #grad "|" #save "|" #gates, &AttrsDict<opdefs::Attrs>},
 #define OFL_RNN_GRAD(name, Name, Attrs, out) \
-  {{#name, #out, "NoGrad", "none", 0}, &AttrsDict<opdefs::Attrs>},
+  {#name "|" #out "|" "NoGrad" "|" "none" "|" "0", &AttrsDict<opdefs::Attrs>},
 const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/rnn.def"
 };
@@ -54,7 +54,7 @@ const TableRow kOpRows[] = {
 #undef OFL_RNN_API
 #define OFL_RNN(...)
 #define OFL_RNN_GRAD(...)
-#define OFL_RNN_API(pyname, sig, entry) {{#pyname, #sig, #entry}},
+#define OFL_RNN_API(pyname, sig, entry) {#pyname "|" #sig "|" #entry},
 const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/rnn.def"
 };

@@ -121,14 +121,14 @@ struct Binder {
 };
 
 // One row per table entry, for flow._C._scan_table().
-constexpr const char* kOpCols[] = {"name", "out", "grad", "save"};
-constexpr const char* kApiCols[] = {"name", "sig", "entry"};
+constexpr char kOpCols[] = "name|out|grad|save";
+constexpr char kApiCols[] = "name|sig|entry";
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_SCAN_API(...)
 #define OFL_SCAN(name, Name, Attrs, out, grad, save) \
-  {{#name, #out, #grad, #save}, &AttrsDict<opdefs::Attrs>},
-#define OFL_SCAN_GRAD(name, Name, Attrs) {{#name, "grad", "NoGrad", "none"}, &AttrsDict<opdefs::Attrs>},
+  {#name "|" #out "|" #grad "|" #save, &AttrsDict<opdefs::Attrs>},
+#define OFL_SCAN_GRAD(name, Name, Attrs) {#name "|" "grad" "|" "NoGrad" "|" "none", &AttrsDict<opdefs::Attrs>},
 const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/scan.def"
 };
@@ -137,7 +137,7 @@ const TableRow kOpRows[] = {
 #undef OFL_SCAN_API
 #define OFL_SCAN(...)
 #define OFL_SCAN_GRAD(...)
-#define OFL_SCAN_API(pyname, sig, entry) {{#pyname, #sig, #entry}},
+#define OFL_SCAN_API(pyname, sig, entry) {#pyname "|" #sig "|" #entry},
 const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/scan.def"
 };

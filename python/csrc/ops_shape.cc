@@ -175,8 +175,8 @@ struct ShapeBinder {
 };
 
 // One row per table entry, for flow._C._shape_table().
-constexpr const char* kOpCols[] = {"name", "out", "view", "grad", "save", "layout", "lowp"};
-constexpr const char* kApiCols[] = {"name", "kind", "sig", "entry"};
+constexpr char kOpCols[] = "name|out|view|grad|save|layout|lowp";
+constexpr char kApiCols[] = "name|kind|sig|entry";
 // The kind column: fn_method also defines the Tensor method.
 #define OFL_SHAPE_METHOD_fn_method true
 #define OFL_SHAPE_METHOD_fn false
@@ -199,14 +199,14 @@ constexpr const char* kApiCols[] = {"name", "kind", "sig", "entry"};
 #define OFL_ATTRS(...)
 #define OFL_SHAPE_API(...)
 #define OFL_SHAPE(name, Name, Attrs, out, view, grad, save, layout, lowp) \
-  {{#name, #out, #view, #grad, #save, #layout, #lowp}, &AttrsDict<opdefs::Attrs>},
+  {#name "|" #out "|" #view "|" #grad "|" #save "|" #layout "|" #lowp, &AttrsDict<opdefs::Attrs>},
 const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/shape.def"
 };
 #undef OFL_SHAPE
 #undef OFL_SHAPE_API
 #define OFL_SHAPE(...)
-#define OFL_SHAPE_API(pyname, kind, sig, entry) {{#pyname, #kind, #sig, #entry}},
+#define OFL_SHAPE_API(pyname, kind, sig, entry) {#pyname "|" #kind "|" #sig "|" #entry},
 const TableRow kApiRows[] = {
 #include "oneflow_like/opdefs/shape.def"
 };

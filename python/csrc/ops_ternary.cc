@@ -63,13 +63,13 @@ void BindGen(py::module_& m, TensorClass& cls, const char* name, const char* con
 }
 
 // One row per table entry, for flow._C._ternary_table().
-constexpr const char* kOpCols[] = {"name", "types", "first", "grad", "api", "lower", "base"};
+constexpr char kOpCols[] = "name|types|first|grad|api|lower|base";
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_TERNARY(name, Name, types, first, Attrs, grad, api, args, lower, ...) \
-  {{#name, #types, #first, #grad, #api, #lower, ""}, &AttrsDict<opdefs::Attrs>},
+  {#name "|" #types "|" #first "|" #grad "|" #api "|" #lower "|" "", &AttrsDict<opdefs::Attrs>},
 #define OFL_TERNARY_SCALAR(name, Name, types, Base, pos, grad, lower) \
-  {{#name, #types, "", #grad, "scalar_" #pos, #lower, #Base}, &AttrsDict<opdefs::ScalarAttrs>},
+  {#name "|" #types "|" "" "|" #grad "|" "scalar_" #pos "|" #lower "|" #Base, &AttrsDict<opdefs::ScalarAttrs>},
 const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/ternary.def"
 };

@@ -101,13 +101,13 @@ bool ParseApproximate(const std::string& a) {
 }
 
 // One row per table entry, for flow._C._unary_table().
-constexpr const char* kOpCols[] = {"name", "types", "grad", "api", "lower"};
+constexpr char kOpCols[] = "name|types|grad|api|lower";
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_UNARY(name, Name, types, Attrs, grad, api, lower, ...) \
-  {{#name, #types, #grad, #api, #lower}, &AttrsDict<opdefs::Attrs>},
+  {#name "|" #types "|" #grad "|" #api "|" #lower, &AttrsDict<opdefs::Attrs>},
 #define OFL_UNARY_GRAD(name, Name, types, Attrs, lower, ...) \
-  {{#name, #types, "backward", "none", #lower}, &AttrsDict<opdefs::Attrs>},
+  {#name "|" #types "|" "backward" "|" "none" "|" #lower, &AttrsDict<opdefs::Attrs>},
 const TableRow kOpRows[] = {
 #include "oneflow_like/opdefs/unary.def"
 };
