@@ -4,8 +4,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_join.h"
+#include "compiler/library/external_calls.h"
 #include "kernels/kernel.h"
 #include "oneflow_like/framework/op.h"
+#include "oneflow_like/lazy/lower.h"
 
 namespace oneflow_like {
 namespace distributed {
@@ -74,6 +76,82 @@ Status DistBroadcastCpu(kernels::KernelContext& ctx) {
                           Describe(out.dtype, out.shape));
 }
 
+// ---- The asynchronous all-reduce of compiled graphs ---------------------------------------------
+// dist_all_reduce lowers to a pair of kernel custom-calls (compiler/library/external_calls.h):
+// "..._async_start" copies the operand into its result buffer and queues the all-reduce on it
+// (ProcessGroupGloo::AllReduceAsync); "..._async_done" (operand: that buffer) waits for it and
+// copies the reduced values out. The scheduler spreads the pair apart, so a DDP bucket's
+// all-reduce runs while the graph computes the gradients of the layers before it.
+
+// The all-reduces this thread started and no done has collected, by the buffer they write (one
+// graph run at a time per thread; a run's live buffers are distinct).
+struct PendingAllReduce {
+  std::shared_future<Status> result;
+  std::chrono::milliseconds timeout;
+  std::string what;
+};
+thread_local absl::flat_hash_map<const void*, PendingAllReduce> t_pending;
+
+// Gloo bounds the all-reduce itself by the group's timeout; this wait adds a margin on top.
+Status WaitPending(const PendingAllReduce& p) {
+  if (p.result.wait_for(p.timeout + std::chrono::seconds(10)) != std::future_status::ready)
+    return absl::DeadlineExceededError(absl::StrFormat(
+        "[all_reduce] %s: a compiled graph's all-reduce did not finish within %d ms", p.what,
+        static_cast<int64_t>(p.timeout.count()) + 10000));
+  return p.result.get();
+}
+
+Status DistAllReduceAsyncStartCpu(kernels::KernelContext& ctx) {
+  ASSIGN_OR_RETURN(auto pg, GroupOf(ctx));
+  CopyInput(ctx);
+  const auto& out = ctx.output(0);
+  if (auto it = t_pending.find(out.data); it != t_pending.end()) {  // a failed run's leftover
+    WaitPending(it->second).IgnoreError();
+    t_pending.erase(it);
+  }
+  std::string what = Describe(out.dtype, out.shape);
+  auto result = pg->AllReduceAsync(out.data, out.dtype, out.numel(),
+                                   static_cast<ReduceOp>(ctx.attrs().Int("reduce_op")), what);
+  t_pending[out.data] = PendingAllReduce{std::move(result), pg->options().timeout, std::move(what)};
+  return Status();
+}
+
+Status DistAllReduceAsyncDoneCpu(kernels::KernelContext& ctx) {
+  const auto& in = ctx.input(0);
+  auto it = t_pending.find(in.data);
+  if (it == t_pending.end())
+    return absl::InternalError(
+        absl::StrFormat("[%s] no all-reduce was started on this buffer (%s) by this thread",
+                        ctx.op(), Describe(in.dtype, in.shape)));
+  PendingAllReduce p = std::move(it->second);
+  t_pending.erase(it);
+  RETURN_IF_ERROR(WaitPending(p));
+  CopyInput(ctx);
+  return Status();
+}
+
+// After every compiled run (hlo::DrainExternalCalls): a run that failed between a start and its
+// done leaves the all-reduce writing into the graph's buffers; wait for it before the next run.
+const bool kDrainRegistered = [] {
+  hlo::RegisterExternalCallDrain([] {
+    for (auto& [buffer, p] : t_pending) WaitPending(p).IgnoreError();
+    t_pending.clear();
+  });
+  return true;
+}();
+
+Status LowerDistAllReduce(lazy::LowerCtx& ctx, const lazy::TracedOp& op) {
+  const TensorMeta& m = ctx.out_meta(op, 0);
+  const hlo::HloShape shape(m.dtype, m.shape.dims());
+  const std::string config = lazy::EncodeAttrs(op.attrs);
+  ASSIGN_OR_RETURN(auto* start, ctx.b().CustomCall("ofl.kernel.dist_all_reduce_async_start",
+                                                   {ctx.in(op, 0)}, shape, config));
+  ASSIGN_OR_RETURN(auto* done, ctx.b().CustomCall("ofl.kernel.dist_all_reduce_async_done", {start},
+                                                  shape, config));
+  ctx.set(op, 0, done);
+  return Status();
+}
+
 Status CheckContiguous(const char* op, const Tensor& t) {
   if (!t.is_contiguous())
     return InvalidArgument("[%s] needs a contiguous tensor: got %s with strides [%s]", op,
@@ -85,6 +163,9 @@ Status CheckContiguous(const char* op, const Tensor& t) {
 
 OFL_REGISTER_KERNEL(dist_all_reduce, kCPU, DistAllReduceCpu);
 OFL_REGISTER_KERNEL(dist_broadcast, kCPU, DistBroadcastCpu);
+OFL_REGISTER_KERNEL(dist_all_reduce_async_start, kCPU, DistAllReduceAsyncStartCpu);
+OFL_REGISTER_KERNEL(dist_all_reduce_async_done, kCPU, DistAllReduceAsyncDoneCpu);
+OFL_REGISTER_LOWERING(dist_all_reduce, LowerDistAllReduce);
 
 void ProcessGroupGloo::Register(const std::shared_ptr<ProcessGroupGloo>& pg) {
   std::lock_guard<std::mutex> lock(registry_mu);
@@ -103,11 +184,60 @@ std::shared_ptr<ProcessGroupGloo> ProcessGroupGloo::FindById(int64_t id) {
 
 Status ProcessGroupGloo::AllReduceNow(void* data, DType dtype, int64_t n, ReduceOp op,
                                       const std::string& what) {
+  return AllReduceTagged(data, dtype, n, op, what, NextGraphTag());
+}
+
+Status ProcessGroupGloo::AllReduceTagged(void* data, DType dtype, int64_t n, ReduceOp op,
+                                         const std::string& what, uint32_t tag) {
   ASSIGN_OR_RETURN(ReduceFn fn, MakeReduceFn(dtype, op, "all_reduce"));
   if (n == 0 || size() == 1) return Status();
-  RETURN_IF_ERROR(GlooAllReduce("all_reduce", what, data, n, DTypeSize(dtype), fn, NextGraphTag()));
+  RETURN_IF_ERROR(GlooAllReduce("all_reduce", what, data, n, DTypeSize(dtype), fn, tag));
   if (op == ReduceOp::kAvg) DivideInPlace(data, dtype, n, size());
   return Status();
+}
+
+std::shared_future<Status> ProcessGroupGloo::AllReduceAsync(void* data, DType dtype, int64_t n,
+                                                            ReduceOp op, std::string what) {
+  const uint32_t tag = NextGraphTag();  // here, in the graph's order, on every rank
+  std::packaged_task<Status()> task([this, data, dtype, n, op, what = std::move(what), tag] {
+    return AllReduceTagged(data, dtype, n, op, what, tag);
+  });
+  std::shared_future<Status> result = task.get_future().share();
+  std::lock_guard<std::mutex> lock(graph_mu_);
+  if (graph_stop_) {  // shut down: run it here (it fails at once on a closed group)
+    task();
+    return result;
+  }
+  if (!graph_worker_.joinable()) graph_worker_ = std::thread([this] { GraphWorkerLoop(); });
+  graph_queue_.push_back(std::move(task));
+  graph_cv_.notify_one();
+  return result;
+}
+
+void ProcessGroupGloo::GraphWorkerLoop() {
+  std::unique_lock<std::mutex> lock(graph_mu_);
+  for (;;) {
+    graph_cv_.wait(lock, [this] { return graph_stop_ || !graph_queue_.empty(); });
+    if (graph_queue_.empty()) return;  // stopping, nothing left
+    std::packaged_task<Status()> task = std::move(graph_queue_.front());
+    graph_queue_.pop_front();
+    lock.unlock();
+    task();
+    lock.lock();
+  }
+}
+
+void ProcessGroupGloo::StopGraphWorker() {
+  {
+    std::lock_guard<std::mutex> lock(graph_mu_);
+    graph_stop_ = true;
+  }
+  graph_cv_.notify_all();
+  if (!graph_worker_.joinable()) return;
+  if (graph_worker_.get_id() != std::this_thread::get_id())
+    graph_worker_.join();
+  else
+    graph_worker_.detach();  // the last owner let go on the worker itself: it returns next
 }
 
 Status ProcessGroupGloo::BroadcastNow(void* data, int64_t bytes, int root,

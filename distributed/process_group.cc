@@ -126,7 +126,9 @@ Status CheckRank(const char* op, int r, int size, const char* what) {
 ProcessGroupGloo::ProcessGroupGloo(ProcessGroupOptions options)
     : options_(std::move(options)), order_(std::make_shared<vm::Blob>(Device::CPU(), 0)) {}
 
-ProcessGroupGloo::~ProcessGroupGloo() = default;
+ProcessGroupGloo::~ProcessGroupGloo() {
+  StopGraphWorker();
+}
 
 StatusOr<std::shared_ptr<ProcessGroupGloo>> ProcessGroupGloo::Create(
     const ProcessGroupOptions& options) {
@@ -602,6 +604,7 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Barrier() {
 Status ProcessGroupGloo::Shutdown() {
   if (shut_down_) return Status();
   shut_down_ = true;
+  StopGraphWorker();
   Status st;
   if (last_work_) st = last_work_->Wait();
   last_work_.reset();

@@ -11,9 +11,13 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "distributed/collective_instruction_policy.h"
@@ -73,6 +77,13 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   // same program on every rank.
   Status AllReduceNow(void* data, DType dtype, int64_t n, ReduceOp op, const std::string& what);
   Status BroadcastNow(void* data, int64_t bytes, int root, const std::string& what);
+  // The asynchronous all-reduce of a compiled graph's "dist_all_reduce_async_start": takes the
+  // next graph tag now, on the calling thread (so every rank pairs the same ops whatever the
+  // timing), and runs the all-reduce on this group's graph-collective thread (one per group,
+  // first in, first out) while the graph goes on. The future holds its status; nothing else may
+  // touch `data` until it is ready.
+  std::shared_future<Status> AllReduceAsync(void* data, DType dtype, int64_t n, ReduceOp op,
+                                            std::string what);
   // This group's key in the registry that graph collectives look groups up in.
   int64_t id() const { return id_; }
   // The live group with this id (null when destroyed or unknown).
@@ -116,6 +127,12 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   uint32_t NextTag() { return next_tag_++; }
   // Graph collectives' tags: bit 30 set, apart from the collective stream's NextTag().
   uint32_t NextGraphTag() { return (next_graph_tag_++ & 0x3fffffffu) | 0x40000000u; }
+  Status AllReduceTagged(void* data, DType dtype, int64_t n, ReduceOp op, const std::string& what,
+                         uint32_t tag);
+  // The graph-collective thread: started by the first AllReduceAsync; StopGraphWorker runs what
+  // is queued (each op bounded by the timeout), then joins it (Shutdown, the destructor).
+  void GraphWorkerLoop();
+  void StopGraphWorker();
 
   ProcessGroupOptions options_;
   std::shared_ptr<TcpStore> store_;  // shared with the sub-groups made by NewGroup
@@ -129,6 +146,11 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   Status broken_;
   std::atomic<bool> shut_down_{false};
   int64_t id_ = 0;
+  std::mutex graph_mu_;
+  std::condition_variable graph_cv_;
+  std::deque<std::packaged_task<Status()>> graph_queue_;  // under graph_mu_
+  bool graph_stop_ = false;                               // under graph_mu_
+  std::thread graph_worker_;
 };
 
 }  // namespace distributed

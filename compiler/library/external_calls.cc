@@ -7,7 +7,12 @@ namespace {
 struct Registry {
   std::mutex mu;
   std::vector<std::pair<std::string, ExternalCallFn>> handlers;
+  std::vector<std::function<void()>> drains;
 };
+bool EndsWith(const std::string& s, const char* suffix) {
+  const size_t n = std::char_traits<char>::length(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
 Registry& Reg() {
   static Registry* r = new Registry();
   return *r;
@@ -26,6 +31,30 @@ const ExternalCallFn* FindExternalCall(const std::string& target) {
   for (auto& [prefix, fn] : r.handlers)
     if (target.rfind(prefix, 0) == 0) return &fn;
   return nullptr;
+}
+
+bool IsAsyncStartTarget(const std::string& target) {
+  return EndsWith(target, kAsyncStartSuffix);
+}
+bool IsAsyncDoneTarget(const std::string& target) {
+  return EndsWith(target, kAsyncDoneSuffix);
+}
+
+void RegisterExternalCallDrain(std::function<void()> drain) {
+  auto& r = Reg();
+  std::lock_guard<std::mutex> l(r.mu);
+  r.drains.push_back(std::move(drain));
+}
+
+void DrainExternalCalls() {
+  auto& r = Reg();
+  std::vector<std::function<void()>> drains;
+  {
+    std::lock_guard<std::mutex> l(r.mu);
+    if (r.drains.empty()) return;
+    drains = r.drains;
+  }
+  for (auto& d : drains) d();
 }
 
 }  // namespace oneflow_like::hlo

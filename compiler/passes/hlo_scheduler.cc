@@ -1,9 +1,11 @@
 #include "compiler/passes/hlo_scheduler.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "compiler/library/external_calls.h"
 
 namespace oneflow_like::hlo {
 namespace {
@@ -118,6 +120,51 @@ std::vector<HloInstruction*> HloScheduler::ListOrder(const HloComputation& c) {
   return order;
 }
 
+std::vector<HloInstruction*> HloScheduler::HideAsyncLatency(std::vector<HloInstruction*> order) {
+  auto is_call = [](const HloInstruction* i, bool (*pred)(const std::string&)) {
+    return i->opcode() == HloOpcode::kCustomCall && pred(i->attrs().custom_call_target);
+  };
+  std::vector<HloInstruction*> starts, dones;
+  for (HloInstruction* i : order) {
+    if (is_call(i, IsAsyncStartTarget)) starts.push_back(i);
+    if (is_call(i, IsAsyncDoneTarget)) dones.push_back(i);
+  }
+  if (starts.empty() && dones.empty()) return order;
+  // Starts, in order, each with whatever it needs not yet placed: the first start runs as soon
+  // as its operands can be computed, the next one as soon as its own can, and so on; the rest
+  // follows in its previous order (an operand-closed prefix keeps the order valid).
+  std::vector<HloInstruction*> placed;
+  absl::flat_hash_set<const HloInstruction*> is_placed;
+  for (HloInstruction* s : starts) {
+    absl::flat_hash_set<const HloInstruction*> need;
+    std::vector<const HloInstruction*> stack = {s};
+    while (!stack.empty()) {
+      const HloInstruction* i = stack.back();
+      stack.pop_back();
+      if (is_placed.contains(i) || !need.insert(i).second) continue;
+      for (const HloInstruction* o : i->operands())
+        if (o->parent() == s->parent()) stack.push_back(o);
+    }
+    for (HloInstruction* i : order)
+      if (need.contains(i) && is_placed.insert(i).second) placed.push_back(i);
+  }
+  for (HloInstruction* i : order)
+    if (!is_placed.contains(i)) placed.push_back(i);
+  order = std::move(placed);
+  // Then each done down to just before its first user (the end when none is in this
+  // computation).
+  auto index_of = [&order](const HloInstruction* i) {
+    return static_cast<size_t>(std::find(order.begin(), order.end(), i) - order.begin());
+  };
+  for (HloInstruction* d : dones) {
+    order.erase(order.begin() + index_of(d));
+    size_t pos = order.size();
+    for (HloInstruction* u : d->users()) pos = std::min(pos, index_of(u));
+    order.insert(order.begin() + pos, d);
+  }
+  return order;
+}
+
 StatusOr<bool> HloScheduler::Run(HloModule* module) {
   for (HloComputation* c : module->MakeComputationPostOrder()) {
     if (c->IsFusionComputation()) continue;
@@ -133,7 +180,7 @@ StatusOr<bool> HloScheduler::Run(HloModule* module) {
         best_peak = peak;
       }
     }
-    RETURN_IF_ERROR(c->SetInstructionOrder(candidates[best]));
+    RETURN_IF_ERROR(c->SetInstructionOrder(HideAsyncLatency(std::move(candidates[best]))));
   }
   bool changed = !module->is_scheduled();
   module->set_is_scheduled(true);

@@ -1,4 +1,6 @@
 // Copy insertion, scheduling and buffer assignment.
+#include <algorithm>
+
 #include "compiler/passes/buffer_assignment.h"
 #include "compiler/passes/copy_insertion.h"
 #include "compiler/passes/hlo_scheduler.h"
@@ -89,6 +91,59 @@ TEST(HloSchedulerTest, PicksTheScheduleWithTheLowestPeak) {
   EXPECT_TRUE(Contains(r.text, "HloModule m, is_scheduled=true")) << r.text;
   const HloComputation& s = *r.module->entry_computation();
   EXPECT_EQ(HloScheduler::SimulatePeak(s, s.MakeInstructionPostOrder()), 4096 + 8);
+}
+
+// An asynchronous pair (library/external_calls.h) written back to back: the scheduler moves the
+// start up to its operand and the done down to its user, so the independent chain runs between.
+constexpr char kAsyncPair[] = R"(HloModule m
+ENTRY e {
+  %p = f32[4] parameter(0)
+  %x = f32[4] add(%p, %p)
+  %s = f32[4] custom-call(%x), custom_call_target="ofl.kernel.dist_all_reduce_async_start"
+  %d = f32[4] custom-call(%s), custom_call_target="ofl.kernel.dist_all_reduce_async_done"
+  %a1 = f32[4] multiply(%p, %p)
+  %a2 = f32[4] exponential(%a1)
+  %a3 = f32[4] negate(%a2)
+  ROOT %r = f32[4] add(%d, %a3)
+}
+)";
+
+std::vector<std::string> Names(const std::vector<HloInstruction*>& order) {
+  std::vector<std::string> names;
+  for (const HloInstruction* i : order) names.push_back(i->name());
+  return names;
+}
+
+TEST(HloSchedulerTest, AsyncStartsMoveUpAndDonesDown) {
+  auto m = ParseAndVerify(kAsyncPair);
+  ASSERT_TRUE(m);
+  const HloComputation& c = *m->entry_computation();
+  EXPECT_EQ(Names(HloScheduler::HideAsyncLatency(c.MakeInstructionPostOrder())),
+            (std::vector<std::string>{"p", "x", "s", "a1", "a2", "a3", "d", "r"}));
+  // The whole pass keeps the pair apart whatever order it picks: the start right after its
+  // operand, the done right before its user.
+  auto r = RunPassOnText<HloScheduler>(kAsyncPair, false);
+  std::vector<std::string> order = Names(r.module->entry_computation()->MakeInstructionPostOrder());
+  auto at = [&order](const char* n) {
+    return std::find(order.begin(), order.end(), n) - order.begin();
+  };
+  EXPECT_EQ(at("s"), at("x") + 1) << r.text;
+  EXPECT_EQ(at("d") + 1, at("r")) << r.text;
+}
+
+// Without asynchronous calls the order is left as it was.
+TEST(HloSchedulerTest, OrdersWithoutAsyncCallsAreUnchanged) {
+  auto m = ParseAndVerify(R"(HloModule m
+ENTRY e {
+  %p = f32[4] parameter(0)
+  %a = f32[4] negate(%p)
+  %b = f32[4] exponential(%p)
+  ROOT %r = f32[4] add(%a, %b)
+}
+)");
+  ASSERT_TRUE(m);
+  const auto order = m->entry_computation()->MakeInstructionPostOrder();
+  EXPECT_EQ(HloScheduler::HideAsyncLatency(order), order);
 }
 
 TEST(BufferAssignmentTest, ReusesSpaceAndSeparatesParametersAndOutputs) {

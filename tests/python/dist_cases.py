@@ -379,6 +379,20 @@ def _make_opt(kind, params):
     return flow.optim.Adam(params, lr=0.01)
 
 
+def _assert_first_all_reduce_overlaps(hlo):
+    """In the compiled schedule (the entry computation's instruction order), the first bucket's
+    all-reduce starts before gradient work of the earlier layers and is waited for after it."""
+    lines = hlo[hlo.index("ENTRY") :].splitlines()
+    start = next(k for k, l in enumerate(lines) if "dist_all_reduce_async_start" in l)
+    name = lines[start].split("=")[0].strip()
+    done = next(
+        k for k, l in enumerate(lines) if "dist_all_reduce_async_done" in l and name + ")" in l
+    )
+    between = [l for l in lines[start + 1 : done] if "dist_all_reduce" not in l]
+    work = [l for l in between if "fusion(" in l or " dot(" in l or "custom-call(" in l]
+    assert start < done and work, "\n".join(lines[start : done + 1])
+
+
 def case_ddp_graph(opt_kind="sgd", bucket_cap_mb="25"):
     """nn.Graph over DDP (the bucket all-reduces compiled into the graph) == one process on the
     whole batch, and == eager DDP, for several steps."""
@@ -409,9 +423,11 @@ def case_ddp_graph(opt_kind="sgd", bucket_cap_mb="25"):
         ref_loss.backward()
         ref_opt.step()
     hlo = step.compiled.hlo_after
-    assert hlo.count("ofl.kernel.dist_all_reduce") == len(model._buckets), hlo
+    assert hlo.count("dist_all_reduce_async_start") == len(model._buckets), hlo
+    assert hlo.count("dist_all_reduce_async_done") == len(model._buckets), hlo
     if cap < 0.001:
         assert len(model._buckets) > 1, len(model._buckets)
+        _assert_first_all_reduce_overlaps(hlo)
     named = zip(model.module.named_parameters(), eager.module.named_parameters(), ref.parameters())
     for (n, p), (_, e), q in named:
         np.testing.assert_allclose(p.numpy(), q.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)

@@ -1,5 +1,7 @@
 #include "compiler/backends/cpu/cpu_executable.h"
 
+#include "compiler/library/external_calls.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -78,7 +80,11 @@ Status Executable::Run(absl::Span<const void* const> arguments, absl::Span<void*
   BufferAllocations buffers(std::move(bases));
   Thunk::ExecuteParams params;
   params.buffers = &buffers;
-  return ExecuteAll(thunks_, params);
+  Status st = ExecuteAll(thunks_, params);
+  // Asynchronous custom-calls (a collective's start) a failed run left without their done: wait
+  // for them before the buffers they write are handed to the next run.
+  DrainExternalCalls();
+  return st;
 }
 
 StatusOr<Literal> RunOnLiterals(Executable& exe, absl::Span<const Literal> args) {
