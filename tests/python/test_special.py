@@ -114,7 +114,10 @@ def test_bessel_family_against_torch_float64(name, sample, wide):
     # SciPy's value and in ours alike, in the decay for x > 0 and the phase for x < 0.
     rtol, atol = (2e-13, 1e-13) if name == "airy_ai" else (1e-13, atol)
     np.testing.assert_allclose(ours, _scipy(name)(x), rtol=rtol, atol=atol, err_msg=name)
-    np.testing.assert_allclose(ours, _ref(name)(x), rtol=1e-5, atol=1e-6, err_msg=name)
+    # PyTorch 1.13's airy_ai is off from SciPy by up to 3.0e-6 absolute (near x = -2.09; 2e6
+    # uniform samples on [-60, 30]), so 1e-6 failed about one run in 25 on random inputs.
+    torch_atol = 1e-5 if name == "airy_ai" else 1e-6
+    np.testing.assert_allclose(ours, _ref(name)(x), rtol=1e-5, atol=torch_atol, err_msg=name)
 
 
 def test_special_functions_at_edges_match_torch():
