@@ -19,12 +19,12 @@
 namespace oneflow_like {
 namespace distributed {
 
-// The collective stream: a CPU stream with a worker thread of its own that never runs work
-// inline (the lazy-job policy) on a device index no tensor uses: "cpu:63/lazy" in profiles.
+// The collective stream: the CPU's stream of the collective role, a worker thread of its own that
+// never runs work inline ("cpu/collective" in profiles).
 inline Device CollectiveStreamDevice() {
-  return Device(DeviceType::kCPU, 63);
+  return Device::CPU();
 }
-constexpr vm::StreamRole kCollectiveStreamRole = vm::StreamRole::kLazyJob;
+constexpr vm::StreamRole kCollectiveStreamRole = vm::StreamRole::kCollective;
 
 // Completion of one collective: signalled once its instruction has run (or was skipped because
 // an input carried an error) and been retired.

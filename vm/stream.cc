@@ -8,7 +8,7 @@ namespace oneflow_like {
 namespace vm {
 
 const char* StreamRoleName(StreamRole role) {
-  static const char* names[] = {"compute", "h2d", "d2h", "control", "lazy"};
+  static const char* names[] = {"compute", "h2d", "d2h", "control", "lazy", "collective"};
   return names[static_cast<int>(role)];
 }
 

@@ -22,8 +22,10 @@
 namespace oneflow_like {
 namespace vm {
 
-enum class StreamRole : int8_t { kCompute = 0, kH2D, kD2H, kControl, kLazyJob };
-constexpr int kNumStreamRoles = 5;
+// kCollective: the CPU stream collectives (distributed/) run on, a worker thread of its own that
+// never runs work inline (they block on peers over the network while compute goes on).
+enum class StreamRole : int8_t { kCompute = 0, kH2D, kD2H, kControl, kLazyJob, kCollective };
+constexpr int kNumStreamRoles = 6;
 const char* StreamRoleName(StreamRole role);
 
 class StreamPolicy {

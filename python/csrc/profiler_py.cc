@@ -136,13 +136,14 @@ void Stop() {
   Check(drained);
 }
 
-// A stream track's name in the trace: the collective stream (distributed borrows the lazy-job
-// role on a CPU index no tensor uses, "cpu:63/lazy") is "collectives"; any other lazy-job stream
-// is the lazy launcher. Other streams keep the VM's name ("cpu/compute", "cuda:0/h2d", ...).
+// A stream track's name in the trace: the collective stream ("cpu/collective") is "collectives";
+// a lazy-job stream is the lazy launcher. Other streams keep the VM's name ("cpu/compute",
+// "cuda:0/h2d", ...).
 py::str TrackLabel(int64_t track, const std::string& name) {
   const Device collective = distributed::CollectiveStreamDevice();
-  const int lazy = static_cast<int>(distributed::kCollectiveStreamRole);
-  if (track == profiler::StreamTrack(static_cast<int>(collective.type()), collective.index(), lazy))
+  const int role = static_cast<int>(distributed::kCollectiveStreamRole);
+  const int lazy = static_cast<int>(vm::StreamRole::kLazyJob);
+  if (track == profiler::StreamTrack(static_cast<int>(collective.type()), collective.index(), role))
     return Utf8("collectives");
   if (track >= profiler::kStreamTrackBase && (track - profiler::kStreamTrackBase) % 8 == lazy)
     return Utf8(absl::StrCat("lazy launcher (", name, ")"));

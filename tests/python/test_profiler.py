@@ -443,7 +443,7 @@ def test_collectives_have_a_track_named_collectives(tmp_path):
     for e in spans(trace, "instruction"):
         by_track.setdefault(names[e["tid"]], []).append(e["name"])
     # The collective ran as an instruction on the collective stream's track (the VM stream
-    # "cpu:63/lazy"), named "collectives"; the eager op on cpu/compute.
+    # "cpu/collective"), named "collectives"; the eager op on cpu/compute.
     assert by_track.get("collectives") and all("all_reduce" in n for n in by_track["collectives"])
     assert "relu" in by_track["cpu/compute"], by_track
-    assert not any("cpu:63" in n for n in names.values()), names
+    assert not any("cpu/collective" in n for n in names.values()), names
