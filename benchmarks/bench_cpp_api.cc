@@ -8,7 +8,8 @@
 //   bench_cpp_api [--quick]
 //   bench_cpp_api --adds N   only N 1-element adds after a warm-up, for instruction counts: the
 //     slope of callgrind's totals between two N is the instructions per add
-//     (benchmarks/README.md, "The C++ API vs Python").
+//     (benchmarks/README.md, "The C++ API vs Python"); --grad-adds N the same with an input
+//     that requires grad (each add records its autograd node).
 #include <oneflow_like/oneflow_like.h>
 
 #include <cstdio>
@@ -21,9 +22,10 @@ namespace ofl = oneflow_like;
 
 int main(int argc, char** argv) {
   const auto kSync = [] { ofl::synchronize(); };
-  if (argc > 2 && std::strcmp(argv[1], "--adds") == 0) {
+  const bool grad_adds = argc > 2 && std::strcmp(argv[1], "--grad-adds") == 0;
+  if (argc > 2 && (std::strcmp(argv[1], "--adds") == 0 || grad_adds)) {
     const long n = std::atol(argv[2]);
-    ofl::Tensor a = ofl::ones({1}), b = ofl::ones({1}), c;
+    ofl::Tensor a = ofl::ones({1}).requires_grad_(grad_adds), b = ofl::ones({1}), c;
     for (int i = 0; i < 200; ++i) c = ofl::add(a, b);
     kSync();
     for (long i = 0; i < n; ++i) c = ofl::add(a, b);

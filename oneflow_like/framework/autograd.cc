@@ -60,7 +60,9 @@ void SetGradMode(bool enabled) {
 void OpNode::Save(TensorSpan inputs, TensorSpan outputs) {
   saved_inputs_.assign(inputs.begin(), inputs.end());
   saved_outputs_.clear();
+  saved_outputs_.reserve(outputs.size());
   for (auto& o : outputs) saved_outputs_.push_back(o.detach());  // no cycle through grad_fn
+  saved_versions_.reserve(saved_versions_.size() + inputs.size() + outputs.size());
   for (auto& t : saved_inputs_) saved_versions_.push_back(t.version());
   for (auto& t : saved_outputs_) saved_versions_.push_back(t.version());
 }

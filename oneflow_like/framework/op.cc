@@ -205,6 +205,9 @@ std::shared_ptr<OpNode> RecordNode(const OpDef& op, TensorSpan inputs, const Att
   node->sequence_nr = g_sequence_nr.fetch_add(1);
   node->num_outputs = static_cast<int>(outputs.size());
   node->output_hooks.resize(outputs.size());
+  // One allocation each (push_back's growth would allocate twice for a binary op).
+  node->input_metas.reserve(inputs.size());
+  node->next_edges.reserve(inputs.size());
   for (auto& t : inputs) {
     node->input_metas.push_back(TensorMeta{t.shape(), t.dtype(), t.device()});
     node->next_edges.push_back(t.requires_grad() ? GradientEdge(t) : Edge{});
