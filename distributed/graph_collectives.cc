@@ -105,10 +105,6 @@ Status DistAllReduceAsyncStartCpu(kernels::KernelContext& ctx) {
   ASSIGN_OR_RETURN(auto pg, GroupOf(ctx));
   CopyInput(ctx);
   const auto& out = ctx.output(0);
-  if (auto it = t_pending.find(out.data); it != t_pending.end()) {  // a failed run's leftover
-    WaitPending(it->second).IgnoreError();
-    t_pending.erase(it);
-  }
   std::string what = Describe(out.dtype, out.shape);
   auto result = pg->AllReduceAsync(out.data, out.dtype, out.numel(),
                                    static_cast<ReduceOp>(ctx.attrs().Int("reduce_op")), what);
@@ -123,9 +119,10 @@ Status DistAllReduceAsyncDoneCpu(kernels::KernelContext& ctx) {
     return absl::InternalError(
         absl::StrFormat("[%s] no all-reduce was started on this buffer (%s) by this thread",
                         ctx.op(), Describe(in.dtype, in.shape)));
-  PendingAllReduce p = std::move(it->second);
+  // Waited for before it is forgotten: on a timeout the entry stays, and the drain after the run
+  // waits again before the graph's buffers are reused.
+  RETURN_IF_ERROR(WaitPending(it->second));
   t_pending.erase(it);
-  RETURN_IF_ERROR(WaitPending(p));
   CopyInput(ctx);
   return Status();
 }
@@ -199,15 +196,17 @@ Status ProcessGroupGloo::AllReduceTagged(void* data, DType dtype, int64_t n, Red
 std::shared_future<Status> ProcessGroupGloo::AllReduceAsync(void* data, DType dtype, int64_t n,
                                                             ReduceOp op, std::string what) {
   const uint32_t tag = NextGraphTag();  // here, in the graph's order, on every rank
+  std::lock_guard<std::mutex> lock(graph_mu_);
+  if (graph_stop_) {  // shut down (its connections may be gone): fail, never touch Gloo
+    std::promise<Status> failed;
+    failed.set_value(absl::FailedPreconditionError(
+        absl::StrFormat("[all_reduce] %s: the process group was destroyed", what)));
+    return failed.get_future().share();
+  }
   std::packaged_task<Status()> task([this, data, dtype, n, op, what = std::move(what), tag] {
     return AllReduceTagged(data, dtype, n, op, what, tag);
   });
   std::shared_future<Status> result = task.get_future().share();
-  std::lock_guard<std::mutex> lock(graph_mu_);
-  if (graph_stop_) {  // shut down: run it here (it fails at once on a closed group)
-    task();
-    return result;
-  }
   if (!graph_worker_.joinable()) graph_worker_ = std::thread([this] { GraphWorkerLoop(); });
   graph_queue_.push_back(std::move(task));
   graph_cv_.notify_one();

@@ -1,6 +1,11 @@
 #include "python/csrc/binding.h"
 #include "python/csrc/op_tables_py.h"
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
 
@@ -31,36 +36,31 @@ void PutDefault(py::dict* d, const char* name, DType v) {
 }  // namespace table_detail
 
 namespace {
-std::vector<std::string> SplitCells(const char* joined) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (const char* p = joined; *p; ++p) {
-    if (*p == '|') {
-      out.push_back(std::move(cur));
-      cur.clear();
-    } else {
-      cur += *p;
-    }
-  }
-  out.push_back(std::move(cur));
-  return out;
-}
-
 py::list TableRows(const char* table, const char* cols, const TableRow* rows, size_t n_rows) {
-  const std::vector<std::string> names = SplitCells(cols);
+  // The columns once: their keys as Python strings, and which hold integers ('#').
+  std::vector<py::str> keys;
+  std::vector<bool> is_int;
+  for (absl::string_view c : absl::StrSplit(cols, '|')) {
+    is_int.push_back(absl::ConsumePrefix(&c, "#"));
+    keys.emplace_back(c.data(), c.size());
+  }
   py::list out;
   for (size_t r = 0; r < n_rows; ++r) {
-    const std::vector<std::string> cells = SplitCells(rows[r].cells);
-    if (cells.size() != names.size())
-      throw std::runtime_error(std::string(table) + ": row \"" + rows[r].cells + "\" has " +
-                               std::to_string(cells.size()) + " cells for the " +
-                               std::to_string(names.size()) + " columns \"" + cols + "\"");
+    const std::vector<absl::string_view> cells = absl::StrSplit(rows[r].cells, '|');
+    if (cells.size() != keys.size())
+      throw std::runtime_error(
+          absl::StrFormat("%s: row \"%s\" has %d cells for the %d columns \"%s\"", table,
+                          rows[r].cells, cells.size(), keys.size(), cols));
     py::dict d;
-    for (size_t c = 0; c < names.size(); ++c) {
-      if (names[c][0] == '#')
-        d[py::str(names[c].substr(1))] = py::int_(std::stoll(cells[c]));
+    for (size_t c = 0; c < keys.size(); ++c) {
+      int64_t v = 0;
+      if (!is_int[c])
+        d[keys[c]] = py::str(cells[c].data(), cells[c].size());
+      else if (absl::SimpleAtoi(cells[c], &v))
+        d[keys[c]] = py::int_(v);
       else
-        d[py::str(names[c])] = py::str(cells[c]);
+        throw std::runtime_error(
+            absl::StrFormat("%s: row \"%s\": cell %d is not an integer", table, rows[r].cells, c));
     }
     if (rows[r].attrs != nullptr) d["attrs"] = rows[r].attrs();
     out.append(std::move(d));
