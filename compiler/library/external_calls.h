@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "oneflow_like/base/device.h"
 #include "oneflow_like/base/shape.h"
+#include "oneflow_like/base/stream.h"
 
 namespace oneflow_like::hlo {
 
@@ -25,6 +27,22 @@ using ExternalCallFn = std::function<Status(const std::string& target, const std
 void RegisterExternalCallPrefix(const std::string& prefix, ExternalCallFn fn);
 // The handler for `target`, or null.
 const ExternalCallFn* FindExternalCall(const std::string& target);
+
+// The same calls on an accelerator (the GPU backend's library-call thunk): buffers are device
+// addresses and `stream` is the runtime's stream of the device the executable runs on, whose
+// native handle is the stream the run is enqueued on. `check` runs at compile time: OK when the
+// target can run on devices of this type (its op has a kernel there), else the reason.
+struct DeviceExternalCall {
+  std::function<Status(const std::string& target)> check;
+  std::function<Status(const std::string& target, const std::string& config,
+                       absl::Span<const ExternalBuffer> operands,
+                       absl::Span<const ExternalBuffer> results, oneflow_like::Stream* stream)>
+      run;
+};
+void RegisterDeviceExternalCallPrefix(DeviceType type, const std::string& prefix,
+                                      DeviceExternalCall call);
+// The handler for `target` on devices of `type`, or null; it lives as long as the process.
+const DeviceExternalCall* FindDeviceExternalCall(DeviceType type, const std::string& target);
 
 // Asynchronous pairs (XLA's async start/done, as custom-calls): a call whose target ends in
 // kAsyncStartSuffix starts work that goes on while the thunks after it run; its result buffer

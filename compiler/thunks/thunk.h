@@ -12,6 +12,10 @@
 
 #include "compiler/passes/buffer_assignment.h"
 
+namespace oneflow_like {
+class Stream;  // base/stream.h
+}  // namespace oneflow_like
+
 namespace oneflow_like::hlo {
 
 // Base address of every allocation for one run; slices resolve against it.
@@ -53,6 +57,9 @@ class Thunk {
   struct ExecuteParams {
     const BufferAllocations* buffers = nullptr;
     void* stream = nullptr;  // GPU: the CUDA stream; CPU: unused (calling thread)
+    // The runtime's stream object behind `stream` (DeviceExecutable::Run), for library calls
+    // that run the runtime's kernels; null when the executable runs on a bare stream.
+    oneflow_like::Stream* runtime_stream = nullptr;
   };
 
   Thunk(Kind kind, std::string name) : kind_(kind), name_(std::move(name)) {}

@@ -128,7 +128,8 @@ StatusOr<ArtifactContents> ContentsOf(const lazy::CompiledGraph& graph, const Ex
   c.random = graph.has_random();
   c.training = spec.training;
   c.metadata = spec.metadata;
-  const std::string& lib = graph.executable().stats().jit_library;
+  // The CPU kernels' shared object (a graph compiled for a device has none to embed).
+  const std::string lib = graph.device().is_cpu() ? graph.executable().stats().jit_library : "";
   if (spec.embed_kernels && !lib.empty()) {
     std::ifstream f(lib, std::ios::binary);
     std::ostringstream bytes;

@@ -47,10 +47,6 @@ StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::Compile(const std::share
                                                                 const PluginPaths& plugins) {
   auto g = std::shared_ptr<CompiledGraph>(new CompiledGraph());
   g->name_ = name;
-  auto t0 = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(auto module, LowerTrace(*trace, name, &g->info_.lower));
-  g->info_.lower_seconds = Since(t0);
-  g->info_.hlo_before = module->ToString();
   for (auto& v : trace->values()) {
     if (v.kind == TracedValue::kInput) g->input_metas_.push_back(v.meta);
   }
@@ -58,7 +54,14 @@ StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::Compile(const std::share
   g->captured_ = trace->captured();
   for (const TracedOp& op : trace->ops()) g->has_random_ |= op.attrs.Has("seed");
   for (auto& [capture, v] : trace->Assignments()) g->assigned_.push_back(capture);
-  RETURN_IF_ERROR(g->Finish(std::move(module), plugins));
+  RETURN_IF_ERROR(g->FindDevice());
+  auto t0 = std::chrono::steady_clock::now();
+  LowerOptions lower;
+  lower.device = g->device_;
+  ASSIGN_OR_RETURN(auto module, LowerTrace(*trace, name, &g->info_.lower, lower));
+  g->info_.lower_seconds = Since(t0);
+  g->info_.hlo_before = module->ToString();
+  RETURN_IF_ERROR(g->Finish(std::move(module), plugins, trace.get()));
   return g;
 }
 
@@ -78,34 +81,94 @@ StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::FromModule(
     if (c < 0 || c >= static_cast<int64_t>(g->captured_.size()))
       return InvalidArgument("[nn.Graph %s] assigned capture %d out of range", name, int(c));
   }
-  RETURN_IF_ERROR(g->Finish(std::move(module), plugins));
+  RETURN_IF_ERROR(g->FindDevice());
+  RETURN_IF_ERROR(g->Finish(std::move(module), plugins, nullptr));
   return g;
 }
 
-Status CompiledGraph::Finish(std::unique_ptr<hlo::HloModule> module, const PluginPaths& plugins) {
+Status CompiledGraph::FindDevice() {
+  // Every input, capture and output on one device (as in eager mode, where an op's tensors must
+  // share theirs): the first one names it.
+  std::vector<std::pair<Device, std::string>> all;
+  for (size_t i = 0; i < input_metas_.size(); ++i)
+    all.push_back({input_metas_[i].device, absl::StrCat("input ", i)});
+  for (size_t i = 0; i < captured_.size(); ++i)
+    all.push_back({captured_[i].device(),
+                   absl::StrCat("captured tensor ", i, " (", captured_[i].meta_string(), ")")});
+  for (size_t i = 0; i < output_metas_.size(); ++i)
+    all.push_back({output_metas_[i].device, absl::StrCat("output ", i)});
+  if (all.empty()) return Status();
+  device_ = all[0].first;
+  for (const auto& [d, what] : all) {
+    if (d != device_)
+      return InvalidArgument(
+          "[nn.Graph %s] %s is on %s and %s on %s: a graph runs on one device (move the "
+          "tensors with .to())",
+          name_, all[0].second, device_.ToString(), what, d.ToString());
+  }
+  return Status();
+}
+
+Status CompiledGraph::CompileOnDevice(std::unique_ptr<hlo::HloModule> module,
+                                      const hlo::CompileOptions& options, const Trace* trace) {
+  auto exe = hlo::CompileForDevice(std::move(module), options, device_);
+  if (!exe.ok() && absl::IsUnimplemented(exe.status()) && trace != nullptr) {
+    // Something the device's code generator lacks: every op as a call of its device kernel.
+    info_.device_fallback = std::string(exe.status().message());
+    info_.lower = LowerStats{};
+    LowerOptions lower;
+    lower.device = device_;
+    lower.all_kernel_calls = true;
+    ASSIGN_OR_RETURN(auto again, LowerTrace(*trace, name_, &info_.lower, lower));
+    info_.hlo_before = again->ToString();
+    exe = hlo::CompileForDevice(std::move(again), options, device_);
+  }
+  if (!exe.ok())
+    return Status(exe.status().code(),
+                  absl::StrCat("[nn.Graph ", name_, "] compiling for ", device_.ToString(), ": ",
+                               exe.status().message()));
+  dev_exe_ = std::move(exe).value();
+  info_.hlo_after = dev_exe_->module().ToString();
+  info_.thunks = dev_exe_->ThunksToString();
+  info_.device_stats = dev_exe_->StatsString();
+  return Status();
+}
+
+Status CompiledGraph::Finish(std::unique_ptr<hlo::HloModule> module, const PluginPaths& plugins,
+                             const Trace* trace) {
   auto t0 = std::chrono::steady_clock::now();
   // Offer every assigned capture's parameter as the buffer of its new value (in-place updates:
-  // no scratch buffer, no write to memory the run does not read); the compiler accepts the pairs
-  // it can prove safe on the scheduled module.
+  // no scratch buffer, no write to memory the run does not read; on a device the parameters
+  // also keep their addresses, so command buffers replay); the compiler accepts the pairs it
+  // can prove safe on the scheduled module.
   hlo::CompileOptions options;
   const int64_t first_assigned = static_cast<int64_t>(output_metas_.size());
   for (size_t k = 0; k < assigned_.size(); ++k)
     options.donated.push_back({first_assigned + static_cast<int64_t>(k),
                                static_cast<int64_t>(input_metas_.size()) + assigned_[k]});
-  if (plugins.has_value()) {
-    for (const std::string& path : *plugins) {
-      ASSIGN_OR_RETURN(auto lib, hlo::plugin::CompilerPluginLibrary::Load(path));
-      options.pipeline.plugins.push_back(std::move(lib));
-    }
+  const std::vector<std::pair<int64_t, int64_t>>* aliases = nullptr;
+  if (!device_.is_cpu()) {
+    // No compiler plugins: their partitions run on the CPU or OpenCL, not beside a device graph.
+    RETURN_IF_ERROR(CompileOnDevice(std::move(module), options, trace));
+    aliases = &dev_exe_->output_parameter_aliases();
   } else {
-    ASSIGN_OR_RETURN(options.pipeline.plugins, hlo::plugin::PluginsFromEnv());
+    if (plugins.has_value()) {
+      for (const std::string& path : *plugins) {
+        ASSIGN_OR_RETURN(auto lib, hlo::plugin::CompilerPluginLibrary::Load(path));
+        options.pipeline.plugins.push_back(std::move(lib));
+      }
+    } else {
+      ASSIGN_OR_RETURN(options.pipeline.plugins, hlo::plugin::PluginsFromEnv());
+    }
+    options.pipeline.plugin_report = &info_.plugin_report;
+    ASSIGN_OR_RETURN(std::unique_ptr<hlo::Executable> exe,
+                     hlo::Compile(std::move(module), options));
+    info_.hlo_after = exe->module().ToString();
+    info_.thunks = exe->ThunksToString();
+    exe_ = std::move(exe);
+    aliases = &exe_->output_parameter_aliases();
   }
-  options.pipeline.plugin_report = &info_.plugin_report;
-  ASSIGN_OR_RETURN(std::unique_ptr<hlo::Executable> exe, hlo::Compile(std::move(module), options));
   info_.compile_seconds = Since(t0);
-  info_.hlo_after = exe->module().ToString();
-  info_.thunks = exe->ThunksToString();
-  exe_ = std::move(exe);
   scratch_ = std::make_shared<AssignScratch>();
   for (int64_t capture : assigned_) {
     const Tensor& c = captured_[capture];
@@ -115,12 +178,7 @@ Status CompiledGraph::Finish(std::unique_ptr<hlo::HloModule> module, const Plugi
           c.meta_string());
   }
   in_place_.assign(assigned_.size(), false);
-  for (auto [k, p] : exe_->output_parameter_aliases()) in_place_[k - first_assigned] = true;
-  for (auto& c : captured_) {
-    if (!c.device().is_cpu())
-      return Unimplemented("[nn.Graph] graphs on %s are not supported yet (CPU only)",
-                           c.device().ToString());
-  }
+  for (auto [k, p] : *aliases) in_place_[k - first_assigned] = true;
   return Status();
 }
 
@@ -162,14 +220,18 @@ StatusOr<TensorList> CompiledGraph::Run(const TensorList& inputs) {
   if (info_.lower.rng_seed_parameter) {
     NoGradGuard ng;
     const int32_t seed = static_cast<int32_t>(static_cast<uint32_t>(nonce ^ (nonce >> 32)));
-    ASSIGN_OR_RETURN(
-        Tensor s, functional::Full(Shape{}, static_cast<double>(seed), DType::kI32, Device::CPU()));
+    ASSIGN_OR_RETURN(Tensor s,
+                     functional::Full(Shape{}, static_cast<double>(seed), DType::kI32, device_));
     keep.push_back(s);
     args.push_back(RefOf(s));
   }
   for (int64_t idx : assigned_) assigned.push_back(RefOf(captured_[idx]));
-  auto policy = std::make_unique<LaunchLazyJobInstructionPolicy>(
-      name_, exe_, std::move(args), std::move(outs), std::move(assigned), scratch_);
+  auto policy =
+      dev_exe_
+          ? std::make_unique<LaunchLazyJobInstructionPolicy>(
+                name_, dev_exe_, std::move(args), std::move(outs), std::move(assigned), scratch_)
+          : std::make_unique<LaunchLazyJobInstructionPolicy>(
+                name_, exe_, std::move(args), std::move(outs), std::move(assigned), scratch_);
   policy->set_in_place(in_place_);
   if (has_random_) policy->set_random_nonce(nonce);
   // While profiling, the launch is a span on the caller's thread with a flow arrow to the
@@ -180,7 +242,7 @@ StatusOr<TensorList> CompiledGraph::Run(const TensorList& inputs) {
   const uint64_t call = profiled ? profiler::CurrentCallId() : 0;
   const int64_t begin = profiled ? Ticks() : 0;
   Status pushed = vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
-    return b->Push(Device::CPU(), vm::StreamRole::kCompute, std::move(policy));
+    return b->Push(device_, vm::StreamRole::kCompute, std::move(policy));
   });
   if (profiled) {
     profiler::ExitCall(previous_call);

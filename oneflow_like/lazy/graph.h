@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/compile.h"
+#include "compiler/device_compile.h"
 #include "oneflow_like/lazy/lower.h"
 #include "oneflow_like/lazy/trace.h"
 
@@ -20,6 +21,10 @@ struct GraphCompileInfo {
   LowerStats lower;
   std::string hlo_before, hlo_after, thunks, buffer_report;
   hlo::plugin::PluginReport plugin_report;  // empty when no compiler plugin was offered
+  // A graph on a device whose HLO the device's compiler refused (the reason): it was lowered
+  // again with every op as a call of its device kernel. Empty otherwise.
+  std::string device_fallback;
+  std::string device_stats;  // the device compiler's figures (empty on the CPU)
 };
 
 // The compiler plugins a graph is offered: library paths, or (unset) ONEFLOW_LIKE_PLUGINS.
@@ -54,7 +59,17 @@ class CompiledGraph {
     for (bool b : in_place_) n += b;
     return {n, static_cast<int64_t>(in_place_.size())};
   }
+  // The device every input, capture and output lives on.
+  Device device() const { return device_; }
+  // The CPU executable; only for graphs on the CPU (device() is CPU).
   const hlo::Executable& executable() const { return *exe_; }
+  // The optimized module and its buffer assignment, on any device.
+  const hlo::HloModule& compiled_module() const {
+    return dev_exe_ ? dev_exe_->module() : exe_->module();
+  }
+  const hlo::BufferAssignment& buffer_assignment() const {
+    return dev_exe_ ? dev_exe_->buffer_assignment() : exe_->buffer_assignment();
+  }
   int64_t num_inputs() const { return static_cast<int64_t>(input_metas_.size()); }
   // What an exporter needs besides info().hlo_before.
   const std::vector<TensorMeta>& input_metas() const { return input_metas_; }
@@ -64,11 +79,22 @@ class CompiledGraph {
   bool has_random() const { return has_random_; }
 
  private:
-  // Compiles `module` and checks the captures; inputs/outputs/captured/assigned are set.
-  Status Finish(std::unique_ptr<hlo::HloModule> module, const PluginPaths& plugins);
+  // Compiles `module` and checks the captures; inputs/outputs/captured/assigned and device_ are
+  // set. `trace` (null for artifacts) lets a device graph be lowered again as kernel calls.
+  Status Finish(std::unique_ptr<hlo::HloModule> module, const PluginPaths& plugins,
+                const Trace* trace);
+  // The graph's device: every input, capture and output must be on it.
+  Status FindDevice();
+  // dev_exe_ from `module`, or when the device's compiler lacks something, from `trace` lowered
+  // again with every op a kernel call.
+  Status CompileOnDevice(std::unique_ptr<hlo::HloModule> module, const hlo::CompileOptions& options,
+                         const Trace* trace);
 
   std::string name_;
-  std::shared_ptr<hlo::Executable> exe_;
+  Device device_ = Device::CPU();
+  std::shared_ptr<hlo::Executable> exe_;            // CPU graphs
+  std::shared_ptr<hlo::DeviceExecutable> dev_exe_;  // graphs on a device
+
   std::vector<TensorMeta> input_metas_, output_metas_;
   std::vector<Tensor> captured_;
   std::vector<int64_t> assigned_;  // capture indices, in result order after the outputs

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/kernel.h"
 #include "oneflow_like/base/thread_pool.h"
+#include "vm/stream.h"
 
 namespace oneflow_like {
 namespace lazy {
@@ -21,6 +23,16 @@ LaunchLazyJobInstructionPolicy::LaunchLazyJobInstructionPolicy(
   for (auto& a : args_) in_.push_back(a.blob->dependence());
   for (auto& o : outputs_) out_.push_back(o.blob->dependence());
   for (auto& o : assigned_) out_.push_back(o.blob->dependence());
+}
+
+LaunchLazyJobInstructionPolicy::LaunchLazyJobInstructionPolicy(
+    std::string name, std::shared_ptr<hlo::DeviceExecutable> exe, std::vector<BufferRef> args,
+    std::vector<BufferRef> outputs, std::vector<BufferRef> assigned,
+    std::shared_ptr<AssignScratch> scratch)
+    : LaunchLazyJobInstructionPolicy(std::move(name), std::shared_ptr<hlo::Executable>(),
+                                     std::move(args), std::move(outputs), std::move(assigned),
+                                     std::move(scratch)) {
+  dev_exe_ = std::move(exe);
 }
 
 namespace {
@@ -41,7 +53,7 @@ Status LaunchLazyJobInstructionPolicy::Prepare(vm::Instruction*) {
   return Status();
 }
 
-Status LaunchLazyJobInstructionPolicy::Compute(vm::Instruction*) {
+Status LaunchLazyJobInstructionPolicy::Compute(vm::Instruction* instr) {
   std::vector<const void*> args;
   for (auto& a : args_) args.push_back(static_cast<char*>(a.blob->data()) + a.offset_bytes);
   std::vector<void*> outs;
@@ -52,7 +64,7 @@ Status LaunchLazyJobInstructionPolicy::Compute(vm::Instruction*) {
   if (sc.blobs.size() != assigned_.size()) {
     sc.blobs.clear();
     for (auto& a : assigned_)
-      sc.blobs.push_back(std::make_shared<vm::Blob>(Device::CPU(), static_cast<size_t>(a.bytes)));
+      sc.blobs.push_back(std::make_shared<vm::Blob>(device(), static_cast<size_t>(a.bytes)));
   }
   auto in_place = [&](size_t i) { return i < in_place_.size() && in_place_[i]; };
   for (size_t i = 0; i < assigned_.size(); ++i) {
@@ -67,9 +79,20 @@ Status LaunchLazyJobInstructionPolicy::Compute(vm::Instruction*) {
   }
   {
     RandomNonceScope nonce(nonce_);
-    RETURN_IF_ERROR(exe_->Run(args, outs));
+    if (dev_exe_) {
+      // Enqueued on this VM stream's device stream: later eager ops on it run after the graph,
+      // and the scratch swaps below only exchange addresses.
+      oneflow_like::Stream* stream = instr->stream()->policy()->device_stream();
+      if (stream == nullptr)
+        return Internal(
+            "[launch_lazy_job:%s] the %s graph was pushed on a stream without a device "
+            "stream",
+            name_, device().ToString());
+      RETURN_IF_ERROR(dev_exe_->Run(args, outs, stream));
+    } else {
+      RETURN_IF_ERROR(exe_->Run(args, outs));
+    }
   }
-  constexpr int64_t kChunk = 1 << 18;  // bytes per parallel copy chunk
   for (size_t i = 0; i < assigned_.size(); ++i) {
     if (in_place(i)) continue;
     vm::Blob& target = *assigned_[i].blob;
@@ -78,17 +101,39 @@ Status LaunchLazyJobInstructionPolicy::Compute(vm::Instruction*) {
       target.SwapMemory(*sc.blobs[i]);  // the whole storage: swap, no copy
       continue;
     }
-    char* dst = static_cast<char*>(target.data()) + assigned_[i].offset_bytes;
-    const char* src = static_cast<const char*>(sc.blobs[i]->data());
-    const int64_t n = assigned_[i].bytes;
-    if (n < 2 * kChunk) {
-      std::memcpy(dst, src, n);
-      continue;
-    }
-    IntraOpPool()->ParallelFor((n + kChunk - 1) / kChunk, 1, [&](int64_t b, int64_t e) {
-      std::memcpy(dst + b * kChunk, src + b * kChunk, std::min(n, e * kChunk) - b * kChunk);
-    });
+    RETURN_IF_ERROR(CopyBack(instr, i));
   }
+  return Status();
+}
+
+Status LaunchLazyJobInstructionPolicy::CopyBack(vm::Instruction* instr, size_t i) {
+  AssignScratch& sc = *scratch_;
+  vm::Blob& target = *assigned_[i].blob;
+  if (dev_exe_) {  // the device's copy kernel on the graph's stream, bytes as a u8 vector
+    ASSIGN_OR_RETURN(kernels::KernelFn copy, kernels::FindKernel("contiguous", device().type()));
+    kernels::TensorView from, to;
+    from.dtype = to.dtype = DType::kU8;
+    from.shape = to.shape = Shape({assigned_[i].bytes});
+    from.strides = to.strides = DimVector{1};
+    from.data = sc.blobs[i]->data();
+    to.data = static_cast<char*>(target.data()) + assigned_[i].offset_bytes;
+    absl::InlinedVector<kernels::TensorView, 1> iv{from}, ov{to};
+    AttrMap none;
+    kernels::KernelContext ctx("launch_lazy_job", device(), none, iv, ov,
+                               instr->stream()->policy()->device_stream());
+    return copy(ctx);
+  }
+  constexpr int64_t kChunk = 1 << 18;  // bytes per parallel copy chunk
+  char* dst = static_cast<char*>(target.data()) + assigned_[i].offset_bytes;
+  const char* src = static_cast<const char*>(sc.blobs[i]->data());
+  const int64_t n = assigned_[i].bytes;
+  if (n < 2 * kChunk) {
+    std::memcpy(dst, src, n);
+    return Status();
+  }
+  IntraOpPool()->ParallelFor((n + kChunk - 1) / kChunk, 1, [&](int64_t b, int64_t e) {
+    std::memcpy(dst + b * kChunk, src + b * kChunk, std::min(n, e * kChunk) - b * kChunk);
+  });
   return Status();
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/compile.h"
+#include "compiler/device_compile.h"
 #include "oneflow_like/framework/tensor.h"
 #include "vm/instruction.h"
 
@@ -34,6 +35,12 @@ class LaunchLazyJobInstructionPolicy : public vm::InstructionPolicy {
                                  std::vector<BufferRef> args, std::vector<BufferRef> outputs,
                                  std::vector<BufferRef> assigned,
                                  std::shared_ptr<AssignScratch> scratch = nullptr);
+  // A graph on a device: pushed on the device's compute stream, it enqueues the executable on
+  // that stream (the VM retires it once enqueued, as every eager op there).
+  LaunchLazyJobInstructionPolicy(std::string name, std::shared_ptr<hlo::DeviceExecutable> exe,
+                                 std::vector<BufferRef> args, std::vector<BufferRef> outputs,
+                                 std::vector<BufferRef> assigned,
+                                 std::shared_ptr<AssignScratch> scratch = nullptr);
   const vm::DependenceVector& input_dependences() const override { return in_; }
   const vm::DependenceVector& output_dependences() const override { return out_; }
   Status Prepare(vm::Instruction*) override;
@@ -50,7 +57,12 @@ class LaunchLazyJobInstructionPolicy : public vm::InstructionPolicy {
  private:
   std::string name_;
   uint64_t nonce_ = 0;
+  // Copies the new values of assigned tensors that are views of a larger storage back.
+  Status CopyBack(vm::Instruction* instr, size_t i);
+  Device device() const { return dev_exe_ ? dev_exe_->device() : Device::CPU(); }
+
   std::shared_ptr<hlo::Executable> exe_;
+  std::shared_ptr<hlo::DeviceExecutable> dev_exe_;
   std::vector<BufferRef> args_, outputs_, assigned_;
   std::vector<bool> in_place_;
   std::shared_ptr<AssignScratch> scratch_;

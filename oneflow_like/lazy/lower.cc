@@ -166,7 +166,8 @@ Status LowerViewAsStridedCopy(LowerCtx& ctx, const TracedOp& op) {
 }
 
 StatusOr<std::unique_ptr<hlo::HloModule>> LowerTrace(const Trace& trace, const std::string& name,
-                                                     LowerStats* stats) {
+                                                     LowerStats* stats,
+                                                     const LowerOptions& options) {
   auto module = std::make_unique<hlo::HloModule>(name);
   hlo::HloBuilder b(module.get(), "main");
   std::vector<hlo::HloInstruction*> values(trace.values().size(), nullptr);
@@ -183,9 +184,9 @@ StatusOr<std::unique_ptr<hlo::HloModule>> LowerTrace(const Trace& trace, const s
   for (size_t i = 0; i < capture_values.size(); ++i)
     values[capture_values[i]] =
         b.Parameter(ShapeOf(trace.values()[capture_values[i]].meta), absl::StrCat("captured", i));
-  LowerCtx ctx(&b, &values, &trace);
+  LowerCtx ctx(&b, &values, &trace, options);
   for (const TracedOp& op : trace.ops()) {
-    auto it = Lowerings().find(op.op->name);
+    auto it = options.all_kernel_calls ? Lowerings().end() : Lowerings().find(op.op->name);
     if (it != Lowerings().end()) {
       Status s = it->second(ctx, op);
       if (!s.ok()) return Status(s.code(), absl::StrCat("[lower ", op.op->name, "] ", s.message()));

@@ -17,11 +17,23 @@
 namespace oneflow_like {
 namespace lazy {
 
+// Where the module will run, and what its backend cannot: a device backend without some HLO
+// (the GPU has no convolution thunk) gets those ops as calls of their device kernels.
+struct LowerOptions {
+  Device device = Device::CPU();
+  // Every op as a kernel call (views as strided copies): a device backend's last resort, which
+  // needs nothing of its code generator.
+  bool all_kernel_calls = false;
+};
+
 class LowerCtx {
  public:
-  LowerCtx(hlo::HloBuilder* b, std::vector<hlo::HloInstruction*>* values, const Trace* trace)
-      : b_(b), values_(values), trace_(trace) {}
+  LowerCtx(hlo::HloBuilder* b, std::vector<hlo::HloInstruction*>* values, const Trace* trace,
+           const LowerOptions& options = {})
+      : b_(b), values_(values), trace_(trace), options_(options) {}
   hlo::HloBuilder& b() { return *b_; }
+  // The device the module is lowered for.
+  const Device& device() const { return options_.device; }
   hlo::HloInstruction* in(const TracedOp& op, int i) const { return (*values_)[op.inputs[i]]; }
   const TensorMeta& in_meta(const TracedOp& op, int i) const {
     return trace_->values()[op.inputs[i]].meta;
@@ -46,6 +58,7 @@ class LowerCtx {
   hlo::HloBuilder* b_;
   std::vector<hlo::HloInstruction*>* values_;
   const Trace* trace_;
+  LowerOptions options_;
   hlo::HloInstruction* rng_seed_ = nullptr;
 };
 
@@ -64,7 +77,8 @@ struct LowerStats {
 };
 
 StatusOr<std::unique_ptr<hlo::HloModule>> LowerTrace(const Trace& trace, const std::string& name,
-                                                     LowerStats* stats);
+                                                     LowerStats* stats,
+                                                     const LowerOptions& options = {});
 
 // Attribute (de)serialisation for kernel custom-calls: `name:t=value;...`.
 std::string EncodeAttrs(const AttrMap& attrs);

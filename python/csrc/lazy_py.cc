@@ -105,26 +105,31 @@ void BindLazy(py::module_& m, TensorClass&) {
       .def_property_readonly("thunks", [](lazy::CompiledGraph& g) { return g.info().thunks; })
       // Graphviz DOT of the optimized module: fusions as clusters, value bytes on edges.
       .def_property_readonly(
-          "dot", [](lazy::CompiledGraph& g) { return hlo::ModuleToDot(g.executable().module()); })
+          "dot", [](lazy::CompiledGraph& g) { return hlo::ModuleToDot(g.compiled_module()); })
       // Buffer assignment: the temp arena (the simulated peak of the chosen schedule, packed
       // best-fit), its lower bound (the largest set of temporaries live at once) and all bytes
       // the executable owns (arena + constants; parameters/outputs are the caller's).
       .def_property_readonly(
-          "arena_bytes",
-          [](lazy::CompiledGraph& g) { return g.executable().buffer_assignment().temp_bytes(); })
-      .def_property_readonly("lower_bound_bytes",
-                             [](lazy::CompiledGraph& g) {
-                               return g.executable().buffer_assignment().lower_bound_bytes();
-                             })
+          "arena_bytes", [](lazy::CompiledGraph& g) { return g.buffer_assignment().temp_bytes(); })
+      .def_property_readonly(
+          "lower_bound_bytes",
+          [](lazy::CompiledGraph& g) { return g.buffer_assignment().lower_bound_bytes(); })
       .def_property_readonly(
           "total_buffer_bytes",
-          [](lazy::CompiledGraph& g) { return g.executable().buffer_assignment().total_bytes(); })
+          [](lazy::CompiledGraph& g) { return g.buffer_assignment().total_bytes(); })
       .def_property_readonly("num_lowered",
                              [](lazy::CompiledGraph& g) { return g.info().lower.lowered; })
       // (tensors the graph updates in place, tensors it assigns): in place when the compiler
       // proved no reader of the old value runs after the update (compile.h, donated).
       .def_property_readonly("in_place_assignments",
                              [](lazy::CompiledGraph& g) { return g.in_place_counts(); })
+      // The device the graph runs on ("cpu", "cuda:0"), and for a device graph the compiler's
+      // figures and why its ops all became kernel calls ("" when its HLO compiled).
+      .def_property_readonly("device", [](lazy::CompiledGraph& g) { return g.device().ToString(); })
+      .def_property_readonly("device_stats",
+                             [](lazy::CompiledGraph& g) { return g.info().device_stats; })
+      .def_property_readonly("device_fallback",
+                             [](lazy::CompiledGraph& g) { return g.info().device_fallback; })
       .def_property_readonly("kernel_call_ops",
                              [](lazy::CompiledGraph& g) { return g.info().lower.kernel_call_ops; })
       .def_property_readonly("plugin_report", [](lazy::CompiledGraph& g) {

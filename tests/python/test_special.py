@@ -265,7 +265,10 @@ def test_polygamma_against_scipy_and_torch(n):
     )
     # float32, the Tensor method and the in-place form; gradient = polygamma(n + 1, x)
     t = flow.tensor(pos.astype(np.float32))
-    np.testing.assert_allclose(t.polygamma(n).numpy(), ss.polygamma(n, pos), rtol=1e-5)
+    # reference at the float32-rounded inputs; atol for digamma's root near 1.4616, where the
+    # relative error of any float32 result is unbounded
+    pos32 = pos.astype(np.float32).astype(np.float64)
+    np.testing.assert_allclose(t.polygamma(n).numpy(), ss.polygamma(n, pos32), rtol=1e-5, atol=1e-6)
     u = t.clone()
     u.polygamma_(n)
     np.testing.assert_array_equal(u.numpy(), t.polygamma(n).numpy())

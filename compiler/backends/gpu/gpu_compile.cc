@@ -20,6 +20,24 @@ StatusOr<std::string> DeviceArch(int device) {
   return GpuKernelCompiler::ArchForComputeCapability(major * 10 + minor);
 }
 
+// compiler/device_compile.h's compiler for CUDA devices: the lazy runtime's nn.Graph on cuda.
+StatusOr<std::unique_ptr<DeviceExecutable>> CompileForCudaDevice(std::unique_ptr<HloModule> module,
+                                                                 const CompileOptions& options,
+                                                                 const Device& device) {
+  GpuCompileOptions o;
+  o.pipeline = options.pipeline;
+  o.device = device.index();
+  o.donated = options.donated;
+  // A training loop feeds a new batch and keeps each step's loss: without staging, every step
+  // would move those buffers and re-capture the command buffers that touch them.
+  o.stage_bytes = int64_t{1} << 20;
+  ASSIGN_OR_RETURN(std::unique_ptr<GpuExecutable> exe, CompileForGpu(std::move(module), o));
+  return std::unique_ptr<DeviceExecutable>(std::move(exe));
+}
+
+[[maybe_unused]] const bool kCudaCompilerRegistered =
+    (RegisterDeviceCompiler(DeviceType::kCUDA, &CompileForCudaDevice), true);
+
 }  // namespace
 
 StatusOr<GpuCompiledModule> CompileGpuModule(std::unique_ptr<HloModule> module,
@@ -33,7 +51,10 @@ StatusOr<GpuCompiledModule> CompileGpuModule(std::unique_ptr<HloModule> module,
   t0 = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(out.assignment, AssignBuffers(*module));
   DumpToFile(dump, module->name(), "9998.buffer_assignment.txt", out.assignment->ToString());
-  ASSIGN_OR_RETURN(out.emit, EmitGpuThunks(*module, *out.assignment, options.emit));
+  FusionAliases fusion_aliases;
+  out.aliases = AcceptOutputParameterAliases(*module, options.donated, &fusion_aliases);
+  ASSIGN_OR_RETURN(out.emit,
+                   EmitGpuThunks(*module, *out.assignment, options.emit, &fusion_aliases));
   out.stats.codegen_seconds = SecondsSince(t0);
   out.stats.emit = out.emit.stats;
   out.stats.command_buffers = out.emit.command_buffers;
@@ -75,6 +96,8 @@ StatusOr<std::unique_ptr<GpuExecutable>> CompileForGpu(std::unique_ptr<HloModule
   auto exe = std::make_unique<GpuExecutable>(std::move(c.module), std::move(c.assignment),
                                              std::move(c.emit.thunks), std::move(library),
                                              std::move(c.stats), options.device);
+  exe->set_output_parameter_aliases(std::move(c.aliases));
+  exe->set_stage_bytes(options.stage_bytes);
   RETURN_IF_ERROR(exe->Initialize());
   return exe;
 }

@@ -24,6 +24,12 @@ struct GpuCompileOptions {
   bool arch_from_device = true;
   GpuEmitOptions emit;
   int device = 0;
+  // (output leaf, parameter) pairs the caller would like to share a buffer (CompileOptions's
+  // `donated`); the accepted ones are GpuExecutable::output_parameter_aliases().
+  std::vector<std::pair<int64_t, int64_t>> donated;
+  // Parameters and outputs of at most this many bytes run through the executable's own buffers
+  // (GpuExecutable::set_stage_bytes): 0 = none.
+  int64_t stage_bytes = 0;
 };
 
 // The compiled pieces before anything touches a device.
@@ -33,6 +39,7 @@ struct GpuCompiledModule {
   GpuEmitResult emit;
   GpuKernelImage image;  // empty when the module has no kernels
   GpuCompileStats stats;
+  std::vector<std::pair<int64_t, int64_t>> aliases;  // the accepted `donated` pairs
 };
 
 StatusOr<GpuCompiledModule> CompileGpuModule(std::unique_ptr<HloModule> module,

@@ -1,6 +1,7 @@
 // Runs without a GPU: CompileGpuModule (passes -> buffer assignment -> GPU thunks -> NVRTC) on
 // every test module, the thunk sequence it makes, and the errors for what has no GPU thunk.
 #include "compiler/backends/gpu/gpu_compile.h"
+#include "compiler/backends/gpu/gpu_thunks.h"
 
 #include <cstdlib>
 
@@ -139,6 +140,53 @@ ENTRY %e {
     EXPECT_TRUE(absl::StrContains(r.status().message(), "[gpu emitter] ")) << r.status();
     EXPECT_TRUE(absl::StrContains(r.status().message(), c.expect)) << r.status();
   }
+}
+
+// Custom-calls a handler registered for CUDA runs (the lazy runtime's op kernels) become library
+// thunks between command buffers, never captured; the handler's compile-time check can refuse.
+TEST(GpuCompileTest, RegisteredLibraryCallsBecomeUncapturedThunks) {
+  static const bool registered = [] {
+    DeviceExternalCall call;
+    call.check = [](const std::string& target) -> Status {
+      if (absl::EndsWith(target, ".missing"))
+        return InvalidArgument("no CUDA kernel for %s", target);
+      return Status();
+    };
+    call.run = [](const std::string&, const std::string&, absl::Span<const ExternalBuffer>,
+                  absl::Span<const ExternalBuffer>, oneflow_like::Stream*) { return Status(); };
+    RegisterDeviceExternalCallPrefix(DeviceType::kCUDA, "test.gpu_call.", std::move(call));
+    return true;
+  }();
+  ASSERT_TRUE(registered);
+  const char* text = R"(HloModule libcall
+ENTRY %e {
+  %x = f32[64] parameter(0)
+  %one = f32[] constant(1)
+  %b1 = f32[64] broadcast(%one), dimensions={}
+  %a = f32[64] add(%x, %b1)
+  %c = f32[64] custom-call(%a), custom_call_target="test.gpu_call.scale", backend_config="k:f=2"
+  %e1 = f32[64] exponential(%c)
+  ROOT %m = f32[64] multiply(%e1, %c)
+})";
+  auto c = CompileText(text);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->emit.stats.library_calls, 1);
+  const std::string s = ThunkSequenceToString(c->emit.thunks);
+  EXPECT_TRUE(absl::StrContains(s, "\"test.gpu_call.scale\"")) << s;
+  for (const auto& t : c->emit.thunks) {
+    if (t->kind() == Thunk::Kind::kLibraryCall) {
+      EXPECT_FALSE(static_cast<const GpuThunk&>(*t).Capturable());
+    } else if (t->kind() == Thunk::Kind::kSequential) {
+      EXPECT_FALSE(absl::StrContains(t->ToString(0), "test.gpu_call")) << s;
+    }
+  }
+  std::string missing = text;
+  missing.replace(missing.find("test.gpu_call.scale"), 19, "test.gpu_call.missing");
+  auto r = CompileText(missing);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "no CUDA kernel for test.gpu_call.missing"))
+      << r.status();
 }
 
 TEST(GpuCompileTest, DumpsTheTranslationUnitAndPtx) {

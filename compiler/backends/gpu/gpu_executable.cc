@@ -75,9 +75,24 @@ Status GpuExecutable::Initialize() {
   CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&last_run_, cudaEventDisableTiming));
   device_allocations_.assign(assignment_->allocations().size(), nullptr);
+  staged_.assign(assignment_->allocations().size(), false);
+  if (stage_bytes_ > 0 && stats_.command_buffers > 0) {
+    for (const BufferAllocation& a : assignment_->allocations()) {
+      if (a.size <= 0 || a.size > stage_bytes_) continue;
+      bool donated = false;
+      for (auto [k, p] : aliases_)
+        donated |= (a.kind == BufferAllocation::Kind::kParameter && a.parameter_number == p) ||
+                   (a.kind == BufferAllocation::Kind::kOutput && a.output_index == k);
+      if (!donated && (a.kind == BufferAllocation::Kind::kParameter ||
+                       a.kind == BufferAllocation::Kind::kOutput)) {
+        staged_[a.index] = true;
+        staged_bytes_ += a.size;
+      }
+    }
+  }
   for (const BufferAllocation& a : assignment_->allocations()) {
-    if (a.size <= 0 ||
-        (a.kind != BufferAllocation::Kind::kTemp && a.kind != BufferAllocation::Kind::kConstant))
+    if (a.size <= 0 || (a.kind != BufferAllocation::Kind::kTemp &&
+                        a.kind != BufferAllocation::Kind::kConstant && !staged_[a.index]))
       continue;
     void* p = nullptr;
     if (cudaMalloc(&p, a.size) != cudaSuccess) {
@@ -101,6 +116,22 @@ Status GpuExecutable::Initialize() {
 
 Status GpuExecutable::Run(absl::Span<const void* const> arguments, absl::Span<void* const> outputs,
                           cudaStream_t stream) {
+  return RunOn(arguments, outputs, stream, nullptr);
+}
+
+Status GpuExecutable::Run(absl::Span<const void* const> arguments, absl::Span<void* const> outputs,
+                          oneflow_like::Stream* stream) {
+  if (stream == nullptr || stream->device() != device())
+    return InvalidArgument(
+        "[gpu executable %s] compiled for %s, run on a stream of %s", module_->name(),
+        device().ToString(),
+        stream == nullptr ? std::string("no device") : stream->device().ToString());
+  return RunOn(arguments, outputs, static_cast<cudaStream_t>(stream->native_handle()), stream);
+}
+
+Status GpuExecutable::RunOn(absl::Span<const void* const> arguments,
+                            absl::Span<void* const> outputs, cudaStream_t stream,
+                            oneflow_like::Stream* runtime_stream) {
   if (arguments.size() != parameter_shapes_.size())
     return InvalidArgument("[gpu executable %s] takes %d arguments, got %d", module_->name(),
                            static_cast<int64_t>(parameter_shapes_.size()),
@@ -114,6 +145,7 @@ Status GpuExecutable::Run(absl::Span<const void* const> arguments, absl::Span<vo
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<char*> bases = device_allocations_;
   for (const BufferAllocation& a : assignment_->allocations()) {
+    if (staged_[a.index]) continue;  // the executable's own buffer
     if (a.kind == BufferAllocation::Kind::kParameter)
       bases[a.index] = const_cast<char*>(static_cast<const char*>(arguments[a.parameter_number]));
     else if (a.kind == BufferAllocation::Kind::kOutput)
@@ -123,10 +155,22 @@ Status GpuExecutable::Run(absl::Span<const void* const> arguments, absl::Span<vo
   Thunk::ExecuteParams params;
   params.buffers = &buffers;
   params.stream = stream != nullptr ? stream : stream_;
+  params.runtime_stream = runtime_stream;
   const cudaStream_t s = static_cast<cudaStream_t>(params.stream);
   if (last_stream_ != nullptr && last_stream_ != s)
     CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(s, last_run_, 0));
+  for (const BufferAllocation& a : assignment_->allocations()) {
+    if (staged_[a.index] && a.kind == BufferAllocation::Kind::kParameter)
+      CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(device_allocations_[a.index],
+                                           arguments[a.parameter_number], a.size,
+                                           cudaMemcpyDeviceToDevice, s));
+  }
   RETURN_IF_ERROR(ExecuteAll(thunks_, params));
+  for (const BufferAllocation& a : assignment_->allocations()) {
+    if (staged_[a.index] && a.kind == BufferAllocation::Kind::kOutput)
+      CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(outputs[a.output_index], device_allocations_[a.index],
+                                           a.size, cudaMemcpyDeviceToDevice, s));
+  }
   CUDA_RETURN_IF_ERROR(cudaEventRecord(last_run_, s));
   last_stream_ = s;
   return absl::OkStatus();

@@ -13,6 +13,7 @@
 #include "compiler/eval/hlo_evaluator.h"
 #include "compiler/ir/hlo_parser.h"
 #include "gtest/gtest.h"
+#include "device/cuda/cuda_status.h"
 #include "device/cuda/device.h"
 
 namespace oneflow_like::hlo {
@@ -190,6 +191,41 @@ TEST_F(GpuExecutableTest, CommandBufferReplaysAndRecapturesWhenAddressesChange) 
   cudaStreamDestroy(other);
 }
 
+// With staging (what nn.Graph on CUDA compiles with), parameters and outputs the caller moves
+// go through the executable's own buffers: the command buffer replays with new caller buffers.
+TEST_F(GpuExecutableTest, StagedBuffersKeepReplayingWhenTheCallerMovesThem) {
+  const std::string text = gpu_test::Find("mlp_step");
+  auto parsed = ParseHloModule(text), to_compile = ParseHloModule(text);
+  ASSERT_TRUE(parsed.ok() && to_compile.ok());
+  GpuCompileOptions o = Options(true);
+  o.stage_bytes = int64_t{1} << 20;
+  auto compiled = CompileForGpu(std::move(to_compile).value(), o);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  GpuExecutable& exe = **compiled;
+  const CommandBufferThunk* cb = OnlyCommandBuffer(exe);
+  ASSERT_NE(cb, nullptr) << exe.ThunksToString();
+  EXPECT_GT(exe.staged_bytes_per_run(), 0);
+  const std::vector<Literal> args_a = RandomArgs(**parsed, 3), args_b = RandomArgs(**parsed, 4);
+  auto want_a = HloEvaluator().Evaluate(**parsed, args_a),
+       want_b = HloEvaluator().Evaluate(**parsed, args_b);
+  ASSERT_TRUE(want_a.ok() && want_b.ok());
+  DeviceArgs a, b;
+  Upload(exe, args_a, &a);
+  Upload(exe, args_b, &b);
+  const size_t n = exe.parameter_shapes().size();
+  auto run = [&](const DeviceArgs& d) {
+    Status s = exe.Run(d.in(n), d.out(n));
+    EXPECT_TRUE(s.ok()) << s;
+    EXPECT_EQ(cudaStreamSynchronize(exe.own_stream()), cudaSuccess);
+    return Literal::MakeTuple(Download(exe, d));
+  };
+  ExpectClose(*want_a, run(a), 1e-4, "a");
+  ExpectClose(*want_b, run(b), 1e-4, "b");
+  ExpectClose(*want_a, run(a), 1e-4, "a again");
+  EXPECT_EQ(cb->captures(), 1);
+  EXPECT_EQ(cb->replays(), 2);
+}
+
 TEST_F(GpuExecutableTest, CopyAndMemsetThunksInACommandBuffer) {
   // One allocation of 64 bytes: memset [0,32) to 0x5a, copy it to [32,64), replay, then move.
   const BufferSlice lo{0, 0, 32}, hi{0, 32, 32};
@@ -220,6 +256,67 @@ TEST_F(GpuExecutableTest, CopyAndMemsetThunksInACommandBuffer) {
   EXPECT_EQ(cb.captures(), 2);
   EXPECT_EQ(cb.replays(), 1);
   cudaStreamDestroy(s);
+  cudaFree(x);
+  cudaFree(y);
+}
+
+// A library call between command buffers runs its handler on the runtime stream the executable
+// was run on (DeviceExecutable::Run), in stream order with the captured kernels around it.
+TEST_F(GpuExecutableTest, LibraryCallsRunTheirHandlerOnTheRuntimeStream) {
+  static oneflow_like::Stream* seen = nullptr;
+  static const bool registered = [] {
+    DeviceExternalCall call;
+    call.run = [](const std::string&, const std::string&, absl::Span<const ExternalBuffer> in,
+                  absl::Span<const ExternalBuffer> out, oneflow_like::Stream* stream) -> Status {
+      seen = stream;  // result = operand, enqueued on the run's stream
+      const int64_t bytes = 64 * sizeof(float);
+      CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out[0].data, in[0].data, bytes, cudaMemcpyDeviceToDevice,
+                                           static_cast<cudaStream_t>(stream->native_handle())));
+      return Status();
+    };
+    RegisterDeviceExternalCallPrefix(DeviceType::kCUDA, "test.gpu_exec_call.", std::move(call));
+    return true;
+  }();
+  ASSERT_TRUE(registered);
+  auto exe = Compile(R"(HloModule libcall_run
+ENTRY %e {
+  %x = f32[64] parameter(0)
+  %one = f32[] constant(1)
+  %b1 = f32[64] broadcast(%one), dimensions={}
+  %a = f32[64] add(%x, %b1)
+  %c = f32[64] custom-call(%a), custom_call_target="test.gpu_exec_call.copy"
+  %two = f32[] constant(2)
+  %b2 = f32[64] broadcast(%two), dimensions={}
+  ROOT %m = f32[64] multiply(%c, %b2)
+})",
+                     true);
+  ASSERT_TRUE(exe);
+  auto stream = cuda::CudaStream::Create(0);
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  std::vector<float> host(64);
+  for (int i = 0; i < 64; ++i) host[i] = 0.5f * i;
+  void *x = nullptr, *y = nullptr;
+  ASSERT_EQ(cudaMalloc(&x, 256), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&y, 256), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(x, host.data(), 256, cudaMemcpyHostToDevice), cudaSuccess);
+  for (int run = 0; run < 2; ++run) {
+    ASSERT_EQ(cudaMemset(y, 0, 256), cudaSuccess);
+    const void* args[] = {x};
+    void* outs[] = {y};
+    Status st = exe->Run(args, outs, static_cast<oneflow_like::Stream*>(stream->get()));
+    ASSERT_TRUE(st.ok()) << st;
+    EXPECT_EQ(seen, stream->get());
+    ASSERT_TRUE((*stream)->Synchronize().ok());
+    std::vector<float> got(64);
+    ASSERT_EQ(cudaMemcpy(got.data(), y, 256, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (int i = 0; i < 64; ++i) ASSERT_EQ(got[i], (0.5f * i + 1) * 2) << "run " << run << " " << i;
+  }
+  // Without a runtime stream the call cannot run its handler: an error, not a crash.
+  const void* args[] = {x};
+  void* outs[] = {y};
+  Status bare = exe->Run(args, outs, exe->own_stream());
+  EXPECT_FALSE(bare.ok());
+  EXPECT_TRUE(absl::StrContains(bare.message(), "runtime stream")) << bare;
   cudaFree(x);
   cudaFree(y);
 }

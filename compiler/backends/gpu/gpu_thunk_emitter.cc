@@ -16,7 +16,8 @@ Status NoGpuThunk(const HloInstruction& i, absl::string_view why) {
 
 class GpuEmitter {
  public:
-  GpuEmitter(const BufferAssignment& ba, GpuEmitResult* out) : ba_(ba), out_(out) {}
+  GpuEmitter(const BufferAssignment& ba, GpuEmitResult* out, const FusionAliases* aliased)
+      : ba_(ba), out_(out), aliased_(aliased) {}
 
   Status EmitComputation(const HloComputation& c, std::vector<std::unique_ptr<GpuThunk>>* seq) {
     for (const HloInstruction* i : c.MakeInstructionPostOrder())
@@ -43,7 +44,11 @@ class GpuEmitter {
       case HloOpcode::kGetTupleElement: return absl::OkStatus();
       case HloOpcode::kFusion: {
         const std::string name = GpuKernelName(i);
-        auto src = EmitFusionKernel(i, name, KernelDialect::kCuda);
+        std::vector<std::pair<int64_t, int64_t>> aliased;
+        if (aliased_ != nullptr) {
+          if (auto it = aliased_->find(&i); it != aliased_->end()) aliased = it->second;
+        }
+        auto src = EmitFusionKernel(i, name, KernelDialect::kCuda, aliased);
         if (!src.ok()) return NoGpuThunk(i, src.status().message());
         std::vector<BufferSlice> args = OperandSlices(i);
         const auto& outs = ba_.Leaves(&i);
@@ -77,9 +82,7 @@ class GpuEmitter {
       }
       case HloOpcode::kConvolution:
         return NoGpuThunk(i, "no GPU convolution yet (the CPU runs a direct loop)");
-      case HloOpcode::kCustomCall:
-        return NoGpuThunk(i, absl::StrCat("library call \"", i.attrs().custom_call_target,
-                                          "\" has no GPU version"));
+      case HloOpcode::kCustomCall: return EmitLibraryCall(i, seq);
       case HloOpcode::kWhile:
       case HloOpcode::kConditional:
         return NoGpuThunk(i, "control flow reads its predicate on the host; no GPU version yet");
@@ -89,18 +92,56 @@ class GpuEmitter {
     }
   }
 
+  // A custom-call a handler registered for CUDA runs (external_calls.h): the lazy runtime's
+  // op kernels. Asynchronous pairs (compiled collectives) have no GPU version yet.
+  Status EmitLibraryCall(const HloInstruction& i, std::vector<std::unique_ptr<GpuThunk>>* seq) {
+    const std::string& target = i.attrs().custom_call_target;
+    const DeviceExternalCall* call = FindDeviceExternalCall(DeviceType::kCUDA, target);
+    if (call == nullptr || IsAsyncStartTarget(target) || IsAsyncDoneTarget(target))
+      return NoGpuThunk(i, absl::StrCat("library call \"", target, "\" has no GPU version"));
+    if (call->check) {
+      Status s = call->check(target);
+      if (!s.ok()) return NoGpuThunk(i, s.message());
+    }
+    std::vector<GpuLibraryCallThunk::Operand> operands, results;
+    for (const HloInstruction* o : i.operands()) {
+      const auto& leaves = ba_.Leaves(o);
+      if (!o->shape().is_array() || leaves.size() != 1)
+        return NoGpuThunk(i, "library calls take array operands");
+      operands.push_back({leaves[0], o->shape().dtype(), o->shape().dims()});
+    }
+    std::vector<HloShape> shapes;
+    if (i.shape().is_tuple()) {
+      shapes = i.shape().tuple_shapes();
+    } else {
+      shapes.push_back(i.shape());
+    }
+    const auto& leaves = ba_.Leaves(&i);
+    if (leaves.size() != shapes.size())
+      return NoGpuThunk(i, "library calls return arrays or a flat tuple of arrays");
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      if (!shapes[k].is_array()) return NoGpuThunk(i, "nested tuple result");
+      results.push_back({leaves[k], shapes[k].dtype(), shapes[k].dims()});
+    }
+    seq->push_back(std::make_unique<GpuLibraryCallThunk>(
+        i.name(), target, i.attrs().backend_config, std::move(operands), std::move(results), call));
+    ++out_->stats.library_calls;
+    return absl::OkStatus();
+  }
+
   const BufferAssignment& ba_;
   GpuEmitResult* out_;
+  const FusionAliases* aliased_;
   std::shared_ptr<CublasContext> blas_;  // one handle for all GEMMs of the module
 };
 
 }  // namespace
 
 StatusOr<GpuEmitResult> EmitGpuThunks(const HloModule& module, const BufferAssignment& assignment,
-                                      const GpuEmitOptions& options) {
+                                      const GpuEmitOptions& options, const FusionAliases* aliased) {
   GpuEmitResult result;
   std::vector<std::unique_ptr<GpuThunk>> seq;
-  GpuEmitter e(assignment, &result);
+  GpuEmitter e(assignment, &result, aliased);
   RETURN_IF_ERROR(e.EmitComputation(*module.entry_computation(), &seq));
   // Maximal runs of capturable thunks become command buffers; the rest run as they are.
   std::vector<std::unique_ptr<GpuThunk>> run;

@@ -1,10 +1,11 @@
 // GpuThunkEmitter: walks the scheduled entry computation with its buffer assignment and emits
 // one GPU thunk per instruction that does work: fusion -> GpuKernel (CUDA source for NVRTC),
-// canonical dot -> GpuGemm (cuBLAS), copy -> GpuCopy; aliases (parameter, constant, bitcast,
-// tuple, get-tuple-element) emit nothing. Then runs of thunks become CommandBufferThunks.
-// Everything else (convolution, library custom calls, while, conditional, ops the CPU runs
+// canonical dot -> GpuGemm (cuBLAS), copy -> GpuCopy, a custom-call with a handler registered for
+// CUDA (external_calls.h) -> GpuLibraryCall; aliases (parameter, constant, bitcast, tuple,
+// get-tuple-element) emit nothing. Then runs of capturable thunks become CommandBufferThunks.
+// Everything else (convolution, other custom calls, while, conditional, ops the CPU runs
 // through the evaluator, fusions the emitter declines) is an Unimplemented error naming the
-// instruction: the GPU has no fallback. Needs no device.
+// instruction. Needs no device.
 #pragma once
 #include <string>
 #include <vector>
@@ -28,7 +29,10 @@ struct GpuEmitResult {
   int64_t command_buffers = 0;
 };
 
+// `aliased` (optional): per fusion, the (output, operand) pairs that share a buffer at run time
+// (donated parameters, compile.h): their kernel pointers lose __restrict__.
 StatusOr<GpuEmitResult> EmitGpuThunks(const HloModule& module, const BufferAssignment& assignment,
-                                      const GpuEmitOptions& options = {});
+                                      const GpuEmitOptions& options = {},
+                                      const FusionAliases* aliased = nullptr);
 
 }  // namespace oneflow_like::hlo

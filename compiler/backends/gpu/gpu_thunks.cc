@@ -192,6 +192,35 @@ std::string GpuMemsetThunk::Details() const {
   return absl::StrCat(dst_.ToString(), " = ", static_cast<int>(byte_));
 }
 
+// ---- library call -------------------------------------------------------------------------------
+
+Status GpuLibraryCallThunk::ExecuteOnStream(const ExecuteParams& p) {
+  if (p.runtime_stream == nullptr)
+    return Internal(
+        "[gpu library call %s] \"%s\" runs the runtime's kernels: run the executable on a runtime "
+        "stream (DeviceExecutable::Run)",
+        name(), target_);
+  absl::InlinedVector<ExternalBuffer, 4> ins, outs;
+  for (const Operand& o : operands_) ins.push_back({p.buffers->Get(o.slice), o.dtype, o.dims});
+  for (const Operand& o : results_) outs.push_back({p.buffers->Get(o.slice), o.dtype, o.dims});
+  return Named("gpu library call", name(),
+               call_->run(target_, config_, ins, outs, p.runtime_stream));
+}
+
+std::vector<BufferSlice> GpuLibraryCallThunk::Slices() const {
+  std::vector<BufferSlice> v;
+  for (const Operand& o : operands_) v.push_back(o.slice);
+  for (const Operand& o : results_) v.push_back(o.slice);
+  return v;
+}
+
+std::string GpuLibraryCallThunk::Details() const {
+  std::vector<BufferSlice> in, out;
+  for (const Operand& o : operands_) in.push_back(o.slice);
+  for (const Operand& o : results_) out.push_back(o.slice);
+  return absl::StrCat("\"", target_, "\" ", SliceList(in), " -> ", SliceList(out));
+}
+
 // ---- command buffer -----------------------------------------------------------------------------
 
 CommandBufferThunk::CommandBufferThunk(std::string name,

@@ -14,6 +14,7 @@
 
 #include "compiler/backends/cpu/cpu_thunks.h"
 #include "compiler/backends/gpu/gpu_kernel_compiler.h"
+#include "compiler/library/external_calls.h"
 #include "compiler/thunks/thunk.h"
 
 namespace oneflow_like::hlo {
@@ -137,6 +138,39 @@ class GpuMemsetThunk : public GpuThunk {
  private:
   BufferSlice dst_;
   uint8_t byte_;
+};
+
+// A call of a handler registered for the device (compiler/library/external_calls.h
+// RegisterDeviceExternalCall): the lazy runtime runs the op library's CUDA kernels this way
+// ("ofl.kernel.<op>", "ofl.view") on the runtime's stream of the run. Never captured: the
+// kernels may wait on the host (device-side index checks) or allocate.
+class GpuLibraryCallThunk : public GpuThunk {
+ public:
+  struct Operand {
+    BufferSlice slice;
+    DType dtype;
+    DimVector dims;
+  };
+  GpuLibraryCallThunk(std::string name, std::string target, std::string config,
+                      std::vector<Operand> operands, std::vector<Operand> results,
+                      const DeviceExternalCall* call)
+      : GpuThunk(Kind::kLibraryCall, std::move(name)),
+        target_(std::move(target)),
+        config_(std::move(config)),
+        operands_(std::move(operands)),
+        results_(std::move(results)),
+        call_(call) {}
+  Status ExecuteOnStream(const ExecuteParams& p) override;
+  std::vector<BufferSlice> Slices() const override;
+  bool Capturable() const override { return false; }
+
+ protected:
+  std::string Details() const override;
+
+ private:
+  std::string target_, config_;
+  std::vector<Operand> operands_, results_;
+  const DeviceExternalCall* call_;
 };
 
 // Records its thunks into a CUDA graph by stream capture on the first execution and replays it

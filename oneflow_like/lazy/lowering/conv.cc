@@ -27,8 +27,10 @@ namespace {
 using hlo::HloInstruction;
 using hlo::WindowDim;
 
-bool Lowerable(DType t) {
-  return t == DType::kF32 || t == DType::kF64;
+// f32/f64 on the CPU; on a device the convolution runs as the op's kernel (cuDNN on CUDA):
+// the GPU backend has no convolution thunk.
+bool Lowerable(const LowerCtx& ctx, DType t) {
+  return ctx.device().is_cpu() && (t == DType::kF32 || t == DType::kF64);
 }
 
 StatusOr<hlo::ConvDims> Labels(const char* text) {
@@ -56,7 +58,7 @@ StatusOr<Attrs> ConvAttrsOf(const TracedOp& op) {
 
 Status LowerConv2d(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
-  if (!Lowerable(m.dtype)) return ctx.LowerAsKernelCall(op);
+  if (!Lowerable(ctx, m.dtype)) return ctx.LowerAsKernelCall(op);
   ASSIGN_OR_RETURN(Attrs a, ConvAttrsOf(op));
   const Shape& ws = ctx.in_meta(op, 1).shape;
   std::vector<WindowDim> win(2);
@@ -80,7 +82,7 @@ Status LowerConv2d(LowerCtx& ctx, const TracedOp& op) {
 // conv2d_grad_input(dy, w) -> dx (shape from the "input_shape" attr).
 Status LowerConv2dGradInput(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
-  if (!Lowerable(m.dtype)) return ctx.LowerAsKernelCall(op);
+  if (!Lowerable(ctx, m.dtype)) return ctx.LowerAsKernelCall(op);
   ASSIGN_OR_RETURN(Attrs a, ConvAttrsOf(op));
   const Shape &dys = ctx.in_meta(op, 0).shape, &ws = ctx.in_meta(op, 1).shape, &xs = m.shape;
   if (dys.ndim() != 4 || ws.ndim() != 4 || xs.ndim() != 4)
@@ -112,7 +114,7 @@ Status LowerConv2dGradInput(LowerCtx& ctx, const TracedOp& op) {
 // conv2d_grad_weight(dy, x) -> dw (shape from the "weight_shape" attr).
 Status LowerConv2dGradWeight(LowerCtx& ctx, const TracedOp& op) {
   const TensorMeta& m = ctx.out_meta(op, 0);
-  if (!Lowerable(m.dtype)) return ctx.LowerAsKernelCall(op);
+  if (!Lowerable(ctx, m.dtype)) return ctx.LowerAsKernelCall(op);
   ASSIGN_OR_RETURN(Attrs a, ConvAttrsOf(op));
   const Shape &dys = ctx.in_meta(op, 0).shape, &xs = ctx.in_meta(op, 1).shape, &ws = m.shape;
   if (dys.ndim() != 4 || ws.ndim() != 4 || xs.ndim() != 4)

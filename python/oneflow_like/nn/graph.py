@@ -180,7 +180,9 @@ class Graph:
                     value = float(value)
                     t = tensors.get(name)
                     if t is None:
-                        tensors[name] = flow.tensor(value, dtype=flow.float64)
+                        # on the parameters' device: a CUDA graph's captures live on the GPU
+                        dev = g["params"][0].device if g["params"] else "cpu"
+                        tensors[name] = flow.tensor(value, dtype=flow.float64, device=dev)
                     elif fed.get(name) != value:
                         t.fill_(value)
                     fed[name] = value

@@ -56,8 +56,9 @@ class Adam(Optimizer):
 
     def _graph_prepare(self):
         """Creates the state eagerly so an nn.Graph can carry it across runs: the moments as
-        zeros and the step count as a float64 0-d tensor (a Python int would be baked into the
-        traced graph). Bias corrections are then computed from that tensor inside the graph."""
+        zeros and the step count as a float64 0-d tensor on the parameter's device (a Python int
+        would be baked into the traced graph). Bias corrections are then computed from that tensor inside the graph.
+        """
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
@@ -68,7 +69,10 @@ class Adam(Optimizer):
                         state["max_exp_avg_sq"] = flow.zeros_like(p)
                     state["step"] = 0
                 if not isinstance(state["step"], flow.Tensor):
-                    state["step"] = flow.tensor(float(state["step"]), dtype=flow.float64)
+                    # on p's device (torch's capturable=True): a CUDA graph updates it on the GPU
+                    state["step"] = flow.tensor(
+                        float(state["step"]), dtype=flow.float64, device=p.device
+                    )
 
     def step(self, closure=None):
         loss = self._closure_loss(closure)
