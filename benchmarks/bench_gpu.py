@@ -162,6 +162,8 @@ def main():
     def row(metric, ours, theirs, unit, target, better="higher"):
         ratio = ours / theirs if theirs else float("nan")
         rows.append((metric, ours, theirs, unit, ratio, target, better))
+        # as it is measured too, so a run cut short by a time limit keeps what it measured
+        print(f"  {metric}: {ours:.3f} vs {theirs:.3f} {unit}", flush=True)
 
     fsync, tsync = flow.cuda.synchronize, torch.cuda.synchronize
     dev = "cuda"

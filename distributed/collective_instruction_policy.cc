@@ -1,5 +1,6 @@
 #include "distributed/collective_instruction_policy.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "vm/virtual_machine.h"
@@ -8,20 +9,59 @@ namespace oneflow_like {
 namespace distributed {
 
 bool Work::IsCompleted() {
-  std::lock_guard<std::mutex> l(mu_);
-  return done_;
+  std::shared_ptr<DeviceCompletion> device;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!done_) return false;
+    device = device_;
+  }
+  if (!device) return true;
+  StatusOr<bool> finished = device->Query();
+  if (finished.ok() && !*finished) return false;
+  std::lock_guard<std::mutex> l(mu_);  // finished or failed: Wait reports which
+  if (!finished.ok() && status_.ok()) status_ = finished.status();
+  if (device_ == device) device_.reset();
+  return true;
 }
 
 Status Work::Wait(int64_t timeout_ms) {
-  std::unique_lock<std::mutex> l(mu_);
-  if (timeout_ms < 0) {
-    cv_.wait(l, [&] { return done_; });
-  } else if (!cv_.wait_for(l, std::chrono::milliseconds(timeout_ms), [&] { return done_; })) {
-    return absl::DeadlineExceededError(
-        absl::StrFormat("[work.wait] not completed after %d ms", timeout_ms));
+  const auto t0 = std::chrono::steady_clock::now();
+  std::shared_ptr<DeviceCompletion> device;
+  {
+    std::unique_lock<std::mutex> l(mu_);
+    if (timeout_ms < 0) {
+      cv_.wait(l, [&] { return done_; });
+    } else if (!cv_.wait_for(l, std::chrono::milliseconds(timeout_ms), [&] { return done_; })) {
+      return absl::DeadlineExceededError(
+          absl::StrFormat("[work.wait] not completed after %d ms", timeout_ms));
+    }
+    if (!status_.ok()) {
+      vm::VirtualMachine::Get()->ForgetError(status_);
+      return status_;
+    }
+    device = device_;
   }
-  if (!status_.ok()) vm::VirtualMachine::Get()->ForgetError(status_);
+  if (!device) return Status();
+  int64_t left = -1;
+  if (timeout_ms >= 0) {
+    const int64_t spent =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
+    left = std::max<int64_t>(0, timeout_ms - spent);
+  }
+  StatusOr<bool> finished = device->Wait(left);
+  if (finished.ok() && !*finished)
+    return absl::DeadlineExceededError(
+        absl::StrFormat("[work.wait] the device work was not completed after %d ms", timeout_ms));
+  std::lock_guard<std::mutex> l(mu_);
+  if (!finished.ok() && status_.ok()) status_ = finished.status();
+  if (device_ == device) device_.reset();
   return status_;
+}
+
+void Work::SetDeviceCompletion(std::shared_ptr<DeviceCompletion> device) {
+  std::lock_guard<std::mutex> l(mu_);
+  device_ = std::move(device);
 }
 
 void Work::Signal(Status s) {
@@ -59,6 +99,24 @@ CollectiveInstructionPolicy::CollectiveInstructionPolicy(std::string name,
       order_(std::move(order)),
       fn_(std::move(fn)),
       work_(std::move(work)) {
+  AddDependences();
+}
+
+CollectiveInstructionPolicy::CollectiveInstructionPolicy(std::string name,
+                                                         std::vector<TensorBytes> reads,
+                                                         std::vector<TensorBytes> writes,
+                                                         vm::BlobPtr order, DeviceFn fn,
+                                                         std::shared_ptr<Work> work)
+    : name_(std::move(name)),
+      reads_(std::move(reads)),
+      writes_(std::move(writes)),
+      order_(std::move(order)),
+      device_fn_(std::move(fn)),
+      work_(std::move(work)) {
+  AddDependences();
+}
+
+void CollectiveInstructionPolicy::AddDependences() {
   auto add = [](vm::DependenceVector* v, vm::Dependence* d) {
     for (vm::Dependence* e : *v)
       if (e == d) return;
@@ -100,7 +158,10 @@ Status CollectiveInstructionPolicy::Compute(vm::Instruction* instr) {
   ran_ = true;
   Status st;
   try {
-    st = fn_(reads_, writes_);
+    if (device_fn_)
+      st = device_fn_(instr->stream()->policy()->device_stream(), work_.get(), reads_, writes_);
+    else
+      st = fn_(reads_, writes_);
   } catch (const std::exception& e) {
     st = Internal("[%s] %s", name_, e.what());
   }

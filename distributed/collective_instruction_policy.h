@@ -1,9 +1,11 @@
-// CollectiveInstructionPolicy: one collective (or send/recv) as a VM instruction on the CPU's
-// collective stream (CollectiveStreamDevice()). It reads and writes its tensors' blobs, so it
+// CollectiveInstructionPolicy: one collective (or send/recv) as a VM instruction: on the CPU's
+// collective stream (CollectiveStreamDevice(), Gloo) or on a CUDA device's compute stream (NCCL,
+// which only enqueues the work there). It reads and writes its tensors' blobs, so it
 // orders against the compute that produces and consumes them by the VM's usual dependences, and it
 // also writes its process group's order blob, so a group's collectives run in the order they were
 // issued (every rank must meet them in the same order; readiness alone would reorder them). Work:
-// the completion handle async_op=True returns (wait / is_completed).
+// the completion handle async_op=True returns (wait / is_completed), which also covers the device
+// work an NCCL instruction leaves running (DeviceCompletion).
 #pragma once
 #include <condition_variable>
 #include <functional>
@@ -26,21 +28,37 @@ inline Device CollectiveStreamDevice() {
 }
 constexpr vm::StreamRole kCollectiveStreamRole = vm::StreamRole::kCollective;
 
+// Device work a collective's instruction enqueued and left running when it retired (NCCL kernels
+// on a CUDA stream). Both calls are bounded and may be made from any thread.
+class DeviceCompletion {
+ public:
+  virtual ~DeviceCompletion() = default;
+  // True once the device work finished; an error when it failed.
+  virtual StatusOr<bool> Query() = 0;
+  // Waits at most `timeout_ms` (< 0: only the owner's own limit, after which it gives up on the
+  // work and fails): true when finished, false when `timeout_ms` passed first.
+  virtual StatusOr<bool> Wait(int64_t timeout_ms) = 0;
+};
+
 // Completion of one collective: signalled once its instruction has run (or was skipped because
-// an input carried an error) and been retired.
+// an input carried an error) and been retired; with a DeviceCompletion attached, also once that
+// device work finished.
 class Work {
  public:
   bool IsCompleted();
-  // Blocks until completion, at most `timeout_ms` (< 0: no limit); returns the op's error,
-  // which the VM then forgets (flow.sync() does not raise it a second time).
+  // Blocks until completion, at most `timeout_ms` (< 0: no limit of its own); returns the op's
+  // error, which the VM then forgets (flow.sync() does not raise it a second time).
   Status Wait(int64_t timeout_ms = -1);
   void Signal(Status s);
+  // Called by the instruction before it retires (NCCL: the event after the enqueued kernels).
+  void SetDeviceCompletion(std::shared_ptr<DeviceCompletion> device);
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;
   Status status_;
+  std::shared_ptr<DeviceCompletion> device_;  // under mu_; reset once finished or failed
 };
 
 // A contiguous tensor's bytes inside its blob, resolved on the caller's thread.
@@ -56,8 +74,16 @@ class CollectiveInstructionPolicy : public vm::InstructionPolicy {
  public:
   using Fn = std::function<Status(const std::vector<TensorBytes>& reads,
                                   const std::vector<TensorBytes>& writes)>;
+  // For instructions on a device stream: also given that stream (the VM stream's device stream,
+  // e.g. the CudaStream of a CUDA compute stream) and the Work, to attach a DeviceCompletion.
+  using DeviceFn = std::function<Status(oneflow_like::Stream* device_stream, Work* work,
+                                        const std::vector<TensorBytes>& reads,
+                                        const std::vector<TensorBytes>& writes)>;
   CollectiveInstructionPolicy(std::string name, std::vector<TensorBytes> reads,
                               std::vector<TensorBytes> writes, vm::BlobPtr order, Fn fn,
+                              std::shared_ptr<Work> work);
+  CollectiveInstructionPolicy(std::string name, std::vector<TensorBytes> reads,
+                              std::vector<TensorBytes> writes, vm::BlobPtr order, DeviceFn fn,
                               std::shared_ptr<Work> work);
   ~CollectiveInstructionPolicy() override;
   const vm::DependenceVector& input_dependences() const override { return in_; }
@@ -67,10 +93,12 @@ class CollectiveInstructionPolicy : public vm::InstructionPolicy {
   std::string DebugName(const vm::Instruction&) const override { return name_; }
 
  private:
+  void AddDependences();
   std::string name_;
   std::vector<TensorBytes> reads_, writes_;
   vm::BlobPtr order_;
   Fn fn_;
+  DeviceFn device_fn_;  // instead of fn_ on device streams
   std::shared_ptr<Work> work_;
   bool ran_ = false;
   Status result_;

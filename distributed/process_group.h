@@ -50,6 +50,8 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   int rank() const { return options_.rank; }
   int size() const { return options_.world_size; }
   const ProcessGroupOptions& options() const { return options_; }
+  // The store the ranks met through (the NCCL half of "cpu:gloo,cuda:nccl" meets there too).
+  const std::shared_ptr<TcpStore>& store() const { return store_; }
 
   // In place on `t` (every rank passes the same shape and dtype). `check` = false skips the
   // signature exchange for callers that verified the layout once (DDP's buckets).

@@ -1,10 +1,12 @@
-// oneflow_like.distributed's C++ side: the Gloo process group and the work handles its
-// collectives return (python/oneflow_like/distributed wraps them in torch.distributed's API).
+// oneflow_like.distributed's C++ side: the Gloo and NCCL process groups and the work handles
+// their collectives return (python/oneflow_like/distributed wraps them in torch.distributed's
+// API). Both groups bind the same method names, so the Python layer calls either alike.
 #include <chrono>
 
 #include "distributed/graph_collectives.h"
 #include "oneflow_like/framework/op.h"
 #include "distributed/process_group.h"
+#include "distributed/process_group_nccl.h"
 #include "python/csrc/binding.h"
 
 namespace oneflow_like {
@@ -12,6 +14,7 @@ namespace python {
 namespace {
 
 using distributed::ProcessGroupGloo;
+using distributed::ProcessGroupNccl;
 using distributed::ReduceOp;
 using distributed::Work;
 using WorkPtr = std::shared_ptr<Work>;
@@ -32,6 +35,115 @@ std::shared_ptr<ProcessGroupGloo> CreateGroup(const std::string& host, int port,
     pg = ProcessGroupGloo::Create(o);
   }
   return Unwrap(std::move(pg));
+}
+
+std::chrono::milliseconds Millis(double seconds) {
+  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+}
+
+std::shared_ptr<ProcessGroupNccl> CreateNcclGroup(const std::string& host, int port, int rank,
+                                                  int world_size, double timeout_s, int device) {
+  distributed::ProcessGroupOptions o;
+  o.host = host;
+  o.port = port;
+  o.rank = rank;
+  o.world_size = world_size;
+  o.timeout = Millis(timeout_s);
+  StatusOr<std::shared_ptr<ProcessGroupNccl>> pg;
+  {
+    py::gil_scoped_release nogil;
+    pg = ProcessGroupNccl::Create(o, device);
+  }
+  return Unwrap(std::move(pg));
+}
+
+void BindNccl(py::module_& m) {
+  m.def("_nccl_unavailable", [] {
+    py::gil_scoped_release nogil;  // the first call loads libnccl.so.2
+    return ProcessGroupNccl::Unavailable();
+  });
+  auto in_graph = [](const char* op) {
+    return Unimplemented(
+        "[%s] collectives inside nn.Graph run on the gloo backend: the nccl group takes eager "
+        "CUDA tensors",
+        op);
+  };
+  py::class_<ProcessGroupNccl, std::shared_ptr<ProcessGroupNccl>>(m, "_ProcessGroupNccl")
+      .def(py::init(&CreateNcclGroup), py::arg("host"), py::arg("port"), py::arg("rank"),
+           py::arg("world_size"), py::arg("timeout"), py::arg("device"))
+      // The NCCL half of "cpu:gloo,cuda:nccl": meets through the Gloo group's store.
+      .def_static("over_gloo",
+                  [](ProcessGroupGloo& gloo, int device) {
+                    StatusOr<std::shared_ptr<ProcessGroupNccl>> pg;
+                    {
+                      py::gil_scoped_release nogil;
+                      pg = ProcessGroupNccl::CreateWithStore(gloo.options(), device, gloo.store(),
+                                                             "ofl/nccl/");
+                    }
+                    return Unwrap(std::move(pg));
+                  })
+      .def("rank", &ProcessGroupNccl::rank)
+      .def("size", &ProcessGroupNccl::size)
+      .def("device", &ProcessGroupNccl::device)
+      .def("nccl_version", &ProcessGroupNccl::nccl_version)
+      .def("timeout", [](ProcessGroupNccl& pg) { return pg.options().timeout.count() / 1000.0; })
+      .def(
+          "new_group",
+          [](ProcessGroupNccl& pg, const std::vector<int>& ranks, int64_t index, double timeout_s) {
+            StatusOr<std::shared_ptr<ProcessGroupNccl>> sub;
+            {
+              py::gil_scoped_release nogil;
+              sub = pg.NewGroup(ranks, index, Millis(timeout_s));
+            }
+            return Unwrap(std::move(sub));
+          })
+      // `check` (the Gloo group's signature exchange) has no NCCL counterpart.
+      .def(
+          "all_reduce",
+          [](ProcessGroupNccl& pg, const Tensor& t, int op, bool) {
+            return Unwrap(pg.AllReduce(t, static_cast<ReduceOp>(op)));
+          },
+          py::arg("tensor"), py::arg("op"), py::arg("check") = true)
+      .def("all_reduce_op",
+           [in_graph](ProcessGroupNccl&, const Tensor&, int) { Check(in_graph("all_reduce")); })
+      .def("broadcast_op",
+           [in_graph](ProcessGroupNccl&, const Tensor&, int) { Check(in_graph("broadcast")); })
+      .def("broadcast", [](ProcessGroupNccl& pg, const Tensor& t,
+                           int root) { return Unwrap(pg.Broadcast(t, root)); })
+      .def("all_gather", [](ProcessGroupNccl& pg, const TensorList& outs,
+                            const Tensor& in) { return Unwrap(pg.AllGather(outs, in)); })
+      .def("reduce_scatter",
+           [](ProcessGroupNccl& pg, const Tensor& out, const TensorList& ins, int op) {
+             return Unwrap(pg.ReduceScatter(out, ins, static_cast<ReduceOp>(op)));
+           })
+      // NCCL has no tags: sends and receives between two ranks pair in issue order.
+      .def("send", [](ProcessGroupNccl& pg, const Tensor& t, int dst,
+                      int) { return Unwrap(pg.Send(t, dst)); })
+      .def("recv", [](ProcessGroupNccl& pg, const Tensor& t, int src,
+                      int) { return Unwrap(pg.Recv(t, src)); })
+      .def("batch_send_recv",
+           [](ProcessGroupNccl& pg, const std::vector<bool>& is_send, const TensorList& tensors,
+              const std::vector<int>& peers) {
+             std::vector<distributed::P2POp> ops;
+             for (size_t i = 0; i < is_send.size() && i < tensors.size() && i < peers.size(); ++i)
+               ops.push_back({is_send[i], tensors[i], peers[i]});
+             return Unwrap(pg.BatchSendRecv(ops));
+           })
+      .def("reduce", [](ProcessGroupNccl& pg, const Tensor& t, int root,
+                        int op) { return Unwrap(pg.Reduce(t, root, static_cast<ReduceOp>(op))); })
+      .def("gather", [](ProcessGroupNccl& pg, const TensorList& outs, const Tensor& in,
+                        int root) { return Unwrap(pg.Gather(outs, in, root)); })
+      .def("scatter", [](ProcessGroupNccl& pg, const Tensor& out, const TensorList& ins,
+                         int root) { return Unwrap(pg.Scatter(out, ins, root)); })
+      .def("barrier", [](ProcessGroupNccl& pg) { return Unwrap(pg.Barrier()); })
+      .def("shutdown", [](ProcessGroupNccl& pg) {
+        Status st;
+        {
+          py::gil_scoped_release nogil;
+          st = pg.Shutdown();
+        }
+        Check(st);
+      });
 }
 
 void BindDistributed(py::module_& m, TensorClass&) {
@@ -108,6 +220,7 @@ void BindDistributed(py::module_& m, TensorClass&) {
         }
         Check(st);
       });
+  BindNccl(m);
 }
 OFL_PY_BINDING(BindDistributed);
 

@@ -4,8 +4,11 @@
 # CUDA libraries (its PyTorch venv's nvidia-* wheels), then runs, each under a time limit:
 #   1. the CUDA C++ tests (cuda_api_test, device_test, kernels_test: every CUDA kernel vs the CPU;
 #      the compiler's GPU backend: nvrtc_test, gpu_compile_test, gpu_executable_test)
-#   2. the Python op tables on cuda (op_testing's checks with OFL_TEST_DEVICE=cuda)
-#   3. examples/train_digits.py --device cuda, eager then compiled
+#   2. the Python op tables on cuda (op_testing's checks with OFL_TEST_DEVICE=cuda); the NCCL
+#      process group at world size 1 (tests/python/test_distributed_nccl.py; libnccl.so.2 from
+#      the venv's nvidia-nccl-cu13 wheel, found through CUDA_DIRS below)
+#   3. nn.Graph on cuda (tests/python/test_graph_cuda.py: the compiler's GPU backend under the
+#      lazy runtime), then examples/train_digits.py --device cuda, eager then compiled
 #   4. benchmarks/bench_gpu.py (beside torch in the same run)
 #   5. benchmarks/profile_gpu.py (kernels and CUDA runtime calls through CUPTI; its log only)
 # and prints one summary table. Each step's full log goes to $OUT/<step>.log when $OUT is set (the
@@ -62,7 +65,7 @@ step() { # name limit_s summary_cmd -- command...
 }
 gtest_sum() { grep -E "^\[  (PASSED|FAILED|  SKIPPED) +\]|tests? ran" "$1" | head -4; }
 pytest_sum() { tail -n 1 "$1"; }
-train_sum() { grep -E "epochs in|accuracy" "$1" | sed 's/, final loss/ loss/' | head -4; }
+train_sum() { grep -E "epochs in|accuracy|compiled for" "$1" | sed "s/, final loss/ loss/" | head -6; }
 bench_sum() { grep -E "^GPU:" "$1"; }
 prof_sum() { grep -cE "^==" "$1" | sed 's/$/ profiles (see the log)/'; }
 
@@ -76,8 +79,11 @@ step kernels_test ${T_KER:-240} gtest_sum -- "$B/bin/kernels_test" --gtest_brief
 step gpu_compiler ${T_GPUC:-120} gtest_sum -- bash -c "'$B/bin/nvrtc_test' --gtest_brief=1 && '$B/bin/gpu_compile_test' --gtest_brief=1 && '$B/bin/gpu_executable_test' --gtest_brief=1"
 step op_tables_cuda ${T_OPS:-180} pytest_sum -- env OFL_TEST_DEVICE=cuda $PY -m pytest -q -p no:cacheprovider \
   -n 8 tests/python/test_ops_elementwise.py tests/python/test_losses.py
+step nccl ${T_NCCL:-180} pytest_sum -- env OFL_REQUIRE_NCCL=1 NCCL_SOCKET_IFNAME=lo NCCL_DEBUG=WARN \
+  $PY -m pytest -q -rs -p no:cacheprovider tests/python/test_distributed_nccl.py
+step graph_cuda ${T_GRAPH:-240} pytest_sum -- $PY -m pytest -q -p no:cacheprovider tests/python/test_graph_cuda.py
 step train_digits ${T_TRAIN:-240} train_sum -- $PY examples/train_digits.py --device cuda --mode both "${EPOCHS[@]}" --out "$B/runs"
-step bench_gpu ${T_BENCH:-180} bench_sum -- $PY benchmarks/bench_gpu.py "${BQ[@]}"
+step bench_gpu ${T_BENCH:-300} bench_sum -- $PY benchmarks/bench_gpu.py "${BQ[@]}"
 step profile_gpu ${T_PROF:-120} prof_sum -- $PY benchmarks/profile_gpu.py
 
 echo

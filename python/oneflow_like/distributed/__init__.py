@@ -1,18 +1,21 @@
-"""oneflow_like.distributed: data-parallel collectives over Gloo, with torch.distributed's names.
+"""oneflow_like.distributed: data-parallel collectives over Gloo (CPU tensors) and NCCL (CUDA
+tensors), with torch.distributed's names.
 
     import oneflow_like.distributed as dist
     dist.init_process_group("gloo")            # env://: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT
     dist.all_reduce(t, op=dist.ReduceOp.SUM)   # in place, on every rank
     work = dist.all_reduce(t, async_op=True)   # returns at once; work.wait() / work.is_completed()
 
-Each collective is a VM instruction on the CPU's collective stream (distributed/ in C++): it
-orders after the ops that write its tensors and before the ops that read its results, so
-async work overlaps with compute without explicit waits. Every wait is bounded by the group's
+Each collective is a VM instruction (distributed/ in C++): Gloo's on the CPU's collective
+stream, NCCL's on the compute stream of the rank's CUDA device (LOCAL_RANK % device count, or
+device_id=), where it enqueues the NCCL kernels. It orders after the ops that write its tensors
+and before the ops that read its results, so async work overlaps with compute without explicit
+waits; work.wait() also waits for NCCL's kernels. Every wait is bounded by the group's
 `timeout`; a rank that dies makes the others raise RuntimeError naming the op and the tensor.
-Before each collective the ranks compare op, shape and dtype (ONEFLOW_LIKE_DIST_CHECK=0 turns the
-check off), so a mismatch raises instead of corrupting data. Sub-groups: new_group (also with
-use_local_synchronization=True); `backend="nccl"` raises without a GPU (collectives run on Gloo
-and CPU tensors).
+With Gloo the ranks compare op, shape and dtype before each collective (ONEFLOW_LIKE_DIST_CHECK=0
+turns the check off), so a mismatch raises instead of corrupting data; NCCL does not check (a
+mismatch times out). backend="cpu:gloo,cuda:nccl" makes both groups and routes each collective by
+its tensor's device. Sub-groups: new_group (also with use_local_synchronization=True).
 """
 import datetime
 import hashlib
@@ -26,6 +29,7 @@ from oneflow_like import _C
 __all__ = [
     "Backend",
     "GroupMember",
+    "P2POp",
     "ReduceOp",
     "Work",
     "all_gather",
@@ -34,6 +38,7 @@ __all__ = [
     "broadcast_object_list",
     "all_reduce",
     "barrier",
+    "batch_isend_irecv",
     "broadcast",
     "destroy_process_group",
     "get_backend",
@@ -132,7 +137,8 @@ def is_gloo_available():
 
 
 def is_nccl_available():
-    return False
+    """True when this build has the CUDA backend and libnccl.so.2 loads (no device needed)."""
+    return _C._nccl_unavailable() == ""
 
 
 def is_initialized():
@@ -190,18 +196,162 @@ def _seconds(timeout):
     return float(timeout)
 
 
-def _check_nccl():
+def _check_nccl(name):
     import oneflow_like as flow
 
     if not flow.cuda.is_available():
         raise RuntimeError(
-            "[init_process_group] backend='nccl' needs a CUDA device and NCCL, and this machine "
+            f"[{name}] backend='nccl' needs a CUDA device and NCCL, and this machine "
             "has no CUDA device; use backend='gloo' with CPU tensors"
         )
-    raise RuntimeError(
-        "[init_process_group] backend='nccl' is not built into oneflow_like yet; "
-        "use backend='gloo' with CPU tensors"
-    )
+    why = _C._nccl_unavailable()
+    if why:
+        raise RuntimeError(f"[{name}] backend='nccl' is unavailable: {why}")
+
+
+_ROUTED = "cpu:gloo,cuda:nccl"
+
+
+def _parse_backend(name, backend):
+    """'gloo', 'nccl' or 'cpu:gloo,cuda:nccl' (torch's device:backend list; a list without a
+    cuda:nccl entry means gloo)."""
+    b = str(backend or "gloo").lower().replace(" ", "")
+    if ":" not in b:
+        if b not in ("gloo", "nccl"):
+            raise ValueError(
+                f"[{name}] unknown backend {backend!r}: use 'gloo', 'nccl' or '{_ROUTED}'"
+            )
+        return b
+    pairs = {}
+    for part in b.split(","):
+        device, _, be = part.partition(":")
+        if (
+            device not in ("cpu", "cuda")
+            or be not in ("gloo", "nccl")
+            or (device, be)
+            == (
+                "cpu",
+                "nccl",
+            )
+        ):
+            raise ValueError(
+                f"[{name}] unsupported backend {backend!r}: use 'gloo', 'nccl' or '{_ROUTED}'"
+            )
+        pairs[device] = be
+    if pairs.get("cuda") != "nccl":
+        return "gloo"
+    return _ROUTED if "cpu" in pairs else "nccl"
+
+
+def _nccl_device(name, device_id, rank):
+    """This rank's CUDA device: device_id when given, else LOCAL_RANK (or the rank) modulo the
+    device count, as torch does."""
+    import oneflow_like as flow
+
+    count = flow.cuda.device_count()
+    if device_id is None:
+        return int(os.environ.get("LOCAL_RANK", rank)) % count
+    if isinstance(device_id, int):
+        index = device_id
+    else:
+        d = _C.device(device_id) if isinstance(device_id, str) else device_id
+        if d.type != "cuda":
+            raise ValueError(f"[{name}] device_id must be a CUDA device: got {device_id}")
+        index = d.index
+    if not 0 <= index < count:
+        raise ValueError(
+            f"[{name}] device_id {device_id} is not a CUDA device of this machine "
+            f"({count} device(s))"
+        )
+    return index
+
+
+class _RoutedGroup:
+    """backend='cpu:gloo,cuda:nccl': a Gloo and an NCCL group over the same ranks (the NCCL one
+    meets through the Gloo one's store); each collective goes to the NCCL group when its tensor is
+    on CUDA, else to Gloo. Barriers and nn.Graph's collectives use Gloo."""
+
+    def __init__(self, gloo, nccl):
+        self.gloo, self.nccl = gloo, nccl
+
+    def _pick(self, t):
+        return self.nccl if t.is_cuda else self.gloo
+
+    def rank(self):
+        return self.gloo.rank()
+
+    def size(self):
+        return self.gloo.size()
+
+    def timeout(self):
+        return self.gloo.timeout()
+
+    def device(self):
+        return self.nccl.device()
+
+    def new_group(self, ranks, index, timeout):
+        return _RoutedGroup(
+            self.gloo.new_group(ranks, index, timeout), self.nccl.new_group(ranks, index, timeout)
+        )
+
+    def all_reduce(self, t, op, check=True):
+        return self._pick(t).all_reduce(t, op, check)
+
+    def all_reduce_op(self, t, op):
+        return self.gloo.all_reduce_op(t, op)
+
+    def broadcast_op(self, t, root):
+        return self.gloo.broadcast_op(t, root)
+
+    def broadcast(self, t, root):
+        return self._pick(t).broadcast(t, root)
+
+    def all_gather(self, outs, t):
+        return self._pick(t).all_gather(outs, t)
+
+    def reduce_scatter(self, out, ins, op):
+        return self._pick(out).reduce_scatter(out, ins, op)
+
+    def reduce(self, t, root, op):
+        return self._pick(t).reduce(t, root, op)
+
+    def gather(self, outs, t, root):
+        return self._pick(t).gather(outs, t, root)
+
+    def scatter(self, out, ins, root):
+        return self._pick(out).scatter(out, ins, root)
+
+    def send(self, t, dst, tag):
+        return self._pick(t).send(t, dst, tag)
+
+    def recv(self, t, src, tag):
+        return self._pick(t).recv(t, src, tag)
+
+    def barrier(self):
+        return self.gloo.barrier()
+
+    def shutdown(self):
+        try:
+            self.nccl.shutdown()
+        finally:
+            self.gloo.shutdown()
+
+
+def _nccl_of(pg, tensor):
+    """The NCCL group that a collective of `pg` on `tensor` runs on (None: Gloo)."""
+    if isinstance(pg, _C._ProcessGroupNccl):
+        return pg
+    if isinstance(pg, _RoutedGroup) and tensor.is_cuda:
+        return pg.nccl
+    return None
+
+
+def _device_of(pg):
+    """Where `pg`'s own tensors (object collectives, DDP's checks) live: its CUDA device for an
+    NCCL group, else the CPU (Gloo takes those, also in 'cpu:gloo,cuda:nccl')."""
+    if isinstance(pg, _C._ProcessGroupNccl):
+        return f"cuda:{pg.device()}"
+    return "cpu"
 
 
 def init_process_group(
@@ -222,13 +372,9 @@ def init_process_group(
     name = "init_process_group"
     if _pg is not None:
         raise RuntimeError(f"[{name}] trying to initialize the default process group twice")
-    backend = Backend(backend or "gloo")
-    if backend.startswith("cpu:") or ":" in backend:  # "cpu:gloo,cuda:nccl"
-        backend = Backend("gloo")
-    if backend == Backend.NCCL:
-        _check_nccl()
+    backend = Backend(_parse_backend(name, backend))
     if backend != Backend.GLOO:
-        raise ValueError(f"[{name}] unknown backend {backend!r}: use 'gloo'")
+        _check_nccl(name)
     if store is not None:
         raise NotImplementedError(f"[{name}] store= is not supported; use init_method")
     init_method = init_method or "env://"
@@ -254,7 +400,21 @@ def init_process_group(
     except ValueError:
         raise ValueError(f"[{name}] the master port must be an integer: got {port!r}") from None
     check = os.environ.get("ONEFLOW_LIKE_DIST_CHECK", "1") != "0"
-    _pg = _C._ProcessGroupGloo(host, port, int(rank), int(world_size), _seconds(timeout), check)
+    rank, world_size, seconds = int(rank), int(world_size), _seconds(timeout)
+    if backend == Backend.NCCL:
+        device = _nccl_device(name, device_id, rank)
+        _pg = _C._ProcessGroupNccl(host, port, rank, world_size, seconds, device)
+    elif backend == _ROUTED:
+        device = _nccl_device(name, device_id, rank)
+        gloo = _C._ProcessGroupGloo(host, port, rank, world_size, seconds, check)
+        try:
+            nccl = _C._ProcessGroupNccl.over_gloo(gloo, device)
+        except BaseException:
+            gloo.shutdown()
+            raise
+        _pg = _RoutedGroup(gloo, nccl)
+    else:
+        _pg = _C._ProcessGroupGloo(host, port, rank, world_size, seconds, check)
     _backend = backend
 
 
@@ -460,6 +620,45 @@ def irecv(tensor, src=None, group=None, tag=0):
     return pg and pg.recv(tensor, _grank("irecv", group, src, "src"), int(tag))
 
 
+class P2POp:
+    """One send or receive of batch_isend_irecv: `op` is isend or irecv, `peer` a global rank."""
+
+    def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        if op not in (isend, irecv):
+            raise ValueError(
+                f"[P2POp] op must be oneflow_like.distributed.isend or irecv: got {op!r}"
+            )
+        if peer is None:
+            if group_peer is None:
+                raise ValueError("[P2POp] needs a peer (a global rank) or group_peer")
+            peer = get_global_rank(group, group_peer)
+        self.op, self.tensor, self.peer, self.group, self.tag = op, tensor, int(peer), group, tag
+
+    def __repr__(self):
+        return f"P2POp({self.op.__name__}, {self.tensor.dtype}{list(self.tensor.shape)}, peer={self.peer})"
+
+
+def batch_isend_irecv(p2p_op_list):
+    """Issues the sends and receives together and returns their work handles (one per op). On
+    NCCL they form one NCCL group call, so they may pair with each other (a rank with itself
+    included); on Gloo each runs as isend / irecv."""
+    ops = list(p2p_op_list)
+    if not ops or not all(isinstance(o, P2POp) for o in ops):
+        raise ValueError("[batch_isend_irecv] needs a non-empty list of P2POp")
+    group = ops[0].group
+    if any(o.group is not group for o in ops):
+        raise ValueError("[batch_isend_irecv] every P2POp must use the same group")
+    pg = _group("batch_isend_irecv", group)
+    if pg is None:
+        return []
+    nccl = _nccl_of(pg, ops[0].tensor)
+    if nccl is None:
+        return [o.op(o.tensor, o.peer, o.group, o.tag) for o in ops]
+    peers = [_grank("batch_isend_irecv", group, o.peer, "peer") for o in ops]
+    work = nccl.batch_send_recv([o.op is isend for o in ops], [o.tensor for o in ops], peers)
+    return [work] * len(ops)
+
+
 def barrier(group=None, async_op=False, device_ids=None):
     """Returns once every rank has reached it (bounded by the group's timeout)."""
     pg = _group("barrier", group)
@@ -472,15 +671,19 @@ def new_group(
     """A sub-group of the global `ranks` (all ranks when None). As in torch, every rank of the
     default group calls new_group with the same ranks, in the same order of calls; the members
     connect a Gloo group of their own (its own timeout, default the default group's), the
-    others get a handle on which collectives do nothing. With use_local_synchronization=True
+    others get a handle on which collectives do nothing. The sub-group has the default group's
+    backend (Gloo, NCCL on this rank's device, or both). With use_local_synchronization=True
     only the members call it (in the same order among themselves for the same ranks): the
     group's rendezvous key comes from its ranks and the count of such calls for those ranks."""
     name = "new_group"
     world = _default_group(name)
-    if backend is not None and Backend(backend) == Backend.NCCL:
-        _check_nccl()
-    if backend is not None and Backend(backend) != Backend.GLOO:
-        raise ValueError(f"[{name}] unknown backend {backend!r}: use 'gloo'")
+    if backend is not None:
+        wanted = _parse_backend(name, backend)
+        if wanted != _backend and _backend != _ROUTED:
+            raise ValueError(
+                f"[{name}] backend={backend!r}: a sub-group uses the default group's backend "
+                f"({_backend!r}); init_process_group('{_ROUTED}') makes groups for both"
+            )
     members = list(range(world.size())) if ranks is None else sorted(int(r) for r in ranks)
     if len(set(members)) != len(members) or not members:
         raise ValueError(f"[{name}] ranks must be distinct and non-empty: got {ranks}")
@@ -512,27 +715,31 @@ _new_group_count = [0]  # new_group calls on this rank (every rank counts alike)
 _local_group_count = {}  # use_local_synchronization calls on this rank, by their ranks
 
 
-def _to_bytes_tensor(obj):
+def _bytes_tensor(data, device, size=None):
+    """`data` (bytes) as a uint8 tensor on `device`, zero-padded to `size` bytes (padded here, so
+    a CUDA tensor needs only the copy)."""
     import oneflow_like as flow
 
-    data = np.frombuffer(pickle.dumps(obj), dtype=np.uint8).copy()
-    return flow.from_numpy(data), data.size
+    buf = np.zeros(max(len(data), size or 0), dtype=np.uint8)
+    buf[: len(data)] = np.frombuffer(data, dtype=np.uint8)
+    return flow.from_numpy(buf).to(device)
 
 
 def all_gather_object(object_list, obj, group=None):
-    """object_list[r] = rank r's picklable `obj` (sizes first, then the padded pickles)."""
+    """object_list[r] = rank r's picklable `obj` (sizes first, then the padded pickles; on the
+    group's CUDA device with NCCL)."""
     import oneflow_like as flow
 
     pg = _group("all_gather_object", group)
     if pg is None:
         return None
-    t, n = _to_bytes_tensor(obj)
-    sizes = [flow.zeros(1, dtype=flow.int64) for _ in range(pg.size())]
-    all_gather(sizes, flow.tensor([n]), group=group)
+    dev = _device_of(pg)
+    data = pickle.dumps(obj)
+    sizes = [flow.zeros(1, dtype=flow.int64).to(dev) for _ in range(pg.size())]
+    all_gather(sizes, flow.tensor([len(data)]).to(dev), group=group)
     longest = max(int(s.item()) for s in sizes)
-    padded = flow.zeros(longest, dtype=flow.uint8)
-    padded[:n] = t
-    outs = [flow.zeros(longest, dtype=flow.uint8) for _ in range(pg.size())]
+    padded = _bytes_tensor(data, dev, longest)
+    outs = [flow.zeros(longest, dtype=flow.uint8).to(dev) for _ in range(pg.size())]
     all_gather(outs, padded, group=group)
     for r, (o, s) in enumerate(zip(outs, sizes)):
         object_list[r] = pickle.loads(o.numpy()[: int(s.item())].tobytes())
@@ -545,10 +752,12 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
     pg = _group("broadcast_object_list", group)
     if pg is None:
         return None
-    t, n = _to_bytes_tensor(list(object_list))
-    size = flow.tensor([n])
+    dev = _device_of(pg)
+    data = pickle.dumps(list(object_list))
+    t = _bytes_tensor(data, dev)
+    size = flow.tensor([len(data)]).to(dev)
     broadcast(size, src, group=group)
     mine = pg.rank() == _grank("broadcast_object_list", group, src, "src")
-    buf = t if mine else flow.zeros(int(size.item()), dtype=flow.uint8)
+    buf = t if mine else flow.zeros(int(size.item()), dtype=flow.uint8).to(dev)
     broadcast(buf, src, group=group)
     object_list[:] = pickle.loads(buf.numpy().tobytes())

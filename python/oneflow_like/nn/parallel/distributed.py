@@ -6,8 +6,9 @@ order (roughly the order backward produces their gradients), one flat tensor per
 on each parameter copies its gradient into its slice of the bucket and hands back that slice as
 `.grad` (gradients are views into the bucket); when a bucket's last gradient arrives its
 all-reduce (average) is issued asynchronously, in bucket order on every rank, while backward
-goes on issuing the remaining gradients: the VM runs the collective on its own stream, in
-parallel with the rest of backward. When backward returns, the remaining buckets are reduced
+goes on issuing the remaining gradients: the VM runs the collective on its own stream (Gloo) or
+enqueues it on the device's compute stream behind the gradient kernels (NCCL), in parallel with
+the rest of backward. When backward returns, the remaining buckets are reduced
 and all reductions waited for (so a failed rank raises from loss.backward()).
 
 Inside nn.Graph (a graph whose build() runs backward through this module) the same buckets
@@ -29,11 +30,11 @@ from oneflow_like.nn.modules.module import Module
 
 
 class _Bucket:
-    def __init__(self, index, params, dtype):
+    def __init__(self, index, params, dtype, device):
         self.index = index
         self.params = params  # [(name, param)]
         numels = [p.numel() for _, p in params]
-        self.flat = flow.zeros(sum(numels), dtype=dtype)
+        self.flat = flow.zeros(sum(numels), dtype=dtype).to(device)
         self.views, off = [], 0
         for (_, p), n in zip(params, numels):
             self.views.append(self.flat[off : off + n].view(p.shape))
@@ -46,7 +47,8 @@ class DistributedDataParallel(Module):
     """Wraps `module` (kept as .module). Arguments follow torch.nn.parallel's (process_group: a
     group from dist.new_group, default the world); device_ids,
     output_device, gradient_as_bucket_view and static_graph are accepted (gradients are always
-    bucket views; CPU tensors only)."""
+    bucket views). CPU parameters reduce over Gloo, CUDA ones over NCCL (the module on this
+    rank's device: LOCAL_RANK % device count)."""
 
     def __init__(
         self,
@@ -86,12 +88,12 @@ class DistributedDataParallel(Module):
         self.bucket_cap_mb = 25 if bucket_cap_mb is None else bucket_cap_mb
         self.require_backward_grad_sync = True
         self._named = [(n, p) for n, p in module.named_parameters() if p.requires_grad]
+        self._pg = dist._group("DistributedDataParallel", process_group)
         if init_sync:
             self._sync_from_rank0([p for _, p in module.named_parameters()])
             self._sync_from_rank0(list(module.buffers()))
         self._buckets = self._make_buckets()
         self._check_bucket_layout()
-        self._pg = dist._group("DistributedDataParallel", process_group)
         self._where = {}  # id(param) -> (bucket, slot)
         for b in self._buckets:
             for i, (_, p) in enumerate(b.params):
@@ -114,20 +116,22 @@ class DistributedDataParallel(Module):
         buckets, cur, size = [], [], 0
         for name, p in reversed(self._named):
             nbytes = p.numel() * p.element_size()
-            if cur and (size + nbytes > cap or p.dtype != cur[0][1].dtype):
+            first = cur[0][1] if cur else None
+            if cur and (size + nbytes > cap or p.dtype != first.dtype or p.device != first.device):
                 buckets.append(cur)
                 cur, size = [], 0
             cur.append((name, p))
             size += nbytes
         if cur:
             buckets.append(cur)
-        return [_Bucket(i, ps, ps[0][1].dtype) for i, ps in enumerate(buckets)]
+        return [_Bucket(i, ps, ps[0][1].dtype, ps[0][1].device) for i, ps in enumerate(buckets)]
 
     def _check_bucket_layout(self):
         """Every rank must bucket the same parameters the same way (the construction-time
         broadcasts already compared each parameter's shape and dtype between ranks): then the
         buckets' all-reduces can skip the per-op signature exchange."""
         mine = flow.tensor([len(self._buckets)] + [b.flat.numel() for b in self._buckets])
+        mine = mine.to(self._dist._device_of(self._pg))  # the group's own device (NCCL: CUDA)
         rank0 = mine.clone()
         self._dist.broadcast(
             rank0, self._src, group=self._group
