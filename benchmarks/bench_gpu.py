@@ -121,17 +121,19 @@ def graph_step_time(spec, device, iters):
 
 
 def torch_compiled_step_time(torch, spec, device, iters):
-    """Seconds per step of the same training step under torch.compile(mode="reduce-overhead")
-    (CUDA graphs), after enough calls to record them."""
+    """Seconds per step with the model under torch.compile(mode="reduce-overhead") (CUDA graphs
+    for its forward and backward), the loss, backward call and SGD step as a script writes them,
+    after enough calls to record the graphs."""
     model, opt, x, y, loss_fn = _setup(torch, spec, device)
+    compiled = torch.compile(model, mode="reduce-overhead")
 
-    @torch.compile(mode="reduce-overhead")
     def step():
+        # a new CUDA-graph step each call: the previous step's outputs may be overwritten
+        torch.compiler.cudagraph_mark_step_begin()
         opt.zero_grad(set_to_none=False)
-        loss = loss_fn(model(x), y)
+        loss = loss_fn(compiled(x), y)
         loss.backward()
         opt.step()
-        return loss
 
     return timed(step, torch.cuda.synchronize, iters, warmup=6)
 

@@ -47,6 +47,7 @@ Status AccessBlobByCallbackInstructionPolicy::Prepare(Instruction*) {
 
 Status AccessBlobByCallbackInstructionPolicy::Compute(Instruction* instr) {
   Status s = instr->input_error();
+  if (s.ok()) s = before_;
   if (s.ok() && mode_ == AccessMode::kWrite) s = blob_->EnsureAllocated();
   if (s.ok()) {
     if (!blob_->allocated()) {

@@ -109,9 +109,13 @@ class AccessBlobByCallbackInstructionPolicy : public InstructionPolicy {
   Status Compute(Instruction* instr) override;
   std::string DebugName(const Instruction&) const override { return "access_blob_by_callback"; }
   int64_t CostHint() const override { return static_cast<int64_t>(blob_->bytes() / 4); }
+  // The stream found `s` before the callback ran (a device error, a deferred device check): the
+  // callback is skipped and the access fails with it.
+  void FailBefore(Status s) { before_ = std::move(s); }
 
  private:
   BlobPtr blob_;
+  Status before_;
   AccessMode mode_;
   Callback cb_;
   std::shared_ptr<SyncPoint> sync_;

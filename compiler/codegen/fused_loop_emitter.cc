@@ -82,6 +82,15 @@ StatusOr<KernelSource> EmitFusionKernel(const HloInstruction& fusion, const std:
       return src;
     }
   }
+  if (dialect == KernelDialect::kCuda && roots.size() == 1 &&
+      roots[0]->opcode() == HloOpcode::kReduce) {
+    ASSIGN_OR_RETURN(std::optional<std::string> warp, codegen::EmitWarpReduction(roots[0]));
+    if (warp) {
+      src.num_elements *= codegen::kWarpReductionLanes;  // threads: one warp per output element
+      src.code = absl::StrCat(header, *warp, "}\n");
+      return src;
+    }
+  }
   ASSIGN_OR_RETURN(std::string loop, codegen::EmitElementLoop(roots, dialect));
   src.code = absl::StrCat(header, loop, "}\n");
   return src;

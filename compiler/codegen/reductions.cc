@@ -135,20 +135,28 @@ StatusOr<std::pair<std::string, int64_t>> EmitReductionRows(const HloInstruction
                         int64_t{1});
 }
 
-Status EmitElementReduction(LoopEmitter& e, const HloInstruction* r, const LoopEmitter::Index& idx,
-                            int64_t k) {
+namespace {
+
+int64_t ReducedElements(const HloInstruction* r) {
+  int64_t n = 1;
+  for (int64_t d : r->dimensions()) n *= r->operand(0)->shape().dim(d);
+  return n;
+}
+
+// `acc` (declared and initialised by the caller) combined with the reduced positions
+// first, first + step, ... of output element `idx` (step 1: `++r`).
+Status EmitAccumulation(LoopEmitter& e, const HloInstruction* r, const LoopEmitter::Index& idx,
+                        const std::string& acc, const std::string& first, int64_t step) {
   const ReduceKind kind = r->GetReduceKind();
-  if (kind == ReduceKind::kNone) return Unimplemented("[codegen] reduce without a known kind");
   ASSIGN_OR_RETURN(std::string T, CType(r->shape().dtype()));
   const HloInstruction* x = r->operand(0);
   const DimVector& rd = r->dimensions();
   DimVector reduced_sizes, sorted_rd(rd.begin(), rd.end());
   std::sort(sorted_rd.begin(), sorted_rd.end());
   for (int64_t d : sorted_rd) reduced_sizes.push_back(x->shape().dim(d));
-  ASSIGN_OR_RETURN(std::string init, e.Emit(r->operand(1), LoopEmitter::Index{}));
-  std::string acc = e.Var("acc"), rv = e.Var("r");
-  e.Line(absl::StrCat(T, " ", acc, " = ", init, ";"));
-  e.Line(absl::StrCat("for (int64_t ", rv, " = 0; ", rv, " < ", Product(reduced_sizes), "; ++", rv,
+  std::string rv = e.Var("r");
+  e.Line(absl::StrCat("for (int64_t ", rv, " = ", first, "; ", rv, " < ", Product(reduced_sizes),
+                      "; ", step == 1 ? absl::StrCat("++", rv) : absl::StrCat(rv, " += ", step),
                       ") {"));
   e.indent() += 2;
   auto saved = e.cache;
@@ -170,8 +178,47 @@ Status EmitElementReduction(LoopEmitter& e, const HloInstruction* r, const LoopE
   e.cache = saved;
   e.indent() -= 2;
   e.Line("}");
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Status EmitElementReduction(LoopEmitter& e, const HloInstruction* r, const LoopEmitter::Index& idx,
+                            int64_t k) {
+  if (r->GetReduceKind() == ReduceKind::kNone)
+    return Unimplemented("[codegen] reduce without a known kind");
+  ASSIGN_OR_RETURN(std::string T, CType(r->shape().dtype()));
+  ASSIGN_OR_RETURN(std::string init, e.Emit(r->operand(1), LoopEmitter::Index{}));
+  std::string acc = e.Var("acc");
+  e.Line(absl::StrCat(T, " ", acc, " = ", init, ";"));
+  RETURN_IF_ERROR(EmitAccumulation(e, r, idx, acc, "0", 1));
   e.Line(absl::StrCat("o", k, "[i] = ", acc, ";"));
   return absl::OkStatus();
+}
+
+StatusOr<std::optional<std::string>> EmitWarpReduction(const HloInstruction* r) {
+  const ReduceKind kind = r->GetReduceKind();
+  const DType t = r->shape().dtype();
+  if (kind != ReduceKind::kAdd && kind != ReduceKind::kMul && kind != ReduceKind::kMax &&
+      kind != ReduceKind::kMin)
+    return std::optional<std::string>();
+  if ((t != DType::kF32 && t != DType::kF64) || ReducedElements(r) < kWarpReductionMin)
+    return std::optional<std::string>();
+  LoopEmitter e(KernelDialect::kCuda);
+  ASSIGN_OR_RETURN(std::string T, CType(t));
+  LoopEmitter::Index idx = e.Decompose("i", r->shape().dims());
+  ASSIGN_OR_RETURN(std::string init, e.Emit(r->operand(1), LoopEmitter::Index{}));
+  std::string acc = e.Var("acc");
+  e.Line(absl::StrCat(T, " ", acc, " = ", Identity(kind, T), ";"));
+  RETURN_IF_ERROR(EmitAccumulation(e, r, idx, acc, "lane", kWarpReductionLanes));
+  e.Line(absl::StrCat(
+      "for (int off = ", kWarpReductionLanes / 2, "; off > 0; off >>= 1) ", acc, " = ",
+      Combine(kind, acc, absl::StrCat("__shfl_down_sync(0xffffffffu, ", acc, ", off)"), T), ";"));
+  e.Line(absl::StrCat("if (lane == 0) o0[i] = ", Combine(kind, init, acc, T), ";"));
+  return std::make_optional(absl::StrCat(
+      "  const int64_t gi = begin + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;\n",
+      "  const int64_t i = gi / ", kWarpReductionLanes, ";\n", "  const int lane = (int)(gi % ",
+      kWarpReductionLanes, ");\n", "  if (gi < end) {\n", e.body(), "  }\n"));
 }
 
 }  // namespace oneflow_like::hlo::codegen

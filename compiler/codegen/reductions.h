@@ -2,6 +2,7 @@
 // C++ row loops (`EmitReductionRows`) and the per-element form (`EmitElementReduction`, the CUDA
 // dialect's and the C++ fallback's: one sequential accumulator per output element).
 #pragma once
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -20,5 +21,14 @@ StatusOr<std::pair<std::string, int64_t>> EmitReductionRows(const HloInstruction
 // positions in row-major order, combined sequentially after the init value.
 Status EmitElementReduction(LoopEmitter& e, const HloInstruction* r, const LoopEmitter::Index& idx,
                             int64_t k);
+// CUDA, a fusion whose one root is this f32/f64 add/mul/max/min reduce over at least
+// kWarpReductionMin elements: the kernel body of one warp per output element (the thunk must
+// launch kWarpReductionLanes threads per element: blocks and launch ranges are multiples of 32,
+// so a warp never straddles two elements). Lane l accumulates reduced positions l, l + 32, ...
+// from the identity, the lanes combine by __shfl_down_sync, lane 0 stores init (+) the result.
+// nullopt when the form does not apply (the per-element loop is used instead).
+inline constexpr int64_t kWarpReductionLanes = 32;
+inline constexpr int64_t kWarpReductionMin = 64;
+StatusOr<std::optional<std::string>> EmitWarpReduction(const HloInstruction* r);
 
 }  // namespace oneflow_like::hlo::codegen

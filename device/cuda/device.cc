@@ -140,6 +140,7 @@ CudaStream::~CudaStream() {
   if (cublaslt_) cublasLtDestroy(cublaslt_);
   if (cublas_) cublasDestroy(cublas_);
   if (workspace_) cudaFree(workspace_);
+  for (void* c : slot_chunks_) cudaFreeHost(c);
   cudaEventDestroy(done_);
   cudaStreamDestroy(stream_);
   (void)cudaGetLastError();
@@ -148,8 +149,87 @@ CudaStream::~CudaStream() {
 // Polls the event rather than blocking in cudaEventSynchronize so that the wait has a limit
 // (ONEFLOW_LIKE_CUDA_SYNC_TIMEOUT_S, default 600 s): a hung kernel becomes DeadlineExceeded
 // naming the stream instead of a hang. Yields for the first 200 us (short kernels), then sleeps.
+// Note [Deferred device checks]
+// Kernels that validate their inputs on the device (nll_loss's targets, integer division by zero)
+// used to copy the verdict back and wait for the stream, so every such op stalled the host until
+// the GPU caught up. Now they enqueue an asynchronous copy of the verdict into page-locked host
+// memory (DeferCheck) and return: the error is raised at the next sync point of this stream
+// (Synchronize: a host read of a tensor, flow.cuda.synchronize(), a kernel that must wait),
+// naming the op that found it, as PyTorch raises device-side errors at the next sync. A
+// Synchronize evaluates only the checks counted before it recorded its event, so every copy it
+// reads has completed. More than kMaxPendingChecks pending checks force a Synchronize.
+namespace {
+constexpr size_t kMaxPendingChecks = 1024;
+constexpr size_t kSlotsPerChunk = 128;
+}  // namespace
+
+Status CudaStream::DeferCheck(const void* device_data, size_t bytes, CheckVerdict verdict) {
+  if (bytes > kCheckBytes)
+    return Internal("[cuda:%d stream] a deferred check reads %d bytes, at most %d", device_,
+                    int64_t(bytes), int64_t(kCheckBytes));
+  bool full;
+  {
+    std::lock_guard<std::mutex> l(checks_mu_);
+    full = checks_.size() >= kMaxPendingChecks;
+  }
+  if (full) RETURN_IF_ERROR(Synchronize());
+  DeviceGuard g(device_);
+  char* slot = nullptr;
+  {
+    std::lock_guard<std::mutex> l(checks_mu_);
+    if (free_slots_.empty()) {
+      void* chunk = nullptr;
+      CUDA_RETURN_IF_ERROR(
+          cudaHostAlloc(&chunk, kSlotsPerChunk * kCheckBytes, cudaHostAllocDefault));
+      slot_chunks_.push_back(chunk);
+      for (size_t i = 0; i < kSlotsPerChunk; ++i)
+        free_slots_.push_back(static_cast<char*>(chunk) + i * kCheckBytes);
+    }
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  cudaError_t e = cudaMemcpyAsync(slot, device_data, bytes, cudaMemcpyDeviceToHost, stream_);
+  std::lock_guard<std::mutex> l(checks_mu_);
+  if (e != cudaSuccess) {
+    free_slots_.push_back(slot);
+    return CudaStatus(e, "cudaMemcpyAsync (deferred check)", __FILE__, __LINE__);
+  }
+  checks_.push_back({slot, std::move(verdict)});  // after the copy was enqueued
+  return Status();
+}
+
+size_t CudaStream::pending_checks() {
+  std::lock_guard<std::mutex> l(checks_mu_);
+  return checks_.size();
+}
+
+Status CudaStream::RunDeferredChecks(size_t n) {
+  if (n == 0) return Status();
+  std::vector<PendingCheck> done;
+  {
+    std::lock_guard<std::mutex> l(checks_mu_);
+    n = std::min(n, checks_.size());
+    done.assign(std::make_move_iterator(checks_.begin()),
+                std::make_move_iterator(checks_.begin() + n));
+    checks_.erase(checks_.begin(), checks_.begin() + n);
+  }
+  Status first;
+  for (PendingCheck& c : done) {
+    if (first.ok()) first = c.verdict(c.slot);
+  }
+  std::lock_guard<std::mutex> l(checks_mu_);
+  for (PendingCheck& c : done) free_slots_.push_back(c.slot);
+  return first;
+}
+
 Status CudaStream::Synchronize() {
   DeviceGuard g(device_);
+  size_t checks = 0;
+  {
+    // Counted before the event: each of these checks' copies was enqueued before it.
+    std::lock_guard<std::mutex> l(checks_mu_);
+    checks = checks_.size();
+  }
   CUDA_RETURN_IF_ERROR(cudaEventRecord(done_, stream_));
   static const double limit_s = [] {
     const char* v = std::getenv("ONEFLOW_LIKE_CUDA_SYNC_TIMEOUT_S");
@@ -159,7 +239,7 @@ Status CudaStream::Synchronize() {
   const auto t0 = std::chrono::steady_clock::now();
   for (;;) {
     cudaError_t e = cudaEventQuery(done_);
-    if (e == cudaSuccess) return Status();
+    if (e == cudaSuccess) return RunDeferredChecks(checks);
     if (e != cudaErrorNotReady) CUDA_RETURN_IF_ERROR(e);
     const double waited =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -11,8 +11,11 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "device/cuda/cuda_status.h"
 #include "oneflow_like/base/allocator.h"
@@ -61,8 +64,21 @@ class CudaStream final : public oneflow_like::Stream {
   // returns (the VM runs one instruction at a time per stream).
   StatusOr<void*> Workspace(size_t bytes);
 
+  // A device-side check read at the next synchronization instead of a wait now (Note [Deferred
+  // device checks], device.cc): the `bytes` (<= kCheckBytes) at `device_data` are copied, in
+  // stream order, into page-locked host memory (so the device buffer may be freed or reused by
+  // later work on this stream); the next Synchronize that finds this copy done passes them to
+  // `verdict` and fails with its error, if any (the first failing check's, in issue order).
+  static constexpr size_t kCheckBytes = 32;
+  using CheckVerdict = std::function<Status(const void* host_bytes)>;
+  Status DeferCheck(const void* device_data, size_t bytes, CheckVerdict verdict);
+  // Checks deferred and not yet read (tests).
+  size_t pending_checks();
+
  private:
   CudaStream(int device, cudaStream_t s, cudaEvent_t e) : device_(device), stream_(s), done_(e) {}
+  // The first `n` pending checks, after a Synchronize saw the work before them done.
+  Status RunDeferredChecks(size_t n);
   int device_;
   cudaStream_t stream_;
   cudaEvent_t done_;
@@ -71,6 +87,14 @@ class CudaStream final : public oneflow_like::Stream {
   cudnnHandle_t cudnn_ = nullptr;
   void* workspace_ = nullptr;
   size_t workspace_bytes_ = 0;
+  struct PendingCheck {
+    char* slot;  // kCheckBytes of page-locked host memory
+    CheckVerdict verdict;
+  };
+  std::mutex checks_mu_;
+  std::vector<PendingCheck> checks_;  // in issue order
+  std::vector<char*> free_slots_;
+  std::vector<void*> slot_chunks_;  // cudaHostAlloc'd, freed with the stream
 };
 
 // The CudaStream behind a kernel's ctx.stream(); Internal error if it is not a CUDA stream.

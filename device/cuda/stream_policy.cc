@@ -43,13 +43,14 @@ class CudaStreamPolicy : public vm::StreamPolicy {
 
   void Run(vm::Instruction* instr) override {
     const bool compute = role_ == vm::StreamRole::kCompute;
-    if (stream_ && compute &&
-        dynamic_cast<vm::AccessBlobByCallbackInstructionPolicy*>(instr->policy()) != nullptr) {
-      // The callback reads or writes the blob's device memory from the host.
+    auto* access = stream_ && compute
+                       ? dynamic_cast<vm::AccessBlobByCallbackInstructionPolicy*>(instr->policy())
+                       : nullptr;
+    if (access != nullptr) {
+      // The callback reads or writes the blob's device memory from the host: a sync point, where
+      // a device fault or a deferred device check (Note [Deferred device checks]) is raised.
       Status s = stream_->Synchronize();
-      if (!s.ok())
-        std::fprintf(stderr, "[cuda] device fault before %s: %s\n", instr->DebugName().c_str(),
-                     std::string(s.message()).c_str());
+      if (!s.ok()) access->FailBefore(std::move(s));
     }
     vm::ExecuteInstruction(instr);
     if (!stream_ || compute) return;

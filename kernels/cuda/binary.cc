@@ -56,15 +56,15 @@ Status RunTable(KernelContext& ctx, opdefs::BinaryId op, bool int_division,
   cudaError_t e =
       LaunchBinaryTable(op, ToScalarType(t), attrs, flag, loop, ops[0], ops[1], ops[2], s->get());
   if (e != cudaSuccess) return LaunchStatus(ctx.op(), e);
-  if (flag) {
-    int zero = 0;
-    if (cudaError_t c = cudaMemcpyAsync(&zero, flag, sizeof(int), cudaMemcpyDeviceToHost, s->get());
-        c != cudaSuccess)
-      return LaunchStatus(ctx.op(), c);
-    RETURN_IF_ERROR(s->Synchronize());
-    if (zero)
-      return InvalidArgument("[%s] ZeroDivisionError: integer division by zero (%s)", ctx.op(),
+  if (flag) {  // read at the stream's next sync point (Note [Deferred device checks])
+    std::string name = ctx.op();  // a copy: a graph's kernel call names the op in a temporary
+    return s->DeferCheck(flag, sizeof(int), [name, t](const void* host) {
+      int zero = 0;
+      std::memcpy(&zero, host, sizeof(zero));
+      if (zero == 0) return Status();
+      return InvalidArgument("[%s] ZeroDivisionError: integer division by zero (%s)", name,
                              DTypeName(t));
+    });
   }
   return Status();
 }

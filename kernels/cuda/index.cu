@@ -189,6 +189,20 @@ cudaError_t LaunchCheckIndices(const int64_t* idx, int64_t n, int64_t lo, int64_
   return cudaGetLastError();
 }
 
+namespace {
+__global__ void FetchFlaggedKernel(const int64_t* values, const unsigned long long* flag,
+                                   long long* value) {
+  const unsigned long long f = *flag;
+  *value = f == kNoBadIndex ? 0 : values[f];
+}
+}  // namespace
+
+cudaError_t LaunchFetchFlagged(const int64_t* values, const unsigned long long* flag,
+                               long long* value, cudaStream_t s) {
+  FetchFlaggedKernel<<<1, 1, 0, s>>>(values, flag, value);
+  return cudaGetLastError();
+}
+
 cudaError_t LaunchAccumulate(ScalarType t, bool serial, const LoopShape& loop, const Operand& out,
                              const Operand& in, cudaStream_t s) {
   if (loop.numel == 0) return cudaSuccess;

@@ -628,6 +628,43 @@ TEST_F(CudaKernels, NllLossBadTargetIsAnError) {
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
+// Device-side checks do not wait: the kernel returns at once and the stream's next Synchronize
+// reports the bad target (Note [Deferred device checks]); once reported, it is gone.
+TEST_F(CudaKernels, DeviceChecksAreReadAtTheNextSync) {
+  HostTensor lp = Random(DType::kF32, {4, 3}, -3, 0), tg = Random(DType::kI64, {4}, 0, 3);
+  reinterpret_cast<int64_t*>(tg.bytes.data())[2] = 7;
+  AttrMap a{{"reduction", int64_t(1)},
+            {"ignore_index", int64_t(-100)},
+            {"label_smoothing", 0.0},
+            {"has_weight", false}};
+  CachingAllocator* alloc = DeviceAllocator(0);
+  void *dl = *alloc->Allocate(lp.bytes.size()), *dt = *alloc->Allocate(tg.bytes.size()),
+       *dout = *alloc->Allocate(sizeof(float));
+  ASSERT_EQ(cudaMemcpy(dl, lp.bytes.data(), lp.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(dt, tg.bytes.data(), tg.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_TRUE(TestStream()->Synchronize().ok());
+  HostTensor out = Empty(DType::kF32, {});
+  TensorView in[2] = {ViewOf(lp, dl), ViewOf(tg, dt)}, o = ViewOf(out, dout);
+  KernelContext ctx("nll_loss", Device(DeviceType::kCUDA, 0), a, in, {&o, 1}, TestStream());
+  Status launched = (*kernels::FindKernel("nll_loss", DeviceType::kCUDA))(ctx);
+  EXPECT_TRUE(launched.ok()) << launched;  // no host wait inside the op
+  EXPECT_EQ(TestStream()->pending_checks(), 1u);
+  Status synced = TestStream()->Synchronize();
+  EXPECT_EQ(synced.code(), absl::StatusCode::kOutOfRange) << synced;
+  EXPECT_NE(synced.message().find("[nll_loss] target 7 out of range for 3 classes"),
+            std::string::npos)
+      << synced;
+  EXPECT_EQ(TestStream()->pending_checks(), 0u);
+  EXPECT_TRUE(TestStream()->Synchronize().ok());  // reported once
+  // A good target: the check passes at the sync.
+  reinterpret_cast<int64_t*>(tg.bytes.data())[2] = 1;
+  ASSERT_EQ(cudaMemcpy(dt, tg.bytes.data(), tg.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_TRUE((*kernels::FindKernel("nll_loss", DeviceType::kCUDA))(ctx).ok());
+  EXPECT_TRUE(TestStream()->Synchronize().ok());
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  for (void* p : {dl, dt, dout}) alloc->Deallocate(p);
+}
+
 TEST_F(CudaKernels, Embedding) {
   for (DType t : kFloat) {
     HostTensor w = Random(t, {10, 6}, -1, 1), idx = Random(DType::kI64, {3, 4}, 0, 10);

@@ -102,6 +102,10 @@ cudaError_t LaunchTernaryTable(opdefs::TernaryId op, ScalarType t, const opdefs:
 constexpr unsigned long long kNoBadIndex = ~0ull;
 cudaError_t LaunchCheckIndices(const int64_t* idx, int64_t n, int64_t lo, int64_t hi,
                                unsigned long long* flag, cudaStream_t stream);
+// *value = values[*flag] when *flag is not kNoBadIndex (one thread): the bad value itself, for
+// an error message read later (deferred checks, device/cuda CudaStream::DeferCheck).
+cudaError_t LaunchFetchFlagged(const int64_t* values, const unsigned long long* flag,
+                               long long* value, cudaStream_t stream);
 
 // ---- copy.cu / creation.cu ----
 // out (dtype `to`) = convert(in (dtype `from`)); any dtype pair; same conversion rules as the CPU.

@@ -1,6 +1,9 @@
 // CUDA kernels of the loss family (same op names, attrs, inputs and dtypes as kernels/cpu/loss.cc).
 // nll_loss(_grad): a target outside [0, C) that is not ignore_index is the CPU's OutOfRange
-// error (smallest position first), reported after the stream is done; nothing is written then.
+// error (smallest position first), reported at the stream's next sync point (deferred, so the
+// host never waits here); nothing is written then.
+#include <cstring>
+
 #include "kernels/cuda/kernel_util.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/loss.h"
@@ -29,26 +32,32 @@ NllGeom NllGeomOf(const NllLossAttrs& a, const Shape& s) {
   return g;
 }
 
-// Checks the targets on the device, runs `launch(flag, den)`, waits, reports the first bad target.
+// Checks the targets on the device, runs `launch(flag, den)` and returns without waiting: the
+// first bad target (position and value, copied in stream order) is reported at the stream's next
+// sync point (Note [Deferred device checks], device/cuda/device.cc), so a training step never
+// stalls the host here. The kernels skip a bad target's term, so nothing faults meanwhile.
 template <typename F>
 Status WithCheckedTargets(KernelContext& ctx, const char* op, ScalarType t, const NllGeom& g,
                           const int64_t* target, const void* w, F&& launch) {
   auto* s = static_cast<CudaStream*>(ctx.stream());
-  ASSIGN_OR_RETURN(void* p, ctx.AllocateTemp(2 * sizeof(unsigned long long)));
+  // [0] the first bad position (kNoBadIndex: none), [1] the denominator, [2] the bad value
+  ASSIGN_OR_RETURN(void* p, ctx.AllocateTemp(3 * sizeof(unsigned long long)));
   auto* flag = static_cast<unsigned long long*>(p);
   double* den = reinterpret_cast<double*>(flag + 1);
   RETURN_IF_ERROR(Launched(op, cudaMemsetAsync(flag, 0xff, sizeof(unsigned long long), s->get())));
   RETURN_IF_ERROR(Launched(op, LaunchNllCheck(t, g, target, w, flag, den, s->get())));
   RETURN_IF_ERROR(launch(flag, den));
-  unsigned long long bad = kNoBadIndex;
-  RETURN_IF_ERROR(
-      Launched(op, cudaMemcpyAsync(&bad, flag, sizeof(bad), cudaMemcpyDeviceToHost, s->get())));
-  RETURN_IF_ERROR(s->Synchronize());
-  if (bad == kNoBadIndex) return Status();
-  int64_t v = 0;
-  RETURN_IF_ERROR(Launched(op, cudaMemcpy(&v, target + bad, sizeof(v), cudaMemcpyDeviceToHost)));
-  // The CPU names nll_loss for both the loss and its gradient.
-  return OutOfRange("[nll_loss] target %d out of range for %d classes", v, g.c);
+  RETURN_IF_ERROR(Launched(
+      op, LaunchFetchFlagged(target, flag, reinterpret_cast<long long*>(flag + 2), s->get())));
+  const int64_t classes = g.c;
+  return s->DeferCheck(flag, 3 * sizeof(unsigned long long), [classes](const void* host) {
+    const auto* h = static_cast<const unsigned long long*>(host);
+    if (h[0] == kNoBadIndex) return Status();
+    int64_t v = 0;
+    std::memcpy(&v, h + 2, sizeof(v));
+    // The CPU names nll_loss for both the loss and its gradient.
+    return OutOfRange("[nll_loss] target %d out of range for %d classes", v, classes);
+  });
 }
 
 // nll_loss(logp, target [, weight]) -> loss.
