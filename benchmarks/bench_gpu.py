@@ -130,7 +130,9 @@ def torch_compiled_step_time(torch, spec, device, iters):
     def step():
         # a new CUDA-graph step each call: the previous step's outputs may be overwritten
         torch.compiler.cudagraph_mark_step_begin()
-        opt.zero_grad(set_to_none=False)
+        # set_to_none: last step's gradients are outputs of the backward's CUDA graph, which
+        # this step's replay overwrites; accumulating into them is refused
+        opt.zero_grad(set_to_none=True)
         loss = loss_fn(compiled(x), y)
         loss.backward()
         opt.step()
