@@ -282,6 +282,16 @@ TEST_F(CudaKernels, Matmul) {
     Compare("matmul", {}, {Random(t, {4, 0}, -3, 3), Random(t, {0, 5}, -3, 3)},
             {Random(t, {4, 5}, 1, 2)}, tol);
   }
+  // f16/bf16: cuBLAS accumulating in f32 against the CPU's oneDNN path (each rounds once).
+  for (DType t : {DType::kF16, DType::kBF16}) {
+    double tol = t == DType::kF16 ? 2e-3 : 1e-2;
+    Compare("matmul", {}, {Random(t, {33, 17}, -1, 1), Random(t, {17, 65}, -1, 1)},
+            {Empty(t, {33, 65})}, tol);
+    Compare("matmul", {{"alpha", 2.0}, {"beta", 0.5}},
+            {Random(t, {2, 3, 40, 30}, -1, 1, {0, 1200, 1, 40}),
+             Random(t, {3, 30, 20}, -1, 1, {600, 1, 30}), Random(t, {20}, -1, 1)},
+            {Empty(t, {2, 3, 40, 20})}, tol);
+  }
 }
 
 TEST_F(CudaKernels, ElementwiseLongTail) {

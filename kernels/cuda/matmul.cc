@@ -1,6 +1,7 @@
 // CUDA kernel of the linear algebra family (same op, attrs and dtypes as kernels/cpu):
 // out = beta * bias + alpha * (a @ b), batched with broadcast batch dims, strided operands.
-// f32/f64 go to cuBLAS (exact fp32 unless SetAllowTF32(true)); integers use matmul.cu.
+// f32/f64 go to cuBLAS (exact fp32 unless SetAllowTF32(true)); f16/bf16 too, accumulated in f32
+// (tensor cores), as the CPU's oneDNN path; integers use matmul.cu.
 // Row-major C = A B is computed as column-major C^T = B^T A^T; transposed views become
 // cuBLAS transpose flags, other layouts are packed into scratch first.
 #include "kernels/cuda/kernel_util.h"
@@ -57,7 +58,8 @@ Status Pack(KernelContext& ctx, DType t, const char* src, const Mat& m, void* ds
 Status Matmul(KernelContext& ctx) {
   const TensorView& out = ctx.output(0);
   DType t = out.dtype;
-  bool is_float = t == DType::kF32 || t == DType::kF64;
+  const bool half = t == DType::kF16 || t == DType::kBF16;
+  bool is_float = t == DType::kF32 || t == DType::kF64 || half;
   if (!is_float && !IntGemmSupported(ToScalarType(t)))
     return TypeError("[matmul] not supported for %s on cuda", DTypeName(t));
   auto* stream = static_cast<CudaStream*>(ctx.stream());
@@ -74,8 +76,12 @@ Status Matmul(KernelContext& ctx) {
     LoopShape loop;
     Operand ops[2];
     RETURN_IF_ERROR(MakeLoop("matmul", out.shape, {&out, &bias}, &loop, ops));
-    cudaError_t e = LaunchBinaryScalarTable(opdefs::BinaryId::mul_scalar, ToScalarType(t), beta,
-                                            loop, ops[0], ops[1], stream->get());
+    // f16/bf16 (no elementwise arithmetic on the device): out = bias, and the GEMM's beta scales
+    // it in f32 (below)
+    cudaError_t e =
+        half ? LaunchCast(ToScalarType(t), ToScalarType(t), loop, ops[0], ops[1], stream->get())
+             : LaunchBinaryScalarTable(opdefs::BinaryId::mul_scalar, ToScalarType(t), beta, loop,
+                                       ops[0], ops[1], stream->get());
     if (e != cudaSuccess) return LaunchStatus("matmul", e);
   } else if (k == 0) {
     CUDA_RETURN_IF_ERROR(cudaMemsetAsync(out.data, 0, out.numel() * elem, stream->get()));
@@ -99,14 +105,21 @@ Status Matmul(KernelContext& ctx) {
   if (is_float) {
     ASSIGN_OR_RETURN(h, stream->cublas());
   }
-  const float alpha_f = static_cast<float>(alpha), one_f = 1.0f, zero_f = 0.0f;
+  const float alpha_f = static_cast<float>(alpha), one_f = 1.0f, zero_f = 0.0f,
+              beta_f = static_cast<float>(beta);
   const double one_d = 1.0, zero_d = 0.0;
   const cublasOperation_t op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N,
                           op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
   // `count` products whose operands lie sa / sb bytes apart and whose outputs follow each other.
   auto gemm = [&](const char* a, const char* b, char* c, int64_t sa, int64_t sb,
                   int64_t count) -> Status {
-    if (t == DType::kF32) {
+    if (half) {
+      const cudaDataType_t ht = t == DType::kF16 ? CUDA_R_16F : CUDA_R_16BF;
+      CUBLAS_RETURN_IF_ERROR(
+          cublasGemmStridedBatchedEx(h, op_b, op_a, n, m, k, &alpha_f, b, ht, ldb, sb / elem, a, ht,
+                                     lda, sa / elem, has_bias ? &beta_f : &zero_f, c, ht, n, m * n,
+                                     count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    } else if (t == DType::kF32) {
       cublasComputeType_t ct = AllowTF32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
       CUBLAS_RETURN_IF_ERROR(cublasGemmStridedBatchedEx(
           h, op_b, op_a, n, m, k, &alpha_f, b, CUDA_R_32F, ldb, sb / elem, a, CUDA_R_32F, lda,

@@ -121,6 +121,8 @@ StatusOr<TensorList> MatmulGrad(const GradContext& c) {
 #define OFL_MATMUL_STRIDED_strided true
 #define OFL_MATMUL_STRIDED_contiguous false
 #define OFL_MATMUL_LOWP_cpu kLowPrecisionCPU  // bf16/f16 through oneDNN (kernels/cpu/matmul.cc)
+// ... and through cuBLAS on CUDA (kernels/cuda/matmul.cc: f32 accumulation, tensor cores)
+#define OFL_MATMUL_LOWP_all kLowPrecisionAll
 #define OFL_MATMUL_LOWP_none 0
 // clang-format off
 #define OFL_ATTRS(...)
