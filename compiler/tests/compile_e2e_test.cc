@@ -4,6 +4,7 @@
 #include <limits>
 #include <random>
 
+#include "compiler/device_compile.h"
 #include "compiler/tests/e2e_test_util.h"
 
 namespace oneflow_like::hlo {
@@ -380,6 +381,19 @@ TEST(CompileE2ETest, BadModulesAreErrorsNotCrashes) {
   auto exe = Compile(std::move(m).value());
   ASSERT_FALSE(exe.ok());
   EXPECT_TRUE(Contains(std::string(exe.status().message()), "[pass verifier]")) << exe.status();
+}
+
+// A device type whose backend is not linked (this test links the CPU compiler only) is a clear
+// Unimplemented error naming the device, not a crash or a CPU executable.
+TEST(CompileE2ETest, CompileForDeviceWithoutABackendNamesTheDevice) {
+  auto m = ParseHloModule(
+      "HloModule dev\nENTRY %e {\n  %x = f32[4] parameter(0)\n  ROOT %y = f32[4] negate(%x)\n}");
+  ASSERT_TRUE(m.ok());
+  auto exe = CompileForDevice(std::move(m).value(), CompileOptions(), Device(DeviceType::kCUDA, 1));
+  ASSERT_FALSE(exe.ok());
+  EXPECT_EQ(exe.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_TRUE(Contains(std::string(exe.status().message()), "no compiler for cuda:1"))
+      << exe.status();
 }
 
 }  // namespace

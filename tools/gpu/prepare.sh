@@ -3,7 +3,8 @@
 # machine needs and packs it into the git-ignored folder .gpu/ (one .tar.xz, well under the device
 # tool's 64 MiB carry limit):
 #   bin/  the CUDA C++ test binaries (cuda_api_test, device_test, kernels_test and the compiler's
-#         GPU backend: gpu_executable_test, gpu_compile_test, nvrtc_test)
+#         GPU backend: gpu_executable_test, gpu_compile_test, nvrtc_test) and the public C++
+#         API's api_test (its CUDA cases; liboneflow_like.so travels in lib/)
 #   py/   _C.so built for CPython 3.12 (the GPU machine's interpreter) + liboneflow_like_runtime.so
 #   lib/  every shared library those need that the GPU machine lacks (oneDNN, OpenBLAS, Gloo,
 #         abseil, ...); glibc, libstdc++ and the CUDA libraries (cudart, cuBLAS(Lt), cuDNN) are the
@@ -34,7 +35,7 @@ PYBIND11_VERSION=2.13.6
 
 TESTS=(//device/cuda:cuda_api_test //device/cuda:device_test //kernels/cuda:kernels_test
   //compiler/backends/gpu:gpu_executable_test //compiler/backends/gpu:gpu_compile_test
-  //compiler/backends/gpu:nvrtc_test)
+  //compiler/backends/gpu:nvrtc_test //tests/cpp:api_test)
 BINS=()
 for t in "${TESTS[@]}"; do p=${t#//}; BINS+=("bazel-bin/${p%%:*}/${p##*:}"); done
 echo "== building the CUDA test binaries and the runtime (--config=cuda)"

@@ -3,12 +3,13 @@
 # tools/gpu/prepare.sh, here). Unpacks the bundle, points the loader at it and at the machine's
 # CUDA libraries (its PyTorch venv's nvidia-* wheels), then runs, each under a time limit:
 #   1. the CUDA C++ tests (cuda_api_test, device_test, kernels_test: every CUDA kernel vs the CPU;
-#      the compiler's GPU backend: nvrtc_test, gpu_compile_test, gpu_executable_test)
+#      the compiler's GPU backend: nvrtc_test, gpu_compile_test, gpu_executable_test) and the
+#      public C++ API's api_test (added in session 15, not yet run on a GPU: its CUDA cases)
 #   2. the Python op tables on cuda (op_testing's checks with OFL_TEST_DEVICE=cuda); the NCCL
 #      process group at world size 1 (tests/python/test_distributed_nccl.py; libnccl.so.2 from
 #      the venv's nvidia-nccl-cu13 wheel, found through CUDA_DIRS below)
-#   3. nn.Graph on cuda (tests/python/test_graph_cuda.py: the compiler's GPU backend under the
-#      lazy runtime), then examples/train_digits.py --device cuda, eager then compiled
+#   3. nn.Graph on cuda, device errors at the next sync, mixed precision
+#      (tests/python/test_graph_cuda.py, test_cuda_async.py, test_cuda_amp.py), then examples/train_digits.py --device cuda, eager then compiled
 #   4. benchmarks/bench_gpu.py (beside torch in the same run)
 #   5. benchmarks/profile_gpu.py (kernels and CUDA runtime calls through CUPTI; its log only)
 # and prints one summary table. Each step's full log goes to $OUT/<step>.log when $OUT is set (the
@@ -74,6 +75,7 @@ EPOCHS=()
 BQ=()
 [ $QUICK = 1 ] && BQ=(--quick)
 step cuda_api_test ${T_API:-60} gtest_sum -- "$B/bin/cuda_api_test" --gtest_brief=1
+step cpp_api_test ${T_CPP:-120} gtest_sum -- env TEST_TMPDIR=$B "$B/bin/api_test" --gtest_brief=1
 step device_test ${T_DEV:-90} gtest_sum -- "$B/bin/device_test" --gtest_brief=1
 step kernels_test ${T_KER:-240} gtest_sum -- "$B/bin/kernels_test" --gtest_brief=1
 step gpu_compiler ${T_GPUC:-120} gtest_sum -- bash -c "'$B/bin/nvrtc_test' --gtest_brief=1 && '$B/bin/gpu_compile_test' --gtest_brief=1 && '$B/bin/gpu_executable_test' --gtest_brief=1"
