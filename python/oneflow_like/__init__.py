@@ -94,6 +94,9 @@ from . import (
 )  # noqa: E402,F401  (pure Python, ~30 ms together; errors surface here)
 
 
+from . import _torch_functions  # noqa: E402,F401  (as_tensor, tile, finfo, windows, ...)
+
+
 def mvlgamma(input, p):
     """torch.mvlgamma: the multivariate log-gamma function (= flow.special.multigammaln)."""
     return special.multigammaln(input, p)
