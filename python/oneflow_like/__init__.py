@@ -35,7 +35,7 @@ int = int32  # noqa: A001
 _C.float32, _C.int64, _C.bool = float32, int64, bool
 
 from . import _tensor  # noqa: E402,F401  (Python-level Tensor methods)
-from ._tensor import Size  # noqa: E402
+from ._tensor import Size, set_printoptions  # noqa: E402
 from ._generator import Generator  # noqa: E402
 from ._logical import all, allclose, any, isclose, isfinite, isinf, isnan  # noqa: E402,F401,A004
 from ._contract import diagonal, einsum, tensordot  # noqa: E402,F401

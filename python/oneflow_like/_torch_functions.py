@@ -415,6 +415,46 @@ def ldexp(input, other):
     return x * flow.pow(flow.full_like(x, 2.0), e.to(x.dtype))
 
 
+@_method
+def copysign(input, other):
+    """torch.copysign: |input| with the sign bit of other (so -0.0 counts as negative); floating
+    result (the default dtype for integer inputs)."""
+    x = input if input.dtype.is_floating_point else input.to(flow.get_default_dtype())
+    o = other if isinstance(other, flow.Tensor) else flow.tensor(float(other), device=x.device)
+    return flow.where(flow.signbit(o), -flow.abs(x), flow.abs(x))
+
+
+def _int_pair(name, a, b):
+    if not isinstance(b, flow.Tensor):
+        b = flow.tensor(b, device=a.device)
+    for t in (a, b):
+        if t.dtype.is_floating_point or t.dtype == flow.bool:
+            raise TypeError(f"[{name}] expects integer tensors, got {t.dtype}")
+    return flow.broadcast_tensors(a, b)
+
+
+@_method
+def gcd(input, other):
+    """torch.gcd: the greatest common divisor, elementwise (non-negative; gcd(0, 0) = 0), by
+    Euclid's algorithm on the whole tensor (at most ~90 rounds for int64)."""
+    a, b = _int_pair("gcd", input, other)
+    a, b = flow.abs(a), flow.abs(b)
+    while bool((b != 0).any()):
+        nz = b != 0
+        safe = flow.where(nz, b, flow.ones_like(b))
+        a, b = flow.where(nz, b, a), flow.where(nz, a % safe, b)
+    return a
+
+
+@_method
+def lcm(input, other):
+    """torch.lcm: the least common multiple, elementwise (0 when either is 0)."""
+    a, b = _int_pair("lcm", input, other)
+    g = gcd(a, b)
+    safe = flow.where(g == 0, flow.ones_like(g), g)
+    return flow.abs(a // safe * b)
+
+
 # ---- linear algebra spellings -----------------------------------------------------------------
 
 

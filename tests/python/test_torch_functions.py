@@ -257,3 +257,45 @@ def test_multinomial_draws_by_weight():
     with pytest.raises(ValueError, match=r"\[multinomial\] weights must be finite"):
         flow.multinomial(flow.tensor([1.0, -1.0]), 1)
     assert tuple(w.multinomial(2, True).shape) == (2,)
+
+
+def test_gcd_lcm_copysign_match_torch():
+    a = np.array([12, -18, 0, 7, 0, 2**40])
+    b = np.array([8, 27, 5, 0, 0, 6])
+    np.testing.assert_array_equal(
+        flow.gcd(flow.tensor(a), flow.tensor(b)).numpy(), torch.gcd(T(a), T(b)).numpy()
+    )
+    np.testing.assert_array_equal(
+        flow.lcm(flow.tensor(a), flow.tensor(b)).numpy(), torch.lcm(T(a), T(b)).numpy()
+    )
+    np.testing.assert_array_equal(
+        flow.tensor(a).gcd(flow.tensor([6])).numpy(), torch.gcd(T(a), T([6])).numpy()
+    )
+    with pytest.raises(TypeError, match=r"\[gcd\] expects integer tensors"):
+        flow.gcd(flow.ones(2), flow.ones(2))
+    x, y = np.array([1.0, -2.0, 3.0, 0.0]), np.array([-0.0, 1.0, -1.0, -5.0])
+    got = flow.copysign(flow.tensor(x), flow.tensor(y)).numpy()
+    want = torch.copysign(T(x), T(y)).numpy()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    np.testing.assert_array_equal(flow.copysign(flow.tensor([1, 2]), -1.0).numpy(), [-1.0, -2.0])
+
+
+def test_set_printoptions():
+    from oneflow_like import _tensor
+
+    t = flow.tensor([1.123456789, 2.0, 3e-5])
+    try:
+        flow.set_printoptions(precision=2)
+        assert "1.12" in repr(t) and "1.123" not in repr(t)
+        flow.set_printoptions(threshold=5, edgeitems=2)
+        assert repr(flow.arange(10)) == "tensor([0, 1, ..., 8, 9])"
+        flow.set_printoptions(profile="full")
+        assert "..." not in repr(flow.arange(2000))
+        flow.set_printoptions(profile="default", sci_mode=True)
+        assert "1.1235e+00" in repr(t)
+        with pytest.raises(ValueError, match=r"\[set_printoptions\] profile"):
+            flow.set_printoptions(profile="long")
+    finally:
+        _tensor._PRINT_OPTIONS.clear()
+    assert "1.1234568" in repr(t)  # back to the default printing
