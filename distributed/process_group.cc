@@ -214,6 +214,26 @@ Status ProcessGroupGloo::ConnectMesh(const std::string& prefix) {
   return Status();
 }
 
+Status AgreeOnGroupMembers(TcpStore& store, const std::string& prefix, int rank,
+                           const std::vector<int>& ranks) {
+  const std::string mine = absl::StrJoin(ranks, ",");
+  RETURN_IF_ERROR(store.Set(absl::StrCat(prefix, "ranks/", rank), {mine.begin(), mine.end()}));
+  auto first = store.Get(absl::StrCat(prefix, "ranks/", ranks[0]));
+  if (!first.ok())
+    return Status(first.status().code(),
+                  absl::StrFormat("[new_group] rank %d (the group's first member) did not call "
+                                  "new_group within the timeout: %s",
+                                  ranks[0], first.status().message()));
+  std::string theirs(first->begin(), first->end());
+  if (theirs != mine)
+    return InvalidArgument(
+        "[new_group] the ranks disagree on the group's members: rank %d passed [%s], rank %d "
+        "passed [%s] (every rank must call new_group with the same ranks, in the same order of "
+        "new_group calls)",
+        rank, mine, ranks[0], theirs);
+  return Status();
+}
+
 StatusOr<std::shared_ptr<ProcessGroupGloo>> ProcessGroupGloo::NewGroup(
     const std::vector<int>& ranks, int64_t index, std::chrono::milliseconds timeout) {
   auto me = std::find(ranks.begin(), ranks.end(), rank());
@@ -227,22 +247,8 @@ StatusOr<std::shared_ptr<ProcessGroupGloo>> ProcessGroupGloo::NewGroup(
   std::shared_ptr<ProcessGroupGloo> pg(new ProcessGroupGloo(o));
   pg->store_ = store_;
   const std::string prefix = absl::StrCat("ofl/group/", index);
-  // The members must agree on the member list (each compares with the first member's).
+  RETURN_IF_ERROR(AgreeOnGroupMembers(*store_, prefix + "/", rank(), ranks));
   const std::string mine = absl::StrJoin(ranks, ",");
-  RETURN_IF_ERROR(store_->Set(absl::StrCat(prefix, "/ranks/", rank()), {mine.begin(), mine.end()}));
-  auto first = store_->Get(absl::StrCat(prefix, "/ranks/", ranks[0]));
-  if (!first.ok())
-    return Status(first.status().code(),
-                  absl::StrFormat("[new_group] rank %d (the group's first member) did not call "
-                                  "new_group within the timeout: %s",
-                                  ranks[0], first.status().message()));
-  std::string theirs(first->begin(), first->end());
-  if (theirs != mine)
-    return InvalidArgument(
-        "[new_group] the ranks disagree on the group's members: rank %d passed [%s], rank %d "
-        "passed [%s] (every rank must call new_group with the same ranks, in the same order of "
-        "new_group calls)",
-        rank(), mine, ranks[0], theirs);
   Status st = pg->ConnectMesh(prefix + "/");
   if (!st.ok())
     return Status(st.code(), absl::StrFormat("[new_group] ranks [%s]: %s", mine, st.message()));

@@ -42,6 +42,12 @@ struct ProcessGroupOptions {
   bool check_signatures = true;
 };
 
+// new_group's first step on either backend: this rank (`rank` in the default group) publishes the
+// member list under `prefix` and compares it with the first member's; a disagreement or a first
+// member that never calls new_group (within the store's timeout) is a named error.
+Status AgreeOnGroupMembers(TcpStore& store, const std::string& prefix, int rank,
+                           const std::vector<int>& ranks);
+
 class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
  public:
   static StatusOr<std::shared_ptr<ProcessGroupGloo>> Create(const ProcessGroupOptions& options);

@@ -306,22 +306,7 @@ StatusOr<std::shared_ptr<ProcessGroupNccl>> ProcessGroupNccl::NewGroup(
   o.world_size = static_cast<int>(ranks.size());
   o.timeout = timeout;
   const std::string prefix = absl::StrCat("ofl/ncclgroup/", index, "/");
-  // The members must agree on the member list (each compares with the first member's).
-  const std::string mine = absl::StrJoin(ranks, ",");
-  RETURN_IF_ERROR(store_->Set(absl::StrCat(prefix, "ranks/", rank()), {mine.begin(), mine.end()}));
-  auto first = store_->Get(absl::StrCat(prefix, "ranks/", ranks[0]));
-  if (!first.ok())
-    return Status(first.status().code(),
-                  absl::StrFormat("[new_group] rank %d (the group's first member) did not call "
-                                  "new_group within the timeout: %s",
-                                  ranks[0], first.status().message()));
-  std::string theirs(first->begin(), first->end());
-  if (theirs != mine)
-    return InvalidArgument(
-        "[new_group] the ranks disagree on the group's members: rank %d passed [%s], rank %d "
-        "passed [%s] (every rank must call new_group with the same ranks, in the same order of "
-        "new_group calls)",
-        rank(), mine, ranks[0], theirs);
+  RETURN_IF_ERROR(AgreeOnGroupMembers(*store_, prefix, rank(), ranks));
   ASSIGN_OR_RETURN(std::shared_ptr<ProcessGroupNccl> pg,
                    Make("new_group", o, device_, store_, prefix));
   // One issue order for the groups of a device: their kernels share its compute stream, where a

@@ -88,6 +88,14 @@ class Scratch {
   size_t bytes_ = 0;
 };
 
+// The first real failure among the calls of one NCCL group (ncclInProgress is not one).
+struct FirstFailure {
+  ncclResult_t first = ncclSuccess;
+  void operator()(ncclResult_t x) {
+    if (first == ncclSuccess && x != ncclSuccess && x != ncclInProgress) first = x;
+  }
+};
+
 }  // namespace
 
 StatusOr<std::shared_ptr<Work>> ProcessGroupNccl::AllReduce(const Tensor& t, ReduceOp op) {
@@ -205,14 +213,11 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupNccl::Gather(const TensorList& outpu
                                      const std::vector<TensorBytes>& w) -> Status {
                  if (n == 0) return Status();
                  return GroupLocked([&]() -> int {
-                   ncclResult_t first = ncclSuccess;
-                   auto keep = [&](ncclResult_t x) {
-                     if (first == ncclSuccess && x != ncclSuccess && x != ncclInProgress) first = x;
-                   };
+                   FirstFailure keep;
                    for (size_t p = 0; p < w.size(); ++p)
                      keep(api_->Recv(w[p].data(), n, type, static_cast<int>(p), comm_, s));
                    keep(api_->Send(r[0].data(), n, type, root, comm_, s));
-                   return first;
+                   return keep.first;
                  });
                });
 }
@@ -234,14 +239,11 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupNccl::Scatter(const Tensor& output,
                                      const std::vector<TensorBytes>& w) -> Status {
                  if (n == 0) return Status();
                  return GroupLocked([&]() -> int {
-                   ncclResult_t first = ncclSuccess;
-                   auto keep = [&](ncclResult_t x) {
-                     if (first == ncclSuccess && x != ncclSuccess && x != ncclInProgress) first = x;
-                   };
+                   FirstFailure keep;
                    for (size_t p = 0; p < r.size(); ++p)
                      keep(api_->Send(r[p].data(), n, type, static_cast<int>(p), comm_, s));
                    keep(api_->Recv(w[0].data(), n, type, root, comm_, s));
-                   return first;
+                   return keep.first;
                  });
                });
 }
@@ -307,15 +309,13 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupNccl::BatchSendRecv(const std::vecto
                [this, calls](CUstream_st* s, const std::vector<TensorBytes>& r,
                              const std::vector<TensorBytes>& w) -> Status {
                  return GroupLocked([&]() -> int {
-                   ncclResult_t first = ncclSuccess;
+                   FirstFailure keep;
                    for (const Call& c : calls) {
                      if (c.n == 0) continue;
-                     ncclResult_t x =
-                         c.is_send ? api_->Send(r[c.index].data(), c.n, c.type, c.peer, comm_, s)
-                                   : api_->Recv(w[c.index].data(), c.n, c.type, c.peer, comm_, s);
-                     if (first == ncclSuccess && x != ncclSuccess && x != ncclInProgress) first = x;
+                     keep(c.is_send ? api_->Send(r[c.index].data(), c.n, c.type, c.peer, comm_, s)
+                                    : api_->Recv(w[c.index].data(), c.n, c.type, c.peer, comm_, s));
                    }
-                   return first;
+                   return keep.first;
                  });
                });
 }

@@ -1,6 +1,7 @@
 // Reduction roots (reductions.cc): row reductions in 16 lanes, column reductions in tiles, the
 // per-element form (CUDA dialect, empty arrays), each run against the evaluator.
 #include "compiler/codegen/emitter_test_util.h"
+#include "compiler/codegen/reductions.h"
 #include "gtest/gtest.h"
 
 namespace oneflow_like::hlo::testing {
@@ -112,6 +113,56 @@ ENTRY %e {
   EXPECT_TRUE(Has(src->code, "p0[(i * 10 + r")) << src->code;
   EXPECT_TRUE(Has(src->code, "o0[i] = acc")) << src->code;
   EXPECT_FALSE(Has(src->code, "ln[")) << src->code;
+}
+
+TEST(ReductionTest, CudaWarpFormForLongReductions) {
+  // >= kWarpReductionMin f32/f64 add/mul/max/min elements: one warp per output element, lanes
+  // striding the reduced positions, shuffles combining them, init applied once by lane 0; the
+  // kernel's iteration space is 32 threads per output element.
+  auto src = EmitEntryFusion(R"(HloModule cuda_warp
+%fused (x: f32[6,100]) -> f32[6] {
+  %x = f32[6,100] parameter(0)
+  %z = f32[] constant(0.5)
+  ROOT %r = f32[6] reduce(%x, %z), dimensions={1}, kind=max
+}
+ENTRY %e {
+  %x = f32[6,100] parameter(0)
+  ROOT %f = f32[6] fusion(%x), kind=kInput, calls=%fused
+})",
+                             KernelDialect::kCuda);
+  ASSERT_TRUE(src.ok()) << src.status();
+  EXPECT_EQ(src->num_elements, 6 * codegen::kWarpReductionLanes);
+  EXPECT_TRUE(Has(src->code, "const int64_t i = gi / 32;")) << src->code;
+  EXPECT_TRUE(Has(src->code, "= lane; r")) << src->code;
+  EXPECT_TRUE(Has(src->code, "+= 32")) << src->code;
+  EXPECT_TRUE(Has(src->code, "__shfl_down_sync(0xffffffffu, ")) << src->code;
+  EXPECT_TRUE(Has(src->code, "if (lane == 0) o0[i] = ofl_max(")) << src->code;
+  // Integer reductions and short ones keep the per-element loop.
+  for (const char* text : {R"(HloModule short
+%fused (x: f32[6,10]) -> f32[6] {
+  %x = f32[6,10] parameter(0)
+  %z = f32[] constant(0)
+  ROOT %r = f32[6] reduce(%x, %z), dimensions={1}, kind=add
+}
+ENTRY %e {
+  %x = f32[6,10] parameter(0)
+  ROOT %f = f32[6] fusion(%x), kind=kInput, calls=%fused
+})",
+                           R"(HloModule ints
+%fused (x: s64[6,100]) -> s64[6] {
+  %x = s64[6,100] parameter(0)
+  %z = s64[] constant(0)
+  ROOT %r = s64[6] reduce(%x, %z), dimensions={1}, kind=add
+}
+ENTRY %e {
+  %x = s64[6,100] parameter(0)
+  ROOT %f = s64[6] fusion(%x), kind=kInput, calls=%fused
+})"}) {
+    auto per_element = EmitEntryFusion(text, KernelDialect::kCuda);
+    ASSERT_TRUE(per_element.ok()) << per_element.status();
+    EXPECT_EQ(per_element->num_elements, 6);
+    EXPECT_FALSE(Has(per_element->code, "__shfl")) << per_element->code;
+  }
 }
 
 TEST(ReductionTest, UnknownKindIsUnimplemented) {

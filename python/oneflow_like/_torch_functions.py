@@ -28,41 +28,42 @@ def _method(fn):
 # ---- conversion -------------------------------------------------------------------------------
 
 
-def as_tensor(data, dtype=None, device=None):
-    """torch.as_tensor: `data` itself when it is already a tensor of that dtype and device, a view
-    of a NumPy array's memory when no conversion is needed (as from_numpy), else a new tensor."""
+def _as_tensor(data, dtype, device):
+    """(the tensor as_tensor returns, whether it shares `data`'s memory)."""
     if isinstance(data, flow.Tensor):
         out = data
         if dtype is not None and out.dtype != dtype:
             out = out.to(dtype)
         if device is not None and out.device != flow.device(device):
             out = out.to(device)
-        return out
+        return out, out is data
     if isinstance(data, np.ndarray) and (device is None or flow.device(device).type == "cpu"):
         out = flow.from_numpy(data)
-        return out if dtype is None or out.dtype == dtype else out.to(dtype)
-    return flow.tensor(data, dtype=dtype, device=device)
+        if dtype is None or out.dtype == dtype:
+            return out, True
+        return out.to(dtype), False
+    return flow.tensor(data, dtype=dtype, device=device), False
+
+
+def as_tensor(data, dtype=None, device=None):
+    """torch.as_tensor: `data` itself when it is already a tensor of that dtype and device, a view
+    of a NumPy array's memory when no conversion is needed (as from_numpy), else a new tensor."""
+    return _as_tensor(data, dtype, device)[0]
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     """torch.asarray: shares memory with `obj` when it can and `copy` is not True; `copy=False`
     raises when a copy would be needed."""
-    shared = as_tensor(obj, dtype=dtype, device=device)
-    src = obj if isinstance(obj, flow.Tensor) else None
-    if copy is True:
-        out = shared.clone() if shared is src or isinstance(obj, np.ndarray) else shared
-    else:
-        needs_copy = not isinstance(obj, (flow.Tensor, np.ndarray)) or (
-            src is not None and shared is not src
+    out, shared = _as_tensor(obj, dtype, device)
+    if copy is False and not shared:
+        raise ValueError(
+            f"[asarray] copy=False, but {type(obj).__name__} cannot be used without a copy "
+            f"(dtype {dtype}, device {device})"
         )
-        if copy is False and needs_copy:
-            raise ValueError(
-                f"[asarray] copy=False, but {type(obj).__name__} cannot be used without a copy "
-                f"(dtype {dtype}, device {device})"
-            )
-        out = shared
+    if copy is True and shared:
+        out = out.clone()
     if requires_grad:
-        out = out.detach().requires_grad_(True) if out is src else out.requires_grad_(True)
+        out = out.detach().requires_grad_(True)  # an alias of out that is a leaf
     return out
 
 
@@ -213,10 +214,13 @@ def _probe(x):
     return x.detach() if isinstance(x, flow.Tensor) else x
 
 
+def _is_bool(v):
+    return v.dtype == flow.bool if isinstance(v, flow.Tensor) else isinstance(v, bool)
+
+
 def _promoted(x, y):
-    if x.dtype == flow.bool if isinstance(x, flow.Tensor) else isinstance(x, bool):
-        if y.dtype == flow.bool if isinstance(y, flow.Tensor) else isinstance(y, bool):
-            return flow.bool
+    if _is_bool(x) and _is_bool(y):  # the runtime's add has no bool result
+        return flow.bool
     return (x + y).dtype
 
 

@@ -29,6 +29,13 @@ def test_as_tensor_shares_memory_and_converts():
     assert x.sum().item() == 3
     with pytest.raises(ValueError, match=r"\[asarray\] copy=False"):
         flow.asarray([1.0, 2.0], copy=False)
+    with pytest.raises(ValueError, match=r"\[asarray\] copy=False"):
+        flow.asarray(np.ones(3, dtype=np.float32), dtype=flow.float64, copy=False)
+    arr = np.zeros(3, dtype=np.float32)
+    flow.asarray(arr, copy=False).fill_(1.0)
+    assert arr.sum() == 3.0  # shared
+    flow.asarray(arr, copy=True).fill_(2.0)
+    assert arr.sum() == 3.0  # copied
     assert flow.asarray(x, requires_grad=True).requires_grad
 
 
