@@ -19,7 +19,7 @@ loss) and an inference-only MLP forward (batch 128, no grad). Columns:
   kernel calls: ops without an HLO lowering, run as "ofl.kernel.<op>" custom calls;
   GEMM GFLOP: the floating-point work of the graph's GEMM thunks (2*batch*m*n*k summed over the
       thunk dump; convolutions are not counted);
-  eager GEMM ms / graph GEMM ms: time per step inside the f32 GEMM (kernels/cpu/gemm.cc, which
+  eager GEMM ms / graph GEMM ms: time per step inside the f32 GEMM (device/cpu/gemm.cc, which
       eager matmuls and the graph's GEMM thunks share), measured over 3 more steps of each;
   ceiling: eager ms / eager GEMM ms, the speedup a compiled step would reach if it removed every
       non-GEMM cost and ran the same GEMMs as eager ("-" when the model has no GEMMs, or has
@@ -255,7 +255,7 @@ def bench_model(name, build, data, loss_name, train):
 
 
 def gemm_ms_per_step(step, x, y, steps=3):
-    """Milliseconds per step spent inside the f32 GEMM (kernels/cpu/gemm.cc times every call;
+    """Milliseconds per step spent inside the f32 GEMM (device/cpu/gemm.cc times every call;
     eager matmuls and graph GEMM thunks run the same code)."""
     flow.sync()
     flow._C._cpu_reset_gemm_stats()

@@ -10,14 +10,31 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cpu/dnnl_conv.h"
-#include "kernels/cpu/gemm.h"
+#include "device/cpu/dnnl_conv.h"
+#include "device/cpu/gemm.h"
 #include "kernels/cpu/loops.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/conv.h"
 
 namespace oneflow_like {
 namespace kernels {
+// The CPU device layer (device/cpu): GEMM and oneDNN convolution helpers.
+using cpu::ConvBwdDataDesc;
+using cpu::ConvBwdWeightsDesc;
+using cpu::ConvDataTag;
+using cpu::ConvDstDims;
+using cpu::ConvFwdDesc;
+using cpu::ConvGeom;
+using cpu::ConvSrcDims;
+using cpu::ConvWeiDims;
+using cpu::ConvWeiTag;
+using cpu::DnnlArg;
+using cpu::DnnlEngine;
+using cpu::DnnlExecute;
+using cpu::GemmImpl;
+using cpu::GemmShape;
+using cpu::PlainDesc;
+using cpu::Sgemm;
 namespace {
 
 // 4-d shapes give a 2-D geometry, 5-d ones a 3-D geometry (depth first).

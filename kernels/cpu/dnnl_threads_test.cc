@@ -9,11 +9,15 @@
 #include <thread>
 #include <vector>
 
-#include "kernels/cpu/gemm.h"
+#include "device/cpu/gemm.h"
 #include "kernels/kernel.h"
 
 namespace oneflow_like {
 namespace kernels {
+// The CPU device layer (device/cpu): GEMM and oneDNN convolution helpers.
+using cpu::GemmImpl;
+using cpu::GemmShape;
+using cpu::Sgemm;
 namespace {
 
 template <typename T>

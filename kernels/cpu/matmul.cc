@@ -1,5 +1,5 @@
 // CPU kernel of the linear algebra family: out = beta * bias + alpha * (a @ b), batched with
-// broadcast batch dims. f32 GEMMs go to kernels::Sgemm (gemm.h: OpenBLAS, or oneDNN's batched
+// broadcast batch dims. f32 GEMMs go to cpu::Sgemm (gemm.h: OpenBLAS, or oneDNN's batched
 // matmul for batches of small products), f64 to OpenBLAS; tiny products and integers use a plain
 // loop. Transposed operand views become BLAS transpose flags; other layouts are packed first.
 #include <cblas.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "kernels/cpu/gemm.h"
+#include "device/cpu/gemm.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/layout.h"
 #include "oneflow_like/base/blas_threads.h"
@@ -17,6 +17,11 @@
 
 namespace oneflow_like {
 namespace kernels {
+// The CPU device layer (device/cpu): GEMM and oneDNN convolution helpers.
+using cpu::GemmShape;
+using cpu::LowpGemm;
+using cpu::LowpGemmNative;
+using cpu::Sgemm;
 namespace {
 
 // Below this many multiply-adds a plain loop beats the BLAS call overhead.

@@ -11,7 +11,7 @@ void InitBlasThreads() {
   std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
-// At load time too, so no BLAS call of this process (one that bypasses kernels::Sgemm included)
+// At load time too, so no BLAS call of this process (one that bypasses cpu::Sgemm included)
 // ever starts OpenBLAS's pool. OpenBLAS, a dependency, is initialised before this library.
 [[maybe_unused]] const bool kSingleThreaded = (InitBlasThreads(), true);
 

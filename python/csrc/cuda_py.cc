@@ -1,5 +1,5 @@
 // flow.cuda: device queries and memory statistics (a CPU-only build reports no device).
-#include "kernels/cpu/gemm.h"
+#include "device/cpu/gemm.h"
 #include "device/cuda/cuda_api.h"
 #include "oneflow_like/base/allocator.h"
 #include "python/csrc/binding.h"
@@ -66,13 +66,13 @@ void BindCuda(py::module_& m, TensorClass&) {
   m.def("_cpu_empty_cache", [] { CpuAllocator()->EmptyCache(); });
   // Time inside the f32 GEMM (eager matmul and graph GEMM thunks alike), for benchmarks.
   m.def("_cpu_gemm_stats", [] {
-    kernels::GemmStats s = kernels::GetGemmStats();
+    cpu::GemmStats s = cpu::GetGemmStats();
     py::dict d;
     d["calls"] = s.calls;
     d["seconds"] = s.seconds;
     return d;
   });
-  m.def("_cpu_reset_gemm_stats", [] { kernels::ResetGemmStats(); });
+  m.def("_cpu_reset_gemm_stats", [] { cpu::ResetGemmStats(); });
 }
 
 }  // namespace

@@ -215,7 +215,7 @@ def test_matmul_api_errors_name_the_op():
         flow._C.linear(flow.zeros(2, 3), flow.zeros(4, 3), flow.zeros(3))
 
 
-# f32 products large enough for kernels/cpu/gemm.h's real implementations (the cases above are
+# f32 products large enough for device/cpu/gemm.h's real implementations (the cases above are
 # mostly small-loop or float64): oneDNN for single products with every dim >= 64 and for batches
 # of small products read through views, OpenBLAS split over threads for thin ones, sgemv for a
 # row vector. Forward and autograd gradients against float64 NumPy.

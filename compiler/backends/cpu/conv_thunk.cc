@@ -69,7 +69,7 @@ StatusOr<ConvPlan> ClassifyConvolution(const HloInstruction& conv) {
   const int64_t out_area = os.dim(d.out_spatial[0]) * os.dim(d.out_spatial[1]);
 
   ConvPlan p;
-  kernels::ConvGeom& q = p.geom;
+  cpu::ConvGeom& q = p.geom;
   q.g = groups;
   if (lhs_dilated) {
     if (!unit_stride)
@@ -153,15 +153,15 @@ StatusOr<std::unique_ptr<ConvolutionThunk>> ConvolutionThunk::Create(const HloIn
 }
 
 Status ConvolutionThunk::Build() {
-  const kernels::ConvGeom& q = plan_.geom;
+  const cpu::ConvGeom& q = plan_.geom;
   const std::string op = absl::StrCat("convolution ", name());
-  auto& eng = kernels::DnnlEngine();
+  auto& eng = cpu::DnnlEngine();
   // The thunk owns the scratchpad: oneDNN's library-managed one is thread-local and sized when a
   // primitive is created, and graphs are compiled on one thread and run on another.
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   OFL_DNNL_CALL(op.c_str(), {
-    dnnl::convolution_forward::primitive_desc fwd(kernels::ConvFwdDesc(q, false), attr, eng);
+    dnnl::convolution_forward::primitive_desc fwd(cpu::ConvFwdDesc(q, false), attr, eng);
     switch (plan_.kind) {
       case ConvPlan::Kind::kForward:
         src_want_ = fwd.src_desc(), wei_want_ = fwd.weights_desc(), dst_want_ = fwd.dst_desc();
@@ -169,8 +169,7 @@ Status ConvolutionThunk::Build() {
         prim_ = dnnl::convolution_forward(fwd);
         break;
       case ConvPlan::Kind::kBackwardData: {
-        dnnl::convolution_backward_data::primitive_desc pd(kernels::ConvBwdDataDesc(q), attr, eng,
-                                                           fwd);
+        dnnl::convolution_backward_data::primitive_desc pd(cpu::ConvBwdDataDesc(q), attr, eng, fwd);
         src_want_ = pd.diff_src_desc(), wei_want_ = pd.weights_desc(),
         dst_want_ = pd.diff_dst_desc();
         scratchpad_want_ = pd.scratchpad_desc();
@@ -178,8 +177,8 @@ Status ConvolutionThunk::Build() {
         break;
       }
       case ConvPlan::Kind::kBackwardWeights: {
-        dnnl::convolution_backward_weights::primitive_desc pd(kernels::ConvBwdWeightsDesc(q), attr,
-                                                              eng, fwd);
+        dnnl::convolution_backward_weights::primitive_desc pd(cpu::ConvBwdWeightsDesc(q), attr, eng,
+                                                              fwd);
         src_want_ = pd.src_desc(), wei_want_ = pd.diff_weights_desc(),
         dst_want_ = pd.diff_dst_desc();
         scratchpad_want_ = pd.scratchpad_desc();
@@ -208,7 +207,7 @@ StatusOr<void*> ConvolutionThunk::Scratch(size_t index, size_t bytes) {
 }
 
 Status ConvolutionThunk::ExecuteOnStream(const ExecuteParams& p) {
-  const kernels::ConvGeom& q = plan_.geom;
+  const cpu::ConvGeom& q = plan_.geom;
   std::lock_guard<std::mutex> l(mu_);
   char* wei = p.buffers->Get(plan_.kind == ConvPlan::Kind::kBackwardWeights ? output_ : kernel_);
   if (plan_.wei_reversed) {
@@ -232,14 +231,14 @@ Status ConvolutionThunk::ExecuteOnStream(const ExecuteParams& p) {
   auto desc = [](const memory::dims& dims, const memory::dims& strides) {
     return memory::desc(dims, memory::data_type::f32, strides);
   };
-  const memory::desc src_user = desc(kernels::ConvSrcDims(q), plan_.src_strides);
-  const memory::desc dst_user = desc(kernels::ConvDstDims(q), plan_.dst_strides);
-  const memory::desc wei_user =
-      plan_.wei_reversed ? kernels::PlainDesc(kernels::ConvWeiDims(q), kernels::ConvWeiTag(q))
-                         : desc(kernels::ConvWeiDims(q), plan_.wei_strides);
+  const memory::desc src_user = desc(cpu::ConvSrcDims(q), plan_.src_strides);
+  const memory::desc dst_user = desc(cpu::ConvDstDims(q), plan_.dst_strides);
+  const memory::desc wei_user = plan_.wei_reversed
+                                    ? cpu::PlainDesc(cpu::ConvWeiDims(q), cpu::ConvWeiTag(q))
+                                    : desc(cpu::ConvWeiDims(q), plan_.wei_strides);
   char *in = p.buffers->Get(input_), *kernel = p.buffers->Get(kernel_),
        *out = p.buffers->Get(output_);
-  std::vector<kernels::DnnlArg> args;
+  std::vector<cpu::DnnlArg> args;
   switch (plan_.kind) {
     case ConvPlan::Kind::kForward:
       args = {{DNNL_ARG_SRC, src_want_, src_user, in, false},
@@ -262,12 +261,12 @@ Status ConvolutionThunk::ExecuteOnStream(const ExecuteParams& p) {
     ASSIGN_OR_RETURN(void* pad, Scratch(next++, scratchpad_want_.get_size()));
     args.push_back({DNNL_ARG_SCRATCHPAD, scratchpad_want_, scratchpad_want_, pad, false});
   }
-  return kernels::DnnlExecute(name().c_str(), prim_, args,
-                              [&](size_t bytes) { return Scratch(next++, bytes); });
+  return cpu::DnnlExecute(name().c_str(), prim_, args,
+                          [&](size_t bytes) { return Scratch(next++, bytes); });
 }
 
 std::string ConvolutionThunk::Details() const {
-  const kernels::ConvGeom& q = plan_.geom;
+  const cpu::ConvGeom& q = plan_.geom;
   return absl::StrFormat(
       "onednn %s n=%d c=%d %dx%d k=%d %dx%d -> %dx%d g=%d stride=%dx%d pad=%dx%d dilation=%dx%d "
       "in=%s kernel=%s out=%s",

@@ -1,6 +1,6 @@
 // ConvolutionThunk: a 2-D f32 HLO `convolution` run by oneDNN. ClassifyConvolution maps the
 // instruction (window, dim labels, feature groups) onto one of oneDNN's three convolution
-// primitives, described in the forward op's geometry (kernels/cpu/dnnl_conv.h), the way XLA's
+// primitives, described in the forward op's geometry (device/cpu/dnnl_conv.h), the way XLA's
 // GPU conv rewriter turns convolutions into cuDNN forward / backward-input / backward-filter
 // calls:
 //   forward           no lhs dilation: src = input, weights = kernel, dst = output.
@@ -29,14 +29,14 @@
 
 #include "compiler/ir/hlo_instruction.h"
 #include "compiler/thunks/thunk.h"
-#include "kernels/cpu/dnnl_conv.h"
+#include "device/cpu/dnnl_conv.h"
 
 namespace oneflow_like::hlo {
 
 struct ConvPlan {
   enum class Kind { kForward, kBackwardData, kBackwardWeights };
   Kind kind = Kind::kForward;
-  kernels::ConvGeom geom{};
+  cpu::ConvGeom geom{};
   // Element strides, in the HLO buffer that holds it, of each oneDNN tensor in oneDNN's dim
   // order: src {n, c, h, w}, dst {n, k, oh, ow}, weights {k, c/g, r, s} or {g, k/g, c/g, r, s}.
   std::vector<int64_t> src_strides, dst_strides, wei_strides;

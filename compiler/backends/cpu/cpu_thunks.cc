@@ -7,7 +7,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "kernels/cpu/gemm.h"
+#include "device/cpu/gemm.h"
 #include "oneflow_like/base/blas_threads.h"
 #include "oneflow_like/base/thread_pool.h"
 
@@ -35,8 +35,8 @@ StatusOr<GemmThunk::Config> GemmConfigFor(const HloInstruction& dot) {
   return c;
 }
 
-kernels::GemmShape GemmThunk::Shape() const {
-  kernels::GemmShape s;
+cpu::GemmShape GemmThunk::Shape() const {
+  cpu::GemmShape s;
   s.ta = c_.lhs_transposed, s.tb = c_.rhs_transposed;
   s.m = c_.m, s.n = c_.n, s.k = c_.k;
   s.lda = c_.lhs_transposed ? c_.m : c_.k, s.ldb = c_.rhs_transposed ? c_.k : c_.n, s.ldc = c_.n;
@@ -55,10 +55,10 @@ Status GemmThunk::ExecuteOnStream(const ExecuteParams& p) {
         const char* e = std::getenv("ONEFLOW_LIKE_GEMM_AUTOTUNE");
         return e == nullptr || e[0] != '0';
       }();
-      impl_ = autotune ? kernels::AutotuneGemm(Shape(), a, b) : kernels::ChooseGemmImpl(Shape());
+      impl_ = autotune ? cpu::AutotuneGemm(Shape(), a, b) : cpu::ChooseGemmImpl(Shape());
     });
-    RETURN_IF_ERROR(kernels::Sgemm(Shape(), 1.0f, a, b, 0.0f,
-                                   reinterpret_cast<float*>(p.buffers->Get(out_)), impl_));
+    RETURN_IF_ERROR(cpu::Sgemm(Shape(), 1.0f, a, b, 0.0f,
+                               reinterpret_cast<float*>(p.buffers->Get(out_)), impl_));
   } else {
     InitBlasThreads();
     const auto ta = c_.lhs_transposed ? CblasTrans : CblasNoTrans,
@@ -75,7 +75,7 @@ Status GemmThunk::ExecuteOnStream(const ExecuteParams& p) {
 }
 
 std::string GemmThunk::Details() const {
-  const char* impl = c_.dtype != DType::kF32 ? "openblas" : kernels::GemmImplName(impl_.load());
+  const char* impl = c_.dtype != DType::kF32 ? "openblas" : cpu::GemmImplName(impl_.load());
   return absl::StrFormat("%s batch=%d m=%d n=%d k=%d%s%s lhs=%s rhs=%s out=%s impl=%s",
                          DTypeName(c_.dtype), c_.batch, c_.m, c_.n, c_.k,
                          c_.lhs_transposed ? " lhsT" : "", c_.rhs_transposed ? " rhsT" : "",

@@ -7,12 +7,12 @@
 
 #include "compiler/ir/hlo_instruction.h"
 #include "compiler/thunks/thunk.h"
-#include "kernels/cpu/gemm.h"
+#include "device/cpu/gemm.h"
 
 namespace oneflow_like::hlo {
 
 // out[B,M,N] = lhs[B,M,K] x rhs[B,K,N]; each operand may be stored transposed in its last
-// two dims. f32 runs kernels::Sgemm (the eager matmul's GEMM), with the implementation (OpenBLAS
+// two dims. f32 runs cpu::Sgemm (the eager matmul's GEMM), with the implementation (OpenBLAS
 // or oneDNN) autotuned on the first run; f64 OpenBLAS.
 class GemmThunk : public Thunk {
  public:
@@ -29,10 +29,10 @@ class GemmThunk : public Thunk {
   std::string Details() const override;
 
  private:
-  kernels::GemmShape Shape() const;
+  cpu::GemmShape Shape() const;
   Config c_;
   std::once_flag tuned_;
-  std::atomic<kernels::GemmImpl> impl_{kernels::GemmImpl::kAuto};  // "auto" until the first run
+  std::atomic<cpu::GemmImpl> impl_{cpu::GemmImpl::kAuto};  // "auto" until the first run
   BufferSlice lhs_, rhs_, out_;
 };
 // The GEMM config of a canonical dot (see DotDecomposer), or an error.

@@ -1,6 +1,6 @@
-// kernels::Sgemm against a float64 loop, for both implementations, over transposes, batches,
+// cpu::Sgemm against a float64 loop, for both implementations, over transposes, batches,
 // broadcast operands, padded leading dims, alpha/beta and empty sums.
-#include "kernels/cpu/gemm.h"
+#include "device/cpu/gemm.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-namespace oneflow_like::kernels {
+namespace oneflow_like::cpu {
 namespace {
 
 struct Case {
@@ -150,4 +150,4 @@ TEST(Sgemm, AutotuneTimesBothAndRemembers) {
 }
 
 }  // namespace
-}  // namespace oneflow_like::kernels
+}  // namespace oneflow_like::cpu

@@ -1,10 +1,10 @@
-#include "kernels/cpu/dnnl_conv.h"
+#include "device/cpu/dnnl_conv.h"
 
 #include <unordered_map>
 #include <utility>
 
 namespace oneflow_like {
-namespace kernels {
+namespace cpu {
 
 using dnnl::memory;
 
@@ -116,5 +116,5 @@ Status DnnlExecute(const char* op, const dnnl::primitive& prim, const std::vecto
   return Status();
 }
 
-}  // namespace kernels
+}  // namespace cpu
 }  // namespace oneflow_like

@@ -20,7 +20,7 @@
 #include "oneflow_like/base/status.h"
 
 namespace oneflow_like {
-namespace kernels {
+namespace cpu {
 
 enum class GemmImpl { kAuto, kBlas, kDnnl };
 
@@ -68,5 +68,5 @@ struct GemmStats {
 GemmStats GetGemmStats();
 void ResetGemmStats();
 
-}  // namespace kernels
+}  // namespace cpu
 }  // namespace oneflow_like

@@ -11,7 +11,7 @@
 #include "oneflow_like/base/status.h"
 
 namespace oneflow_like {
-namespace kernels {
+namespace cpu {
 
 // A forward convolution y[n, k, oh, ow] = sum w[k, c', r, s] * x[n, g*cg + c', oh*sh - ph + r*dh,
 // ow*sw - pw + s*dw] (x zero outside [0,h) x [0,w)), groups g; the backward ops use the same
@@ -70,5 +70,5 @@ using DnnlTempAlloc = std::function<StatusOr<void*>(size_t bytes)>;
 Status DnnlExecute(const char* op, const dnnl::primitive& prim, const std::vector<DnnlArg>& args,
                    const DnnlTempAlloc& temp);
 
-}  // namespace kernels
+}  // namespace cpu
 }  // namespace oneflow_like

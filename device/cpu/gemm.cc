@@ -1,4 +1,4 @@
-#include "kernels/cpu/gemm.h"
+#include "device/cpu/gemm.h"
 
 #include <cblas.h>
 
@@ -20,7 +20,7 @@
 #include "oneflow_like/base/thread_pool.h"
 
 namespace oneflow_like {
-namespace kernels {
+namespace cpu {
 namespace {
 
 // Which implementation runs a product (GFLOP/s measured in-process on the 2-core dev machine,
@@ -409,5 +409,5 @@ Status LowpGemm(const GemmShape& s, DType t, float alpha, const void* a, const v
                   alpha, a, b, beta, c);
 }
 
-}  // namespace kernels
+}  // namespace cpu
 }  // namespace oneflow_like
