@@ -128,6 +128,14 @@ StatusOr<Tensor> Run(const OpDef& op, const Tensor& x, const AttrMap& attrs = {}
 StatusOr<Tensor> RunFloat(const OpDef& op, const Tensor& x, const AttrMap& attrs = {}) {
   return Run(op, x, attrs, true);
 }
+// The float-only math functions (api gen / gen_ip / special) take integer and bool tensors as
+// PyTorch does, computed in float32; the activations (RunFloat) and every in-place form keep
+// rejecting them.
+StatusOr<Tensor> RunToFloat(const OpDef& op, const Tensor& x, const AttrMap& attrs) {
+  if (IsFloating(x.dtype())) return Dispatch1(op, {x}, attrs);
+  ASSIGN_OR_RETURN(Tensor f, functional::Cast(x, DType::kF32));
+  return Dispatch1(op, {f}, attrs);
+}
 
 Status RunInplace(const OpDef& op, const Tensor& x, const AttrMap& attrs = {},
                   bool float_only = false) {
@@ -157,11 +165,13 @@ StatusOr<AttrMap> ClampAttrs(const Tensor& x, std::optional<double> lo, std::opt
 
 namespace functional {
 
-// Generated entries (api gen / gen_ip / fn_only): float-only ops reject integer tensors.
+// Generated entries (api gen / gen_ip / fn_only / special): float-only ops compute integer
+// tensors in float32; their in-place forms reject them.
 // clang-format off
 #define OFL_UNARY_DEFINE_gen(Name, Attrs, is_float)                                    \
   StatusOr<Tensor> Name(const Tensor& x, const opdefs::Attrs& attrs) {                 \
-    return Run(k##Name, x, opdefs::ToAttrMap(attrs), is_float);                        \
+    if (is_float) return RunToFloat(k##Name, x, opdefs::ToAttrMap(attrs));             \
+    return Run(k##Name, x, opdefs::ToAttrMap(attrs));                                  \
   }
 #define OFL_UNARY_DEFINE_gen_ip(Name, Attrs, is_float)                                 \
   OFL_UNARY_DEFINE_gen(Name, Attrs, is_float)                                          \

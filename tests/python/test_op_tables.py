@@ -21,6 +21,7 @@ DEDICATED = {
     "trunc": "test_rounding_and_sign",
     "bitwise_not": "test_lowering_elementwise::test_logical_not_and_bitwise_ops_bit_exact",
     "polygamma": "test_special::test_polygamma_against_scipy_and_torch",  # takes n first
+    "angle": "test_ops_elementwise::test_angle_of_real_tensors",  # no gradient, as sign
 }
 # torch.special's ops without gradients (as in PyTorch): test_special::test_bessel_family.
 DEDICATED.update(
@@ -106,9 +107,13 @@ def test_logit_gradient_is_zero_where_eps_clamps():
     np.testing.assert_allclose(x.grad.numpy(), [0.0, 4.0, 0.0])
 
 
-def test_logit_rejects_integer_tensors():
-    with pytest.raises(TypeError, match=r"\[logit\]"):
-        flow.logit(flow.tensor([1, 2]))
+def test_logit_computes_integer_tensors_in_float32():
+    # As torch.logit: integers are computed in float32; the in-place form rejects them.
+    y = flow.logit(flow.tensor([0, 1, 2]))
+    assert y.dtype == flow.float32
+    np.testing.assert_array_equal(y.numpy(), np.array([-np.inf, np.inf, np.nan], np.float32))
+    with pytest.raises(TypeError, match=r"\[logit_\]"):
+        flow.tensor([1, 2]).logit_()
 
 
 # ---- the binary table (oneflow_like/opdefs/binary.def) ----

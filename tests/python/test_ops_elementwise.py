@@ -292,6 +292,69 @@ def test_unary_integer(dtype):
     np.testing.assert_array_equal((2 ** flow.tensor([0, 1, 3])).numpy(), [1, 2, 8])
 
 
+def test_angle_of_real_tensors():
+    # torch.angle on real input: pi below zero, 0 elsewhere (-0.0 included), NaN kept; integers
+    # give float32. Eager and nn.Graph (the formula lowers to HLO) agree.
+    import torch
+
+    a = np.array([-2.5, -0.0, 0.0, 3.0, np.nan, -np.inf, np.inf])
+    for dt in (flow.float32, flow.float64):
+        y = flow.angle(flow.tensor(a, dtype=dt))
+        assert y.dtype == dt
+        want = torch.angle(torch.tensor(a, dtype=getattr(torch, str(dt).split(".")[-1])))
+        np.testing.assert_array_equal(y.numpy(), want.numpy())
+    i = flow.tensor([-3, 0, 4]).angle()
+    assert i.dtype == flow.float32
+    np.testing.assert_allclose(i.numpy(), [np.pi, 0, 0], rtol=1e-7)
+    check_forward(
+        flow.angle, lambda v: np.angle(v), [rand((3, 4))], dtype=flow.float64, atol=0, rtol=0
+    )
+
+    class AngleGraph(flow.nn.Graph):
+        def build(self, x):
+            return flow.angle(x) * x
+
+    x = flow.tensor(rand((5, 3)))
+    np.testing.assert_array_equal(AngleGraph()(x).numpy(), (flow.angle(x) * x).numpy())
+
+
+@pytest.mark.parametrize("dtype", [flow.int32, flow.int64, flow.uint8, flow.bool])
+def test_float_math_functions_promote_integers(dtype):
+    # As in PyTorch, the float-only math functions take integer and bool tensors and compute them
+    # in float32; their in-place forms keep rejecting them.
+    import torch
+
+    a = np.array([0, 1, 2, 5]) if dtype != flow.bool else np.array([True, False, True, True])
+    x = flow.tensor(a, dtype=dtype)
+    t = torch.tensor(a)
+    for name in [
+        "exp",
+        "log",
+        "sqrt",
+        "sin",
+        "cos",
+        "tanh",
+        "sigmoid",
+        "erf",
+        "rsqrt",
+        "log1p",
+        "expm1",
+        "atan",
+        "reciprocal",
+        "lgamma",
+        "digamma",
+        "angle",
+        "erfinv",
+        "i0",
+    ]:
+        y = getattr(flow, name)(x)
+        want = getattr(torch, name)(t)
+        assert y.dtype == flow.float32, name
+        np.testing.assert_allclose(y.numpy(), want.numpy(), rtol=2e-6, atol=1e-7, err_msg=name)
+    with pytest.raises(TypeError, match=r"\[exp_\] expected a floating point tensor"):
+        x.clone().exp_()
+
+
 def test_half_precision_unary():
     for dt in (flow.float16, flow.bfloat16):
         x = flow.tensor([0.5, -1.0, 2.0], dtype=dt)
@@ -988,11 +1051,12 @@ def test_error_messages():
         flow.where(flow.tensor([True, False]), flow.zeros(3), 0.0)
     with pytest.raises(ValueError, match=r"\[addcmul\]"):
         flow.addcmul(flow.zeros(2), flow.zeros(3), flow.zeros(3))
+    # Activations reject integer tensors (as PyTorch's "not implemented for 'Long'"); the math
+    # functions compute them in float32 (test_float_math_functions_promote_integers).
     for fn, op in [
-        (flow.log, "log"),
-        (flow.sigmoid, "sigmoid"),
         (flow.gelu, "gelu"),
-        (flow.sqrt, "sqrt"),
+        (flow.nn.functional.elu, "elu"),
+        (flow.nn.functional.softplus, "softplus"),
     ]:
         with pytest.raises(TypeError, match=rf"\[{op}\].*s64\[2\]"):
             fn(flow.tensor([1, 2]))

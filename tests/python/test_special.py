@@ -144,8 +144,11 @@ def test_special_functions_at_edges_match_torch():
     )
     assert flow.i0(flow.tensor([1.0])).dtype == flow.float32
     assert special.i1e(flow.tensor([2])).dtype == flow.float32  # integers compute in float
-    with pytest.raises(TypeError):
-        flow._C._special.special_i1(flow.tensor([1, 2]))
+    i1 = flow._C._special.special_i1(flow.tensor([1, 2]))  # as torch._C._special: in float32
+    assert i1.dtype == flow.float32
+    np.testing.assert_allclose(
+        i1.numpy(), torch.special.i1(torch.tensor([1, 2])).numpy(), rtol=1e-6
+    )
 
 
 def test_multigammaln_and_mvlgamma():
