@@ -95,6 +95,7 @@ from . import (
 
 
 from . import _torch_functions  # noqa: E402,F401  (as_tensor, tile, finfo, windows, ...)
+from . import distributions  # noqa: E402,F401  (torch.distributions)
 
 
 def mvlgamma(input, p):

@@ -1,0 +1,66 @@
+import oneflow_like as flow
+
+from . import constraints
+from .exp_family import ExponentialFamily
+from .utils import _uniform_open, broadcast_all
+
+__all__ = ["Exponential"]
+
+
+class Exponential(ExponentialFamily):
+    """Exponential distribution with rate `rate` (mean 1 / rate)."""
+
+    arg_constraints = {"rate": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+    _mean_carrier_measure = 0
+
+    @property
+    def mean(self):
+        return self.rate.reciprocal()
+
+    @property
+    def mode(self):
+        return flow.zeros_like(self.rate)
+
+    @property
+    def stddev(self):
+        return self.rate.reciprocal()
+
+    @property
+    def variance(self):
+        return self.rate.pow(-2)
+
+    def __init__(self, rate, validate_args=None):
+        (self.rate,) = broadcast_all(rate)
+        super().__init__(self.rate.shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expand_params(Exponential, batch_shape, _instance, ("rate",))
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        return -flow.log(_uniform_open(shape, self.rate)) / self.rate
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return self.rate.log() - self.rate * value
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 1 - flow.exp(-self.rate * value)
+
+    def icdf(self, value):
+        return -flow.log1p(-value) / self.rate
+
+    def entropy(self):
+        return 1.0 - flow.log(self.rate)
+
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -flow.log(-x)

@@ -1,0 +1,72 @@
+import oneflow_like as flow
+
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+__all__ = ["Uniform"]
+
+
+class Uniform(Distribution):
+    """Uniform distribution on the half-open interval [low, high)."""
+
+    arg_constraints = {
+        "low": constraints.dependent(is_discrete=False, event_dim=0),
+        "high": constraints.dependent(is_discrete=False, event_dim=0),
+    }
+    has_rsample = True
+
+    @property
+    def mean(self):
+        return (self.high + self.low) / 2
+
+    @property
+    def mode(self):
+        return flow.full_like(self.high, float("nan"))
+
+    @property
+    def stddev(self):
+        return (self.high - self.low) / 12**0.5
+
+    @property
+    def variance(self):
+        return (self.high - self.low).pow(2) / 12
+
+    def __init__(self, low, high, validate_args=None):
+        self.low, self.high = broadcast_all(low, high)
+        super().__init__(self.low.shape, validate_args=validate_args)
+        if self._validate_args and not bool(flow.lt(self.low, self.high).all()):
+            raise ValueError(
+                f"Uniform is not defined when low >= high: got low={self.low}, high={self.high}"
+            )
+
+    def expand(self, batch_shape, _instance=None):
+        return self._expand_params(Uniform, batch_shape, _instance, ("low", "high"))
+
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
+    def support(self):
+        return constraints.interval(self.low, self.high)
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        rand = flow.rand(shape, dtype=self.low.dtype, device=self.low.device)
+        return self.low + rand * (self.high - self.low)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        lb = self.low.le(value).type_as(self.low)
+        ub = self.high.gt(value).type_as(self.low)
+        return flow.log(lb.mul(ub)) - flow.log(self.high - self.low)
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        result = (value - self.low) / (self.high - self.low)
+        return result.clamp(min=0, max=1)
+
+    def icdf(self, value):
+        return value * (self.high - self.low) + self.low
+
+    def entropy(self):
+        return flow.log(self.high - self.low)
