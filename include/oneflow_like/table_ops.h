@@ -17,8 +17,9 @@
 
 namespace oneflow_like {
 inline namespace v1 {
-// The tables' attribute structs with their defaults, as the tables write them. Only the defaults
-// are read here (the library converts arguments to the runtime's structs).
+// The tables' attribute structs with their defaults, as the tables write them, and one default
+// instance of each (kTopkAttrs, ...; defined in the library) that the functions' default arguments
+// read, so that no call builds a struct.
 namespace attrs {
 using Ints = std::vector<int64_t>;
 using NoAttrs = ::oneflow_like::v1::NoAttrs;
@@ -40,113 +41,8 @@ inline const char* reduction_name(int64_t r) {
 // clang-format off
 #define OFL_ATTR(type, name, def) type name = def;
 #define OFL_ATTR_NAMED(type, field, name, def) type field = def;
-#define OFL_ATTRS(Struct, fields) struct Struct { fields };
-#define OFL_BINARY(...)
-#define OFL_BINARY_SCALAR(...)
-#include "oneflow_like/opdefs/binary.def"
-#undef OFL_BINARY
-#undef OFL_BINARY_SCALAR
-#define OFL_TERNARY(...)
-#define OFL_TERNARY_SCALAR(...)
-#include "oneflow_like/opdefs/ternary.def"
-#undef OFL_TERNARY
-#undef OFL_TERNARY_SCALAR
-#define OFL_REDUCE(...)
-#define OFL_REDUCE_INTERNAL(...)
-#define OFL_REDUCE_API(...)
-#include "oneflow_like/opdefs/reduce.def"
-#undef OFL_REDUCE
-#undef OFL_REDUCE_INTERNAL
-#undef OFL_REDUCE_API
-#define OFL_SCAN(...)
-#define OFL_SCAN_GRAD(...)
-#define OFL_SCAN_API(...)
-#include "oneflow_like/opdefs/scan.def"
-#undef OFL_SCAN
-#undef OFL_SCAN_GRAD
-#undef OFL_SCAN_API
-#define OFL_INDEX(...)
-#define OFL_INDEX_API(...)
-#include "oneflow_like/opdefs/index.def"
-#undef OFL_INDEX
-#undef OFL_INDEX_API
-#define OFL_SHAPE(...)
-#define OFL_SHAPE_API(...)
-#include "oneflow_like/opdefs/shape.def"
-#undef OFL_SHAPE
-#undef OFL_SHAPE_API
-#define OFL_COPY(...)
-#define OFL_COPY_API(...)
-#include "oneflow_like/opdefs/copy.def"
-#undef OFL_COPY
-#undef OFL_COPY_API
-#define OFL_CREATION(...)
-#define OFL_CREATION_API(...)
-#include "oneflow_like/opdefs/creation.def"
-#undef OFL_CREATION
-#undef OFL_CREATION_API
-#define OFL_RANDOM(...)
-#define OFL_RANDOM_API(...)
-#include "oneflow_like/opdefs/random.def"
-#undef OFL_RANDOM
-#undef OFL_RANDOM_API
-#define OFL_LINALG(...)
-#define OFL_LINALG_API(...)
-#include "oneflow_like/opdefs/linalg.def"
-#undef OFL_LINALG
-#undef OFL_LINALG_API
-#define OFL_MATMUL(...)
-#define OFL_MATMUL_API(...)
-#include "oneflow_like/opdefs/matmul.def"
-#undef OFL_MATMUL
-#undef OFL_MATMUL_API
-#define OFL_CONV(...)
-#define OFL_CONV_GRAD(...)
-#define OFL_CONV_API(...)
-#include "oneflow_like/opdefs/conv.def"
-#undef OFL_CONV
-#undef OFL_CONV_GRAD
-#undef OFL_CONV_API
-#define OFL_POOL(...)
-#define OFL_POOL_GRAD(...)
-#define OFL_POOL_API(...)
-#include "oneflow_like/opdefs/pool.def"
-#undef OFL_POOL
-#undef OFL_POOL_GRAD
-#undef OFL_POOL_API
-#define OFL_NORM(...)
-#define OFL_NORM_GRAD(...)
-#define OFL_NORM_API(...)
-#include "oneflow_like/opdefs/norm.def"
-#undef OFL_NORM
-#undef OFL_NORM_GRAD
-#undef OFL_NORM_API
-#define OFL_SOFTMAX(...)
-#define OFL_SOFTMAX_GRAD(...)
-#define OFL_SOFTMAX_API(...)
-#include "oneflow_like/opdefs/softmax.def"
-#undef OFL_SOFTMAX
-#undef OFL_SOFTMAX_GRAD
-#undef OFL_SOFTMAX_API
-#define OFL_LOSS(...)
-#define OFL_LOSS_GRAD(...)
-#define OFL_LOSS_API(...)
-#include "oneflow_like/opdefs/loss.def"
-#undef OFL_LOSS
-#undef OFL_LOSS_GRAD
-#undef OFL_LOSS_API
-#define OFL_NN_MISC(...)
-#define OFL_NN_MISC_API(...)
-#include "oneflow_like/opdefs/nn_misc.def"
-#undef OFL_NN_MISC
-#undef OFL_NN_MISC_API
-#define OFL_RNN(...)
-#define OFL_RNN_GRAD(...)
-#define OFL_RNN_API(...)
-#include "oneflow_like/opdefs/rnn.def"
-#undef OFL_RNN
-#undef OFL_RNN_GRAD
-#undef OFL_RNN_API
+#define OFL_ATTRS(Struct, fields) struct Struct { fields }; extern const Struct k##Struct;
+#include "oneflow_like/table_attrs.h"
 #undef OFL_ATTRS
 #undef OFL_ATTR
 #undef OFL_ATTR_NAMED

@@ -51,34 +51,34 @@
 // ---- reduce.def (OFL_REDUCE_API(pyname, sig, entry, dim_entry)). dim: the reduced dims (empty:
 // every dim); dtype: the input is cast to it first.
 #define OFL_SIG_RED_dims_dtype(name, entry, dim_entry) \
-  Tensor name(const Tensor& input, const IntList& dim OFL_D(attrs::ReduceAttrs{}.dims), \
-              bool keepdim OFL_D(attrs::ReduceAttrs{}.keepdim), \
+  Tensor name(const Tensor& input, const IntList& dim OFL_D(attrs::kReduceAttrs.dims), \
+              bool keepdim OFL_D(attrs::kReduceAttrs.keepdim), \
               std::optional<Dtype> dtype OFL_D(std::nullopt)) \
   OFL_BODY(res, F::entry(WithDtype(input, dtype, #name), Dims(dim), keepdim))
 #define OFL_SIG_RED_dims(name, entry, dim_entry) \
-  Tensor name(const Tensor& input, const IntList& dim OFL_D(attrs::ReduceAttrs{}.dims), \
-              bool keepdim OFL_D(attrs::ReduceAttrs{}.keepdim)) \
+  Tensor name(const Tensor& input, const IntList& dim OFL_D(attrs::kReduceAttrs.dims), \
+              bool keepdim OFL_D(attrs::kReduceAttrs.keepdim)) \
   OFL_BODY(res, F::entry(A(input, #name), Dims(dim), keepdim))
 #define OFL_SIG_RED_dims_all OFL_SIG_RED_dims
 #define OFL_SIG_RED_opt_dim(name, entry, dim_entry) \
   Tensor name(const Tensor& input, std::optional<int64_t> dim OFL_D(std::nullopt), \
-              bool keepdim OFL_D(attrs::ReduceAttrs{}.keepdim)) \
+              bool keepdim OFL_D(attrs::kReduceAttrs.keepdim)) \
   OFL_BODY(res, F::entry(A(input, #name), dim, keepdim))
 #define OFL_SIG_RED_var(name, entry, dim_entry) \
-  Tensor name(const Tensor& input, const IntList& dim OFL_D(attrs::VarAttrs{}.dims), \
-              double correction OFL_D(attrs::VarAttrs{}.correction), \
-              bool keepdim OFL_D(attrs::VarAttrs{}.keepdim)) \
+  Tensor name(const Tensor& input, const IntList& dim OFL_D(attrs::kVarAttrs.dims), \
+              double correction OFL_D(attrs::kVarAttrs.correction), \
+              bool keepdim OFL_D(attrs::kVarAttrs.keepdim)) \
   OFL_BODY(res, F::entry(A(input, #name), Dims(dim), correction, keepdim))
 #define OFL_SIG_RED_norm(name, entry, dim_entry) \
-  Tensor name(const Tensor& input, double p OFL_D(attrs::NormAttrs{}.p), \
-              const IntList& dim OFL_D(attrs::NormAttrs{}.dims), \
-              bool keepdim OFL_D(attrs::NormAttrs{}.keepdim)) \
+  Tensor name(const Tensor& input, double p OFL_D(attrs::kNormAttrs.p), \
+              const IntList& dim OFL_D(attrs::kNormAttrs.dims), \
+              bool keepdim OFL_D(attrs::kNormAttrs.keepdim)) \
   OFL_BODY(res, F::entry(A(input, #name), p, Dims(dim), keepdim))
 // name(input): over every element; name(input, dim, keepdim): (values, indices) along dim.
 #define OFL_SIG_RED_values_indices(name, entry, dim_entry) \
   Tensor name(const Tensor& input) OFL_BODY(res, F::entry(A(input, #name))) \
   std::pair<Tensor, Tensor> name(const Tensor& input, int64_t dim, \
-                                 bool keepdim OFL_D(attrs::ReduceAttrs{}.keepdim)) \
+                                 bool keepdim OFL_D(attrs::kReduceAttrs.keepdim)) \
   OFL_BODY(res, F::dim_entry(A(input, #name), dim, keepdim))
 #define OFL_REDUCE(...)
 #define OFL_REDUCE_INTERNAL(...)
@@ -98,24 +98,24 @@
   std::pair<Tensor, Tensor> name(const Tensor& input, int64_t dim) \
   OFL_BODY(res, F::entry(A(input, #name), dim))
 #define OFL_SIG_SCAN_sort(name, entry) \
-  std::pair<Tensor, Tensor> name(const Tensor& input, int64_t dim OFL_D(attrs::SortAttrs{}.dim), \
-                                 bool descending OFL_D(attrs::SortAttrs{}.descending)) \
+  std::pair<Tensor, Tensor> name(const Tensor& input, int64_t dim OFL_D(attrs::kSortAttrs.dim), \
+                                 bool descending OFL_D(attrs::kSortAttrs.descending)) \
   OFL_BODY(res, F::entry(A(input, #name), dim, descending))
 #define OFL_SIG_SCAN_argsort(name, entry) \
-  Tensor name(const Tensor& input, int64_t dim OFL_D(attrs::SortAttrs{}.dim), \
-              bool descending OFL_D(attrs::SortAttrs{}.descending)) \
+  Tensor name(const Tensor& input, int64_t dim OFL_D(attrs::kSortAttrs.dim), \
+              bool descending OFL_D(attrs::kSortAttrs.descending)) \
   OFL_BODY(res, F::entry(A(input, #name), dim, descending))
 #define OFL_SIG_SCAN_msort(name, entry) \
   Tensor name(const Tensor& input) OFL_BODY(first, F::entry(A(input, #name), 0, false))
 #define OFL_SIG_SCAN_topk(name, entry) \
   std::pair<Tensor, Tensor> name(const Tensor& input, int64_t k, \
-                                 int64_t dim OFL_D(attrs::TopkAttrs{}.dim), \
-                                 bool largest OFL_D(attrs::TopkAttrs{}.largest), \
+                                 int64_t dim OFL_D(attrs::kTopkAttrs.dim), \
+                                 bool largest OFL_D(attrs::kTopkAttrs.largest), \
                                  bool sorted OFL_D(true)) \
   OFL_BODY(res, F::entry(A(input, #name), k, dim, largest, sorted))
 #define OFL_SIG_SCAN_kthvalue(name, entry) \
   std::pair<Tensor, Tensor> name(const Tensor& input, int64_t k, \
-                                 int64_t dim OFL_D(attrs::TopkAttrs{}.dim), \
+                                 int64_t dim OFL_D(attrs::kTopkAttrs.dim), \
                                  bool keepdim OFL_D(false)) \
   OFL_BODY(res, F::entry(A(input, #name), k, dim, keepdim))
 #define OFL_SCAN(...)
@@ -150,7 +150,7 @@
 #define OFL_SIG_IDX_scatter(name, kind, entry) \
   OFL_IDX_RET_##kind name(OFL_IDX_IN_##kind input, int64_t dim, const Tensor& index, \
                           const Tensor& src, \
-                          const std::string& reduce OFL_D(attrs::ScatterAttrs{}.reduce)) \
+                          const std::string& reduce OFL_D(attrs::kScatterAttrs.reduce)) \
   OFL_BODY(idx_##kind##_reduce, entry, \
            (A(input, #name), dim, A(index, #name), A(src, #name)), IsAdd(reduce, #name)) \
   OFL_IDX_RET_##kind name(OFL_IDX_IN_##kind input, int64_t dim, const Tensor& index, \
@@ -167,13 +167,13 @@
   OFL_BODY(idx_##kind, entry, (A(input, #name)))
 #define OFL_SIG_IDX_one_hot(name, kind, entry) \
   OFL_IDX_RET_##kind name(OFL_IDX_IN_##kind input, \
-                          int64_t num_classes OFL_D(attrs::OneHotAttrs{}.num_classes)) \
+                          int64_t num_classes OFL_D(attrs::kOneHotAttrs.num_classes)) \
   OFL_BODY(idx_##kind, entry, (A(input, #name), num_classes))
 // indices: one per indexed dim from the left, an undefined Tensor() is a full slice.
 #define OFL_SIG_IDX_index_put(name, kind, entry) \
   OFL_IDX_RET_##kind name(OFL_IDX_IN_##kind input, const std::vector<Tensor>& indices, \
                           const Tensor& values, \
-                          bool accumulate OFL_D(attrs::IndexPutAttrs{}.accumulate)) \
+                          bool accumulate OFL_D(attrs::kIndexPutAttrs.accumulate)) \
   OFL_BODY(idx_##kind, entry, (A(input, #name), In(indices), A(values, #name), accumulate))
 #define OFL_INDEX(...)
 #define OFL_INDEX_API(pyname, kind, sig, entry) OFL_SIG_IDX_##sig(pyname, kind, entry)
@@ -198,7 +198,7 @@
   Tensor name(const Tensor& input, int64_t dim, int64_t index) \
   OFL_BODY(res, F::entry(A(input, #name), dim, index))
 #define OFL_SIG_SHAPE_tensors(name, entry) \
-  Tensor name(const std::vector<Tensor>& tensors, int64_t dim OFL_D(attrs::CatAttrs{}.dim)) \
+  Tensor name(const std::vector<Tensor>& tensors, int64_t dim OFL_D(attrs::kCatAttrs.dim)) \
   OFL_BODY(res, F::entry(In(tensors), dim))
 // An int: pieces of that size (F::<entry>Every); a list: those sizes.
 #define OFL_SIG_SHAPE_split(name, entry) \
@@ -220,7 +220,7 @@
   Tensor name(const Tensor& input, const IntList& shifts, const IntList& dims OFL_D(IntList{})) \
   OFL_BODY(res, F::entry(A(input, #name), Dims(shifts), Dims(dims)))
 #define OFL_SIG_SHAPE_diagonal(name, entry) \
-  Tensor name(const Tensor& input, int64_t diagonal OFL_D(attrs::TrilAttrs{}.diagonal)) \
+  Tensor name(const Tensor& input, int64_t diagonal OFL_D(attrs::kTrilAttrs.diagonal)) \
   OFL_BODY(res, F::entry(A(input, #name), diagonal))
 // storage_offset in storage elements (unset: the input's own).
 #define OFL_SIG_SHAPE_as_strided(name, entry) \
@@ -232,7 +232,7 @@
 #define OFL_SIG_SHAPE_pad(name, entry) \
   Tensor name(const Tensor& input, const IntList& pad, \
               const std::string& mode OFL_D("constant"), \
-              double value OFL_D(attrs::PadAttrs{}.value)) \
+              double value OFL_D(attrs::kPadAttrs.value)) \
   OFL_BODY(res, F::entry(A(input, #name), Dims(pad), mode, value))
 #define OFL_SHAPE(...)
 #define OFL_SHAPE_API(pyname, kind, sig, entry) OFL_SIG_SHAPE_##sig(pyname, entry)
@@ -275,7 +275,7 @@
 // ---- creation.def (OFL_CREATION_API(pyname, sig, entry, fill)). TensorOptions as libtorch's
 // (dtype float32 unless given; arange int64; device: the options' or default_device()); *_like
 // take the input's shape, dtype and device. fill: zero (FullAttrs' value) | one | arg.
-#define OFL_CREATION_FILL_zero attrs::FullAttrs{}.value
+#define OFL_CREATION_FILL_zero attrs::kFullAttrs.value
 #define OFL_CREATION_FILL_one 1.0
 #define OFL_SIG_CREATION_size(name, entry, fill) \
   Tensor name(const IntList& size, const TensorOptions& options OFL_D({})) \
@@ -294,9 +294,9 @@
 // arange(end) or arange(start, end, step = ArangeAttrs' step).
 #define OFL_SIG_CREATION_arange(name, entry, fill) \
   Tensor name(double end, const TensorOptions& options OFL_D(kInt64)) \
-  OFL_BODY(options, options, F::entry(attrs::ArangeAttrs{}.start, end, attrs::ArangeAttrs{}.step, \
+  OFL_BODY(options, options, F::entry(attrs::kArangeAttrs.start, end, attrs::kArangeAttrs.step, \
                                        In(options.dtype()), In(options.device()))) \
-  Tensor name(double start, double end, double step OFL_D(attrs::ArangeAttrs{}.step), \
+  Tensor name(double start, double end, double step OFL_D(attrs::kArangeAttrs.step), \
               const TensorOptions& options OFL_D(kInt64)) \
   OFL_BODY(options, options, F::entry(start, end, step, In(options.dtype()), \
                                        In(options.device())))
@@ -339,14 +339,14 @@
   OFL_BODY(options, options, F::entry(low, high, InShape(size), In(options.dtype()), \
                                        In(options.device()))) \
   Tensor name(int64_t high, const IntList& size, const TensorOptions& options OFL_D(kInt64)) \
-  OFL_BODY(options, options, F::entry(attrs::Attrs{}.low, high, InShape(size), \
+  OFL_BODY(options, options, F::entry(attrs::k##Attrs.low, high, InShape(size), \
                                        In(options.dtype()), In(options.device())))
 #define OFL_SIG_RANDOM_randint_like(name, entry, Attrs) \
   Tensor name(const Tensor& input, int64_t low, int64_t high) \
   OFL_BODY(res, F::entry(low, high, A(input, #name).shape(), A(input, #name).dtype(), \
                          A(input, #name).device())) \
   Tensor name(const Tensor& input, int64_t high) \
-  OFL_BODY(res, F::entry(attrs::Attrs{}.low, high, A(input, #name).shape(), \
+  OFL_BODY(res, F::entry(attrs::k##Attrs.low, high, A(input, #name).shape(), \
                          A(input, #name).dtype(), A(input, #name).device()))
 #define OFL_SIG_RANDOM_randperm(name, entry, Attrs) \
   Tensor name(int64_t n, const TensorOptions& options OFL_D(kInt64)) \
@@ -359,20 +359,20 @@
 #define OFL_SIG_RANDOM_bernoulli(name, entry, Attrs) \
   Tensor name(const Tensor& input) OFL_BODY(res, F::entry(A(input, #name)))
 #define OFL_SIG_RANDOM_fill_uniform(name, entry, Attrs) \
-  Tensor& name(Tensor& input, double from OFL_D(attrs::Attrs{}.low), \
-               double to OFL_D(attrs::Attrs{}.high)) \
+  Tensor& name(Tensor& input, double from OFL_D(attrs::k##Attrs.low), \
+               double to OFL_D(attrs::k##Attrs.high)) \
   OFL_BODY(inplace, input, F::entry(A(input, #name), from, to))
 #define OFL_SIG_RANDOM_fill_normal(name, entry, Attrs) \
-  Tensor& name(Tensor& input, double mean OFL_D(attrs::Attrs{}.mean), \
-               double std OFL_D(attrs::Attrs{}.std)) \
+  Tensor& name(Tensor& input, double mean OFL_D(attrs::k##Attrs.mean), \
+               double std OFL_D(attrs::k##Attrs.std)) \
   OFL_BODY(inplace, input, F::entry(A(input, #name), mean, std))
 // random_(): [Attrs' low, 2^24) for floats, [low, 2^31) otherwise; random_(to): [low, to);
 // random_(from, to).
 #define OFL_SIG_RANDOM_fill_random(name, entry, Attrs) \
   Tensor& name(Tensor& input) \
-  OFL_BODY(inplace, input, F::entry(A(input, #name), attrs::Attrs{}.low, RandomBound(input))) \
+  OFL_BODY(inplace, input, F::entry(A(input, #name), attrs::k##Attrs.low, RandomBound(input))) \
   Tensor& name(Tensor& input, int64_t to) \
-  OFL_BODY(inplace, input, F::entry(A(input, #name), attrs::Attrs{}.low, to)) \
+  OFL_BODY(inplace, input, F::entry(A(input, #name), attrs::k##Attrs.low, to)) \
   Tensor& name(Tensor& input, int64_t from, int64_t to) \
   OFL_BODY(inplace, input, F::entry(A(input, #name), from, to))
 #define OFL_RANDOM(...)
@@ -398,13 +398,13 @@
 // mode "reduced" | "complete" | "r"; the default is LinalgQrAttrs' complete.
 #define OFL_SIG_LINALG_mode(name, ret, entry) \
   ret name(const Tensor& input, \
-           const std::string& mode OFL_D(attrs::LinalgQrAttrs{}.complete ? "complete" : "reduced")) \
+           const std::string& mode OFL_D(attrs::kLinalgQrAttrs.complete ? "complete" : "reduced")) \
   OFL_BODY(res, F::entry(A(input, #name), mode))
 #define OFL_SIG_LINALG_some(name, ret, entry) \
-  ret name(const Tensor& input, bool some OFL_D(!attrs::LinalgQrAttrs{}.complete)) \
+  ret name(const Tensor& input, bool some OFL_D(!attrs::kLinalgQrAttrs.complete)) \
   OFL_BODY(res, F::entry(A(input, #name), some ? "reduced" : "complete"))
 #define OFL_SIG_LINALG_full(name, ret, entry) \
-  ret name(const Tensor& input, bool full_matrices OFL_D(attrs::LinalgSvdAttrs{}.full_matrices)) \
+  ret name(const Tensor& input, bool full_matrices OFL_D(attrs::kLinalgSvdAttrs.full_matrices)) \
   OFL_BODY(res, F::entry(A(input, #name), full_matrices))
 #define OFL_SIG_LINALG_uplo(name, ret, entry) \
   ret name(const Tensor& input, const std::string& UPLO OFL_D("L")) \
@@ -426,7 +426,7 @@
 // beta * input + alpha * (mat1 @ mat2); beta's default is PyTorch's (1).
 #define OFL_SIG_MATMUL_addmm(name, entry) \
   Tensor name(const Tensor& input, const Tensor& mat1, const Tensor& mat2, \
-              double beta OFL_D(1.0), double alpha OFL_D(attrs::MatmulAttrs{}.alpha)) \
+              double beta OFL_D(1.0), double alpha OFL_D(attrs::kMatmulAttrs.alpha)) \
   OFL_BODY(res, F::entry(A(input, #name), A(mat1, #name), A(mat2, #name), beta, alpha))
 #define OFL_SIG_MATMUL_linear(name, entry) \
   Tensor name(const Tensor& input, const Tensor& weight, const Tensor& bias OFL_D(Tensor())) \
@@ -440,10 +440,10 @@
 // ---- conv.def (OFL_CONV_API(pyname, nd, entry)): x [N, C, *], weight [K, C/groups, *].
 #define OFL_CONV_API(name, nd, entry) \
   Tensor name(const Tensor& input, const Tensor& weight, const Tensor& bias OFL_D(Tensor()), \
-              const IntList& stride OFL_D(attrs::ConvAttrs{}.stride), \
-              const IntList& padding OFL_D(attrs::ConvAttrs{}.padding), \
-              const IntList& dilation OFL_D(attrs::ConvAttrs{}.dilation), \
-              int64_t groups OFL_D(attrs::ConvAttrs{}.groups)) \
+              const IntList& stride OFL_D(attrs::kConvAttrs.stride), \
+              const IntList& padding OFL_D(attrs::kConvAttrs.padding), \
+              const IntList& dilation OFL_D(attrs::kConvAttrs.dilation), \
+              int64_t groups OFL_D(attrs::kConvAttrs.groups)) \
   OFL_BODY(res, F::entry(A(input, #name), A(weight, #name), In(bias), \
                          ConvOptions(stride, padding, dilation, groups)))
 #define OFL_CONV(...)
@@ -456,14 +456,14 @@
 // ---- pool.def (OFL_POOL_API(pyname, sig, entry)); stride empty: the kernel size.
 #define OFL_POOL_WINDOW_ARGS \
   const Tensor& input, const IntList& kernel_size, \
-  const IntList& stride OFL_D(attrs::PoolAttrs{}.stride), \
-  const IntList& padding OFL_D(attrs::PoolAttrs{}.padding)
+  const IntList& stride OFL_D(attrs::kPoolAttrs.stride), \
+  const IntList& padding OFL_D(attrs::kPoolAttrs.padding)
 #define OFL_POOL_MAX_ARGS \
-  OFL_POOL_WINDOW_ARGS, const IntList& dilation OFL_D(attrs::PoolAttrs{}.dilation), \
-  bool ceil_mode OFL_D(attrs::PoolAttrs{}.ceil_mode)
+  OFL_POOL_WINDOW_ARGS, const IntList& dilation OFL_D(attrs::kPoolAttrs.dilation), \
+  bool ceil_mode OFL_D(attrs::kPoolAttrs.ceil_mode)
 #define OFL_POOL_AVG_ARGS \
-  OFL_POOL_WINDOW_ARGS, bool ceil_mode OFL_D(attrs::PoolAttrs{}.ceil_mode), \
-  bool count_include_pad OFL_D(attrs::PoolAttrs{}.count_include_pad)
+  OFL_POOL_WINDOW_ARGS, bool ceil_mode OFL_D(attrs::kPoolAttrs.ceil_mode), \
+  bool count_include_pad OFL_D(attrs::kPoolAttrs.count_include_pad)
 // name(...) -> the pooled tensor; name##_with_indices(...) -> (values, int64 indices).
 #define OFL_SIG_POOL_max_indices(name, entry) \
   Tensor name(OFL_POOL_MAX_ARGS) \
@@ -505,18 +505,18 @@
 #define OFL_SIG_NORM_batch_norm(name, entry) \
   Tensor name(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, \
               const Tensor& weight OFL_D(Tensor()), const Tensor& bias OFL_D(Tensor()), \
-              bool training OFL_D(attrs::BatchNormAttrs{}.training), double momentum OFL_D(0.1), \
-              double eps OFL_D(attrs::BatchNormAttrs{}.eps)) \
+              bool training OFL_D(attrs::kBatchNormAttrs.training), double momentum OFL_D(0.1), \
+              double eps OFL_D(attrs::kBatchNormAttrs.eps)) \
   OFL_BODY(res, F::entry(A(input, #name), In(running_mean), In(running_var), In(weight), \
                          In(bias), training, momentum, eps))
 #define OFL_SIG_NORM_shape_affine(name, entry) \
   Tensor name(const Tensor& input, const IntList& normalized_shape, \
               const Tensor& weight OFL_D(Tensor()), const Tensor& bias OFL_D(Tensor()), \
-              double eps OFL_D(attrs::RowNormAttrs{}.eps)) \
+              double eps OFL_D(attrs::kRowNormAttrs.eps)) \
   OFL_BODY(res, F::entry(A(input, #name), Dims(normalized_shape), In(weight), In(bias), eps))
 #define OFL_SIG_NORM_groups_affine(name, entry) \
   Tensor name(const Tensor& input, int64_t num_groups, const Tensor& weight OFL_D(Tensor()), \
-              const Tensor& bias OFL_D(Tensor()), double eps OFL_D(attrs::RowNormAttrs{}.eps)) \
+              const Tensor& bias OFL_D(Tensor()), double eps OFL_D(attrs::kRowNormAttrs.eps)) \
   OFL_BODY(res, F::entry(A(input, #name), num_groups, In(weight), In(bias), eps))
 // eps unset: the machine epsilon of input's dtype.
 #define OFL_SIG_NORM_shape_weight(name, entry) \
@@ -534,7 +534,7 @@
 
 // ---- softmax.def (OFL_SOFTMAX_API(pyname, sig, entry)).
 #define OFL_SIG_SOFTMAX_dim(name, entry) \
-  Tensor name(const Tensor& input, int64_t dim OFL_D(attrs::SoftmaxAttrs{}.dim)) \
+  Tensor name(const Tensor& input, int64_t dim OFL_D(attrs::kSoftmaxAttrs.dim)) \
   OFL_BODY(res, F::entry(A(input, #name), dim))
 #define OFL_SOFTMAX(...)
 #define OFL_SOFTMAX_GRAD(...)
@@ -548,20 +548,20 @@
 // right after target (this API's order since its first version); the arguments after it follow
 // Python's order; undefined weight / pos_weight: none.
 #define OFL_LOSS_REDUCTION_ARG(Attrs) \
-  const std::string& reduction OFL_D(attrs::reduction_name(attrs::Attrs{}.reduction))
+  const std::string& reduction OFL_D(attrs::reduction_name(attrs::k##Attrs.reduction))
 #define OFL_SIG_LOSS_nll_smoothing(name, entry) \
   Tensor name(const Tensor& input, const Tensor& target, OFL_LOSS_REDUCTION_ARG(NllLossAttrs), \
-              double label_smoothing OFL_D(attrs::NllLossAttrs{}.label_smoothing), \
+              double label_smoothing OFL_D(attrs::kNllLossAttrs.label_smoothing), \
               const Tensor& weight OFL_D(Tensor()), \
-              int64_t ignore_index OFL_D(attrs::NllLossAttrs{}.ignore_index)) \
+              int64_t ignore_index OFL_D(attrs::kNllLossAttrs.ignore_index)) \
   OFL_BODY(res, F::entry(A(input, #name), A(target, #name), \
                          NllOptions(reduction, label_smoothing, weight, ignore_index)))
 #define OFL_SIG_LOSS_nll(name, entry) \
   Tensor name(const Tensor& input, const Tensor& target, OFL_LOSS_REDUCTION_ARG(NllLossAttrs), \
               const Tensor& weight OFL_D(Tensor()), \
-              int64_t ignore_index OFL_D(attrs::NllLossAttrs{}.ignore_index)) \
+              int64_t ignore_index OFL_D(attrs::kNllLossAttrs.ignore_index)) \
   OFL_BODY(res, F::entry(A(input, #name), A(target, #name), \
-                         NllOptions(reduction, attrs::NllLossAttrs{}.label_smoothing, weight, \
+                         NllOptions(reduction, attrs::kNllLossAttrs.label_smoothing, weight, \
                                     ignore_index)))
 #define OFL_SIG_LOSS_pointwise(name, entry) \
   Tensor name(const Tensor& input, const Tensor& target, OFL_LOSS_REDUCTION_ARG(LossReductionAttrs)) \
@@ -587,14 +587,14 @@
               std::optional<int64_t> padding_idx OFL_D(std::nullopt)) \
   OFL_BODY(res, F::entry(A(input, #name), A(weight, #name), padding_idx))
 #define OFL_SIG_NN_MISC_dropout(name, entry) \
-  Tensor name(const Tensor& input, double p OFL_D(attrs::DropoutAttrs{}.p), \
+  Tensor name(const Tensor& input, double p OFL_D(attrs::kDropoutAttrs.p), \
               bool training OFL_D(true)) \
   OFL_BODY(res, F::entry(A(input, #name), p, training))
 // scale unset: 1 / sqrt(E).
 #define OFL_SIG_NN_MISC_attention(name, entry) \
   Tensor name(const Tensor& query, const Tensor& key, const Tensor& value, \
               const Tensor& attn_mask OFL_D(Tensor()), double dropout_p OFL_D(0.0), \
-              bool is_causal OFL_D(attrs::AttnBiasAttrs{}.is_causal), \
+              bool is_causal OFL_D(attrs::kAttnBiasAttrs.is_causal), \
               std::optional<double> scale OFL_D(std::nullopt)) \
   OFL_BODY(res, F::entry(A(query, #name), A(key, #name), A(value, #name), In(attn_mask), \
                          dropout_p, is_causal, scale))

@@ -46,6 +46,19 @@ static_assert(static_cast<int>(attrs::DType::kF32) == static_cast<int>(RT::RTDTy
                   static_cast<int>(attrs::DType::kBF16) == static_cast<int>(RT::RTDType::kBF16),
               "attrs::DType must spell the runtime's DType");
 
+// The default instances table_ops.h declares (one per attribute struct of the tables).
+namespace attrs {
+// clang-format off
+#define OFL_ATTR(...)
+#define OFL_ATTR_NAMED(...)
+#define OFL_ATTRS(Struct, fields) const Struct k##Struct{};
+#include "oneflow_like/table_attrs.h"
+#undef OFL_ATTRS
+#undef OFL_ATTR
+#undef OFL_ATTR_NAMED
+// clang-format on
+}  // namespace attrs
+
 namespace {
 using RTPair = std::pair<RT::RTTensor, RT::RTTensor>;
 using RTTriple = std::tuple<RT::RTTensor, RT::RTTensor, RT::RTTensor>;
@@ -109,7 +122,7 @@ RT::RTTensor Scaled(const Tensor& src, double alpha, const char* op) {
 // scatter's reduce: "none" (false) or "add" (true).
 bool IsAdd(const std::string& reduce, const char* op) {
   if (reduce == "add") return true;
-  if (reduce == attrs::ScatterAttrs{}.reduce) return false;
+  if (reduce == attrs::kScatterAttrs.reduce) return false;
   throw Error(Error::Kind::kValue,
               std::string("[") + op + "] reduce must be 'none' or 'add', got '" + reduce + "'");
 }
@@ -123,7 +136,7 @@ RT::DimVector InStrides(const IntList& s) {
 // as_strided's storage offset relative to the input's own (PyTorch counts from the storage).
 int64_t RelativeOffset(const Tensor& input, std::optional<int64_t> storage_offset, const char* op) {
   int64_t own = A(input, op).offset();
-  if (!storage_offset) return attrs::AsStridedAttrs{}.offset;
+  if (!storage_offset) return attrs::kAsStridedAttrs.offset;
   if (*storage_offset < own)
     throw Error(Error::Kind::kIndex, std::string("[") + op + "] storage_offset " +
                                          std::to_string(*storage_offset) +
