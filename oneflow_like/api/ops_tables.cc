@@ -152,24 +152,26 @@ F::ConvOptions ConvOptions(const IntList& stride, const IntList& padding, const 
   o.groups = groups;
   return o;
 }
-F::Pool2dOptions MaxPoolOptions(const IntList& kernel_size, const IntList& stride,
-                                const IntList& padding, const IntList& dilation, bool ceil_mode) {
+// The window of every pool; max pools add dilation, avg pools count_include_pad and the divisor.
+F::Pool2dOptions PoolWindow(const IntList& kernel_size, const IntList& stride,
+                            const IntList& padding, bool ceil_mode) {
   F::Pool2dOptions o;
   o.kernel_size = Dims(kernel_size);
   o.stride = Dims(stride);
   o.padding = Dims(padding);
-  o.dilation = Dims(dilation);
   o.ceil_mode = ceil_mode;
+  return o;
+}
+F::Pool2dOptions MaxPoolOptions(const IntList& kernel_size, const IntList& stride,
+                                const IntList& padding, const IntList& dilation, bool ceil_mode) {
+  F::Pool2dOptions o = PoolWindow(kernel_size, stride, padding, ceil_mode);
+  o.dilation = Dims(dilation);
   return o;
 }
 F::Pool2dOptions AvgPoolOptions(const IntList& kernel_size, const IntList& stride,
                                 const IntList& padding, bool ceil_mode, bool count_include_pad,
                                 std::optional<int64_t> divisor_override = std::nullopt) {
-  F::Pool2dOptions o;
-  o.kernel_size = Dims(kernel_size);
-  o.stride = Dims(stride);
-  o.padding = Dims(padding);
-  o.ceil_mode = ceil_mode;
+  F::Pool2dOptions o = PoolWindow(kernel_size, stride, padding, ceil_mode);
   o.count_include_pad = count_include_pad;
   if (divisor_override) o.divisor_override = *divisor_override;
   return o;
