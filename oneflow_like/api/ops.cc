@@ -1,5 +1,7 @@
-// Functional ops of the C++ API: the unary table's ops expanded from opdefs/unary.def, the rest
-// bound by hand to the functional entries (oneflow_like/ops/<family>.h); methods forward to them.
+// Functional ops of the C++ API: the unary table's ops expanded from opdefs/unary.def, the table
+// rows marked custom and the operators bound by hand to the functional entries
+// (oneflow_like/ops/<family>.h); methods forward to the free functions (ops_tables.cc has the
+// other tables' generated ones).
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/conv.h"
 #include "oneflow_like/ops/copy.h"

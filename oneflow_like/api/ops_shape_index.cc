@@ -1,12 +1,5 @@
-// Shape, indexing, reduction-with-indices and the remaining nn.functional ops of the C++ API
-// (ops.cc has the unary table, elementwise, reductions and the digits models' ops).
-#include "oneflow_like/ops/binary.h"
-#include "oneflow_like/ops/index.h"
-#include "oneflow_like/ops/loss.h"
-#include "oneflow_like/ops/nn_misc.h"
-#include "oneflow_like/ops/norm.h"
-#include "oneflow_like/ops/pool.h"
-#include "oneflow_like/ops/reduce.h"
+// The shape ops and hardtanh that no table row generates (expand, repeat: variadic in Python);
+// ops_tables.cc has the generated ones, ops.cc the unary table and the operators.
 #include "oneflow_like/ops/shape_ops.h"
 #include "oneflow_like/ops/unary.h"
 
