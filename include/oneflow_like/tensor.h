@@ -214,25 +214,8 @@ bool Tensor::item<bool>() const;  // any nonzero value is true
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 // ---- Factories. `shape` is a list of sizes: ones({2, 3}), randn({4}, kFloat64).
-Tensor empty(const IntList& shape, const TensorOptions& options = {});
-Tensor zeros(const IntList& shape, const TensorOptions& options = {});
-Tensor ones(const IntList& shape, const TensorOptions& options = {});
-Tensor full(const IntList& shape, double value, const TensorOptions& options = {});
-Tensor zeros_like(const Tensor& t);
-Tensor ones_like(const Tensor& t);
-Tensor full_like(const Tensor& t, double value);
-Tensor arange(double end, const TensorOptions& options = kInt64);
-Tensor arange(double start, double end, double step = 1.0, const TensorOptions& options = kInt64);
-Tensor linspace(double start, double end, int64_t steps, const TensorOptions& options = {});
-Tensor eye(int64_t n, const TensorOptions& options = {});
-Tensor rand(const IntList& shape, const TensorOptions& options = {});   // U[0, 1)
-Tensor randn(const IntList& shape, const TensorOptions& options = {});  // N(0, 1)
-Tensor randint(int64_t low, int64_t high, const IntList& shape,
-               const TensorOptions& options = kInt64);
-Tensor randperm(int64_t n, const TensorOptions& options = kInt64);
-// A CPU tensor over `data` (contiguous, `shape` x `dtype`), not copied: the caller keeps the
-// memory alive and unchanged-by-others while the tensor (or a view) lives; `deleter`, if given,
-// runs when the runtime no longer uses it.
+// The factories of the creation and random tables (empty zeros ones full *_like arange linspace
+// eye rand randn randint randperm normal bernoulli ...) are generated in table_ops.h.
 Tensor from_blob(void* data, const IntList& shape, Dtype dtype = kFloat32,
                  std::function<void(void*)> deleter = nullptr);
 // Copies of host data (CPU unless `options` says otherwise).

@@ -27,6 +27,7 @@ using RTDevice = ::oneflow_like::Device;
 using RTDeviceType = ::oneflow_like::DeviceType;
 using RTDType = ::oneflow_like::DType;
 using RTShape = ::oneflow_like::Shape;
+using DimVector = ::oneflow_like::DimVector;
 using RTNoGradGuard = ::oneflow_like::NoGradGuard;
 }  // namespace oneflow_like::api_internal
 
@@ -113,6 +114,8 @@ inline std::vector<int64_t> Dims(const IntList& d) {
   return std::vector<int64_t>(d.begin(), d.end());
 }
 IntList OutShape(const RT::RTShape& s);
+// A new tensor of a factory, made to require grad when the options say so.
+Tensor Finish(RT::RTTensor t, const TensorOptions& o);
 
 }  // namespace v1
 }  // namespace oneflow_like

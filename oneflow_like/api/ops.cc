@@ -1,5 +1,7 @@
-// Functional ops of the C++ API: the unary table's ops expanded from opdefs/unary.def, the rest
-// bound by hand to the functional entries (oneflow_like/ops/<family>.h); methods forward to them.
+// Functional ops of the C++ API: the unary table's ops expanded from opdefs/unary.def, the table
+// rows marked custom and the operators bound by hand to the functional entries
+// (oneflow_like/ops/<family>.h); methods forward to the free functions (ops_tables.cc has the
+// other tables' generated ones).
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/conv.h"
 #include "oneflow_like/ops/copy.h"
@@ -119,18 +121,6 @@ Tensor div(const Tensor& a, const Tensor& b) {
 Tensor pow(const Tensor& a, const Tensor& b) {
   return Out(F::Pow(A(a, "pow"), A(b, "pow")));
 }
-Tensor maximum(const Tensor& a, const Tensor& b) {
-  return Out(F::Maximum(A(a, "maximum"), A(b, "maximum")));
-}
-Tensor minimum(const Tensor& a, const Tensor& b) {
-  return Out(F::Minimum(A(a, "minimum"), A(b, "minimum")));
-}
-Tensor remainder(const Tensor& a, const Tensor& b) {
-  return Out(F::Remainder(A(a, "remainder"), A(b, "remainder")));
-}
-Tensor floor_divide(const Tensor& a, const Tensor& b) {
-  return Out(F::FloorDivide(A(a, "floor_divide"), A(b, "floor_divide")));
-}
 #define OFL_API_COMPARE(name, Op)                                       \
   Tensor name(const Tensor& a, const Tensor& b) {                       \
     return Out(F::Compare(F::CompareOp::Op, A(a, #name), A(b, #name))); \
@@ -145,12 +135,6 @@ OFL_API_COMPARE(le, kLe)
 OFL_API_COMPARE(gt, kGt)
 OFL_API_COMPARE(ge, kGe)
 #undef OFL_API_COMPARE
-Tensor logical_and(const Tensor& a, const Tensor& b) {
-  return Out(F::LogicalAnd(A(a, "logical_and"), A(b, "logical_and")));
-}
-Tensor logical_or(const Tensor& a, const Tensor& b) {
-  return Out(F::LogicalOr(A(a, "logical_or"), A(b, "logical_or")));
-}
 Tensor where(const Tensor& c, const Tensor& x, const Tensor& y) {
   return Out(F::Where(A(c, "where"), A(x, "where"), A(y, "where")));
 }
@@ -296,17 +280,6 @@ Tensor& Tensor::fill_(double v) {
 }
 
 // ---- Reductions.
-#define OFL_API_REDUCE(name, Name)                                  \
-  Tensor name(const Tensor& x, const IntList& dims, bool keepdim) { \
-    return Out(F::Name(A(x, #name), Dims(dims), keepdim));          \
-  }
-OFL_API_REDUCE(sum, Sum)
-OFL_API_REDUCE(mean, Mean)
-OFL_API_REDUCE(prod, Prod)
-OFL_API_REDUCE(amax, Amax)
-OFL_API_REDUCE(amin, Amin)
-OFL_API_REDUCE(logsumexp, LogSumExp)
-#undef OFL_API_REDUCE
 Tensor Tensor::sum(const IntList& d, bool k) const {
   return v1::sum(*this, d, k);
 }
@@ -319,32 +292,14 @@ Tensor Tensor::amax(const IntList& d, bool k) const {
 Tensor Tensor::amin(const IntList& d, bool k) const {
   return v1::amin(*this, d, k);
 }
-Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-  return Out(F::Argmax(A(x, "argmax"), dim, keepdim));
-}
-Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-  return Out(F::Argmin(A(x, "argmin"), dim, keepdim));
-}
 Tensor Tensor::argmax(std::optional<int64_t> d, bool k) const {
   return v1::argmax(*this, d, k);
 }
 Tensor Tensor::argmin(std::optional<int64_t> d, bool k) const {
   return v1::argmin(*this, d, k);
 }
-Tensor var(const Tensor& x, const IntList& dims, double correction, bool keepdim) {
-  return Out(F::Var(A(x, "var"), Dims(dims), correction, keepdim));
-}
 
 // ---- Matrix products.
-Tensor matmul(const Tensor& a, const Tensor& b) {
-  return Out(F::Matmul(A(a, "matmul"), A(b, "matmul")));
-}
-Tensor mm(const Tensor& a, const Tensor& b) {
-  return Out(F::Mm(A(a, "mm"), A(b, "mm")));
-}
-Tensor bmm(const Tensor& a, const Tensor& b) {
-  return Out(F::Bmm(A(a, "bmm"), A(b, "bmm")));
-}
 Tensor Tensor::matmul(const Tensor& o) const {
   return v1::matmul(*this, o);
 }
@@ -356,40 +311,11 @@ Tensor Tensor::mm(const Tensor& o) const {
 Tensor reshape(const Tensor& x, const IntList& shape) {
   return Out(F::ReshapeInfer(A(x, "reshape"), Dims(shape)));
 }
-Tensor flatten(const Tensor& x, int64_t s, int64_t e) {
-  return Out(F::Flatten(A(x, "flatten"), s, e));
-}
 Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
   return Out(F::Transpose(A(x, "transpose"), d0, d1));
 }
 Tensor permute(const Tensor& x, const IntList& dims) {
   return Out(F::Permute(A(x, "permute"), Dims(dims)));
-}
-Tensor unsqueeze(const Tensor& x, int64_t d) {
-  return Out(F::Unsqueeze(A(x, "unsqueeze"), d));
-}
-Tensor squeeze(const Tensor& x, std::optional<int64_t> d) {
-  std::vector<int64_t> dims;
-  if (d) dims.push_back(*d);
-  return Out(F::Squeeze(A(x, "squeeze"), dims));
-}
-Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
-  return Out(F::Cat(In(xs), dim));
-}
-Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
-  return Out(F::Stack(In(xs), dim));
-}
-Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
-  return Out(F::IndexSelect(A(x, "index_select"), dim, A(index, "index_select")));
-}
-Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
-  return Out(F::Gather(A(x, "gather"), dim, A(index, "gather")));
-}
-Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
-  return Out(F::MaskedFill(A(x, "masked_fill"), A(mask, "masked_fill"), value));
-}
-Tensor one_hot(const Tensor& index, int64_t n) {
-  return Out(F::OneHot(A(index, "one_hot"), n));
 }
 Tensor Tensor::reshape(const IntList& s) const {
   return v1::reshape(*this, s);
@@ -423,86 +349,11 @@ Tensor Tensor::gather(int64_t d, const Tensor& i) const {
 }
 
 // ---- nn.functional.
-Tensor softmax(const Tensor& x, int64_t dim) {
-  return Out(F::Softmax(A(x, "softmax"), dim));
-}
-Tensor log_softmax(const Tensor& x, int64_t dim) {
-  return Out(F::LogSoftmax(A(x, "log_softmax"), dim));
-}
 Tensor Tensor::softmax(int64_t d) const {
   return v1::softmax(*this, d);
 }
 Tensor Tensor::log_softmax(int64_t d) const {
   return v1::log_softmax(*this, d);
-}
-Tensor linear(const Tensor& x, const Tensor& w, const Tensor& b) {
-  return Out(F::Linear(A(x, "linear"), A(w, "linear"), In(b)));
-}
-namespace {
-F::ConvOptions ConvOpts(const IntList& stride, const IntList& padding, const IntList& dilation,
-                        int64_t groups) {
-  F::ConvOptions o;
-  o.stride = Dims(stride);
-  o.padding = Dims(padding);
-  o.dilation = Dims(dilation);
-  o.groups = groups;
-  return o;
-}
-}  // namespace
-Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& b, const IntList& stride,
-              const IntList& padding, const IntList& dilation, int64_t groups) {
-  return Out(F::Conv2d(A(x, "conv2d"), A(w, "conv2d"), In(b),
-                       ConvOpts(stride, padding, dilation, groups)));
-}
-Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b, const IntList& stride,
-              const IntList& padding, const IntList& dilation, int64_t groups) {
-  return Out(F::Conv1d(A(x, "conv1d"), A(w, "conv1d"), In(b),
-                       ConvOpts(stride, padding, dilation, groups)));
-}
-namespace {
-F::Pool2dOptions PoolOptions(const IntList& k, const IntList& s, const IntList& p) {
-  F::Pool2dOptions o;
-  o.kernel_size = Dims(k);
-  o.stride = Dims(s);
-  o.padding = Dims(p);
-  return o;
-}
-}  // namespace
-Tensor max_pool2d(const Tensor& x, const IntList& k, const IntList& s, const IntList& p) {
-  return Out(F::MaxPool2d(A(x, "max_pool2d"), PoolOptions(k, s, p)));
-}
-Tensor avg_pool2d(const Tensor& x, const IntList& k, const IntList& s, const IntList& p) {
-  return Out(F::AvgPool2d(A(x, "avg_pool2d"), PoolOptions(k, s, p)));
-}
-Tensor batch_norm(const Tensor& x, const Tensor& rm, const Tensor& rv, const Tensor& w,
-                  const Tensor& b, bool training, double momentum, double eps) {
-  return Out(
-      F::BatchNorm(A(x, "batch_norm"), In(rm), In(rv), In(w), In(b), training, momentum, eps));
-}
-Tensor layer_norm(const Tensor& x, const IntList& shape, const Tensor& w, const Tensor& b,
-                  double eps) {
-  return Out(F::LayerNorm(A(x, "layer_norm"), Dims(shape), In(w), In(b), eps));
-}
-Tensor dropout(const Tensor& x, double p, bool training) {
-  return Out(F::Dropout(A(x, "dropout"), p, training));
-}
-Tensor embedding(const Tensor& idx, const Tensor& w) {
-  return Out(F::Embedding(A(idx, "embedding"), A(w, "embedding")));
-}
-Tensor cross_entropy(const Tensor& input, const Tensor& target, const std::string& reduction,
-                     double label_smoothing) {
-  F::NllOptions o;
-  o.reduction = reduction;
-  o.label_smoothing = label_smoothing;
-  return Out(F::CrossEntropy(A(input, "cross_entropy"), A(target, "cross_entropy"), o));
-}
-Tensor nll_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
-  F::NllOptions o;
-  o.reduction = reduction;
-  return Out(F::NllLoss(A(input, "nll_loss"), A(target, "nll_loss"), o));
-}
-Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
-  return Out(F::MseLoss(A(input, "mse_loss"), A(target, "mse_loss"), reduction));
 }
 
 }  // namespace v1

@@ -297,58 +297,11 @@ void synchronize() {
 }
 
 // ---- Factories.
-namespace {
 Tensor Finish(RT::RTTensor t, const TensorOptions& o) {
   if (o.requires_grad()) Check(t.set_requires_grad(true));
   return Out(t);
 }
-}  // namespace
 
-Tensor empty(const IntList& shape, const TensorOptions& o) {
-  return Finish(RT::RTTensor::Empty(InShape(shape), In(o.dtype()), In(o.device())), o);
-}
-Tensor zeros(const IntList& shape, const TensorOptions& o) {
-  return Finish(Check(F::Zeros(InShape(shape), In(o.dtype()), In(o.device()))), o);
-}
-Tensor ones(const IntList& shape, const TensorOptions& o) {
-  return Finish(Check(F::Ones(InShape(shape), In(o.dtype()), In(o.device()))), o);
-}
-Tensor full(const IntList& shape, double value, const TensorOptions& o) {
-  return Finish(Check(F::Full(InShape(shape), value, In(o.dtype()), In(o.device()))), o);
-}
-Tensor zeros_like(const Tensor& t) {
-  return Out(F::ZerosLike(InDefined(t, "zeros_like")));
-}
-Tensor ones_like(const Tensor& t) {
-  return Out(F::OnesLike(InDefined(t, "ones_like")));
-}
-Tensor full_like(const Tensor& t, double v) {
-  return Out(F::FullLike(InDefined(t, "full_like"), v));
-}
-Tensor arange(double end, const TensorOptions& o) {
-  return arange(0, end, 1, o);
-}
-Tensor arange(double start, double end, double step, const TensorOptions& o) {
-  return Finish(Check(F::Arange(start, end, step, In(o.dtype()), In(o.device()))), o);
-}
-Tensor linspace(double start, double end, int64_t steps, const TensorOptions& o) {
-  return Finish(Check(F::Linspace(start, end, steps, In(o.dtype()), In(o.device()))), o);
-}
-Tensor eye(int64_t n, const TensorOptions& o) {
-  return Finish(Check(F::Eye(n, n, In(o.dtype()), In(o.device()))), o);
-}
-Tensor rand(const IntList& shape, const TensorOptions& o) {
-  return Finish(Check(F::Rand(InShape(shape), In(o.dtype()), In(o.device()))), o);
-}
-Tensor randn(const IntList& shape, const TensorOptions& o) {
-  return Finish(Check(F::Randn(InShape(shape), In(o.dtype()), In(o.device()))), o);
-}
-Tensor randint(int64_t low, int64_t high, const IntList& shape, const TensorOptions& o) {
-  return Finish(Check(F::Randint(low, high, InShape(shape), In(o.dtype()), In(o.device()))), o);
-}
-Tensor randperm(int64_t n, const TensorOptions& o) {
-  return Finish(Check(F::Randperm(n, In(o.dtype()), In(o.device()))), o);
-}
 Tensor from_blob(void* data, const IntList& shape, Dtype dtype,
                  std::function<void(void*)> deleter) {
   std::shared_ptr<void> keep;
