@@ -1,24 +1,31 @@
 """Data-parallel figures (issue 16), 2 processes on 127.0.0.1:
 
-1. all_reduce bus bandwidth, 1 KB .. 256 MB (float32 sum): ours (flow.distributed.all_reduce,
-   a VM instruction on the collective stream, with and without the per-op signature check)
-   against raw Gloo (benchmarks/gloo_allreduce_bench.cc: the same store, transport and sum, no
-   VM) in the same run, interleaved; each side reports its fastest iteration (the machine
-   is shared: means swing with the load, minima do not), best of 3 runs per size. Bus bandwidth = bytes / time *
-   2 (n - 1) / n. DDP's bucket all-reduces skip the signature check (the layout is verified
-   once at construction), so the "no check" column is what DDP pays.
+1. all_reduce bus bandwidth, 1 KB .. 256 MB (float32 sum), ours against raw Gloo in the same
+   processes, interleaved call by call on one tensor:
+     raw Gloo        gloo::allreduce (ring, the same reduce function) called directly on the
+                     group's own Gloo context, timed in C++ (`_time_raw_all_reduce`): no VM, no
+                     signature check, no Python;
+     ours            dist.all_reduce(t): Python, the VM instruction, the signature check;
+     ours, no check  the group's all_reduce(t, check=False), waited for in the call, as
+                     dist.all_reduce does under ONEFLOW_LIKE_DIST_CHECK=0 (DDP's buckets skip
+                     the check too: their layout is verified once at construction).
+   Each iteration runs the three once, rotating which goes first; per size the median per-call
+   time of each, the overhead = median(ours) / median(raw) - 1, and the spread: the 25th-75th
+   percentiles of the per-iteration ratios ours_i / raw_i (the machine is shared: a burst of
+   load hits the three calls of one iteration alike), and the fastest-call overhead
+   min(ours) / min(raw) - 1. Bus bandwidth = bytes / time * 2 (n-1) / n.
 2. DDP training throughput of an MLP (784-1024-1024-10, batch 128 per process) on 1 and 2
    processes, and the scaling efficiency (2-process samples/s / (2 x 1-process samples/s)).
 3. The same DDP step on 2 processes, eager vs nn.Graph (the bucket all-reduces compiled into
    the graph as asynchronous start/done custom-calls), with 25 MB buckets (one) and 1 MB
    buckets (eight, which overlap backward): ms per step.
 
-    PYTHONPATH=python /usr/bin/python3 benchmarks/bench_distributed.py [--quick]
-
-Needs bazel-bin/benchmarks/gloo_allreduce_bench (bazel build //benchmarks:gloo_allreduce_bench).
+    PYTHONPATH=python /usr/bin/python3 benchmarks/bench_distributed.py [--quick] [--allreduce-only]
 """
+import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -32,7 +39,10 @@ if QUICK:
 
 
 def iters_for(nbytes):
-    return max(3, min(300, (64 << 20) // max(nbytes, 1)))
+    """Iterations (of the three calls each) per size: ~512 MB moved per column, 30 to 200."""
+    lo = 5 if QUICK else 30
+    hi = 50 if QUICK else 200
+    return max(lo, min(hi, (512 << 20) // max(nbytes, 1)))
 
 
 def free_port():
@@ -43,7 +53,7 @@ def free_port():
 
 def launch(cmds_env):
     procs = [subprocess.Popen(c, env=e, stdout=subprocess.PIPE, text=True) for c, e in cmds_env]
-    outs = [p.communicate(timeout=600)[0] for p in procs]
+    outs = [p.communicate(timeout=900)[0] for p in procs]
     for p in procs:
         if p.returncode != 0:
             raise SystemExit(f"a benchmark worker failed ({p.returncode})")
@@ -54,38 +64,22 @@ def env_for(rank, world, port, **extra):
     e = dict(os.environ)
     e.update(RANK=str(rank), WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     e["PYTHONPATH"] = os.path.join(ROOT, "python")
+    e.pop("ONEFLOW_LIKE_DIST_CHECK", None)  # the "ours" column is the default path
     e.update(extra)
     return e
 
 
-def parse(out):
+def allreduce_table(world):
+    """{size: {"raw": [s...], "ours": [...], "nocheck": [...]}} from one pair of processes."""
+    port = free_port()
+    cmd = [sys.executable, __file__, "--worker-allreduce"] + [str(s) for s in SIZES]
+    out = launch([(cmd, env_for(r, world, port)) for r in range(world)])
     rows = {}
     for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[0].isdigit():
-            rows[int(parts[0])] = float(parts[1])
+        if line.startswith("{"):
+            row = json.loads(line)
+            rows[row["size"]] = row
     return rows
-
-
-def ours(world, check):
-    port = free_port()
-    sizes = [str(s) for s in SIZES]
-    extra = {} if check else {"ONEFLOW_LIKE_DIST_CHECK": "0"}
-    cmd = [sys.executable, __file__, "--worker-allreduce"] + sizes
-    return parse(launch([(cmd, env_for(r, world, port, **extra)) for r in range(world)]))
-
-
-def raw_gloo(world):
-    exe = os.path.join(ROOT, "bazel-bin", "benchmarks", "gloo_allreduce_bench")
-    if not os.path.exists(exe):
-        return None
-    port = free_port()
-    outs = {}
-    for s in SIZES:  # one size per run: each its own iteration count
-        cmd = lambda r: [exe, str(r), str(world), str(port), str(iters_for(s)), str(s)]
-        outs.update(parse(launch([(cmd(r), env_for(r, world, port)) for r in range(world)])))
-        port = free_port()
-    return outs
 
 
 def worker_allreduce(sizes):
@@ -93,18 +87,40 @@ def worker_allreduce(sizes):
     import oneflow_like.distributed as dist
 
     dist.init_process_group("gloo")
+    pg = dist._default_group("bench_distributed")  # the _C._ProcessGroupGloo
+    clock = time.perf_counter
+
+    def raw(t):
+        return pg._time_raw_all_reduce(t, 1)[0]
+
+    def ours(t):
+        t0 = clock()
+        dist.all_reduce(t)
+        return clock() - t0
+
+    def nocheck(t):
+        t0 = clock()
+        pg.all_reduce(t, 0, False, wait=True)
+        return clock() - t0
+
+    sides = [("raw", raw), ("ours", ours), ("nocheck", nocheck)]
     for s in sizes:
-        t = flow.ones(s // 4)
-        dist.all_reduce(t)  # warm-up (allocates)
+        t = flow.zeros(s // 4)  # zeros: the sums stay 0 (no overflow to inf over the iterations)
+        for f in (ours, nocheck, raw):  # warm-up; ours first: it waits for the fill of t
+            f(t)
         dist.barrier()
-        dt = float("inf")
-        for _ in range(iters_for(s)):  # the fastest iteration, as the raw Gloo side reports
-            t0 = time.perf_counter()
-            dist.all_reduce(t)
-            dt = min(dt, time.perf_counter() - t0)
+        samples = {k: [] for k, _ in sides}
+        for i in range(iters_for(s)):
+            for k, f in sides[i % 3 :] + sides[: i % 3]:  # every rank runs the same order
+                samples[k].append(f(t))
         if dist.get_rank() == 0:
-            print(s, f"{dt:.9f}", flush=True)
+            print(json.dumps({"size": s, **samples}), flush=True)
     dist.destroy_process_group()
+
+
+def quartiles(xs):
+    q = statistics.quantiles(xs, n=4) if len(xs) > 1 else [xs[0]] * 3
+    return q[0], q[2]
 
 
 def worker_ddp(steps, mode="eager"):
@@ -181,32 +197,32 @@ def human(n):
 def main():
     world = 2
     bus = 2 * (world - 1) / world
-    print(f"all_reduce float32 sum, {world} processes on 127.0.0.1 (bus bandwidth GB/s)")
-    # The machine is shared: the three columns run interleaved, best of `runs` per size.
-    runs = 1 if QUICK else 3
-    raw, mine, nocheck = {}, {}, {}
-    for _ in range(runs):
-        for best, fn in (
-            (raw, raw_gloo),
-            (mine, lambda w: ours(w, True)),
-            (nocheck, lambda w: ours(w, False)),
-        ):
-            for s, t in (fn(world) or {}).items():
-                best[s] = min(best.get(s, float("inf")), t)
-    raw = raw or None
+    load = open("/proc/loadavg").read().split()[:3]
+    print(f"all_reduce float32 sum, {world} processes on 127.0.0.1 (load average {' '.join(load)})")
+    print("bus bandwidth GB/s of the median call; overhead = median(ours) / median(raw Gloo) - 1;")
+    print("spread = 25th..75th percentile of the per-iteration ratios ours_i / raw_i - 1;")
+    print("fastest = min(ours) / min(raw Gloo) - 1 (what is left when the load spares a call)")
+    rows = allreduce_table(world)
     print(
-        f"{'size':>8} {'raw Gloo':>10} {'ours':>10} {'ours, no check':>15} {'overhead':>9} {'no check':>9}"
+        f"{'size':>8} {'iters':>5} {'raw Gloo':>9} {'ours':>7} {'no check':>9} "
+        f"{'overhead':>9} {'spread':>17} {'fastest':>8} {'no check':>9} {'spread':>17} {'fastest':>8}"
     )
     for s in SIZES:
-        g = raw.get(s) if raw else None
-        cols = [s / t * bus / 1e9 if t else float("nan") for t in (g, mine.get(s), nocheck.get(s))]
-        over = f"{(mine[s] / g - 1) * 100:+.1f}%" if g else "n/a"
-        over2 = f"{(nocheck[s] / g - 1) * 100:+.1f}%" if g else "n/a"
+        r = rows[s]
+        med = {k: statistics.median(r[k]) for k in ("raw", "ours", "nocheck")}
+        gbs = {k: s / v * bus / 1e9 if v > 0 else float("nan") for k, v in med.items()}
+        cells = []
+        for k in ("ours", "nocheck"):
+            lo, hi = quartiles([a / b - 1 for a, b in zip(r[k], r["raw"])])
+            fast = (min(r[k]) / min(r["raw"]) - 1) * 100
+            spread = "%+.1f..%+.1f%%" % (lo * 100, hi * 100)
+            cells.append(f"{(med[k] / med['raw'] - 1) * 100:>+8.1f}% {spread:>17} {fast:>+7.1f}%")
         print(
-            f"{human(s):>8} {cols[0]:>10.3f} {cols[1]:>10.3f} {cols[2]:>15.3f} {over:>9} {over2:>9}"
+            f"{human(s):>8} {len(r['raw']):>5} {gbs['raw']:>9.3f} {gbs['ours']:>7.3f} "
+            f"{gbs['nocheck']:>9.3f} {cells[0]} {cells[1]}"
         )
-    if raw is None:
-        print("(raw Gloo column missing: bazel build //benchmarks:gloo_allreduce_bench)")
+    if "--allreduce-only" in sys.argv:
+        return
     steps = 5 if QUICK else 20
     one = ddp(1, steps)[0]
     two = ddp(2, steps)[0]

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "oneflow_like/framework/tensor.h"
@@ -91,6 +92,17 @@ class CollectiveInstructionPolicy : public vm::InstructionPolicy {
   Status Prepare(vm::Instruction*) override;
   Status Compute(vm::Instruction*) override;
   std::string DebugName(const vm::Instruction&) const override { return name_; }
+  // For a Gloo collective whose issuing thread waits for it at once (async_op=False): when it is
+  // ready as it is issued and the collective stream is idle, the VM runs it on the issuing thread
+  // (CostHint 0 there, vm::VirtualMachine::CanRunInline) instead of handing it to the stream's
+  // worker and waiting for the worker's signal: two thread hand-offs fewer. Anywhere else (a
+  // thread that makes it ready later, e.g. a compute worker) it goes to the collective stream.
+  void RunOnIssuingThreadIfReady() { issuing_thread_ = std::this_thread::get_id(); }
+  int64_t CostHint() const override {
+    return issuing_thread_ != std::thread::id() && std::this_thread::get_id() == issuing_thread_
+               ? 0
+               : -1;
+  }
 
  private:
   void AddDependences();
@@ -100,6 +112,7 @@ class CollectiveInstructionPolicy : public vm::InstructionPolicy {
   Fn fn_;
   DeviceFn device_fn_;  // instead of fn_ on device streams
   std::shared_ptr<Work> work_;
+  std::thread::id issuing_thread_;  // set by RunOnIssuingThreadIfReady
   bool ran_ = false;
   Status result_;
   vm::DependenceVector in_, out_;

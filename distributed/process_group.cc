@@ -112,6 +112,23 @@ StatusOr<std::vector<TensorBytes>> BytesOfList(const char* op, const TensorList&
   return out;
 }
 
+// Gloo's all-reduce with the options every caller uses (the collectives, the graph's, the
+// benchmark's raw baseline): the ring algorithm, in place on `data`.
+void RunGlooAllReduce(const std::shared_ptr<gloo::Context>& ctx, void* data, int64_t n,
+                      int64_t esize, const ReduceFn& fn, uint32_t tag,
+                      std::chrono::milliseconds timeout) {
+  gloo::AllreduceOptions o(ctx);
+  SetOutput(o, data, n, esize);
+  o.setReduceFunction(fn);
+  o.setAlgorithm(gloo::AllreduceOptions::Algorithm::RING);
+  o.setTag(tag);
+  o.setTimeout(timeout);
+  gloo::allreduce(o);
+}
+
+// CallerWaits' flag: this thread waits for what it issues right away.
+thread_local bool t_caller_waits = false;
+
 bool IsLoopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0;
 }
@@ -122,6 +139,14 @@ Status CheckRank(const char* op, int r, int size, const char* what) {
   return Status();
 }
 }  // namespace
+
+ProcessGroupGloo::CallerWaits::CallerWaits() : outer_(t_caller_waits) {
+  t_caller_waits = true;
+}
+
+ProcessGroupGloo::CallerWaits::~CallerWaits() {
+  t_caller_waits = outer_;
+}
 
 ProcessGroupGloo::ProcessGroupGloo(ProcessGroupOptions options)
     : options_(std::move(options)), order_(std::make_shared<vm::Blob>(Device::CPU(), 0)) {}
@@ -266,11 +291,11 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Issue(std::string name,
   auto self = shared_from_this();
   Fn run = [self, fn = std::move(fn)](const std::vector<TensorBytes>& r,
                                       const std::vector<TensorBytes>& w) { return fn(r, w); };
+  auto policy = std::make_unique<CollectiveInstructionPolicy>(
+      std::move(name), std::move(reads), std::move(writes), order_, std::move(run), work);
+  if (t_caller_waits) policy->RunOnIssuingThreadIfReady();
   RETURN_IF_ERROR(vm::PhysicalRun([&](vm::InstructionsBuilder* b) {
-    return b->Push(
-        CollectiveStreamDevice(), kCollectiveStreamRole,
-        std::make_unique<CollectiveInstructionPolicy>(
-            std::move(name), std::move(reads), std::move(writes), order_, std::move(run), work));
+    return b->Push(CollectiveStreamDevice(), kCollectiveStreamRole, std::move(policy));
   }));
   last_work_ = work;
   return work;
@@ -327,13 +352,31 @@ Status ProcessGroupGloo::CheckSignature(const char* op, const std::vector<int64_
 Status ProcessGroupGloo::GlooAllReduce(const char* op, const std::string& what, void* data,
                                        int64_t n, int64_t esize, const ReduceFn& fn, uint32_t tag) {
   return Guard(op, what, [&] {
-    gloo::AllreduceOptions o(context_);
-    SetOutput(o, data, n, esize);
-    o.setReduceFunction(fn);
-    o.setTag(tag != 0 ? tag : NextTag());
-    o.setTimeout(options_.timeout);
-    gloo::allreduce(o);
+    RunGlooAllReduce(context_, data, n, esize, fn, tag != 0 ? tag : NextTag(), options_.timeout);
   });
+}
+
+StatusOr<std::vector<double>> ProcessGroupGloo::TimeRawGlooAllReduce(const Tensor& t, int iters) {
+  ASSIGN_OR_RETURN(TensorBytes tb, BytesOf(t, "raw_gloo_all_reduce"));
+  ASSIGN_OR_RETURN(ReduceFn fn, MakeReduceFn(t.dtype(), ReduceOp::kSum, "raw_gloo_all_reduce"));
+  if (!tb.blob->dependence()->no_live_access() || (tb.size > 0 && tb.blob->data() == nullptr))
+    return absl::FailedPreconditionError(
+        "[raw_gloo_all_reduce] the tensor has unfinished work (or no memory yet): sync first");
+  if (shut_down_ || size() == 1 || tb.size == 0) return std::vector<double>(iters, 0.0);
+  std::vector<double> seconds;
+  seconds.reserve(iters);
+  Status st = Guard("raw_gloo_all_reduce", DescribeTensor(t), [&] {
+    for (int i = 0; i < iters; ++i) {
+      const uint32_t tag = (next_raw_tag_++ & 0x1fffffffu) | 0x20000000u;
+      const auto t0 = std::chrono::steady_clock::now();
+      RunGlooAllReduce(context_, tb.data(), t.numel(), DTypeSize(t.dtype()), fn, tag,
+                       options_.timeout);
+      seconds.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+  });
+  RETURN_IF_ERROR(st);
+  return seconds;
 }
 
 StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::AllReduce(const Tensor& t, ReduceOp op,

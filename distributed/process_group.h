@@ -50,6 +50,23 @@ Status AgreeOnGroupMembers(TcpStore& store, const std::string& prefix, int rank,
 
 class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
  public:
+  // While one is alive on a thread, that thread waits for each collective it issues at once
+  // (async_op=False; the binding waits on the Work right after, without the GIL): a collective
+  // that is ready when issued, with the collective stream idle, then runs on this thread (in
+  // place on the tensor, as on the worker) instead of the stream's worker, saving the two
+  // thread hand-offs (worker wake-up, the caller's wake-up) per op. Ordering is unchanged: it is
+  // still an instruction of the VM that reads and writes its blobs and the group's order blob.
+  class CallerWaits {
+   public:
+    CallerWaits();
+    ~CallerWaits();
+    CallerWaits(const CallerWaits&) = delete;
+    CallerWaits& operator=(const CallerWaits&) = delete;
+
+   private:
+    bool outer_;
+  };
+
   static StatusOr<std::shared_ptr<ProcessGroupGloo>> Create(const ProcessGroupOptions& options);
   ~ProcessGroupGloo();
 
@@ -92,6 +109,12 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   // touch `data` until it is ready.
   std::shared_future<Status> AllReduceAsync(void* data, DType dtype, int64_t n, ReduceOp op,
                                             std::string what);
+  // The baseline of benchmarks/bench_distributed.py: Gloo's all-reduce (ring, SUM, the reduce
+  // function AllReduce uses) of `t` in place, called directly on this thread on this group's
+  // context (no VM instruction, no signature check, no Python), `iters` times; returns each
+  // call's seconds. `t` must be idle (no unfinished VM work on it). Tags of its own (bit 29 set),
+  // so it never pairs with another collective; every rank must call it alike.
+  StatusOr<std::vector<double>> TimeRawGlooAllReduce(const Tensor& t, int iters);
   // This group's key in the registry that graph collectives look groups up in.
   int64_t id() const { return id_; }
   // The live group with this id (null when destroyed or unknown).
@@ -147,10 +170,12 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   std::shared_ptr<gloo::Context> context_;
   vm::BlobPtr order_;                // written by every collective: issue order on the stream
   std::shared_ptr<Work> last_work_;  // caller's thread only
-  // Touched only on the collective stream's thread.
+  // Touched only by the group's collectives, which run one at a time in issue order (the order
+  // blob), on the collective stream's worker or on a waiting issuer's thread (CallerWaits).
   uint32_t next_tag_ = 1;
   std::atomic<uint32_t> next_graph_tag_{1};
-  std::mutex broken_mu_;  // broken_ is also read and set by graph collectives' threads
+  uint32_t next_raw_tag_ = 1;  // TimeRawGlooAllReduce
+  std::mutex broken_mu_;       // broken_ is also read and set by graph collectives' threads
   Status broken_;
   std::atomic<bool> shut_down_{false};
   int64_t id_ = 0;

@@ -41,7 +41,12 @@ StatusOr<std::unique_ptr<StreamPolicy>> CreateStreamPolicy(const Device& device,
   if (device.is_cpu()) {
     if (role == StreamRole::kH2D || role == StreamRole::kD2H)
       return InvalidArgument("[vm] the cpu has no %s stream", StreamRoleName(role));
-    return std::unique_ptr<StreamPolicy>(new CpuStreamPolicy(role == StreamRole::kCompute));
+    // Compute: small work inline. Collective: only an instruction that asks for it through its
+    // CostHint (a Gloo collective its issuing thread waits for at once, which then runs on that
+    // thread when ready as issued: distributed/collective_instruction_policy.h); the others go to
+    // its worker, as a collective blocking on peers must not hold up the thread that readied it.
+    return std::unique_ptr<StreamPolicy>(
+        new CpuStreamPolicy(role == StreamRole::kCompute || role == StreamRole::kCollective));
   }
   StreamPolicyFactory f;
   {

@@ -37,6 +37,23 @@ std::shared_ptr<ProcessGroupGloo> CreateGroup(const std::string& host, int port,
   return Unwrap(std::move(pg));
 }
 
+// A Gloo collective: with `wait` (async_op=False) it is issued and waited for in this call,
+// without the GIL and under ProcessGroupGloo::CallerWaits (so it runs on this thread when it is
+// ready at once), and None is returned; otherwise its Work.
+template <typename F>
+py::object IssueGloo(bool wait, F issue) {
+  if (!wait) return py::cast(Unwrap(issue()));
+  Status st;
+  {
+    py::gil_scoped_release nogil;
+    ProcessGroupGloo::CallerWaits caller_waits;
+    StatusOr<WorkPtr> work = issue();
+    st = work.ok() ? (*work)->Wait() : work.status();
+  }
+  Check(st);
+  return py::none();
+}
+
 std::chrono::milliseconds Millis(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
 }
@@ -182,10 +199,22 @@ void BindDistributed(py::module_& m, TensorClass&) {
       .def("size", &ProcessGroupGloo::size)
       .def(
           "all_reduce",
-          [](ProcessGroupGloo& pg, const Tensor& t, int op, bool check) {
-            return Unwrap(pg.AllReduce(t, static_cast<ReduceOp>(op), check));
+          [](ProcessGroupGloo& pg, const Tensor& t, int op, bool check, bool wait) {
+            return IssueGloo(wait,
+                             [&] { return pg.AllReduce(t, static_cast<ReduceOp>(op), check); });
           },
-          py::arg("tensor"), py::arg("op"), py::arg("check") = true)
+          py::arg("tensor"), py::arg("op"), py::arg("check") = true, py::arg("wait") = false)
+      .def(
+          "_time_raw_all_reduce",
+          [](ProcessGroupGloo& pg, const Tensor& t, int iters) {
+            StatusOr<std::vector<double>> seconds;
+            {
+              py::gil_scoped_release nogil;
+              seconds = pg.TimeRawGlooAllReduce(t, iters);
+            }
+            return Unwrap(std::move(seconds));
+          },
+          py::arg("tensor"), py::arg("iters") = 1)
       // Inside nn.Graph tracing (or on lazy tensors): the collective as a traced op.
       .def("all_reduce_op",
            [](ProcessGroupGloo& pg, const Tensor& t, int op) {
@@ -193,25 +222,61 @@ void BindDistributed(py::module_& m, TensorClass&) {
            })
       .def("broadcast_op", [](ProcessGroupGloo& pg, const Tensor& t,
                               int root) { Check(distributed::BroadcastOp(t, pg, root)); })
-      .def("broadcast", [](ProcessGroupGloo& pg, const Tensor& t,
-                           int root) { return Unwrap(pg.Broadcast(t, root)); })
-      .def("all_gather", [](ProcessGroupGloo& pg, const TensorList& outs,
-                            const Tensor& in) { return Unwrap(pg.AllGather(outs, in)); })
-      .def("reduce_scatter",
-           [](ProcessGroupGloo& pg, const Tensor& out, const TensorList& ins, int op) {
-             return Unwrap(pg.ReduceScatter(out, ins, static_cast<ReduceOp>(op)));
-           })
-      .def("send", [](ProcessGroupGloo& pg, const Tensor& t, int dst,
-                      int tag) { return Unwrap(pg.Send(t, dst, tag)); })
-      .def("recv", [](ProcessGroupGloo& pg, const Tensor& t, int src,
-                      int tag) { return Unwrap(pg.Recv(t, src, tag)); })
-      .def("reduce", [](ProcessGroupGloo& pg, const Tensor& t, int root,
-                        int op) { return Unwrap(pg.Reduce(t, root, static_cast<ReduceOp>(op))); })
-      .def("gather", [](ProcessGroupGloo& pg, const TensorList& outs, const Tensor& in,
-                        int root) { return Unwrap(pg.Gather(outs, in, root)); })
-      .def("scatter", [](ProcessGroupGloo& pg, const Tensor& out, const TensorList& ins,
-                         int root) { return Unwrap(pg.Scatter(out, ins, root)); })
-      .def("barrier", [](ProcessGroupGloo& pg) { return Unwrap(pg.Barrier()); })
+      .def(
+          "broadcast",
+          [](ProcessGroupGloo& pg, const Tensor& t, int root, bool wait) {
+            return IssueGloo(wait, [&] { return pg.Broadcast(t, root); });
+          },
+          py::arg("tensor"), py::arg("root"), py::arg("wait") = false)
+      .def(
+          "all_gather",
+          [](ProcessGroupGloo& pg, const TensorList& outs, const Tensor& in, bool wait) {
+            return IssueGloo(wait, [&] { return pg.AllGather(outs, in); });
+          },
+          py::arg("outputs"), py::arg("input"), py::arg("wait") = false)
+      .def(
+          "reduce_scatter",
+          [](ProcessGroupGloo& pg, const Tensor& out, const TensorList& ins, int op, bool wait) {
+            return IssueGloo(wait,
+                             [&] { return pg.ReduceScatter(out, ins, static_cast<ReduceOp>(op)); });
+          },
+          py::arg("output"), py::arg("inputs"), py::arg("op"), py::arg("wait") = false)
+      .def(
+          "send",
+          [](ProcessGroupGloo& pg, const Tensor& t, int dst, int tag, bool wait) {
+            return IssueGloo(wait, [&] { return pg.Send(t, dst, tag); });
+          },
+          py::arg("tensor"), py::arg("dst"), py::arg("tag"), py::arg("wait") = false)
+      .def(
+          "recv",
+          [](ProcessGroupGloo& pg, const Tensor& t, int src, int tag, bool wait) {
+            return IssueGloo(wait, [&] { return pg.Recv(t, src, tag); });
+          },
+          py::arg("tensor"), py::arg("src"), py::arg("tag"), py::arg("wait") = false)
+      .def(
+          "reduce",
+          [](ProcessGroupGloo& pg, const Tensor& t, int root, int op, bool wait) {
+            return IssueGloo(wait, [&] { return pg.Reduce(t, root, static_cast<ReduceOp>(op)); });
+          },
+          py::arg("tensor"), py::arg("root"), py::arg("op"), py::arg("wait") = false)
+      .def(
+          "gather",
+          [](ProcessGroupGloo& pg, const TensorList& outs, const Tensor& in, int root, bool wait) {
+            return IssueGloo(wait, [&] { return pg.Gather(outs, in, root); });
+          },
+          py::arg("outputs"), py::arg("input"), py::arg("root"), py::arg("wait") = false)
+      .def(
+          "scatter",
+          [](ProcessGroupGloo& pg, const Tensor& out, const TensorList& ins, int root, bool wait) {
+            return IssueGloo(wait, [&] { return pg.Scatter(out, ins, root); });
+          },
+          py::arg("output"), py::arg("inputs"), py::arg("root"), py::arg("wait") = false)
+      .def(
+          "barrier",
+          [](ProcessGroupGloo& pg, bool wait) {
+            return IssueGloo(wait, [&] { return pg.Barrier(); });
+          },
+          py::arg("wait") = false)
       .def("shutdown", [](ProcessGroupGloo& pg) {
         Status st;
         {

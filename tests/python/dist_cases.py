@@ -134,6 +134,17 @@ def case_collectives():
     s = (y + 1).sum().item()  # ordered after the all-reduce by the VM
     assert work.wait(datetime.timedelta(seconds=30)) is True and work.is_completed()
     assert s == 1000 * (2 * world * (world + 1) / 2 + 1), s
+    # async_op=False on a tensor a large kernel is still writing: the all-reduce is not ready
+    # when issued (so it goes to the collective stream's worker, ordered after the matmul);
+    # then one that is ready at once (run on this thread); the ops after each read the sums
+    x = flow.full((384, 384), float(rank + 1))
+    for _ in range(2):
+        y = x @ x  # every element 384 (rank + 1)^2
+        dist.all_reduce(y)
+        want = 384.0 * sum((r + 1) ** 2 for r in range(world))
+        assert float((y - want).abs().max().item()) == 0.0, "all_reduce after a matmul"
+        dist.all_reduce(y)
+        assert float((y - world * want).abs().max().item()) == 0.0, "all_reduce, ready at once"
     # picklable objects
     objs = [None] * world
     dist.all_gather_object(objs, {"rank": rank, "pad": "x" * rank})

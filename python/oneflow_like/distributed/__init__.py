@@ -489,6 +489,19 @@ def _finish(work, async_op):
     return None
 
 
+def _issue(pg, async_op, method, *args):
+    """pg.method(*args): the work handle with async_op, else None once it finished (raising its
+    error). A Gloo group waits inside the call (wait=True), without the GIL: a collective that is
+    ready as it is issued runs on this thread rather than on the collective stream's worker (no
+    hand-off there and back; still ordered by the VM like any collective). None when this rank is
+    not in the group."""
+    if pg is None:
+        return None
+    if not async_op and type(pg) is _C._ProcessGroupGloo:
+        return getattr(pg, method)(*args, wait=True)
+    return _finish(getattr(pg, method)(*args), async_op)
+
+
 class _TracedWork:
     """The work handle of a collective recorded in an nn.Graph trace: it runs inside the compiled
     graph, in order with the graph's other ops, so there is nothing to wait for."""
@@ -514,7 +527,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     if _traced(tensor):
         pg.all_reduce_op(tensor, int(op))
         return _TracedWork() if async_op else None
-    return _finish(pg.all_reduce(tensor, int(op)), async_op)
+    return _issue(pg, async_op, "all_reduce", tensor, int(op))
 
 
 def broadcast(tensor, src, group=None, async_op=False):
@@ -527,13 +540,13 @@ def broadcast(tensor, src, group=None, async_op=False):
     if _traced(tensor):
         pg.broadcast_op(tensor, src)
         return _TracedWork() if async_op else None
-    return _finish(pg.broadcast(tensor, src), async_op)
+    return _issue(pg, async_op, "broadcast", tensor, src)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     """tensor_list[r] = rank r's `tensor` (world_size tensors of its shape and dtype)."""
     pg = _group("all_gather", group)
-    return _finish(pg and pg.all_gather(list(tensor_list), tensor), async_op)
+    return _issue(pg, async_op, "all_gather", list(tensor_list), tensor)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -541,15 +554,14 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     pg = _group("all_gather_into_tensor", group)
     if pg is None:
         return None
-    return _finish(
-        pg.all_gather(_chunks(output_tensor, input_tensor, pg.size()), input_tensor), async_op
-    )
+    chunks = _chunks(output_tensor, input_tensor, pg.size())
+    return _issue(pg, async_op, "all_gather", chunks, input_tensor)
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     """output = the reduction over ranks of input_list[rank]."""
     pg = _group("reduce_scatter", group)
-    return _finish(pg and pg.reduce_scatter(output, list(input_list), int(op)), async_op)
+    return _issue(pg, async_op, "reduce_scatter", output, list(input_list), int(op))
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -557,28 +569,29 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     pg = _group("reduce_scatter_tensor", group)
     if pg is None:
         return None
-    return _finish(pg.reduce_scatter(output, _chunks(input, output, pg.size()), int(op)), async_op)
+    chunks = _chunks(input, output, pg.size())
+    return _issue(pg, async_op, "reduce_scatter", output, chunks, int(op))
 
 
 def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     """The reduction over ranks into rank `dst`'s `tensor` (the others keep theirs)."""
     pg = _group("reduce", group)
     dst = _grank("reduce", group, dst, "dst")
-    return _finish(pg and pg.reduce(tensor, dst, int(op)), async_op)
+    return _issue(pg, async_op, "reduce", tensor, dst, int(op))
 
 
 def gather(tensor, gather_list=None, dst=0, group=None, async_op=False):
     """On rank `dst`: gather_list[r] = rank r's `tensor`; the other ranks pass no list."""
     pg = _group("gather", group)
     dst = _grank("gather", group, dst, "dst")
-    return _finish(pg and pg.gather(list(gather_list or []), tensor, dst), async_op)
+    return _issue(pg, async_op, "gather", list(gather_list or []), tensor, dst)
 
 
 def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False):
     """tensor = rank `src`'s scatter_list[rank]; only `src` passes the list."""
     pg = _group("scatter", group)
     src = _grank("scatter", group, src, "src")
-    return _finish(pg and pg.scatter(tensor, list(scatter_list or []), src), async_op)
+    return _issue(pg, async_op, "scatter", tensor, list(scatter_list or []), src)
 
 
 def _chunks(big, small, n):
@@ -594,17 +607,18 @@ def _chunks(big, small, n):
 
 def send(tensor, dst, group=None, tag=0):
     """Sends `tensor` to rank `dst` (blocks until the peer has received it)."""
-    _finish(isend(tensor, dst, group, tag), False)
+    pg = _group("send", group)
+    _issue(pg, False, "send", tensor, _grank("send", group, dst, "dst"), int(tag))
 
 
 def recv(tensor, src=None, group=None, tag=0):
     """Receives into `tensor` from rank `src`; returns src."""
     if src is None:
         raise NotImplementedError("[recv] receiving from any source (src=None) is not supported")
-    work = irecv(tensor, src, group, tag)
-    if work is None:  # not a member of `group`
+    pg = _group("recv", group)
+    if pg is None:  # not a member of `group`
         return -1
-    work.wait()
+    _issue(pg, False, "recv", tensor, _grank("recv", group, src, "src"), int(tag))
     return int(src)
 
 
@@ -662,7 +676,7 @@ def batch_isend_irecv(p2p_op_list):
 def barrier(group=None, async_op=False, device_ids=None):
     """Returns once every rank has reached it (bounded by the group's timeout)."""
     pg = _group("barrier", group)
-    return _finish(pg and pg.barrier(), async_op)
+    return _issue(pg, async_op, "barrier")
 
 
 def new_group(
