@@ -471,7 +471,13 @@ TEST(Errors, ShapeMismatch) {
 }
 
 TEST(Errors, Dtype) {
-  ExpectError([] { ofl::exp(ofl::arange(3)); }, ofl::Error::Kind::kType, {"[exp]", "s64[3]"});
+  ExpectError([] { ofl::gelu(ofl::arange(3)); }, ofl::Error::Kind::kType, {"[gelu]", "s64[3]"});
+  ExpectError(
+      [] {
+        ofl::Tensor t = ofl::arange(3);
+        ofl::exp_(t);  // exp(t) computes in float32, as in PyTorch; in place it cannot
+      },
+      ofl::Error::Kind::kType, {"[exp_]", "s64[3]"});
   ExpectError([] { ofl::arange(3).requires_grad_(); }, ofl::Error::Kind::kType,
               {"requires_grad", "s64[3]"});
   ExpectError([] { ofl::ones({2}).data<double>(); }, ofl::Error::Kind::kType,
