@@ -867,11 +867,7 @@ def take_along_dim(input, indices, dim=None):
 def index_fill(input, dim, index, value):
     d = _dim(dim, input.dim())
     mask = flow.zeros(input.shape[d], dtype=flow.bool, device=input.device)
-    mask = (
-        mask.index_fill_(0, index, True)
-        if hasattr(mask, "index_fill_")
-        else mask.scatter(0, index, flow.ones(index.numel(), dtype=flow.bool, device=input.device))
-    )
+    mask = mask.scatter(0, index.reshape(-1), True)
     mask = mask.reshape([-1 if i == d else 1 for i in range(input.dim())])
     return flow.where(mask, value, input)
 

@@ -570,3 +570,6 @@ def _install():
 
 
 _install()
+
+
+from . import _tensor_methods_compat  # noqa: E402,F401  (scatter_reduce, unfold, eq_, ...)
