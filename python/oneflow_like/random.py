@@ -68,7 +68,8 @@ def _cuda_set_rng_state_all(new_states):
 
 
 def _cuda_manual_seed(seed):
-    """Seeds the current CUDA device's generator (a no-op without a device, as in PyTorch)."""
+    """Seeds the current CUDA device's generator (device 0: there is no set_device); a no-op
+    without a device, as in PyTorch."""
     seed = _as_seed(seed, "cuda.manual_seed")
     if _C.cuda.is_available():
         _C._default_generator("cuda:0").manual_seed(seed)
