@@ -1,5 +1,7 @@
 #include "device/cpu/dnnl_conv.h"
 
+#include "device/cpu/omp_threads.h"
+
 #include <unordered_map>
 #include <utility>
 
@@ -90,6 +92,7 @@ dnnl::convolution_backward_weights::desc ConvBwdWeightsDesc(const ConvGeom& q) {
 Status DnnlExecute(const char* op, const dnnl::primitive& prim, const std::vector<DnnlArg>& args,
                    const DnnlTempAlloc& temp) {
   auto& eng = DnnlEngine();
+  UseIntraOpThreadsForOpenMP();
   OFL_DNNL_CALL(op, {
     dnnl::stream strm(eng);
     std::unordered_map<int, memory> margs;

@@ -17,7 +17,9 @@
 
 #include "absl/container/inlined_vector.h"
 #include "oneflow_like/base/blas_threads.h"
+#include "oneflow_like/base/determinism.h"
 #include "oneflow_like/base/thread_pool.h"
+#include "device/cpu/omp_threads.h"
 
 namespace oneflow_like {
 namespace cpu {
@@ -39,7 +41,7 @@ constexpr int64_t kParallelGemmWork = int64_t{1} << 20;
 // Products smaller than this are not worth timing (AutotuneGemm returns the heuristic's choice).
 constexpr int64_t kAutotuneMinWork = int64_t{1} << 18;
 
-std::atomic<int64_t> g_calls{0}, g_nanos{0};
+std::atomic<int64_t> g_calls{0}, g_nanos{0}, g_autotuned{0};
 
 // Products whose outputs do not overlap (oneDNN, and running products in parallel, need it).
 bool DisjointOutputs(const GemmShape& s) {
@@ -191,6 +193,7 @@ Status DnnlGemm(const GemmShape& s, dnnl::memory::data_type dt, float alpha, con
                            bytes, s.m, s.k, s.k, s.n);
       args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(mm->scratchpad, st.engine, pad));
     }
+    UseIntraOpThreadsForOpenMP();
     mm->prim.execute(strm, args);
     strm.wait();
   } catch (const dnnl::error& e) {
@@ -293,8 +296,10 @@ GemmImpl ChooseGemmImpl(const GemmShape& s) {
 
 GemmImpl AutotuneGemm(const GemmShape& s, const float* a, const float* b) {
   const GemmImpl guess = ChooseGemmImpl(s);
+  // Deterministic algorithms: the choice must not depend on timings (the two implementations sum
+  // in different orders), so the fixed rule decides.
   if (s.m * s.n * s.k * s.batch_size() < kAutotuneMinWork || s.m == 1 || !DisjointOutputs(s) ||
-      s.k <= 0)
+      s.k <= 0 || DeterministicAlgorithms())
     return guess;
   static std::mutex mu;
   static auto* tuned = new std::map<std::vector<int64_t>, GemmImpl>();
@@ -320,6 +325,7 @@ GemmImpl AutotuneGemm(const GemmShape& s, const float* a, const float* b) {
     }
   const int g = guess == GemmImpl::kDnnl ? 1 : 0;
   const GemmImpl pick = best[1 - g] < best[g] * 0.97 ? impls[1 - g] : guess;
+  g_autotuned.fetch_add(1);
   std::lock_guard<std::mutex> lock(mu);
   return tuned->emplace(std::move(key), pick).first->second;
 }
@@ -333,10 +339,10 @@ const char* GemmImplName(GemmImpl impl) {
 }
 
 GemmStats GetGemmStats() {
-  return {g_calls.load(), g_nanos.load() * 1e-9};
+  return {g_calls.load(), g_nanos.load() * 1e-9, g_autotuned.load()};
 }
 void ResetGemmStats() {
-  g_calls = 0, g_nanos = 0;
+  g_calls = 0, g_nanos = 0, g_autotuned = 0;
 }
 
 Status Sgemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta, float* c,

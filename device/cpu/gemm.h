@@ -41,7 +41,8 @@ struct GemmShape {
 GemmImpl ChooseGemmImpl(const GemmShape& s);
 // The faster implementation for this shape, timed on these operands (three runs of each into
 // scratch; the output is not touched), remembered per shape for the process. Products too small
-// to be worth timing get ChooseGemmImpl's answer. For compilers: a GEMM thunk tunes once; eager
+// to be worth timing, and every product while deterministic algorithms are on
+// (base/determinism.h), get ChooseGemmImpl's answer. For compilers: a GEMM thunk tunes once; eager
 // calls use the fixed rule (no timing on a user's first call, same choice every run).
 GemmImpl AutotuneGemm(const GemmShape& s, const float* a, const float* b);
 const char* GemmImplName(GemmImpl impl);
@@ -64,6 +65,7 @@ bool LowpGemmNative(DType t);
 struct GemmStats {
   int64_t calls = 0;
   double seconds = 0;
+  int64_t autotuned = 0;  // shapes AutotuneGemm timed
 };
 GemmStats GetGemmStats();
 void ResetGemmStats();

@@ -3,17 +3,22 @@
 // convolution API with Nd descriptors (one code path for conv2d and conv3d).
 //   conv2d(x, w [, bias]) -> y;  conv2d_grad_input(dy, w) -> dx;  conv2d_grad_weight(dy, x) -> dw.
 // Algorithms: cuDNN's heuristics (cudnnGet*Algorithm_v7, no benchmarking, so nothing is run or
-// allocated to choose), preferring deterministic algorithms; the choice is cached per
+// allocated to choose), preferring deterministic algorithms (one that is not fails under
+// flow.use_deterministic_algorithms, see CheckDeterministic); the choice is cached per
 // (direction, dtype, TF32, device, shapes, stride/padding/dilation/groups) in a small map.
 // Math: CUDNN_FMA_MATH (exact fp32, like the CPU) unless SetAllowTF32(true), then the math type
 // the heuristics recommend. Workspace: ctx.AllocateTemp (the device's caching allocator).
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <map>
 #include <mutex>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "kernels/cuda/kernel_util.h"
+#include "oneflow_like/base/determinism.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/conv.h"
 
@@ -108,6 +113,7 @@ Status MakeDescs(const char* op, const ConvGeom& q, cudnnDataType_t dt, bool bia
 struct Choice {
   int algo;
   cudnnMathType_t math;
+  bool deterministic = true;  // cuDNN reports the same result bits on every run
 };
 
 struct AlgoCache {
@@ -120,7 +126,8 @@ AlgoCache& GetAlgoCache() {
 }
 
 // Picks from heuristic results (best first): the first usable deterministic one, else the first
-// usable one, else `fallback`. Usable: status success and, without TF32, no tensor-op math on f32.
+// usable one (flagged if cuDNN does not call it deterministic), else `fallback` (deterministic).
+// Usable: status success and, without TF32, no tensor-op math on f32.
 template <typename Perf>
 Choice Pick(const std::vector<Perf>& perf, int count, bool tf32, bool f64, int fallback) {
   auto usable = [&](const Perf& p) {
@@ -133,7 +140,8 @@ Choice Pick(const std::vector<Perf>& perf, int count, bool tf32, bool f64, int f
       return Choice{static_cast<int>(perf[i].algo), tf32 ? perf[i].mathType : CUDNN_FMA_MATH};
   for (int i = 0; i < count; ++i)
     if (usable(perf[i]))
-      return Choice{static_cast<int>(perf[i].algo), tf32 ? perf[i].mathType : CUDNN_FMA_MATH};
+      return Choice{static_cast<int>(perf[i].algo), tf32 ? perf[i].mathType : CUDNN_FMA_MATH,
+                    perf[i].determinism == CUDNN_DETERMINISTIC};
   return Choice{fallback, CUDNN_FMA_MATH};
 }
 
@@ -186,6 +194,30 @@ StatusOr<Choice> ChooseAlgo(cudnnHandle_t h, Dir dir, const ConvGeom& q, cudnnDa
   if (cache.entries.size() >= 256) cache.entries.clear();  // shapes change rarely; keep it small
   cache.entries[key] = c;
   return c;
+}
+
+// flow.use_deterministic_algorithms(True): a convolution whose only usable cuDNN algorithm is
+// not deterministic fails naming the op (warn_only: one warning on stderr per op, then it runs).
+Status CheckDeterministic(const char* op, const Choice& c) {
+  if (c.deterministic || !DeterministicAlgorithms()) return Status();
+  if (DeterministicAlgorithmsWarnOnly()) {
+    static std::mutex mu;
+    static auto* warned = new std::set<std::string>();
+    std::lock_guard<std::mutex> l(mu);
+    if (warned->insert(op).second)
+      std::fprintf(stderr,
+                   "UserWarning: %s_cuda does not have a deterministic implementation (cuDNN "
+                   "offers no deterministic algorithm for this geometry), but you set "
+                   "'torch.use_deterministic_algorithms(True, warn_only=True)'.\n",
+                   op);
+    return Status();
+  }
+  return Internal(
+      "%s_cuda does not have a deterministic implementation (cuDNN offers no deterministic "
+      "algorithm for this geometry), but you set 'torch.use_deterministic_algorithms(True)'. You "
+      "can turn off determinism just for this operation, or you can use the 'warn_only=True' "
+      "option, if that's acceptable for your application.",
+      op);
 }
 
 // ---- kernels --------------------------------------------------------------------------------
@@ -243,6 +275,7 @@ Status Conv(KernelContext& ctx) {
   }
   RETURN_IF_ERROR(MakeDescs(op, q, dt, bias, &d));
   ASSIGN_OR_RETURN(Choice c, ChooseAlgo(h, kDir, q, dt, s->device().index(), d));
+  RETURN_IF_ERROR(CheckDeterministic(op, c));
   CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d.conv, c.math));
   size_t bytes = 0;
   switch (kDir) {

@@ -7,6 +7,7 @@
 #include "oneflow_like/base/allocator.h"
 #include "oneflow_like/base/device.h"
 #include "oneflow_like/base/dtype.h"
+#include "oneflow_like/base/intra_op_threads.h"
 #include "oneflow_like/base/shape.h"
 #include "oneflow_like/base/thread_pool.h"
 
@@ -161,6 +162,33 @@ TEST(ThreadPool, ParallelForCoversRangeOnce) {
     });
   }
   for (auto& h : hits) ASSERT_EQ(h.load(), 20);
+}
+
+// flow.set_num_threads: the intra-op pool takes the new size for later work; a pool a kernel may
+// still hold stays valid, and a size asked for again gets its earlier pool back.
+TEST(ThreadPool, SetIntraOpThreadsResizesThePool) {
+  const int n0 = IntraOpThreads();
+  EXPECT_GE(n0, 1);
+  ThreadPool* before = IntraOpPool();
+  EXPECT_EQ(before->num_threads(), n0);
+  SetIntraOpThreads(1);
+  EXPECT_EQ(IntraOpThreads(), 1);
+  ThreadPool* one = IntraOpPool();
+  EXPECT_EQ(one->num_threads(), 1);
+  std::vector<std::thread::id> ran;
+  one->ParallelFor(1000, 1, [&](int64_t, int64_t) { ran.push_back(std::this_thread::get_id()); });
+  for (auto id : ran) EXPECT_EQ(id, std::this_thread::get_id());  // the caller alone
+  SetIntraOpThreads(3);
+  EXPECT_EQ(IntraOpPool()->num_threads(), 3);
+  std::atomic<int64_t> sum{0};
+  before->ParallelFor(1000, 10, [&](int64_t b, int64_t e) { sum += e - b; });  // still usable
+  EXPECT_EQ(sum.load(), 1000);
+  SetIntraOpThreads(1);
+  EXPECT_EQ(IntraOpPool(), one);
+  SetIntraOpThreads(0);  // clamped to 1
+  EXPECT_EQ(IntraOpThreads(), 1);
+  SetIntraOpThreads(n0);
+  EXPECT_EQ(IntraOpPool()->num_threads(), n0);
 }
 
 }  // namespace

@@ -1,8 +1,12 @@
 #include "oneflow_like/base/thread_pool.h"
 
+#include "oneflow_like/base/intra_op_threads.h"
+
 #include <pthread.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <new>
 
 namespace oneflow_like {
@@ -87,15 +91,61 @@ void ThreadPool::ParallelFor(int64_t n, int64_t grain,
 
 namespace {
 std::atomic<ThreadPool*> g_intra_op_pool{nullptr};
+std::atomic<int> g_intra_op_threads{0};  // 0: not decided yet
 std::mutex g_intra_op_mu;
-// After fork the child has none of the parent's workers, and the pool's mutexes may be held by
-// threads that no longer exist: drop (leak) the old pool; the next IntraOpPool() makes a new one.
-// Threads are not started inside the handler itself (fork handlers should stay minimal).
+// Every pool made, by size (leaked with their idle workers: a kernel may still be running on a
+// pool when another size is asked for, and pools are reused when their size comes back).
+std::map<int, ThreadPool*>* g_pools = new std::map<int, ThreadPool*>();
+
+int DefaultIntraOpThreads() {
+  int n = static_cast<int>(std::thread::hardware_concurrency());
+  if (const char* env = std::getenv("ONEFLOW_LIKE_NUM_THREADS")) n = std::atoi(env);
+  return std::max(n, 1);
+}
+
+// After fork the child has none of the parent's workers, and the pools' mutexes may be held by
+// threads that no longer exist: drop (leak) the old pools; the next IntraOpPool() makes a new one
+// of the same size. Threads are not started inside the handler itself (fork handlers should stay
+// minimal).
 void IntraOpPoolAtForkChild() {
   g_intra_op_pool.store(nullptr, std::memory_order_release);
+  g_pools = new std::map<int, ThreadPool*>();
   new (&g_intra_op_mu) std::mutex();  // may have been held by a parent thread at fork time
 }
+
+// The pool of n threads (made on first use). Under g_intra_op_mu.
+ThreadPool* PoolOfSizeLocked(int n) {
+  ThreadPool*& pool = (*g_pools)[n];
+  if (pool == nullptr) pool = new ThreadPool(n, "ofl_intraop");
+  return pool;
+}
+
+// The thread count, decided on first use. Under g_intra_op_mu.
+int IntraOpThreadsLocked() {
+  int n = g_intra_op_threads.load(std::memory_order_acquire);
+  if (n == 0) {
+    n = DefaultIntraOpThreads();
+    g_intra_op_threads.store(n, std::memory_order_release);
+  }
+  return n;
+}
 }  // namespace
+
+int IntraOpThreads() {
+  const int n = g_intra_op_threads.load(std::memory_order_acquire);
+  if (n > 0) return n;
+  std::lock_guard<std::mutex> l(g_intra_op_mu);
+  return IntraOpThreadsLocked();
+}
+
+void SetIntraOpThreads(int n) {
+  n = std::max(n, 1);
+  std::lock_guard<std::mutex> l(g_intra_op_mu);
+  g_intra_op_threads.store(n, std::memory_order_release);
+  // Made on the next IntraOpPool() call if it does not exist yet.
+  auto it = g_pools->find(n);
+  g_intra_op_pool.store(it == g_pools->end() ? nullptr : it->second, std::memory_order_release);
+}
 
 ThreadPool* IntraOpPool() {
   ThreadPool* pool = g_intra_op_pool.load(std::memory_order_acquire);
@@ -107,9 +157,7 @@ ThreadPool* IntraOpPool() {
   std::lock_guard<std::mutex> l(g_intra_op_mu);
   pool = g_intra_op_pool.load(std::memory_order_acquire);
   if (pool == nullptr) {
-    int n = static_cast<int>(std::thread::hardware_concurrency());
-    if (const char* env = std::getenv("ONEFLOW_LIKE_NUM_THREADS")) n = std::atoi(env);
-    pool = new ThreadPool(std::max(n, 1), "ofl_intraop");  // leaked: workers may outlive statics
+    pool = PoolOfSizeLocked(IntraOpThreadsLocked());
     g_intra_op_pool.store(pool, std::memory_order_release);
   }
   return pool;

@@ -16,15 +16,18 @@ namespace oneflow_like {
 namespace functional {
 namespace {
 
+constexpr uint64_t kDefaultSeed = 0x5eed5eedULL;
+
 struct Generators {
   std::mutex mu;
-  uint64_t seed = 0x5eed5eedULL;
-  uint64_t counter[kNumDeviceTypes][16] = {};
+  std::shared_ptr<Generator> gens[kNumDeviceTypes][16];
 };
-Generators& Gen() {
-  static Generators* g = new Generators();
+Generators& Gens() {
+  static Generators* g = new Generators();  // leaked: random ops may run during exit
   return *g;
 }
+
+thread_local std::shared_ptr<Generator> t_override;
 
 uint64_t SplitMix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -128,25 +131,74 @@ Status CheckInplaceTarget(const char* op, const Tensor& x) {
 
 }  // namespace
 
-void ManualSeed(uint64_t seed) {
-  auto& g = Gen();
+void Generator::ManualSeed(uint64_t seed) {
+  std::lock_guard<std::mutex> l(mu_);
+  seed_ = seed;
+  offset_ = 0;
+}
+
+uint64_t Generator::InitialSeed() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return seed_;
+}
+
+uint64_t Generator::Next() {
+  std::lock_guard<std::mutex> l(mu_);
+  const uint64_t c = offset_++;
+  return SplitMix64(seed_ ^ SplitMix64(c + (static_cast<uint64_t>(device_.type()) << 56)));
+}
+
+Generator::State Generator::GetState() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return State{seed_, offset_};
+}
+
+void Generator::SetState(State s) {
+  std::lock_guard<std::mutex> l(mu_);
+  seed_ = s.seed;
+  offset_ = s.offset;
+}
+
+std::shared_ptr<Generator> DefaultGenerator(const Device& device) {
+  auto& g = Gens();
   std::lock_guard<std::mutex> l(g.mu);
-  g.seed = seed;
-  for (auto& d : g.counter)
-    for (auto& c : d) c = 0;
+  auto& slot = g.gens[static_cast<int>(device.type())][device.index() & 15];
+  if (slot == nullptr)
+    slot = std::make_shared<Generator>(Device(device.type(), device.index() & 15), kDefaultSeed);
+  return slot;
+}
+
+void ManualSeed(uint64_t seed) {
+  for (int t = 0; t < kNumDeviceTypes; ++t)
+    for (int i = 0; i < 16; ++i)
+      DefaultGenerator(Device(static_cast<DeviceType>(t), i))->ManualSeed(seed);
 }
 
 uint64_t InitialSeed() {
-  auto& g = Gen();
-  std::lock_guard<std::mutex> l(g.mu);
-  return g.seed;
+  return DefaultGenerator(Device::CPU())->InitialSeed();
 }
 
 uint64_t NextSeed(const Device& device) {
-  auto& g = Gen();
-  std::lock_guard<std::mutex> l(g.mu);
-  uint64_t& c = g.counter[static_cast<int>(device.type())][device.index() & 15];
-  return SplitMix64(g.seed ^ SplitMix64(c++ + (static_cast<uint64_t>(device.type()) << 56)));
+  if (t_override != nullptr && t_override->device().type() == device.type())
+    return t_override->Next();
+  return DefaultGenerator(device)->Next();
+}
+
+GeneratorOverride::GeneratorOverride(std::shared_ptr<Generator> gen)
+    : gen_(std::move(gen)), prev_(t_override) {
+  if (gen_ != nullptr) t_override = gen_;
+}
+
+GeneratorOverride::~GeneratorOverride() {
+  if (gen_ != nullptr) t_override = prev_;
+}
+
+Status CheckGeneratorDevice(const char* op, const Generator* gen, const Device& device) {
+  if (gen != nullptr && gen->device().type() != device.type())
+    return InvalidArgument("[%s] Expected a '%s' device type for generator but found '%s'", op,
+                           device.type() == DeviceType::kCPU ? "cpu" : "cuda",
+                           gen->device().type() == DeviceType::kCPU ? "cpu" : "cuda");
+  return Status();
 }
 
 StatusOr<Tensor> Rand(const Shape& shape, DType dtype, Device device) {

@@ -70,6 +70,7 @@ void BindCuda(py::module_& m, TensorClass&) {
     py::dict d;
     d["calls"] = s.calls;
     d["seconds"] = s.seconds;
+    d["autotuned"] = s.autotuned;
     return d;
   });
   m.def("_cpu_reset_gemm_stats", [] { cpu::ResetGemmStats(); });

@@ -6,6 +6,7 @@
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/unary.h"
 #include "python/csrc/binding.h"
+#include "python/csrc/default_dtype.h"
 #include "python/csrc/op_tables_py.h"
 
 namespace oneflow_like {
@@ -13,9 +14,10 @@ namespace python {
 namespace {
 namespace F = functional;
 
-// A float Python scalar lifts an integer tensor to float32 first (PyTorch's rule).
+// A float Python scalar lifts an integer tensor to the default float dtype first (PyTorch's
+// rule).
 Tensor LiftForScalar(const Tensor& a, py::handle s) {
-  if (IsFloatScalar(s) && !IsFloating(a.dtype())) return Unwrap(F::Cast(a, DType::kF32));
+  if (IsFloatScalar(s) && !IsFloating(a.dtype())) return Unwrap(F::Cast(a, DefaultFloatDType()));
   return a;
 }
 
@@ -56,7 +58,7 @@ Tensor MulAny(const Tensor& a, py::handle b) {
 Tensor DivAny(const Tensor& a, py::handle b) {
   CheckOperand("div", b);
   if (IsScalar(b)) {
-    Tensor x = IsFloating(a.dtype()) ? a : Unwrap(F::Cast(a, DType::kF32));
+    Tensor x = IsFloating(a.dtype()) ? a : Unwrap(F::Cast(a, DefaultFloatDType()));
     return Unwrap(F::MulScalar(x, 1.0 / ScalarValue(b)));
   }
   return Unwrap(F::Div(a, ToTensor(b, &a)));

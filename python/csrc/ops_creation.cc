@@ -7,6 +7,7 @@
 #include "oneflow_like/opdefs/creation.h"
 #include "oneflow_like/ops/creation.h"
 #include "python/csrc/binding.h"
+#include "python/csrc/default_dtype.h"
 #include "python/csrc/op_tables_py.h"
 
 namespace oneflow_like {
@@ -16,10 +17,11 @@ namespace F = functional;
 
 using FullFn = StatusOr<Tensor> (*)(const Shape&, double, DType, Device);
 
-// The defaults of dtype=None and device=None: the structs' (float32, "cpu"; parsed once).
+// The defaults of dtype=None and device=None: the structs' (float32, read as the default float
+// dtype; "cpu", parsed once).
 template <typename A>
 DType DefaultDtype() {
-  return A{}.dtype;
+  return DefaultFloat(A{}.dtype);
 }
 template <typename A>
 const Device& DefaultDevice() {

@@ -6,6 +6,7 @@
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/ternary.h"
 #include "python/csrc/binding.h"
+#include "python/csrc/default_dtype.h"
 #include "python/csrc/op_tables_py.h"
 
 namespace oneflow_like {
@@ -17,7 +18,7 @@ Tensor WhereAny(const Tensor& cond, py::handle x, py::handle y) {
   bool xs = IsScalar(x), ys = IsScalar(y);
   if (xs && ys) {  // both numbers: the result dtype follows PyTorch (float if either is a float)
     DType t = IsFloatScalar(x) || IsFloatScalar(y)
-                  ? DType::kF32
+                  ? DefaultFloatDType()
                   : (PyBool_Check(x.ptr()) && PyBool_Check(y.ptr()) ? DType::kBool : DType::kI64);
     Tensor xt = Unwrap(F::Full(Shape{}, ScalarValue(x), t, cond.device()));
     return Unwrap(F::WhereScalarOther(cond, xt, ScalarValue(y)));

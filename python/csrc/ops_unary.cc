@@ -6,6 +6,7 @@
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/ops/ternary.h"
 #include "python/csrc/binding.h"
+#include "python/csrc/default_dtype.h"
 #include "python/csrc/op_tables_py.h"
 
 namespace oneflow_like {
@@ -156,7 +157,7 @@ void BindUnary(py::module_& m, TensorClass& cls) {
   };
   auto polygamma = [polygamma_attrs](int64_t n, const Tensor& x) {
     opdefs::PolygammaAttrs a = polygamma_attrs("polygamma", n);
-    Tensor in = IsFloating(x.dtype()) ? x : Unwrap(F::Cast(x, DType::kF32));
+    Tensor in = IsFloating(x.dtype()) ? x : Unwrap(F::Cast(x, DefaultFloatDType()));
     return Unwrap(F::Polygamma(in, a));
   };
   m.def("polygamma", polygamma, py::arg("n"), py::arg("input"));

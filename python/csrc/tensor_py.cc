@@ -7,6 +7,7 @@
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/shape_ops.h"
 #include "python/csrc/binding.h"
+#include "python/csrc/default_dtype.h"
 #include "python/csrc/tensor_py.h"
 #include "vm/instructions_builder.h"
 #include "vm/virtual_machine.h"
@@ -125,8 +126,13 @@ Tensor TensorFromData(py::handle data, py::object dtype, py::object device) {
       return Unwrap(functional::Cast(f, DType::kBF16));
     }
     arr = np.attr("asarray")(arr, NumpyName(want));
-  } else if (from_python && py::str(arr.dtype().attr("name")).cast<std::string>() == "float64") {
-    arr = np.attr("asarray")(arr, "float32");  // Python floats default to float32, like PyTorch
+  } else if (from_python && py::str(arr.dtype().attr("name")).cast<std::string>() == "float64" &&
+             DefaultFloatDType() != DType::kF64) {
+    // Python floats make tensors of the default float dtype (float32 unless changed), as in
+    // PyTorch; NumPy has no bfloat16, which is rounded from float32.
+    if (DefaultFloatDType() == DType::kBF16)
+      return TensorFromData(data, py::str("bfloat16"), device);
+    arr = np.attr("asarray")(arr, NumpyName(DefaultFloatDType()));
   }
   arr =
       np.attr("asarray")(arr, py::arg("order") = "C");  // (ascontiguousarray makes 0-d arrays 1-d)
@@ -140,7 +146,7 @@ Tensor TensorFromData(py::handle data, py::object dtype, py::object device) {
 Tensor ToTensor(py::handle h, const Tensor* like) {
   if (const Tensor* t = AsTensor(h)) return *t;
   if (IsScalar(h) && like) {
-    DType dt = IsFloatScalar(h) ? (IsFloating(like->dtype()) ? like->dtype() : DType::kF32)
+    DType dt = IsFloatScalar(h) ? (IsFloating(like->dtype()) ? like->dtype() : DefaultFloatDType())
                                 : (PyBool_Check(h.ptr()) ? (like->dtype()) : like->dtype());
     return Unwrap(functional::Full(Shape{}, ScalarValue(h), dt, like->device()));
   }

@@ -36,7 +36,28 @@ _C.float32, _C.int64, _C.bool = float32, int64, bool
 
 from . import _tensor  # noqa: E402,F401  (Python-level Tensor methods)
 from ._tensor import Size, set_printoptions  # noqa: E402
-from ._generator import Generator  # noqa: E402
+from ._generator import Generator, default_generator  # noqa: E402,F401
+from ._generator import (
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)  # noqa: E402,F401
+from ._global_state import (  # noqa: E402,F401  (torch's process-wide settings)
+    are_deterministic_algorithms_enabled,
+    get_default_dtype,
+    get_deterministic_debug_mode,
+    get_num_interop_threads,
+    get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_default_dtype,
+    set_default_tensor_type,
+    set_deterministic_debug_mode,
+    set_num_interop_threads,
+    set_num_threads,
+    use_deterministic_algorithms,
+)
 from ._logical import all, allclose, any, isclose, isfinite, isinf, isnan  # noqa: E402,F401,A004
 from ._contract import diagonal, einsum, tensordot  # noqa: E402,F401
 from .autograd import (  # noqa: E402
@@ -77,6 +98,7 @@ for _alias, _name in _ALIASES.items():
             setattr(Tensor, _alias + _suffix, getattr(Tensor, _name + _suffix))
 
 from . import autograd  # noqa: E402,F401
+from . import random  # noqa: E402,F401  (torch.random; adds flow.cuda's RNG functions)
 from . import _tensor_ops  # noqa: E402,F401  (torch.* composites: outer, unique, ...)
 from . import linalg  # noqa: E402,F401
 
@@ -96,6 +118,8 @@ from . import (
 
 from . import _torch_functions  # noqa: E402,F401  (as_tensor, tile, finfo, windows, ...)
 from . import distributions  # noqa: E402,F401  (torch.distributions)
+from ._buffers import empty_strided, frombuffer  # noqa: E402,F401
+from . import testing  # noqa: E402,F401  (torch.testing.assert_close)
 
 
 def mvlgamma(input, p):
@@ -145,8 +169,3 @@ def is_floating_point(input):
 
 def numel(input):
     return input.numel()
-
-
-def get_default_dtype():
-    """The dtype of tensors made from Python floats (float32; there is no set_default_dtype)."""
-    return float32

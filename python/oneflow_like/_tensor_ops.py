@@ -932,7 +932,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
     e = flow.linspace(start, end, steps, dtype=flow.float64, device=device)
-    r = flow.pow(flow.full_like(e, float(base)), e).to(dtype or flow.float32)
+    r = flow.pow(flow.full_like(e, float(base)), e).to(dtype or flow.get_default_dtype())
     return r.requires_grad_(requires_grad) if requires_grad else r
 
 

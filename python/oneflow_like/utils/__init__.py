@@ -1,4 +1,5 @@
-"""oneflow_like.utils: data loading (utils.data) and DLPack exchange (utils.dlpack)."""
-from oneflow_like.utils import data, dlpack
+"""oneflow_like.utils: data loading (utils.data), DLPack exchange (utils.dlpack) and activation
+checkpointing (utils.checkpoint)."""
+from oneflow_like.utils import checkpoint, data, dlpack
 
-__all__ = ["data", "dlpack"]
+__all__ = ["checkpoint", "data", "dlpack"]

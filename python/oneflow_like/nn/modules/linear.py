@@ -35,7 +35,7 @@ class Linear(Module):
 
 
 def _empty(shape, device=None, dtype=None):
-    """An uninitialised tensor for a parameter (float32 on the CPU unless told)."""
+    """An uninitialised tensor for a parameter (the default dtype, on the CPU, unless told)."""
     kw = {}
     if dtype is not None:
         kw["dtype"] = dtype

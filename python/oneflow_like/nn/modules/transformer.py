@@ -417,7 +417,7 @@ class Transformer(Module):
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
         """(sz, sz) float mask: -inf above the diagonal, 0 elsewhere."""
-        return _causal(sz, sz, dtype or flow.float32, device)
+        return _causal(sz, sz, dtype or flow.get_default_dtype(), device)
 
 
 def _activation(activation):

@@ -1,8 +1,9 @@
 """torch.utils.data.sampler: index samplers (re-exported by oneflow_like.utils.data).
 
-Random samplers draw from a NumPy generator: `generator` may be a flow.Generator, a
-numpy.random.Generator or an int seed (converted once, so epochs differ); with None each
-iteration seeds a fresh one from flow.randint, so flow.manual_seed makes runs repeatable.
+Random samplers draw from a NumPy generator: `generator` may be a numpy.random.Generator or an
+int seed (converted once, so epochs differ); with a flow.Generator each iteration seeds a fresh
+one from that generator's next draw, with None from flow.randint, so flow.manual_seed (or the
+generator's state) makes runs repeatable.
 """
 import numbers
 
@@ -27,10 +28,15 @@ class _RandomSource:
 
     def __init__(self, generator):
         self.generator = generator
-        self._np = None if generator is None else _rng(generator)
+        # An int or NumPy generator is converted once (so epochs differ); None and a
+        # flow.Generator give a fresh NumPy generator per iteration, seeded from the flow
+        # generator's next draw, so its get_state()/set_state() replays the epochs after it.
+        self._np = (
+            None if generator is None or isinstance(generator, flow.Generator) else _rng(generator)
+        )
 
     def rng(self):
-        return self._np if self._np is not None else _rng(None)
+        return self._np if self._np is not None else _rng(self.generator)
 
 
 class Sampler:

@@ -1,0 +1,20 @@
+// torch.get_default_dtype(): the dtype of floating tensors made without one (the factories,
+// tensors from Python floats, an integer tensor combined with a Python float). float32 until
+// flow.set_default_dtype changes it; this is the one place that holds it (the attribute
+// structs of the op tables say float32, which the bindings read through DefaultFloat).
+#pragma once
+#include "oneflow_like/base/dtype.h"
+
+namespace oneflow_like {
+namespace python {
+
+DType DefaultFloatDType();
+// TypeError (a Python exception) unless `t` is a floating dtype.
+void SetDefaultFloatDType(DType t);
+// An attribute struct's default dtype, with float32 read as the default float dtype.
+inline DType DefaultFloat(DType attr_default) {
+  return attr_default == DType::kF32 ? DefaultFloatDType() : attr_default;
+}
+
+}  // namespace python
+}  // namespace oneflow_like
