@@ -72,6 +72,7 @@ Status InferFromAttr(TensorSpan in, const AttrMap& a, std::vector<TensorMeta>* o
 #define OFL_CONV_API(...)
 #define OFL_CONV_GRAD(name, Name, Attrs, shape)                                              \
   const OpDef k##Name = OpSpec(#name, InferFromAttr<opdefs::Attrs, &opdefs::Attrs::shape>) \
+                            .Grad(&ops::NoDoubleBackward<k##Name>)                         \
                             .SaveInputs(false)                                             \
                             .SaveOutputs(false);
 #include "oneflow_like/opdefs/conv.def"

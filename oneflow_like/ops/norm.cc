@@ -89,8 +89,11 @@ Status Infer_rms_grad(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* 
 #define OFL_ATTRS(...)
 #define OFL_NORM(...)
 #define OFL_NORM_API(...)
-#define OFL_NORM_GRAD(name, Name, Attrs, out) \
-  const OpDef k##Name = OpSpec(#name, Infer_##out).SaveInputs(false).SaveOutputs(false);
+#define OFL_NORM_GRAD(name, Name, Attrs, out)                                               \
+  const OpDef k##Name = OpSpec(#name, Infer_##out)                                           \
+                            .Grad(&ops::NoDoubleBackward<k##Name>)                           \
+                            .SaveInputs(false)                                               \
+                            .SaveOutputs(false);
 #include "oneflow_like/opdefs/norm.def"
 #undef OFL_NORM_GRAD
 #undef OFL_NORM

@@ -92,6 +92,7 @@ Status InferToInput(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* ou
 #define OFL_POOL_API(...)
 #define OFL_POOL_GRAD(name, Name, nd, Attrs)                                    \
   const OpDef k##Name = OpSpec(#name, InferToInput<opdefs::Attrs>)              \
+                            .Grad(&ops::NoDoubleBackward<k##Name>)              \
                             .SaveInputs(false)                                  \
                             .SaveOutputs(false);
 #include "oneflow_like/opdefs/pool.def"

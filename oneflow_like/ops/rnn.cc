@@ -65,8 +65,11 @@ Status Infer_gru_grad(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* ou
 #define OFL_ATTRS(...)
 #define OFL_RNN(...)
 #define OFL_RNN_API(...)
-#define OFL_RNN_GRAD(name, Name, Attrs, out)                                                       \
-  const OpDef k##Name = OpSpec(#name, Infer_##out).SaveInputs(false).SaveOutputs(false);
+#define OFL_RNN_GRAD(name, Name, Attrs, out)               \
+  const OpDef k##Name = OpSpec(#name, Infer_##out)         \
+                            .Grad(&ops::NoDoubleBackward<k##Name>) \
+                            .SaveInputs(false)             \
+                            .SaveOutputs(false);
 #include "oneflow_like/opdefs/rnn.def"
 #undef OFL_RNN_GRAD
 #undef OFL_RNN
