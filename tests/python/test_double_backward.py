@@ -428,39 +428,121 @@ def raises_double_backward(op_name, fn, *arrays, wrt=None):
         flow.autograd.grad(s, xs, allow_unused=True)
 
 
-def test_unsupported_conv():
-    raises_double_backward(
-        "conv2d_grad_(input|weight)",
-        F.conv2d,
-        uniform(-1, 1, (1, 2, 5, 5)),
-        uniform(-1, 1, (3, 2, 3, 3)),
+def test_conv():
+    x, b = uniform(-1, 1, (2, 4, 6, 5)), uniform(-1, 1, (6,))
+    for kw in ({}, {"stride": 2, "padding": 1}, {"dilation": 2, "groups": 2}):
+        w = uniform(-1, 1, (6, 4 // kw.get("groups", 1), 3, 3))
+        check(
+            lambda x, w, b: flow.tanh(F.conv2d(x, w, b, **kw)),
+            lambda x, w, b: torch.tanh(TF.conv2d(x, w, b, **kw)),
+            [x, w, b],
+            rtol=1e-6,
+        )
+    x3, w3 = uniform(-1, 1, (1, 2, 4, 4, 4)), uniform(-1, 1, (3, 2, 2, 2, 2))
+    check(lambda x, w: F.conv3d(x, w) ** 2, lambda x, w: TF.conv3d(x, w) ** 2, [x3, w3], rtol=1e-6)
+    x1, w1 = uniform(-1, 1, (2, 3, 7)), uniform(-1, 1, (4, 3, 3))
+    check(
+        lambda x, w: F.conv1d(x, w, padding=1).sigmoid(),
+        lambda x, w: TF.conv1d(x, w, padding=1).sigmoid(),
+        [x1, w1],
+        rtol=1e-6,
     )
 
 
-def test_unsupported_pool():
-    raises_double_backward(
-        "max_pool2d_grad", lambda x: F.max_pool2d(x, 2), uniform(-1, 1, (1, 2, 4, 4))
+def test_pool():
+    x = uniform(-1, 1, (2, 3, 6, 6))
+    for ffn, tfn in (
+        (lambda a: F.max_pool2d(a, 2), lambda a: TF.max_pool2d(a, 2)),
+        (lambda a: F.max_pool2d(a, 3, 2, 1), lambda a: TF.max_pool2d(a, 3, 2, 1)),
+        (lambda a: F.avg_pool2d(a, 2), lambda a: TF.avg_pool2d(a, 2)),
+        (
+            lambda a: F.avg_pool2d(a, 3, 2, 1, count_include_pad=False),
+            lambda a: TF.avg_pool2d(a, 3, 2, 1, count_include_pad=False),
+        ),
+        (lambda a: F.adaptive_avg_pool2d(a, (4, 3)), lambda a: TF.adaptive_avg_pool2d(a, (4, 3))),
+    ):
+        check(lambda a: ffn(a * a), lambda a: tfn(a * a), [x])
+    x3 = uniform(-1, 1, (1, 2, 4, 4, 4))
+    check(lambda a: F.max_pool3d(a * a, 2), lambda a: TF.max_pool3d(a * a, 2), [x3])
+    check(lambda a: F.avg_pool3d(a * a, 2), lambda a: TF.avg_pool3d(a * a, 2), [x3])
+
+
+def test_norms():
+    x, w, b = uniform(-1, 1, (3, 4, 5)), uniform(0.5, 1.5, (4, 5)), uniform(-1, 1, (4, 5))
+    check(
+        lambda x, w, b: F.layer_norm(x, (4, 5), w, b) ** 2,
+        lambda x, w, b: TF.layer_norm(x, (4, 5), w, b) ** 2,
+        [x, w, b],
+        rtol=1e-6,
     )
-    raises_double_backward(
-        "avg_pool2d_grad",
-        lambda x: F.avg_pool2d(x, 2) * x[:, :, :2, :2],
-        uniform(-1, 1, (1, 2, 4, 4)),
+    check(
+        lambda x: flow.tanh(F.layer_norm(x, (5,))),
+        lambda x: torch.tanh(TF.layer_norm(x, (5,))),
+        [x],
+        rtol=1e-6,
+    )
+    x4, c = uniform(-1, 1, (2, 6, 3, 2)), uniform(0.5, 1.5, (6,))
+    cb = uniform(-1, 1, (6,))
+    check(
+        lambda x, w, b: F.group_norm(x, 3, w, b) ** 2,
+        lambda x, w, b: TF.group_norm(x, 3, w, b) ** 2,
+        [x4, c, cb],
+        rtol=1e-6,
+    )
+    check(
+        lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True) ** 2,
+        lambda x, w, b: TF.batch_norm(x, None, None, w, b, training=True) ** 2,
+        [x4, c, cb],
+        rtol=1e-6,
+    )
+    rm, rv = uniform(-0.5, 0.5, (6,)), uniform(0.5, 2, (6,))
+    check(
+        lambda x, w, b: F.batch_norm(x, flow.tensor(rm), flow.tensor(rv), w, b) ** 2,
+        lambda x, w, b: TF.batch_norm(x, torch.tensor(rm), torch.tensor(rv), w, b) ** 2,
+        [x4, c, cb],
+        rtol=1e-6,
+    )
+    # rms_norm (torch 1.13 has none): its formula, op for op.
+    check(
+        lambda x, w: F.rms_norm(x, (5,), w, eps=1e-6) ** 2,
+        lambda x, w: (x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w) ** 2,
+        [x, uniform(0.5, 1.5, (5,))],
+        rtol=1e-6,
     )
 
 
-def test_unsupported_norm():
-    raises_double_backward(
-        "layer_norm_grad", lambda x: F.layer_norm(x, (4,)), uniform(-1, 1, (3, 4))
-    )
-    raises_double_backward(
-        "batch_norm_grad",
-        lambda x: F.batch_norm(x, None, None, training=True),
-        uniform(-1, 1, (3, 4)),
-    )
+def test_maml_inner_step_matches_torch():
+    # One MAML inner step through conv + batch_norm + relu + max_pool + linear, then the outer
+    # gradient w.r.t. the initial parameters (second order through every op of the step).
+    r = np.random.default_rng(3)
+    ps_np = [r.standard_normal(s) * 0.3 for s in [(4, 1, 3, 3), (4,), (4,), (4,), (3, 16), (3,)]]
+    xs, ys = r.standard_normal((5, 1, 6, 6)), np.array([0, 2, 1, 1, 0])
+    xq, yq = r.standard_normal((4, 1, 6, 6)), np.array([2, 0, 1, 2])
+
+    def net(lib, nnf, p, x):
+        h = nnf.conv2d(x, p[0], p[1], padding=1)
+        h = nnf.batch_norm(h, None, None, p[2], p[3], training=True)
+        h = nnf.max_pool2d(nnf.relu(h), 3)
+        return nnf.linear(h.reshape(h.shape[0], -1), p[4], p[5])
+
+    res = []
+    for lib, nnf in ((flow, F), (torch, TF)):
+        p = [lib.tensor(a, requires_grad=True) for a in ps_np]
+        loss = nnf.cross_entropy(net(lib, nnf, p, lib.tensor(xs)), lib.tensor(ys))
+        g = lib.autograd.grad(loss, p, create_graph=True)
+        fast = [a - 0.4 * b for a, b in zip(p, g)]
+        outer = nnf.cross_entropy(net(lib, nnf, fast, lib.tensor(xq)), lib.tensor(yq))
+        res.append((outer, lib.autograd.grad(outer, p)))
+    close(res[0][0], res[1][0])
+    for a, b in zip(res[0][1], res[1][1]):
+        close(a, b, rtol=1e-6, atol=1e-8)
 
 
 def test_unsupported_scan():
     raises_double_backward("cumprod_grad", lambda x: flow.cumprod(x, 1), uniform(0.5, 1, (2, 3)))
+    raises_double_backward(
+        "logcumsumexp_grad", lambda x: flow.logcumsumexp(x, 1), uniform(-1, 1, (2, 3))
+    )
 
 
 def test_unsupported_embedding():
@@ -477,6 +559,8 @@ def test_unsupported_rnn_cell():
 
 def test_unsupported_unary_special():
     raises_double_backward("special_i1_grad", flow.special.i1, uniform(0.5, 2))
+    raises_double_backward("special_i1e_grad", flow.special.i1e, uniform(0.5, 2))
+    raises_double_backward("special_i0e_grad", flow.special.i0e, uniform(0.5, 2))
 
 
 def test_first_order_path_unchanged():
