@@ -307,6 +307,23 @@ def test_wgan_gp_with_optimizer_and_modules():
         close(fp.detach(), tp, rtol=1e-6)
 
 
+def test_transformer_layer_second_order():
+    # attention (matmul, softmax), layer_norm, relu, linear: d/d(x, params) of |d out / dx|^2.
+    flow.manual_seed(0)
+    kw = dict(dim_feedforward=16, dropout=0.0, batch_first=True)
+    fl = flow.nn.TransformerEncoderLayer(8, 2, **kw).double()
+    tl = torch.nn.TransformerEncoderLayer(8, 2, **kw).double()
+    tl.load_state_dict({k: torch.tensor(v.detach().numpy()) for k, v in fl.state_dict().items()})
+    x = RNG.standard_normal((2, 3, 8))
+    res = []
+    for lib, m in ((flow, fl), (torch, tl)):
+        xi = lib.tensor(x, requires_grad=True)
+        (g,) = lib.autograd.grad((m(xi) ** 2).sum(), xi, create_graph=True)
+        res.append(lib.autograd.grad((g * g).sum(), [xi] + list(m.parameters())))
+    for a, b in zip(*res):
+        close(a, b, rtol=1e-6, atol=1e-9)
+
+
 # ---- flow.autograd.functional -------------------------------------------------------------------
 
 
