@@ -569,9 +569,27 @@ def test_unsupported_embedding():
     )
 
 
-def test_unsupported_rnn_cell():
-    cell = flow.nn.LSTMCell(3, 4).double()
-    raises_double_backward("lstm_cell_fused_grad", lambda x: cell(x)[0], uniform(-1, 1, (2, 3)))
+@pytest.mark.parametrize("kind", ["LSTMCell", "GRUCell", "LSTM", "GRU"])
+def test_recurrent(kind):
+    # The fused cells: d/d(x, h, params) of |d loss / dx|^2 against torch.
+    flow.manual_seed(0)
+    fm = getattr(flow.nn, kind)(3, 4).double()
+    tm = getattr(torch.nn, kind)(3, 4).double()
+    tm.load_state_dict({k: torch.tensor(v.detach().numpy()) for k, v in fm.state_dict().items()})
+    cell = kind.endswith("Cell")
+    x = RNG.standard_normal((2, 3) if cell else (5, 2, 3))
+    h0 = RNG.standard_normal((2, 4) if cell else (1, 2, 4))
+    lstm = kind.startswith("LSTM")
+    res = []
+    for lib, m in ((flow, fm), (torch, tm)):
+        xi, hi = lib.tensor(x, requires_grad=True), lib.tensor(h0, requires_grad=True)
+        state = (hi, hi * 0.5) if lstm else hi
+        out = m(xi, state)
+        y = out[0] if lstm and cell else out if cell else out[0]
+        (g,) = lib.autograd.grad((lib.tanh(y) ** 2).sum(), xi, create_graph=True)
+        res.append(lib.autograd.grad((g * g).sum(), [xi, hi] + list(m.parameters())))
+    for a, b in zip(*res):
+        close(a, b, rtol=1e-6, atol=1e-9)
 
 
 def test_unsupported_unary_special():
