@@ -110,8 +110,27 @@ StatusOr<TensorList> OpNode::Apply(TensorList grads, bool create_graph) {
                                   : TensorMeta{Shape{0}, DType::kF32, Device::CPU()});
     unsaved_outputs = Unsaved(name(), "output", metas);
   }
+  // create_graph: the saved outputs the formula reads are this node's outputs again (they were
+  // saved detached, to keep the graph acyclic), so the gradient it builds from them differentiates
+  // back through this node to the inputs: d/dx of exp's g * exp(x) has its exp(x) term.
+  TensorList attached;
+  if (create_graph && GradModeEnabled() && op_->save_outputs) {
+    attached.reserve(saved_outputs_.size());
+    for (size_t i = 0; i < saved_outputs_.size(); ++i) {
+      Tensor t = saved_outputs_[i];
+      if (t.defined() && IsFloating(t.dtype())) {
+        t = t.detach();
+        AutogradMeta* m = t.mutable_autograd_meta();
+        m->requires_grad = true;
+        m->grad_fn = shared_from_this();
+        m->output_nr = static_cast<int>(i);
+      }
+      attached.push_back(std::move(t));
+    }
+  }
+  const TensorList& outs = !attached.empty() ? attached : saved_outputs_;
   GradContext ctx{op_->save_inputs ? saved_inputs_ : unsaved_inputs,
-                  op_->save_outputs ? saved_outputs_ : unsaved_outputs, grads, attrs_, needs};
+                  op_->save_outputs ? outs : unsaved_outputs, grads, attrs_, needs};
   ASSIGN_OR_RETURN(TensorList gin, op_->grad(ctx));
   if (gin.size() != next_edges.size())
     return Internal("[%s] gradient formula returned %d gradients for %d inputs", name(),
@@ -123,7 +142,6 @@ StatusOr<TensorList> OpNode::Apply(TensorList grads, bool create_graph) {
     }
     ASSIGN_OR_RETURN(gin[i], ReduceToMeta(gin[i], input_metas[i]));
   }
-  (void)create_graph;
   return gin;
 }
 

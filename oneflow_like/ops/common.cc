@@ -40,5 +40,20 @@ Shape ReducedShape(const Shape& s, const std::vector<int64_t>& dims, bool keepdi
   return Shape(out);
 }
 
+bool DifferentiableBackward(std::initializer_list<Tensor> ts) {
+  if (!GradModeEnabled()) return false;
+  for (const Tensor& t : ts)
+    if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+
+Status DoubleBackwardUnsupported(const char* op) {
+  return Unimplemented(
+      "[%s] double backward is not supported: a gradient was requested through this backward op "
+      "(autograd.grad/backward with create_graph=True, then differentiated again), and its own "
+      "gradient is not implemented",
+      op);
+}
+
 }  // namespace ops
 }  // namespace oneflow_like

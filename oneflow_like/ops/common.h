@@ -1,5 +1,6 @@
 // Small helpers shared by the op-family files (schemas and functional entries).
 #pragma once
+#include <initializer_list>
 #include <vector>
 
 #include "oneflow_like/framework/autograd.h"
@@ -28,5 +29,19 @@ StatusOr<std::vector<int64_t>> NormalizeDims(const char* op, const std::vector<i
 // The shape after reducing `dims` (sorted, normalised).
 Shape ReducedShape(const Shape& s, const std::vector<int64_t>& dims, bool keepdim);
 
+// Double backward (backward with create_graph=True runs gradient formulas with grad mode on).
+// Whether a gradient formula should build its result from differentiable ops instead of its
+// fused backward op: grad mode is on and one of `ts` (the incoming gradient, the saved tensors
+// it reads) requires grad. Otherwise the fused backward op runs: the first-order path.
+bool DifferentiableBackward(std::initializer_list<Tensor> ts);
+// The error of a backward op with no double-backward formula (see NoDoubleBackward).
+Status DoubleBackwardUnsupported(const char* op);
+// The gradient formula of an internal backward op whose own gradient is not implemented: a
+// gradient required through it (create_graph=True, then a second backward) fails, naming the op,
+// instead of leaving that contribution out of the result.
+template <const OpDef& Self>
+StatusOr<TensorList> NoDoubleBackward(const GradContext&) {
+  return DoubleBackwardUnsupported(Self.name);
+}
 }  // namespace ops
 }  // namespace oneflow_like

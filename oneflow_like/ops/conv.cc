@@ -70,9 +70,19 @@ Status InferFromAttr(TensorSpan in, const AttrMap& a, std::vector<TensorMeta>* o
 #define OFL_ATTRS(...)
 #define OFL_CONV(...)
 #define OFL_CONV_API(...)
+#define OFL_CONV_GRAD(name, Name, Attrs, shape) \
+  extern const OpDef k##Name;                 \
+  StatusOr<TensorList> Name##Double(const GradContext& c);
+#define OFL_CONV(name, Name, ...) extern const OpDef k##Name;
+#include "oneflow_like/opdefs/conv.def"
+#undef OFL_CONV_GRAD
+#undef OFL_CONV
+#define OFL_CONV(...)
+// The backward ops' own gradients (double backward) read both inputs: saved only when a backward
+// with create_graph=True records them.
 #define OFL_CONV_GRAD(name, Name, Attrs, shape)                                              \
   const OpDef k##Name = OpSpec(#name, InferFromAttr<opdefs::Attrs, &opdefs::Attrs::shape>) \
-                            .SaveInputs(false)                                             \
+                            .Grad(&Name##Double)                                           \
                             .SaveOutputs(false);
 #include "oneflow_like/opdefs/conv.def"
 #undef OFL_CONV_GRAD
@@ -117,6 +127,68 @@ StatusOr<TensorList> ConvGrad(const GradContext& c) {
     ASSIGN_OR_RETURN(r[2], functional::Sum(dy, dims));
   }
   return r;
+}
+
+// Double backward. Both backward ops are bilinear: dx = conv_grad_input(dy, w) is the adjoint
+// of x -> conv(x, w), dw = conv_grad_weight(dy, x) the adjoint of w -> conv(x, w), so with gg
+// the incoming gradient (x's shape, resp. w's):
+//   conv_grad_input:  d/d dy = conv(gg, w),  d/dw = conv_grad_weight(dy, gg)
+//   conv_grad_weight: d/d dy = conv(x, gg),  d/dx = conv_grad_input(dy, gg)
+template <typename GradAttrs>
+AttrMap ForwardAttrs(const GradContext& c) {
+  const GradAttrs g = opdefs::ReadAttrs<GradAttrs>(c.attrs);
+  ConvAttrs a;
+  a.stride = g.stride;
+  a.padding = g.padding;
+  a.dilation = g.dilation;
+  a.groups = g.groups;
+  return opdefs::ToAttrMap(a);
+}
+template <int kNd>
+StatusOr<TensorList> ConvGradInputDouble(const GradContext& c) {
+  const Tensor &gg = c.grad_outputs[0], &dy = c.inputs[0], &w = c.inputs[1];
+  TensorList r(2);
+  if (c.needs_input_grad[0]) {
+    ASSIGN_OR_RETURN(r[0], Dispatch1(kNd == 2 ? kConv2d : kConv3d, {gg, w},
+                                     ForwardAttrs<opdefs::ConvGradInputAttrs>(c)));
+  }
+  if (c.needs_input_grad[1]) {
+    auto ga = WithConvAttrs<opdefs::ConvGradWeightAttrs>(
+        opdefs::ReadAttrs<ConvAttrs>(ForwardAttrs<opdefs::ConvGradInputAttrs>(c)));
+    ga.weight_shape = DimsOf(w);
+    ASSIGN_OR_RETURN(r[1], Dispatch1(kNd == 2 ? kConv2dGradWeight : kConv3dGradWeight, {dy, gg},
+                                     opdefs::ToAttrMap(ga)));
+  }
+  return r;
+}
+template <int kNd>
+StatusOr<TensorList> ConvGradWeightDouble(const GradContext& c) {
+  const Tensor &gg = c.grad_outputs[0], &dy = c.inputs[0], &x = c.inputs[1];
+  TensorList r(2);
+  if (c.needs_input_grad[0]) {
+    ASSIGN_OR_RETURN(r[0], Dispatch1(kNd == 2 ? kConv2d : kConv3d, {x, gg},
+                                     ForwardAttrs<opdefs::ConvGradWeightAttrs>(c)));
+  }
+  if (c.needs_input_grad[1]) {
+    auto ga = WithConvAttrs<opdefs::ConvGradInputAttrs>(
+        opdefs::ReadAttrs<ConvAttrs>(ForwardAttrs<opdefs::ConvGradWeightAttrs>(c)));
+    ga.input_shape = DimsOf(x);
+    ASSIGN_OR_RETURN(r[1], Dispatch1(kNd == 2 ? kConv2dGradInput : kConv3dGradInput, {dy, gg},
+                                     opdefs::ToAttrMap(ga)));
+  }
+  return r;
+}
+StatusOr<TensorList> Conv2dGradInputDouble(const GradContext& c) {
+  return ConvGradInputDouble<2>(c);
+}
+StatusOr<TensorList> Conv3dGradInputDouble(const GradContext& c) {
+  return ConvGradInputDouble<3>(c);
+}
+StatusOr<TensorList> Conv2dGradWeightDouble(const GradContext& c) {
+  return ConvGradWeightDouble<2>(c);
+}
+StatusOr<TensorList> Conv3dGradWeightDouble(const GradContext& c) {
+  return ConvGradWeightDouble<3>(c);
 }
 
 StatusOr<std::vector<int64_t>> Expand2(const char* op, const char* what,

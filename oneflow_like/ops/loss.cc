@@ -87,7 +87,14 @@ Status Infer_per_input(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* o
 #define OFL_LOSS(...)
 #define OFL_LOSS_API(...)
 #define OFL_LOSS_GRAD(name, Name, Attrs, out) \
-  const OpDef k##Name = OpSpec(#name, Infer_##out).SaveInputs(false).SaveOutputs(false);
+  extern const OpDef k##Name;                 \
+  StatusOr<TensorList> Name##Double(const GradContext& c);
+#include "oneflow_like/opdefs/loss.def"
+#undef OFL_LOSS_GRAD
+// The backward ops' own gradients (double backward) read their inputs: saved only when a backward
+// with create_graph=True records them.
+#define OFL_LOSS_GRAD(name, Name, Attrs, out) \
+  const OpDef k##Name = OpSpec(#name, Infer_##out).Grad(&Name##Double).SaveOutputs(false);
 #include "oneflow_like/opdefs/loss.def"
 #undef OFL_LOSS_GRAD
 #undef OFL_LOSS
@@ -105,10 +112,72 @@ StatusOr<TensorList> NllLossGradFn(const GradContext& c) {
   return r;
 }
 
+// nll_loss is linear in logp (label smoothing too), so nll_loss_grad(dy, logp, target [, weight])
+// is linear in dy and constant in logp: its gradient w.r.t. dy is nll_loss of the incoming one.
+extern const OpDef kNllLoss;
+StatusOr<TensorList> NllLossGradDouble(const GradContext& c) {
+  TensorList ins{c.grad_outputs[0], c.inputs[2]};
+  if (opdefs::ReadAttrs<NllLossAttrs>(c.attrs).has_weight) ins.push_back(c.inputs[3]);
+  ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNllLoss, ins, c.attrs));
+  TensorList r(c.inputs.size());
+  r[0] = g;
+  return r;
+}
+
+// bce_with_logits_grad's own gradient is not implemented: the forward's gradient below uses
+// differentiable ops whenever it is to be differentiated, so only a direct use gets here.
+StatusOr<TensorList> BceWithLogitsGradDouble(const GradContext&) {
+  return ops::DoubleBackwardUnsupported(kBceWithLogitsGrad.name);
+}
+
+// l = (1 - y) x + (1 + (pw - 1) y) softplus(-x): dl/dx = (1 - y) - (1 + (pw - 1) y) sigmoid(-x),
+// dl/dy = (pw - 1) softplus(-x) - x, dl/dpw = y softplus(-x). The fused backward op on the
+// first-order path; the same formulas with differentiable ops under create_graph=True.
 StatusOr<TensorList> BceWithLogitsGradFn(const GradContext& c) {
-  TensorList ins{c.grad_outputs[0]};
-  ins.insert(ins.end(), c.inputs.begin(), c.inputs.end());
-  return Dispatch(kBceWithLogitsGrad, ins, c.attrs);
+  const Tensor& g = c.grad_outputs[0];
+  const bool has_pw = c.inputs.size() > 2;
+  const Tensor &x = c.inputs[0], &y = c.inputs[1], pw = has_pw ? c.inputs[2] : Tensor();
+  if (!ops::DifferentiableBackward({g, x, y, pw})) {
+    TensorList ins{g};
+    ins.insert(ins.end(), c.inputs.begin(), c.inputs.end());
+    return Dispatch(kBceWithLogitsGrad, ins, c.attrs);
+  }
+  namespace F = functional;
+  ASSIGN_OR_RETURN(Tensor nx, F::Neg(x));
+  ASSIGN_OR_RETURN(Tensor sp, F::Softplus(nx));
+  ASSIGN_OR_RETURN(Tensor sg, F::Sigmoid(nx));
+  Tensor coef = Tensor();  // 1 + (pw - 1) y
+  if (has_pw) {
+    ASSIGN_OR_RETURN(Tensor pm1, F::AddScalar(pw, -1.0));
+    ASSIGN_OR_RETURN(Tensor t, F::Mul(pm1, y));
+    ASSIGN_OR_RETURN(coef, F::AddScalar(t, 1.0));
+  }
+  ASSIGN_OR_RETURN(Tensor one_m_y, F::RSubScalar(y, 1.0));
+  Tensor term = sg;
+  if (has_pw) {
+    ASSIGN_OR_RETURN(term, F::Mul(coef, sg));
+  }
+  ASSIGN_OR_RETURN(Tensor dx, F::Sub(one_m_y, term));
+  TensorList r(c.inputs.size());
+  if (c.needs_input_grad[0]) {
+    ASSIGN_OR_RETURN(r[0], F::Mul(g, dx));
+  }
+  if (c.needs_input_grad[1]) {
+    Tensor dy;
+    if (has_pw) {
+      ASSIGN_OR_RETURN(Tensor pm1, F::AddScalar(pw, -1.0));
+      ASSIGN_OR_RETURN(Tensor t, F::Mul(pm1, sp));
+      ASSIGN_OR_RETURN(dy, F::Sub(t, x));
+    } else {
+      ASSIGN_OR_RETURN(dy, F::Neg(x));
+    }
+    ASSIGN_OR_RETURN(r[1], F::Mul(g, dy));
+  }
+  if (has_pw && c.needs_input_grad[2]) {
+    ASSIGN_OR_RETURN(Tensor ysp, F::Mul(y, sp));
+    ASSIGN_OR_RETURN(r[2], F::Mul(g, ysp));
+  }
+  return r;
 }
 
 // The forward ops and Run<Name>(inputs, attrs).

@@ -61,6 +61,22 @@ constexpr GradFn NoGrad = nullptr;
 StatusOr<TensorList> EmbeddingGradFn(const GradContext& c);
 StatusOr<TensorList> DropoutGradFn(const GradContext& c);
 
+// Where the grad column says none: embedding_grad is the backward op of embedding, whose own
+// gradient is not implemented, so a gradient required through it fails (double backward);
+// attn_bias builds a mask bias (no gradient).
+#define OFL_NN_MISC(name, Name, ...) extern const OpDef k##Name;
+#define OFL_ATTRS(...)
+#define OFL_NN_MISC_API(...)
+#include "oneflow_like/opdefs/nn_misc.def"
+#undef OFL_NN_MISC
+#undef OFL_NN_MISC_API
+#undef OFL_ATTRS
+template <const OpDef& Self>
+GradFn GradOrUnsupported(GradFn declared) {
+  if (declared == nullptr && &Self == &kEmbeddingGrad) return &ops::NoDoubleBackward<Self>;
+  return declared;
+}
+
 // ---- the OpDefs and Run<Name> (generated from nn_misc.def) ------------------------------------
 // Run<Name>(inputs, attrs) -> the output (a braced input list avoids a heap vector, as
 // Dispatch1's).
@@ -74,7 +90,7 @@ StatusOr<TensorList> DropoutGradFn(const GradContext& c);
 #define OFL_NN_MISC_API(...)
 #define OFL_NN_MISC(name, Name, Attrs, out, grad, save)                      \
   const OpDef k##Name = OpSpec(#name, Infer_##out)                           \
-                            .Grad(grad)                                      \
+                            .Grad(GradOrUnsupported<k##Name>(grad))          \
                             .SaveInputs(OFL_NN_MISC_SAVE_IN_##save)          \
                             .SaveOutputs(OFL_NN_MISC_SAVE_OUT_##save);       \
   OFL_DEFINE_RUN1(Name, Attrs)

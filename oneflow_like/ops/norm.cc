@@ -9,7 +9,9 @@
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
+#include "oneflow_like/ops/reduce.h"
 #include "oneflow_like/ops/shape_ops.h"
+#include "oneflow_like/ops/unary.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/norm.h"
 
@@ -89,8 +91,11 @@ Status Infer_rms_grad(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* 
 #define OFL_ATTRS(...)
 #define OFL_NORM(...)
 #define OFL_NORM_API(...)
-#define OFL_NORM_GRAD(name, Name, Attrs, out) \
-  const OpDef k##Name = OpSpec(#name, Infer_##out).SaveInputs(false).SaveOutputs(false);
+#define OFL_NORM_GRAD(name, Name, Attrs, out)                                               \
+  const OpDef k##Name = OpSpec(#name, Infer_##out)                                           \
+                            .Grad(&ops::NoDoubleBackward<k##Name>)                           \
+                            .SaveInputs(false)                                               \
+                            .SaveOutputs(false);
 #include "oneflow_like/opdefs/norm.def"
 #undef OFL_NORM_GRAD
 #undef OFL_NORM
@@ -98,7 +103,142 @@ Status Infer_rms_grad(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* 
 
 // ---- gradient formulas (the table's grad column) ---------------------------------------------
 
+// Double backward: with grad mode on and something to differentiate, each formula recomputes the
+// statistics from x and writes the gradients with differentiable ops (the saved mean/rstd outputs
+// are not read: their own gradients would not reach x through this node's formula).
+// In a view xv of x (gv: the gradient, wv: the weight broadcast in the view, or undefined) with
+// normalized `dims`: xhat = (x - mean) * rstd (no centering for rms_norm) and
+// dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)), dxhat = g * w.
+StatusOr<Tensor> NormBackwardComposite(const Tensor& xv, const Tensor& gv, const Tensor& wv,
+                                       const std::vector<int64_t>& dims, double eps, bool center,
+                                       Tensor* xhat) {
+  namespace F = functional;
+  Tensor xc = xv;
+  if (center) {
+    ASSIGN_OR_RETURN(Tensor mean, F::Mean(xv, dims, true));
+    ASSIGN_OR_RETURN(xc, F::Sub(xv, mean));
+  }
+  ASSIGN_OR_RETURN(Tensor sq, F::Mul(xc, xc));
+  ASSIGN_OR_RETURN(Tensor var, F::Mean(sq, dims, true));
+  ASSIGN_OR_RETURN(Tensor ve, F::AddScalar(var, eps));
+  ASSIGN_OR_RETURN(Tensor rstd, F::Rsqrt(ve));
+  ASSIGN_OR_RETURN(*xhat, F::Mul(xc, rstd));
+  Tensor dxhat = gv;
+  if (wv.defined()) {
+    ASSIGN_OR_RETURN(dxhat, F::Mul(gv, wv));
+  }
+  ASSIGN_OR_RETURN(Tensor dx_xhat, F::Mul(dxhat, *xhat));
+  ASSIGN_OR_RETURN(Tensor m2, F::Mean(dx_xhat, dims, true));
+  ASSIGN_OR_RETURN(Tensor proj, F::Mul(*xhat, m2));
+  ASSIGN_OR_RETURN(Tensor t, F::Sub(dxhat, proj));
+  if (center) {
+    ASSIGN_OR_RETURN(Tensor m1, F::Mean(dxhat, dims, true));
+    ASSIGN_OR_RETURN(t, F::Sub(t, m1));
+  }
+  return F::Mul(t, rstd);
+}
+// sum(t over `dims`) in `shape` (a parameter's gradient).
+StatusOr<Tensor> SumAs(const Tensor& t, const std::vector<int64_t>& dims, const Shape& shape) {
+  ASSIGN_OR_RETURN(Tensor s, functional::Sum(t, dims));
+  return functional::Reshape(s, shape);
+}
+
+// layer_norm / group_norm: x viewed as [N, groups, channels_per_group, inner], normalized over
+// the last two, the affine parameters per (group, channel).
+StatusOr<TensorList> RowNormComposite(const GradContext& c) {
+  namespace F = functional;
+  const RowNormAttrs a = opdefs::ReadAttrs<RowNormAttrs>(c.attrs);
+  const Tensor& x = c.inputs[0];
+  const int64_t gc = a.groups * a.channels_per_group;
+  const int64_t len = gc * a.inner;
+  Shape view{len > 0 ? x.numel() / len : 0, a.groups, a.channels_per_group, a.inner};
+  ASSIGN_OR_RETURN(Tensor xv, F::Reshape(x, view));
+  ASSIGN_OR_RETURN(Tensor gv, F::Reshape(c.grad_outputs[0], view));
+  Tensor wv;
+  if (a.has_weight) {
+    ASSIGN_OR_RETURN(wv, F::Reshape(c.inputs[1], Shape{1, a.groups, a.channels_per_group, 1}));
+  }
+  Tensor xhat;
+  ASSIGN_OR_RETURN(Tensor dxv, NormBackwardComposite(xv, gv, wv, {2, 3}, a.eps, true, &xhat));
+  TensorList r(c.inputs.size());
+  ASSIGN_OR_RETURN(r[0], F::Reshape(dxv, x.shape()));
+  size_t i = 1;
+  if (a.has_weight) {
+    ASSIGN_OR_RETURN(Tensor gx, F::Mul(gv, xhat));
+    ASSIGN_OR_RETURN(r[i], SumAs(gx, {0, 3}, c.inputs[i].shape()));
+    ++i;
+  }
+  if (a.has_bias) {
+    ASSIGN_OR_RETURN(r[i], SumAs(gv, {0, 3}, c.inputs[i].shape()));
+  }
+  return r;
+}
+
+// batch_norm(x, w, b, running_mean, running_var): x viewed as [N, C, S]; training: batch
+// statistics over N and S; eval: the running ones (constants).
+StatusOr<TensorList> BatchNormComposite(const GradContext& c) {
+  namespace F = functional;
+  const BatchNormAttrs a = opdefs::ReadAttrs<BatchNormAttrs>(c.attrs);
+  const Tensor &x = c.inputs[0], &w = c.inputs[1];
+  const int64_t ch = x.dim(1);
+  const int64_t nc = x.dim(0) * ch;
+  Shape view{x.dim(0), ch, nc > 0 ? x.numel() / nc : 0}, pview{1, ch, 1};
+  ASSIGN_OR_RETURN(Tensor xv, F::Reshape(x, view));
+  ASSIGN_OR_RETURN(Tensor gv, F::Reshape(c.grad_outputs[0], view));
+  ASSIGN_OR_RETURN(Tensor wv, F::Reshape(w, pview));
+  Tensor xhat, dxv;
+  if (a.training) {
+    ASSIGN_OR_RETURN(dxv, NormBackwardComposite(xv, gv, wv, {0, 2}, a.eps, true, &xhat));
+  } else {
+    ASSIGN_OR_RETURN(Tensor rm, F::Reshape(c.inputs[3].detach(), pview));
+    ASSIGN_OR_RETURN(Tensor rv, F::Reshape(c.inputs[4].detach(), pview));
+    ASSIGN_OR_RETURN(Tensor ve, F::AddScalar(rv, a.eps));
+    ASSIGN_OR_RETURN(Tensor rstd, F::Rsqrt(ve));
+    ASSIGN_OR_RETURN(Tensor xc, F::Sub(xv, rm));
+    ASSIGN_OR_RETURN(xhat, F::Mul(xc, rstd));
+    ASSIGN_OR_RETURN(Tensor gw, F::Mul(gv, wv));
+    ASSIGN_OR_RETURN(dxv, F::Mul(gw, rstd));
+  }
+  TensorList r(c.inputs.size());
+  ASSIGN_OR_RETURN(r[0], F::Reshape(dxv, x.shape()));
+  ASSIGN_OR_RETURN(Tensor gx, F::Mul(gv, xhat));
+  ASSIGN_OR_RETURN(r[1], SumAs(gx, {0, 2}, w.shape()));
+  ASSIGN_OR_RETURN(r[2], SumAs(gv, {0, 2}, c.inputs[2].shape()));
+  return r;
+}
+
+// rms_norm(x [, w]): x viewed as [rows, len], no centering.
+StatusOr<TensorList> RmsNormComposite(const GradContext& c) {
+  namespace F = functional;
+  const RmsNormAttrs a = opdefs::ReadAttrs<RmsNormAttrs>(c.attrs);
+  const Tensor& x = c.inputs[0];
+  Shape view{a.len > 0 ? x.numel() / a.len : 0, a.len};
+  ASSIGN_OR_RETURN(Tensor xv, F::Reshape(x, view));
+  ASSIGN_OR_RETURN(Tensor gv, F::Reshape(c.grad_outputs[0], view));
+  Tensor wv;
+  if (c.inputs.size() > 1) {
+    ASSIGN_OR_RETURN(wv, F::Reshape(c.inputs[1], Shape{1, a.len}));
+  }
+  Tensor xhat;
+  ASSIGN_OR_RETURN(Tensor dxv, NormBackwardComposite(xv, gv, wv, {1}, a.eps, false, &xhat));
+  TensorList r(c.inputs.size());
+  ASSIGN_OR_RETURN(r[0], F::Reshape(dxv, x.shape()));
+  if (c.inputs.size() > 1) {
+    ASSIGN_OR_RETURN(Tensor gx, F::Mul(gv, xhat));
+    ASSIGN_OR_RETURN(r[1], SumAs(gx, {0}, c.inputs[1].shape()));
+  }
+  return r;
+}
+
+// Whether the formula's result is to be differentiated (the gradient or an input requires grad).
+bool Differentiable(const GradContext& c) {
+  for (const Tensor& t : c.inputs)
+    if (ops::DifferentiableBackward({t})) return true;
+  return ops::DifferentiableBackward({c.grad_outputs[0]});
+}
+
 StatusOr<TensorList> RowNormGrad(const OpDef& grad_op, const GradContext& c) {
+  if (Differentiable(c)) return RowNormComposite(c);
   TensorList ins{c.grad_outputs[0], c.inputs[0], c.outputs[1], c.outputs[2]};
   if (opdefs::ReadAttrs<RowNormAttrs>(c.attrs).has_weight) ins.push_back(c.inputs[1]);
   ASSIGN_OR_RETURN(TensorList g, Dispatch(grad_op, ins, c.attrs));
@@ -119,6 +259,10 @@ StatusOr<TensorList> GroupNormGradFn(const GradContext& c) {
 
 // The running statistics get no gradient.
 StatusOr<TensorList> BatchNormGradFn(const GradContext& c) {
+  if (Differentiable(c)) {
+    ASSIGN_OR_RETURN(TensorList r, BatchNormComposite(c));
+    return TensorList{r[0], r[1], r[2], Tensor(), Tensor()};
+  }
   ASSIGN_OR_RETURN(
       TensorList g,
       Dispatch(kBatchNormGrad,
@@ -127,6 +271,7 @@ StatusOr<TensorList> BatchNormGradFn(const GradContext& c) {
 }
 
 StatusOr<TensorList> RmsNormGradFn(const GradContext& c) {
+  if (Differentiable(c)) return RmsNormComposite(c);
   TensorList ins{c.grad_outputs[0], c.inputs[0], c.outputs[1]};
   if (c.inputs.size() > 1) ins.push_back(c.inputs[1]);
   ASSIGN_OR_RETURN(TensorList g, Dispatch(kRmsNormGrad, ins, c.attrs));

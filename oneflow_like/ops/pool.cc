@@ -5,6 +5,7 @@
 #include "oneflow_like/ops/pool.h"
 
 #include "oneflow_like/ops/common.h"
+#include "oneflow_like/ops/index.h"
 #include "oneflow_like/ops/shape_ops.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/pool.h"
@@ -90,12 +91,61 @@ Status InferToInput(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* ou
 #define OFL_ATTRS(...)
 #define OFL_POOL(...)
 #define OFL_POOL_API(...)
+#define OFL_POOL_GRAD(name, Name, nd, Attrs) StatusOr<TensorList> Name##Double(const GradContext& c);
+#undef OFL_POOL
+#define OFL_POOL(name, Name, ...) extern const OpDef k##Name;
+#include "oneflow_like/opdefs/pool.def"
+#undef OFL_POOL_GRAD
+#undef OFL_POOL
+#define OFL_POOL(...)
 #define OFL_POOL_GRAD(name, Name, nd, Attrs)                                    \
   const OpDef k##Name = OpSpec(#name, InferToInput<opdefs::Attrs>)              \
-                            .SaveInputs(false)                                  \
+                            .Grad(&Name##Double)                                \
                             .SaveOutputs(false);
 #include "oneflow_like/opdefs/pool.def"
 #undef OFL_POOL_GRAD
+
+// Double backward: the backward ops are linear in dy (and have no other differentiable input),
+// so their gradient is their adjoint applied to the incoming gradient gg (x's shape):
+// max_pool_grad scatters dy to the argmax, its adjoint gathers gg there; avg pooling's backward
+// op is the adjoint of the pooling itself.
+StatusOr<TensorList> MaxPoolGradDouble(const GradContext& c) {
+  const Tensor &gg = c.grad_outputs[0], &idx = c.inputs[1];
+  const Shape& is = idx.shape();
+  const int64_t planes = gg.dim(0) * gg.dim(1);
+  if (planes == 0) return TensorList{Tensor(), Tensor()};
+  DimVector flat_g{gg.dim(0), gg.dim(1), gg.numel() / planes};
+  DimVector flat_i{is[0], is[1], idx.numel() / planes};
+  ASSIGN_OR_RETURN(Tensor g, functional::Reshape(gg, Shape(flat_g)));
+  ASSIGN_OR_RETURN(Tensor i, functional::Reshape(idx, Shape(flat_i)));
+  ASSIGN_OR_RETURN(Tensor r, functional::Gather(g, 2, i));
+  ASSIGN_OR_RETURN(r, functional::Reshape(r, is));
+  return TensorList{r, Tensor()};
+}
+template <const OpDef& Forward, typename ForwardAttrs>
+StatusOr<TensorList> AvgPoolGradDouble(const GradContext& c) {
+  const AttrMap a = opdefs::ToAttrMap(opdefs::ReadAttrs<ForwardAttrs>(c.attrs));
+  ASSIGN_OR_RETURN(Tensor r, Dispatch1(Forward, {c.grad_outputs[0]}, a));
+  return TensorList{r};
+}
+StatusOr<TensorList> MaxPool2dGradDouble(const GradContext& c) {
+  return MaxPoolGradDouble(c);
+}
+StatusOr<TensorList> MaxPool3dGradDouble(const GradContext& c) {
+  return MaxPoolGradDouble(c);
+}
+StatusOr<TensorList> AvgPool2dGradDouble(const GradContext& c) {
+  return AvgPoolGradDouble<kAvgPool2d, opdefs::PoolAttrs>(c);
+}
+StatusOr<TensorList> AvgPool3dGradDouble(const GradContext& c) {
+  return AvgPoolGradDouble<kAvgPool3d, opdefs::PoolAttrs>(c);
+}
+StatusOr<TensorList> AdaptiveAvgPool2dGradDouble(const GradContext& c) {
+  return AvgPoolGradDouble<kAdaptiveAvgPool2d, opdefs::AdaptivePoolAttrs>(c);
+}
+StatusOr<TensorList> AdaptiveAvgPool3dGradDouble(const GradContext& c) {
+  return AvgPoolGradDouble<kAdaptiveAvgPool3d, opdefs::AdaptivePoolAttrs>(c);
+}
 #undef OFL_POOL
 // clang-format on
 

@@ -95,6 +95,15 @@ std::vector<int64_t> ShapeInts(const Tensor& t) {
 
 // reduce_index_scatter and reduce_index_gather: each one's gradient is the other at the same
 // indices.
+// The internal ops' grad column, where it says none: reduce_eq_mask is piecewise constant (no
+// gradient is right); norm_backward's own gradient is not implemented, so a gradient required
+// through it fails (NormGrad uses differentiable ops instead whenever it is to be differentiated).
+template <const OpDef& Self>
+GradFn InternalGrad(GradFn declared) {
+  if (declared == nullptr && &Self == &kNormBackward) return &ops::NoDoubleBackward<Self>;
+  return declared;
+}
+
 StatusOr<TensorList> IndexScatterGrad(const GradContext& c) {
   opdefs::IndexGatherAttrs a{opdefs::ReadAttrs<opdefs::IndexScatterAttrs>(c.attrs).dim};
   ASSIGN_OR_RETURN(Tensor g,
@@ -197,6 +206,25 @@ StatusOr<TensorList> NormGrad(const GradContext& c) {
     ASSIGN_OR_RETURN(Tensor g, functional::Mul(share, smask));
     return TensorList{g};
   }
+  if (ops::DifferentiableBackward({gk, x, ok})) {
+    // Double backward: sign(x) |x|^(p-1) / norm^(p-1) with differentiable ops (0 where the norm
+    // is 0, as norm_backward gives; the norm is re-attached to this node by the engine).
+    namespace F = functional;
+    ASSIGN_OR_RETURN(Tensor zero, F::CompareScalar(F::CompareOp::kEq, ok, 0.0));
+    ASSIGN_OR_RETURN(Tensor safe, F::WhereScalarInput(zero, 1.0, ok));
+    ASSIGN_OR_RETURN(Tensor r, F::Div(x, safe));  // p == 2
+    if (p != 2) {
+      ASSIGN_OR_RETURN(Tensor ax, F::Abs(x));
+      ASSIGN_OR_RETURN(Tensor sx, F::Sign(x));
+      ASSIGN_OR_RETURN(Tensor num, F::PowScalar(ax, p - 1));
+      ASSIGN_OR_RETURN(num, F::Mul(sx, num));
+      ASSIGN_OR_RETURN(Tensor den, F::PowScalar(safe, p - 1));
+      ASSIGN_OR_RETURN(r, F::Div(num, den));
+    }
+    ASSIGN_OR_RETURN(Tensor gr, F::Mul(gk, r));
+    ASSIGN_OR_RETURN(Tensor g, F::WhereScalarInput(zero, 0.0, gr));
+    return TensorList{g};
+  }
   ASSIGN_OR_RETURN(Tensor g, Dispatch1(kNormBackward, {x, ok, gk},
                                        opdefs::ToAttrMap(opdefs::NormBackwardAttrs{p})));
   return TensorList{g};
@@ -261,7 +289,7 @@ StatusOr<TensorList> RunOp(const OpDef& op, CheckFn check, const char* what, con
   }
 #define OFL_REDUCE_INTERNAL(name, Name, Attrs, out, grad, save, layout)                \
   const OpDef k##Name = OpSpec(#name, OFL_REDUCE_INFER_##out(Attrs))                   \
-                            .Grad(grad)                                                \
+                            .Grad(InternalGrad<k##Name>(grad))                         \
                             .StridedInputs(OFL_REDUCE_STRIDED_##layout)                \
                             .SaveInputs(OFL_REDUCE_SAVE_IN_##save)                     \
                             .SaveOutputs(OFL_REDUCE_SAVE_OUT_##save);

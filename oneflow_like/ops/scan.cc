@@ -57,7 +57,8 @@ Status InferTopk(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out) 
 #define OFL_SCAN(...)
 #define OFL_SCAN_API(...)
 #define OFL_SCAN_GRAD(name, Name, Attrs)                                                   \
-  const OpDef k##Name = OpSpec(#name, ops::InferSameAsInput);                              \
+  const OpDef k##Name =                                                                    \
+      OpSpec(#name, ops::InferSameAsInput).Grad(&ops::NoDoubleBackward<k##Name>).SaveInputs(false).SaveOutputs(false); \
   StatusOr<Tensor> Run##Name(const Tensor& x, const Tensor& out, const Tensor& g,          \
                              const opdefs::Attrs& a) {                                     \
     return Dispatch1(k##Name, {x, out, g}, opdefs::ToAttrMap(a));                          \

@@ -3,7 +3,10 @@
 // kernels/cuda/softmax.*; lowering: lazy/lowering/reduce.cc.
 #include "oneflow_like/ops/softmax.h"
 
+#include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/common.h"
+#include "oneflow_like/ops/reduce.h"
+#include "oneflow_like/ops/unary.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/softmax.h"
 
@@ -25,8 +28,9 @@ Status InferGrad(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
 #define OFL_ATTRS(...)
 #define OFL_SOFTMAX(...)
 #define OFL_SOFTMAX_API(...)
-#define OFL_SOFTMAX_GRAD(name, Name, Attrs) \
-  const OpDef k##Name = OpSpec(#name, InferGrad).SaveInputs(false).SaveOutputs(false);
+#define OFL_SOFTMAX_GRAD(name, Name, Attrs)                                                    \
+  const OpDef k##Name =                                                                         \
+      OpSpec(#name, InferGrad).Grad(&ops::NoDoubleBackward<k##Name>).SaveInputs(false).SaveOutputs(false);
 #include "oneflow_like/opdefs/softmax.def"
 #undef OFL_SOFTMAX_GRAD
 #undef OFL_SOFTMAX
@@ -38,11 +42,27 @@ StatusOr<TensorList> OfOutput(const OpDef& grad_op, const GradContext& c) {
   ASSIGN_OR_RETURN(Tensor g, Dispatch1(grad_op, {c.grad_outputs[0], c.outputs[0]}, c.attrs));
   return TensorList{g};
 }
+// Double backward (grad mode on, something to differentiate): the same formulas written with
+// differentiable ops, y re-attached to the forward node by the engine.
 StatusOr<TensorList> SoftmaxGradFn(const GradContext& c) {
-  return OfOutput(kSoftmaxGrad, c);
+  const Tensor &g = c.grad_outputs[0], &y = c.outputs[0];
+  if (!ops::DifferentiableBackward({g, y})) return OfOutput(kSoftmaxGrad, c);
+  const int64_t dim = opdefs::ReadAttrs<opdefs::SoftmaxAttrs>(c.attrs).dim;
+  ASSIGN_OR_RETURN(Tensor gy, functional::Mul(g, y));  // dx = y * (g - sum(g * y))
+  ASSIGN_OR_RETURN(Tensor s, functional::Sum(gy, {dim}, true));
+  ASSIGN_OR_RETURN(Tensor d, functional::Sub(g, s));
+  ASSIGN_OR_RETURN(Tensor dx, functional::Mul(y, d));
+  return TensorList{dx};
 }
 StatusOr<TensorList> LogSoftmaxGradFn(const GradContext& c) {
-  return OfOutput(kLogSoftmaxGrad, c);
+  const Tensor &g = c.grad_outputs[0], &y = c.outputs[0];
+  if (!ops::DifferentiableBackward({g, y})) return OfOutput(kLogSoftmaxGrad, c);
+  const int64_t dim = opdefs::ReadAttrs<opdefs::SoftmaxAttrs>(c.attrs).dim;
+  ASSIGN_OR_RETURN(Tensor s, functional::Sum(g, {dim}, true));  // dx = g - exp(y) * sum(g)
+  ASSIGN_OR_RETURN(Tensor p, functional::Exp(y));
+  ASSIGN_OR_RETURN(Tensor ps, functional::Mul(p, s));
+  ASSIGN_OR_RETURN(Tensor dx, functional::Sub(g, ps));
+  return TensorList{dx};
 }
 
 // The forward ops and Run<Name>(x, attrs): x floating, dim wrapped (0 for a 0-d x).

@@ -2,7 +2,7 @@
 import contextlib
 import functools
 
-from . import _C
+from .. import _C
 
 
 class set_grad_enabled:
@@ -199,3 +199,6 @@ class Function:
 
         _C._record_function(cls.__name__, run_backward, tensor_inputs, tensor_outs)
         return outs[0] if single else outs
+
+
+from . import functional  # noqa: E402,F401  (flow.autograd.functional)
