@@ -348,6 +348,10 @@ void BindCore(py::module_& m, TensorClass& cls) {
       .def(py::init([](const std::string& type, int index) {
         return Unwrap(Device::Parse(type + ":" + std::to_string(index)));
       }))
+      // torch.device(other_device) and torch.device(index) (a CUDA device), as PyTorch.
+      .def(py::init([](const Device& d) { return d; }))
+      .def(py::init(
+          [](int index) { return Unwrap(Device::Parse("cuda:" + std::to_string(index))); }))
       .def_property_readonly("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
       .def_property_readonly("index", &Device::index)
       .def("__str__", &Device::ToString)

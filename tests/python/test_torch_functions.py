@@ -37,6 +37,18 @@ def test_as_tensor_shares_memory_and_converts():
     flow.asarray(arr, copy=True).fill_(2.0)
     assert arr.sum() == 3.0  # copied
     assert flow.asarray(x, requires_grad=True).requires_grad
+    assert flow.as_tensor(x, device=x.device) is x  # a device object, as torch accepts
+
+
+def test_device_from_a_device_or_an_index():
+    import torch
+
+    d = flow.device("cpu")
+    assert flow.device(d) == d and flow.device(d) == "cpu"
+    for i in (0, 1):
+        assert str(flow.device(i)) == str(torch.device(i))
+    with pytest.raises(Exception, match="device"):
+        flow.device(-1)
 
 
 @pytest.mark.filterwarnings("ignore:torch.range is deprecated")
