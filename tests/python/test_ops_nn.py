@@ -578,15 +578,24 @@ def test_group_norm(shape, groups):
         g = a.reshape(n, groups, -1)
         return np_norm(g, (2,), 1e-5).reshape(a.shape) * ww.reshape(cs) + bb.reshape(cs)
 
+    def spread():
+        # Groups of two nearly equal values are ill-conditioned in float32 (the output is their
+        # difference over sqrt(difference^2 + eps)): ((3, 4), 2) failed rtol 1e-4 once with
+        # unseeded inputs (a group 2.5e-4 apart). Draw groups whose values stand apart.
+        while True:
+            a = rand(shape)
+            if a.reshape(n, groups, -1).std(axis=2).min() > 0.05:
+                return a
+
     check_op(
         lambda a, ww, bb: flow.group_norm(a, groups, ww, bb),
         ref,
-        [rand(shape), rand((c,), 0.5, 1.5), rand((c,))],
+        [spread(), rand((c,), 0.5, 1.5), rand((c,))],
     )
     check_op(
         lambda a: flow.group_norm(a, groups),
         lambda a: ref(a, np.ones(c), np.zeros(c)),
-        [rand(shape)],
+        [spread()],
     )
 
 
