@@ -130,6 +130,27 @@ def _array(self, dtype=None):
 _DTYPE_NAMES = {v: k for k, v in _C.dtype.__members__.items()}
 _C.dtype.__repr__ = _C.dtype.__str__ = lambda self: "oneflow_like." + _DTYPE_NAMES[self]
 
+
+def _deepcopy(self, memo):
+    """copy.deepcopy as torch: a leaf tensor becomes an independent copy with the same dtype,
+    device and requires_grad (its .grad deep-copied too); a non-leaf raises."""
+    if id(self) in memo:
+        return memo[id(self)]
+    if not self.is_leaf:
+        raise RuntimeError(
+            "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+            f"protocol at the moment (got a non-leaf {tuple(self.shape)} {self.dtype} tensor)"
+        )
+    new = self.detach().clone()
+    if self.requires_grad:
+        new.requires_grad_(True)
+    memo[id(self)] = new
+    if self.grad is not None:
+        new.grad = _deepcopy(self.grad, memo)
+    return new
+
+
+Tensor.__deepcopy__ = _deepcopy
 Tensor.__repr__ = _repr
 Tensor.__str__ = _repr
 Tensor.item = _item

@@ -1,5 +1,5 @@
 """oneflow_like.optim: optimizers (in-place updates under no_grad) and lr_scheduler."""
-from oneflow_like.optim import lr_scheduler
+from oneflow_like.optim import lr_scheduler, swa_utils
 from oneflow_like.optim.adadelta import Adadelta
 from oneflow_like.optim.adagrad import Adagrad
 from oneflow_like.optim.adam import Adam, AdamW
@@ -27,4 +27,5 @@ __all__ = [
     "Rprop",
     "SGD",
     "lr_scheduler",
+    "swa_utils",
 ]
