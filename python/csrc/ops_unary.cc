@@ -37,12 +37,19 @@ Attrs ParseAttrs(const char* op, const py::args& args, const py::kwargs& kw) {
   return a;
 }
 
+// A float-only math function takes an integer or bool tensor in the default float dtype
+// (torch.get_default_dtype()), as PyTorch does; the functional entry alone uses float32.
+Tensor InFloat(const Tensor& x, bool float_only) {
+  if (!float_only || IsFloating(x.dtype())) return x;
+  return Unwrap(F::Cast(x, DefaultFloatDType()));
+}
+
 template <typename Attrs>
 void BindTableOp(py::module_& m, TensorClass& cls, const char* name,
                  StatusOr<Tensor> (*fn)(const Tensor&, const Attrs&),
-                 Status (*inplace)(const Tensor&, const Attrs&)) {
-  auto f = [fn, name](const Tensor& x, py::args args, py::kwargs kw) {
-    return Unwrap(fn(x, ParseAttrs<Attrs>(name, args, kw)));
+                 Status (*inplace)(const Tensor&, const Attrs&), bool float_only) {
+  auto f = [fn, name, float_only](const Tensor& x, py::args args, py::kwargs kw) {
+    return Unwrap(fn(InFloat(x, float_only), ParseAttrs<Attrs>(name, args, kw)));
   };
   m.def(name, f, py::arg("input"));
   cls.def(name, f);
@@ -59,9 +66,11 @@ void BindTableOp(py::module_& m, TensorClass& cls, const char* name,
 // api `special`: _C._special.name(input) only (torch.special's functions have no Tensor method).
 template <typename Attrs>
 void BindSpecialOp(py::module_& m, const char* name,
-                   StatusOr<Tensor> (*fn)(const Tensor&, const Attrs&)) {
+                   StatusOr<Tensor> (*fn)(const Tensor&, const Attrs&), bool float_only) {
   m.def(
-      name, [fn](const Tensor& x) { return Unwrap(fn(x, Attrs{})); }, py::arg("input"));
+      name,
+      [fn, float_only](const Tensor& x) { return Unwrap(fn(InFloat(x, float_only), Attrs{})); },
+      py::arg("input"));
 }
 
 std::optional<double> OptScalar(const py::object& o, const char* what) {
@@ -120,16 +129,20 @@ const TableRow kOpRows[] = {
 void BindUnary(py::module_& m, TensorClass& cls) {
   py::module_ special = m.def_submodule("_special", "torch._C._special: the torch.special ops");
   // clang-format off
-#define OFL_BIND_gen(name, Name, Attrs) \
-  BindTableOp<opdefs::Attrs>(m, cls, #name, F::Name, nullptr);
-#define OFL_BIND_gen_ip(name, Name, Attrs) \
-  BindTableOp<opdefs::Attrs>(m, cls, #name, F::Name, F::Name##_);
-#define OFL_BIND_fn_only(name, Name, Attrs)
-#define OFL_BIND_custom(name, Name, Attrs)
-#define OFL_BIND_special(name, Name, Attrs) \
-  BindSpecialOp<opdefs::Attrs>(special, #name, F::Name);
+#define OFL_FLOAT_ONLY_Float true
+#define OFL_FLOAT_ONLY_Numeric false
+#define OFL_FLOAT_ONLY_IntBool false
+#define OFL_BIND_gen(name, Name, Attrs, fl) \
+  BindTableOp<opdefs::Attrs>(m, cls, #name, F::Name, nullptr, fl);
+#define OFL_BIND_gen_ip(name, Name, Attrs, fl) \
+  BindTableOp<opdefs::Attrs>(m, cls, #name, F::Name, F::Name##_, fl);
+#define OFL_BIND_fn_only(name, Name, Attrs, fl)
+#define OFL_BIND_custom(name, Name, Attrs, fl)
+#define OFL_BIND_special(name, Name, Attrs, fl) \
+  BindSpecialOp<opdefs::Attrs>(special, #name, F::Name, fl);
 #define OFL_ATTRS(...)
-#define OFL_UNARY(name, Name, types, Attrs, grad, api, ...) OFL_BIND_##api(name, Name, Attrs)
+#define OFL_UNARY(name, Name, types, Attrs, grad, api, ...) \
+  OFL_BIND_##api(name, Name, Attrs, OFL_FLOAT_ONLY_##types)
 #define OFL_UNARY_GRAD(...)
 #include "oneflow_like/opdefs/unary.def"
 #undef OFL_UNARY
@@ -138,14 +151,14 @@ void BindUnary(py::module_& m, TensorClass& cls) {
   // clang-format on
   // The table itself, for the tests that check every op has a test row.
   DefTable(m, "_unary_table", kOpCols, kOpRows);
-  BindTableOp<opdefs::NoAttrs>(m, cls, "negative", F::Neg, F::Neg_);
+  BindTableOp<opdefs::NoAttrs>(m, cls, "negative", F::Neg, F::Neg_, false);
   BindTableOp<opdefs::NoAttrs>(
       m, cls, "logical_not",
       [](const Tensor& x, const opdefs::NoAttrs&) { return F::LogicalNot(x); },
-      [](const Tensor& x, const opdefs::NoAttrs&) { return F::LogicalNot_(x); });
+      [](const Tensor& x, const opdefs::NoAttrs&) { return F::LogicalNot_(x); }, false);
   BindTableOp<opdefs::NoAttrs>(
       m, cls, "bitwise_not",
-      [](const Tensor& x, const opdefs::NoAttrs&) { return F::BitwiseNot(x); }, nullptr);
+      [](const Tensor& x, const opdefs::NoAttrs&) { return F::BitwiseNot(x); }, nullptr, false);
   // polygamma(n, input): torch's argument order; n >= 0; integer tensors compute in float32.
   auto polygamma_attrs = [](const char* op, int64_t n) {
     if (n < 0)

@@ -355,6 +355,18 @@ def test_float_math_functions_promote_integers(dtype):
         x.clone().exp_()
 
 
+def test_float_math_functions_follow_the_default_dtype_for_integers():
+    flow.set_default_dtype(flow.float64)
+    try:
+        x = flow.tensor([1, 2])
+        for y in (flow.sin(x), x.exp(), flow._C._special.special_i1(x), flow.logit(x)):
+            assert y.dtype == flow.float64
+        np.testing.assert_allclose(flow.sin(x).numpy(), np.sin([1.0, 2.0]), rtol=1e-15)
+    finally:
+        flow.set_default_dtype(flow.float32)
+    assert flow.sin(flow.tensor([1, 2])).dtype == flow.float32
+
+
 def test_half_precision_unary():
     for dt in (flow.float16, flow.bfloat16):
         x = flow.tensor([0.5, -1.0, 2.0], dtype=dt)
