@@ -5,7 +5,9 @@
      raw Gloo        gloo::allreduce (ring, the same reduce function) called directly on the
                      group's own Gloo context, timed in C++ (`_time_raw_all_reduce`): no VM, no
                      signature check, no Python;
-     ours            dist.all_reduce(t): Python, the VM instruction, the signature check;
+     ours            dist.all_reduce(t): Python, the VM instruction, the signature check (the
+                     default path: exchanged when a collective's signature changes, so once
+                     per size here, as in a training loop; Note [Signature checks]);
      ours, no check  the group's all_reduce(t, check=False), waited for in the call, as
                      dist.all_reduce does under ONEFLOW_LIKE_DIST_CHECK=0 (DDP's buckets skip
                      the check too: their layout is verified once at construction).

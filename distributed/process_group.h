@@ -5,9 +5,11 @@
 // Shutdown (waits for the issued work, closes the connections).
 // Every wait is bounded by the group's timeout: a peer that dies or stalls makes the op fail
 // with an error naming the op, this rank and the tensor, never a hang.
-// Before each collective the ranks exchange a small signature (op, dtype, shape, root) unless
-// `check_signatures` is off, so a rank calling a different op or passing another shape fails
-// with an error naming both ranks' tensors instead of corrupting data.
+// Before a collective whose signature (op, dtype, shape, root) differs from the previous checked
+// collective's, the ranks exchange it (unless `check_signatures` is off), so a rank calling a
+// different op or passing another shape fails with an error naming every rank's tensor instead
+// of corrupting data or tripping Gloo's size check, which aborts the process (Note [Signature
+// checks] in process_group.cc says why an unchanged signature needs no exchange).
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -40,6 +42,9 @@ struct ProcessGroupOptions {
   int world_size = 1;
   std::chrono::milliseconds timeout{std::chrono::minutes(30)};
   bool check_signatures = true;
+  // Exchange the signature before every collective, not only when it changes (debugging aid:
+  // TORCH_DISTRIBUTED_DEBUG=DETAIL or ONEFLOW_LIKE_DIST_CHECK=all).
+  bool check_every_op = false;
 };
 
 // new_group's first step on either backend: this rank (`rank` in the default group) publishes the
@@ -115,6 +120,8 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   // call's seconds. `t` must be idle (no unfinished VM work on it). Tags of its own (bit 29 set),
   // so it never pairs with another collective; every rank must call it alike.
   StatusOr<std::vector<double>> TimeRawGlooAllReduce(const Tensor& t, int iters);
+  // Signature exchanges run so far (tests: an unchanged signature is not exchanged again).
+  int64_t signature_exchanges() const { return signature_exchanges_.load(); }
   // This group's key in the registry that graph collectives look groups up in.
   int64_t id() const { return id_; }
   // The live group with this id (null when destroyed or unknown).
@@ -137,8 +144,16 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   using Fn = CollectiveInstructionPolicy::Fn;
   StatusOr<std::shared_ptr<Work>> Issue(std::string name, std::vector<TensorBytes> reads,
                                         std::vector<TensorBytes> writes, Fn fn);
-  // Run on the collective stream: compares `sig` across ranks.
-  Status CheckSignature(const char* op, const std::vector<int64_t>& sig, const std::string& what);
+  // Run on the collective stream at the start of every collective that has a signature: records
+  // it (for Diagnose) and, when `exchange` and it differs from the last agreed signature,
+  // compares it across ranks (Note [Signature checks]).
+  Status CheckSignature(const char* op, const std::vector<int64_t>& sig, const std::string& what,
+                        bool exchange = true);
+  // After a collective's Gloo call failed: every surviving rank publishes the op's signature in
+  // the store and reads the others' for a bounded time; if they differ, the failure becomes the
+  // named mismatch (the Gloo error stays otherwise).
+  Status Diagnose(const std::string& op, Status failure);
+
   // Wraps a Gloo call: exceptions become errors naming the op, the rank and `what`; the first
   // failure marks the group broken, so later ops fail at once instead of waiting on dead peers.
   Status Guard(const char* op, const std::string& what, const std::function<void()>& body);
@@ -175,7 +190,15 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   uint32_t next_tag_ = 1;
   std::atomic<uint32_t> next_graph_tag_{1};
   uint32_t next_raw_tag_ = 1;  // TimeRawGlooAllReduce
-  std::mutex broken_mu_;       // broken_ is also read and set by graph collectives' threads
+  // Signature checks (Note [Signature checks]): the signature every rank agreed on last, the
+  // running op's signature and its sequence number, and the exchanges' own tags (bit 31).
+  std::vector<int64_t> agreed_sig_;
+  std::vector<int64_t> current_sig_;
+  int64_t op_seq_ = 0;
+  uint32_t next_check_tag_ = 1;
+  std::atomic<int64_t> signature_exchanges_{0};
+  std::string store_prefix_;  // this group's keys in the shared store ("" for the world group)
+  std::mutex broken_mu_;      // broken_ is also read and set by graph collectives' threads
   Status broken_;
   std::atomic<bool> shut_down_{false};
   int64_t id_ = 0;

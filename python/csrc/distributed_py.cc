@@ -21,7 +21,7 @@ using WorkPtr = std::shared_ptr<Work>;
 
 std::shared_ptr<ProcessGroupGloo> CreateGroup(const std::string& host, int port, int rank,
                                               int world_size, double timeout_s,
-                                              bool check_signatures) {
+                                              bool check_signatures, bool check_every_op) {
   distributed::ProcessGroupOptions o;
   o.host = host;
   o.port = port;
@@ -29,6 +29,7 @@ std::shared_ptr<ProcessGroupGloo> CreateGroup(const std::string& host, int port,
   o.world_size = world_size;
   o.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   o.check_signatures = check_signatures;
+  o.check_every_op = check_every_op;
   StatusOr<std::shared_ptr<ProcessGroupGloo>> pg;
   {
     py::gil_scoped_release nogil;
@@ -182,8 +183,10 @@ void BindDistributed(py::module_& m, TensorClass&) {
 
   py::class_<ProcessGroupGloo, std::shared_ptr<ProcessGroupGloo>>(m, "_ProcessGroupGloo")
       .def(py::init(&CreateGroup), py::arg("host"), py::arg("port"), py::arg("rank"),
-           py::arg("world_size"), py::arg("timeout"), py::arg("check_signatures") = true)
+           py::arg("world_size"), py::arg("timeout"), py::arg("check_signatures") = true,
+           py::arg("check_every_op") = false)
       .def("rank", &ProcessGroupGloo::rank)
+      .def("_signature_exchanges", &ProcessGroupGloo::signature_exchanges)
       .def("timeout", [](ProcessGroupGloo& pg) { return pg.options().timeout.count() / 1000.0; })
       .def(
           "new_group",

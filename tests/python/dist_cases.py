@@ -307,6 +307,36 @@ def case_shape_mismatch():
     dist.destroy_process_group()
 
 
+def case_signature_changes_later():
+    """A loop of one collective exchanges its signature once; a rank that later passes another
+    dtype (same byte count) makes every rank raise the named mismatch, found after Gloo timed
+    out (Note [Signature checks]), within the bounded wait, never a Gloo abort."""
+    rank, world = _init(timeout=3.0)
+    pg = dist._pg
+    for _ in range(6):
+        t = flow.ones(256)
+        dist.all_reduce(t)
+        assert float(t.numpy()[0]) == world
+    assert pg._signature_exchanges() == 1, pg._signature_exchanges()
+    for i in range(4):  # alternating signatures: each one changes, so each is exchanged
+        dist.all_reduce(flow.ones(8 + i % 2))
+    assert pg._signature_exchanges() == 5, pg._signature_exchanges()
+    dist.all_reduce(flow.ones(256))  # agreed again: the next float32[256] skips the exchange
+    odd = rank == world - 1
+    t = flow.ones(256, dtype=flow.int32 if odd else flow.float32)
+    start = time.monotonic()
+    try:
+        dist.all_reduce(t)
+        flow.sync()
+    except ValueError as e:
+        msg = str(e)
+        assert f"rank {world - 1}: all_reduce of int32[256]" in msg, msg
+        assert "rank 0: all_reduce of float32[256]" in msg, msg
+        _result(f"{time.monotonic() - start:.2f}", msg)
+    else:
+        raise AssertionError("the changed dtype was not caught")
+
+
 def case_peer_dies():
     rank, world = _init(timeout=float(os.environ.get("TEST_TIMEOUT", "5")))
     t = flow.ones(1000)

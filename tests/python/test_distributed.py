@@ -236,6 +236,17 @@ def test_shape_mismatch_between_ranks_is_named():
     assert "float32[4]" in result_line(res[0][1])[0]
 
 
+def test_a_signature_changed_later_is_named_without_a_gloo_abort():
+    res = spawn("signature_changes_later", 3, timeout=60)
+    ok(res)
+    for rc, o, e in res:
+        (line,) = result_line(o)
+        elapsed, msg = line.split(" ", 1)
+        # 3 s group timeout, then at most timeout / 2 waiting for the others' signatures
+        assert float(elapsed) < 8, line
+        assert "Found after the Gloo call failed" in msg, msg
+
+
 def test_a_rank_that_dies_makes_the_others_raise_within_the_timeout():
     start = time.monotonic()
     res = spawn("peer_dies", 3, env={"TEST_TIMEOUT": 5})

@@ -12,9 +12,12 @@ device_id=), where it enqueues the NCCL kernels. It orders after the ops that wr
 and before the ops that read its results, so async work overlaps with compute without explicit
 waits; work.wait() also waits for NCCL's kernels. Every wait is bounded by the group's
 `timeout`; a rank that dies makes the others raise RuntimeError naming the op and the tensor.
-With Gloo the ranks compare op, shape and dtype before each collective (ONEFLOW_LIKE_DIST_CHECK=0
-turns the check off), so a mismatch raises instead of corrupting data; NCCL does not check (a
-mismatch times out). backend="cpu:gloo,cuda:nccl" makes both groups and routes each collective by
+With Gloo the ranks compare op, shape and dtype before a collective whose signature differs
+from the previous one's (a loop repeating the same collective pays nothing; a mismatch found
+later, after Gloo failed, is named from the store), so a mismatch raises instead of corrupting
+data or aborting in Gloo. ONEFLOW_LIKE_DIST_CHECK=0 turns the check off; =all (or
+TORCH_DISTRIBUTED_DEBUG=DETAIL) compares before every collective. NCCL does not check (a mismatch
+times out). backend="cpu:gloo,cuda:nccl" makes both groups and routes each collective by
 its tensor's device. Sub-groups: new_group (also with use_local_synchronization=True).
 """
 import datetime
@@ -399,14 +402,18 @@ def init_process_group(
         port = int(port)
     except ValueError:
         raise ValueError(f"[{name}] the master port must be an integer: got {port!r}") from None
-    check = os.environ.get("ONEFLOW_LIKE_DIST_CHECK", "1") != "0"
+    check_env = os.environ.get("ONEFLOW_LIKE_DIST_CHECK", "1").lower()
+    check = check_env != "0"
+    check_every_op = (
+        check_env == "all" or os.environ.get("TORCH_DISTRIBUTED_DEBUG", "").upper() == "DETAIL"
+    )
     rank, world_size, seconds = int(rank), int(world_size), _seconds(timeout)
     if backend == Backend.NCCL:
         device = _nccl_device(name, device_id, rank)
         _pg = _C._ProcessGroupNccl(host, port, rank, world_size, seconds, device)
     elif backend == _ROUTED:
         device = _nccl_device(name, device_id, rank)
-        gloo = _C._ProcessGroupGloo(host, port, rank, world_size, seconds, check)
+        gloo = _C._ProcessGroupGloo(host, port, rank, world_size, seconds, check, check_every_op)
         try:
             nccl = _C._ProcessGroupNccl.over_gloo(gloo, device)
         except BaseException:
@@ -414,7 +421,7 @@ def init_process_group(
             raise
         _pg = _RoutedGroup(gloo, nccl)
     else:
-        _pg = _C._ProcessGroupGloo(host, port, rank, world_size, seconds, check)
+        _pg = _C._ProcessGroupGloo(host, port, rank, world_size, seconds, check, check_every_op)
     _backend = backend
 
 
