@@ -232,6 +232,58 @@ void BindTensorClass(py::module_& m, TensorClass& cls) {
           },
           py::arg("dim") = py::none())
       .def("storage_offset", &Tensor::offset)
+      // Elements the storage holds (0 for a lazy tensor): resize_ reuses it when it is enough.
+      .def("_storage_numel",
+           [](const Tensor& t) -> int64_t {
+             const TensorImpl* i = t.impl();
+             return i->storage
+                        ? static_cast<int64_t>(i->storage->blob()->bytes()) / DTypeSize(i->dtype)
+                        : 0;
+           })
+      // A 1-D view of the whole storage from element 0 (no autograd): resize_ and set_ read
+      // the storage beyond this tensor's own extent through it.
+      .def("_storage_view",
+           [](const Tensor& t) {
+             if (t.is_lazy() || !t.impl()->storage)
+               throw py::value_error("[resize_] a lazy (traced) tensor has no storage");
+             const int64_t n =
+                 static_cast<int64_t>(t.impl()->storage->blob()->bytes()) / DTypeSize(t.dtype());
+             return Tensor::MakeView(t, Shape{n}, DimVector{1}, 0);
+           })
+      // The in-place metadata methods (t_, squeeze_, resize_, set_, the .data setter; Python:
+      // _tensor_inplace_meta.py): this tensor object takes `src`'s storage, shape, strides,
+      // offset, dtype and device, as torch's set_data / shallow copy does, so every reference to
+      // it sees the change. In-flight instructions are unaffected (they hold their own views
+      // and blobs). autograd: 0 keeps this tensor's (a leaf stays the same leaf), 1 takes a
+      // copy of src's (the view op's grad_fn), 2 clears it (detach_). `bump` marks the storage
+      // modified, so saved tensors of this storage raise in backward, as in torch.
+      .def(
+          "_rebind_",
+          [](Tensor& self, const Tensor& src, int autograd, bool bump) {
+            if (self.same(src)) return;
+            if (autograd == 0 && self.requires_grad() && !IsFloating(src.dtype()))
+              throw py::type_error(
+                  "[data] data set to a tensor that requires gradients must be "
+                  "floating point: got " +
+                  src.meta_string());
+            TensorImpl* d = self.impl();
+            const TensorImpl* s = src.impl();
+            d->shape = s->shape;
+            d->strides = s->strides;
+            d->offset = s->offset;
+            d->dtype = s->dtype;
+            d->device = s->device;
+            d->storage = s->storage;
+            d->is_view = s->is_view;
+            d->lazy_id = s->lazy_id;
+            d->lazy_ctx = s->lazy_ctx;
+            if (autograd == 1)
+              d->autograd = s->autograd ? std::make_shared<AutogradMeta>(*s->autograd) : nullptr;
+            else if (autograd == 2)
+              d->autograd.reset();
+            if (bump) self.bump_version();
+          },
+          py::arg("src"), py::arg("autograd"), py::arg("bump"))
       .def("data_ptr",  // the first element's address, once the op that makes it has run
            [](const Tensor& t) -> uintptr_t {
              if (t.is_lazy())
@@ -259,6 +311,13 @@ void BindTensorClass(py::module_& m, TensorClass& cls) {
           },
           py::arg("requires_grad") = true)
       .def("retain_grad", [](Tensor& t) { Check(RetainGrad(t)); })
+      // torch.Tensor.retains_grad: a non-leaf whose .grad backward keeps (after retain_grad()).
+      .def_property_readonly("retains_grad",
+                             [](const Tensor& t) {
+                               return !t.is_leaf() && t.autograd_meta() != nullptr &&
+                                      t.autograd_meta()->retains_grad;
+                             })
+      .def("_is_view", &Tensor::is_view)
       .def("numpy", &ToNumpy)
       .def("_register_hook",
            [](Tensor& t, py::function fn) {

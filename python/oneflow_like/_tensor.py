@@ -166,7 +166,6 @@ Tensor.backward = _backward
 Tensor.register_hook = _register_hook
 Tensor.__hash__ = lambda self: id(self)
 Tensor.is_floating_point = lambda self: self.dtype.is_floating_point
-Tensor.data = property(lambda self: self.detach(), lambda self, v: self.detach().copy_(v))
 Tensor.is_cuda = property(lambda self: self.device.type == "cuda")
 
 

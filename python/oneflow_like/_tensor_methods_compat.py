@@ -16,10 +16,10 @@ existing ops so gradients and every device come with them:
 - queries and casts: equal, is_nonzero, is_signed, is_inference, is_complex, get_device, type,
   byte, char, short, ndimension, is_pinned/pin_memory, the legacy Tensor.new.
 
-Not here, because they need the runtime: in-place metadata changes (squeeze_, unsqueeze_,
-transpose_, t_, swapaxes_, swapdims_, detach_, as_strided_, resize_, resize_as_) would rebind
-the Python object to another tensor; share_memory_/is_shared, retains_grad and record_stream
-need the storage, the autograd flag and a CUDA stream API that Python cannot reach.
+Not here: the in-place metadata changes (squeeze_, t_, resize_, set_, the .data setter, ...)
+are in _tensor_inplace_meta.py (they rebind the tensor object through the runtime);
+share_memory_/is_shared and record_stream need the storage and a CUDA stream API that Python
+cannot reach.
 
 Segment reductions (scatter_reduce's prod/amax/amin) sort the targets and combine neighbours in
 log2(n) doubling steps (a segmented scan), so they cost O(n log n), not O(n * targets).

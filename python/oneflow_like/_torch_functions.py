@@ -573,3 +573,4 @@ _install()
 
 
 from . import _tensor_methods_compat  # noqa: E402,F401  (scatter_reduce, unfold, eq_, ...)
+from . import _tensor_inplace_meta  # noqa: E402,F401  (t_, squeeze_, resize_, set_, .data = ...)
