@@ -87,6 +87,8 @@ StatusOr<std::shared_ptr<CompiledGraph>> CompiledGraph::FromModule(
 }
 
 Status CompiledGraph::FindDevice() {
+  captured_metas_.clear();
+  for (const Tensor& c : captured_) captured_metas_.push_back({c.shape(), c.dtype(), c.device()});
   // Every input, capture and output on one device (as in eager mode, where an op's tensors must
   // share theirs): the first one names it.
   std::vector<std::pair<Device, std::string>> all;
@@ -202,7 +204,16 @@ StatusOr<TensorList> CompiledGraph::Run(const TensorList& inputs) {
       keep.push_back(c);
       args.push_back(RefOf(c));
     }
-    for (auto& c : captured_) {
+    for (size_t i = 0; i < captured_.size(); ++i) {
+      const Tensor& c = captured_[i];
+      const TensorMeta& m = captured_metas_[i];
+      if (c.shape() != m.shape || c.dtype() != m.dtype || c.device() != m.device)
+        return InvalidArgument(
+            "[nn.Graph %s] captured tensor %d (a parameter, buffer or other tensor build() "
+            "read) is now %s on %s, but the graph was compiled when it was %s on %s (changed by "
+            "`.data =`, resize_ or set_?): build a new graph for the new shapes",
+            name_, int(i), c.meta_string(), c.device().ToString(), ShapeString(m.dtype, m.shape),
+            m.device.ToString());
       ASSIGN_OR_RETURN(Tensor cc, functional::Contiguous(c));
       keep.push_back(cc);
       args.push_back(RefOf(cc));

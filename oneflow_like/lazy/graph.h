@@ -83,7 +83,8 @@ class CompiledGraph {
   // set. `trace` (null for artifacts) lets a device graph be lowered again as kernel calls.
   Status Finish(std::unique_ptr<hlo::HloModule> module, const PluginPaths& plugins,
                 const Trace* trace);
-  // The graph's device: every input, capture and output must be on it.
+  // The graph's device: every input, capture and output must be on it. Also records
+  // captured_metas_.
   Status FindDevice();
   // dev_exe_ from `module`, or when the device's compiler lacks something, from `trace` lowered
   // again with every op a kernel call.
@@ -97,6 +98,9 @@ class CompiledGraph {
 
   std::vector<TensorMeta> input_metas_, output_metas_;
   std::vector<Tensor> captured_;
+  // The captures' shapes, dtypes and devices when compiled: Run refuses a capture changed since
+  // (x.data = y, resize_, set_ rebind a parameter's tensor object).
+  std::vector<TensorMeta> captured_metas_;
   std::vector<int64_t> assigned_;  // capture indices, in result order after the outputs
   std::vector<bool> in_place_;     // per assigned capture: the executable writes it in place
   std::shared_ptr<AssignScratch> scratch_;

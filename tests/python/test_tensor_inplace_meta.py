@@ -170,3 +170,23 @@ def test_retains_grad():
     zt = wt * 2
     zt.retain_grad()
     assert zt.retains_grad and not wt.retains_grad
+
+
+def test_graph_refuses_a_parameter_rebound_to_another_shape():
+    lin = flow.nn.Linear(3, 2)
+
+    class G(flow.nn.Graph):
+        def __init__(self):
+            super().__init__()
+            self.m = lin
+
+        def build(self, x):
+            return self.m(x)
+
+    g, x = G(), flow.ones(1, 3)
+    np.testing.assert_allclose(g(x).numpy(), lin(x).numpy(), rtol=1e-6)
+    lin.weight.data = flow.zeros(2, 3)  # same shape: the graph reads the new storage
+    np.testing.assert_allclose(g(x).numpy(), lin(x).numpy(), rtol=1e-6)
+    lin.weight.data = flow.zeros(4, 3)
+    with pytest.raises(ValueError, match=r"is now f32\[4,3\] on cpu, .* when it was f32\[2,3\]"):
+        g(x)
