@@ -80,6 +80,8 @@ StatusOr<TensorList> ToDeviceGrad(const GradContext& c) {
 
 #define OFL_COPY_SAVE_IN_both true
 #define OFL_COPY_SAVE_OUT_both true
+#define OFL_COPY_SAVE_IN_none false
+#define OFL_COPY_SAVE_OUT_none false
 #define OFL_COPY_STRIDED_strided true
 #define OFL_COPY_STRIDED_contiguous false
 #define OFL_COPY_CROSS_same false

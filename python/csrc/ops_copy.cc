@@ -17,11 +17,19 @@ namespace F = functional;
 using ToFn = StatusOr<Tensor> (*)(const Tensor&, Device);
 using CastFn = StatusOr<Tensor> (*)(const Tensor&, DType);
 
-// to(device), to(dtype), to(device, dtype), to(other_tensor), keyword forms too.
+// to(device), to(dtype), to(device, dtype), to(other_tensor), keyword forms too, with torch's
+// non_blocking and copy (positional after them as well): copy=True returns a new tensor even
+// when nothing changes; non_blocking is accepted (copies are asynchronous VM instructions
+// anyway); memory_format is accepted when it is None or a format object (Python checks it).
 Tensor ToAny(const Tensor& t, py::args args, py::kwargs kwargs) {
   Tensor r = t;
+  int bools = 0;
+  bool copy = false;
   auto apply = [&](py::handle h) {
-    if (py::isinstance<Tensor>(h)) {
+    if (py::isinstance<py::bool_>(h)) {
+      if (bools++ == 1) copy = py::cast<bool>(h);  // (..., non_blocking, copy)
+      if (bools > 2) throw py::type_error("[to] too many positional bool arguments");
+    } else if (py::isinstance<Tensor>(h)) {
       Tensor o = py::cast<Tensor>(h);
       r = Unwrap(F::Cast(Unwrap(F::To(r, o.device())), o.dtype()));
     } else if (py::isinstance<DType>(h)) {
@@ -34,8 +42,18 @@ Tensor ToAny(const Tensor& t, py::args args, py::kwargs kwargs) {
     }
   };
   for (auto a : args) apply(a);
+  for (auto item : kwargs) {
+    const std::string key = py::cast<std::string>(item.first);
+    if (key == "copy") {
+      copy = py::cast<bool>(item.second);
+    } else if (key != "device" && key != "dtype" && key != "non_blocking" &&
+               key != "memory_format") {
+      throw py::type_error("[to] got an unexpected keyword argument '" + key + "'");
+    }
+  }
   if (kwargs.contains("device")) apply(kwargs["device"]);
   if (kwargs.contains("dtype")) apply(kwargs["dtype"]);
+  if (copy && r.same(t)) r = Unwrap(F::Clone(t));
   return r;
 }
 

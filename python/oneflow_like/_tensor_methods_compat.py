@@ -83,10 +83,9 @@ def _write_back(self, op, result):
 
 def _old(self):
     """self's value to compute an in-place result from: a copy when autograd may save it (the
-    write would otherwise invalidate what the op's gradient needs), else self. `self * 1`, not
-    clone(): clone saves its input for backward (copy.def's `save: both`, unlike torch), so the
-    write-back would still invalidate it; once clone saves nothing, this can be clone()."""
-    return self * 1 if self.requires_grad and flow.is_grad_enabled() else self
+    write would otherwise invalidate what the op's gradient needs), else self. clone() saves
+    nothing for backward (copy.def's `save: none`), so the write-back leaves it valid."""
+    return self.clone() if self.requires_grad and flow.is_grad_enabled() else self
 
 
 def _inplace_of(base):

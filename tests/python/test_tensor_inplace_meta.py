@@ -190,3 +190,26 @@ def test_graph_refuses_a_parameter_rebound_to_another_shape():
     lin.weight.data = flow.zeros(4, 3)
     with pytest.raises(ValueError, match=r"is now f32\[4,3\] on cpu, .* when it was f32\[2,3\]"):
         g(x)
+
+
+@pytest.mark.parametrize(
+    "copy",
+    [
+        lambda y: y.clone(),
+        lambda y: y.t().contiguous(),
+        lambda y: y.double(),
+        lambda y: y.to(y.dtype, copy=True),
+    ],
+)
+def test_copies_save_nothing_so_their_source_may_change_in_place(copy):
+    """clone/contiguous/casts keep only their input's dtype and device for backward (copy.def's
+    `save: none`), so writing the source in place before backward is fine, as in torch."""
+    grads = []
+    for lib in (flow, torch):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        y = x * 2
+        y2 = copy(y)
+        y.add_(1.0)
+        (y2 * y2).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
