@@ -265,8 +265,8 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes `amount` entries chosen uniformly at random."""
+class _Unstructured(BasePruningMethod):
+    """Prunes the `amount` entries of lowest score (_scores)."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -278,31 +278,27 @@ class RandomUnstructured(BasePruningMethod):
         k = _nparams_toprune(self.amount, t.numel())
         mask = default_mask.clone()
         if k != 0:
-            drop = flow.topk(flow.rand(t.numel(), device=t.device), k=k).indices
+            drop = flow.topk(self._scores(t).reshape(-1), k=k, largest=False).indices
             mask = mask.reshape(-1).index_fill(0, drop, 0).reshape(mask.shape)
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Prunes `amount` entries chosen uniformly at random."""
+
+    def _scores(self, t):
+        return flow.rand(t.numel(), device=t.device)
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prunes the `amount` entries of smallest absolute value."""
 
-    PRUNING_TYPE = "unstructured"
-
-    def __init__(self, amount):
-        _validate_amount_init(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        k = _nparams_toprune(self.amount, t.numel())
-        mask = default_mask.clone()
-        if k != 0:
-            drop = flow.topk(t.abs().reshape(-1), k=k, largest=False).indices
-            mask = mask.reshape(-1).index_fill(0, drop, 0).reshape(mask.shape)
-        return mask
+    def _scores(self, t):
+        return t.abs()
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
