@@ -114,6 +114,7 @@ from . import (
     profiler,
     utils,
 )  # noqa: E402,F401  (pure Python, ~30 ms together; errors surface here)
+from .func import vmap  # noqa: E402,F401  (torch.vmap)
 
 
 from . import _torch_functions  # noqa: E402,F401  (as_tensor, tile, finfo, windows, ...)
