@@ -1,4 +1,4 @@
-// Process-wide settings PyTorch scripts set at the top level: the default float dtype
+// Process-wide settings PyTorch scripts set at the top level: the default float dtype and device
 // (default_dtype.h), the intra-op thread count (oneflow_like/base/intra_op_threads.h) and
 // deterministic algorithms (oneflow_like/base/determinism.h). The
 // Python front ends are in oneflow_like/_global_state.py.
@@ -15,7 +15,19 @@ namespace python {
 
 namespace {
 std::atomic<DType> g_default_float{DType::kF32};
+// type * 65536 + index (cpu: 0).
+std::atomic<int32_t> g_default_device{0};
 }  // namespace
+
+Device DefaultDevice() {
+  const int32_t v = g_default_device.load(std::memory_order_relaxed);
+  return Device(static_cast<DeviceType>(v >> 16), v & 0xffff);
+}
+
+void SetDefaultDevice(Device d) {
+  g_default_device.store(static_cast<int32_t>(d.type()) * 65536 + d.index(),
+                         std::memory_order_relaxed);
+}
 
 DType DefaultFloatDType() {
   return g_default_float.load(std::memory_order_relaxed);
@@ -35,6 +47,11 @@ void BindGlobalState(py::module_& m, TensorClass&) {
       "_set_default_dtype", [](py::handle d) { SetDefaultFloatDType(ParseDType(d)); },
       py::arg("d"));
   m.def("_get_default_dtype", &DefaultFloatDType);
+  m.def(
+      "_set_default_device",
+      [](py::handle d) { SetDefaultDevice(d.is_none() ? Device::CPU() : ParseDevice(d)); },
+      py::arg("device"));
+  m.def("_get_default_device", &DefaultDevice);
   m.def(
       "_set_num_threads",
       [](int n) {

@@ -18,15 +18,15 @@ namespace F = functional;
 using FullFn = StatusOr<Tensor> (*)(const Shape&, double, DType, Device);
 
 // The defaults of dtype=None and device=None: the structs' (float32, read as the default float
-// dtype; "cpu", parsed once).
+// dtype; "cpu", parsed once, read as the default device).
 template <typename A>
 DType DefaultDtype() {
   return DefaultFloat(A{}.dtype);
 }
 template <typename A>
-const Device& DefaultDevice() {
+Device DefaultDevice() {
   static const Device d = Unwrap(Device::Parse(A{}.device));
-  return d;
+  return DefaultDeviceOr(d);
 }
 
 Tensor Creation(FullFn f, double value, py::args size, py::object dtype, py::object device,

@@ -66,7 +66,7 @@ struct Binder {
         name,
         [name, f, dt = d.dtype, dev = DefaultDevice()](py::args size, py::object dtype,
                                                        py::object device, bool rg, py::object gen) {
-          const Device on = DeviceOr(device, dev);
+          const Device on = DeviceOr(device, DefaultDeviceOr(dev));
           return Finish(WithGenerator(name, gen, on,
                                       [&] {
                                         return Unwrap(f(ShapeOf(ParseShape(size)),
@@ -101,7 +101,7 @@ struct Binder {
           if (!size.is_none()) a.push_back(size);
           if (a.size() == 2) a.insert(a.begin(), py::int_(low));
           if (a.size() != 3) throw py::type_error("[randint] expects randint(low=0, high, size)");
-          const Device on = DeviceOr(device, dev);
+          const Device on = DeviceOr(device, DefaultDeviceOr(dev));
           return Finish(
               WithGenerator(name, gen, on,
                             [&] {
@@ -135,7 +135,7 @@ struct Binder {
         name,
         [name, f, dt = d.dtype, dev = DefaultDevice()](int64_t n, py::object dtype,
                                                        py::object device, bool rg, py::object gen) {
-          const Device on = DeviceOr(device, dev);
+          const Device on = DeviceOr(device, DefaultDeviceOr(dev));
           return Finish(
               WithGenerator(name, gen, on, [&] { return Unwrap(f(n, DtypeOr(dtype, dt), on)); }),
               rg);
@@ -160,7 +160,7 @@ struct Binder {
         [name, f, dt = d.dtype, dev = DefaultDevice()](double mean, double std, py::object size,
                                                        py::object dtype, py::object device, bool rg,
                                                        py::object gen) {
-          const Device on = DeviceOr(device, dev);
+          const Device on = DeviceOr(device, DefaultDeviceOr(dev));
           return Finish(WithGenerator(name, gen, on,
                                       [&] {
                                         return Unwrap(f(mean, std, ShapeOf(ParseIntList(size)),

@@ -138,7 +138,7 @@ Tensor TensorFromData(py::handle data, py::object dtype, py::object device) {
       np.attr("asarray")(arr, py::arg("order") = "C");  // (ascontiguousarray makes 0-d arrays 1-d)
   DType dt = Unwrap(FromNumpyDtype(arr.dtype()));
   std::vector<int64_t> shape(arr.shape(), arr.shape() + arr.ndim());
-  Device dev = device.is_none() ? Device::CPU() : ParseDevice(device);
+  Device dev = device.is_none() ? DefaultDevice() : ParseDevice(device);
   return Unwrap(
       functional::FromHost(arr.data(), Shape(DimVector(shape.begin(), shape.end())), dt, dev));
 }

@@ -46,11 +46,13 @@ from ._generator import (
 )  # noqa: E402,F401
 from ._global_state import (  # noqa: E402,F401  (torch's process-wide settings)
     are_deterministic_algorithms_enabled,
+    get_default_device,
     get_default_dtype,
     get_deterministic_debug_mode,
     get_num_interop_threads,
     get_num_threads,
     is_deterministic_algorithms_warn_only_enabled,
+    set_default_device,
     set_default_dtype,
     set_default_tensor_type,
     set_deterministic_debug_mode,

@@ -1,4 +1,4 @@
-"""torch's process-wide settings: the default float dtype, the intra-op and inter-op thread
+"""torch's process-wide settings: the default float dtype and device, the intra-op and inter-op thread
 counts, and deterministic algorithms. The values live in the extension (python/csrc/
 global_state_py.cc), where the factories, the kernels and the GEMM autotuner read them."""
 import os
@@ -21,6 +21,41 @@ def set_default_dtype(d):
 def get_default_dtype():
     """torch.get_default_dtype (float32 unless set_default_dtype changed it)."""
     return _C._get_default_dtype()
+
+
+# ---- default device -----------------------------------------------------------------------------
+
+
+def set_default_device(device):
+    """torch.set_default_device: the device of tensors the factories make without device=
+    (zeros/ones/empty/full/arange/linspace/eye/rand*/tensor(data), and so nn layers' parameters).
+    None or "cpu" restores the CPU. The *_like factories keep their input's device."""
+    _C._set_default_device(device)
+
+
+def get_default_device():
+    """torch.get_default_device (cpu unless set_default_device or a `with flow.device(...)`
+    block changed it)."""
+    return _C._get_default_device()
+
+
+_device_stack = []
+
+
+def _device_enter(self):
+    """`with flow.device("cuda:0"):` makes it the default device inside the block, as torch 2.x."""
+    _device_stack.append(_C._get_default_device())
+    _C._set_default_device(self)
+    return self
+
+
+def _device_exit(self, *exc):
+    _C._set_default_device(_device_stack.pop())
+    return False
+
+
+_C.device.__enter__ = _device_enter
+_C.device.__exit__ = _device_exit
 
 
 _TENSOR_TYPES = {
@@ -172,11 +207,13 @@ def get_deterministic_debug_mode():
 
 __all__ = [
     "are_deterministic_algorithms_enabled",
+    "get_default_device",
     "get_default_dtype",
     "get_deterministic_debug_mode",
     "get_num_interop_threads",
     "get_num_threads",
     "is_deterministic_algorithms_warn_only_enabled",
+    "set_default_device",
     "set_default_dtype",
     "set_default_tensor_type",
     "set_deterministic_debug_mode",

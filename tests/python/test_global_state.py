@@ -522,3 +522,36 @@ def test_deterministic_mode_keeps_graph_gemm_off_the_autotuner():
     if os.environ.get("ONEFLOW_LIKE_GEMM_AUTOTUNE", "1") != "0":
         compile_and_run(176)
         assert flow._C._cpu_gemm_stats()["autotuned"] == before + 1
+
+
+def test_default_device_routes_the_factories_and_the_device_context():
+    assert str(flow.get_default_device()) == "cpu"
+    try:
+        flow.set_default_device("cuda")  # no GPU here: every factory must now try the GPU
+        assert str(flow.get_default_device()) == "cuda:0"
+        for make in (
+            lambda: flow.zeros(2),
+            lambda: flow.empty(2, 2),
+            lambda: flow.full((2,), 1.0),
+            lambda: flow.arange(3),
+            lambda: flow.linspace(0, 1, 3),
+            lambda: flow.eye(2),
+            lambda: flow.randn(2),
+            lambda: flow.randint(0, 3, (2,)),
+            lambda: flow.tensor([1.0]),
+            lambda: flow.nn.Linear(2, 2),
+        ):
+            with pytest.raises(RuntimeError, match="cuda"):
+                make()
+        # explicit devices and the *_like factories keep theirs
+        x = flow.ones(2, device="cpu")
+        assert str(flow.zeros_like(x).device) == "cpu" and str(flow.rand_like(x).device) == "cpu"
+    finally:
+        flow.set_default_device(None)
+    assert str(flow.zeros(1).device) == "cpu"
+    with flow.device("cuda:0"):
+        assert str(flow.get_default_device()) == "cuda:0"
+        with flow.device("cpu"):
+            assert str(flow.zeros(1).device) == "cpu"
+        assert str(flow.get_default_device()) == "cuda:0"
+    assert str(flow.get_default_device()) == "cpu"
