@@ -1,3 +1,3 @@
-"""torch.nn.parameter: Parameter and the placeholders of the lazy modules."""
+"""torch.nn.parameter: Parameter, Buffer and the placeholders of the lazy modules."""
 from oneflow_like.nn.modules.lazy import UninitializedBuffer, UninitializedParameter  # noqa: F401
-from oneflow_like.nn.modules.module import Parameter  # noqa: F401
+from oneflow_like.nn.modules.module import Buffer, Parameter  # noqa: F401

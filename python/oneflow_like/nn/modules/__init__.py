@@ -1,5 +1,6 @@
 """The nn layers, one file per family."""
 from oneflow_like.nn.modules.module import (
+    Buffer,
     Module,
     ModuleDict,
     ModuleList,
@@ -273,6 +274,7 @@ __all__ = _loss_all + [
     "ModuleList",
     "MultiheadAttention",
     "Parameter",
+    "Buffer",
     "ParameterDict",
     "ParameterList",
     "ReLU",

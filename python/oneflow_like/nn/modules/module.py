@@ -30,6 +30,17 @@ class Parameter(flow.Tensor):
         return memo[id(self)]
 
 
+class Buffer(flow.Tensor):
+    """torch.nn.Buffer (PyTorch 2.5): a tensor that, assigned to a module attribute, is
+    registered as a buffer (persistent: saved in the state_dict, default True)."""
+
+    def __init__(self, data=None, *, persistent=True):
+        if data is None:
+            data = flow.empty(0)
+        flow.Tensor.__init__(self, data.detach())
+        self.persistent = persistent
+
+
 class _RemovableHandle:
     """Returned by the register_*_hook methods: remove() unregisters the hook (also on leaving
     a `with` block)."""
@@ -229,6 +240,11 @@ class Module(BackwardHooksMixin):
                     "(flow.nn.Module or None expected)"
                 )
             d["_modules"][name] = None
+        elif isinstance(value, Buffer):
+            if d.get("_buffers") is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            _remove_from(d, name, ("_parameters", "_modules"))
+            self.register_buffer(name, value, persistent=value.persistent)
         elif d.get("_buffers") is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, flow.Tensor):
                 raise TypeError(
@@ -323,6 +339,21 @@ class Module(BackwardHooksMixin):
                 raise AttributeError(f"{type(mod).__name__} has no submodule `{item}`")
             mod = mod._modules[item]
         return mod
+
+    def set_submodule(self, target, module, strict=False):
+        """torch.nn.Module.set_submodule: replaces (or, unless strict, adds) the submodule at the
+        dotted path `target`; every parent on the path must exist."""
+        if not target:
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module).__name__}")
+        *path, last = target.split(".")
+        parent = self.get_submodule(".".join(path))
+        if strict and last not in parent._modules:
+            raise AttributeError(f"{type(parent).__name__} has no attribute `{last}`")
+        if last in parent.__dict__ and last not in parent._modules:
+            raise AttributeError(f"`{last}` is not an nn.Module")
+        setattr(parent, last, module)
 
     # ---- modes, grads, apply ----------------------------------------------------------------
 

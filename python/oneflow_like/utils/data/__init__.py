@@ -36,6 +36,7 @@ from oneflow_like.utils.data.sampler import (  # noqa: E402
 from oneflow_like.utils.data.dataset import (  # noqa: E402
     Dataset,
     IterableDataset,
+    StackDataset,
     TensorDataset,
     Subset,
     ConcatDataset,

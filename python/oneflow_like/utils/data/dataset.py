@@ -48,6 +48,33 @@ class ChainDataset(IterableDataset):
         return total
 
 
+class StackDataset(Dataset):
+    """torch.utils.data.StackDataset (PyTorch 2.2): sample i is a tuple (positional datasets) or
+    a dict (keyword datasets) of each dataset's sample i; the datasets must have one length."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError(
+                "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                "input/output, but both types are given."
+            )
+        datasets = args or tuple(kwargs.values())
+        if not datasets:
+            raise ValueError("At least one dataset should be passed")
+        self._length = len(datasets[0])
+        if any(self._length != len(d) for d in datasets):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args if args else kwargs
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self):
+        return self._length
+
+
 class TensorDataset(Dataset):
     """Samples are tuples (t[i] for t in tensors); tensors (flow or NumPy) share dim 0."""
 
