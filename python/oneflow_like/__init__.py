@@ -117,6 +117,7 @@ from . import (
     utils,
 )  # noqa: E402,F401  (pure Python, ~30 ms together; errors surface here)
 from .func import vmap  # noqa: E402,F401  (torch.vmap)
+from ._foreach import *  # noqa: E402,F401,F403  (torch._foreach_*)
 
 
 from . import _torch_functions  # noqa: E402,F401  (as_tensor, tile, finfo, windows, ...)
