@@ -102,6 +102,11 @@ INTERP = [
     {"size": (8, 11), "mode": "bilinear", "align_corners": True},
     {"scale_factor": 0.6, "mode": "bilinear"},
     {"scale_factor": 2.5, "mode": "bilinear", "recompute_scale_factor": True},
+    {"scale_factor": 2, "mode": "bicubic"},
+    {"size": (3, 11), "mode": "bicubic", "align_corners": True},
+    {"scale_factor": 0.6, "mode": "bicubic"},
+    {"size": (3, 4), "mode": "area"},
+    {"scale_factor": 0.5, "mode": "area"},
 ]
 
 
@@ -142,8 +147,12 @@ def test_interpolate_linear_modules_graph_and_errors():
         F.interpolate(xf, size=3, scale_factor=2)
     with pytest.raises(ValueError, match="mode 'bilinear' expects a 4-D input"):
         F.interpolate(flow.ones(1, 2, 3), size=4, mode="bilinear")
-    with pytest.raises(NotImplementedError, match="bicubic"):
-        F.interpolate(xf, size=3, mode="bicubic")
+    with pytest.raises(NotImplementedError, match="mode 'lanczos' is not supported"):
+        F.interpolate(xf, size=3, mode="lanczos")
+    with pytest.raises(ValueError, match="align_corners option can only be set"):
+        F.interpolate(xf, size=3, mode="area", align_corners=True)
+    cubic = flow.nn.Upsample(scale_factor=2, mode="bicubic")
+    np.testing.assert_allclose(FnGraph(cubic)(xf).numpy(), cubic(xf).numpy(), rtol=1e-12)
 
 
 def test_pixel_shuffle():

@@ -948,7 +948,28 @@ def pixel_unshuffle(input, downscale_factor):
     return x.reshape(lead + [c * r * r, h // r, w // r])
 
 
-_INTERP_DIMS = {"nearest": None, "nearest-exact": None, "linear": 1, "bilinear": 2, "trilinear": 3}
+_INTERP_DIMS = {
+    "nearest": None,
+    "nearest-exact": None,
+    "linear": 1,
+    "bilinear": 2,
+    "bicubic": 2,
+    "trilinear": 3,
+    "area": None,
+}
+
+
+def _cubic_weights(t, A=-0.75):
+    """Keys' cubic convolution weights (A = -0.75, PyTorch's) of the 4 taps at offsets -1..2 for
+    fractional positions t (NumPy)."""
+
+    def near(x):  # |x| <= 1
+        return ((A + 2) * x - (A + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A
+
+    return far(t + 1), near(t), near(1 - t), far(2 - t)
 
 
 def interpolate(
@@ -960,13 +981,15 @@ def interpolate(
     recompute_scale_factor=None,
     antialias=False,
 ):
-    """F.interpolate for modes nearest, nearest-exact, linear (3-D input) and bilinear (4-D),
-    with PyTorch's source-index rules (align_corners, scale_factor used as given unless
-    recompute_scale_factor)."""
+    """F.interpolate for modes nearest, nearest-exact, linear (3-D input), bilinear and bicubic
+    (4-D), trilinear (5-D) and area (adaptive average pooling), with PyTorch's source-index rules
+    (align_corners, scale_factor used as given unless recompute_scale_factor). Each spatial dim
+    is interpolated in turn with index_select and weights, so gradients and every device come
+    with the ops."""
     if mode not in _INTERP_DIMS:
         raise NotImplementedError(
             f"interpolate: mode '{mode}' is not supported (nearest, nearest-exact, linear, "
-            "bilinear, trilinear)"
+            "bilinear, bicubic, trilinear, area)"
         )
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not supported")
@@ -976,7 +999,7 @@ def interpolate(
         raise ValueError(
             f"interpolate: mode '{mode}' expects a {(want or 1) + 2}-D input, got {input.dim()}-D"
         )
-    if mode.startswith("nearest") and align_corners is not None:
+    if (mode.startswith("nearest") or mode == "area") and align_corners is not None:
         raise ValueError(
             "align_corners option can only be set with the interpolating modes: linear | "
             "bilinear | bicubic | trilinear"
@@ -991,6 +1014,9 @@ def interpolate(
         sf = _tuple(scale_factor, n, "scale_factor")
         out_sizes = [int(math.floor(in_sizes[i] * float(sf[i]))) for i in range(n)]
         scales = [None if recompute_scale_factor else float(v) for v in sf]
+    if mode == "area":
+        pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[n - 1]
+        return pool(input, out_sizes if n > 1 else out_sizes[0])
     x = input
     for i in range(n):
         dim, L, O = 2 + i, in_sizes[i], out_sizes[i]
@@ -1008,8 +1034,22 @@ def interpolate(
             continue
         if align_corners:
             src = pos * ((L - 1) / (O - 1)) if O > 1 else np.zeros(O)
+        elif mode == "bicubic":  # the cubic source index is not clamped at 0
+            src = (pos + 0.5) * scale - 0.5
         else:
             src = np.maximum((pos + 0.5) * scale - 0.5, 0.0)
+        if mode == "bicubic":
+            base = np.floor(src).astype(np.int64)
+            shape = [O] + [1] * (n - 1 - i)
+            acc = None
+            for k, wk in zip(range(-1, 3), _cubic_weights(src - base)):
+                idx = np.clip(base + k, 0, L - 1)  # taps outside the input read its border
+                term = x.index_select(dim, _C.tensor(idx, device=x.device)) * _C.tensor(
+                    wk.reshape(shape), dtype=x.dtype, device=x.device
+                )
+                acc = term if acc is None else acc + term
+            x = acc
+            continue
         i0 = np.minimum(np.floor(src).astype(np.int64), L - 1)
         i1 = np.minimum(i0 + 1, L - 1)
         lam = (src - i0).reshape([O] + [1] * (n - 1 - i))
