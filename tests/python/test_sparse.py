@@ -39,9 +39,7 @@ def _random_coo(rng, shape, nnz, dup=True):
 
 def _pair(idx, vals, size=None, requires_grad=False):
     ours = flow.sparse_coo_tensor(idx, _f(vals), size, requires_grad=requires_grad)
-    ref = torch.sparse_coo_tensor(
-        torch.tensor(idx), _t(vals), size, requires_grad=requires_grad
-    )
+    ref = torch.sparse_coo_tensor(torch.tensor(idx), _t(vals), size, requires_grad=requires_grad)
     return ours, ref
 
 
@@ -84,7 +82,9 @@ def test_dtype_device_requires_grad_arguments():
 
 
 def test_construction_errors():
-    with pytest.raises(RuntimeError, match="size is inconsistent with indices: for dim 1, size is 3"):
+    with pytest.raises(
+        RuntimeError, match="size is inconsistent with indices: for dim 1, size is 3"
+    ):
         flow.sparse_coo_tensor([[0, 1], [2, 3]], _f([1.0, 2.0]), (2, 3))
     with pytest.raises(RuntimeError, match="negative index -1 for dim 0"):
         flow.sparse_coo_tensor([[0, -1]], _f([1.0, 2.0]), (2,))
@@ -266,7 +266,9 @@ def test_addmm_matvec_dense_at_sparse_hspmm_smm():
 
 def test_mm_errors_name_both_shapes():
     s, _ = _pair([[0, 1], [1, 2]], [1.0, 2.0], (2, 3))
-    with pytest.raises(RuntimeError, match=r"shapes cannot be multiplied \(2x3 sparse and \[4, 2\]"):
+    with pytest.raises(
+        RuntimeError, match=r"shapes cannot be multiplied \(2x3 sparse and \[4, 2\]"
+    ):
         flow.sparse.mm(s, _f(np.ones((4, 2))))
     with pytest.raises(RuntimeError, match=r"\[mm\].*same dtype"):
         flow.sparse.mm(s, flow.ones(3, 2))
@@ -465,9 +467,7 @@ def test_sparse_adam_maximize_and_errors():
 def test_sgd_adagrad_take_sparse_grads(make):
     rng = np.random.default_rng(15)
     ours, ref = _embeddings(rng)
-    _train(
-        make(flow, ours.parameters()), make(torch, ref.parameters()), ours, ref, rng, steps=4
-    )
+    _train(make(flow, ours.parameters()), make(torch, ref.parameters()), ours, ref, rng, steps=4)
 
 
 def test_sgd_weight_decay_rejects_sparse_grads_as_torch():

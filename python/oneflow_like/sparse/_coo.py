@@ -284,7 +284,9 @@ class SparseCOOTensor(Tensor):
 
     def t(self):
         if self.ndim > 2:
-            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+            raise RuntimeError(
+                f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
+            )
         return self if self.ndim < 2 else self.transpose(0, 1)
 
     # ---- arithmetic ---------------------------------------------------------------------
@@ -350,9 +352,7 @@ class SparseCOOTensor(Tensor):
         """dense + alpha * self, a dense tensor (torch's add(dense, sparse))."""
         if not isinstance(dense, Tensor) or tuple(dense.shape) != tuple(self._size):
             got = list(dense.shape) if isinstance(dense, Tensor) else type(dense).__name__
-            raise RuntimeError(
-                f"[add] sizes differ: dense {got} and sparse {list(self._size)}"
-            )
+            raise RuntimeError(f"[add] sizes differ: dense {got} and sparse {list(self._size)}")
         return dense + (self if alpha == 1 else self * alpha).to_dense()
 
     def __radd__(self, other):  # dense + sparse (tried before the dense __add__, a subclass)
