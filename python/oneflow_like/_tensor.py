@@ -292,7 +292,9 @@ sparse_coo = layout("sparse_coo")
 Tensor.layout = property(lambda self: strided)
 Tensor.is_sparse = False
 Tensor.is_sparse_csr = False
-Tensor.to_dense = lambda self, dtype=None: self if dtype is None else self.to(dtype)
+Tensor.to_dense = (
+    lambda self, dtype=None, *, masked_grad=True: self if dtype is None else self.to(dtype)
+)
 
 # A leaf's gradient may be a sparse COO tensor (nn.Embedding(sparse=True)): it is kept on the
 # Python object (nn.Parameter and other subclasses have a __dict__), the dense one in the runtime.

@@ -81,6 +81,18 @@ def test_dtype_device_requires_grad_arguments():
     assert flow.sparse_coo_tensor([[0]], _f([1.0]), is_coalesced=True).is_coalesced()
 
 
+def test_legacy_constructors_and_spmm():
+    idx = flow.tensor([[0, 2], [1, 0]])
+    s = flow.sparse.FloatTensor(idx, flow.tensor([1.5, 2.0]), flow.Size([3, 2]))
+    r = torch.sparse.FloatTensor(torch.tensor([[0, 2], [1, 0]]), torch.tensor([1.5, 2.0]), (3, 2))
+    assert s.dtype == flow.float32 and s.is_sparse
+    _close(s, r)
+    e = flow.sparse.DoubleTensor(4, 5)
+    assert tuple(e.shape) == (4, 5) and e._nnz() == 0 and e.dtype == flow.float64
+    x = np.arange(6.0).reshape(2, 3)
+    _close(flow.spmm(s, flow.tensor(x, dtype=flow.float32)), torch.spmm(r, torch.tensor(x).float()))
+
+
 def test_construction_errors():
     with pytest.raises(
         RuntimeError, match="size is inconsistent with indices: for dim 1, size is 3"
@@ -106,6 +118,10 @@ def test_unsupported_ops_name_the_op():
         s[0]
     with pytest.raises(NotImplementedError, match=r"\[T\]"):
         s.T
+    with pytest.raises(RuntimeError, match=r"\[relu\]"):  # a runtime function given a sparse
+        flow.relu(s)
+    with pytest.raises(RuntimeError, match=r"\[cat\]"):
+        flow.cat([s, s])
     with pytest.raises(RuntimeError, match="uncoalesced"):
         flow.sparse_coo_tensor([[0, 0]], _f([1.0, 2.0]), (2,)).indices()
 

@@ -15,7 +15,18 @@ from ._coo import SparseCOOTensor, _host, _unravel
 
 Tensor = _C.Tensor
 
-__all__ = ["addmm", "hspmm", "log_softmax", "mm", "smm", "softmax", "sum"]
+__all__ = [
+    "DoubleTensor",
+    "FloatTensor",
+    "LongTensor",
+    "addmm",
+    "hspmm",
+    "log_softmax",
+    "mm",
+    "smm",
+    "softmax",
+    "sum",
+]
 
 
 def _as_int64_indices(indices, device):
@@ -97,6 +108,26 @@ def sparse_coo_tensor(
     if requires_grad:
         values = values.detach().requires_grad_(True)
     return SparseCOOTensor(idx, values, size, bool(is_coalesced))
+
+
+def _legacy_constructor(name, dtype):
+    def make(*args):
+        """torch.sparse.<name>(indices, values, size) or (size): the legacy constructors of
+        pre-1.0 tutorials (pygcn), a sparse_coo_tensor of this dtype."""
+        if len(args) >= 2 and isinstance(args[0], Tensor):
+            return sparse_coo_tensor(*args[:3], dtype=dtype)
+        size = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+        sd = len(size)
+        empty = _C.zeros(0, dtype=dtype)
+        return sparse_coo_tensor(_C.zeros(sd, 0, dtype=_C.int64), empty, size, dtype=dtype)
+
+    make.__name__ = name
+    return make
+
+
+FloatTensor = _legacy_constructor("FloatTensor", _C.dtype.float32)
+DoubleTensor = _legacy_constructor("DoubleTensor", _C.dtype.float64)
+LongTensor = _legacy_constructor("LongTensor", _C.dtype.int64)
 
 
 def _dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
@@ -306,6 +337,7 @@ def _install(flow):
         setattr(flow, name, _routed(getattr(flow, name), handler))
     flow.sparse_coo_tensor = sparse_coo_tensor
     flow.hspmm, flow.smm = hspmm, smm
+    flow.spmm = flow.mm  # torch.spmm (pygcn's spelling of mm with a sparse first argument)
     Tensor.to_sparse = _dense_to_sparse
     Tensor.to_sparse_coo = lambda self: _dense_to_sparse(self)
     Tensor.sparse_mask = _sparse_mask

@@ -4,8 +4,11 @@
 operands without a sparse kernel. Index bookkeeping (coalesce, validation) runs in NumPy on the
 host, as the indices never need gradients.
 
-SparseCOOTensor subclasses flow.Tensor (isinstance holds) around an empty placeholder; the Tensor
-methods it does not implement raise, naming the method, instead of reading the placeholder.
+SparseCOOTensor subclasses flow.Tensor (isinstance holds) around a placeholder with its shape,
+dtype and device and no data: a lazy tensor of a trace that is gone, so a runtime function
+that is not routed here (flow.relu(sparse)) raises "[relu] lazy tensor outside of a trace"
+instead of computing on it. The Tensor methods the class does not implement raise, naming the
+method.
 """
 import numpy as np
 
@@ -46,6 +49,12 @@ def _unravel(lin, sizes, device):
     return _C.tensor(idx, device=device)
 
 
+def _placeholder(size, dtype, device):
+    """A data-less tensor of this shape that every runtime op rejects (see the module doc)."""
+    example = _C.zeros((), dtype=dtype, device=device)  # expanded: no memory for the shape
+    return _C._Trace().add_input(example.expand(*size) if len(size) else example)
+
+
 def _host(t):
     return t.detach().cpu().numpy()
 
@@ -56,8 +65,10 @@ class SparseCOOTensor(Tensor):
     is_sparse = True
     layout = sparse_coo
 
+    is_lazy = False
+
     def __init__(self, indices, values, size, coalesced=False):
-        Tensor.__init__(self, _C.empty(0, dtype=values.dtype, device=values.device))
+        Tensor.__init__(self, _placeholder(size, values.dtype, values.device))
         self._i, self._v = indices, values
         self._size = Size(int(s) for s in size)
         self._coalesced = bool(coalesced)
