@@ -471,6 +471,29 @@ def test_sparse_adam_maximize_and_errors():
         flow.optim.SparseAdam([sp])
 
 
+def test_lbfgs_takes_sparse_grads_densely_as_torch():
+    rng = np.random.default_rng(19)
+    ours, ref = _embeddings(rng)
+    idx = np.array([1, 4, 4, 7])
+    target = rng.standard_normal((4, 4))
+
+    def closure(lib, model, opt):
+        def run():
+            opt.zero_grad()
+            loss = (model(lib.tensor(idx)) - (_f if lib is flow else _t)(target)).pow(2).sum()
+            loss.backward()
+            return loss
+
+        return run
+
+    oo, oref = flow.optim.LBFGS(ours.parameters(), lr=0.5), torch.optim.LBFGS(
+        ref.parameters(), lr=0.5
+    )
+    oo.step(closure(flow, ours, oo))
+    oref.step(closure(torch, ref, oref))
+    _close(ours.weight, ref.weight, tol=1e-8)
+
+
 @pytest.mark.parametrize(
     "make",
     [
