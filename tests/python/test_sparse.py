@@ -160,6 +160,7 @@ def test_to_dense_gradient_reaches_values():
     v, rv = _f(vals).requires_grad_(), _t(vals).requires_grad_()
     s = flow.sparse_coo_tensor(idx, v, (4, 5))
     r = torch.sparse_coo_tensor(torch.tensor(idx), rv, (4, 5))
+    assert not s.is_leaf and s.grad is None and not r.is_leaf
     (s.to_dense() * _f(w)).sum().backward()
     (r.to_dense() * _t(w)).sum().backward()
     _close(v.grad, rv.grad)
@@ -199,6 +200,23 @@ def test_scalar_mul_add_sub_transpose():
     _close(flow.t(a), torch.t(ra))
     with pytest.raises(RuntimeError, match=r"sizes differ: sparse \[4, 3\] and sparse \[3, 4\]"):
         a + b.t()
+
+
+def test_sparse_times_sparse_abs_pow():
+    rng = np.random.default_rng(20)
+    i1, v1 = _random_coo(rng, (4, 3), 9)
+    i2, v2 = _random_coo(rng, (4, 3), 7)
+    a, ra = _pair(i1, v1, (4, 3))
+    b, rb = _pair(i2, v2, (4, 3))
+    ab = a * b
+    assert ab.is_sparse
+    _close(ab, ra * rb)
+    _close(a * a, ra * ra)
+    _close(a.abs(), ra.coalesce().abs())
+    _close(a.pow(3), ra.coalesce().pow(3))
+    _close(a**2, ra.coalesce() ** 2)
+    with pytest.raises(RuntimeError, match="positive scalar exponent"):
+        a.pow(0)
 
 
 def test_sum():
@@ -469,6 +487,22 @@ def test_sparse_adam_maximize_and_errors():
     sp = flow.sparse_coo_tensor([[0]], _f([1.0]), (2,), requires_grad=True)
     with pytest.raises(ValueError, match=r"Sparse params at indices \[0\]"):
         flow.optim.SparseAdam([sp])
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 3.0])
+def test_clip_grad_norm_on_sparse_grads(norm_type):
+    rng = np.random.default_rng(21)
+    ours, ref = _embeddings(rng)
+    idx = np.array([[1, 4, 4], [7, 1, 2]])
+    _emb_step(ours, ref, idx, rng.standard_normal((2, 3, 4)) * 3)
+    n = flow.nn.utils.clip_grad_norm_(ours.parameters(), 1.0, norm_type)
+    rn = torch.nn.utils.clip_grad_norm_(ref.parameters(), 1.0, norm_type)
+    _close(n, rn)
+    assert ours.weight.grad.is_sparse
+    # torch 1.13 scales a detached copy of a sparse grad (the grad stays as it was); PyTorch 2.x
+    # scales the grad itself, as here
+    coef = min(1.0, 1.0 / (rn.item() + 1e-6))
+    _close(ours.weight.grad, ref.weight.grad.to_dense() * coef)
 
 
 def test_lbfgs_takes_sparse_grads_densely_as_torch():

@@ -106,7 +106,9 @@ def sparse_coo_tensor(
                         f"size is {size[d]} but found index {int(top[d])}"
                     )
     if requires_grad:
-        values = values.detach().requires_grad_(True)
+        values = values.detach().requires_grad_(True)  # a sparse leaf: its .grad is sparse
+    elif values.requires_grad and values.is_leaf:
+        values = values.clone()  # not a leaf (as torch): the gradient goes on to `values`
     return SparseCOOTensor(idx, values, size, bool(is_coalesced))
 
 
@@ -295,7 +297,9 @@ class _SparseEmbedding(Function):
                 np.nonzero(_host(idx) != ctx.padding_idx)[0].astype(np.int64), device=idx.device
             )
             idx, rows = idx.index_select(0, keep), rows.index_select(0, keep)
-        g = SparseCOOTensor(idx.reshape(1, -1), rows.detach(), w.shape)
+        # its own copy of the rows: the incoming gradient may be a broadcast view, and clipping
+        # scales a gradient in place
+        g = SparseCOOTensor(idx.reshape(1, -1), rows.detach().clone(), w.shape)
         _accumulate_grad(w, g)
         return None, None, None
 

@@ -308,10 +308,7 @@ class SparseCOOTensor(Tensor):
 
     def mul(self, other):
         if isinstance(other, Tensor) and other.is_sparse:
-            if other.numel() == 1 and other.ndim == 0:
-                other = other.to_dense()
-            else:
-                return self.mul(other.to_dense())
+            return self._mul_sparse(other)
         if not isinstance(other, Tensor) or other.ndim == 0:
             return self._with_values(self._v * other)
         if tuple(other.shape) != tuple(self._size):
@@ -322,6 +319,53 @@ class SparseCOOTensor(Tensor):
         return self._with_values(self._v * self._gather(other))
 
     __mul__ = __rmul__ = mul
+
+    def _mul_sparse(self, other):
+        """sparse * sparse: the entries both hold (a sparse tensor, coalesced)."""
+        if tuple(other.shape) != tuple(self._size) or other.sparse_dim() != self.sparse_dim():
+            raise RuntimeError(
+                f"[mul] sparse tensors must have the same sizes and sparse_dim, got "
+                f"{list(self._size)} (sparse_dim {self.sparse_dim()}) and {list(other.shape)} "
+                f"(sparse_dim {other.sparse_dim()})"
+            )
+        a, b = self.coalesce(), other.coalesce()
+        common, ia, ib = np.intersect1d(
+            a._host_linear(), b._host_linear(), assume_unique=True, return_indices=True
+        )
+        dev = self.device
+
+        def rows(x, i):
+            return x._v.index_select(0, _C.tensor(i.astype(np.int64), device=dev))
+
+        values = rows(a, ia) * rows(b, ib)
+        return SparseCOOTensor(
+            _unravel(common, self._sparse_sizes(), dev), values, self._size, True
+        )
+
+    def mul_(self, other):
+        """In place, by a scalar or a 0-d tensor (clip_grad_norm_ on a sparse gradient)."""
+        if isinstance(other, Tensor) and other.ndim > 0:
+            raise RuntimeError(
+                f"[mul_] a sparse COO tensor can be scaled in place only by a scalar or a 0-d "
+                f"tensor, got {_shape_str(other)}"
+            )
+        self._v.mul_(other.to_dense() if isinstance(other, Tensor) else other)
+        return self
+
+    def abs(self):
+        x = self.coalesce()  # |a + b|, not |a| + |b|, for duplicate entries
+        return x._with_values(x._v.abs())
+
+    def pow(self, exponent):
+        if isinstance(exponent, Tensor) or not exponent > 0:
+            raise RuntimeError(
+                f"[pow] a sparse COO tensor takes only a positive scalar exponent (zero entries "
+                f"stay zero), got {exponent!r}"
+            )
+        x = self.coalesce()
+        return x._with_values(x._v.pow(exponent))
+
+    __pow__ = pow
 
     def div(self, other):
         if isinstance(other, Tensor) and other.ndim > 0:
