@@ -170,12 +170,14 @@ def test_to_dense_gradient_reaches_values():
 
 
 # ---- arithmetic ------------------------------------------------------------------------------
+def _two_4x3(rng, nnz1, nnz2):
+    """Two random sparse 4x3 pairs (ours, torch's), each with a duplicate index."""
+    return [_pair(*_random_coo(rng, (4, 3), nnz), (4, 3)) for nnz in (nnz1, nnz2)]
+
+
 def test_scalar_mul_add_sub_transpose():
     rng = np.random.default_rng(3)
-    i1, v1 = _random_coo(rng, (4, 3), 7)
-    i2, v2 = _random_coo(rng, (4, 3), 5)
-    a, ra = _pair(i1, v1, (4, 3))
-    b, rb = _pair(i2, v2, (4, 3))
+    (a, ra), (b, rb) = _two_4x3(rng, 7, 5)
     d = rng.standard_normal((4, 3))
     _close(a * 2.5, ra * 2.5)
     _close(3 * a, 3 * ra)
@@ -203,11 +205,7 @@ def test_scalar_mul_add_sub_transpose():
 
 
 def test_sparse_times_sparse_abs_pow():
-    rng = np.random.default_rng(20)
-    i1, v1 = _random_coo(rng, (4, 3), 9)
-    i2, v2 = _random_coo(rng, (4, 3), 7)
-    a, ra = _pair(i1, v1, (4, 3))
-    b, rb = _pair(i2, v2, (4, 3))
+    (a, ra), (b, rb) = _two_4x3(np.random.default_rng(20), 9, 7)
     ab = a * b
     assert ab.is_sparse
     _close(ab, ra * rb)
