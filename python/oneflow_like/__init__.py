@@ -124,6 +124,7 @@ from . import _torch_functions  # noqa: E402,F401  (as_tensor, tile, finfo, wind
 from . import distributions  # noqa: E402,F401  (torch.distributions)
 from ._buffers import empty_strided, frombuffer  # noqa: E402,F401
 from . import testing  # noqa: E402,F401  (torch.testing.assert_close)
+from ._tensor import layout, sparse_coo, strided  # noqa: E402,F401  (torch.layout)
 
 
 def mvlgamma(input, p):
@@ -173,3 +174,10 @@ def is_floating_point(input):
 
 def numel(input):
     return input.numel()
+
+
+# Last: flow.sparse routes flow.mm/matmul/add/... with a sparse argument and closes off the Tensor
+# methods a sparse COO tensor does not implement, so everything above must be defined.
+from . import sparse  # noqa: E402
+
+sparse._install(__import__("sys").modules[__name__])

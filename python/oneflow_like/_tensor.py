@@ -269,3 +269,63 @@ def _size_method(self, dim=None):
 
 Tensor.shape = property(lambda self: Size(_shape_of(self)))
 Tensor.size = _size_method
+
+
+class layout:
+    """torch.layout: how a tensor stores its elements (flow.strided: dense; flow.sparse_coo:
+    coordinate-format sparse, see oneflow_like.sparse)."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "oneflow_like." + self._name
+
+    def __reduce__(self):
+        return self._name  # pickles as the module-level singleton
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+
+Tensor.layout = property(lambda self: strided)
+Tensor.is_sparse = False
+Tensor.is_sparse_csr = False
+Tensor.to_dense = (
+    lambda self, dtype=None, *, masked_grad=True: self if dtype is None else self.to(dtype)
+)
+
+# A leaf's gradient may be a sparse COO tensor (nn.Embedding(sparse=True)): it is kept on the
+# Python object (nn.Parameter and other subclasses have a __dict__), the dense one in the runtime.
+# A leaf given both (a dense and a sparse use) reads back their dense sum, as torch accumulates.
+_dense_grad = Tensor.grad
+
+
+def _grad_get(self):
+    if type(self) is not Tensor:
+        sg = self.__dict__.get("_sparse_grad")
+        if sg is not None:
+            dg = _dense_grad.fget(self)
+            if dg is None:
+                return sg
+            del self.__dict__["_sparse_grad"]
+            _dense_grad.fset(self, dg + sg.to_dense())
+    return _dense_grad.fget(self)
+
+
+def _grad_set(self, value):
+    if value is not None and value.is_sparse:
+        if type(self) is Tensor:
+            raise RuntimeError(
+                f"[grad] a sparse gradient can only be kept on an nn.Parameter (or another Tensor "
+                f"subclass), got a plain {tuple(self.shape)} {self.dtype} tensor"
+            )
+        _dense_grad.fset(self, None)
+        self.__dict__["_sparse_grad"] = value
+        return
+    if type(self) is not Tensor:
+        self.__dict__.pop("_sparse_grad", None)
+    _dense_grad.fset(self, value)
+
+
+Tensor.grad = property(_grad_get, _grad_set)

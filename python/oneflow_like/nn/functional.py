@@ -335,9 +335,8 @@ def embedding(
 ):
     """Rows of weight at input. max_norm renormalises, in place, the looked-up rows whose
     norm_type-norm exceeds it (as PyTorch); scale_grad_by_freq divides each row's gradient by how
-    often its index occurs in input. sparse gradients are not supported (dense ones are exact)."""
-    if sparse:
-        raise NotImplementedError("[embedding] sparse=True (sparse gradients) is not supported")
+    often its index occurs in input. sparse=True: weight.grad is a sparse COO tensor holding
+    the looked-up rows (oneflow_like.sparse; weight must be an nn.Parameter)."""
     if max_norm is not None:
         with no_grad():
             rows = input.reshape(-1).unique()
@@ -345,7 +344,12 @@ def embedding(
             norms = w.norm(norm_type, 1, keepdim=True)
             scale = _C.where(norms > max_norm, max_norm / (norms + 1e-7), _C.ones_like(norms))
             weight[rows] = w * scale
-    out = _nnf.embedding(input, weight, padding_idx)
+    if sparse:
+        from oneflow_like.sparse import _embedding
+
+        out = _embedding(input, weight, padding_idx)
+    else:
+        out = _nnf.embedding(input, weight, padding_idx)
     if scale_grad_by_freq and weight.requires_grad:
         counts = input.reshape(-1).bincount(minlength=weight.shape[0]).to(out.dtype)
         inv = (1.0 / counts.clamp(min=1)).index_select(0, input.reshape(-1)).reshape(input.shape)
@@ -414,7 +418,7 @@ def embedding_bag(
         raise ValueError(f"embedding_bag: input has to be 1D or 2D, got {input.dim()}D")
     if padding_idx is not None:
         valid = valid & (idx != (padding_idx % weight.shape[0]))
-    rows = embedding(idx, weight, None, max_norm, norm_type, scale_grad_by_freq)  # (B, L, D)
+    rows = embedding(idx, weight, None, max_norm, norm_type, scale_grad_by_freq, sparse)
     m = valid.unsqueeze(-1).to(rows.dtype)
     if mode == "max":
         neg = _C.full_like(rows, float("-inf"))

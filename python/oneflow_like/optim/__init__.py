@@ -11,6 +11,7 @@ from oneflow_like.optim.optimizer import Optimizer
 from oneflow_like.optim.rmsprop import RMSprop
 from oneflow_like.optim.rprop import Rprop
 from oneflow_like.optim.sgd import SGD
+from oneflow_like.optim.sparse_adam import SparseAdam
 
 __all__ = [
     "ASGD",
@@ -26,6 +27,7 @@ __all__ = [
     "RMSprop",
     "Rprop",
     "SGD",
+    "SparseAdam",
     "lr_scheduler",
     "swa_utils",
 ]

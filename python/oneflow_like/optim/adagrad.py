@@ -7,6 +7,8 @@ from oneflow_like.optim.optimizer import Optimizer, _check_hparams, _flags
 
 
 class Adagrad(Optimizer):
+    _sparse_grads = True
+
     def __init__(
         self,
         params,
@@ -62,6 +64,9 @@ class Adagrad(Optimizer):
                 for p, g in self._grads(group):
                     state = self._init_state(p, group)
                     state["step"] += 1
+                    if g.is_sparse:
+                        self._sparse_step(p, g, state, group)
+                        continue
                     if wd != 0:
                         g = g.add(p, alpha=wd)
                     clr = lr / (1 + (state["step"] - 1) * lr_decay)
@@ -69,3 +74,15 @@ class Adagrad(Optimizer):
                     s.addcmul_(g, g, value=1.0)
                     p.addcdiv_(g, s.sqrt().add_(eps), value=-clr)
         return loss
+
+    @staticmethod
+    def _sparse_step(p, g, state, group):
+        """torch's sparse path: only the rows in g change (s and p), g coalesced first."""
+        if group["weight_decay"] != 0:
+            raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
+        g = g.coalesce()
+        s = state["sum"]
+        g._with_values(g._values() * g._values())._add_to_(s)
+        std = g._gather(s).sqrt().add_(group["eps"])
+        g._with_values(g._values() / std)._add_to_(p, -clr)

@@ -141,7 +141,11 @@ class LBFGS(Optimizer):
 
     def _flat_grad(self):
         parts = [
-            p.grad.reshape(-1) if p.grad is not None else flow.zeros(p.numel(), dtype=p.dtype)
+            (
+                p.grad.to_dense().reshape(-1)  # a sparse grad (Embedding(sparse=True)) as torch
+                if p.grad is not None
+                else flow.zeros(p.numel(), dtype=p.dtype)
+            )
             for p in self._params
         ]
         return flow.cat(parts, 0)

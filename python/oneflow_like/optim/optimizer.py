@@ -149,13 +149,20 @@ class Optimizer:
     def step(self, closure=None):
         raise NotImplementedError
 
-    @staticmethod
-    def _grads(group):
+    # Whether step() takes sparse COO gradients (nn.Embedding(sparse=True)); the others raise
+    # torch's error.
+    _sparse_grads = False
+
+    def _grads(self, group):
         """(param, grad) for the group's params that have a grad; grad negated when maximize."""
         maximize = group.get("maximize", False)
         for p in group["params"]:
             g = p.grad
             if g is not None:
+                if g.is_sparse and not self._sparse_grads:
+                    name = type(self).__name__
+                    hint = ", please consider SparseAdam instead" if name == "Adam" else ""
+                    raise RuntimeError(f"{name} does not support sparse gradients{hint}")
                 yield p, (-g if maximize else g)
 
     def _closure_loss(self, closure):

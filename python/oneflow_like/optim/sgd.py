@@ -7,6 +7,8 @@ from oneflow_like.optim.optimizer import Optimizer, _flags
 
 
 class SGD(Optimizer):
+    _sparse_grads = True
+
     @staticmethod
     def _graph_hparams(group):
         """Read from float64 tensors (group["_hp_tensors"]) inside an nn.Graph trace."""
@@ -72,6 +74,13 @@ class SGD(Optimizer):
                 lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
                 wd, nesterov = group["weight_decay"], group["nesterov"]
                 for p, g in self._grads(group):
+                    if g.is_sparse:  # nn.Embedding(sparse=True)
+                        if wd != 0:
+                            g.add(p, alpha=wd)  # raises torch's add(sparse, dense) error
+                        if momentum == 0:
+                            g._add_to_(p, -lr)  # only the rows touched
+                            continue
+                        g = g.to_dense()  # torch's sparse buffer holds the same values
                     if wd != 0:
                         g = g.add(p, alpha=wd)
                     tracing = getattr(self, "_graph_tracing", False)
