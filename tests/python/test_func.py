@@ -49,11 +49,15 @@ def test_vmap_in_dims_out_dims_and_pytrees():
         return {"s": d["a"].sum() * scale, "pair": (d["a"] * 2, d["b"].exp())}
 
     df, dt = {"a": xf, "b": yf.t()}, {"a": xt, "b": yt.t()}
-    close(ff.vmap(fn, in_dims=({"a": 0, "b": 0}, None))(df, 2.0),
-          functorch.vmap(fn, in_dims=({"a": 0, "b": 0}, None))(dt, 2.0))
+    close(
+        ff.vmap(fn, in_dims=({"a": 0, "b": 0}, None))(df, 2.0),
+        functorch.vmap(fn, in_dims=({"a": 0, "b": 0}, None))(dt, 2.0),
+    )
     # nested vmap == an outer product
-    close(ff.vmap(ff.vmap(lambda a, b: a * b, (None, 0)), (0, None))(xf[0], yf[0]),
-          torch.outer(xt[0], yt[0]))
+    close(
+        ff.vmap(ff.vmap(lambda a, b: a * b, (None, 0)), (0, None))(xf[0], yf[0]),
+        torch.outer(xt[0], yt[0]),
+    )
 
 
 def test_vmap_randomness_modes():
@@ -86,11 +90,15 @@ def test_grad_argnums_has_aux_and_grad_and_value():
     def f(lib):
         return lambda a, b: ((a.sin() * b).sum(), {"n": a.norm()})
 
-    close(ff.grad(f(flow), has_aux=True)(xf, yf)[0], functorch.grad(f(torch), has_aux=True)(xt, yt)[0])
-    close(ff.grad(f(flow), argnums=(0, 1), has_aux=True)(xf, yf)[0],
-          functorch.grad(f(torch), argnums=(0, 1), has_aux=True)(xt, yt)[0])
-    gv_f = ff.grad_and_value(lambda a: (a ** 3).sum())(xf)
-    gv_t = functorch.grad_and_value(lambda a: (a ** 3).sum())(xt)
+    close(
+        ff.grad(f(flow), has_aux=True)(xf, yf)[0], functorch.grad(f(torch), has_aux=True)(xt, yt)[0]
+    )
+    close(
+        ff.grad(f(flow), argnums=(0, 1), has_aux=True)(xf, yf)[0],
+        functorch.grad(f(torch), argnums=(0, 1), has_aux=True)(xt, yt)[0],
+    )
+    gv_f = ff.grad_and_value(lambda a: (a**3).sum())(xf)
+    gv_t = functorch.grad_and_value(lambda a: (a**3).sum())(xt)
     close(gv_f, gv_t)
     with pytest.raises(RuntimeError, match="Expected f\\(\\*args\\) to return a scalar Tensor"):
         ff.grad(lambda a: a * 2)(xf)
@@ -104,7 +112,10 @@ def test_grad_of_grad_and_hessian():
     def f(a):
         return (a.exp() * a).sum()
 
-    close(ff.grad(lambda a: ff.grad(f)(a).sum())(xf), functorch.grad(lambda a: functorch.grad(f)(a).sum())(xt))
+    close(
+        ff.grad(lambda a: ff.grad(f)(a).sum())(xf),
+        functorch.grad(lambda a: functorch.grad(f)(a).sum())(xt),
+    )
     close(ff.hessian(f)(xf), functorch.hessian(f)(xt), 1e-9)
 
 
@@ -132,8 +143,11 @@ def test_vjp_jvp_jacrev_jacfwd_match_functorch():
     (tf, tt) = both(arr(3, seed=8))
 
     def g(a):
-        return torch.stack([a.sum() ** 2, (a * a.flip(0)).prod()]) if isinstance(a, torch.Tensor) \
+        return (
+            torch.stack([a.sum() ** 2, (a * a.flip(0)).prod()])
+            if isinstance(a, torch.Tensor)
             else flow.stack([a.sum() ** 2, (a * a.flip(0)).prod()])
+        )
 
     of, fnf = ff.vjp(g, xf)
     ot, fnt = functorch.vjp(g, xt)

@@ -24,7 +24,9 @@ def test_buffer_assignment_registers_a_buffer():
 
 
 def test_set_submodule():
-    net = nn.Sequential(OrderedDict(body=nn.Sequential(nn.Linear(2, 3), nn.ReLU()), head=nn.Linear(3, 1)))
+    net = nn.Sequential(
+        OrderedDict(body=nn.Sequential(nn.Linear(2, 3), nn.ReLU()), head=nn.Linear(3, 1))
+    )
     net.set_submodule("body.1", nn.Tanh())
     assert isinstance(net.body[1], nn.Tanh)
     net.set_submodule("body.extra", nn.Identity())
@@ -46,11 +48,20 @@ def test_modules_utils_and_common_types_match_torch():
         for v in (3, (1, 2), [4, 5, 6]):
             assert getattr(fu, name)(v) == getattr(tu, name)(v)
     assert fu._reverse_repeat_tuple((1, 2, 3), 2) == tu._reverse_repeat_tuple((1, 2, 3), 2)
-    assert fu._list_with_default([None, 4], (1, 2, 5, 6)) == tu._list_with_default([None, 4], (1, 2, 5, 6))
+    assert fu._list_with_default([None, 4], (1, 2, 5, 6)) == tu._list_with_default(
+        [None, 4], (1, 2, 5, 6)
+    )
     from oneflow_like.nn import common_types as fc
     from torch.nn import common_types as tc
 
-    for name in ("_size_1_t", "_size_2_t", "_size_3_t", "_size_any_t", "_ratio_2_t", "_size_2_opt_t"):
+    for name in (
+        "_size_1_t",
+        "_size_2_t",
+        "_size_3_t",
+        "_size_any_t",
+        "_ratio_2_t",
+        "_size_2_opt_t",
+    ):
         assert hasattr(fc, name) and hasattr(tc, name)
 
 

@@ -67,8 +67,9 @@ def test_adaptive_autorange_and_compare_table():
         x = flow.randn(n, n)
         for desc, stmt in (("matmul", "x @ x"), ("add", "x + x")):
             results.append(
-                fb.Timer(stmt, globals={"x": x}, label="ops", sub_label=f"n={n}",
-                         description=desc).adaptive_autorange(max_run_time=0.2)
+                fb.Timer(
+                    stmt, globals={"x": x}, label="ops", sub_label=f"n={n}", description=desc
+                ).adaptive_autorange(max_run_time=0.2)
             )
     c = fb.Compare(results)
     c.trim_significant_figures()
