@@ -393,7 +393,12 @@ Status DispatchTo(const OpDef& op, TensorSpan inputs, const AttrMap& attrs, Outp
   RETURN_IF_ERROR(op.infer(inputs, attrs, &metas));
   RETURN_IF_ERROR(CheckOutputsFit(op, metas));
   if (t_tracing || scan.lazy) {
-    if (!g_lazy_dispatch) return Internal("[%s] lazy tensor outside of a trace", op.name);
+    if (!g_lazy_dispatch)
+      return Internal(
+          "[%s] lazy tensor outside of a trace (a tensor traced by an nn.Graph used after "
+          "it, or a sparse tensor passed to a dense function: use its methods, flow.sparse or "
+          ".to_dense())",
+          op.name);
     ASSIGN_OR_RETURN(TensorList r, g_lazy_dispatch(op, inputs, attrs, metas, nullptr));
     outputs.assign(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
   } else if (op.view) {
@@ -479,7 +484,12 @@ Status DispatchInplace(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
   bool lazy = t_tracing || out.is_lazy();
   for (auto& t : inputs) lazy |= t.is_lazy();
   if (lazy) {
-    if (!g_lazy_dispatch) return Internal("[%s] lazy tensor outside of a trace", op.name);
+    if (!g_lazy_dispatch)
+      return Internal(
+          "[%s] lazy tensor outside of a trace (a tensor traced by an nn.Graph used after "
+          "it, or a sparse tensor passed to a dense function: use its methods, flow.sparse or "
+          ".to_dense())",
+          op.name);
     ASSIGN_OR_RETURN(TensorList r, g_lazy_dispatch(op, inputs, attrs, metas, &out));
     (void)r;
   } else {

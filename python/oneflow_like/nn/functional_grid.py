@@ -39,7 +39,7 @@ def affine_grid(theta, size, align_corners=None):
         shape[d] = spatial[d]
         coords.append((axes[d].reshape(*shape, 1) * ones))
     base = flow.cat(coords + [ones], -1).reshape(1, -1, k + 1)
-    grid = flow.matmul(base, theta.transpose(1, 2))
+    grid = base @ theta.transpose(1, 2)
     return grid.reshape(size[0], *spatial, k)
 
 

@@ -247,19 +247,18 @@ def _sum(input, dim=None, keepdim=False, *, dtype=None):
     return input.sum(dim, keepdim, dtype)
 
 
+# Top-level functions that take a sparse first argument in torch's sparse tutorials (GCN's
+# torch.mm / torch.spmm / torch.sparse.mm). Each routed function costs a Python frame (~1 us) on
+# every dense call, so only the matrix products are routed: the elementwise ops and reductions
+# of a sparse tensor are its methods and operators (s + t, d + s, s.sum(), s.t(); dense + sparse
+# reaches SparseCOOTensor.__radd__ first, a subclass), and flow.sparse.sum; flow.add(d, s) and
+# the like raise the runtime's error naming the op.
 _ROUTES = {
     "mm": _mm,
     "matmul": _matmul,
     "addmm": lambda input, mat1, mat2, *, beta=1, alpha=1: addmm(
         input, mat1, mat2, beta=beta, alpha=alpha
     ),
-    "add": _add,
-    "sub": _sub,
-    "mul": _mul,
-    "sum": _sum,
-    "neg": lambda input: -input,
-    "t": lambda input: input.t(),
-    "transpose": lambda input, dim0, dim1: input.transpose(dim0, dim1),
 }
 
 

@@ -89,13 +89,13 @@ class MultiheadAttention(Module):
         mask = _merge_masks(attn_mask, key_padding_mask, B, H, L, S, q.dtype, q.device)
         p = self.dropout if self.training else 0.0
         if need_weights:
-            scores = flow.matmul(q, k.transpose(-2, -1)) * (1.0 / D**0.5)
+            scores = (q @ k.transpose(-2, -1)) * (1.0 / D**0.5)
             if is_causal and mask is None:
                 mask = _causal(L, S, q.dtype, q.device)
             if mask is not None:
                 scores = scores + mask
             weights = F.softmax(scores, -1)
-            out = flow.matmul(F.dropout(weights, p, True) if p > 0 else weights, v)
+            out = (F.dropout(weights, p, True) if p > 0 else weights) @ v
         else:
             weights = None
             out = F.scaled_dot_product_attention(q, k, v, mask, p, is_causal and mask is None)
