@@ -107,6 +107,7 @@ from . import (
     backends,
     distributed,
     func,
+    hub,
     nn,
     onnx,
     special,
