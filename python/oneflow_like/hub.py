@@ -99,6 +99,7 @@ def download_url_to_file(url, dst, hash_prefix=None, progress=True):
     hash_prefix: the SHA256 hex digest must start with it (RuntimeError otherwise, and `dst`
     is left untouched). progress: a tqdm bar on stderr."""
     from tqdm.auto import tqdm  # here: `import oneflow_like` stays free of tqdm's import
+
     u = _open_url(url, who="hub.download_url_to_file")
     length = u.info().get_all("Content-Length")
     file_size = int(length[0]) if length else None
@@ -184,9 +185,7 @@ def load_state_dict_from_url(
     os.makedirs(model_dir, exist_ok=True)
     filename = file_name if file_name is not None else os.path.basename(urlparse(url).path)
     if not filename:
-        raise ValueError(
-            f"hub.load_state_dict_from_url: {url!r} names no file; pass file_name="
-        )
+        raise ValueError(f"hub.load_state_dict_from_url: {url!r} names no file; pass file_name=")
     cached_file = os.path.join(model_dir, filename)
     if not os.path.exists(cached_file):
         sys.stderr.write(f'Downloading: "{url}" to {cached_file}\n')

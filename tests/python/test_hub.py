@@ -224,7 +224,9 @@ class _FakeGitHub:
                 z.write(repo_dir / name, f"owner-repo-0123abc/{name}")
         self.files = {}
         for kind, names in (("branches", branches), ("tags", tags)):
-            listing = [{"name": n, "commit": {"sha": f"{i:02d}" + "f" * 38}} for i, n in enumerate(names)]
+            listing = [
+                {"name": n, "commit": {"sha": f"{i:02d}" + "f" * 38}} for i, n in enumerate(names)
+            ]
             page1 = tmp_path / f"{kind}1.json"
             page1.write_text(json.dumps(listing))
             page2 = tmp_path / f"{kind}2.json"
@@ -281,7 +283,9 @@ def test_github_source_through_a_served_zip(tmp_path, monkeypatch, capfd):
 
 
 def test_github_default_branch_validation_and_trust(tmp_path, monkeypatch):
-    fake = _FakeGitHub(tmp_path, _write_repo(tmp_path / "src"), branches=("master",), tags=("v1",), has_main=False)
+    fake = _FakeGitHub(
+        tmp_path, _write_repo(tmp_path / "src"), branches=("master",), tags=("v1",), has_main=False
+    )
     monkeypatch.setattr(hub, "urlopen", fake)
     with pytest.warns(UserWarning, match="untrusted repository"):
         m = hub.load("owner/repo", "tiny", pretrained=True)  # no main branch: master

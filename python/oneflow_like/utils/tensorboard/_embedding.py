@@ -31,9 +31,7 @@ def _write_metadata(path, metadata, header, rows):
 
 
 def _write_sprite(path, label_img, rows):
-    """label_img: NCHW; returns [width, height] of one thumbnail."""
-    from PIL import Image
-
+    """label_img: NCHW; the thumbnails in a square grid; returns [width, height] of one."""
     imgs = _s.make_np(label_img, _WHO)
     if imgs.ndim != 4 or imgs.shape[0] != rows:
         raise ValueError(
@@ -41,16 +39,10 @@ def _write_sprite(path, label_img, rows):
         )
     # to_hwc validates the channels and makes grey images RGB.
     nhwc = np.stack([_s.to_hwc(im[None], "NCHW", _WHO, "label_img") for im in imgs])
-    h, w = nhwc.shape[1:3]
     side = int(np.ceil(np.sqrt(rows)))
-    grid = np.zeros((side * h, side * w, nhwc.shape[3]), nhwc.dtype)
-    for i in range(rows):
-        r, c = divmod(i, side)
-        grid[r * h : (r + 1) * h, c * w : (c + 1) * w] = nhwc[i]
-    if grid.dtype != np.uint8:
-        grid = np.clip(np.rint(grid.astype(np.float64) * 255.0), 0, 255).astype(np.uint8)
-    Image.fromarray(grid, mode="RGBA" if grid.shape[2] == 4 else "RGB").save(path, "PNG")
-    return [w, h]
+    with open(path, "wb") as f:
+        f.write(_s.encode_png(_s.to_uint8(_s.grid(nhwc, side, side))))
+    return [nhwc.shape[2], nhwc.shape[1]]
 
 
 def write(log_dir, mat, metadata, label_img, global_step, tag, metadata_header):
@@ -65,7 +57,9 @@ def write(log_dir, mat, metadata, label_img, global_step, tag, metadata_header):
         tensor_path=f"{subdir}/tensors.tsv",
     )
     if metadata is not None:
-        _write_metadata(os.path.join(save_path, "metadata.tsv"), metadata, metadata_header, len(mat))
+        _write_metadata(
+            os.path.join(save_path, "metadata.tsv"), metadata, metadata_header, len(mat)
+        )
         info.metadata_path = f"{subdir}/metadata.tsv"
     if label_img is not None:
         dim = _write_sprite(os.path.join(save_path, "sprite.png"), label_img, len(mat))

@@ -132,30 +132,41 @@ def to_hwc(arr, dataformats, who, tag):
         raise ValueError(f"{who}: {tag!r}: images need 1, 3 or 4 channels, got {c}")
     if c == 1:
         arr = np.repeat(arr, 3, axis=3)
-        c = 3
-    if n == 1:
-        return arr[0]
-    cols = min(n, 8)
-    rows = -(-n // cols)
-    grid = np.zeros((rows * h, cols * w, c), arr.dtype)
+    return arr[0] if n == 1 else grid(arr, min(n, 8))
+
+
+def grid(nhwc, cols, rows=None):
+    """Images (NHWC) tiled row by row, `cols` a row, on a black canvas of `rows` rows
+    (default: as many as needed)."""
+    n, h, w, c = nhwc.shape
+    rows = -(-n // cols) if rows is None else rows
+    canvas = np.zeros((rows * h, cols * w, c), nhwc.dtype)
     for i in range(n):
         r, k = divmod(i, cols)
-        grid[r * h : (r + 1) * h, k * w : (k + 1) * w] = arr[i]
-    return grid
+        canvas[r * h : (r + 1) * h, k * w : (k + 1) * w] = nhwc[i]
+    return canvas
+
+
+def to_uint8(hwc):
+    """Floats are taken in [0, 1] and scaled to 0..255 (rounded, clipped); uint8 as is."""
+    if hwc.dtype == np.uint8:
+        return hwc
+    return np.clip(np.rint(hwc.astype(np.float64) * 255.0), 0, 255).astype(np.uint8)
+
+
+def encode_png(hwc):
+    """uint8 HWC (C = 3 or 4) as PNG bytes."""
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(hwc)).save(buf, "PNG")  # RGB or RGBA by C
+    return buf.getvalue()
 
 
 def image(tag, img, dataformats, who="SummaryWriter.add_image"):
-    """Floats are taken in [0, 1] and scaled to 0..255 (rounded, clipped); uint8 as is."""
-    from PIL import Image
-
-    arr = make_np(img, who)
-    hwc = to_hwc(arr, dataformats, who, tag)
-    if hwc.dtype != np.uint8:
-        hwc = np.clip(np.rint(hwc.astype(np.float64) * 255.0), 0, 255).astype(np.uint8)
+    hwc = to_uint8(to_hwc(make_np(img, who), dataformats, who, tag))
     h, w, c = hwc.shape
-    buf = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(hwc), mode="RGBA" if c == 4 else "RGB").save(buf, "PNG")
-    proto = Summary.Image(height=h, width=w, colorspace=c, encoded_image_string=buf.getvalue())
+    proto = Summary.Image(height=h, width=w, colorspace=c, encoded_image_string=encode_png(hwc))
     return _value_summary(tag, image=proto)
 
 
@@ -269,4 +280,3 @@ def hparams(hparam_dict, metric_dict, hparam_domain_discrete=None, who="add_hpar
         wrap(hparams_metadata.SESSION_START_INFO_TAG, session_start_info=start),
         wrap(hparams_metadata.SESSION_END_INFO_TAG, session_end_info=end),
     )
-

@@ -134,9 +134,7 @@ class SummaryWriter:
         global_step=None,
         walltime=None,
     ):
-        proto = _s.histogram_raw(
-            tag, min, max, num, sum, sum_squares, bucket_limits, bucket_counts
-        )
+        proto = _s.histogram_raw(tag, min, max, num, sum, sum_squares, bucket_limits, bucket_counts)
         self._add(proto, global_step, walltime)
 
     def add_image(self, tag, img_tensor, global_step=None, walltime=None, dataformats="CHW"):
@@ -223,7 +221,9 @@ class SummaryWriter:
         """One HParams-plugin session in log_dir/<run_name> (default: the time), with each
         metric also written there as a scalar."""
         if type(hparam_dict) is not dict or type(metric_dict) is not dict:
-            raise TypeError("SummaryWriter.add_hparams: hparam_dict and metric_dict should be dicts")
+            raise TypeError(
+                "SummaryWriter.add_hparams: hparam_dict and metric_dict should be dicts"
+            )
         summaries = _s.hparams(hparam_dict, metric_dict, hparam_domain_discrete)
         run_dir = os.path.join(self._get_file_writer().get_logdir(), run_name or str(time.time()))
         with SummaryWriter(log_dir=run_dir) as w:
