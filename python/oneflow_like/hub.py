@@ -335,6 +335,8 @@ def _get_cache_or_reload(github, force_reload, trust_repo, calling_fn, verbose, 
     try:
         with zipfile.ZipFile(cached_zip) as z:
             top = z.infolist()[0].filename.split("/")[0]
+            if not all(n.startswith(top + "/") for n in z.namelist()):
+                raise RuntimeError(f"hub: {url} has not one top-level folder")
             extracted = os.path.join(hub_dir, top)
             shutil.rmtree(extracted, ignore_errors=True)
             z.extractall(hub_dir)

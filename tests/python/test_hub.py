@@ -260,7 +260,7 @@ def test_github_source_through_a_served_zip(tmp_path, monkeypatch, capfd):
     m = hub.load("owner/repo", "tiny", width=2, trust_repo=True)
     assert tuple(m.weight.shape) == (2, 3)
     repo_dir = os.path.join(hub.get_dir(), "owner_repo_main")
-    assert sorted(os.listdir(repo_dir)) == ["helper.py", "hubconf.py"]
+    assert {"helper.py", "hubconf.py"} <= set(os.listdir(repo_dir))
     assert fake.requests == [
         "https://github.com/owner/repo/tree/main/",
         "https://api.github.com/repos/owner/repo/branches?per_page=100&page=1",
@@ -310,6 +310,12 @@ def test_github_download_errors_name_the_url(tmp_path, monkeypatch):
     with pytest.raises(HTTPError, match=r"https://github.com/owner/repo/zipball/dev"):
         hub.load("owner/repo:dev", "tiny", trust_repo=True)
     assert not os.path.exists(os.path.join(hub.get_dir(), "owner_repo_dev"))
+    # An archive without GitHub's one top-level folder is refused, naming the URL.
+    with zipfile.ZipFile(fake.zip, "w") as z:
+        z.writestr("hubconf.py", "")
+    with pytest.raises(RuntimeError, match=r"zipball/main has not one top-level folder"):
+        hub.load("owner/repo:main", "tiny", trust_repo=True)
+    assert sorted(os.listdir(hub.get_dir())) == ["trusted_list"]
 
 
 def test_mock_torch_hub(tmp_path):

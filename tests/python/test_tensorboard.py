@@ -4,6 +4,7 @@ values computed here in float64 (and with PyTorch's writer where Debian's torch 
 import glob
 import io
 import os
+import wave
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from google.protobuf import text_format
 from PIL import Image
 from tensorboard.backend.event_processing import event_accumulator as ea
 from tensorboard.backend.event_processing.event_file_loader import LegacyEventFileLoader
+from tensorboard.plugins.custom_scalar import layout_pb2
 from tensorboard.plugins.hparams import api_pb2
 from tensorboard.plugins.hparams import metadata as hp_metadata
 from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
@@ -191,6 +193,45 @@ def test_text(tmp_path):
     assert ev.step == 4
     assert acc.SummaryMetadata("notes/text_summary").plugin_data.plugin_name == "text"
     assert tensor_util.make_ndarray(ev.tensor_proto).tolist() == ["**lr** = 0.1 — ünïcode".encode()]
+
+
+def test_audio(tmp_path):
+    t = np.arange(800) / 8000.0
+    mono = 0.5 * np.sin(2 * np.pi * 440 * t)
+    stereo = np.stack([mono, np.clip(3 * mono, -1, 1)])
+    with SummaryWriter(tmp_path) as w:
+        w.add_audio("mono", flow.tensor(mono[None]), 1, sample_rate=8000)
+        w.add_audio("stereo", 3 * stereo, 2, sample_rate=8000)  # clipped to [-1, 1]
+        with pytest.raises(ValueError, match=r"add_audio: 'bad': expected samples.*\(1, 2, 3\)"):
+            w.add_audio("bad", np.zeros((1, 2, 3)))
+    acc = _acc(tmp_path)
+    for tag, ref in (("mono", mono[None]), ("stereo", np.clip(3 * stereo, -1, 1))):
+        (ev,) = acc.Audio(tag)
+        assert (ev.sample_rate, ev.length_frames, ev.content_type) == (8000, 800, "audio/wav")
+        with wave.open(io.BytesIO(ev.encoded_audio_string)) as wav:
+            assert (wav.getnchannels(), wav.getframerate()) == (len(ref), 8000)
+            pcm = np.frombuffer(wav.readframes(800), "<i2").reshape(800, len(ref)).T
+        np.testing.assert_allclose(pcm / 32767, ref, atol=0.5 / 32767 + 1e-12)
+
+
+def test_custom_scalars(tmp_path):
+    with SummaryWriter(tmp_path) as w:
+        w.add_custom_scalars(
+            {
+                "Loss": {"both": ["Multiline", ["loss/train", "loss/val"]]},
+                "Acc": {"band": ["Margin", ["acc", "acc_lo", "acc_hi"]]},
+            }
+        )
+        with pytest.raises(ValueError, match="chart 'x': kind must be 'Multiline' or 'Margin'"):
+            w.add_custom_scalars({"c": {"x": ["Pie", ["a"]]}})
+    acc = _acc(tmp_path)
+    (ev,) = acc.Tensors("custom_scalars__config__")
+    layout = layout_pb2.Layout.FromString(tensor_util.make_ndarray(ev.tensor_proto).item())
+    loss, accuracy = layout.category
+    assert (loss.title, loss.chart[0].title) == ("Loss", "both")
+    assert list(loss.chart[0].multiline.tag) == ["loss/train", "loss/val"]
+    series = accuracy.chart[0].margin.series[0]
+    assert (series.value, series.lower, series.upper) == ("acc", "acc_lo", "acc_hi")
 
 
 def test_hparams(tmp_path):

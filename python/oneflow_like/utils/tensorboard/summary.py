@@ -8,6 +8,8 @@ import numbers
 import numpy as np
 from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary
 from tensorboard.compat.proto import types_pb2
+from tensorboard.plugins.custom_scalar import layout_pb2
+from tensorboard.plugins.custom_scalar import metadata as custom_scalar_metadata
 from tensorboard.plugins.hparams import api_pb2
 from tensorboard.plugins.hparams import metadata as hparams_metadata
 from tensorboard.plugins.hparams import plugin_data_pb2 as hparams_plugin_data
@@ -182,6 +184,61 @@ def figure_to_chw(figure, close):
 
         plt.close(figure)
     return np.ascontiguousarray(rgba[:, :, :3].transpose(2, 0, 1))
+
+
+def audio(tag, snd, sample_rate, who="SummaryWriter.add_audio"):
+    """Samples in [-1, 1] (clipped), shape (L,), (1, L) or (C, L), as 16-bit PCM WAV."""
+    import wave
+
+    arr = make_np(snd, who).astype(np.float64)
+    arr = arr[None] if arr.ndim == 1 else arr
+    if arr.ndim != 2 or arr.shape[1] == 0:
+        raise ValueError(f"{who}: {tag!r}: expected samples (L,) or (C, L), got {arr.shape}")
+    pcm = np.rint(np.clip(arr, -1.0, 1.0) * 32767).astype("<i2")
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as wav:
+        wav.setnchannels(pcm.shape[0])
+        wav.setsampwidth(2)
+        wav.setframerate(int(sample_rate))
+        wav.writeframes(np.ascontiguousarray(pcm.T).tobytes())  # frames interleave channels
+    proto = Summary.Audio(
+        sample_rate=float(sample_rate),
+        num_channels=pcm.shape[0],
+        length_frames=pcm.shape[1],
+        encoded_audio_string=buf.getvalue(),
+        content_type="audio/wav",
+    )
+    return _value_summary(tag, audio=proto)
+
+
+def custom_scalars(layout, who="SummaryWriter.add_custom_scalars"):
+    """layout: {category: {chart title: ["Multiline", [tags]] or ["Margin", [value tag,
+    lower tag, upper tag]]}}, the custom scalars plugin's charts."""
+    categories = []
+    for title, charts in layout.items():
+        cat = layout_pb2.Category(title=title)
+        for chart_title, (kind, tags) in charts.items():
+            chart = cat.chart.add(title=chart_title)
+            if kind == "Multiline":
+                chart.multiline.tag.extend(tags)
+            elif kind == "Margin":
+                if len(tags) != 3:
+                    raise ValueError(
+                        f"{who}: chart {chart_title!r}: Margin needs [value, lower, upper] tags"
+                    )
+                chart.margin.series.add(value=tags[0], lower=tags[1], upper=tags[2])
+            else:
+                raise ValueError(
+                    f"{who}: chart {chart_title!r}: kind must be 'Multiline' or 'Margin', "
+                    f"got {kind!r}"
+                )
+        categories.append(cat)
+    content = layout_pb2.Layout(category=categories).SerializeToString()
+    return _value_summary(
+        custom_scalar_metadata.CONFIG_SUMMARY_TAG,
+        tensor=tensor_util.make_tensor_proto(content, dtype=types_pb2.DT_STRING),
+        metadata=custom_scalar_metadata.create_summary_metadata(),
+    )
 
 
 def text(tag, text_string):

@@ -155,6 +155,21 @@ class SummaryWriter:
         else:
             self.add_image(tag, _s.figure_to_chw(figure, close), global_step, walltime, "CHW")
 
+    def add_audio(self, tag, snd_tensor, global_step=None, sample_rate=44100, walltime=None):
+        """Samples in [-1, 1] (clipped), mono (L,) / (1, L) or channels-first (C, L)."""
+        self._add(_s.audio(tag, snd_tensor, sample_rate), global_step, walltime)
+
+    def add_custom_scalars(self, layout):
+        """Charts of the custom scalars plugin, e.g. {"Loss": {"both": ["Multiline",
+        ["loss/train", "loss/val"]]}}."""
+        self._add(_s.custom_scalars(layout), None, None)
+
+    def add_custom_scalars_multilinechart(self, tags, category="default", title="untitled"):
+        self.add_custom_scalars({category: {title: ["Multiline", tags]}})
+
+    def add_custom_scalars_marginchart(self, tags, category="default", title="untitled"):
+        self.add_custom_scalars({category: {title: ["Margin", tags]}})
+
     def add_text(self, tag, text_string, global_step=None, walltime=None):
         """Markdown text, shown by the text plugin under `tag`."""
         self._add(_s.text(tag, text_string), global_step, walltime)
