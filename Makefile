@@ -12,12 +12,14 @@ DEBS := bazel-bootstrap libabsl-dev pybind11-dev python3-dev python3-numpy pytho
         libdnnl-dev libopenblas-dev python3-sklearn python3-matplotlib libgtest-dev libgmock-dev libbenchmark-dev g++ \
         clang-format black python3-tqdm python3-pip flatbuffers-compiler libflatbuffers-dev \
         clang-14 libfuzzer-14-dev cmake pkg-config python3-hypothesis graphviz \
-        python3-torch python3-scipy pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers libgloo-dev python3-onnx
+        python3-torch python3-scipy pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers libgloo-dev python3-onnx python3-absl
 # From PyPI (not in Debian), installed for /usr/bin/python3 when missing.
 PIPS := safetensors==0.8.0
 # From PyPI without their dependencies: onnxruntime's pin protobuf>=4.25 would replace the
 # protobuf Debian's python3-onnx was built with (onnxruntime itself only needs numpy at run time).
-PIPS_NODEPS := onnxruntime==1.31.1
+# tensorboard (utils.tensorboard): 2.20.0 is the newest whose protos load with Debian's protobuf
+# 4.21 (2.21's need protobuf >= 5.26); it needs numpy, six and absl (python3-absl) at run time.
+PIPS_NODEPS := onnxruntime==1.31.1 tensorboard==2.20.0
 EXT := python/oneflow_like/_C.so
 # The runtime both front ends link (_C.so and liboneflow_like.so find it beside them).
 RUNTIME_SO := bazel-bin/oneflow_like/api/liboneflow_like_runtime.so

@@ -161,6 +161,15 @@ def load_graph(path, install_kernels=True):
     return _load_graph(path, install_kernels)
 
 
+def __getattr__(name):
+    # flow.hub loads on first use: it imports urllib.request (http, ssl, email: ~100 ms).
+    if name == "hub":
+        import importlib
+
+        return importlib.import_module(".hub", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _atexit.register(_C._shutdown)  # drain the VM and join its threads before the interpreter goes
 
 
