@@ -120,6 +120,13 @@ def test_debug_level(monkeypatch):
     assert dist.get_debug_level() == dist.DebugLevel.OFF
 
 
+def test_debug_level_detail_keeps_the_signature_check():
+    """TORCH_DISTRIBUTED_DEBUG=DETAIL turns the ranks' shape check back on under
+    ONEFLOW_LIKE_DIST_CHECK=0 (the case fails unless the mismatch is named)."""
+    env = {"ONEFLOW_LIKE_DIST_CHECK": "0", "TORCH_DISTRIBUTED_DEBUG": "DETAIL"}
+    ok(spawn("shape_mismatch", 2, env=env))
+
+
 def _exercise(store, setter=None):
     """The operations every store has, as torch's stores behave. `setter` (default `store`)
     sets the key a wait waits for, from another thread (a TCPStore client runs one request at

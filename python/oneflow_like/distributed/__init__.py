@@ -19,8 +19,8 @@ its tensor's device. Sub-groups: new_group (also with use_local_synchronization=
 """
 import datetime
 import enum
-import logging
 import hashlib
+import logging
 import os
 import pickle
 
