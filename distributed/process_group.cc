@@ -11,6 +11,7 @@
 #include "distributed/tcp_store.h"
 #include "gloo/allgather.h"
 #include "gloo/allreduce.h"
+#include "gloo/alltoallv.h"
 #include "gloo/barrier.h"
 #include "gloo/broadcast.h"
 #include "gloo/gather.h"
@@ -36,7 +37,8 @@ enum OpCode : int64_t {
   kBarrierOp,
   kReduceOp,
   kGatherOp,
-  kScatterOp
+  kScatterOp,
+  kAllToAllOp
 };
 constexpr int kMaxDims = 8;
 constexpr int kSigLen = 4 + kMaxDims;
@@ -45,10 +47,10 @@ constexpr uint64_t kP2PSlotPrefix = uint64_t{0xD1} << 56;
 constexpr uint64_t kRingSlotPrefix = uint64_t{0xD2} << 56;  // reduce_scatter's ring
 
 const char* OpCodeName(int64_t code) {
-  static const char* names[] = {"?",          "all_reduce",     "broadcast",
-                                "all_gather", "reduce_scatter", "barrier",
-                                "reduce",     "gather",         "scatter"};
-  return code >= 1 && code <= 8 ? names[code] : "?";
+  static const char* names[] = {
+      "?",       "all_reduce", "broadcast", "all_gather", "reduce_scatter",
+      "barrier", "reduce",     "gather",    "scatter",    "all_to_all_single"};
+  return code >= 1 && code <= 9 ? names[code] : "?";
 }
 
 std::string DescribeTensor(const Tensor& t) {
@@ -384,7 +386,7 @@ Status ProcessGroupGloo::Diagnose(const std::string& op, Status failure) {
   // Keys of this op: every rank that reaches here counts the same op_seq_ (the collectives
   // before it succeeded on all ranks). A flag is read with Add(0), which never blocks, so a
   // rank that died or stalls only costs the bounded wait below.
-  const std::string base = absl::StrCat(store_prefix_, "ofl/diag/", op_seq_, "/");
+  const std::string base = absl::StrCat(store_prefix_, "diag/", op_seq_, "/");
   const auto* bytes = reinterpret_cast<const char*>(current_sig_.data());
   if (!store_->Set(absl::StrCat(base, "sig/", rank()), {bytes, bytes + kSigLen * sizeof(int64_t)})
            .ok() ||
@@ -728,6 +730,182 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::Barrier() {
       o.setTimeout(options_.timeout);
       gloo::barrier(o);
     });
+  });
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::AllToAll(const Tensor& output,
+                                                           const Tensor& input,
+                                                           const std::vector<int64_t>& out_splits,
+                                                           const std::vector<int64_t>& in_splits) {
+  const char* op = "all_to_all_single";
+  const std::string what =
+      absl::StrCat("input ", DescribeTensor(input), ", output ", DescribeTensor(output));
+  if (input.dtype() != output.dtype())
+    return InvalidArgument("[%s] rank %d: input and output must have one dtype: %s", op, rank(),
+                           what);
+  if (input.ndim() == 0 || output.ndim() == 0)
+    return InvalidArgument("[%s] rank %d: tensors need at least one dimension: %s", op, rank(),
+                           what);
+  const auto& in_dims = input.shape().dims();
+  const auto& out_dims = output.shape().dims();
+  if (!std::equal(in_dims.begin() + 1, in_dims.end(), out_dims.begin() + 1, out_dims.end()))
+    return InvalidArgument("[%s] rank %d: input and output must agree beyond dim 0: %s", op, rank(),
+                           what);
+  for (const auto* splits : {&in_splits, &out_splits}) {
+    const bool is_in = splits == &in_splits;
+    const Tensor& t = is_in ? input : output;
+    const char* role = is_in ? "input_split_sizes" : "output_split_sizes";
+    if (static_cast<int>(splits->size()) != size())
+      return InvalidArgument("[%s] rank %d: %s needs world_size (%d) entries: got %d", op, rank(),
+                             role, size(), int(splits->size()));
+    int64_t sum = 0;
+    for (int64_t v : *splits) {
+      if (v < 0)
+        return InvalidArgument("[%s] rank %d: %s must be >= 0: got [%s]", op, rank(), role,
+                               absl::StrJoin(*splits, ", "));
+      sum += v;
+    }
+    if (sum != t.dim(0))
+      return InvalidArgument("[%s] rank %d: %s [%s] must sum to dim 0 of %s (%d)", op, rank(), role,
+                             absl::StrJoin(*splits, ", "), DescribeTensor(t), t.dim(0));
+  }
+  ASSIGN_OR_RETURN(TensorBytes in, BytesOf(input, op));
+  ASSIGN_OR_RETURN(TensorBytes out, BytesOf(output, op));
+  int64_t row_bytes = DTypeSize(input.dtype());
+  for (size_t i = 1; i < in_dims.size(); ++i) row_bytes *= in_dims[i];
+  auto sig = Signature(kAllToAllOp, &input, 0);
+  sig[4] = -1;  // dim 0 differs between ranks with uneven splits; the splits are checked below
+  const int n = size();
+  std::vector<int64_t> splits(in_splits);
+  splits.insert(splits.end(), out_splits.begin(), out_splits.end());
+  return Issue(
+      op, {in}, {out},
+      [=](const std::vector<TensorBytes>& r, const std::vector<TensorBytes>& w) -> Status {
+        RETURN_IF_ERROR(CheckSignature(op, sig, what));
+        if (n == 1) {
+          std::memmove(w[0].data(), r[0].data(), r[0].size);
+          return Status();
+        }
+        if (options_.check_signatures) {
+          // Every rank sees every rank's splits, so all fail alike on a mismatch.
+          std::vector<int64_t> all(2 * n * n);
+          RETURN_IF_ERROR(Guard(op, what, [&] {
+            gloo::AllgatherOptions o(context_);
+            o.setInput<int64_t>(const_cast<int64_t*>(splits.data()), 2 * n);
+            o.setOutput<int64_t>(all.data(), all.size());
+            o.setTag(NextTag());
+            o.setTimeout(options_.timeout);
+            gloo::allgather(o);
+          }));
+          std::vector<std::string> bad;
+          for (int src = 0; src < n; ++src)
+            for (int dst = 0; dst < n; ++dst) {
+              const int64_t sent = all[src * 2 * n + dst];
+              const int64_t expected = all[dst * 2 * n + n + src];
+              if (sent != expected)
+                bad.push_back(absl::StrFormat("rank %d sends %d rows to rank %d, which expects %d",
+                                              src, sent, dst, expected));
+            }
+          if (!bad.empty())
+            return InvalidArgument(
+                "[%s] the split sizes do not pair up (input_split_sizes[j] of rank i "
+                "must equal output_split_sizes[i] of rank j): %s",
+                op, absl::StrJoin(bad, "; "));
+        }
+        // gloo::alltoallv in bytes; a rank with nothing to send or receive still
+        // takes part (a one-byte stand-in buffer, 0 bytes per peer).
+        std::vector<int64_t> in_bytes(n), out_bytes(n);
+        for (int i = 0; i < n; ++i) {
+          in_bytes[i] = in_splits[i] * row_bytes;
+          out_bytes[i] = out_splits[i] * row_bytes;
+        }
+        uint8_t spare[2] = {0, 0};
+        auto* src = r[0].size > 0 ? static_cast<uint8_t*>(r[0].data()) : &spare[0];
+        auto* dst = w[0].size > 0 ? static_cast<uint8_t*>(w[0].data()) : &spare[1];
+        return Guard(op, what, [&] {
+          gloo::AlltoallvOptions o(context_);
+          o.setInput<uint8_t>(src, in_bytes);
+          o.setOutput<uint8_t>(dst, out_bytes);
+          o.setTag(NextTag());
+          o.setTimeout(options_.timeout);
+          gloo::alltoallv(o);
+        });
+      });
+}
+
+StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::MonitoredBarrier(
+    std::chrono::milliseconds timeout, bool wait_all_ranks) {
+  const char* op = "monitored_barrier";
+  if (timeout.count() <= 0)
+    return InvalidArgument("[%s] the timeout must be positive: got %d ms", op,
+                           int64_t(timeout.count()));
+  return Issue(op, {}, {}, [=](auto&, auto&) -> Status {
+    // No signature exchange (it would wait for the very ranks this barrier is meant to name),
+    // and the ranks meet through the store, not Gloo: a Gloo wait that times out closes every
+    // connection of the context, while the store's waits leave it usable, so rank 0 can still
+    // tell the ranks that did arrive.
+    RETURN_IF_ERROR(Guard(op, "barrier", [] {}));  // fails at once when the group is broken
+    if (size() == 1) return Status();
+    const std::string base = absl::StrCat(store_prefix_, "monitored_barrier/", NextTag(), "/");
+    const std::string answer_key = base + "answer";
+    const int64_t ms = timeout.count();
+    std::string failure;
+    if (rank() != 0) {
+      // Rank 0 answers within `timeout` of its own arrival: wait for that, then for the answer.
+      Status st = store_->Set(absl::StrCat(base, rank()), {'1'});
+      if (st.ok()) st = store_->Wait({base + "0"}, timeout);
+      if (st.ok()) st = store_->Wait({answer_key}, timeout);
+      StatusOr<std::vector<char>> answer = st.ok() ? store_->Get(answer_key) : st;
+      if (!answer.ok()) {
+        failure = absl::StrFormat(
+            "[%s] [Rank %d]: Rank %d successfully reached monitoredBarrier, but received errors "
+            "while waiting for rank 0 within %d ms: %s",
+            op, rank(), rank(), ms, answer.status().message());
+      } else if (std::string(answer->begin(), answer->end()) != "ok") {
+        failure = absl::StrFormat("[%s] [Rank %d]: rank 0 reported: %s", op, rank(),
+                                  std::string(answer->begin(), answer->end()));
+      }
+    } else {
+      const auto deadline = std::chrono::steady_clock::now() + timeout;
+      RETURN_IF_ERROR(store_->Set(base + "0", {'1'}));
+      std::vector<int> missing;
+      Status other;  // a store failure other than a timeout
+      for (int r = 1; r < size() && (missing.empty() || wait_all_ranks); ++r) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        const std::string key = absl::StrCat(base, r);
+        Status st = left.count() > 0 ? store_->Wait({key}, left) : Status();
+        if (st.ok() && left.count() <= 0) {
+          auto there = store_->Check({key});
+          st = !there.ok() ? there.status()
+               : *there    ? Status()
+                           : absl::DeadlineExceededError("past the deadline");
+        }
+        if (absl::IsDeadlineExceeded(st)) {
+          missing.push_back(r);
+        } else if (!st.ok()) {
+          other = st;
+          break;
+        }
+      }
+      if (!missing.empty())
+        failure =
+            absl::StrFormat("[%s] [Rank 0]: Rank%s %s failed to pass monitoredBarrier in %d ms", op,
+                            missing.size() > 1 ? "s" : "", absl::StrJoin(missing, ", "), ms);
+      else if (!other.ok())
+        failure = absl::StrFormat("[%s] [Rank 0]: the store failed: %s", op, other.message());
+      const std::string answer = failure.empty() ? "ok" : failure;
+      Status st = store_->Set(answer_key, {answer.begin(), answer.end()});
+      if (failure.empty() && !st.ok())
+        failure = absl::StrFormat("[%s] [Rank 0]: could not answer the other ranks: %s", op,
+                                  st.message());
+    }
+    if (failure.empty()) return Status();
+    // The ranks that did not arrive are behind in the group's collective order: later
+    // collectives would pair wrongly, so the group fails them at once.
+    std::lock_guard<std::mutex> lock(broken_mu_);
+    if (broken_.ok()) broken_ = absl::DeadlineExceededError(failure);
+    return absl::DeadlineExceededError(failure);
   });
 }
 

@@ -99,6 +99,21 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   StatusOr<std::shared_ptr<Work>> Send(const Tensor& t, int dst, int tag);
   StatusOr<std::shared_ptr<Work>> Recv(const Tensor& t, int src, int tag);
   StatusOr<std::shared_ptr<Work>> Barrier();
+  // all_to_all_single: input's in_splits[r] rows (dim 0) go to rank r,
+  // output's out_splits[r] rows come from rank r (gloo::alltoallv, on the tensors' own bytes).
+  // Each list has world_size entries summing to its tensor's dim 0; before the exchange the
+  // ranks compare dtype and trailing dims and check that their splits pair up (unless
+  // check_signatures is off).
+  StatusOr<std::shared_ptr<Work>> AllToAll(const Tensor& output, const Tensor& input,
+                                           const std::vector<int64_t>& out_splits,
+                                           const std::vector<int64_t>& in_splits);
+  // torch's monitored_barrier, through the store: every other rank reports to rank 0 and waits
+  // for its answer; rank 0 waits up to `timeout` and fails naming the ranks that did not arrive
+  // (the first, or all with `wait_all_ranks`), and its answer makes the ranks that arrived fail
+  // with the same message. A failure marks the group broken (the missing ranks are behind in
+  // the collective order).
+  StatusOr<std::shared_ptr<Work>> MonitoredBarrier(std::chrono::milliseconds timeout,
+                                                   bool wait_all_ranks);
 
   // Compiled graphs (graph_collectives.h): the collective runs now, on the calling thread (the
   // graph's launch), on `n` contiguous elements at `data`. These use a tag space of their own,
@@ -197,8 +212,7 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   int64_t op_seq_ = 0;
   uint32_t next_check_tag_ = 1;
   std::atomic<int64_t> signature_exchanges_{0};
-  std::string store_prefix_;  // this group's keys in the shared store ("" for the world group)
-  std::mutex broken_mu_;      // broken_ is also read and set by graph collectives' threads
+  std::mutex broken_mu_;  // broken_ is also read and set by graph collectives' threads
   Status broken_;
   std::atomic<bool> shut_down_{false};
   int64_t id_ = 0;
@@ -207,6 +221,8 @@ class ProcessGroupGloo : public std::enable_shared_from_this<ProcessGroupGloo> {
   std::deque<std::packaged_task<Status()>> graph_queue_;  // under graph_mu_
   bool graph_stop_ = false;                               // under graph_mu_
   std::thread graph_worker_;
+  // This group's keys in store_ (monitored_barrier's, Diagnose's): "ofl/" or new_group's prefix.
+  std::string store_prefix_ = "ofl/";
 };
 
 }  // namespace distributed

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
@@ -15,6 +16,8 @@
 #include <map>
 #include <thread>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_join.h"
 #include "gloo/common/error.h"
 
 namespace oneflow_like {
@@ -24,7 +27,43 @@ namespace {
 // Wire format: request = op (1 byte), key length (u32), key, value length (u32), value;
 // reply = length (u32), bytes. A client opens with kMagic and the server echoes it.
 constexpr uint32_t kMagic = 0x4F464C53;  // "OFLS"
-enum Op : uint8_t { kSet = 1, kGet = 2, kAdd = 3 };
+enum Op : uint8_t {
+  kSet = 1,
+  kGet = 2,
+  kAdd = 3,
+  kCompareSet = 4,  // value: u32 length of expected, expected, desired
+  kDelete = 5,      // reply: 1 byte, whether the key was set
+  kNumKeys = 6,     // reply: int64
+  kWait = 7,        // key: the keys joined by '\0'; value: int64 timeout in ms (-1: check only);
+                    // reply: the keys still missing, joined by '\0' (empty: all set)
+};
+
+std::vector<std::string> SplitKeys(const std::string& joined) {
+  std::vector<std::string> keys;
+  if (joined.empty()) return keys;
+  size_t start = 0;
+  for (;;) {
+    size_t end = joined.find('\0', start);
+    keys.push_back(joined.substr(start, end == std::string::npos ? end : end - start));
+    if (end == std::string::npos) return keys;
+    start = end + 1;
+  }
+}
+
+std::string JoinKeys(const std::vector<std::string>& keys) {
+  std::string out;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (i > 0) out.push_back('\0');
+    out += keys[i];
+  }
+  return out;
+}
+
+// Add's counters are decimal text; a key that holds something else counts as 0.
+int64_t ParseCounter(const std::vector<char>& v) {
+  int64_t x = 0;
+  return absl::SimpleAtoi(absl::string_view(v.data(), v.size()), &x) ? x : 0;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -105,10 +144,16 @@ class TcpStoreServer {
           "MASTER_PORT)",
           host, port, err));
     }
+    sockaddr_in bound{};
+    socklen_t len = sizeof(bound);
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
     auto s = std::unique_ptr<TcpStoreServer>(new TcpStoreServer(fd));
+    s->port_ = ntohs(bound.sin_port);
     s->accept_thread_ = std::thread([p = s.get()] { p->AcceptLoop(); });
     return s;
   }
+
+  int port() const { return port_; }
 
   ~TcpStoreServer() {
     stop_.store(true);
@@ -167,15 +212,59 @@ class TcpStoreServer {
           if (stop_.load()) return;
           reply = data_[key];
         } else if (op == kAdd) {
-          int64_t delta = 0, cur = 0;
+          int64_t delta = 0;
           if (value.size() == 8) std::memcpy(&delta, value.data(), 8);
           auto it = data_.find(key);
-          if (it != data_.end() && it->second.size() == 8) std::memcpy(&cur, it->second.data(), 8);
-          cur += delta;
+          const int64_t cur = (it == data_.end() ? 0 : ParseCounter(it->second)) + delta;
+          const std::string text = std::to_string(cur);
+          data_[key].assign(text.begin(), text.end());
           reply.resize(8);
           std::memcpy(reply.data(), &cur, 8);
-          data_[key] = reply;
           cv_.notify_all();
+        } else if (op == kCompareSet) {
+          uint32_t elen = 0;
+          if (value.size() >= 4) std::memcpy(&elen, value.data(), 4);
+          if (value.size() < 4 + size_t{elen}) return;
+          std::vector<char> expected(value.begin() + 4, value.begin() + 4 + elen);
+          std::vector<char> desired(value.begin() + 4 + elen, value.end());
+          auto it = data_.find(key);
+          if (it == data_.end()) {
+            if (expected.empty()) {
+              data_[key] = desired;
+              cv_.notify_all();
+              reply = std::move(desired);
+            } else {
+              reply = std::move(expected);
+            }
+          } else if (it->second == expected) {
+            it->second = desired;
+            cv_.notify_all();
+            reply = std::move(desired);
+          } else {
+            reply = it->second;
+          }
+        } else if (op == kDelete) {
+          reply.assign(1, data_.erase(key) > 0 ? 1 : 0);
+        } else if (op == kNumKeys) {
+          const int64_t n = static_cast<int64_t>(data_.size());
+          reply.resize(8);
+          std::memcpy(reply.data(), &n, 8);
+        } else if (op == kWait) {
+          int64_t ms = -1;
+          if (value.size() == 8) std::memcpy(&ms, value.data(), 8);
+          const std::vector<std::string> keys = SplitKeys(key);
+          auto missing = [&] {
+            std::vector<std::string> out;
+            for (const auto& k : keys)
+              if (data_.count(k) == 0) out.push_back(k);
+            return out;
+          };
+          if (ms > 0)
+            cv_.wait_until(l, Clock::now() + std::chrono::milliseconds(ms),
+                           [&] { return stop_.load() || missing().empty(); });
+          if (stop_.load()) return;
+          const std::string left = JoinKeys(missing());
+          reply.assign(left.begin(), left.end());
         } else {
           return;
         }
@@ -186,6 +275,7 @@ class TcpStoreServer {
   }
 
   int listen_fd_;
+  int port_ = 0;
   std::atomic<bool> stop_{false};
   std::thread accept_thread_;
   std::mutex mu_;
@@ -201,6 +291,7 @@ StatusOr<std::unique_ptr<TcpStore>> TcpStore::Create(const std::string& host, in
   std::unique_ptr<TcpStore> store(new TcpStore(host, port, timeout));
   if (is_server) {
     ASSIGN_OR_RETURN(store->server_, TcpStoreServer::Start(host, port));
+    store->port_ = store->server_->port();
   }
   RETURN_IF_ERROR(store->Connect());
   return store;
@@ -279,6 +370,8 @@ Status TcpStore::Set(const std::string& key, const std::vector<char>& value) {
 }
 
 StatusOr<std::vector<char>> TcpStore::Get(const std::string& key) {
+  // Waiting on the server first: a get that times out leaves the connection usable.
+  RETURN_IF_ERROR(Wait({key}, timeout_));
   std::vector<char> reply;
   RETURN_IF_ERROR(Request(kGet, key, {}, &reply, timeout_));
   return reply;
@@ -291,6 +384,53 @@ StatusOr<int64_t> TcpStore::Add(const std::string& key, int64_t delta) {
   int64_t out = 0;
   if (reply.size() == 8) std::memcpy(&out, reply.data(), 8);
   return out;
+}
+
+StatusOr<std::vector<char>> TcpStore::CompareSet(const std::string& key,
+                                                 const std::vector<char>& expected,
+                                                 const std::vector<char>& desired) {
+  std::vector<char> v(4), reply;
+  const uint32_t elen = static_cast<uint32_t>(expected.size());
+  std::memcpy(v.data(), &elen, 4);
+  v.insert(v.end(), expected.begin(), expected.end());
+  v.insert(v.end(), desired.begin(), desired.end());
+  RETURN_IF_ERROR(Request(kCompareSet, key, v, &reply, timeout_));
+  return reply;
+}
+
+StatusOr<bool> TcpStore::DeleteKey(const std::string& key) {
+  std::vector<char> reply;
+  RETURN_IF_ERROR(Request(kDelete, key, {}, &reply, timeout_));
+  return reply.size() == 1 && reply[0] == 1;
+}
+
+StatusOr<int64_t> TcpStore::NumKeys() {
+  std::vector<char> reply;
+  RETURN_IF_ERROR(Request(kNumKeys, "", {}, &reply, timeout_));
+  int64_t n = 0;
+  if (reply.size() == 8) std::memcpy(&n, reply.data(), 8);
+  return n;
+}
+
+StatusOr<bool> TcpStore::Check(const std::vector<std::string>& keys) {
+  std::vector<char> v(8), reply;
+  const int64_t ms = -1;
+  std::memcpy(v.data(), &ms, 8);
+  RETURN_IF_ERROR(Request(kWait, JoinKeys(keys), v, &reply, timeout_));
+  return reply.empty();
+}
+
+Status TcpStore::Wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) {
+  std::vector<char> v(8), reply;
+  const int64_t ms = std::max<int64_t>(1, timeout.count());
+  std::memcpy(v.data(), &ms, 8);
+  // The server answers by the deadline; the client allows it the store's timeout on top.
+  RETURN_IF_ERROR(Request(kWait, JoinKeys(keys), v, &reply, timeout + timeout_));
+  if (reply.empty()) return Status();
+  std::vector<std::string> missing = SplitKeys(std::string(reply.begin(), reply.end()));
+  return absl::DeadlineExceededError(
+      absl::StrFormat("[store %s] wait timed out after %d ms; keys not set: '%s'", address(),
+                      int64_t(timeout.count()), absl::StrJoin(missing, "', '")));
 }
 
 void TcpStore::set(const std::string& key, const std::vector<char>& data) {
@@ -310,11 +450,8 @@ void TcpStore::wait(const std::vector<std::string>& keys) {
 
 void TcpStore::wait(const std::vector<std::string>& keys,
                     const std::chrono::milliseconds& timeout) {
-  for (const auto& k : keys) {
-    std::vector<char> reply;
-    Status st = Request(kGet, k, {}, &reply, timeout);
-    if (!st.ok()) throw gloo::IoException(std::string(st.message()));
-  }
+  Status st = Wait(keys, timeout);
+  if (!st.ok()) throw gloo::IoException(std::string(st.message()));
 }
 
 }  // namespace distributed

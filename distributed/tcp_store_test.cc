@@ -46,6 +46,71 @@ TEST(TcpStore, SetGetAddAcrossClients) {
   EXPECT_EQ(*(*server)->Add("n", 3), 5);
 }
 
+std::vector<char> Bytes(const std::string& s) {
+  return std::vector<char>(s.begin(), s.end());
+}
+
+std::string Str(const std::vector<char>& v) {
+  return std::string(v.begin(), v.end());
+}
+
+TEST(TcpStore, PortZeroCompareSetDeleteNumKeysCheckWait) {
+  // Port 0: the kernel picks one, which port() reports and a client reaches.
+  auto server = TcpStore::Create("127.0.0.1", 0, true, milliseconds(5000));
+  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_GT((*server)->port(), 0);
+  auto client = TcpStore::Create("127.0.0.1", (*server)->port(), false, milliseconds(5000));
+  ASSERT_TRUE(client.ok()) << client.status();
+  TcpStore& a = **server;
+  TcpStore& b = **client;
+
+  // Counters are decimal text, as torch's stores keep them.
+  EXPECT_EQ(*b.Add("n", 7), 7);
+  EXPECT_EQ(Str(*a.Get("n")), "7");
+  EXPECT_EQ(*a.Add("n", -10), -3);
+
+  // compare_set: unset + empty expected sets; unset + other expected returns expected;
+  // a match swaps; a mismatch returns the current value and leaves it.
+  EXPECT_EQ(Str(*b.CompareSet("cs", {}, Bytes("one"))), "one");
+  EXPECT_EQ(Str(*b.CompareSet("unset", Bytes("x"), Bytes("y"))), "x");
+  EXPECT_FALSE(*a.Check({"unset"}));
+  EXPECT_EQ(Str(*a.CompareSet("cs", Bytes("one"), Bytes("two"))), "two");
+  EXPECT_EQ(Str(*b.CompareSet("cs", Bytes("one"), Bytes("three"))), "two");
+  EXPECT_EQ(Str(*b.Get("cs")), "two");
+
+  // num_keys counts n and cs; delete_key says whether the key existed.
+  EXPECT_EQ(*a.NumKeys(), 2);
+  EXPECT_TRUE(*b.Check({"n", "cs"}));
+  EXPECT_TRUE(*b.DeleteKey("n"));
+  EXPECT_FALSE(*b.DeleteKey("n"));
+  EXPECT_FALSE(*a.Check({"n", "cs"}));
+  EXPECT_EQ(*a.NumKeys(), 1);
+
+  // Wait returns once another client sets the keys.
+  std::thread setter([&] {
+    std::this_thread::sleep_for(milliseconds(50));
+    ASSERT_TRUE(a.Set("w1", Bytes("1")).ok());
+    ASSERT_TRUE(a.Set("w2", Bytes("2")).ok());
+  });
+  EXPECT_TRUE(b.Wait({"w1", "w2"}, milliseconds(5000)).ok());
+  setter.join();
+
+  // A wait that times out names the missing key, within its own timeout (not the store's),
+  // and leaves the connection usable.
+  auto start = std::chrono::steady_clock::now();
+  Status st = b.Wait({"w1", "missing"}, milliseconds(150));
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("'missing'"), std::string::npos) << st;
+  EXPECT_EQ(st.message().find("'w1'"), std::string::npos) << st;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(2000));
+  EXPECT_EQ(Str(*b.Get("w2")), "2");
+
+  // A get that times out leaves the connection usable too.
+  b.set_timeout(milliseconds(100));
+  EXPECT_FALSE(b.Get("never").ok());
+  EXPECT_EQ(Str(*b.Get("w1")), "1");
+}
+
 TEST(TcpStore, GetTimesOutNamingTheKey) {
   const int port = FreePort();
   auto server = TcpStore::Create("127.0.0.1", port, true, milliseconds(200));

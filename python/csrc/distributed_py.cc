@@ -7,6 +7,7 @@
 #include "oneflow_like/framework/op.h"
 #include "distributed/process_group.h"
 #include "distributed/process_group_nccl.h"
+#include "distributed/tcp_store.h"
 #include "python/csrc/binding.h"
 
 namespace oneflow_like {
@@ -57,6 +58,85 @@ py::object IssueGloo(bool wait, F issue) {
 
 std::chrono::milliseconds Millis(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+}
+
+std::vector<char> ToChars(const py::bytes& b) {
+  std::string s = b;
+  return std::vector<char>(s.begin(), s.end());
+}
+
+py::bytes ToBytes(const std::vector<char>& v) {
+  return py::bytes(v.data(), v.size());
+}
+
+// Runs a blocking store call without the GIL and raises its error.
+template <typename F>
+auto StoreCall(F f) {
+  decltype(f()) r;
+  {
+    py::gil_scoped_release nogil;
+    r = f();
+  }
+  return Unwrap(std::move(r));
+}
+
+// torch.distributed.TCPStore's C++ half (python/oneflow_like/distributed/store.py wraps it):
+// values cross as bytes.
+void BindTcpStore(py::module_& m) {
+  using distributed::TcpStore;
+  py::class_<TcpStore, std::shared_ptr<TcpStore>>(m, "_TcpStore")
+      .def(py::init([](const std::string& host, int port, bool is_server, double timeout_s) {
+             StatusOr<std::unique_ptr<TcpStore>> s;
+             {
+               py::gil_scoped_release nogil;
+               s = TcpStore::Create(host, port, is_server, Millis(timeout_s));
+             }
+             return std::shared_ptr<TcpStore>(Unwrap(std::move(s)));
+           }),
+           py::arg("host"), py::arg("port"), py::arg("is_server"), py::arg("timeout"))
+      .def_property_readonly("host", &TcpStore::host)
+      .def_property_readonly("port", &TcpStore::port)
+      .def("timeout", [](TcpStore& s) { return s.timeout().count() / 1000.0; })
+      .def("set_timeout", [](TcpStore& s, double seconds) { s.set_timeout(Millis(seconds)); })
+      .def("set",
+           [](TcpStore& s, const std::string& key, const py::bytes& value) {
+             std::vector<char> v = ToChars(value);
+             Status st;
+             {
+               py::gil_scoped_release nogil;
+               st = s.Set(key, v);
+             }
+             Check(st);
+           })
+      .def("get",
+           [](TcpStore& s, const std::string& key) {
+             return ToBytes(StoreCall([&] { return s.Get(key); }));
+           })
+      .def("add", [](TcpStore& s, const std::string& key,
+                     int64_t delta) { return StoreCall([&] { return s.Add(key, delta); }); })
+      .def("compare_set",
+           [](TcpStore& s, const std::string& key, const py::bytes& expected,
+              const py::bytes& desired) {
+             std::vector<char> e = ToChars(expected), d = ToChars(desired);
+             return ToBytes(StoreCall([&] { return s.CompareSet(key, e, d); }));
+           })
+      .def("delete_key",
+           [](TcpStore& s, const std::string& key) {
+             return StoreCall([&] { return s.DeleteKey(key); });
+           })
+      .def("num_keys", [](TcpStore& s) { return StoreCall([&] { return s.NumKeys(); }); })
+      .def("check",
+           [](TcpStore& s, const std::vector<std::string>& keys) {
+             return StoreCall([&] { return s.Check(keys); });
+           })
+      .def("wait", [](TcpStore& s, const std::vector<std::string>& keys, double timeout_s) {
+        Status st;
+        {
+          py::gil_scoped_release nogil;
+          st = s.Wait(keys, Millis(timeout_s));
+        }
+        Check(st);
+      });
 }
 
 std::shared_ptr<ProcessGroupNccl> CreateNcclGroup(const std::string& host, int port, int rank,
@@ -280,6 +360,22 @@ void BindDistributed(py::module_& m, TensorClass&) {
             return IssueGloo(wait, [&] { return pg.Barrier(); });
           },
           py::arg("wait") = false)
+      .def(
+          "all_to_all_single",
+          [](ProcessGroupGloo& pg, const Tensor& out, const Tensor& in,
+             const std::vector<int64_t>& out_splits, const std::vector<int64_t>& in_splits,
+             bool wait) {
+            return IssueGloo(wait, [&] { return pg.AllToAll(out, in, out_splits, in_splits); });
+          },
+          py::arg("output"), py::arg("input"), py::arg("output_splits"), py::arg("input_splits"),
+          py::arg("wait") = false)
+      .def(
+          "monitored_barrier",
+          [](ProcessGroupGloo& pg, double timeout_s, bool wait_all_ranks, bool wait) {
+            return IssueGloo(
+                wait, [&] { return pg.MonitoredBarrier(Millis(timeout_s), wait_all_ranks); });
+          },
+          py::arg("timeout"), py::arg("wait_all_ranks") = false, py::arg("wait") = false)
       .def("shutdown", [](ProcessGroupGloo& pg) {
         Status st;
         {
@@ -289,6 +385,7 @@ void BindDistributed(py::module_& m, TensorClass&) {
         Check(st);
       });
   BindNccl(m);
+  BindTcpStore(m);
 }
 OFL_PY_BINDING(BindDistributed);
 

@@ -665,5 +665,262 @@ def case_ddp_graph_buffers():
     dist.destroy_process_group()
 
 
+# ---- The rest of torch.distributed's API (test_distributed_more.py) ----
+
+
+def _uneven(src, dst):
+    """Rows rank `src` sends rank `dst` in the uneven all_to_all_single (0, 1 or 2)."""
+    return (src + dst) % 3
+
+
+def case_more_collectives():
+    """all_to_all_single (even and uneven splits, zero-row blocks included), all_to_all of lists,
+    all_reduce_coalesced and all_gather_coalesced against NumPy on every dtype; async work."""
+    rank, world = _init()
+    for dtype in DTYPES:
+        fdt = getattr(flow, dtype)
+        # even: block j of rank r's input goes to rank j
+        xs = [_data(r, dtype, (2 * world, 3)) for r in range(world)]
+        out = flow.zeros(2 * world, 3).to(fdt)
+        dist.all_to_all_single(out, _t(xs[rank], dtype))
+        want = np.concatenate([xs[j][2 * rank : 2 * rank + 2] for j in range(world)])
+        _close(_np(out), want, f"all_to_all_single even {dtype}")
+        # uneven: rank s sends (s + d) % 3 rows to rank d
+        ins = [
+            _data(10 + r, dtype, (sum(_uneven(r, d) for d in range(world)), 2))
+            for r in range(world)
+        ]
+        in_splits = [_uneven(rank, d) for d in range(world)]
+        out_splits = [_uneven(s, rank) for s in range(world)]
+        out = flow.zeros(sum(out_splits), 2).to(fdt)
+        dist.all_to_all_single(out, _t(ins[rank], dtype), out_splits, in_splits)
+        pieces = []
+        for s in range(world):
+            at = sum(_uneven(s, d) for d in range(rank))
+            pieces.append(ins[s][at : at + _uneven(s, rank)])
+        _close(_np(out), np.concatenate(pieces), f"all_to_all_single uneven {dtype}")
+
+        # all_to_all of lists: rank r's j-th input is shaped (j + 1, r + 1)
+        def piece(r, j):
+            return _data(100 + 10 * r + j, dtype, (j + 1, r + 1))
+
+        outs = [flow.zeros(rank + 1, j + 1).to(fdt) for j in range(world)]
+        dist.all_to_all(outs, [_t(piece(rank, j), dtype) for j in range(world)])
+        for j in range(world):
+            _close(_np(outs[j]), piece(j, rank), f"all_to_all {dtype} from rank {j}")
+        # coalesced: three shapes in one collective
+        shapes = [(3, 5), (4,), (2, 2)]
+        data = [
+            [_data(20 + r + 7 * i, dtype, sh) for i, sh in enumerate(shapes)] for r in range(world)
+        ]
+        ts = [_t(a, dtype) for a in data[rank]]
+        op = dist.ReduceOp.MAX if dtype == "bool" else dist.ReduceOp.SUM
+        dist.all_reduce_coalesced(ts, op=op)
+        for i in range(len(shapes)):
+            stack = np.stack([data[r][i].astype(np.float64) for r in range(world)])
+            want = stack.any(0) if dtype == "bool" else stack.sum(0)
+            _close(_np(ts[i]), want, f"all_reduce_coalesced {dtype} tensor {i}")
+        lists = [[flow.zeros(*sh).to(fdt) for sh in shapes] for _ in range(world)]
+        dist.all_gather_coalesced(lists, [_t(a, dtype) for a in data[rank]])
+        for r in range(world):
+            for i in range(len(shapes)):
+                _close(_np(lists[r][i]), data[r][i], f"all_gather_coalesced {dtype} [{r}][{i}]")
+    # async all_to_all_single: the work handle, and the output read through the VM
+    x = flow.arange(world * 4).float().reshape(world * 4, 1) + 100 * rank
+    y = x * 2
+    out = flow.zeros(world * 4, 1)
+    work = dist.all_to_all_single(out, y, async_op=True)
+    total = (out + 0).sum().item()
+    assert work.wait(datetime.timedelta(seconds=30)) is True and work.is_completed()
+    want = sum(2 * (np.arange(4 * rank, 4 * rank + 4) + 100 * j).sum() for j in range(world))
+    assert total == want, (total, want)
+    _more_errors(rank, world)
+    _objects(rank, world)
+    dist.destroy_process_group()
+
+
+def _more_errors(rank, world):
+    # splits that do not pair up: every rank raises the same message, and the group goes on
+    in_splits = [1] * world
+    out_splits = [1] * world
+    if rank == 0:
+        in_splits = [2] + [1] * (world - 2) + [0]
+    try:
+        dist.all_to_all_single(flow.zeros(world), flow.zeros(sum(in_splits)), out_splits, in_splits)
+    except ValueError as e:
+        msg = str(e)
+        assert "do not pair up" in msg and f"rank 0 sends 0 rows to rank {world - 1}" in msg, msg
+        _result("pairing", msg)
+    else:
+        raise AssertionError("unpaired splits were not caught")
+    flow.sync()
+    t = flow.ones(2)
+    dist.all_reduce(t)
+    assert t.numpy().tolist() == [world, world]
+    # local mistakes, named before anything is sent
+    for call, needle in [
+        (
+            lambda: dist.all_to_all_single(
+                flow.zeros(world), flow.zeros(world), [1] * world, [2] * world
+            ),
+            "must sum to dim 0",
+        ),
+        (
+            lambda: dist.all_to_all_single(flow.zeros(world + 1), flow.zeros(world + 1)),
+            "divisible by world_size",
+        ),
+        (lambda: dist.all_to_all_single(flow.zeros(world), flow.zeros(world).int()), "one dtype"),
+        (
+            lambda: dist.all_to_all_single(flow.zeros(world), flow.zeros(world), [1], [1]),
+            "needs world_size",
+        ),
+        (lambda: dist.all_to_all([flow.zeros(1)], [flow.zeros(1)] * world), "needs world_size"),
+        (lambda: dist.all_reduce_coalesced([flow.zeros(1), flow.zeros(1).int()]), "one dtype"),
+        (lambda: dist.gather_object(1, [None], dst=rank), "object_gather_list"),
+    ]:
+        try:
+            call()
+        except (ValueError, RuntimeError) as e:
+            assert needle in str(e), (needle, str(e))
+        else:
+            raise AssertionError(f"no error ({needle})")
+
+
+class _Point:
+    def __init__(self, x, tags):
+        self.x, self.tags = x, tags
+
+    def __eq__(self, other):
+        return isinstance(other, _Point) and (self.x, self.tags) == (other.x, other.tags)
+
+
+def _nested(r):
+    return {"rank": r, "items": [(r, "x" * (r * 7)), {"set": {r, r + 1}}], "p": _Point(r, [r] * r)}
+
+
+def _objects(rank, world):
+    dst = world - 1
+    got = [None] * world if rank == dst else None
+    dist.gather_object(_nested(rank), got, dst=dst)
+    if rank == dst:
+        assert got == [_nested(r) for r in range(world)], got
+    src = 1
+    out = [None]
+    dist.scatter_object_list(
+        out, [_nested(10 + r) for r in range(world)] if rank == src else None, src=src
+    )
+    assert out == [_nested(10 + rank)], out
+
+
+def case_monitored_barrier(missing="", wait_all="0"):
+    """Everyone passes one monitored_barrier; then the ranks in `missing` skip the next one:
+    rank 0 names them (bounded by the barrier's 1.5 s timeout), the others that came raise."""
+    rank, world = _init(timeout=30.0)
+    dist.monitored_barrier(timeout=datetime.timedelta(seconds=20))
+    skip = [int(r) for r in missing.split(",") if r]
+    if rank in skip:
+        time.sleep(2.5)  # alive (connected) while rank 0 waits for it in vain
+        os._exit(0)
+    start = time.monotonic()
+    try:
+        dist.monitored_barrier(
+            timeout=datetime.timedelta(seconds=1.5), wait_all_ranks=wait_all == "1"
+        )
+    except RuntimeError as e:
+        _result(f"{time.monotonic() - start:.2f}", str(e).replace("\n", " "))
+        if rank == 0:
+            time.sleep(1.0)  # rank 0 serves the store the others read the answer from
+        os._exit(0)  # the group is broken: skip the exit-time drain
+    raise AssertionError("monitored_barrier passed without the missing ranks")
+
+
+def case_stores(file_name):
+    """TCPStore and FileStore operations across processes, then init_process_group(store=...)
+    over each (a PrefixStore over the FileStore)."""
+    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    port = int(os.environ["MASTER_PORT"])
+    tcp = dist.TCPStore("127.0.0.1", port, world, rank == 0, timeout=datetime.timedelta(seconds=20))
+    assert tcp.port == port and tcp.host == "127.0.0.1"
+    fs = dist.FileStore(file_name, world)
+    for store in (tcp, dist.PrefixStore("job", fs)):
+        kind = type(store).__name__
+        store.set(f"from/{rank}", f"hello {rank}")
+        for r in range(world):  # get waits for the other ranks' sets
+            assert store.get(f"from/{r}") == f"hello {r}".encode(), kind
+        n = store.add("count", rank + 1)
+        assert 1 <= n <= world * (world + 1) // 2
+        # compare_set: exactly one rank becomes the leader, all see the same one
+        store.compare_set("leader", "", str(rank))
+        leader = store.get("leader")
+        store.set(f"leader/{rank}", leader)
+        store.wait([f"leader/{r}" for r in range(world)])
+        leaders = {store.get(f"leader/{r}") for r in range(world)}
+        assert len(leaders) == 1, (kind, leaders)
+        assert store.compare_set("leader", "not it", "x") == leader
+
+        def sync(tag):
+            store.set(f"{tag}/{rank}", "1")
+            store.wait([f"{tag}/{r}" for r in range(world)], datetime.timedelta(seconds=20))
+
+        sync("done")
+        assert store.get("count") == str(world * (world + 1) // 2).encode(), kind
+        assert store.check(["count", "leader"]) and not store.check(["count", "never"])
+        sync("checked")
+        if rank == 0:
+            assert store.delete_key("leader") and not store.delete_key("leader")
+            assert store.num_keys() >= 2 * world + 1
+        start = time.monotonic()
+        try:
+            store.wait(["never"], datetime.timedelta(seconds=0.3))
+        except dist.DistStoreError as e:
+            assert "never" in str(e), str(e)
+        else:
+            raise AssertionError(f"{kind}: wait for a missing key returned")
+        assert time.monotonic() - start < 5
+        sync("end")
+    # the default group meets through each store
+    for store in (tcp, dist.PrefixStore("pg", fs)):
+        dist.init_process_group("gloo", store=store, rank=rank, world_size=world, timeout=20)
+        t = flow.full((3,), float(rank + 1))
+        dist.all_reduce(t)
+        assert t.numpy().tolist() == [world * (world + 1) / 2] * 3
+        dist.destroy_process_group()
+    _result("stores ok")
+
+
+def case_subgroups_more():
+    rank, world = _init()
+    cur, groups = dist.new_subgroups(group_size=2)
+    assert [g.ranks for g in groups] == [[r, r + 1] for r in range(0, world, 2)]
+    assert cur.ranks == [rank - rank % 2, rank - rank % 2 + 1]
+    t = flow.full((2,), float(rank))
+    dist.all_reduce(t, group=cur)
+    assert t.numpy().tolist() == [2.0 * (rank - rank % 2) + 1] * 2
+    enum = [[0, world - 1], list(range(1, world - 1))]
+    cur, groups = dist.new_subgroups_by_enumeration(enum)
+    assert [g.ranks for g in groups] == [sorted(e) for e in enum]
+    assert rank in cur.ranks and dist.get_backend(cur) == "gloo"
+    t = flow.full((1,), float(rank))
+    dist.all_reduce(t, group=cur)
+    assert t.item() == sum(cur.ranks)
+    for bad, needle in [
+        (lambda: dist.new_subgroups_by_enumeration([[0, 1], [1]]), "rank 1 has appeared"),
+        (lambda: dist.new_subgroups(group_size=3), "divisible"),
+        (lambda: dist.new_subgroups(group_size=0), "positive"),
+    ]:
+        try:
+            bad()
+        except ValueError as e:
+            assert needle in str(e), str(e)
+        else:
+            raise AssertionError(needle)
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+def case_elastic_env():
+    _result(os.environ["RANK"], dist.is_torchelastic_launched(), os.environ["TORCHELASTIC_RUN_ID"])
+
+
 if __name__ == "__main__":
     globals()["case_" + sys.argv[1]](*sys.argv[2:])

@@ -21,7 +21,9 @@ times out). backend="cpu:gloo,cuda:nccl" makes both groups and routes each colle
 its tensor's device. Sub-groups: new_group (also with use_local_synchronization=True).
 """
 import datetime
+import enum
 import hashlib
+import logging
 import os
 import pickle
 
@@ -29,8 +31,37 @@ import numpy as np
 
 from oneflow_like import _C
 
+from oneflow_like.distributed.store import (
+    DistStoreError,
+    FileStore,
+    HashStore,
+    PrefixStore,
+    Store,
+    TCPStore,
+)
+
 __all__ = [
     "Backend",
+    "DebugLevel",
+    "DistStoreError",
+    "FileStore",
+    "HashStore",
+    "PrefixStore",
+    "Store",
+    "TCPStore",
+    "all_gather_coalesced",
+    "all_reduce_coalesced",
+    "all_to_all",
+    "all_to_all_single",
+    "gather_object",
+    "get_debug_level",
+    "is_torchelastic_launched",
+    "monitored_barrier",
+    "new_subgroups",
+    "new_subgroups_by_enumeration",
+    "scatter_object_list",
+    "set_debug_level",
+    "set_debug_level_from_env",
     "GroupMember",
     "P2POp",
     "ReduceOp",
@@ -333,6 +364,12 @@ class _RoutedGroup:
     def barrier(self):
         return self.gloo.barrier()
 
+    def monitored_barrier(self, timeout, wait_all_ranks):
+        return self.gloo.monitored_barrier(timeout, wait_all_ranks)
+
+    def all_to_all_single(self, out, inp, out_splits, in_splits):
+        return _all_to_all_of(self._pick(out)).all_to_all_single(out, inp, out_splits, in_splits)
+
     def shutdown(self):
         try:
             self.nccl.shutdown()
@@ -379,7 +416,20 @@ def init_process_group(
     if backend != Backend.GLOO:
         _check_nccl(name)
     if store is not None:
-        raise NotImplementedError(f"[{name}] store= is not supported; use init_method")
+        if init_method is not None:
+            raise ValueError(f"[{name}] cannot specify both init_method and store")
+        if rank is None or rank < 0 or world_size is None or world_size <= 0:
+            raise ValueError(
+                f"[{name}] with store= pass rank and world_size: got rank={rank}, "
+                f"world_size={world_size}"
+            )
+        if not isinstance(store, Store):
+            raise TypeError(
+                f"[{name}] store must be a TCPStore, FileStore, HashStore or PrefixStore: "
+                f"got {type(store).__name__}"
+            )
+        host, port = _meet_through_store(name, store, int(rank), _seconds(timeout))
+        init_method = f"tcp://{host}:{port}"
     init_method = init_method or "env://"
     if init_method.startswith("env://"):
         host = _env(name, "MASTER_ADDR")
@@ -402,11 +452,13 @@ def init_process_group(
         port = int(port)
     except ValueError:
         raise ValueError(f"[{name}] the master port must be an integer: got {port!r}") from None
+    # ONEFLOW_LIKE_DIST_CHECK=0 turns the ranks' signature checks off, =all exchanges before
+    # every collective (not only when the signature changes); debug level DETAIL
+    # (TORCH_DISTRIBUTED_DEBUG) means "all" whatever ONEFLOW_LIKE_DIST_CHECK says.
     check_env = os.environ.get("ONEFLOW_LIKE_DIST_CHECK", "1").lower()
-    check = check_env != "0"
-    check_every_op = (
-        check_env == "all" or os.environ.get("TORCH_DISTRIBUTED_DEBUG", "").upper() == "DETAIL"
-    )
+    detail = get_debug_level() == DebugLevel.DETAIL
+    check = check_env != "0" or detail
+    check_every_op = check_env == "all" or detail
     rank, world_size, seconds = int(rank), int(world_size), _seconds(timeout)
     if backend == Backend.NCCL:
         device = _nccl_device(name, device_id, rank)
@@ -423,6 +475,16 @@ def init_process_group(
     else:
         _pg = _C._ProcessGroupGloo(host, port, rank, world_size, seconds, check, check_every_op)
     _backend = backend
+    if get_debug_level() != DebugLevel.OFF:
+        logging.getLogger(__name__).info(
+            "rank %d of %d joined the %s group at %s:%s (signature checks %s)",
+            rank,
+            world_size,
+            backend,
+            host,
+            port,
+            "on" if check else "off",
+        )
 
 
 def destroy_process_group(group=None):
@@ -483,7 +545,11 @@ def get_process_group_ranks(group):
 
 
 def get_backend(group=None):
-    _group("get_backend", group)
+    """The backend of `group` ('gloo', 'nccl' or 'cpu:gloo,cuda:nccl'); ValueError on a rank
+    outside it, as torch."""
+    pg = _group("get_backend", group)
+    if pg is None:
+        raise ValueError(f"[get_backend] this rank is not in {group}: invalid process group")
     return _backend
 
 
@@ -782,3 +848,390 @@ def broadcast_object_list(object_list, src=0, group=None, device=None):
     buf = t if mine else flow.zeros(int(size.item()), dtype=flow.uint8).to(dev)
     broadcast(buf, src, group=group)
     object_list[:] = pickle.loads(buf.numpy().tobytes())
+
+
+# ---- The rest of torch.distributed's API (issue 16) ----
+
+_store_inits = [0]  # init_process_group(store=...) calls on this rank (every rank counts alike)
+
+
+def _tcp_of(store):
+    """The TCPStore under `store` (through PrefixStores), or None."""
+    while isinstance(store, PrefixStore):
+        store = store.underlying_store
+    return store if isinstance(store, TCPStore) else None
+
+
+def _meet_through_store(name, store, rank, seconds):
+    """init_process_group(store=...): rank 0 publishes through `store` the address of the
+    group's own rendezvous (a free port on MASTER_ADDR, the TCPStore's host, or 127.0.0.1); the
+    other ranks read it (waiting up to the timeout). Returns (host, port)."""
+    import socket
+
+    _store_inits[0] += 1
+    key = f"ofl/default_pg/{_store_inits[0]}/addr"
+    if rank == 0:
+        tcp = _tcp_of(store)
+        host = os.environ.get("MASTER_ADDR") or (tcp.host if tcp is not None else "127.0.0.1")
+        with socket.socket() as s:
+            s.bind((host, 0))
+            port = s.getsockname()[1]
+        store.set(key, f"{host}:{port}")
+        return host, port
+    try:
+        store.wait([key], datetime.timedelta(seconds=seconds))
+    except DistStoreError as e:
+        raise RuntimeError(
+            f"[{name}] rank {rank}: rank 0 did not publish the group's address through "
+            f"{type(store).__name__} within {seconds:g} s: {e}"
+        ) from None
+    host, _, port = store.get(key).decode().rpartition(":")
+    return host, int(port)
+
+
+def _all_to_all_of(pg):
+    if not hasattr(pg, "all_to_all_single"):
+        raise RuntimeError(
+            "[all_to_all] is not supported on backend 'nccl' (CUDA tensors) here; use Gloo "
+            "with CPU tensors"
+        )
+    return pg
+
+
+def _tensor_args(name, tensors, what):
+    import oneflow_like as flow
+
+    tensors = list(tensors)
+    for t in tensors:
+        if not isinstance(t, flow.Tensor):
+            raise TypeError(f"[{name}] {what} must hold tensors: got {type(t).__name__}")
+    dtypes = sorted({str(t.dtype) for t in tensors})
+    if len(dtypes) > 1:
+        raise ValueError(f"[{name}] every tensor of {what} must have one dtype: got {dtypes}")
+    return tensors
+
+
+def _even_splits(name, t, n, what):
+    rows = t.shape[0] if t.dim() > 0 else 0
+    if rows % n:
+        raise ValueError(
+            f"[{name}] dim 0 of the {what} ({rows}) must be divisible by world_size ({n}) "
+            f"when no {what}_split_sizes are given"
+        )
+    return [rows // n] * n
+
+
+def all_to_all_single(
+    output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False
+):
+    """Splits `input` along dim 0 (input_split_sizes[r] rows to rank r, or equal parts) and
+    writes into `output` what each rank sent this one (output_split_sizes[r] rows from rank r).
+    One gloo::alltoallv on the tensors' bytes; the ranks' splits must pair up."""
+    name = "all_to_all_single"
+    pg = _group(name, group)
+    if pg is None:
+        return None
+    pg = _all_to_all_of(pg)
+    n = pg.size()
+    out_splits = (
+        _even_splits(name, output, n, "output")
+        if output_split_sizes is None
+        else [int(x) for x in output_split_sizes]
+    )
+    in_splits = (
+        _even_splits(name, input, n, "input")
+        if input_split_sizes is None
+        else [int(x) for x in input_split_sizes]
+    )
+    return _issue(pg, async_op, "all_to_all_single", output, input, out_splits, in_splits)
+
+
+def _flat(tensors, dtype):
+    import oneflow_like as flow
+
+    if not tensors:
+        return flow.zeros(0, dtype=dtype)
+    return flow.cat([t.reshape(-1) for t in tensors])
+
+
+def _unflatten_into(flat, tensors):
+    """Copies consecutive pieces of the 1-D `flat` into `tensors` (in place, VM-ordered after
+    the collective that wrote `flat`)."""
+    at = 0
+    for t in tensors:
+        k = t.numel()
+        t.copy_(flat[at : at + k].reshape(t.shape))
+        at += k
+
+
+def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
+    """output_tensor_list[r] = rank r's input_tensor_list[this rank] (tensors of any shapes that
+    pair up between ranks, one dtype): the inputs concatenated, one all_to_all_single, then
+    copied out."""
+    name = "all_to_all"
+    pg = _group(name, group)
+    if pg is None:
+        return None
+    outs = _tensor_args(name, output_tensor_list, "output_tensor_list")
+    ins = _tensor_args(name, input_tensor_list, "input_tensor_list")
+    n = pg.size()
+    if len(outs) != n or len(ins) != n:
+        raise ValueError(
+            f"[{name}] needs world_size ({n}) input and output tensors: got {len(ins)} inputs "
+            f"and {len(outs)} outputs"
+        )
+    if outs[0].dtype != ins[0].dtype:
+        raise ValueError(
+            f"[{name}] inputs ({ins[0].dtype}) and outputs ({outs[0].dtype}) must have one dtype"
+        )
+    import oneflow_like as flow
+
+    flat_in = _flat(ins, ins[0].dtype)
+    flat_out = flow.empty(sum(t.numel() for t in outs), dtype=outs[0].dtype).to(outs[0].device)
+    work = _issue(
+        _all_to_all_of(pg),
+        async_op,
+        "all_to_all_single",
+        flat_out,
+        flat_in,
+        [t.numel() for t in outs],
+        [t.numel() for t in ins],
+    )
+    _unflatten_into(flat_out, outs)
+    return work
+
+
+def all_reduce_coalesced(tensors, op=ReduceOp.SUM, group=None, async_op=False):
+    """all_reduce of every tensor of `tensors` (one dtype) as one collective over their
+    concatenation, copied back into each."""
+    name = "all_reduce_coalesced"
+    pg = _group(name, group)
+    if pg is None:
+        return None
+    ts = _tensor_args(name, tensors, "tensors")
+    if not ts:
+        raise ValueError(f"[{name}] needs at least one tensor")
+    flat = _flat(ts, ts[0].dtype)
+    work = _issue(pg, async_op, "all_reduce", flat, int(op))
+    _unflatten_into(flat, ts)
+    return work
+
+
+def all_gather_coalesced(output_tensor_lists, input_tensor_list, group=None, async_op=False):
+    """output_tensor_lists[r][i] = rank r's input_tensor_list[i]: one all-gather of the inputs'
+    concatenation, copied out."""
+    import oneflow_like as flow
+
+    name = "all_gather_coalesced"
+    pg = _group(name, group)
+    if pg is None:
+        return None
+    ins = _tensor_args(name, input_tensor_list, "input_tensor_list")
+    n = pg.size()
+    lists = [list(x) for x in output_tensor_lists]
+    if len(lists) != n:
+        raise ValueError(
+            f"[{name}] output_tensor_lists needs world_size ({n}) lists: got {len(lists)}"
+        )
+    for r, lst in enumerate(lists):
+        shapes = [tuple(t.shape) for t in lst]
+        want = [tuple(t.shape) for t in ins]
+        if shapes != want or any(t.dtype != i.dtype for t, i in zip(lst, ins)):
+            raise ValueError(
+                f"[{name}] output_tensor_lists[{r}] must match input_tensor_list's shapes "
+                f"{want} and dtype: got {shapes}"
+            )
+    flat = _flat(ins, ins[0].dtype if ins else flow.float32)
+    out = flow.empty(n * flat.numel(), dtype=flat.dtype)
+    work = _issue(pg, async_op, "all_gather", _chunks(out, flat, n), flat)
+    for r in range(n):
+        _unflatten_into(out[r * flat.numel() : (r + 1) * flat.numel()], lists[r])
+    return work
+
+
+def gather_object(obj, object_gather_list=None, dst=0, group=None):
+    """On rank `dst`: object_gather_list[r] = rank r's picklable `obj` (the pickles' sizes are
+    all-gathered, then the padded pickles gathered)."""
+    import oneflow_like as flow
+
+    name = "gather_object"
+    pg = _group(name, group)
+    if pg is None:
+        return None
+    mine = pg.rank() == _grank(name, group, dst, "dst")
+    if mine and (object_gather_list is None or len(object_gather_list) != pg.size()):
+        raise ValueError(
+            f"[{name}] on dst rank {dst} object_gather_list must be a list of world_size "
+            f"({pg.size()}) items"
+        )
+    dev = _device_of(pg)
+    data = pickle.dumps(obj)
+    sizes = [flow.zeros(1, dtype=flow.int64).to(dev) for _ in range(pg.size())]
+    all_gather(sizes, flow.tensor([len(data)]).to(dev), group=group)
+    longest = max(int(s.item()) for s in sizes)
+    outs = [flow.zeros(longest, dtype=flow.uint8).to(dev) for _ in range(pg.size())] if mine else []
+    gather(_bytes_tensor(data, dev, longest), outs, dst=dst, group=group)
+    for r, (o, s) in enumerate(zip(outs, sizes)):
+        object_gather_list[r] = pickle.loads(o.numpy()[: int(s.item())].tobytes())
+
+
+def scatter_object_list(
+    scatter_object_output_list, scatter_object_input_list=None, src=0, group=None
+):
+    """scatter_object_output_list[0] = rank src's scatter_object_input_list[this rank] (the
+    pickles' sizes are scattered, then the pickles padded to the longest)."""
+    import oneflow_like as flow
+
+    name = "scatter_object_list"
+    pg = _group(name, group)
+    if pg is None:
+        return None
+    if not isinstance(scatter_object_output_list, list) or not scatter_object_output_list:
+        raise ValueError(f"[{name}] scatter_object_output_list must be a non-empty list")
+    n = pg.size()
+    mine = pg.rank() == _grank(name, group, src, "src")
+    dev = _device_of(pg)
+    if mine:
+        items = list(scatter_object_input_list or [])
+        if len(items) != n:
+            raise ValueError(
+                f"[{name}] on src rank {src} scatter_object_input_list must hold world_size "
+                f"({n}) objects: got {len(items)}"
+            )
+        pickles = [pickle.dumps(o) for o in items]
+        longest = flow.tensor([max(len(p) for p in pickles)]).to(dev)
+    else:
+        longest = flow.zeros(1, dtype=flow.int64).to(dev)
+    broadcast(longest, src, group=group)
+    k = int(longest.item())
+    size = flow.zeros(1, dtype=flow.int64).to(dev)
+    buf = flow.zeros(k, dtype=flow.uint8).to(dev)
+    sizes = [flow.tensor([len(p)]).to(dev) for p in pickles] if mine else None
+    bufs = [_bytes_tensor(p, dev, k) for p in pickles] if mine else None
+    scatter(size, sizes, src=src, group=group)
+    scatter(buf, bufs, src=src, group=group)
+    scatter_object_output_list[0] = pickle.loads(buf.numpy()[: int(size.item())].tobytes())
+
+
+def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
+    """A barrier that names the ranks that did not reach it: the other ranks report to rank 0,
+    which waits up to `timeout` (default the group's) and raises naming the first missing rank
+    (all of them with wait_all_ranks=True, in torch's words: "Rank 1 failed to pass
+    monitoredBarrier in 2000 ms"); the ranks that arrived then raise too. Gloo only."""
+    name = "monitored_barrier"
+    pg = _group(name, group)
+    if pg is None:
+        return None
+    if not hasattr(pg, "monitored_barrier"):
+        raise RuntimeError(f"[{name}] needs a Gloo group (backend 'gloo' or '{_ROUTED}')")
+    seconds = pg.timeout() if timeout is None else _seconds(timeout)
+    return _issue(pg, False, "monitored_barrier", seconds, bool(wait_all_ranks))
+
+
+def new_subgroups(
+    group_size=None, group=None, timeout=None, backend=None, pg_options=None, group_desc=None
+):
+    """Splits the ranks of `group` (default: all) into consecutive sub-groups of `group_size`
+    (default: this machine's CUDA device count) with new_group; returns (this rank's sub-group,
+    every sub-group). Every rank calls it alike."""
+    import oneflow_like as flow
+
+    name = "new_subgroups"
+    ranks = get_process_group_ranks(group)
+    if group_size is None:
+        if not flow.cuda.is_available():
+            raise ValueError(
+                f"[{name}] the default group_size (the CUDA device count) needs CUDA; pass "
+                "group_size"
+            )
+        group_size = flow.cuda.device_count()
+    group_size = int(group_size)
+    if group_size <= 0:
+        raise ValueError(f"[{name}] group_size must be positive: got {group_size}")
+    if group_size > len(ranks) or len(ranks) % group_size:
+        raise ValueError(
+            f"[{name}] the world size ({len(ranks)}) must be divisible by group_size "
+            f"({group_size})"
+        )
+    return new_subgroups_by_enumeration(
+        [ranks[i : i + group_size] for i in range(0, len(ranks), group_size)],
+        timeout=timeout,
+        backend=backend,
+        pg_options=pg_options,
+    )
+
+
+def new_subgroups_by_enumeration(
+    ranks_per_subgroup_list, timeout=None, backend=None, pg_options=None, group_desc=None
+):
+    """One new_group per list of global ranks (the lists must not overlap); returns (the
+    sub-group holding this rank or None, every sub-group). Every rank calls it alike."""
+    name = "new_subgroups_by_enumeration"
+    lists = [list(r) for r in (ranks_per_subgroup_list or [])]
+    if not lists:
+        raise ValueError(f"[{name}] ranks_per_subgroup_list must be a non-empty list of lists")
+    seen = {}
+    for i, ranks in enumerate(lists):
+        for r in ranks:
+            if r in seen:
+                raise ValueError(
+                    f"[{name}] rank {r} has appeared in both subgroup {lists[seen[r]]} and "
+                    f"{ranks}"
+                )
+            seen[r] = i
+    me = get_rank()
+    cur, subgroups = None, []
+    for ranks in lists:
+        g = new_group(ranks, timeout=timeout, backend=backend, pg_options=pg_options)
+        subgroups.append(g)
+        if me in g.ranks:
+            cur = g
+    return cur, subgroups
+
+
+class DebugLevel(enum.IntEnum):
+    """torch.distributed.DebugLevel. DETAIL keeps the Gloo ranks' signature check on even with
+    ONEFLOW_LIKE_DIST_CHECK=0; INFO and DETAIL log each group's creation
+    (logger 'oneflow_like.distributed')."""
+
+    OFF = 0
+    INFO = 1
+    DETAIL = 2
+
+
+_debug_level = [None]  # read from the environment on first use
+
+
+def set_debug_level(level):
+    if not isinstance(level, DebugLevel):
+        raise TypeError(f"[set_debug_level] level must be a DebugLevel: got {level!r}")
+    _debug_level[0] = level
+
+
+def get_debug_level():
+    if _debug_level[0] is None:
+        set_debug_level_from_env()
+    return _debug_level[0]
+
+
+def set_debug_level_from_env():
+    """From ONEFLOW_LIKE_DISTRIBUTED_DEBUG, else TORCH_DISTRIBUTED_DEBUG: OFF, INFO or DETAIL
+    (unset: OFF)."""
+    for var in ("ONEFLOW_LIKE_DISTRIBUTED_DEBUG", "TORCH_DISTRIBUTED_DEBUG"):
+        value = os.environ.get(var)
+        if value is None:
+            continue
+        try:
+            _debug_level[0] = DebugLevel[value.strip().upper()]
+        except KeyError:
+            raise ValueError(
+                f"[set_debug_level_from_env] {var} must be OFF, INFO or DETAIL: got {value!r}"
+            ) from None
+        return
+    _debug_level[0] = DebugLevel.OFF
+
+
+def is_torchelastic_launched():
+    """Whether this process was started by a torchelastic-style launcher (torchrun, or
+    python -m oneflow_like.distributed.run, which sets TORCHELASTIC_RUN_ID)."""
+    return os.getenv("TORCHELASTIC_RUN_ID") is not None

@@ -2,7 +2,9 @@
 --master-addr HOST --master-port PORT] script.py args...  (or -m module args...)
 
 Starts N workers on this node with torchrun's environment (RANK, LOCAL_RANK, WORLD_SIZE,
-LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT). If a worker fails, the others are
+LOCAL_WORLD_SIZE, GROUP_RANK, MASTER_ADDR, MASTER_PORT, and TORCHELASTIC_RUN_ID = --rdzv-id with
+TORCHELASTIC_RESTART_COUNT / TORCHELASTIC_MAX_RESTARTS = 0, so dist.is_torchelastic_launched() is
+True in the workers). If a worker fails, the others are
 stopped (SIGTERM, then SIGKILL after --grace seconds) and the launcher exits non-zero naming the
 rank; Ctrl-C / SIGTERM are passed on to the workers.
 """
@@ -27,6 +29,9 @@ def _parser():
         type=int,
         default=29500,
         help="0 picks a free port (single node only)",
+    )
+    p.add_argument(
+        "--rdzv-id", "--rdzv_id", default="none", help="the job id (TORCHELASTIC_RUN_ID)"
     )
     p.add_argument("--grace", type=float, default=5.0, help="seconds between SIGTERM and SIGKILL")
     p.add_argument("-m", "--module", action="store_true", help="run the script as a module")
@@ -88,6 +93,9 @@ def main(argv=None):
             GROUP_RANK=str(a.node_rank),
             MASTER_ADDR=a.master_addr,
             MASTER_PORT=str(port),
+            TORCHELASTIC_RUN_ID=a.rdzv_id,
+            TORCHELASTIC_RESTART_COUNT="0",
+            TORCHELASTIC_MAX_RESTARTS="0",
         )
         procs.append(subprocess.Popen(cmd, env=env))
         ranks.append(rank)
