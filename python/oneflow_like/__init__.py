@@ -169,3 +169,13 @@ def is_floating_point(input):
 
 def numel(input):
     return input.numel()
+
+
+from . import _compat_names  # noqa: E402  (issue 19: FloatTensor, memory formats, pi, ...)
+
+_compat_names.install(globals())
+
+
+def __getattr__(name):
+    """Module attributes computed on first use (has_cuda, has_cudnn: what the build linked)."""
+    return _compat_names.__getattr__(name)
