@@ -48,9 +48,10 @@ Status CheckNoNan(const Node& n, const TensorList& out) {
     }
     float nans = 0;
     RETURN_IF_ERROR(functional::CopyToHost(count, &nans));
-    if (nans > 0)
-      return InvalidArgument(
-          "[detect_anomaly] Function '%s' returned nan values in its %zuth output", n.name(), i);
+    if (nans > 0) {  // Aborted: a RuntimeError in Python, as torch's anomaly error
+      return absl::AbortedError(absl::StrFormat(
+          "[detect_anomaly] Function '%s' returned nan values in its %zuth output", n.name(), i));
+    }
   }
   return Status();
 }

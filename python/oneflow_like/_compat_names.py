@@ -233,7 +233,7 @@ def _with_memory_format(name):
             _check_format(memory_format, input, name)
         return fn(input, *args, **kwargs)
 
-    like.__name__ = name
+    like.__name__, like.__wrapped__ = name, fn
     like.__doc__ = (fn.__doc__ or "") + "\nmemory_format= is accepted (values as torch)."
     return like
 

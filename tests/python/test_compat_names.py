@@ -343,6 +343,11 @@ def test_dropout_functions():
     close(w, before)
     t = flow.ones(3, 4, 5)
     assert flow.feature_alpha_dropout_(t, 0.5, False) is t
+    x = flow.ones(50, requires_grad=True)
+    y = x * 3
+    flow.dropout_(y, 0.5, True)
+    y.sum().backward()  # the gradient goes through the in-place dropout: 3 * mask / (1 - p)
+    assert np.array_equal(x.grad.numpy(), np.where(y.detach().numpy() == 0, 0.0, 6.0))
     leaf = flow.ones(3, requires_grad=True)
     with pytest.raises(RuntimeError, match="dropout_.*leaf"):
         flow.dropout_(leaf, 0.5, True)
