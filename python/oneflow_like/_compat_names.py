@@ -15,7 +15,7 @@ import numpy as np
 
 import oneflow_like as flow
 from oneflow_like import _C
-from oneflow_like._tensor_methods_compat import _NAME_OF_TYPE, _TYPE_NAMES, _no_int16
+from oneflow_like._tensor_methods_compat import _TYPE_NAMES
 
 F = flow.nn.functional
 _exports = {}
@@ -60,9 +60,10 @@ class _TensorTypeMeta(type):
                     f"[{who}] expected {cls._type_name} (got {t.type()}: {t.dtype} on {t.device})"
                 )
             return t
-        if len(args) == 1 and not isinstance(args[0], (builtins.int, flow.Size, tuple)):
-            return flow.tensor(args[0], dtype=cls.dtype, device=dev)
-        sizes = args[0] if len(args) == 1 and isinstance(args[0], (flow.Size, tuple)) else args
+        if len(args) == 1 and not isinstance(args[0], (builtins.int, flow.Size)):
+            return flow.tensor(args[0], dtype=cls.dtype, device=dev)  # a list or tuple: values
+        sizes = args[0] if len(args) == 1 and isinstance(args[0], flow.Size) else args
+        sizes = sizes if len(args) else (0,)  # FloatTensor(): an empty 1-d tensor, as torch
         if not builtins.all(isinstance(s, builtins.int) for s in sizes):
             raise TypeError(
                 f"[{who}] expects sizes (ints), a sequence of values or a tensor, got "
@@ -218,11 +219,10 @@ def _clone(self, *, memory_format=preserve_format):
     return _orig_clone(self)
 
 
-_contiguous.__doc__ = _contiguous.__doc__
-flow.Tensor.contiguous = _contiguous
-flow.Tensor.is_contiguous = _is_contiguous
-flow.Tensor.to = _to
-flow.Tensor.clone = _clone
+for _wrapper, _wrapped in ((_contiguous, _orig_contiguous), (_is_contiguous, _orig_is_contiguous),
+                          (_to, _orig_to), (_clone, _orig_clone)):  # fmt: skip
+    _wrapper.__wrapped__ = _wrapped  # the binding (its docstring states the signature)
+    setattr(flow.Tensor, _wrapper.__name__[1:], _wrapper)
 
 
 def _with_memory_format(name):
@@ -281,25 +281,22 @@ def get_float32_matmul_precision():
 
 
 _warn_always = [False]
-_WARN_FILTER = ("always", None, Warning, None, 0)
+_OUR_MODULES = r"oneflow_like(\..*)?\Z"
 
 
 @_export
 def set_warn_always(b):
     """When on, warnings this package issues are shown every time, not once per place."""
     _warn_always[0] = bool(b)
-    import re
-
-    filt = ("always", None, Warning, re.compile(r"oneflow_like(\..*)?\Z"), 0)
     warnings.filters[:] = [f for f in warnings.filters if not _is_our_filter(f)]
     if b:
-        warnings.filters.insert(0, filt)
-    warnings._filters_mutated()
+        warnings.filterwarnings("always", module=_OUR_MODULES)
+    else:
+        warnings._filters_mutated()  # forget what was shown under the old filters
 
 
 def _is_our_filter(f):
-    mod = f[3]
-    return f[0] == "always" and mod is not None and mod.pattern == r"oneflow_like(\..*)?\Z"
+    return f[0] == "always" and f[3] is not None and f[3].pattern == _OUR_MODULES
 
 
 @_export
@@ -400,21 +397,28 @@ def compiled_with_cxx11_abi():
     return _cxx11_abi[0]
 
 
-def _cuda_built():
+_linked = []
+
+
+def _linked_libraries():
+    """The shared libraries the extension and its runtime load (ldd), read once."""
     import subprocess
 
-    try:  # the CUDA device layer of a --config=cuda build links libcudart
-        out = subprocess.run(["ldd", _C.__file__], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    runtime = os.path.join(os.path.dirname(_C.__file__), "liboneflow_like_runtime.so")
-    if "libcudart" in out.stdout:
-        return True
-    try:
-        out = subprocess.run(["ldd", runtime], capture_output=True, text=True, timeout=10)
-        return "libcudart" in out.stdout or "libcuda" in out.stdout
-    except (OSError, subprocess.SubprocessError):
-        return False
+    if not _linked:
+        names = set()
+        runtime = os.path.join(os.path.dirname(_C.__file__), "liboneflow_like_runtime.so")
+        for path in (_C.__file__, runtime):
+            try:
+                out = subprocess.run(["ldd", path], capture_output=True, text=True, timeout=20)
+            except (OSError, subprocess.SubprocessError):
+                continue
+            names.update(line.split()[0] for line in out.stdout.splitlines() if line.strip())
+        _linked.append(names)
+    return _linked[0]
+
+
+def _built_with(*prefixes):
+    return builtins.any(n.startswith(prefixes) for n in _linked_libraries())
 
 
 has_mkldnn = flow.backends.mkldnn.is_available()
@@ -426,15 +430,17 @@ has_spectral = hasattr(flow, "fft")
 
 
 def __getattr__(name):  # has_cuda / has_cudnn: read lazily (ldd) on first use
-    if name in ("has_cuda", "has_cudnn"):
-        return _cuda_built()
+    if name == "has_cuda":  # a --config=cuda build links the CUDA libraries
+        return _built_with("libcudart", "libcublas", "libnvrtc", "libcuda.")
+    if name == "has_cudnn":
+        return _built_with("libcudnn")
     raise AttributeError(f"module 'oneflow_like' has no attribute '{name}'")
 
 
 # ---- sampling ---------------------------------------------------------------------------------
 
 
-def _numpy_rng(generator, who):
+def _numpy_rng(generator):
     """A NumPy generator seeded from `generator` (or the default one), so manual_seed makes
     the draws reproducible."""
     seed = flow.randint(0, 2**62, (2,), generator=generator, dtype=flow.int64).tolist()
@@ -461,7 +467,7 @@ def binomial(count, prob, generator=None):
         raise RuntimeError("[binomial] prob must be in [0, 1]")
     if (c < 0).any():
         raise RuntimeError("[binomial] count must be >= 0")
-    out = _numpy_rng(generator, "binomial").binomial(np.floor(c).astype(np.int64), p)
+    out = _numpy_rng(generator).binomial(np.floor(c).astype(np.int64), p)
     return _sample(out.astype(np.float64), count.dtype, count.device)
 
 
@@ -476,7 +482,7 @@ def poisson(input, generator=None):
     lam = input.detach().to("cpu").to(flow.float64).numpy()
     if (lam < 0).any() or np.isnan(lam).any():
         raise RuntimeError("[poisson] rates must be >= 0")
-    out = _numpy_rng(generator, "poisson").poisson(lam)
+    out = _numpy_rng(generator).poisson(lam)
     return _sample(out.astype(np.float64), input.dtype, input.device)
 
 
@@ -1012,7 +1018,6 @@ def typename(obj):
     """torch.typename: a tensor's type() name, else the object's module.qualname."""
     if isinstance(obj, flow.Tensor):
         return obj.type()
-    module = getattr(obj, "__module__", "") or ""
     cls = obj if isinstance(obj, type) else type(obj)
     module = cls.__module__ or ""
     name = cls.__qualname__

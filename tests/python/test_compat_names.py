@@ -52,7 +52,10 @@ def test_typed_constructors(name):
         tuple(a.shape) == tuple(b.shape)
         and str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]
     )
-    assert tuple(ours(flow.Size([4])).shape) == (4,)
+    assert tuple(ours(flow.Size([4])).shape) == (4,) and tuple(ours().shape) == tuple(
+        ref().shape
+    ) == (0,)
+    close(ours((1, 0)).to(flow.float64), ref((1, 0)).double())  # a tuple is values, as torch
     vals = [1, 0, 1]
     close(ours(vals).to(flow.float64), ref(vals).double())
     assert isinstance(a, ours) and not isinstance(
@@ -165,12 +168,22 @@ def test_matmul_precision_follows_tf32():
 
 def test_warn_always():
     assert flow.is_warn_always_enabled() is torch.is_warn_always_enabled() is False
+
+    def shown_twice():
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("once")
+            flow.set_warn_always(flow.is_warn_always_enabled())  # re-apply inside the context
+            for _ in range(2):
+                flow.testing.assert_allclose(flow.ones(1), flow.ones(1))  # warns: deprecated
+        return len(seen) == 2
+
+    assert not shown_twice()
     flow.set_warn_always(True)
     try:
-        assert flow.is_warn_always_enabled()
+        assert flow.is_warn_always_enabled() and shown_twice()
     finally:
         flow.set_warn_always(False)
-    assert not flow.is_warn_always_enabled()
+    assert not flow.is_warn_always_enabled() and not shown_twice()
 
 
 def test_autocast_state_names():
@@ -223,6 +236,10 @@ def test_build_flags():
     ):
         assert isinstance(getattr(flow, n), bool)
     assert flow.has_mps is False and flow.has_mkldnn is True
+    import subprocess
+
+    ldd = subprocess.run(["ldd", flow._C.__file__], capture_output=True, text=True).stdout
+    assert flow.has_cudnn == ("libcudnn" in ldd)
 
 
 # ---- sampling ----------------------------------------------------------------------------------
