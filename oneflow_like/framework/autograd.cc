@@ -2,7 +2,10 @@
 
 #include <queue>
 
+#include <atomic>
+
 #include "absl/container/flat_hash_map.h"
+#include "oneflow_like/framework/anomaly.h"
 #include "oneflow_like/framework/autocast.h"
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/copy.h"
@@ -10,8 +13,48 @@
 #include "oneflow_like/ops/reduce.h"
 
 namespace oneflow_like {
+
+namespace {
+std::atomic<bool> g_anomaly_mode{false};
+std::atomic<bool> g_anomaly_check_nan{true};
+}  // namespace
+
+bool AnomalyModeEnabled() {
+  return g_anomaly_mode.load(std::memory_order_relaxed);
+}
+bool AnomalyCheckNan() {
+  return g_anomaly_check_nan.load(std::memory_order_relaxed);
+}
+void SetAnomalyMode(bool enabled, bool check_nan) {
+  g_anomaly_mode.store(enabled);
+  g_anomaly_check_nan.store(check_nan);
+}
+
 namespace {
 thread_local bool t_grad_mode = true;
+
+// Anomaly mode: fails naming `n` when one of the gradients it returned holds a NaN (as PyTorch:
+// "Function 'XBackward0' returned nan values in its 0th output"). Waits for each gradient.
+Status CheckNoNan(const Node& n, const TensorList& out) {
+  NoGradGuard no_grad;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const Tensor& g = out[i];
+    if (!g.defined() || g.is_lazy() || g.numel() == 0 || !IsFloating(g.dtype())) continue;
+    ASSIGN_OR_RETURN(Tensor ne, functional::Compare(functional::CompareOp::kNe, g, g));
+    ASSIGN_OR_RETURN(ne, functional::Cast(ne, DType::kF32));
+    ASSIGN_OR_RETURN(Tensor count, functional::Sum(ne));
+    if (!count.device().is_cpu()) {
+      ASSIGN_OR_RETURN(count, functional::To(count, Device::CPU()));
+    }
+    float nans = 0;
+    RETURN_IF_ERROR(functional::CopyToHost(count, &nans));
+    if (nans > 0) {  // Aborted: a RuntimeError in Python, as torch's anomaly error
+      return absl::AbortedError(absl::StrFormat(
+          "[detect_anomaly] Function '%s' returned nan values in its %zuth output", n.name(), i));
+    }
+  }
+  return Status();
+}
 
 // Sums `g` down to `shape` (undoing broadcasting) and casts to `dtype`.
 StatusOr<Tensor> ReduceToMeta(Tensor g, const TensorMeta& m) {
@@ -321,6 +364,7 @@ Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_g
     if (!(is_acc && captures)) {
       ASSIGN_OR_RETURN(out, n->Apply(std::move(grads), create_graph));
       if (!retain_graph) n->ReleaseVariables();
+      if (AnomalyModeEnabled() && AnomalyCheckNan()) RETURN_IF_ERROR(CheckNoNan(*n, out));
     }
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
       const Edge& e = n->next_edges[i];

@@ -1,5 +1,6 @@
 // User-defined autograd functions (flow.autograd.Function): a Node whose backward calls back
 // into Python. The Python side runs forward under no_grad and records the node here.
+#include "oneflow_like/framework/anomaly.h"
 #include "oneflow_like/framework/autograd.h"
 #include "python/csrc/binding.h"
 
@@ -60,6 +61,21 @@ void BindAutogradFunction(py::module_& m, TensorClass&) {
       node->input_shapes_.push_back(t.shape());
     }
     SetHistory(outputs, node);
+  });
+  // torch.autograd.detect_anomaly / set_detect_anomaly: the engine's NaN check per node.
+  m.def("_set_anomaly_enabled", &SetAnomalyMode, py::arg("enabled"), py::arg("check_nan") = true);
+  m.def("_is_anomaly_enabled", &AnomalyModeEnabled);
+  m.def("_is_anomaly_check_nan_enabled", &AnomalyCheckNan);
+  // Tensor.detach_: cuts the tensor from its graph in place (a leaf without requires_grad).
+  m.def("_detach_", [](Tensor& t) {
+    AutogradMeta* meta = t.autograd_meta();
+    if (!meta) return;
+    if (meta->grad_fn && t.is_view())
+      throw py::value_error("[detach_] cannot detach a view in place (" + t.meta_string() +
+                            "); use detach()");
+    meta->grad_fn.reset();
+    meta->output_nr = 0;
+    meta->requires_grad = false;
   });
 }
 

@@ -161,15 +161,6 @@ def load_graph(path, install_kernels=True):
     return _load_graph(path, install_kernels)
 
 
-def __getattr__(name):
-    # flow.hub loads on first use: it imports urllib.request (http, ssl, email: ~100 ms).
-    if name == "hub":
-        import importlib
-
-        return importlib.import_module(".hub", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 _atexit.register(_C._shutdown)  # drain the VM and join its threads before the interpreter goes
 
 
@@ -185,7 +176,22 @@ def numel(input):
     return input.numel()
 
 
-# Last: flow.sparse routes flow.mm/matmul/add/... with a sparse argument and closes off the Tensor
+from . import _compat_names  # noqa: E402  (issue 19: FloatTensor, memory formats, pi, ...)
+
+_compat_names.install(globals())
+
+
+def __getattr__(name):
+    """Module attributes made on first use: flow.hub (it imports urllib.request: http, ssl,
+    email, ~100 ms) and has_cuda / has_cudnn (what the build linked)."""
+    if name == "hub":
+        import importlib
+
+        return importlib.import_module(".hub", __name__)
+    return _compat_names.__getattr__(name)
+
+
+# Last: flow.sparse routes flow.mm/matmul/addmm with a sparse argument and closes off the Tensor
 # methods a sparse COO tensor does not implement, so everything above must be defined.
 from . import sparse  # noqa: E402
 

@@ -271,3 +271,142 @@ def make_tensor(
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+# ---- torch.testing's deprecated dtype lists, assert_allclose, make_non_contiguous ------------
+# (issue 19). This runtime has no int16 and no complex dtypes: the lists are torch's without them.
+
+
+def _unique(*groups):
+    out = []
+    for g in groups:
+        for d in g:
+            if d not in out:
+                out.append(d)
+    return tuple(out)
+
+
+def floating_types():
+    return (flow.float32, flow.float64)
+
+
+def floating_types_and_half():
+    return floating_types() + (flow.float16,)
+
+
+def floating_types_and(*dtypes):
+    return _unique(floating_types(), dtypes)
+
+
+def integral_types():
+    return (flow.uint8, flow.int8, flow.int32, flow.int64)
+
+
+def integral_types_and(*dtypes):
+    return _unique(integral_types(), dtypes)
+
+
+def all_types():
+    return floating_types() + integral_types()
+
+
+def all_types_and(*dtypes):
+    return _unique(all_types(), dtypes)
+
+
+def all_types_and_half():
+    return all_types() + (flow.float16,)
+
+
+def complex_types():
+    return ()
+
+
+def all_types_and_complex():
+    return all_types() + complex_types()
+
+
+def all_types_and_complex_and(*dtypes):
+    return _unique(all_types_and_complex(), dtypes)
+
+
+def floating_and_complex_types():
+    return floating_types() + complex_types()
+
+
+def floating_and_complex_types_and(*dtypes):
+    return _unique(floating_and_complex_types(), dtypes)
+
+
+def double_types():
+    return (flow.float64,)
+
+
+def empty_types():
+    return ()
+
+
+def get_all_int_dtypes():
+    return [flow.uint8, flow.int8, flow.int32, flow.int64]
+
+
+def get_all_fp_dtypes(include_half=True, include_bfloat16=True):
+    out = [flow.float32, flow.float64]
+    if include_half:
+        out.append(flow.float16)
+    if include_bfloat16:
+        out.append(flow.bfloat16)
+    return out
+
+
+def get_all_complex_dtypes(include_complex32=False):
+    return []
+
+
+def get_all_dtypes(include_half=True, include_bfloat16=True, include_bool=True,
+                   include_complex=True, include_complex32=False, include_qint=False):  # fmt: skip
+    out = get_all_int_dtypes() + get_all_fp_dtypes(include_half, include_bfloat16)
+    if include_bool:
+        out.append(flow.bool)
+    return out
+
+
+def get_all_math_dtypes(device):
+    """Integer and float dtypes that arithmetic supports on `device` (float16 only on CUDA)."""
+    out = get_all_int_dtypes() + [flow.float32, flow.float64]
+    return out + [flow.float16] if str(device).startswith("cuda") else out
+
+
+def get_all_device_types():
+    return ["cpu", "cuda"] if _C.cuda.is_available() else ["cpu"]
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=""):
+    """Deprecated torch.testing.assert_allclose: assert_close without the dtype and device
+    checks (expected is converted to actual's), nan == nan by default."""
+    import warnings
+
+    warnings.warn(
+        "torch.testing.assert_allclose() is deprecated; use torch.testing.assert_close()",
+        FutureWarning,
+    )
+    if not isinstance(actual, flow.Tensor):
+        actual = flow.tensor(actual)
+    if not isinstance(expected, flow.Tensor):
+        expected = flow.tensor(expected, dtype=actual.dtype)
+    expected = expected.to(actual.dtype).to(actual.device)
+    if expected.shape != actual.shape:
+        expected = expected.expand_as(actual)
+    if rtol is None and atol is None:
+        rtol, atol = _tolerances(actual.dtype, None, None)
+    assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, msg=msg or None)
+
+
+def make_non_contiguous(tensor):
+    """A non-contiguous tensor with `tensor`'s values (a strided view into a larger buffer);
+    tensors of 0 or 1 elements come back as copies (they cannot be non-contiguous)."""
+    if tensor.numel() <= 1:
+        return tensor.clone()
+    wide = flow.stack([tensor, tensor], dim=-1)  # (..., 2): every other element is one copy
+    out = wide.select(-1, 0)
+    return out

@@ -202,3 +202,15 @@ class Function:
 
 
 from . import functional  # noqa: E402,F401  (flow.autograd.functional)
+from .anomaly_mode import (  # noqa: E402,F401  (issue 19)
+    Variable,
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+    set_detect_anomaly,
+)
+from . import gradcheck as _gradcheck_module  # noqa: E402
+from .gradcheck import GradcheckError, gradgradcheck  # noqa: E402,F401
+
+gradcheck = _gradcheck_module.gradcheck  # the function, as torch.autograd.gradcheck

@@ -1262,3 +1262,4 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 from oneflow_like.nn.functional_more import *  # noqa: E402,F401,F403
 from oneflow_like.nn.functional_grid import *  # noqa: E402,F401,F403
 from oneflow_like.nn.functional_ctc import *  # noqa: E402,F401,F403
+from oneflow_like.nn.functional_compat import *  # noqa: E402,F401,F403  (issue 19)
