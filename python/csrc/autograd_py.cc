@@ -71,8 +71,8 @@ void BindAutogradFunction(py::module_& m, TensorClass&) {
     AutogradMeta* meta = t.autograd_meta();
     if (!meta) return;
     if (meta->grad_fn && t.is_view())
-      throw py::value_error("[detach_] cannot detach a view in place (" + t.meta_string() +
-                            "); use detach()");
+      throw std::runtime_error("[detach_] cannot detach a view in place (" + t.meta_string() +
+                               "); use detach()");  // RuntimeError, as torch
     meta->grad_fn.reset();
     meta->output_nr = 0;
     meta->requires_grad = false;

@@ -132,7 +132,7 @@ class memory_format:
         self._name, self._rank = name, rank
 
     def __repr__(self):
-        return f"torch.{self._name}"
+        return f"oneflow_like.{self._name}"  # as dtypes print
 
     def __reduce__(self):
         return self._name

@@ -1,5 +1,6 @@
 """The in-place metadata methods of torch.Tensor: t_, transpose_, swapaxes_, swapdims_,
-squeeze_, unsqueeze_, as_strided_, detach_, resize_, resize_as_, set_, and the `.data` setter.
+squeeze_, unsqueeze_, as_strided_, resize_, resize_as_, set_, and the `.data` setter (detach_ is
+_compat_names.py's, in the runtime).
 
 Each computes the out-of-place view (or a new tensor for a growing resize_) and makes this tensor
 object take its storage, shape, strides, offset and dtype (`Tensor._rebind_`, python/csrc), as
@@ -21,7 +22,7 @@ from oneflow_like import _C
 
 Tensor = _C.Tensor
 
-_KEEP, _TAKE, _CLEAR = 0, 1, 2
+_KEEP, _TAKE = 0, 1  # (2 clears the autograd meta: unused here)
 
 
 def _check_leaf(self, op):
@@ -87,17 +88,6 @@ def unsqueeze_(self, dim):
 def as_strided_(self, size, stride, storage_offset=None):
     offset = self.storage_offset() if storage_offset is None else storage_offset
     return _take_view(self, "as_strided_", lambda x: x.as_strided(size, stride, offset))
-
-
-def detach_(self):
-    """Detaches in place: the tensor becomes a leaf that does not require grad."""
-    if not self.is_leaf and self._is_view():
-        raise RuntimeError(
-            "[detach_] can't detach views in-place. Use detach() instead (this tensor is a view "
-            "created by an operation with a gradient)"
-        )
-    self._rebind_(self.detach(), _CLEAR, False)
-    return self
 
 
 def resize_(self, *sizes, memory_format=None):
@@ -167,7 +157,6 @@ for _name in (
     "squeeze_",
     "unsqueeze_",
     "as_strided_",
-    "detach_",
     "resize_",
     "resize_as_",
     "set_",

@@ -81,7 +81,7 @@ def test_detach_in_place():
     r = z.detach_()
     assert r is z and z.is_leaf and not z.requires_grad and z.grad_fn is None
     v = (w * 2)[0]
-    with pytest.raises(RuntimeError, match=r"\[detach_\] can't detach views in-place"):
+    with pytest.raises(RuntimeError, match=r"\[detach_\] cannot detach a view in place"):
         v.detach_()
 
 
