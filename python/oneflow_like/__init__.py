@@ -169,3 +169,7 @@ def is_floating_point(input):
 
 def numel(input):
     return input.numel()
+
+
+from ._compile import compile  # noqa: E402,F401,A001  (torch.compile on nn.Graph)
+from . import compiler, jit  # noqa: E402,F401  (torch.compiler, torch.jit)

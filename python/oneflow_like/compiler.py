@@ -1,0 +1,34 @@
+"""torch.compiler names: compile, disable, is_compiling."""
+import functools
+
+from ._compile import compile  # noqa: F401
+from .jit._runner import _state
+
+
+def is_compiling():
+    """True inside a call made through flow.compile (tracing it, or running it eagerly)."""
+    return getattr(_state, "compiling", 0) > 0 or getattr(_state, "tracing", 0) > 0
+
+
+def is_dynamo_compiling():
+    return is_compiling()
+
+
+def disable(fn=None, recursive=True):
+    """torch.compiler.disable: `fn` is never compiled. Called while flow.compile traces a
+    caller, it is a graph break: that input signature of the caller runs eagerly (or raises with
+    fullgraph=True). Usable as a decorator."""
+    if fn is None:
+        return lambda f: disable(f, recursive)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if getattr(_state, "compiling", 0) and getattr(_state, "tracing", 0):
+            raise RuntimeError(
+                f"[compiler.disable] {getattr(fn, '__qualname__', fn)!s} is excluded from "
+                "compilation (graph break)"
+            )
+        return fn(*args, **kwargs)
+
+    wrapper._torchdynamo_disable = True
+    return wrapper
