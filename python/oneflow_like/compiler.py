@@ -6,8 +6,9 @@ from .jit._runner import _state
 
 
 def is_compiling():
-    """True inside a call made through flow.compile (tracing it, or running it eagerly)."""
-    return getattr(_state, "compiling", 0) > 0 or getattr(_state, "tracing", 0) > 0
+    """True while flow.compile traces a call into a graph (as torch.compiler.is_compiling while
+    dynamo traces); False in eager runs, compiled-graph runs and jit.trace."""
+    return getattr(_state, "compiling", 0) > 0 and getattr(_state, "tracing", 0) > 0
 
 
 def is_dynamo_compiling():

@@ -261,6 +261,10 @@ def test_script_module_is_scripting_ignore_final():
     _close(s.double(x), m.fc(x) * 2)
     assert s.debug(x) == m.debug(x) and s.scale == 3
     assert list(s.state_dict()) == list(m.state_dict()) and s.fc.weight is m.fc.weight
+    hooked = flow.jit.trace(_Gated().eval(), x)
+    hooked.register_forward_hook(lambda mod, inp, out: out * 0)  # hooks on the traced module run
+    with flow.no_grad():
+        assert float(hooked(x).abs().sum()) == 0.0
     assert isinstance(s, flow.jit.ScriptModule) and isinstance(s, _Gated)
     assert flow.jit.script(s) is s
     traced = flow.jit.trace(_Gated().eval(), x)
@@ -378,6 +382,10 @@ def test_compile_inference_equals_eager_and_compiles_once_per_signature():
         _close(c(x5), m(x5))
     e = c.explain()
     assert e["compile_count"] == 2 and e["graph_calls"] == 4 and e["eager_calls"] == 0, e
+    c.train()  # BatchNorm in training mode updates its running statistics: eager
+    with flow.no_grad():
+        c(x)
+    assert c.explain()["eager_reasons"] == {"BatchNorm2d '1' is in training mode": 1}
     m.note = 5
     assert c.note == 5  # attributes reach the original module, as torch's
 
@@ -471,6 +479,10 @@ def test_compile_arguments():
             seen.append(flow.compiler.is_compiling())
             return x + 1
 
+    probe = flow.compile(Probe())
     with flow.no_grad():
-        flow.compile(Probe())(flow.ones(2))
-    assert seen == [True] and not flow.compiler.is_compiling()
+        probe(flow.ones(2))  # traced (compiling), then the graph runs without Python
+        probe(flow.ones(2))  # the graph again
+    probe(flow.ones(2, requires_grad=True))  # eager
+    flow.jit.trace(Probe(), flow.ones(2), check_trace=False)
+    assert seen == [True, False, False] and not flow.compiler.is_compiling()

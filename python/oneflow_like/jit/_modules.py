@@ -270,9 +270,6 @@ class TracedModule(ScriptModule):
     def forward(self, *args, **kwargs):
         return self.__dict__["_jit_runner"](*args, **kwargs)
 
-    def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
-
     @property
     def graph(self):
         return _graph_text(self.__dict__["_jit_runner"], optimized=False)
@@ -456,9 +453,6 @@ class LoadedScriptModule(ScriptModule):
         self.__dict__["_loaded"] = loaded
         self.__dict__["_jit_example"] = None
         self.eval()
-
-    def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
 
     def forward(self, *args, **kwargs):
         if kwargs:
