@@ -176,6 +176,8 @@ def numel(input):
     return input.numel()
 
 
+from ._compile import compile  # noqa: E402,F401,A001  (torch.compile on nn.Graph)
+from . import compiler, jit  # noqa: E402,F401  (torch.compiler, torch.jit)
 from . import _compat_names  # noqa: E402  (issue 19: FloatTensor, memory formats, pi, ...)
 
 _compat_names.install(globals())
