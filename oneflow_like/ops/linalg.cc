@@ -13,8 +13,8 @@
 //              diagonal), skew(X) = X - X^T
 //   qr (m >= n): M = R dR^T - dQ^T Q, dA = (dQ + Q copyltu(M)) R^-T, copyltu(M) = tril(M) +
 //              tril(M, -1)^T
-//   lu_factor (square): dA = P L^-T (tril(L^T dL, -1) + triu(dU U^T)) U^-T, dL = tril(dLU, -1),
-//              dU = triu(dLU) (non-square A: backward raises)
+//   lu_factor: square A: dA = P L^-T (tril(L^T dL, -1) + triu(dU U^T)) U^-T, dL = tril(dLU, -1),
+//              dU = triu(dLU); wide and tall A: PyTorch's formulas at LuFactorGrad
 //   solve_triangular (A X = B): dB = solve_triangular(A^T, dX), dA = -dB X^T restricted to A's
 //              triangle (strictly, if unitriangular)
 //   householder_product: Q = H_1 ... H_k E, H_i = I - tau_i v_i v_i^T: the chain rule through
@@ -325,37 +325,67 @@ StatusOr<TensorList> QrGrad(const GradContext& c) {
   return TensorList{ga};
 }
 
-// Square A: dA = P L^-T (tril(L^T dL, -1) + triu(dU U^T)) U^-T (PyTorch's linalg_lu_backward).
+// PyTorch's linalg_lu_backward for lu_factor's LU [m, n] (k = min(m, n); L [m, k] unit lower,
+// U [k, n] upper, dL = dLU[:, :k], dU = dLU[:k, :], each read on its own triangle):
+//   square: dA = P L^-T (tril(L^T dL, -1) + triu(dU U^T)) U^-T
+//   wide (m < n, U = [U1 U2]): dA = P L^-T [dU1 + tril(L^T dL - triu(dU) U^T, -1) U1^-T, dU2]
+//   tall (m > n, L = [L1; L2]): dA = P [dL1 + L1^-T triu(dU U^T - L^T tril(dL, -1)); dL2] U^-T,
+//     dL1 taken strictly lower
 StatusOr<TensorList> LuFactorGrad(const GradContext& c) {
   const Tensor& g = c.grad_outputs[0];
   if (!g.defined()) return TensorList{Tensor()};
   const Tensor &lu = c.outputs[0], &piv = c.outputs[1];
-  const int64_t n = Cols(lu);
-  if (Rows(lu) != n)
-    return Unimplemented(
-        "[linalg_lu_factor_ex] backward is not supported for non-square matrices (got LU %s)",
-        lu.shape().ToString());
-  ASSIGN_OR_RETURN(Tensor eye, F::Eye(n, n, lu.dtype(), lu.device()));
-  ASSIGN_OR_RETURN(Tensor l, F::Tril(lu, -1));
-  ASSIGN_OR_RETURN(l, F::Add(l, eye));
-  ASSIGN_OR_RETURN(Tensor u, F::Triu(lu));
-  ASSIGN_OR_RETURN(Tensor gl, F::Tril(g, -1));
-  ASSIGN_OR_RETURN(Tensor gu, F::Triu(g));
+  const int64_t m = Rows(lu), n = Cols(lu), k = std::min(m, n);
+  ASSIGN_OR_RETURN(Tensor eye, F::Eye(m, k, lu.dtype(), lu.device()));
+  ASSIGN_OR_RETURN(Tensor l, F::Narrow(lu, -1, 0, k));
+  ASSIGN_OR_RETURN(l, F::Tril(l, -1));
+  ASSIGN_OR_RETURN(l, F::Add(l, eye));  // [m, k]
+  ASSIGN_OR_RETURN(Tensor u, F::Narrow(lu, -2, 0, k));
+  ASSIGN_OR_RETURN(u, F::Triu(u));  // [k, n]
+  ASSIGN_OR_RETURN(Tensor gl, F::Narrow(g, -1, 0, k));
+  ASSIGN_OR_RETURN(gl, F::Tril(gl, -1));
+  ASSIGN_OR_RETURN(Tensor gu, F::Narrow(g, -2, 0, k));
+  ASSIGN_OR_RETURN(gu, F::Triu(gu));
   ASSIGN_OR_RETURN(Tensor lt, T(l));
   ASSIGN_OR_RETURN(Tensor ut, T(u));
-  ASSIGN_OR_RETURN(Tensor m, F::Matmul(lt, gl));
-  ASSIGN_OR_RETURN(m, F::Tril(m, -1));
-  ASSIGN_OR_RETURN(Tensor mu, F::Matmul(gu, ut));
-  ASSIGN_OR_RETURN(mu, F::Triu(mu));
-  ASSIGN_OR_RETURN(m, F::Add(m, mu));
-  // Y = M U^-T: U Y^T = M^T.
-  ASSIGN_OR_RETURN(Tensor mt, T(m));
-  ASSIGN_OR_RETURN(Tensor yt, SolveTriangularRaw(u, mt, true, false));
-  ASSIGN_OR_RETURN(Tensor y, T(yt));
-  // Z = L^-T Y: L^T is unit upper triangular.
-  ASSIGN_OR_RETURN(Tensor z, SolveTriangularRaw(lt, y, true, true));
+  ASSIGN_OR_RETURN(Tensor ltgl, F::Matmul(lt, gl));  // [k, k]
+  ASSIGN_OR_RETURN(Tensor guut, F::Matmul(gu, ut));  // [k, k]
+  // X U1^-T for X [r, k]: U1 X'^T = X^T.
+  auto right_u1t = [&](const Tensor& x) -> StatusOr<Tensor> {
+    ASSIGN_OR_RETURN(Tensor u1, F::Narrow(u, -1, 0, k));
+    ASSIGN_OR_RETURN(Tensor xt, T(x));
+    ASSIGN_OR_RETURN(Tensor yt, SolveTriangularRaw(u1, xt, true, false));
+    return T(yt);
+  };
+  Tensor ga;
+  if (m == n) {
+    ASSIGN_OR_RETURN(Tensor lo, F::Tril(ltgl, -1));
+    ASSIGN_OR_RETURN(Tensor up, F::Triu(guut));
+    ASSIGN_OR_RETURN(Tensor x, F::Add(lo, up));
+    ASSIGN_OR_RETURN(x, right_u1t(x));
+    ASSIGN_OR_RETURN(ga, SolveTriangularRaw(lt, x, true, true));
+  } else if (m < n) {
+    ASSIGN_OR_RETURN(Tensor x, F::Sub(ltgl, guut));
+    ASSIGN_OR_RETURN(x, F::Tril(x, -1));
+    ASSIGN_OR_RETURN(x, right_u1t(x));
+    ASSIGN_OR_RETURN(Tensor gu1, F::Narrow(gu, -1, 0, k));
+    ASSIGN_OR_RETURN(Tensor gu2, F::Narrow(gu, -1, k, n - k));
+    ASSIGN_OR_RETURN(x, F::Add(x, gu1));
+    ASSIGN_OR_RETURN(x, F::Cat({x, gu2}, -1));
+    ASSIGN_OR_RETURN(ga, SolveTriangularRaw(lt, x, true, true));
+  } else {
+    ASSIGN_OR_RETURN(Tensor x, F::Sub(guut, ltgl));
+    ASSIGN_OR_RETURN(x, F::Triu(x));
+    ASSIGN_OR_RETURN(Tensor l1t, F::Narrow(lt, -1, 0, k));  // L1^T, unit upper
+    ASSIGN_OR_RETURN(x, SolveTriangularRaw(l1t, x, true, true));
+    ASSIGN_OR_RETURN(Tensor gl1, F::Narrow(gl, -2, 0, k));
+    ASSIGN_OR_RETURN(Tensor gl2, F::Narrow(gl, -2, k, m - k));
+    ASSIGN_OR_RETURN(x, F::Add(x, gl1));
+    ASSIGN_OR_RETURN(x, F::Cat({x, gl2}, -2));
+    ASSIGN_OR_RETURN(ga, right_u1t(x));
+  }
   ASSIGN_OR_RETURN(Tensor p, Permutation(lu, piv));
-  ASSIGN_OR_RETURN(Tensor ga, F::Matmul(p, z));
+  ASSIGN_OR_RETURN(ga, F::Matmul(p, ga));
   return TensorList{ga};
 }
 

@@ -49,6 +49,10 @@ CASES = [
     ("lu_factor_LU", lambda L, x: L.lu_factor(x).LU, [G]),
     ("lu_factor_batch", lambda L, x: L.lu_factor(x).LU, [GB]),
     ("lu_factor_ex_LU", lambda L, x: L.lu_factor_ex(x).LU, [GB]),
+    ("lu_factor_tall", lambda L, x: L.lu_factor(x).LU, [TALL]),
+    ("lu_factor_wide", lambda L, x: L.lu_factor(x).LU, [WIDE]),
+    ("lu_L_tall", lambda L, x: L.lu(x).L, [TALL]),
+    ("lu_U_wide", lambda L, x: L.lu(x).U, [WIDE]),
     ("lu_L", lambda L, x: L.lu(x).L, [GB]),
     ("lu_U", lambda L, x: L.lu(x).U, [GB]),
     ("lu_solve", lambda L, a, b: L.lu_solve(*L.lu_factor(a), b), [GB, RHS]),
@@ -224,12 +228,6 @@ def test_lu_factor_pivots_info_and_unpack_match_torch():
     assert tuple(L.shape) == tuple(U.shape) == (0,) and tuple(P.shape) == (4, 4)
     LU, piv, infos = flow.lu(flow.tensor(GB), get_infos=True)
     assert tuple(infos.shape) == (2, 3) and not infos.numpy().any()
-
-
-def test_non_square_lu_gradient_raises_not_supported():
-    x = flow.tensor(TALL, requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"linalg_lu_factor_ex\] backward is not supported"):
-        flow.linalg.lu_factor(x).LU.sum().backward()
 
 
 def test_ex_info_and_check_errors():
