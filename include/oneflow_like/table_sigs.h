@@ -388,6 +388,12 @@
 #define OFL_LINALG_RET_eigh std::pair<Tensor, Tensor>
 #define OFL_LINALG_RET_qr std::pair<Tensor, Tensor>
 #define OFL_LINALG_RET_svd std::tuple<Tensor, Tensor, Tensor>
+#define OFL_LINALG_RET_inv_ex std::pair<Tensor, Tensor>
+#define OFL_LINALG_RET_cholesky_ex std::pair<Tensor, Tensor>
+#define OFL_LINALG_RET_solve_ex std::pair<Tensor, Tensor>
+#define OFL_LINALG_RET_lu_factor_ex std::tuple<Tensor, Tensor, Tensor>
+#define OFL_LINALG_RET_geqrf std::pair<Tensor, Tensor>
+#define OFL_LINALG_RET_ldl_factor_ex std::tuple<Tensor, Tensor, Tensor>
 #define OFL_SIG_LINALG_a(name, ret, entry) \
   ret name(const Tensor& input) OFL_BODY(res, F::entry(A(input, #name)))
 #define OFL_SIG_LINALG_upper(name, ret, entry) \
@@ -409,6 +415,26 @@
 #define OFL_SIG_LINALG_uplo(name, ret, entry) \
   ret name(const Tensor& input, const std::string& UPLO OFL_D("L")) \
   OFL_BODY(res, F::entry(A(input, #name), UPLO))
+#define OFL_SIG_LINALG_triangular(name, ret, entry) \
+  ret name(const Tensor& input, const Tensor& B, bool upper OFL_D(attrs::kLinalgTriangularAttrs.upper), \
+           bool left OFL_D(true), bool unitriangular OFL_D(attrs::kLinalgTriangularAttrs.unitriangular)) \
+  OFL_BODY(res, F::entry(A(input, #name), A(B, #name), upper, left, unitriangular))
+#define OFL_SIG_LINALG_tau(name, ret, entry) \
+  ret name(const Tensor& input, const Tensor& tau) OFL_BODY(res, F::entry(A(input, #name), A(tau, #name)))
+#define OFL_SIG_LINALG_ormqr(name, ret, entry) \
+  ret name(const Tensor& input, const Tensor& input2, const Tensor& input3, \
+           bool left OFL_D(attrs::kLinalgOrmqrAttrs.left), bool transpose OFL_D(attrs::kLinalgOrmqrAttrs.transpose)) \
+  OFL_BODY(res, F::entry(A(input, #name), A(input2, #name), A(input3, #name), left, transpose))
+#define OFL_SIG_LINALG_hermitian(name, ret, entry) \
+  ret name(const Tensor& input, bool hermitian OFL_D(attrs::kLinalgLdlAttrs.hermitian)) \
+  OFL_BODY(res, F::entry(A(input, #name), hermitian))
+#define OFL_SIG_LINALG_ldl_solve(name, ret, entry) \
+  ret name(const Tensor& LD, const Tensor& pivots, const Tensor& B, \
+           bool hermitian OFL_D(attrs::kLinalgLdlAttrs.hermitian)) \
+  OFL_BODY(res, F::entry(A(LD, #name), A(pivots, #name), A(B, #name), hermitian))
+#define OFL_SIG_LINALG_pivots(name, ret, entry) \
+  ret name(const Tensor& input, const Tensor& pivots) \
+  OFL_BODY(res, F::entry(A(input, #name), A(pivots, #name)))
 #define OFL_LINALG(...)
 #define OFL_LINALG_API(pyname, kind, sig, result, entry) \
   OFL_SIG_LINALG_##sig(pyname, OFL_LINALG_RET_##result, entry)
@@ -712,6 +738,12 @@
 #undef OFL_LINALG_RET_eigh
 #undef OFL_LINALG_RET_qr
 #undef OFL_LINALG_RET_svd
+#undef OFL_LINALG_RET_inv_ex
+#undef OFL_LINALG_RET_cholesky_ex
+#undef OFL_LINALG_RET_solve_ex
+#undef OFL_LINALG_RET_lu_factor_ex
+#undef OFL_LINALG_RET_geqrf
+#undef OFL_LINALG_RET_ldl_factor_ex
 #undef OFL_SIG_LINALG_a
 #undef OFL_SIG_LINALG_upper
 #undef OFL_SIG_LINALG_solve
@@ -719,6 +751,12 @@
 #undef OFL_SIG_LINALG_some
 #undef OFL_SIG_LINALG_full
 #undef OFL_SIG_LINALG_uplo
+#undef OFL_SIG_LINALG_triangular
+#undef OFL_SIG_LINALG_tau
+#undef OFL_SIG_LINALG_ormqr
+#undef OFL_SIG_LINALG_hermitian
+#undef OFL_SIG_LINALG_ldl_solve
+#undef OFL_SIG_LINALG_pivots
 #undef OFL_SIG_MATMUL_other
 #undef OFL_SIG_MATMUL_mat2
 #undef OFL_SIG_MATMUL_addmm

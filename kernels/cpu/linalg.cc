@@ -1,10 +1,13 @@
 // CPU kernels of the linear-algebra family (ops/linalg.cc) on LAPACK (the LAPACK inside Debian's
 // OpenBLAS): Cholesky (potrf), inverse (getrf + getri), sign and log|det| (getrf), solve
-// (getrf + getrs). Inputs are contiguous row-major batches of square matrices [..., n, n]; every
-// matrix is factorised in a scratch copy. A row-major buffer read as column-major is the
-// transpose, which the kernels use instead of copying where the result allows it (inv(A^T) =
-// inv(A)^T, det(A^T) = det(A)). A singular or indefinite matrix is an error naming the batch
-// element and the order, as PyTorch words it. Attributes: the structs of
+// (getrf + getrs), and their _ex forms that report LAPACK's info instead of failing; LU with
+// partial pivoting (getrf) and the permutation matrix of its pivots; triangular solves (trsm);
+// Householder products (orgqr), QR's raw factors (geqrf) and products with their Q (ormqr);
+// Bunch-Kaufman LDL^T (sytrf) and its solve (sytrs). Inputs are contiguous row-major batches of
+// square matrices [..., n, n]; every matrix is factorised in a scratch copy. A row-major buffer
+// read as column-major is the transpose, which the kernels use instead of copying where the result
+// allows it (inv(A^T) = inv(A)^T, det(A^T) = det(A)). A singular or indefinite matrix is an error
+// naming the batch element and the order, as PyTorch words it. Attributes: the structs of
 // oneflow_like/opdefs/linalg.def.
 #include <cmath>
 #include <cstring>
@@ -49,6 +52,26 @@ void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, c
              const int* ipiv, float* b, const int* ldb, int* info);
 void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
              const int* ipiv, double* b, const int* ldb, int* info);
+void strsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m,
+            const int* n, const float* alpha, const float* a, const int* lda, float* b,
+            const int* ldb);
+void dtrsm_(const char* side, const char* uplo, const char* transa, const char* diag, const int* m,
+            const int* n, const double* alpha, const double* a, const int* lda, double* b,
+            const int* ldb);
+void sormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k,
+             const float* a, const int* lda, const float* tau, float* c, const int* ldc,
+             float* work, const int* lwork, int* info);
+void dormqr_(const char* side, const char* trans, const int* m, const int* n, const int* k,
+             const double* a, const int* lda, const double* tau, double* c, const int* ldc,
+             double* work, const int* lwork, int* info);
+void ssytrf_(const char* uplo, const int* n, float* a, const int* lda, int* ipiv, float* work,
+             const int* lwork, int* info);
+void dsytrf_(const char* uplo, const int* n, double* a, const int* lda, int* ipiv, double* work,
+             const int* lwork, int* info);
+void ssytrs_(const char* uplo, const int* n, const int* nrhs, const float* a, const int* lda,
+             const int* ipiv, float* b, const int* ldb, int* info);
+void dsytrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* lda,
+             const int* ipiv, double* b, const int* ldb, int* info);
 }
 
 namespace oneflow_like {
@@ -62,11 +85,15 @@ void Potrf(int n, float* a, int* info) {
 void Potrf(int n, double* a, int* info) {
   dpotrf_("U", &n, a, &n, info);
 }
-void Getrf(int n, float* a, int* ipiv, int* info) {
-  sgetrf_(&n, &n, a, &n, ipiv, info);
+void Getrf(int m, int n, float* a, int* ipiv, int* info) {
+  sgetrf_(&m, &n, a, &m, ipiv, info);
 }
-void Getrf(int n, double* a, int* ipiv, int* info) {
-  dgetrf_(&n, &n, a, &n, ipiv, info);
+void Getrf(int m, int n, double* a, int* ipiv, int* info) {
+  dgetrf_(&m, &n, a, &m, ipiv, info);
+}
+template <typename T>
+void Getrf(int n, T* a, int* ipiv, int* info) {
+  Getrf(n, n, a, ipiv, info);
 }
 void Getri(int n, float* a, const int* ipiv, float* work, int lwork, int* info) {
   sgetri_(&n, a, &n, ipiv, work, &lwork, info);
@@ -79,6 +106,18 @@ void Getrs(int n, int nrhs, const float* a, const int* ipiv, float* b, int* info
 }
 void Getrs(int n, int nrhs, const double* a, const int* ipiv, double* b, int* info) {
   dgetrs_("N", &n, &nrhs, a, &n, ipiv, b, &n, info);
+}
+
+// Row-major [rows, cols] <-> column-major copies (LAPACK's layout).
+template <typename T>
+void ToColMajor(const T* src, int rows, int cols, T* dst) {
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) dst[static_cast<size_t>(c) * rows + r] = src[r * cols + c];
+}
+template <typename T>
+void FromColMajor(const T* src, int rows, int cols, T* dst) {
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) dst[r * cols + c] = src[static_cast<size_t>(c) * rows + r];
 }
 
 // Work sizes by a query call (lwork = liwork = -1), then the decomposition.
@@ -172,8 +211,9 @@ Status Unsupported(const KernelContext& ctx, DType dt) {
 
 // linalg_cholesky(A) -> L, lower, from A's lower triangle. The buffer read as column-major is
 // A^T, whose upper triangle is A's lower one: potrf('U') factors it as U^T U with U in the
-// column-major upper triangle, which read row-major is L = U^T (A = L L^T).
-template <typename T>
+// column-major upper triangle, which read row-major is L = U^T (A = L L^T). kEx
+// (linalg_cholesky_ex): output 1 takes each matrix's info instead of failing.
+template <typename T, bool kEx>
 Status Cholesky(KernelContext& ctx) {
   const TensorView& a = ctx.input(0);
   const Batch b = BatchOf(a);
@@ -185,7 +225,8 @@ Status Cholesky(KernelContext& ctx) {
     int info = 0;
     if (n > 0) Potrf(n, m, &info);
     if (info < 0) return Internal("[%s] potrf argument %d is invalid", ctx.op(), -info);
-    if (info > 0)
+    if (kEx) ctx.output(1).ptr<int32_t>()[i] = info;
+    if (info > 0 && !kEx)
       return InvalidArgument(
           "linalg.cholesky: %sThe factorization could not be completed because the input is not "
           "positive-definite (the leading minor of order %d is not positive-definite).",
@@ -197,8 +238,9 @@ Status Cholesky(KernelContext& ctx) {
 }
 
 // linalg_inv(A) -> A^-1. The buffer read as column-major is A^T; getrf + getri invert it in place
-// to (A^T)^-1 = (A^-1)^T column-major, which read row-major is A^-1.
-template <typename T>
+// to (A^T)^-1 = (A^-1)^T column-major, which read row-major is A^-1. kEx (linalg_inv_ex): output
+// 1 takes getrf's info instead of failing.
+template <typename T, bool kEx>
 Status Inverse(KernelContext& ctx) {
   const TensorView& a = ctx.input(0);
   const Batch b = BatchOf(a);
@@ -208,13 +250,16 @@ Status Inverse(KernelContext& ctx) {
   std::vector<int> ipiv(std::max(n, 1));
   int lwork = std::max(1, n * 64);
   std::vector<T> work(lwork);
+  if (kEx && n == 0)
+    std::fill(ctx.output(1).ptr<int32_t>(), ctx.output(1).ptr<int32_t>() + b.count, 0);
   for (int64_t i = 0; i < b.count && n > 0; ++i) {
     T* m = out + i * n * n;
     int info = 0;
     Getrf(n, m, ipiv.data(), &info);
     if (info == 0) Getri(n, m, ipiv.data(), work.data(), lwork, &info);
     if (info < 0) return Internal("[%s] getrf/getri argument %d is invalid", ctx.op(), -info);
-    if (info > 0)
+    if (kEx) ctx.output(1).ptr<int32_t>()[i] = info;
+    if (info > 0 && !kEx)
       return InvalidArgument(
           "linalg.inv: %sThe diagonal element %d is zero, the inversion could not be completed "
           "because the input matrix is singular.",
@@ -258,8 +303,9 @@ Status Slogdet(KernelContext& ctx) {
 }
 
 // linalg_solve(A, B) -> X with A X = B, B [..., n, k] (the same batch as A). Column-major copies
-// of A and B go through getrf + getrs; X is copied back row-major.
-template <typename T>
+// of A and B go through getrf + getrs; X is copied back row-major. kEx (linalg_solve_ex): output
+// 1 takes getrf's info instead of failing.
+template <typename T, bool kEx>
 Status Solve(KernelContext& ctx) {
   const TensorView& a = ctx.input(0);
   const TensorView& rhs = ctx.input(1);
@@ -268,25 +314,22 @@ Status Solve(KernelContext& ctx) {
   T* out = ctx.output(0).ptr<T>();
   std::vector<T> lu(static_cast<size_t>(n) * n), x(static_cast<size_t>(n) * k);
   std::vector<int> ipiv(std::max(n, 1));
+  if (kEx && n == 0)
+    std::fill(ctx.output(1).ptr<int32_t>(), ctx.output(1).ptr<int32_t>() + ba.count, 0);
   for (int64_t i = 0; i < ba.count && n > 0; ++i) {
-    const T* am = a.ptr<const T>() + i * n * n;
-    const T* bm = rhs.ptr<const T>() + i * n * k;
-    for (int r = 0; r < n; ++r)
-      for (int c = 0; c < n; ++c) lu[static_cast<size_t>(c) * n + r] = am[r * n + c];
-    for (int r = 0; r < n; ++r)
-      for (int c = 0; c < k; ++c) x[static_cast<size_t>(c) * n + r] = bm[r * k + c];
+    ToColMajor(a.ptr<const T>() + i * n * n, n, n, lu.data());
+    ToColMajor(rhs.ptr<const T>() + i * n * k, n, k, x.data());
     int info = 0;
     Getrf(n, lu.data(), ipiv.data(), &info);
     if (info == 0 && k > 0) Getrs(n, k, lu.data(), ipiv.data(), x.data(), &info);
     if (info < 0) return Internal("[%s] getrf/getrs argument %d is invalid", ctx.op(), -info);
-    if (info > 0)
+    if (kEx) ctx.output(1).ptr<int32_t>()[i] = info;
+    if (info > 0 && !kEx)
       return InvalidArgument(
           "linalg.solve: %sThe solver failed because the input matrix is singular (U[%d, %d] is "
           "zero).",
           Element(ba, i), info, info);
-    T* om = out + i * n * k;
-    for (int r = 0; r < n; ++r)
-      for (int c = 0; c < k; ++c) om[r * k + c] = x[static_cast<size_t>(c) * n + r];
+    FromColMajor(x.data(), n, k, out + i * n * k);
   }
   return Status();
 }
@@ -397,6 +440,269 @@ Status Svd(KernelContext& ctx) {
   return Status();
 }
 
+// linalg_lu_factor_ex(A) -> (LU, pivots, info): P A = L U with partial pivoting (getrf on a
+// column-major copy), A [..., m, n]; LU holds L's strict lower part (unit diagonal) and U, pivots
+// [..., k] LAPACK's 1-based row interchanges (int32), info [...] the first zero U[i, i] (1-based)
+// or 0. A singular matrix is factorised all the same, as PyTorch's.
+template <typename T>
+Status LuFactor(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const Batch b = BatchOf(a);
+  const int m = static_cast<int>(b.rows), n = static_cast<int>(b.cols), k = std::min(m, n);
+  T* lu = ctx.output(0).ptr<T>();
+  int32_t* piv = ctx.output(1).ptr<int32_t>();
+  int32_t* info_out = ctx.output(2).ptr<int32_t>();
+  std::vector<T> buf(static_cast<size_t>(m) * n);
+  std::vector<int> ipiv(std::max(k, 1));
+  for (int64_t i = 0; i < b.count; ++i) {
+    int info = 0;
+    if (k > 0) {
+      ToColMajor(a.ptr<const T>() + i * m * n, m, n, buf.data());
+      Getrf(m, n, buf.data(), ipiv.data(), &info);
+      if (info < 0) return Internal("[%s] getrf argument %d is invalid", ctx.op(), -info);
+      FromColMajor(buf.data(), m, n, lu + i * m * n);
+    }
+    for (int d = 0; d < k; ++d) piv[i * k + d] = ipiv[d];
+    info_out[i] = info;
+  }
+  return Status();
+}
+
+// linalg_lu_permutation(LU [..., m, n], pivots [..., k]) -> P [..., m, m] with A = P L U: the
+// row interchanges applied in order to the identity's row order give perm (row r of L U is row
+// perm[r] of A), so P[perm[r], r] = 1. A pivot outside [1, m] is an error naming it.
+template <typename T>
+Status LuPermutation(KernelContext& ctx) {
+  const Batch b = BatchOf(ctx.input(0));
+  const TensorView& pv = ctx.input(1);
+  const int m = static_cast<int>(b.rows);
+  const int64_t k = pv.shape[pv.shape.ndim() - 1];
+  const int32_t* piv = pv.ptr<const int32_t>();
+  T* p = ctx.output(0).ptr<T>();
+  std::vector<int> perm(m);
+  for (int64_t i = 0; i < b.count; ++i) {
+    for (int r = 0; r < m; ++r) perm[r] = r;
+    for (int64_t d = 0; d < k; ++d) {
+      const int32_t to = piv[i * k + d];
+      if (to < 1 || to > m)
+        return InvalidArgument("lu_unpack: %spivot %d is %d, outside [1, %d]", Element(b, i), d, to,
+                               m);
+      std::swap(perm[d], perm[to - 1]);
+    }
+    T* pm = p + i * m * m;
+    std::fill(pm, pm + static_cast<size_t>(m) * m, T(0));
+    for (int r = 0; r < m; ++r) pm[perm[r] * m + r] = T(1);
+  }
+  return Status();
+}
+
+// linalg_solve_triangular(A [..., n, n], B [..., n, k]; upper, unitriangular) -> X with A X = B
+// (the same batch), reading A's upper or lower triangle. The row-major buffers read column-major
+// are A^T and B^T: trsm solves X^T A^T = B^T (side R) in place in the output, A^T's triangle
+// being the other one. A zero diagonal gives inf/nan, as PyTorch's (no error).
+template <typename T>
+Status SolveTriangular(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const TensorView& rhs = ctx.input(1);
+  const Batch ba = BatchOf(a), bb = BatchOf(rhs);
+  const int n = static_cast<int>(ba.rows), k = static_cast<int>(bb.cols);
+  const auto attrs = opdefs::ReadAttrs<opdefs::LinalgTriangularAttrs>(ctx.attrs());
+  T* out = ctx.output(0).ptr<T>();
+  std::memcpy(out, rhs.ptr<const T>(), sizeof(T) * ba.count * n * k);
+  const char* uplo = attrs.upper ? "L" : "U";
+  const char* diag = attrs.unitriangular ? "U" : "N";
+  const T one = T(1);
+  const int ldb = std::max(k, 1), lda = std::max(n, 1);
+  for (int64_t i = 0; i < ba.count && n > 0 && k > 0; ++i) {
+    const T* am = a.ptr<const T>() + i * n * n;
+    T* xm = out + i * n * k;
+    if constexpr (std::is_same_v<T, float>) {
+      strsm_("R", uplo, "N", diag, &k, &n, &one, am, &lda, xm, &ldb);
+    } else {
+      dtrsm_("R", uplo, "N", diag, &k, &n, &one, am, &lda, xm, &ldb);
+    }
+  }
+  return Status();
+}
+
+// Orgqr's work size (a generous block size; orgqr needs at least n).
+template <typename T>
+std::vector<T> OrgqrWork(int n) {
+  return std::vector<T>(std::max(1, n * 64));
+}
+
+// linalg_householder_product(A [..., m, n], tau [..., k]) -> the first n columns of
+// H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i = (0 .. 0, 1, A[i+1:, i]) (orgqr on a column-major
+// copy). The functional entry checks m >= n >= k.
+template <typename T>
+Status HouseholderProduct(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const TensorView& tv = ctx.input(1);
+  const Batch b = BatchOf(a);
+  const int m = static_cast<int>(b.rows), n = static_cast<int>(b.cols);
+  const int k = static_cast<int>(tv.shape[tv.shape.ndim() - 1]);
+  T* out = ctx.output(0).ptr<T>();
+  std::vector<T> buf(static_cast<size_t>(m) * n), tau(std::max(k, 1));
+  std::vector<T> work = OrgqrWork<T>(n);
+  for (int64_t i = 0; i < b.count && m > 0 && n > 0; ++i) {
+    ToColMajor(a.ptr<const T>() + i * m * n, m, n, buf.data());
+    std::copy(tv.ptr<const T>() + i * k, tv.ptr<const T>() + (i + 1) * k, tau.begin());
+    int info = 0;
+    Orgqr(m, n, k, buf.data(), tau, &work, &info);
+    if (info != 0) return Internal("[%s] orgqr failed with info %d", ctx.op(), info);
+    FromColMajor(buf.data(), m, n, out + i * m * n);
+  }
+  return Status();
+}
+
+// linalg_geqrf(A [..., m, n]) -> (a, tau): LAPACK's geqrf result, R in a's upper triangle, the
+// Householder vectors below it, tau [..., min(m, n)] (torch.geqrf).
+template <typename T>
+Status GeqrfRaw(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const Batch b = BatchOf(a);
+  const int m = static_cast<int>(b.rows), n = static_cast<int>(b.cols), k = std::min(m, n);
+  T* out = ctx.output(0).ptr<T>();
+  T* tau_out = ctx.output(1).ptr<T>();
+  std::vector<T> buf(static_cast<size_t>(m) * n), tau, work;
+  for (int64_t i = 0; i < b.count && k > 0; ++i) {
+    ToColMajor(a.ptr<const T>() + i * m * n, m, n, buf.data());
+    int info = 0;
+    Geqrf(m, n, n, buf.data(), &tau, &work, &info);
+    if (info != 0) return Internal("[%s] geqrf failed with info %d", ctx.op(), info);
+    FromColMajor(buf.data(), m, n, out + i * m * n);
+    std::copy(tau.begin(), tau.begin() + k, tau_out + i * k);
+  }
+  return Status();
+}
+
+// linalg_ormqr(input [..., r, c], tau [..., t], C [..., m, n]; left, transpose) -> op(Q) C (left)
+// or C op(Q), Q = H_1 ... H_t from input's Householder vectors (r = m if left, else n), op(Q) =
+// Q^T if transpose (ormqr on column-major copies).
+template <typename T>
+Status Ormqr(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const TensorView& tv = ctx.input(1);
+  const TensorView& c = ctx.input(2);
+  const Batch ba = BatchOf(a), bc = BatchOf(c);
+  const int r = static_cast<int>(ba.rows), cols = static_cast<int>(ba.cols);
+  const int m = static_cast<int>(bc.rows), n = static_cast<int>(bc.cols);
+  const int t = static_cast<int>(tv.shape[tv.shape.ndim() - 1]);
+  const auto attrs = opdefs::ReadAttrs<opdefs::LinalgOrmqrAttrs>(ctx.attrs());
+  const char* side = attrs.left ? "L" : "R";
+  const char* trans = attrs.transpose ? "T" : "N";
+  T* out = ctx.output(0).ptr<T>();
+  std::vector<T> abuf(static_cast<size_t>(r) * cols), cbuf(static_cast<size_t>(m) * n);
+  const int lda = std::max(r, 1), ldc = std::max(m, 1);
+  for (int64_t i = 0; i < bc.count; ++i) {
+    const T* cm = c.ptr<const T>() + i * m * n;
+    T* om = out + i * m * n;
+    if (t == 0 || m == 0 || n == 0) {
+      std::copy(cm, cm + static_cast<size_t>(m) * n, om);
+      continue;
+    }
+    ToColMajor(a.ptr<const T>() + i * r * cols, r, cols, abuf.data());
+    ToColMajor(cm, m, n, cbuf.data());
+    const T* tau = tv.ptr<const T>() + i * t;
+    int info = 0, lwork = -1;
+    T wq = 0;
+    std::vector<T> work;
+    auto call = [&](T* w) {
+      if constexpr (std::is_same_v<T, float>) {
+        sormqr_(side, trans, &m, &n, &t, abuf.data(), &lda, tau, cbuf.data(), &ldc, w, &lwork,
+                &info);
+      } else {
+        dormqr_(side, trans, &m, &n, &t, abuf.data(), &lda, tau, cbuf.data(), &ldc, w, &lwork,
+                &info);
+      }
+    };
+    call(&wq);
+    lwork = std::max(1, static_cast<int>(wq));
+    work.resize(lwork);
+    if (info == 0) call(work.data());
+    if (info != 0) return Internal("[%s] ormqr failed with info %d", ctx.op(), info);
+    FromColMajor(cbuf.data(), m, n, om);
+  }
+  return Status();
+}
+
+// linalg_ldl_factor_ex(A [..., n, n]) -> (LD, pivots, info): Bunch-Kaufman A = L D L^T from A's
+// lower triangle (sytrf 'L' on a column-major copy), LD's lower triangle and pivots as LAPACK
+// leaves them and its strict upper triangle zero (as PyTorch's: negative pivots mark 2x2 blocks),
+// info > 0 where D is singular.
+template <typename T>
+Status LdlFactor(KernelContext& ctx) {
+  const TensorView& a = ctx.input(0);
+  const Batch b = BatchOf(a);
+  const int n = static_cast<int>(b.rows);
+  T* ld = ctx.output(0).ptr<T>();
+  int32_t* piv = ctx.output(1).ptr<int32_t>();
+  int32_t* info_out = ctx.output(2).ptr<int32_t>();
+  std::vector<T> buf(static_cast<size_t>(n) * n), work;
+  std::vector<int> ipiv(std::max(n, 1));
+  for (int64_t i = 0; i < b.count; ++i) {
+    int info = 0;
+    if (n > 0) {
+      ToColMajor(a.ptr<const T>() + i * n * n, n, n, buf.data());
+      int lwork = -1;
+      T wq = 0;
+      auto call = [&](T* w) {
+        if constexpr (std::is_same_v<T, float>) {
+          ssytrf_("L", &n, buf.data(), &n, ipiv.data(), w, &lwork, &info);
+        } else {
+          dsytrf_("L", &n, buf.data(), &n, ipiv.data(), w, &lwork, &info);
+        }
+      };
+      call(&wq);
+      lwork = std::max(1, static_cast<int>(wq));
+      work.resize(lwork);
+      if (info == 0) call(work.data());
+      if (info < 0) return Internal("[%s] sytrf argument %d is invalid", ctx.op(), -info);
+      T* lm = ld + i * n * n;
+      FromColMajor(buf.data(), n, n, lm);
+      for (int r = 0; r < n; ++r)  // sytrf leaves the upper triangle as it was; torch zeroes it
+        for (int c = r + 1; c < n; ++c) lm[r * n + c] = T(0);
+      for (int d = 0; d < n; ++d) piv[i * n + d] = ipiv[d];
+    }
+    info_out[i] = info;
+  }
+  return Status();
+}
+
+// linalg_ldl_solve(LD [..., n, n], pivots [..., n], B [..., n, k]) -> X with A X = B for the
+// A = L D L^T that ldl_factor left in LD (sytrs 'L' on column-major copies).
+template <typename T>
+Status LdlSolve(KernelContext& ctx) {
+  const TensorView& ldv = ctx.input(0);
+  const TensorView& pv = ctx.input(1);
+  const TensorView& rhs = ctx.input(2);
+  const Batch b = BatchOf(ldv), bb = BatchOf(rhs);
+  const int n = static_cast<int>(b.rows), k = static_cast<int>(bb.cols);
+  T* out = ctx.output(0).ptr<T>();
+  std::vector<T> lbuf(static_cast<size_t>(n) * n), x(static_cast<size_t>(n) * k);
+  std::vector<int> ipiv(std::max(n, 1));
+  for (int64_t i = 0; i < b.count && n > 0 && k > 0; ++i) {
+    ToColMajor(ldv.ptr<const T>() + i * n * n, n, n, lbuf.data());
+    ToColMajor(rhs.ptr<const T>() + i * n * k, n, k, x.data());
+    const int32_t* pm = pv.ptr<const int32_t>() + i * n;
+    for (int d = 0; d < n; ++d) {
+      if (pm[d] == 0 || pm[d] > n || pm[d] < -n)
+        return InvalidArgument("linalg.ldl_solve: %spivot %d is %d, outside [-%d, %d] or zero",
+                               Element(b, i), d, pm[d], n, n);
+      ipiv[d] = pm[d];
+    }
+    int info = 0;
+    if constexpr (std::is_same_v<T, float>) {
+      ssytrs_("L", &n, &k, lbuf.data(), &n, ipiv.data(), x.data(), &n, &info);
+    } else {
+      dsytrs_("L", &n, &k, lbuf.data(), &n, ipiv.data(), x.data(), &n, &info);
+    }
+    if (info != 0) return Internal("[%s] sytrs failed with info %d", ctx.op(), info);
+    FromColMajor(x.data(), n, k, out + i * n * k);
+  }
+  return Status();
+}
+
 // One entry per op: the float or double instantiation by the input's dtype.
 template <Status (*F32)(KernelContext&), Status (*F64)(KernelContext&)>
 Status ByDtype(KernelContext& ctx) {
@@ -407,10 +713,23 @@ Status ByDtype(KernelContext& ctx) {
   }
 }
 
-constexpr KernelFn kCholeskyKernel = ByDtype<Cholesky<float>, Cholesky<double>>;
-constexpr KernelFn kInverseKernel = ByDtype<Inverse<float>, Inverse<double>>;
+constexpr KernelFn kCholeskyKernel = ByDtype<Cholesky<float, false>, Cholesky<double, false>>;
+constexpr KernelFn kCholeskyExKernel = ByDtype<Cholesky<float, true>, Cholesky<double, true>>;
+constexpr KernelFn kInverseKernel = ByDtype<Inverse<float, false>, Inverse<double, false>>;
+constexpr KernelFn kInverseExKernel = ByDtype<Inverse<float, true>, Inverse<double, true>>;
 constexpr KernelFn kSlogdetKernel = ByDtype<Slogdet<float>, Slogdet<double>>;
-constexpr KernelFn kSolveKernel = ByDtype<Solve<float>, Solve<double>>;
+constexpr KernelFn kSolveKernel = ByDtype<Solve<float, false>, Solve<double, false>>;
+constexpr KernelFn kSolveExKernel = ByDtype<Solve<float, true>, Solve<double, true>>;
+constexpr KernelFn kLuFactorKernel = ByDtype<LuFactor<float>, LuFactor<double>>;
+constexpr KernelFn kLuPermutationKernel = ByDtype<LuPermutation<float>, LuPermutation<double>>;
+constexpr KernelFn kSolveTriangularKernel =
+    ByDtype<SolveTriangular<float>, SolveTriangular<double>>;
+constexpr KernelFn kHouseholderKernel =
+    ByDtype<HouseholderProduct<float>, HouseholderProduct<double>>;
+constexpr KernelFn kGeqrfKernel = ByDtype<GeqrfRaw<float>, GeqrfRaw<double>>;
+constexpr KernelFn kOrmqrKernel = ByDtype<Ormqr<float>, Ormqr<double>>;
+constexpr KernelFn kLdlFactorKernel = ByDtype<LdlFactor<float>, LdlFactor<double>>;
+constexpr KernelFn kLdlSolveKernel = ByDtype<LdlSolve<float>, LdlSolve<double>>;
 constexpr KernelFn kEighKernel = ByDtype<Eigh<float>, Eigh<double>>;
 constexpr KernelFn kQrKernel = ByDtype<Qr<float>, Qr<double>>;
 constexpr KernelFn kSvdKernel = ByDtype<Svd<float>, Svd<double>>;
@@ -424,6 +743,17 @@ OFL_REGISTER_KERNEL(linalg_solve, kCPU, kSolveKernel);
 OFL_REGISTER_KERNEL(linalg_eigh, kCPU, kEighKernel);
 OFL_REGISTER_KERNEL(linalg_qr, kCPU, kQrKernel);
 OFL_REGISTER_KERNEL(linalg_svd, kCPU, kSvdKernel);
+OFL_REGISTER_KERNEL(linalg_cholesky_ex, kCPU, kCholeskyExKernel);
+OFL_REGISTER_KERNEL(linalg_inv_ex, kCPU, kInverseExKernel);
+OFL_REGISTER_KERNEL(linalg_solve_ex, kCPU, kSolveExKernel);
+OFL_REGISTER_KERNEL(linalg_lu_factor_ex, kCPU, kLuFactorKernel);
+OFL_REGISTER_KERNEL(linalg_lu_permutation, kCPU, kLuPermutationKernel);
+OFL_REGISTER_KERNEL(linalg_solve_triangular, kCPU, kSolveTriangularKernel);
+OFL_REGISTER_KERNEL(linalg_householder_product, kCPU, kHouseholderKernel);
+OFL_REGISTER_KERNEL(linalg_geqrf, kCPU, kGeqrfKernel);
+OFL_REGISTER_KERNEL(linalg_ormqr, kCPU, kOrmqrKernel);
+OFL_REGISTER_KERNEL(linalg_ldl_factor_ex, kCPU, kLdlFactorKernel);
+OFL_REGISTER_KERNEL(linalg_ldl_solve, kCPU, kLdlSolveKernel);
 
 }  // namespace kernels
 }  // namespace oneflow_like

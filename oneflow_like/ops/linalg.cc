@@ -13,6 +13,15 @@
 //              diagonal), skew(X) = X - X^T
 //   qr (m >= n): M = R dR^T - dQ^T Q, dA = (dQ + Q copyltu(M)) R^-T, copyltu(M) = tril(M) +
 //              tril(M, -1)^T
+//   lu_factor: square A: dA = P L^-T (tril(L^T dL, -1) + triu(dU U^T)) U^-T, dL = tril(dLU, -1),
+//              dU = triu(dLU); wide and tall A: PyTorch's formulas at LuFactorGrad
+//   solve_triangular (A X = B): dB = solve_triangular(A^T, dX), dA = -dB X^T restricted to A's
+//              triangle (strictly, if unitriangular)
+//   householder_product: Q = H_1 ... H_k E, H_i = I - tau_i v_i v_i^T: the chain rule through
+//              the product, suffixes S_i = H_i ... H_k E recomputed, G_i = H_{i-1}^T ... H_1^T dQ:
+//              dtau_i = -(G_i^T v_i)^T (S_{i+1}^T v_i), dv_i = -tau_i (G_i S_{i+1}^T v_i +
+//              S_{i+1} G_i^T v_i), below v_i's unit entry
+//   geqrf, ormqr, ldl_factor, ldl_solve: none (backward raises, as PyTorch's)
 #include "oneflow_like/ops/linalg.h"
 
 #include <algorithm>
@@ -86,6 +95,70 @@ Status Infer_qr(TensorSpan in, const AttrMap& attrs, std::vector<TensorMeta>* ou
   return Status();
 }
 
+TensorMeta Info(const Tensor& x) {  // int32 [batch]
+  const Shape& s = x.shape();
+  return TensorMeta{Shape(absl::MakeConstSpan(s.dims().data(), s.ndim() - 2)), DType::kI32,
+                    x.device()};
+}
+// x's shape with its last two dims replaced by `last` (one or two dims).
+Shape BatchPlus(const Tensor& x, std::initializer_list<int64_t> last) {
+  std::vector<int64_t> d(x.shape().dims().begin(), x.shape().dims().end() - 2);
+  d.insert(d.end(), last);
+  return ShapeOf(d);
+}
+int64_t Rows(const Tensor& x) {
+  return x.shape()[x.ndim() - 2];
+}
+int64_t Cols(const Tensor& x) {
+  return x.shape()[x.ndim() - 1];
+}
+
+Status Infer_square_info(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
+  out->push_back(Like(in[0], in[0].shape()));
+  out->push_back(Info(in[0]));
+  return Status();
+}
+
+Status Infer_solve_info(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
+  out->push_back(Like(in[1], in[1].shape()));
+  out->push_back(Info(in[0]));
+  return Status();
+}
+
+Status Infer_lu(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
+  const int64_t k = std::min(Rows(in[0]), Cols(in[0]));
+  Shape piv = BatchPlus(in[0], {k});
+  out->push_back(Like(in[0], in[0].shape()));
+  out->push_back(TensorMeta{piv, DType::kI32, in[0].device()});
+  out->push_back(Info(in[0]));
+  return Status();
+}
+
+Status Infer_perm(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
+  const int64_t m = Rows(in[0]);
+  out->push_back(Like(in[0], BatchPlus(in[0], {m, m})));
+  return Status();
+}
+
+Status Infer_geqrf(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
+  const int64_t k = std::min(Rows(in[0]), Cols(in[0]));
+  out->push_back(Like(in[0], in[0].shape()));
+  out->push_back(Like(in[0], BatchPlus(in[0], {k})));
+  return Status();
+}
+
+Status Infer_third(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
+  out->push_back(Like(in[2], in[2].shape()));
+  return Status();
+}
+
+Status Infer_ldl(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
+  out->push_back(Like(in[0], in[0].shape()));
+  out->push_back(TensorMeta{BatchPlus(in[0], {Rows(in[0])}), DType::kI32, in[0].device()});
+  out->push_back(Info(in[0]));
+  return Status();
+}
+
 Status Infer_svd(TensorSpan in, const AttrMap& attrs, std::vector<TensorMeta>* out) {
   const Shape& s = in[0].shape();
   const int64_t nd = s.ndim(), m = s[nd - 2], n = s[nd - 1], k = std::min(m, n);
@@ -101,6 +174,15 @@ Status Infer_svd(TensorSpan in, const AttrMap& attrs, std::vector<TensorMeta>* o
 // ---- gradient formulas (the table's grad column; PyTorch's) ----------------------------------
 
 StatusOr<Tensor> SolveRaw(const Tensor& a, const Tensor& b);
+StatusOr<Tensor> SolveTriangularRaw(const Tensor& a, const Tensor& b, bool upper,
+                                    bool unitriangular);
+StatusOr<Tensor> Permutation(const Tensor& lu, const Tensor& pivots);
+
+// The gradient of an op PyTorch has no derivative for either: an error naming the op.
+template <const OpDef& Self>
+StatusOr<TensorList> Unsupported(const GradContext&) {
+  return Unimplemented("[%s] backward is not supported", Self.name);
+}
 
 // dA = -Y^T dY Y^T (Y = A^-1).
 StatusOr<TensorList> InvGrad(const GradContext& c) {
@@ -243,6 +325,159 @@ StatusOr<TensorList> QrGrad(const GradContext& c) {
   return TensorList{ga};
 }
 
+// PyTorch's linalg_lu_backward for lu_factor's LU [m, n] (k = min(m, n); L [m, k] unit lower,
+// U [k, n] upper, dL = dLU[:, :k], dU = dLU[:k, :], each read on its own triangle):
+//   square: dA = P L^-T (tril(L^T dL, -1) + triu(dU U^T)) U^-T
+//   wide (m < n, U = [U1 U2]): dA = P L^-T [dU1 + tril(L^T dL - triu(dU) U^T, -1) U1^-T, dU2]
+//   tall (m > n, L = [L1; L2]): dA = P [dL1 + L1^-T triu(dU U^T - L^T tril(dL, -1)); dL2] U^-T,
+//     dL1 taken strictly lower
+StatusOr<TensorList> LuFactorGrad(const GradContext& c) {
+  const Tensor& g = c.grad_outputs[0];
+  if (!g.defined()) return TensorList{Tensor()};
+  const Tensor &lu = c.outputs[0], &piv = c.outputs[1];
+  const int64_t m = Rows(lu), n = Cols(lu), k = std::min(m, n);
+  ASSIGN_OR_RETURN(Tensor eye, F::Eye(m, k, lu.dtype(), lu.device()));
+  ASSIGN_OR_RETURN(Tensor l, F::Narrow(lu, -1, 0, k));
+  ASSIGN_OR_RETURN(l, F::Tril(l, -1));
+  ASSIGN_OR_RETURN(l, F::Add(l, eye));  // [m, k]
+  ASSIGN_OR_RETURN(Tensor u, F::Narrow(lu, -2, 0, k));
+  ASSIGN_OR_RETURN(u, F::Triu(u));  // [k, n]
+  ASSIGN_OR_RETURN(Tensor gl, F::Narrow(g, -1, 0, k));
+  ASSIGN_OR_RETURN(gl, F::Tril(gl, -1));
+  ASSIGN_OR_RETURN(Tensor gu, F::Narrow(g, -2, 0, k));
+  ASSIGN_OR_RETURN(gu, F::Triu(gu));
+  ASSIGN_OR_RETURN(Tensor lt, T(l));
+  ASSIGN_OR_RETURN(Tensor ut, T(u));
+  ASSIGN_OR_RETURN(Tensor ltgl, F::Matmul(lt, gl));  // [k, k]
+  ASSIGN_OR_RETURN(Tensor guut, F::Matmul(gu, ut));  // [k, k]
+  // X U1^-T for X [r, k]: U1 X'^T = X^T.
+  auto right_u1t = [&](const Tensor& x) -> StatusOr<Tensor> {
+    ASSIGN_OR_RETURN(Tensor u1, F::Narrow(u, -1, 0, k));
+    ASSIGN_OR_RETURN(Tensor xt, T(x));
+    ASSIGN_OR_RETURN(Tensor yt, SolveTriangularRaw(u1, xt, true, false));
+    return T(yt);
+  };
+  Tensor ga;
+  if (m == n) {
+    ASSIGN_OR_RETURN(Tensor lo, F::Tril(ltgl, -1));
+    ASSIGN_OR_RETURN(Tensor up, F::Triu(guut));
+    ASSIGN_OR_RETURN(Tensor x, F::Add(lo, up));
+    ASSIGN_OR_RETURN(x, right_u1t(x));
+    ASSIGN_OR_RETURN(ga, SolveTriangularRaw(lt, x, true, true));
+  } else if (m < n) {
+    ASSIGN_OR_RETURN(Tensor x, F::Sub(ltgl, guut));
+    ASSIGN_OR_RETURN(x, F::Tril(x, -1));
+    ASSIGN_OR_RETURN(x, right_u1t(x));
+    ASSIGN_OR_RETURN(Tensor gu1, F::Narrow(gu, -1, 0, k));
+    ASSIGN_OR_RETURN(Tensor gu2, F::Narrow(gu, -1, k, n - k));
+    ASSIGN_OR_RETURN(x, F::Add(x, gu1));
+    ASSIGN_OR_RETURN(x, F::Cat({x, gu2}, -1));
+    ASSIGN_OR_RETURN(ga, SolveTriangularRaw(lt, x, true, true));
+  } else {
+    ASSIGN_OR_RETURN(Tensor x, F::Sub(guut, ltgl));
+    ASSIGN_OR_RETURN(x, F::Triu(x));
+    ASSIGN_OR_RETURN(Tensor l1t, F::Narrow(lt, -1, 0, k));  // L1^T, unit upper
+    ASSIGN_OR_RETURN(x, SolveTriangularRaw(l1t, x, true, true));
+    ASSIGN_OR_RETURN(Tensor gl1, F::Narrow(gl, -2, 0, k));
+    ASSIGN_OR_RETURN(Tensor gl2, F::Narrow(gl, -2, k, m - k));
+    ASSIGN_OR_RETURN(x, F::Add(x, gl1));
+    ASSIGN_OR_RETURN(x, F::Cat({x, gl2}, -2));
+    ASSIGN_OR_RETURN(ga, right_u1t(x));
+  }
+  ASSIGN_OR_RETURN(Tensor p, Permutation(lu, piv));
+  ASSIGN_OR_RETURN(ga, F::Matmul(p, ga));
+  return TensorList{ga};
+}
+
+// A X = B: dB = solve_triangular(A^T, dX) (the other triangle), dA = -dB X^T on A's triangle.
+StatusOr<TensorList> SolveTriangularGrad(const GradContext& c) {
+  const Tensor& g = c.grad_outputs[0];
+  if (!g.defined()) return TensorList{Tensor(), Tensor()};
+  const auto attrs = opdefs::ReadAttrs<opdefs::LinalgTriangularAttrs>(c.attrs);
+  ASSIGN_OR_RETURN(Tensor at, T(c.inputs[0]));
+  ASSIGN_OR_RETURN(Tensor gb, SolveTriangularRaw(at, g, !attrs.upper, attrs.unitriangular));
+  Tensor ga;
+  if (c.needs_input_grad[0]) {
+    ASSIGN_OR_RETURN(Tensor xt, T(c.outputs[0]));
+    ASSIGN_OR_RETURN(ga, F::Matmul(gb, xt));
+    ASSIGN_OR_RETURN(ga, F::Neg(ga));
+    const int64_t diag = attrs.unitriangular ? 1 : 0;
+    if (attrs.upper) {
+      ASSIGN_OR_RETURN(ga, F::Triu(ga, diag));
+    } else {
+      ASSIGN_OR_RETURN(ga, F::Tril(ga, -diag));
+    }
+  }
+  return TensorList{ga, gb};
+}
+
+// Q = H_1 ... H_k E (E: the identity's first n columns), H_i = I - tau_i v_i v_i^T: the chain
+// rule through the product with differentiable ops (so double backward works).
+StatusOr<TensorList> HouseholderProductGrad(const GradContext& c) {
+  const Tensor& g = c.grad_outputs[0];
+  if (!g.defined()) return TensorList{Tensor(), Tensor()};
+  const Tensor &a = c.inputs[0], &tau = c.inputs[1];
+  const int64_t m = Rows(a), n = Cols(a), k = tau.shape()[tau.ndim() - 1];
+  if (k == 0) {
+    ASSIGN_OR_RETURN(Tensor za, F::ZerosLike(a));
+    ASSIGN_OR_RETURN(Tensor zt, F::ZerosLike(tau));
+    return TensorList{za, zt};
+  }
+  // V = the reflectors as columns [..., m, k]; taus [..., 1, k].
+  ASSIGN_OR_RETURN(Tensor v, F::Narrow(a, -1, 0, k));
+  ASSIGN_OR_RETURN(v, F::Tril(v, -1));
+  ASSIGN_OR_RETURN(Tensor eye_mk, F::Eye(m, k, a.dtype(), a.device()));
+  ASSIGN_OR_RETURN(v, F::Add(v, eye_mk));
+  ASSIGN_OR_RETURN(Tensor taus, F::Unsqueeze(tau, -2));
+  std::vector<Tensor> vs(k), ts(k), s(k + 1);
+  for (int64_t i = 0; i < k; ++i) {
+    ASSIGN_OR_RETURN(vs[i], F::Narrow(v, -1, i, 1));     // [..., m, 1]
+    ASSIGN_OR_RETURN(ts[i], F::Narrow(taus, -1, i, 1));  // [..., 1, 1]
+  }
+  // H x = x - tau v (v^T x).
+  auto reflect = [&](int64_t i, const Tensor& x) -> StatusOr<Tensor> {
+    ASSIGN_OR_RETURN(Tensor vt, T(vs[i]));
+    ASSIGN_OR_RETURN(Tensor w, F::Matmul(vt, x));
+    ASSIGN_OR_RETURN(w, F::Matmul(vs[i], w));
+    ASSIGN_OR_RETURN(w, F::Mul(ts[i], w));
+    return F::Sub(x, w);
+  };
+  ASSIGN_OR_RETURN(s[k], F::Eye(m, n, a.dtype(), a.device()));
+  for (int64_t i = k - 1; i > 0; --i) {
+    ASSIGN_OR_RETURN(s[i], reflect(i, s[i + 1]));
+  }
+  Tensor gi = g;
+  TensorList dvs, dts;
+  for (int64_t i = 0; i < k; ++i) {
+    ASSIGN_OR_RETURN(Tensor git, T(gi));
+    ASSIGN_OR_RETURN(Tensor st, T(s[i + 1]));
+    ASSIGN_OR_RETURN(Tensor av, F::Matmul(git, vs[i]));  // G_i^T v [..., n, 1]
+    ASSIGN_OR_RETURN(Tensor bv, F::Matmul(st, vs[i]));   // S^T v [..., n, 1]
+    ASSIGN_OR_RETURN(Tensor avt, T(av));
+    ASSIGN_OR_RETURN(Tensor dt, F::Matmul(avt, bv));
+    ASSIGN_OR_RETURN(dt, F::Neg(dt));
+    dts.push_back(dt);
+    ASSIGN_OR_RETURN(Tensor d1, F::Matmul(gi, bv));
+    ASSIGN_OR_RETURN(Tensor d2, F::Matmul(s[i + 1], av));
+    ASSIGN_OR_RETURN(Tensor dv, F::Add(d1, d2));
+    ASSIGN_OR_RETURN(dv, F::Mul(ts[i], dv));
+    ASSIGN_OR_RETURN(dv, F::Neg(dv));
+    dvs.push_back(dv);
+    if (i + 1 < k) {
+      ASSIGN_OR_RETURN(gi, reflect(i, gi));  // H_i is symmetric
+    }
+  }
+  ASSIGN_OR_RETURN(Tensor dv, F::Cat(dvs, -1));
+  ASSIGN_OR_RETURN(dv, F::Tril(dv, -1));
+  if (n > k) {
+    ASSIGN_OR_RETURN(Tensor rest, F::Zeros(BatchPlus(a, {m, n - k}), a.dtype(), a.device()));
+    ASSIGN_OR_RETURN(dv, F::Cat({dv, rest}, -1));
+  }
+  ASSIGN_OR_RETURN(Tensor dtau, F::Cat(dts, -1));
+  ASSIGN_OR_RETURN(dtau, F::Squeeze(dtau, {-2}));
+  return TensorList{dv, dtau};
+}
+
 // skew(X) / E for the SVD gradient, E_ij = s_j^2 - s_i^2 (1 on the diagonal).
 StatusOr<Tensor> SkewOverGap(const Tensor& x, const Tensor& e) {
   ASSIGN_OR_RETURN(Tensor xt, T(x));
@@ -339,6 +574,8 @@ StatusOr<TensorList> SvdGrad(const GradContext& c) {
 #define OFL_LINALG_SAVE_OUT_outputs true
 #define OFL_LINALG_SAVE_IN_both true
 #define OFL_LINALG_SAVE_OUT_both true
+#define OFL_LINALG_SAVE_IN_none false
+#define OFL_LINALG_SAVE_OUT_none false
 // What Run<Name> returns per out column: the one output, or every output.
 #define OFL_LINALG_RUN1 OFL_DEFINE_RUN1
 #define OFL_LINALG_RUN_ALL OFL_DEFINE_RUN_ALL
@@ -348,6 +585,13 @@ StatusOr<TensorList> SvdGrad(const GradContext& c) {
 #define OFL_LINALG_RUN_eigh OFL_LINALG_RUN_ALL
 #define OFL_LINALG_RUN_qr OFL_LINALG_RUN_ALL
 #define OFL_LINALG_RUN_svd OFL_LINALG_RUN_ALL
+#define OFL_LINALG_RUN_square_info OFL_LINALG_RUN_ALL
+#define OFL_LINALG_RUN_solve_info OFL_LINALG_RUN_ALL
+#define OFL_LINALG_RUN_lu OFL_LINALG_RUN_ALL
+#define OFL_LINALG_RUN_perm OFL_LINALG_RUN1
+#define OFL_LINALG_RUN_geqrf OFL_LINALG_RUN_ALL
+#define OFL_LINALG_RUN_third OFL_LINALG_RUN1
+#define OFL_LINALG_RUN_ldl OFL_LINALG_RUN_ALL
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_LINALG_API(...)
@@ -365,6 +609,18 @@ StatusOr<TensorList> SvdGrad(const GradContext& c) {
 
 StatusOr<Tensor> SolveRaw(const Tensor& a, const Tensor& b) {
   return RunLinalgSolve({a, b}, LinalgAttrs{});
+}
+
+StatusOr<Tensor> SolveTriangularRaw(const Tensor& a, const Tensor& b, bool upper,
+                                    bool unitriangular) {
+  opdefs::LinalgTriangularAttrs attrs;
+  attrs.upper = upper;
+  attrs.unitriangular = unitriangular;
+  return RunLinalgSolveTriangular({a, b}, attrs);
+}
+
+StatusOr<Tensor> Permutation(const Tensor& lu, const Tensor& pivots) {
+  return RunLinalgLuPermutation({lu, pivots}, LinalgAttrs{});
 }
 
 // A float32/float64 batch of square matrices, or an error naming `op` and the shape.
@@ -386,6 +642,51 @@ StatusOr<std::pair<Tensor, Tensor>> Pair(StatusOr<TensorList> r) {
   RETURN_IF_ERROR(r.status());
   return std::make_pair((*r)[0], (*r)[1]);
 }
+StatusOr<std::tuple<Tensor, Tensor, Tensor>> Triple(StatusOr<TensorList> r) {
+  RETURN_IF_ERROR(r.status());
+  return std::make_tuple((*r)[0], (*r)[1], (*r)[2]);
+}
+
+// A float32/float64 tensor of at least 2 dims, or an error naming `op`, `what` and the shape.
+Status CheckMatrix(const char* op, const char* what, const Tensor& a) {
+  if (a.ndim() < 2)
+    return InvalidArgument("%s: The input tensor %s must have at least 2 dimensions, got shape %s",
+                           op, what, a.shape().ToString());
+  if (a.dtype() != DType::kF32 && a.dtype() != DType::kF64)
+    return TypeError("%s: Expected a floating point tensor (float32 or float64) as %s. Got %s", op,
+                     what, DTypeName(a.dtype()));
+  return Status();
+}
+
+Status CheckSameDtype(const char* op, const Tensor& a, const char* an, const Tensor& b,
+                      const char* bn) {
+  if (a.dtype() != b.dtype())
+    return TypeError(
+        "%s: Expected %s and %s to have the same dtype, but found %s of type %s and %s "
+        "of type %s instead",
+        op, an, bn, an, DTypeName(a.dtype()), bn, DTypeName(b.dtype()));
+  return Status();
+}
+
+// Pivots of LU factors: int32 [batch of `a`, k].
+Status CheckPivots(const char* op, const Tensor& a, const Tensor& pivots, int64_t k) {
+  if (pivots.dtype() != DType::kI32)
+    return TypeError("%s: Expected pivots to be int32 (as linalg.lu_factor returns them), got %s",
+                     op, DTypeName(pivots.dtype()));
+  if (pivots.shape() != BatchPlus(a, {k}))
+    return InvalidArgument("%s: Expected pivots of shape %s for A of shape %s, got %s", op,
+                           BatchPlus(a, {k}).ToString(), a.shape().ToString(),
+                           pivots.shape().ToString());
+  return Status();
+}
+
+// The batch dims of `a` and `b` ([..., r, c] each) broadcast, as a vector, naming `op`.
+StatusOr<std::vector<int64_t>> BroadcastBatch(const char* op, const Tensor& a, const Tensor& b) {
+  Shape ab(absl::MakeConstSpan(a.shape().dims()).first(a.ndim() - 2));
+  Shape bb(absl::MakeConstSpan(b.shape().dims()).first(b.ndim() - 2));
+  ASSIGN_OR_RETURN(Shape batch, BroadcastShapes(op, ab, bb));
+  return std::vector<int64_t>(batch.dims().begin(), batch.dims().end());
+}
 
 // `x` broadcast to `batch` + its own last `keep` dims.
 StatusOr<Tensor> ExpandBatch(const Tensor& x, const std::vector<int64_t>& batch, int keep) {
@@ -394,6 +695,52 @@ StatusOr<Tensor> ExpandBatch(const Tensor& x, const std::vector<int64_t>& batch,
   Shape s(absl::MakeConstSpan(dims));
   if (s == x.shape()) return x;
   return F::Expand(x, s);
+}
+
+// linalg.solve and solve_ex: (X, info) (info undefined unless `ex`); B a matrix batch or a vector
+// batch (PyTorch's rule), the batches broadcast.
+StatusOr<std::pair<Tensor, Tensor>> SolveImpl(const char* op, const Tensor& a, const Tensor& b,
+                                              bool left, bool ex) {
+  RETURN_IF_ERROR(CheckSquare(op, a));
+  RETURN_IF_ERROR(CheckSameDtype(op, a, "A", b, "B"));
+  if (!left) {  // X A = B  <=>  A^T X^T = B^T
+    ASSIGN_OR_RETURN(Tensor at, T(a));
+    if (b.ndim() < 2)
+      return InvalidArgument("%s: with left=False, B must be a matrix, got shape %s", op,
+                             b.shape().ToString());
+    ASSIGN_OR_RETURN(Tensor bt, T(b));
+    ASSIGN_OR_RETURN(auto r, SolveImpl(op, at, bt, true, ex));
+    ASSIGN_OR_RETURN(Tensor x, T(r.first));
+    return std::make_pair(x, r.second);
+  }
+  const int64_t n = a.shape()[a.ndim() - 1];
+  // B is a vector (batch) when it is 1-D or has A's shape without its last dim (PyTorch's rule).
+  const bool vector =
+      b.ndim() == 1 ||
+      (b.ndim() == a.ndim() - 1 && absl::MakeConstSpan(b.shape().dims()) ==
+                                       absl::MakeConstSpan(a.shape().dims()).first(a.ndim() - 1));
+  Tensor bm = b;
+  if (vector) {
+    ASSIGN_OR_RETURN(bm, F::Unsqueeze(b, -1));
+  }
+  if (bm.ndim() < 2 || bm.shape()[bm.ndim() - 2] != n)
+    return InvalidArgument("%s: Incompatible shapes of A and B for the equation AX = B (%s and %s)",
+                           op, a.shape().ToString(), b.shape().ToString());
+  ASSIGN_OR_RETURN(auto bd, BroadcastBatch(op, a, bm));
+  ASSIGN_OR_RETURN(Tensor ae, ExpandBatch(a, bd, 2));
+  ASSIGN_OR_RETURN(Tensor be, ExpandBatch(bm, bd, 2));
+  Tensor x, info;
+  if (ex) {
+    ASSIGN_OR_RETURN(auto r, Pair(RunLinalgSolveEx({ae, be}, LinalgAttrs{})));
+    x = r.first;
+    info = r.second;
+  } else {
+    ASSIGN_OR_RETURN(x, SolveRaw(ae, be));
+  }
+  if (vector) {
+    ASSIGN_OR_RETURN(x, F::Squeeze(x, {-1}));
+  }
+  return std::make_pair(x, info);
 }
 
 }  // namespace
@@ -434,44 +781,138 @@ StatusOr<Tensor> Logdet(const Tensor& a) {
 }
 
 StatusOr<Tensor> LinalgSolve(const Tensor& a, const Tensor& b, bool left) {
-  RETURN_IF_ERROR(CheckSquare("linalg.solve", a));
-  if (b.dtype() != a.dtype())
-    return TypeError(
-        "linalg.solve: Expected A and B to have the same dtype, but found A of type %s and B of "
-        "type %s instead",
-        DTypeName(a.dtype()), DTypeName(b.dtype()));
-  if (!left) {  // X A = B  <=>  A^T X^T = B^T
+  ASSIGN_OR_RETURN(auto r, SolveImpl("linalg.solve", a, b, left, false));
+  return r.first;
+}
+
+StatusOr<std::pair<Tensor, Tensor>> LinalgSolveEx(const Tensor& a, const Tensor& b, bool left) {
+  return SolveImpl("linalg.solve_ex", a, b, left, true);
+}
+
+StatusOr<std::pair<Tensor, Tensor>> LinalgInvEx(const Tensor& a) {
+  RETURN_IF_ERROR(CheckSquare("linalg.inv_ex", a));
+  return Pair(RunLinalgInvEx({a}, LinalgAttrs{}));
+}
+
+StatusOr<std::pair<Tensor, Tensor>> LinalgCholeskyEx(const Tensor& a, bool upper) {
+  RETURN_IF_ERROR(CheckSquare("linalg.cholesky_ex", a));
+  if (!upper) return Pair(RunLinalgCholeskyEx({a}, LinalgAttrs{}));
+  ASSIGN_OR_RETURN(Tensor at, T(a));
+  ASSIGN_OR_RETURN(auto r, Pair(RunLinalgCholeskyEx({at}, LinalgAttrs{})));
+  ASSIGN_OR_RETURN(Tensor u, T(r.first));
+  return std::make_pair(u, r.second);
+}
+
+StatusOr<std::tuple<Tensor, Tensor, Tensor>> LinalgLuFactorEx(const Tensor& a) {
+  RETURN_IF_ERROR(CheckMatrix("linalg.lu_factor", "A", a));
+  return Triple(RunLinalgLuFactorEx({a}, LinalgAttrs{}));
+}
+
+StatusOr<Tensor> LinalgLuPermutation(const Tensor& lu, const Tensor& pivots) {
+  RETURN_IF_ERROR(CheckMatrix("lu_unpack", "LU_data", lu));
+  RETURN_IF_ERROR(CheckPivots("lu_unpack", lu, pivots, std::min(Rows(lu), Cols(lu))));
+  return Permutation(lu, pivots);
+}
+
+StatusOr<Tensor> LinalgSolveTriangular(const Tensor& a, const Tensor& b, bool upper, bool left,
+                                       bool unitriangular) {
+  const char* op = "linalg.solve_triangular";
+  RETURN_IF_ERROR(CheckSquare(op, a));
+  RETURN_IF_ERROR(CheckMatrix(op, "B", b));
+  RETURN_IF_ERROR(CheckSameDtype(op, a, "A", b, "B"));
+  if (!left) {  // X A = B  <=>  A^T X^T = B^T, A^T's triangle being the other one
     ASSIGN_OR_RETURN(Tensor at, T(a));
-    if (b.ndim() < 2)
-      return InvalidArgument("linalg.solve: with left=False, B must be a matrix, got shape %s",
-                             b.shape().ToString());
     ASSIGN_OR_RETURN(Tensor bt, T(b));
-    ASSIGN_OR_RETURN(Tensor xt, LinalgSolve(at, bt, true));
+    ASSIGN_OR_RETURN(Tensor xt, LinalgSolveTriangular(at, bt, !upper, true, unitriangular));
     return T(xt);
   }
-  const int64_t n = a.shape()[a.ndim() - 1];
-  // B is a vector (batch) when it is 1-D or has A's shape without its last dim (PyTorch's rule).
-  const bool vector =
-      b.ndim() == 1 ||
-      (b.ndim() == a.ndim() - 1 && absl::MakeConstSpan(b.shape().dims()) ==
-                                       absl::MakeConstSpan(a.shape().dims()).first(a.ndim() - 1));
-  Tensor bm = b;
-  if (vector) {
-    ASSIGN_OR_RETURN(bm, Unsqueeze(b, -1));
-  }
-  if (bm.ndim() < 2 || bm.shape()[bm.ndim() - 2] != n)
-    return InvalidArgument(
-        "linalg.solve: Incompatible shapes of A and B for the equation AX = B (%s and %s)",
-        a.shape().ToString(), b.shape().ToString());
-  Shape ab(absl::MakeConstSpan(a.shape().dims()).first(a.ndim() - 2));
-  Shape bb(absl::MakeConstSpan(bm.shape().dims()).first(bm.ndim() - 2));
-  ASSIGN_OR_RETURN(Shape batch, BroadcastShapes("linalg.solve", ab, bb));
-  std::vector<int64_t> bd(batch.dims().begin(), batch.dims().end());
+  if (Rows(b) != Rows(a))
+    return InvalidArgument("%s: Incompatible shapes of A and B for the equation %s (%s and %s)", op,
+                           left ? "AX = B" : "XA = B", a.shape().ToString(), b.shape().ToString());
+  ASSIGN_OR_RETURN(auto bd, BroadcastBatch(op, a, b));
   ASSIGN_OR_RETURN(Tensor ae, ExpandBatch(a, bd, 2));
-  ASSIGN_OR_RETURN(Tensor be, ExpandBatch(bm, bd, 2));
-  ASSIGN_OR_RETURN(Tensor x, SolveRaw(ae, be));
-  if (vector) return Squeeze(x, {-1});
-  return x;
+  ASSIGN_OR_RETURN(Tensor be, ExpandBatch(b, bd, 2));
+  return SolveTriangularRaw(ae, be, upper, unitriangular);
+}
+
+StatusOr<Tensor> LinalgHouseholderProduct(const Tensor& a, const Tensor& tau) {
+  const char* op = "linalg.householder_product";
+  RETURN_IF_ERROR(CheckMatrix(op, "A", a));
+  RETURN_IF_ERROR(CheckSameDtype(op, a, "A", tau, "tau"));
+  if (Rows(a) < Cols(a))
+    return InvalidArgument(
+        "%s: input.shape[-2] must be greater than or equal to input.shape[-1], "
+        "got A of shape %s",
+        op, a.shape().ToString());
+  if (tau.ndim() != a.ndim() - 1 || tau.shape()[tau.ndim() - 1] > Cols(a) ||
+      BatchPlus(a, {tau.shape()[tau.ndim() - 1]}) != tau.shape())
+    return InvalidArgument(
+        "%s: Expected tau of shape A.shape[:-2] + [k] with k <= A.shape[-1], got A %s and tau %s",
+        op, a.shape().ToString(), tau.shape().ToString());
+  return RunLinalgHouseholderProduct({a, tau}, LinalgAttrs{});
+}
+
+StatusOr<std::pair<Tensor, Tensor>> Geqrf(const Tensor& a) {
+  RETURN_IF_ERROR(CheckMatrix("geqrf", "input", a));
+  return Pair(RunLinalgGeqrf({a}, LinalgAttrs{}));
+}
+
+StatusOr<Tensor> Ormqr(const Tensor& a, const Tensor& tau, const Tensor& other, bool left,
+                       bool transpose) {
+  const char* op = "ormqr";
+  RETURN_IF_ERROR(CheckMatrix(op, "input", a));
+  RETURN_IF_ERROR(CheckMatrix(op, "other", other));
+  RETURN_IF_ERROR(CheckSameDtype(op, a, "input", tau, "tau"));
+  RETURN_IF_ERROR(CheckSameDtype(op, a, "input", other, "other"));
+  const int64_t side = left ? Rows(other) : Cols(other);
+  const int64_t t = tau.ndim() > 0 ? tau.shape()[tau.ndim() - 1] : -1;
+  if (a.ndim() != other.ndim() || BatchPlus(a, {Rows(other), Cols(other)}) != other.shape())
+    return InvalidArgument(
+        "%s: Expected input and other to have the same batch dimensions, got "
+        "input %s and other %s",
+        op, a.shape().ToString(), other.shape().ToString());
+  if (tau.ndim() != a.ndim() - 1 || BatchPlus(a, {t}) != tau.shape() || t > Cols(a) || t > side)
+    return InvalidArgument(
+        "%s: Expected tau of shape input.shape[:-2] + [k] with k <= "
+        "input.shape[-1] and k <= %d, got input %s and tau %s",
+        op, side, a.shape().ToString(), tau.shape().ToString());
+  if (Rows(a) != side)
+    return InvalidArgument(
+        "%s: input.shape[-2] must equal other.shape[%d] (%s), got input %s and "
+        "other %s",
+        op, left ? -2 : -1, left ? "left=True" : "left=False", a.shape().ToString(),
+        other.shape().ToString());
+  opdefs::LinalgOrmqrAttrs attrs;
+  attrs.left = left;
+  attrs.transpose = transpose;
+  return RunLinalgOrmqr({a, tau, other}, attrs);
+}
+
+StatusOr<std::tuple<Tensor, Tensor, Tensor>> LinalgLdlFactorEx(const Tensor& a, bool hermitian) {
+  RETURN_IF_ERROR(CheckSquare("linalg.ldl_factor", a));
+  opdefs::LinalgLdlAttrs attrs;
+  attrs.hermitian = hermitian;  // real matrices: Hermitian is symmetric
+  return Triple(RunLinalgLdlFactorEx({a}, attrs));
+}
+
+StatusOr<Tensor> LinalgLdlSolve(const Tensor& ld, const Tensor& pivots, const Tensor& b,
+                                bool hermitian) {
+  const char* op = "linalg.ldl_solve";
+  RETURN_IF_ERROR(CheckSquare(op, ld));
+  RETURN_IF_ERROR(CheckMatrix(op, "B", b));
+  RETURN_IF_ERROR(CheckSameDtype(op, ld, "LD", b, "B"));
+  RETURN_IF_ERROR(CheckPivots(op, ld, pivots, Rows(ld)));
+  if (Rows(b) != Rows(ld))
+    return InvalidArgument(
+        "%s: Incompatible shapes of LD and B for the equation AX = B (%s and %s)", op,
+        ld.shape().ToString(), b.shape().ToString());
+  ASSIGN_OR_RETURN(auto bd, BroadcastBatch(op, ld, b));
+  ASSIGN_OR_RETURN(Tensor le, ExpandBatch(ld, bd, 2));
+  ASSIGN_OR_RETURN(Tensor pe, ExpandBatch(pivots, bd, 1));
+  ASSIGN_OR_RETURN(Tensor be, ExpandBatch(b, bd, 2));
+  opdefs::LinalgLdlAttrs attrs;
+  attrs.hermitian = hermitian;
+  return RunLinalgLdlSolve({le, pe, be}, attrs);
 }
 
 StatusOr<std::pair<Tensor, Tensor>> LinalgQr(const Tensor& a, const std::string& mode) {

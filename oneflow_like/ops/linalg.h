@@ -31,5 +31,37 @@ StatusOr<std::pair<Tensor, Tensor>> LinalgQr(const Tensor& a, const std::string&
 StatusOr<std::tuple<Tensor, Tensor, Tensor>> LinalgSvd(const Tensor& a, bool full_matrices = true);
 StatusOr<std::pair<Tensor, Tensor>> LinalgEigh(const Tensor& a, const std::string& uplo = "L");
 
+// The _ex forms: (result, info int32 [batch]), info LAPACK's (0, or the order of the singular /
+// non-positive-definite minor); they never fail on singular input (the Python functions raise
+// linalg.LinAlgError from info when asked).
+StatusOr<std::pair<Tensor, Tensor>> LinalgInvEx(const Tensor& a);
+StatusOr<std::pair<Tensor, Tensor>> LinalgCholeskyEx(const Tensor& a, bool upper = false);
+StatusOr<std::pair<Tensor, Tensor>> LinalgSolveEx(const Tensor& a, const Tensor& b,
+                                                  bool left = true);
+// (LU, pivots int32 [..., k], info) with P A = L U, partial pivoting (getrf), A [..., m, n].
+// Differentiable for square A (PyTorch's formula).
+StatusOr<std::tuple<Tensor, Tensor, Tensor>> LinalgLuFactorEx(const Tensor& a);
+// P [..., m, m] with A = P L U, from lu_factor's LU [..., m, n] and pivots.
+StatusOr<Tensor> LinalgLuPermutation(const Tensor& lu, const Tensor& pivots);
+// X with A X = B (left) or X A = B, A triangular (upper or lower; unit diagonal if unitriangular),
+// B [..., n, k]; batches broadcast. Differentiable in A and B.
+StatusOr<Tensor> LinalgSolveTriangular(const Tensor& a, const Tensor& b, bool upper,
+                                       bool left = true, bool unitriangular = false);
+// The first n columns of H_1 ... H_k from Householder vectors A [..., m, n] (m >= n) and tau
+// [..., k] (k <= n): torch.linalg.householder_product / torch.orgqr. Differentiable.
+StatusOr<Tensor> LinalgHouseholderProduct(const Tensor& a, const Tensor& tau);
+// torch.geqrf: (a, tau), LAPACK's raw QR factors. No gradient (backward raises, as PyTorch's).
+StatusOr<std::pair<Tensor, Tensor>> Geqrf(const Tensor& a);
+// torch.ormqr: op(Q) C (left) or C op(Q) with Q from geqrf-style (input, tau), op(Q) = Q^T if
+// transpose. No gradient (backward raises).
+StatusOr<Tensor> Ormqr(const Tensor& a, const Tensor& tau, const Tensor& other, bool left = true,
+                       bool transpose = false);
+// (LD, pivots int32 [..., n], info): Bunch-Kaufman A = L D L^T of A's lower triangle (sytrf),
+// and the solve with those factors (sytrs); batches of B broadcast. No gradients (as PyTorch's).
+StatusOr<std::tuple<Tensor, Tensor, Tensor>> LinalgLdlFactorEx(const Tensor& a,
+                                                               bool hermitian = false);
+StatusOr<Tensor> LinalgLdlSolve(const Tensor& ld, const Tensor& pivots, const Tensor& b,
+                                bool hermitian = false);
+
 }  // namespace functional
 }  // namespace oneflow_like

@@ -1,5 +1,6 @@
 // Bindings of the LAPACK linear-algebra family (ops/linalg.h), generated from
-// oneflow_like/opdefs/linalg.def: torch's top-level det, logdet, slogdet, inverse, cholesky, qr
+// oneflow_like/opdefs/linalg.def: torch's top-level det, logdet, slogdet, inverse, cholesky, qr,
+// geqrf, orgqr, ormqr
 // (functions and Tensor methods, kind fn_method) and the private _linalg_* entries (kind private)
 // that flow.linalg (python/oneflow_like/linalg) wraps, with the PyTorch signature of each line's
 // sig column and namedtuple results per its result column; plus flow._C._linalg_table() for the
@@ -19,11 +20,17 @@ namespace {
 namespace F = functional;
 
 // The result column's namedtuples, created once, never freed (null: a tensor).
-py::object* g_slogdet = nullptr;  // (sign, logabsdet)
-py::object* g_eigh = nullptr;     // (eigenvalues, eigenvectors)
-py::object* g_qr = nullptr;       // (Q, R)
-py::object* g_svd = nullptr;      // (U, S, Vh)
-py::object* g_tensor = nullptr;   // stays null
+py::object* g_slogdet = nullptr;        // (sign, logabsdet)
+py::object* g_eigh = nullptr;           // (eigenvalues, eigenvectors)
+py::object* g_qr = nullptr;             // (Q, R)
+py::object* g_svd = nullptr;            // (U, S, Vh)
+py::object* g_inv_ex = nullptr;         // (inverse, info)
+py::object* g_cholesky_ex = nullptr;    // (L, info)
+py::object* g_solve_ex = nullptr;       // (result, info)
+py::object* g_lu_factor_ex = nullptr;   // (LU, pivots, info)
+py::object* g_geqrf = nullptr;          // (a, tau)
+py::object* g_ldl_factor_ex = nullptr;  // (LD, pivots, info)
+py::object* g_tensor = nullptr;         // stays null
 
 // What a call returns: the entry's tensor, or its tensors as the namedtuple `*tuple`.
 Tensor Result(StatusOr<Tensor>&& r, py::object**) {
@@ -99,6 +106,63 @@ struct LinalgBinder {
         },
         py::arg("full_matrices") = opdefs::LinalgSvdAttrs{}.full_matrices);
   }
+  // (A, B, upper=False, left=True, unitriangular=False)
+  template <typename Fn>
+  void triangular(bool method, const char* name, Fn f, py::object** tuple) {
+    const opdefs::LinalgTriangularAttrs d;
+    Def(
+        method, name,
+        [f, tuple](const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular) {
+          return Result(f(a, b, upper, left, unitriangular), tuple);
+        },
+        py::arg("B"), py::arg("upper") = d.upper, py::arg("left") = true,
+        py::arg("unitriangular") = d.unitriangular);
+  }
+  // (A, tau)
+  template <typename Fn>
+  void tau(bool method, const char* name, Fn f, py::object** tuple) {
+    Def(
+        method, name,
+        [f, tuple](const Tensor& a, const Tensor& tau) { return Result(f(a, tau), tuple); },
+        py::arg("tau"));
+  }
+  // (input, tau, other, left=True, transpose=False): LinalgOrmqrAttrs' defaults.
+  template <typename Fn>
+  void ormqr(bool method, const char* name, Fn f, py::object** tuple) {
+    const opdefs::LinalgOrmqrAttrs d;
+    Def(
+        method, name,
+        [f, tuple](const Tensor& a, const Tensor& tau, const Tensor& other, bool left,
+                   bool transpose) { return Result(f(a, tau, other, left, transpose), tuple); },
+        py::arg("input2"), py::arg("input3"), py::arg("left") = d.left,
+        py::arg("transpose") = d.transpose);
+  }
+  // (A, hermitian=False)
+  template <typename Fn>
+  void hermitian(bool method, const char* name, Fn f, py::object** tuple) {
+    Def(
+        method, name,
+        [f, tuple](const Tensor& a, bool hermitian) { return Result(f(a, hermitian), tuple); },
+        py::arg("hermitian") = opdefs::LinalgLdlAttrs{}.hermitian);
+  }
+  // (LD, pivots, B, hermitian=False)
+  template <typename Fn>
+  void ldl_solve(bool method, const char* name, Fn f, py::object** tuple) {
+    Def(
+        method, name,
+        [f, tuple](const Tensor& ld, const Tensor& pivots, const Tensor& b, bool hermitian) {
+          return Result(f(ld, pivots, b, hermitian), tuple);
+        },
+        py::arg("pivots"), py::arg("B"), py::arg("hermitian") = opdefs::LinalgLdlAttrs{}.hermitian);
+  }
+  // (A, pivots)
+  template <typename Fn>
+  void pivots(bool method, const char* name, Fn f, py::object** tuple) {
+    Def(
+        method, name,
+        [f, tuple](const Tensor& a, const Tensor& pivots) { return Result(f(a, pivots), tuple); },
+        py::arg("pivots"));
+  }
   // (A, UPLO='L')
   template <typename Fn>
   void uplo(bool method, const char* name, Fn f, py::object** tuple) {
@@ -138,6 +202,14 @@ void BindLinalg(py::module_& m, TensorClass& cls) {
   g_eigh = new py::object(namedtuple("eigh", py::make_tuple("eigenvalues", "eigenvectors")));
   g_qr = new py::object(namedtuple("qr", py::make_tuple("Q", "R")));
   g_svd = new py::object(namedtuple("svd", py::make_tuple("U", "S", "Vh")));
+  g_inv_ex = new py::object(namedtuple("inv_ex", py::make_tuple("inverse", "info")));
+  g_cholesky_ex = new py::object(namedtuple("cholesky_ex", py::make_tuple("L", "info")));
+  g_solve_ex = new py::object(namedtuple("solve_ex", py::make_tuple("result", "info")));
+  g_lu_factor_ex =
+      new py::object(namedtuple("lu_factor_ex", py::make_tuple("LU", "pivots", "info")));
+  g_geqrf = new py::object(namedtuple("geqrf", py::make_tuple("a", "tau")));
+  g_ldl_factor_ex =
+      new py::object(namedtuple("ldl_factor_ex", py::make_tuple("LD", "pivots", "info")));
   LinalgBinder b{m, cls};
   // clang-format off
 #define OFL_LINALG_API(pyname, kind, sig, result, entry) \

@@ -848,14 +848,12 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     """torch.triangular_solve(b, A): (X, A.clone()) with X solving op(T) X = b for T the upper
     (or lower) triangle of A (unit diagonal if unitriangular), op transposing if asked."""
     _check_matrix("triangular_solve", A)
-    t = flow.triu(A) if upper else flow.tril(A)
-    if unitriangular:
-        n = A.shape[-1]
-        eye = flow.eye(n, dtype=A.dtype, device=A.device)
-        t = t * (1 - eye) + eye
-    if transpose:
-        t = t.transpose(-2, -1)
-    return triangular_solve_t(flow.linalg.solve(t, input), A.clone())
+    if transpose:  # op(T) = T^T: the other triangle of A^T
+        A_, upper_ = A.transpose(-2, -1), not upper
+    else:
+        A_, upper_ = A, upper
+    x = flow.linalg.solve_triangular(A_, input, upper=upper_, unitriangular=unitriangular)
+    return triangular_solve_t(x, A.clone())
 
 
 _FLOAT_BITS = {flow.float64: (53, -1021, 2.0**-1074), flow.float32: (24, -125, 2.0**-149)}

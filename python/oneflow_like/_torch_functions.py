@@ -4,7 +4,8 @@ deprecated inclusive range), shape helpers (tile, ravel, unflatten, repeat_inter
 is_same_size), dtype queries (finfo, iinfo, promote_types, result_type, can_cast), window
 functions (hann, hamming, blackman, bartlett, kaiser), elementwise helpers (sinc, isposinf,
 isneginf, isreal, positive, ldexp), linear algebra spellings (matrix_power, pinverse, svd with
-torch.svd's (U, S, V), vdot, chain_matmul), the nn.functional ops torch also exposes at the top
+torch.svd's (U, S, V), vdot, chain_matmul, lu, lu_solve, lu_unpack, nuclear_norm, frobenius_norm,
+svd_lowrank and pca_lowrank (randomized, Halko et al.)), the nn.functional ops torch also exposes at the top
 level (celu, conv_transpose2d, cosine_similarity, pixel_shuffle, ...) and the in-place Tensor
 methods torch exposes as functions (clamp_min_, fill_, index_put_, zero_, ...).
 """
@@ -484,6 +485,119 @@ def svd(input, some=True, compute_uv=True):
     if not compute_uv:
         u, v = flow.zeros_like(u), flow.zeros_like(v)
     return svd_t(u, s, v)
+
+
+lu_t = namedtuple("lu", "LU pivots")
+lu_infos_t = namedtuple("lu", "LU pivots infos")
+
+
+@_method
+def lu(input, pivot=True, get_infos=False, out=None):
+    """torch.lu (deprecated for linalg.lu_factor): (LU, pivots), with the infos when get_infos
+    (then a singular matrix does not raise)."""
+    if get_infos:
+        r = flow.linalg.lu_factor_ex(input, pivot=pivot)
+        res = lu_infos_t(r.LU, r.pivots, r.info)
+    else:
+        r = flow.linalg.lu_factor(input, pivot=pivot)
+        res = lu_t(r.LU, r.pivots)
+    if out is not None:
+        for o, t in zip(out, res):
+            o.copy_(t)
+        return type(res)(*out)
+    return res
+
+
+@_method
+def lu_solve(input, LU_data, LU_pivots, out=None):
+    """torch.lu_solve(b, LU_data, LU_pivots): linalg.lu_solve(LU_data, LU_pivots, b)."""
+    return flow.linalg.lu_solve(LU_data, LU_pivots, input, out=out)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, out=None):
+    """torch.lu_unpack: (P, L, U) with A = P L U from lu_factor's output; the parts not unpacked
+    are empty tensors."""
+    res = flow.linalg._lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+    res = namedtuple("lu_unpack", "P L U")(*res)
+    if out is not None:
+        for o, t in zip(out, res):
+            o.copy_(t)
+        return type(res)(*out)
+    return res
+
+
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None, dtype=None):
+    """torch.nuclear_norm: the sum of the singular values over `dim` (2 dims; default the last
+    two of a 2-d input)."""
+    if isinstance(dim, bool):  # torch.nuclear_norm(input, keepdim)
+        dim, keepdim = None, dim
+    if dim is None:
+        if input.dim() != 2:
+            raise RuntimeError(
+                f"nuclear_norm: Expected a 2-D tensor when dim is not given, got {input.dim()}-D"
+            )
+        dim = (-2, -1)
+    r = flow.linalg.matrix_norm(input, "nuc", dim, keepdim, dtype=dtype)
+    return flow.linalg._out(r, out)
+
+
+def frobenius_norm(input, dim=(-2, -1), keepdim=False, *, out=None, dtype=None):
+    """torch.frobenius_norm: sqrt of the sum of squares over `dim` (one or two dims)."""
+    dim = [dim] if isinstance(dim, int) else list(dim)
+    if len(dim) > 2:
+        raise RuntimeError(f"frobenius_norm: Expected at most 2 dimensions, got {len(dim)}")
+    r = flow.linalg.vector_norm(input, 2, dim, keepdim, dtype=dtype)
+    return flow.linalg._out(r, out)
+
+
+def _approximate_basis(A, q, niter, M):
+    """An orthonormal Q [..., m, q] whose range approximates A - M's (Halko et al. 2011, Algorithm
+    4.4: a Gaussian sketch and niter subspace iterations, re-orthonormalised by QR)."""
+    n = A.shape[-1]
+    R = flow.randn(*A.shape[:-2], n, q, dtype=A.dtype, device=A.device)
+    X = flow.matmul(A, R) if M is None else flow.matmul(A, R) - flow.matmul(M, R)
+    Q = flow.linalg.qr(X).Q
+    At = A.transpose(-2, -1)
+    Mt = None if M is None else M.transpose(-2, -1)
+    for _ in builtins.range(niter):
+        X = flow.matmul(At, Q) if M is None else flow.matmul(At, Q) - flow.matmul(Mt, Q)
+        Q = flow.linalg.qr(X).Q
+        X = flow.matmul(A, Q) if M is None else flow.matmul(A, Q) - flow.matmul(M, Q)
+        Q = flow.linalg.qr(X).Q
+    return Q
+
+
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """torch.svd_lowrank: (U [..., m, q], S [..., q], V [..., n, q]) approximating the SVD of
+    A - M by a randomized range finder and the SVD of the small projection (Halko et al. 2011,
+    Algorithm 5.1); exact for matrices of rank <= q up to rounding. Differentiable."""
+    q = 6 if q is None else q
+    m, n = A.shape[-2], A.shape[-1]
+    if M is not None:
+        M = M.expand(*A.shape)
+    if m < n:  # work on the transpose, whose range is the smaller one
+        Mt = None if M is None else M.transpose(-2, -1)
+        U, S, V = svd_lowrank(A.transpose(-2, -1), q, niter, Mt)
+        return svd_t(V, S, U)
+    Q = _approximate_basis(A, q, niter, M)
+    B = flow.matmul(Q.transpose(-2, -1), A if M is None else A - M)
+    U, S, Vh = flow.linalg.svd(B, full_matrices=False)
+    return svd_t(flow.matmul(Q, U), S, Vh.transpose(-2, -1))
+
+
+def pca_lowrank(A, q=None, center=True, niter=2):
+    """torch.pca_lowrank: svd_lowrank of A with its column means subtracted (center=True);
+    q defaults to min(6, m, n)."""
+    m, n = A.shape[-2], A.shape[-1]
+    q = builtins.min(6, m, n) if q is None else q
+    if not 0 <= q <= builtins.min(m, n):
+        raise ValueError(
+            f"pca_lowrank: q(={q}) must be non-negative and <= min(m, n)={builtins.min(m, n)}"
+        )
+    if not center:
+        return svd_lowrank(A, q, niter)
+    C = A.mean(dim=-2, keepdim=True)
+    return svd_lowrank(A - C, q, niter)
 
 
 def vdot(input, other):

@@ -255,6 +255,12 @@ TEST(TableOps, EveryTableRowRuns) {
 #define RUN_LINALG_some(name) r.Check(#name, ofl::name(spd));
 #define RUN_LINALG_full(name) r.Check(#name, ofl::name(spd));
 #define RUN_LINALG_uplo(name) r.Check(#name, ofl::name(spd)); r.Check(#name, ofl::name(spd, "U"));
+#define RUN_LINALG_triangular(name) r.Check(#name, ofl::name(spd, spd, true)); r.Check(#name, ofl::name(spd, spd, false, false, true));
+#define RUN_LINALG_tau(name) r.Check(#name, ofl::name(spd, F64({1.0}, {1})));
+#define RUN_LINALG_ormqr(name) r.Check(#name, ofl::name(spd, F64({1.0}, {1}), spd)); r.Check(#name, ofl::name(spd, F64({1.0}, {1}), spd, false, true));
+#define RUN_LINALG_hermitian(name) r.Check(#name, ofl::name(spd));
+#define RUN_LINALG_ldl_solve(name) { auto f = ofl::_linalg_ldl_factor_ex(spd); r.Check(#name, ofl::name(std::get<0>(f), std::get<1>(f), spd)); }
+#define RUN_LINALG_pivots(name) { auto f = ofl::_linalg_lu_factor_ex(spd); r.Check(#name, ofl::name(std::get<0>(f), std::get<1>(f))); }
 #define OFL_LINALG(...)
 #define OFL_LINALG_API(pyname, kind, sig, result, entry) RUN_LINALG_##sig(pyname)
 #include "oneflow_like/opdefs/linalg.def"

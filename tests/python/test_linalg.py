@@ -249,6 +249,18 @@ LINALG_APIS = {
     "logdet": ("fn_method", "a", "tensor"),
     "qr": ("fn_method", "some", "qr"),
     "slogdet": ("fn_method", "a", "slogdet"),
+    "_linalg_inv_ex": ("private", "a", "inv_ex"),
+    "_linalg_cholesky_ex": ("private", "upper", "cholesky_ex"),
+    "_linalg_solve_ex": ("private", "solve", "solve_ex"),
+    "_linalg_lu_factor_ex": ("private", "a", "lu_factor_ex"),
+    "_linalg_lu_permutation": ("private", "pivots", "tensor"),
+    "_linalg_solve_triangular": ("private", "triangular", "tensor"),
+    "_linalg_householder_product": ("private", "tau", "tensor"),
+    "orgqr": ("fn_method", "tau", "tensor"),
+    "geqrf": ("fn_method", "a", "geqrf"),
+    "ormqr": ("fn_method", "ormqr", "tensor"),
+    "_linalg_ldl_factor_ex": ("private", "hermitian", "ldl_factor_ex"),
+    "_linalg_ldl_solve": ("private", "ldl_solve", "tensor"),
 }
 LINALG_SIG_ARGS = {  # after the first argument (input, or A for the private entries)
     "a": [],
@@ -258,12 +270,23 @@ LINALG_SIG_ARGS = {  # after the first argument (input, or A for the private ent
     "some": ["some"],
     "full": ["full_matrices"],
     "uplo": ["UPLO"],
+    "triangular": ["B", "upper", "left", "unitriangular"],
+    "tau": ["tau"],
+    "ormqr": ["input2", "input3", "left", "transpose"],
+    "hermitian": ["hermitian"],
+    "ldl_solve": ["pivots", "B", "hermitian"],
+    "pivots": ["pivots"],
 }
 LINALG_FIELDS = {
     "slogdet": ("sign", "logabsdet"),
     "eigh": ("eigenvalues", "eigenvectors"),
     "qr": ("Q", "R"),
     "svd": ("U", "S", "Vh"),
+    "inv_ex": ("inverse", "info"),
+    "cholesky_ex": ("L", "info"),
+    "lu_factor_ex": ("LU", "pivots", "info"),
+    "geqrf": ("a", "tau"),
+    "ldl_factor_ex": ("LD", "pivots", "info"),
 }
 
 
@@ -280,12 +303,19 @@ def test_every_linalg_api_is_declared_once_with_the_table_defaults():
     apis = {a["name"]: (a["kind"], a["sig"], a["result"]) for a in table["apis"]}
     assert len(apis) == len(table["apis"]) and apis == LINALG_APIS
     ops = {o["name"]: o for o in table["ops"]}
-    assert len(ops) == len(table["ops"]) == 7
+    assert len(ops) == len(table["ops"]) == 18
     assert all(name.startswith("linalg_") for name in ops)
     assert ops["linalg_qr"]["attrs"] == {"complete": False}
     assert ops["linalg_svd"]["attrs"] == {"full_matrices": True}
+    assert ops["linalg_solve_triangular"]["attrs"] == {"upper": False, "unitriangular": False}
+    assert ops["linalg_ormqr"]["attrs"] == {"left": True, "transpose": False}
+    assert ops["linalg_ldl_factor_ex"]["attrs"] == {"hermitian": False}
     for name in ("linalg_inv", "linalg_cholesky", "linalg_slogdet", "linalg_solve", "linalg_eigh"):
         assert ops[name]["attrs"] == {}
+    # ops PyTorch has no derivative for raise in backward; the permutation has no gradient at all
+    for name in ("linalg_geqrf", "linalg_ormqr", "linalg_ldl_factor_ex", "linalg_ldl_solve"):
+        assert ops[name]["grad"].startswith("Unsupported") and ops[name]["save"] == "none"
+    assert ops["linalg_lu_permutation"]["grad"] == "nullptr"
     # the gradients read the outputs, but slogdet's (the input's inverse) and solve's (both)
     assert ops["linalg_slogdet"]["save"] == "inputs" and ops["linalg_solve"]["save"] == "both"
     assert ops["linalg_svd"]["save"] == "outputs" and ops["linalg_svd"]["out"] == "svd"
@@ -296,7 +326,15 @@ def test_every_linalg_api_is_declared_once_with_the_table_defaults():
         assert _signature_args(getattr(flow._C, name), name) == [first] + args
         if kind == "fn_method":
             assert _signature_args(getattr(flow.Tensor, name), name) == ["self"] + args
-        if sig in ("a", "upper", "mode", "some", "full", "uplo"):  # the result column's type
+        if sig in (
+            "a",
+            "upper",
+            "mode",
+            "some",
+            "full",
+            "uplo",
+            "hermitian",
+        ):  # the result column's type
             r = getattr(flow._C, name)(a)
             if result == "tensor":
                 assert isinstance(r, flow.Tensor), name
