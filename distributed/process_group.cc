@@ -394,13 +394,14 @@ Status ProcessGroupGloo::Diagnose(const std::string& op, Status failure) {
     return failure;
   const auto wait =
       std::min<std::chrono::milliseconds>(options_.timeout / 2, std::chrono::milliseconds(5000));
-  const auto deadline = std::chrono::steady_clock::now() + wait;
+  auto deadline = std::chrono::steady_clock::now() + wait;
   std::vector<int64_t> all(kSigLen * size(), 0);
   std::vector<bool> seen(size(), false);
   std::copy(current_sig_.begin(), current_sig_.end(), all.begin() + rank() * kSigLen);
   seen[rank()] = true;
   bool differs = false;
-  for (int missing = size() - 1; missing > 0 && !differs;) {
+  bool differs_seen = false;
+  for (int missing = size() - 1; missing > 0;) {
     for (int r = 0; r < size(); ++r) {
       if (seen[r]) continue;
       auto flag = store_->Add(absl::StrCat(base, "flag/", r), 0);
@@ -414,7 +415,13 @@ Status ProcessGroupGloo::Diagnose(const std::string& op, Status failure) {
       differs = differs ||
                 !std::equal(current_sig_.begin(), current_sig_.end(), all.begin() + r * kSigLen);
     }
-    if (missing == 0 || differs || std::chrono::steady_clock::now() >= deadline) break;
+    if (missing == 0 || std::chrono::steady_clock::now() >= deadline) break;
+    // A difference is enough to name the mismatch; a short grace lets the other ranks' (which
+    // timed out at about the same moment) signatures complete the message.
+    if (differs && !differs_seen) {
+      deadline = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(1));
+      differs_seen = true;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (!differs) return failure;
@@ -851,10 +858,12 @@ StatusOr<std::shared_ptr<Work>> ProcessGroupGloo::MonitoredBarrier(
     const int64_t ms = timeout.count();
     std::string failure;
     if (rank() != 0) {
-      // Rank 0 answers within `timeout` of its own arrival: wait for that, then for the answer.
+      // Rank 0 answers within `timeout` of its own arrival (plus its store round trips): wait
+      // for that, then for the answer with a margin, so a rank 0 that answers right at its
+      // deadline is not taken for one that never answers.
       Status st = store_->Set(absl::StrCat(base, rank()), {'1'});
       if (st.ok()) st = store_->Wait({base + "0"}, timeout);
-      if (st.ok()) st = store_->Wait({answer_key}, timeout);
+      if (st.ok()) st = store_->Wait({answer_key}, timeout + timeout / 2 + std::chrono::seconds(1));
       StatusOr<std::vector<char>> answer = st.ok() ? store_->Get(answer_key) : st;
       if (!answer.ok()) {
         failure = absl::StrFormat(

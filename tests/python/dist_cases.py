@@ -330,8 +330,10 @@ def case_signature_changes_later():
         flow.sync()
     except ValueError as e:
         msg = str(e)
+        # every rank names the odd one; the others' entries may read "did not report" when a
+        # rank's timeout fired more than the 1 s grace later (a loaded machine)
         assert f"rank {world - 1}: all_reduce of int32[256]" in msg, msg
-        assert "rank 0: all_reduce of float32[256]" in msg, msg
+        assert "all_reduce of float32[256]" in msg, msg
         _result(f"{time.monotonic() - start:.2f}", msg)
     else:
         raise AssertionError("the changed dtype was not caught")

@@ -244,6 +244,7 @@ def test_a_signature_changed_later_is_named_without_a_gloo_abort():
         elapsed, msg = line.split(" ", 1)
         # 3 s group timeout, then at most timeout / 2 waiting for the others' signatures
         assert float(elapsed) < 8, line
+        assert "rank 2: all_reduce of int32[256]" in msg, msg
         assert "Found after the Gloo call failed" in msg, msg
 
 
