@@ -107,6 +107,9 @@ INTERP = [
     {"scale_factor": 0.6, "mode": "bicubic"},
     {"size": (3, 4), "mode": "area"},
     {"scale_factor": 0.5, "mode": "area"},
+    {"size": (3, 4), "mode": "bilinear", "antialias": True},
+    {"scale_factor": 0.4, "mode": "bicubic", "antialias": True, "align_corners": True},
+    {"size": (9, 16), "mode": "bicubic", "antialias": True},
 ]
 
 
@@ -149,6 +152,8 @@ def test_interpolate_linear_modules_graph_and_errors():
         F.interpolate(flow.ones(1, 2, 3), size=4, mode="bilinear")
     with pytest.raises(NotImplementedError, match="mode 'lanczos' is not supported"):
         F.interpolate(xf, size=3, mode="lanczos")
+    with pytest.raises(NotImplementedError, match="Anti-alias option is only supported"):
+        F.interpolate(xf, size=3, mode="nearest", antialias=True)
     with pytest.raises(ValueError, match="align_corners option can only be set"):
         F.interpolate(xf, size=3, mode="area", align_corners=True)
     cubic = flow.nn.Upsample(scale_factor=2, mode="bicubic")

@@ -963,6 +963,35 @@ _INTERP_DIMS = {
 }
 
 
+def _antialias_weights(L, O, scale, align_corners, mode):
+    """(O, L) resampling matrix of antialiased bilinear/bicubic interpolation (PyTorch's and
+    PIL's separable filter): output i averages the inputs within `support` of its centre,
+    the filter (triangle, or cubic with A = -0.5) stretched by the downscale factor, weights
+    normalized to 1."""
+    if align_corners:
+        scale = (L - 1) / (O - 1) if O > 1 else 0.0
+    taps = 2 if mode == "bilinear" else 4
+    stretch = scale if scale >= 1.0 else 1.0
+    support = taps / 2 * stretch
+    x = np.arange(L, dtype=np.float64)
+    center = scale * (np.arange(O, dtype=np.float64) + 0.5)
+    lo = np.maximum((center - support + 0.5).astype(np.int64), 0)
+    hi = np.minimum((center + support + 0.5).astype(np.int64), L)
+    d = np.abs((x[None, :] - center[:, None] + 0.5) / stretch)
+    if mode == "bilinear":
+        w = np.maximum(0.0, 1.0 - d)
+    else:
+        a = -0.5
+        w = np.where(
+            d < 1,
+            ((a + 2) * d - (a + 3)) * d * d + 1,
+            np.where(d < 2, (((d - 5) * d + 8) * d - 4) * a, 0.0),
+        )
+    w = np.where((x[None, :] >= lo[:, None]) & (x[None, :] < hi[:, None]), w, 0.0)
+    total = w.sum(axis=1, keepdims=True)
+    return np.divide(w, total, out=np.zeros_like(w), where=total != 0)
+
+
 def _cubic_weights(t, A=-0.75):
     """Keys' cubic convolution weights (A = -0.75, PyTorch's) of the 4 taps at offsets -1..2 for
     fractional positions t (NumPy)."""
@@ -986,7 +1015,8 @@ def interpolate(
     antialias=False,
 ):
     """F.interpolate for modes nearest, nearest-exact, linear (3-D input), bilinear and bicubic
-    (4-D), trilinear (5-D) and area (adaptive average pooling), with PyTorch's source-index rules
+    (4-D; antialias=True: PyTorch's separable antialiasing filter, one resampling matrix per
+    dim), trilinear (5-D) and area (adaptive average pooling), with PyTorch's source-index rules
     (align_corners, scale_factor used as given unless recompute_scale_factor). Each spatial dim
     is interpolated in turn with index_select and weights, so gradients and every device come
     with the ops."""
@@ -995,8 +1025,10 @@ def interpolate(
             f"interpolate: mode '{mode}' is not supported (nearest, nearest-exact, linear, "
             "bilinear, bicubic, trilinear, area)"
         )
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported")
+    if antialias and mode not in ("bilinear", "bicubic"):
+        raise NotImplementedError(
+            "Anti-alias option is only supported for bilinear and bicubic modes"
+        )
     n = input.dim() - 2
     want = _INTERP_DIMS[mode]
     if n < 1 or (want is not None and want != n):
@@ -1027,6 +1059,11 @@ def interpolate(
         if O <= 0:
             raise ValueError(f"interpolate: output size {out_sizes} must be positive")
         scale = (1.0 / scales[i]) if scales[i] else L / O
+        if antialias:
+            w = _antialias_weights(L, O, scale, align_corners, mode)
+            w = _C.tensor(w, dtype=x.dtype, device=x.device)
+            x = (x.transpose(dim, -1) @ w.t()).transpose(dim, -1)
+            continue
         pos = np.arange(O, dtype=np.float64)
         if mode == "nearest":
             idx = np.minimum(np.floor(pos * scale).astype(np.int64), L - 1)
