@@ -15,13 +15,14 @@ def _batch_mv(bmat, bvec):
 
 
 def _tril_solve(L, b):
-    """L^-1 b for lower-triangular L (b: [..., n, k]), batch dims broadcast.
-    flow.linalg has no solve_triangular: a general LU solve of tril(L) gives the same result
-    (and, as a triangular solve, no gradient to the entries above the diagonal)."""
-    L = L.tril()
+    """L^-1 b for lower-triangular L (b: [..., n, k]), batch dims broadcast: a triangular solve
+    (LAPACK trsm; only L's lower triangle is read and gets a gradient, and it does not wait for
+    the device as linalg.solve's singularity check does)."""
     shape = flow.broadcast_shapes(tuple(L.shape[:-2]), tuple(b.shape[:-2]))
-    return flow.linalg.solve(
-        L.expand(tuple(shape) + tuple(L.shape[-2:])), b.expand(tuple(shape) + tuple(b.shape[-2:]))
+    return flow.linalg.solve_triangular(
+        L.expand(tuple(shape) + tuple(L.shape[-2:])),
+        b.expand(tuple(shape) + tuple(b.shape[-2:])),
+        upper=False,
     )
 
 
