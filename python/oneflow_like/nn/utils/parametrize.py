@@ -53,7 +53,10 @@ class ParametrizationList(ModuleList):
             new = original
             for m in reversed(self):
                 if hasattr(m, "right_inverse"):
-                    new = m.right_inverse(new)
+                    try:
+                        new = m.right_inverse(new)
+                    except NotImplementedError:
+                        pass  # as torch: registration keeps the tensor (assignment will raise)
         self.is_tensor = isinstance(new, flow.Tensor)
         self.ntensors = 1 if self.is_tensor else len(new)
         if self.is_tensor:
