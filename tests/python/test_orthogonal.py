@@ -74,9 +74,11 @@ def test_errors():
         orthogonal(flow.nn.Linear(3, 3), name="bias")
     with pytest.raises(ValueError, match="has no parameter or buffer with name 'nope'"):
         orthogonal(flow.nn.Linear(3, 3), name="nope")
-    with pytest.raises(ValueError, match='orthogonal_map has to be one of'):
+    with pytest.raises(ValueError, match="orthogonal_map has to be one of"):
         orthogonal(flow.nn.Linear(3, 3), orthogonal_map="qr")
     m = orthogonal(flow.nn.Linear(3, 3), use_trivialization=False)
-    with pytest.raises(NotImplementedError, match="not possible to assign to the matrix exponential"):
+    with pytest.raises(
+        NotImplementedError, match="not possible to assign to the matrix exponential"
+    ):
         with flow.no_grad():
             m.weight = flow.eye(3)
