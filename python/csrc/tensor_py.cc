@@ -254,14 +254,14 @@ void BindTensorClass(py::module_& m, TensorClass& cls) {
       // _tensor_inplace_meta.py): this tensor object takes `src`'s storage, shape, strides,
       // offset, dtype and device, as torch's set_data / shallow copy does, so every reference to
       // it sees the change. In-flight instructions are unaffected (they hold their own views
-      // and blobs). autograd: 0 keeps this tensor's (a leaf stays the same leaf), 1 takes a
-      // copy of src's (the view op's grad_fn), 2 clears it (detach_). `bump` marks the storage
+      // and blobs). take_grad_fn: take a copy of src's autograd meta (the view op's grad_fn),
+      // else keep this tensor's (a leaf stays the same leaf). `bump` marks the storage
       // modified, so saved tensors of this storage raise in backward, as in torch.
       .def(
           "_rebind_",
-          [](Tensor& self, const Tensor& src, int autograd, bool bump) {
+          [](Tensor& self, const Tensor& src, bool take_grad_fn, bool bump) {
             if (self.same(src)) return;
-            if (autograd == 0 && self.requires_grad() && !IsFloating(src.dtype()))
+            if (!take_grad_fn && self.requires_grad() && !IsFloating(src.dtype()))
               throw py::type_error(
                   "[data] data set to a tensor that requires gradients must be "
                   "floating point: got " +
@@ -277,13 +277,11 @@ void BindTensorClass(py::module_& m, TensorClass& cls) {
             d->is_view = s->is_view;
             d->lazy_id = s->lazy_id;
             d->lazy_ctx = s->lazy_ctx;
-            if (autograd == 1)
+            if (take_grad_fn)
               d->autograd = s->autograd ? std::make_shared<AutogradMeta>(*s->autograd) : nullptr;
-            else if (autograd == 2)
-              d->autograd.reset();
             if (bump) self.bump_version();
           },
-          py::arg("src"), py::arg("autograd"), py::arg("bump"))
+          py::arg("src"), py::arg("take_grad_fn"), py::arg("bump"))
       .def("data_ptr",  // the first element's address, once the op that makes it has run
            [](const Tensor& t) -> uintptr_t {
              if (t.is_lazy())

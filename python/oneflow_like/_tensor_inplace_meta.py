@@ -22,7 +22,7 @@ from oneflow_like import _C
 
 Tensor = _C.Tensor
 
-_KEEP, _TAKE = 0, 1  # (2 clears the autograd meta: unused here)
+_KEEP, _TAKE = False, True  # Tensor._rebind_'s take_grad_fn
 
 
 def _check_leaf(self, op):
