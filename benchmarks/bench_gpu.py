@@ -5,7 +5,8 @@
 Rows: per-op time of a tiny op from Python (eager dispatch + launch + completion, averaged over a
 loop ended by one synchronize), large elementwise add in GB/s (bytes read + written) against the
 device copy bandwidth measured by torch, GEMM TFLOP/s in f32 and TF32, and one training step
-(forward, backward, SGD) of an MLP, a CNN and a TransformerEncoderLayer, eager and as nn.Graph
+(forward, backward, SGD) of an MLP, a CNN and a TransformerEncoderLayer, eager, eager under
+autocast(float16) with a GradScaler, and as nn.Graph
 (against torch eager and torch.compile(mode="reduce-overhead"); --no-torch-compile skips the
 latter, whose compilation takes a while). Needs a CUDA
 device and torch with CUDA; prints why and exits 0 when either is missing (CI has no GPU).
@@ -87,14 +88,29 @@ def _setup(lib, spec, device):
     return model, opt, x, y, loss_fn
 
 
-def train_step_time(lib, name, spec, device, iters):
+def train_step_time(lib, name, spec, device, iters, amp=None):
+    """Seconds per eager training step; amp: a low-precision dtype name ("float16") runs the
+    forward and loss under lib.autocast("cuda", dtype) with a GradScaler, as AMP scripts do."""
     model, opt, x, y, loss_fn = _setup(lib, spec, device)
+    if amp is None:
+
+        def step():
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+
+        return timed(step, lib.cuda.synchronize, iters)
+    dtype = getattr(lib, amp)
+    scaler = lib.amp.GradScaler("cuda")
 
     def step():
         opt.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
+        with lib.autocast("cuda", dtype=dtype):
+            loss = loss_fn(model(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
 
     return timed(step, lib.cuda.synchronize, iters)
 
@@ -231,6 +247,12 @@ def main():
         t_o = train_step_time(flow, name, ours_m[name], dev, it) * 1e3
         t_t = train_step_time(torch, name, theirs_m[name], dev, it) * 1e3
         row(f"train step {name}, eager", t_o, t_t, "ms", "<= torch eager", "lower")
+
+    # Training steps under autocast(float16) + GradScaler, eager.
+    for name in ours_m:
+        t_o = train_step_time(flow, name, ours_m[name], dev, it, amp="float16") * 1e3
+        t_t = train_step_time(torch, name, theirs_m[name], dev, it, amp="float16") * 1e3
+        row(f"train step {name}, autocast f16, eager", t_o, t_t, "ms", "<= torch eager", "lower")
 
     # Training steps, compiled: nn.Graph on cuda against torch eager and torch.compile.
     notes = []

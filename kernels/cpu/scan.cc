@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kernels/cpu/loops.h"
+#include "kernels/scan_lines.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/scan.h"
 
@@ -122,7 +123,7 @@ Status ScanKernel(KernelContext& ctx) {
   return done ? Status() : Unsupported(ctx, x.dtype);
 }
 
-// out_j = log(exp(out_{j-1}) + exp(x_j)), computed as max + log1p(exp(-|difference|)).
+// The line recurrences are kernels/scan_lines.h's (shared with the CUDA kernels).
 Status LogCumSumExpKernel(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &out = ctx.output(0);
   Lines L = AroundDim(x.shape, ReadAttrs<ScanDimAttrs>(ctx.attrs()).dim);
@@ -130,20 +131,8 @@ Status LogCumSumExpKernel(KernelContext& ctx) {
   OFL_SWITCH_FLOAT(x.dtype, {
     const scalar_t* xv = x.ptr<const scalar_t>();
     scalar_t* o = out.ptr<scalar_t>();
-    ForEachLine(L, [&](int64_t base, int64_t st) {
-      double acc = -std::numeric_limits<double>::infinity();
-      for (int64_t j = 0; j < L.n; ++j) {
-        double v = xv[base + j * st];
-        double hi = std::max(acc, v), lo = std::min(acc, v);
-        if (std::isnan(v) || std::isnan(acc))
-          acc = std::numeric_limits<double>::quiet_NaN();
-        else if (lo == -std::numeric_limits<double>::infinity() || hi == lo)
-          acc = hi == lo && std::isfinite(hi) ? hi + std::log(2.0) : hi;
-        else
-          acc = hi + std::log1p(std::exp(lo - hi));
-        o[base + j * st] = static_cast<scalar_t>(acc);
-      }
-    });
+    ForEachLine(L,
+                [&](int64_t base, int64_t st) { scan_lines::LogCumSumExp(xv, o, base, st, L.n); });
     done = true;
   });
   return done ? Status() : Unsupported(ctx, x.dtype);
@@ -166,47 +155,16 @@ Status ScanGradKernel(KernelContext& ctx, LineFn line) {
   return done ? Status() : Unsupported(ctx, x.dtype);
 }
 
-// d out_j / d x_i = prod_{k <= j, k != i} x_k. With z the first zero of the line: for i < z,
-// dx_i = sum_{i <= j < z} g_j out_j / x_i; dx_z = sum_{j >= z} g_j prod_{k <= j, k != z} x_k;
-// dx_i = 0 for i > z.
 Status CumprodGradKernel(KernelContext& ctx) {
-  return ScanGradKernel(ctx, [](const auto* xv, const auto* ov, const auto* gv, auto* d,
-                                int64_t base, int64_t st, int64_t n) {
-    using T = std::remove_pointer_t<decltype(d)>;
-    auto at = [&](int64_t j) { return base + j * st; };
-    int64_t z = 0;
-    while (z < n && xv[at(z)] != 0) ++z;
-    double acc = 0;
-    for (int64_t j = z - 1; j >= 0; --j) {
-      acc += static_cast<double>(gv[at(j)]) * ov[at(j)];
-      d[at(j)] = static_cast<T>(acc / xv[at(j)]);
-    }
-    if (z == n) return;
-    double term = z == 0 ? 1.0 : static_cast<double>(ov[at(z - 1)]), sum = 0;
-    for (int64_t j = z; j < n; ++j) {
-      if (j > z) term *= xv[at(j)];
-      sum += static_cast<double>(gv[at(j)]) * term;
-    }
-    d[at(z)] = static_cast<T>(sum);
-    for (int64_t j = z + 1; j < n; ++j) d[at(j)] = 0;
-  });
+  return ScanGradKernel(
+      ctx, [](const auto* xv, const auto* ov, const auto* gv, auto* d, int64_t base, int64_t st,
+              int64_t n) { scan_lines::CumprodGrad(xv, ov, gv, d, base, st, n); });
 }
 
-// dx_i = sum_{j >= i} g_j exp(x_i - out_j) = exp(x_i - out_i) T_i with
-// T_i = g_i + exp(out_i - out_{i+1}) T_{i+1}; out never decreases, so both factors are <= 1.
 Status LogCumSumExpGradKernel(KernelContext& ctx) {
-  return ScanGradKernel(ctx, [](const auto* xv, const auto* ov, const auto* gv, auto* d,
-                                int64_t base, int64_t st, int64_t n) {
-    using T = std::remove_pointer_t<decltype(d)>;
-    // exp(a - b) for a <= b, with equal infinities giving 1.
-    auto ratio = [](double a, double b) { return a == b ? 1.0 : std::exp(a - b); };
-    double t = 0;
-    for (int64_t j = n - 1; j >= 0; --j) {
-      int64_t p = base + j * st;
-      t = gv[p] + (j + 1 < n ? ratio(ov[p], ov[p + st]) * t : 0.0);
-      d[p] = static_cast<T>(ratio(xv[p], ov[p]) * t);
-    }
-  });
+  return ScanGradKernel(
+      ctx, [](const auto* xv, const auto* ov, const auto* gv, auto* d, int64_t base, int64_t st,
+              int64_t n) { scan_lines::LogCumSumExpGrad(xv, ov, gv, d, base, st, n); });
 }
 
 // Running max (min): the index is the last of equal values; a NaN sticks (PyTorch's cummax).
@@ -220,15 +178,7 @@ Status CumExtremeKernel(KernelContext& ctx) {
     const scalar_t* xv = x.ptr<const scalar_t>();
     scalar_t* o = ctx.output(0).ptr<scalar_t>();
     ForEachLine(L, [&](int64_t base, int64_t st) {
-      scalar_t best{};
-      int64_t bi = 0;
-      for (int64_t j = 0; j < L.n; ++j) {
-        scalar_t v = xv[base + j * st];
-        bool take = j == 0 || IsNanV(v) || (!IsNanV(best) && (kMax ? !(v < best) : !(best < v)));
-        if (take) best = v, bi = j;
-        o[base + j * st] = best;
-        iv[base + j * st] = bi;
-      }
+      scan_lines::CumExtreme<kMax>(xv, o, iv, base, st, L.n);
     });
     done = true;
   });

@@ -1,13 +1,16 @@
 // CUDA kernels of the convolution family (same op names, attrs, inputs and dtypes as
-// kernels/cpu/conv.cc: NCHW / NCDHW, weights [K, C/g, (T,) R, S], f32/f64) on cuDNN's legacy
-// convolution API with Nd descriptors (one code path for conv2d and conv3d).
+// kernels/cpu/conv.cc: NCHW / NCDHW, weights [K, C/g, (T,) R, S], f32/f64, and f16/bf16, which
+// the CPU computes in f32: conv.def's `lowp` column) on cuDNN's legacy convolution API with Nd
+// descriptors (one code path for conv2d and conv3d).
 //   conv2d(x, w [, bias]) -> y;  conv2d_grad_input(dy, w) -> dx;  conv2d_grad_weight(dy, x) -> dw.
 // Algorithms: cuDNN's heuristics (cudnnGet*Algorithm_v7, no benchmarking, so nothing is run or
 // allocated to choose), preferring deterministic algorithms (one that is not fails under
 // flow.use_deterministic_algorithms, see CheckDeterministic); the choice is cached per
 // (direction, dtype, TF32, device, shapes, stride/padding/dilation/groups) in a small map.
 // Math: CUDNN_FMA_MATH (exact fp32, like the CPU) unless SetAllowTF32(true), then the math type
-// the heuristics recommend. Workspace: ctx.AllocateTemp (the device's caching allocator).
+// the heuristics recommend. f16/bf16 accumulate in f32 (the descriptor's compute type) and may use
+// tensor cores (CUDNN_TENSOR_OP_MATH), as PyTorch's cuDNN convolutions do. Workspace:
+// ctx.AllocateTemp (the device's caching allocator).
 #include <algorithm>
 #include <climits>
 #include <cstdio>
@@ -100,9 +103,11 @@ Status MakeDescs(const char* op, const ConvGeom& q, cudnnDataType_t dt, bool bia
                                                    static_cast<int>(w.size()), w.data()));
   std::vector<int> pd = Ints(q.pd), st = Ints(q.st), dl = Ints(q.dl);
   CUDNN_RETURN_IF_ERROR(cudnnCreateConvolutionDescriptor(&d->conv));
+  // f16/bf16 data accumulate in f32.
+  cudnnDataType_t compute = dt == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
   CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionNdDescriptor(d->conv, static_cast<int>(pd.size()),
                                                         pd.data(), st.data(), dl.data(),
-                                                        CUDNN_CROSS_CORRELATION, dt));
+                                                        CUDNN_CROSS_CORRELATION, compute));
   CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionGroupCount(d->conv, static_cast<int>(q.g)));
   CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d->conv, CUDNN_FMA_MATH));
   return Status();
@@ -127,27 +132,29 @@ AlgoCache& GetAlgoCache() {
 
 // Picks from heuristic results (best first): the first usable deterministic one, else the first
 // usable one (flagged if cuDNN does not call it deterministic), else `fallback` (deterministic).
-// Usable: status success and, without TF32, no tensor-op math on f32.
+// Usable: status success and, on f32 without TF32, no tensor-op math. `any_math`: f32 with TF32
+// allowed, or f16/bf16 (tensor cores welcome): the heuristics' math type is used as is.
 template <typename Perf>
-Choice Pick(const std::vector<Perf>& perf, int count, bool tf32, bool f64, int fallback) {
+Choice Pick(const std::vector<Perf>& perf, int count, bool any_math, bool f64, int fallback) {
   auto usable = [&](const Perf& p) {
     if (p.status != CUDNN_STATUS_SUCCESS) return false;
-    if (tf32 || f64) return true;
+    if (any_math || f64) return true;
     return p.mathType == CUDNN_FMA_MATH || p.mathType == CUDNN_DEFAULT_MATH;
   };
   for (int i = 0; i < count; ++i)
     if (usable(perf[i]) && perf[i].determinism == CUDNN_DETERMINISTIC)
-      return Choice{static_cast<int>(perf[i].algo), tf32 ? perf[i].mathType : CUDNN_FMA_MATH};
+      return Choice{static_cast<int>(perf[i].algo), any_math ? perf[i].mathType : CUDNN_FMA_MATH};
   for (int i = 0; i < count; ++i)
     if (usable(perf[i]))
-      return Choice{static_cast<int>(perf[i].algo), tf32 ? perf[i].mathType : CUDNN_FMA_MATH,
+      return Choice{static_cast<int>(perf[i].algo), any_math ? perf[i].mathType : CUDNN_FMA_MATH,
                     perf[i].determinism == CUDNN_DETERMINISTIC};
-  return Choice{fallback, CUDNN_FMA_MATH};
+  return Choice{fallback, any_math ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH};
 }
 
 StatusOr<Choice> ChooseAlgo(cudnnHandle_t h, Dir dir, const ConvGeom& q, cudnnDataType_t dt,
                             int device, const Descs& d) {
   bool tf32 = AllowTF32() && dt == CUDNN_DATA_FLOAT, f64 = dt == CUDNN_DATA_DOUBLE;
+  bool low = dt == CUDNN_DATA_HALF || dt == CUDNN_DATA_BFLOAT16;
   std::vector<int64_t> key{static_cast<int64_t>(dir), static_cast<int64_t>(dt), tf32, device, q.g};
   for (const auto* v : {&q.x, &q.w, &q.y, &q.st, &q.pd, &q.dl}) {
     key.push_back(static_cast<int64_t>(v->size()));
@@ -160,8 +167,9 @@ StatusOr<Choice> ChooseAlgo(cudnnHandle_t h, Dir dir, const ConvGeom& q, cudnnDa
     if (it != cache.entries.end()) return it->second;
   }
   // The heuristics see the math type the call may use.
-  CUDNN_RETURN_IF_ERROR(
-      cudnnSetConvolutionMathType(d.conv, tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+  CUDNN_RETURN_IF_ERROR(cudnnSetConvolutionMathType(d.conv, low    ? CUDNN_TENSOR_OP_MATH
+                                                            : tf32 ? CUDNN_DEFAULT_MATH
+                                                                   : CUDNN_FMA_MATH));
   int max = 0, got = 0;
   Choice c{0, CUDNN_FMA_MATH};
   switch (dir) {
@@ -170,7 +178,7 @@ StatusOr<Choice> ChooseAlgo(cudnnHandle_t h, Dir dir, const ConvGeom& q, cudnnDa
       std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(std::max(max, 1));
       CUDNN_RETURN_IF_ERROR(
           cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, max, &got, perf.data()));
-      c = Pick(perf, got, tf32, f64, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM);
+      c = Pick(perf, got, tf32 || low, f64, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM);
       break;
     }
     case Dir::kBackwardData: {
@@ -178,7 +186,7 @@ StatusOr<Choice> ChooseAlgo(cudnnHandle_t h, Dir dir, const ConvGeom& q, cudnnDa
       std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(std::max(max, 1));
       CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x,
                                                                         max, &got, perf.data()));
-      c = Pick(perf, got, tf32, f64, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1);
+      c = Pick(perf, got, tf32 || low, f64, CUDNN_CONVOLUTION_BWD_DATA_ALGO_1);
       break;
     }
     case Dir::kBackwardFilter: {
@@ -186,7 +194,7 @@ StatusOr<Choice> ChooseAlgo(cudnnHandle_t h, Dir dir, const ConvGeom& q, cudnnDa
       std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perf(std::max(max, 1));
       CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w,
                                                                           max, &got, perf.data()));
-      c = Pick(perf, got, tf32, f64, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1);
+      c = Pick(perf, got, tf32 || low, f64, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1);
       break;
     }
   }
@@ -243,9 +251,14 @@ template <Dir kDir>
 Status Conv(KernelContext& ctx) {
   const char* op = ctx.op();
   DType dtype = ctx.input(0).dtype;
-  if (dtype != DType::kF32 && dtype != DType::kF64)
-    return TypeError("[%s] not supported for %s on cuda", op, DTypeName(dtype));
-  cudnnDataType_t dt = dtype == DType::kF64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  cudnnDataType_t dt;
+  switch (dtype) {
+    case DType::kF32: dt = CUDNN_DATA_FLOAT; break;
+    case DType::kF64: dt = CUDNN_DATA_DOUBLE; break;
+    case DType::kF16: dt = CUDNN_DATA_HALF; break;
+    case DType::kBF16: dt = CUDNN_DATA_BFLOAT16; break;
+    default: return TypeError("[%s] not supported for %s on cuda", op, DTypeName(dtype));
+  }
   const TensorView &in0 = ctx.input(0), &in1 = ctx.input(1), &out = ctx.output(0);
   // (x, w, y) shapes per direction, as the CPU reads them.
   const Shape& xs = kDir == Dir::kForward        ? in0.shape

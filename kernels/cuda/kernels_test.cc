@@ -720,6 +720,72 @@ TEST_F(CudaKernels, AttnBias) {
   }
 }
 
+// Float tensors with ties (integer values) and a NaN every 7th element; other dtypes as Random.
+HostTensor TiesAndNans(DType t, Shape shape, double lo, double hi, bool nans) {
+  HostTensor h = Random(t, shape, lo, hi);
+  if (!IsFloating(t)) return h;
+  int64_t es = DTypeSize(t), n = h.bytes.size() / es;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = std::floor(Load(t, h.bytes.data() + i * es));
+    Store(t, h.bytes.data() + i * es, nans && i % 7 == 3 ? std::nan("") : v);
+  }
+  return h;
+}
+
+// The scan and ordering family (kernels/cuda/scan.cu) equals the CPU's on lines at every
+// position of the dim (outer x n x inner, inner > 1 included), with ties and NaN; the orderings'
+// indices exactly (stable: ties keep their order), also on long lines.
+TEST_F(CudaKernels, ScansAndOrderings) {
+  const DType kNumericBool[] = {DType::kBool, DType::kU8,  DType::kI8, DType::kI32,
+                                DType::kI64,  DType::kF32, DType::kF64};
+  const Shape s{5, 9, 4};
+  for (int64_t dim : {0, 1, 2}) {
+    Shape r = s;
+    r.mutable_dims().erase(r.mutable_dims().begin() + dim);
+    Shape k3 = s;
+    k3.mutable_dims()[dim] = 3;
+    std::vector<int64_t> dims{dim};
+    for (DType t : kNumeric) {
+      HostTensor x = Random(t, s, 0, 3);
+      for (bool rev : {false, true})
+        Compare("cumsum", {{"dim", dim}, {"reverse", rev}}, {x}, {Empty(t, s)});
+      Compare("cumprod", {{"dim", dim}}, {x}, {Empty(t, s)});
+      Compare("nanmedian_dim", {{"dims", dims}, {"keepdim", false}},
+              {TiesAndNans(t, s, -4, 4, true)}, {Empty(t, r), Empty(DType::kI64, r)}, 0);
+    }
+    for (DType t : kNumericBool) {
+      HostTensor x = TiesAndNans(t, s, -3, 3, true);
+      Compare("cummax", {{"dim", dim}}, {x}, {Empty(t, s), Empty(DType::kI64, s)}, 0);
+      Compare("cummin", {{"dim", dim}}, {x}, {Empty(t, s), Empty(DType::kI64, s)}, 0);
+      for (bool desc : {false, true}) {
+        Compare("sort", {{"dim", dim}, {"descending", desc}}, {x},
+                {Empty(t, s), Empty(DType::kI64, s)}, 0);
+        Compare("topk", {{"dim", dim}, {"k", int64_t(3)}, {"largest", desc}, {"n", s[dim]}}, {x},
+                {Empty(t, k3), Empty(DType::kI64, k3)}, 0);
+      }
+    }
+    for (DType t : kFloat) {
+      HostTensor x = Random(t, s, -2, 2), g = Random(t, s, -1, 1);
+      HostTensor xz = TiesAndNans(t, s, -2, 3, false);  // zeros for cumprod's gradient
+      Compare("logcumsumexp", {{"dim", dim}}, {x}, {Empty(t, s)});
+      Compare("cumprod_grad", {{"dim", dim}}, {xz, Random(t, s, -2, 2), g}, {Empty(t, s)});
+      Compare("logcumsumexp_grad", {{"dim", dim}}, {x, Random(t, s, -2, 2), g}, {Empty(t, s)});
+    }
+  }
+  // Long lines (CUB's large-segment path) and many short ones.
+  for (DType t : {DType::kF32, DType::kI64, DType::kF64}) {
+    HostTensor x = TiesAndNans(t, {3, 20000}, -50, 50, true);
+    Compare("sort", {{"dim", int64_t(1)}, {"descending", true}}, {x},
+            {Empty(t, {3, 20000}), Empty(DType::kI64, {3, 20000})}, 0);
+    Compare("topk",
+            {{"dim", int64_t(1)}, {"k", int64_t(7)}, {"largest", false}, {"n", int64_t(20000)}},
+            {x}, {Empty(t, {3, 7}), Empty(DType::kI64, {3, 7})}, 0);
+    HostTensor y = TiesAndNans(t, {4096, 6}, -3, 3, true);
+    Compare("sort", {{"dim", int64_t(1)}, {"descending", false}}, {y},
+            {Empty(t, {4096, 6}), Empty(DType::kI64, {4096, 6})}, 0);
+  }
+}
+
 TEST(CudaRegistration, EveryCpuKernelHasACudaKernel) {
   std::vector<std::string> cpu = kernels::RegisteredKernels(DeviceType::kCPU), missing;
   for (const auto& op : cpu)

@@ -66,12 +66,14 @@ Status InferFromAttr(TensorSpan in, const AttrMap& a, std::vector<TensorMeta>* o
   return Status();
 }
 
+// The conv.def `lowp` column: the device types whose kernels take f16/bf16.
+#define OFL_CONV_LOWP_cuda static_cast<uint8_t>(1u << static_cast<int>(DeviceType::kCUDA))
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_CONV(...)
 #define OFL_CONV_API(...)
-#define OFL_CONV_GRAD(name, Name, Attrs, shape) \
-  extern const OpDef k##Name;                 \
+#define OFL_CONV_GRAD(name, Name, Attrs, shape, lowp) \
+  extern const OpDef k##Name;                       \
   StatusOr<TensorList> Name##Double(const GradContext& c);
 #define OFL_CONV(name, Name, ...) extern const OpDef k##Name;
 #include "oneflow_like/opdefs/conv.def"
@@ -80,10 +82,11 @@ Status InferFromAttr(TensorSpan in, const AttrMap& a, std::vector<TensorMeta>* o
 #define OFL_CONV(...)
 // The backward ops' own gradients (double backward) read both inputs: saved only when a backward
 // with create_graph=True records them.
-#define OFL_CONV_GRAD(name, Name, Attrs, shape)                                              \
+#define OFL_CONV_GRAD(name, Name, Attrs, shape, lowp)                                        \
   const OpDef k##Name = OpSpec(#name, InferFromAttr<opdefs::Attrs, &opdefs::Attrs::shape>) \
                             .Grad(&Name##Double)                                           \
-                            .SaveOutputs(false);
+                            .SaveOutputs(false)                                            \
+                            .LowPrecision(OFL_CONV_LOWP_##lowp);
 #include "oneflow_like/opdefs/conv.def"
 #undef OFL_CONV_GRAD
 // clang-format on
@@ -219,11 +222,12 @@ StatusOr<Tensor> RunConv(const OpDef& op, const Tensor& x, const Tensor& w, cons
 #define OFL_CONV_SAVE_OUT_inputs false
 // clang-format off
 #define OFL_CONV_GRAD(...)
-#define OFL_CONV(name, Name, nd, grad, save)                                               \
+#define OFL_CONV(name, Name, nd, grad, save, lowp)                                         \
   const OpDef k##Name = OpSpec(#name, InferConv<nd>)                                       \
                             .Grad(grad)                                                    \
                             .SaveInputs(OFL_CONV_SAVE_IN_##save)                           \
-                            .SaveOutputs(OFL_CONV_SAVE_OUT_##save);                        \
+                            .SaveOutputs(OFL_CONV_SAVE_OUT_##save)                         \
+                            .LowPrecision(OFL_CONV_LOWP_##lowp);                           \
   StatusOr<Tensor> Run##Name(const Tensor& x, const Tensor& w, const Tensor& bias,         \
                              const ConvAttrs& a) {                                         \
     return RunConv(k##Name, x, w, bias, a);                                                \

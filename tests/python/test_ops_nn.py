@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import oneflow_like as flow
-from op_testing import check_op, rand, RNG
+from op_testing import DEVICE, check_op, rand, RNG
 
 # ---- NumPy references ---------------------------------------------------------------------------
 
@@ -191,9 +191,14 @@ def test_cross_entropy(reduction, weighted, ls):
     wt = None if w is None else flow.tensor(w, dtype=flow.float64)
 
     def fn(a):
-        ww = None if wt is None else wt.to(a.dtype)
+        ww = None if wt is None else wt.to(a.dtype).to(a.device)
         return flow.cross_entropy(
-            a, tt, weight=ww, ignore_index=-100, reduction=reduction, label_smoothing=ls
+            a,
+            tt.to(a.device),
+            weight=ww,
+            ignore_index=-100,
+            reduction=reduction,
+            label_smoothing=ls,
         )
 
     check_op(fn, lambda a: np_nll(np_log_softmax(a, 1), t, w, -100, reduction, ls), [x])
@@ -203,14 +208,14 @@ def test_cross_entropy_spatial_and_probabilities():
     x = rand((2, 3, 2, 2))
     t = RNG.integers(0, 3, size=(2, 2, 2))
     check_op(
-        lambda a: flow.cross_entropy(a, flow.tensor(t)),
+        lambda a: flow.cross_entropy(a, flow.tensor(t, device=a.device)),
         lambda a: np_nll(np_log_softmax(a, 1), t),
         [x],
     )
     p = np_softmax(rand((4, 3)), 1)
     xp = rand((4, 3))
     check_op(
-        lambda a: flow.cross_entropy(a, flow.tensor(p, dtype=a.dtype)),
+        lambda a: flow.cross_entropy(a, flow.tensor(p, dtype=a.dtype, device=a.device)),
         lambda a: -(np_log_softmax(a, 1) * p).sum(1).mean(),
         [xp],
     )
@@ -224,8 +229,8 @@ def test_nll_loss(reduction):
     check_op(
         lambda a: flow.nll_loss(
             a,
-            flow.tensor(t),
-            weight=flow.tensor(w, dtype=a.dtype),
+            flow.tensor(t, device=a.device),
+            weight=flow.tensor(w, dtype=a.dtype, device=a.device),
             ignore_index=7,
             reduction=reduction,
         ),
@@ -523,8 +528,10 @@ def test_batch_norm_training(shape, affine):
 
 def test_batch_norm_running_stats_and_eval():
     x = rand((8, 3, 2, 2), -2, 3)
-    rm, rv = flow.zeros(3), flow.ones(3)
-    flow.batch_norm(flow.tensor(x, dtype=flow.float32), rm, rv, training=True, momentum=0.1)
+    rm, rv = flow.zeros(3, device=DEVICE), flow.ones(3, device=DEVICE)
+    flow.batch_norm(
+        flow.tensor(x, dtype=flow.float32, device=DEVICE), rm, rv, training=True, momentum=0.1
+    )
     axes = (0, 2, 3)
     np.testing.assert_allclose(rm.numpy(), 0.1 * x.mean(axes), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(rv.numpy(), 0.9 + 0.1 * x.var(axes, ddof=1), rtol=1e-5, atol=1e-6)
@@ -537,8 +544,8 @@ def test_batch_norm_running_stats_and_eval():
     check_op(
         lambda a, ww, bb: flow.batch_norm(
             a,
-            flow.tensor(rmv, dtype=a.dtype),
-            flow.tensor(rvv, dtype=a.dtype),
+            flow.tensor(rmv, dtype=a.dtype, device=a.device),
+            flow.tensor(rvv, dtype=a.dtype, device=a.device),
             ww,
             bb,
             training=False,
@@ -658,6 +665,8 @@ def test_every_conv_api_is_declared_once_with_the_table_defaults():
     assert ops["conv2d"]["attrs"] == {"stride": [1], "padding": [0], "dilation": [1], "groups": 1}
     assert ops["conv3d"]["save"] == "inputs" and ops["conv3d_grad_weight"]["grad"] == "NoGrad"
     assert ops["conv2d_grad_input"]["attrs"]["input_shape"] == []
+    # cuDNN takes f16/bf16 for every conv op (forward and backward); the CPU computes them in f32
+    assert {o["lowp"] for o in ops.values()} == {"cuda"}
     for name in ("conv1d", "conv2d", "conv3d"):
         doc = getattr(flow._C, name).__doc__
         assert doc == getattr(flow._C.nn_functional, name).__doc__
@@ -741,7 +750,9 @@ def test_every_pool_api_is_tested_and_declared_once():
 def test_embedding():
     idx = np.array([[1, 3, 0], [3, 3, 2]])
     w = rand((5, 4))
-    check_op(lambda ww: flow.embedding(flow.tensor(idx), ww), lambda ww: ww[idx], [w])
+    check_op(
+        lambda ww: flow.embedding(flow.tensor(idx, device=ww.device), ww), lambda ww: ww[idx], [w]
+    )
     wt = flow.tensor(w, requires_grad=True)
     flow.embedding(flow.tensor(idx), wt, padding_idx=3).sum().backward()
     g = wt.grad.numpy()
@@ -799,12 +810,12 @@ def test_scaled_dot_product_attention(kind):
     fmask = rand((3, 5))
     if kind == "bool":
         fn = lambda a, b, c: flow.scaled_dot_product_attention(
-            a, b, c, attn_mask=flow.tensor(bmask)
+            a, b, c, attn_mask=flow.tensor(bmask, device=a.device)
         )
         ref = lambda a, b, c: np_sdpa(a, b, c, bmask)
     elif kind == "float":
         fn = lambda a, b, c: flow.scaled_dot_product_attention(
-            a, b, c, attn_mask=flow.tensor(fmask, dtype=a.dtype)
+            a, b, c, attn_mask=flow.tensor(fmask, dtype=a.dtype, device=a.device)
         )
         ref = lambda a, b, c: np_sdpa(a, b, c, fmask)
     else:

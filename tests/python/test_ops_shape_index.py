@@ -6,8 +6,9 @@ import oneflow_like as flow
 from op_testing import RNG, check_op, rand
 
 
-def idx(a):
-    return flow.tensor(a, dtype=flow.int64)
+def idx(a, like=None):
+    """int64 indices, on `like`'s device (the op tables run on OFL_TEST_DEVICE)."""
+    return flow.tensor(a, dtype=flow.int64, device=None if like is None else like.device)
 
 
 @pytest.mark.parametrize(
@@ -124,9 +125,9 @@ def test_split_chunk_unbind():
 def test_index_select_gather_scatter():
     x = rand((4, 5))
     i = RNG.integers(0, 5, size=6)
-    check_op(lambda t: flow.index_select(t, 1, idx(i)), lambda a: a[:, i], [x])
+    check_op(lambda t: flow.index_select(t, 1, idx(i, t)), lambda a: a[:, i], [x])
     g = RNG.integers(0, 4, size=(3, 5))
-    check_op(lambda t: flow.gather(t, 0, idx(g)), lambda a: np.take_along_axis(a, g, 0), [x])
+    check_op(lambda t: flow.gather(t, 0, idx(g, t)), lambda a: np.take_along_axis(a, g, 0), [x])
     # scatter with unique positions so the reference is unambiguous
     perm = np.stack([RNG.permutation(4)[:3] for _ in range(5)], 1)
 
@@ -135,7 +136,7 @@ def test_index_select_gather_scatter():
         np.put_along_axis(r, perm, s[:3], 0)
         return r
 
-    check_op(lambda t, s: flow.scatter(t, 0, idx(perm), s), np_scatter, [x, rand((4, 5))])
+    check_op(lambda t, s: flow.scatter(t, 0, idx(perm, t), s), np_scatter, [x, rand((4, 5))])
 
     def np_scatter_add(a, s):
         r = a.copy()
@@ -143,14 +144,14 @@ def test_index_select_gather_scatter():
             r[v, q] += s[p, q]
         return r
 
-    check_op(lambda t, s: flow.scatter_add(t, 0, idx(g), s), np_scatter_add, [x, rand((3, 5))])
+    check_op(lambda t, s: flow.scatter_add(t, 0, idx(g, t), s), np_scatter_add, [x, rand((3, 5))])
 
     def np_fill(a):
         r = a.copy()
         np.put_along_axis(r, perm, -2.0, 0)
         return r
 
-    check_op(lambda t: t.scatter(0, idx(perm), -2.0), np_fill, [x])
+    check_op(lambda t: t.scatter(0, idx(perm, t), -2.0), np_fill, [x])
 
 
 def test_inplace_scatter():
@@ -166,9 +167,13 @@ def test_inplace_scatter():
 def test_masked_fill_select():
     x = rand((3, 4))
     m = RNG.uniform(size=(4,)) > 0.5
-    check_op(lambda t: flow.masked_fill(t, flow.tensor(m), 2.5), lambda a: np.where(m, 2.5, a), [x])
+    check_op(
+        lambda t: flow.masked_fill(t, flow.tensor(m, device=t.device), 2.5),
+        lambda a: np.where(m, 2.5, a),
+        [x],
+    )
     m2 = RNG.uniform(size=(3, 4)) > 0.5
-    check_op(lambda t: t.masked_select(flow.tensor(m2)), lambda a: a[m2], [x])
+    check_op(lambda t: t.masked_select(flow.tensor(m2, device=t.device)), lambda a: a[m2], [x])
     y = flow.tensor(x)
     y.masked_fill_(flow.tensor(m), -1)
     np.testing.assert_allclose(y.numpy(), np.where(m, -1, x).astype(np.float32))
@@ -191,11 +196,13 @@ def test_nonzero_one_hot():
 
 def test_advanced_index_grad():
     i = RNG.integers(-3, 3, size=(2, 2))
-    check_op(lambda t: t[idx(i)], lambda a: a[i], [rand((3, 4))])
+    check_op(lambda t: t[idx(i, t)], lambda a: a[i], [rand((3, 4))])
     j = np.array([0, 2, 0])  # repeated rows accumulate in the gradient
-    check_op(lambda t: t[:, idx(j), 1:], lambda a: a[:, j, 1:], [rand((2, 3, 4))])
+    check_op(lambda t: t[:, idx(j, t), 1:], lambda a: a[:, j, 1:], [rand((2, 3, 4))])
     check_op(
-        lambda t: t[idx([1, 0]), :, idx([2, 3])], lambda a: a[[1, 0], :, [2, 3]], [rand((2, 3, 4))]
+        lambda t: t[idx([1, 0], t), :, idx([2, 3], t)],
+        lambda a: a[[1, 0], :, [2, 3]],
+        [rand((2, 3, 4))],
     )
 
 
@@ -207,7 +214,7 @@ def test_index_put_grad():
         r[i] = v
         return r
 
-    check_op(lambda t, v: flow.index_put(t, (idx(i),), v), np_put, [rand((3, 4)), rand((4,))])
+    check_op(lambda t, v: flow.index_put(t, (idx(i, t),), v), np_put, [rand((3, 4)), rand((4,))])
 
     def np_acc(a, v):
         r = a.copy()
@@ -215,7 +222,7 @@ def test_index_put_grad():
         return r
 
     check_op(
-        lambda t, v: t.index_put((idx([1, 1, 0]),), v, accumulate=True),
+        lambda t, v: t.index_put((idx([1, 1, 0], t),), v, accumulate=True),
         np_acc,
         [rand((3, 4)), rand((3, 4))],
     )

@@ -12,8 +12,9 @@
 #      (tests/python/test_graph_cuda.py, test_cuda_async.py, test_cuda_amp.py), then examples/train_digits.py --device cuda, eager then compiled
 #   4. benchmarks/bench_gpu.py (beside torch in the same run)
 #   5. benchmarks/profile_gpu.py (kernels and CUDA runtime calls through CUPTI; its log only)
-# and prints one summary table. Each step's full log goes to $OUT/<step>.log when $OUT is set (the
-# device tool returns that folder), else to /tmp/ofl_gpu/logs. Exits non-zero when a step failed.
+# and prints one summary table. Each step's full log goes to /tmp/ofl_gpu/logs/<step>.log, packed
+# into $OUT/logs.tar.gz when $OUT is set (the device tool returns that folder and only a few
+# files). Exits non-zero when a step failed.
 #   tools/gpu/run.sh [--quick]      # --quick: fewer epochs and benchmark iterations
 set -u
 cd "$(dirname "$0")/../.."
@@ -21,7 +22,7 @@ ROOT=$PWD
 QUICK=0
 [ "${1:-}" = "--quick" ] && QUICK=1
 B=/tmp/ofl_gpu
-LOGS=${OUT:-$B/logs}
+LOGS=$B/logs  # packed into $OUT/logs.tar.gz at the end (the device tool returns few files)
 rm -rf "$B" && mkdir -p "$B" "$LOGS"
 [ -f .gpu/bundle.tar.xz ] || { echo "run.sh: .gpu/bundle.tar.xz missing: run tools/gpu/prepare.sh and carry .gpu" >&2; exit 2; }
 xz -dc .gpu/bundle.tar.xz | tar -C "$B" -xf - || exit 2
@@ -81,9 +82,14 @@ step kernels_test ${T_KER:-240} gtest_sum -- "$B/bin/kernels_test" --gtest_brief
 step gpu_compiler ${T_GPUC:-120} gtest_sum -- bash -c "'$B/bin/nvrtc_test' --gtest_brief=1 && '$B/bin/gpu_compile_test' --gtest_brief=1 && '$B/bin/gpu_executable_test' --gtest_brief=1"
 step op_tables_cuda ${T_OPS:-180} pytest_sum -- env OFL_TEST_DEVICE=cuda $PY -m pytest -q -p no:cacheprovider \
   -n 8 tests/python/test_ops_elementwise.py tests/python/test_losses.py
+# The other op tables (matmul, nn, reduce, scan, shape/index, special, fused RNN cells) on cuda.
+step op_tables_more ${T_OPS2:-240} pytest_sum -- env OFL_TEST_DEVICE=cuda $PY -m pytest -q -p no:cacheprovider \
+  -n 8 tests/python/test_ops_matmul.py tests/python/test_ops_nn.py tests/python/test_ops_nn3d.py \
+  tests/python/test_ops_reduce.py tests/python/test_ops_scan.py tests/python/test_ops_shape_index.py \
+  tests/python/test_special.py tests/python/test_rnn_fused.py tests/python/test_basic_ops.py
 step nccl ${T_NCCL:-180} pytest_sum -- env OFL_REQUIRE_NCCL=1 NCCL_SOCKET_IFNAME=lo NCCL_DEBUG=WARN \
   $PY -m pytest -q -rs -p no:cacheprovider tests/python/test_distributed_nccl.py
-step graph_cuda ${T_GRAPH:-240} pytest_sum -- $PY -m pytest -q -p no:cacheprovider tests/python/test_graph_cuda.py tests/python/test_cuda_async.py tests/python/test_cuda_amp.py
+step graph_cuda ${T_GRAPH:-240} pytest_sum -- $PY -m pytest -q -p no:cacheprovider tests/python/test_graph_cuda.py tests/python/test_cuda_async.py tests/python/test_cuda_amp.py tests/python/test_cuda_ops.py
 step train_digits ${T_TRAIN:-240} train_sum -- $PY examples/train_digits.py --device cuda --mode both "${EPOCHS[@]}" --out "$B/runs"
 step bench_gpu ${T_BENCH:-300} bench_sum -- $PY benchmarks/bench_gpu.py "${BQ[@]}"
 step profile_gpu ${T_PROF:-120} prof_sum -- $PY benchmarks/profile_gpu.py
@@ -93,4 +99,5 @@ echo "==== GPU proof summary ===="
 for r in "${ROWS[@]}"; do echo "$r"; done
 echo
 sed -n '/^metric/,$p' "$LOGS/bench_gpu.log"
+[ -n "${OUT:-}" ] && tar -C "$B" -czf "$OUT/logs.tar.gz" logs
 exit $FAILED

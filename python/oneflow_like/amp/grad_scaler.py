@@ -20,28 +20,32 @@ def _refresh_per_optimizer_state():
 
 def _non_finite_check_and_unscale_(grads, found_inf, inv_scale):
     """Multiplies every grad by inv_scale in place and sets found_inf to 1 if any grad holds an
-    inf or nan (torch._amp_foreach_non_finite_check_and_unscale_)."""
+    inf or nan (torch._amp_foreach_non_finite_check_and_unscale_). Tensor ops only: nothing is
+    read back to the host, so eager CUDA does not wait here."""
+    if not grads:
+        return
     with flow.no_grad():
-        flags = [flow.isfinite(g).logical_not().any().reshape(1) for g in grads]
+        finite = flow.stack([flow.isfinite(g).all() for g in grads]).all()
         for g in grads:
             g.mul_(inv_scale.to(g.dtype))
-        if flags and bool(flow.cat(flags).any().item()):
-            found_inf.fill_(1.0)
+        found_inf.copy_(flow.where(finite, found_inf, flow.ones_like(found_inf)))
 
 
 def _update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor, interval):
-    """torch._amp_update_scale_: back off on inf/nan, grow after `interval` clean steps."""
-    if found_inf.item() != 0:
-        scale.fill_(scale.item() * backoff_factor)
-        growth_tracker.fill_(0)
-        return
-    successful = int(growth_tracker.item()) + 1
-    if successful == interval:
-        grown = flow.tensor(scale.item(), dtype=flow.float32) * growth_factor
-        if bool(flow.isfinite(grown).item()):
-            scale.fill_(grown.item())
-        successful = 0
-    growth_tracker.fill_(successful)
+    """torch._amp_update_scale_: back off on inf/nan, grow after `interval` clean steps (a grown
+    scale that overflows is dropped), as device tensor ops (no host read)."""
+    with flow.no_grad():
+        found = found_inf != 0
+        successful = growth_tracker + 1
+        grow = (successful == interval).logical_and(found.logical_not())
+        s64 = scale.double()
+        grown = (s64 * growth_factor).float()
+        backed = (s64 * backoff_factor).float()
+        keep_grown = grow.logical_and(flow.isfinite(grown))
+        scale.copy_(flow.where(found, backed, flow.where(keep_grown, grown, scale)))
+        growth_tracker.copy_(
+            flow.where(found.logical_or(grow), flow.zeros_like(successful), successful)
+        )
 
 
 class GradScaler:
@@ -131,7 +135,7 @@ class GradScaler:
             )
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
-        inv_scale = flow.tensor(1.0 / float(self._scale.item()), dtype=flow.float32)
+        inv_scale = self._scale.double().reciprocal().float()  # on the device: no host read
         found_inf = flow.full((), 0.0, dtype=flow.float32, device=self._scale.device)
         state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv_scale, found_inf, False)
         state["stage"] = OptState.UNSCALED
@@ -183,7 +187,10 @@ class GradScaler:
             ]
             if len(found_infs) == 0:
                 raise AssertionError("No inf checks were recorded prior to update.")
-            combined = flow.full((), float(sum(f.item() for f in found_infs)))
+            dev = self._scale.device
+            combined = found_infs[0].to(device=dev)
+            for f in found_infs[1:]:
+                combined = combined + f.to(device=dev)
             _update_scale_(
                 self._scale,
                 self._growth_tracker,
