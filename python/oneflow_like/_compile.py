@@ -6,19 +6,35 @@ state_dict keys are prefixed "_orig_mod." as in PyTorch) or a wrapped function. 
     parameter or captured tensor requires grad) runs an nn.Graph traced and compiled through our
     HLO compiler for that input signature (shapes, dtypes, devices, constant arguments, autocast
     state), cached: a new signature compiles again (`explain()["compile_count"]`);
-  - a call that needs a gradient (training), or has keyword or non-tensor/non-constant arguments,
-    or runs a BatchNorm/InstanceNorm in training mode, runs the original module eagerly, so
-    backward works exactly as without compile; `explain()` counts these with the reason;
+  - a call that needs a gradient (training: a parameter of the module or a tensor argument
+    requires grad) runs as an autograd Function (AOTAutograd's split, with recomputation): its
+    forward runs a compiled graph of the module's forward; its backward runs a second compiled
+    graph that recomputes the forward and returns the gradients of the tensor arguments and of
+    the captured tensors that require grad (the parameters) given the upstream gradients. Both
+    are compiled together, per input signature, requires-grad pattern and train/eval state of
+    every submodule (`explain()["train_compile_count"]`), and read the live parameters, so an
+    optimizer's in-place step is seen by the next call. The gradients reach .grad through the
+    autograd engine (hooks, clipping, GradScaler, DDP see them as eager). Random ops (dropout)
+    draw the same numbers in the backward's recomputation as in the forward (the graphs are
+    traced from the same generator state and the backward replays the forward run's nonce);
+    BatchNorm/InstanceNorm running statistics are updated by the forward graph only (the
+    recomputation uses batch statistics without touching them). A forward that updates other
+    captured tensors in place, or whose tracing fails, runs eagerly with the reason in
+    `explain()["eager_reasons"]`;
+  - keyword or non-tensor/non-constant arguments run the original module eagerly, counted in
+    `explain()` with the reason;
   - a signature whose tracing fails (data-dependent Python control flow, .item(), ...) is a graph
     break: it runs eagerly from then on, or raises with fullgraph=True.
 backend="eager" (or disable=True) never compiles. Calls inside a compiled call are not nested.
 """
+import collections
 import functools
 
 import oneflow_like as flow
-from oneflow_like import nn
+from oneflow_like import _C, nn
+from oneflow_like.nn.graph import _autocast_key, _flatten, _signature, _unflatten
 
-from .jit._runner import Runner, _state
+from .jit._runner import _CONSTS, Runner, _FnGraph, _Tracing, _state
 
 _BACKENDS = ("inductor", "eager", "aot_eager", "cudagraphs", "onnxrt", "tvm", "openxla")
 _MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
@@ -45,11 +61,280 @@ def _check_args(backend, mode, options, dynamic):
         raise ValueError(f"[compile] invalid backend {backend!r}, expected one of {_BACKENDS}")
 
 
+# ---- the training path ------------------------------------------------------------------------
+class _ForwardGraph(_FnGraph):
+    """The forward of a training call: `fn` under no_grad (what _FnGraph builds), also recording
+    the traced outputs' metadata so the backward graph can be traced before the first run."""
+
+    def build(self, *args):
+        out = super().build(*args)
+        flat = []
+        _flatten(out, flat)
+        object.__setattr__(self, "out_metas", [(tuple(o.shape), o.dtype, o.device) for o in flat])
+        return out
+
+
+class _BackwardGraph(flow.nn.Graph):
+    """The backward of a training call: recomputes `fn` with gradients on (inputs in
+    `grad_inputs` made to require grad) and returns autograd.grad of its differentiable outputs
+    with respect to those inputs and `params`, given the upstream gradients (the graph's last
+    inputs, one per tensor output of the forward)."""
+
+    def __init__(self, fn, n_inputs, grad_inputs, params):
+        super().__init__()
+        object.__setattr__(self, "_fn", (fn,))
+        object.__setattr__(self, "_n", n_inputs)
+        object.__setattr__(self, "_grad_inputs", grad_inputs)  # positions among tensor args
+        object.__setattr__(self, "_wrt_params", tuple(params))
+
+    def build(self, *args):
+        xs, grads = list(args[: self._n]), args[self._n :]
+        tensor_pos = [i for i, a in enumerate(xs) if isinstance(a, _C.Tensor)]
+        wrt = []
+        for k in self._grad_inputs:
+            i = tensor_pos[k]
+            xs[i] = xs[i].requires_grad_()
+            wrt.append(xs[i])
+        wrt += list(self._wrt_params)
+        with flow.enable_grad(), _Tracing(), _batch_stats_only(self._fn[0]):
+            out = self._fn[0](*xs)
+        flat = []
+        _flatten(out, flat)
+        outs, gs = [], []
+        for o, g in zip(flat, grads):
+            if o.requires_grad:
+                outs.append(o)
+                gs.append(g)
+        if not outs:
+            return tuple(None for _ in wrt)
+        return flow.autograd.grad(outs, wrt, gs, allow_unused=True)
+
+
+class _batch_stats_only:
+    """Inside: every BatchNorm/InstanceNorm of `fn` in training mode normalizes with the batch's
+    statistics without updating its running statistics (the forward graph already did)."""
+
+    def __init__(self, fn):
+        self.mods = []
+        if isinstance(fn, nn.Module):
+            for m in fn.modules():
+                if m.training and getattr(m, "track_running_stats", False):
+                    if m._buffers.get("running_mean") is not None:
+                        self.mods.append(m)
+
+    def __enter__(self):
+        self.saved = []
+        for m in self.mods:
+            b = m._buffers
+            self.saved.append((m.track_running_stats, b["running_mean"], b["running_var"]))
+            m.track_running_stats = False
+            b["running_mean"] = b["running_var"] = None
+
+    def __exit__(self, *exc):
+        for m, (track, mean, var) in zip(self.mods, self.saved):
+            m.track_running_stats = track
+            m._buffers["running_mean"], m._buffers["running_var"] = mean, var
+        return False
+
+
+class _TrainEntry:
+    """The compiled forward and backward of one training signature."""
+
+    def __init__(self, fwd, bwd, params, grad_inputs, n_outs, random, spec):
+        self.fwd, self.bwd = fwd, bwd  # nn.Graph _Entry objects
+        self.params = params  # the captured tensors that require grad (the module's parameters)
+        self.grad_inputs = grad_inputs  # positions, among the tensor arguments, that require grad
+        self.n_outs = n_outs
+        self.random = random  # the graphs draw random numbers: replay the forward's nonce
+        self.spec = spec
+
+
+class _CompiledStep(flow.autograd.Function):
+    """forward: the compiled forward graph; backward: the compiled backward graph."""
+
+    @staticmethod
+    def forward(ctx, path, entry, n_tensors, *tensors):
+        inputs = list(tensors[:n_tensors])
+        ctx.path, ctx.entry, ctx.inputs = path, entry, inputs
+        if entry.random:  # the nonce the forward run draws is drawn again by the backward's
+            ctx.rng = path.cpu_generator.get_state()
+        return tuple(entry.fwd.compiled.run(inputs))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        entry, path = ctx.entry, ctx.path
+        if flow.is_grad_enabled():
+            raise RuntimeError(
+                f"[compile] {path.name}: the compiled backward cannot build a graph of its "
+                "gradients (create_graph=True / double backward); compile with backend='eager' "
+                "or differentiate the module without flow.compile"
+            )
+        grads = [
+            g if g is not None else flow.zeros(shape, dtype=dtype, device=device)
+            for g, (shape, dtype, device) in zip(grads, entry.spec)
+        ]
+        gen = path.cpu_generator
+        if entry.random:
+            now = gen.get_state()
+            gen.set_state(*ctx.rng)
+        try:
+            res = entry.bwd.compiled.run(ctx.inputs + grads)
+        finally:
+            if entry.random:
+                gen.set_state(*now)
+        res = _unflatten(entry.bwd.out_spec, iter(res))
+        path.compiled_backward_calls += 1
+        n_in = len(ctx.inputs)
+        out = [None] * n_in
+        for k, g in zip(entry.grad_inputs, res):
+            out[k] = g
+        return (None, None, None, *out, *res[len(entry.grad_inputs) :])
+
+
+def _devices(fn, args):
+    devs = {str(a.device) for a in args if isinstance(a, _C.Tensor)}
+    if isinstance(fn, nn.Module):
+        devs |= {str(p.device) for p in fn.parameters()}
+    return sorted(devs)
+
+
+class TrainPath:
+    """flow.compile's calls that need gradients (see this module's docstring)."""
+
+    def __init__(self, fn, name, runner, fullgraph):
+        self.fn = fn
+        self.name = name if name.isidentifier() else "compiled"
+        self.runner = runner  # eager fallbacks are counted with the runner's
+        self.fullgraph = fullgraph
+        self.cpu_generator = _C._default_generator("cpu")
+        self.entries = {}  # key -> _TrainEntry, or the reason the signature runs eagerly
+        self.graph_calls = 0
+        self.compiled_backward_calls = 0
+        self.recompile_reasons = []
+
+    def needs_grad(self, args):
+        if not flow.is_grad_enabled():
+            return False
+        for a in args:
+            if isinstance(a, _C.Tensor):
+                if a.requires_grad:
+                    return True
+            elif not isinstance(a, _CONSTS):
+                return False  # the runner runs it eagerly and says why
+        if isinstance(self.fn, nn.Module):
+            return any(p.requires_grad for p in self.fn.parameters())
+        return False
+
+    def _key(self, args):
+        modes = (
+            tuple(m.training for m in self.fn.modules()) if isinstance(self.fn, nn.Module) else ()
+        )
+        rg = tuple(a.requires_grad for a in args if isinstance(a, _C.Tensor))
+        params = ()
+        if isinstance(self.fn, nn.Module):
+            params = tuple(p.requires_grad for p in self.fn.parameters())
+        return (_signature(args), _autocast_key(), rg, params, modes)
+
+    def __call__(self, *args):
+        key = self._key(args)
+        entry = self.entries.get(key)
+        if entry is None:
+            self.recompile_reasons.append(self._why(key))
+            entry = self.entries[key] = self._compile(args)
+        if isinstance(entry, str):
+            self.runner.eager_calls += 1
+            self.runner.eager_reasons[entry] += 1
+            return self.fn(*args)
+        tensors = [a for a in args if isinstance(a, _C.Tensor)]
+        outs = _CompiledStep.apply(self, entry, len(tensors), *tensors, *entry.params)
+        self.graph_calls += 1
+        return _unflatten(entry.fwd.out_spec, iter(outs))
+
+    def _why(self, key):
+        if not self.entries:
+            return "first call"
+        old = next(reversed(self.entries.keys()))
+        names = (
+            "input signature",
+            "autocast state",
+            "inputs' requires_grad",
+            "parameters' requires_grad",
+            "train/eval mode of a submodule",
+        )
+        for name, a, b in zip(names, old, key):
+            if a != b:
+                return f"{name} changed: {a} -> {b}"
+        return "new signature"
+
+    def _states(self, devices):
+        gens = [self.cpu_generator] + [
+            _C._default_generator(d) for d in devices if d.startswith("cuda")
+        ]
+        return gens, [g.get_state() for g in gens]
+
+    def _compile(self, args):
+        """Traces and compiles the forward and the backward graph of `args`' signature, both from
+        the same generator state; a reason string when the signature must run eagerly."""
+        gens, before = self._states(_devices(self.fn, args))
+        fwd_graph = type(self.name, (_ForwardGraph,), {})(self.fn)
+        try:
+            fwd = fwd_graph._entry(tuple(args))
+        except Exception as e:
+            if self.fullgraph:
+                raise
+            return f"graph break: {type(e).__name__}: {str(e)[:200]}"
+        after = [g.get_state() for g in gens]
+        random = after != before
+        captured = [t for t in _C._graph_captured(fwd.compiled) if t.requires_grad]
+        params = captured
+        if isinstance(self.fn, nn.Module):  # the module's own Parameter objects, where they are
+            own = list(self.fn.parameters())
+            params = [next((p for p in own if p._same(t)), t) for t in captured]
+        tensors = [a for a in args if isinstance(a, _C.Tensor)]
+        grad_inputs = [k for k, t in enumerate(tensors) if t.requires_grad]
+        if not grad_inputs and not params:
+            return "no tensor the forward reads requires grad"
+        metas = fwd_graph.out_metas
+        bwd_graph = type(self.name + "_backward", (_BackwardGraph,), {})(
+            self.fn, len(args), grad_inputs, params
+        )
+        examples = [flow.empty(s, dtype=d, device=dev) for s, d, dev in metas]
+        for g, st in zip(gens, before):
+            g.set_state(*st)
+        try:
+            bwd = bwd_graph._entry(tuple(args) + tuple(examples))
+        except Exception as e:
+            if self.fullgraph:
+                raise
+            return f"graph break in the backward: {type(e).__name__}: {str(e)[:200]}"
+        finally:
+            for g, st in zip(gens, after):
+                g.set_state(*st)
+        assigned = bwd.compiled.in_place_assignments[1]
+        if assigned:
+            return (
+                f"the forward updates {assigned} captured tensor(s) in place (buffers other than "
+                "BatchNorm/InstanceNorm running statistics), which the backward's recomputation "
+                "would update again"
+            )
+        return _TrainEntry(fwd, bwd, params, grad_inputs, len(metas), random, metas)
+
+    def explain(self):
+        return {
+            "train_compile_count": sum(1 for e in self.entries.values() if not isinstance(e, str)),
+            "train_graph_calls": self.graph_calls,
+            "compiled_backward_calls": self.compiled_backward_calls,
+            "train_recompile_reasons": list(self.recompile_reasons),
+        }
+
+
 class _Compiled:
-    """Routes calls to the Runner (compiling) or to the function (eager backend, nested calls)."""
+    """Routes calls to the training path (calls that need gradients), the Runner (compiling
+    calls that need none) or the function (eager backend, nested calls)."""
 
     def __init__(self, fn, name, fullgraph, backend):
         self.runner = Runner(fn, name, graph_breaks=not fullgraph)
+        self.train = TrainPath(fn, name, self.runner, fullgraph)
         self.fn = fn
         self.eager_backend = backend == "eager"
 
@@ -58,9 +343,18 @@ class _Compiled:
             return self.fn(*args, **kwargs)
         _state.compiling = getattr(_state, "compiling", 0) + 1
         try:
+            if not kwargs and self.train.needs_grad(args):
+                return self.train(*args)
             return self.runner(*args, **kwargs)
         finally:
             _state.compiling -= 1
+
+    def explain(self):
+        out = self.runner.explain()
+        out.update(self.train.explain())
+        out["eager_calls"] = self.runner.eager_calls
+        out["eager_reasons"] = dict(self.runner.eager_reasons)
+        return out
 
 
 class OptimizedModule(nn.Module):
@@ -82,8 +376,9 @@ class OptimizedModule(nn.Module):
             return getattr(self.__dict__["_modules"]["_orig_mod"], name)
 
     def explain(self):
-        """{compile_count, graph_calls, eager_calls, eager_reasons, recompile_reasons}."""
-        return self.__dict__["_compiled"].runner.explain()
+        """{compile_count, graph_calls, eager_calls, eager_reasons, recompile_reasons,
+        train_compile_count, train_graph_calls, compiled_backward_calls}."""
+        return self.__dict__["_compiled"].explain()
 
     def __repr__(self):
         return f"OptimizedModule(\n  (_orig_mod): {self._orig_mod!r}\n)"
@@ -125,5 +420,5 @@ def compile(
         return compiled(*args, **kwargs)
 
     wrapper._torchdynamo_orig_callable = model
-    wrapper.explain = compiled.runner.explain
+    wrapper.explain = compiled.explain
     return wrapper
