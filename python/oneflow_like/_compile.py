@@ -7,10 +7,15 @@ state_dict keys are prefixed "_orig_mod." as in PyTorch) or a wrapped function. 
     HLO compiler for that input signature (shapes, dtypes, devices, constant arguments, autocast
     state), cached: a new signature compiles again (`explain()["compile_count"]`);
   - a call that needs a gradient (training: a parameter of the module or a tensor argument
-    requires grad) runs as an autograd Function (AOTAutograd's split, with recomputation): its
-    forward runs a compiled graph of the module's forward; its backward runs a second compiled
-    graph that recomputes the forward and returns the gradients of the tensor arguments and of
-    the captured tensors that require grad (the parameters) given the upstream gradients. Both
+    requires grad) runs as an autograd Function (AOTAutograd's joint split): its forward runs a
+    compiled graph of the module's forward that also returns the residuals (the tensor
+    arguments of every leaf-module call); its backward runs a second compiled graph that traces
+    the forward again with each leaf module starting from its residual (the gradient routed
+    through the recomputed value, whose computation the compiler then drops as dead code) and
+    returns the gradients of the tensor arguments and of the captured tensors that require grad
+    (the parameters) given the upstream gradients. Functional code between leaf modules, and
+    modules' own code around their children (MultiheadAttention's projections), is recomputed;
+    for a stack of Linear/activation layers nothing is (bench_compile.py measures both). Both
     are compiled together, per input signature, requires-grad pattern and train/eval state of
     every submodule (`explain()["train_compile_count"]`), and read the live parameters, so an
     optimizer's in-place step is seen by the next call. The gradients reach .grad through the
@@ -62,41 +67,118 @@ def _check_args(backend, mode, options, dynamic):
 
 
 # ---- the training path ------------------------------------------------------------------------
+def _leaves(fn):
+    if not isinstance(fn, nn.Module):
+        return []
+    return [m for m in fn.modules() if next(iter(m.children()), None) is None]
+
+
+class _leaf_inputs:
+    """Inside: a forward pre-hook on every leaf module of `fn` calls `on_input(module, args)`,
+    whose result (or None) replaces the module's positional arguments."""
+
+    def __init__(self, fn, on_input):
+        self.mods, self.on_input = _leaves(fn), on_input
+
+    def __enter__(self):
+        self.handles = [m.register_forward_pre_hook(self.on_input) for m in self.mods]
+
+    def __exit__(self, *exc):
+        for h in self.handles:
+            h.remove()
+        return False
+
+
 class _ForwardGraph(_FnGraph):
-    """The forward of a training call: `fn` under no_grad (what _FnGraph builds), also recording
-    the traced outputs' metadata so the backward graph can be traced before the first run."""
+    """The forward of a training call: `fn` under no_grad (what _FnGraph builds). It records the
+    traced outputs' metadata, so the backward graph can be traced before the first run, and with
+    `save_residuals` it also returns the residuals: the tensor arguments of every leaf module
+    call that are not arguments of the graph, in call order (`plan` says which were taken), so
+    the backward graph starts each leaf from them instead of recomputing what led there."""
+
+    def __init__(self, fn, save_residuals):
+        super().__init__(fn)
+        object.__setattr__(self, "save_residuals", save_residuals)
 
     def build(self, *args):
-        out = super().build(*args)
+        plan, residuals = [], []
+        graph_args = [a for a in args if isinstance(a, _C.Tensor)]
+
+        def take(module, margs):
+            taken = []
+            for a in margs:
+                keep = isinstance(a, _C.Tensor) and not any(a._same(g) for g in graph_args)
+                taken.append(keep)
+                if keep:
+                    residuals.append(a)
+            plan.append(tuple(taken))
+
+        if self.save_residuals:
+            with _leaf_inputs(self._fn[0], take):
+                out = super().build(*args)
+        else:
+            out = super().build(*args)
         flat = []
         _flatten(out, flat)
         object.__setattr__(self, "out_metas", [(tuple(o.shape), o.dtype, o.device) for o in flat])
-        return out
+        object.__setattr__(self, "plan", plan)
+        object.__setattr__(
+            self, "residual_metas", [(tuple(r.shape), r.dtype, r.device) for r in residuals]
+        )
+        return (out, tuple(residuals))
+
+
+class _Reattach(flow.autograd.Function):
+    """The value of `saved` with the gradient routed to `recomputed`: the backward graph's leaf
+    modules read the forward's residuals while gradients still flow through the recomputed
+    autograd graph, whose dead values the compiler then removes."""
+
+    @staticmethod
+    def forward(ctx, saved, recomputed):
+        return saved
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, grad
 
 
 class _BackwardGraph(flow.nn.Graph):
     """The backward of a training call: recomputes `fn` with gradients on (inputs in
     `grad_inputs` made to require grad) and returns autograd.grad of its differentiable outputs
-    with respect to those inputs and `params`, given the upstream gradients (the graph's last
-    inputs, one per tensor output of the forward)."""
+    with respect to those inputs and `params`, given the upstream gradients. Its inputs: the
+    forward's arguments, one upstream gradient per tensor output, then the forward graph's
+    residuals, which replace the leaf modules' recomputed arguments (`plan`, see _ForwardGraph).
+    """
 
-    def __init__(self, fn, n_inputs, grad_inputs, params):
+    def __init__(self, fn, n_inputs, n_outs, grad_inputs, params, plan):
         super().__init__()
         object.__setattr__(self, "_fn", (fn,))
         object.__setattr__(self, "_n", n_inputs)
+        object.__setattr__(self, "_n_outs", n_outs)
         object.__setattr__(self, "_grad_inputs", grad_inputs)  # positions among tensor args
         object.__setattr__(self, "_wrt_params", tuple(params))
+        object.__setattr__(self, "_plan", plan)
 
     def build(self, *args):
-        xs, grads = list(args[: self._n]), args[self._n :]
+        n, k = self._n, self._n_outs
+        xs, grads, residuals = list(args[:n]), args[n : n + k], iter(args[n + k :])
         tensor_pos = [i for i, a in enumerate(xs) if isinstance(a, _C.Tensor)]
         wrt = []
-        for k in self._grad_inputs:
-            i = tensor_pos[k]
+        for j in self._grad_inputs:
+            i = tensor_pos[j]
             xs[i] = xs[i].requires_grad_()
             wrt.append(xs[i])
         wrt += list(self._wrt_params)
-        with flow.enable_grad(), _Tracing(), _batch_stats_only(self._fn[0]):
+        plan = iter(self._plan)
+
+        def substitute(module, margs):
+            taken = next(plan)
+            return tuple(
+                _Reattach.apply(next(residuals), a) if keep else a for a, keep in zip(margs, taken)
+            )
+
+        hooks = _leaf_inputs(self._fn[0], substitute) if self._plan else _nullcontext()
+        with flow.enable_grad(), _Tracing(), _batch_stats_only(self._fn[0]), hooks:
             out = self._fn[0](*xs)
         flat = []
         _flatten(out, flat)
@@ -108,6 +190,14 @@ class _BackwardGraph(flow.nn.Graph):
         if not outs:
             return tuple(None for _ in wrt)
         return flow.autograd.grad(outs, wrt, gs, allow_unused=True)
+
+
+class _nullcontext:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
 
 
 class _batch_stats_only:
@@ -140,8 +230,9 @@ class _batch_stats_only:
 class _TrainEntry:
     """The compiled forward and backward of one training signature."""
 
-    def __init__(self, fwd, bwd, params, grad_inputs, n_outs, random, spec):
+    def __init__(self, fwd, bwd, params, grad_inputs, n_outs, random, spec, out_spec):
         self.fwd, self.bwd = fwd, bwd  # nn.Graph _Entry objects
+        self.out_spec = out_spec  # of the module's outputs (the forward graph's first result)
         self.params = params  # the captured tensors that require grad (the module's parameters)
         self.grad_inputs = grad_inputs  # positions, among the tensor arguments, that require grad
         self.n_outs = n_outs
@@ -158,7 +249,9 @@ class _CompiledStep(flow.autograd.Function):
         ctx.path, ctx.entry, ctx.inputs = path, entry, inputs
         if entry.random:  # the nonce the forward run draws is drawn again by the backward's
             ctx.rng = path.cpu_generator.get_state()
-        return tuple(entry.fwd.compiled.run(inputs))
+        res = entry.fwd.compiled.run(inputs)
+        ctx.residuals = res[entry.n_outs :]
+        return tuple(res[: entry.n_outs])
 
     @staticmethod
     def backward(ctx, *grads):
@@ -178,7 +271,7 @@ class _CompiledStep(flow.autograd.Function):
             now = gen.get_state()
             gen.set_state(*ctx.rng)
         try:
-            res = entry.bwd.compiled.run(ctx.inputs + grads)
+            res = entry.bwd.compiled.run(ctx.inputs + grads + list(ctx.residuals))
         finally:
             if entry.random:
                 gen.set_state(*now)
@@ -211,6 +304,9 @@ class TrainPath:
         self.graph_calls = 0
         self.compiled_backward_calls = 0
         self.recompile_reasons = []
+        # the forward graph returns the leaf modules' arguments for the backward graph (False:
+        # the backward recomputes the whole forward; benchmarks/bench_compile.py compares)
+        self.save_residuals = True
 
     def needs_grad(self, args):
         if not flow.is_grad_enabled():
@@ -248,7 +344,7 @@ class TrainPath:
         tensors = [a for a in args if isinstance(a, _C.Tensor)]
         outs = _CompiledStep.apply(self, entry, len(tensors), *tensors, *entry.params)
         self.graph_calls += 1
-        return _unflatten(entry.fwd.out_spec, iter(outs))
+        return _unflatten(entry.out_spec, iter(outs))
 
     def _why(self, key):
         if not self.entries:
@@ -276,7 +372,7 @@ class TrainPath:
         """Traces and compiles the forward and the backward graph of `args`' signature, both from
         the same generator state; a reason string when the signature must run eagerly."""
         gens, before = self._states(_devices(self.fn, args))
-        fwd_graph = type(self.name, (_ForwardGraph,), {})(self.fn)
+        fwd_graph = type(self.name, (_ForwardGraph,), {})(self.fn, self.save_residuals)
         try:
             fwd = fwd_graph._entry(tuple(args))
         except Exception as e:
@@ -296,9 +392,10 @@ class TrainPath:
             return "no tensor the forward reads requires grad"
         metas = fwd_graph.out_metas
         bwd_graph = type(self.name + "_backward", (_BackwardGraph,), {})(
-            self.fn, len(args), grad_inputs, params
+            self.fn, len(args), len(metas), grad_inputs, params, fwd_graph.plan
         )
         examples = [flow.empty(s, dtype=d, device=dev) for s, d, dev in metas]
+        examples += [flow.empty(s, dtype=d, device=dev) for s, d, dev in fwd_graph.residual_metas]
         for g, st in zip(gens, before):
             g.set_state(*st)
         try:
@@ -317,7 +414,8 @@ class TrainPath:
                 "BatchNorm/InstanceNorm running statistics), which the backward's recomputation "
                 "would update again"
             )
-        return _TrainEntry(fwd, bwd, params, grad_inputs, len(metas), random, metas)
+        out_spec = fwd.out_spec[1][0]  # (out, residuals): the first
+        return _TrainEntry(fwd, bwd, params, grad_inputs, len(metas), random, metas, out_spec)
 
     def explain(self):
         return {

@@ -36,10 +36,13 @@ def _bn_cnn():
     )
 
 
-def _train_twins(model, make_opt, steps, x, y, loss_fn, tol=1e-5, between=None):
+def _train_twins(
+    model, make_opt, steps, x, y, loss_fn, tol=1e-5, between=None, save_residuals=True
+):
     """Trains `model` compiled and an eager deep copy side by side, comparing every step."""
     twin = copy.deepcopy(model)
     c = flow.compile(model)
+    c._compiled.train.save_residuals = save_residuals
     opt, opt2 = make_opt(c.parameters()), make_opt(twin.parameters())
     losses = []
     for step in range(steps):
@@ -63,11 +66,18 @@ def _train_twins(model, make_opt, steps, x, y, loss_fn, tol=1e-5, between=None):
     return c, losses
 
 
-def test_mlp_training_is_compiled_and_equals_eager_step_by_step():
+@pytest.mark.parametrize("save_residuals", [True, False])
+def test_mlp_training_is_compiled_and_equals_eager_step_by_step(save_residuals):
     g = flow.Generator().manual_seed(3)
     x, y = flow.randn(32, 6, generator=g), flow.randn(32, 3, generator=g)
     c, losses = _train_twins(
-        _mlp(), lambda ps: flow.optim.SGD(ps, lr=0.1, momentum=0.9), 12, x, y, F.mse_loss
+        _mlp(),
+        lambda ps: flow.optim.SGD(ps, lr=0.1, momentum=0.9),
+        12,
+        x,
+        y,
+        F.mse_loss,
+        save_residuals=save_residuals,
     )
     assert losses[-1] < 0.7 * losses[0]
     e = c.explain()
@@ -77,6 +87,28 @@ def test_mlp_training_is_compiled_and_equals_eager_step_by_step():
     with flow.no_grad():  # inference still takes the inference graph
         c(x)
     assert c.explain()["graph_calls"] == 1
+
+
+def test_backward_graph_starts_from_residuals_instead_of_recomputing():
+    """With residuals (the default) the backward graph's products are the gradients' only after
+    dead-code elimination: 2 for the inputs of the last two Linears (the first's input needs
+    none) and 3 weight gradients. Recomputing the forward adds the 2 forward products whose
+    results the backward reads."""
+    counts = {}
+    for save in (True, False):
+        flow.manual_seed(0)
+        m = nn.Sequential(
+            nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 128), nn.ReLU(), nn.Linear(128, 10)
+        )
+        c = flow.compile(m)
+        c._compiled.train.save_residuals = save
+        c(flow.randn(32, 64)).sum().backward()
+        (entry,) = c._compiled.train.entries.values()
+        counts[save] = (
+            entry.fwd.compiled.hlo_after.count(" dot("),
+            entry.bwd.compiled.hlo_after.count(" dot("),
+        )
+    assert counts == {True: (3, 5), False: (3, 7)}, counts
 
 
 def test_float64_gradients_match_torch():
@@ -267,3 +299,15 @@ def test_other_buffer_mutation_runs_eagerly_with_reason():
     assert e["eager_calls"] == 3 and e["compiled_backward_calls"] == 0, e
     (why,) = e["eager_reasons"]
     assert "updates 1 captured tensor(s) in place" in why
+
+
+def test_transformer_encoder_layer_trains_compiled_like_eager():
+    flow.manual_seed(2)
+    layer = nn.TransformerEncoderLayer(d_model=16, nhead=4, dim_feedforward=32, dropout=0.0)
+    g = flow.Generator().manual_seed(8)
+    x, y = flow.randn(5, 3, 16, generator=g), flow.randn(5, 3, 16, generator=g)
+    c, losses = _train_twins(
+        layer, lambda ps: flow.optim.SGD(ps, lr=0.05), 4, x, y, F.mse_loss, tol=1e-4
+    )
+    assert losses[-1] < losses[0]
+    assert c.explain()["compiled_backward_calls"] == 4
