@@ -1,6 +1,9 @@
 """flow.compile on training steps: eager vs flow.compile vs nn.Graph vs PyTorch eager (CPU).
 
-    make build && PYTHONPATH=python /usr/bin/python3 benchmarks/bench_compile.py [--quick]
+    make build && PYTHONPATH=python /usr/bin/python3 benchmarks/bench_compile.py [--quick] [--cuda]
+
+--cuda runs our sides on the first CUDA device (PyTorch's column stays on the CPU, or "-" with
+--no-torch).
 
 One row per model, each trained with an ordinary loop (zero_grad, loss = loss_fn(model(x), y),
 loss.backward(), optimizer.step() outside the model; SGD lr 0.01 momentum 0.9):
@@ -36,7 +39,8 @@ from _common import QUICK, Table, import_torch, interleaved  # noqa: E402
 
 import oneflow_like as flow  # noqa: E402
 
-torch = import_torch()
+torch = None if "--no-torch" in sys.argv else import_torch()
+DEVICE = "cuda" if "--cuda" in sys.argv else "cpu"
 SAMPLES = 5 if QUICK else 9
 STEPS = 2 if QUICK else 3
 N_CHECK = 5 if QUICK else 10
@@ -134,7 +138,7 @@ def _torch_step(build, kind, flow_model):
     model = build(torch.nn)
     with torch.no_grad():  # the same initial parameters as ours
         for p, q in zip(flow_model.parameters(), model.parameters()):
-            q.copy_(torch.from_numpy(p.numpy()))
+            q.copy_(torch.from_numpy(p.detach().cpu().numpy()))
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = torch.nn.functional.cross_entropy if kind == "cls" else torch.nn.functional.mse_loss
 
@@ -185,7 +189,7 @@ def _split_ms(compiled, x, y, kind):
 
 def main():
     table = Table(
-        "Training step, flow.compile (CPU, ms per step; lower is better)",
+        f"Training step, flow.compile ({DEVICE}, ms per step; lower is better)",
         [
             "model",
             "eager ms",
@@ -203,9 +207,9 @@ def main():
     )
     for name, build, shape, kind in MODELS:
         xn, yn = _data(shape, kind)
-        x, y = flow.tensor(xn), flow.tensor(yn)
+        x, y = flow.tensor(xn, device=DEVICE), flow.tensor(yn, device=DEVICE)
         flow.manual_seed(0)
-        base = build(flow.nn)
+        base = build(flow.nn).to(DEVICE)
         # losses over N_CHECK steps: compiled vs eager, from the same parameters
         m_c, m_e = copy.deepcopy(base), copy.deepcopy(base)
         compiled = flow.compile(m_c)
