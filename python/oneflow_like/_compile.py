@@ -5,7 +5,8 @@ state_dict keys are prefixed "_orig_mod." as in PyTorch) or a wrapped function. 
   - a call that needs no gradient (under no_grad/inference_mode, or no tensor argument,
     parameter or captured tensor requires grad) runs an nn.Graph traced and compiled through our
     HLO compiler for that input signature (shapes, dtypes, devices, constant arguments, autocast
-    state), cached: a new signature compiles again (`explain()["compile_count"]`);
+    state) and train/eval state of every submodule, cached: a new signature or mode compiles
+    again (`explain()["compile_count"]`);
   - a call that needs a gradient (training: a parameter of the module or a tensor argument
     requires grad) runs as an autograd Function (AOTAutograd's joint split): its forward runs a
     compiled graph of the module's forward that also returns the residuals (the tensor
@@ -294,10 +295,10 @@ def _devices(fn, args):
 class TrainPath:
     """flow.compile's calls that need gradients (see this module's docstring)."""
 
-    def __init__(self, fn, name, runner, fullgraph):
+    def __init__(self, fn, name, eager, fullgraph):
         self.fn = fn
         self.name = name if name.isidentifier() else "compiled"
-        self.runner = runner  # eager fallbacks are counted with the runner's
+        self.eager = eager  # counts eager fallbacks
         self.fullgraph = fullgraph
         self.cpu_generator = _C._default_generator("cpu")
         self.entries = {}  # key -> _TrainEntry, or the reason the signature runs eagerly
@@ -316,15 +317,13 @@ class TrainPath:
                 if a.requires_grad:
                     return True
             elif not isinstance(a, _CONSTS):
-                return False  # the runner runs it eagerly and says why
+                return False  # a Runner runs it eagerly and says why
         if isinstance(self.fn, nn.Module):
             return any(p.requires_grad for p in self.fn.parameters())
         return False
 
     def _key(self, args):
-        modes = (
-            tuple(m.training for m in self.fn.modules()) if isinstance(self.fn, nn.Module) else ()
-        )
+        modes = _modes(self.fn)
         rg = tuple(a.requires_grad for a in args if isinstance(a, _C.Tensor))
         params = ()
         if isinstance(self.fn, nn.Module):
@@ -338,8 +337,8 @@ class TrainPath:
             self.recompile_reasons.append(self._why(key))
             entry = self.entries[key] = self._compile(args)
         if isinstance(entry, str):
-            self.runner.eager_calls += 1
-            self.runner.eager_reasons[entry] += 1
+            self.eager.eager_calls += 1
+            self.eager.eager_reasons[entry] += 1
             return self.fn(*args)
         tensors = [a for a in args if isinstance(a, _C.Tensor)]
         outs = _CompiledStep.apply(self, entry, len(tensors), *tensors, *entry.params)
@@ -426,15 +425,39 @@ class TrainPath:
         }
 
 
+def _modes(fn):
+    """The train/eval flag of every submodule: a graph traced in one mode (dropout on, batch
+    statistics) is wrong in another, so each mode has its own graphs."""
+    return tuple(m.training for m in fn.modules()) if isinstance(fn, nn.Module) else ()
+
+
+class _Eager:
+    """Counts the training path's eager fallbacks (the runners count their own)."""
+
+    def __init__(self):
+        self.eager_calls = 0
+        self.eager_reasons = collections.Counter()
+
+
 class _Compiled:
-    """Routes calls to the training path (calls that need gradients), the Runner (compiling
-    calls that need none) or the function (eager backend, nested calls)."""
+    """Routes calls to the training path (calls that need gradients), a Runner per train/eval
+    state of the module (compiling calls that need none) or the function (eager backend, nested
+    calls)."""
 
     def __init__(self, fn, name, fullgraph, backend):
-        self.runner = Runner(fn, name, graph_breaks=not fullgraph)
-        self.train = TrainPath(fn, name, self.runner, fullgraph)
+        self.name, self.fullgraph = name, fullgraph
+        self.runners = {}  # _modes(fn) -> Runner
+        self.eager = _Eager()
+        self.train = TrainPath(fn, name, self.eager, fullgraph)
         self.fn = fn
         self.eager_backend = backend == "eager"
+
+    def runner(self):
+        key = _modes(self.fn)
+        r = self.runners.get(key)
+        if r is None:
+            r = self.runners[key] = Runner(self.fn, self.name, graph_breaks=not self.fullgraph)
+        return r
 
     def __call__(self, *args, **kwargs):
         if self.eager_backend or getattr(_state, "compiling", 0):
@@ -443,15 +466,29 @@ class _Compiled:
         try:
             if not kwargs and self.train.needs_grad(args):
                 return self.train(*args)
-            return self.runner(*args, **kwargs)
+            return self.runner()(*args, **kwargs)
         finally:
             _state.compiling -= 1
 
     def explain(self):
-        out = self.runner.explain()
+        out = {
+            "compile_count": 0,
+            "graph_calls": 0,
+            "eager_calls": self.eager.eager_calls,
+            "eager_reasons": collections.Counter(self.eager.eager_reasons),
+            "recompile_reasons": [],
+        }
+        for i, r in enumerate(self.runners.values()):
+            e = r.explain()
+            for k in ("compile_count", "graph_calls", "eager_calls"):
+                out[k] += e[k]
+            out["eager_reasons"].update(e["eager_reasons"])
+            reasons = e["recompile_reasons"]
+            if i and reasons and reasons[0] == "first call":
+                reasons[0] = "train/eval mode of a submodule changed"
+            out["recompile_reasons"] += reasons
+        out["eager_reasons"] = dict(out["eager_reasons"])
         out.update(self.train.explain())
-        out["eager_calls"] = self.runner.eager_calls
-        out["eager_reasons"] = dict(self.runner.eager_reasons)
         return out
 
 

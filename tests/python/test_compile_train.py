@@ -311,3 +311,21 @@ def test_transformer_encoder_layer_trains_compiled_like_eager():
     )
     assert losses[-1] < losses[0]
     assert c.explain()["compiled_backward_calls"] == 4
+
+
+def test_no_grad_calls_recompile_when_the_mode_changes():
+    """A no-grad call in train mode traces dropout into its graph; after eval() the same
+    signature must not reuse it."""
+    m = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
+    c = flow.compile(m)
+    x = flow.randn(64, 4)
+    with flow.no_grad():
+        dropped = c(x)
+        m.eval()
+        _close(c(x), m(x), 1e-6)
+        m.train()
+        c(x)
+    assert (dropped == 0).any()
+    e = c.explain()
+    assert e["compile_count"] == 2 and e["graph_calls"] == 3, e
+    assert e["recompile_reasons"] == ["first call", "train/eval mode of a submodule changed"]
