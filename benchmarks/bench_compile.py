@@ -100,9 +100,10 @@ def _data(shape, kind):
     return x, y
 
 
-def _flow_step(model, fwd, kind):
-    F = flow.nn.functional
-    opt = flow.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+def _sgd_step(lib, model, fwd, kind):
+    """One training step of `model` called through `fwd`, with `lib` flow or torch."""
+    F = lib.nn.functional
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = F.cross_entropy if kind == "cls" else F.mse_loss
 
     def step(x, y):
@@ -139,17 +140,7 @@ def _torch_step(build, kind, flow_model):
     with torch.no_grad():  # the same initial parameters as ours
         for p, q in zip(flow_model.parameters(), model.parameters()):
             q.copy_(torch.from_numpy(p.detach().cpu().numpy()))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    loss_fn = torch.nn.functional.cross_entropy if kind == "cls" else torch.nn.functional.mse_loss
-
-    def step(x, y):
-        opt.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-
-    return step
+    return _sgd_step(torch, model, model, kind)
 
 
 def _timer(step, x, y, sync):
@@ -213,7 +204,7 @@ def main():
         # losses over N_CHECK steps: compiled vs eager, from the same parameters
         m_c, m_e = copy.deepcopy(base), copy.deepcopy(base)
         compiled = flow.compile(m_c)
-        sc, se = _flow_step(m_c, compiled, kind), _flow_step(m_e, m_e, kind)
+        sc, se = _sgd_step(flow, m_c, compiled, kind), _sgd_step(flow, m_e, m_e, kind)
         dloss = max(abs(sc(x, y).item() - se(x, y).item()) for _ in range(N_CHECK))
         e = compiled.explain()
         assert e["compiled_backward_calls"] == N_CHECK and e["eager_calls"] == 0, e
@@ -222,9 +213,9 @@ def main():
         recompute = flow.compile(m_r)
         recompute._compiled.train.save_residuals = False
         sides = {
-            "eager": _timer(_flow_step(m_e, m_e, kind), x, y, flow.sync),
+            "eager": _timer(_sgd_step(flow, m_e, m_e, kind), x, y, flow.sync),
             "compile": _timer(sc, x, y, flow.sync),
-            "recompute": _timer(_flow_step(m_r, recompute, kind), x, y, flow.sync),
+            "recompute": _timer(_sgd_step(flow, m_r, recompute, kind), x, y, flow.sync),
             "graph": _timer(_graph_step(m_graph, kind), x, y, flow.sync),
         }
         if torch is not None:

@@ -34,6 +34,7 @@ state_dict keys are prefixed "_orig_mod." as in PyTorch) or a wrapped function. 
 backend="eager" (or disable=True) never compiles. Calls inside a compiled call are not nested.
 """
 import collections
+import contextlib
 import functools
 
 import oneflow_like as flow
@@ -178,7 +179,7 @@ class _BackwardGraph(flow.nn.Graph):
                 _Reattach.apply(next(residuals), a) if keep else a for a, keep in zip(margs, taken)
             )
 
-        hooks = _leaf_inputs(self._fn[0], substitute) if self._plan else _nullcontext()
+        hooks = _leaf_inputs(self._fn[0], substitute) if self._plan else contextlib.nullcontext()
         with flow.enable_grad(), _Tracing(), _batch_stats_only(self._fn[0]), hooks:
             out = self._fn[0](*xs)
         flat = []
@@ -191,14 +192,6 @@ class _BackwardGraph(flow.nn.Graph):
         if not outs:
             return tuple(None for _ in wrt)
         return flow.autograd.grad(outs, wrt, gs, allow_unused=True)
-
-
-class _nullcontext:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 class _batch_stats_only:

@@ -13,27 +13,8 @@ import torch
 import oneflow_like as flow
 from oneflow_like import nn
 from oneflow_like.nn import functional as F
-
-
-def _close(a, b, tol=1e-5):
-    np.testing.assert_allclose(np.asarray(a.numpy()), np.asarray(b.numpy()), rtol=tol, atol=tol)
-
-
-def _mlp():
-    flow.manual_seed(0)
-    return nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3))
-
-
-def _bn_cnn():
-    flow.manual_seed(1)
-    return nn.Sequential(
-        nn.Conv2d(2, 4, 3, padding=1),
-        nn.BatchNorm2d(4),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Flatten(),
-        nn.Linear(4 * 4 * 4, 5),
-    )
+from test_jit import _close, _mlp
+from test_jit import _cnn as _bn_cnn
 
 
 def _train_twins(
