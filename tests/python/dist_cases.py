@@ -174,23 +174,19 @@ def _batches(steps, world, per_rank):
     ]
 
 
-def case_ddp(bucket_cap_mb="25"):
-    """Several DDP steps on each rank's slice == one process on the whole batch."""
-    rank, world = _init()
-    flow.manual_seed(1234 + rank)  # different inits: DDP must broadcast rank 0's
-    model = nn.parallel.DistributedDataParallel(_mlp(), bucket_cap_mb=float(bucket_cap_mb))
-    if float(bucket_cap_mb) < 0.001:
-        assert len(model._buckets) > 1, len(model._buckets)
+def _steps_like_one_process(model, module, rank, world):
+    """5 SGD steps of the DDP `model` (wrapping `module`) on each rank's slice, beside one
+    process on the whole batch from rank 0's parameters; the parameters must agree. Returns both
+    optimizers and the reference model."""
     opt = flow.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     flow.manual_seed(1234)
     ref = _mlp()
-    ref.load_state_dict(model.module.state_dict())
+    ref.load_state_dict(module.state_dict())
     ref_opt = flow.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
     per = 4
     for x, y in _batches(5, world, per):
-        xs, ys = flow.tensor(x[rank * per : (rank + 1) * per]), flow.tensor(
-            y[rank * per : (rank + 1) * per]
-        )
+        xs = flow.tensor(x[rank * per : (rank + 1) * per])
+        ys = flow.tensor(y[rank * per : (rank + 1) * per])
         loss = F.cross_entropy(model(xs), ys)
         opt.zero_grad()
         loss.backward()
@@ -199,8 +195,20 @@ def case_ddp(bucket_cap_mb="25"):
         ref_opt.zero_grad()
         ref_loss.backward()
         ref_opt.step()
-    for (n, p), (_, q) in zip(model.module.named_parameters(), ref.named_parameters()):
+    for (n, p), (_, q) in zip(module.named_parameters(), ref.named_parameters()):
         np.testing.assert_allclose(p.numpy(), q.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+    return opt, ref, ref_opt
+
+
+def case_ddp(bucket_cap_mb="25"):
+    """Several DDP steps on each rank's slice == one process on the whole batch."""
+    rank, world = _init()
+    flow.manual_seed(1234 + rank)  # different inits: DDP must broadcast rank 0's
+    model = nn.parallel.DistributedDataParallel(_mlp(), bucket_cap_mb=float(bucket_cap_mb))
+    if float(bucket_cap_mb) < 0.001:
+        assert len(model._buckets) > 1, len(model._buckets)
+    opt, ref, ref_opt = _steps_like_one_process(model, model.module, rank, world)
+    per = 4
     # gradients are views of the buckets: writing a bucket changes every .grad in it
     for b in model._buckets:
         b.flat.fill_(7.0)
@@ -922,6 +930,19 @@ def case_subgroups_more():
 
 def case_elastic_env():
     _result(os.environ["RANK"], dist.is_torchelastic_launched(), os.environ["TORCHELASTIC_RUN_ID"])
+
+
+def case_ddp_compiled():
+    """DDP around flow.compile(model): the compiled backward's gradients reach DDP's all-reduce
+    hooks through the autograd engine; several steps == one process on the whole batch."""
+    rank, world = _init()
+    flow.manual_seed(1234 + rank)  # different inits: DDP must broadcast rank 0's
+    compiled = flow.compile(_mlp())
+    model = nn.parallel.DistributedDataParallel(compiled)
+    _steps_like_one_process(model, compiled._orig_mod, rank, world)
+    e = compiled.explain()
+    assert e["compiled_backward_calls"] == 5 and e["eager_calls"] == 0, e
+    dist.destroy_process_group()
 
 
 if __name__ == "__main__":

@@ -183,6 +183,10 @@ def test_ddp_equals_single_process_training_on_the_whole_batch():
     ok(spawn("ddp", 2))
 
 
+def test_ddp_around_a_compiled_model_equals_single_process():
+    ok(spawn("ddp_compiled", 2))
+
+
 def test_ddp_with_small_buckets_and_four_ranks():
     ok(spawn("ddp", 4, "0.0005"))
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from oneflow_like import _C
 from oneflow_like.autograd import no_grad
+from oneflow_like.nn import attention as _attention
 
 _nnf = _C.nn_functional
 
@@ -826,7 +827,17 @@ def triplet_margin_with_distance_loss(
 def scaled_dot_product_attention(
     query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None
 ):
-    """softmax(q k^T * scale + mask) v; a bool attn_mask is True where attention is allowed."""
+    """softmax(q k^T * scale + mask) v; a bool attn_mask is True where attention is allowed;
+    attn_mask may be an nn.attention.bias.CausalBias. The math backend is the one implemented:
+    a region of nn.attention.sdpa_kernel that excludes it raises "No available kernel"."""
+    _attention._check_available(query, key, value)
+    if isinstance(attn_mask, _attention.bias.CausalBias):
+        if is_causal:
+            raise ValueError(
+                "[scaled_dot_product_attention] CausalBias should not be used with causal=True"
+            )
+        attn_mask._check(query, key)
+        attn_mask = attn_mask.materialize(query.device)
     return _nnf.scaled_dot_product_attention(
         query, key, value, attn_mask, dropout_p, is_causal, scale=scale
     )
