@@ -22,8 +22,10 @@
 namespace oneflow_like {
 namespace vm {
 
-// kCollective: the CPU stream collectives (distributed/) run on, a worker thread of its own that
-// never runs work inline (they block on peers over the network while compute goes on).
+// kCollective: the CPU stream collectives (distributed/) run on, a worker thread of its own (they
+// block on peers over the network while compute goes on); inline only for an instruction whose
+// CostHint asks for it: a blocking collective waited on at once by the thread that issued it
+// (distributed/collective_instruction_policy.h).
 enum class StreamRole : int8_t { kCompute = 0, kH2D, kD2H, kControl, kLazyJob, kCollective };
 constexpr int kNumStreamRoles = 6;
 const char* StreamRoleName(StreamRole role);
