@@ -218,6 +218,32 @@ def test_save_on_cpu_gives_the_same_gradients():
             np.testing.assert_array_equal(a, b)
 
 
+def test_packed_objects_are_freed_with_the_graph():
+    import gc
+    import weakref
+
+    class Box:
+        def __init__(self, t):
+            self.arr = t.detach().numpy().copy()
+
+    refs = []
+
+    def pack(t):
+        b = Box(t)
+        refs.append(weakref.ref(b))
+        return b
+
+    x = flow.tensor(rand(3), dtype=F64, requires_grad=True)
+    with saved_tensors_hooks(pack, lambda b: flow.tensor(b.arr)):
+        y = (x.sin() * x).sum()
+    y.backward(retain_graph=True)
+    gc.collect()
+    assert refs and all(r() is not None for r in refs)  # retained for another backward
+    y.backward()
+    gc.collect()
+    assert all(r() is None for r in refs)  # released with the graph's saved tensors
+
+
 def test_nested_contexts_use_the_innermost_pair():
     outer, inner = NumpyHooks(), NumpyHooks()
     x = flow.tensor(rand(3), dtype=F64, requires_grad=True)
