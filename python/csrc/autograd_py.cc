@@ -146,6 +146,21 @@ py::tuple ToTuple(const TensorList& ts) {
   return t;
 }
 
+// Runs a node hook `f(*args)` (the caller holds the GIL); its result replaces the `n` gradients
+// unless None.
+StatusOr<std::optional<TensorList>> CallNodeHook(const Node& node, const char* kind,
+                                                 const py::object& f, const py::tuple& args,
+                                                 size_t n) {
+  try {
+    py::object r = f(*args);
+    if (r.is_none()) return std::optional<TensorList>();
+    ASSIGN_OR_RETURN(TensorList g, ToTensorList(node, kind, r, n));
+    return std::optional<TensorList>(std::move(g));
+  } catch (py::error_already_set& e) {
+    return HookError(kind, e);
+  }
+}
+
 // A callable that empties entry `index` of the hook list `get` finds (if it still exists).
 template <typename Owner, typename Get>
 py::cpp_function Remover(std::weak_ptr<Owner> owner, Get get, int index) {
@@ -185,19 +200,11 @@ void BindNode(py::module_& m) {
            [](Node& n, py::function fn) {
              auto f = Hold(std::move(fn));
              const Node* self = &n;  // the hook lives in the node: a plain pointer is safe
-             n.pre_hooks.push_back(
-                 [f, self](const TensorList& grads) -> StatusOr<std::optional<TensorList>> {
-                   py::gil_scoped_acquire gil;
-                   try {
-                     py::object r = (*f)(ToTuple(grads));
-                     if (r.is_none()) return std::optional<TensorList>();
-                     ASSIGN_OR_RETURN(TensorList g,
-                                      ToTensorList(*self, "pre-hook", r, grads.size()));
-                     return std::optional<TensorList>(std::move(g));
-                   } catch (py::error_already_set& e) {
-                     return HookError("Node prehook", e);
-                   }
-                 });
+             n.pre_hooks.push_back([f, self](const TensorList& grads) {
+               py::gil_scoped_acquire gil;
+               return CallNodeHook(*self, "pre-hook", *f, py::make_tuple(ToTuple(grads)),
+                                   grads.size());
+             });
              return Remover(
                  std::weak_ptr<Node>(n.shared_from_this()),
                  [](Node & o) -> auto& { return o.pre_hooks; },
@@ -208,18 +215,11 @@ void BindNode(py::module_& m) {
              auto f = Hold(std::move(fn));
              const Node* self = &n;
              n.post_hooks.push_back(
-                 [f, self](const TensorList& grad_inputs,
-                           const TensorList& grad_outputs) -> StatusOr<std::optional<TensorList>> {
+                 [f, self](const TensorList& grad_inputs, const TensorList& grad_outputs) {
                    py::gil_scoped_acquire gil;
-                   try {
-                     py::object r = (*f)(ToTuple(grad_inputs), ToTuple(grad_outputs));
-                     if (r.is_none()) return std::optional<TensorList>();
-                     ASSIGN_OR_RETURN(TensorList g,
-                                      ToTensorList(*self, "hook", r, grad_inputs.size()));
-                     return std::optional<TensorList>(std::move(g));
-                   } catch (py::error_already_set& e) {
-                     return HookError("Node hook", e);
-                   }
+                   return CallNodeHook(*self, "hook", *f,
+                                       py::make_tuple(ToTuple(grad_inputs), ToTuple(grad_outputs)),
+                                       grad_inputs.size());
                  });
              return Remover(
                  std::weak_ptr<Node>(n.shared_from_this()),
