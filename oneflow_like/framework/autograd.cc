@@ -100,7 +100,93 @@ void SetGradMode(bool enabled) {
   t_grad_mode = enabled;
 }
 
-void OpNode::Save(TensorSpan inputs, TensorSpan outputs) {
+namespace {
+thread_local std::vector<std::shared_ptr<SavedTensorsHooks>> t_saved_hooks;
+thread_local std::optional<std::string> t_saved_hooks_disabled;
+}  // namespace
+
+Status PushSavedTensorsHooks(std::shared_ptr<SavedTensorsHooks> hooks) {
+  if (t_saved_hooks_disabled)
+    return absl::AbortedError(*t_saved_hooks_disabled);  // RuntimeError, as torch
+  t_saved_hooks.push_back(std::move(hooks));
+  return Status();
+}
+Status PopSavedTensorsHooks() {
+  if (t_saved_hooks.empty())
+    return Internal("[saved_tensors_hooks] popping a hook pair when none is pushed");
+  t_saved_hooks.pop_back();
+  return Status();
+}
+std::shared_ptr<SavedTensorsHooks> CurrentSavedTensorsHooks() {
+  return t_saved_hooks.empty() ? nullptr : t_saved_hooks.back();
+}
+Status DisableSavedTensorsHooks(std::optional<std::string> message) {
+  if (message && !t_saved_hooks.empty()) return absl::AbortedError(*message);
+  t_saved_hooks_disabled = std::move(message);
+  return Status();
+}
+std::optional<std::string> SavedTensorsHooksDisabledMessage() {
+  return t_saved_hooks_disabled;
+}
+
+Status CheckUnpacked(const std::string& node, const TensorMeta& saved, const Tensor& unpacked,
+                     int index) {
+  if (!unpacked.defined() || unpacked.shape() != saved.shape || unpacked.dtype() != saved.dtype)
+    return InvalidArgument(
+        "[%s] the unpack_hook of saved_tensors_hooks returned %s for saved tensor %d, which was "
+        "%s %s when it was saved: an unpacked tensor must have the saved one's shape and dtype",
+        node, unpacked.defined() ? unpacked.meta_string() : std::string("an undefined tensor"),
+        index, saved.shape.ToString(), DTypeName(saved.dtype));
+  return Status();
+}
+
+// The packed forms of an OpNode's saved tensors (saved_tensors_hooks), with what backward
+// needs of each original: its meta (to check the unpacked tensor), its storage and version
+// then (the in-place check, while that storage lives) and, for inputs, the edge its gradient
+// flows into (create_graph attaches the unpacked tensor there, so double backward reaches it).
+struct PackedSaved {
+  struct Entry {
+    std::unique_ptr<PackedTensor> packed;  // null: the formula saved an undefined tensor
+    TensorMeta meta;
+    std::weak_ptr<Storage> storage;
+    int64_t version = 0;
+    Edge edge;
+  };
+  std::vector<Entry> inputs, outputs;
+};
+
+namespace {
+StatusOr<std::vector<PackedSaved::Entry>> PackAll(SavedTensorsHooks& hooks, TensorSpan ts,
+                                                  bool with_edges) {
+  std::vector<PackedSaved::Entry> out(ts.size());
+  NoGradGuard no_grad;  // what a pack hook computes is not part of the graph
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const Tensor& t = ts[i];
+    if (!t.defined()) continue;
+    PackedSaved::Entry& e = out[i];
+    e.meta = TensorMeta{t.shape(), t.dtype(), t.device()};
+    e.storage = t.impl()->storage;
+    e.version = t.version();
+    if (with_edges) e.edge = GradientEdge(t);
+    ASSIGN_OR_RETURN(e.packed, hooks.Pack(t));
+  }
+  return out;
+}
+}  // namespace
+
+OpNode::~OpNode() = default;
+
+Status OpNode::Save(TensorSpan inputs, TensorSpan outputs) {
+  if (!t_saved_hooks.empty()) {
+    std::shared_ptr<SavedTensorsHooks> hooks = t_saved_hooks.back();  // a hook may pop it
+    auto packed = std::make_shared<PackedSaved>();
+    ASSIGN_OR_RETURN(packed->inputs, PackAll(*hooks, inputs, true));
+    TensorList detached;  // as saved without hooks: no cycle through grad_fn
+    for (auto& o : outputs) detached.push_back(o.detach());
+    ASSIGN_OR_RETURN(packed->outputs, PackAll(*hooks, detached, false));
+    packed_ = std::move(packed);
+    return Status();
+  }
   saved_inputs_.assign(inputs.begin(), inputs.end());
   saved_outputs_.clear();
   saved_outputs_.reserve(outputs.size());
@@ -108,9 +194,15 @@ void OpNode::Save(TensorSpan inputs, TensorSpan outputs) {
   saved_versions_.reserve(saved_versions_.size() + inputs.size() + outputs.size());
   for (auto& t : saved_inputs_) saved_versions_.push_back(t.version());
   for (auto& t : saved_outputs_) saved_versions_.push_back(t.version());
+  return Status();
 }
 
 void OpNode::RefreshOutputVersions() {
+  if (packed_) {
+    for (auto& e : packed_->outputs)
+      if (auto st = e.storage.lock()) e.version = st->version().load();
+    return;
+  }
   for (size_t i = 0; i < saved_outputs_.size(); ++i)
     saved_versions_[saved_inputs_.size() + i] = saved_outputs_[i].version();
 }
@@ -118,7 +210,47 @@ void OpNode::RefreshOutputVersions() {
 void OpNode::ReleaseVariables() {
   saved_inputs_.clear();
   saved_outputs_.clear();
+  packed_.reset();
   released_ = true;
+}
+
+StatusOr<std::pair<TensorList, TensorList>> OpNode::UnpackSaved(bool create_graph) const {
+  std::pair<TensorList, TensorList> r;
+  int index = 0;
+  for (int which = 0; which < 2; ++which) {
+    const auto& entries = which == 0 ? packed_->inputs : packed_->outputs;
+    TensorList& out = which == 0 ? r.first : r.second;
+    for (const PackedSaved::Entry& e : entries) {
+      const int i = index++;
+      if (!e.packed) {
+        out.emplace_back();
+        continue;
+      }
+      auto st = e.storage.lock();
+      if (st && st->version().load() != e.version)
+        return InvalidArgument(
+            "[%s] a tensor needed for gradient computation (%s %s, saved through "
+            "saved_tensors_hooks) has been modified by an in-place operation: version %d, "
+            "expected %d",
+            name(), e.meta.shape.ToString(), DTypeName(e.meta.dtype), st->version().load(),
+            e.version);
+      Tensor t;
+      {
+        NoGradGuard no_grad;
+        ASSIGN_OR_RETURN(t, e.packed->Unpack());
+      }
+      RETURN_IF_ERROR(CheckUnpacked(name(), e.meta, t, i));
+      if (create_graph && e.edge.fn) {  // double backward reaches the original's producer
+        t = t.detach();
+        AutogradMeta* m = t.mutable_autograd_meta();
+        m->requires_grad = true;
+        m->grad_fn = e.edge.fn;
+        m->output_nr = e.edge.input_nr;
+      }
+      out.push_back(std::move(t));
+    }
+  }
+  return r;
 }
 
 StatusOr<TensorList> OpNode::Apply(TensorList grads, bool create_graph) {
@@ -133,7 +265,15 @@ StatusOr<TensorList> OpNode::Apply(TensorList grads, bool create_graph) {
   bool any_grad = false;
   for (const Tensor& g : grads) any_grad = any_grad || g.defined();
   if (!any_grad) return TensorList(next_edges.size());
-  for (size_t i = 0; i < saved_inputs_.size() + saved_outputs_.size(); ++i) {
+  TensorList unpacked_inputs, unpacked_outputs;
+  if (packed_) {
+    ASSIGN_OR_RETURN(auto unpacked, UnpackSaved(create_graph && GradModeEnabled()));
+    unpacked_inputs = std::move(unpacked.first);
+    unpacked_outputs = std::move(unpacked.second);
+  }
+  const TensorList& saved_inputs = packed_ ? unpacked_inputs : saved_inputs_;
+  const TensorList& saved_outputs = packed_ ? unpacked_outputs : saved_outputs_;
+  for (size_t i = 0; !packed_ && i < saved_inputs_.size() + saved_outputs_.size(); ++i) {
     const Tensor& t =
         i < saved_inputs_.size() ? saved_inputs_[i] : saved_outputs_[i - saved_inputs_.size()];
     if (t.defined() && t.version() != saved_versions_[i])
@@ -158,9 +298,9 @@ StatusOr<TensorList> OpNode::Apply(TensorList grads, bool create_graph) {
   // back through this node to the inputs: d/dx of exp's g * exp(x) has its exp(x) term.
   TensorList attached;
   if (create_graph && GradModeEnabled() && op_->save_outputs) {
-    attached.reserve(saved_outputs_.size());
-    for (size_t i = 0; i < saved_outputs_.size(); ++i) {
-      Tensor t = saved_outputs_[i];
+    attached.reserve(saved_outputs.size());
+    for (size_t i = 0; i < saved_outputs.size(); ++i) {
+      Tensor t = saved_outputs[i];
       if (t.defined() && IsFloating(t.dtype())) {
         t = t.detach();
         AutogradMeta* m = t.mutable_autograd_meta();
@@ -171,8 +311,8 @@ StatusOr<TensorList> OpNode::Apply(TensorList grads, bool create_graph) {
       attached.push_back(std::move(t));
     }
   }
-  const TensorList& outs = !attached.empty() ? attached : saved_outputs_;
-  GradContext ctx{op_->save_inputs ? saved_inputs_ : unsaved_inputs,
+  const TensorList& outs = !attached.empty() ? attached : saved_outputs;
+  GradContext ctx{op_->save_inputs ? saved_inputs : unsaved_inputs,
                   op_->save_outputs ? outs : unsaved_outputs, grads, attrs_, needs};
   ASSIGN_OR_RETURN(TensorList gin, op_->grad(ctx));
   if (gin.size() != next_edges.size())
@@ -188,17 +328,24 @@ StatusOr<TensorList> OpNode::Apply(TensorList grads, bool create_graph) {
   return gin;
 }
 
+StatusOr<Tensor> AccumulateGrad::RunTensorHooks(Tensor g) const {
+  auto impl = variable_.lock();
+  if (!impl || !g.defined() || !impl->autograd) return g;
+  const AutogradMeta& meta = *impl->autograd;
+  for (size_t i = 0; i < meta.hooks.size(); ++i) {
+    TensorHook h = meta.hooks[i];  // a copy: the hook may register another
+    if (!h) continue;
+    ASSIGN_OR_RETURN(Tensor r, h(g));
+    if (r.defined()) g = r;
+  }
+  return g;
+}
+
 StatusOr<TensorList> AccumulateGrad::Apply(TensorList grads, bool create_graph) {
   auto impl = variable_.lock();
   if (!impl || !grads[0].defined()) return TensorList();
   Tensor var(impl);
-  Tensor g = grads[0];
-  if (auto* meta = var.autograd_meta()) {
-    for (auto& h : meta->hooks) {
-      ASSIGN_OR_RETURN(Tensor r, h(g));
-      if (r.defined()) g = r;
-    }
-  }
+  ASSIGN_OR_RETURN(Tensor g, RunTensorHooks(grads[0]));
   if (!create_graph) g = g.detach();
   // .grad is kept contiguous: optimizers and accumulation then run on flat fast paths.
   if (!g.is_contiguous() && !g.is_lazy()) {
@@ -209,6 +356,12 @@ StatusOr<TensorList> AccumulateGrad::Apply(TensorList grads, bool create_graph) 
     ASSIGN_OR_RETURN(g, functional::Add(old, g));
   }
   var.set_grad(g);
+  if (auto* meta = var.autograd_meta()) {
+    for (size_t i = 0; i < meta->post_accumulate_hooks.size(); ++i) {
+      PostAccumulateGradHook h = meta->post_accumulate_hooks[i];
+      if (h) RETURN_IF_ERROR(h(var));
+    }
+  }
   return TensorList();
 }
 
@@ -235,17 +388,32 @@ void SetHistory(TensorSpan outputs, const std::shared_ptr<Node>& node) {
   }
 }
 
-Status RegisterHook(Tensor& t, TensorHook hook) {
+StatusOr<int> RegisterHook(Tensor& t, TensorHook hook) {
   if (!t.requires_grad())
     return InvalidArgument(
-        "[register_hook] cannot register a hook on a tensor that doesn't require grad");
-  if (t.is_leaf()) {
-    t.mutable_autograd_meta()->hooks.push_back(std::move(hook));
-  } else {
-    auto& node = t.autograd_meta()->grad_fn;
-    node->output_hooks[t.autograd_meta()->output_nr].push_back(std::move(hook));
-  }
-  return Status();
+        "[register_hook] cannot register a hook on a tensor that doesn't require grad (%s)",
+        t.meta_string());
+  std::vector<TensorHook>& hooks =
+      t.is_leaf() ? t.mutable_autograd_meta()->hooks
+                  : t.autograd_meta()->grad_fn->output_hooks[t.autograd_meta()->output_nr];
+  hooks.push_back(std::move(hook));
+  return static_cast<int>(hooks.size()) - 1;
+}
+
+StatusOr<int> RegisterPostAccumulateGradHook(Tensor& t, PostAccumulateGradHook hook) {
+  if (!t.requires_grad())
+    return absl::AbortedError(absl::StrFormat(  // RuntimeError, as torch
+        "[register_post_accumulate_grad_hook] cannot register a hook on a tensor that doesn't "
+        "require gradient (%s)",
+        t.meta_string()));
+  if (!t.is_leaf())
+    return absl::AbortedError(absl::StrFormat(
+        "[register_post_accumulate_grad_hook] post accumulate grad hooks cannot be registered "
+        "on non-leaf tensors (%s)",
+        t.meta_string()));
+  auto& hooks = t.mutable_autograd_meta()->post_accumulate_hooks;
+  hooks.push_back(std::move(hook));
+  return static_cast<int>(hooks.size()) - 1;
 }
 
 Status RetainGrad(Tensor& t) {
@@ -270,6 +438,25 @@ struct CaptureKey {
     return H::combine(std::move(h), k.node, k.slot);
   }
 };
+
+std::atomic<int64_t> g_graph_task_id{0};
+struct GraphTask {
+  int64_t id;
+  const absl::flat_hash_map<Node*, std::shared_ptr<Node>>* nodes;  // reachable from the roots
+  std::function<bool(Node*)> runs_accumulator;  // grad(): only the inputs' leaves' hooks run
+};
+thread_local GraphTask* t_graph_task = nullptr;
+
+// The replacements a node hook returned, checked against what it was given.
+Status ReplaceGrads(const Node& n, const char* kind, std::optional<TensorList> r,
+                    TensorList* grads) {
+  if (!r) return Status();
+  if (r->size() != grads->size())
+    return InvalidArgument("[%s] a %s returned %d gradients, expected %d", n.name(), kind,
+                           int(r->size()), int(grads->size()));
+  *grads = std::move(*r);
+  return Status();
+}
 
 // Runs the graph from `roots` with `grad_roots`. With `captures`, gradients reaching those
 // (node, slot) pairs are returned there, and leaves' .grad is left untouched.
@@ -316,6 +503,15 @@ Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_g
     }
   }
   AutoGradMode mode(create_graph);
+  GraphTask task{g_graph_task_id.fetch_add(1) + 1, &keep, [captures](Node* n) {
+                   return !captures || captures->contains(CaptureKey{n, 0});
+                 }};
+  GraphTask* outer_task = t_graph_task;  // a hook may run a backward of its own
+  t_graph_task = &task;
+  struct Restore {
+    GraphTask* outer;
+    ~Restore() { t_graph_task = outer; }
+  } restore{outer_task};
   absl::flat_hash_map<Node*, TensorList> buffers;
   auto add_to = [&](Node* n, int slot, const Tensor& g) -> Status {
     TensorList& buf = buffers[n];
@@ -337,11 +533,18 @@ Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_g
     buffers.erase(n);
     if (grads.empty()) grads.resize(n->num_outputs);
     for (size_t s = 0; s < n->output_hooks.size() && s < grads.size(); ++s) {
-      for (auto& h : n->output_hooks[s]) {
-        if (!grads[s].defined()) continue;
+      for (size_t k = 0; k < n->output_hooks[s].size(); ++k) {
+        TensorHook h = n->output_hooks[s][k];  // a copy: the hook may register another
+        if (!h || !grads[s].defined()) continue;
         ASSIGN_OR_RETURN(Tensor r, h(grads[s]));
         if (r.defined()) grads[s] = r;
       }
+    }
+    for (size_t k = 0; k < n->pre_hooks.size(); ++k) {
+      NodePreHook h = n->pre_hooks[k];
+      if (!h) continue;
+      ASSIGN_OR_RETURN(auto r, h(grads));
+      RETURN_IF_ERROR(ReplaceGrads(*n, "pre-hook", std::move(r), &grads));
     }
     for (size_t s = 0; s < n->retained.size() && s < grads.size(); ++s) {
       auto impl = n->retained[s].lock();
@@ -358,11 +561,23 @@ Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_g
     if (captures) {
       for (size_t s = 0; s < grads.size(); ++s) {
         auto it = captures->find(CaptureKey{n, static_cast<int>(s)});
-        if (it != captures->end()) it->second = grads[s];
+        if (it == captures->end()) continue;
+        if (is_acc) {  // an input leaf's hooks see its gradient in grad() too, as torch
+          ASSIGN_OR_RETURN(grads[s], static_cast<AccumulateGrad*>(n)->RunTensorHooks(grads[s]));
+        }
+        it->second = grads[s];
       }
     }
     if (!(is_acc && captures)) {
+      TensorList grad_outputs;
+      if (!n->post_hooks.empty()) grad_outputs = grads;
       ASSIGN_OR_RETURN(out, n->Apply(std::move(grads), create_graph));
+      for (size_t k = 0; k < n->post_hooks.size(); ++k) {
+        NodePostHook h = n->post_hooks[k];
+        if (!h) continue;
+        ASSIGN_OR_RETURN(auto r, h(out, grad_outputs));
+        RETURN_IF_ERROR(ReplaceGrads(*n, "hook", std::move(r), &out));
+      }
       if (!retain_graph) n->ReleaseVariables();
       if (AnomalyModeEnabled() && AnomalyCheckNan()) RETURN_IF_ERROR(CheckNoNan(*n, out));
     }
@@ -378,6 +593,15 @@ Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_g
 }
 
 }  // namespace
+
+int64_t CurrentGraphTaskId() {
+  return t_graph_task ? t_graph_task->id : -1;
+}
+bool WillEngineExecuteNode(const Node* node) {
+  Node* n = const_cast<Node*>(node);
+  if (!t_graph_task || !t_graph_task->nodes->contains(n)) return false;
+  return dynamic_cast<AccumulateGrad*>(n) == nullptr || t_graph_task->runs_accumulator(n);
+}
 
 Status Backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph,
                 bool create_graph) {

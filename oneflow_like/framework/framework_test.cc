@@ -1,5 +1,6 @@
 // Tensor, dispatch and autograd basics through the functional API.
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -77,6 +78,60 @@ TEST(Framework, BadInputRaisesBeforeEnqueue) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("[add]"), std::string::npos);
   EXPECT_NE(r.status().message().find("[2,3]"), std::string::npos);
+}
+
+// saved_tensors_hooks from C++: packs each saved tensor into a host vector (dropping the
+// tensor), unpacks it into a new tensor; `bad_unpack` returns the wrong shape.
+struct HostCopyHooks : SavedTensorsHooks {
+  struct Packed : PackedTensor {
+    std::vector<float> data;
+    Shape shape;
+    bool bad = false;
+    StatusOr<Tensor> Unpack() override {
+      Shape s = bad ? Shape{static_cast<int64_t>(data.size())} : shape;
+      return F::FromHost(data.data(), s, DType::kF32, Device::CPU());
+    }
+  };
+  int packed = 0;
+  bool bad_unpack = false;
+  StatusOr<std::unique_ptr<PackedTensor>> Pack(const Tensor& t) override {
+    auto p = std::make_unique<Packed>();
+    p->data = ToVec(t);
+    p->shape = t.shape();
+    p->bad = bad_unpack;
+    ++packed;
+    return std::unique_ptr<PackedTensor>(std::move(p));
+  }
+};
+
+TEST(Framework, SavedTensorsHooksPackAndUnpack) {
+  Tensor w = FromVec({1, -2, 3, 4, 5, 6}, Shape{2, 3});
+  ASSERT_TRUE(w.set_requires_grad(true).ok());
+  auto hooks = std::make_shared<HostCopyHooks>();
+  ASSERT_TRUE(PushSavedTensorsHooks(hooks).ok());
+  Tensor loss = F::Sum(F::Mul(F::Mul(w, w).value(), w).value()).value();  // sum w^3
+  ASSERT_TRUE(PopSavedTensorsHooks().ok());
+  EXPECT_GT(hooks->packed, 0);
+  ASSERT_TRUE(Backward({loss}, {}, false, false).ok());
+  EXPECT_EQ(ToVec(w.grad()), (std::vector<float>{3, 12, 27, 48, 75, 108}));  // 3 w^2
+
+  hooks->bad_unpack = true;
+  ASSERT_TRUE(PushSavedTensorsHooks(hooks).ok());
+  Tensor y = F::Sum(F::Mul(w, w).value()).value();
+  ASSERT_TRUE(PopSavedTensorsHooks().ok());
+  Status s = Backward({y}, {}, false, false);
+  ASSERT_FALSE(s.ok());
+  // sum's node runs first (it saves its input): the error names it and both shapes.
+  EXPECT_NE(s.message().find("[sumBackward] the unpack_hook"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("f32[6]"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("[2,3]"), std::string::npos) << s.message();
+
+  ASSERT_TRUE(DisableSavedTensorsHooks(std::string("not here")).ok());
+  Status d = PushSavedTensorsHooks(hooks);
+  EXPECT_FALSE(d.ok());
+  EXPECT_EQ(d.message(), "not here");
+  ASSERT_TRUE(DisableSavedTensorsHooks(std::nullopt).ok());
+  EXPECT_EQ(CurrentSavedTensorsHooks(), nullptr);
 }
 
 TEST(Framework, InplaceVersionCheck) {

@@ -199,8 +199,8 @@ bool AnyRequiresGrad(TensorSpan ts) {
   return false;
 }
 
-std::shared_ptr<OpNode> RecordNode(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
-                                   TensorSpan outputs) {
+StatusOr<std::shared_ptr<OpNode>> RecordNode(const OpDef& op, TensorSpan inputs,
+                                             const AttrMap& attrs, TensorSpan outputs) {
   auto node = std::make_shared<OpNode>(&op, attrs);
   node->sequence_nr = g_sequence_nr.fetch_add(1);
   node->num_outputs = static_cast<int>(outputs.size());
@@ -212,7 +212,8 @@ std::shared_ptr<OpNode> RecordNode(const OpDef& op, TensorSpan inputs, const Att
     node->input_metas.push_back(TensorMeta{t.shape(), t.dtype(), t.device()});
     node->next_edges.push_back(t.requires_grad() ? GradientEdge(t) : Edge{});
   }
-  node->Save(op.save_inputs ? inputs : TensorSpan(), op.save_outputs ? outputs : TensorSpan());
+  RETURN_IF_ERROR(
+      node->Save(op.save_inputs ? inputs : TensorSpan(), op.save_outputs ? outputs : TensorSpan()));
   SetHistory(outputs, node);
   return node;
 }
@@ -431,7 +432,8 @@ Status DispatchTo(const OpDef& op, TensorSpan inputs, const AttrMap& attrs, Outp
     if (op.cross_device && device.is_cpu() && !inputs.empty()) device = inputs[0].device();
     RETURN_IF_ERROR(Launch(op, ins, attrs, outputs, device));
   }
-  if (op.grad && scan.requires_grad && GradModeEnabled()) RecordNode(op, inputs, attrs, outputs);
+  if (op.grad && scan.requires_grad && GradModeEnabled())
+    RETURN_IF_ERROR(RecordNode(op, inputs, attrs, outputs).status());
   return Status();
 }
 }  // namespace
@@ -510,7 +512,10 @@ Status DispatchInplace(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
     RETURN_IF_ERROR(Launch(op, ins, attrs, absl::MakeConstSpan(&out, 1), out.device()));
   }
   // Record before the version bump: saved inputs (maybe `out` itself) keep their pre-op version.
-  std::shared_ptr<OpNode> node = track ? RecordNode(op, inputs, attrs, {out}) : nullptr;
+  std::shared_ptr<OpNode> node;
+  if (track) {
+    ASSIGN_OR_RETURN(node, RecordNode(op, inputs, attrs, {out}));
+  }
   out.bump_version();
   if (node) node->RefreshOutputVersions();
   return Status();

@@ -37,6 +37,8 @@ class Storage {
 };
 
 using TensorHook = std::function<StatusOr<Tensor>(const Tensor& grad)>;
+// Runs after backward accumulated a leaf's .grad (torch's register_post_accumulate_grad_hook).
+using PostAccumulateGradHook = std::function<Status(const Tensor& leaf)>;
 
 struct AutogradMeta {
   bool requires_grad = false;
@@ -45,7 +47,9 @@ struct AutogradMeta {
   int output_nr = 0;                        // which output of grad_fn this tensor is
   std::weak_ptr<Node> grad_accumulator;     // leaves only; created on first use
   std::shared_ptr<struct TensorImpl> grad;  // accumulated .grad
+  // Removing a hook empties its std::function in place, so the indices handles hold stay valid.
   std::vector<TensorHook> hooks;
+  std::vector<PostAccumulateGradHook> post_accumulate_hooks;
 };
 
 struct TensorImpl {

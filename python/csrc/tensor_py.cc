@@ -211,7 +211,7 @@ void BindTensorClass(py::module_& m, TensorClass& cls) {
           [](Tensor& t, py::object g) { t.set_grad(g.is_none() ? Tensor() : py::cast<Tensor>(g)); })
       .def_property_readonly("grad_fn",
                              [](const Tensor& t) -> py::object {
-                               return t.grad_fn() ? py::cast(t.grad_fn()->name()) : py::none();
+                               return t.grad_fn() ? py::cast(t.grad_fn()) : py::none();
                              })
       .def("dim", &Tensor::ndim)
       .def("numel", &Tensor::numel)
@@ -317,18 +317,6 @@ void BindTensorClass(py::module_& m, TensorClass& cls) {
                              })
       .def("_is_view", &Tensor::is_view)
       .def("numpy", &ToNumpy)
-      .def("_register_hook",
-           [](Tensor& t, py::function fn) {
-             Check(RegisterHook(t, [fn](const Tensor& g) -> StatusOr<Tensor> {
-               py::gil_scoped_acquire gil;
-               try {
-                 py::object r = fn(g);
-                 return r.is_none() ? Tensor() : py::cast<Tensor>(r);
-               } catch (py::error_already_set& e) {
-                 return Internal("[hook] %s", e.what());
-               }
-             }));
-           })
       .def("_same", [](const Tensor& a, const Tensor& b) { return a.same(b); })
       .def(
           "_backward",

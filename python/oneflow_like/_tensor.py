@@ -1,4 +1,6 @@
 """Python-level Tensor methods: printing, conversion to Python objects, autograd conveniences."""
+import weakref
+
 import numpy as np
 
 from . import _C
@@ -71,7 +73,7 @@ def _repr(self):
     if self.dtype not in (_C.float32, _C.int64, _C.bool):
         extras.append(f"dtype={self.dtype}")
     if self.grad_fn is not None:
-        extras.append(f"grad_fn=<{self.grad_fn}>")
+        extras.append(f"grad_fn=<{self.grad_fn.name()}>")
     elif self.requires_grad:
         extras.append("requires_grad=True")
     return "tensor(" + body + "".join(", " + e for e in extras) + ")"
@@ -111,8 +113,34 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False):
 
 
 def _register_hook(self, hook):
-    self._register_hook(hook)
-    return hook
+    """hook(grad) -> None | new grad, run when this tensor's gradient is computed (a leaf's
+    before it is accumulated into .grad); returns a handle whose remove() takes it out."""
+    from oneflow_like.autograd.graph import _EngineHookHandle
+
+    if not callable(hook):
+        raise TypeError(f"register_hook: expected a callable, got {type(hook).__name__}")
+    return _EngineHookHandle(_C._register_tensor_hook(self, hook))
+
+
+def _register_post_accumulate_grad_hook(self, hook):
+    """hook(tensor), run after backward accumulated this leaf's .grad (optimizer-in-backward);
+    returns a handle whose remove() takes it out."""
+    from oneflow_like.autograd.graph import _EngineHookHandle
+
+    if not callable(hook):
+        raise TypeError(
+            f"register_post_accumulate_grad_hook: expected a callable, got {type(hook).__name__}"
+        )
+    # The engine hands the hook a new Python object for this tensor: pass this one (a Parameter
+    # keyed in an optimizer dict, say), held weakly so the hook does not keep it alive.
+    ref = weakref.ref(self)
+
+    def call(_):
+        t = ref()
+        if t is not None:
+            hook(t)
+
+    return _EngineHookHandle(_C._register_post_accumulate_grad_hook(self, call))
 
 
 def _iter(self):
@@ -164,6 +192,7 @@ Tensor.__array__ = _array
 Tensor.__iter__ = _iter
 Tensor.backward = _backward
 Tensor.register_hook = _register_hook
+Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
 Tensor.__hash__ = lambda self: id(self)
 Tensor.is_floating_point = lambda self: self.dtype.is_floating_point
 Tensor.is_cuda = property(lambda self: self.device.type == "cuda")

@@ -132,12 +132,52 @@ class FunctionCtx:
     """The `ctx` of a user-defined Function: saves tensors and flags between forward and backward."""
 
     def __init__(self):
-        self.saved_tensors = ()
+        self._to_save = ()
+        self._packed = None  # under saved_tensors_hooks: (meta, packed) per saved tensor
+        self._fn_name = "Function"
         self.needs_input_grad = ()
         self.materialize_grads = True
 
     def save_for_backward(self, *tensors):
-        self.saved_tensors = tensors
+        self._to_save = tensors
+
+    def _pack_saved(self, hooks):
+        """Puts the saved tensors through saved_tensors_hooks' pack_hook (when the Function is
+        recorded, as torch), keeping their metas to check what unpack_hook returns."""
+        pack = hooks[0]
+        with no_grad():
+            self._packed = [
+                (t.shape, t.dtype, pack(t)) if isinstance(t, _C.Tensor) else (None, None, t)
+                for t in self._to_save
+            ]
+        self._unpack = hooks[1]
+        self._to_save = ()
+
+    @property
+    def saved_tensors(self):
+        if self._packed is None:
+            return tuple(self._to_save)
+        out = []
+        with no_grad():
+            for i, (shape, dtype, obj) in enumerate(self._packed):
+                if shape is None:
+                    out.append(obj)
+                    continue
+                t = self._unpack(obj)
+                if not isinstance(t, _C.Tensor):
+                    raise TypeError(
+                        f"[{self._fn_name}Backward] the unpack_hook of saved_tensors_hooks "
+                        f"returned {type(t).__name__} for saved tensor {i}, expected a Tensor"
+                    )
+                if tuple(t.shape) != tuple(shape) or t.dtype != dtype:
+                    raise ValueError(
+                        f"[{self._fn_name}Backward] the unpack_hook of saved_tensors_hooks "
+                        f"returned {tuple(t.shape)} {t.dtype} for saved tensor {i}, which was "
+                        f"{tuple(shape)} {dtype} when it was saved: an unpacked tensor must "
+                        "have the saved one's shape and dtype"
+                    )
+                out.append(t)
+        return tuple(out)
 
     def set_materialize_grads(self, value):
         self.materialize_grads = bool(value)
@@ -169,6 +209,7 @@ class Function:
     def apply(cls, *args, **kwargs):
         Tensor = _C.Tensor
         ctx = FunctionCtx()
+        ctx._fn_name = cls.__name__
         positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         tensor_inputs = [args[i] for i in positions]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
@@ -184,6 +225,10 @@ class Function:
             for o in outs
         )
         tensor_outs = [o for o in outs if isinstance(o, Tensor)]
+        if ctx._to_save:
+            hooks = _C._current_saved_tensors_hooks()
+            if hooks is not None:
+                ctx._pack_saved(hooks)
 
         def run_backward(*grads):
             if ctx.materialize_grads:
@@ -210,6 +255,8 @@ from .anomaly_mode import (  # noqa: E402,F401  (issue 19)
     set_anomaly_enabled,
     set_detect_anomaly,
 )
+from . import graph  # noqa: E402,F401  (torch.autograd.graph)
+from . import forward_ad  # noqa: E402,F401  (torch.autograd.forward_ad)
 from . import gradcheck as _gradcheck_module  # noqa: E402
 from .gradcheck import GradcheckError, gradgradcheck  # noqa: E402,F401
 

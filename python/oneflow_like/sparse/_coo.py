@@ -497,7 +497,7 @@ class SparseCOOTensor(Tensor):
             parts.append(f"dtype={self.dtype}")
         parts.append("layout=oneflow_like.sparse_coo")
         if self.grad_fn is not None:
-            parts.append(f"grad_fn=<{self.grad_fn}>")
+            parts.append(f"grad_fn=<{self.grad_fn.name()}>")
         elif self.requires_grad:
             parts.append("requires_grad=True")
         return "tensor(" + ",\n       ".join(parts) + ")"
