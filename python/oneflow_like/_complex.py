@@ -1,0 +1,112 @@
+"""Complex tensors (complex64 / complex128), as torch: the dtypes, the views between complex and
+real (view_as_real / view_as_complex, .real / .imag), construction (complex, polar, randn),
+conjugation and the Tensor methods that take complex values. The arithmetic itself runs in the
+runtime (oneflow_like/ops/complex.cc: compositions of real ops over view_as_real, so autograd
+gives torch's conjugate-Wirtinger gradients); flow.fft is python/oneflow_like/fft."""
+import warnings
+
+from . import _C
+from ._C import Tensor
+
+complex64 = _C.dtype.complex64
+complex128 = _C.dtype.complex128
+cfloat = complex64
+cdouble = complex128
+
+
+def view_as_real(input):
+    """A real view [..., 2] of a complex tensor (same storage)."""
+    return _C._view_as_real(input)
+
+
+def view_as_complex(input):
+    """A complex view of a float32/float64 tensor whose last dim has size 2 and stride 1."""
+    return _C._view_as_complex(input)
+
+
+def complex(real, imag):  # noqa: A001  (torch.complex)
+    """real + i imag of two float32/float64 tensors of one dtype."""
+    return _C._complex(real, imag)
+
+
+def polar(abs, angle):  # noqa: A002
+    """abs * (cos(angle) + i sin(angle))."""
+    return _C._polar(abs, angle)
+
+
+def real(input):
+    """The real part: a view of a complex tensor; the tensor itself when it is real."""
+    return _C._real(input)
+
+
+def imag(input):
+    """The imaginary part, a view; an error for real tensors (torch)."""
+    return _C._imag(input)
+
+
+def sgn(input):
+    """input / |input| (0 where input is 0); the sign for real tensors."""
+    if input.dtype.is_complex:
+        return _C._complex_unary("sgn", input)
+    return input.sign()
+
+
+def _set_real(self, value):
+    self.real.copy_(
+        value if isinstance(value, Tensor) else self.real.new_full(self.real.shape, value)
+    )
+
+
+def _set_imag(self, value):
+    self.imag.copy_(
+        value if isinstance(value, Tensor) else self.imag.new_full(self.imag.shape, value)
+    )
+
+
+def _wrap_cast(name):
+    original = getattr(Tensor, name)
+
+    def cast(self, *args, **kwargs):
+        out = original(self, *args, **kwargs)
+        if self.dtype.is_complex and not out.dtype.is_complex:
+            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning)
+        return out
+
+    cast.__name__ = name
+    cast.__doc__ = original.__doc__
+    return cast
+
+
+def _wrap_randn(original):
+    def randn(*size, dtype=None, **kwargs):
+        if dtype is not None and dtype.is_complex:
+            # torch: the real and imaginary parts each N(0, 1/2), so E|z|^2 = 1
+            real_dtype = dtype.to_real()
+            re = original(
+                *size, dtype=real_dtype, **{k: v for k, v in kwargs.items() if k != "requires_grad"}
+            )
+            im = original(
+                *size, dtype=real_dtype, **{k: v for k, v in kwargs.items() if k != "requires_grad"}
+            )
+            z = _C._complex(re * 0.5**0.5, im * 0.5**0.5)
+            if kwargs.get("requires_grad"):
+                z.requires_grad_(True)
+            return z
+        return original(*size, dtype=dtype, **kwargs)
+
+    randn.__doc__ = original.__doc__
+    return randn
+
+
+def install(flow):
+    """Adds the complex dtypes and functions to the flow namespace and the Tensor methods."""
+    for name in ("complex64", "complex128", "cfloat", "cdouble", "view_as_real",
+                 "view_as_complex", "complex", "polar", "real", "imag", "sgn"):  # fmt: skip
+        setattr(flow, name, globals()[name])
+    Tensor.real = property(real, _set_real)
+    Tensor.imag = property(imag, _set_imag)
+    Tensor.sgn = sgn
+    for name in ("to", "float", "double", "half"):
+        if hasattr(Tensor, name):
+            setattr(Tensor, name, _wrap_cast(name))
+    flow.randn = _wrap_randn(flow.randn)
