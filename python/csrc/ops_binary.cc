@@ -59,7 +59,8 @@ Tensor MulAny(const Tensor& a, py::handle b) {
 Tensor DivAny(const Tensor& a, py::handle b) {
   CheckOperand("div", b);
   if (IsScalar(b)) {
-    Tensor x = IsFloating(a.dtype()) ? a : Unwrap(F::Cast(a, DefaultFloatDType()));
+    Tensor x =
+        IsFloating(a.dtype()) || IsComplex(a.dtype()) ? a : Unwrap(F::Cast(a, DefaultFloatDType()));
     return Unwrap(F::MulScalar(x, 1.0 / ScalarValue(b)));
   }
   return Unwrap(F::Div(a, ToTensor(b, &a)));

@@ -44,13 +44,6 @@ def imag(input):
     return _C._imag(input)
 
 
-def sgn(input):
-    """input / |input| (0 where input is 0); the sign for real tensors."""
-    if input.dtype.is_complex:
-        return _C._complex_unary("sgn", input)
-    return input.sign()
-
-
 def _set_real(self, value):
     self.real.copy_(
         value if isinstance(value, Tensor) else self.real.new_full(self.real.shape, value)
@@ -101,11 +94,10 @@ def _wrap_randn(original):
 def install(flow):
     """Adds the complex dtypes and functions to the flow namespace and the Tensor methods."""
     for name in ("complex64", "complex128", "cfloat", "cdouble", "view_as_real",
-                 "view_as_complex", "complex", "polar", "real", "imag", "sgn"):  # fmt: skip
+                 "view_as_complex", "complex", "polar", "real", "imag"):  # fmt: skip
         setattr(flow, name, globals()[name])
     Tensor.real = property(real, _set_real)
     Tensor.imag = property(imag, _set_imag)
-    Tensor.sgn = sgn
     for name in ("to", "float", "double", "half"):
         if hasattr(Tensor, name):
             setattr(Tensor, name, _wrap_cast(name))
