@@ -486,7 +486,8 @@ def _real_only(who):
 @_export
 def conj(input):
     """torch.conj: the conjugate of a complex tensor (materialized); a real tensor itself."""
-    return flow._C._conj(_real_only("conj")(input))
+    input = _real_only("conj")(input)
+    return flow._C._conj(input) if input.dtype.is_complex else input
 
 
 @_export
