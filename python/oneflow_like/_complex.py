@@ -3,7 +3,6 @@ real (view_as_real / view_as_complex, .real / .imag), construction (complex, pol
 conjugation and the Tensor methods that take complex values. The arithmetic itself runs in the
 runtime (oneflow_like/ops/complex.cc: compositions of real ops over view_as_real, so autograd
 gives torch's conjugate-Wirtinger gradients); flow.fft is python/oneflow_like/fft."""
-import warnings
 
 from . import _C
 from ._C import Tensor
@@ -56,41 +55,6 @@ def _set_imag(self, value):
     )
 
 
-def _wrap_cast(name):
-    original = getattr(Tensor, name)
-
-    def cast(self, *args, **kwargs):
-        out = original(self, *args, **kwargs)
-        if self.dtype.is_complex and not out.dtype.is_complex:
-            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning)
-        return out
-
-    cast.__name__ = name
-    cast.__doc__ = original.__doc__
-    return cast
-
-
-def _wrap_randn(original):
-    def randn(*size, dtype=None, **kwargs):
-        if dtype is not None and dtype.is_complex:
-            # torch: the real and imaginary parts each N(0, 1/2), so E|z|^2 = 1
-            real_dtype = dtype.to_real()
-            re = original(
-                *size, dtype=real_dtype, **{k: v for k, v in kwargs.items() if k != "requires_grad"}
-            )
-            im = original(
-                *size, dtype=real_dtype, **{k: v for k, v in kwargs.items() if k != "requires_grad"}
-            )
-            z = _C._complex(re * 0.5**0.5, im * 0.5**0.5)
-            if kwargs.get("requires_grad"):
-                z.requires_grad_(True)
-            return z
-        return original(*size, dtype=dtype, **kwargs)
-
-    randn.__doc__ = original.__doc__
-    return randn
-
-
 def install(flow):
     """Adds the complex dtypes and functions to the flow namespace and the Tensor methods."""
     for name in ("complex64", "complex128", "cfloat", "cdouble", "view_as_real",
@@ -98,7 +62,3 @@ def install(flow):
         setattr(flow, name, globals()[name])
     Tensor.real = property(real, _set_real)
     Tensor.imag = property(imag, _set_imag)
-    for name in ("to", "float", "double", "half"):
-        if hasattr(Tensor, name):
-            setattr(Tensor, name, _wrap_cast(name))
-    flow.randn = _wrap_randn(flow.randn)
