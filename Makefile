@@ -9,7 +9,7 @@ BAZEL_CACHE := $(HOME)/.cache/oneflow_like/bazel-disk-v2
 CUDA_CONFIG := $(shell test -x /usr/local/cuda/bin/nvcc && echo --config=cuda)
 BFLAGS := --disk_cache=$(BAZEL_CACHE) $(CUDA_CONFIG) $(EXTRA_BAZEL_FLAGS)
 DEBS := bazel-bootstrap libabsl-dev pybind11-dev python3-dev python3-numpy python3-pytest \
-        libdnnl-dev libopenblas-dev python3-sklearn python3-matplotlib libgtest-dev libgmock-dev libbenchmark-dev g++ \
+        libdnnl-dev libopenblas-dev libfftw3-dev python3-sklearn python3-matplotlib libgtest-dev libgmock-dev libbenchmark-dev g++ \
         clang-format black python3-tqdm python3-pip flatbuffers-compiler libflatbuffers-dev \
         clang-14 libfuzzer-14-dev cmake pkg-config python3-hypothesis graphviz \
         python3-torch python3-scipy pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers libgloo-dev python3-onnx python3-absl

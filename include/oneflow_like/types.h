@@ -25,6 +25,8 @@ enum class Dtype : int8_t {
   kBFloat16,
   kFloat32,
   kFloat64,
+  kComplexFloat,   // complex64: appended, so the earlier values keep their numbers
+  kComplexDouble,  // complex128
 };
 constexpr Dtype kBool = Dtype::kBool;
 constexpr Dtype kUInt8 = Dtype::kUInt8;
@@ -35,6 +37,8 @@ constexpr Dtype kFloat16 = Dtype::kFloat16;
 constexpr Dtype kBFloat16 = Dtype::kBFloat16;
 constexpr Dtype kFloat32 = Dtype::kFloat32;
 constexpr Dtype kFloat64 = Dtype::kFloat64;
+constexpr Dtype kComplexFloat = Dtype::kComplexFloat;
+constexpr Dtype kComplexDouble = Dtype::kComplexDouble;
 constexpr Dtype kInt = kInt32, kLong = kInt64, kFloat = kFloat32, kDouble = kFloat64;
 
 const char* dtype_name(Dtype d);  // "float32", "int64", ... (the Python names)

@@ -7,6 +7,8 @@
 
 namespace oneflow_like {
 namespace kernels {
+// kernels/cpu/complex.cc: the conversions where either side is complex64/complex128.
+Status ComplexCastInto(const TensorView& out, const TensorView& in);
 namespace {
 
 template <typename TO, typename TI>
@@ -36,6 +38,7 @@ Status CastInto(const TensorView& out, const TensorView& in0) {
     std::memcpy(out.data, in.data, out.numel() * DTypeSize(out.dtype));
     return Status();
   }
+  if (IsComplex(out.dtype) || IsComplex(in.dtype)) return ComplexCastInto(out, in);
   OFL_SWITCH_ALL(out.dtype, {
     using TO = scalar_t;
     OFL_SWITCH_ALL(in.dtype, {

@@ -15,7 +15,10 @@ OFL_CHECK_SCALAR_TYPE(kF16)
 OFL_CHECK_SCALAR_TYPE(kBF16)
 OFL_CHECK_SCALAR_TYPE(kF32)
 OFL_CHECK_SCALAR_TYPE(kF64)
-static_assert(kNumDTypes == 9, "a new DType needs a ScalarType and device conversions");
+OFL_CHECK_SCALAR_TYPE(kC64)
+OFL_CHECK_SCALAR_TYPE(kC128)
+// The complex dtypes have no CUDA kernels: every CUDA kernel's switch rejects them by name.
+static_assert(kNumDTypes == 11, "a new DType needs a ScalarType and device conversions");
 #undef OFL_CHECK_SCALAR_TYPE
 
 Status MakeLoop(const char* op, const Shape& shape,

@@ -16,7 +16,19 @@ namespace cuda {
 constexpr int kMaxDims = 8;
 
 // Mirrors oneflow_like::DType value for value (checked in kernel_util.cc).
-enum class ScalarType : int8_t { kBool = 0, kU8, kI8, kI32, kI64, kF16, kBF16, kF32, kF64 };
+enum class ScalarType : int8_t {
+  kBool = 0,
+  kU8,
+  kI8,
+  kI32,
+  kI64,
+  kF16,
+  kBF16,
+  kF32,
+  kF64,
+  kC64,
+  kC128
+};
 
 // An iteration space (after collapsing dims) and one operand's strides in elements over it.
 struct LoopShape {

@@ -24,7 +24,8 @@ TEST(DType, Promotion) {
   EXPECT_EQ(PromoteWithScalar(DType::kI64, true), DType::kF32);
   EXPECT_EQ(PromoteWithScalar(DType::kF16, true), DType::kF16);
   EXPECT_EQ(DTypeFromName("float32").value(), DType::kF32);
-  EXPECT_FALSE(DTypeFromName("complex").ok());
+  EXPECT_TRUE(DTypeFromName("complex").ok());  // torch.complex: complex64
+  EXPECT_FALSE(DTypeFromName("complex32").ok());
 }
 
 TEST(DType, HalfRoundTrip) {

@@ -70,19 +70,23 @@ int64_t DTypeSize(DType t) {
     case DType::kI32:
     case DType::kF32: return 4;
     case DType::kI64:
-    case DType::kF64: return 8;
+    case DType::kF64:
+    case DType::kC64: return 8;
+    case DType::kC128: return 16;
   }
   return 0;
 }
 
 const char* DTypeName(DType t) {
-  static const char* names[] = {"pred", "u8", "s8", "s32", "s64", "f16", "bf16", "f32", "f64"};
+  static const char* names[] = {"pred", "u8",  "s8",  "s32", "s64", "f16",
+                                "bf16", "f32", "f64", "c64", "c128"};
   return names[static_cast<int>(t)];
 }
 
 const char* DTypeLongName(DType t) {
-  static const char* names[] = {"bool",    "uint8",    "int8",    "int32",  "int64",
-                                "float16", "bfloat16", "float32", "float64"};
+  static const char* names[] = {"bool",    "uint8",     "int8",      "int32",
+                                "int64",   "float16",   "bfloat16",  "float32",
+                                "float64", "complex64", "complex128"};
   return names[static_cast<int>(t)];
 }
 
@@ -97,6 +101,8 @@ StatusOr<DType> DTypeFromName(const std::string& name) {
   if (name == "int" || name == "long" || name == "i64") return DType::kI64;
   if (name == "i32") return DType::kI32;
   if (name == "i8") return DType::kI8;
+  if (name == "cfloat" || name == "complex") return DType::kC64;
+  if (name == "cdouble") return DType::kC128;
   return InvalidArgument("[dtype] unknown dtype name '%s'", name);
 }
 
@@ -106,9 +112,27 @@ bool IsFloating(DType t) {
 bool IsIntegral(DType t) {
   return t == DType::kU8 || t == DType::kI8 || t == DType::kI32 || t == DType::kI64;
 }
+bool IsComplex(DType t) {
+  return t == DType::kC64 || t == DType::kC128;
+}
+
+DType ToComplexDType(DType t) {
+  if (IsComplex(t)) return t;
+  return t == DType::kF64 ? DType::kC128 : DType::kC64;
+}
+DType ToRealDType(DType t) {
+  if (t == DType::kC64) return DType::kF32;
+  if (t == DType::kC128) return DType::kF64;
+  return t;
+}
 
 DType PromoteTypes(DType a, DType b) {
   if (a == b) return a;
+  if (IsComplex(a) || IsComplex(b)) {  // complex beats float; f64 with c64 gives c128
+    if (a == DType::kC128 || b == DType::kC128 || a == DType::kF64 || b == DType::kF64)
+      return DType::kC128;
+    return DType::kC64;
+  }
   auto cat = [](DType t) { return t == DType::kBool ? 0 : IsIntegral(t) ? 1 : 2; };
   if (cat(a) != cat(b)) return cat(a) > cat(b) ? a : b;
   if (cat(a) == 2) {
@@ -126,6 +150,14 @@ DType PromoteWithScalar(DType t, bool scalar_is_float) {
   if (scalar_is_float && !IsFloating(t)) return DType::kF32;
   if (!scalar_is_float && t == DType::kBool) return DType::kI64;
   return t;
+}
+
+DType PromoteWithComplexScalar(DType t) {
+  return ToComplexDType(t);
+}
+
+Status ComplexNotSupported(const char* op, DType t, const char* device) {
+  return TypeError("[%s] not supported for %s on %s", op, DTypeLongName(t), device);
 }
 
 }  // namespace oneflow_like

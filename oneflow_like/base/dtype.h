@@ -1,5 +1,6 @@
 // DType: the element types, their sizes and names, and NumPy-style type promotion.
 #pragma once
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -18,8 +19,14 @@ enum class DType : int8_t {
   kBF16,
   kF32,
   kF64,
+  // Appended after kF64 so every earlier value (written into .oflx artifacts and checkpoints)
+  // keeps its number. Interleaved (re, im) pairs of f32 / f64, as std::complex.
+  kC64,
+  kC128,
 };
-constexpr int kNumDTypes = 9;
+constexpr int kNumDTypes = 11;
+using complex64 = std::complex<float>;
+using complex128 = std::complex<double>;
 
 // IEEE half and bfloat16 storage types; arithmetic goes through float.
 struct float16 {
@@ -55,10 +62,20 @@ const char* DTypeLongName(DType t);  // "float32", "int64", ... (the Python name
 StatusOr<DType> DTypeFromName(const std::string& name);  // accepts both spellings
 bool IsFloating(DType t);
 bool IsIntegral(DType t);  // bool excluded
-// Result type of a binary op on two tensors (NumPy/PyTorch category rules: bool < int < float).
+bool IsComplex(DType t);   // c64, c128 (not floating: torch's is_floating_point is False for them)
+// torch's complex counterpart of a dtype: f64 -> c128, complex unchanged, anything else -> c64.
+DType ToComplexDType(DType t);
+// The real dtype of a complex one (c64 -> f32, c128 -> f64); other dtypes unchanged.
+DType ToRealDType(DType t);
+// Result type of a binary op on two tensors (NumPy/PyTorch category rules:
+// bool < int < float < complex; f64 with c64 gives c128).
 DType PromoteTypes(DType a, DType b);
 // Result type of tensor (op) python scalar: a float scalar lifts an integer tensor to f32.
 DType PromoteWithScalar(DType t, bool scalar_is_float);
+// Result type of tensor (op) python complex scalar: the tensor's complex counterpart.
+DType PromoteWithComplexScalar(DType t);
+// The error every kernel without a complex path raises: "<op>: not supported for complex64".
+Status ComplexNotSupported(const char* op, DType t, const char* device = "cpu");
 
 template <typename T>
 struct DTypeOf;
@@ -98,6 +115,14 @@ template <>
 struct DTypeOf<double> {
   static constexpr DType value = DType::kF64;
 };
+template <>
+struct DTypeOf<complex64> {
+  static constexpr DType value = DType::kC64;
+};
+template <>
+struct DTypeOf<complex128> {
+  static constexpr DType value = DType::kC128;
+};
 
 // Calls f(T{}) with the C++ type of `t`. Keep the instantiation count low: kernels pick the
 // narrowest switch that covers what they support.
@@ -135,6 +160,15 @@ struct DTypeOf<double> {
     OFL_DTYPE_CASE(kF32, float, __VA_ARGS__)  \
     OFL_DTYPE_CASE(kF64, double, __VA_ARGS__) \
     default: break;                           \
+  }
+
+// Complex dtypes only: the kernels that have a complex path use this switch of their own, so the
+// switches above never instantiate a kernel for complex.
+#define OFL_SWITCH_COMPLEX(dtype, ...)                             \
+  switch (dtype) {                                                 \
+    OFL_DTYPE_CASE(kC64, ::oneflow_like::complex64, __VA_ARGS__)   \
+    OFL_DTYPE_CASE(kC128, ::oneflow_like::complex128, __VA_ARGS__) \
+    default: break;                                                \
   }
 
 }  // namespace oneflow_like

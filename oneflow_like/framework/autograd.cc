@@ -301,7 +301,7 @@ StatusOr<TensorList> OpNode::Apply(TensorList grads, bool create_graph) {
     attached.reserve(saved_outputs.size());
     for (size_t i = 0; i < saved_outputs.size(); ++i) {
       Tensor t = saved_outputs[i];
-      if (t.defined() && IsFloating(t.dtype())) {
+      if (t.defined() && (IsFloating(t.dtype()) || IsComplex(t.dtype()))) {
         t = t.detach();
         AutogradMeta* m = t.mutable_autograd_meta();
         m->requires_grad = true;
@@ -380,7 +380,7 @@ Edge GradientEdge(const Tensor& t) {
 void SetHistory(TensorSpan outputs, const std::shared_ptr<Node>& node) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     Tensor t = outputs[i];
-    if (!IsFloating(t.dtype())) continue;
+    if (!IsFloating(t.dtype()) && !IsComplex(t.dtype())) continue;
     AutogradMeta* m = t.mutable_autograd_meta();
     m->requires_grad = true;
     m->grad_fn = node;

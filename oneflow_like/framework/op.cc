@@ -355,6 +355,41 @@ struct InputScan {
   bool non_contiguous = false;
   bool requires_grad = false;
 };
+
+// Complex tensors reach only the kernels written for them (the copies' conversions and the
+// transforms, on the CPU) and views; every other kernel's dtype switch has no complex case, so
+// the op is refused here, naming it, its dtype and the device.
+bool HasComplexKernel(const OpDef& op) {
+  static const char* const kOps[] = {"cast",    "contiguous", "copy_",  "to_device",
+                                     "fft_c2c", "fft_r2c",    "fft_c2r"};
+  for (const char* n : kOps)
+    if (std::strcmp(op.name, n) == 0) return true;
+  return false;
+}
+Status CheckComplex(const OpDef& op, TensorSpan inputs, const std::vector<TensorMeta>& metas) {
+  DType t = DType::kF32;
+  bool any = false;
+  Device device;
+  for (const Tensor& x : inputs)
+    if (IsComplex(x.dtype())) {
+      t = x.dtype();
+      device = x.device();
+      any = true;
+      break;
+    }
+  for (const TensorMeta& m : metas)
+    if (IsComplex(m.dtype)) {
+      if (!any) t = m.dtype;
+      device = m.device;
+      any = true;
+    }
+  if (!any || op.view) return Status();
+  if (!device.is_cpu() || !HasComplexKernel(op))
+    return TypeError("[%s] not supported for %s on %s", op.name, DTypeLongName(t),
+                     device.is_cpu() ? "cpu" : "cuda");
+  return Status();
+}
+
 Status ScanInputs(const OpDef& op, TensorSpan inputs, InputScan* scan) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = inputs[i];
@@ -393,7 +428,17 @@ Status DispatchTo(const OpDef& op, TensorSpan inputs, const AttrMap& attrs, Outp
   std::vector<TensorMeta>& metas = scratch.get();
   RETURN_IF_ERROR(op.infer(inputs, attrs, &metas));
   RETURN_IF_ERROR(CheckOutputsFit(op, metas));
+  RETURN_IF_ERROR(CheckComplex(op, inputs, metas));
   if (t_tracing || scan.lazy) {
+    // The graph compiler has no complex types: name the op and dtype instead of lowering.
+    for (const auto& m : metas)
+      if (IsComplex(m.dtype))
+        return TypeError("[%s] nn.Graph does not support %s tensors (they run eagerly only)",
+                         op.name, DTypeLongName(m.dtype));
+    for (const auto& t : inputs)
+      if (IsComplex(t.dtype()))
+        return TypeError("[%s] nn.Graph does not support %s tensors (they run eagerly only)",
+                         op.name, DTypeLongName(t.dtype()));
     if (!g_lazy_dispatch)
       return Internal(
           "[%s] lazy tensor outside of a trace (a tensor traced by an nn.Graph used after "
@@ -408,6 +453,7 @@ Status DispatchTo(const OpDef& op, TensorSpan inputs, const AttrMap& attrs, Outp
     int64_t offset = 0;
     RETURN_IF_ERROR(op.view(inputs[0], attrs, &shape, &strides, &offset));
     outputs.push_back(Tensor::MakeView(inputs[0], std::move(shape), std::move(strides), offset));
+    outputs.back().impl()->dtype = metas[0].dtype;  // view_as_real / view_as_complex
   } else {
     TensorList kin;
     TensorSpan ins = inputs;
@@ -473,6 +519,7 @@ Status DispatchInplace(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
   if (metas[0].dtype != out.dtype())
     return TypeError("[%s] in-place result type %s can't be cast to the target's %s", op.name,
                      DTypeLongName(metas[0].dtype), DTypeLongName(out.dtype()));
+  RETURN_IF_ERROR(CheckComplex(op, inputs, metas));
   bool track = op.grad && GradModeEnabled() && (AnyRequiresGrad(inputs) || out.requires_grad());
   if (GradModeEnabled() && out.requires_grad() && out.is_leaf())
     return InvalidArgument("[%s] a leaf tensor that requires grad is used in an in-place operation",

@@ -129,9 +129,10 @@ AutogradMeta* Tensor::mutable_autograd_meta() {
 }
 
 Status Tensor::set_requires_grad(bool r) {
-  if (r && !IsFloating(dtype()))
-    return TypeError("[requires_grad] only floating point tensors can require gradients, got %s",
-                     meta_string());
+  if (r && !IsFloating(dtype()) && !IsComplex(dtype()))
+    return TypeError(
+        "[requires_grad] only floating point and complex tensors can require gradients, got %s",
+        meta_string());
   if (!r && !is_leaf())
     return InvalidArgument(
         "[requires_grad] cannot turn off requires_grad of a non-leaf tensor; use detach()");

@@ -8,6 +8,7 @@
 
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/ops/common.h"
+#include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/ternary.h"
 #include "oneflow_like/ops/unary.h"
@@ -196,6 +197,7 @@ StatusOr<std::pair<Tensor, Tensor>> Promote(const Tensor& a, const Tensor& b) {
 }
 
 StatusOr<Tensor> PromotedOp(const OpDef& op, const Tensor& a, const Tensor& b) {
+  if (IsComplex(a.dtype()) || IsComplex(b.dtype())) return functional::ComplexBinary(op.name, a, b);
   if (a.dtype() == b.dtype()) return Dispatch1(op, {a, b});  // no pair of handle copies
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));
   return Dispatch1(op, {ab.first, ab.second});
@@ -213,6 +215,7 @@ StatusOr<Tensor> BitwiseOp(const OpDef& op, const Tensor& a, const Tensor& b) {
 }
 // True division: integer operands divide as float32.
 StatusOr<Tensor> TrueDivOp(const OpDef& op, const Tensor& a, const Tensor& b) {
+  if (IsComplex(a.dtype()) || IsComplex(b.dtype())) return functional::ComplexBinary(op.name, a, b);
   Tensor x = a, y = b;
   if (!IsFloating(a.dtype()) && !IsFloating(b.dtype())) {
     ASSIGN_OR_RETURN(x, F::Cast(a, DType::kF32));
@@ -237,6 +240,13 @@ Status CheckInplaceResult(const char* op, const Tensor& a, const Tensor& b) {
 }
 
 StatusOr<Tensor> ScalarOp(const OpDef& op, const Tensor& a, double s) {
+  if (IsComplex(a.dtype())) {  // "add_scalar" -> add, "rsub_scalar" -> s - a
+    std::string name(op.name);
+    name = name.substr(0, name.size() - 7);
+    const bool reverse = name == "rsub" || name == "rdiv";
+    if (reverse) name = name.substr(1);
+    return functional::ComplexScalar(name.c_str(), a, s, 0.0, reverse);
+  }
   bool is_float = !std::isfinite(s) || s != std::floor(s);
   DType t = PromoteWithScalar(a.dtype(), is_float);
   ASSIGN_OR_RETURN(Tensor x, functional::Cast(a, t));
@@ -262,6 +272,7 @@ StatusOr<const OpDef*> ForBool(const char* name, const OpDef& op, const Tensor& 
 namespace functional {
 
 StatusOr<Tensor> Add(const Tensor& a, const Tensor& b, double alpha) {
+  if (IsComplex(a.dtype()) || IsComplex(b.dtype())) return ComplexBinary("add", a, b, alpha);
   if (a.dtype() != b.dtype()) {  // promoted, then the operands' own path (no handle copies)
     ASSIGN_OR_RETURN(auto ab, Promote(a, b));
     return Add(ab.first, ab.second, alpha);
@@ -274,11 +285,13 @@ StatusOr<Tensor> Add(const Tensor& a, const Tensor& b, double alpha) {
   return Dispatch1(kAdd, {a, b}, {{"alpha", alpha}});
 }
 StatusOr<Tensor> Sub(const Tensor& a, const Tensor& b, double alpha) {
+  if (IsComplex(a.dtype()) || IsComplex(b.dtype())) return ComplexBinary("sub", a, b, alpha);
   ASSIGN_OR_RETURN(auto ab, Promote(a, b));
   RETURN_IF_ERROR(ForBool("sub", kSub, ab.first, alpha).status());
   return Dispatch1(kSub, {ab.first, ab.second}, {{"alpha", alpha}});
 }
 StatusOr<Tensor> Mul(const Tensor& a, const Tensor& b) {
+  if (IsComplex(a.dtype()) || IsComplex(b.dtype())) return ComplexBinary("mul", a, b);
   if (a.dtype() != b.dtype()) {
     ASSIGN_OR_RETURN(auto ab, Promote(a, b));
     return Mul(ab.first, ab.second);

@@ -72,6 +72,10 @@ std::vector<int64_t> Dims(const Shape& s) {
 namespace functional {
 
 StatusOr<Tensor> Full(const Shape& shape, double value, DType dtype, Device device) {
+  if (IsComplex(dtype)) {  // the real value, imaginary part 0
+    ASSIGN_OR_RETURN(Tensor r, Full(shape, value, ToRealDType(dtype), device));
+    return Cast(r, dtype);
+  }
   opdefs::FullAttrs a;
   a.value = value;
   return RunFull(shape, dtype, device, std::move(a));

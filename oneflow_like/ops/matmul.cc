@@ -4,6 +4,7 @@
 #include "oneflow_like/ops/matmul.h"
 
 #include "oneflow_like/ops/common.h"
+#include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/shape_ops.h"
 #include "oneflow_like/opdefs/attrs.h"
@@ -166,6 +167,7 @@ StatusOr<Tensor> FoldedMatmul(const Tensor& a, const Tensor& b, const Tensor& bi
 namespace functional {
 
 StatusOr<Tensor> Matmul(const Tensor& a, const Tensor& b) {
+  if (IsComplex(a.dtype()) || IsComplex(b.dtype())) return ComplexMatmul(a, b);
   if (a.ndim() == 0 || b.ndim() == 0)
     return InvalidArgument("[matmul] both arguments must be at least 1-D, got %s and %s",
                            a.meta_string(), b.meta_string());

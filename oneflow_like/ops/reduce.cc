@@ -6,6 +6,7 @@
 
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/common.h"
+#include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/shape_ops.h"
@@ -319,10 +320,12 @@ opdefs::ReduceAttrs Over(std::vector<int64_t> dims, bool keepdim) {
 namespace functional {
 
 StatusOr<Tensor> Sum(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
+  if (IsComplex(x.dtype())) return ComplexSum(x, std::move(dims), keepdim);
   return First(RunSum("sum", x, Over(std::move(dims), keepdim)));
 }
 
 StatusOr<Tensor> Mean(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
+  if (IsComplex(x.dtype())) return ComplexSum(x, std::move(dims), keepdim, /*mean=*/true);
   if (!IsFloating(x.dtype()))
     return TypeError("[mean] expected a floating point tensor, got %s", x.meta_string());
   ASSIGN_OR_RETURN(auto nd, ops::NormalizeDims("mean", dims, x.ndim()));
@@ -351,7 +354,9 @@ StatusOr<Tensor> SumToShape(const Tensor& x, const Shape& shape) {
                              shape.ToString());
   }
   Tensor r = x;
-  if (!dims.empty()) {
+  if (!dims.empty() && IsComplex(x.dtype())) {
+    ASSIGN_OR_RETURN(r, ComplexSum(x, dims, true));
+  } else if (!dims.empty()) {
     ASSIGN_OR_RETURN(r, Dispatch1(kSum, {x}, opdefs::ToAttrMap(Over(dims, true))));
   }
   return Reshape(r, shape);

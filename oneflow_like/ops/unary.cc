@@ -11,6 +11,7 @@
 
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/common.h"
+#include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/ternary.h"
 #include "oneflow_like/opdefs/attrs.h"
@@ -311,6 +312,7 @@ const OpDef kLogicalNotInplace = Unary("logical_not");
 // Integers are rejected by float-only ops; f16/bf16 compute in f32 (Dispatch casts).
 StatusOr<Tensor> Run(const OpDef& op, const Tensor& x, const AttrMap& attrs = {},
                      bool float_only = false) {
+  if (IsComplex(x.dtype())) return functional::ComplexUnary(op.name, x);
   if (float_only && !IsFloating(x.dtype()))
     return TypeError("[%s] expected a floating point tensor, got %s", op.name, x.meta_string());
   if (!float_only && x.dtype() == DType::kBool && &op != &kLogicalNot && &op != &kBitwiseNot)
@@ -324,6 +326,7 @@ StatusOr<Tensor> RunFloat(const OpDef& op, const Tensor& x, const AttrMap& attrs
 // PyTorch does, computed in float32; the activations (RunFloat) and every in-place form keep
 // rejecting them.
 StatusOr<Tensor> RunToFloat(const OpDef& op, const Tensor& x, const AttrMap& attrs) {
+  if (IsComplex(x.dtype())) return functional::ComplexUnary(op.name, x);
   if (IsFloating(x.dtype())) return Dispatch1(op, {x}, attrs);
   ASSIGN_OR_RETURN(Tensor f, functional::Cast(x, DType::kF32));
   return Dispatch1(op, {f}, attrs);
@@ -331,6 +334,9 @@ StatusOr<Tensor> RunToFloat(const OpDef& op, const Tensor& x, const AttrMap& att
 
 Status RunInplace(const OpDef& op, const Tensor& x, const AttrMap& attrs = {},
                   bool float_only = false) {
+  if (IsComplex(x.dtype()))  // in place on complex: no kernel, no composition into x
+    return TypeError("[%s_] not supported for %s tensors (%s)", op.name, DTypeLongName(x.dtype()),
+                     x.meta_string());
   if (float_only && !IsFloating(x.dtype()))
     return TypeError("[%s_] expected a floating point tensor, got %s", op.name, x.meta_string());
   return DispatchInplace(op, {x}, attrs, x);
@@ -417,6 +423,7 @@ StatusOr<Tensor> Hardtanh(const Tensor& x, double lo, double hi) {
   return RunFloat(kClamp, x, {{"min", lo}, {"max", hi}});
 }
 StatusOr<Tensor> PowScalar(const Tensor& x, double p) {
+  if (IsComplex(x.dtype())) return ComplexPowScalar(x, p, 0.0);
   if (!IsFloating(x.dtype())) {
     if (!IsIntegralValue(p)) {
       ASSIGN_OR_RETURN(Tensor f, Cast(x, DType::kF32));

@@ -17,15 +17,16 @@ namespace F = functional;
 // A float Python scalar lifts an integer tensor to the default float dtype first (PyTorch's
 // rule).
 Tensor LiftForScalar(const Tensor& a, py::handle s) {
-  if (IsFloatScalar(s) && !IsFloating(a.dtype())) return Unwrap(F::Cast(a, DefaultFloatDType()));
+  if (IsFloatScalar(s) && !IsFloating(a.dtype()) && !IsComplex(a.dtype()))
+    return Unwrap(F::Cast(a, DefaultFloatDType()));
   return a;
 }
 
 // Tensors, Python numbers, NumPy arrays/scalars and (nested) lists combine with a tensor;
 // anything else is a TypeError naming the op.
 void CheckOperand(const char* op, py::handle b) {
-  if (AsTensor(b) != nullptr || IsScalar(b) || py::isinstance<py::array>(b) ||
-      py::isinstance<py::list>(b) || py::isinstance<py::tuple>(b) ||
+  if (AsTensor(b) != nullptr || IsScalar(b) || PyComplex_Check(b.ptr()) ||
+      py::isinstance<py::array>(b) || py::isinstance<py::list>(b) || py::isinstance<py::tuple>(b) ||
       py::isinstance(b, py::module_::import("numpy").attr("generic")))
     return;
   throw py::type_error(std::string("[") + op + "] unsupported operand type '" +
@@ -58,7 +59,8 @@ Tensor MulAny(const Tensor& a, py::handle b) {
 Tensor DivAny(const Tensor& a, py::handle b) {
   CheckOperand("div", b);
   if (IsScalar(b)) {
-    Tensor x = IsFloating(a.dtype()) ? a : Unwrap(F::Cast(a, DefaultFloatDType()));
+    Tensor x =
+        IsFloating(a.dtype()) || IsComplex(a.dtype()) ? a : Unwrap(F::Cast(a, DefaultFloatDType()));
     return Unwrap(F::MulScalar(x, 1.0 / ScalarValue(b)));
   }
   return Unwrap(F::Div(a, ToTensor(b, &a)));

@@ -40,7 +40,7 @@ Attrs ParseAttrs(const char* op, const py::args& args, const py::kwargs& kw) {
 // A float-only math function takes an integer or bool tensor in the default float dtype
 // (torch.get_default_dtype()), as PyTorch does; the functional entry alone uses float32.
 Tensor InFloat(const Tensor& x, bool float_only) {
-  if (!float_only || IsFloating(x.dtype())) return x;
+  if (!float_only || IsFloating(x.dtype()) || IsComplex(x.dtype())) return x;
   return Unwrap(F::Cast(x, DefaultFloatDType()));
 }
 
@@ -170,7 +170,8 @@ void BindUnary(py::module_& m, TensorClass& cls) {
   };
   auto polygamma = [polygamma_attrs](int64_t n, const Tensor& x) {
     opdefs::PolygammaAttrs a = polygamma_attrs("polygamma", n);
-    Tensor in = IsFloating(x.dtype()) ? x : Unwrap(F::Cast(x, DefaultFloatDType()));
+    Tensor in =
+        IsFloating(x.dtype()) || IsComplex(x.dtype()) ? x : Unwrap(F::Cast(x, DefaultFloatDType()));
     return Unwrap(F::Polygamma(in, a));
   };
   m.def("polygamma", polygamma, py::arg("n"), py::arg("input"));

@@ -3,6 +3,7 @@
 
 #include "oneflow_like/framework/autograd.h"
 #include "oneflow_like/ops/binary.h"
+#include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/shape_ops.h"
@@ -44,6 +45,8 @@ const char* NumpyName(DType t) {
     case DType::kBF16: return "uint16";  // raw bits; converted by the caller
     case DType::kF32: return "float32";
     case DType::kF64: return "float64";
+    case DType::kC64: return "complex64";
+    case DType::kC128: return "complex128";
   }
   return "float32";
 }
@@ -133,6 +136,10 @@ Tensor TensorFromData(py::handle data, py::object dtype, py::object device) {
     if (DefaultFloatDType() == DType::kBF16)
       return TensorFromData(data, py::str("bfloat16"), device);
     arr = np.attr("asarray")(arr, NumpyName(DefaultFloatDType()));
+  } else if (from_python && py::str(arr.dtype().attr("name")).cast<std::string>() == "complex128" &&
+             DefaultFloatDType() != DType::kF64) {
+    // Python complex numbers make complex64 unless the default float dtype is float64 (torch)
+    arr = np.attr("asarray")(arr, "complex64");
   }
   arr =
       np.attr("asarray")(arr, py::arg("order") = "C");  // (ascontiguousarray makes 0-d arrays 1-d)
@@ -145,8 +152,17 @@ Tensor TensorFromData(py::handle data, py::object dtype, py::object device) {
 
 Tensor ToTensor(py::handle h, const Tensor* like) {
   if (const Tensor* t = AsTensor(h)) return *t;
+  if (like && PyComplex_Check(h.ptr())) {  // a Python complex: the like's complex counterpart
+    const DType dt = IsComplex(like->dtype())    ? like->dtype()
+                     : IsFloating(like->dtype()) ? PromoteWithComplexScalar(like->dtype())
+                                                 : ToComplexDType(DefaultFloatDType());
+    return Unwrap(functional::ComplexScalarTensor(
+        PyComplex_RealAsDouble(h.ptr()), PyComplex_ImagAsDouble(h.ptr()), dt, like->device()));
+  }
   if (IsScalar(h) && like) {
-    DType dt = IsFloatScalar(h) ? (IsFloating(like->dtype()) ? like->dtype() : DefaultFloatDType())
+    DType dt = IsFloatScalar(h) ? (IsFloating(like->dtype())  ? like->dtype()
+                                   : IsComplex(like->dtype()) ? ToRealDType(like->dtype())
+                                                              : DefaultFloatDType())
                                 : (PyBool_Check(h.ptr()) ? (like->dtype()) : like->dtype());
     return Unwrap(functional::Full(Shape{}, ScalarValue(h), dt, like->device()));
   }
@@ -384,6 +400,11 @@ void BindCore(py::module_& m, TensorClass& cls) {
       .value("bfloat16", DType::kBF16)
       .value("float32", DType::kF32)
       .value("float64", DType::kF64)
+      .value("complex64", DType::kC64)
+      .value("complex128", DType::kC128)
+      .def_property_readonly("is_complex", [](DType t) { return IsComplex(t); })
+      .def("to_complex", [](DType t) { return ToComplexDType(t); })
+      .def("to_real", [](DType t) { return ToRealDType(t); })
       .def_property_readonly("is_floating_point", [](DType t) { return IsFloating(t); })
       .def_property_readonly("itemsize", [](DType t) { return DTypeSize(t); })
       .def("__repr__", [](DType t) { return std::string("oneflow_like.") + DTypeLongName(t); })

@@ -182,6 +182,12 @@ from . import _compat_names  # noqa: E402  (issue 19: FloatTensor, memory format
 
 _compat_names.install(globals())
 
+from . import _complex  # noqa: E402  (complex64/complex128, view_as_real, .real/.imag)
+
+_complex.install(__import__("sys").modules[__name__])
+from . import fft  # noqa: E402,F401  (torch.fft)
+from .fft import stft, istft  # noqa: E402,F401
+
 
 def __getattr__(name):
     """Module attributes made on first use: flow.hub (it imports urllib.request: http, ssl,

@@ -471,7 +471,7 @@ def poisson(input, generator=None):
     return _sample(out.astype(np.float64), input.dtype, input.device)
 
 
-# ---- the conj family on real tensors ----------------------------------------------------------
+# ---- the conj family (conjugation is never lazy here: is_conj() is always False) --------------
 
 
 def _real_only(who):
@@ -485,8 +485,9 @@ def _real_only(who):
 
 @_export
 def conj(input):
-    """torch.conj: the input itself for a real tensor (no complex dtypes here)."""
-    return _real_only("conj")(input)
+    """torch.conj: the conjugate of a complex tensor (materialized); a real tensor itself."""
+    input = _real_only("conj")(input)
+    return flow._C._conj(input) if input.dtype.is_complex else input
 
 
 @_export
@@ -513,8 +514,9 @@ def is_neg(input):
 
 @_export
 def conj_physical(input):
-    """torch.conj_physical: a copy for a real tensor."""
-    return _real_only("conj_physical")(input).clone()
+    """torch.conj_physical: the conjugate of a complex tensor; a copy of a real one."""
+    input = _real_only("conj_physical")(input)
+    return flow._C._conj(input) if input.dtype.is_complex else input.clone()
 
 
 # ---- nn.functional under ATen's top-level signatures ------------------------------------------

@@ -70,7 +70,7 @@ def _repr(self):
     extras = []
     if self.device.type != "cpu":
         extras.append(f"device='{self.device}'")
-    if self.dtype not in (_C.float32, _C.int64, _C.bool):
+    if self.dtype not in (_C.float32, _C.int64, _C.bool, _C.dtype.complex64):
         extras.append(f"dtype={self.dtype}")
     if self.grad_fn is not None:
         extras.append(f"grad_fn=<{self.grad_fn.name()}>")

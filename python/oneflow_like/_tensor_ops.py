@@ -632,6 +632,9 @@ def rad2deg(input):
 
 @_method
 def sgn(input):
+    """input / |input| for complex tensors (0 at 0), the sign for real ones."""
+    if input.dtype.is_complex:
+        return flow._C._complex_unary("sgn", input)
     return flow.sign(input)
 
 

@@ -1,0 +1,512 @@
+// Complex tensors and the Fourier transforms: the OpDefs of oneflow_like/opdefs/complex.def and
+// the complex arithmetic, composed from real ops over view_as_real (see ops/complex.h).
+#include "oneflow_like/ops/complex.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "oneflow_like/ops/binary.h"
+#include "oneflow_like/ops/common.h"
+#include "oneflow_like/ops/copy.h"
+#include "oneflow_like/ops/creation.h"
+#include "oneflow_like/ops/matmul.h"
+#include "oneflow_like/ops/reduce.h"
+#include "oneflow_like/ops/shape_ops.h"
+#include "oneflow_like/ops/ternary.h"
+#include "oneflow_like/ops/unary.h"
+
+namespace oneflow_like {
+namespace ops {
+namespace {
+namespace F = functional;
+
+// ---- schemas ----
+Status InferViewAsReal(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
+  const Tensor& x = in[0];
+  if (!IsComplex(x.dtype()))
+    return TypeError("[view_as_real] expected a complex tensor, got %s", x.meta_string());
+  Shape s = x.shape();
+  s.mutable_dims().push_back(2);
+  out->push_back({s, ToRealDType(x.dtype()), x.device()});
+  return Status();
+}
+Status ViewAsRealView(const Tensor& x, const AttrMap&, Shape* shape, DimVector* strides,
+                      int64_t* offset) {
+  *shape = x.shape();
+  shape->mutable_dims().push_back(2);
+  *strides = x.strides();
+  for (auto& s : *strides) s *= 2;
+  strides->push_back(1);
+  *offset = x.offset() * 2;
+  return Status();
+}
+Status InferViewAsComplex(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
+  const Tensor& x = in[0];
+  if (x.dtype() != DType::kF32 && x.dtype() != DType::kF64)
+    return TypeError("[view_as_complex] expected a float32 or float64 tensor, got %s",
+                     x.meta_string());
+  if (x.ndim() == 0 || x.dim(x.ndim() - 1) != 2)
+    return InvalidArgument("[view_as_complex] the last dimension must have size 2, got %s",
+                           x.meta_string());
+  if (!x.is_lazy()) {
+    bool ok = x.strides()[x.ndim() - 1] == 1 && x.offset() % 2 == 0;
+    for (int64_t d = 0; d + 1 < x.ndim(); ++d) ok = ok && x.strides()[d] % 2 == 0;
+    if (!ok)
+      return InvalidArgument(
+          "[view_as_complex] the last dimension must have stride 1 and every other stride and "
+          "the storage offset must be divisible by 2 (input %s)",
+          x.meta_string());
+  }
+  Shape s = x.shape();
+  s.mutable_dims().pop_back();
+  out->push_back({s, ToComplexDType(x.dtype()), x.device()});
+  return Status();
+}
+Status ViewAsComplexView(const Tensor& x, const AttrMap&, Shape* shape, DimVector* strides,
+                         int64_t* offset) {
+  *shape = x.shape();
+  shape->mutable_dims().pop_back();
+  *strides = x.strides();
+  strides->pop_back();
+  for (auto& s : *strides) s /= 2;
+  *offset = x.offset() / 2;
+  return Status();
+}
+StatusOr<TensorList> GradViewAsReal(const GradContext& ctx) {
+  const Tensor& g = ctx.grad_outputs[0];
+  if (!g.defined()) return TensorList{Tensor()};
+  ASSIGN_OR_RETURN(Tensor c, F::Contiguous(g));
+  ASSIGN_OR_RETURN(Tensor r, F::ViewAsComplex(c));
+  return TensorList{r};
+}
+StatusOr<TensorList> GradViewAsComplex(const GradContext& ctx) {
+  const Tensor& g = ctx.grad_outputs[0];
+  if (!g.defined()) return TensorList{Tensor()};
+  ASSIGN_OR_RETURN(Tensor r, F::ViewAsReal(g));
+  return TensorList{r};
+}
+
+Status CheckFftDims(const char* op, const Tensor& x, const std::vector<int64_t>& dims) {
+  if (dims.empty())
+    return InvalidArgument("[%s] no dimension to transform (%s)", op, x.meta_string());
+  std::vector<bool> seen(x.ndim(), false);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= x.ndim() || seen[d])
+      return InvalidArgument("[%s] invalid or repeated dim %d for %s", op, d, x.meta_string());
+    seen[d] = true;
+  }
+  return Status();
+}
+Status InferFftC2C(TensorSpan in, const AttrMap& a, std::vector<TensorMeta>* out) {
+  const Tensor& x = in[0];
+  if (!IsComplex(x.dtype()))
+    return TypeError("[fft_c2c] expected a complex tensor, got %s", x.meta_string());
+  RETURN_IF_ERROR(CheckFftDims("fft_c2c", x, a.Ints("dim")));
+  out->push_back({x.shape(), x.dtype(), x.device()});
+  return Status();
+}
+Status InferFftR2C(TensorSpan in, const AttrMap& a, std::vector<TensorMeta>* out) {
+  const Tensor& x = in[0];
+  if (x.dtype() != DType::kF32 && x.dtype() != DType::kF64)
+    return TypeError("[fft_r2c] expected a float32 or float64 tensor, got %s", x.meta_string());
+  const auto& dims = a.Ints("dim");
+  RETURN_IF_ERROR(CheckFftDims("fft_r2c", x, dims));
+  Shape s = x.shape();
+  s[dims.back()] = s[dims.back()] / 2 + 1;
+  out->push_back({s, ToComplexDType(x.dtype()), x.device()});
+  return Status();
+}
+Status InferFftC2R(TensorSpan in, const AttrMap& a, std::vector<TensorMeta>* out) {
+  const Tensor& x = in[0];
+  if (!IsComplex(x.dtype()))
+    return TypeError("[fft_c2r] expected a complex tensor, got %s", x.meta_string());
+  const auto& dims = a.Ints("dim");
+  RETURN_IF_ERROR(CheckFftDims("fft_c2r", x, dims));
+  const int64_t n = a.Int("last_dim_size");
+  if (n < 1 || x.dim(dims.back()) != n / 2 + 1)
+    return InvalidArgument("[fft_c2r] %s: dim %d must have size %d for an output of size %d",
+                           x.meta_string(), dims.back(), n / 2 + 1, n);
+  Shape s = x.shape();
+  s[dims.back()] = n;
+  out->push_back({s, ToRealDType(x.dtype()), x.device()});
+  return Status();
+}
+
+// The adjoints: c2c's is c2c the other way; r2c's is c2c backward of the zero-padded full
+// spectrum, real part; c2r's is r2c with the entries that stand for two conjugate bins doubled
+// (torch's weighting of the Hermitian half).
+StatusOr<TensorList> GradFftC2C(const GradContext& ctx) {
+  const Tensor& g = ctx.grad_outputs[0];
+  if (!g.defined()) return TensorList{Tensor()};
+  ASSIGN_OR_RETURN(Tensor r, F::FftC2C(g, ctx.attrs.Ints("dim"), !ctx.attrs.Bool("forward"),
+                                       ctx.attrs.Float("scale", 1.0)));
+  return TensorList{r};
+}
+StatusOr<TensorList> GradFftR2C(const GradContext& ctx) {
+  const Tensor& g = ctx.grad_outputs[0];
+  if (!g.defined()) return TensorList{Tensor()};
+  const auto& dims = ctx.attrs.Ints("dim");
+  const int64_t d = dims.back(), n = ctx.inputs[0].dim(d), half = g.dim(d);
+  ASSIGN_OR_RETURN(Tensor gr, F::ViewAsReal(g));
+  Tensor full = gr;
+  if (n > half) {
+    Shape zs = gr.shape();
+    zs[d] = n - half;
+    ASSIGN_OR_RETURN(Tensor z, F::Zeros(zs, gr.dtype(), gr.device()));
+    ASSIGN_OR_RETURN(full, F::Cat({gr, z}, d));
+  }
+  ASSIGN_OR_RETURN(Tensor fc, F::ViewAsComplex(full));
+  ASSIGN_OR_RETURN(Tensor x, F::FftC2C(fc, dims, false, ctx.attrs.Float("scale", 1.0)));
+  ASSIGN_OR_RETURN(Tensor re, F::RealPart(x));
+  ASSIGN_OR_RETURN(Tensor out, F::Contiguous(re));
+  return TensorList{out};
+}
+StatusOr<TensorList> GradFftC2R(const GradContext& ctx) {
+  const Tensor& g = ctx.grad_outputs[0];
+  if (!g.defined()) return TensorList{Tensor()};
+  const auto& dims = ctx.attrs.Ints("dim");
+  const int64_t d = dims.back(), n = ctx.attrs.Int("last_dim_size"), half = n / 2 + 1;
+  ASSIGN_OR_RETURN(Tensor gi, F::FftR2C(g, dims, ctx.attrs.Float("scale", 1.0)));
+  // weights along d: 1, then 2 for the n - half bins whose conjugates c2r also sums, then 1 for
+  // the Nyquist bin of an even n
+  const DType rt = ToRealDType(gi.dtype());
+  TensorList parts;
+  ASSIGN_OR_RETURN(Tensor dc, F::Full(Shape({1}), 1.0, rt, g.device()));
+  parts.push_back(dc);
+  if (n - half > 0) {
+    ASSIGN_OR_RETURN(Tensor two, F::Full(Shape({n - half}), 2.0, rt, g.device()));
+    parts.push_back(two);
+  }
+  if (2 * half - 1 - n > 0) {
+    ASSIGN_OR_RETURN(Tensor nyq, F::Full(Shape({2 * half - 1 - n}), 1.0, rt, g.device()));
+    parts.push_back(nyq);
+  }
+  ASSIGN_OR_RETURN(Tensor wt, F::Cat(parts, 0));
+  Shape ws(DimVector(g.ndim() + 1, 1));
+  ws[d] = half;
+  ASSIGN_OR_RETURN(wt, F::Reshape(wt, ws));
+  ASSIGN_OR_RETURN(Tensor gr, F::ViewAsReal(gi));
+  ASSIGN_OR_RETURN(Tensor prod, F::Mul(gr, wt));
+  ASSIGN_OR_RETURN(Tensor out, F::ViewAsComplex(prod));
+  return TensorList{out};
+}
+
+}  // namespace
+
+// clang-format off
+#define OFL_COMPLEX_VIEW(name, Name) \
+  const OpDef k##Name = OpSpec(#name, Infer##Name).View(Name##View).Grad(Grad##Name) \
+      .SaveInputs(false).SaveOutputs(false);
+#define OFL_COMPLEX_KERNEL(name, Name, save_inputs) \
+  const OpDef k##Name = OpSpec(#name, Infer##Name).Grad(Grad##Name) \
+      .SaveInputs(save_inputs).SaveOutputs(false);
+#include "oneflow_like/opdefs/complex.def"
+#undef OFL_COMPLEX_VIEW
+#undef OFL_COMPLEX_KERNEL
+// clang-format on
+
+}  // namespace ops
+
+namespace functional {
+namespace {
+
+Status NotSupported(const char* name, const Tensor& x) {
+  return TypeError("[%s] not supported for %s tensors (%s)", name, DTypeLongName(x.dtype()),
+                   x.meta_string());
+}
+// Both operands as the promoted complex dtype.
+StatusOr<std::pair<Tensor, Tensor>> PromoteComplex(const Tensor& a, const Tensor& b) {
+  DType t = ToComplexDType(PromoteTypes(a.dtype(), b.dtype()));
+  ASSIGN_OR_RETURN(Tensor x, Cast(a, t));
+  ASSIGN_OR_RETURN(Tensor y, Cast(b, t));
+  return std::make_pair(x, y);
+}
+struct Parts {
+  Tensor re, im;
+};
+StatusOr<Parts> Split(const Tensor& z) {
+  ASSIGN_OR_RETURN(Tensor r, ViewAsReal(z));
+  ASSIGN_OR_RETURN(Tensor re, Select(r, -1, 0));
+  ASSIGN_OR_RETURN(Tensor im, Select(r, -1, 1));
+  return Parts{re, im};
+}
+// |z| and arg z of real parts (re, im).
+StatusOr<Tensor> Hypot(const Tensor& re, const Tensor& im) {
+  ASSIGN_OR_RETURN(Tensor a, Mul(re, re));
+  ASSIGN_OR_RETURN(Tensor b, Mul(im, im));
+  ASSIGN_OR_RETURN(Tensor s, Add(a, b));
+  return Sqrt(s);
+}
+StatusOr<Tensor> Atan2(const Tensor& y, const Tensor& x) {
+  // atan(y / x), shifted by +-pi where x < 0 (+pi for y >= 0), 0 where x == y == 0
+  ASSIGN_OR_RETURN(Tensor q, Div(y, x));
+  ASSIGN_OR_RETURN(Tensor at, Atan(q));
+  ASSIGN_OR_RETURN(Tensor xneg, CompareScalar(CompareOp::kLt, x, 0.0));
+  ASSIGN_OR_RETURN(Tensor ypos, CompareScalar(CompareOp::kGe, y, 0.0));
+  ASSIGN_OR_RETURN(Tensor mpi, FullLike(y, -M_PI));
+  ASSIGN_OR_RETURN(Tensor shift, WhereScalarInput(ypos, M_PI, mpi));
+  ASSIGN_OR_RETURN(Tensor zero, ZerosLike(y));
+  ASSIGN_OR_RETURN(Tensor sh, Where(xneg, shift, zero));
+  ASSIGN_OR_RETURN(Tensor r, Add(at, sh));
+  ASSIGN_OR_RETURN(Tensor x0, CompareScalar(CompareOp::kEq, x, 0.0));
+  ASSIGN_OR_RETURN(Tensor y0, CompareScalar(CompareOp::kEq, y, 0.0));
+  ASSIGN_OR_RETURN(Tensor both, LogicalAnd(x0, y0));
+  return Where(both, zero, r);
+}
+StatusOr<Tensor> Mul3(const Parts& a, const Parts& b, Tensor* im_out) {
+  ASSIGN_OR_RETURN(Tensor rr, Mul(a.re, b.re));
+  ASSIGN_OR_RETURN(Tensor ii, Mul(a.im, b.im));
+  ASSIGN_OR_RETURN(Tensor ri, Mul(a.re, b.im));
+  ASSIGN_OR_RETURN(Tensor ir, Mul(a.im, b.re));
+  ASSIGN_OR_RETURN(*im_out, Add(ri, ir));
+  return Sub(rr, ii);
+}
+StatusOr<Tensor> CMul(const Tensor& a, const Tensor& b) {
+  ASSIGN_OR_RETURN(Parts p, Split(a));
+  ASSIGN_OR_RETURN(Parts q, Split(b));
+  Tensor im;
+  ASSIGN_OR_RETURN(Tensor re, Mul3(p, q, &im));
+  return ComplexFromParts(re, im);
+}
+StatusOr<Tensor> CDiv(const Tensor& a, const Tensor& b) {
+  ASSIGN_OR_RETURN(Parts p, Split(a));
+  ASSIGN_OR_RETURN(Parts q, Split(b));
+  ASSIGN_OR_RETURN(Tensor br2, Mul(q.re, q.re));
+  ASSIGN_OR_RETURN(Tensor bi2, Mul(q.im, q.im));
+  ASSIGN_OR_RETURN(Tensor den, Add(br2, bi2));
+  ASSIGN_OR_RETURN(Tensor nbi, Neg(q.im));
+  Tensor im;
+  ASSIGN_OR_RETURN(Tensor re, Mul3(p, Parts{q.re, nbi}, &im));  // a * conj(b)
+  ASSIGN_OR_RETURN(Tensor r, Div(re, den));
+  ASSIGN_OR_RETURN(Tensor i, Div(im, den));
+  return ComplexFromParts(r, i);
+}
+// Elementwise map on the real view: f(view_as_real(z)) viewed back as complex.
+template <typename Fn>
+StatusOr<Tensor> OnRealView(const Tensor& z, Fn&& f) {
+  ASSIGN_OR_RETURN(Tensor r, ViewAsReal(z));
+  ASSIGN_OR_RETURN(Tensor y, f(r));
+  ASSIGN_OR_RETURN(Tensor c, Contiguous(y));
+  return ViewAsComplex(c);
+}
+StatusOr<Tensor> CExp(const Tensor& z) {
+  ASSIGN_OR_RETURN(Parts p, Split(z));
+  ASSIGN_OR_RETURN(Tensor m, Exp(p.re));
+  ASSIGN_OR_RETURN(Tensor c, Cos(p.im));
+  ASSIGN_OR_RETURN(Tensor s, Sin(p.im));
+  ASSIGN_OR_RETURN(Tensor re, Mul(m, c));
+  ASSIGN_OR_RETURN(Tensor im, Mul(m, s));
+  return ComplexFromParts(re, im);
+}
+StatusOr<Tensor> CLog(const Tensor& z) {
+  ASSIGN_OR_RETURN(Parts p, Split(z));
+  ASSIGN_OR_RETURN(Tensor a, Hypot(p.re, p.im));
+  ASSIGN_OR_RETURN(Tensor re, Log(a));
+  ASSIGN_OR_RETURN(Tensor im, Atan2(p.im, p.re));
+  return ComplexFromParts(re, im);
+}
+
+}  // namespace
+
+StatusOr<Tensor> ViewAsReal(const Tensor& x) {
+  return Dispatch1(ops::kViewAsReal, {x});
+}
+StatusOr<Tensor> ViewAsComplex(const Tensor& x) {
+  return Dispatch1(ops::kViewAsComplex, {x});
+}
+StatusOr<Tensor> ComplexFromParts(const Tensor& real, const Tensor& imag) {
+  if (IsComplex(real.dtype()) || IsComplex(imag.dtype()) ||
+      !(real.dtype() == DType::kF32 || real.dtype() == DType::kF64) || real.dtype() != imag.dtype())
+    return TypeError(
+        "[complex] expected both inputs to be float32 or float64 of one dtype, got %s and %s",
+        real.meta_string(), imag.meta_string());
+  ASSIGN_OR_RETURN(Tensor s, Stack({real, imag}, -1));
+  return ViewAsComplex(s);
+}
+StatusOr<Tensor> Polar(const Tensor& abs, const Tensor& angle) {
+  if (!(abs.dtype() == DType::kF32 || abs.dtype() == DType::kF64) || abs.dtype() != angle.dtype())
+    return TypeError(
+        "[polar] expected abs and angle to be float32 or float64 of one dtype, got %s and %s",
+        abs.meta_string(), angle.meta_string());
+  ASSIGN_OR_RETURN(Tensor c, Cos(angle));
+  ASSIGN_OR_RETURN(Tensor s, Sin(angle));
+  ASSIGN_OR_RETURN(Tensor re, Mul(abs, c));
+  ASSIGN_OR_RETURN(Tensor im, Mul(abs, s));
+  return ComplexFromParts(re, im);
+}
+StatusOr<Tensor> RealPart(const Tensor& x) {
+  if (!IsComplex(x.dtype())) return x;
+  ASSIGN_OR_RETURN(Tensor r, ViewAsReal(x));
+  return Select(r, -1, 0);
+}
+StatusOr<Tensor> ImagPart(const Tensor& x) {
+  if (!IsComplex(x.dtype()))
+    return TypeError("[imag] imag is not implemented for tensors with non-complex dtypes (%s)",
+                     x.meta_string());
+  ASSIGN_OR_RETURN(Tensor r, ViewAsReal(x));
+  return Select(r, -1, 1);
+}
+StatusOr<Tensor> Conj(const Tensor& x) {
+  if (!IsComplex(x.dtype())) return x;
+  ASSIGN_OR_RETURN(Parts p, Split(x));
+  ASSIGN_OR_RETURN(Tensor ni, Neg(p.im));
+  return ComplexFromParts(p.re, ni);
+}
+
+StatusOr<Tensor> FftC2C(const Tensor& x, const std::vector<int64_t>& dims, bool forward,
+                        double scale) {
+  return Dispatch1(ops::kFftC2C, {x}, {{"dim", dims}, {"forward", forward}, {"scale", scale}});
+}
+StatusOr<Tensor> FftR2C(const Tensor& x, const std::vector<int64_t>& dims, double scale) {
+  return Dispatch1(ops::kFftR2C, {x}, {{"dim", dims}, {"scale", scale}});
+}
+StatusOr<Tensor> FftC2R(const Tensor& x, const std::vector<int64_t>& dims, int64_t last_dim_size,
+                        double scale) {
+  return Dispatch1(ops::kFftC2R, {x},
+                   {{"dim", dims}, {"last_dim_size", last_dim_size}, {"scale", scale}});
+}
+
+StatusOr<Tensor> ComplexScalarTensor(double re, double im, DType dtype, Device device) {
+  const DType real = ToRealDType(ToComplexDType(dtype));
+  ASSIGN_OR_RETURN(Tensor r, Full(Shape({}), re, real, device));
+  ASSIGN_OR_RETURN(Tensor i, Full(Shape({}), im, real, device));
+  return ComplexFromParts(r, i);
+}
+
+StatusOr<Tensor> ComplexUnary(const char* name, const Tensor& x) {
+  const std::string n = name;
+  if (n == "neg") return OnRealView(x, [](const Tensor& r) { return Neg(r); });
+  if (n == "exp") return CExp(x);
+  if (n == "log") return CLog(x);
+  if (n == "sqrt") {  // exp(log(z) / 2) = sqrt|z| e^(i arg(z) / 2)
+    ASSIGN_OR_RETURN(Parts p, Split(x));
+    ASSIGN_OR_RETURN(Tensor a, Hypot(p.re, p.im));
+    ASSIGN_OR_RETURN(Tensor m, Sqrt(a));
+    ASSIGN_OR_RETURN(Tensor t, Atan2(p.im, p.re));
+    ASSIGN_OR_RETURN(Tensor h, MulScalar(t, 0.5));
+    return Polar(m, h);
+  }
+  if (n == "reciprocal") {
+    ASSIGN_OR_RETURN(Tensor one, ComplexScalarTensor(1.0, 0.0, x.dtype(), x.device()));
+    return CDiv(one, x);
+  }
+  if (n == "abs") {
+    ASSIGN_OR_RETURN(Parts p, Split(x));
+    return Hypot(p.re, p.im);
+  }
+  if (n == "angle") {
+    ASSIGN_OR_RETURN(Parts p, Split(x));
+    return Atan2(p.im, p.re);
+  }
+  if (n == "sgn" || n == "sign") {
+    if (n == "sign")
+      return TypeError("[sign] not supported for complex tensors (%s): use sgn", x.meta_string());
+    ASSIGN_OR_RETURN(Parts p, Split(x));
+    ASSIGN_OR_RETURN(Tensor a, Hypot(p.re, p.im));
+    ASSIGN_OR_RETURN(Tensor zero, CompareScalar(CompareOp::kEq, a, 0.0));
+    ASSIGN_OR_RETURN(Tensor ones, OnesLike(a));
+    ASSIGN_OR_RETURN(Tensor safe, Where(zero, ones, a));
+    ASSIGN_OR_RETURN(Tensor re, Div(p.re, safe));
+    ASSIGN_OR_RETURN(Tensor im, Div(p.im, safe));
+    return ComplexFromParts(re, im);
+  }
+  if (n == "square") return CMul(x, x);
+  return NotSupported(name, x);
+}
+
+StatusOr<Tensor> ComplexBinary(const char* name, const Tensor& a0, const Tensor& b0, double alpha) {
+  const std::string n = name;
+  ASSIGN_OR_RETURN(auto ab, PromoteComplex(a0, b0));
+  const Tensor &a = ab.first, &b = ab.second;
+  if (n == "add" || n == "sub") {
+    ASSIGN_OR_RETURN(Tensor ra, ViewAsReal(a));
+    ASSIGN_OR_RETURN(Tensor rb, ViewAsReal(b));
+    ASSIGN_OR_RETURN(Tensor r, n == "add" ? Add(ra, rb, alpha) : Sub(ra, rb, alpha));
+    ASSIGN_OR_RETURN(Tensor c, Contiguous(r));
+    return ViewAsComplex(c);
+  }
+  if (n == "mul") return CMul(a, b);
+  if (n == "div") return CDiv(a, b);
+  if (n == "pow") {  // exp(b log a)
+    ASSIGN_OR_RETURN(Tensor l, CLog(a));
+    ASSIGN_OR_RETURN(Tensor m, CMul(b, l));
+    return CExp(m);
+  }
+  if (n == "eq" || n == "ne") {
+    ASSIGN_OR_RETURN(Parts p, Split(a));
+    ASSIGN_OR_RETURN(Parts q, Split(b));
+    ASSIGN_OR_RETURN(Tensor er, Compare(CompareOp::kEq, p.re, q.re));
+    ASSIGN_OR_RETURN(Tensor ei, Compare(CompareOp::kEq, p.im, q.im));
+    ASSIGN_OR_RETURN(Tensor e, LogicalAnd(er, ei));
+    if (n == "eq") return e;
+    return LogicalNot(e);
+  }
+  return TypeError("[%s] not supported for complex tensors (%s, %s)", name, a0.meta_string(),
+                   b0.meta_string());
+}
+
+StatusOr<Tensor> ComplexScalar(const char* name, const Tensor& a, double re, double im,
+                               bool reverse) {
+  DType t = IsComplex(a.dtype()) ? a.dtype() : PromoteWithComplexScalar(a.dtype());
+  ASSIGN_OR_RETURN(Tensor s, ComplexScalarTensor(re, im, t, a.device()));
+  return reverse ? ComplexBinary(name, s, a) : ComplexBinary(name, a, s);
+}
+
+StatusOr<Tensor> ComplexPowScalar(const Tensor& x, double re, double im) {
+  if (im == 0 && re == std::floor(re) && std::fabs(re) <= 64) {  // repeated squaring
+    int64_t e = static_cast<int64_t>(std::fabs(re));
+    DType t = IsComplex(x.dtype()) ? x.dtype() : PromoteWithComplexScalar(x.dtype());
+    ASSIGN_OR_RETURN(Tensor base, Cast(x, t));
+    ASSIGN_OR_RETURN(Tensor one, ComplexScalarTensor(1.0, 0.0, t, x.device()));
+    ASSIGN_OR_RETURN(Tensor acc, Expand(one, x.shape()));
+    bool first = true;
+    while (e > 0) {
+      if (e & 1) {
+        if (first) {
+          acc = base;
+          first = false;
+        } else {
+          ASSIGN_OR_RETURN(acc, CMul(acc, base));
+        }
+      }
+      e >>= 1;
+      if (e > 0) {
+        ASSIGN_OR_RETURN(base, CMul(base, base));
+      }
+    }
+    if (first) {
+      ASSIGN_OR_RETURN(acc, Contiguous(acc));
+    }
+    if (re < 0) return CDiv(one, acc);
+    return acc;
+  }
+  return ComplexScalar("pow", x, re, im);
+}
+
+StatusOr<Tensor> ComplexSum(const Tensor& x, std::vector<int64_t> dims, bool keepdim, bool mean) {
+  ASSIGN_OR_RETURN(auto nd, ops::NormalizeDims(mean ? "mean" : "sum", dims, x.ndim()));
+  if (nd.empty())
+    for (int64_t d = 0; d < x.ndim(); ++d) nd.push_back(d);
+  ASSIGN_OR_RETURN(Tensor r, ViewAsReal(x));
+  ASSIGN_OR_RETURN(Tensor s, x.ndim() == 0 ? Contiguous(r)
+                                           : (mean ? Mean(r, nd, keepdim) : Sum(r, nd, keepdim)));
+  ASSIGN_OR_RETURN(Tensor c, Contiguous(s));
+  return ViewAsComplex(c);
+}
+
+StatusOr<Tensor> ComplexMatmul(const Tensor& a0, const Tensor& b0) {
+  ASSIGN_OR_RETURN(auto ab, PromoteComplex(a0, b0));
+  ASSIGN_OR_RETURN(Parts p, Split(ab.first));
+  ASSIGN_OR_RETURN(Parts q, Split(ab.second));
+  ASSIGN_OR_RETURN(Tensor rr, Matmul(p.re, q.re));
+  ASSIGN_OR_RETURN(Tensor ii, Matmul(p.im, q.im));
+  ASSIGN_OR_RETURN(Tensor ri, Matmul(p.re, q.im));
+  ASSIGN_OR_RETURN(Tensor ir, Matmul(p.im, q.re));
+  ASSIGN_OR_RETURN(Tensor re, Sub(rr, ii));
+  ASSIGN_OR_RETURN(Tensor im, Add(ri, ir));
+  return ComplexFromParts(re, im);
+}
+
+}  // namespace functional
+}  // namespace oneflow_like
