@@ -191,7 +191,13 @@ class _BackwardGraph(flow.nn.Graph):
                 gs.append(g)
         if not outs:
             return tuple(None for _ in wrt)
-        return flow.autograd.grad(outs, wrt, gs, allow_unused=True)
+        # The parameters' tensor hooks run later, on the real gradients (see _tensor._hook_state).
+        hs = flow._tensor._hook_state
+        hs.tracing_backward = getattr(hs, "tracing_backward", 0) + 1
+        try:
+            return flow.autograd.grad(outs, wrt, gs, allow_unused=True)
+        finally:
+            hs.tracing_backward -= 1
 
 
 class _batch_stats_only:

@@ -1,4 +1,5 @@
 """Python-level Tensor methods: printing, conversion to Python objects, autograd conveniences."""
+import threading
 import weakref
 
 import numpy as np
@@ -112,6 +113,12 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False):
     )
 
 
+# Set while flow.compile traces a backward graph (_compile._BackwardGraph): its autograd.grad
+# over the parameters must not run their hooks on traced gradients; the engine runs them on the
+# real gradients the compiled backward returns.
+_hook_state = threading.local()
+
+
 def _register_hook(self, hook):
     """hook(grad) -> None | new grad, run when this tensor's gradient is computed (a leaf's
     before it is accumulated into .grad); returns a handle whose remove() takes it out."""
@@ -119,7 +126,13 @@ def _register_hook(self, hook):
 
     if not callable(hook):
         raise TypeError(f"register_hook: expected a callable, got {type(hook).__name__}")
-    return _EngineHookHandle(_C._register_tensor_hook(self, hook))
+
+    def call(grad):
+        if getattr(_hook_state, "tracing_backward", 0):
+            return None
+        return hook(grad)
+
+    return _EngineHookHandle(_C._register_tensor_hook(self, call))
 
 
 def _register_post_accumulate_grad_hook(self, hook):
