@@ -152,7 +152,8 @@ size_t CubBytes(const ScanLines& L) {
   return bytes;
 }
 
-OrderScratch Carve(const ScanLines& L, void* temp) {
+// `temp` holds OrderTempBytes(L) (temp_bytes): CUB gets what follows the buffers.
+OrderScratch Carve(const ScanLines& L, void* temp, size_t temp_bytes) {
   size_t items = static_cast<size_t>(L.count() * L.n);
   char* p = static_cast<char*>(temp);
   OrderScratch s;
@@ -167,7 +168,7 @@ OrderScratch Carve(const ScanLines& L, void* temp) {
   s.offsets = reinterpret_cast<int64_t*>(p);
   p += Align256((L.count() + 1) * 8);
   s.cub = p;
-  s.cub_bytes = CubBytes(L);
+  s.cub_bytes = temp_bytes - static_cast<size_t>(p - static_cast<char*>(temp));
   return s;
 }
 
@@ -259,7 +260,7 @@ cudaError_t LaunchOrder(ScalarType t, bool descending, const ScanLines& L, int64
                         void* out, int64_t* idx, void* temp, size_t temp_bytes, cudaStream_t s) {
   if (L.count() == 0 || k == 0) return cudaSuccess;
   if (temp_bytes < OrderTempBytes(L)) return cudaErrorInvalidValue;
-  OrderScratch sc = Carve(L, temp);
+  OrderScratch sc = Carve(L, temp, temp_bytes);
   cudaError_t e = cudaSuccess;
   OFL_CU_SWITCH_NUMERIC_BOOL(t, {
     auto xi = static_cast<const scalar_t*>(x);
@@ -275,7 +276,7 @@ cudaError_t LaunchNanMedian(ScalarType t, const ScanLines& L, const void* x, voi
                             int64_t* idx, void* temp, size_t temp_bytes, cudaStream_t s) {
   if (L.count() == 0 || L.n == 0) return cudaSuccess;
   if (temp_bytes < OrderTempBytes(L)) return cudaErrorInvalidValue;
-  OrderScratch sc = Carve(L, temp);
+  OrderScratch sc = Carve(L, temp, temp_bytes);
   cudaError_t e = cudaSuccess;
   OFL_CU_SWITCH_NUMERIC(t, {
     auto xi = static_cast<const scalar_t*>(x);

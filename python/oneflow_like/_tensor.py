@@ -114,8 +114,8 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False):
 
 
 # Set while flow.compile traces a backward graph (_compile._BackwardGraph): its autograd.grad
-# over the parameters must not run their hooks on traced gradients; the engine runs them on the
-# real gradients the compiled backward returns.
+# over the parameters must not run their (leaf) hooks on traced gradients; the engine runs them on
+# the real gradients the compiled backward returns. Hooks on the trace's own intermediates run.
 _hook_state = threading.local()
 
 
@@ -127,8 +127,10 @@ def _register_hook(self, hook):
     if not callable(hook):
         raise TypeError(f"register_hook: expected a callable, got {type(hook).__name__}")
 
+    leaf = self.is_leaf
+
     def call(grad):
-        if getattr(_hook_state, "tracing_backward", 0):
+        if leaf and getattr(_hook_state, "tracing_backward", 0):
             return None
         return hook(grad)
 
