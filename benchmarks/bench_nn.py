@@ -2,8 +2,9 @@
 measured interleaved (median of repeats): conv2d N=32 C=64 56x56 K=64 3x3 pad 1 in ms (forward,
 forward+backward), softmax 4096x4096 and layer_norm 8192x1024 (f32) in GB/s (one read of the
 input and one write of the output), beside the machine's STREAM triad (27.7 GB/s on 2 threads);
-and a 2-layer LSTM (T=32, B=32, 256 -> 256, f32) forward+backward in ms, with the fused gate
-kernel and with the composed ops it replaced (before/after, same run).
+and a 2-layer LSTM (T=32, B=32, 256 -> 256, f32) forward+backward in ms three ways in the same
+run: the step loop of composed ops, the step loop with the fused gate kernels, and the whole
+network as one rnn_seq op (kernels/cpu/rnn_seq.cc; nn.LSTM's f32 CPU default).
 
     make build && PYTHONPATH=python /usr/bin/python3 benchmarks/bench_nn.py [--quick]
 """
@@ -128,11 +129,14 @@ def bench_lstm(rng):
             tx.grad = None
             tm.zero_grad()
 
-    for fused in (False, True):
-        rnn_mod._USE_FUSED_CELLS = fused
+    # composed: the step loop of plain ops; cells: the step loop with the fused cell kernels;
+    # seq: the whole network as one rnn_seq op (the default for f32 on the CPU).
+    for how in ("composed", "cells", "seq"):
+        rnn_mod._USE_FUSED_CELLS = how != "composed"
+        rnn_mod._USE_SEQ_OP = how == "seq"
         res = measure(ours_fb, torch_fb, 2)
-        report(f"LSTM 2x256 T32B32 f+b {'fused' if fused else 'composed'}", res, "ms")
-    rnn_mod._USE_FUSED_CELLS = True
+        report(f"LSTM 2x256 T32B32 f+b {how}", res, "ms")
+    rnn_mod._USE_FUSED_CELLS = rnn_mod._USE_SEQ_OP = True
 
 
 def _no_grad(fn):

@@ -104,10 +104,14 @@
 #undef OFL_NN_MISC_API
 #define OFL_RNN(...)
 #define OFL_RNN_GRAD(...)
+#define OFL_RNN_SEQ(...)
+#define OFL_RNN_SEQ_GRAD(...)
 #define OFL_RNN_API(...)
 #include "oneflow_like/opdefs/rnn.def"
 #undef OFL_RNN
 #undef OFL_RNN_GRAD
+#undef OFL_RNN_SEQ
+#undef OFL_RNN_SEQ_GRAD
 #undef OFL_RNN_API
 // The tables' own helper macros.
 #undef OFL_INDEX_TARGET

@@ -630,19 +630,29 @@
 #undef OFL_NN_MISC
 #undef OFL_NN_MISC_API
 
-// ---- rnn.def (OFL_RNN_API(pyname, sig, entry)): the fused cells, named as the table names them.
+// ---- rnn.def (OFL_RNN_API(pyname, sig, entry)): the fused cells and the whole-sequence op, named
+// as the table names them.
 #define OFL_SIG_RNN_lstm(name, entry) \
   std::pair<Tensor, Tensor> name(const Tensor& gates, const Tensor& c) \
   OFL_BODY(res, F::entry(A(gates, #name), A(c, #name)))
 #define OFL_SIG_RNN_gru(name, entry) \
   Tensor name(const Tensor& xw, const Tensor& gh, const Tensor& h) \
   OFL_BODY(res, F::entry(A(xw, #name), A(gh, #name), A(h, #name)))
+// The whole network over a sequence (rnn.def's rnn_seq): the inputs as the table orders them.
+#define OFL_SIG_RNN_seq(name, entry) \
+  std::vector<Tensor> name(const std::vector<Tensor>& inputs, \
+                           const attrs::RnnSeqAttrs& attrs OFL_D({})) \
+  OFL_BODY(res, F::entry(In(inputs), Internal(attrs)))
 #define OFL_RNN(...)
 #define OFL_RNN_GRAD(...)
+#define OFL_RNN_SEQ(...)
+#define OFL_RNN_SEQ_GRAD(...)
 #define OFL_RNN_API(pyname, sig, entry) OFL_SIG_RNN_##sig(pyname, entry)
 #include "oneflow_like/opdefs/rnn.def"
 #undef OFL_RNN
 #undef OFL_RNN_GRAD
+#undef OFL_RNN_SEQ
+#undef OFL_RNN_SEQ_GRAD
 #undef OFL_RNN_API
 
 #undef OFL_ATTRS

@@ -2,7 +2,6 @@
 // [K, C/g, T, R, S], the same code with a depth dimension).
 // f32 runs on oneDNN with primitives cached per shape (the layouts oneDNN picks are reached by
 // reorders); f64 (and f32 where oneDNN fails) runs im2col + BLAS GEMM per sample and group.
-#include <cblas.h>
 
 #include <map>
 #include <memory>
@@ -12,6 +11,7 @@
 
 #include "device/cpu/dnnl_conv.h"
 #include "device/cpu/gemm.h"
+#include "kernels/cpu/blas_gemm.h"
 #include "kernels/cpu/loops.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/conv.h"
@@ -31,10 +31,7 @@ using cpu::ConvWeiTag;
 using cpu::DnnlArg;
 using cpu::DnnlEngine;
 using cpu::DnnlExecute;
-using cpu::GemmImpl;
-using cpu::GemmShape;
 using cpu::PlainDesc;
-using cpu::Sgemm;
 namespace {
 
 // 4-d shapes give a 2-D geometry, 5-d ones a 3-D geometry (depth first).
@@ -52,18 +49,6 @@ ConvGeom GeomOf(const AttrMap& attrs, const Shape& x, const Shape& w, const Shap
 }
 
 // ---- im2col + GEMM ---------------------------------------------------------------------------
-
-inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  GemmShape g;  // the shared f32 GEMM (spread over the intra-op threads); it cannot fail on BLAS
-  g.ta = ta, g.tb = tb, g.m = m, g.n = n, g.k = k, g.lda = lda, g.ldb = ldb, g.ldc = ldc;
-  (void)Sgemm(g, alpha, a, b, beta, c, GemmImpl::kBlas);
-}
-inline void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
-                 int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
-              k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
 
 // col[((c*T + t)*R + r)*S + s, (od*OH + oh)*OW + ow] =
 //   x[c, od*sd - pd + t*dd, oh*sh - ph + r*dh, ow*sw - pw + s*dw] (0 outside); T = 1 in 2-D.
@@ -154,8 +139,8 @@ Status GemmForward(KernelContext& ctx, const ConvGeom& q) {
       const T* xg = x + (n * q.c + g * q.cg()) * q.hw();
       if (col) Im2Col(xg, q, col);
       T* yg = y + (n * q.k + g * q.kg()) * q.ohw();
-      Gemm(false, false, q.kg(), q.ohw(), q.crs(), T(1), w + g * q.kg() * q.crs(), q.crs(),
-           col ? col : xg, q.ohw(), T(0), yg, q.ohw());
+      (void)Gemm(false, false, q.kg(), q.ohw(), q.crs(), T(1), w + g * q.kg() * q.crs(), q.crs(),
+                 col ? col : xg, q.ohw(), T(0), yg, q.ohw());
       if (bias)
         for (int64_t k = 0; k < q.kg(); ++k) {
           T bv = bias[g * q.kg() + k];
@@ -176,8 +161,9 @@ Status GemmGradInput(KernelContext& ctx, const ConvGeom& q) {
   for (int64_t n = 0; n < q.n; ++n)
     for (int64_t g = 0; g < q.g; ++g) {
       T* dxg = dx + (n * q.c + g * q.cg()) * q.hw();
-      Gemm(true, false, q.crs(), q.ohw(), q.kg(), T(1), w + g * q.kg() * q.crs(), q.crs(),
-           dy + (n * q.k + g * q.kg()) * q.ohw(), q.ohw(), T(0), pointwise ? dxg : col, q.ohw());
+      (void)Gemm(true, false, q.crs(), q.ohw(), q.kg(), T(1), w + g * q.kg() * q.crs(), q.crs(),
+                 dy + (n * q.k + g * q.kg()) * q.ohw(), q.ohw(), T(0), pointwise ? dxg : col,
+                 q.ohw());
       if (!pointwise) Col2Im(col, q, dxg);
     }
   return Status();
@@ -196,9 +182,9 @@ Status GemmGradWeight(KernelContext& ctx, const ConvGeom& q) {
     for (int64_t g = 0; g < q.g; ++g) {
       const T* xg = x + (n * q.c + g * q.cg()) * q.hw();
       if (col) Im2Col(xg, q, col);
-      Gemm(false, true, q.kg(), q.crs(), q.ohw(), T(1), dy + (n * q.k + g * q.kg()) * q.ohw(),
-           q.ohw(), col ? col : xg, q.ohw(), n == 0 ? T(0) : T(1), dw + g * q.kg() * q.crs(),
-           q.crs());
+      (void)Gemm(false, true, q.kg(), q.crs(), q.ohw(), T(1), dy + (n * q.k + g * q.kg()) * q.ohw(),
+                 q.ohw(), col ? col : xg, q.ohw(), n == 0 ? T(0) : T(1), dw + g * q.kg() * q.crs(),
+                 q.crs());
     }
   if (q.n == 0) std::fill(dw, dw + q.k * q.crs(), T(0));
   return Status();

@@ -84,7 +84,8 @@ Tensor First(absl::StatusOr<RTPair>&& r) {
   return Out(std::move(Check(std::move(r)).first));
 }
 
-// ternary.def's attribute structs, public -> runtime (same fields, both from the table).
+// ternary.def's and rnn.def's attribute structs, public -> runtime (same fields, both from the
+// table).
 // clang-format off
 [[maybe_unused]] opdefs::NoAttrs Internal(const NoAttrs&) { return {}; }
 #define OFL_ATTR(type, name, def) r.name = a.name;
@@ -99,6 +100,18 @@ Tensor First(absl::StatusOr<RTPair>&& r) {
 #include "oneflow_like/opdefs/ternary.def"
 #undef OFL_TERNARY
 #undef OFL_TERNARY_SCALAR
+// rnn.def's (the whole-sequence op takes its struct).
+#define OFL_RNN(...)
+#define OFL_RNN_GRAD(...)
+#define OFL_RNN_SEQ(...)
+#define OFL_RNN_SEQ_GRAD(...)
+#define OFL_RNN_API(...)
+#include "oneflow_like/opdefs/rnn.def"
+#undef OFL_RNN
+#undef OFL_RNN_GRAD
+#undef OFL_RNN_SEQ
+#undef OFL_RNN_SEQ_GRAD
+#undef OFL_RNN_API
 #undef OFL_ATTRS
 #undef OFL_ATTR
 // clang-format on

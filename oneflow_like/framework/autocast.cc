@@ -36,6 +36,8 @@ using PolicyMap = absl::flat_hash_map<std::string_view, AutocastPolicy>;
 constexpr const char* kLowerOps =
     "matmul conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d prelu "
     "scaled_dot_product_attention";
+// CUDA adds the whole-sequence RNN (PyTorch's _cudnn_rnn); the CPU's rnn_seq kernel is f32/f64.
+constexpr const char* kLowerOpsCuda = "rnn_seq";
 constexpr const char* kF32Ops =  // losses, linear algebra, products (both devices)
     "nll_loss binary_cross_entropy binary_cross_entropy_with_logits mse_loss l1_loss "
     "smooth_l1_loss huber_loss kl_div cross_entropy_loss margin_ranking_loss soft_margin_loss "
@@ -61,6 +63,7 @@ void AddAll(PolicyMap* m, std::string_view names, AutocastPolicy p) {
 PolicyMap MakePolicies(DeviceType device) {
   PolicyMap m;
   AddAll(&m, kLowerOps, AutocastPolicy::kLower);
+  if (device == DeviceType::kCUDA) AddAll(&m, kLowerOpsCuda, AutocastPolicy::kLower);
   AddAll(&m, kF32Ops, AutocastPolicy::kF32);
   AddAll(&m, device == DeviceType::kCUDA ? kF32OpsCuda : kF32OpsCpu, AutocastPolicy::kF32);
   AddAll(&m, kPromoteOps, AutocastPolicy::kPromote);

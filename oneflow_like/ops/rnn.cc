@@ -7,9 +7,12 @@
 // Kernels: kernels/cpu/rnn.cc, kernels/cuda/rnn.*.
 #include "oneflow_like/ops/rnn.h"
 
+#include <string>
+
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/creation.h"
+#include "oneflow_like/ops/random.h"
 #include "oneflow_like/ops/shape_ops.h"
 #include "oneflow_like/ops/unary.h"
 #include "oneflow_like/opdefs/attrs.h"
@@ -19,6 +22,7 @@ namespace oneflow_like {
 namespace {
 
 using opdefs::RnnCellAttrs;
+using opdefs::RnnSeqAttrs;
 
 // The forward ops' check of an input holding `chunks` gates per hidden unit against the state.
 Status CheckCell(const char* op, const Tensor& gates, int64_t chunks, const Tensor& state) {
@@ -68,6 +72,8 @@ Status Infer_gru_grad(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* ou
 #define OFL_ATTRS(...)
 #define OFL_RNN(...)
 #define OFL_RNN_API(...)
+#define OFL_RNN_SEQ(...)
+#define OFL_RNN_SEQ_GRAD(...)
 #define OFL_RNN_GRAD(name, Name, Attrs, out)               \
   const OpDef k##Name = OpSpec(#name, Infer_##out)         \
                             .Grad(&ops::NoDoubleBackward<k##Name>) \
@@ -76,6 +82,8 @@ Status Infer_gru_grad(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* ou
 #include "oneflow_like/opdefs/rnn.def"
 #undef OFL_RNN_GRAD
 #undef OFL_RNN
+#undef OFL_RNN_SEQ
+#undef OFL_RNN_SEQ_GRAD
 // clang-format on
 
 // ---- gradient formulas (the table's grad column): the backward op, with the forward op's
@@ -193,6 +201,8 @@ StatusOr<TensorList> GruCellGrad(const GradContext& c) {
 #define OFL_RNN_DISPATCH_gru(op, in, attrs) Dispatch1(op, in, attrs)
 // clang-format off
 #define OFL_RNN_GRAD(...)
+#define OFL_RNN_SEQ(...)
+#define OFL_RNN_SEQ_GRAD(...)
 #define OFL_RNN(name, Name, Attrs, gates, out, grad, save)                                         \
   const OpDef k##Name = OpSpec(#name, Infer_##out)                                                 \
                             .Grad(grad)                                                            \
@@ -208,6 +218,185 @@ StatusOr<TensorList> GruCellGrad(const GradContext& c) {
 #include "oneflow_like/opdefs/rnn.def"
 #undef OFL_RNN
 #undef OFL_RNN_GRAD
+#undef OFL_RNN_SEQ
+#undef OFL_RNN_SEQ_GRAD
+#undef OFL_RNN_API
+#undef OFL_ATTRS
+// clang-format on
+
+// ---- the whole-sequence ops (rnn.def's OFL_RNN_SEQ / OFL_RNN_SEQ_GRAD) --------------------------
+
+// The geometry every rnn_seq input is checked against, from the attributes.
+struct SeqGeom {
+  int64_t gates = 4, H = 1, Hr = 1, L = 1, D = 1, per = 2;  // per: weights per (layer, dir)
+  bool lstm = false;
+  int64_t nstate() const { return lstm ? 2 : 1; }  // hx[, cx]
+  int64_t nweights() const { return L * D * per; }
+};
+
+StatusOr<SeqGeom> GeomOf(const char* op, const RnnSeqAttrs& a) {
+  SeqGeom g;
+  if (a.mode == "LSTM") {
+    g.gates = 4, g.lstm = true;
+  } else if (a.mode == "GRU") {
+    g.gates = 3;
+  } else if (a.mode == "RNN_TANH" || a.mode == "RNN_RELU") {
+    g.gates = 1;
+  } else {
+    return InvalidArgument("[%s] unknown mode '%s' (LSTM, GRU, RNN_TANH or RNN_RELU)", op,
+                           a.mode.c_str());
+  }
+  if (a.hidden_size <= 0 || a.num_layers <= 0 || a.proj_size < 0 ||
+      (a.proj_size && (!g.lstm || a.proj_size >= a.hidden_size)) || a.dropout < 0 || a.dropout > 1)
+    return InvalidArgument(
+        "[%s] bad attributes: mode %s, hidden_size %lld, proj_size %lld, num_layers %lld, "
+        "dropout %g",
+        op, a.mode.c_str(), static_cast<long long>(a.hidden_size),
+        static_cast<long long>(a.proj_size), static_cast<long long>(a.num_layers), a.dropout);
+  g.H = a.hidden_size;
+  g.Hr = a.proj_size ? a.proj_size : a.hidden_size;
+  g.L = a.num_layers;
+  g.D = a.bidirectional ? 2 : 1;
+  g.per = 2 + (a.has_bias ? 2 : 0) + (a.proj_size ? 1 : 0);
+  return g;
+}
+
+// Checks rnn_seq's inputs (x, hx, [cx,] weights...): counts, shapes, one dtype and device.
+// Returns the geometry; *rows is x's row count (T * B padded, N packed), *B the batch.
+// `extra`: the inputs after the weights (the backward op's incoming gradients).
+StatusOr<SeqGeom> CheckSeq(const char* op, TensorSpan in, const RnnSeqAttrs& a, int64_t* rows,
+                           int64_t* B, bool grad = false) {
+  ASSIGN_OR_RETURN(SeqGeom g, GeomOf(op, a));
+  const int64_t want = 1 + g.nstate() + g.nweights() + (grad ? 1 + g.nstate() : 0);
+  if (static_cast<int64_t>(in.size()) != want)
+    return InvalidArgument("[%s] expected %lld inputs (x, hx%s, %lld weights%s), got %zu", op,
+                           static_cast<long long>(want), g.lstm ? ", cx" : "",
+                           static_cast<long long>(g.nweights()),
+                           grad ? (g.lstm ? ", dy, dhy, dcy" : ", dy, dhy") : "", in.size());
+  const Tensor& x = in[0];
+  RETURN_IF_ERROR(CheckFloating(op, x));
+  const bool packed = !a.batch_sizes.empty();
+  if (packed) {
+    int64_t n = 0, prev = -1;
+    for (int64_t b : a.batch_sizes) {
+      if (b <= 0 || (prev >= 0 && b > prev))
+        return InvalidArgument("[%s] batch_sizes must be positive and non-increasing", op);
+      n += b, prev = b;
+    }
+    if (x.ndim() != 2 || x.dim(0) != n)
+      return InvalidArgument("[%s] packed input must be [%lld, I] (the batch sizes' sum), got %s",
+                             op, static_cast<long long>(n), x.meta_string());
+    *rows = n, *B = a.batch_sizes[0];
+  } else {
+    if (x.ndim() != 3)
+      return InvalidArgument("[%s] expected a time-major input [T, B, I], got %s", op,
+                             x.meta_string());
+    *rows = x.dim(0) * x.dim(1), *B = x.dim(1);
+  }
+  const int64_t I = x.dim(x.ndim() - 1), G = g.gates * g.H;
+  auto expect = [&](const Tensor& t, std::vector<int64_t> shape, const char* what) -> Status {
+    if (!t.defined() || t.shape() != Shape(shape) || t.dtype() != x.dtype() ||
+        t.device() != x.device())
+      return InvalidArgument("[%s] %s: expected %s%s on %s like the input, got %s", op, what,
+                             DTypeName(x.dtype()), Shape(shape).ToString().c_str(),
+                             x.device().ToString().c_str(),
+                             t.defined() ? t.meta_string().c_str() : "undefined");
+    return Status();
+  };
+  RETURN_IF_ERROR(expect(in[1], {g.L * g.D, *B, g.Hr}, "hx"));
+  if (g.lstm) RETURN_IF_ERROR(expect(in[2], {g.L * g.D, *B, g.H}, "cx"));
+  size_t w = 1 + g.nstate();
+  for (int64_t l = 0; l < g.L; ++l) {
+    const int64_t in_l = l == 0 ? I : g.D * g.Hr;
+    for (int64_t d = 0; d < g.D; ++d) {
+      RETURN_IF_ERROR(expect(in[w++], {G, in_l}, "weight_ih"));
+      RETURN_IF_ERROR(expect(in[w++], {G, g.Hr}, "weight_hh"));
+      if (a.has_bias) {
+        RETURN_IF_ERROR(expect(in[w++], {G}, "bias_ih"));
+        RETURN_IF_ERROR(expect(in[w++], {G}, "bias_hh"));
+      }
+      if (a.proj_size) RETURN_IF_ERROR(expect(in[w++], {g.Hr, g.H}, "weight_hr"));
+    }
+  }
+  return g;
+}
+
+// rnn_seq(x, hx, [cx,] weights...) -> (y, hy, [cy]).
+Status Infer_seq(TensorSpan in, const AttrMap& attrs, std::vector<TensorMeta>* out) {
+  const auto a = opdefs::ReadAttrs<RnnSeqAttrs>(attrs);
+  int64_t rows = 0, B = 0;
+  ASSIGN_OR_RETURN(SeqGeom g, CheckSeq("rnn_seq", in, a, &rows, &B));
+  const Tensor& x = in[0];
+  Shape ys = x.shape();
+  ys[ys.ndim() - 1] = g.D * g.Hr;
+  out->push_back(TensorMeta{ys, x.dtype(), x.device()});
+  for (int64_t i = 0; i < g.nstate(); ++i) out->push_back(Like(in[1 + i]));
+  return Status();
+}
+
+// rnn_seq_grad(x, hx, [cx,] weights..., dy, dhy, [dcy]) -> a gradient like each forward input.
+Status Infer_seq_grad(TensorSpan in, const AttrMap& attrs, std::vector<TensorMeta>* out) {
+  const auto a = opdefs::ReadAttrs<RnnSeqAttrs>(attrs);
+  int64_t rows = 0, B = 0;
+  ASSIGN_OR_RETURN(SeqGeom g, CheckSeq("rnn_seq_grad", in, a, &rows, &B, /*grad=*/true));
+  const size_t nfwd = 1 + g.nstate() + g.nweights();
+  for (size_t i = 0; i < nfwd; ++i) out->push_back(Like(in[i]));
+  return Status();
+}
+
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_RNN(...)
+#define OFL_RNN_GRAD(...)
+#define OFL_RNN_API(...)
+#define OFL_RNN_SEQ(...)
+#define OFL_RNN_SEQ_GRAD(name, Name, Attrs)                                    \
+  const OpDef k##Name = OpSpec(#name, Infer_seq_grad)                          \
+                            .Grad(&ops::NoDoubleBackward<k##Name>)             \
+                            .SaveInputs(false)                                 \
+                            .SaveOutputs(false);
+#include "oneflow_like/opdefs/rnn.def"
+#undef OFL_RNN_SEQ
+#undef OFL_RNN_SEQ_GRAD
+// clang-format on
+
+StatusOr<TensorList> RnnSeqGradFn(const GradContext& c) {
+  const auto a = opdefs::ReadAttrs<RnnSeqAttrs>(c.attrs);
+  ASSIGN_OR_RETURN(SeqGeom g, GeomOf("rnn_seq", a));
+  for (const Tensor& t : c.grad_outputs)
+    if (ops::DifferentiableBackward({t})) return ops::DoubleBackwardUnsupported("rnn_seq");
+  if (!a.train)
+    return InvalidArgument(
+        "[rnn_seq] backward needs the forward run in training mode (train=True), as cuDNN's");
+  TensorList in(c.inputs.begin(), c.inputs.end());
+  // Undefined incoming gradients are zeros (the outputs are not saved: y's shape is x's with
+  // D * Hr features, hy's and cy's are hx's and cx's).
+  const Tensor& x = c.inputs[0];
+  Shape ys = x.shape();
+  ys[ys.ndim() - 1] = g.D * g.Hr;
+  for (int64_t i = 0; i <= g.nstate(); ++i) {
+    Tensor gi = c.grad_outputs[i];
+    if (!gi.defined()) {
+      ASSIGN_OR_RETURN(gi, i == 0 ? functional::Zeros(ys, x.dtype(), x.device())
+                                  : functional::Zeros(c.inputs[i].shape(), x.dtype(), x.device()));
+    }
+    in.push_back(gi);
+  }
+  return Dispatch(kRnnSeqGrad, in, c.attrs);
+}
+
+// clang-format off
+#define OFL_RNN_SEQ_GRAD(...)
+#define OFL_RNN_SEQ(name, Name, Attrs)                                         \
+  const OpDef k##Name = OpSpec(#name, Infer_seq)                               \
+                            .Grad(RnnSeqGradFn)                                \
+                            .SaveInputs(true)                                  \
+                            .SaveOutputs(false);
+#include "oneflow_like/opdefs/rnn.def"
+#undef OFL_RNN
+#undef OFL_RNN_GRAD
+#undef OFL_RNN_SEQ
+#undef OFL_RNN_SEQ_GRAD
 #undef OFL_RNN_API
 #undef OFL_ATTRS
 // clang-format on
@@ -223,6 +412,16 @@ StatusOr<std::pair<Tensor, Tensor>> LstmCellFused(const Tensor& gates, const Ten
 
 StatusOr<Tensor> GruCellFused(const Tensor& xw, const Tensor& gh, const Tensor& h) {
   return RunGruCellFused({xw, gh, h}, RnnCellAttrs{});
+}
+
+StatusOr<TensorList> RnnSeq(TensorSpan inputs, const opdefs::RnnSeqAttrs& attrs) {
+  int64_t rows = 0, B = 0;
+  RETURN_IF_ERROR(CheckSeq("rnn_seq", inputs, attrs, &rows, &B).status());
+  opdefs::RnnSeqAttrs a = attrs;
+  // Fresh dropout masks per call from the device's generator (torch.manual_seed reproduces them).
+  if (a.train && a.dropout > 0 && a.num_layers > 1)
+    a.seed = static_cast<int64_t>(NextSeed(inputs[0].device()));
+  return Dispatch(kRnnSeq, inputs, opdefs::ToAttrMap(a));
 }
 
 }  // namespace functional

@@ -358,12 +358,25 @@ TEST(TableOps, EveryTableRowRuns) {
 #define RUN_RNN_lstm(name) r.Check(#name, ofl::name(ofl::randn({1, 8}), ofl::randn({1, 2})));
 #define RUN_RNN_gru(name) \
   r.Check(#name, ofl::name(ofl::randn({1, 6}), ofl::randn({1, 6}), ofl::randn({1, 2})));
+#define RUN_RNN_seq(name)                                                                  \
+  {                                                                                        \
+    ofl::attrs::RnnSeqAttrs a;                                                             \
+    a.hidden_size = 2;                                                                     \
+    r.Check(#name, ofl::name({ofl::randn({3, 1, 2}), ofl::randn({1, 1, 2}),                \
+                              ofl::randn({1, 1, 2}), ofl::randn({8, 2}), ofl::randn({8, 2}), \
+                              ofl::randn({8}), ofl::randn({8})},                           \
+                             a));                                                          \
+  }
 #define OFL_RNN(...)
 #define OFL_RNN_GRAD(...)
+#define OFL_RNN_SEQ(...)
+#define OFL_RNN_SEQ_GRAD(...)
 #define OFL_RNN_API(pyname, sig, entry) RUN_RNN_##sig(pyname)
 #include "oneflow_like/opdefs/rnn.def"
 #undef OFL_RNN
 #undef OFL_RNN_GRAD
+#undef OFL_RNN_SEQ
+#undef OFL_RNN_SEQ_GRAD
 #undef OFL_RNN_API
 #undef OFL_ATTRS
   // clang-format on
@@ -372,7 +385,7 @@ TEST(TableOps, EveryTableRowRuns) {
   for (const char* n : {"xlogy", "addcdiv_", "nanmedian", "kthvalue", "index_put_", "as_strided",
                         "type_as", "empty_like", "random_", "_linalg_svd", "addmm", "conv3d",
                         "max_pool3d", "rms_norm", "log_softmax", "binary_cross_entropy_with_logits",
-                        "scaled_dot_product_attention", "_fused_gru_cell"})
+                        "scaled_dot_product_attention", "_fused_gru_cell", "_rnn_seq"})
     EXPECT_EQ(r.names.count(n), 1u) << n;
   EXPECT_GE(r.names.size(), 120u);
 }

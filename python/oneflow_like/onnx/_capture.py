@@ -2,6 +2,8 @@
 
 The trace is read at the level of our ops (matmul, conv2d, layer_norm, softmax, ...), which still
 carry their PyTorch meaning; composites (LSTM, ConvTranspose2d, interpolate) arrive as their ops.
+Recurrent layers are traced as their step loop (nn/modules/rnn.py `_USE_SEQ_OP` off during the
+capture): the whole-sequence rnn_seq op has no ONNX mapping, the steps' ops do.
 """
 from dataclasses import dataclass, field
 
@@ -40,7 +42,19 @@ def capture(model, args, kwargs):
     """Runs model(*args, **kwargs) under a trace with every tensor argument as a graph input."""
     from .. import no_grad
 
+    from ..nn.modules import rnn as rnn_mod
+
     trace = _C._Trace()
+    seq_op, rnn_mod._USE_SEQ_OP = rnn_mod._USE_SEQ_OP, False
+    try:
+        _run(trace, model, args, kwargs, no_grad)
+    finally:
+        rnn_mod._USE_SEQ_OP = seq_op
+    n_in = sum(isinstance(a, _C.Tensor) for a in list(args) + list(kwargs.values()))
+    return Captured(trace.ops(), trace.values(), trace.captured(), trace.output_values(), n_in)
+
+
+def _run(trace, model, args, kwargs, no_grad):
     with no_grad():
         with trace:
             lazy = [trace.add_input(a) if isinstance(a, _C.Tensor) else a for a in args]
@@ -50,8 +64,6 @@ def capture(model, args, kwargs):
             out = model(*lazy, **lazy_kw)
             flat = _flatten(out, [])
             trace.set_outputs(flat)
-    n_in = sum(isinstance(a, _C.Tensor) for a in list(args) + list(kwargs.values()))
-    return Captured(trace.ops(), trace.values(), trace.captured(), trace.output_values(), n_in)
 
 
 def resized(t, axes, delta=1):

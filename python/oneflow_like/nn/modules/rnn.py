@@ -8,6 +8,13 @@ arithmetic as one fused kernel with its own backward (_C._fused_lstm_cell / _fus
 dtypes compose ordinary ops). ONEFLOW_LIKE_RNN=composed (or `_USE_FUSED_CELLS = False`) selects the
 composed ops everywhere, to compare. Packed sequences shrink the batch step by step
 (rows sorted by decreasing length), so a finished sequence keeps its last state.
+
+The whole network can also run as one op, `_C._rnn_seq` (rnn.def's rnn_seq, PyTorch's _cudnn_rnn /
+mkldnn_rnn): on cuda through cuDNN (f16/f32/f64, when flow.backends.cudnn.enabled), on the CPU
+for f32 as a C++ loop of GEMMs and fused cells (kernels/cpu/rnn_seq.cc) with its own
+backpropagation through time. As in PyTorch, that op has no double backward (its backward op is
+not differentiable); f64 on the CPU keeps the step loop above, which has one.
+ONEFLOW_LIKE_RNN=cells (or `_USE_SEQ_OP = False`) keeps the step loop everywhere.
 """
 import math
 import os
@@ -22,6 +29,20 @@ from oneflow_like.nn.utils.rnn import PackedSequence
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 _USE_FUSED_CELLS = os.environ.get("ONEFLOW_LIKE_RNN", "") != "composed"
+_USE_SEQ_OP = os.environ.get("ONEFLOW_LIKE_RNN", "") not in ("composed", "cells")
+
+
+def _use_seq_op(x):
+    """Whether the whole network runs as one rnn_seq op (cuDNN on cuda, the C++ loop for f32 on
+    the CPU), as PyTorch picks _cudnn_rnn / mkldnn_rnn."""
+    if not _USE_SEQ_OP:
+        return False
+    if x.device.type == "cuda":
+        from oneflow_like.backends import cudnn
+
+        # cuDNN's RNNs take f16/f32/f64 (autocast turns f32 into f16 there); not bf16.
+        return cudnn.enabled and x.dtype in (flow.float16, flow.float32, flow.float64)
+    return x.device.type == "cpu" and x.dtype == flow.float32
 
 
 def _fused(*ts):
@@ -154,7 +175,6 @@ class RNNBase(Module):
     def forward(self, input, hx=None):
         is_lstm = self.mode == "LSTM"
         packed = isinstance(input, PackedSequence)
-        dirs = 2 if self.bidirectional else 1
         real_hidden = self.proj_size or self.hidden_size
         if packed:
             x, batch_sizes = input.data, [int(b) for b in input.batch_sizes.tolist()]
@@ -184,6 +204,55 @@ class RNNBase(Module):
             h0 = h0.index_select(1, input.sorted_indices)
             if c0 is not None:
                 c0 = c0.index_select(1, input.sorted_indices)
+        if _use_seq_op(x):
+            layer_in, h_n, c_n = self._run_seq(x, h0, c0, batch_sizes if packed else [])
+        else:
+            layer_in, h_n, c_n = self._run_steps(x, h0, c0, batch_sizes, packed)
+        if packed:
+            if input.unsorted_indices is not None:
+                h_n = h_n.index_select(1, input.unsorted_indices)
+                if c_n is not None:
+                    c_n = c_n.index_select(1, input.unsorted_indices)
+            output = PackedSequence(
+                layer_in, input.batch_sizes, input.sorted_indices, input.unsorted_indices
+            )
+        else:
+            output = layer_in
+            if unbatched:
+                output, h_n = output.squeeze(1), h_n.squeeze(1)
+                c_n = None if c_n is None else c_n.squeeze(1)
+            elif self.batch_first:
+                output = output.transpose(0, 1)
+        return output, ((h_n, c_n) if is_lstm else h_n)
+
+    def _run_seq(self, x, h0, c0, batch_sizes):
+        """The whole network as one rnn_seq op. Returns (output, h_n, c_n or None)."""
+        weights = [getattr(self, n) for n in self._flat_weights_names]
+        ins = [x.contiguous(), h0.contiguous()]
+        if c0 is not None:
+            ins.append(c0.contiguous())
+        ins += weights
+        # train: whether a backward may follow (the op then allows one); dropout only in training.
+        need_grad = flow.is_grad_enabled() and any(t.requires_grad for t in ins)
+        outs = _C._rnn_seq(
+            ins,
+            mode=self.mode,
+            hidden_size=self.hidden_size,
+            proj_size=self.proj_size,
+            num_layers=self.num_layers,
+            bidirectional=self.bidirectional,
+            has_bias=self.bias,
+            dropout=self.dropout if self.training else 0.0,
+            train=bool(need_grad or self.training),
+            batch_sizes=list(batch_sizes),
+        )
+        return outs[0], outs[1], (outs[2] if c0 is not None else None)
+
+    def _run_steps(self, x, h0, c0, batch_sizes, packed):
+        """The step loop (one GEMM per layer for the inputs, then per step the recurrent GEMM
+        and the cell). Returns (output, h_n, c_n or None)."""
+        is_lstm = self.mode == "LSTM"
+        dirs = 2 if self.bidirectional else 1
         # Time-major step inputs: padded (T, B, F) or packed rows split by batch size.
         layer_in = x
         hs, cs = [], []
@@ -214,22 +283,7 @@ class RNNBase(Module):
                 layer_in = F.dropout(layer_in, self.dropout, True)
         h_n = flow.stack(hs, 0)
         c_n = flow.stack(cs, 0) if is_lstm else None
-        if packed:
-            if input.unsorted_indices is not None:
-                h_n = h_n.index_select(1, input.unsorted_indices)
-                if c_n is not None:
-                    c_n = c_n.index_select(1, input.unsorted_indices)
-            output = PackedSequence(
-                layer_in, input.batch_sizes, input.sorted_indices, input.unsorted_indices
-            )
-        else:
-            output = layer_in
-            if unbatched:
-                output, h_n = output.squeeze(1), h_n.squeeze(1)
-                c_n = None if c_n is None else c_n.squeeze(1)
-            elif self.batch_first:
-                output = output.transpose(0, 1)
-        return output, ((h_n, c_n) if is_lstm else h_n)
+        return layer_in, h_n, c_n
 
     def _initial_state(self, hx, is_lstm, unbatched, B, real_hidden, x):
         dirs = 2 if self.bidirectional else 1
