@@ -86,7 +86,8 @@ step op_tables_cuda ${T_OPS:-180} pytest_sum -- env OFL_TEST_DEVICE=cuda $PY -m 
 step op_tables_more ${T_OPS2:-240} pytest_sum -- env OFL_TEST_DEVICE=cuda $PY -m pytest -q -p no:cacheprovider \
   -n 8 tests/python/test_ops_matmul.py tests/python/test_ops_nn.py tests/python/test_ops_nn3d.py \
   tests/python/test_ops_reduce.py tests/python/test_ops_scan.py tests/python/test_ops_shape_index.py \
-  tests/python/test_special.py tests/python/test_rnn_fused.py tests/python/test_basic_ops.py
+  tests/python/test_special.py tests/python/test_rnn_fused.py tests/python/test_rnn_seq.py \
+  tests/python/test_basic_ops.py
 step nccl ${T_NCCL:-180} pytest_sum -- env OFL_REQUIRE_NCCL=1 NCCL_SOCKET_IFNAME=lo NCCL_DEBUG=WARN \
   $PY -m pytest -q -rs -p no:cacheprovider tests/python/test_distributed_nccl.py
 step graph_cuda ${T_GRAPH:-240} pytest_sum -- $PY -m pytest -q -p no:cacheprovider tests/python/test_graph_cuda.py tests/python/test_cuda_async.py tests/python/test_cuda_amp.py tests/python/test_cuda_ops.py
