@@ -25,6 +25,10 @@ struct TracedOp {
   AttrMap attrs;
   std::vector<int64_t> inputs;   // value ids
   std::vector<int64_t> outputs;  // value ids
+  bool inplace = false;          // recorded from an in-place call (its target rebinds)
+  // Autograd would have recorded a node here (grad mode on, the op has a gradient, an input
+  // requires grad): flow.func.vmap replays only these ops differentiably (detach, no_grad).
+  bool differentiable = false;
 };
 
 struct TracedValue {

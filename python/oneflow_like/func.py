@@ -17,6 +17,7 @@
 - functional_call, stack_module_state: for model ensembling with vmap.
 """
 import oneflow_like as flow
+from oneflow_like import _vmap_rules
 from oneflow_like.nn.utils.stateless import functional_call as _functional_call
 
 __all__ = [
@@ -151,6 +152,13 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 f"{fn}: at least one input must be mapped over (got in_dims=None "
                 "for every input)"
             )
+        if chunk_size is not None and chunk_size < size:
+            return _chunked(leaves, dims, spec, size, fn, kwargs)
+        out = _vmap_rules.run(
+            func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn, name
+        )
+        if out is not None:
+            return out
         start_state = flow.get_rng_state()
         results = []
         for i in range(size):
@@ -185,7 +193,24 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 stacked.append(flow.stack(ts, dim=od))
         return _unflatten(stacked, out_spec)
 
+    def _chunked(leaves, dims, spec, size, fn, kwargs):
+        parts = []
+        for s in range(0, size, chunk_size):
+            n = min(chunk_size, size - s)
+            sl = [x if d is None else x.narrow(d, s, n) for x, d in zip(leaves, dims)]
+            parts.append(wrapped_chunk(*_unflatten(sl, spec), **kwargs))
+        first, out_spec = _flatten(parts[0])
+        odims = _broadcast_dims(out_dims, parts[0], fn, "out_dims")
+        cols = [[] for _ in first]
+        for p in parts:
+            for c, t in zip(cols, _flatten(p)[0]):
+                c.append(t)
+        return _unflatten(
+            [c[0] if od is None else flow.cat(c, dim=od) for c, od in zip(cols, odims)], out_spec
+        )
+
     wrapped.__name__ = f"vmap_{name}"
+    wrapped_chunk = vmap(func, in_dims, out_dims, randomness) if chunk_size else None
     return wrapped
 
 
