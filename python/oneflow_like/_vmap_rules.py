@@ -20,6 +20,7 @@ import warnings
 import oneflow_like as flow
 from oneflow_like import _C
 
+enabled = True  # False: vmap runs its per-sample loop (the benchmark's and tests' reference)
 _WARNED = set()
 # What the last vmap call did: {"path": "batched" | "loop", "reason": str, "fallback_ops": [...]}
 # (tests and the benchmark read it).
@@ -30,6 +31,11 @@ _RANDOM_INPLACE = {"uniform_", "normal_", "randint_"}
 _VIEWS = {"reshape", "expand", "permute", "squeeze", "unsqueeze", "slice", "select", "as_strided"}
 
 
+# View ops whose recorded form reads input 0 as contiguous (their functional entries copy a
+# strided input first; a trace of lazy tensors records no such copy).
+_CONTIGUOUS_INPUT = {"reshape", "as_strided", "as_strided_scatter"}
+
+
 class _Cant(Exception):
     """Raised by a rule that does not cover this case: the op runs per sample."""
 
@@ -38,10 +44,14 @@ class _Ctx:
     def __init__(self, trace, B, randomness):
         self.trace, self.B, self.randomness = trace, B, randomness
         self.index = 0
+        self.name = ""
         self.out_metas = ()
 
     def call(self, inputs, **attrs):
-        return list(self.trace.dispatch(self.index, list(inputs), attrs))
+        inputs = list(inputs)
+        if self.name in _CONTIGUOUS_INPUT and not inputs[0].is_contiguous():
+            inputs[0] = inputs[0].contiguous()
+        return list(self.trace.dispatch(self.index, inputs, attrs))
 
 
 def _srank(t, b):
@@ -91,6 +101,15 @@ def _nd(d, rank):
 def _elementwise(ctx, attrs, args):
     r = max(_srank(t, b) for t, b in args)
     return [(o, True) for o in ctx.call([_pad(t, r) if b else t for t, b in args])]
+
+
+def _unary(ctx, attrs, args):
+    """The unary table: one input, or a backward op (dy, x[, y]) whose inputs must have the
+    output's shape exactly (its schema does not broadcast)."""
+    if len(args) == 1:
+        return [(o, True) for o in ctx.call([args[0][0]])]
+    shape = (ctx.B,) + tuple(ctx.out_metas[0][0])
+    return _finish(ctx, ctx.call([_bat(ctx, t, b).expand(shape) for t, b in args]))
 
 
 def _one_input(ctx, attrs, args):
@@ -407,9 +426,11 @@ def _random_of_input(ctx, attrs, args):
 
 def _build_rules():
     rules = {}
-    for table in ("_unary_table", "_binary_table", "_ternary_table"):
+    for table in ("_binary_table", "_ternary_table"):
         for row in getattr(_C, table)():
             rules[row["name"]] = _elementwise
+    for row in _C._unary_table():
+        rules[row["name"]] = _unary
     for n in ("reduce_eq_mask", "norm_backward", "masked_fill", "contiguous", "to_device"):
         rules[n] = _elementwise
     for n in ("cast", "one_hot"):
@@ -507,17 +528,22 @@ def _record(func, leaves, dims, spec, kwargs, unflatten):
     from oneflow_like.func import _flatten
 
     trace = _C._Trace()
+    # the examples are taken before recording starts (inside, select would be a recorded op)
+    examples = [
+        x.select(d, 0) if isinstance(x, flow.Tensor) and d is not None else x
+        for x, d in zip(leaves, dims)
+    ]
     try:
         with trace:
             lazy = []
-            for x, d in zip(leaves, dims):
+            for x, ex in zip(leaves, examples):
                 if not isinstance(x, flow.Tensor):
                     lazy.append(x)
                     continue
-                lx = trace.add_input(x.select(d, 0) if d is not None else x)
+                lx = trace.add_input(ex)
                 if x.requires_grad:
                     lx.requires_grad_(True)
-                    if d is not None:
+                    if ex is not x:
                         lx = lx.view_as(lx)  # a view of the batch, as the loop's slice is
                 lazy.append(lx)
             out = func(*unflatten(lazy, spec), **kwargs)
@@ -581,7 +607,7 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn, name):
         args = [env[v] for v in ins]
         if not diff:
             args = [(t.detach() if t.requires_grad else t, b) for t, b in args]
-        ctx.index = i
+        ctx.index, ctx.name = i, op
         ctx.out_metas = [(values[v][1], values[v][2]) for v in outs]
         batched = any(b for _, b in args)
         if inplace and batched and ins and not args[0][1]:

@@ -154,11 +154,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             )
         if chunk_size is not None and chunk_size < size:
             return _chunked(leaves, dims, spec, size, fn, kwargs)
-        out = _vmap_rules.run(
-            func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn, name
-        )
-        if out is not None:
-            return out
+        if _vmap_rules.enabled:
+            out = _vmap_rules.run(
+                func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn, name
+            )
+            if out is not None:
+                return out
         start_state = flow.get_rng_state()
         results = []
         for i in range(size):
@@ -438,41 +439,39 @@ def _jacobian(func, argnums, has_aux, fn, forward):
             if forward:
                 us = [flow.zeros_like(o).requires_grad_(True) for o in out_leaves]
                 g = _grads(out_leaves, leaves, us, True)
-                cols = [[[] for _ in leaves] for _ in out_leaves]
+                per_leaf = [[None] * len(leaves) for _ in out_leaves]
                 for i, x in enumerate(leaves):
-                    for k in range(x.numel()):
-                        e = (
-                            flow.zeros(x.numel(), dtype=x.dtype)
-                            .index_fill(0, flow.tensor([k]), 1.0)
-                            .reshape(x.shape)
-                        )
-                        col = _grads([g[i]], us, [e], ctx.create)
-                        for o in range(len(out_leaves)):
-                            cols[o][i].append(col[o])
-                for o, ol in enumerate(out_leaves):
-                    jac.append(
-                        [
-                            flow.stack(cols[o][i], dim=-1).reshape(tuple(ol.shape) + tuple(x.shape))
-                            if x.numel() > 0
-                            else flow.zeros(tuple(ol.shape) + tuple(x.shape), dtype=ol.dtype)
-                            for i, x in enumerate(leaves)
-                        ]
-                    )
+                    n = x.numel()
+                    if n == 0:
+                        cols = [flow.zeros((0,) + tuple(ol.shape), dtype=ol.dtype) for ol in out_leaves]
+                    else:
+                        # one jacobian-vector product per basis vector, batched by vmap
+                        basis = flow.eye(n, dtype=x.dtype, device=x.device)
+                        cols = vmap(
+                            lambda e, i=i, x=x: tuple(
+                                _grads([g[i]], us, [e.reshape(x.shape)], ctx.create)
+                            )
+                        )(basis)
+                    for o, ol in enumerate(out_leaves):
+                        col = cols[o].reshape((n,) + tuple(ol.shape))
+                        perm = tuple(range(1, ol.dim() + 1)) + (0,)
+                        per_leaf[o][i] = col.permute(perm).reshape(tuple(ol.shape) + tuple(x.shape))
+                jac = per_leaf
             else:
                 for ol in out_leaves:
-                    flat = ol.reshape(-1)
-                    rows = [
-                        _grads([flat[k]], leaves, [None], ctx.create) for k in range(flat.numel())
-                    ]
-                    jac.append(
-                        [
-                            flow.stack([r[i] for r in rows]).reshape(
-                                tuple(ol.shape) + tuple(x.shape)
+                    n = ol.numel()
+                    if n == 0:
+                        rows = [flow.zeros((0,) + tuple(x.shape), dtype=x.dtype) for x in leaves]
+                    else:
+                        # one vector-jacobian product per basis vector, batched by vmap
+                        basis = flow.eye(n, dtype=ol.dtype, device=ol.device)
+                        rows = vmap(
+                            lambda e, ol=ol: tuple(
+                                _grads([ol], leaves, [e.reshape(ol.shape)], ctx.create)
                             )
-                            if rows
-                            else flow.zeros(tuple(ol.shape) + tuple(x.shape), dtype=x.dtype)
-                            for i, x in enumerate(leaves)
-                        ]
+                        )(basis)
+                    jac.append(
+                        [r.reshape(tuple(ol.shape) + tuple(x.shape)) for r, x in zip(rows, leaves)]
                     )
         per_out = [j[0] if isinstance(argnums, int) else tuple(j) for j in jac]
         res = _unflatten(per_out, out_spec)
