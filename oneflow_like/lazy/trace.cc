@@ -175,6 +175,7 @@ StatusOr<TensorList> Trace::Record(const OpDef& op, TensorSpan inputs, const Att
   bool any_requires_grad = false;
   for (auto& t : inputs) {
     any_requires_grad = any_requires_grad || t.requires_grad();
+    rec.input_requires_grad.push_back(t.requires_grad());
     if (t.is_lazy() && t.impl()->lazy_ctx.get() != this)
       return InvalidArgument("[%s] a lazy tensor from another nn.Graph trace was used here (%s)",
                              op.name, t.meta_string());

@@ -27,8 +27,10 @@ struct TracedOp {
   std::vector<int64_t> outputs;  // value ids
   bool inplace = false;          // recorded from an in-place call (its target rebinds)
   // Autograd would have recorded a node here (grad mode on, the op has a gradient, an input
-  // requires grad): flow.func.vmap replays only these ops differentiably (detach, no_grad).
+  // requires grad), and which inputs required grad: flow.func.vmap replays the others detached
+  // (detach, no_grad leave no op in the trace).
   bool differentiable = false;
+  std::vector<bool> input_requires_grad;
 };
 
 struct TracedValue {

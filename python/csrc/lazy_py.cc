@@ -107,12 +107,14 @@ void BindLazy(py::module_& m, TensorClass&) {
                    DTypeLongName(v.meta.dtype), v.index));
              return out;
            })
-      // Per op: (recorded from an in-place call, autograd recorded a node there).
+      // Per op: (recorded from an in-place call, autograd recorded a node there, per input
+      // whether it required grad).
       .def("op_flags",
            [](PyTrace& t) {
              py::list out;
              for (const lazy::TracedOp& op : t.trace->ops())
-               out.append(py::make_tuple(op.inplace, op.differentiable));
+               out.append(py::make_tuple(op.inplace, op.differentiable,
+                                         py::cast(op.input_requires_grad)));
              return out;
            })
       // Runs recorded op `index` eagerly on `inputs` with its recorded attributes, those named

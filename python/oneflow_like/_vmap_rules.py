@@ -47,6 +47,11 @@ class _Ctx:
         self.name = ""
         self.out_metas = ()
 
+    def with_metas(self, metas):
+        c = _Ctx(self.trace, self.B, self.randomness)
+        c.index, c.name, c.out_metas = self.index, self.name, metas
+        return c
+
     def call(self, inputs, **attrs):
         inputs = list(inputs)
         if self.name in _CONTIGUOUS_INPUT and not inputs[0].is_contiguous():
@@ -112,6 +117,12 @@ def _unary(ctx, attrs, args):
     return _finish(ctx, ctx.call([_bat(ctx, t, b).expand(shape) for t, b in args]))
 
 
+def _all_batched(ctx, attrs, args):
+    """Internal backward ops that pair x with its reduced values (keepdim shapes) without
+    broadcasting a missing batch: every input batched."""
+    return _finish(ctx, ctx.call([_bat(ctx, t, b) for t, b in args]))
+
+
 def _one_input(ctx, attrs, args):
     """An op of input 0 alone whose attributes do not name dims (cast, contiguous, one_hot)."""
     if len(args) != 1:
@@ -162,6 +173,19 @@ def _dim_shift(rank_of_out=False, key="dim"):
     return rule
 
 
+def _as_strided(ctx, attrs, args):
+    """A view (or, scatter: zeros of in_shape with src written into the view) of each sample's
+    contiguous layout: the batch is one more stride of the sample's size."""
+    (t, _), = args
+    n = _numel(attrs["in_shape"])
+    kw = {
+        "shape": [ctx.B] + list(attrs["shape"]),
+        "strides": [n] + list(attrs["strides"]),
+        "in_shape": _in_shape(ctx, attrs),
+    }
+    return _finish(ctx, ctx.call([t], **kw))
+
+
 def _cat(ctx, attrs, args):
     r = max(_srank(t, b) for t, b in args)
     ins = [_bat(ctx, t, b) for t, b in args]
@@ -185,9 +209,10 @@ def _reduce(ctx, attrs, args):
     t = args[0][0]
     r = t.dim() - 1
     dims = list(attrs["dims"])
-    if not dims:
-        if r == 0:
-            raise _Cant()
+    if not dims and r == 0:  # a scalar sample: reduce a dim of size 1
+        args = [(x.reshape(-1, 1), True) if b else (x, b) for x, b in args]
+        t, r, dims = args[0][0], 1, [0]
+    elif not dims:
         dims = list(range(r))
     kw = {"dims": [_nd(d, r) + 1 for d in dims]}
     ins = [_bat(ctx, x, b) for x, b in args]
@@ -394,17 +419,44 @@ def _row_norm(ctx, attrs, args):
     return _finish(ctx, ctx.call([x] + [t for t, _ in args[1:]]))
 
 
+def _row_norm_grad(ctx, attrs, args):
+    """layer_norm_grad / group_norm_grad (dy, x, mean, rstd[, weight]) -> dx[, dw][, db]: dx from
+    the op over all rows; the affine gradients, which the op sums over every row, per sample
+    (sum over each sample's rows of dy * xhat and dy at affine index (r % groups) * cpg + j /
+    inner)."""
+    if len(args) > 4 and args[4][1]:
+        raise _Cant()
+    dy, x, mean, rstd = (_bat(ctx, t, b) for t, b in args[:4])
+    outs = ctx.call([dy, x, mean, rstd] + [t for t, _ in args[4:]])
+    res = _finish(ctx, outs[:1])
+    if len(outs) == 1:
+        return res
+    G, cpg, inner = attrs["groups"], attrs["channels_per_group"], attrs["inner"]
+    dy = dy.reshape(ctx.B, -1, G, cpg, inner)
+    xhat = (x.reshape(ctx.B, -1, G, cpg * inner) - mean.reshape(ctx.B, -1, G, 1)) * rstd.reshape(
+        ctx.B, -1, G, 1
+    )
+    grads = []
+    if attrs["has_weight"]:
+        grads.append((dy * xhat.reshape(dy.shape)).sum((1, 4)))
+    if attrs["has_bias"]:
+        grads.append(dy.sum((1, 4)))
+    return res + _finish(ctx.with_metas(ctx.out_metas[1:]), grads)
+
+
 def _batch_norm(ctx, attrs, args):
-    if attrs["training"]:
+    """batch_norm in eval: [B, N, C, *] runs as [B*N, C, *] (the running statistics are per
+    channel); its statistics outputs stay unbatched."""
+    (x, xb) = args[0]
+    if attrs["training"] or not xb or x.dim() < 3 or any(b for _, b in args[1:]):
         raise _Cant()
-    ins, _ = _fold(ctx, args, 99, (0,))
-    x = ins[0]
-    if x.dim() - 1 < 1:
-        raise _Cant()
-    # [B, N, C, *] -> [B*N, C, *]; a sample [C] (no N) runs with the batch as N
-    if args[0][0].dim() - 1 >= 2:
-        ins[0] = x.reshape((-1,) + tuple(x.shape[2:]))
-    return _finish(ctx, ctx.call(ins))
+    outs = ctx.call([x.reshape((-1,) + tuple(x.shape[2:]))] + [t for t, _ in args[1:]])
+    res = _finish(ctx, outs[:1])
+    for o, (shape, _) in zip(outs[1:], ctx.out_metas[1:]):
+        if tuple(o.shape) != tuple(shape):
+            raise _Cant()
+        res.append((o, False))
+    return res
 
 
 def _random_fresh(ctx, attrs, args):
@@ -431,8 +483,10 @@ def _build_rules():
             rules[row["name"]] = _elementwise
     for row in _C._unary_table():
         rules[row["name"]] = _unary
-    for n in ("reduce_eq_mask", "norm_backward", "masked_fill", "contiguous", "to_device"):
+    for n in ("masked_fill", "contiguous", "to_device"):
         rules[n] = _elementwise
+    for n in ("reduce_eq_mask", "norm_backward"):
+        rules[n] = _all_batched
     for n in ("cast", "one_hot"):
         rules[n] = _one_input
     rules.update(
@@ -444,6 +498,9 @@ def _build_rules():
         slice=_dim_shift(),
         select=_dim_shift(),
         cat=_cat,
+        as_strided=_as_strided,
+        as_strided_scatter=_as_strided,
+        scatter=_index_gather,
         flip=_flip,
         tril=_one_input,
         pad=_pad_op,
@@ -466,6 +523,8 @@ def _build_rules():
         layer_norm=_row_norm,
         group_norm=_row_norm,
         rms_norm=_row_norm,
+        layer_norm_grad=_row_norm_grad,
+        group_norm_grad=_row_norm_grad,
         batch_norm=_batch_norm,
         uniform=_random_fresh,
         normal=_random_fresh,
@@ -584,7 +643,7 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn, name):
     for i, (_, _, _, outs) in enumerate(ops):
         for v in outs:
             producer[v] = i
-    for i, ((op, _, ins, _), (inplace, _)) in enumerate(zip(ops, flags)):
+    for i, ((op, _, ins, _), (inplace, _, _)) in enumerate(zip(ops, flags)):
         if not inplace:
             continue
         tv = ins[0] if ins else None
@@ -603,10 +662,15 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn, name):
         elif kind == "captured":
             env[v] = (trace.captured()[idx], False)
     fallbacks = []
-    for i, ((op, attrs, ins, outs), (inplace, diff)) in enumerate(zip(ops, flags)):
+    for i, ((op, attrs, ins, outs), (inplace, diff, needs)) in enumerate(zip(ops, flags)):
         args = [env[v] for v in ins]
-        if not diff:
-            args = [(t.detach() if t.requires_grad else t, b) for t, b in args]
+        if any(t.requires_grad for t, _ in args):
+            # inputs that did not require grad when recorded (detached, under no_grad) are
+            # detached here too
+            args = [
+                (t.detach() if t.requires_grad and not (diff and n) else t, b)
+                for (t, b), n in zip(args, needs)
+            ]
         ctx.index, ctx.name = i, op
         ctx.out_metas = [(values[v][1], values[v][2]) for v in outs]
         batched = any(b for _, b in args)
