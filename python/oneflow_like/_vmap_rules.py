@@ -339,9 +339,35 @@ def _conv_grad_weight(ctx, attrs, args):
 
 
 def _matmul(ctx, attrs, args):
-    r = max(_srank(t, b) for t, b in args[:2])
-    ins = [_pad(t, r) if b else t for t, b in args]
-    return _finish(ctx, ctx.call(ins))
+    """matmul (a, b[, bias]) = alpha * a @ b + beta * bias, in one GEMM where possible: a batched
+    against an unbatched 2-D b folds the batch into a's rows; an unbatched 2-D a against a batched
+    b [B, k, m] multiplies b's columns side by side ([k, B*m]); a contraction of size 1 (outer
+    products, as in a per-sample weight gradient) is a broadcast multiply; the rest is the op's
+    own broadcasting over batch dims."""
+    (a, ab), (b, bb) = args[:2]
+    bias = args[2] if len(args) > 2 else None
+    alpha, beta = attrs["alpha"], attrs["beta"]
+    y = None
+    if ab and not bb and b.dim() == 2:
+        if bias is not None and not bias[1] and bias[0].dim() <= 1:
+            y = ctx.call([a.reshape(-1, a.shape[-1]), b, bias[0]])[0]
+            return _finish(ctx, [y])
+        y = ctx.call([a.reshape(-1, a.shape[-1]), b])[0]
+    elif bb and not ab and a.dim() == 2 and b.dim() == 3:
+        k, m = b.shape[1], b.shape[2]
+        y = ctx.call([a, b.movedim(0, 1).reshape(k, ctx.B * m)])[0]
+        y = y.reshape(a.shape[0], ctx.B, m).movedim(1, 0)
+    elif ab and bb and a.shape[-1] == 1 and a.dim() == b.dim():
+        y = a * b if alpha == 1.0 else a * b * alpha
+    if y is None:
+        r = max(_srank(t, bt) for t, bt in args[:2])
+        return _finish(ctx, ctx.call([_pad(t, r) if bt else t for t, bt in args]))
+    y = y.reshape((ctx.B,) + tuple(ctx.out_metas[0][0]))
+    if bias is not None:
+        c, cb = bias
+        c = _pad(c, y.dim() - 1) if cb else c
+        y = y + (c if beta == 1.0 else c * beta)
+    return _finish(ctx, [y])
 
 
 def _nll_parts(ctx, attrs, logp, target):

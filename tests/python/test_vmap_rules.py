@@ -163,7 +163,12 @@ def test_matmul_family_batched_and_unbatched_operands():
     check(lambda a, w: flow.mm(a, w), A, B3)
     check(lambda x, w, bb: F.linear(x, w, bb), v, W, b, in_dims=(0, None, None))
     check(lambda x, w, bb: F.linear(x, w, bb), A, W.unsqueeze(0).expand(4, 2, 5), b, in_dims=(0, 0, None))
-    check(lambda c, a, w: flow.addmm(c, a, w), t(arr(3, 2, seed=13)), A, B3, in_dims=(None, 0, 0))
+    check(lambda x, w, bb: F.linear(x, w, bb), A, W, t(arr(4, 2, seed=5)), in_dims=(0, None, 0))
+    check(lambda w, x, bb: F.linear(x, w, bb), B3.transpose(1, 2), t(arr(7, 5, seed=6)), b, in_dims=(0, None, None))
+    check(lambda c, a, w: flow.addmm(c, a, w, beta=0.5, alpha=2.0), t(arr(3, 2, seed=13)), A, B3, in_dims=(None, 0, 0))
+    check(lambda c, a, w: flow.addmm(c, a, w, beta=0.5), t(arr(4, 3, 2, seed=13)), A, W.t(), in_dims=(0, 0, None))
+    check(lambda c, a, w: flow.addmm(c, a, w), t(arr(3, 2, seed=13)), t(arr(3, 5, seed=3)), B3, in_dims=(None, None, 0))
+    check(lambda a, w: a[:, :1] @ w[:1], A, B3)  # contraction of size 1
     check(lambda a, w: flow.bmm(a.unsqueeze(0), w.unsqueeze(0)), A, B3)
     check(lambda a, w: flow.einsum("ij,jk->ik", a, w), A, B3)
     check(lambda x, y: x @ y, v, B3)  # 1-D @ 3-D sample
