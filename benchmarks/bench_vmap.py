@@ -74,10 +74,11 @@ def manual_mlp(p, x, y):
 def manual_cnn(p, x, y):
     """The per-sample gradients of the CNN as one batched autograd pass over expanded weights."""
     B = x.shape[0]
-    leaves = {k: v.unsqueeze(0).expand((B,) + tuple(v.shape)).detach().requires_grad_() for k, v in p.items()}
-    total = sum(
-        cnn_loss(F, {k: v[i] for k, v in leaves.items()}, x[i], y[i]) for i in range(B)
-    )
+    leaves = {
+        k: v.unsqueeze(0).expand((B,) + tuple(v.shape)).detach().requires_grad_()
+        for k, v in p.items()
+    }
+    total = sum(cnn_loss(F, {k: v[i] for k, v in leaves.items()}, x[i], y[i]) for i in range(B))
     gs = flow.autograd.grad(total, list(leaves.values()))
     return dict(zip(leaves, gs))
 
@@ -169,13 +170,17 @@ def main():
         def jt():
             return per_call(lambda: tj(tx, tW), lambda: None, 2)
 
-    r = interleaved({"vmap": jac_vmap, "loop": jac_loop, "manual": jac_manual, "functorch": jt}, repeats)
+    r = interleaved(
+        {"vmap": jac_vmap, "loop": jac_loop, "manual": jac_manual, "functorch": jt}, repeats
+    )
     rows.append(("jacrev, 100 -> 100", r))
 
     def ms(v):
         return f"{v * 1e3:9.2f}" if isinstance(v, float) else "        -"
 
-    print(f"{'case':46s} {'vmap ms':>9s} {'loop ms':>9s} {'manual ms':>9s} {'functorch':>9s} {'loop/vmap':>9s}")
+    print(
+        f"{'case':46s} {'vmap ms':>9s} {'loop ms':>9s} {'manual ms':>9s} {'functorch':>9s} {'loop/vmap':>9s}"
+    )
     for name, r in rows:
         sp = r["loop"] / r["vmap"] if isinstance(r.get("vmap"), float) else float("nan")
         print(

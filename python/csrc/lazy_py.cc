@@ -54,8 +54,8 @@ AttrValue AttrFromPy(const AttrValue& like, py::handle v, const char* op, const 
         },
         like);
   } catch (const py::cast_error&) {
-    throw py::type_error(std::string("[") + op + "] attribute " + name +
-                         ": cannot take a Python " + std::string(py::str(v.get_type())));
+    throw py::type_error(std::string("[") + op + "] attribute " + name + ": cannot take a Python " +
+                         std::string(py::str(v.get_type())));
   }
 }
 
@@ -113,8 +113,8 @@ void BindLazy(py::module_& m, TensorClass&) {
            [](PyTrace& t) {
              py::list out;
              for (const lazy::TracedOp& op : t.trace->ops())
-               out.append(py::make_tuple(op.inplace, op.differentiable,
-                                         py::cast(op.input_requires_grad)));
+               out.append(
+                   py::make_tuple(op.inplace, op.differentiable, py::cast(op.input_requires_grad)));
              return out;
            })
       // Runs recorded op `index` eagerly on `inputs` with its recorded attributes, those named
@@ -133,8 +133,7 @@ void BindLazy(py::module_& m, TensorClass&) {
               for (const auto& item : rec.attrs.items())
                 if (name == item.first) key = item.first;
               if (!key)
-                throw py::key_error("[" + std::string(rec.op->name) + "] has no attribute " +
-                                    name);
+                throw py::key_error("[" + std::string(rec.op->name) + "] has no attribute " + name);
               a.Set(key, AttrFromPy(*rec.attrs.Find(key), kv.second, rec.op->name, key));
             }
             return Unwrap(Dispatch(*rec.op, inputs, a));

@@ -131,18 +131,18 @@ def _one_input(ctx, attrs, args):
 
 
 def _reshape(ctx, attrs, args):
-    (t, _), = args
+    ((t, _),) = args
     return [(ctx.call([t], shape=[ctx.B] + list(attrs["shape"]))[0], True)]
 
 
 def _expand(ctx, attrs, args):
-    (t, _), = args
+    ((t, _),) = args
     shape = list(attrs["shape"])
     return [(ctx.call([_pad(t, len(shape))], shape=[ctx.B] + shape)[0], True)]
 
 
 def _permute(ctx, attrs, args):
-    (t, _), = args
+    ((t, _),) = args
     r = t.dim() - 1
     return [(ctx.call([t], perm=[0] + [_nd(p, r) + 1 for p in attrs["perm"]])[0], True)]
 
@@ -152,7 +152,7 @@ def _in_shape(ctx, attrs):
 
 
 def _squeeze(ctx, attrs, args):
-    (t, _), = args
+    ((t, _),) = args
     r = t.dim() - 1
     dims = [_nd(d, r) + 1 for d in attrs["dims"]]
     if not dims and r > 0:
@@ -176,7 +176,7 @@ def _dim_shift(rank_of_out=False, key="dim"):
 def _as_strided(ctx, attrs, args):
     """A view (or, scatter: zeros of in_shape with src written into the view) of each sample's
     contiguous layout: the batch is one more stride of the sample's size."""
-    (t, _), = args
+    ((t, _),) = args
     n = _numel(attrs["in_shape"])
     kw = {
         "shape": [ctx.B] + list(attrs["shape"]),
@@ -193,13 +193,13 @@ def _cat(ctx, attrs, args):
 
 
 def _flip(ctx, attrs, args):
-    (t, _), = args
+    ((t, _),) = args
     r = t.dim() - 1
     return [(ctx.call([t], dims=[_nd(d, r) + 1 for d in attrs["dims"]])[0], True)]
 
 
 def _pad_op(ctx, attrs, args):
-    (t, _), = args
+    ((t, _),) = args
     return [
         (ctx.call([t], pads=[0, 0] + list(attrs["pads"]), in_shape=_in_shape(ctx, attrs))[0], True)
     ]
@@ -324,7 +324,10 @@ def _conv_grad_input(ctx, attrs, args):
         return _finish(ctx, ctx.call(ins, input_shape=[ctx.B * shape[0]] + shape[1:]))
     dy = _bat(ctx, dy, dyb)
     ins = [_group_conv_layout(ctx, dy), w.reshape((-1,) + tuple(w.shape[2:]))]
-    kw = {"groups": attrs["groups"] * ctx.B, "input_shape": [shape[0], ctx.B * shape[1]] + shape[2:]}
+    kw = {
+        "groups": attrs["groups"] * ctx.B,
+        "input_shape": [shape[0], ctx.B * shape[1]] + shape[2:],
+    }
     gx = ctx.call(ins, **kw)[0]
     gx = gx.reshape((gx.shape[0], ctx.B, -1) + tuple(gx.shape[2:])).movedim(1, 0)
     return _finish(ctx, [gx])
@@ -422,7 +425,12 @@ def _embedding(ctx, attrs, args):
         return _finish(ctx, ctx.call([w, idx]))
     V = w.shape[1]
     idx = _bat(ctx, idx, ib)
-    off = flow.arange(ctx.B, dtype=idx.dtype).reshape((ctx.B,) + (1,) * (idx.dim() - 1)) * V
+    off = (
+        flow.arange(ctx.B, dtype=idx.dtype, device=idx.device).reshape(
+            (ctx.B,) + (1,) * (idx.dim() - 1)
+        )
+        * V
+    )
     return _finish(ctx, ctx.call([w.reshape((-1,) + tuple(w.shape[2:])), idx + off]))
 
 
@@ -432,7 +440,12 @@ def _embedding_grad(ctx, attrs, args):
         raise _Cant()
     V = attrs["num_rows"]
     idx = _bat(ctx, idx, ib)
-    off = flow.arange(ctx.B, dtype=idx.dtype).reshape((ctx.B,) + (1,) * (idx.dim() - 1)) * V
+    off = (
+        flow.arange(ctx.B, dtype=idx.dtype, device=idx.device).reshape(
+            (ctx.B,) + (1,) * (idx.dim() - 1)
+        )
+        * V
+    )
     g = ctx.call([_bat(ctx, gy, gyb), idx + off], num_rows=ctx.B * V)[0]
     return _finish(ctx, [g])
 
@@ -494,7 +507,7 @@ def _random_fresh(ctx, attrs, args):
 def _random_of_input(ctx, attrs, args):
     """dropout / bernoulli: "different" draws over the whole batch (independent per sample);
     "same" gives every sample one draw (the recorded seed, per sample)."""
-    (x, b), = args
+    ((x, b),) = args
     if ctx.randomness == "different":
         return _finish(ctx, ctx.call([_bat(ctx, x, b)]))
     if not b:
@@ -665,6 +678,12 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn, name):
             "'same' or 'different' randomness flags on vmap or perform the randomness operation "
             "out of vmap"
         )
+    if randomness == "different" and names & (_RANDOM_INPLACE | {"randperm"}):
+        # no rule draws these per sample: the loop does (one generator draw per sample)
+        flow.set_rng_state(start_state)
+        last_run.clear()
+        last_run.update(path="loop", reason="random op drawn per sample", fallback_ops=[])
+        return None
     producer = {}
     for i, (_, _, _, outs) in enumerate(ops):
         for v in outs:
@@ -720,7 +739,9 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn, name):
         for v, r in zip(outs, res):
             env[v] = r
     out_vals = [env[v] for v in trace.output_values()]
-    odims = _broadcast_dims(out_dims, _unflatten([t for t, _ in out_vals], out_spec), fn, "out_dims")
+    odims = _broadcast_dims(
+        out_dims, _unflatten([t for t, _ in out_vals], out_spec), fn, "out_dims"
+    )
     final = []
     for (t, b), od in zip(out_vals, odims):
         if od is None:

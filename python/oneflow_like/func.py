@@ -443,7 +443,9 @@ def _jacobian(func, argnums, has_aux, fn, forward):
                 for i, x in enumerate(leaves):
                     n = x.numel()
                     if n == 0:
-                        cols = [flow.zeros((0,) + tuple(ol.shape), dtype=ol.dtype) for ol in out_leaves]
+                        cols = [
+                            flow.zeros((0,) + tuple(ol.shape), dtype=ol.dtype) for ol in out_leaves
+                        ]
                     else:
                         # one jacobian-vector product per basis vector, batched by vmap
                         basis = flow.eye(n, dtype=x.dtype, device=x.device)

@@ -162,12 +162,42 @@ def test_matmul_family_batched_and_unbatched_operands():
     check(lambda x, y: flow.dot(x, y), v, v.flip(0))
     check(lambda a, w: flow.mm(a, w), A, B3)
     check(lambda x, w, bb: F.linear(x, w, bb), v, W, b, in_dims=(0, None, None))
-    check(lambda x, w, bb: F.linear(x, w, bb), A, W.unsqueeze(0).expand(4, 2, 5), b, in_dims=(0, 0, None))
+    check(
+        lambda x, w, bb: F.linear(x, w, bb),
+        A,
+        W.unsqueeze(0).expand(4, 2, 5),
+        b,
+        in_dims=(0, 0, None),
+    )
     check(lambda x, w, bb: F.linear(x, w, bb), A, W, t(arr(4, 2, seed=5)), in_dims=(0, None, 0))
-    check(lambda w, x, bb: F.linear(x, w, bb), B3.transpose(1, 2), t(arr(7, 5, seed=6)), b, in_dims=(0, None, None))
-    check(lambda c, a, w: flow.addmm(c, a, w, beta=0.5, alpha=2.0), t(arr(3, 2, seed=13)), A, B3, in_dims=(None, 0, 0))
-    check(lambda c, a, w: flow.addmm(c, a, w, beta=0.5), t(arr(4, 3, 2, seed=13)), A, W.t(), in_dims=(0, 0, None))
-    check(lambda c, a, w: flow.addmm(c, a, w), t(arr(3, 2, seed=13)), t(arr(3, 5, seed=3)), B3, in_dims=(None, None, 0))
+    check(
+        lambda w, x, bb: F.linear(x, w, bb),
+        B3.transpose(1, 2),
+        t(arr(7, 5, seed=6)),
+        b,
+        in_dims=(0, None, None),
+    )
+    check(
+        lambda c, a, w: flow.addmm(c, a, w, beta=0.5, alpha=2.0),
+        t(arr(3, 2, seed=13)),
+        A,
+        B3,
+        in_dims=(None, 0, 0),
+    )
+    check(
+        lambda c, a, w: flow.addmm(c, a, w, beta=0.5),
+        t(arr(4, 3, 2, seed=13)),
+        A,
+        W.t(),
+        in_dims=(0, 0, None),
+    )
+    check(
+        lambda c, a, w: flow.addmm(c, a, w),
+        t(arr(3, 2, seed=13)),
+        t(arr(3, 5, seed=3)),
+        B3,
+        in_dims=(None, None, 0),
+    )
     check(lambda a, w: a[:, :1] @ w[:1], A, B3)  # contraction of size 1
     check(lambda a, w: flow.bmm(a.unsqueeze(0), w.unsqueeze(0)), A, B3)
     check(lambda a, w: flow.einsum("ij,jk->ik", a, w), A, B3)
@@ -278,7 +308,9 @@ def test_norms_embedding_dropout_eval():
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_losses_and_their_backward(reduction):
-    logits, y = t(arr(5, 3, 4, seed=32)), flow.tensor([[0, 3, 1], [2, 2, 0], [1, 0, 3], [3, 1, 1], [0, 0, 2]])
+    logits, y = t(arr(5, 3, 4, seed=32)), flow.tensor(
+        [[0, 3, 1], [2, 2, 0], [1, 0, 3], [3, 1, 1], [0, 0, 2]]
+    )
     tgt = t(arr(5, 3, 4, seed=33))
 
     def red(v):
@@ -311,6 +343,8 @@ def test_random_ops_same_and_different():
     assert tuple(r.shape) == (6, 1000) and flow.equal(r[0], r[5])
     r = ff.vmap(lambda a: a + flow.randn(1000), randomness="different")(x)
     assert not flow.equal(r[0], r[5]) and abs(float(r.std()) - 1.0) < 0.05
+    p = ff.vmap(lambda a: a[flow.randperm(1000)], randomness="different")(x * flow.arange(1000.0))
+    assert _vmap_rules.last_run["path"] == "loop" and not flow.equal(p[0], p[1])
     # "same" reproduces the loop's draws exactly (one draw from the same generator state)
     flow.manual_seed(3)
     a = ff.vmap(lambda a: a * flow.rand(3), randomness="same")(x[:, :3])
@@ -360,7 +394,10 @@ def test_nested_vmap_and_vmap_of_grad_and_grad_of_vmap():
     got = check(ff.vmap(lambda a: (a @ W).tanh()), x)  # vmap(vmap(f))
     xt, Wt = torch.tensor(x.numpy()), torch.tensor(W.numpy())
     np.testing.assert_allclose(
-        got.numpy(), functorch.vmap(functorch.vmap(lambda a: (a @ Wt).tanh()))(xt).numpy(), 1e-6, 1e-6
+        got.numpy(),
+        functorch.vmap(functorch.vmap(lambda a: (a @ Wt).tanh()))(xt).numpy(),
+        1e-6,
+        1e-6,
     )
     check(ff.vmap(ff.grad(f)), x)
     # grad(vmap(f)): the replay is differentiated by the autograd engine
@@ -409,7 +446,9 @@ def test_per_sample_grads_of_a_model_and_ensembling():
     check(ff.grad(loss), params, x, y, in_dims=(None, 0, 0))
     models = [flow.nn.Linear(5, 3) for _ in range(4)]
     ps, bs = ff.stack_module_state(models)
-    out = check(lambda p, b, a: ff.functional_call(models[0], (p, b), (a,)), ps, bs, x, in_dims=(0, 0, None))
+    out = check(
+        lambda p, b, a: ff.functional_call(models[0], (p, b), (a,)), ps, bs, x, in_dims=(0, 0, None)
+    )
     same(out[2], models[2](x))
 
 
