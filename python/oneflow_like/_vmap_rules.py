@@ -622,7 +622,7 @@ _INPLACE_ERROR = (
 
 
 def _record(func, leaves, dims, spec, kwargs, unflatten):
-    """Records func on one sample; (trace, output leaves, output spec) or a reason string."""
+    """Records func on one sample: (trace, output spec), or why it could not (a string)."""
     from oneflow_like.func import _flatten
 
     trace = _C._Trace()
@@ -654,7 +654,7 @@ def _record(func, leaves, dims, spec, kwargs, unflatten):
     return trace, out_spec
 
 
-def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn, name):
+def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn):
     """The batched call of vmap; None when the function must run per sample (last_run says why).
     Raises what vmap raises (randomness, in-place into an unbatched tensor)."""
     global _RULES
@@ -700,12 +700,13 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn, name):
     ctx = _Ctx(trace, size, randomness)
     env = {}
     tensor_leaves = [(x, d) for x, d in zip(leaves, dims) if isinstance(x, flow.Tensor)]
+    captured = trace.captured()
     for v, (kind, _, _, idx) in enumerate(values):
         if kind == "input":
             x, d = tensor_leaves[idx]
             env[v] = (x.movedim(d, 0), True) if d is not None else (x, False)
         elif kind == "captured":
-            env[v] = (trace.captured()[idx], False)
+            env[v] = (captured[idx], False)
     fallbacks = []
     for i, ((op, attrs, ins, outs), (inplace, diff, needs)) in enumerate(zip(ops, flags)):
         args = [env[v] for v in ins]
@@ -729,8 +730,8 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn, name):
             if rule is not None:
                 try:
                     res = rule(ctx, attrs, args)
-                except _Cant:
-                    res = None
+                except Exception:  # noqa: BLE001  (_Cant, or a case the rule gets wrong: the
+                    res = None  # per-sample run below gives the answer or the op's own error)
                 if res is not None and not _shapes_ok(ctx, res):
                     res = None
             if res is None:

@@ -9,11 +9,15 @@
   differentiates its result. jvp and jacfwd use the double-vjp identity (forward mode computed by
   two reverse passes), so their values equal forward-mode AD's.
 - vmap (in_dims / out_dims over pytrees of tuples, lists and dicts, chunk_size, randomness):
-  calls the function once per index of the mapped dimension and stacks the results. The values
-  and gradients are exactly those of torch.vmap; the speed is not (there are no batching rules:
-  the work is a Python loop over the batch). randomness="error" (the default) raises if the
-  function draws random numbers, "same" gives every sample the same draws, "different"
-  independent ones.
+  records the function once on one sample and replays every recorded op batched through its
+  batching rule (_vmap_rules.py; the backward ops of a grad inside it included, and the replay is
+  differentiable by the autograd engine, so grad(vmap(f)) and vmap(vmap(f)) compose). An op
+  without a rule runs per sample (a one-time warning names it); a function that cannot be
+  recorded (.item(), Python branches on tensor values, in-place writes into its inputs) runs
+  once per index of the mapped dimension and stacks the results. Values and gradients are those
+  of torch.vmap. randomness="error" (the default) raises if the function draws random numbers,
+  "same" gives every sample the same draws, "different" independent ones. jacrev and jacfwd
+  vmap their vector-Jacobian products over basis vectors.
 - functional_call, stack_module_state: for model ensembling with vmap.
 """
 import oneflow_like as flow
@@ -155,9 +159,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         if chunk_size is not None and chunk_size < size:
             return _chunked(leaves, dims, spec, size, fn, kwargs)
         if _vmap_rules.enabled:
-            out = _vmap_rules.run(
-                func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn, name
-            )
+            out = _vmap_rules.run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn)
             if out is not None:
                 return out
         start_state = flow.get_rng_state()
