@@ -269,6 +269,9 @@ def test_conv_pool_unbatched_weights_fold_into_n():
     check(lambda a: F.conv1d(a.unsqueeze(0), w[:, :, 0], b), x[:, :, 0])
     check(lambda a: F.adaptive_avg_pool2d(a, 2), x)
     check_grad(lambda a: f(a).square().sum(), x)
+    check_grad(lambda a: F.avg_pool2d(a, 3, stride=2, padding=1).exp().sum(), x)
+    check_grad(lambda a: F.adaptive_avg_pool2d(a, 2).exp().sum(), x)
+    check_grad(lambda a: F.conv1d(a.unsqueeze(0), w[:, :, 0], b).tanh().sum(), x[:, :, 0])
 
 
 def test_conv_per_sample_weights_and_gradients():
@@ -343,6 +346,13 @@ def test_random_ops_same_and_different():
     assert tuple(r.shape) == (6, 1000) and flow.equal(r[0], r[5])
     r = ff.vmap(lambda a: a + flow.randn(1000), randomness="different")(x)
     assert not flow.equal(r[0], r[5]) and abs(float(r.std()) - 1.0) < 0.05
+    # dropout's backward replays the forward's mask, per sample
+    g, y = ff.vmap(
+        ff.grad(lambda a: (lambda o: (o.sum(), o))(F.dropout(a, 0.5)), has_aux=True),
+        randomness="different",
+    )(x)
+    same(g, (y != 0).to(flow.float32) * 2)
+    assert not flow.equal(y[0], y[1])
     p = ff.vmap(lambda a: a[flow.randperm(1000)], randomness="different")(x * flow.arange(1000.0))
     assert _vmap_rules.last_run["path"] == "loop" and not flow.equal(p[0], p[1])
     # "same" reproduces the loop's draws exactly (one draw from the same generator state)
