@@ -170,13 +170,19 @@ StatusOr<TensorList> Trace::Record(const OpDef& op, TensorSpan inputs, const Att
   if (inplace_out && inplace_out->is_lazy() && inplace_out->impl()->lazy_ctx.get() != this)
     return InvalidArgument("[%s] in-place target belongs to another trace", op.name);
   TracedOp rec{&op, attrs, {}, {}};
+  rec.inplace = inplace_out != nullptr;
+  rec.differentiable = op.grad != nullptr && GradModeEnabled();
+  bool any_requires_grad = false;
   for (auto& t : inputs) {
+    any_requires_grad = any_requires_grad || t.requires_grad();
+    rec.input_requires_grad.push_back(t.requires_grad());
     if (t.is_lazy() && t.impl()->lazy_ctx.get() != this)
       return InvalidArgument("[%s] a lazy tensor from another nn.Graph trace was used here (%s)",
                              op.name, t.meta_string());
     if (!in_view_bookkeeping_) RETURN_IF_ERROR(RefreshView(op, t));
     rec.inputs.push_back(ValueOf(t));
   }
+  rec.differentiable = rec.differentiable && any_requires_grad;
   int64_t op_index = static_cast<int64_t>(ops_.size());
   TensorList outs;
   for (auto& m : metas) {

@@ -25,6 +25,12 @@ struct TracedOp {
   AttrMap attrs;
   std::vector<int64_t> inputs;   // value ids
   std::vector<int64_t> outputs;  // value ids
+  bool inplace = false;          // recorded from an in-place call (its target rebinds)
+  // Autograd would have recorded a node here (grad mode on, the op has a gradient, an input
+  // requires grad), and which inputs required grad: flow.func.vmap replays the others detached
+  // (detach, no_grad leave no op in the trace).
+  bool differentiable = false;
+  std::vector<bool> input_requires_grad;
 };
 
 struct TracedValue {

@@ -41,6 +41,24 @@ py::object AttrToPy(const AttrValue& v) {
       v);
 }
 
+// Python value `v` as an attribute of the recorded value's type (flow.func.vmap's replay).
+AttrValue AttrFromPy(const AttrValue& like, py::handle v, const char* op, const char* name) {
+  try {
+    return std::visit(
+        [&](const auto& x) -> AttrValue {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, DType>)
+            return Unwrap(DTypeFromName(v.cast<std::string>()));
+          else
+            return v.cast<T>();
+        },
+        like);
+  } catch (const py::cast_error&) {
+    throw py::type_error(std::string("[") + op + "] attribute " + name + ": cannot take a Python " +
+                         std::string(py::str(v.get_type())));
+  }
+}
+
 struct PyTrace {
   std::shared_ptr<lazy::Trace> trace = lazy::Trace::Create();
   std::unique_ptr<lazy::TraceScope> scope;
@@ -89,6 +107,38 @@ void BindLazy(py::module_& m, TensorClass&) {
                    DTypeLongName(v.meta.dtype), v.index));
              return out;
            })
+      // Per op: (recorded from an in-place call, autograd recorded a node there, per input
+      // whether it required grad).
+      .def("op_flags",
+           [](PyTrace& t) {
+             py::list out;
+             for (const lazy::TracedOp& op : t.trace->ops())
+               out.append(
+                   py::make_tuple(op.inplace, op.differentiable, py::cast(op.input_requires_grad)));
+             return out;
+           })
+      // Runs recorded op `index` eagerly on `inputs` with its recorded attributes, those named
+      // in `attrs` replaced (same names and types): flow.func.vmap replays a rewritten trace.
+      .def(
+          "dispatch",
+          [](PyTrace& t, size_t index, const std::vector<Tensor>& inputs, py::dict attrs) {
+            if (t.scope) throw py::value_error("[vmap] replay while the trace is still recording");
+            const auto& ops = t.trace->ops();
+            if (index >= ops.size()) throw py::index_error("[vmap] no such traced op");
+            const lazy::TracedOp& rec = ops[index];
+            AttrMap a = rec.attrs;
+            for (auto kv : attrs) {
+              std::string name = py::str(kv.first);
+              const char* key = nullptr;
+              for (const auto& item : rec.attrs.items())
+                if (name == item.first) key = item.first;
+              if (!key)
+                throw py::key_error("[" + std::string(rec.op->name) + "] has no attribute " + name);
+              a.Set(key, AttrFromPy(*rec.attrs.Find(key), kv.second, rec.op->name, key));
+            }
+            return Unwrap(Dispatch(*rec.op, inputs, a));
+          },
+          py::arg("index"), py::arg("inputs"), py::arg("attrs") = py::dict())
       .def("captured", [](PyTrace& t) { return t.trace->captured(); })
       .def("output_values", [](PyTrace& t) { return t.trace->output_values(); })
       .def("__str__", [](PyTrace& t) { return t.trace->ToString(); });

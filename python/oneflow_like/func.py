@@ -9,14 +9,19 @@
   differentiates its result. jvp and jacfwd use the double-vjp identity (forward mode computed by
   two reverse passes), so their values equal forward-mode AD's.
 - vmap (in_dims / out_dims over pytrees of tuples, lists and dicts, chunk_size, randomness):
-  calls the function once per index of the mapped dimension and stacks the results. The values
-  and gradients are exactly those of torch.vmap; the speed is not (there are no batching rules:
-  the work is a Python loop over the batch). randomness="error" (the default) raises if the
-  function draws random numbers, "same" gives every sample the same draws, "different"
-  independent ones.
+  records the function once on one sample and replays every recorded op batched through its
+  batching rule (_vmap_rules.py; the backward ops of a grad inside it included, and the replay is
+  differentiable by the autograd engine, so grad(vmap(f)) and vmap(vmap(f)) compose). An op
+  without a rule runs per sample (a one-time warning names it); a function that cannot be
+  recorded (.item(), Python branches on tensor values, in-place writes into its inputs) runs
+  once per index of the mapped dimension and stacks the results. Values and gradients are those
+  of torch.vmap. randomness="error" (the default) raises if the function draws random numbers,
+  "same" gives every sample the same draws, "different" independent ones. jacrev and jacfwd
+  vmap their vector-Jacobian products over basis vectors.
 - functional_call, stack_module_state: for model ensembling with vmap.
 """
 import oneflow_like as flow
+from oneflow_like import _vmap_rules
 from oneflow_like.nn.utils.stateless import functional_call as _functional_call
 
 __all__ = [
@@ -151,6 +156,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 f"{fn}: at least one input must be mapped over (got in_dims=None "
                 "for every input)"
             )
+        if chunk_size is not None and chunk_size < size:
+            return _chunked(leaves, dims, spec, size, fn, kwargs)
+        if _vmap_rules.enabled:
+            out = _vmap_rules.run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn)
+            if out is not None:
+                return out
         start_state = flow.get_rng_state()
         results = []
         for i in range(size):
@@ -185,7 +196,24 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 stacked.append(flow.stack(ts, dim=od))
         return _unflatten(stacked, out_spec)
 
+    def _chunked(leaves, dims, spec, size, fn, kwargs):
+        parts = []
+        for s in range(0, size, chunk_size):
+            n = min(chunk_size, size - s)
+            sl = [x if d is None else x.narrow(d, s, n) for x, d in zip(leaves, dims)]
+            parts.append(wrapped_chunk(*_unflatten(sl, spec), **kwargs))
+        first, out_spec = _flatten(parts[0])
+        odims = _broadcast_dims(out_dims, parts[0], fn, "out_dims")
+        cols = [[] for _ in first]
+        for p in parts:
+            for c, t in zip(cols, _flatten(p)[0]):
+                c.append(t)
+        return _unflatten(
+            [c[0] if od is None else flow.cat(c, dim=od) for c, od in zip(cols, odims)], out_spec
+        )
+
     wrapped.__name__ = f"vmap_{name}"
+    wrapped_chunk = vmap(func, in_dims, out_dims, randomness) if chunk_size else None
     return wrapped
 
 
@@ -413,41 +441,41 @@ def _jacobian(func, argnums, has_aux, fn, forward):
             if forward:
                 us = [flow.zeros_like(o).requires_grad_(True) for o in out_leaves]
                 g = _grads(out_leaves, leaves, us, True)
-                cols = [[[] for _ in leaves] for _ in out_leaves]
+                per_leaf = [[None] * len(leaves) for _ in out_leaves]
                 for i, x in enumerate(leaves):
-                    for k in range(x.numel()):
-                        e = (
-                            flow.zeros(x.numel(), dtype=x.dtype)
-                            .index_fill(0, flow.tensor([k]), 1.0)
-                            .reshape(x.shape)
-                        )
-                        col = _grads([g[i]], us, [e], ctx.create)
-                        for o in range(len(out_leaves)):
-                            cols[o][i].append(col[o])
-                for o, ol in enumerate(out_leaves):
-                    jac.append(
-                        [
-                            flow.stack(cols[o][i], dim=-1).reshape(tuple(ol.shape) + tuple(x.shape))
-                            if x.numel() > 0
-                            else flow.zeros(tuple(ol.shape) + tuple(x.shape), dtype=ol.dtype)
-                            for i, x in enumerate(leaves)
+                    n = x.numel()
+                    if n == 0:
+                        cols = [
+                            flow.zeros((0,) + tuple(ol.shape), dtype=ol.dtype) for ol in out_leaves
                         ]
-                    )
+                    else:
+                        # one jacobian-vector product per basis vector, batched by vmap
+                        basis = flow.eye(n, dtype=x.dtype, device=x.device)
+                        cols = vmap(
+                            lambda e, i=i, x=x: tuple(
+                                _grads([g[i]], us, [e.reshape(x.shape)], ctx.create)
+                            )
+                        )(basis)
+                    for o, ol in enumerate(out_leaves):
+                        col = cols[o].reshape((n,) + tuple(ol.shape))
+                        perm = tuple(range(1, ol.dim() + 1)) + (0,)
+                        per_leaf[o][i] = col.permute(perm).reshape(tuple(ol.shape) + tuple(x.shape))
+                jac = per_leaf
             else:
                 for ol in out_leaves:
-                    flat = ol.reshape(-1)
-                    rows = [
-                        _grads([flat[k]], leaves, [None], ctx.create) for k in range(flat.numel())
-                    ]
-                    jac.append(
-                        [
-                            flow.stack([r[i] for r in rows]).reshape(
-                                tuple(ol.shape) + tuple(x.shape)
+                    n = ol.numel()
+                    if n == 0:
+                        rows = [flow.zeros((0,) + tuple(x.shape), dtype=x.dtype) for x in leaves]
+                    else:
+                        # one vector-jacobian product per basis vector, batched by vmap
+                        basis = flow.eye(n, dtype=ol.dtype, device=ol.device)
+                        rows = vmap(
+                            lambda e, ol=ol: tuple(
+                                _grads([ol], leaves, [e.reshape(ol.shape)], ctx.create)
                             )
-                            if rows
-                            else flow.zeros(tuple(ol.shape) + tuple(x.shape), dtype=x.dtype)
-                            for i, x in enumerate(leaves)
-                        ]
+                        )(basis)
+                    jac.append(
+                        [r.reshape(tuple(ol.shape) + tuple(x.shape)) for r, x in zip(rows, leaves)]
                     )
         per_out = [j[0] if isinstance(argnums, int) else tuple(j) for j in jac]
         res = _unflatten(per_out, out_spec)

@@ -1,0 +1,496 @@
+"""flow.func.vmap's batching rules (python/oneflow_like/_vmap_rules.py): each rule against the
+per-sample loop (the same values to 1e-6 in float32, exactly the same shapes and dtypes), the
+batched path taken without per-sample fallbacks, and torch 1.13's functorch where handy."""
+import warnings
+
+import numpy as np
+import pytest
+
+import oneflow_like as flow
+import oneflow_like.func as ff
+import oneflow_like.nn.functional as F
+from oneflow_like import _vmap_rules
+
+torch = pytest.importorskip("torch")
+functorch = pytest.importorskip("functorch")
+
+
+def arr(*shape, seed=0, low=-1.0, high=1.0):
+    return np.random.default_rng(seed).uniform(low, high, size=shape).astype(np.float32)
+
+
+def t(a):
+    return flow.tensor(a)
+
+
+def loop(f, *args, **kw):
+    _vmap_rules.enabled = False
+    try:
+        return ff.vmap(f, **kw)(*args)
+    finally:
+        _vmap_rules.enabled = True
+
+
+def leaves(x):
+    return ff._flatten(x)[0]
+
+
+def same(a, b, tol=1e-6):
+    la, lb = leaves(a), leaves(b)
+    assert len(la) == len(lb)
+    for x, y in zip(la, lb):
+        assert tuple(x.shape) == tuple(y.shape), (x.shape, y.shape)
+        assert x.dtype == y.dtype, (x.dtype, y.dtype)
+        np.testing.assert_allclose(x.detach().numpy(), y.detach().numpy(), rtol=tol, atol=tol)
+
+
+def check(f, *args, fallbacks=(), tol=1e-6, **kw):
+    """vmap(f) batched equals the loop; the batched path ran with exactly `fallbacks` per-sample."""
+    got = ff.vmap(f, **kw)(*args)
+    run = dict(_vmap_rules.last_run)
+    assert run["path"] == "batched", run
+    assert sorted(set(run["fallback_ops"])) == sorted(fallbacks), run
+    same(got, loop(f, *args, **kw), tol)
+    return got
+
+
+def check_grad(f, *args, in_dims=0, argnums=0, **kw):
+    """vmap(grad(f)) batched (backward ops included) equals the loop."""
+    return check(ff.grad(f, argnums=argnums), *args, in_dims=in_dims, **kw)
+
+
+# ---- elementwise --------------------------------------------------------------------------------
+UNARY = {
+    "sin": lambda x: x.sin(),
+    "exp": lambda x: x.exp(),
+    "tanh": lambda x: x.tanh(),
+    "sigmoid": lambda x: x.sigmoid(),
+    "relu": lambda x: F.relu(x),
+    "gelu": lambda x: F.gelu(x),
+    "silu": lambda x: F.silu(x),
+    "softplus": lambda x: F.softplus(x),
+    "leaky_relu": lambda x: F.leaky_relu(x, 0.1),
+    "elu": lambda x: F.elu(x),
+    "abs": lambda x: x.abs(),
+    "sqrt": lambda x: (x * x + 1).sqrt(),
+    "rsqrt": lambda x: (x * x + 1).rsqrt(),
+    "log": lambda x: (x * x + 1).log(),
+    "pow": lambda x: x**3,
+    "reciprocal": lambda x: (x * x + 1).reciprocal(),
+    "erf": lambda x: x.erf(),
+    "clamp": lambda x: x.clamp(-0.5, 0.5),
+    "atan": lambda x: x.atan(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_and_its_backward(name):
+    f = UNARY[name]
+    x = t(arr(5, 3, 4, seed=1))
+    check(f, x)
+    check(f, x, in_dims=1, out_dims=2)
+    check_grad(lambda a: f(a).sum(), x)
+
+
+def test_binary_broadcasting_aligns_batch_dims():
+    x, y, z = t(arr(4, 3, 5, seed=1)), t(arr(5, seed=2)), t(arr(3, 4, seed=3))
+    f = lambda a, b: a * b + a / (b * b + 1) - b  # noqa: E731
+    check(f, x, y, in_dims=(0, None))  # batched [3,5] with unbatched [5]
+    check(f, y, x, in_dims=(None, 0))
+    check(lambda a, b: a.unsqueeze(1) - b, z, x, in_dims=(1, 0))  # sample [3] against [3,5]
+    check(lambda a, b: flow.maximum(a, b) + flow.pow(a.abs() + 1, b), x, y.expand(4, 5))
+    check_grad(lambda a, b: (a * b).sin().sum(), x, y, in_dims=(0, None), argnums=(0, 1))
+    check(lambda a: a + 2.5, x)
+    check(lambda a: (a > 0).to(flow.float32) * a, x)
+
+
+def test_where_clamp_masked_fill_ternary():
+    x, y = t(arr(4, 6, seed=4)), t(arr(6, seed=5))
+    check(lambda a, b: flow.where(a > 0, a, b), x, y, in_dims=(0, None))
+    check(lambda a, b: flow.where(b > 0, a, 0.5), x, y, in_dims=(0, None))
+    check(lambda a, lo: a.clamp(min=lo), x, y, in_dims=(0, None))
+    check(lambda a: a.masked_fill(a > 0.3, -2.0), x)
+    check(lambda a, b: flow.lerp(a, b, 0.25), x, y, in_dims=(0, None))
+    check_grad(lambda a: flow.where(a > 0, a * a, -a).sum(), x)
+    check_grad(lambda a: flow.maximum(a, a.flip(0)).sum(), x)
+
+
+# ---- reductions, softmax ------------------------------------------------------------------------
+REDUCTIONS = [
+    ("sum", lambda a: a.sum()),
+    ("sum_dim", lambda a: a.sum(1)),
+    ("sum_keep", lambda a: a.sum(-1, keepdim=True)),
+    ("mean", lambda a: a.mean((0, 2))),
+    ("amax", lambda a: a.amax(1)),
+    ("amin", lambda a: a.amin(-1, keepdim=True)),
+    ("max_dim", lambda a: a.max(1)[0] + a.max(1)[1].to(flow.float32)),
+    ("min_dim", lambda a: a.min(-1, keepdim=True)[0]),
+    ("max_all", lambda a: a.max()),
+    ("logsumexp", lambda a: a.logsumexp(1)),
+    ("var", lambda a: a.var(1)),
+    ("std", lambda a: a.std(-1, keepdim=True)),
+    ("norm", lambda a: a.norm(dim=1)),
+    ("norm_all", lambda a: a.norm()),
+    ("prod", lambda a: a.prod(1)),
+]
+
+
+@pytest.mark.parametrize("name,f", REDUCTIONS, ids=[r[0] for r in REDUCTIONS])
+def test_reductions_and_backward(name, f):
+    x = t(arr(4, 3, 5, 2, seed=6))
+    check(f, x)
+    check(f, x, in_dims=2)
+    check_grad(lambda a: f(a).sum(), x)
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_dims_and_backward(fn):
+    x = t(arr(4, 3, 5, seed=7))
+    for d in (0, 1, -1):
+        check(lambda a: getattr(F, fn)(a, dim=d), x)
+        check_grad(lambda a: (getattr(F, fn)(a, dim=d) * a).sum(), x)
+
+
+# ---- matmul family ------------------------------------------------------------------------------
+def test_matmul_family_batched_and_unbatched_operands():
+    A, B3, v = t(arr(4, 3, 5, seed=8)), t(arr(4, 5, 2, seed=9)), t(arr(4, 5, seed=10))
+    W, b = t(arr(2, 5, seed=11)), t(arr(2, seed=12))
+    check(lambda a, w: a @ w.t(), A, W, in_dims=(0, None))
+    check(lambda a, w: a @ w, A, B3)  # both batched: bmm
+    check(lambda w, a: w @ a, W, B3, in_dims=(None, 0))
+    check(lambda a, x: flow.mv(a, x), A, v)
+    check(lambda x, y: flow.dot(x, y), v, v.flip(0))
+    check(lambda a, w: flow.mm(a, w), A, B3)
+    check(lambda x, w, bb: F.linear(x, w, bb), v, W, b, in_dims=(0, None, None))
+    check(
+        lambda x, w, bb: F.linear(x, w, bb),
+        A,
+        W.unsqueeze(0).expand(4, 2, 5),
+        b,
+        in_dims=(0, 0, None),
+    )
+    check(lambda x, w, bb: F.linear(x, w, bb), A, W, t(arr(4, 2, seed=5)), in_dims=(0, None, 0))
+    check(
+        lambda w, x, bb: F.linear(x, w, bb),
+        B3.transpose(1, 2),
+        t(arr(7, 5, seed=6)),
+        b,
+        in_dims=(0, None, None),
+    )
+    check(
+        lambda c, a, w: flow.addmm(c, a, w, beta=0.5, alpha=2.0),
+        t(arr(3, 2, seed=13)),
+        A,
+        B3,
+        in_dims=(None, 0, 0),
+    )
+    check(
+        lambda c, a, w: flow.addmm(c, a, w, beta=0.5),
+        t(arr(4, 3, 2, seed=13)),
+        A,
+        W.t(),
+        in_dims=(0, 0, None),
+    )
+    check(
+        lambda c, a, w: flow.addmm(c, a, w),
+        t(arr(3, 2, seed=13)),
+        t(arr(3, 5, seed=3)),
+        B3,
+        in_dims=(None, None, 0),
+    )
+    check(lambda a, w: a[:, :1] @ w[:1], A, B3)  # contraction of size 1
+    check(lambda a, w: flow.bmm(a.unsqueeze(0), w.unsqueeze(0)), A, B3)
+    check(lambda a, w: flow.einsum("ij,jk->ik", a, w), A, B3)
+    check(lambda x, y: x @ y, v, B3)  # 1-D @ 3-D sample
+    check_grad(lambda a, w: ((a @ w).tanh()).sum(), A, B3, argnums=(0, 1))
+    check_grad(lambda w, x: F.linear(x, w).pow(2).sum(), W, v, in_dims=(None, 0))
+
+
+# ---- shape ops ----------------------------------------------------------------------------------
+SHAPES = [
+    ("view", lambda a: a.view(15, 2)),
+    ("reshape", lambda a: a.reshape(-1)),
+    ("flatten", lambda a: a.flatten(1)),
+    ("unsqueeze", lambda a: a.unsqueeze(-1).unsqueeze(0)),
+    ("squeeze", lambda a: a.unsqueeze(1).squeeze(1)),
+    ("squeeze_all", lambda a: a.unsqueeze(1).squeeze()),
+    ("transpose", lambda a: a.transpose(0, 2)),
+    ("permute", lambda a: a.permute(2, 0, 1)),
+    ("expand", lambda a: a[:, :1].expand(3, 4, 2)),
+    ("expand_new", lambda a: a.expand(6, 3, 5, 2)),
+    ("cat", lambda a: flow.cat([a, a * 2], dim=1)),
+    ("stack", lambda a: flow.stack([a, a + 1], dim=-1)),
+    ("split", lambda a: a.split([2, 3], dim=1)[1]),
+    ("chunk", lambda a: a.chunk(2, dim=-1)[0]),
+    ("select", lambda a: a.select(1, 2)),
+    ("narrow", lambda a: a.narrow(1, 1, 3)),
+    ("getitem", lambda a: a[1:, ::2, 0]),
+    ("getitem_none", lambda a: a[None, 0, ..., 1]),
+    ("flip", lambda a: a.flip(1)),
+    ("pad", lambda a: F.pad(a, (1, 2))),
+    ("tril", lambda a: a[..., 0].tril()),
+    ("contiguous", lambda a: a.transpose(0, 1).contiguous().view(-1)),
+]
+
+
+@pytest.mark.parametrize("name,f", SHAPES, ids=[s[0] for s in SHAPES])
+def test_shape_ops_and_backward(name, f):
+    x = t(arr(4, 3, 5, 2, seed=14))
+    check(f, x)
+    check(f, x.movedim(0, 3), in_dims=3, out_dims=1)
+    check_grad(lambda a: (f(a) * f(a).detach().sin()).sum(), x)
+
+
+def test_cat_of_batched_and_unbatched():
+    x, y = t(arr(4, 3, seed=15)), t(arr(2, seed=16))
+    check(lambda a, b: flow.cat([a, b]), x, y, in_dims=(0, None))
+    check(lambda a, b: flow.stack([a[:2], b]), x, y, in_dims=(0, None))
+
+
+def test_index_select_and_gather():
+    x = t(arr(4, 5, 3, seed=17))
+    idx = flow.tensor([2, 0, 4])
+    check(lambda a: a.index_select(0, idx), x)
+    check(lambda a: a.index_select(1, idx[:2]), x)
+    g = flow.tensor(np.random.default_rng(1).integers(0, 3, size=(4, 5, 2)))
+    check(lambda a, i: a.gather(1, i), x, g)
+    check(lambda a, i: a.gather(1, i), x, g[0], in_dims=(0, None))
+    check_grad(lambda a: (a.index_select(0, idx) ** 2).sum(), x)
+    check_grad(lambda a, i: a.gather(1, i).exp().sum(), x, g)
+
+
+# ---- nn ops -------------------------------------------------------------------------------------
+def test_conv_pool_unbatched_weights_fold_into_n():
+    x = t(arr(4, 2, 9, 9, seed=18))
+    w, b = t(arr(3, 2, 3, 3, seed=19)), t(arr(3, seed=20))
+    f = lambda a: F.max_pool2d(F.relu(F.conv2d(a.unsqueeze(0), w, b, padding=1)), 2)  # noqa: E731
+    check(f, x)
+    check(lambda a: F.avg_pool2d(F.conv2d(a, w, stride=2), 2), x.unsqueeze(1))
+    check(lambda a: F.conv1d(a.unsqueeze(0), w[:, :, 0], b), x[:, :, 0])
+    check(lambda a: F.adaptive_avg_pool2d(a, 2), x)
+    check_grad(lambda a: f(a).square().sum(), x)
+    check_grad(lambda a: F.avg_pool2d(a, 3, stride=2, padding=1).exp().sum(), x)
+    check_grad(lambda a: F.adaptive_avg_pool2d(a, 2).exp().sum(), x)
+    check_grad(lambda a: F.conv1d(a.unsqueeze(0), w[:, :, 0], b).tanh().sum(), x[:, :, 0])
+
+
+def test_conv_per_sample_weights_and_gradients():
+    x = t(arr(4, 2, 2, 7, 7, seed=21))
+    ws, bs = t(arr(4, 3, 2, 3, 3, seed=22)), t(arr(4, 3, seed=23))
+
+    def f(w, bb, a):
+        return F.conv2d(a, w, bb, padding=1).tanh().sum()
+
+    check(lambda w, bb, a: F.conv2d(a, w, bb, padding=1), ws, bs, x)  # groups trick
+    check(lambda w, bb, a: F.conv2d(a, w, bb), ws, bs, x[0], in_dims=(0, 0, None))
+    check_grad(f, ws, bs, x, argnums=(0, 1, 2))
+    check_grad(f, ws[0], bs[0], x, in_dims=(None, None, 0), argnums=(0, 1))
+
+
+def test_norms_embedding_dropout_eval():
+    x = t(arr(4, 3, 6, seed=24))
+    w, b = t(arr(6, seed=25)), t(arr(6, seed=26))
+    check(lambda a: F.layer_norm(a, (6,), w, b), x)
+    check(lambda a: F.group_norm(a.unsqueeze(0), 3), t(arr(4, 6, 5, seed=27)))
+    rm, rv = t(arr(6, seed=28)), t(arr(6, seed=29, low=0.5, high=1.5))
+    check(lambda a: F.batch_norm(a, rm, rv, w, b, training=False), x)
+    check(lambda a: F.dropout(a, 0.5, training=False), x)
+    emb = t(arr(10, 4, seed=30))
+    ids = flow.tensor(np.random.default_rng(2).integers(0, 10, size=(4, 3)))
+    check(lambda i: F.embedding(i, emb), ids)
+    check(lambda e, i: F.embedding(i, e), t(arr(4, 10, 4, seed=31)), ids)
+    check_grad(lambda e, i: F.embedding(i, e).square().sum(), emb, ids, in_dims=(None, 0))
+    check_grad(lambda a: F.layer_norm(a, (6,)).exp().sum(), x)
+    # per-sample gradients of the affine parameters (the op sums them over every row)
+    ln = lambda a, ww, bb: F.layer_norm(a, (6,), ww, bb).exp().sum()  # noqa: E731
+    check_grad(ln, x, w, b, in_dims=(0, None, None), argnums=(0, 1, 2))
+    gx = t(arr(4, 2, 6, 5, seed=34))
+    gn = lambda a, ww, bb: F.group_norm(a, 3, ww, bb).exp().sum()  # noqa: E731
+    check_grad(gn, gx, w, b, in_dims=(0, None, None), argnums=(0, 1, 2))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_losses_and_their_backward(reduction):
+    logits, y = t(arr(5, 3, 4, seed=32)), flow.tensor(
+        [[0, 3, 1], [2, 2, 0], [1, 0, 3], [3, 1, 1], [0, 0, 2]]
+    )
+    tgt = t(arr(5, 3, 4, seed=33))
+
+    def red(v):
+        return v.sum() if reduction == "none" else v
+
+    for loss in (
+        lambda a, yy: F.cross_entropy(a, yy, reduction=reduction),
+        lambda a, yy: F.nll_loss(F.log_softmax(a, -1), yy, reduction=reduction),
+    ):
+        check(loss, logits, y)
+        check_grad(lambda a, yy: red(loss(a, yy)), logits, y)
+    check(lambda a, yy: F.cross_entropy(a, yy, ignore_index=2), logits, y)
+    for loss in (F.mse_loss, F.l1_loss):
+        check(lambda a, b: loss(a, b, reduction=reduction), logits, tgt)
+        check_grad(lambda a, b: red(loss(a, b, reduction=reduction)), logits, tgt)
+
+
+# ---- randomness ---------------------------------------------------------------------------------
+def test_random_ops_same_and_different():
+    x = flow.ones(6, 1000)
+    with pytest.raises(RuntimeError, match="randomness error mode"):
+        ff.vmap(lambda a: F.dropout(a, 0.5))(x)
+    same_ = ff.vmap(lambda a: F.dropout(a, 0.5), randomness="same")(x)
+    assert _vmap_rules.last_run["path"] == "batched"
+    assert all(flow.equal(same_[0], same_[i]) for i in range(6))
+    diff = ff.vmap(lambda a: F.dropout(a, 0.5), randomness="different")(x)
+    assert not flow.equal(diff[0], diff[1])
+    assert abs(float((diff == 0).to(flow.float32).mean()) - 0.5) < 0.05
+    r = ff.vmap(lambda a: a + flow.rand(1000), randomness="same")(x)
+    assert tuple(r.shape) == (6, 1000) and flow.equal(r[0], r[5])
+    r = ff.vmap(lambda a: a + flow.randn(1000), randomness="different")(x)
+    assert not flow.equal(r[0], r[5]) and abs(float(r.std()) - 1.0) < 0.05
+    # dropout's backward replays the forward's mask, per sample
+    g, y = ff.vmap(
+        ff.grad(lambda a: (lambda o: (o.sum(), o))(F.dropout(a, 0.5)), has_aux=True),
+        randomness="different",
+    )(x)
+    same(g, (y != 0).to(flow.float32) * 2)
+    assert not flow.equal(y[0], y[1])
+    p = ff.vmap(lambda a: a[flow.randperm(1000)], randomness="different")(x * flow.arange(1000.0))
+    assert _vmap_rules.last_run["path"] == "loop" and not flow.equal(p[0], p[1])
+    # "same" reproduces the loop's draws exactly (one draw from the same generator state)
+    flow.manual_seed(3)
+    a = ff.vmap(lambda a: a * flow.rand(3), randomness="same")(x[:, :3])
+    flow.manual_seed(3)
+    b = loop(lambda a: a * flow.rand(3), x[:, :3], randomness="same")
+    same(a, b)
+
+
+# ---- in-place -----------------------------------------------------------------------------------
+def test_inplace_on_batched_intermediates_and_the_unbatched_error():
+    x, y = t(arr(4, 3, seed=34)), t(arr(3, seed=35))
+
+    def f(a, b):
+        c = a * 2
+        c.add_(b)
+        c.mul_(a)
+        return c
+
+    check(f, x, y, in_dims=(0, None))
+
+    def g(a, b):
+        c = b * 1.0  # unbatched
+        c.add_(a)
+        return c
+
+    # torch 2.x's message (torch 1.13 raised its broadcast error instead)
+    with pytest.raises(RuntimeError, match="is not possible because there exists a Tensor `other`"):
+        ff.vmap(g, in_dims=(0, None))(x, y)
+    # an in-place write into the caller's tensor runs the loop (which writes through its slices)
+    z = x.clone()
+    ff.vmap(lambda a: a.mul_(2))(z)
+    assert _vmap_rules.last_run["path"] == "loop"
+    same(z, x * 2)
+
+
+# ---- composition --------------------------------------------------------------------------------
+def test_in_dims_out_dims_pytrees_and_chunks():
+    x, y = t(arr(3, 4, 5, seed=36)), t(arr(5, 4, seed=37))
+    f = lambda d: {"s": d["a"] * d["b"], "t": (d["a"].sum(), d["b"])}  # noqa: E731
+    check(f, {"a": x, "b": y}, in_dims=({"a": 1, "b": 1},), out_dims={"s": 1, "t": (0, -1)})
+    check(lambda a, b: a @ b, x, y.t(), in_dims=(2, None), chunk_size=2)
+
+
+def test_nested_vmap_and_vmap_of_grad_and_grad_of_vmap():
+    x, W = t(arr(3, 4, 5, seed=38)), t(arr(5, 5, seed=39))
+    f = lambda a: (a @ W).tanh().sum()  # noqa: E731
+    got = check(ff.vmap(lambda a: (a @ W).tanh()), x)  # vmap(vmap(f))
+    xt, Wt = torch.tensor(x.numpy()), torch.tensor(W.numpy())
+    np.testing.assert_allclose(
+        got.numpy(),
+        functorch.vmap(functorch.vmap(lambda a: (a @ Wt).tanh()))(xt).numpy(),
+        1e-6,
+        1e-6,
+    )
+    check(ff.vmap(ff.grad(f)), x)
+    # grad(vmap(f)): the replay is differentiated by the autograd engine
+    xg = x.clone().requires_grad_()
+    g = ff.grad(lambda a: ff.vmap(lambda r: (r @ W).tanh())(a).sum())(xg)
+    assert _vmap_rules.last_run["path"] == "batched"
+    gt = functorch.grad(lambda a: functorch.vmap(lambda r: (r @ Wt).tanh())(a).sum())(xt)
+    np.testing.assert_allclose(g.numpy(), gt.numpy(), 1e-5, 1e-6)
+    # vmap(grad(f)) under an outer grad: second order through the batched backward ops
+    h = ff.grad(lambda w: ff.vmap(ff.grad(lambda a: (a @ w).tanh().sum()))(x[0]).sum())(W)
+    ht = functorch.grad(
+        lambda w: functorch.vmap(functorch.grad(lambda a: (a @ w).tanh().sum()))(xt[0]).sum()
+    )(Wt)
+    np.testing.assert_allclose(h.numpy(), ht.numpy(), 1e-5, 1e-5)
+    # detach inside the function stops the outer gradient in the replay too
+    d = ff.grad(lambda a: ff.vmap(lambda r: r * r.detach())(a).sum())(xg)
+    same(d, x)
+
+
+def test_jacrev_jacfwd_hessian_unchanged_and_vmap_of_jacrev():
+    x, W = t(arr(6, seed=40)), t(arr(6, 6, seed=41))
+    f = lambda a: (W @ a).sin() * a  # noqa: E731
+    for T in (ff.jacrev(f), ff.jacfwd(f), ff.hessian(lambda a: f(a).sum())):
+        got = T(x)
+        _vmap_rules.enabled = False
+        try:
+            ref = T(x)
+        finally:
+            _vmap_rules.enabled = True
+        same(got, ref)
+    xs = t(arr(3, 6, seed=42))
+    check(ff.jacrev(f), xs)
+    Wt = torch.tensor(W.numpy())
+    jt = functorch.vmap(functorch.jacrev(lambda a: (Wt @ a).sin() * a))(torch.tensor(xs.numpy()))
+    np.testing.assert_allclose(ff.vmap(ff.jacrev(f))(xs).numpy(), jt.numpy(), 1e-5, 1e-6)
+
+
+def test_per_sample_grads_of_a_model_and_ensembling():
+    model = flow.nn.Sequential(flow.nn.Linear(5, 8), flow.nn.ReLU(), flow.nn.Linear(8, 3))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    x, y = t(arr(6, 5, seed=43)), flow.tensor([0, 1, 2, 1, 0, 2])
+
+    def loss(p, a, b):
+        return F.cross_entropy(ff.functional_call(model, p, (a.unsqueeze(0),)), b.unsqueeze(0))
+
+    check(ff.grad(loss), params, x, y, in_dims=(None, 0, 0))
+    models = [flow.nn.Linear(5, 3) for _ in range(4)]
+    ps, bs = ff.stack_module_state(models)
+    out = check(
+        lambda p, b, a: ff.functional_call(models[0], (p, b), (a,)), ps, bs, x, in_dims=(0, 0, None)
+    )
+    same(out[2], models[2](x))
+
+
+# ---- fallbacks ----------------------------------------------------------------------------------
+def test_op_without_rule_runs_per_sample_with_a_warning():
+    a = t(arr(3, 4, 4, seed=44)) + 4 * flow.eye(4)
+    _vmap_rules._WARNED.discard("linalg_inv")
+    with pytest.warns(UserWarning, match="batching rule for linalg_inv"):
+        got = ff.vmap(lambda m: flow.linalg.inv(m) * 2)(a)
+    assert "linalg_inv" in _vmap_rules.last_run["fallback_ops"]
+    same(got, loop(lambda m: flow.linalg.inv(m) * 2, a), 1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per op
+        ff.vmap(lambda m: flow.linalg.inv(m))(a)
+
+
+def test_unrecordable_function_runs_the_loop():
+    x = t(arr(4, 3, seed=45))
+
+    def f(a):
+        return a * 2 if a.sum().item() > 0 else -a
+
+    got = ff.vmap(f)(x)
+    assert _vmap_rules.last_run["path"] == "loop"
+    same(got, flow.stack([f(x[i]) for i in range(4)]))
+
+
+def test_error_messages_unchanged():
+    x = t(arr(4, 3, seed=46))
+    with pytest.raises(ValueError, match="must only return Tensors"):
+        ff.vmap(lambda a: 1.0)(x)
+    with pytest.raises(ValueError, match="same size in the mapped dimension"):
+        ff.vmap(lambda a, b: a + b)(x, x[:3])
+    with pytest.raises(ValueError, match=r"\[matmul\] size mismatch"):
+        ff.vmap(lambda a: a @ flow.ones(4, 2))(x)
