@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kernels/cuda/kernel_util.h"
+#include "kernels/rnn_seq_net.h"
 #include "oneflow_like/base/dtype.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/rnn.h"
@@ -30,51 +31,16 @@ namespace cuda {
 namespace {
 
 using kernels::KernelContext;
-using opdefs::RnnSeqAttrs;
 
-struct Net {
-  cudnnRNNMode_t cell = CUDNN_LSTM;
-  int gates = 4;
-  int64_t H = 1, Hr = 1, L = 1, D = 1, per = 2, I = 1, B = 0, T = 0, N = 0;
-  bool bias = true, proj = false, lstm = true, train = false;
-  double dropout = 0;
-  uint64_t seed = 0;
-  std::vector<int> seq_len;  // per batch row, non-increasing
-  int nstate() const { return lstm ? 2 : 1; }
-  int64_t in_size(int64_t l) const { return l == 0 ? I : D * Hr; }
-};
+using Net = kernels::RnnSeqNet;
 
-Net NetOf(KernelContext& ctx) {
-  const auto a = opdefs::ReadAttrs<RnnSeqAttrs>(ctx.attrs());
-  Net n;
-  n.lstm = a.mode == "LSTM";
-  n.cell = n.lstm                 ? CUDNN_LSTM
-           : a.mode == "GRU"      ? CUDNN_GRU
-           : a.mode == "RNN_RELU" ? CUDNN_RNN_RELU
-                                  : CUDNN_RNN_TANH;
-  n.gates = n.lstm ? 4 : a.mode == "GRU" ? 3 : 1;
-  n.H = a.hidden_size;
-  n.proj = a.proj_size > 0;
-  n.Hr = n.proj ? a.proj_size : a.hidden_size;
-  n.L = a.num_layers;
-  n.D = a.bidirectional ? 2 : 1;
-  n.bias = a.has_bias;
-  n.per = 2 + (n.bias ? 2 : 0) + (n.proj ? 1 : 0);
-  n.dropout = a.dropout;
-  n.train = a.train;
-  n.seed = static_cast<uint64_t>(a.seed);
-  const auto& x = ctx.input(0);
-  n.I = x.shape[x.shape.ndim() - 1];
-  std::vector<int64_t> bs = a.batch_sizes;
-  if (bs.empty()) bs.assign(x.shape[0], x.shape[1]);
-  n.T = static_cast<int64_t>(bs.size());
-  n.B = n.T ? bs[0] : (x.shape.ndim() == 3 ? x.shape[1] : 0);
-  n.seq_len.assign(n.B, 0);
-  for (int64_t t = 0; t < n.T; ++t) {
-    n.N += bs[t];
-    for (int64_t b = 0; b < bs[t]; ++b) ++n.seq_len[b];
+cudnnRNNMode_t CellOf(const Net& n) {
+  switch (n.mode) {
+    case kernels::RnnMode::kLstm: return CUDNN_LSTM;
+    case kernels::RnnMode::kGru: return CUDNN_GRU;
+    case kernels::RnnMode::kRelu: return CUDNN_RNN_RELU;
+    default: return CUDNN_RNN_TANH;
   }
-  return n;
 }
 
 // Every descriptor one call uses, destroyed with it.
@@ -143,7 +109,7 @@ Status MakeSetup(KernelContext& ctx, const Net& n, cudnnHandle_t h, bool trainin
                                                                     : CUDNN_FMA_MATH;
   CUDNN_RETURN_IF_ERROR(cudnnCreateRNNDescriptor(&d.rnn));
   CUDNN_RETURN_IF_ERROR(cudnnSetRNNDescriptor_v8(
-      d.rnn, CUDNN_RNN_ALGO_STANDARD, n.cell, n.bias ? CUDNN_RNN_DOUBLE_BIAS : CUDNN_RNN_NO_BIAS,
+      d.rnn, CUDNN_RNN_ALGO_STANDARD, CellOf(n), n.bias ? CUDNN_RNN_DOUBLE_BIAS : CUDNN_RNN_NO_BIAS,
       n.D == 2 ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, s->dt, prec, math,
       static_cast<int32_t>(n.I), static_cast<int32_t>(n.H), static_cast<int32_t>(n.Hr),
       static_cast<int32_t>(n.L), d.drop, CUDNN_RNN_PADDED_IO_DISABLED));
@@ -156,7 +122,7 @@ Status MakeSetup(KernelContext& ctx, const Net& n, cudnnHandle_t h, bool trainin
       d.y, s->dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, static_cast<int>(n.T),
       static_cast<int>(n.B), static_cast<int>(n.D * n.Hr), n.seq_len.data(), nullptr));
   RETURN_IF_ERROR(SetState(&d.h, s->dt, n.L * n.D, n.B, n.Hr));
-  if (n.lstm) RETURN_IF_ERROR(SetState(&d.c, s->dt, n.L * n.D, n.B, n.H));
+  if (n.lstm()) RETURN_IF_ERROR(SetState(&d.c, s->dt, n.L * n.D, n.B, n.H));
   CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d.m));
   CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&d.b));
   CUDNN_RETURN_IF_ERROR(cudnnGetRNNWeightSpaceSize(h, d.rnn, &s->wbytes));
@@ -185,7 +151,7 @@ Status CopyWeights(KernelContext& ctx, const Net& n, cudnnHandle_t h, const Setu
                    const std::vector<void*>& params, bool to_space) {
   const char* op = ctx.op();
   cudaStream_t stream = StreamOf(ctx);
-  const int nmat = 2 * n.gates + (n.proj ? 1 : 0);
+  const int nmat = static_cast<int>(2 * n.gates + (n.proj ? 1 : 0));
   for (int64_t l = 0; l < n.L; ++l)
     for (int64_t dir = 0; dir < n.D; ++dir) {
       const int64_t p = l * n.D + dir, in = n.in_size(l);
@@ -196,7 +162,7 @@ Status CopyWeights(KernelContext& ctx, const Net& n, cudnnHandle_t h, const Setu
       char* w_hr = n.proj ? static_cast<char*>(params[p * n.per + n.per - 1]) : nullptr;
       for (int id = 0; id < nmat; ++id) {
         const bool input = id < n.gates, projection = id == 2 * n.gates;
-        const int g = input ? id : id - n.gates;
+        const int64_t g = input ? id : id - n.gates;
         const int lin = projection ? 8 : id;  // cuDNN numbers LSTM's projection 8
         void *maddr = nullptr, *baddr = nullptr;
         CUDNN_RETURN_IF_ERROR(cudnnGetRNNWeightParams(h, s.d.rnn, static_cast<int32_t>(p), s.wbytes,
@@ -213,7 +179,7 @@ Status CopyWeights(KernelContext& ctx, const Net& n, cudnnHandle_t h, const Setu
           return Internal(
               "[%s] cuDNN's weight layout differs from nn.%s's: layer %lld, linLayerID %d has "
               "%lld matrix elements where %lld were expected",
-              op, n.lstm ? "LSTM" : "RNN", static_cast<long long>(p), lin,
+              op, n.lstm() ? "LSTM" : "RNN", static_cast<long long>(p), lin,
               static_cast<long long>(maddr ? Numel(s.d.m) : 0), static_cast<long long>(mcount));
         auto copy = [&](void* space_addr, void* param, int64_t count) {
           return to_space ? cudaMemcpyAsync(space_addr, param, count * s.elem,
@@ -262,7 +228,7 @@ Status Zero(const char* op, void* p, size_t bytes, cudaStream_t s) {
 
 // rnn_seq(x, hx, [cx,] weights...) -> (y, hy, [cy]).
 Status RnnSeq(KernelContext& ctx) {
-  const Net n = NetOf(ctx);
+  const Net n = kernels::RnnSeqNetOf(ctx);
   auto* stream = static_cast<CudaStream*>(ctx.stream());
   ASSIGN_OR_RETURN(cudnnHandle_t h, stream->cudnn());
   const auto &hx = ctx.input(1), &y = ctx.output(0), &hy = ctx.output(1);
@@ -271,7 +237,7 @@ Status RnnSeq(KernelContext& ctx) {
     (void)dt;
     RETURN_IF_ERROR(Launched(ctx.op(), cudaMemcpyAsync(hy.data, hx.data, Bytes(hx),
                                                        cudaMemcpyDeviceToDevice, StreamOf(ctx))));
-    if (n.lstm)
+    if (n.lstm())
       RETURN_IF_ERROR(Launched(
           ctx.op(), cudaMemcpyAsync(ctx.output(2).data, ctx.input(2).data, Bytes(ctx.input(2)),
                                     cudaMemcpyDeviceToDevice, StreamOf(ctx))));
@@ -284,17 +250,17 @@ Status RnnSeq(KernelContext& ctx) {
   RETURN_IF_ERROR(MakeSetup(ctx, n, h, drops, &s));
   Spaces sp;
   RETURN_IF_ERROR(PrepareSpaces(ctx, n, h, s, mode, &sp));
-  CUDNN_RETURN_IF_ERROR(
-      cudnnRNNForward(h, s.d.rnn, mode, s.dev_seq_len, s.d.x, ctx.input(0).data, s.d.y, y.data,
-                      s.d.h, hx.data, hy.data, n.lstm ? s.d.c : nullptr,
-                      n.lstm ? ctx.input(2).data : nullptr, n.lstm ? ctx.output(2).data : nullptr,
-                      s.wbytes, sp.weights, sp.work_bytes, sp.work, sp.reserve_bytes, sp.reserve));
+  CUDNN_RETURN_IF_ERROR(cudnnRNNForward(
+      h, s.d.rnn, mode, s.dev_seq_len, s.d.x, ctx.input(0).data, s.d.y, y.data, s.d.h, hx.data,
+      hy.data, n.lstm() ? s.d.c : nullptr, n.lstm() ? ctx.input(2).data : nullptr,
+      n.lstm() ? ctx.output(2).data : nullptr, s.wbytes, sp.weights, sp.work_bytes, sp.work,
+      sp.reserve_bytes, sp.reserve));
   return Status();
 }
 
 // rnn_seq_grad(x, hx, [cx,] weights..., dy, dhy, [dcy]) -> (dx, dhx, [dcx], dweights...).
 Status RnnSeqGrad(KernelContext& ctx) {
-  const Net n = NetOf(ctx);
+  const Net n = kernels::RnnSeqNetOf(ctx);
   const char* op = ctx.op();
   auto* stream = static_cast<CudaStream*>(ctx.stream());
   cudaStream_t cs = StreamOf(ctx);
@@ -302,12 +268,12 @@ Status RnnSeqGrad(KernelContext& ctx) {
   const int nfwd = static_cast<int>(1 + n.nstate() + n.L * n.D * n.per);
   const auto &x = ctx.input(0), &hx = ctx.input(1), &dy = ctx.input(nfwd),
              &dhy = ctx.input(nfwd + 1);
-  const void* cx = n.lstm ? ctx.input(2).data : nullptr;
-  const void* dcy = n.lstm ? ctx.input(nfwd + 2).data : nullptr;
+  const void* cx = n.lstm() ? ctx.input(2).data : nullptr;
+  const void* dcy = n.lstm() ? ctx.input(nfwd + 2).data : nullptr;
   if (n.N == 0) {  // no steps: dh0 = dhN, every other gradient is zero
     RETURN_IF_ERROR(Launched(op, cudaMemcpyAsync(ctx.output(1).data, dhy.data, Bytes(dhy),
                                                  cudaMemcpyDeviceToDevice, cs)));
-    if (n.lstm)
+    if (n.lstm())
       RETURN_IF_ERROR(
           Launched(op, cudaMemcpyAsync(ctx.output(2).data, dcy, Bytes(ctx.input(nfwd + 2)),
                                        cudaMemcpyDeviceToDevice, cs)));
@@ -320,14 +286,14 @@ Status RnnSeqGrad(KernelContext& ctx) {
   Spaces sp;
   RETURN_IF_ERROR(PrepareSpaces(ctx, n, h, s, CUDNN_FWD_MODE_TRAINING, &sp));
   ASSIGN_OR_RETURN(void* y, ctx.AllocateTemp(Bytes(dy)));
-  CUDNN_RETURN_IF_ERROR(cudnnRNNForward(h, s.d.rnn, CUDNN_FWD_MODE_TRAINING, s.dev_seq_len, s.d.x,
-                                        x.data, s.d.y, y, s.d.h, hx.data, nullptr,
-                                        n.lstm ? s.d.c : nullptr, cx, nullptr, s.wbytes, sp.weights,
-                                        sp.work_bytes, sp.work, sp.reserve_bytes, sp.reserve));
+  CUDNN_RETURN_IF_ERROR(
+      cudnnRNNForward(h, s.d.rnn, CUDNN_FWD_MODE_TRAINING, s.dev_seq_len, s.d.x, x.data, s.d.y, y,
+                      s.d.h, hx.data, nullptr, n.lstm() ? s.d.c : nullptr, cx, nullptr, s.wbytes,
+                      sp.weights, sp.work_bytes, sp.work, sp.reserve_bytes, sp.reserve));
   CUDNN_RETURN_IF_ERROR(cudnnRNNBackwardData_v8(
       h, s.d.rnn, s.dev_seq_len, s.d.y, y, dy.data, s.d.x, ctx.output(0).data, s.d.h, hx.data,
-      dhy.data, ctx.output(1).data, n.lstm ? s.d.c : nullptr, cx, dcy,
-      n.lstm ? ctx.output(2).data : nullptr, s.wbytes, sp.weights, sp.work_bytes, sp.work,
+      dhy.data, ctx.output(1).data, n.lstm() ? s.d.c : nullptr, cx, dcy,
+      n.lstm() ? ctx.output(2).data : nullptr, s.wbytes, sp.weights, sp.work_bytes, sp.work,
       sp.reserve_bytes, sp.reserve));
   ASSIGN_OR_RETURN(void* dw, ctx.AllocateTemp(s.wbytes));
   RETURN_IF_ERROR(Zero(op, dw, s.wbytes, cs));

@@ -25,6 +25,20 @@ OpSpec Unary(const char* name, InferFn infer = ops::InferSameAsInput) {
   return OpSpec(name, infer).StridedInputs().SaveInputs(false).SaveOutputs(false);
 }
 
+// The backward ops <name>_grad(dy, saved) read their inputs element by element: one shape (a
+// direct dispatch with others, as flow.func.vmap's replay could make, fails naming the op instead
+// of reading past the smaller one).
+template <const OpDef& Self>
+Status InferUnaryGrad(TensorSpan in, const AttrMap& attrs, std::vector<TensorMeta>* out) {
+  for (size_t i = 1; i < in.size(); ++i)
+    if (in[i].shape() != in[0].shape())
+      return InvalidArgument(
+          "[%s] expected the gradient and the saved tensor of one shape, got %s "
+          "and %s",
+          Self.name, in[0].meta_string(), in[i].meta_string());
+  return ops::InferSameAsInput(in, attrs, out);
+}
+
 Status InferBool(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   out->push_back(TensorMeta{in[0].shape(), DType::kBool, in[0].device()});
   return Status();
@@ -293,8 +307,10 @@ OFL_GRAD(RPowScalar, {  // g * y * log(base)
 #define OFL_GRAD_none(Name)
 #define OFL_ATTRS(...)
 #define OFL_UNARY(...)
-#define OFL_UNARY_GRAD(name, Name, ...) \
-  const OpDef k##Name = Unary(#name).Grad(&GradOfBackwardOp<k##Name, k##Name##Deriv>).SaveInputs();
+#define OFL_UNARY_GRAD(name, Name, ...)                                              \
+  const OpDef k##Name = Unary(#name, &InferUnaryGrad<k##Name>)                       \
+                            .Grad(&GradOfBackwardOp<k##Name, k##Name##Deriv>)        \
+                            .SaveInputs();
 #include "oneflow_like/opdefs/unary.def"
 #undef OFL_UNARY
 #undef OFL_UNARY_GRAD

@@ -128,10 +128,10 @@ _interop = {"threads": None, "used": False}
 
 
 def set_num_interop_threads(int):  # noqa: A002
-    """torch.set_num_interop_threads: PyTorch sizes its inter-op pool (torch.jit.fork tasks) once,
-    before first use. This runtime has no such pool: independent ops run concurrently on the VM's
-    per-stream threads, one per stream, which the count does not change. Kept for scripts that
-    call it, with PyTorch's errors (a positive int, set at most once, before it was read)."""
+    """torch.set_num_interop_threads: the size of the inter-op pool that torch.jit.fork tasks run
+    on, set once, before first use, with PyTorch's errors (a positive int, set at most once,
+    before it was read). Ops inside each task still go through the VM (independent ops already
+    run concurrently on its per-stream threads, which this count does not change)."""
     n = _positive_int(int, "set_num_interop_threads")
     if _interop["threads"] is not None or _interop["used"]:
         raise RuntimeError(

@@ -374,6 +374,35 @@ def test_num_threads_api_matches_torch():
         flow.set_num_interop_threads(2)
 
 
+def test_interop_threads_size_the_fork_pool():
+    """torch.jit.fork tasks run on the inter-op pool, which set_num_interop_threads sizes (in a
+    fresh process: the count is set once, before first use)."""
+    code = textwrap.dedent(
+        """
+        import threading, time
+        import oneflow_like as flow
+        flow.set_num_interop_threads(3)
+        names, lock = set(), threading.Lock()
+        def task(i):
+            with lock:
+                names.add(threading.current_thread().name)
+            time.sleep(0.05)
+            return flow.full((2,), float(i)) * 2
+        futs = [flow.jit.fork(task, i) for i in range(12)]
+        vals = [float(flow.jit.wait(f).sum()) for f in futs]
+        assert vals == [4.0 * i for i in range(12)], vals
+        print(len(names), flow.get_num_interop_threads())
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    used, count = map(int, out.stdout.split())
+    assert count == 3 and 2 <= used <= 3
+
+
 # Runs kernels of each kind (the intra-op pool's elementwise loops, oneDNN's matmul on OpenMP, the
 # OpenBLAS GEMM split over the pool; all too large to run inline on the issuing thread, so they
 # run on the VM's CPU stream thread) and prints, per kind, the CPU time (clock ticks, from

@@ -178,11 +178,15 @@ _pool = None
 
 
 def fork(func, *args, **kwargs):
-    """torch.jit.fork: runs func(*args, **kwargs) on a worker thread (with the caller's grad
-    mode) and returns a Future; wait(fut) returns its result or raises its exception."""
+    """torch.jit.fork: runs func(*args, **kwargs) on a worker thread of the inter-op pool (with the
+    caller's grad mode) and returns a Future; wait(fut) returns its result or raises its
+    exception. The pool has torch.get_num_interop_threads() threads (torch.set_num_interop_threads
+    sets that before the first fork, as in PyTorch)."""
     global _pool
-    if _pool is None:
-        _pool = _futures.ThreadPoolExecutor(thread_name_prefix="oneflow_like.jit.fork")
+    if _pool is None:  # the inter-op pool: torch.set_num_interop_threads sizes it, once
+        _pool = _futures.ThreadPoolExecutor(
+            max_workers=_flow.get_num_interop_threads(), thread_name_prefix="oneflow_like.jit.fork"
+        )
     grad = _flow.is_grad_enabled()
 
     def run():
