@@ -1,6 +1,7 @@
 // CPU kernels of the complex dtypes (complex64 / complex128): the copy family's element
 // conversions whenever one side is complex (real -> complex sets the imaginary part to 0,
-// complex -> real keeps the real part, as torch), called by kernels/cpu/copy.cc. Complex
+// complex -> real keeps the real part, as torch), called by kernels/cpu/copy.cc, and the
+// `complex` op (real and imaginary parts, any strides, into a new complex tensor). Complex
 // arithmetic is composed from real ops over view_as_real (oneflow_like/ops/complex.cc) and the
 // transforms live in kernels/cpu/fft.cc, so no other kernel is instantiated for complex.
 #include <complex>
@@ -80,7 +81,50 @@ bool ConvertFrom(const TensorView& out, const TensorView& in) {
   return done;
 }
 
+// out (contiguous)[i] = (re[i], im[i]); re and im have out's shape, any strides.
+template <typename R>
+void Interleave(const TensorView& out, const TensorView& re, const TensorView& im) {
+  const int64_t nd = out.shape.ndim(), n = out.numel();
+  std::complex<R>* o = out.ptr<std::complex<R>>();
+  const R* a = re.ptr<R>();
+  const R* b = im.ptr<R>();
+  if (re.contiguous() && im.contiguous()) {
+    for (int64_t i = 0; i < n; ++i) o[i] = std::complex<R>(a[i], b[i]);
+    return;
+  }
+  DimVector idx(nd, 0);
+  int64_t ao = 0, bo = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    o[i] = std::complex<R>(a[ao], b[bo]);
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++idx[d] < out.shape[d]) {
+        ao += re.strides[d];
+        bo += im.strides[d];
+        break;
+      }
+      ao -= re.strides[d] * (out.shape[d] - 1);
+      bo -= im.strides[d] * (out.shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
+Status ComplexKernel(KernelContext& ctx) {
+  const TensorView &re = ctx.input(0), &im = ctx.input(1), &out = ctx.output(0);
+  if (out.numel() == 0) return Status();
+  if (re.dtype == DType::kF64) {
+    Interleave<double>(out, re, im);
+  } else if (re.dtype == DType::kF32) {
+    Interleave<float>(out, re, im);
+  } else {
+    return TypeError("[complex] not supported for %s on cpu", DTypeLongName(re.dtype));
+  }
+  return Status();
+}
+
 }  // namespace
+
+OFL_REGISTER_KERNEL(complex, kCPU, ComplexKernel);
 
 // out (any strides) = cast(in) where out or in is complex; in has out's shape (broadcast).
 Status ComplexCastInto(const TensorView& out, const TensorView& in) {

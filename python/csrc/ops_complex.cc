@@ -46,7 +46,7 @@ void BindComplex(py::module_& m, TensorClass&) {
     };
     (void)add;
 #define OFL_COMPLEX_VIEW(name, Name) add(#name, "view");
-#define OFL_COMPLEX_KERNEL(name, Name, save_inputs) add(#name, "kernel");
+#define OFL_COMPLEX_KERNEL(name, Name, save_inputs, strided) add(#name, "kernel");
 #include "oneflow_like/opdefs/complex.def"
 #undef OFL_COMPLEX_VIEW
 #undef OFL_COMPLEX_KERNEL
