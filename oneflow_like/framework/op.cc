@@ -360,8 +360,9 @@ struct InputScan {
 // transforms, on the CPU) and views; every other kernel's dtype switch has no complex case, so
 // the op is refused here, naming it, its dtype and the device.
 bool HasComplexKernel(const OpDef& op) {
-  static const char* const kOps[] = {"cast",    "contiguous", "copy_",   "to_device",
-                                     "complex", "fft_c2c",    "fft_r2c", "fft_c2r"};
+  static const char* const kOps[] = {
+      "cast",    "contiguous", "copy_",   "to_device",  "complex",
+      "fft_c2c", "fft_r2c",    "fft_c2r", "linalg_eig", "linalg_eig_backward"};
   for (const char* n : kOps)
     if (std::strcmp(op.name, n) == 0) return true;
   return false;

@@ -110,6 +110,35 @@ StatusOr<TensorList> GradComplex(const GradContext& ctx) {
   return TensorList{re, im};
 }
 
+Status InferLinalgEig(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
+  const Tensor& a = in[0];
+  if (!IsComplex(a.dtype()) || a.ndim() < 2 || a.dim(a.ndim() - 1) != a.dim(a.ndim() - 2))
+    return InvalidArgument(
+        "[linalg.eig] expected a batch of square complex matrices [..., n, n], got %s",
+        a.meta_string());
+  Shape l = a.shape();
+  l.mutable_dims().pop_back();
+  out->push_back({l, a.dtype(), a.device()});
+  out->push_back({a.shape(), a.dtype(), a.device()});
+  return Status();
+}
+StatusOr<TensorList> GradLinalgEig(const GradContext& ctx) {
+  const Tensor &gl = ctx.grad_outputs[0], &gv = ctx.grad_outputs[1];
+  const Tensor &l = ctx.outputs[0], &v = ctx.outputs[1];
+  if (!gl.defined() && !gv.defined()) return TensorList{Tensor()};
+  ASSIGN_OR_RETURN(Tensor gl0, gl.defined() ? gl : F::ZerosLike(l));
+  ASSIGN_OR_RETURN(Tensor gv0, gv.defined() ? gv : F::ZerosLike(v));
+  ASSIGN_OR_RETURN(Tensor g, F::LinalgEigBackward(gl0, gv0, l, v, gl.defined()));
+  return TensorList{g};
+}
+Status InferLinalgEigBackward(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
+  out->push_back({in[3].shape(), in[3].dtype(), in[3].device()});
+  return Status();
+}
+StatusOr<TensorList> GradLinalgEigBackward(const GradContext&) {
+  return DoubleBackwardUnsupported("linalg_eig_backward");
+}
+
 Status CheckFftDims(const char* op, const Tensor& x, const std::vector<int64_t>& dims) {
   if (dims.empty())
     return InvalidArgument("[%s] no dimension to transform (%s)", op, x.meta_string());
@@ -221,9 +250,16 @@ StatusOr<TensorList> GradFftC2R(const GradContext& ctx) {
 #define OFL_COMPLEX_VIEW(name, Name) \
   const OpDef k##Name = OpSpec(#name, Infer##Name).View(Name##View).Grad(Grad##Name) \
       .SaveInputs(false).SaveOutputs(false);
-#define OFL_COMPLEX_KERNEL(name, Name, save_inputs, strided) \
+#define OFL_COMPLEX_SAVE_IN_none false
+#define OFL_COMPLEX_SAVE_IN_inputs true
+#define OFL_COMPLEX_SAVE_IN_outputs false
+#define OFL_COMPLEX_SAVE_OUT_none false
+#define OFL_COMPLEX_SAVE_OUT_inputs false
+#define OFL_COMPLEX_SAVE_OUT_outputs true
+#define OFL_COMPLEX_KERNEL(name, Name, save, strided) \
   const OpDef k##Name = OpSpec(#name, Infer##Name).Grad(Grad##Name) \
-      .SaveInputs(save_inputs).SaveOutputs(false).StridedInputs(strided);
+      .SaveInputs(OFL_COMPLEX_SAVE_IN_##save).SaveOutputs(OFL_COMPLEX_SAVE_OUT_##save) \
+      .StridedInputs(strided);
 #include "oneflow_like/opdefs/complex.def"
 #undef OFL_COMPLEX_VIEW
 #undef OFL_COMPLEX_KERNEL
@@ -418,6 +454,18 @@ StatusOr<Tensor> Conj(const Tensor& x) {
   ASSIGN_OR_RETURN(Parts p, Split(x));
   ASSIGN_OR_RETURN(Tensor ni, Neg(p.im));
   return ComplexFromParts(p.re, ni);
+}
+
+StatusOr<TensorList> LinalgEig(const Tensor& a) {
+  if (!(a.dtype() == DType::kF32 || a.dtype() == DType::kF64 || IsComplex(a.dtype())))
+    return TypeError("[linalg.eig] expected a float or complex tensor, got %s", a.meta_string());
+  ASSIGN_OR_RETURN(Tensor c, Cast(a, ToComplexDType(a.dtype())));
+  return Dispatch(ops::kLinalgEig, {c});
+}
+
+StatusOr<Tensor> LinalgEigBackward(const Tensor& gl, const Tensor& gv, const Tensor& l,
+                                   const Tensor& v, bool has_gl) {
+  return Dispatch1(ops::kLinalgEigBackward, {gl, gv, l, v}, {{"has_gL", has_gl}});
 }
 
 StatusOr<Tensor> FftC2C(const Tensor& x, const std::vector<int64_t>& dims, bool forward,

@@ -24,6 +24,13 @@ StatusOr<Tensor> RealPart(const Tensor& x);  // a view of complex x; x itself wh
 StatusOr<Tensor> ImagPart(const Tensor& x);  // a view; real x is an error, as torch
 StatusOr<Tensor> Conj(const Tensor& x);      // materialized; real x is returned as is
 
+// torch.linalg.eig: (eigenvalues [..., n], eigenvectors [..., n, n]), complex; real inputs are
+// cast to complex first (their gradient is the real part, as torch's).
+StatusOr<TensorList> LinalgEig(const Tensor& a);
+// Its gradient (torch's formula; has_gl false: no eigenvalue gradient, gl is zeros).
+StatusOr<Tensor> LinalgEigBackward(const Tensor& gl, const Tensor& gv, const Tensor& l,
+                                   const Tensor& v, bool has_gl);
+
 // The transforms (unnormalized, then multiplied by `scale`). dims: the transformed dims; r2c /
 // c2r halve the last of them (its complex length n / 2 + 1). r2c has sign -1, c2r sign +1.
 StatusOr<Tensor> FftC2C(const Tensor& x, const std::vector<int64_t>& dims, bool forward,

@@ -17,12 +17,21 @@ namespace F = functional;
 using ToFn = StatusOr<Tensor> (*)(const Tensor&, Device);
 using CastFn = StatusOr<Tensor> (*)(const Tensor&, DType);
 
-// torch's UserWarning when a cast or copy drops the imaginary part (Python's default filter
-// shows it once per call site; torch 1.13 warns once per process).
+// torch's UserWarning when a cast or copy drops the imaginary part, attributed to the first
+// caller outside the oneflow_like package (Python's default filter then shows it once per call
+// site; torch 1.13 warns once per process).
 void WarnComplexToReal(DType from, DType to) {
-  if (IsComplex(from) && !IsComplex(to) &&
-      PyErr_WarnEx(PyExc_UserWarning, "Casting complex values to real discards the imaginary part",
-                   1) < 0)
+  if (!IsComplex(from) || IsComplex(to) || to == DType::kBool) return;  // bool: nonzero test
+  int level = 1;
+  py::object f = py::module_::import("sys").attr("_getframe")(0);
+  while (!f.is_none() &&
+         py::cast<std::string>(f.attr("f_code").attr("co_filename")).find("/oneflow_like/") !=
+             std::string::npos) {
+    f = f.attr("f_back");
+    ++level;
+  }
+  if (PyErr_WarnEx(PyExc_UserWarning, "Casting complex values to real discards the imaginary part",
+                   level) < 0)
     throw py::error_already_set();  // warnings turned into errors
 }
 Tensor CastWarn(CastFn f, const Tensor& x, DType t) {

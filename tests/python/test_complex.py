@@ -368,7 +368,8 @@ def test_gradients_match_torch():
 
 def test_complex_table_rows():
     names = {r["name"] for r in flow._C._complex_table()}
-    assert names == {"view_as_real", "view_as_complex", "complex", "fft_c2c", "fft_r2c", "fft_c2r"}
+    assert names == {"view_as_real", "view_as_complex", "complex", "fft_c2c", "fft_r2c", "fft_c2r",
+                     "linalg_eig", "linalg_eig_backward"}  # fmt: skip
 
 
 def test_composed_results_are_not_views():
@@ -447,9 +448,10 @@ def test_full_fill_and_complex_scalars():
 def test_complex_to_real_cast_warning():
     z = flow.tensor(np.array([1 + 2j, 3 - 4j]))
     msg = "Casting complex values to real discards the imaginary part"
-    with pytest.warns(UserWarning, match=msg):
+    with pytest.warns(UserWarning, match=msg) as rec:
         r = z.to(flow.float32)
     assert r.numpy().tolist() == [1.0, 3.0]
+    assert rec[0].filename == __file__  # the caller's line, not the Python wrapper of Tensor.to
     with pytest.warns(UserWarning, match=msg):
         z.float()
     with pytest.warns(UserWarning, match=msg):
@@ -749,3 +751,81 @@ def test_gradients_at_zero_match_torch(name, fn):
     np.testing.assert_allclose(
         fn(fx).detach().numpy(), fn(tx).detach().numpy(), rtol=1e-12, atol=1e-15
     )
+
+
+# ---- linalg.eig / eigvals (LAPACK zgeev) ------------------------------------------------------
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128, np.float32, np.float64])
+def test_eig_forward(dt):
+    a = (crand(2, 4, 4) if np.iscomplexobj(dt(0)) else RNG.standard_normal((2, 4, 4))).astype(dt)
+    L, V = flow.linalg.eig(flow.tensor(a))
+    cdt = flow.complex64 if dt in (np.complex64, np.float32) else flow.complex128
+    assert L.dtype == cdt and V.dtype == cdt and L.shape == (2, 4) and V.shape == (2, 4, 4)
+    Ln, Vn = L.numpy().astype(np.complex128), V.numpy().astype(np.complex128)
+    a64 = a.astype(np.complex128)
+    tol_ = 1e-4 if cdt == flow.complex64 else 1e-12
+    np.testing.assert_allclose(a64 @ Vn, Vn * Ln[:, None, :], atol=tol_ * 10)
+    np.testing.assert_allclose(np.linalg.norm(Vn, axis=1), 1, rtol=tol_)
+    for k in range(2):  # the same multiset as NumPy's
+        want = np.linalg.eigvals(a64[k])
+        dist = np.abs(Ln[k][:, None] - want[None, :])
+        assert dist.min(axis=1).max() < tol_ * 10 and dist.min(axis=0).max() < tol_ * 10
+    np.testing.assert_array_equal(flow.linalg.eigvals(flow.tensor(a)).numpy(), L.numpy())
+    eig = flow.linalg.eig(flow.tensor(a))
+    assert eig.eigenvalues.shape == (2, 4) and eig.eigenvectors.shape == (2, 4, 4)
+
+
+@pytest.mark.skipif(torch is None, reason="torch not installed")
+@pytest.mark.parametrize("real", [False, True])
+def test_eig_matches_torch_with_gradients(real):
+    a = RNG.standard_normal((2, 4, 4)) if real else crand(2, 4, 4)
+    losses = [
+        lambda L, V: (L.abs() ** 2).sum() + L.real.sum(),
+        lambda L, V: V.abs().sum() + (L * L).imag.sum(),
+        lambda L, V: (V.conj() * V[..., :1, :]).abs().sum(),  # phase invariant
+    ]
+    for loss in losses:
+        tx = torch.tensor(a, requires_grad=True)
+        tL, tV = torch.linalg.eig(tx)
+        loss(tL, tV).backward()
+        fx = flow.tensor(a).requires_grad_()
+        fL, fV = flow.linalg.eig(fx)
+        loss(fL, fV).backward()
+        if not real:  # (real input: torch's dgeev orders conjugate pairs its own way)
+            np.testing.assert_allclose(fL.detach().numpy(), tL.detach().numpy(), atol=1e-12)
+            np.testing.assert_allclose(fV.detach().numpy(), tV.detach().numpy(), atol=1e-12)
+        assert fx.grad.dtype == (flow.float64 if real else flow.complex128)
+        np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-11)
+
+
+def test_eigvals_backward_finite_differences():
+    a = crand(3, 3)
+
+    def loss(z):
+        L = flow.linalg.eigvals(z)
+        return (L * L.conj()).real.sum() + (L**3).imag.sum()
+
+    x = flow.tensor(a).requires_grad_()
+    loss(x).backward()
+    fd = fd_grad(lambda z: float(loss(flow.tensor(z)).numpy()), a)
+    np.testing.assert_allclose(x.grad.numpy(), fd, rtol=1e-5, atol=1e-6)
+
+
+def test_eig_errors():
+    with pytest.raises(ValueError, match=r"\[linalg.eig\] expected a batch of square"):
+        flow.linalg.eig(flow.tensor(crand(3, 4)))
+    with pytest.raises(TypeError, match=r"\[linalg.eig\] expected a float or complex tensor"):
+        flow.linalg.eig(flow.ones(2, 2, dtype=flow.int64))
+    x = flow.tensor(crand(3, 3)).requires_grad_()
+    _, V = flow.linalg.eig(x)
+    with pytest.raises(ValueError, match=r"specified up to multiplication by e\^\{i phi\}"):
+        V.real.sum().backward()  # (kernel errors surface at the next synchronization)
+        x.grad.numpy()
+
+
+def test_isfinite_isinf_isclose_complex():
+    z = flow.tensor(np.array([1 + 1j, complex(np.inf, 0), complex(0, np.nan), 2j]))
+    assert flow.isfinite(z).numpy().tolist() == [True, False, False, True]
+    assert flow.isinf(z).numpy().tolist() == [False, True, False, False]
+    assert flow.isnan(z).numpy().tolist() == [False, False, True, False]
