@@ -385,7 +385,9 @@ Status CheckComplex(const OpDef& op, TensorSpan inputs, const std::vector<Tensor
       any = true;
     }
   if (!any || op.view) return Status();
-  if (!device.is_cpu() || !HasComplexKernel(op))
+  // to_device is a byte copy on every device; the other complex kernels are the CPU's
+  const bool transfer = std::strcmp(op.name, "to_device") == 0;
+  if ((!device.is_cpu() && !transfer) || !HasComplexKernel(op))
     return TypeError("[%s] not supported for %s on %s", op.name, DTypeLongName(t),
                      device.is_cpu() ? "cpu" : "cuda");
   return Status();

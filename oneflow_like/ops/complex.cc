@@ -415,6 +415,10 @@ StatusOr<Tensor> ComplexFromParts(const Tensor& real, const Tensor& imag) {
     return TypeError(
         "[complex] expected both inputs to be float32 or float64 of one dtype, got %s and %s",
         real.meta_string(), imag.meta_string());
+  if (!real.device().is_cpu()) {  // no CUDA complex kernel: a view of the stacked parts
+    ASSIGN_OR_RETURN(Tensor s, Stack({real, imag}, -1));
+    return ViewAsComplex(s);
+  }
   if (real.shape() == imag.shape()) return Dispatch1(ops::kComplex, {real, imag});
   ASSIGN_OR_RETURN(Shape b, BroadcastShapes("complex", real.shape(), imag.shape()));
   ASSIGN_OR_RETURN(Tensor re, Expand(real, b));
