@@ -22,11 +22,14 @@ using CastFn = StatusOr<Tensor> (*)(const Tensor&, DType);
 // site; torch 1.13 warns once per process).
 void WarnComplexToReal(DType from, DType to) {
   if (!IsComplex(from) || IsComplex(to) || to == DType::kBool) return;  // bool: nonzero test
+  static const std::string package =  // the oneflow_like package's directory, with a slash
+      py::cast<std::string>(py::module_::import("os.path").attr("dirname")(
+          py::module_::import("oneflow_like").attr("__file__"))) +
+      "/";
   int level = 1;
   py::object f = py::module_::import("sys").attr("_getframe")(0);
   while (!f.is_none() &&
-         py::cast<std::string>(f.attr("f_code").attr("co_filename")).find("/oneflow_like/") !=
-             std::string::npos) {
+         py::cast<std::string>(f.attr("f_code").attr("co_filename")).rfind(package, 0) == 0) {
     f = f.attr("f_back");
     ++level;
   }
