@@ -1,16 +1,30 @@
 // CPU kernels of the complex dtypes (complex64 / complex128): the copy family's element
 // conversions whenever one side is complex (real -> complex sets the imaginary part to 0,
-// complex -> real keeps the real part, as torch), called by kernels/cpu/copy.cc. Complex
+// complex -> real keeps the real part, as torch), called by kernels/cpu/copy.cc, and the
+// `complex` op (real and imaginary parts, any strides, into a new complex tensor). Complex
 // arithmetic is composed from real ops over view_as_real (oneflow_like/ops/complex.cc) and the
 // transforms live in kernels/cpu/fft.cc, so no other kernel is instantiated for complex.
+#include <cmath>
 #include <complex>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/kernel.h"
+
+extern "C" {
+// LAPACK (Debian's OpenBLAS): the complex eigendecomposition and LU solve, in double complex.
+void zgeev_(const char* jobvl, const char* jobvr, const int* n, std::complex<double>* a,
+            const int* lda, std::complex<double>* w, std::complex<double>* vl, const int* ldvl,
+            std::complex<double>* vr, const int* ldvr, std::complex<double>* work, const int* lwork,
+            double* rwork, int* info);
+void zgesv_(const int* n, const int* nrhs, std::complex<double>* a, const int* lda, int* ipiv,
+            std::complex<double>* b, const int* ldb, int* info);
+}
 
 namespace oneflow_like {
 namespace kernels {
 namespace {
+using Z = std::complex<double>;
 
 template <typename T>
 struct IsStdComplex : std::false_type {};
@@ -80,7 +94,167 @@ bool ConvertFrom(const TensorView& out, const TensorView& in) {
   return done;
 }
 
+// out (contiguous)[i] = (re[i], im[i]); re and im have out's shape, any strides.
+template <typename R>
+void Interleave(const TensorView& out, const TensorView& re, const TensorView& im) {
+  const int64_t nd = out.shape.ndim(), n = out.numel();
+  std::complex<R>* o = out.ptr<std::complex<R>>();
+  const R* a = re.ptr<R>();
+  const R* b = im.ptr<R>();
+  if (re.contiguous() && im.contiguous()) {
+    for (int64_t i = 0; i < n; ++i) o[i] = std::complex<R>(a[i], b[i]);
+    return;
+  }
+  DimVector idx(nd, 0);
+  int64_t ao = 0, bo = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    o[i] = std::complex<R>(a[ao], b[bo]);
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++idx[d] < out.shape[d]) {
+        ao += re.strides[d];
+        bo += im.strides[d];
+        break;
+      }
+      ao -= re.strides[d] * (out.shape[d] - 1);
+      bo -= im.strides[d] * (out.shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
+Status ComplexKernel(KernelContext& ctx) {
+  const TensorView &re = ctx.input(0), &im = ctx.input(1), &out = ctx.output(0);
+  if (out.numel() == 0) return Status();
+  if (re.dtype == DType::kF64) {
+    Interleave<double>(out, re, im);
+  } else if (re.dtype == DType::kF32) {
+    Interleave<float>(out, re, im);
+  } else {
+    return TypeError("[complex] not supported for %s on cpu", DTypeLongName(re.dtype));
+  }
+  return Status();
+}
+
+// n x n complex matrices (row-major) of a complex64 / complex128 tensor, read / written as Z.
+struct Mats {
+  const TensorView& t;
+  int64_t n;
+  Z get(int64_t b, int64_t i, int64_t j) const {
+    const int64_t k = b * n * n + i * n + j;
+    if (t.dtype == DType::kC64) return Z(t.ptr<std::complex<float>>()[k]);
+    return t.ptr<Z>()[k];
+  }
+  void set(int64_t b, int64_t i, int64_t j, Z v) const {
+    const int64_t k = b * n * n + i * n + j;
+    if (t.dtype == DType::kC64)
+      t.ptr<std::complex<float>>()[k] = std::complex<float>(v);
+    else
+      t.ptr<Z>()[k] = v;
+  }
+};
+
+// linalg_eig: A [..., n, n] -> L [..., n], V [..., n, n] (zgeev; columns of V of norm 1 with the
+// largest component real, as LAPACK and torch). Computed in double complex.
+Status EigKernel(KernelContext& ctx) {
+  const TensorView &a = ctx.input(0), &lo = ctx.output(0), &vo = ctx.output(1);
+  const int64_t n = a.shape[a.shape.ndim() - 1];
+  const int64_t batch = n == 0 ? 0 : a.numel() / (n * n);
+  const int ni = static_cast<int>(n);
+  std::vector<Z> m(n * n), w(n), vr(n * n), work(1);
+  std::vector<double> rwork(2 * n);
+  const Mats A{a, n}, Lm{lo, 1}, Vm{vo, n};
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) m[i + j * n] = A.get(b, i, j);  // column-major
+    int lwork = -1, info = 0, one = 1;
+    Z query;
+    zgeev_("N", "V", &ni, m.data(), &ni, w.data(), nullptr, &one, vr.data(), &ni, &query, &lwork,
+           rwork.data(), &info);
+    lwork = static_cast<int>(query.real());
+    work.resize(std::max(lwork, 1));
+    zgeev_("N", "V", &ni, m.data(), &ni, w.data(), nullptr, &one, vr.data(), &ni, work.data(),
+           &lwork, rwork.data(), &info);
+    if (info != 0)
+      return Internal("[linalg.eig] the QR algorithm failed to converge (LAPACK zgeev info=%d)",
+                      info);
+    for (int64_t i = 0; i < n; ++i) {
+      Lm.set(0, b * n + i, 0, w[i]);  // Lm: n == 1 rows of one element, flat index b * n + i
+      for (int64_t j = 0; j < n; ++j) Vm.set(b, i, j, vr[i + j * n]);
+    }
+  }
+  return Status();
+}
+
+// linalg_eig_backward (torch's formula): gA = V^-H (G / conj(E) with diag gL) V^H, where
+// G = V^H gV - V^H V diag(re(diag(V^H gV))) and E_ij = L_j - L_i. Inputs gL, gV, L, V;
+// attr has_gL (else G's diagonal stays), output gA. Fails, as torch, when the loss depends on
+// the eigenvectors' phases (im diag(V^H gV) != 0).
+Status EigBackwardKernel(KernelContext& ctx) {
+  const TensorView &gl = ctx.input(0), &gv = ctx.input(1), &l = ctx.input(2), &v = ctx.input(3);
+  const TensorView& ga = ctx.output(0);
+  const int64_t n = v.shape[v.shape.ndim() - 1];
+  const int64_t batch = n == 0 ? 0 : v.numel() / (n * n);
+  const bool has_gl = ctx.attrs().Bool("has_gL", true);
+  const int ni = static_cast<int>(n);
+  const Mats GL{gl, 1}, GV{gv, n}, L{l, 1}, V{v, n}, GA{ga, n};
+  std::vector<Z> g(n * n), vh(n * n), rhs(n * n);
+  std::vector<double> d(n);
+  std::vector<int> ipiv(n);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        Z vhgv = 0, vhv = 0;
+        for (int64_t k = 0; k < n; ++k) {
+          vhgv += std::conj(V.get(b, k, i)) * GV.get(b, k, j);
+          vhv += std::conj(V.get(b, k, i)) * V.get(b, k, j);
+        }
+        g[i * n + j] = vhgv;
+        vh[i * n + j] = vhv;  // V^H V for now
+      }
+    for (int64_t i = 0; i < n; ++i) {
+      if (std::abs(g[i * n + i].imag()) > 1e-2 * (1 + std::abs(g[i * n + i])))
+        return InvalidArgument(
+            "[linalg_eig_backward] The eigenvectors in the complex case are specified up to "
+            "multiplication by e^{i phi}. The specified loss function depends on this quantity, "
+            "so it is ill-defined.");
+      d[i] = g[i * n + i].real();
+    }
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        Z r = g[i * n + j] - vh[i * n + j] * d[j];
+        if (i != j) {
+          r /= std::conj(L.get(0, b * n + j, 0) - L.get(0, b * n + i, 0));
+        } else if (has_gl) {
+          r = GL.get(0, b * n + i, 0);
+        }
+        g[i * n + j] = r;
+      }
+    // rhs = G V^H (column-major), vh = V^H (column-major); solve V^H X = rhs
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        Z s = 0;
+        for (int64_t k = 0; k < n; ++k) s += g[i * n + k] * std::conj(V.get(b, j, k));
+        rhs[i + j * n] = s;
+        vh[i + j * n] = std::conj(V.get(b, j, i));
+      }
+    int info = 0;
+    zgesv_(&ni, &ni, vh.data(), &ni, ipiv.data(), rhs.data(), &ni, &info);
+    if (info != 0)
+      return InvalidArgument(
+          "[linalg_eig_backward] the eigenvector matrix is singular (LAPACK zgesv info=%d): the "
+          "gradient of eig is not defined for a defective input",
+          info);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) GA.set(b, i, j, rhs[i + j * n]);
+  }
+  return Status();
+}
+
 }  // namespace
+
+OFL_REGISTER_KERNEL(complex, kCPU, ComplexKernel);
+OFL_REGISTER_KERNEL(linalg_eig, kCPU, EigKernel);
+OFL_REGISTER_KERNEL(linalg_eig_backward, kCPU, EigBackwardKernel);
 
 // out (any strides) = cast(in) where out or in is complex; in has out's shape (broadcast).
 Status ComplexCastInto(const TensorView& out, const TensorView& in) {

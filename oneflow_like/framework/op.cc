@@ -360,8 +360,9 @@ struct InputScan {
 // transforms, on the CPU) and views; every other kernel's dtype switch has no complex case, so
 // the op is refused here, naming it, its dtype and the device.
 bool HasComplexKernel(const OpDef& op) {
-  static const char* const kOps[] = {"cast",    "contiguous", "copy_",  "to_device",
-                                     "fft_c2c", "fft_r2c",    "fft_c2r"};
+  static const char* const kOps[] = {
+      "cast",    "contiguous", "copy_",   "to_device",  "complex",
+      "fft_c2c", "fft_r2c",    "fft_c2r", "linalg_eig", "linalg_eig_backward"};
   for (const char* n : kOps)
     if (std::strcmp(op.name, n) == 0) return true;
   return false;
@@ -384,7 +385,9 @@ Status CheckComplex(const OpDef& op, TensorSpan inputs, const std::vector<Tensor
       any = true;
     }
   if (!any || op.view) return Status();
-  if (!device.is_cpu() || !HasComplexKernel(op))
+  // to_device is a byte copy on every device; the other complex kernels are the CPU's
+  const bool transfer = std::strcmp(op.name, "to_device") == 0;
+  if ((!device.is_cpu() && !transfer) || !HasComplexKernel(op))
     return TypeError("[%s] not supported for %s on %s", op.name, DTypeLongName(t),
                      device.is_cpu() ? "cpu" : "cuda");
   return Status();

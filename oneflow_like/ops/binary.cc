@@ -232,7 +232,9 @@ StatusOr<Tensor> DivisionOp(const OpDef& op, const Tensor& a, const Tensor& b) {
 
 // In place, the promoted result must fit the target's category (no float into an integer tensor).
 Status CheckInplaceResult(const char* op, const Tensor& a, const Tensor& b) {
-  auto category = [](DType t) { return t == DType::kBool ? 0 : IsIntegral(t) ? 1 : 2; };
+  auto category = [](DType t) {
+    return t == DType::kBool ? 0 : IsIntegral(t) ? 1 : IsComplex(t) ? 3 : 2;
+  };
   if (category(b.dtype()) > category(a.dtype()))
     return TypeError("[%s] result type %s can't be cast to the desired output type %s", op,
                      DTypeLongName(b.dtype()), DTypeLongName(a.dtype()));
@@ -391,6 +393,11 @@ StatusOr<TensorList> PromoteOperands(const TensorList& ts) {
 
 Status Add_(const Tensor& a, const Tensor& b, double alpha) {
   RETURN_IF_ERROR(CheckInplaceResult("add_", a, b));
+  if (IsComplex(a.dtype())) {  // out of place, then copied into a
+    return ComplexInplace(
+        alpha < 0 ? "sub_" : "add_", a,
+        [&](const Tensor& s) { return ComplexBinary("add", s, b, alpha); }, b);
+  }
   ASSIGN_OR_RETURN(Tensor y, Cast(b, a.dtype()));
   ASSIGN_OR_RETURN(const OpDef* op, ForBool(alpha < 0 ? "sub_" : "add_", kAdd, a, alpha));
   if (op == nullptr) return Status();
@@ -399,20 +406,36 @@ Status Add_(const Tensor& a, const Tensor& b, double alpha) {
 }
 Status Mul_(const Tensor& a, const Tensor& b) {
   RETURN_IF_ERROR(CheckInplaceResult("mul_", a, b));
+  if (IsComplex(a.dtype())) {
+    return ComplexInplace(
+        "mul_", a, [&](const Tensor& s) { return ComplexBinary("mul", s, b); }, b);
+  }
   ASSIGN_OR_RETURN(Tensor y, Cast(b, a.dtype()));
   ASSIGN_OR_RETURN(const OpDef* op, ForBool("mul_", kMul, a, 1.0));
   return DispatchInplace(*op, {a, y}, {}, a);
 }
 Status Div_(const Tensor& a, const Tensor& b) {
+  if (IsComplex(a.dtype())) {
+    return ComplexInplace(
+        "div_", a, [&](const Tensor& s) { return ComplexBinary("div", s, b); }, b);
+  }
   if (!IsFloating(a.dtype()))
     return TypeError("[div_] true division can't be written in place into %s", a.meta_string());
   ASSIGN_OR_RETURN(Tensor y, Cast(b, a.dtype()));
   return DispatchInplace(kDiv, {a, y}, {}, a);
 }
 Status MulScalar_(const Tensor& a, double s) {
+  if (IsComplex(a.dtype())) {
+    return ComplexInplace("mul_", a,
+                          [&](const Tensor& t) { return ComplexScalar("mul", t, s, 0.0); });
+  }
   return DispatchInplace(kMulScalar, {a}, {{"scalar", s}}, a);
 }
 Status AddScalar_(const Tensor& a, double s) {
+  if (IsComplex(a.dtype())) {
+    return ComplexInplace("add_", a,
+                          [&](const Tensor& t) { return ComplexScalar("add", t, s, 0.0); });
+  }
   return DispatchInplace(kAddScalar, {a}, {{"scalar", s}}, a);
 }
 

@@ -6,10 +6,13 @@
 #include <cstring>
 #include <string>
 
+#include "oneflow_like/framework/autograd.h"
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
+#include "oneflow_like/ops/index.h"
+#include "oneflow_like/ops/random.h"
 #include "oneflow_like/ops/matmul.h"
 #include "oneflow_like/ops/reduce.h"
 #include "oneflow_like/ops/shape_ops.h"
@@ -85,6 +88,55 @@ StatusOr<TensorList> GradViewAsComplex(const GradContext& ctx) {
   if (!g.defined()) return TensorList{Tensor()};
   ASSIGN_OR_RETURN(Tensor r, F::ViewAsReal(g));
   return TensorList{r};
+}
+
+Status InferComplex(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
+  const Tensor &re = in[0], &im = in[1];
+  if (!(re.dtype() == DType::kF32 || re.dtype() == DType::kF64) || re.dtype() != im.dtype() ||
+      re.shape() != im.shape())
+    return TypeError(
+        "[complex] expected real and imag of one shape and one dtype, float32 or float64, got %s "
+        "and %s",
+        re.meta_string(), im.meta_string());
+  out->push_back({re.shape(), ToComplexDType(re.dtype()), re.device()});
+  return Status();
+}
+StatusOr<TensorList> GradComplex(const GradContext& ctx) {
+  const Tensor& g = ctx.grad_outputs[0];
+  if (!g.defined()) return TensorList{Tensor(), Tensor()};
+  ASSIGN_OR_RETURN(Tensor r, F::ViewAsReal(g));
+  ASSIGN_OR_RETURN(Tensor re, F::Select(r, -1, 0));
+  ASSIGN_OR_RETURN(Tensor im, F::Select(r, -1, 1));
+  return TensorList{re, im};
+}
+
+Status InferLinalgEig(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
+  const Tensor& a = in[0];
+  if (!IsComplex(a.dtype()) || a.ndim() < 2 || a.dim(a.ndim() - 1) != a.dim(a.ndim() - 2))
+    return InvalidArgument(
+        "[linalg.eig] expected a batch of square complex matrices [..., n, n], got %s",
+        a.meta_string());
+  Shape l = a.shape();
+  l.mutable_dims().pop_back();
+  out->push_back({l, a.dtype(), a.device()});
+  out->push_back({a.shape(), a.dtype(), a.device()});
+  return Status();
+}
+StatusOr<TensorList> GradLinalgEig(const GradContext& ctx) {
+  const Tensor &gl = ctx.grad_outputs[0], &gv = ctx.grad_outputs[1];
+  const Tensor &l = ctx.outputs[0], &v = ctx.outputs[1];
+  if (!gl.defined() && !gv.defined()) return TensorList{Tensor()};
+  ASSIGN_OR_RETURN(Tensor gl0, gl.defined() ? gl : F::ZerosLike(l));
+  ASSIGN_OR_RETURN(Tensor gv0, gv.defined() ? gv : F::ZerosLike(v));
+  ASSIGN_OR_RETURN(Tensor g, F::LinalgEigBackward(gl0, gv0, l, v, gl.defined()));
+  return TensorList{g};
+}
+Status InferLinalgEigBackward(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
+  out->push_back({in[3].shape(), in[3].dtype(), in[3].device()});
+  return Status();
+}
+StatusOr<TensorList> GradLinalgEigBackward(const GradContext&) {
+  return DoubleBackwardUnsupported("linalg_eig_backward");
 }
 
 Status CheckFftDims(const char* op, const Tensor& x, const std::vector<int64_t>& dims) {
@@ -198,9 +250,16 @@ StatusOr<TensorList> GradFftC2R(const GradContext& ctx) {
 #define OFL_COMPLEX_VIEW(name, Name) \
   const OpDef k##Name = OpSpec(#name, Infer##Name).View(Name##View).Grad(Grad##Name) \
       .SaveInputs(false).SaveOutputs(false);
-#define OFL_COMPLEX_KERNEL(name, Name, save_inputs) \
+#define OFL_COMPLEX_SAVE_IN_none false
+#define OFL_COMPLEX_SAVE_IN_inputs true
+#define OFL_COMPLEX_SAVE_IN_outputs false
+#define OFL_COMPLEX_SAVE_OUT_none false
+#define OFL_COMPLEX_SAVE_OUT_inputs false
+#define OFL_COMPLEX_SAVE_OUT_outputs true
+#define OFL_COMPLEX_KERNEL(name, Name, save, strided) \
   const OpDef k##Name = OpSpec(#name, Infer##Name).Grad(Grad##Name) \
-      .SaveInputs(save_inputs).SaveOutputs(false);
+      .SaveInputs(OFL_COMPLEX_SAVE_IN_##save).SaveOutputs(OFL_COMPLEX_SAVE_OUT_##save) \
+      .StridedInputs(strided);
 #include "oneflow_like/opdefs/complex.def"
 #undef OFL_COMPLEX_VIEW
 #undef OFL_COMPLEX_KERNEL
@@ -231,27 +290,65 @@ StatusOr<Parts> Split(const Tensor& z) {
   ASSIGN_OR_RETURN(Tensor im, Select(r, -1, 1));
   return Parts{re, im};
 }
-// |z| and arg z of real parts (re, im).
-StatusOr<Tensor> Hypot(const Tensor& re, const Tensor& im) {
+StatusOr<Tensor> SquaredNorm(const Tensor& re, const Tensor& im) {
   ASSIGN_OR_RETURN(Tensor a, Mul(re, re));
   ASSIGN_OR_RETURN(Tensor b, Mul(im, im));
-  ASSIGN_OR_RETURN(Tensor s, Add(a, b));
-  return Sqrt(s);
+  return Add(a, b);
 }
-StatusOr<Tensor> Atan2(const Tensor& y, const Tensor& x) {
-  // atan(y / x), shifted by +-pi where x < 0 (+pi for y >= 0), 0 where x == y == 0
-  ASSIGN_OR_RETURN(Tensor q, Div(y, x));
+// |z| of real parts (re, im) as hypot: m sqrt(1 + (n / m)^2) with m = max(|re|, |im|), n the
+// other, so tiny and huge parts neither underflow nor overflow. At z = 0 the quotient reads
+// n / 1. `mask_zero`: the result is masked to 0 there too, which gives torch's gradient 0 for
+// abs / sgn / angle; without it (log, sqrt) the gradient at 0 is NaN, as torch's.
+StatusOr<Tensor> Hypot(const Tensor& re, const Tensor& im, bool mask_zero = true,
+                       Tensor* zero_mask = nullptr) {
+  ASSIGN_OR_RETURN(Tensor ar, Abs(re));
+  ASSIGN_OR_RETURN(Tensor ai, Abs(im));
+  ASSIGN_OR_RETURN(Tensor ge, Compare(CompareOp::kGe, ar, ai));  // one condition for both picks
+  ASSIGN_OR_RETURN(Tensor m, Where(ge, ar, ai));
+  ASSIGN_OR_RETURN(Tensor n, Where(ge, ai, ar));
+  ASSIGN_OR_RETURN(Tensor z, CompareScalar(CompareOp::kEq, m, 0.0));
+  ASSIGN_OR_RETURN(Tensor ones, OnesLike(m));
+  ASSIGN_OR_RETURN(Tensor msafe, Where(z, ones, m));
+  ASSIGN_OR_RETURN(Tensor q, Div(n, msafe));
+  ASSIGN_OR_RETURN(Tensor q2, Mul(q, q));
+  ASSIGN_OR_RETURN(Tensor q21, AddScalar(q2, 1.0));
+  ASSIGN_OR_RETURN(Tensor root, Sqrt(q21));
+  ASSIGN_OR_RETURN(Tensor r, Mul(m, root));
+  if (zero_mask != nullptr) *zero_mask = z;
+  if (!mask_zero) return r;
+  ASSIGN_OR_RETURN(Tensor zeros, ZerosLike(m));
+  return Where(z, zeros, r);
+}
+StatusOr<Tensor> Atan2(const Tensor& y0, const Tensor& x0) {
+  // atan(y / x), shifted by +-pi where x < 0 (+pi for y >= 0), 0 where x == y == 0 (torch's
+  // angle, with gradient 0 there). The quotient is taken of the smaller magnitude over the larger
+  // one (pi/2 - atan(x / y) where |y| > |x|), so no operand of a gradient is infinite on the axes.
+  ASSIGN_OR_RETURN(Tensor x0z, CompareScalar(CompareOp::kEq, x0, 0.0));
+  ASSIGN_OR_RETURN(Tensor y0z, CompareScalar(CompareOp::kEq, y0, 0.0));
+  ASSIGN_OR_RETURN(Tensor both, LogicalAnd(x0z, y0z));
+  ASSIGN_OR_RETURN(Tensor ones, OnesLike(x0));
+  ASSIGN_OR_RETURN(Tensor zero, ZerosLike(y0));
+  ASSIGN_OR_RETURN(Tensor x, Where(both, ones, x0));  // atan2(0, 1) = 0 with finite gradients
+  ASSIGN_OR_RETURN(Tensor y, Where(both, zero, y0));
+  ASSIGN_OR_RETURN(Tensor ax, Abs(x));
+  ASSIGN_OR_RETURN(Tensor ay, Abs(y));
+  ASSIGN_OR_RETURN(Tensor steep, Compare(CompareOp::kGt, ay, ax));
+  ASSIGN_OR_RETURN(Tensor num, Where(steep, x, y));
+  ASSIGN_OR_RETURN(Tensor den, Where(steep, y, x));
+  ASSIGN_OR_RETURN(Tensor q, Div(num, den));
   ASSIGN_OR_RETURN(Tensor at, Atan(q));
-  ASSIGN_OR_RETURN(Tensor xneg, CompareScalar(CompareOp::kLt, x, 0.0));
+  // steep: atan2(y, x) = sign(y) pi/2 - atan(x / y)
   ASSIGN_OR_RETURN(Tensor ypos, CompareScalar(CompareOp::kGe, y, 0.0));
+  ASSIGN_OR_RETURN(Tensor mhalf, FullLike(y, -M_PI / 2));
+  ASSIGN_OR_RETURN(Tensor half, WhereScalarInput(ypos, M_PI / 2, mhalf));
+  ASSIGN_OR_RETURN(Tensor steep_v, Sub(half, at));
+  // flat: atan(y / x), shifted by +-pi where x < 0
+  ASSIGN_OR_RETURN(Tensor xneg, CompareScalar(CompareOp::kLt, x, 0.0));
   ASSIGN_OR_RETURN(Tensor mpi, FullLike(y, -M_PI));
   ASSIGN_OR_RETURN(Tensor shift, WhereScalarInput(ypos, M_PI, mpi));
-  ASSIGN_OR_RETURN(Tensor zero, ZerosLike(y));
   ASSIGN_OR_RETURN(Tensor sh, Where(xneg, shift, zero));
-  ASSIGN_OR_RETURN(Tensor r, Add(at, sh));
-  ASSIGN_OR_RETURN(Tensor x0, CompareScalar(CompareOp::kEq, x, 0.0));
-  ASSIGN_OR_RETURN(Tensor y0, CompareScalar(CompareOp::kEq, y, 0.0));
-  ASSIGN_OR_RETURN(Tensor both, LogicalAnd(x0, y0));
+  ASSIGN_OR_RETURN(Tensor flat_v, Add(at, sh));
+  ASSIGN_OR_RETURN(Tensor r, Where(steep, steep_v, flat_v));
   return Where(both, zero, r);
 }
 StatusOr<Tensor> Mul3(const Parts& a, const Parts& b, Tensor* im_out) {
@@ -272,9 +369,7 @@ StatusOr<Tensor> CMul(const Tensor& a, const Tensor& b) {
 StatusOr<Tensor> CDiv(const Tensor& a, const Tensor& b) {
   ASSIGN_OR_RETURN(Parts p, Split(a));
   ASSIGN_OR_RETURN(Parts q, Split(b));
-  ASSIGN_OR_RETURN(Tensor br2, Mul(q.re, q.re));
-  ASSIGN_OR_RETURN(Tensor bi2, Mul(q.im, q.im));
-  ASSIGN_OR_RETURN(Tensor den, Add(br2, bi2));
+  ASSIGN_OR_RETURN(Tensor den, SquaredNorm(q.re, q.im));
   ASSIGN_OR_RETURN(Tensor nbi, Neg(q.im));
   Tensor im;
   ASSIGN_OR_RETURN(Tensor re, Mul3(p, Parts{q.re, nbi}, &im));  // a * conj(b)
@@ -282,13 +377,12 @@ StatusOr<Tensor> CDiv(const Tensor& a, const Tensor& b) {
   ASSIGN_OR_RETURN(Tensor i, Div(im, den));
   return ComplexFromParts(r, i);
 }
-// Elementwise map on the real view: f(view_as_real(z)) viewed back as complex.
+// f(view_as_real(z)) as a complex tensor (f keeps the trailing size-2 dim last).
 template <typename Fn>
 StatusOr<Tensor> OnRealView(const Tensor& z, Fn&& f) {
   ASSIGN_OR_RETURN(Tensor r, ViewAsReal(z));
   ASSIGN_OR_RETURN(Tensor y, f(r));
-  ASSIGN_OR_RETURN(Tensor c, Contiguous(y));
-  return ViewAsComplex(c);
+  return ComplexFromPairs(y);
 }
 StatusOr<Tensor> CExp(const Tensor& z) {
   ASSIGN_OR_RETURN(Parts p, Split(z));
@@ -301,7 +395,7 @@ StatusOr<Tensor> CExp(const Tensor& z) {
 }
 StatusOr<Tensor> CLog(const Tensor& z) {
   ASSIGN_OR_RETURN(Parts p, Split(z));
-  ASSIGN_OR_RETURN(Tensor a, Hypot(p.re, p.im));
+  ASSIGN_OR_RETURN(Tensor a, Hypot(p.re, p.im, /*mask_zero=*/false));
   ASSIGN_OR_RETURN(Tensor re, Log(a));
   ASSIGN_OR_RETURN(Tensor im, Atan2(p.im, p.re));
   return ComplexFromParts(re, im);
@@ -321,8 +415,20 @@ StatusOr<Tensor> ComplexFromParts(const Tensor& real, const Tensor& imag) {
     return TypeError(
         "[complex] expected both inputs to be float32 or float64 of one dtype, got %s and %s",
         real.meta_string(), imag.meta_string());
-  ASSIGN_OR_RETURN(Tensor s, Stack({real, imag}, -1));
-  return ViewAsComplex(s);
+  if (!real.device().is_cpu()) {  // no CUDA complex kernel: a view of the stacked parts
+    ASSIGN_OR_RETURN(Tensor s, Stack({real, imag}, -1));
+    return ViewAsComplex(s);
+  }
+  if (real.shape() == imag.shape()) return Dispatch1(ops::kComplex, {real, imag});
+  ASSIGN_OR_RETURN(Shape b, BroadcastShapes("complex", real.shape(), imag.shape()));
+  ASSIGN_OR_RETURN(Tensor re, Expand(real, b));
+  ASSIGN_OR_RETURN(Tensor im, Expand(imag, b));
+  return Dispatch1(ops::kComplex, {re, im});
+}
+StatusOr<Tensor> ComplexFromPairs(const Tensor& r) {
+  ASSIGN_OR_RETURN(Tensor re, Select(r, -1, 0));
+  ASSIGN_OR_RETURN(Tensor im, Select(r, -1, 1));
+  return ComplexFromParts(re, im);
 }
 StatusOr<Tensor> Polar(const Tensor& abs, const Tensor& angle) {
   if (!(abs.dtype() == DType::kF32 || abs.dtype() == DType::kF64) || abs.dtype() != angle.dtype())
@@ -354,6 +460,18 @@ StatusOr<Tensor> Conj(const Tensor& x) {
   return ComplexFromParts(p.re, ni);
 }
 
+StatusOr<TensorList> LinalgEig(const Tensor& a) {
+  if (!(a.dtype() == DType::kF32 || a.dtype() == DType::kF64 || IsComplex(a.dtype())))
+    return TypeError("[linalg.eig] expected a float or complex tensor, got %s", a.meta_string());
+  ASSIGN_OR_RETURN(Tensor c, Cast(a, ToComplexDType(a.dtype())));
+  return Dispatch(ops::kLinalgEig, {c});
+}
+
+StatusOr<Tensor> LinalgEigBackward(const Tensor& gl, const Tensor& gv, const Tensor& l,
+                                   const Tensor& v, bool has_gl) {
+  return Dispatch1(ops::kLinalgEigBackward, {gl, gv, l, v}, {{"has_gL", has_gl}});
+}
+
 StatusOr<Tensor> FftC2C(const Tensor& x, const std::vector<int64_t>& dims, bool forward,
                         double scale) {
   return Dispatch1(ops::kFftC2C, {x}, {{"dim", dims}, {"forward", forward}, {"scale", scale}});
@@ -379,14 +497,7 @@ StatusOr<Tensor> ComplexUnary(const char* name, const Tensor& x) {
   if (n == "neg") return OnRealView(x, [](const Tensor& r) { return Neg(r); });
   if (n == "exp") return CExp(x);
   if (n == "log") return CLog(x);
-  if (n == "sqrt") {  // exp(log(z) / 2) = sqrt|z| e^(i arg(z) / 2)
-    ASSIGN_OR_RETURN(Parts p, Split(x));
-    ASSIGN_OR_RETURN(Tensor a, Hypot(p.re, p.im));
-    ASSIGN_OR_RETURN(Tensor m, Sqrt(a));
-    ASSIGN_OR_RETURN(Tensor t, Atan2(p.im, p.re));
-    ASSIGN_OR_RETURN(Tensor h, MulScalar(t, 0.5));
-    return Polar(m, h);
-  }
+  if (n == "sqrt") return ComplexPowScalar(x, 0.5, 0.0);  // sqrt|z| e^(i arg(z) / 2)
   if (n == "reciprocal") {
     ASSIGN_OR_RETURN(Tensor one, ComplexScalarTensor(1.0, 0.0, x.dtype(), x.device()));
     return CDiv(one, x);
@@ -403,12 +514,15 @@ StatusOr<Tensor> ComplexUnary(const char* name, const Tensor& x) {
     if (n == "sign")
       return TypeError("[sign] not supported for complex tensors (%s): use sgn", x.meta_string());
     ASSIGN_OR_RETURN(Parts p, Split(x));
-    ASSIGN_OR_RETURN(Tensor a, Hypot(p.re, p.im));
-    ASSIGN_OR_RETURN(Tensor zero, CompareScalar(CompareOp::kEq, a, 0.0));
+    Tensor zero;
+    ASSIGN_OR_RETURN(Tensor a, Hypot(p.re, p.im, true, &zero));
     ASSIGN_OR_RETURN(Tensor ones, OnesLike(a));
     ASSIGN_OR_RETURN(Tensor safe, Where(zero, ones, a));
     ASSIGN_OR_RETURN(Tensor re, Div(p.re, safe));
     ASSIGN_OR_RETURN(Tensor im, Div(p.im, safe));
+    ASSIGN_OR_RETURN(Tensor zeros, ZerosLike(a));  // sgn(0) = 0, with gradient 0 (torch)
+    ASSIGN_OR_RETURN(re, Where(zero, zeros, re));
+    ASSIGN_OR_RETURN(im, Where(zero, zeros, im));
     return ComplexFromParts(re, im);
   }
   if (n == "square") return CMul(x, x);
@@ -423,8 +537,7 @@ StatusOr<Tensor> ComplexBinary(const char* name, const Tensor& a0, const Tensor&
     ASSIGN_OR_RETURN(Tensor ra, ViewAsReal(a));
     ASSIGN_OR_RETURN(Tensor rb, ViewAsReal(b));
     ASSIGN_OR_RETURN(Tensor r, n == "add" ? Add(ra, rb, alpha) : Sub(ra, rb, alpha));
-    ASSIGN_OR_RETURN(Tensor c, Contiguous(r));
-    return ViewAsComplex(c);
+    return ComplexFromPairs(r);
   }
   if (n == "mul") return CMul(a, b);
   if (n == "div") return CDiv(a, b);
@@ -481,6 +594,14 @@ StatusOr<Tensor> ComplexPowScalar(const Tensor& x, double re, double im) {
     if (re < 0) return CDiv(one, acc);
     return acc;
   }
+  if (im == 0) {  // |z|^p e^(i p arg z): 0^p = 0 for p > 0 (exp(p log 0) would be NaN)
+    ASSIGN_OR_RETURN(Parts p, Split(x));
+    ASSIGN_OR_RETURN(Tensor a, Hypot(p.re, p.im, /*mask_zero=*/false));
+    ASSIGN_OR_RETURN(Tensor m, PowScalar(a, re));
+    ASSIGN_OR_RETURN(Tensor t, Atan2(p.im, p.re));
+    ASSIGN_OR_RETURN(Tensor h, MulScalar(t, re));
+    return Polar(m, h);
+  }
   return ComplexScalar("pow", x, re, im);
 }
 
@@ -491,8 +612,7 @@ StatusOr<Tensor> ComplexSum(const Tensor& x, std::vector<int64_t> dims, bool kee
   ASSIGN_OR_RETURN(Tensor r, ViewAsReal(x));
   ASSIGN_OR_RETURN(Tensor s, x.ndim() == 0 ? Contiguous(r)
                                            : (mean ? Mean(r, nd, keepdim) : Sum(r, nd, keepdim)));
-  ASSIGN_OR_RETURN(Tensor c, Contiguous(s));
-  return ViewAsComplex(c);
+  return ComplexFromPairs(s);
 }
 
 StatusOr<Tensor> ComplexMatmul(const Tensor& a0, const Tensor& b0) {
@@ -506,6 +626,206 @@ StatusOr<Tensor> ComplexMatmul(const Tensor& a0, const Tensor& b0) {
   ASSIGN_OR_RETURN(Tensor re, Sub(rr, ii));
   ASSIGN_OR_RETURN(Tensor im, Add(ri, ir));
   return ComplexFromParts(re, im);
+}
+
+// ---- in place, data movement, fills and random numbers ----------------------------------------
+
+namespace {
+// dim of a complex tensor, normalized: the same dim of its real view (whose extra size-2 dim is
+// last, so only negative dims change).
+StatusOr<int64_t> RealViewDim(const char* op, int64_t dim, const Tensor& x) {
+  ASSIGN_OR_RETURN(auto d, ops::NormalizeDims(op, {dim}, std::max<int64_t>(x.ndim(), 1)));
+  return d[0];
+}
+// An index tensor for the real view: a trailing dim of size 2 (both parts take the same index).
+StatusOr<Tensor> PairIndex(const Tensor& index) {
+  ASSIGN_OR_RETURN(Tensor u, Unsqueeze(index, -1));
+  Shape s = u.shape();
+  s[s.ndim() - 1] = 2;
+  return Expand(u, s);
+}
+StatusOr<Tensor> AsDType(const char* op, const Tensor& v, DType t) {
+  if (IsComplex(v.dtype()) && !IsComplex(t))
+    return TypeError("[%s] can't write the %s values %s into a %s tensor", op,
+                     DTypeLongName(v.dtype()), v.meta_string(), DTypeLongName(t));
+  return Cast(v, t);
+}
+Shape PairShape(const Shape& s) {
+  Shape r = s;
+  r.mutable_dims().push_back(2);
+  return r;
+}
+}  // namespace
+
+Status ComplexAssign(const char* op, const Tensor& target, const Tensor& result) {
+  if (result.dtype() != target.dtype() && !(IsComplex(target.dtype()) && IsComplex(result.dtype())))
+    return TypeError("[%s] result type %s can't be cast to the desired output type %s (%s)", op,
+                     DTypeLongName(result.dtype()), DTypeLongName(target.dtype()),
+                     target.meta_string());
+  if (result.shape() != target.shape())
+    return InvalidArgument("[%s] output with shape %s doesn't match the broadcast shape %s", op,
+                           target.shape().ToString(), result.shape().ToString());
+  return CopyInto(target, result);
+}
+
+Status ComplexInplace(const char* op, const Tensor& target,
+                      const std::function<StatusOr<Tensor>(const Tensor&)>& f,
+                      const Tensor& other) {
+  Tensor source = target;
+  if (GradModeEnabled() && (target.requires_grad() || (other.defined() && other.requires_grad()))) {
+    ASSIGN_OR_RETURN(source, Clone(target));
+  }
+  ASSIGN_OR_RETURN(Tensor r, f(source));
+  return ComplexAssign(op, target, r);
+}
+
+StatusOr<Tensor> ComplexAsStridedScatter(const Tensor& src, const Shape& shape,
+                                         const DimVector& strides, int64_t offset) {
+  ASSIGN_OR_RETURN(Tensor r, ViewAsReal(src));
+  DimVector st = strides;
+  for (auto& s : st) s *= 2;
+  st.push_back(1);
+  ASSIGN_OR_RETURN(Tensor out, AsStridedScatter(r, PairShape(shape), st, offset * 2));
+  return ViewAsComplex(out);
+}
+
+StatusOr<Tensor> ComplexCat(const TensorList& xs, int64_t dim) {
+  DType t = xs[0].dtype();
+  for (const Tensor& x : xs) t = PromoteTypes(t, x.dtype());
+  TensorList parts;
+  int64_t nd = -1;
+  for (const Tensor& x : xs) {
+    if (x.ndim() == 1 && x.dim(0) == 0 && xs.size() > 1) continue;  // as the real cat
+    if (x.ndim() == 0)
+      return InvalidArgument("[cat] zero-dimensional tensor %s cannot be concatenated",
+                             x.meta_string());
+    nd = x.ndim();
+    ASSIGN_OR_RETURN(Tensor c, Cast(x, t));
+    ASSIGN_OR_RETURN(Tensor r, ViewAsReal(c));
+    parts.push_back(r);
+  }
+  if (parts.empty()) return Cast(xs[0], t);
+  ASSIGN_OR_RETURN(auto d, ops::NormalizeDims("cat", {dim}, nd));
+  ASSIGN_OR_RETURN(Tensor r, Cat(parts, d[0]));
+  return ComplexFromPairs(r);
+}
+
+StatusOr<Tensor> ComplexFlip(const Tensor& x, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> d;  // flip() of every dim: the complex dims, not the real view's last
+  if (dims.empty()) {
+    for (int64_t i = 0; i < x.ndim(); ++i) d.push_back(i);
+  } else {
+    ASSIGN_OR_RETURN(d, ops::NormalizeDims("flip", dims, x.ndim()));
+  }
+  return OnRealView(x, [&](const Tensor& r) { return Flip(r, d); });
+}
+
+StatusOr<Tensor> ComplexIndexSelect(const Tensor& x, int64_t dim, const Tensor& index) {
+  ASSIGN_OR_RETURN(int64_t d, RealViewDim("index_select", dim, x));
+  return OnRealView(x, [&](const Tensor& r) { return IndexSelect(r, d, index); });
+}
+
+StatusOr<Tensor> ComplexGather(const Tensor& x, int64_t dim, const Tensor& index) {
+  ASSIGN_OR_RETURN(int64_t d, RealViewDim("gather", dim, x));
+  ASSIGN_OR_RETURN(Tensor i, PairIndex(index));
+  return OnRealView(x, [&](const Tensor& r) { return Gather(r, d, i); });
+}
+
+StatusOr<Tensor> ComplexScatter(const char* op, const Tensor& x, int64_t dim, const Tensor& index,
+                                const Tensor* src, double value, bool add, bool inplace) {
+  ASSIGN_OR_RETURN(int64_t d, RealViewDim(op, dim, x));
+  ASSIGN_OR_RETURN(Tensor i, PairIndex(index));
+  Tensor s;
+  if (src != nullptr) {
+    ASSIGN_OR_RETURN(s, AsDType(op, *src, x.dtype()));
+  } else {
+    ASSIGN_OR_RETURN(Tensor v, ComplexScalarTensor(value, 0.0, x.dtype(), x.device()));
+    ASSIGN_OR_RETURN(s, Expand(v, index.shape()));
+  }
+  ASSIGN_OR_RETURN(Tensor rs, ViewAsReal(s));
+  if (inplace) {
+    ASSIGN_OR_RETURN(Tensor r, ViewAsReal(x));
+    RETURN_IF_ERROR(add ? ScatterAdd_(r, d, i, rs) : Scatter_(r, d, i, rs));
+    return x;
+  }
+  return OnRealView(
+      x, [&](const Tensor& r) { return add ? ScatterAdd(r, d, i, rs) : Scatter(r, d, i, rs); });
+}
+
+StatusOr<Tensor> ComplexIndex(const Tensor& x, const TensorList& indices) {
+  return OnRealView(x, [&](const Tensor& r) { return Index(r, indices); });
+}
+
+StatusOr<Tensor> ComplexIndexPut(const Tensor& x, const TensorList& indices, const Tensor& values,
+                                 bool accumulate, bool inplace) {
+  ASSIGN_OR_RETURN(Tensor v, AsDType(inplace ? "index_put_" : "index_put", values, x.dtype()));
+  ASSIGN_OR_RETURN(Tensor rv, ViewAsReal(v));
+  if (inplace) {
+    ASSIGN_OR_RETURN(Tensor r, ViewAsReal(x));
+    RETURN_IF_ERROR(IndexPut_(r, indices, rv, accumulate));
+    return x;
+  }
+  return OnRealView(x, [&](const Tensor& r) { return IndexPut(r, indices, rv, accumulate); });
+}
+
+StatusOr<Tensor> ComplexWhere(const Tensor& cond, const Tensor& x, const Tensor& y) {
+  ASSIGN_OR_RETURN(auto xy, PromoteComplex(x, y));
+  ASSIGN_OR_RETURN(Tensor rx, ViewAsReal(xy.first));
+  ASSIGN_OR_RETURN(Tensor ry, ViewAsReal(xy.second));
+  ASSIGN_OR_RETURN(Tensor c, Unsqueeze(cond, -1));
+  ASSIGN_OR_RETURN(Tensor r, Where(c, rx, ry));
+  return ComplexFromPairs(r);
+}
+
+StatusOr<Tensor> ComplexMaskedFill(const Tensor& x, const Tensor& mask, double re, double im) {
+  if (!IsComplex(x.dtype()))
+    return TypeError("[masked_fill] can't fill the %s tensor %s with the complex value (%g%+gj)",
+                     DTypeLongName(x.dtype()), x.meta_string(), re, im);
+  ASSIGN_OR_RETURN(Tensor v, ComplexScalarTensor(re, im, x.dtype(), x.device()));
+  ASSIGN_OR_RETURN(Tensor m, Cast(mask.detach(), DType::kBool));
+  return ComplexWhere(m, v, x);
+}
+Status ComplexMaskedFill_(const Tensor& x, const Tensor& mask, double re, double im) {
+  return ComplexInplace("masked_fill_", x,
+                        [&](const Tensor& s) { return ComplexMaskedFill(s, mask, re, im); });
+}
+
+Status ComplexFill_(const Tensor& x, double re, double im) {
+  if (!IsComplex(x.dtype()))
+    return TypeError("[fill_] can't fill the %s tensor %s with the complex value (%g%+gj)",
+                     DTypeLongName(x.dtype()), x.meta_string(), re, im);
+  ASSIGN_OR_RETURN(Tensor v, ComplexScalarTensor(re, im, x.dtype(), x.device()));
+  return CopyInto(x, v);
+}
+
+StatusOr<Tensor> ComplexFull(const Shape& shape, double re, double im, DType dtype, Device device) {
+  if (!IsComplex(dtype))
+    return TypeError("[full] can't fill a %s tensor with the complex value (%g%+gj)",
+                     DTypeLongName(dtype), re, im);
+  ASSIGN_OR_RETURN(Tensor v, ComplexScalarTensor(re, im, dtype, device));
+  ASSIGN_OR_RETURN(Tensor e, Expand(v, shape));
+  return Contiguous(e);
+}
+
+// torch: randn's real and imaginary parts are each N(0, 1/2) (E|z|^2 = 1); rand's are U[0, 1).
+StatusOr<Tensor> ComplexNormal(double mean, double std, const Shape& shape, DType dtype,
+                               Device device) {
+  const Shape s = PairShape(shape);
+  ASSIGN_OR_RETURN(Tensor r, Normal(mean, std / std::sqrt(2.0), s, ToRealDType(dtype), device));
+  return ComplexFromPairs(r);
+}
+StatusOr<Tensor> ComplexRand(const Shape& shape, DType dtype, Device device) {
+  const Shape s = PairShape(shape);
+  ASSIGN_OR_RETURN(Tensor r, Rand(s, ToRealDType(dtype), device));
+  return ComplexFromPairs(r);
+}
+Status ComplexNormal_(const Tensor& x, double mean, double std) {
+  ASSIGN_OR_RETURN(Tensor r, ViewAsReal(x));
+  return Normal_(r, mean, std / std::sqrt(2.0));
+}
+Status ComplexUniform_(const Tensor& x, double low, double high) {
+  ASSIGN_OR_RETURN(Tensor r, ViewAsReal(x));
+  return Uniform_(r, low, high);
 }
 
 }  // namespace functional

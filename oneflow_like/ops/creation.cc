@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "oneflow_like/ops/common.h"
+#include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/creation.h"
@@ -127,6 +128,7 @@ StatusOr<Tensor> Eye(int64_t n, int64_t m, DType dtype, Device device) {
 }
 
 Status Fill_(const Tensor& x, double value) {
+  if (IsComplex(x.dtype())) return ComplexFill_(x, value, 0.0);
   opdefs::FullAttrs a;
   a.value = value;
   return RunFillInplace(std::move(a), x);

@@ -12,6 +12,7 @@
 #include "oneflow_like/framework/autograd.h"
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/common.h"
+#include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/shape_ops.h"
@@ -469,6 +470,7 @@ StatusOr<Tensor> PrepareValues(const Tensor& values, const Tensor& x) {
 namespace functional {
 
 StatusOr<Tensor> IndexSelect(const Tensor& x, int64_t dim, const Tensor& index) {
+  if (IsComplex(x.dtype())) return ComplexIndexSelect(x, dim, index);
   ASSIGN_OR_RETURN(int64_t d, WrapDim("index_select", dim, x.ndim()));
   ASSIGN_OR_RETURN(Tensor i, AsIndex("index_select", index));
   if (i.ndim() == 0) {
@@ -485,6 +487,7 @@ StatusOr<Tensor> IndexAdd(const Tensor& x, int64_t dim, const Tensor& index, con
 }
 
 StatusOr<Tensor> Gather(const Tensor& x, int64_t dim, const Tensor& index) {
+  if (IsComplex(x.dtype())) return ComplexGather(x, dim, index);
   ASSIGN_OR_RETURN(int64_t d, WrapDim("gather", dim, x.ndim()));
   ASSIGN_OR_RETURN(Tensor i, AsIndex("gather", index));
   return RunGather({x, i}, AtDim(d));
@@ -493,6 +496,9 @@ StatusOr<Tensor> Gather(const Tensor& x, int64_t dim, const Tensor& index) {
 namespace {
 StatusOr<Tensor> ScatterImpl(const char* op, const Tensor& x, int64_t dim, const Tensor& index,
                              const Tensor* src, double value, bool add) {
+  if (IsComplex(x.dtype()) || (src != nullptr && IsComplex(src->dtype()))) {
+    return ComplexScatter(op, x, dim, index, src, value, add, false);
+  }
   ASSIGN_OR_RETURN(int64_t d, WrapDim(op, dim, x.ndim()));
   ASSIGN_OR_RETURN(Tensor i, AsIndex(op, index));
   TensorList in{x, i};
@@ -508,6 +514,9 @@ StatusOr<Tensor> ScatterImpl(const char* op, const Tensor& x, int64_t dim, const
 }
 Status ScatterInplaceImpl(const char* op, const Tensor& x, int64_t dim, const Tensor& index,
                           const Tensor* src, double value, bool add) {
+  if (IsComplex(x.dtype()) || (src != nullptr && IsComplex(src->dtype()))) {
+    return ComplexScatter(op, x, dim, index, src, value, add, true).status();
+  }
   RETURN_IF_ERROR(CheckNoGrad(op, x, src ? *src : Tensor()));
   if (TracingActive() || x.is_lazy()) {
     // As masked_fill_: the in-place op's inputs do not include x (its kernel writes only the
@@ -552,12 +561,14 @@ Status ScatterAdd_(const Tensor& x, int64_t dim, const Tensor& index, const Tens
 }
 
 StatusOr<Tensor> MaskedFill(const Tensor& x, const Tensor& mask, double value) {
+  if (IsComplex(x.dtype())) return ComplexMaskedFill(x, mask, value, 0.0);
   MaskedFillAttrs a;
   a.value = value;
   return RunMaskedFill({x, mask.detach()}, a);
 }
 
 Status MaskedFill_(const Tensor& x, const Tensor& mask, double value) {
+  if (IsComplex(x.dtype())) return ComplexMaskedFill_(x, mask, value, 0.0);
   RETURN_IF_ERROR(CheckNoGrad("masked_fill_", x));
   if (TracingActive() || x.is_lazy()) {
     // A trace sees only an op's inputs, and masked_fill_ keeps x's unmasked values: record the
@@ -621,6 +632,7 @@ StatusOr<Tensor> OneHot(const Tensor& index, int64_t num_classes) {
 }
 
 StatusOr<Tensor> Index(const Tensor& x, const TensorList& indices) {
+  if (IsComplex(x.dtype())) return ComplexIndex(x, indices);
   ASSIGN_OR_RETURN(PreparedIndex p, PrepareIndex("index", x, indices));
   if (p.idx.empty()) return x;
   return IndexRaw(p.x, p.idx, p.d0);
@@ -628,6 +640,8 @@ StatusOr<Tensor> Index(const Tensor& x, const TensorList& indices) {
 
 StatusOr<Tensor> IndexPut(const Tensor& x, const TensorList& indices, const Tensor& values,
                           bool accumulate) {
+  if (IsComplex(x.dtype()) || IsComplex(values.dtype()))
+    return ComplexIndexPut(x, indices, values, accumulate, false);
   ASSIGN_OR_RETURN(PreparedIndex p, PrepareIndex("index_put", x, indices));
   ASSIGN_OR_RETURN(Tensor v, PrepareValues(values, x));
   if (p.idx.empty()) {
@@ -643,6 +657,8 @@ StatusOr<Tensor> IndexPut(const Tensor& x, const TensorList& indices, const Tens
 
 Status IndexPut_(const Tensor& x, const TensorList& indices, const Tensor& values,
                  bool accumulate) {
+  if (IsComplex(x.dtype()) || IsComplex(values.dtype()))
+    return ComplexIndexPut(x, indices, values, accumulate, true).status();
   RETURN_IF_ERROR(CheckNoGrad("index_put_", x, values));
   if (TracingActive() || x.is_lazy()) {
     // As masked_fill_: the in-place op's inputs do not include x (its kernel writes only the

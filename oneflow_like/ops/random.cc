@@ -11,6 +11,7 @@
 #include "oneflow_like/framework/autograd.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/random.h"
+#include "oneflow_like/ops/complex.h"
 
 namespace oneflow_like {
 namespace functional {
@@ -202,6 +203,7 @@ Status CheckGeneratorDevice(const char* op, const Generator* gen, const Device& 
 }
 
 StatusOr<Tensor> Rand(const Shape& shape, DType dtype, Device device) {
+  if (IsComplex(dtype)) return ComplexRand(shape, dtype, device);
   RETURN_IF_ERROR(CheckFloatingDtype("rand", dtype));
   opdefs::UniformAttrs a;
   a.low = 0.0;
@@ -210,6 +212,7 @@ StatusOr<Tensor> Rand(const Shape& shape, DType dtype, Device device) {
 }
 
 StatusOr<Tensor> Normal(double mean, double std, const Shape& shape, DType dtype, Device device) {
+  if (IsComplex(dtype) && std >= 0) return ComplexNormal(mean, std, shape, dtype, device);
   RETURN_IF_ERROR(CheckFloatingDtype("normal", dtype));
   if (std < 0) return InvalidArgument("[normal] expects std >= 0, got %g", std);
   opdefs::NormalAttrs a;
@@ -219,7 +222,7 @@ StatusOr<Tensor> Normal(double mean, double std, const Shape& shape, DType dtype
 }
 
 StatusOr<Tensor> Randn(const Shape& shape, DType dtype, Device device) {
-  RETURN_IF_ERROR(CheckFloatingDtype("randn", dtype));
+  if (!IsComplex(dtype)) RETURN_IF_ERROR(CheckFloatingDtype("randn", dtype));
   return Normal(0.0, 1.0, shape, dtype, device);
 }
 
@@ -245,6 +248,7 @@ StatusOr<Tensor> Bernoulli(const Tensor& p) {
 Status Uniform_(const Tensor& x, double low, double high) {
   RETURN_IF_ERROR(CheckInplaceTarget("uniform_", x));
   if (low > high) return InvalidArgument("[uniform_] expects low <= high, got %g > %g", low, high);
+  if (IsComplex(x.dtype())) return ComplexUniform_(x, low, high);
   opdefs::UniformAttrs a;
   a.low = low;
   a.high = high;
@@ -254,6 +258,7 @@ Status Uniform_(const Tensor& x, double low, double high) {
 Status Normal_(const Tensor& x, double mean, double std) {
   RETURN_IF_ERROR(CheckInplaceTarget("normal_", x));
   if (std < 0) return InvalidArgument("[normal_] expects std >= 0, got %g", std);
+  if (IsComplex(x.dtype())) return ComplexNormal_(x, mean, std);
   opdefs::NormalAttrs a;
   a.mean = mean;
   a.std = std;

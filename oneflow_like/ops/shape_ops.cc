@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "oneflow_like/ops/common.h"
+#include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/reduce.h"
@@ -549,6 +550,7 @@ StatusOr<Tensor> AsStrided(const Tensor& x, const Shape& shape, const DimVector&
 
 StatusOr<Tensor> AsStridedScatter(const Tensor& src, const Shape& shape, const DimVector& strides,
                                   int64_t offset) {
+  if (IsComplex(src.dtype())) return ComplexAsStridedScatter(src, shape, strides, offset);
   AsStridedScatterAttrs a;
   a.in_shape = Dims(shape);
   a.shape = Dims(src.shape());
@@ -559,6 +561,8 @@ StatusOr<Tensor> AsStridedScatter(const Tensor& src, const Shape& shape, const D
 
 StatusOr<Tensor> Cat(const TensorList& xs, int64_t dim) {
   if (xs.empty()) return InvalidArgument("[cat] expects a non-empty list of tensors");
+  for (auto& t : xs)
+    if (IsComplex(t.dtype())) return ComplexCat(xs, dim);
   TensorList in;
   DType dt = xs[0].dtype();
   for (auto& t : xs) dt = PromoteTypes(dt, t.dtype());
@@ -665,6 +669,7 @@ StatusOr<Tensor> Repeat(const Tensor& x, const std::vector<int64_t>& repeats) {
 }
 
 StatusOr<Tensor> Flip(const Tensor& x, const std::vector<int64_t>& dims) {
+  if (IsComplex(x.dtype())) return ComplexFlip(x, dims);
   ASSIGN_OR_RETURN(
       auto d, ops::NormalizeDims("flip", dims.empty() ? std::vector<int64_t>{} : dims, x.ndim()));
   FlipAttrs a;

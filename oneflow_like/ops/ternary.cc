@@ -10,6 +10,7 @@
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/common.h"
+#include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/unary.h"
 
@@ -241,16 +242,25 @@ namespace functional {
 
 StatusOr<Tensor> Where(const Tensor& cond, const Tensor& x, const Tensor& y) {
   ASSIGN_OR_RETURN(Tensor c, AsCondition(cond));
+  if (IsComplex(x.dtype()) || IsComplex(y.dtype())) return ComplexWhere(c, x, y);
   ASSIGN_OR_RETURN(TensorList xy, PromoteOperands({x, y}));
   return Dispatch1(kWhere, {c, xy[0], xy[1]});
 }
 StatusOr<Tensor> WhereScalarOther(const Tensor& cond, const Tensor& x, double y) {
   ASSIGN_OR_RETURN(Tensor c, AsCondition(cond));
+  if (IsComplex(x.dtype())) {
+    ASSIGN_OR_RETURN(Tensor s, ComplexScalarTensor(y, 0.0, x.dtype(), x.device()));
+    return ComplexWhere(c, x, s);
+  }
   ASSIGN_OR_RETURN(Tensor xv, WithScalar(x, y));
   return Dispatch1(kWhereScalarOther, {c, xv}, {{"scalar", y}});
 }
 StatusOr<Tensor> WhereScalarInput(const Tensor& cond, double x, const Tensor& y) {
   ASSIGN_OR_RETURN(Tensor c, AsCondition(cond));
+  if (IsComplex(y.dtype())) {
+    ASSIGN_OR_RETURN(Tensor s, ComplexScalarTensor(x, 0.0, y.dtype(), y.device()));
+    return ComplexWhere(c, s, y);
+  }
   ASSIGN_OR_RETURN(Tensor yv, WithScalar(y, x));
   return Dispatch1(kWhereScalarInput, {c, yv}, {{"scalar", x}});
 }

@@ -350,9 +350,16 @@ StatusOr<Tensor> RunToFloat(const OpDef& op, const Tensor& x, const AttrMap& att
 
 Status RunInplace(const OpDef& op, const Tensor& x, const AttrMap& attrs = {},
                   bool float_only = false) {
-  if (IsComplex(x.dtype()))  // in place on complex: no kernel, no composition into x
-    return TypeError("[%s_] not supported for %s tensors (%s)", op.name, DTypeLongName(x.dtype()),
-                     x.meta_string());
+  if (IsComplex(x.dtype())) {  // in place on complex: out of place, then copied into x
+    const std::string name = std::string(op.name) + "_";
+    return functional::ComplexInplace(name.c_str(), x, [&](const Tensor& s) -> StatusOr<Tensor> {
+      ASSIGN_OR_RETURN(Tensor r, functional::ComplexUnary(op.name, s));
+      if (r.dtype() != x.dtype())  // abs_, angle_: torch refuses them for complex too
+        return TypeError("[%s] in-place %s is not supported for %s tensors (%s)", name.c_str(),
+                         op.name, DTypeLongName(x.dtype()), x.meta_string());
+      return r;
+    });
+  }
   if (float_only && !IsFloating(x.dtype()))
     return TypeError("[%s_] expected a floating point tensor, got %s", op.name, x.meta_string());
   return DispatchInplace(op, {x}, attrs, x);

@@ -104,6 +104,12 @@ bool IsFloatScalar(py::handle h) {
 double ScalarValue(py::handle h) {
   return py::cast<double>(h);
 }
+bool ComplexScalarValue(py::handle h, double* re, double* im) {
+  if (!PyComplex_Check(h.ptr())) return false;
+  *re = PyComplex_RealAsDouble(h.ptr());
+  *im = PyComplex_ImagAsDouble(h.ptr());
+  return true;
+}
 
 DType ParseDType(py::handle h) {
   if (py::isinstance<DType>(h)) return py::cast<DType>(h);

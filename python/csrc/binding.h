@@ -31,6 +31,8 @@ T Unwrap(StatusOr<T>&& s) {
 // Python scalar or Tensor argument helpers.
 bool IsScalar(py::handle h);
 double ScalarValue(py::handle h);
+// A Python complex (or a complex NumPy scalar): its parts, true; anything else: false.
+bool ComplexScalarValue(py::handle h, double* re, double* im);
 bool IsFloatScalar(py::handle h);
 DType ParseDType(py::handle h);    // flow.float32, "float32", numpy dtype, python type
 Device ParseDevice(py::handle h);  // "cpu", "cuda:0", flow.device

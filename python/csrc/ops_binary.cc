@@ -35,7 +35,7 @@ void CheckOperand(const char* op, py::handle b) {
 
 // A float Python scalar can't be written in place into an integer/bool tensor.
 void CheckInplaceScalar(const char* op, const Tensor& a, py::handle b) {
-  if (!IsFloating(a.dtype()) && IsFloatScalar(b))
+  if (!IsFloating(a.dtype()) && !IsComplex(a.dtype()) && IsFloatScalar(b))
     throw py::type_error(std::string("[") + op +
                          "] result type float can't be cast to the desired output type " +
                          DTypeLongName(a.dtype()));
@@ -121,7 +121,7 @@ py::object BitwiseAny(const Tensor& a, py::handle b) {
 Tensor DivInplace(Tensor& a, py::object b) {
   if (!IsScalar(b)) {
     Check(F::Div_(a, ToTensor(b, &a)));
-  } else if (!IsFloating(a.dtype())) {
+  } else if (!IsFloating(a.dtype()) && !IsComplex(a.dtype())) {
     throw py::type_error("[div_] true division can't be written in place into " + a.meta_string());
   } else {
     Check(F::MulScalar_(a, 1.0 / ScalarValue(b)));

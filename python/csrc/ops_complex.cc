@@ -22,6 +22,10 @@ void BindComplex(py::module_& m, TensorClass&) {
   m.def("_real", [](const Tensor& x) { return Unwrap(F::RealPart(x)); });
   m.def("_imag", [](const Tensor& x) { return Unwrap(F::ImagPart(x)); });
   m.def("_conj", [](const Tensor& x) { return Unwrap(F::Conj(x)); });
+  m.def("_linalg_eig", [](const Tensor& a) {
+    TensorList r = Unwrap(F::LinalgEig(a));
+    return py::make_tuple(r[0], r[1]);
+  });
   m.def("_complex_unary", [](const std::string& name, const Tensor& x) {
     return Unwrap(F::ComplexUnary(name.c_str(), x));
   });
@@ -46,7 +50,7 @@ void BindComplex(py::module_& m, TensorClass&) {
     };
     (void)add;
 #define OFL_COMPLEX_VIEW(name, Name) add(#name, "view");
-#define OFL_COMPLEX_KERNEL(name, Name, save_inputs) add(#name, "kernel");
+#define OFL_COMPLEX_KERNEL(name, Name, save, strided) add(#name, "kernel");
 #include "oneflow_like/opdefs/complex.def"
 #undef OFL_COMPLEX_VIEW
 #undef OFL_COMPLEX_KERNEL

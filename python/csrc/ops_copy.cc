@@ -17,6 +17,31 @@ namespace F = functional;
 using ToFn = StatusOr<Tensor> (*)(const Tensor&, Device);
 using CastFn = StatusOr<Tensor> (*)(const Tensor&, DType);
 
+// torch's UserWarning when a cast or copy drops the imaginary part, attributed to the first
+// caller outside the oneflow_like package (Python's default filter then shows it once per call
+// site; torch 1.13 warns once per process).
+void WarnComplexToReal(DType from, DType to) {
+  if (!IsComplex(from) || IsComplex(to) || to == DType::kBool) return;  // bool: nonzero test
+  static const std::string package =  // the oneflow_like package's directory, with a slash
+      py::cast<std::string>(py::module_::import("os.path").attr("dirname")(
+          py::module_::import("oneflow_like").attr("__file__"))) +
+      "/";
+  int level = 1;
+  py::object f = py::module_::import("sys").attr("_getframe")(0);
+  while (!f.is_none() &&
+         py::cast<std::string>(f.attr("f_code").attr("co_filename")).rfind(package, 0) == 0) {
+    f = f.attr("f_back");
+    ++level;
+  }
+  if (PyErr_WarnEx(PyExc_UserWarning, "Casting complex values to real discards the imaginary part",
+                   level) < 0)
+    throw py::error_already_set();  // warnings turned into errors
+}
+Tensor CastWarn(CastFn f, const Tensor& x, DType t) {
+  WarnComplexToReal(x.dtype(), t);
+  return Unwrap(f(x, t));
+}
+
 // to(device), to(dtype), to(device, dtype), to(other_tensor), keyword forms too, with torch's
 // non_blocking and copy (positional after them as well): copy=True returns a new tensor even
 // when nothing changes; non_blocking is accepted (copies are asynchronous VM instructions
@@ -31,12 +56,12 @@ Tensor ToAny(const Tensor& t, py::args args, py::kwargs kwargs) {
       if (bools > 2) throw py::type_error("[to] too many positional bool arguments");
     } else if (py::isinstance<Tensor>(h)) {
       Tensor o = py::cast<Tensor>(h);
-      r = Unwrap(F::Cast(Unwrap(F::To(r, o.device())), o.dtype()));
+      r = CastWarn(F::Cast, Unwrap(F::To(r, o.device())), o.dtype());
     } else if (py::isinstance<DType>(h)) {
-      r = Unwrap(F::Cast(r, py::cast<DType>(h)));
+      r = CastWarn(F::Cast, r, py::cast<DType>(h));
     } else if (py::isinstance<py::str>(h) && DTypeFromName(py::cast<std::string>(h)).ok() &&
                !Device::Parse(py::cast<std::string>(h)).ok()) {
-      r = Unwrap(F::Cast(r, ParseDType(h)));
+      r = CastWarn(F::Cast, r, ParseDType(h));
     } else if (!h.is_none()) {
       r = Unwrap(F::To(r, ParseDevice(h)));
     }
@@ -67,11 +92,11 @@ struct Binder {
   }
   // Tensor.name(): a cast to the dtype column's dtype.
   void as_dtype(const char* name, CastFn f, std::optional<DType> dtype) {
-    cls.def(name, [f, dt = *dtype](const Tensor& x) { return Unwrap(f(x, dt)); });
+    cls.def(name, [f, dt = *dtype](const Tensor& x) { return CastWarn(f, x, dt); });
   }
   // Tensor.name(other): a cast to other's dtype.
   void type_as(const char* name, CastFn f, std::optional<DType>) {
-    cls.def(name, [f](const Tensor& x, const Tensor& o) { return Unwrap(f(x, o.dtype())); });
+    cls.def(name, [f](const Tensor& x, const Tensor& o) { return CastWarn(f, x, o.dtype()); });
   }
   // Tensor.to(*args, **kwargs) (ToAny calls F::To and F::Cast).
   void to(const char* name, ToFn, std::optional<DType>) { cls.def(name, &ToAny); }
@@ -91,13 +116,16 @@ struct Binder {
   // Tensor.name(src), in place: src a tensor, array or number (in x's dtype).
   void copy_(const char* name, Status (*f)(const Tensor&, const Tensor&), std::optional<DType>) {
     cls.def(name, [f](Tensor& x, py::object src) {
-      Check(f(x, ToTensor(src, &x)));
+      Tensor s = ToTensor(src, &x);
+      WarnComplexToReal(s.dtype(), x.dtype());
+      Check(f(x, s));
       return x;
     });
   }
   // flow._C.name(x, dtype)
   void cast(const char* name, CastFn f, std::optional<DType>) {
-    m.def(name, [f](const Tensor& x, py::object dtype) { return Unwrap(f(x, ParseDType(dtype))); });
+    m.def(name,
+          [f](const Tensor& x, py::object dtype) { return CastWarn(f, x, ParseDType(dtype)); });
   }
 };
 

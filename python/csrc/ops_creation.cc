@@ -3,8 +3,10 @@
 // column and defaults from the attribute structs; plus flow._C._creation_table() for the op-table
 // tests.
 #include <optional>
+#include <string>
 
 #include "oneflow_like/opdefs/creation.h"
+#include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/creation.h"
 #include "python/csrc/binding.h"
 #include "python/csrc/default_dtype.h"
@@ -61,6 +63,17 @@ py::object Number(double v) {
   return py::float_(v);
 }
 
+// A real fill value (fill_value / value), or pybind's error for a non-number, naming `name`.
+double FillNumber(const char* name, py::handle v) {
+  try {
+    return py::cast<double>(v);
+  } catch (const py::cast_error&) {
+    throw py::type_error(std::string(name) +
+                         "(): incompatible function arguments: expected a number, got " +
+                         std::string(py::str(py::type::of(v))));
+  }
+}
+
 // One binder per sig column. `fill` is the fill column's value (nullopt: arg, an argument).
 struct Binder {
   py::module_& m;
@@ -79,8 +92,19 @@ struct Binder {
   void full(const char* name, FullFn f, std::optional<double>) {
     m.def(
         name,
-        [f](py::object size, double v, py::object dtype, py::object device, bool rg) {
-          return Creation(f, v, py::make_tuple(size), dtype, device, rg);
+        [f](py::object size, py::object v, py::object dtype, py::object device, bool rg) {
+          double re, im;
+          if (!ComplexScalarValue(v, &re, &im))
+            return Creation(f, FillNumber("full", v), py::make_tuple(size), dtype, device, rg);
+          // a complex fill: the default float dtype's complex counterpart, as torch
+          DType dt = dtype.is_none() ? ToComplexDType(DefaultDtype<opdefs::FullAttrs>())
+                                     : ParseDType(dtype);
+          Device dev = device.is_none() ? DefaultDevice<opdefs::FullAttrs>() : ParseDevice(device);
+          auto shape = ParseShape(py::make_tuple(size));
+          Tensor t =
+              Unwrap(F::ComplexFull(Shape(DimVector(shape.begin(), shape.end())), re, im, dt, dev));
+          if (rg) Check(t.set_requires_grad(true));
+          return t;
         },
         py::arg("size"), py::arg("fill_value"), py::arg("dtype") = py::none(),
         py::arg("device") = py::none(), py::arg("requires_grad") = false);
@@ -99,8 +123,15 @@ struct Binder {
   void full_like(const char* name, FullFn f, std::optional<double>) {
     m.def(
         name,
-        [f](const Tensor& x, double v, py::object d, py::object dev, bool rg) {
-          return LikeCreation(f, x, v, d, dev, rg);
+        [f](const Tensor& x, py::object v, py::object d, py::object dev, bool rg) {
+          double re, im;
+          if (!ComplexScalarValue(v, &re, &im))
+            return LikeCreation(f, x, FillNumber("full_like", v), d, dev, rg);
+          DType dt = d.is_none() ? x.dtype() : ParseDType(d);
+          Tensor t = Unwrap(
+              F::ComplexFull(x.shape(), re, im, dt, dev.is_none() ? x.device() : ParseDevice(dev)));
+          if (rg) Check(t.set_requires_grad(true));
+          return t;
         },
         py::arg("input"), py::arg("fill_value"), py::arg("dtype") = py::none(),
         py::arg("device") = py::none(), py::arg("requires_grad") = false);
@@ -162,8 +193,12 @@ struct Binder {
   }
   // Tensor.name(value) (one positional argument), in place.
   void fill(const char* name, Status (*f)(const Tensor&, double), std::optional<double>) {
-    cls.def(name, [f](Tensor& x, double v) {
-      Check(f(x, v));
+    cls.def(name, [f, name](Tensor& x, py::object v) {
+      double re, im;
+      if (ComplexScalarValue(v, &re, &im))
+        Check(F::ComplexFill_(x, re, im));
+      else
+        Check(f(x, FillNumber(name, v)));
       return x;
     });
   }

@@ -4,10 +4,12 @@
 // flow._C._index_table() for the op-table tests. Tensor __getitem__/__setitem__ are in
 // indexing.cc.
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "oneflow_like/opdefs/index.h"
 #include "oneflow_like/ops/binary.h"
+#include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/index.h"
 #include "oneflow_like/ops/shape_ops.h"
@@ -122,7 +124,14 @@ struct Binder {
     Def(
         function, name,
         [f](const Tensor& x, const Tensor& mask, py::object v) {
-          return Result(f(x, mask, FillValue(v)), x);
+          double re, im;
+          if (py::isinstance<Tensor>(v) && IsComplex(py::cast<Tensor>(v).dtype()))
+            v = v.attr("item")();
+          if (!ComplexScalarValue(v, &re, &im)) return Result(f(x, mask, FillValue(v)), x);
+          if constexpr (std::is_same_v<R, Status>)
+            return Result(F::ComplexMaskedFill_(x, mask, re, im), x);
+          else
+            return Result(F::ComplexMaskedFill(x, mask, re, im), x);
         },
         py::arg("mask"), py::arg("value"));
   }

@@ -55,6 +55,14 @@ def _set_imag(self, value):
     )
 
 
+def _conj_physical_(self):
+    """Tensor.conj_physical_: conjugates in place (a copy of the conjugate, which autograd
+    records as for real tensors); a no-op on real tensors."""
+    if self.dtype.is_complex:
+        self.copy_(_C._conj(self))
+    return self
+
+
 def install(flow):
     """Adds the complex dtypes and functions to the flow namespace and the Tensor methods."""
     for name in ("complex64", "complex128", "cfloat", "cdouble", "view_as_real",
@@ -62,3 +70,4 @@ def install(flow):
         setattr(flow, name, globals()[name])
     Tensor.real = property(real, _set_real)
     Tensor.imag = property(imag, _set_imag)
+    Tensor.conj_physical_ = _conj_physical_

@@ -12,13 +12,13 @@ def isnan(input):
 
 
 def isinf(input):
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         return _C.zeros_like(input).to(_C.bool)
     return input.abs() == math.inf
 
 
 def isfinite(input):
-    if not input.dtype.is_floating_point:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
         return _C.ones_like(input).to(_C.bool)
     return (input - input) == 0  # nan for inf and nan, 0 otherwise
 

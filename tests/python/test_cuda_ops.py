@@ -112,3 +112,40 @@ def test_linalg_on_cuda_gradients_and_errors():
     with pytest.raises(flow.linalg.LinAlgError, match="linalg.inv: .*singular"):
         flow.linalg.inv(flow.zeros(3, 3, device="cuda")).cpu()
     assert float(flow.ones(2, device="cuda").sum().item()) == 2.0
+
+
+def test_complex_ops_composed_over_real_views_on_cuda():
+    """Complex tensors on cuda: there are no CUDA complex kernels, but the transfers are byte
+    copies and the composed ops (ops/complex.cc) run real CUDA kernels over view_as_real, their
+    results being views of the stacked parts. Ops that would need a complex kernel name the op,
+    complex64 and cuda."""
+    rng = np.random.default_rng(19)
+    a = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(np.complex64)
+    b = (rng.standard_normal((4, 2)) + 1j * rng.standard_normal((4, 2))).astype(np.complex64)
+    x, y = flow.tensor(a).to("cuda"), flow.tensor(b).to("cuda")
+    assert x.device.type == "cuda" and x.dtype == flow.complex64
+    np.testing.assert_array_equal(x.cpu().numpy(), a)
+    composed = [
+        (lambda t, u: t + t * 2, lambda p, q: p + p * 2),
+        (lambda t, u: t * (1 - 2j), lambda p, q: p * (1 - 2j)),
+        (lambda t, u: t / (t + 3), lambda p, q: p / (p + 3)),
+        (lambda t, u: t.exp(), lambda p, q: np.exp(p)),
+        (lambda t, u: t.abs(), lambda p, q: np.abs(p)),
+        (lambda t, u: t.sum(0), lambda p, q: p.sum(0)),
+        (lambda t, u: t @ u, lambda p, q: p @ q),
+        (lambda t, u: flow.view_as_real(t), lambda p, q: np.stack([p.real, p.imag], -1)),
+        (lambda t, u: t.real * t.imag, lambda p, q: p.real * p.imag),
+        (lambda t, u: flow.cat([t, t]), lambda p, q: np.concatenate([p, p])),
+        (lambda t, u: t[flow.tensor([2, 0]).to("cuda")], lambda p, q: p[[2, 0]]),
+        (lambda t, u: flow.fft.fft(t.cpu()), lambda p, q: np.fft.fft(p)),
+    ]
+    for fn, ref in composed:
+        got = fn(x, y)
+        np.testing.assert_allclose(got.cpu().numpy(), ref(a, b), rtol=1e-4, atol=1e-4)
+    z = flow.tensor(a).to("cuda").requires_grad_()
+    (z * z.conj()).real.sum().backward()
+    np.testing.assert_allclose(z.grad.cpu().numpy(), 2 * a, rtol=1e-5)
+    with pytest.raises(TypeError, match=r"not supported for complex64 on cuda"):
+        flow.fft.fft(x)
+    with pytest.raises(TypeError, match=r"not supported for complex64 on cuda"):
+        x.to(flow.complex128)

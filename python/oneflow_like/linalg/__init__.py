@@ -26,6 +26,8 @@ __all__ = [
     "det",
     "slogdet",
     "solve",
+    "eig",
+    "eigvals",
     "eigh",
     "eigvalsh",
     "qr",
@@ -503,6 +505,23 @@ def matrix_exp(A):
 def matmul(input, other, *, out=None):
     """torch.linalg.matmul: torch.matmul."""
     return _out(flow.matmul(input, other), out)
+
+
+_EigResult = __import__("collections").namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])
+
+
+def eig(A, *, out=None):
+    """(eigenvalues, eigenvectors as columns) of square matrices, complex (LAPACK zgeev; real A
+    is cast to complex). Eigenvectors have norm 1 and are unique up to a phase: a loss that
+    depends on the phase has no gradient (torch's error). CPU only."""
+    if out is not None:
+        raise TypeError("linalg.eig: out= is not supported")
+    return _EigResult(*flow._C._linalg_eig(A))
+
+
+def eigvals(A, *, out=None):
+    """The eigenvalues of square matrices, complex (see eig)."""
+    return _out(flow._C._linalg_eig(A)[0], out)
 
 
 def eigh(A, UPLO="L", *, out=None):
