@@ -57,8 +57,8 @@ struct Problem {
   double p = 0;
   A keep_scale = 1;
   uint64_t seed = 0, thr = 0;
-  const T* fmask = nullptr;     // additive mask in q's dtype
-  const bool* bmask = nullptr;  // bool mask (true: attend)
+  const T* fmask = nullptr;       // additive mask in q's dtype
+  const bool* bmask = nullptr;    // bool mask (true: attend)
   std::vector<int64_t> mask_row;  // per batch*head: the offset of its [L, S] slice
   int64_t ms_l = 0, ms_s = 0;
 };
@@ -126,7 +126,12 @@ void Scores(const Problem<T, A>& pr, const A* q, const A* k, int64_t bh, int64_t
         if (!m[c * pr.ms_s]) row[c] = ninf;
     } else if (pr.fmask) {
       const T* m = pr.fmask + pr.mask_row[bh] + gi * pr.ms_l + j0 * pr.ms_s;
-      for (int64_t c = 0; c < bc; ++c) row[c] += static_cast<A>(static_cast<float>(m[c * pr.ms_s]));
+      for (int64_t c = 0; c < bc; ++c) {
+        if constexpr (std::is_floating_point_v<T>)
+          row[c] += static_cast<A>(m[c * pr.ms_s]);
+        else  // f16/bf16 through float
+          row[c] += static_cast<A>(static_cast<float>(m[c * pr.ms_s]));
+      }
     }
   }
 }
@@ -367,8 +372,8 @@ Status Backward(KernelContext& ctx) {
           Dropout(pr, bh, i0, br, j0, bc, pd.data(), keep.data());
           pv = pd.data();
         }
-        Gemm(true, false, bc, pr.Ev, br, A(1), pv, bc, dout + row0 * pr.Ev, pr.Ev, A(1),
-             gv.data(), pr.Ev);
+        Gemm(true, false, bc, pr.Ev, br, A(1), pv, bc, dout + row0 * pr.Ev, pr.Ev, A(1), gv.data(),
+             pr.Ev);
         Gemm(false, true, br, bc, pr.Ev, A(1), dout + row0 * pr.Ev, pr.Ev, vb, pr.Ev, A(0),
              dp.data(), bc);
         if (pr.p > 0) Dropout(pr, bh, i0, br, j0, bc, dp.data(), keep.data());
@@ -394,8 +399,7 @@ Status ByDtype(KernelContext& ctx, DType t) {
     case DType::kF64: return Fn<double, double>::Run(ctx);
     case DType::kBF16: return Fn<bfloat16, float>::Run(ctx);
     case DType::kF16: return Fn<float16, float>::Run(ctx);
-    default:
-      return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(t));
+    default: return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(t));
   }
 }
 template <typename T, typename A>

@@ -15,7 +15,6 @@ namespace oneflow_like {
 namespace kernels {
 namespace {
 
-
 // Row max and sum(exp(x - max)) written into y (y[j] = exp(x[j] - max)); returns {max, sum}.
 template <typename T>
 std::pair<T, T> ExpRow(const T* x, T* y, int64_t n) {

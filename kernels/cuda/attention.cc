@@ -60,21 +60,21 @@ StatusOr<AttnParams> MakeParams(KernelContext& ctx, int q_in, int mask_in) {
 
 Status FlashAttention(KernelContext& ctx) {
   ASSIGN_OR_RETURN(AttnParams p, MakeParams(ctx, 0, 3));
-  return Launched(ctx.op(), LaunchFlashAttention(ToScalarType(ctx.input(0).dtype), p,
-                                                 ctx.input(0).data, ctx.input(1).data,
-                                                 ctx.input(2).data, ctx.output(0).data,
-                                                 ctx.output(1).data, StreamOf(ctx)));
+  return Launched(ctx.op(),
+                  LaunchFlashAttention(ToScalarType(ctx.input(0).dtype), p, ctx.input(0).data,
+                                       ctx.input(1).data, ctx.input(2).data, ctx.output(0).data,
+                                       ctx.output(1).data, StreamOf(ctx)));
 }
 
 Status FlashAttentionBackward(KernelContext& ctx) {
   ASSIGN_OR_RETURN(AttnParams p, MakeParams(ctx, 1, 6));
   const DType t = ctx.input(1).dtype;
   ASSIGN_OR_RETURN(void* d, ctx.AllocateTemp(p.BH * p.L * (t == DType::kF64 ? 8 : 4)));
-  return Launched(ctx.op(),
-                  LaunchFlashAttentionBackward(
-                      ToScalarType(t), p, ctx.input(0).data, ctx.input(1).data, ctx.input(2).data,
-                      ctx.input(3).data, ctx.input(4).data, ctx.input(5).data, d,
-                      ctx.output(0).data, ctx.output(1).data, ctx.output(2).data, StreamOf(ctx)));
+  return Launched(
+      ctx.op(), LaunchFlashAttentionBackward(
+                    ToScalarType(t), p, ctx.input(0).data, ctx.input(1).data, ctx.input(2).data,
+                    ctx.input(3).data, ctx.input(4).data, ctx.input(5).data, d, ctx.output(0).data,
+                    ctx.output(1).data, ctx.output(2).data, StreamOf(ctx)));
 }
 
 }  // namespace

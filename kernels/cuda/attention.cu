@@ -119,11 +119,11 @@ __global__ void ForwardKernel(AttnParams p, const T* q, const T* k, const T* v, 
   Stage<T, A>(q + bh * p.L * p.E, i0, br, p.E, qs, p.E);
   constexpr int kMine = kRows / kWarps;
   A m[kMine], l[kMine], acc[kMine][kPerLane];
-  #pragma unroll
+#pragma unroll
   for (int r = 0; r < kMine; ++r) {
     m[r] = NegInf<A>();
     l[r] = A(0);
-    #pragma unroll
+#pragma unroll
     for (int t = 0; t < kPerLane; ++t) acc[r][t] = A(0);
   }
   const int64_t jend = p.causal ? min(p.S, i0 + br) : p.S;
@@ -134,7 +134,7 @@ __global__ void ForwardKernel(AttnParams p, const T* q, const T* k, const T* v, 
     Stage<T, A>(k + kvh * p.S * p.E, j0, bc, p.E, ks, p.E + 1);
     Stage<T, A>(v + kvh * p.S * p.Ev, j0, bc, p.Ev, vs, p.Ev);
     __syncthreads();
-    #pragma unroll
+#pragma unroll
     for (int r = 0; r < kMine; ++r) {
       const int64_t li = warp * kMine + r, gi = i0 + li;
       if (li >= br) break;  // warp-uniform
@@ -151,11 +151,11 @@ __global__ void ForwardKernel(AttnParams p, const T* q, const T* k, const T* v, 
       l[r] = l[r] * alpha + WarpSum(pr);
       m[r] = mx;
       if (p.dropout_p > 0 && lane < bc) pr = Keep(p, bh, gi, j0 + lane) ? pr * ks_scale : A(0);
-      #pragma unroll
+#pragma unroll
       for (int t = 0; t < kPerLane; ++t) acc[r][t] *= alpha;
       for (int j = 0; j < bc; ++j) {
         const A pj = __shfl_sync(kFull, pr, j);
-        #pragma unroll
+#pragma unroll
         for (int t = 0; t < kPerLane; ++t) {
           const int64_t d = lane + 32 * t;
           if (d < p.Ev) acc[r][t] += pj * vs[j * p.Ev + d];
@@ -163,12 +163,12 @@ __global__ void ForwardKernel(AttnParams p, const T* q, const T* k, const T* v, 
       }
     }
   }
-  #pragma unroll
+#pragma unroll
   for (int r = 0; r < kMine; ++r) {
     const int64_t li = warp * kMine + r, gi = i0 + li;
     if (li >= br) break;
     const A inv = l[r] > A(0) ? A(1) / l[r] : A(0);
-    #pragma unroll
+#pragma unroll
     for (int t = 0; t < kPerLane; ++t) {
       const int64_t d = lane + 32 * t;
       if (d < p.Ev) St<T, A>(out, (bh * p.L + gi) * p.Ev + d, acc[r][t] * inv);
@@ -208,9 +208,9 @@ __global__ void GradQKernel(AttnParams p, const T* dout, const T* q, const T* k,
   Stage<T, A>(dout + bh * p.L * p.Ev, i0, br, p.Ev, dos, p.Ev);
   constexpr int kMine = kRows / kWarps;
   A acc[kMine][kPerLane];
-  #pragma unroll
+#pragma unroll
   for (int r = 0; r < kMine; ++r)
-    #pragma unroll
+#pragma unroll
     for (int t = 0; t < kPerLane; ++t) acc[r][t] = A(0);
   const int64_t jend = p.causal ? min(p.S, i0 + br) : p.S;
   const A ks_scale = KeepScale<A>(p), scale = static_cast<A>(p.scale);
@@ -220,7 +220,7 @@ __global__ void GradQKernel(AttnParams p, const T* dout, const T* q, const T* k,
     Stage<T, A>(k + kvh * p.S * p.E, j0, bc, p.E, ks, p.E + 1);
     Stage<T, A>(v + kvh * p.S * p.Ev, j0, bc, p.Ev, vs, p.Ev + 1);
     __syncthreads();
-    #pragma unroll
+#pragma unroll
     for (int r = 0; r < kMine; ++r) {
       const int64_t li = warp * kMine + r, gi = i0 + li;
       if (li >= br) break;
@@ -237,7 +237,7 @@ __global__ void GradQKernel(AttnParams p, const T* dout, const T* q, const T* k,
       }
       for (int j = 0; j < bc; ++j) {
         const A dj = __shfl_sync(kFull, ds, j);
-        #pragma unroll
+#pragma unroll
         for (int t = 0; t < kPerLane; ++t) {
           const int64_t e = lane + 32 * t;
           if (e < p.E) acc[r][t] += dj * ks[j * (p.E + 1) + e];
@@ -245,11 +245,11 @@ __global__ void GradQKernel(AttnParams p, const T* dout, const T* q, const T* k,
       }
     }
   }
-  #pragma unroll
+#pragma unroll
   for (int r = 0; r < kMine; ++r) {
     const int64_t li = warp * kMine + r, gi = i0 + li;
     if (li >= br) break;
-    #pragma unroll
+#pragma unroll
     for (int t = 0; t < kPerLane; ++t) {
       const int64_t e = lane + 32 * t;
       if (e < p.E) St<T, A>(dq, (bh * p.L + gi) * p.E + e, acc[r][t] * scale);
@@ -276,9 +276,9 @@ __global__ void GradKVKernel(AttnParams p, const T* dout, const T* q, const T* k
   Stage<T, A>(k + bhk * p.S * p.E, j0, bc, p.E, kc, p.E);
   Stage<T, A>(v + bhk * p.S * p.Ev, j0, bc, p.Ev, vc, p.Ev);
   A gk[kMineKeys][kPerLane], gv[kMineKeys][kPerLane];
-  #pragma unroll
+#pragma unroll
   for (int c = 0; c < kMineKeys; ++c)
-    #pragma unroll
+#pragma unroll
     for (int t = 0; t < kPerLane; ++t) gk[c][t] = gv[c][t] = A(0);
   const A ks_scale = KeepScale<A>(p), scale = static_cast<A>(p.scale);
   const int64_t first = p.causal ? (j0 / 32) * 32 : 0;  // rows i < j0 see none of these keys
@@ -293,7 +293,7 @@ __global__ void GradKVKernel(AttnParams p, const T* dout, const T* q, const T* k
       const int64_t gi = i0 + lane;
       const A ls = lane < br ? lse[bh * p.L + gi] : NegInf<A>();
       const A Di = lane < br ? D[bh * p.L + gi] : A(0);
-      #pragma unroll
+#pragma unroll
       for (int c = 0; c < kMineKeys; ++c) {
         const int64_t lc = warp + kKvWarps * c, gj = j0 + lc;
         if (lc >= bc) break;  // warp-uniform
@@ -301,8 +301,7 @@ __global__ void GradKVKernel(AttnParams p, const T* dout, const T* q, const T* k
         if (lane < br && ls != NegInf<A>()) {
           A dot = 0, dp = 0;
           for (int64_t e = 0; e < p.E; ++e) dot += qb[lane * (p.E + 1) + e] * kc[lc * p.E + e];
-          for (int64_t e = 0; e < p.Ev; ++e)
-            dp += dob[lane * (p.Ev + 1) + e] * vc[lc * p.Ev + e];
+          for (int64_t e = 0; e < p.Ev; ++e) dp += dob[lane * (p.Ev + 1) + e] * vc[lc * p.Ev + e];
           const A s = Masked<T, A>(p, mrow, gi, gj, dot);
           const A pr = s == NegInf<A>() ? A(0) : exp(s - ls);
           pd = pr;
@@ -315,7 +314,7 @@ __global__ void GradKVKernel(AttnParams p, const T* dout, const T* q, const T* k
         }
         for (int i = 0; i < br; ++i) {
           const A pi = __shfl_sync(kFull, pd, i), di = __shfl_sync(kFull, ds, i);
-          #pragma unroll
+#pragma unroll
           for (int t = 0; t < kPerLane; ++t) {
             const int64_t e = lane + 32 * t;
             if (e < p.Ev) gv[c][t] += pi * dob[i * (p.Ev + 1) + e];
@@ -325,11 +324,11 @@ __global__ void GradKVKernel(AttnParams p, const T* dout, const T* q, const T* k
       }
     }
   }
-  #pragma unroll
+#pragma unroll
   for (int c = 0; c < kMineKeys; ++c) {
     const int64_t lc = warp + kKvWarps * c, gj = j0 + lc;
     if (lc >= bc) break;
-    #pragma unroll
+#pragma unroll
     for (int t = 0; t < kPerLane; ++t) {
       const int64_t e = lane + 32 * t;
       if (e < p.E) St<T, A>(dk, (bhk * p.S + gj) * p.E + e, gk[c][t] * scale);
@@ -371,8 +370,8 @@ cudaError_t Backward(const AttnParams& p, const void* dout, const void* q, const
   const A* LSE = static_cast<const A*>(lse);
   A* D = static_cast<A*>(d);
   const int64_t rows = p.BH * p.L;
-  RowDotKernel<T, A><<<GridFor(rows * 32), kThreads, 0, s>>>(rows, p.Ev, dO,
-                                                              static_cast<const T*>(out), D);
+  RowDotKernel<T, A>
+      <<<GridFor(rows * 32), kThreads, 0, s>>>(rows, p.Ev, dO, static_cast<const T*>(out), D);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   const size_t smem_q =
@@ -385,32 +384,31 @@ cudaError_t Backward(const AttnParams& p, const void* dout, const void* q, const
       sizeof(A) * (kKeys * p.E + kKeys * p.Ev + 32 * (p.E + 1) + 32 * (p.Ev + 1));
   dim3 grid_kv(unsigned((p.S + kKeys - 1) / kKeys), unsigned(p.BH / p.group));
   return LaunchWithSmem(GradKVKernel<T, A>, grid_kv, dim3(32 * kKvWarps), smem_kv, s, p, dO, Q, K,
-                        V, LSE, static_cast<const A*>(D), static_cast<T*>(dk),
-                        static_cast<T*>(dv));
+                        V, LSE, static_cast<const A*>(D), static_cast<T*>(dk), static_cast<T*>(dv));
 }
 
 }  // namespace
 
-#define OFL_ATTN_SWITCH(t, CALL)                           \
-  switch (t) {                                             \
-    case ScalarType::kF32: return CALL(float, float);      \
-    case ScalarType::kF64: return CALL(double, double);    \
-    case ScalarType::kF16: return CALL(Half, float);       \
-    case ScalarType::kBF16: return CALL(BFloat16, float);  \
-    default: return cudaErrorInvalidValue;                 \
+#define OFL_ATTN_SWITCH(t, CALL)                          \
+  switch (t) {                                            \
+    case ScalarType::kF32: return CALL(float, float);     \
+    case ScalarType::kF64: return CALL(double, double);   \
+    case ScalarType::kF16: return CALL(Half, float);      \
+    case ScalarType::kBF16: return CALL(BFloat16, float); \
+    default: return cudaErrorInvalidValue;                \
   }
 
 cudaError_t LaunchFlashAttention(ScalarType t, const AttnParams& p, const void* q, const void* k,
-                                 const void* v, void* out, void* lse, cudaStream_t stream) {
+                                 const void* v, void* out, void* lse, cudaStream_t stream){
 #define OFL_ATTN_FWD(T, A) Forward<T, A>(p, q, k, v, out, lse, stream)
-  OFL_ATTN_SWITCH(t, OFL_ATTN_FWD)
+    OFL_ATTN_SWITCH(t, OFL_ATTN_FWD)
 #undef OFL_ATTN_FWD
 }
 
-cudaError_t LaunchFlashAttentionBackward(ScalarType t, const AttnParams& p, const void* dout,
-                                         const void* q, const void* k, const void* v,
-                                         const void* out, const void* lse, void* d, void* dq,
-                                         void* dk, void* dv, cudaStream_t stream) {
+cudaError_t
+    LaunchFlashAttentionBackward(ScalarType t, const AttnParams& p, const void* dout, const void* q,
+                                 const void* k, const void* v, const void* out, const void* lse,
+                                 void* d, void* dq, void* dk, void* dv, cudaStream_t stream) {
 #define OFL_ATTN_BWD(T, A) Backward<T, A>(p, dout, q, k, v, out, lse, d, dq, dk, dv, stream)
   OFL_ATTN_SWITCH(t, OFL_ATTN_BWD)
 #undef OFL_ATTN_BWD

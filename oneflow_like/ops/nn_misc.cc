@@ -78,7 +78,8 @@ Status Infer_attn(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
 }
 // The backward op (dout, q, k, v, out, lse [, mask]) -> (dq, dk, dv).
 Status Infer_attn_grad(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
-  for (int i = 1; i <= 3; ++i) out->push_back(TensorMeta{in[i].shape(), in[i].dtype(), in[i].device()});
+  for (int i = 1; i <= 3; ++i)
+    out->push_back(TensorMeta{in[i].shape(), in[i].dtype(), in[i].device()});
   return Status();
 }
 
@@ -162,7 +163,6 @@ StatusOr<TensorList> DropoutGradFn(const GradContext& c) {
   return TensorList{g};
 }
 
-
 using namespace functional;  // NOLINT: the composite attention is written with the functional ops
 
 // Heads of k/v ([..., Hk, S, E]) repeated `g` times each ([..., Hk * g, S, E], head h reading
@@ -190,20 +190,19 @@ StatusOr<Tensor> SumHeads(const Tensor& t, int64_t g) {
 }
 
 // The attention probabilities softmax(q k^T * scale + bias) of the composite, k's heads repeated.
-StatusOr<Tensor> AttentionProbs(const Tensor& q, const Tensor& k, const Tensor& mask,
-                                double scale, bool is_causal) {
+StatusOr<Tensor> AttentionProbs(const Tensor& q, const Tensor& k, const Tensor& mask, double scale,
+                                bool is_causal) {
   ASSIGN_OR_RETURN(Tensor kt, Transpose(k, k.ndim() - 2, k.ndim() - 1));
   ASSIGN_OR_RETURN(Tensor s, Matmul(q, kt));
   ASSIGN_OR_RETURN(s, MulScalar(s, scale));
-  if (mask.defined() || is_causal) {
+  const bool bool_mask = mask.defined() && mask.dtype() == DType::kBool;
+  if (mask.defined() && !bool_mask) {  // added as an op of its own: the mask gets its gradient
+    ASSIGN_OR_RETURN(Tensor m, Cast(mask, s.dtype()));
+    ASSIGN_OR_RETURN(s, Add(s, m));
+  }
+  if (bool_mask || is_causal) {
     TensorList ins{s};
-    if (mask.defined()) {
-      Tensor m = mask;
-      if (m.dtype() != DType::kBool) {
-        ASSIGN_OR_RETURN(m, Cast(m, s.dtype()));
-      }
-      ins.push_back(m);
-    }
+    if (bool_mask) ins.push_back(mask);
     AttnBiasAttrs a;
     a.L = q.dim(q.ndim() - 2);
     a.S = k.dim(k.ndim() - 2);
@@ -272,8 +271,8 @@ StatusOr<TensorList> FlashAttentionGradFn(const GradContext& c) {
   const Tensor mask = c.inputs.size() > 3 ? c.inputs[3] : Tensor();
   Tensor dout = c.grad_outputs[0];
   if (!dout.defined()) {
-    ASSIGN_OR_RETURN(dout, functional::Zeros(c.outputs[0].shape(), c.outputs[0].dtype(),
-                                             c.outputs[0].device()));
+    ASSIGN_OR_RETURN(
+        dout, functional::Zeros(c.outputs[0].shape(), c.outputs[0].dtype(), c.outputs[0].device()));
   }
   TensorList g;
   if (ops::DifferentiableBackward({dout, q, k, v})) {
@@ -289,12 +288,12 @@ StatusOr<TensorList> FlashAttentionGradFn(const GradContext& c) {
 }
 
 // Why the fused op cannot run these (already checked and cast) operands; empty when it can.
-std::string FusedUnsupported(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask) {
+std::string FusedUnsupported(const Tensor& q, const Tensor& k, const Tensor& v,
+                             const Tensor& mask) {
   DType t = q.dtype();
   if (t != DType::kF32 && t != DType::kF64 && t != DType::kBF16 && t != DType::kF16)
     return absl::StrCat("does not take ", DTypeName(t));
-  if (q.numel() == 0 || k.numel() == 0 || v.numel() == 0)
-    return "does not take empty operands";
+  if (q.numel() == 0 || k.numel() == 0 || v.numel() == 0) return "does not take empty operands";
   if (q.device().type() == DeviceType::kCUDA) {
     // The CUDA kernels hold 8 head dims per lane (kAttnMaxHeadDim, kernels/cuda/
     // attention_launch.h); f64's staged tiles fit the shared memory up to 128.
@@ -366,16 +365,14 @@ StatusOr<AttnOperands> PrepareAttention(const char* op, const Tensor& q0, const 
     return TypeError("[%s] expected query, key and value of one dtype, got %s, %s, %s", op,
                      q0.meta_string(), k0.meta_string(), v0.meta_string());
   if (k0.device() != q0.device() || v0.device() != q0.device())
-    return InvalidArgument("[%s] expected query, key and value on one device, got %s, %s, %s",
-                           op, q0.device().ToString(), k0.device().ToString(),
-                           v0.device().ToString());
+    return InvalidArgument("[%s] expected query, key and value on one device, got %s, %s, %s", op,
+                           q0.device().ToString(), k0.device().ToString(), v0.device().ToString());
   if (!(dropout_p >= 0.0 && dropout_p <= 1.0))
     return InvalidArgument("[%s] dropout_p must be in [0, 1], got %g", op, dropout_p);
   if (mask0.defined() && mask0.dtype() != DType::kBool && !IsFloating(mask0.dtype()))
-    return TypeError("[%s] expected a bool or floating attn_mask, got %s", op,
-                     mask0.meta_string());
-  ASSIGN_OR_RETURN(TensorList a, AutocastArgs("scaled_dot_product_attention",
-                                              TensorList{q0, k0, v0, mask0}));
+    return TypeError("[%s] expected a bool or floating attn_mask, got %s", op, mask0.meta_string());
+  ASSIGN_OR_RETURN(TensorList a,
+                   AutocastArgs("scaled_dot_product_attention", TensorList{q0, k0, v0, mask0}));
   AttnOperands r{a[0], a[1], a[2], a[3]};
   if (r.mask.defined() && r.mask.dtype() != DType::kBool && r.mask.dtype() != r.q.dtype()) {
     ASSIGN_OR_RETURN(r.mask, Cast(r.mask, r.q.dtype()));
