@@ -621,9 +621,17 @@
   Tensor name(const Tensor& query, const Tensor& key, const Tensor& value, \
               const Tensor& attn_mask OFL_D(Tensor()), double dropout_p OFL_D(0.0), \
               bool is_causal OFL_D(attrs::kAttnBiasAttrs.is_causal), \
-              std::optional<double> scale OFL_D(std::nullopt)) \
+              std::optional<double> scale OFL_D(std::nullopt), \
+              bool enable_gqa OFL_D(false)) \
   OFL_BODY(res, F::entry(A(query, #name), A(key, #name), A(value, #name), In(attn_mask), \
-                         dropout_p, is_causal, scale))
+                         dropout_p, is_causal, scale, enable_gqa))
+// The fused attention: (out, logsumexp).
+#define OFL_SIG_NN_MISC_flash(name, entry) \
+  std::pair<Tensor, Tensor> name(const Tensor& query, const Tensor& key, const Tensor& value, \
+                                 double dropout_p OFL_D(0.0), bool is_causal OFL_D(false), \
+                                 std::optional<double> scale OFL_D(std::nullopt)) \
+  OFL_BODY(res, F::entry(A(query, #name), A(key, #name), A(value, #name), dropout_p, is_causal, \
+                         scale))
 #define OFL_NN_MISC(...)
 #define OFL_NN_MISC_API(pyname, sig, entry) OFL_SIG_NN_MISC_##sig(pyname, entry)
 #include "oneflow_like/opdefs/nn_misc.def"
@@ -788,6 +796,7 @@
 #undef OFL_SIG_NN_MISC_embedding
 #undef OFL_SIG_NN_MISC_dropout
 #undef OFL_SIG_NN_MISC_attention
+#undef OFL_SIG_NN_MISC_flash
 #undef OFL_SIG_RNN_lstm
 #undef OFL_SIG_RNN_gru
 // clang-format on

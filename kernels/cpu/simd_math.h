@@ -1,6 +1,6 @@
 // Vectorised transcendental functions for CPU kernels (AVX2 + FMA, which the build targets:
-// .bazelrc's -march=x86-64-v3), with scalar tails and scalar double overloads: Exp8 (softmax), and
-// in-place sigmoid / tanh over arrays (the recurrent kernels' gate activations). Relative error
+// .bazelrc's -march=x86-64-v3), with scalar tails and scalar double overloads, on vec_exp.h's
+// Exp8: in-place sigmoid / tanh over arrays (the recurrent kernels' gate activations). Relative error
 // about 1e-7 in f32 (Cephes' polynomials).
 #pragma once
 #include <immintrin.h>
@@ -8,28 +8,12 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/cpu/vec_exp.h"
+
 namespace oneflow_like {
 namespace kernels {
 
 #ifdef __AVX2__
-// exp(x) for 8 floats (Cephes-style range reduction + degree-5 polynomial), rel. error ~1e-7.
-inline __m256 Exp8(__m256 x) {
-  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
-  __m256 fx = _mm256_floor_ps(
-      _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
-  x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
-  x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), x);
-  __m256 y = _mm256_set1_ps(1.9875691500E-4f);
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(1.3981999507E-3f));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(8.3334519073E-3f));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(4.1665795894E-2f));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(1.6666665459E-1f));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(5.0000001201E-1f));
-  y = _mm256_fmadd_ps(y, _mm256_mul_ps(x, x), _mm256_add_ps(x, _mm256_set1_ps(1.0f)));
-  __m256i n =
-      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(y, _mm256_castsi256_ps(n));
-}
 // tanh(x) for 8 floats: Cephes' odd polynomial below |x| = 0.625, 1 - 2 / (exp(2|x|) + 1) above,
 // with x's sign.
 inline __m256 Tanh8(__m256 x) {

@@ -1,14 +1,12 @@
 // CPU kernels of the softmax family. The input is viewed as (outer, D, inner) around `dim`.
 // Rows (inner == 1) take one trip through memory: max, then exp + sum into the output, then a
 // scale of the (cache-resident) output row. f32 rows use an AVX2 polynomial exp.
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "kernels/cpu/loops.h"
-#include "kernels/cpu/simd_math.h"
+#include "kernels/cpu/vec_exp.h"
 #include "kernels/layout.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/softmax.h"
@@ -16,21 +14,6 @@
 namespace oneflow_like {
 namespace kernels {
 namespace {
-
-#ifdef __AVX2__
-inline float HSum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
-  return _mm_cvtss_f32(s);
-}
-inline float HMax(__m256 v) {
-  __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_max_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_max_ss(s, _mm_shuffle_ps(s, s, 1));
-  return _mm_cvtss_f32(s);
-}
-#endif
 
 // Row max and sum(exp(x - max)) written into y (y[j] = exp(x[j] - max)); returns {max, sum}.
 template <typename T>

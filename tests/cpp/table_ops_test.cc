@@ -346,6 +346,8 @@ TEST(TableOps, EveryTableRowRuns) {
   // nn_misc.def
 #define RUN_NN_MISC_embedding(name) r.Check(#name, ofl::name(idx, x.t()));
 #define RUN_NN_MISC_dropout(name) r.Check(#name, ofl::name(x));
+#define RUN_NN_MISC_flash(name) \
+  r.Check(#name, ofl::name(x.unsqueeze(0), y.unsqueeze(0), x.unsqueeze(0)).first);
 #define RUN_NN_MISC_attention(name) \
   r.Check(#name, ofl::name(x.unsqueeze(0), y.unsqueeze(0), x.unsqueeze(0)));
 #define OFL_NN_MISC(...)

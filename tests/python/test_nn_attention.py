@@ -1,5 +1,5 @@
 """flow.nn.attention (torch.nn.attention): SDPBackend, sdpa_kernel really restricting
-F.scaled_dot_product_attention (the math backend is the one implemented), the
+F.scaled_dot_product_attention (MATH, and the fused op behind FLASH/EFFICIENT), the
 torch.backends.cuda sdp flags on the same state, and CausalBias masks for q_len != kv_len checked
 forward and backward against a float64 NumPy/PyTorch reference."""
 import subprocess
@@ -47,9 +47,11 @@ def test_sdpa_kernel_restricts_and_restores():
         assert not cuda_flags.mem_efficient_sdp_enabled() and not cuda_flags.cudnn_sdp_enabled()
     assert cuda_flags.flash_sdp_enabled() and cuda_flags.math_sdp_enabled()
     with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION]):
+        _close(F.scaled_dot_product_attention(q, k, v), ref)  # the fused op
+    with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.OVERRIDEABLE]):
         with pytest.raises(RuntimeError, match="No available kernel") as info:
             F.scaled_dot_product_attention(q, k, v)
-        assert "FLASH_ATTENTION, EFFICIENT_ATTENTION" in str(info.value)
+        assert "CUDNN_ATTENTION, OVERRIDEABLE" in str(info.value)
         assert "(2, 2, 3, 4)" in str(info.value)
         with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.MATH], set_priority=True):
             _close(F.scaled_dot_product_attention(q, k, v), ref)
@@ -75,9 +77,13 @@ def _close(a, b, tol=1e-6):
 
 def test_backends_cuda_flags_share_the_state():
     q, k, v = (flow.tensor(a) for a in _qkv())
+    ref = F.scaled_dot_product_attention(q, k, v)
     try:
         cuda_flags.enable_math_sdp(False)
         assert not cuda_flags.math_sdp_enabled()
+        _close(F.scaled_dot_product_attention(q, k, v), ref)  # the fused op alone
+        cuda_flags.enable_flash_sdp(False)
+        cuda_flags.enable_mem_efficient_sdp(False)
         with pytest.raises(RuntimeError, match="No available kernel"):
             F.scaled_dot_product_attention(q, k, v)
         with sdpa_kernel(SDPBackend.MATH):
@@ -85,8 +91,12 @@ def test_backends_cuda_flags_share_the_state():
         assert not cuda_flags.math_sdp_enabled()
     finally:
         cuda_flags.enable_math_sdp(True)
+        cuda_flags.enable_flash_sdp(True)
+        cuda_flags.enable_mem_efficient_sdp(True)
     with cuda_flags.sdp_kernel(enable_flash=False, enable_math=False):
         assert not cuda_flags.flash_sdp_enabled() and cuda_flags.mem_efficient_sdp_enabled()
+        _close(F.scaled_dot_product_attention(q, k, v), ref)  # mem_efficient: the fused op
+    with cuda_flags.sdp_kernel(enable_flash=False, enable_math=False, enable_mem_efficient=False):
         with pytest.raises(RuntimeError, match="No available kernel"):
             F.scaled_dot_product_attention(q, k, v)
     assert cuda_flags.flash_sdp_enabled() and cuda_flags.math_sdp_enabled()

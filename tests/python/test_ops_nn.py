@@ -800,11 +800,26 @@ def np_sdpa(q, k, v, mask=None, causal=False):
     return np_softmax(s, -1) @ v
 
 
-@pytest.mark.parametrize("kind", ["plain", "causal", "bool", "float"])
+# The default runs the fused op (_scaled_dot_product_flash_attention; a kernel call in the
+# graph); "math" forces the composite, "gqa" groups 4 query heads on 2 key/value heads.
+@pytest.mark.parametrize("kind", ["plain", "causal", "bool", "float", "gqa", "math"])
 def test_scaled_dot_product_attention(kind):
     q, k, v = rand((2, 3, 4)), rand((2, 5, 4)), rand((2, 5, 3))
     if kind == "causal":
         q = rand((2, 5, 4))
+    if kind == "gqa":
+        q, k, v = rand((1, 4, 3, 4)), rand((1, 2, 5, 4)), rand((1, 2, 5, 3))
+        fn = lambda a, b, c: flow.scaled_dot_product_attention(a, b, c, enable_gqa=True)
+        ref = lambda a, b, c: np_sdpa(a, np.repeat(b, 2, axis=1), np.repeat(c, 2, axis=1))
+        return check_op(fn, ref, [q, k, v])
+    if kind == "math":
+
+        def fn(a, b, c):
+            with flow.nn.attention.sdpa_kernel(flow.nn.attention.SDPBackend.MATH):
+                return flow.nn.functional.scaled_dot_product_attention(a, b, c, is_causal=True)
+
+        q = rand((2, 5, 4))
+        return check_op(fn, lambda a, b, c: np_sdpa(a, b, c, causal=True), [q, k, v])
     bmask = RNG.random((3, 5)) > 0.3
     bmask[:, 0] = True
     fmask = rand((3, 5))
@@ -831,6 +846,7 @@ NN_MISC_APIS = {
     "dropout": "dropout",
     "embedding": "embedding",
     "scaled_dot_product_attention": "attention",
+    "_scaled_dot_product_flash_attention": "flash",
 }
 
 
@@ -846,17 +862,24 @@ def test_every_nn_misc_api_is_tested_and_declared_once():
     # dropout's gradient is dropout with the same seed: it saves nothing.
     assert ops["dropout"]["attrs"] == {"p": 0.5, "seed": 0} and ops["dropout"]["save"] == "none"
     assert ops["attn_bias"]["attrs"] == {"L": 0, "S": 0, "is_causal": False}
-    for name in ("embedding_grad", "attn_bias"):
+    for name in ("embedding_grad", "attn_bias", "_scaled_dot_product_flash_attention_backward"):
         assert (ops[name]["grad"], ops[name]["save"]) == ("NoGrad", "none")
+    # The fused attention saves its operands and (out, lse); its backward takes its attributes.
+    flash = ops["_scaled_dot_product_flash_attention"]
+    assert (flash["out"], flash["save"]) == ("attn", "both")
+    assert flash["attrs"] == {"scale": 1.0, "is_causal": False, "dropout_p": 0.0, "seed": 0}
+    assert ops["_scaled_dot_product_flash_attention_backward"]["attrs"] == flash["attrs"]
     # The signatures carry the table's defaults (padding_idx -1 is None).
-    first = {"embedding": "input", "dropout": "input", "attention": "query"}
+    first = {"embedding": "input", "dropout": "input", "attention": "query", "flash": "query"}
     args = {
         "embedding": "padding_idx: object = None)",
         "dropout": f"p: float = {ops['dropout']['attrs']['p']}, training: bool = True)",
         "attention": (
             "attn_mask: object = None, dropout_p: float = 0.0, "
-            f"is_causal: bool = {ops['attn_bias']['attrs']['is_causal']}, scale: object = None)"
+            f"is_causal: bool = {ops['attn_bias']['attrs']['is_causal']}, scale: object = None, "
+            "enable_gqa: bool = False)"
         ),
+        "flash": "dropout_p: float = 0.0, is_causal: bool = False, scale: object = None)",
     }
     for name, sig in NN_MISC_APIS.items():  # defined in _C and _C.nn_functional
         fn = getattr(flow._C, name)

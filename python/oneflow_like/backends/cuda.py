@@ -4,8 +4,10 @@ reached as backends.cudnn.allow_tf32); off by default.
 
 The scaled-dot-product-attention switches (enable_flash_sdp / flash_sdp_enabled, math, mem_efficient,
 cudnn, overrideable, and the sdp_kernel context manager) are the state nn.attention.sdpa_kernel
-sets: F.scaled_dot_product_attention (every device) raises "No available kernel" where math is off,
-the only backend oneflow_like implements."""
+sets: F.scaled_dot_product_attention (every device) runs the fused op where flash or
+mem_efficient is on (falling back to math, when on, for inputs the fused op does not take), the
+math composite where only math is on, and raises "No available kernel" where none of the three
+is on."""
 import contextlib
 
 import oneflow_like as flow

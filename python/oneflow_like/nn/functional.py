@@ -825,12 +825,20 @@ def triplet_margin_with_distance_loss(
 
 
 def scaled_dot_product_attention(
-    query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None
+    query,
+    key,
+    value,
+    attn_mask=None,
+    dropout_p=0.0,
+    is_causal=False,
+    scale=None,
+    enable_gqa=False,
 ):
     """softmax(q k^T * scale + mask) v; a bool attn_mask is True where attention is allowed;
-    attn_mask may be an nn.attention.bias.CausalBias. The math backend is the one implemented:
-    a region of nn.attention.sdpa_kernel that excludes it raises "No available kernel"."""
-    _attention._check_available(query, key, value)
+    attn_mask may be an nn.attention.bias.CausalBias. enable_gqa: key/value may have fewer heads
+    (dim -3) than query, a divisor of its count. The backend (the fused op or the math
+    composite) follows nn.attention.sdpa_kernel's state (see nn/attention)."""
+    backend = _attention._choose(query, key, value)
     if isinstance(attn_mask, _attention.bias.CausalBias):
         if is_causal:
             raise ValueError(
@@ -838,8 +846,8 @@ def scaled_dot_product_attention(
             )
         attn_mask._check(query, key)
         attn_mask = attn_mask.materialize(query.device)
-    return _nnf.scaled_dot_product_attention(
-        query, key, value, attn_mask, dropout_p, is_causal, scale=scale
+    return _C._scaled_dot_product_attention_routed(
+        query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, backend
     )
 
 

@@ -1,13 +1,19 @@
 """flow.nn.attention (torch.nn.attention): which scaled-dot-product-attention backends
 F.scaled_dot_product_attention may use.
 
-oneflow_like has one implementation per device, the math one (softmax(q k^T * scale + mask) v,
-composed of ordinary kernels); SDPBackend names PyTorch's fused ones so scripts that choose
-backends run unchanged. The enabled set is one process-wide state, shared with
-torch.backends.cuda's enable_*_sdp / *_sdp_enabled / sdp_kernel flags. sdpa_kernel(backends)
-enables exactly `backends` inside its region; F.scaled_dot_product_attention called where MATH
-is disabled raises PyTorch's "No available kernel" error naming the enabled backends, since none
-of them exists here.
+oneflow_like has two implementations on every device: the math one (softmax(q k^T * scale +
+mask) v, composed of ordinary kernels, the [.., L, S] probabilities kept for backward) and a fused
+one (the op _scaled_dot_product_flash_attention, FlashAttention-2's tiled online softmax; backward
+recomputes the scores from q, k, v, out and the rows' logsumexp), which both FLASH_ATTENTION and
+EFFICIENT_ATTENTION select. CUDNN_ATTENTION and OVERRIDEABLE name PyTorch's other backends so
+scripts that choose backends run unchanged; they are not implemented. The enabled set is one
+process-wide state, shared with torch.backends.cuda's enable_*_sdp / *_sdp_enabled / sdp_kernel
+flags. sdpa_kernel(backends) enables exactly `backends` inside its region.
+F.scaled_dot_product_attention takes the first enabled implemented backend in priority order
+(FLASH_ATTENTION, EFFICIENT_ATTENTION, MATH by default), falling back from the fused one to MATH
+(when enabled) where its inputs are not supported (a float attn_mask that requires grad, dtypes
+other than f16/bf16/f32/f64, empty operands); with no implemented backend enabled it raises
+PyTorch's "No available kernel" error naming the enabled backends.
 """
 import contextlib
 import enum
@@ -16,7 +22,8 @@ import threading
 __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS"]
 
 # torch.nn.attention.WARN_FOR_UNFUSED_KERNELS: PyTorch warns why each fused kernel was not used
-# when this is True; there are no fused kernels here, so the flag only records the wish.
+# when this is True; here the flag only records the wish (the fused op's errors say why when it
+# is the only backend enabled).
 WARN_FOR_UNFUSED_KERNELS = False
 
 
@@ -48,8 +55,11 @@ _priority = [
     SDPBackend.CUDNN_ATTENTION,
     SDPBackend.OVERRIDEABLE,
 ]
-# The backends that exist in oneflow_like (on every device).
-_IMPLEMENTED = (SDPBackend.MATH,)
+# The backends that exist in oneflow_like (on every device); the fused pair is one op.
+_IMPLEMENTED = (SDPBackend.MATH, SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION)
+_FUSED = (SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION)
+# The codes of _C._scaled_dot_product_attention_routed's backend argument.
+_AUTO, _MATH, _FUSED_ONLY = 0, 1, 2
 
 
 def _set_enabled(backend, value):
@@ -66,10 +76,17 @@ def _priority_order():
     return list(_priority)
 
 
-def _check_available(query, key, value):
-    """Raises PyTorch's "No available kernel" when no enabled backend is implemented here."""
-    if any(_enabled[b] for b in _IMPLEMENTED):
-        return
+def _choose(query, key, value):
+    """The backend code F.scaled_dot_product_attention passes to the op: MATH when it comes
+    first among the enabled implemented backends or is the only one, the fused op alone when MATH
+    is off, else the fused op with MATH as its fallback. Raises PyTorch's "No available kernel"
+    when no enabled backend is implemented here."""
+    with _lock:
+        order = [b for b in _priority if _enabled[b] and b in _IMPLEMENTED]
+    if order:
+        if order[0] is SDPBackend.MATH or not any(b in _FUSED for b in order):
+            return _MATH
+        return _AUTO if SDPBackend.MATH in order else _FUSED_ONLY
     on = [b.name for b in _priority if _enabled[b]]
     raise RuntimeError(
         "[scaled_dot_product_attention] No available kernel. Aborting execution. Enabled "
