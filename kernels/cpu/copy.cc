@@ -67,6 +67,8 @@ void Store(char* p, const AnyValue& a) {
       r = static_cast<T>(a.bits);  // modulo 2^n, as the direct integer conversions
     else if constexpr (sizeof(T) < 8)
       r = static_cast<T>(static_cast<int64_t>(a.d));  // through int64, as Convert
+    else if constexpr (std::is_unsigned_v<T>)         // u64: negative values wrap through int64
+      r = a.d < 0 ? static_cast<T>(static_cast<int64_t>(a.d)) : static_cast<T>(a.d);
     else
       r = static_cast<T>(a.d);
   } else {

@@ -243,8 +243,9 @@ void BindShape(py::module_& m, TensorClass& cls) {
     if (DTypeSize(dt) != DTypeSize(x.dtype()))
       throw py::type_error(absl::StrFormat(
           "[view] view(dtype) between dtypes of different sizes is not supported: %s (%d "
-          "bytes) to %s (%d bytes)",
-          x.meta_string(), DTypeSize(x.dtype()), DTypeLongName(dt), DTypeSize(dt)));
+          "bytes) to %s (%d bytes), tensor %s",
+          DTypeLongName(x.dtype()), DTypeSize(x.dtype()), DTypeLongName(dt), DTypeSize(dt),
+          x.meta_string()));
     if (x.is_lazy())
       throw py::type_error(absl::StrFormat(
           "[view] view(dtype) of a tensor traced by nn.Graph is not supported (%s to %s)",
