@@ -244,10 +244,10 @@ template <typename T>
 T* Tensor::data() const {
   return static_cast<T*>(SyncedData(*this, DtypeOf<T>::value));
 }
-#define OFL_API_HOST_TYPES(X)                                                             \
-  X(float)                                                                                \
-  X(double) X(int64_t) X(int32_t) X(int16_t) X(int8_t) X(uint8_t) X(uint16_t) X(uint32_t) \
-      X(uint64_t)
+// clang-format off
+#define OFL_API_HOST_TYPES(X) X(float) X(double) X(int64_t) X(int32_t) X(int16_t) X(int8_t) \
+  X(uint8_t) X(uint16_t) X(uint32_t) X(uint64_t)
+// clang-format on
 #define OFL_API_INSTANTIATE(T)                          \
   template T Tensor::item<T>() const;                   \
   template std::vector<T> Tensor::to_vector<T>() const; \
