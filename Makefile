@@ -19,7 +19,8 @@ PIPS := safetensors==0.8.0
 # protobuf Debian's python3-onnx was built with (onnxruntime itself only needs numpy at run time).
 # tensorboard (utils.tensorboard): 2.20.0 is the newest whose protos load with Debian's protobuf
 # 4.21 (2.21's need protobuf >= 5.26); it needs numpy, six and absl (python3-absl) at run time.
-PIPS_NODEPS := onnxruntime==1.31.1 tensorboard==2.20.0
+# ml_dtypes (the float8 reference of tests/python/test_dtypes_more.py) needs only numpy.
+PIPS_NODEPS := onnxruntime==1.31.1 tensorboard==2.20.0 ml_dtypes==0.5.4
 EXT := python/oneflow_like/_C.so
 # The runtime both front ends link (_C.so and liboneflow_like.so find it beside them).
 RUNTIME_SO := bazel-bin/oneflow_like/api/liboneflow_like_runtime.so

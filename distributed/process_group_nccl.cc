@@ -350,7 +350,13 @@ StatusOr<TensorBytes> ProcessGroupNccl::Bytes(const char* op, const Tensor& t) c
         "[%s] rank %d: tensors must be contiguous: got %s with strides that "
         "are not (call .contiguous())",
         op, rank(), Describe(t));
-  const int64_t esize = DTypeSize(t.dtype());
+  const DType dt = t.dtype();
+  if (dt == DType::kI16 || dt == DType::kU16 || IsFloat8(dt) || IsComplex(dt))
+    return TypeError(
+        "[%s] rank %d: NCCL has no %s element type: got %s (cast it, or use "
+        "backend='gloo')",
+        op, rank(), DTypeLongName(dt), Describe(t));
+  const int64_t esize = DTypeSize(dt);
   return TensorBytes{t.blob(), t.offset() * esize, t.numel() * esize};
 }
 

@@ -26,6 +26,9 @@ ncclDataType_t NcclType(DType t) {
     case DType::kBF16: return ncclBfloat16;
     case DType::kF32: return ncclFloat32;
     case DType::kF64: return ncclFloat64;
+    case DType::kU32: return ncclUint32;
+    case DType::kU64: return ncclUint64;
+    default: break;  // no NCCL type: ProcessGroupNccl::Bytes refuses these dtypes
   }
   return ncclUint8;
 }

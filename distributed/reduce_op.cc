@@ -66,12 +66,14 @@ StatusOr<ReduceFn> MakeReduceFn(DType dtype, ReduceOp op, const char* op_name) {
     case DType::kBool: return ForBool(op);
     case DType::kU8: return ForOp<uint8_t, uint8_t>(op);
     case DType::kI8: return ForOp<int8_t, int8_t>(op);
+    case DType::kI16: return ForOp<int16_t, int16_t>(op);
     case DType::kI32: return ForOp<int32_t, int32_t>(op);
     case DType::kI64: return ForOp<int64_t, int64_t>(op);
     case DType::kF16: return ForOp<float16, float>(op);
     case DType::kBF16: return ForOp<bfloat16, float>(op);
     case DType::kF32: return ForOp<float, float>(op);
     case DType::kF64: return ForOp<double, double>(op);
+    default: break;  // complex and the limited dtypes
   }
   return TypeError("[%s] unsupported dtype %s", op_name, DTypeLongName(dtype));
 }

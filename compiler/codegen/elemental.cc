@@ -12,6 +12,7 @@ StatusOr<std::string> CType(DType t) {
     case DType::kBool: return std::string("bool");
     case DType::kU8: return std::string("uint8_t");
     case DType::kI8: return std::string("int8_t");
+    case DType::kI16: return std::string("int16_t");
     case DType::kI32: return std::string("int32_t");
     case DType::kI64: return std::string("int64_t");
     case DType::kF32: return std::string("float");

@@ -37,6 +37,9 @@ double RoundToDType(DType t, double v) {
     case DType::kI8:
       return std::isfinite(v) ? static_cast<double>(static_cast<int8_t>(static_cast<int64_t>(v)))
                               : 0;
+    case DType::kI16:
+      return std::isfinite(v) ? static_cast<double>(static_cast<int16_t>(static_cast<int64_t>(v)))
+                              : 0;
     case DType::kI32:
       return std::isfinite(v) ? static_cast<double>(static_cast<int32_t>(static_cast<int64_t>(v)))
                               : 0;
@@ -45,6 +48,7 @@ double RoundToDType(DType t, double v) {
     case DType::kBF16: return static_cast<float>(bfloat16(static_cast<float>(v)));
     case DType::kF32: return static_cast<double>(static_cast<float>(v));
     case DType::kF64: return v;
+    default: break;  // complex and the limited dtypes never reach the compiler (op.cc refuses)
   }
   return v;
 }
@@ -126,6 +130,7 @@ std::vector<char> Literal::ToBytes() const {
       case DType::kBool: StoreAs<bool>(v != 0, p); break;
       case DType::kU8: StoreAs<uint8_t>(v, p); break;
       case DType::kI8: StoreAs<int8_t>(v, p); break;
+      case DType::kI16: StoreAs<int16_t>(v, p); break;
       case DType::kI32: StoreAs<int32_t>(v, p); break;
       case DType::kI64: StoreAs<int64_t>(v, p); break;
       case DType::kF16: {
@@ -140,6 +145,7 @@ std::vector<char> Literal::ToBytes() const {
       }
       case DType::kF32: StoreAs<float>(v, p); break;
       case DType::kF64: StoreAs<double>(v, p); break;
+      default: break;  // complex and the limited dtypes never reach the compiler
     }
     return true;
   });
@@ -158,12 +164,14 @@ Literal Literal::FromBytes(const HloShape& shape, const void* bytes) {
       case DType::kBool: v = LoadExact<bool>(p); break;
       case DType::kU8: v = LoadExact<uint8_t>(p); break;
       case DType::kI8: v = LoadExact<int8_t>(p); break;
+      case DType::kI16: v = LoadExact<int16_t>(p); break;
       case DType::kI32: v = LoadExact<int32_t>(p); break;
       case DType::kI64: v = LoadExact<int64_t>(p); break;
       case DType::kF16: v = LoadAs<float16>(p); break;
       case DType::kBF16: v = LoadAs<bfloat16>(p); break;
       case DType::kF32: v = LoadExact<float>(p); break;
       case DType::kF64: v = LoadExact<double>(p); break;
+      default: break;  // complex and the limited dtypes never reach the compiler
     }
     return true;
   });

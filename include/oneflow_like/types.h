@@ -27,6 +27,14 @@ enum class Dtype : int8_t {
   kFloat64,
   kComplexFloat,   // complex64: appended, so the earlier values keep their numbers
   kComplexDouble,  // complex128
+  kInt16,          // appended after the complex ones, same reason
+  kUInt16,         // uint16 / uint32 / uint64 / float8: torch's limited-support dtypes
+  kUInt32,
+  kUInt64,
+  kFloat8_e4m3fn,
+  kFloat8_e5m2,
+  kFloat8_e4m3fnuz,
+  kFloat8_e5m2fnuz,
 };
 constexpr Dtype kBool = Dtype::kBool;
 constexpr Dtype kUInt8 = Dtype::kUInt8;
@@ -39,13 +47,23 @@ constexpr Dtype kFloat32 = Dtype::kFloat32;
 constexpr Dtype kFloat64 = Dtype::kFloat64;
 constexpr Dtype kComplexFloat = Dtype::kComplexFloat;
 constexpr Dtype kComplexDouble = Dtype::kComplexDouble;
+constexpr Dtype kInt16 = Dtype::kInt16;
+constexpr Dtype kUInt16 = Dtype::kUInt16;
+constexpr Dtype kUInt32 = Dtype::kUInt32;
+constexpr Dtype kUInt64 = Dtype::kUInt64;
+constexpr Dtype kFloat8_e4m3fn = Dtype::kFloat8_e4m3fn;
+constexpr Dtype kFloat8_e5m2 = Dtype::kFloat8_e5m2;
+constexpr Dtype kFloat8_e4m3fnuz = Dtype::kFloat8_e4m3fnuz;
+constexpr Dtype kFloat8_e5m2fnuz = Dtype::kFloat8_e5m2fnuz;
+constexpr Dtype kShort = kInt16;
 constexpr Dtype kInt = kInt32, kLong = kInt64, kFloat = kFloat32, kDouble = kFloat64;
 
 const char* dtype_name(Dtype d);  // "float32", "int64", ... (the Python names)
 size_t element_size(Dtype d);     // bytes per element
 std::ostream& operator<<(std::ostream& os, Dtype d);
 
-// The Dtype of a C++ element type (bool, uint8_t, int8_t, int32_t, int64_t, float, double).
+// The Dtype of a C++ element type (bool, uint8_t, int8_t, int16_t, uint16_t, uint32_t,
+// uint64_t, int32_t, int64_t, float, double).
 template <typename T>
 struct DtypeOf;
 #define OFL_API_DTYPE_OF(T, D)        \
@@ -56,6 +74,10 @@ struct DtypeOf;
 OFL_API_DTYPE_OF(bool, kBool)
 OFL_API_DTYPE_OF(uint8_t, kUInt8)
 OFL_API_DTYPE_OF(int8_t, kInt8)
+OFL_API_DTYPE_OF(int16_t, kInt16)
+OFL_API_DTYPE_OF(uint16_t, kUInt16)
+OFL_API_DTYPE_OF(uint32_t, kUInt32)
+OFL_API_DTYPE_OF(uint64_t, kUInt64)
 OFL_API_DTYPE_OF(int32_t, kInt32)
 OFL_API_DTYPE_OF(int64_t, kInt64)
 OFL_API_DTYPE_OF(float, kFloat32)

@@ -20,13 +20,21 @@ using opdefs::Types;
     default: break;                          \
   }
 
-template <Types K, typename Fn>
+// kWide: the op also runs on u16/u32/u64 (torch 2.x's limited unsigned support covers the
+// comparisons, bitwise ops and maximum/minimum; framework/op.cc lets only those through).
+template <Types K, bool kWide, typename Fn>
 bool SwitchTypes(DType t, Fn&& fn) {
   bool done = false;
   auto run = [&](auto tag) {
     fn(tag);
     done = true;
   };
+  if constexpr (kWide) {
+    if (IsUnsignedWide(t)) {
+      OFL_SWITCH_UNSIGNED_WIDE(t, run(scalar_t{}));
+      return done;
+    }
+  }
   if constexpr (K == Types::Float) {
     OFL_SWITCH_FLOAT(t, run(scalar_t{}));
   } else if constexpr (K == Types::Numeric) {
@@ -62,7 +70,8 @@ Status BinaryKernel(KernelContext& ctx) {
   const TensorView &out = ctx.output(0), &x = ctx.input(0), &y = ctx.input(1);
   const auto a = opdefs::ReadAttrs<typename Fn::Attrs>(ctx.attrs());
   int zero = 0;
-  bool ok = SwitchTypes<Fn::kTypes>(x.dtype, [&](auto tag) {
+  constexpr bool kWide = Fn::kTypes == Types::NumericBool || Fn::kTypes == Types::IntBool;
+  bool ok = SwitchTypes<Fn::kTypes, kWide>(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     using TO = std::conditional_t<Fn::kBoolOut, bool, T>;
     ScalarMath<T> m;
@@ -82,7 +91,8 @@ template <typename Fn>
 Status ScalarKernel(KernelContext& ctx) {
   const TensorView &out = ctx.output(0), &x = ctx.input(0);
   const double s = opdefs::ReadAttrs<typename Fn::Attrs>(ctx.attrs()).scalar;
-  bool ok = SwitchTypes<Fn::kTypes>(x.dtype, [&](auto tag) {
+  // The comparisons with a scalar run on u16/u32/u64 too.
+  bool ok = SwitchTypes<Fn::kTypes, Fn::kBoolOut>(x.dtype, [&](auto tag) {
     using T = decltype(tag);
     using TO = std::conditional_t<Fn::kBoolOut, bool, T>;
     const ScalarMath<T> m{};

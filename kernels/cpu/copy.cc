@@ -1,5 +1,6 @@
 // CPU kernels of the copy family: contiguous, cast, copy_ (broadcast + cast into a strided
 // destination), to_device (cpu -> cpu).
+#include <array>
 #include <cstring>
 #include <type_traits>
 
@@ -31,6 +32,89 @@ inline TO Convert(TI v) {
     return static_cast<TO>(v);
 }
 
+// Conversions where either side is a limited dtype (u16/u32/u64, float8): one load and one
+// store function per dtype, composed per element, instead of a kernel per (to, from) pair. A
+// loaded value keeps what Convert's rules need: integers exactly (their 64 bits and
+// signedness), floating values as double (every float type widens exactly).
+struct AnyValue {
+  bool is_float;
+  bool is_signed;
+  uint64_t bits;
+  double d;
+};
+template <typename T>
+AnyValue Load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  if constexpr (std::is_integral_v<T>)
+    return AnyValue{false, std::is_signed_v<T>, static_cast<uint64_t>(v), 0.0};
+  else
+    return AnyValue{true, true, 0, static_cast<double>(static_cast<float>(v))};
+}
+template <>
+AnyValue Load<double>(const char* p) {
+  double v;
+  std::memcpy(&v, p, 8);
+  return AnyValue{true, true, 0, v};
+}
+template <typename T>
+void Store(char* p, const AnyValue& a) {
+  T r;
+  if constexpr (std::is_same_v<T, bool>) {
+    r = a.is_float ? a.d != 0.0 : a.bits != 0;
+  } else if constexpr (std::is_integral_v<T>) {
+    if (!a.is_float)
+      r = static_cast<T>(a.bits);  // modulo 2^n, as the direct integer conversions
+    else if constexpr (sizeof(T) < 8)
+      r = static_cast<T>(static_cast<int64_t>(a.d));  // through int64, as Convert
+    else if constexpr (std::is_unsigned_v<T>)         // u64: negative values wrap through int64
+      r = a.d < 0 ? static_cast<T>(static_cast<int64_t>(a.d)) : static_cast<T>(a.d);
+    else
+      r = static_cast<T>(a.d);
+  } else {
+    // float / double directly; the 8- and 16-bit float types round from float, as Convert.
+    using W = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    W w = a.is_float    ? static_cast<W>(a.d)
+          : a.is_signed ? static_cast<W>(static_cast<int64_t>(a.bits))
+                        : static_cast<W>(a.bits);
+    if constexpr (std::is_same_v<T, W>)
+      r = w;
+    else
+      r = T(w);
+  }
+  std::memcpy(p, &r, sizeof(T));
+}
+using LoadFn = AnyValue (*)(const char*);
+using StoreFn = void (*)(char*, const AnyValue&);
+#define OFL_ANY_SWITCH(dtype, ...)                        \
+  do {                                                    \
+    bool any_done_ = false;                               \
+    OFL_SWITCH_ALL(dtype, any_done_ = true; __VA_ARGS__); \
+    if (!any_done_) {                                     \
+      OFL_SWITCH_UNSIGNED_WIDE(dtype, __VA_ARGS__);       \
+      OFL_SWITCH_FLOAT8(dtype, __VA_ARGS__);              \
+    }                                                     \
+  } while (0)
+
+Status LimitedCastInto(const TensorView& out, const TensorView& in) {
+  LoadFn load = nullptr;
+  StoreFn store = nullptr;
+  OFL_ANY_SWITCH(in.dtype, load = &Load<scalar_t>);
+  OFL_ANY_SWITCH(out.dtype, store = &Store<scalar_t>);
+  if (!load || !store)
+    return TypeError("[cast] no conversion from %s to %s on cpu", DTypeLongName(in.dtype),
+                     DTypeLongName(out.dtype));
+  const int64_t osz = DTypeSize(out.dtype), isz = DTypeSize(in.dtype);
+  std::array<const DimVector*, 2> st{&out.strides, &in.strides};
+  ForEachRow<2>(out.shape, st, {static_cast<char*>(out.data), static_cast<char*>(in.data)},
+                {osz, isz},
+                [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
+                  for (int64_t i = 0; i < n; ++i)
+                    store(p[0] + i * s[0] * osz, load(p[1] + i * s[1] * isz));
+                });
+  return Status();
+}
+
 // out (any strides) = cast(in broadcast to out's shape).
 Status CastInto(const TensorView& out, const TensorView& in0) {
   TensorView in = BroadcastTo(in0, out.shape);
@@ -39,6 +123,7 @@ Status CastInto(const TensorView& out, const TensorView& in0) {
     return Status();
   }
   if (IsComplex(out.dtype) || IsComplex(in.dtype)) return ComplexCastInto(out, in);
+  if (IsLimited(out.dtype) || IsLimited(in.dtype)) return LimitedCastInto(out, in);
   OFL_SWITCH_ALL(out.dtype, {
     using TO = scalar_t;
     OFL_SWITCH_ALL(in.dtype, {

@@ -13,17 +13,26 @@ using opdefs::ReadAttrs;
 Status FullKernel(KernelContext& ctx) {
   const TensorView& out = ctx.output(0);
   double v = ReadAttrs<opdefs::FullAttrs>(ctx.attrs()).value;
-  OFL_SWITCH_ALL(out.dtype, {
-    scalar_t x = FromDouble<scalar_t>(v);
+  bool done = false;
+  auto fill = [&](auto tag) {
+    using T = decltype(tag);
+    done = true;
+    T x = FromDouble<T>(v);
     if (out.contiguous()) {
-      scalar_t* o = out.ptr<scalar_t>();
+      T* o = out.ptr<T>();
       ParallelFor(out.numel(), [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) o[i] = x;
       });
     } else {
-      UnaryLoop<scalar_t, scalar_t>(out, out, [x](scalar_t) { return x; });
+      UnaryLoop<T, T>(out, out, [x](T) { return x; });
     }
-  });
+  };
+  OFL_SWITCH_ALL(out.dtype, fill(scalar_t{}));
+  // The limited dtypes have fills (torch.zeros / full / fill_ of uint16 or float8) too.
+  OFL_SWITCH_UNSIGNED_WIDE(out.dtype, fill(scalar_t{}));
+  OFL_SWITCH_FLOAT8(out.dtype, fill(scalar_t{}));
+  if (!done)
+    return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeLongName(out.dtype));
   return Status();
 }
 

@@ -24,9 +24,41 @@ namespace kernels {
     OFL_DTYPE_CASE(kBool, bool, __VA_ARGS__)   \
     OFL_DTYPE_CASE(kU8, uint8_t, __VA_ARGS__)  \
     OFL_DTYPE_CASE(kI8, int8_t, __VA_ARGS__)   \
+    OFL_DTYPE_CASE(kI16, int16_t, __VA_ARGS__) \
     OFL_DTYPE_CASE(kI32, int32_t, __VA_ARGS__) \
     OFL_DTYPE_CASE(kI64, int64_t, __VA_ARGS__) \
     default: break;                            \
+  }
+// Same-size element moves (copies of any dtype, the limited ones included): `scalar_t` is an
+// unsigned integer of the element's size.
+#define OFL_SWITCH_SIZE(bytes, ...)                \
+  switch (bytes) {                                 \
+    case 1: {                                      \
+      using scalar_t = uint8_t;                    \
+      __VA_ARGS__;                                 \
+      break;                                       \
+    }                                              \
+    case 2: {                                      \
+      using scalar_t = uint16_t;                   \
+      __VA_ARGS__;                                 \
+      break;                                       \
+    }                                              \
+    case 4: {                                      \
+      using scalar_t = uint32_t;                   \
+      __VA_ARGS__;                                 \
+      break;                                       \
+    }                                              \
+    case 8: {                                      \
+      using scalar_t = uint64_t;                   \
+      __VA_ARGS__;                                 \
+      break;                                       \
+    }                                              \
+    case 16: {                                     \
+      using scalar_t = ::oneflow_like::complex128; \
+      __VA_ARGS__;                                 \
+      break;                                       \
+    }                                              \
+    default: break;                                \
   }
 
 constexpr int64_t kParallelGrain = 1 << 15;  // elements per task for memory-bound loops

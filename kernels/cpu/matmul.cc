@@ -265,6 +265,7 @@ Status MatmulKernel(KernelContext& ctx) {
     case DType::kI32: return RunMatmul<int32_t>(ctx);
     case DType::kI64: return RunMatmul<int64_t>(ctx);
     case DType::kI8: return RunMatmul<int8_t>(ctx);
+    case DType::kI16: return RunMatmul<int16_t>(ctx);
     case DType::kU8: return RunMatmul<uint8_t>(ctx);
     default: return TypeError("[matmul] not supported for %s on cpu", DTypeName(t));
   }

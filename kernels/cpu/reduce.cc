@@ -589,6 +589,10 @@ Status ExtremeKernel(KernelContext& ctx) {
     Reduce<bool>(x, Dims(ctx), out.numel(), ExtremeR<kMax, bool>{out.ptr<bool>()});
     done = true;
   }
+  OFL_SWITCH_UNSIGNED_WIDE(x.dtype, {  // amax/amin of u16/u32/u64 (torch's limited support)
+    Reduce<scalar_t>(x, Dims(ctx), out.numel(), ExtremeR<kMax, scalar_t>{out.ptr<scalar_t>()});
+    done = true;
+  });
   if (!done) return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(x.dtype));
   return Status();
 }
@@ -611,6 +615,12 @@ Status ArgKernel(KernelContext& ctx) {
     Reduce<bool>(x, Dims(ctx), idx.numel(), r);
     done = true;
   }
+  OFL_SWITCH_UNSIGNED_WIDE(x.dtype, {  // max/min with a dim of u16/u32/u64
+    ArgR<kMax, scalar_t> r{with_values ? ctx.output(0).ptr<scalar_t>() : nullptr,
+                           idx.ptr<int64_t>()};
+    Reduce<scalar_t>(x, Dims(ctx), idx.numel(), r);
+    done = true;
+  });
   if (!done) return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(x.dtype));
   return Status();
 }

@@ -11,10 +11,12 @@ namespace kernels {
 
 template <typename T>
 inline T FromDouble(double v) {
-  if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>)
-    return T(static_cast<float>(v));
-  else if constexpr (std::is_same_v<T, bool>)
+  if constexpr (std::is_same_v<T, bool>)
     return v != 0.0;
+  else if constexpr (!std::is_arithmetic_v<T>)  // f16, bf16, float8: round from float
+    return T(static_cast<float>(v));
+  else if constexpr (std::is_same_v<T, uint64_t>)  // above 2^63, or negative (wraps, as torch)
+    return v >= 0 ? static_cast<uint64_t>(v) : static_cast<uint64_t>(static_cast<int64_t>(v));
   else
     return static_cast<T>(v);
 }
@@ -36,8 +38,10 @@ inline void CopyStrided(const TensorView& out, const TensorView& in) {
     std::memcpy(out.data, in.data, out.numel() * DTypeSize(out.dtype));
     return;
   }
-  OFL_SWITCH_ALL(out.dtype,
-                 { UnaryLoop<scalar_t, scalar_t>(out, in, [](scalar_t v) { return v; }); });
+  // A copy moves bytes: one instantiation per element size serves every dtype (the limited
+  // and complex ones included).
+  OFL_SWITCH_SIZE(DTypeSize(out.dtype),
+                  { UnaryLoop<scalar_t, scalar_t>(out, in, [](scalar_t v) { return v; }); });
 }
 
 }  // namespace kernels

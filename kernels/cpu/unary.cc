@@ -29,6 +29,11 @@ bool SwitchTypes(DType t, Fn&& fn) {
       fn(scalar_t{});
       done = true;
     });
+    // bitwise_not of u16/u32/u64 (torch 2.x's limited unsigned support)
+    OFL_SWITCH_UNSIGNED_WIDE(t, {
+      fn(scalar_t{});
+      done = true;
+    });
   }
   return done;
 }

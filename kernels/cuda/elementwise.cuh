@@ -77,8 +77,8 @@ __device__ __forceinline__ TO Convert(TI v) {
 enum Set { N, F, IB, NB, B };
 inline bool InSet(Set k, ScalarType t) {
   bool fl = t == ScalarType::kF32 || t == ScalarType::kF64;
-  bool in = t == ScalarType::kU8 || t == ScalarType::kI8 || t == ScalarType::kI32 ||
-            t == ScalarType::kI64;
+  bool in = t == ScalarType::kU8 || t == ScalarType::kI8 || t == ScalarType::kI16 ||
+            t == ScalarType::kI32 || t == ScalarType::kI64;
   switch (k) {
     case N: return fl || in;
     case F: return fl;
@@ -103,17 +103,18 @@ inline bool InSet(Set k, ScalarType t) {
     OFL_CU_CASE(kI8, int8_t, __VA_ARGS__) OFL_CU_CASE(kI32, int32_t, __VA_ARGS__)  \
     OFL_CU_CASE(kI64, int64_t, __VA_ARGS__) OFL_CU_CASE(kF16, Half, __VA_ARGS__)   \
     OFL_CU_CASE(kBF16, BFloat16, __VA_ARGS__) OFL_CU_CASE(kF32, float, __VA_ARGS__) \
-    OFL_CU_CASE(kF64, double, __VA_ARGS__)                                         \
+    OFL_CU_CASE(kF64, double, __VA_ARGS__) OFL_CU_CASE(kI16, int16_t, __VA_ARGS__) \
+    default: break;                                                                \
   }
 // clang-format on
-// The CPU's OFL_SWITCH_NUMERIC set: u8, i8, i32, i64, f32, f64.
+// The CPU's OFL_SWITCH_NUMERIC set: u8, i8, i16, i32, i64, f32, f64.
 // clang-format off
 #define OFL_CU_SWITCH_NUMERIC(t, ...)                                              \
   switch (t) {                                                                     \
     OFL_CU_CASE(kU8, uint8_t, __VA_ARGS__) OFL_CU_CASE(kI8, int8_t, __VA_ARGS__)   \
     OFL_CU_CASE(kI32, int32_t, __VA_ARGS__) OFL_CU_CASE(kI64, int64_t, __VA_ARGS__) \
     OFL_CU_CASE(kF32, float, __VA_ARGS__) OFL_CU_CASE(kF64, double, __VA_ARGS__)   \
-    default: break;                                                                \
+    OFL_CU_CASE(kI16, int16_t, __VA_ARGS__) default: break;                        \
   }
 // clang-format on
 // clang-format off
@@ -373,13 +374,14 @@ __device__ __forceinline__ T AddValues(T a, T b) {
     default: break;                                             \
   }
 // clang-format on
-// bool, u8, i8, i32, i64 (the CPU's OFL_SWITCH_INTEGRAL_BOOL).
+// bool, u8, i8, i16, i32, i64 (the CPU's OFL_SWITCH_INTEGRAL_BOOL).
 // clang-format off
 #define OFL_CU_SWITCH_INT_BOOL(t, ...)                                              \
   switch (t) {                                                                      \
     OFL_CU_CASE(kBool, bool, __VA_ARGS__) OFL_CU_CASE(kU8, uint8_t, __VA_ARGS__)    \
     OFL_CU_CASE(kI8, int8_t, __VA_ARGS__) OFL_CU_CASE(kI32, int32_t, __VA_ARGS__)   \
-    OFL_CU_CASE(kI64, int64_t, __VA_ARGS__) default: break;                         \
+    OFL_CU_CASE(kI64, int64_t, __VA_ARGS__) OFL_CU_CASE(kI16, int16_t, __VA_ARGS__) \
+    default: break;                                                                 \
   }
 // clang-format on
 // numeric + bool (the CPU's OFL_SWITCH_NUMERIC_BOOL).
@@ -389,7 +391,8 @@ __device__ __forceinline__ T AddValues(T a, T b) {
     OFL_CU_CASE(kBool, bool, __VA_ARGS__) OFL_CU_CASE(kU8, uint8_t, __VA_ARGS__)    \
     OFL_CU_CASE(kI8, int8_t, __VA_ARGS__) OFL_CU_CASE(kI32, int32_t, __VA_ARGS__)   \
     OFL_CU_CASE(kI64, int64_t, __VA_ARGS__) OFL_CU_CASE(kF32, float, __VA_ARGS__)   \
-    OFL_CU_CASE(kF64, double, __VA_ARGS__) default: break;                          \
+    OFL_CU_CASE(kF64, double, __VA_ARGS__) OFL_CU_CASE(kI16, int16_t, __VA_ARGS__)  \
+    default: break;                                                                 \
   }
 // clang-format on
 

@@ -17,8 +17,17 @@ OFL_CHECK_SCALAR_TYPE(kF32)
 OFL_CHECK_SCALAR_TYPE(kF64)
 OFL_CHECK_SCALAR_TYPE(kC64)
 OFL_CHECK_SCALAR_TYPE(kC128)
-// The complex dtypes have no CUDA kernels: every CUDA kernel's switch rejects them by name.
-static_assert(kNumDTypes == 11, "a new DType needs a ScalarType and device conversions");
+OFL_CHECK_SCALAR_TYPE(kI16)
+OFL_CHECK_SCALAR_TYPE(kU16)
+OFL_CHECK_SCALAR_TYPE(kU32)
+OFL_CHECK_SCALAR_TYPE(kU64)
+OFL_CHECK_SCALAR_TYPE(kF8E4M3FN)
+OFL_CHECK_SCALAR_TYPE(kF8E5M2)
+OFL_CHECK_SCALAR_TYPE(kF8E4M3FNUZ)
+OFL_CHECK_SCALAR_TYPE(kF8E5M2FNUZ)
+// The complex and limited dtypes have no CUDA kernels (but to_device's byte copies): the
+// dispatcher refuses them by name before a CUDA kernel's switch sees them.
+static_assert(kNumDTypes == 19, "a new DType needs a ScalarType and device conversions");
 #undef OFL_CHECK_SCALAR_TYPE
 
 Status MakeLoop(const char* op, const Shape& shape,

@@ -27,7 +27,15 @@ enum class ScalarType : int8_t {
   kF32,
   kF64,
   kC64,
-  kC128
+  kC128,
+  kI16,
+  kU16,
+  kU32,
+  kU64,
+  kF8E4M3FN,
+  kF8E5M2,
+  kF8E4M3FNUZ,
+  kF8E5M2FNUZ
 };
 
 // An iteration space (after collapsing dims) and one operand's strides in elements over it.

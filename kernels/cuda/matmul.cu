@@ -24,8 +24,8 @@ __global__ void IntGemmKernel(int64_t m, int64_t n, int64_t k, T alpha, bool acc
 }  // namespace
 
 bool IntGemmSupported(ScalarType t) {
-  return t == ScalarType::kU8 || t == ScalarType::kI8 || t == ScalarType::kI32 ||
-         t == ScalarType::kI64;
+  return t == ScalarType::kU8 || t == ScalarType::kI8 || t == ScalarType::kI16 ||
+         t == ScalarType::kI32 || t == ScalarType::kI64;
 }
 
 cudaError_t LaunchIntGemm(ScalarType t, int64_t m, int64_t n, int64_t k, double alpha,
@@ -40,6 +40,10 @@ cudaError_t LaunchIntGemm(ScalarType t, int64_t m, int64_t n, int64_t k, double 
             m, n, k, static_cast<scalar_t>(alpha), accumulate, a, b, static_cast<scalar_t*>(c)))
     OFL_CU_CASE(
         kI8, int8_t,
+        IntGemmKernel<scalar_t><<<GridFor(m * n), kThreads, 0, stream>>>(
+            m, n, k, static_cast<scalar_t>(alpha), accumulate, a, b, static_cast<scalar_t*>(c)))
+    OFL_CU_CASE(
+        kI16, int16_t,
         IntGemmKernel<scalar_t><<<GridFor(m * n), kThreads, 0, stream>>>(
             m, n, k, static_cast<scalar_t>(alpha), accumulate, a, b, static_cast<scalar_t*>(c)))
     OFL_CU_CASE(

@@ -182,6 +182,9 @@ cudaError_t LaunchSum(ScalarType in, const ReduceShape& r, const void* x, void* 
     case ScalarType::kI8:
       return Sum(r, static_cast<const int8_t*>(x), static_cast<int64_t*>(out), scratch, device,
                  stream);
+    case ScalarType::kI16:
+      return Sum(r, static_cast<const int16_t*>(x), static_cast<int64_t*>(out), scratch, device,
+                 stream);
     case ScalarType::kI32:
       return Sum(r, static_cast<const int32_t*>(x), static_cast<int64_t*>(out), scratch, device,
                  stream);
@@ -461,8 +464,8 @@ bool IsFloatT(ScalarType t) {
   return t == ScalarType::kF32 || t == ScalarType::kF64;
 }
 bool IsNumericT(ScalarType t) {
-  return IsFloatT(t) || t == ScalarType::kU8 || t == ScalarType::kI8 || t == ScalarType::kI32 ||
-         t == ScalarType::kI64;
+  return IsFloatT(t) || t == ScalarType::kU8 || t == ScalarType::kI8 || t == ScalarType::kI16 ||
+         t == ScalarType::kI32 || t == ScalarType::kI64;
 }
 
 }  // namespace

@@ -189,8 +189,9 @@ cudaError_t SortLines(const ScanLines& L, bool desc, const T* x, const OrderScra
 }  // namespace
 
 bool ScanNumeric(ScalarType t) {
-  return t == ScalarType::kU8 || t == ScalarType::kI8 || t == ScalarType::kI32 ||
-         t == ScalarType::kI64 || t == ScalarType::kF32 || t == ScalarType::kF64;
+  return t == ScalarType::kU8 || t == ScalarType::kI8 || t == ScalarType::kI16 ||
+         t == ScalarType::kI32 || t == ScalarType::kI64 || t == ScalarType::kF32 ||
+         t == ScalarType::kF64;
 }
 bool ScanFloat(ScalarType t) {
   return t == ScalarType::kF32 || t == ScalarType::kF64;

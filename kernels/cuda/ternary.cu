@@ -91,11 +91,13 @@ int SizeOf(ScalarType t) {
     case ScalarType::kU8:
     case ScalarType::kI8: return 1;
     case ScalarType::kF16:
-    case ScalarType::kBF16: return 2;
+    case ScalarType::kBF16:
+    case ScalarType::kI16: return 2;
     case ScalarType::kI32:
     case ScalarType::kF32: return 4;
     case ScalarType::kI64:
     case ScalarType::kF64: return 8;
+    default: break;  // complex and the limited dtypes have no ternary kernels
   }
   return 0;
 }

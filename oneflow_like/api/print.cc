@@ -26,7 +26,9 @@ const char* const kIndent = "        ";
 class ElementFormat {
  public:
   ElementFormat(const std::vector<double>& shown, Dtype dtype) : dtype_(dtype) {
-    is_float_ = dtype == kFloat32 || dtype == kFloat64 || dtype == kFloat16 || dtype == kBFloat16;
+    is_float_ = dtype == kFloat32 || dtype == kFloat64 || dtype == kFloat16 || dtype == kBFloat16 ||
+                dtype == kFloat8_e4m3fn || dtype == kFloat8_e5m2 || dtype == kFloat8_e4m3fnuz ||
+                dtype == kFloat8_e5m2fnuz;
     if (!is_float_) {
       for (double v : shown) width_ = std::max(width_, Plain(v).size());
       return;

@@ -66,6 +66,12 @@ IntList OutShape(const RT::RTShape& s) {
   return r;
 }
 
+// The public enum mirrors the runtime's (In/Out are casts).
+static_assert(static_cast<int>(Dtype::kInt16) == static_cast<int>(RT::RTDType::kI16) &&
+                  static_cast<int>(Dtype::kUInt64) == static_cast<int>(RT::RTDType::kU64) &&
+                  static_cast<int>(Dtype::kFloat8_e5m2fnuz) ==
+                      static_cast<int>(RT::RTDType::kF8E5M2FNUZ),
+              "oneflow_like::Dtype must mirror the runtime's DType");
 const char* dtype_name(Dtype d) {
   return DTypeLongName(In(d));
 }
@@ -238,7 +244,10 @@ template <typename T>
 T* Tensor::data() const {
   return static_cast<T*>(SyncedData(*this, DtypeOf<T>::value));
 }
-#define OFL_API_HOST_TYPES(X) X(float) X(double) X(int64_t) X(int32_t) X(int8_t) X(uint8_t)
+// clang-format off
+#define OFL_API_HOST_TYPES(X) X(float) X(double) X(int64_t) X(int32_t) X(int16_t) X(int8_t) \
+  X(uint8_t) X(uint16_t) X(uint32_t) X(uint64_t)
+// clang-format on
 #define OFL_API_INSTANTIATE(T)                          \
   template T Tensor::item<T>() const;                   \
   template std::vector<T> Tensor::to_vector<T>() const; \

@@ -18,7 +18,10 @@ TEST(DType, Promotion) {
   EXPECT_EQ(PromoteTypes(DType::kI32, DType::kF32), DType::kF32);
   EXPECT_EQ(PromoteTypes(DType::kF32, DType::kF64), DType::kF64);
   EXPECT_EQ(PromoteTypes(DType::kBool, DType::kI8), DType::kI8);
-  EXPECT_EQ(PromoteTypes(DType::kU8, DType::kI8), DType::kI32);
+  EXPECT_EQ(PromoteTypes(DType::kU8, DType::kI8), DType::kI16);  // torch: int16
+  EXPECT_EQ(PromoteTypes(DType::kI16, DType::kU8), DType::kI16);
+  EXPECT_EQ(PromoteTypes(DType::kI16, DType::kI32), DType::kI32);
+  EXPECT_EQ(PromoteTypes(DType::kI16, DType::kF16), DType::kF16);
   EXPECT_EQ(PromoteTypes(DType::kF16, DType::kBF16), DType::kF32);
   EXPECT_EQ(PromoteTypes(DType::kI64, DType::kF16), DType::kF16);
   EXPECT_EQ(PromoteWithScalar(DType::kI64, true), DType::kF32);
@@ -26,6 +29,71 @@ TEST(DType, Promotion) {
   EXPECT_EQ(DTypeFromName("float32").value(), DType::kF32);
   EXPECT_TRUE(DTypeFromName("complex").ok());  // torch.complex: complex64
   EXPECT_FALSE(DTypeFromName("complex32").ok());
+}
+
+TEST(DType, NewDTypes) {
+  // appended: the earlier values (stored in artifacts and checkpoints) keep their numbers
+  EXPECT_EQ(static_cast<int>(DType::kC128), 10);
+  EXPECT_EQ(static_cast<int>(DType::kI16), 11);
+  EXPECT_EQ(static_cast<int>(DType::kF8E5M2FNUZ), kNumDTypes - 1);
+  for (int i = 0; i < kNumDTypes; ++i) {
+    DType t = static_cast<DType>(i);
+    EXPECT_EQ(DTypeFromName(DTypeLongName(t)).value(), t) << i;
+    EXPECT_EQ(DTypeFromName(DTypeName(t)).value(), t) << i;
+    EXPECT_GT(DTypeSize(t), 0) << i;
+  }
+  EXPECT_EQ(DTypeFromName("short").value(), DType::kI16);
+  EXPECT_EQ(DTypeSize(DType::kU64), 8);
+  EXPECT_EQ(DTypeSize(DType::kF8E4M3FN), 1);
+  EXPECT_TRUE(IsFloating(DType::kF8E5M2) && IsLimited(DType::kF8E5M2));
+  EXPECT_TRUE(IsIntegral(DType::kU32) && !IsSigned(DType::kU32) && IsSigned(DType::kI16));
+  EXPECT_FALSE(IsLimited(DType::kI16));
+  EXPECT_STREQ(DTypeTorchName(DType::kU16), "UInt16");
+  // torch 2.x: uint16-64 promote only with floating dtypes; float8 with nothing else
+  EXPECT_EQ(PromoteTypesChecked("t", DType::kU16, DType::kF32).value(), DType::kF32);
+  EXPECT_EQ(PromoteTypesChecked("t", DType::kU64, DType::kU64).value(), DType::kU64);
+  EXPECT_FALSE(PromoteTypesChecked("t", DType::kU16, DType::kI32).ok());
+  EXPECT_FALSE(PromoteTypesChecked("t", DType::kU32, DType::kU8).ok());
+  EXPECT_FALSE(PromoteTypesChecked("t", DType::kF8E4M3FN, DType::kF32).ok());
+  EXPECT_FALSE(PromoteTypesChecked("t", DType::kF8E4M3FN, DType::kF8E5M2).ok());
+  EXPECT_NE(LimitedNotImplemented("add", DType::kU16).ToString().find("'UInt16'"),
+            std::string::npos);
+}
+
+// Every float8 code decodes to a float that encodes back to it (NaNs to the canonical NaN),
+// and the values near the range ends follow torch's rules.
+template <typename F8>
+void Float8RoundTrip(uint8_t nan_pos, uint8_t nan_neg) {
+  for (int b = 0; b < 256; ++b) {
+    F8 x;
+    x.bits = static_cast<uint8_t>(b);
+    float f = float(x);
+    uint8_t back = F8(f).bits;
+    if (std::isnan(f))
+      EXPECT_TRUE(back == nan_pos || back == nan_neg) << b;
+    else if (f == 0.0f && std::signbit(f) && nan_neg == 0x80)  // fnuz: -0 does not exist
+      ADD_FAILURE() << "fnuz decoded a negative zero from " << b;
+    else
+      EXPECT_EQ(back, b) << b << " -> " << f;
+  }
+}
+TEST(DType, Float8) {
+  Float8RoundTrip<float8_e4m3fn>(0x7f, 0xff);
+  Float8RoundTrip<float8_e5m2>(0x7f, 0xff);
+  Float8RoundTrip<float8_e4m3fnuz>(0x80, 0x80);
+  Float8RoundTrip<float8_e5m2fnuz>(0x80, 0x80);
+  EXPECT_EQ(float(float8_e4m3fn(448.0f)), 448.0f);
+  EXPECT_EQ(float(float8_e4m3fn(464.0f)), 448.0f);        // tie to the even 448
+  EXPECT_TRUE(std::isnan(float(float8_e4m3fn(470.0f))));  // rounds past 448: NaN, no inf
+  EXPECT_TRUE(std::isnan(float(float8_e4m3fn(INFINITY))));
+  EXPECT_EQ(float(float8_e5m2(57344.0f)), 57344.0f);
+  EXPECT_TRUE(std::isinf(float(float8_e5m2(61440.0f))));  // tie to even: up to inf
+  EXPECT_TRUE(std::isinf(float(float8_e5m2(-1e9f))));
+  EXPECT_EQ(float(float8_e4m3fnuz(240.0f)), 240.0f);
+  EXPECT_TRUE(std::isnan(float(float8_e4m3fnuz(250.0f))));
+  EXPECT_EQ(float8_e4m3fnuz(-0.0f).bits, 0);
+  EXPECT_EQ(float(float8_e4m3fn(0.001953125f)), 0.001953125f);  // smallest subnormal 2^-9
+  EXPECT_EQ(float(float8_e4m3fn(0.0009765625f)), 0.0f);         // half of it: ties to 0
 }
 
 TEST(DType, HalfRoundTrip) {

@@ -393,6 +393,37 @@ Status CheckComplex(const OpDef& op, TensorSpan inputs, const std::vector<Tensor
   return Status();
 }
 
+// torch 2.x's limited-support dtypes (u16/u32/u64 and float8) reach only the kernels written
+// for them: on the CPU the copies' conversions, fills and (unsigned only) comparisons, bitwise
+// ops and min/max; on CUDA the byte copies between devices. Every other op is refused here with
+// torch's message ("add" not implemented for 'UInt16').
+bool HasLimitedKernel(const OpDef& op, DType t, bool cpu) {
+  static const char* const kCopies[] = {"cast",      "contiguous", "copy_",
+                                        "to_device", "full",       "fill_"};
+  static const char* const kUnsigned[] = {
+      "eq",        "ne",        "lt",          "le",         "gt",          "ge",
+      "eq_scalar", "ne_scalar", "lt_scalar",   "le_scalar",  "gt_scalar",   "ge_scalar",
+      "maximum",   "minimum",   "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+      "amax",      "amin",      "max_dim",     "min_dim"};
+  if (!cpu) return std::strcmp(op.name, "to_device") == 0;
+  for (const char* n : kCopies)
+    if (std::strcmp(op.name, n) == 0) return true;
+  if (IsUnsignedWide(t))
+    for (const char* n : kUnsigned)
+      if (std::strcmp(op.name, n) == 0) return true;
+  return false;
+}
+Status CheckLimited(const OpDef& op, TensorSpan inputs, const std::vector<TensorMeta>& metas) {
+  if (op.view) return Status();
+  for (const Tensor& x : inputs)
+    if (IsLimited(x.dtype()) && !HasLimitedKernel(op, x.dtype(), x.device().is_cpu()))
+      return LimitedNotImplemented(op.name, x.dtype());
+  for (const TensorMeta& m : metas)
+    if (IsLimited(m.dtype) && !HasLimitedKernel(op, m.dtype, m.device.is_cpu()))
+      return LimitedNotImplemented(op.name, m.dtype);
+  return Status();
+}
+
 Status ScanInputs(const OpDef& op, TensorSpan inputs, InputScan* scan) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = inputs[i];
@@ -432,14 +463,16 @@ Status DispatchTo(const OpDef& op, TensorSpan inputs, const AttrMap& attrs, Outp
   RETURN_IF_ERROR(op.infer(inputs, attrs, &metas));
   RETURN_IF_ERROR(CheckOutputsFit(op, metas));
   RETURN_IF_ERROR(CheckComplex(op, inputs, metas));
+  RETURN_IF_ERROR(CheckLimited(op, inputs, metas));
   if (t_tracing || scan.lazy) {
-    // The graph compiler has no complex types: name the op and dtype instead of lowering.
+    // The graph compiler has no complex or limited types: name the op and dtype instead of
+    // lowering.
     for (const auto& m : metas)
-      if (IsComplex(m.dtype))
+      if (IsComplex(m.dtype) || IsLimited(m.dtype))
         return TypeError("[%s] nn.Graph does not support %s tensors (they run eagerly only)",
                          op.name, DTypeLongName(m.dtype));
     for (const auto& t : inputs)
-      if (IsComplex(t.dtype()))
+      if (IsComplex(t.dtype()) || IsLimited(t.dtype()))
         return TypeError("[%s] nn.Graph does not support %s tensors (they run eagerly only)",
                          op.name, DTypeLongName(t.dtype()));
     if (!g_lazy_dispatch)
@@ -523,6 +556,7 @@ Status DispatchInplace(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
     return TypeError("[%s] in-place result type %s can't be cast to the target's %s", op.name,
                      DTypeLongName(metas[0].dtype), DTypeLongName(out.dtype()));
   RETURN_IF_ERROR(CheckComplex(op, inputs, metas));
+  RETURN_IF_ERROR(CheckLimited(op, inputs, metas));
   bool track = op.grad && GradModeEnabled() && (AnyRequiresGrad(inputs) || out.requires_grad());
   if (GradModeEnabled() && out.requires_grad() && out.is_leaf())
     return InvalidArgument("[%s] a leaf tensor that requires grad is used in an in-place operation",

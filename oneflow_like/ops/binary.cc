@@ -367,12 +367,23 @@ StatusOr<TensorList> PromoteOperands(const TensorList& ts) {
   DType dim_t = DType::kBool, zero_t = DType::kBool;
   for (const Tensor& t : ts) {
     if (t.ndim() > 0) {
-      dim_t = have_dim ? PromoteTypes(dim_t, t.dtype()) : t.dtype();
+      if (have_dim) {
+        ASSIGN_OR_RETURN(dim_t, PromoteTypesChecked("result_type", dim_t, t.dtype()));
+      } else {
+        dim_t = t.dtype();
+      }
       have_dim = true;
     } else {
-      zero_t = have_zero ? PromoteTypes(zero_t, t.dtype()) : t.dtype();
+      if (have_zero) {
+        ASSIGN_OR_RETURN(zero_t, PromoteTypesChecked("result_type", zero_t, t.dtype()));
+      } else {
+        zero_t = t.dtype();
+      }
       have_zero = true;
     }
+  }
+  if (have_dim && have_zero) {  // torch's refusals hold across a 0-d operand too
+    RETURN_IF_ERROR(PromoteTypesChecked("result_type", dim_t, zero_t).status());
   }
   DType r = !have_dim                            ? zero_t
             : !have_zero                         ? dim_t

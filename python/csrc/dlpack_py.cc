@@ -42,6 +42,16 @@ DLDataType ToDL(DType t) {
     case DType::kBF16: return {kDLBfloat, 16, 1};
     case DType::kF32: return {kDLFloat, 32, 1};
     case DType::kF64: return {kDLFloat, 64, 1};
+    case DType::kC64: return {kDLComplex, 64, 1};
+    case DType::kC128: return {kDLComplex, 128, 1};
+    case DType::kI16: return {kDLInt, 16, 1};
+    case DType::kU16: return {kDLUInt, 16, 1};
+    case DType::kU32: return {kDLUInt, 32, 1};
+    case DType::kU64: return {kDLUInt, 64, 1};
+    case DType::kF8E4M3FN: return {kDLFloat8_e4m3fn, 8, 1};
+    case DType::kF8E5M2: return {kDLFloat8_e5m2, 8, 1};
+    case DType::kF8E4M3FNUZ: return {kDLFloat8_e4m3fnuz, 8, 1};
+    case DType::kF8E5M2FNUZ: return {kDLFloat8_e5m2fnuz, 8, 1};
   }
   return {kDLFloat, 32, 1};
 }
@@ -51,7 +61,17 @@ StatusOr<DType> FromDL(DLDataType d) {
     if (d.code == kDLBool && d.bits == 8) return DType::kBool;
     if (d.code == kDLUInt && d.bits == 8) return DType::kU8;
     if (d.code == kDLInt && d.bits == 8) return DType::kI8;
+    if (d.code == kDLInt && d.bits == 16) return DType::kI16;
     if (d.code == kDLInt && d.bits == 32) return DType::kI32;
+    if (d.code == kDLUInt && d.bits == 16) return DType::kU16;
+    if (d.code == kDLUInt && d.bits == 32) return DType::kU32;
+    if (d.code == kDLUInt && d.bits == 64) return DType::kU64;
+    if (d.code == kDLComplex && d.bits == 64) return DType::kC64;
+    if (d.code == kDLComplex && d.bits == 128) return DType::kC128;
+    if (d.code == kDLFloat8_e4m3fn && d.bits == 8) return DType::kF8E4M3FN;
+    if (d.code == kDLFloat8_e5m2 && d.bits == 8) return DType::kF8E5M2;
+    if (d.code == kDLFloat8_e4m3fnuz && d.bits == 8) return DType::kF8E4M3FNUZ;
+    if (d.code == kDLFloat8_e5m2fnuz && d.bits == 8) return DType::kF8E5M2FNUZ;
     if (d.code == kDLInt && d.bits == 64) return DType::kI64;
     if (d.code == kDLFloat && d.bits == 16) return DType::kF16;
     if (d.code == kDLBfloat && d.bits == 16) return DType::kBF16;
@@ -60,7 +80,8 @@ StatusOr<DType> FromDL(DLDataType d) {
   }
   return TypeError(
       "[from_dlpack] unsupported DLPack dtype (code %d, bits %d, lanes %d): oneflow_like has "
-      "bool, uint8, int8, int32, int64, float16, bfloat16, float32, float64",
+      "bool, uint8-64, int8-64, float16, bfloat16, float32, float64, complex64/128 and the "
+      "float8 types (e4m3fn, e5m2, e4m3fnuz, e5m2fnuz)",
       int(d.code), int(d.bits), int(d.lanes));
 }
 

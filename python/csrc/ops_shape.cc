@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "oneflow_like/opdefs/shape.h"
 #include "oneflow_like/ops/shape_ops.h"
 #include "python/csrc/binding.h"
@@ -232,7 +233,36 @@ void BindShape(py::module_& m, TensorClass& cls) {
   m.def("reshape", [](const Tensor& x, py::object shape) {
     return Unwrap(F::ReshapeInfer(x, ParseIntList(shape)));
   });
-  cls.def("reshape", reshape).def("view", reshape);
+  // Tensor.view(dtype): the same bytes read as another dtype of the same size (torch's
+  // reinterpretation; uint16 <-> int16 <-> float16, float8 <-> uint8, ...). It shares the
+  // storage and, as a different dtype, carries no gradient.
+  auto view_dtype = [](const Tensor& x, DType dt) -> Tensor {
+    if (dt == x.dtype())
+      return Unwrap(F::ReshapeInfer(
+          x, std::vector<int64_t>(x.shape().dims().begin(), x.shape().dims().end())));
+    if (DTypeSize(dt) != DTypeSize(x.dtype()))
+      throw py::type_error(absl::StrFormat(
+          "[view] view(dtype) between dtypes of different sizes is not supported: %s (%d "
+          "bytes) to %s (%d bytes), tensor %s",
+          DTypeLongName(x.dtype()), DTypeSize(x.dtype()), DTypeLongName(dt), DTypeSize(dt),
+          x.meta_string()));
+    if (x.is_lazy())
+      throw py::type_error(absl::StrFormat(
+          "[view] view(dtype) of a tensor traced by nn.Graph is not supported (%s to %s)",
+          x.meta_string(), DTypeLongName(dt)));
+    Tensor v = Tensor::MakeView(x, x.shape(), x.strides(), x.offset());
+    v.impl()->dtype = dt;
+    return v;
+  };
+  auto view = [reshape, view_dtype](const Tensor& x, py::args args, py::kwargs kw) -> Tensor {
+    if (kw.contains("dtype") && args.size() == 0 && kw.size() == 1)
+      return view_dtype(x, ParseDType(kw["dtype"]));
+    if (kw.size() != 0) throw py::type_error("[view] takes a shape or a dtype");
+    if (args.size() == 1 && py::isinstance<DType>(args[0]))
+      return view_dtype(x, py::cast<DType>(args[0]));
+    return reshape(x, args);
+  };
+  cls.def("reshape", reshape).def("view", view);
   auto expand = [](const Tensor& x, py::args shape) {
     auto s = ParseShape(shape);
     int64_t lead = static_cast<int64_t>(s.size()) - x.ndim();

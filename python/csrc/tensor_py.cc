@@ -47,6 +47,11 @@ const char* NumpyName(DType t) {
     case DType::kF64: return "float64";
     case DType::kC64: return "complex64";
     case DType::kC128: return "complex128";
+    case DType::kI16: return "int16";
+    case DType::kU16: return "uint16";
+    case DType::kU32: return "uint32";
+    case DType::kU64: return "uint64";
+    default: break;  // float8: NumPy has no type, converted through float32 by the callers
   }
   return "float32";
 }
@@ -123,10 +128,10 @@ Tensor TensorFromData(py::handle data, py::object dtype, py::object device) {
   py::array arr = np.attr("asarray")(data);
   if (!dtype.is_none()) {
     DType want = ParseDType(dtype);
-    if (want == DType::kBF16) {  // NumPy has no bfloat16: round from float32
+    if (want == DType::kBF16 || IsFloat8(want)) {  // no NumPy type: round from float32
       Tensor f = TensorFromData(data, py::str("float32"), device);
       NoGradGuard g;
-      return Unwrap(functional::Cast(f, DType::kBF16));
+      return Unwrap(functional::Cast(f, want));
     }
     arr = np.attr("asarray")(arr, NumpyName(want));
   } else if (from_python && py::str(arr.dtype().attr("name")).cast<std::string>() == "float64" &&
@@ -173,7 +178,8 @@ py::array ToNumpy(const Tensor& t) {
   DrainPendingDecrefs();
   std::vector<ssize_t> shape(t.shape().dims().begin(), t.shape().dims().end());
   Tensor src = t;
-  if (t.dtype() == DType::kBF16) src = Unwrap(functional::Cast(t.detach(), DType::kF32));
+  if (t.dtype() == DType::kBF16 || IsFloat8(t.dtype()))  // NumPy has no type: as float32
+    src = Unwrap(functional::Cast(t.detach(), DType::kF32));
   py::array out;
   try {
     out = py::array(py::dtype(NumpyName(src.dtype())), shape);
@@ -402,13 +408,26 @@ void BindCore(py::module_& m, TensorClass& cls) {
       .value("float64", DType::kF64)
       .value("complex64", DType::kC64)
       .value("complex128", DType::kC128)
+      .value("int16", DType::kI16)
+      .value("uint16", DType::kU16)
+      .value("uint32", DType::kU32)
+      .value("uint64", DType::kU64)
+      .value("float8_e4m3fn", DType::kF8E4M3FN)
+      .value("float8_e5m2", DType::kF8E5M2)
+      .value("float8_e4m3fnuz", DType::kF8E4M3FNUZ)
+      .value("float8_e5m2fnuz", DType::kF8E5M2FNUZ)
       .def_property_readonly("is_complex", [](DType t) { return IsComplex(t); })
+      .def_property_readonly("is_signed", [](DType t) { return IsSigned(t); })
       .def("to_complex", [](DType t) { return ToComplexDType(t); })
       .def("to_real", [](DType t) { return ToRealDType(t); })
       .def_property_readonly("is_floating_point", [](DType t) { return IsFloating(t); })
       .def_property_readonly("itemsize", [](DType t) { return DTypeSize(t); })
       .def("__repr__", [](DType t) { return std::string("oneflow_like.") + DTypeLongName(t); })
       .def("__str__", [](DType t) { return std::string("oneflow_like.") + DTypeLongName(t); });
+  // torch.promote_types: the runtime's promotion with torch 2.x's refusals (float8 with another
+  // dtype, u16/u32/u64 with a non-floating one).
+  m.def("_promote_types",
+        [](DType a, DType b) { return Unwrap(PromoteTypesChecked("promote_types", a, b)); });
   py::class_<Device>(m, "device")
       .def(py::init([](const std::string& s) { return Unwrap(Device::Parse(s)); }))
       .def(py::init([](const std::string& type, int index) {

@@ -94,8 +94,6 @@ def _typed_class(kind, dtype, device_type):
 
 _typed = {}  # (kind, device type) -> class
 for _kind, _dtype in _TYPE_NAMES.items():
-    if _dtype is None:  # ShortTensor: no int16 dtype in this runtime
-        continue
     for _dev in ("cpu", "cuda"):
         _typed[(_kind, _dev)] = _typed_class(_kind, _dtype, _dev)
         if _dev == "cpu":

@@ -2,7 +2,8 @@
 
 A safetensors file holds a flat dict of named tensors (plus optional str -> str metadata), so
 weights move between PyTorch, JAX and us. bfloat16 has no NumPy dtype: its bytes are the upper
-halves of the float32 values (exact, since the values came from bfloat16).
+halves of the float32 values (exact, since the values came from bfloat16); the float8 types'
+bytes travel as uint8.
 """
 import os
 
@@ -21,7 +22,17 @@ _CODES = {
     flow.int8: ("I8", "int8", np.int8),
     flow.uint8: ("U8", "uint8", np.uint8),
     flow.bool: ("BOOL", "bool", np.bool_),
+    flow.int16: ("I16", "int16", np.int16),
+    flow.uint16: ("U16", "uint16", np.uint16),
+    flow.uint32: ("U32", "uint32", np.uint32),
+    flow.uint64: ("U64", "uint64", np.uint64),
+    # float8: NumPy has no type; the bytes travel as uint8 (Tensor.view reinterprets them)
+    flow.float8_e4m3fn: ("F8_E4M3", "float8_e4m3fn", np.uint8),
+    flow.float8_e5m2: ("F8_E5M2", "float8_e5m2", np.uint8),
+    flow.float8_e4m3fnuz: ("F8_E4M3FNUZ", "float8_e4m3fnuz", np.uint8),
+    flow.float8_e5m2fnuz: ("F8_E5M2FNUZ", "float8_e5m2fnuz", np.uint8),
 }
+_FLOAT8 = (flow.float8_e4m3fn, flow.float8_e5m2, flow.float8_e4m3fnuz, flow.float8_e5m2fnuz)
 _BY_CODE = {code: (dt, np_dt) for dt, (code, _, np_dt) in _CODES.items()}
 
 
@@ -59,7 +70,8 @@ def _host_bytes(name, t):
     if t.dtype not in _CODES:
         raise TypeError(f"[flow.save] safetensors: tensor {name!r} has unsupported dtype {t.dtype}")
     _, spec_name, np_dt = _CODES[t.dtype]
-    a = _c_order(t.detach().cpu().numpy())
+    t = t.detach().cpu()
+    a = _c_order((t.contiguous().view(flow.uint8) if t.dtype in _FLOAT8 else t).numpy())
     if t.dtype == flow.bfloat16:  # numpy() widened it to float32: keep the upper 16 bits
         a = (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
     return _c_order(a.astype(np.dtype(np_dt).newbyteorder("<"), copy=False)), spec_name
@@ -110,6 +122,8 @@ def load(data, source):
         a = a.astype(np.dtype(np_dt), copy=True).reshape(e["shape"])
         if dt == flow.bfloat16:
             t = flow.from_numpy((a.astype(np.uint32) << 16).view(np.float32)).to(flow.bfloat16)
+        elif dt in _FLOAT8:
+            t = flow.from_numpy(a).view(dt)
         else:
             t = flow.from_numpy(a)
         out[name] = t

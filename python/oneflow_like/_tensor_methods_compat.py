@@ -123,7 +123,7 @@ _methods["float_power_"] = float_power_
 
 # ---- bitwise shifts ---------------------------------------------------------------------------
 
-_INT_BITS = {flow.uint8: 8, flow.int8: 8, flow.int32: 32, flow.int64: 64}
+_INT_BITS = {flow.uint8: 8, flow.int8: 8, flow.int16: 16, flow.int32: 32, flow.int64: 64}
 
 
 def _shift_operands(op, input, other):
@@ -1026,7 +1026,7 @@ def is_nonzero(input):
 
 @_method
 def is_signed(self):
-    return self.dtype not in (flow.uint8, flow.bool)
+    return self.dtype.is_signed
 
 
 @_method(top=True)
@@ -1054,19 +1054,12 @@ _TYPE_NAMES = {
     "BFloat16": flow.bfloat16,
     "Long": flow.int64,
     "Int": flow.int32,
-    "Short": None,  # int16: not a dtype of this runtime
+    "Short": flow.int16,
     "Char": flow.int8,
     "Byte": flow.uint8,
     "Bool": flow.bool,
 }
 _NAME_OF_TYPE = {v: k for k, v in _TYPE_NAMES.items() if v is not None}
-
-
-def _no_int16(op):
-    return TypeError(
-        f"[{op}] int16 (torch.short / ShortTensor) is not a dtype of this runtime; its integer "
-        f"dtypes are uint8, int8, int32 and int64"
-    )
 
 
 @_method(name="type")
@@ -1087,8 +1080,6 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
         kind = parts[-1][: -len("Tensor")] if parts[-1].endswith("Tensor") else None
         if kind not in _TYPE_NAMES:
             raise ValueError(f"[type] invalid type: {dtype!r}")
-        if _TYPE_NAMES[kind] is None:
-            raise _no_int16("type")
         device = "cuda" if len(parts) == 3 else "cpu"
         dtype = _TYPE_NAMES[kind]
     elif not isinstance(dtype, flow.dtype):
@@ -1113,7 +1104,7 @@ def char(self):
 
 @_method
 def short(self):
-    raise _no_int16("short")
+    return self.to(flow.int16)
 
 
 @_method

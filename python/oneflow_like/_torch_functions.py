@@ -171,6 +171,14 @@ _FLOATS = {
     "float16": (16, 10, 15),
     "bfloat16": (16, 7, 127),
 }
+# float8 (mantissa bits, exponent bias, largest finite value): e4m3fn spends its top code on NaN
+# (448 = 1.75 * 2^8), the fnuz types shift the bias by one (no -0, no infinities).
+_FLOAT8 = {
+    "float8_e4m3fn": (3, 7, 448.0),
+    "float8_e5m2": (2, 15, 57344.0),
+    "float8_e4m3fnuz": (3, 8, 240.0),
+    "float8_e5m2fnuz": (2, 16, 57344.0),
+}
 
 
 def _dtype_name(d):
@@ -181,6 +189,10 @@ def finfo(type=None):
     """torch.finfo: the limits of a floating dtype (bits, eps, max, min, tiny, resolution)."""
     type = flow.get_default_dtype() if type is None else type
     name = _dtype_name(type)
+    if name in _FLOAT8:
+        mant, bias, mx = _FLOAT8[name]
+        tiny = 2.0 ** (1 - bias)
+        return finfo_t(8, 2.0**-mant, mx, -mx, tiny, tiny, 1.0, name)
     if name not in _FLOATS:
         raise TypeError(f"[finfo] {name} is not a floating point dtype")
     bits, mant, emax = _FLOATS[name]
@@ -219,16 +231,39 @@ def _is_bool(v):
     return v.dtype == flow.bool if isinstance(v, flow.Tensor) else isinstance(v, bool)
 
 
+_LIMITED = (
+    "uint16",
+    "uint32",
+    "uint64",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+)
+
+
 def _promoted(x, y):
     if _is_bool(x) and _is_bool(y):  # the runtime's add has no bool result
         return flow.bool
+
+    def limited(v):
+        return isinstance(v, flow.Tensor) and _dtype_name(v.dtype) in _LIMITED
+
+    if limited(x) or limited(y):  # these dtypes have no add: torch's table and refusals directly
+        if isinstance(x, flow.Tensor) and isinstance(y, flow.Tensor):
+            return promote_types(x.dtype, y.dtype)
+        t, n = (x, y) if limited(x) else (y, x)
+        if isinstance(n, float) and not t.dtype.is_floating_point:
+            return flow.get_default_dtype()
+        return t.dtype
     return (x + y).dtype
 
 
 def promote_types(type1, type2):
     """torch.promote_types: the dtype a binary op of these dtypes computes in (the runtime's own
-    promotion)."""
-    return _promoted(flow.zeros(1, dtype=type1)[:0], flow.zeros(1, dtype=type2)[:0])
+    promotion; float8 with another dtype and uint16/32/64 with a non-floating one raise, as in
+    torch 2.x)."""
+    return flow._C._promote_types(type1, type2)
 
 
 def result_type(tensor1, tensor2):

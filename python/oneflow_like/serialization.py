@@ -81,8 +81,31 @@ def _decode(node, arrays):
     raise ValueError(f"flow.load: unknown tag {tag!r} in file header")
 
 
+# dtypes NumPy has no type for: their bytes are stored as the unsigned integer of their size and
+# the entry's "flow_dtype" names the dtype to view them as again on load.
+_RAW_DTYPES = {
+    "bfloat16": "uint16",
+    "float8_e4m3fn": "uint8",
+    "float8_e5m2": "uint8",
+    "float8_e4m3fnuz": "uint8",
+    "float8_e5m2fnuz": "uint8",
+}
+
+
+def _raw_name(t):
+    if isinstance(t, np.ndarray):
+        return None
+    name = str(t.dtype).rpartition(".")[2]
+    return name if name in _RAW_DTYPES else None
+
+
 def _host_array(t):
-    a = t if isinstance(t, np.ndarray) else t.detach().cpu().numpy()
+    if isinstance(t, np.ndarray):
+        a = t
+    else:
+        t = t.detach().cpu()
+        raw = _raw_name(t)
+        a = (t.contiguous().view(getattr(flow, _RAW_DTYPES[raw])) if raw else t).numpy()
     return np.array(a, order="C", copy=False)  # (np.ascontiguousarray would make 0-d arrays 1-d)
 
 
@@ -179,6 +202,8 @@ def save(
         if isinstance(t, np.ndarray):
             entry["numpy"] = True
         else:
+            if _raw_name(t):
+                entry["flow_dtype"] = _raw_name(t)
             entry["requires_grad"] = bool(t.requires_grad)
             entry["device"] = str(t.device)
             if isinstance(t, _parameter_class()):
@@ -376,7 +401,12 @@ def load(
         if e.get("numpy"):
             arrays.append(a)
             continue
-        t = _place(flow.from_numpy(a), e.get("device", "cpu"), map_location)
+        t = flow.from_numpy(a)
+        if "flow_dtype" in e:
+            if e["flow_dtype"] not in _RAW_DTYPES:
+                raise ValueError(f"flow.load: unknown stored dtype {e['flow_dtype']!r}")
+            t = t.view(getattr(flow, e["flow_dtype"]))
+        t = _place(t, e.get("device", "cpu"), map_location)
         if e.get("parameter"):
             t = _parameter_class()(t, bool(e.get("requires_grad")))
         elif e.get("requires_grad"):

@@ -274,7 +274,7 @@ def make_tensor(
 
 
 # ---- torch.testing's deprecated dtype lists, assert_allclose, make_non_contiguous ------------
-# (issue 19). This runtime has no int16 and no complex dtypes: the lists are torch's without them.
+# (issue 19). This runtime has no complex dtypes in these lists: they are torch's without them.
 
 
 def _unique(*groups):
@@ -299,7 +299,7 @@ def floating_types_and(*dtypes):
 
 
 def integral_types():
-    return (flow.uint8, flow.int8, flow.int32, flow.int64)
+    return (flow.uint8, flow.int8, flow.int16, flow.int32, flow.int64)
 
 
 def integral_types_and(*dtypes):
@@ -347,7 +347,7 @@ def empty_types():
 
 
 def get_all_int_dtypes():
-    return [flow.uint8, flow.int8, flow.int32, flow.int64]
+    return [flow.uint8, flow.int8, flow.int16, flow.int32, flow.int64]
 
 
 def get_all_fp_dtypes(include_half=True, include_bfloat16=True):

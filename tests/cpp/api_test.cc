@@ -103,6 +103,24 @@ TEST(Tensor, ConversionsViewsAndPrinting) {
   EXPECT_EQ(ofl::element_size(ofl::kFloat64), 8u);
 }
 
+// The dtypes appended after the complex ones: int16 (full support), uint16-64 and float8
+// (casts, copies, printing).
+TEST(Tensor, NewDtypes) {
+  EXPECT_EQ(std::string(ofl::dtype_name(ofl::kInt16)), "int16");
+  EXPECT_EQ(std::string(ofl::dtype_name(ofl::kFloat8_e4m3fn)), "float8_e4m3fn");
+  EXPECT_EQ(ofl::element_size(ofl::kUInt64), 8u);
+  EXPECT_EQ(ofl::element_size(ofl::kFloat8_e5m2), 1u);
+  EXPECT_EQ(ofl::kShort, ofl::kInt16);
+  Tensor x = ofl::arange(6, ofl::kFloat32) - 2.0;
+  Tensor s = x.to(ofl::kInt16);
+  EXPECT_EQ(s.dtype(), ofl::kInt16);
+  EXPECT_EQ(s.to_vector<int16_t>(), (std::vector<int16_t>{-2, -1, 0, 1, 2, 3}));
+  EXPECT_EQ((s * s).to_vector<int16_t>(), (std::vector<int16_t>{4, 1, 0, 1, 4, 9}));
+  EXPECT_EQ(s.to(ofl::kUInt16).to_vector<uint16_t>()[0], 65534);  // wraps, as torch
+  EXPECT_EQ(x.to(ofl::kFloat8_e4m3fn).to_vector<float>(), (std::vector<float>{-2, -1, 0, 1, 2, 3}));
+  EXPECT_EQ(s.str(), "tensor([-2, -1,  0,  1,  2,  3], dtype=oneflow_like.int16)");
+}
+
 // Printing gives Python's text (NumPy's array2string layout); the expected strings are what
 // `print(...)` showed in Python for the same tensors.
 TEST(Tensor, PrintsAsPython) {

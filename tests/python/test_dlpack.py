@@ -79,7 +79,9 @@ def test_bfloat16_bool_and_empty():
 
 def test_bad_input_raises_clearly():
     with pytest.raises(TypeError, match=r"\[from_dlpack\] unsupported DLPack dtype"):
-        flow.from_dlpack(np.zeros(3, np.uint16))
+        # float8_e8m0fnu (DLPack code 14): a dtype oneflow_like lacks, in a CPU capsule
+        cap, keep = fake_cuda_capsule(0, device_type=1, dtype=(14, 8))
+        flow.from_dlpack(cap)
     with pytest.raises(TypeError, match=r"\[from_dlpack\] expected an object with __dlpack__"):
         flow.from_dlpack([1, 2, 3])
     with pytest.raises(ValueError, match=r"\[__dlpack__\] copy=True"):
@@ -113,8 +115,9 @@ def test_stream_argument_is_checked():
         x.__dlpack__(stream="default")
 
 
-def fake_cuda_capsule(device_id):
-    """A legacy DLPack capsule describing CUDA memory, built with ctypes (no GPU needed)."""
+def fake_cuda_capsule(device_id, device_type=2, dtype=(2, 32)):
+    """A legacy DLPack capsule describing CUDA memory (or another device type), built with ctypes
+    (no GPU needed); its data pointer is not dereferenceable."""
     import ctypes
 
     class DLDevice(ctypes.Structure):
@@ -143,7 +146,9 @@ def fake_cuda_capsule(device_id):
 
     shape = (ctypes.c_int64 * 1)(4)
     m = DLManagedTensor(
-        DLTensor(0x1000, DLDevice(2, device_id), 1, DLDataType(2, 32, 1), shape, None, 0),
+        DLTensor(
+            0x1000, DLDevice(device_type, device_id), 1, DLDataType(*dtype, 1), shape, None, 0
+        ),
         None,
         None,
     )

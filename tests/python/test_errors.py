@@ -342,7 +342,7 @@ def test_numpy_conversion_errors():
     with pytest.raises((TypeError, ValueError)):
         flow.from_numpy(np.array(["a", "b"]))
     with pytest.raises((TypeError, ValueError)):
-        flow.tensor(np.array([1, 2], dtype=np.uint16))
+        flow.tensor(np.array([1 + 2j], dtype=np.complex256))
 
 
 # --------------------------------------------------------------------------------------------

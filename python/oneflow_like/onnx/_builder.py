@@ -21,8 +21,20 @@ DTYPES = {
     "int16": TensorProto.INT16,
     "int8": TensorProto.INT8,
     "uint8": TensorProto.UINT8,
+    "uint16": TensorProto.UINT16,
+    "uint32": TensorProto.UINT32,
+    "uint64": TensorProto.UINT64,
     "bool": TensorProto.BOOL,
 }
+# ONNX 1.14+ has the float8 element types (the installed onnx may predate them).
+for _name, _proto in (
+    ("float8_e4m3fn", "FLOAT8E4M3FN"),
+    ("float8_e5m2", "FLOAT8E5M2"),
+    ("float8_e4m3fnuz", "FLOAT8E4M3FNUZ"),
+    ("float8_e5m2fnuz", "FLOAT8E5M2FNUZ"),
+):
+    if hasattr(TensorProto, _proto):
+        DTYPES[_name] = getattr(TensorProto, _proto)
 NP_DTYPES = {
     "float32": np.float32,
     "float64": np.float64,
@@ -32,6 +44,9 @@ NP_DTYPES = {
     "int16": np.int16,
     "int8": np.int8,
     "uint8": np.uint8,
+    "uint16": np.uint16,
+    "uint32": np.uint32,
+    "uint64": np.uint64,
     "bool": np.bool_,
 }
 INT64_MAX = np.iinfo(np.int64).max
