@@ -1,7 +1,7 @@
 // Vectorised transcendental functions for CPU kernels (AVX2 + FMA, which the build targets:
 // .bazelrc's -march=x86-64-v3), with scalar tails and scalar double overloads, on vec_exp.h's
-// Exp8: in-place sigmoid / tanh over arrays (the recurrent kernels' gate activations). Relative error
-// about 1e-7 in f32 (Cephes' polynomials).
+// Exp8: in-place sigmoid / tanh over arrays (the recurrent kernels' gate activations). Relative
+// error about 1e-7 in f32 (Cephes' polynomials).
 #pragma once
 #include <immintrin.h>
 

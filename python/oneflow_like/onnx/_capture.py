@@ -3,7 +3,8 @@
 The trace is read at the level of our ops (matmul, conv2d, layer_norm, softmax, ...), which still
 carry their PyTorch meaning; composites (LSTM, ConvTranspose2d, interpolate) arrive as their ops.
 Recurrent layers are traced as their step loop (nn/modules/rnn.py `_USE_SEQ_OP` off during the
-capture): the whole-sequence rnn_seq op has no ONNX mapping, the steps' ops do.
+capture) and scaled_dot_product_attention as its math composite (`sdpa_kernel(SDPBackend.MATH)`):
+the fused rnn_seq and flash-attention ops have no ONNX mapping, the ops they replace do.
 """
 from dataclasses import dataclass, field
 
@@ -42,12 +43,14 @@ def capture(model, args, kwargs):
     """Runs model(*args, **kwargs) under a trace with every tensor argument as a graph input."""
     from .. import no_grad
 
+    from ..nn.attention import SDPBackend, sdpa_kernel
     from ..nn.modules import rnn as rnn_mod
 
     trace = _C._Trace()
     seq_op, rnn_mod._USE_SEQ_OP = rnn_mod._USE_SEQ_OP, False
     try:
-        _run(trace, model, args, kwargs, no_grad)
+        with sdpa_kernel(SDPBackend.MATH):
+            _run(trace, model, args, kwargs, no_grad)
     finally:
         rnn_mod._USE_SEQ_OP = seq_op
     n_in = sum(isinstance(a, _C.Tensor) for a in list(args) + list(kwargs.values()))
