@@ -4,7 +4,7 @@ forward+backward), softmax 4096x4096 and layer_norm 8192x1024 (f32) in GB/s (one
 input and one write of the output), beside the machine's STREAM triad (27.7 GB/s on 2 threads);
 and a 2-layer LSTM (T=32, B=32, 256 -> 256, f32) forward+backward in ms three ways in the same
 run: the step loop of composed ops, the step loop with the fused gate kernels, and the whole
-network as one rnn_seq op (kernels/cpu/rnn_seq.cc; nn.LSTM's f32 CPU default).
+network as one rnn_seq op (kernels/cpu/rnn.cc; nn.LSTM's f32 CPU default).
 
     make build && PYTHONPATH=python /usr/bin/python3 benchmarks/bench_nn.py [--quick]
 """

@@ -1,5 +1,5 @@
 // cuDNN kernels of the whole-sequence recurrent ops (oneflow_like/opdefs/rnn.def: rnn_seq and
-// rnn_seq_grad; the CPU's are kernels/cpu/rnn_seq.cc, same inputs and outputs), on cuDNN 9's v8
+// rnn_seq_grad; the CPU's are kernels/cpu/rnn.cc, same inputs and outputs), on cuDNN 9's v8
 // RNN API: cudnnRNNForward, cudnnRNNBackwardData_v8, cudnnRNNBackwardWeights_v8.
 //
 // - Layout: x / y are time-major and always described as CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED

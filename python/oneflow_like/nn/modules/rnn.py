@@ -11,7 +11,7 @@ composed ops everywhere, to compare. Packed sequences shrink the batch step by s
 
 The whole network can also run as one op, `_C._rnn_seq` (rnn.def's rnn_seq, PyTorch's _cudnn_rnn /
 mkldnn_rnn): on cuda through cuDNN (f16/f32/f64, when flow.backends.cudnn.enabled), on the CPU
-for f32 as a C++ loop of GEMMs and fused cells (kernels/cpu/rnn_seq.cc) with its own
+for f32 as a C++ loop of GEMMs and fused cells (kernels/cpu/rnn.cc) with its own
 backpropagation through time. As in PyTorch, that op has no double backward (its backward op is
 not differentiable); f64 on the CPU keeps the step loop above, which has one.
 ONEFLOW_LIKE_RNN=cells (or `_USE_SEQ_OP = False`) keeps the step loop everywhere.
