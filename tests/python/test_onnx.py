@@ -121,19 +121,111 @@ def test_transformer_decomposes_layer_norm_below_opset_17():
     assert "LayerNormalization" not in ops and proto.opset_import[0].version == 13
 
 
-@pytest.mark.parametrize("cell", ["LSTM", "GRU"])
-def test_recurrent_layers_unrolled(cell):
+@pytest.mark.parametrize(
+    "cell, kw, node",
+    [
+        ("LSTM", dict(num_layers=2, batch_first=True), "LSTM"),
+        ("LSTM", dict(num_layers=2, bidirectional=True), "LSTM"),
+        ("GRU", dict(num_layers=2, batch_first=True), "GRU"),
+        ("GRU", dict(bidirectional=True, bias=False), "GRU"),
+        ("RNN", dict(nonlinearity="relu", bidirectional=True), "RNN"),
+        ("RNN", dict(num_layers=3), "RNN"),
+    ],
+)
+def test_recurrent_layers_export_as_onnx_recurrent_nodes(cell, kw, node):
+    """rnn_seq becomes one ONNX LSTM/GRU/RNN node per layer (gates reordered), as torch.onnx
+    exports them: nothing unrolls, so the time axis can be dynamic too."""
+
     class Seq(nn.Module):
         def __init__(self):
             super().__init__()
-            self.rnn = getattr(nn, cell)(5, 7, num_layers=2, batch_first=True)
-            self.out = nn.Linear(7, 2)
+            self.rnn = getattr(nn, cell)(5, 7, **kw)
+            self.out = nn.Linear(14 if kw.get("bidirectional") else 7, 2)
 
         def forward(self, x):
-            y, _ = self.rnn(x)
-            return self.out(y[:, -1])
+            y, h = self.rnn(x)
+            h = h[0] if isinstance(h, tuple) else h
+            return self.out(y).sum(-1, keepdim=True) + h.sum()
 
-    _check(Seq(), [flow.randn(3, 4, 5)], [flow.randn(6, 4, 5)], [0])
+    model = Seq().eval()
+    proto, sess = _export(
+        model,
+        (flow.randn(3, 4, 5),),
+        input_names=["x"],
+        output_names=["y"],
+        dynamic_axes={"x": {0: "a", 1: "b"}, "y": {0: "a", 1: "b"}},
+    )
+    nodes = [n.op_type for n in proto.graph.node]
+    assert nodes.count(node) == kw.get("num_layers", 1), nodes
+    assert not {"Sigmoid", "Tanh", "Relu"} & set(nodes)  # nothing unrolled
+    for shape in [(3, 4, 5), (6, 2, 5), (1, 1, 5)]:
+        _compare(model, sess, ["x"], [flow.randn(*shape)])
+
+
+def test_lstm_projection_and_packed_input_export_the_step_loop():
+    """ONNX LSTM has no projection, and a packed input has no sequence_lens in the trace: the
+    exporter retraces those with the step loop (it unrolls)."""
+    from oneflow_like.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+    class Packed(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.GRU(5, 7)
+
+        def forward(self, x):
+            y, h = self.rnn(pack_padded_sequence(x, [4, 3, 2], enforce_sorted=False))
+            return pad_packed_sequence(y)[0].sum(0) + h[0]
+
+    model = Packed().eval()
+    proto, sess = _export(model, (flow.randn(4, 3, 5),), input_names=["x"])
+    assert "GRU" not in {n.op_type for n in proto.graph.node}
+    _compare(model, sess, ["x"], [flow.randn(4, 3, 5)])
+
+    class Proj(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.LSTM(5, 7, proj_size=3, num_layers=2)
+
+        def forward(self, x):
+            return self.rnn(x)[0]
+
+    proto = _check(Proj(), [flow.randn(4, 3, 5)], [flow.randn(4, 6, 5)], [1])
+    nodes = {n.op_type for n in proto.graph.node}  # the unrolled cells
+    assert "LSTM" not in nodes and {"Sigmoid", "Tanh"} <= nodes
+
+
+class _Attention(nn.Module):
+    def __init__(self, causal=False, gqa=False):
+        super().__init__()
+        self.causal, self.gqa = causal, gqa
+
+    def forward(self, q, k, v, mask=None):
+        return nn.functional.scaled_dot_product_attention(
+            q, k, v, attn_mask=mask, is_causal=self.causal, enable_gqa=self.gqa
+        )
+
+
+def test_fused_attention_exports_as_matmul_softmax():
+    """The fused flash op (the default path) maps to MatMul/Softmax/MatMul; a causal mask with
+    dynamic query/key lengths is built in the graph (Trilu)."""
+    q, k, v = flow.randn(2, 4, 5, 8), flow.randn(2, 4, 6, 8), flow.randn(2, 4, 6, 8)
+    dyn = {n: {0: "b", 2: n + "_len"} for n in ("x0", "x1", "x2")}
+    dyn["y"] = {0: "b", 2: "x0_len"}
+    proto, sess = _export(_Attention(causal=True), (q, k, v), input_names=["x0", "x1", "x2"],
+                          output_names=["y"], dynamic_axes=dyn)  # fmt: skip
+    assert {"Softmax", "Trilu"} <= {n.op_type for n in proto.graph.node}
+    for L, S in [(5, 6), (7, 9), (3, 3)]:
+        args = [flow.randn(3, 4, L, 8), flow.randn(3, 4, S, 8), flow.randn(3, 4, S, 8)]
+        _compare(_Attention(causal=True), sess, ["x0", "x1", "x2"], args)
+
+
+def test_fused_attention_masks_and_grouped_heads_export():
+    q, k, v = flow.randn(2, 4, 5, 8), flow.randn(2, 2, 6, 8), flow.randn(2, 2, 6, 8)
+    keep = flow.rand(5, 6) > 0.4
+    keep[2] = False  # a fully masked row: 0 in eager and in the export
+    for mask in (keep, flow.randn(5, 6)):
+        other = [flow.randn(3, 4, 5, 8), flow.randn(3, 2, 6, 8), flow.randn(3, 2, 6, 8), mask]
+        _check(_Attention(gqa=True), [q, k, v, mask], other, [0, 0, 0, None])
 
 
 @pytest.mark.parametrize("opset", sorted({13, 15, 17, flow.onnx.max_opset()}))
@@ -249,8 +341,9 @@ def test_used_output_without_mapping_is_named():
 
 
 def test_dynamic_axis_that_changes_the_program_is_refused():
-    with pytest.raises(flow.onnx.OnnxExporterError, match="dynamic axes"):  # LSTM unrolls over time
-        flow.onnx.export(nn.LSTM(3, 4), (flow.randn(5, 2, 3),), io.BytesIO(),
+    # An LSTM with a projection exports as its step loop, which unrolls over time.
+    with pytest.raises(flow.onnx.OnnxExporterError, match="dynamic axes"):
+        flow.onnx.export(nn.LSTM(3, 4, proj_size=2), (flow.randn(5, 2, 3),), io.BytesIO(),
                          input_names=["x"], dynamic_axes={"x": {0: "time"}})  # fmt: skip
 
 

@@ -1,10 +1,10 @@
 """Captures a module's forward as our op-level trace (the nn.Graph tracer, lazy/trace.h).
 
 The trace is read at the level of our ops (matmul, conv2d, layer_norm, softmax, ...), which still
-carry their PyTorch meaning; composites (LSTM, ConvTranspose2d, interpolate) arrive as their ops.
-Recurrent layers are traced as their step loop (nn/modules/rnn.py `_USE_SEQ_OP` off during the
-capture) and scaled_dot_product_attention as its math composite (`sdpa_kernel(SDPBackend.MATH)`):
-the fused rnn_seq and flash-attention ops have no ONNX mapping, the ops they replace do.
+carry their PyTorch meaning; composites (ConvTranspose2d, interpolate) arrive as their ops. Recurrent layers arrive as the
+whole-network op rnn_seq where eager uses it (mapped to ONNX LSTM/GRU/RNN nodes), or, with
+`seq_op=False` (nn/modules/rnn.py `_USE_SEQ_OP` off during the capture), as their step loop: the
+exporter retraces that way when rnn_seq's attributes have no ONNX node (_ops_fused.NeedsStepLoop).
 """
 from dataclasses import dataclass, field
 
@@ -39,20 +39,20 @@ def _flatten(obj, out):
     return out
 
 
-def capture(model, args, kwargs):
-    """Runs model(*args, **kwargs) under a trace with every tensor argument as a graph input."""
+def capture(model, args, kwargs, seq_op=True):
+    """Runs model(*args, **kwargs) under a trace with every tensor argument as a graph input
+    (recurrent layers as their step loop when `seq_op` is false)."""
     from .. import no_grad
 
-    from ..nn.attention import SDPBackend, sdpa_kernel
     from ..nn.modules import rnn as rnn_mod
 
     trace = _C._Trace()
-    seq_op, rnn_mod._USE_SEQ_OP = rnn_mod._USE_SEQ_OP, False
+    saved = rnn_mod._USE_SEQ_OP
+    rnn_mod._USE_SEQ_OP = saved and seq_op
     try:
-        with sdpa_kernel(SDPBackend.MATH):
-            _run(trace, model, args, kwargs, no_grad)
+        _run(trace, model, args, kwargs, no_grad)
     finally:
-        rnn_mod._USE_SEQ_OP = seq_op
+        rnn_mod._USE_SEQ_OP = saved
     n_in = sum(isinstance(a, _C.Tensor) for a in list(args) + list(kwargs.values()))
     return Captured(trace.ops(), trace.values(), trace.captured(), trace.output_values(), n_in)
 

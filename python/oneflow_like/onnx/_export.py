@@ -8,11 +8,13 @@ from .. import _C
 from ._builder import Builder, OpContext, make_model
 from ._capture import capture, resized
 from ._ops_elementwise import OPS as _ELEMENTWISE
+from ._ops_fused import OPS as _FUSED
+from ._ops_fused import NeedsStepLoop
 from ._ops_nn import OPS as _NN
 from ._ops_shape import OPS as _SHAPE
 from .errors import CheckerError, OnnxExporterError, UnsupportedOperatorError
 
-OPS = {**_ELEMENTWISE, **_SHAPE, **_NN}
+OPS = {**_ELEMENTWISE, **_SHAPE, **_NN, **_FUSED}
 
 
 def _split_args(args, kwargs):
@@ -67,12 +69,22 @@ def _live_ops(cap):
 def export_model(model, args, f, kwargs, opset, export_params, verbose, input_names,
                  output_names, dynamic_axes, keep_inits_as_inputs, training):  # fmt: skip
     args, kwargs = _split_args(args, kwargs)
+    names_in = _input_names(model, args, kwargs, input_names)
+    try:
+        return _export(model, args, f, kwargs, opset, export_params, verbose, names_in,
+                       output_names, dynamic_axes, keep_inits_as_inputs, training, True)  # fmt: skip
+    except NeedsStepLoop:  # an rnn_seq ONNX cannot express: trace recurrent layers step by step
+        return _export(model, args, f, kwargs, opset, export_params, verbose, names_in,
+                       output_names, dynamic_axes, keep_inits_as_inputs, training, False)  # fmt: skip
+
+
+def _export(model, args, f, kwargs, opset, export_params, verbose, names_in, output_names,
+            dynamic_axes, keep_inits_as_inputs, training, seq_op):  # fmt: skip
     was_training = getattr(model, "training", None)
     if hasattr(model, "train") and training in (None, 0, "EVAL", "eval"):
         model.eval()
     try:
-        names_in = _input_names(model, args, kwargs, input_names)
-        cap = capture(model, args, kwargs)
+        cap = capture(model, args, kwargs, seq_op)
         dyn_in = {n: _axes(dynamic_axes[n]) for n in names_in if n in dynamic_axes}
         cap_b = None
         if dyn_in:
@@ -80,7 +92,7 @@ def export_model(model, args, f, kwargs, opset, export_params, verbose, input_na
             grown = {id(t): resized(t, dyn_in[n]) for t, n in zip(tensors, names_in) if n in dyn_in}
             args_b = [grown.get(id(a), a) for a in args]
             kwargs_b = {k: grown.get(id(v), v) for k, v in kwargs.items()}
-            cap_b = capture(model, args_b, kwargs_b)
+            cap_b = capture(model, args_b, kwargs_b, seq_op)
             if [o[0] for o in cap.ops] != [o[0] for o in cap_b.ops]:
                 raise OnnxExporterError(
                     "[onnx.export] the traced program changes with the dynamic axes "
