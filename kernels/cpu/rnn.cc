@@ -318,8 +318,9 @@ void DropoutRows(const Net& n, int64_t l, T* v, int64_t count) {
   });
 }
 
-// The whole forward. `layers_in` (optional) keeps each layer's input (after dropout) and
-// `saved` (optional, L * D entries) what each direction's backward reads.
+// The whole forward. `layers_in` (optional) keeps the input (after dropout) of each layer above
+// the first (layer 0 reads x in place) and `saved` (optional, L * D entries) what each
+// direction's backward reads.
 template <typename T>
 Status Forward(KernelContext& ctx, const Net& n, T* y, T* hy, T* cy,
                std::vector<std::vector<T>>* layers_in, std::vector<Saved<T>>* saved) {
@@ -327,20 +328,22 @@ Status Forward(KernelContext& ctx, const Net& n, T* y, T* hy, T* cy,
   const T* hx = ctx.input(1).ptr<const T>();
   const T* cx = n.mode == Mode::kLstm ? ctx.input(2).ptr<const T>() : nullptr;
   const int64_t ldy = n.D * n.Hr;
-  std::vector<T> cur(x, x + n.N * n.I), out;
+  const T* in = x;  // layer 0 reads x in place
+  std::vector<T> cur, out;
   for (int64_t l = 0; l < n.L; ++l) {
     T* yl = l + 1 == n.L ? y : (out.assign(n.N * ldy, T(0)), out.data());
     for (int64_t d = 0; d < n.D; ++d) {
       const int64_t k = l * n.D + d;
-      RETURN_IF_ERROR(RunDir(n, WeightsOf<T>(ctx, n, l, d), d, cur.data(), n.in_size(l), yl,
+      RETURN_IF_ERROR(RunDir(n, WeightsOf<T>(ctx, n, l, d), d, in, n.in_size(l), yl,
                              hx + k * n.B * n.Hr, cx ? cx + k * n.B * n.H : nullptr,
                              hy + k * n.B * n.Hr, cy ? cy + k * n.B * n.H : nullptr,
                              saved ? &(*saved)[k] : nullptr));
     }
-    if (layers_in) (*layers_in)[l] = std::move(cur);
+    if (layers_in && l > 0) (*layers_in)[l] = std::move(cur);
     if (l + 1 < n.L) {
       if (n.drops(l)) DropoutRows(n, l, out.data(), n.N * ldy);
       cur = std::move(out);
+      in = cur.data();
     }
   }
   return Status();
@@ -477,7 +480,7 @@ Status RnnSeqGradKernel(KernelContext& ctx) {
     using T = scalar_t;
     const bool lstm = n.mode == Mode::kLstm;
     const int64_t ldy = n.D * n.Hr;
-    // Rerun the training forward, keeping every layer's input and the per-step values.
+    // Rerun the training forward, keeping the upper layers' inputs and the per-step values.
     std::vector<T> y(n.N * ldy), hy(n.L * n.D * n.B * n.Hr), cy(lstm ? n.L * n.D * n.B * n.H : 0);
     std::vector<std::vector<T>> layers_in(n.L);
     std::vector<Saved<T>> saved(n.L * n.D);
@@ -495,10 +498,10 @@ Status RnnSeqGradKernel(KernelContext& ctx) {
       if (l == 0) std::fill(dxl, dxl + n.N * in, T(0));
       for (int64_t d = 0; d < n.D; ++d) {
         const int64_t k = l * n.D + d;
-        RETURN_IF_ERROR(BackDir(ctx, n, WeightsOf<T>(ctx, n, l, d), d, layers_in[l].data(), in,
-                                dcur.data(), dxl, saved[k], dhy + k * n.B * n.Hr,
-                                dcy ? dcy + k * n.B * n.H : nullptr, dhx + k * n.B * n.Hr,
-                                dcx ? dcx + k * n.B * n.H : nullptr));
+        const T* xl = l == 0 ? ctx.input(0).ptr<const T>() : layers_in[l].data();
+        RETURN_IF_ERROR(BackDir(ctx, n, WeightsOf<T>(ctx, n, l, d), d, xl, in, dcur.data(), dxl,
+                                saved[k], dhy + k * n.B * n.Hr, dcy ? dcy + k * n.B * n.H : nullptr,
+                                dhx + k * n.B * n.Hr, dcx ? dcx + k * n.B * n.H : nullptr));
       }
       if (l > 0) {
         if (n.drops(l - 1)) DropoutRows(n, l - 1, dlow.data(), n.N * in);
