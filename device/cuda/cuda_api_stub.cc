@@ -35,6 +35,17 @@ void SetAllowTF32(bool) {}
 bool GetAllowTF32() {
   return false;
 }
+StatusOr<DeviceProperties> GetDeviceProperties(int) {
+  return absl::FailedPreconditionError(
+      "[cuda] this build has no CUDA backend (rebuild with --config=cuda)");
+}
+StatusOr<std::pair<int64_t, int64_t>> MemGetInfo(int) {
+  return absl::FailedPreconditionError(
+      "[cuda] this build has no CUDA backend (rebuild with --config=cuda)");
+}
+BuildInfo GetBuildInfo() {
+  return BuildInfo();
+}
 
 }  // namespace cuda
 }  // namespace oneflow_like

@@ -53,6 +53,37 @@ void BindCuda(py::module_& m, TensorClass&) {
       [](py::object d) { Check(cuda::ResetPeakMemoryStats(DeviceIndex(d))); },
       py::arg("device") = py::none());
   c.def("set_allow_tf32", &cuda::SetAllowTF32);
+  c.def("_get_device_properties", [](int device) {
+    cuda::DeviceProperties p = Unwrap(cuda::GetDeviceProperties(device));
+    py::dict d;
+    d["name"] = p.name;
+    d["major"] = p.major;
+    d["minor"] = p.minor;
+    d["total_memory"] = p.total_memory;
+    d["multi_processor_count"] = p.multi_processor_count;
+    d["is_integrated"] = p.is_integrated;
+    d["is_multi_gpu_board"] = p.is_multi_gpu_board;
+    d["max_threads_per_multi_processor"] = p.max_threads_per_multi_processor;
+    d["warp_size"] = p.warp_size;
+    d["L2_cache_size"] = p.l2_cache_size;
+    d["uuid"] = p.uuid;
+    d["pci_bus_id"] = p.pci_bus_id;
+    d["pci_device_id"] = p.pci_device_id;
+    d["pci_domain_id"] = p.pci_domain_id;
+    return d;
+  });
+  c.def("_mem_get_info", [](int device) { return Unwrap(cuda::MemGetInfo(device)); });
+  c.def("_build_info", [] {
+    cuda::BuildInfo b = cuda::GetBuildInfo();
+    py::dict d;
+    d["cuda_compiled"] = b.cuda_compiled;
+    d["cudnn_compiled"] = b.cudnn_compiled;
+    d["cuda_runtime"] = b.cuda_runtime;
+    d["cuda_driver"] = b.cuda_driver;
+    d["cudnn_runtime"] = b.cudnn_runtime;
+    d["arch_list"] = b.arch_list;
+    return d;
+  });
   // CPU allocator statistics, for memory benchmarks and tests.
   m.def("_cpu_memory_stats", [] {
     AllocatorStats s = CpuAllocator()->Stats();

@@ -197,6 +197,12 @@ _complex.install(__import__("sys").modules[__name__])
 from . import fft  # noqa: E402,F401  (torch.fft)
 from .fft import stft, istft  # noqa: E402,F401
 
+Tensor.stft = lambda self, *args, **kwargs: stft(self, *args, **kwargs)
+Tensor.istft = lambda self, *args, **kwargs: istft(self, *args, **kwargs)
+Tensor.stft.__doc__, Tensor.istft.__doc__ = stft.__doc__, istft.__doc__
+# torch.futures, torch.quasirandom, torch.version and torch.multiprocessing as attributes.
+from . import futures, multiprocessing, quasirandom, version  # noqa: E402,F401
+
 
 def __getattr__(name):
     """Module attributes made on first use: flow.hub (it imports urllib.request: http, ssl,

@@ -6,8 +6,9 @@ that need one raise "No CUDA GPUs are available", statistics read 0 / {}.
 Streams and events: the VM orders all the work of a device on one stream, so Stream objects
 name that stream (wait_stream and stream() contexts keep the order they ask for), and
 Event.record() / elapsed_time() time completed work (record synchronizes the device first).
-Not bound by the runtime, so unavailable even with a device: device names, capabilities and
-properties, mem_get_info, max_memory_reserved (they raise naming the missing binding).
+Device names, capabilities and properties and mem_get_info come from cudaGetDeviceProperties /
+cudaMemGetInfo (device/cuda/cuda_api.h); get_arch_list from the build's nvcc targets. Not bound,
+so unavailable even with a device: max_memory_reserved (the allocator keeps no reserved peak).
 """
 import time
 
@@ -90,29 +91,48 @@ class device:
 
 def _not_bound(who):
     raise RuntimeError(
-        f"[cuda.{who}] not bound by this runtime's CUDA layer (device/cuda/cuda_api.h has no "
-        f"device-property query)"
+        f"[cuda.{who}] not bound by this runtime's CUDA layer (the caching allocator keeps no "
+        f"peak of reserved memory)"
+    )
+
+
+class _CudaDeviceProperties:
+    """torch.cuda.get_device_properties' result: name, major, minor, total_memory (bytes),
+    multi_processor_count, is_integrated, is_multi_gpu_board, max_threads_per_multi_processor,
+    warp_size, L2_cache_size, uuid, pci_bus_id, pci_device_id, pci_domain_id."""
+
+    def __init__(self, props):
+        self.__dict__.update(props)
+
+    def __repr__(self):
+        return (
+            f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+            f"total_memory={self.total_memory // (1024 * 1024)}MB, "
+            f"multi_processor_count={self.multi_processor_count}, uuid={self.uuid[4:]}, "
+            f"L2_cache_size={self.L2_cache_size // (1024 * 1024)}MB)"
+        )
+
+
+def get_device_properties(device=None):
+    _lazy_init("get_device_properties")
+    return _CudaDeviceProperties(
+        cuda._get_device_properties(_index(device, "get_device_properties"))
     )
 
 
 def get_device_name(device=None):
-    _lazy_init("get_device_name")
-    _not_bound("get_device_name")
+    return get_device_properties(device).name
 
 
 def get_device_capability(device=None):
-    _lazy_init("get_device_capability")
-    _not_bound("get_device_capability")
-
-
-def get_device_properties(device):
-    _lazy_init("get_device_properties")
-    _not_bound("get_device_properties")
+    p = get_device_properties(device)
+    return p.major, p.minor
 
 
 def mem_get_info(device=None):
+    """(free, total) bytes of the device, as the driver reports them."""
     _lazy_init("mem_get_info")
-    _not_bound("mem_get_info")
+    return tuple(cuda._mem_get_info(_index(device, "mem_get_info")))
 
 
 def is_bf16_supported():
@@ -121,8 +141,19 @@ def is_bf16_supported():
 
 
 def get_arch_list():
-    """[] without a device (as torch); the runtime does not record its build's arch list."""
-    return []
+    """The build's nvcc targets ('sm_90' SASS, 'compute_80' PTX); [] without a device, as torch."""
+    if not cuda.is_available():
+        return []
+    return list(cuda._build_info()["arch_list"])
+
+
+def get_gencode_flags():
+    """nvcc -gencode flags for get_arch_list()'s targets, as torch.cuda.get_gencode_flags."""
+    flags = []
+    for arch in get_arch_list():
+        kind, num = arch.split("_", 1)
+        flags.append(f"-gencode compute=compute_{num},code={kind}_{num}")
+    return " ".join(flags)
 
 
 def max_memory_reserved(device=None):
@@ -269,7 +300,7 @@ class Event:
 _NAMES = [
     "is_initialized", "init", "current_device", "set_device", "device", "get_device_name",
     "get_device_capability", "get_device_properties", "mem_get_info", "is_bf16_supported",
-    "get_arch_list", "max_memory_reserved", "reset_max_memory_allocated", "memory_stats",
+    "get_arch_list", "get_gencode_flags", "max_memory_reserved", "reset_max_memory_allocated", "memory_stats",
     "memory_summary", "Stream", "current_stream", "default_stream", "StreamContext", "stream",
     "Event",
 ]  # fmt: skip

@@ -18,6 +18,10 @@ CUDA_GENCODE = [
     "-gencode=arch=compute_80,code=compute_80",
 ]
 
+# The targets above as torch.cuda.get_arch_list() names them ("sm_90", "compute_80"), for
+# device/cuda/BUILD's OFL_CUDA_ARCH_LIST define.
+CUDA_ARCH_LIST = ",".join([g.split(",code=")[1] for g in CUDA_GENCODE])
+
 NVCC_FLAGS = [
     "-std=c++17",
     "-O3",

@@ -90,7 +90,7 @@ step op_tables_more ${T_OPS2:-240} pytest_sum -- env OFL_TEST_DEVICE=cuda $PY -m
   tests/python/test_basic_ops.py
 step nccl ${T_NCCL:-180} pytest_sum -- env OFL_REQUIRE_NCCL=1 NCCL_SOCKET_IFNAME=lo NCCL_DEBUG=WARN \
   $PY -m pytest -q -rs -p no:cacheprovider tests/python/test_distributed_nccl.py
-step graph_cuda ${T_GRAPH:-240} pytest_sum -- $PY -m pytest -q -p no:cacheprovider tests/python/test_graph_cuda.py tests/python/test_cuda_async.py tests/python/test_cuda_amp.py tests/python/test_cuda_ops.py tests/python/test_cuda_attention.py
+step graph_cuda ${T_GRAPH:-240} pytest_sum -- $PY -m pytest -q -p no:cacheprovider tests/python/test_graph_cuda.py tests/python/test_cuda_async.py tests/python/test_cuda_amp.py tests/python/test_cuda_ops.py tests/python/test_cuda_attention.py tests/python/test_runtime_info.py
 step train_digits ${T_TRAIN:-240} train_sum -- $PY examples/train_digits.py --device cuda --mode both "${EPOCHS[@]}" --out "$B/runs"
 step bench_gpu ${T_BENCH:-300} bench_sum -- $PY benchmarks/bench_gpu.py "${BQ[@]}"
 step profile_gpu ${T_PROF:-120} prof_sum -- $PY benchmarks/profile_gpu.py

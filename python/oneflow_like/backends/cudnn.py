@@ -23,8 +23,11 @@ def is_available():
 
 
 def version():
-    """None where no CUDA device (hence no cuDNN) is usable."""
-    return None
+    """The loaded cuDNN's version as an int (91900 = 9.19.0), as torch; None where no CUDA device
+    (hence no cuDNN) is usable."""
+    if not flow.cuda.is_available():
+        return None
+    return flow._C.cuda._build_info()["cudnn_runtime"] or None
 
 
 def is_acceptable(tensor):

@@ -146,32 +146,8 @@ def isinstance(obj, target_type):  # noqa: A001  (torch.jit.isinstance)
     return _is_instance(obj, target_type)
 
 
-class Future:
-    """torch.jit.Future: the result of fork(), computed on a worker thread."""
-
-    def __init__(self, fut):
-        self._fut = fut
-
-    def wait(self):
-        return self._fut.result()
-
-    value = wait
-
-    def done(self):
-        return self._fut.done()
-
-    def then(self, callback):
-        """A Future of callback(self), run once this one is done."""
-        nxt = _futures.Future()
-
-        def run(_):
-            try:
-                nxt.set_result(callback(self))
-            except BaseException as e:  # noqa: B902  (handed to the waiter)
-                nxt.set_exception(e)
-
-        self._fut.add_done_callback(run)
-        return Future(nxt)
+# torch.jit.Future is torch.futures.Future.
+from oneflow_like.futures import Future  # noqa: E402
 
 
 _pool = None
@@ -193,7 +169,7 @@ def fork(func, *args, **kwargs):
         with _flow.set_grad_enabled(grad):
             return func(*args, **kwargs)
 
-    return Future(_pool.submit(run))
+    return Future._wrap(_pool.submit(run))
 
 
 def wait(future):
