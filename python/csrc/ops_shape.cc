@@ -233,24 +233,57 @@ void BindShape(py::module_& m, TensorClass& cls) {
   m.def("reshape", [](const Tensor& x, py::object shape) {
     return Unwrap(F::ReshapeInfer(x, ParseIntList(shape)));
   });
-  // Tensor.view(dtype): the same bytes read as another dtype of the same size (torch's
-  // reinterpretation; uint16 <-> int16 <-> float16, float8 <-> uint8, ...). It shares the
-  // storage and, as a different dtype, carries no gradient.
+  // Tensor.view(dtype): the same bytes read as another dtype (torch's reinterpretation; uint16
+  // <-> int16 <-> float16, float8 <-> uint8, float32 <-> uint8 ...). It shares the storage and,
+  // as a different dtype, carries no gradient. Between sizes, as torch: the last dim (stride 1)
+  // grows or shrinks by the size ratio; the other strides and the offset scale with it and must
+  // divide evenly.
   auto view_dtype = [](const Tensor& x, DType dt) -> Tensor {
     if (dt == x.dtype())
       return Unwrap(F::ReshapeInfer(
           x, std::vector<int64_t>(x.shape().dims().begin(), x.shape().dims().end())));
-    if (DTypeSize(dt) != DTypeSize(x.dtype()))
-      throw py::type_error(absl::StrFormat(
-          "[view] view(dtype) between dtypes of different sizes is not supported: %s (%d "
-          "bytes) to %s (%d bytes), tensor %s",
-          DTypeLongName(x.dtype()), DTypeSize(x.dtype()), DTypeLongName(dt), DTypeSize(dt),
-          x.meta_string()));
     if (x.is_lazy())
       throw py::type_error(absl::StrFormat(
           "[view] view(dtype) of a tensor traced by nn.Graph is not supported (%s to %s)",
           x.meta_string(), DTypeLongName(dt)));
-    Tensor v = Tensor::MakeView(x, x.shape(), x.strides(), x.offset());
+    const int64_t from = DTypeSize(x.dtype()), to = DTypeSize(dt);
+    DimVector dims(x.shape().dims().begin(), x.shape().dims().end());
+    DimVector strides = x.strides();
+    int64_t offset = x.offset();
+    if (from != to) {
+      auto fail = [&](const std::string& what) {
+        throw std::runtime_error(
+            absl::StrFormat("[view] %s to view %s as %s (different element sizes), tensor %s", what,
+                            DTypeLongName(x.dtype()), DTypeLongName(dt), x.meta_string()));
+      };
+      const int64_t nd = static_cast<int64_t>(dims.size());
+      if (nd == 0) fail("self.dim() cannot be 0");
+      if (strides[nd - 1] != 1 && dims[nd - 1] != 1)
+        fail(absl::StrFormat("self.stride(-1) must be 1, but got %d", strides[nd - 1]));
+      if (to > from) {
+        const int64_t r = to / from;
+        if (dims[nd - 1] % r != 0)
+          fail(absl::StrFormat("self.size(-1) must be divisible by %d, but got %d", r,
+                               dims[nd - 1]));
+        if (offset % r != 0)
+          fail(absl::StrFormat("self.storage_offset() must be divisible by %d, but got %d", r,
+                               offset));
+        for (int64_t i = 0; i + 1 < nd; ++i)
+          if (strides[i] % r != 0)
+            fail(absl::StrFormat("self.stride(%d) must be divisible by %d, but got %d", i, r,
+                                 strides[i]));
+        dims[nd - 1] /= r;
+        for (int64_t i = 0; i + 1 < nd; ++i) strides[i] /= r;
+        offset /= r;
+      } else {
+        const int64_t r = from / to;
+        dims[nd - 1] *= r;
+        for (int64_t i = 0; i + 1 < nd; ++i) strides[i] *= r;
+        offset *= r;
+      }
+      strides[nd - 1] = 1;
+    }
+    Tensor v = Tensor::MakeView(x, Shape(dims), strides, offset);
     v.impl()->dtype = dt;
     return v;
   };

@@ -9,75 +9,40 @@ from . import _C
 Tensor = _C.Tensor
 
 
-# flow.set_printoptions: options given to np.array2string (empty: NumPy's defaults, as before).
-_PRINT_OPTIONS = {}
-_PROFILES = {
-    "default": dict(precision=4, threshold=1000, edgeitems=3, linewidth=80),
-    "short": dict(precision=2, threshold=1000, edgeitems=2, linewidth=80),
-    "full": dict(precision=4, threshold=float("inf"), edgeitems=3, linewidth=80),
-}
-
-
-def set_printoptions(
-    precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None
-):
-    """torch.set_printoptions: how tensors print (digits after the point, how many elements
-    before summarising with '...', how many at each edge, the line width, scientific notation).
-    `profile` ("default", "short", "full") sets the first four at once; the others override."""
-    if profile is not None:
-        if profile not in _PROFILES:
-            raise ValueError(
-                f"[set_printoptions] profile must be one of {sorted(_PROFILES)}, got {profile!r}"
-            )
-        _PRINT_OPTIONS.update(_PROFILES[profile])
-    for k, v in (
-        ("precision", precision),
-        ("threshold", threshold),
-        ("edgeitems", edgeitems),
-        ("linewidth", linewidth),
-    ):
-        if v is not None:
-            _PRINT_OPTIONS[k] = v
-    if sci_mode is not None:
-        _PRINT_OPTIONS["sci_mode"] = bool(sci_mode)
-
-
-def _array2string(a):
-    o = _PRINT_OPTIONS
-    kw = {}
-    if "precision" in o:
-        kw["precision"] = o["precision"]
-    if "threshold" in o:
-        t = o["threshold"]
-        kw["threshold"] = int(min(t, np.iinfo(np.int64).max))
-    if "edgeitems" in o:
-        kw["edgeitems"] = o["edgeitems"]
-    if "linewidth" in o:
-        kw["max_line_width"] = o["linewidth"]
-    if o.get("sci_mode") is False:
-        kw["suppress_small"] = True
-    elif o.get("sci_mode") is True and a.dtype.kind == "f":
-        p = o.get("precision", 4)
-        kw["formatter"] = {
-            "float_kind": lambda x: np.format_float_scientific(x, precision=p, unique=False)
-        }
-    return np.array2string(a, separator=", ", prefix="tensor(", **kw)
+from ._tensor_str import get_printoptions, set_printoptions  # noqa: E402,F401
 
 
 def _repr(self):
+    """torch's tensor repr (_tensor_str.py): the values as torch formats them, then the suffixes
+    torch adds (device, dtype, size, grad_fn / requires_grad)."""
+    from . import _tensor_str, get_default_dtype
+
     if self.is_lazy:
         return f"tensor(<lazy>, shape={tuple(self.shape)}, dtype={self.dtype})"
-    body = _array2string(self.numpy())
-    extras = []
+    prefix = "tensor("
+    indent = len(prefix)
+    suffixes = []
     if self.device.type != "cpu":
-        extras.append(f"device='{self.device}'")
-    if self.dtype not in (_C.float32, _C.int64, _C.bool, _C.dtype.complex64):
-        extras.append(f"dtype={self.dtype}")
+        suffixes.append(f"device='{self.device}'")
+    default = get_default_dtype()
+    cdefault = _C.dtype.complex128 if default == _C.dtype.float64 else _C.dtype.complex64
+    if self.numel() == 0:
+        if self.ndim != 1:
+            suffixes.append(f"size={tuple(self.shape)}")
+        if self.dtype != default:
+            suffixes.append(f"dtype={self.dtype}")
+        body = "[]"
+    else:
+        if not _tensor_str.PRINT_OPTS["edgeitems"]:
+            suffixes.append(f"size={tuple(self.shape)}")
+        if self.dtype not in (default, cdefault, _C.int64, _C.bool):
+            suffixes.append(f"dtype={self.dtype}")
+        body = _tensor_str.array_str(self.detach().cpu().numpy(), indent)
     if self.grad_fn is not None:
-        extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
     elif self.requires_grad:
-        extras.append("requires_grad=True")
-    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+        suffixes.append("requires_grad=True")
+    return _tensor_str.add_suffixes(prefix + body, suffixes, indent)
 
 
 def _item(self):

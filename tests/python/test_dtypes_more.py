@@ -261,8 +261,27 @@ def test_view_dtype_reinterprets():
     f8.view(flow.uint8)[1] = 0x38  # 1.0 in e4m3fn
     assert f8.float().tolist() == [0.0, 1.0, 0.0]
     assert x.view(-1).shape == (3,) and x.view(3, 1).shape == (3, 1)  # views by shape still work
-    with pytest.raises(TypeError, match=r"\[view\].*different sizes.*float16.*int32"):
+    with pytest.raises(RuntimeError, match=r"\[view\] self.size\(-1\) must be divisible by 2.*"
+                       r"float16 as int32 \(different element sizes\)"):  # fmt: skip
         x.view(flow.int32)
+    # Between sizes (torch 2.x): the last dim scales by the size ratio, the rest follows.
+    b = np.arange(24, dtype=np.uint8).reshape(2, 3, 4)
+    for dt, nd in ((flow.int32, np.int32), (flow.float16, np.float16), (flow.int64, None)):
+        if nd is None:
+            with pytest.raises(RuntimeError, match=r"must be divisible by 8, but got 4"):
+                flow.from_numpy(b).view(dt)
+            continue
+        v = flow.from_numpy(b).view(dt)
+        np.testing.assert_array_equal(v.numpy(), b.view(nd))
+        np.testing.assert_array_equal(v.view(flow.uint8).numpy(), b)
+    sl = flow.from_numpy(b)[:, 1:, :]  # offset 4 and strides divisible by 4
+    np.testing.assert_array_equal(
+        sl.view(flow.float32).numpy(), b[:, 1:, :].copy().view(np.float32)
+    )
+    with pytest.raises(RuntimeError, match=r"self.stride\(-1\) must be 1"):
+        flow.from_numpy(b)[..., ::2].view(flow.int16)
+    with pytest.raises(RuntimeError, match=r"self.dim\(\) cannot be 0"):
+        flow.tensor(1.0).view(flow.uint8)
 
 
 # ---- int16: the integer kernels, vs NumPy ------------------------------------------------------

@@ -468,8 +468,12 @@ class Module(BackwardHooksMixin):
                 self.__dict__["_modules"] = saved
 
     def share_memory(self):
-        """Returns self: CPU tensors go to shared memory when they are sent to another process
-        (oneflow_like.multiprocessing), so there is nothing to move beforehand."""
+        """Moves every parameter, gradient and buffer into shared memory (Tensor.share_memory_),
+        so processes this module is sent to update the same tensors (Hogwild). Returns self."""
+        for t in list(self.parameters()) + list(self.buffers()):
+            t.share_memory_()
+            if t.grad is not None:
+                t.grad.share_memory_()
         return self
 
     # ---- state dict -------------------------------------------------------------------------
