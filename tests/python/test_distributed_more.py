@@ -173,6 +173,27 @@ def test_file_store(tmp_path):
     assert b.get("x") == b"1" and b.add("c", 2) == 2 and a.add("c", 1) == 3
 
 
+def test_file_store_last_of_world_size_removes_the_file(tmp_path):
+    import gc
+
+    path = str(tmp_path / "ws2")
+    a, b = dist.FileStore(path, 2), dist.FileStore(path, 2)
+    a.set("k", "v")
+    assert a.num_keys() == b.num_keys() == 1
+    del a
+    gc.collect()
+    assert os.path.exists(path) and b.get("k") == b"v" and b.num_keys() == 1  # one user left
+    del b
+    gc.collect()
+    assert not os.path.exists(path)
+    keep = str(tmp_path / "unsized")
+    c = dist.FileStore(keep)  # world_size=-1: the caller removes the file, as torch
+    c.set("k", "v")
+    del c
+    gc.collect()
+    assert os.path.exists(keep)
+
+
 def test_tcp_store_in_process():
     server = dist.TCPStore("127.0.0.1", 0, is_master=True, timeout=datetime.timedelta(seconds=10))
     assert server.port > 0 and server.host == "127.0.0.1"

@@ -255,8 +255,11 @@ class HashStore(_DictStore):
 
 class FileStore(_DictStore):
     """A store in the file `file_name`, shared by the processes that open it (each operation
-    holds an fcntl lock on the file; the contents are one pickled dict). world_size is accepted
-    as in torch; the file is left for the caller to remove."""
+    holds an fcntl lock on the file; the contents are one pickled dict). As torch's: with a
+    world_size, each store counts itself out when it is destroyed and the last of world_size
+    removes the file; with world_size=-1 the file is left for the caller to remove."""
+
+    _CLEANUP = "\0cleanup"  # the count of destroyed stores (not a user key)
 
     def __init__(self, file_name, world_size=-1):
         super().__init__()
@@ -269,8 +272,24 @@ class FileStore(_DictStore):
 
     def __del__(self):
         fd = getattr(self, "_fd", None)
-        if fd is not None:
+        if fd is None:
+            return
+        try:
+            if self.world_size > 0 and os.path.exists(self.path):
+                with self._locked(True) as d:
+                    done = int(d.get(self._CLEANUP, b"0")) + 1
+                    d[self._CLEANUP] = str(done).encode()
+                    if done >= self.world_size:  # the last user removes the file
+                        os.remove(self.path)
+        except (OSError, ValueError, pickle.UnpicklingError, EOFError):
+            pass  # at interpreter exit or with the file already gone: nothing to clean up
+        finally:
+            self._fd = None
             os.close(fd)
+
+    def num_keys(self):
+        with self._locked(False) as d:
+            return len(d) - (self._CLEANUP in d)
 
     def _read(self):
         os.lseek(self._fd, 0, os.SEEK_SET)
