@@ -163,3 +163,47 @@ def test_tensor_stft_istft_methods():
     np.testing.assert_allclose(spec.numpy(), ref.numpy(), atol=1e-10)
     back = spec.istft(64, hop_length=16, window=w, length=400)
     np.testing.assert_allclose(back.numpy(), x.numpy(), atol=1e-10)
+
+
+# ---- torch.utils._pytree / torch.utils.model_zoo -----------------------------------------------
+
+
+def test_pytree_flatten_unflatten_map_as_torch():
+    import collections
+
+    import torch.utils._pytree as TP
+
+    import oneflow_like.utils._pytree as P
+
+    Pt = collections.namedtuple("Pt", "x y")
+    tree = {"a": [1, (2, 3)], "b": Pt(4, {"c": 5}), "d": collections.OrderedDict(e=6), "f": None}
+    leaves, spec = P.tree_flatten(tree)
+    assert leaves == TP.tree_flatten(tree)[0] == [1, 2, 3, 4, 5, 6, None]
+    assert P.tree_unflatten(leaves, spec) == tree and spec.num_leaves == 7
+    assert P.tree_map(lambda v: None if v is None else v * 10, tree)["b"] == Pt(40, {"c": 50})
+    assert P.tree_map(lambda a, b: a + b, [1, {"k": 2}], [10, {"k": 20}]) == [11, {"k": 22}]
+    assert P.tree_map_only(int, str, (1, 2.0, [3])) == ("1", 2.0, ["3"])
+    assert P.tree_all(lambda v: v > 0, [1, (2,)]) and not P.tree_any(lambda v: v > 5, [1, (2,)])
+    assert P.tree_structure([1, 2]) == P.tree_structure([3, 4]) != P.tree_structure((3, 4))
+    with pytest.raises(
+        ValueError, match="has length 2 but the spec refers to a pytree that holds 7"
+    ):
+        P.tree_unflatten([1, 2], spec)
+    with pytest.raises(ValueError, match="different structures"):
+        P.tree_map(lambda a, b: a, [1, 2], [1])
+
+    class Box:
+        def __init__(self, v):
+            self.v = v
+
+    P.register_pytree_node(Box, lambda b: ([b.v], None), lambda c, _: Box(c[0]))
+    out = P.tree_map(lambda t: t + 1, [Box(flow.ones(2))])
+    assert isinstance(out[0], Box) and out[0].v.tolist() == [2.0, 2.0]
+    with pytest.raises(ValueError, match="already registered"):
+        P.register_pytree_node(Box, lambda b: ([b.v], None), lambda c, _: Box(c[0]))
+
+
+def test_model_zoo_load_url_is_hub_loader():
+    from oneflow_like.utils import model_zoo
+
+    assert model_zoo.load_url is flow.hub.load_state_dict_from_url
