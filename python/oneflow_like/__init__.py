@@ -201,7 +201,7 @@ Tensor.stft = lambda self, *args, **kwargs: stft(self, *args, **kwargs)
 Tensor.istft = lambda self, *args, **kwargs: istft(self, *args, **kwargs)
 Tensor.stft.__doc__, Tensor.istft.__doc__ = stft.__doc__, istft.__doc__
 # torch.futures, torch.quasirandom, torch.version and torch.multiprocessing as attributes.
-from . import futures, multiprocessing, quasirandom, version  # noqa: E402,F401
+from . import futures, fx, multiprocessing, quasirandom, version  # noqa: E402,F401
 
 
 def __getattr__(name):
