@@ -207,3 +207,19 @@ def test_model_zoo_load_url_is_hub_loader():
     from oneflow_like.utils import model_zoo
 
     assert model_zoo.load_url is flow.hub.load_state_dict_from_url
+
+
+def test_autograd_profiler_legacy_api():
+    with flow.autograd.profiler.profile(record_shapes=True) as prof:
+        with flow.autograd.profiler.record_function("forward_pass"):
+            y = flow.nn.Linear(8, 4)(flow.randn(3, 8)).sum()
+        y.backward()
+    names = [e.key for e in prof.key_averages()]
+    assert "forward_pass" in names and "matmul" in names
+    assert prof.self_cpu_time_total > 0 and len(prof.function_events) > 0
+    table = prof.table(sort_by="self_cpu_time_total", row_limit=5)
+    assert "Self CPU time total" in table and "Name" in table
+    with flow.autograd.profiler.profile(enabled=False) as off:
+        flow.ones(2) + 1
+    with pytest.raises(RuntimeError, match="no trace yet"):
+        off.key_averages()

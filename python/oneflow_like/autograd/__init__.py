@@ -257,6 +257,7 @@ from .anomaly_mode import (  # noqa: E402,F401  (issue 19)
 )
 from . import graph  # noqa: E402,F401  (torch.autograd.graph)
 from . import forward_ad  # noqa: E402,F401  (torch.autograd.forward_ad)
+from . import profiler  # noqa: E402,F401  (torch.autograd.profiler, the legacy API)
 from . import gradcheck as _gradcheck_module  # noqa: E402
 from .gradcheck import GradcheckError, gradgradcheck  # noqa: E402,F401
 
