@@ -191,6 +191,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                     f"{fn}: `{name}` must only return Tensors, got type {type(ts[0]).__name__}"
                 )
             if od is None:
+                # an output the samples share (the same tensor, or equal values: the loop cannot
+                # tell a result independent of the mapped inputs otherwise) is returned as is
+                if not all(t is ts[0] or flow.equal(t, ts[0]) for t in ts[1:]):
+                    raise ValueError(_vmap_rules.out_dim_none_error(func))
                 stacked.append(ts[0])
             else:
                 stacked.append(flow.stack(ts, dim=od))
