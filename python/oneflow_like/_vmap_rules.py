@@ -13,7 +13,10 @@ An op without a rule runs once per sample (with a one-time warning naming it); a
 result does not have the recorded sample shape and dtype also falls back to that, so a missing
 or wrong rule costs speed, never a wrong shape. `run` returns None when the function cannot be
 recorded (data-dependent Python control flow, .item(), in-place writes into inputs or captured
-tensors): vmap then runs its per-sample loop.
+tensors): vmap then runs its per-sample loop. Ops whose output shape depends on values
+(masked_select, nonzero, boolean masks) raise torch's errors when fed a recorded tensor.
+Recorded traces are cached (_cached_record: the key is what the recording read, as
+torch.compile's guards).
 """
 import warnings
 
@@ -724,96 +727,123 @@ def _rnn_seq(ctx, attrs, args):
 
 
 def _rnn_seq_grad(ctx, attrs, args):
-    """rnn_seq_grad (x, hx, [cx,] weights..., dy, dhy, [dcy]) -> (dx, dhx, [dcx], dweights...).
-    The op sums the weight gradients over its batch, so where they are used (per-sample
-    gradients) they come from the network rerun with per-sample weight copies and differentiated
-    by the autograd engine, batched matmuls and the fused cells over all samples at once; where
-    they are not, the op runs with the batch folded into N."""
+    """rnn_seq_grad (x, hx, [cx,] weights..., dy, dhy, [dcy]) -> (dx, dhx, [dcx], dweights...),
+    the batch folded into N. The op sums the weight gradients over its batch: where they are used
+    (per-sample gradients) every gradient comes from _rnn_per_sample_grads instead."""
     _rnn_seq_check(ctx, attrs)
-    lstm = attrs["mode"] == "LSTM"
-    n_state = 2 if lstm else 1
+    n_state = 2 if attrs["mode"] == "LSTM" else 1
     n_w = len(args) - 2 * (1 + n_state)
-    fwd = args[: 1 + n_state + n_w]
-    grads = args[1 + n_state + n_w :]
-    weights_used = any(v in ctx.used for v in ctx.outs[1 + n_state :])
-    if not weights_used and not any(b for _, b in fwd[1 + n_state :]):
-        ins = [_seq_layout(ctx, t, b) for t, b in fwd[: 1 + n_state]]
-        ins += [t for t, _ in fwd[1 + n_state :]]
-        ins += [_seq_layout(ctx, t, b) for t, b in grads]
-        outs = ctx.call(ins)
+    fwd, grads = args[: 1 + n_state + n_w], args[1 + n_state + n_w :]
+    if any(b for _, b in fwd[1 + n_state :]):
+        raise _Cant()  # per-sample weights
+    states = [_seq_layout(ctx, t, b) for t, b in fwd[: 1 + n_state]]
+    weights = [t for t, _ in fwd[1 + n_state :]]
+    dys = [_seq_layout(ctx, t, b) for t, b in grads]
+    if any(v in ctx.used for v in ctx.outs[1 + n_state :]):
+        if attrs["dropout"] and attrs["train"] and attrs["num_layers"] > 1:
+            raise _Cant()  # the rerun cannot draw the op's dropout masks
+        outs = _rnn_per_sample_grads(ctx, attrs, states, weights, dys)
         res = [_seq_unfold(ctx, o) for o in outs[: 1 + n_state]]
-        res += [o.unsqueeze(0).expand((ctx.B,) + tuple(o.shape)) for o in outs[1 + n_state :]]
-        return _finish(ctx, res)
-    if attrs["dropout"] and attrs["train"] and attrs["num_layers"] > 1:
-        raise _Cant()  # the rerun cannot draw the op's dropout masks
-    leaves = [_bat(ctx, t, b).detach().requires_grad_(True) for t, b in fwd]
-    with flow.enable_grad():
-        outs = _rnn_rerun(
-            attrs, leaves[0], leaves[1], leaves[2] if lstm else None, leaves[1 + n_state :]
-        )
-        gs = flow.autograd.grad(
-            outs, leaves, [_bat(ctx, t, b) for t, b in grads], allow_unused=True
-        )
-    res = [flow.zeros_like(x) if g is None else g for g, x in zip(gs, leaves)]
+        return _finish(ctx, res + outs[1 + n_state :])
+    outs = ctx.call(states + weights + dys)
+    res = [_seq_unfold(ctx, o) for o in outs[: 1 + n_state]]
+    res += [o.unsqueeze(0).expand((ctx.B,) + tuple(o.shape)) for o in outs[1 + n_state :]]
     return _finish(ctx, res)
 
 
-def _rnn_rerun(attrs, x, hx, cx, weights):
-    """The network of rnn_seq on batched tensors: x [B, T, N, I], hx/cx [B, L*D, N, H], each
-    weight [B, ...] (its own per sample). Returns (y, hy[, cy]) batched."""
+def _per_sample_outer(ctx, dz, z):
+    """Each sample's sum over steps and rows of dz^T z: dz [T, B*N, G], z [T, B*N, F] ->
+    [B, G, F] (one batched GEMM)."""
+    T, G, Fz = dz.shape[0], dz.shape[-1], z.shape[-1]
+    dz = dz.reshape(T, ctx.B, -1, G).permute(1, 3, 0, 2).reshape(ctx.B, G, -1)
+    z = z.reshape(T, ctx.B, -1, Fz).permute(1, 0, 2, 3).reshape(ctx.B, -1, Fz)
+    return flow.matmul(dz, z)
+
+
+def _per_sample_sum(ctx, dz):
+    return dz.reshape(dz.shape[0], ctx.B, -1, dz.shape[-1]).sum((0, 2))
+
+
+def _rnn_per_sample_grads(ctx, attrs, states, weights, dys):
+    """Every gradient of rnn_seq, the weights' per sample: the network rerun on the folded batch
+    (shared weights: one GEMM per layer and direction for the inputs, one per step for the
+    recurrence, the fused cells) and differentiated by the autograd engine down to its gate
+    pre-activations, whose products with each sample's inputs and previous states give the
+    weight gradients (batched GEMMs over the samples). Returns (dx, dhx, [dcx]) folded, then the
+    weight gradients [B, ...] in the op's order."""
     mode, L = attrs["mode"], attrs["num_layers"]
     D = 2 if attrs["bidirectional"] else 1
-    per = (4 if attrs["has_bias"] else 2) + (1 if attrs["proj_size"] else 0)
-    T = x.shape[1]
-    layer_in = x  # [B, T, N, F]
-    hs, cs = [], []
-    for layer in range(L):
-        outs = []
-        for d in range(D):
-            k = layer * D + d
-            w = weights[k * per : (k + 1) * per]
-            w_ih, w_hh = w[0], w[1]
-            b_ih, b_hh = (w[2], w[3]) if attrs["has_bias"] else (None, None)
-            w_hr = w[-1] if attrs["proj_size"] else None
-            xw = flow.matmul(layer_in, w_ih.transpose(-1, -2).unsqueeze(1))  # [B, T, N, G*H]
-            if b_ih is not None:
-                xw = xw + b_ih.unsqueeze(1).unsqueeze(1)
-            h = hx[:, k]
-            c = cx[:, k] if cx is not None else None
-            steps = [None] * T
-            for s in range(T):
-                t = T - 1 - s if d else s
-                gh = flow.matmul(h, w_hh.transpose(-1, -2))
-                if b_hh is not None:
-                    gh = gh + b_hh.unsqueeze(1)
-                h, c = _rnn_cell(mode, xw[:, t], gh, h, c, w_hr)
-                steps[t] = h
-            outs.append(flow.stack(steps, 1))
-            hs.append(h)
-            cs.append(c)
-        layer_in = outs[0] if D == 1 else flow.cat(outs, -1)
-    res = [layer_in, flow.stack(hs, 1)]
-    if cx is not None:
-        res.append(flow.stack(cs, 1))
-    return res
+    has_bias, proj = attrs["has_bias"], attrs["proj_size"]
+    per = (4 if has_bias else 2) + (1 if proj else 0)
+    leaves = [t.detach().requires_grad_(True) for t in states]
+    x, hx = leaves[0], leaves[1]
+    cx = leaves[2] if mode == "LSTM" else None
+    T = x.shape[0]
+    record = []  # per (layer, direction): (layer input, xw, [gh], [h_prev], [h unprojected], [h])
+    with flow.enable_grad():
+        layer_in = x
+        hs, cs = [], []
+        for layer in range(L):
+            outs = []
+            for d in range(D):
+                k = layer * D + d
+                w = weights[k * per : (k + 1) * per]
+                xw = flow.matmul(layer_in, w[0].t())
+                if has_bias:
+                    xw = xw + w[2]
+                h, c = hx[k], (cx[k] if cx is not None else None)
+                rec = (layer_in, xw, [], [], [], [])
+                steps = [None] * T
+                for s in range(T):
+                    t = T - 1 - s if d else s
+                    gh = flow.matmul(h, w[1].t())
+                    if has_bias:
+                        gh = gh + w[3]
+                    rec[2].append(gh)
+                    rec[3].append(h)
+                    h, c, pre = _rnn_step(mode, xw[t], gh, h, c, w[-1] if proj else None)
+                    rec[4].append(pre)
+                    rec[5].append(h)
+                    steps[t] = h
+                record.append(rec)
+                outs.append(flow.stack(steps, 0))
+                hs.append(h)
+                cs.append(c)
+            layer_in = outs[0] if D == 1 else flow.cat(outs, -1)
+        results = [layer_in, flow.stack(hs, 0)] + ([flow.stack(cs, 0)] if cx is not None else [])
+        wrt = list(leaves)
+        for rec in record:
+            wrt += [rec[1]] + rec[2] + (rec[5] if proj else [])
+        gs = flow.autograd.grad(results, wrt, dys, allow_unused=True)
+    gs = [flow.zeros_like(w) if g is None else g for g, w in zip(gs, wrt)]
+    out = gs[: len(leaves)]
+    i = len(leaves)
+    for layer_in, _, _, h_prev, h_pre, _ in record:
+        dxw, dgh = gs[i], flow.stack(gs[i + 1 : i + 1 + T], 0)  # dgh in the steps' order
+        i += 1 + T
+        out.append(_per_sample_outer(ctx, dxw, layer_in))
+        out.append(_per_sample_outer(ctx, dgh, flow.stack(h_prev, 0)))
+        if has_bias:
+            out += [_per_sample_sum(ctx, dxw), _per_sample_sum(ctx, dgh)]
+        if proj:
+            dh = flow.stack(gs[i : i + T], 0)
+            i += T
+            out.append(_per_sample_outer(ctx, dh, flow.stack(h_pre, 0)))
+    return [o.detach() for o in out]
 
 
-def _rnn_cell(mode, xw, gh, h, c, w_hr):
-    """One step on [B, N, *] tensors (the fused cells where the dtype has them)."""
-    shape = tuple(h.shape)
+def _rnn_step(mode, xw, gh, h, c, w_hr):
+    """One step on folded [B*N, *] rows with the fused cells: (h', c' or None, h' before the
+    projection)."""
     if mode == "LSTM":
-        gates = (xw + gh).reshape(-1, xw.shape[-1])
-        hn, cn = _C._fused_lstm_cell(gates, c.reshape(-1, c.shape[-1]))
-        hn, cn = hn.reshape(tuple(c.shape)), cn.reshape(tuple(c.shape))
-        if w_hr is not None:
-            hn = flow.matmul(hn, w_hr.transpose(-1, -2))
-        return hn, cn
+        hn, cn = _C._fused_lstm_cell(xw + gh, c)
+        return (hn if w_hr is None else flow.matmul(hn, w_hr.t())), cn, hn
     if mode == "GRU":
-        f = xw.shape[-1]
-        hn = _C._fused_gru_cell(xw.reshape(-1, f), gh.reshape(-1, f), h.reshape(-1, shape[-1]))
-        return hn.reshape(shape), None
+        hn = _C._fused_gru_cell(xw, gh, h)
+        return hn, None, hn
     pre = xw + gh
-    return (flow.tanh(pre) if mode == "RNN_TANH" else flow.relu(pre)), None
+    hn = flow.tanh(pre) if mode == "RNN_TANH" else flow.relu(pre)
+    return hn, None, hn
 
 
 def _sdpa(ctx, attrs, args):

@@ -16,8 +16,11 @@
   recorded (.item(), Python branches on tensor values, in-place writes into its inputs) runs
   once per index of the mapped dimension and stacks the results. Values and gradients are those
   of torch.vmap. randomness="error" (the default) raises if the function draws random numbers,
-  "same" gives every sample the same draws, "different" independent ones. jacrev and jacfwd
-  vmap their vector-Jacobian products over basis vectors.
+  "same" gives every sample the same draws, "different" independent ones. out_dims=None is for
+  outputs that do not depend on the mapped inputs (a batched one raises, as torch 2.x). The
+  recorded trace is cached per function and input signature (_vmap_rules.py), so calling
+  vmap(grad(f)) every training step records f once. jacrev and jacfwd vmap their
+  vector-Jacobian products over basis vectors.
 - functional_call, stack_module_state: for model ensembling with vmap.
 """
 import oneflow_like as flow

@@ -694,14 +694,14 @@ def test_rnn_seq_forward_and_per_sample_gradients(kind, kw):
     net = getattr(flow.nn, kind)(3, 4, batch_first=True, **kw)
     params = {k: v.detach() for k, v in net.named_parameters()}
     x = t(arr(5, 6, 3, seed=66))
-    check(lambda a: net(a.unsqueeze(0))[0], x, tol=1e-5)
-    check(lambda a: net(a)[1], x, tol=1e-5)  # unbatched sample: h_n
+    check(lambda a: net(a.unsqueeze(0))[0], x)
+    check(lambda a: net(a)[1], x)  # unbatched sample: h_n
 
     def loss(p, a):
         out = ff.functional_call(net, p, (a.unsqueeze(0),))[0]
         return out.tanh().sum()
 
-    check(ff.grad(loss, argnums=(0, 1)), params, x, in_dims=(None, 0), tol=1e-5)
+    check(ff.grad(loss, argnums=(0, 1)), params, x, in_dims=(None, 0))
 
 
 def test_rnn_cells_and_their_gradients():
@@ -737,7 +737,7 @@ def test_scaled_dot_product_attention_fused_and_backward():
     layer = flow.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
     params = {k_: p.detach() for k_, p in layer.named_parameters()}
     loss = lambda p, a: ff.functional_call(layer, p, (a.unsqueeze(0),)).square().sum()  # noqa
-    check(ff.grad(loss), params, q[:, 0], in_dims=(None, 0), tol=1e-5)
+    check(ff.grad(loss), params, q[:, 0], in_dims=(None, 0))
 
 
 def test_dropout_family_batched():
@@ -846,3 +846,51 @@ def test_trace_cache_guards_globals_module_attributes_and_random_ops():
     d = ff.vmap(lambda a: F.dropout(a, 0.5), randomness="different")
     ones = flow.ones(4, 200)
     assert not flow.equal(d(ones), d(ones))
+
+
+def test_rnn_input_gradients_fold_and_lstm_against_torch():
+    flow.manual_seed(2)
+    net = flow.nn.LSTM(3, 4, batch_first=True)
+    x = t(arr(5, 6, 3, seed=83))
+    # only the input's gradient: rnn_seq_grad runs once with the batch folded into N
+    check(ff.grad(lambda a: net(a.unsqueeze(0))[0].tanh().sum()), x)
+    tnet = torch.nn.LSTM(3, 4, batch_first=True)
+    with torch.no_grad():
+        for (_, tp), (_, p) in zip(tnet.named_parameters(), net.named_parameters()):
+            tp.copy_(torch.tensor(p.detach().numpy()))
+    params = {k: v.detach() for k, v in net.named_parameters()}
+
+    def loss(p, a):
+        return ff.functional_call(net, p, (a.unsqueeze(0),))[0].tanh().sum()
+
+    got = check(ff.grad(loss), params, x, in_dims=(None, 0))
+    # functorch 1.13 cannot vmap nn.LSTM's per-sample gradients: torch.autograd per sample
+    xt = torch.tensor(x.numpy())
+    names = [k for k, _ in tnet.named_parameters()]
+    per = [
+        torch.autograd.grad(tnet(xt[i].unsqueeze(0))[0].tanh().sum(), list(tnet.parameters()))
+        for i in range(5)
+    ]
+    ref = {k: torch.stack([g[j] for g in per]) for j, k in enumerate(names)}
+    for k in params:
+        np.testing.assert_allclose(got[k].numpy(), ref[k].numpy(), 1e-5, 1e-6)
+
+
+def test_attention_dropout_and_nested_vmap_of_new_rules():
+    q = t(arr(4, 3, 6, 8, seed=84))
+    f = lambda a: F.scaled_dot_product_attention(a, a, a, dropout_p=0.3)  # noqa: E731
+    out = ff.vmap(f, randomness="different")(q)
+    assert _vmap_rules.last_run["fallback_ops"] == [] and not flow.equal(out[0], out[1])
+    # "same": one seed, every sample the loop's mask (the op runs per sample)
+    flow.manual_seed(4)
+    with pytest.warns(UserWarning, match="_scaled_dot_product_flash_attention"):
+        got = ff.vmap(f, randomness="same")(q)
+    assert _vmap_rules.last_run["fallback_ops"] == ["_scaled_dot_product_flash_attention"]
+    flow.manual_seed(4)
+    same(got, loop(f, q, randomness="same"))
+    # vmap(vmap(f)) through the new rules
+    check(ff.vmap(lambda a: F.scaled_dot_product_attention(a, a, a, is_causal=True)), q)
+    idx = flow.tensor(np.random.default_rng(6).integers(0, 6, size=(4, 3, 2)))
+    check(ff.vmap(lambda a, i: a[i]), q, idx)
+    check(ff.vmap(lambda a: F.batch_norm(a, None, None, training=True)), q)
+    check(ff.vmap(ff.grad(lambda a: flow.linalg.det(a[:, :6]))), q, tol=1e-5)
