@@ -18,6 +18,7 @@ tensors): vmap then runs its per-sample loop. Ops whose output shape depends on 
 Recorded traces are cached (_cached_record: the key is what the recording read, as
 torch.compile's guards).
 """
+import sys
 import warnings
 
 import oneflow_like as flow
@@ -482,9 +483,12 @@ class DynamicShapeError(RuntimeError):
 def _dynamic_guard(fn, name):
     """fn raising torch's dynamic-shape error where the tensor its output's shape depends on
     (masked_select's mask, nonzero's input, a boolean index) is recorded (lazy): it is computed
-    from the vmapped inputs, so each sample would get its own shape."""
+    from the vmapped inputs, so each sample would get its own shape. Calls from the library's
+    own modules pass through."""
 
     def guarded(*a, **kw):
+        if sys._getframe(1).f_globals.get("__name__", "").startswith("oneflow_like."):
+            return fn(*a, **kw)  # the library's own use: its op records (or fails) as before
         if name == "masked_select":
             dep = [kw.get("mask", a[1] if len(a) > 1 else None)]
         elif name == "nonzero":
