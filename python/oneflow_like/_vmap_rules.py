@@ -298,9 +298,14 @@ def _pool(rank):
 
 
 def _group_conv_layout(ctx, t):
-    """[B, N, C, *] -> [N, B*C, *]."""
+    """[B, N, C, *] -> [N, B*C, *] (conv groups, batch_norm's channels, rnn_seq's N)."""
     t = t.movedim(0, 1)
     return t.reshape((t.shape[0], -1) + tuple(t.shape[3:]))
+
+
+def _ungroup(ctx, y):
+    """[N, B*C, *] -> [B, N, C, *]: _group_conv_layout undone."""
+    return y.reshape((y.shape[0], ctx.B, -1) + tuple(y.shape[2:])).movedim(1, 0)
 
 
 def _conv(ctx, attrs, args):
@@ -319,8 +324,7 @@ def _conv(ctx, attrs, args):
     if bias is not None:
         ins.append(_bat(ctx, *bias).reshape(-1))
     y = ctx.call(ins, groups=attrs["groups"] * ctx.B)[0]
-    y = y.reshape((y.shape[0], ctx.B, -1) + tuple(y.shape[2:])).movedim(1, 0)
-    return _finish(ctx, [y])
+    return _finish(ctx, [_ungroup(ctx, y)])
 
 
 def _conv_grad_input(ctx, attrs, args):
@@ -335,9 +339,7 @@ def _conv_grad_input(ctx, attrs, args):
         "groups": attrs["groups"] * ctx.B,
         "input_shape": [shape[0], ctx.B * shape[1]] + shape[2:],
     }
-    gx = ctx.call(ins, **kw)[0]
-    gx = gx.reshape((gx.shape[0], ctx.B, -1) + tuple(gx.shape[2:])).movedim(1, 0)
-    return _finish(ctx, [gx])
+    return _finish(ctx, [_ungroup(ctx, ctx.call(ins, **kw)[0])])
 
 
 def _conv_grad_weight(ctx, attrs, args):
@@ -649,18 +651,8 @@ def _batch_norm(ctx, attrs, args):
             res.append((o, False))
         return res
     x = _bat(ctx, x, xb)
-    outs = ctx.call([_channels_in(ctx, x)] + [_per_channel(ctx, t, b) for t, b in args[1:]])
-    return _finish(ctx, [_channels_out(ctx, outs[0])] + outs[1:])
-
-
-def _channels_in(ctx, x):
-    """[B, N, C, *] -> [N, B*C, *]."""
-    return _group_conv_layout(ctx, x)
-
-
-def _channels_out(ctx, y):
-    """[N, B*C, *] -> [B, N, C, *]."""
-    return y.reshape((y.shape[0], ctx.B, -1) + tuple(y.shape[2:])).movedim(1, 0)
+    outs = ctx.call([_group_conv_layout(ctx, x)] + [_per_channel(ctx, t, b) for t, b in args[1:]])
+    return _finish(ctx, [_ungroup(ctx, outs[0])] + outs[1:])
 
 
 def _per_channel(ctx, t, b):
@@ -672,10 +664,10 @@ def _batch_norm_grad(ctx, attrs, args):
     """batch_norm_grad (dy, x, weight, mean, invstd) -> (dx, dweight, dbias) in the channel
     layout of training-mode batch_norm (eval too): the affine gradients come out per sample."""
     dy, x = (_bat(ctx, t, b) for t, b in args[:2])
-    ins = [_channels_in(ctx, dy), _channels_in(ctx, x)]
+    ins = [_group_conv_layout(ctx, dy), _group_conv_layout(ctx, x)]
     ins += [_per_channel(ctx, t, b) for t, b in args[2:]]
     outs = ctx.call(ins)
-    return _finish(ctx, [_channels_out(ctx, outs[0])] + outs[1:])
+    return _finish(ctx, [_ungroup(ctx, outs[0])] + outs[1:])
 
 
 _BN_RUNNING_STATS = (
@@ -701,13 +693,8 @@ def _cell(ctx, attrs, args):
 
 def _seq_layout(ctx, t, b):
     """A sample [T, N, F] (x, dy) or [L*D, N, H] (states) with the batch folded into N:
-    [T, B*N, F]."""
-    t = _bat(ctx, t, b).movedim(0, 1)
-    return t.reshape((t.shape[0], -1) + tuple(t.shape[3:]))
-
-
-def _seq_unfold(ctx, y):
-    return y.reshape((y.shape[0], ctx.B, -1) + tuple(y.shape[2:])).movedim(1, 0)
+    [T, B*N, F] (_ungroup undoes it)."""
+    return _group_conv_layout(ctx, _bat(ctx, t, b))
 
 
 def _rnn_seq_check(ctx, attrs):
@@ -727,7 +714,7 @@ def _rnn_seq(ctx, attrs, args):
         raise _Cant()
     ins = [_seq_layout(ctx, t, b) for t, b in args[: 1 + n_state]]
     outs = ctx.call(ins + [t for t, _ in args[1 + n_state :]])
-    return _finish(ctx, [_seq_unfold(ctx, o) for o in outs])
+    return _finish(ctx, [_ungroup(ctx, o) for o in outs])
 
 
 def _rnn_seq_grad(ctx, attrs, args):
@@ -747,10 +734,10 @@ def _rnn_seq_grad(ctx, attrs, args):
         if attrs["dropout"] and attrs["train"] and attrs["num_layers"] > 1:
             raise _Cant()  # the rerun cannot draw the op's dropout masks
         outs = _rnn_per_sample_grads(ctx, attrs, states, weights, dys)
-        res = [_seq_unfold(ctx, o) for o in outs[: 1 + n_state]]
+        res = [_ungroup(ctx, o) for o in outs[: 1 + n_state]]
         return _finish(ctx, res + outs[1 + n_state :])
     outs = ctx.call(states + weights + dys)
-    res = [_seq_unfold(ctx, o) for o in outs[: 1 + n_state]]
+    res = [_ungroup(ctx, o) for o in outs[: 1 + n_state]]
     res += [o.unsqueeze(0).expand((ctx.B,) + tuple(o.shape)) for o in outs[1 + n_state :]]
     return _finish(ctx, res)
 

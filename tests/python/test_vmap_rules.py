@@ -894,3 +894,13 @@ def test_attention_dropout_and_nested_vmap_of_new_rules():
     check(ff.vmap(lambda a, i: a[i]), q, idx)
     check(ff.vmap(lambda a: F.batch_norm(a, None, None, training=True)), q)
     check(ff.vmap(ff.grad(lambda a: flow.linalg.det(a[:, :6]))), q, tol=1e-5)
+
+
+def test_eval_batch_norm_per_sample_affine_gradients():
+    x, w, b = t(arr(4, 6, 3, 5, seed=85)), t(arr(3, seed=86)), t(arr(3, seed=87))
+    rm, rv = t(arr(3, seed=88)), t(arr(3, seed=89, low=0.5, high=1.5))
+
+    def f(a, ww, bb):
+        return F.batch_norm(a, rm, rv, ww, bb, training=False).exp().sum()
+
+    check_grad(f, x, w, b, in_dims=(0, None, None), argnums=(0, 1, 2))
