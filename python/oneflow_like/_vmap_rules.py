@@ -1149,6 +1149,8 @@ def _cached_record(func, leaves, dims, spec, kwargs, randomness, unflatten):
         return _CACHE[key[0]][0]
     cache_stats["misses"] += 1
     rec = _record(func, leaves, dims, spec, kwargs, unflatten)
+    if not isinstance(rec, str):
+        rec = rec + ({},)  # (trace, output spec, its plan: filled by the first run)
     if key is not None and (isinstance(rec, str) or _cacheable(rec[0])):
         _CACHE[key[0]] = (rec, key[1])
         while len(_CACHE) > _CACHE_SIZE:
@@ -1174,9 +1176,10 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn):
         last_run.clear()
         last_run.update(path="loop", reason=rec, fallback_ops=[])
         return None
-    trace, out_spec = rec
-    ops, flags, values = trace.ops(), trace.op_flags(), trace.values()
-    names = {op[0] for op in ops}
+    trace, out_spec, plan = rec
+    if not plan:
+        plan.update(_plan(trace, dims, leaves))
+    ops, flags, values, names = plan["ops"], plan["flags"], plan["values"], plan["names"]
     if randomness == "error" and names & (_RANDOM | _RANDOM_INPLACE):
         raise RuntimeError(
             "vmap: called random operation while in randomness error mode. Please either use the "
@@ -1189,25 +1192,18 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn):
         last_run.clear()
         last_run.update(path="loop", reason="random op drawn per sample", fallback_ops=[])
         return None
-    producer = {}
-    for i, (_, _, _, outs) in enumerate(ops):
-        for v in outs:
-            producer[v] = i
-    _check_running_stats(ops, flags, values, dims, leaves)
-    for i, ((op, _, ins, _), (inplace, _, _)) in enumerate(zip(ops, flags)):
-        if not inplace:
-            continue
-        tv = ins[0] if ins else None
-        if tv is None or values[tv][0] != "op" or ops[producer[tv]][0] in _VIEWS:
-            flow.set_rng_state(start_state)
-            last_run.clear()
-            last_run.update(path="loop", reason=f"in-place {op} into an input", fallback_ops=[])
-            return None
+    if plan["running_stats"]:
+        raise RuntimeError(_BN_RUNNING_STATS)
+    if plan["inplace_input"]:
+        flow.set_rng_state(start_state)
+        last_run.clear()
+        last_run.update(path="loop", reason=plan["inplace_input"], fallback_ops=[])
+        return None
     ctx = _Ctx(trace, size, randomness)
-    ctx.used = {v for op in ops for v in op[2]} | set(trace.output_values())
+    ctx.used = plan["used"]
     env = {}
     tensor_leaves = [(x, d) for x, d in zip(leaves, dims) if isinstance(x, flow.Tensor)]
-    captured = trace.captured()
+    captured = plan["captured"]
     for v, (kind, _, _, idx) in enumerate(values):
         if kind == "input":
             x, d = tensor_leaves[idx]
@@ -1246,7 +1242,7 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn):
                 res = _per_sample(ctx, args, name=op)
         for v, r in zip(outs, res):
             env[v] = r
-    out_vals = [env[v] for v in trace.output_values()]
+    out_vals = [env[v] for v in plan["outputs"]]
     odims = _broadcast_dims(
         out_dims, _unflatten([t for t, _ in out_vals], out_spec), fn, "out_dims"
     )
@@ -1273,10 +1269,39 @@ def out_dim_none_error(func):
     return f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None"
 
 
-def _check_running_stats(ops, flags, values, dims, leaves):
-    """torch's error for training-mode batch_norm on a batched input whose running statistics
-    (unbatched: captured buffers, or inputs not mapped over) it updates in place from the batch
-    statistics."""
+def _plan(trace, dims, leaves):
+    """What run reads of a trace, computed once per cached trace (the key fixes dims): its ops,
+    flags, values, op names, captured tensors, outputs, the values some op reads, whether
+    training batch_norm would update unbatched running statistics, and why the function must
+    run the loop (an in-place write into an input or a captured tensor), if it must."""
+    ops, flags, values = trace.ops(), trace.op_flags(), trace.values()
+    outputs = trace.output_values()
+    producer = {v: i for i, op in enumerate(ops) for v in op[3]}
+    inplace_input = ""
+    for (op, _, ins, _), (inplace, _, _) in zip(ops, flags):
+        if not inplace:
+            continue
+        tv = ins[0] if ins else None
+        if tv is None or values[tv][0] != "op" or ops[producer[tv]][0] in _VIEWS:
+            inplace_input = f"in-place {op} into an input"
+            break
+    return {
+        "ops": ops,
+        "flags": flags,
+        "values": values,
+        "names": {op[0] for op in ops},
+        "captured": trace.captured(),
+        "outputs": outputs,
+        "used": {v for op in ops for v in op[2]} | set(outputs),
+        "running_stats": _updates_running_stats(ops, flags, values, dims, leaves),
+        "inplace_input": inplace_input,
+    }
+
+
+def _updates_running_stats(ops, flags, values, dims, leaves):
+    """Whether training-mode batch_norm on a batched input updates in place, from the batch
+    statistics, running statistics that are unbatched (captured buffers, or inputs not mapped
+    over): torch raises then."""
     tensor_dims = [d for x, d in zip(leaves, dims) if isinstance(x, flow.Tensor)]
     batched = {
         v
@@ -1286,11 +1311,12 @@ def _check_running_stats(ops, flags, values, dims, leaves):
     stats = set()
     for (op, attrs, ins, outs), (inplace, _, _) in zip(ops, flags):
         if inplace and ins and ins[0] not in batched and any(v in stats for v in ins[1:]):
-            raise RuntimeError(_BN_RUNNING_STATS)
+            return True
         if any(v in batched for v in ins):
             batched.update(outs)
             if op == "batch_norm" and attrs["training"]:
                 stats.update(outs[1:])
+    return False
 
 
 def _dtype_name(dt):
