@@ -1,7 +1,10 @@
 """flow.func.vmap with batching rules against its per-sample loop, a hand-batched computation and
 torch 1.13's functorch (when importable): per-sample gradients of an MLP (784-256-10) and a small
-CNN at batch 64 and 256, and jacrev of a 100->100 function. Milliseconds per call (median of
-interleaved repeats) and the speed-up of vmap over the loop.
+CNN at batch 64 and 256, of a small LSTM (16->32, 20 steps) and a small Transformer encoder layer
+(d 32, 4 heads, 16 tokens) at batch 64, and jacrev of a 100->100 function. Milliseconds per call
+(median of interleaved repeats) and the speed-up of vmap over the loop. Then the trace cache:
+vmap(grad(f)) of the MLP at batch 8 called 100 times, recording the function on every call
+(the cache off) against recording it once, and the same for the LSTM and a small function.
 
     make build && PYTHONPATH=python OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 benchmarks/bench_vmap.py [--quick]
 """
@@ -14,7 +17,7 @@ from _common import QUICK, import_torch, interleaved, per_call  # noqa: E402
 import oneflow_like as flow  # noqa: E402
 import oneflow_like.nn.functional as F  # noqa: E402
 from oneflow_like import _vmap_rules  # noqa: E402
-from oneflow_like.func import grad, jacrev, vmap  # noqa: E402
+from oneflow_like.func import functional_call, grad, jacrev, vmap  # noqa: E402
 
 torch = import_torch()
 try:
@@ -90,6 +93,52 @@ def manual_cnn(p, x, y):
     return dict(zip(w, flow.autograd.grad(loss, list(w.values()))))
 
 
+def seq_case(kind, B):
+    """(flow module, torch module or None, inputs, targets, loss(F_, module_call, x, y)) of a small
+    sequence model with the same weights on both sides."""
+    flow.manual_seed(0)
+    if kind == "lstm":
+        m = flow.nn.LSTM(16, 32, batch_first=True)
+        x = flow.randn(B, 20, 16)
+        tm = torch.nn.LSTM(16, 32, batch_first=True) if torch is not None else None
+    else:
+        m = flow.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True)
+        x = flow.randn(B, 16, 32)
+        tm = (
+            torch.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True)
+            if torch is not None
+            else None
+        )
+    if tm is not None:
+        with torch.no_grad():
+            for (_, tp), (_, p) in zip(tm.named_parameters(), m.named_parameters()):
+                tp.copy_(torch.from_numpy(p.detach().numpy()))
+    return m, tm, x, flow.randn(*x.shape[:1], *((32,) if kind == "lstm" else x.shape[1:]))
+
+
+def seq_loss(kind, out, y):
+    if kind == "lstm":
+        return ((out[0][:, -1] - y) ** 2).mean()
+    return ((out - y) ** 2).mean()
+
+
+def vmap_and_loop(f, args, sync):
+    """The measurements of the vmapped f with its batching rules and as its per-sample loop."""
+
+    def run_vmap():
+        _vmap_rules.enabled = True
+        return per_call(lambda: sync(f(*args)), lambda: None, 2)
+
+    def run_loop():
+        _vmap_rules.enabled = False
+        try:
+            return per_call(lambda: sync(f(*args)), lambda: None, 1)
+        finally:
+            _vmap_rules.enabled = True
+
+    return run_vmap, run_loop
+
+
 def fn100(x, W):
     return (W @ x).tanh() * x
 
@@ -114,17 +163,7 @@ def main():
             x = flow.randn(B, *shape)
             y = flow.randint(0, 10, (B,))
             f = vmap(grad(lambda p_, x_, y_: loss(F, p_, x_, y_)), in_dims=(None, 0, 0))
-
-            def run_vmap():
-                _vmap_rules.enabled = True
-                return per_call(lambda: sync(f(p, x, y)), lambda: None, 2)
-
-            def run_loop():
-                _vmap_rules.enabled = False
-                try:
-                    return per_call(lambda: sync(f(p, x, y)), lambda: None, 1)
-                finally:
-                    _vmap_rules.enabled = True
+            run_vmap, run_loop = vmap_and_loop(f, (p, x, y), sync)
 
             def run_manual():
                 return per_call(lambda: sync(manual(p, x, y)), lambda: None, 2)
@@ -146,6 +185,39 @@ def main():
                 repeats,
             )
             rows.append((f"per-sample grads, {model}, batch {B}", r))
+    for kind, label in (("lstm", "LSTM 16->32, 20 steps"), ("tf", "Transformer layer d32")):
+        B = 64
+        m, tm, x, y = seq_case(kind, B)
+        p = {k: v.detach() for k, v in m.named_parameters()}
+        f = vmap(
+            grad(
+                lambda p_, x_, y_: seq_loss(
+                    kind, functional_call(m, p_, (x_.unsqueeze(0),)), y_.unsqueeze(0)
+                )
+            ),
+            in_dims=(None, 0, 0),
+        )
+        run_vmap, run_loop = vmap_and_loop(f, (p, x, y), sync)
+
+        run_torch = None
+        if tm is not None and functorch is not None:
+            tp = {k: v.detach() for k, v in tm.named_parameters()}
+            tx, ty = torch.from_numpy(x.numpy()), torch.from_numpy(y.numpy())
+            call = torch.nn.utils.stateless.functional_call
+            tf = functorch.vmap(
+                functorch.grad(
+                    lambda p_, x_, y_: seq_loss(
+                        kind, call(tm, p_, (x_.unsqueeze(0),)), y_.unsqueeze(0)
+                    )
+                ),
+                in_dims=(None, 0, 0),
+            )
+
+            def run_torch():
+                return per_call(lambda: tf(tp, tx, ty), lambda: None, 2)
+
+        r = interleaved({"vmap": run_vmap, "loop": run_loop, "functorch": run_torch}, repeats)
+        rows.append((f"per-sample grads, {label}, batch {B}", r))
     W = flow.randn(100, 100) * 0.1
     x = flow.randn(100)
     jf = jacrev(fn100)
@@ -194,6 +266,66 @@ def main():
             f"{name:46s} {ms(r.get('vmap'))} {ms(r.get('loop'))} {ms(r.get('manual'))} "
             f"{ms(r.get('functorch'))} {sp:8.1f}x"
         )
+    for label, f, args in cache_cases():
+        cached, uncached = cache_gain(f, args, 100)
+        print(
+            f"trace cache, vmap(grad({label})), batch 8, 100 calls: recorded every call "
+            f"{uncached * 1e3:.2f} ms/call, recorded once {cached * 1e3:.2f} ms/call, "
+            f"{uncached / cached:.1f}x"
+        )
+
+
+def cache_cases():
+    """(label, vmap(grad(loss)), inputs) at batch 8: a small function's, the MLP's and the
+    LSTM's."""
+    flow.manual_seed(0)
+    p = mlp_params(flow, flow.randn)
+    x, y = flow.randn(8, 784), flow.randint(0, 10, (8,))
+    mlp = vmap(grad(lambda p_, x_, y_: mlp_loss(F, p_, x_, y_)), in_dims=(None, 0, 0))
+    m, _, xs, ys = seq_case("lstm", 8)
+    ps = {k: v.detach() for k, v in m.named_parameters()}
+    lstm = vmap(
+        grad(
+            lambda p_, x_, y_: seq_loss(
+                "lstm", functional_call(m, p_, (x_.unsqueeze(0),)), y_.unsqueeze(0)
+            )
+        ),
+        in_dims=(None, 0, 0),
+    )
+    w, a = flow.randn(4, 4), flow.randn(8, 4)
+    small = vmap(grad(lambda w_, a_: (a_ @ w_).tanh().sum()), in_dims=(None, 0))
+    return [
+        ("(a @ w).tanh().sum(), 4x4", small, (w, a)),
+        ("MLP loss", mlp, (p, x, y)),
+        ("LSTM loss", lstm, (ps, xs, ys)),
+    ]
+
+
+def sync_any(out):
+    out = next(iter(out.values())) if isinstance(out, dict) else out
+    out.sum().item()
+
+
+def cache_gain(f, args, calls):
+    """Seconds per call of f (a vmap) with and without the trace cache (median of 5)."""
+
+    def side(enabled):
+        def run():
+            _vmap_rules.cache_enabled = enabled
+            try:
+                out = []
+                return per_call(
+                    lambda: out.append(f(*args)),
+                    lambda: sync_any(out[-1]),
+                    calls,
+                )
+            finally:
+                _vmap_rules.cache_enabled = True
+
+        return run
+
+    r = interleaved({"cached": side(True), "uncached": side(False)}, 5)
+    return r["cached"], r["uncached"]
 
 
 if __name__ == "__main__":

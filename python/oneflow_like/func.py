@@ -16,8 +16,11 @@
   recorded (.item(), Python branches on tensor values, in-place writes into its inputs) runs
   once per index of the mapped dimension and stacks the results. Values and gradients are those
   of torch.vmap. randomness="error" (the default) raises if the function draws random numbers,
-  "same" gives every sample the same draws, "different" independent ones. jacrev and jacfwd
-  vmap their vector-Jacobian products over basis vectors.
+  "same" gives every sample the same draws, "different" independent ones. out_dims=None is for
+  outputs that do not depend on the mapped inputs (a batched one raises, as torch 2.x). The
+  recorded trace is cached per function and input signature (_vmap_rules.py), so calling
+  vmap(grad(f)) every training step records f once. jacrev and jacfwd vmap their
+  vector-Jacobian products over basis vectors.
 - functional_call, stack_module_state: for model ensembling with vmap.
 """
 import oneflow_like as flow
@@ -191,6 +194,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                     f"{fn}: `{name}` must only return Tensors, got type {type(ts[0]).__name__}"
                 )
             if od is None:
+                # an output the samples share (the same tensor, or equal values: the loop cannot
+                # tell a result independent of the mapped inputs otherwise) is returned as is
+                if not all(t is ts[0] or flow.equal(t, ts[0]) for t in ts[1:]):
+                    raise ValueError(_vmap_rules.out_dim_none_error(func))
                 stacked.append(ts[0])
             else:
                 stacked.append(flow.stack(ts, dim=od))
