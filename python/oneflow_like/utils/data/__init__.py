@@ -343,7 +343,12 @@ class _Fetcher:
             return self.dataset._get_batch(indices)
         if not self.auto:
             return (self.collate_fn or default_convert)(self.dataset[indices[0]])
-        return (self.collate_fn or default_collate)([self.dataset[i] for i in indices])
+        getitems = getattr(self.dataset, "__getitems__", None)
+        if callable(getitems):
+            data = getitems(indices)
+        else:
+            data = [self.dataset[i] for i in indices]
+        return (self.collate_fn or default_collate)(data)
 
 
 class _IterableEnd:
