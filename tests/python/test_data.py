@@ -191,3 +191,14 @@ def test_random_split_fractions_follow_torch():
         random_split(Squares(2), [0.9, 0.05, 0.05])
     with pytest.raises(ValueError, match="Sum of input lengths does not equal"):
         random_split(Squares(10), [3, 3])
+
+
+def test_default_collate_keeps_namedtuples():
+    from collections import namedtuple
+
+    Point = namedtuple("Point", "x label")
+    batch = default_collate([Point(np.ones(2, np.float32), 1), Point(np.zeros(2, np.float32), 2)])
+    assert type(batch) is Point and batch._fields == ("x", "label")
+    assert batch.x.shape == (2, 2) and batch.label.tolist() == [1, 2]
+    nested = default_collate([{"p": Point(1.0, 3)}, {"p": Point(2.0, 4)}])
+    assert type(nested["p"]) is Point and nested["p"].label.tolist() == [3, 4]
