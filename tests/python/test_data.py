@@ -147,7 +147,9 @@ def test_concat_dataset_cumulative_sizes_and_negative_index():
     with pytest.warns(DeprecationWarning, match="cumulative_sizes"):
         assert cat.cummulative_sizes == [3, 7]
     assert cat[3][1] == 0 and cat[-1][1] == 3 % 3 and float(cat[-4][0][0]) == 0.0
-    with pytest.raises(ValueError, match="absolute value of index should not exceed dataset length"):
+    with pytest.raises(
+        ValueError, match="absolute value of index should not exceed dataset length"
+    ):
         cat[-8]
     with pytest.raises(AssertionError, match="empty iterable"):
         ConcatDataset([])

@@ -12,7 +12,9 @@ import oneflow_like as flow
 rng = np.random.default_rng(0)
 
 
-def ref_adafactor(p, grads, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0, wd=0.0, maximize=False):
+def ref_adafactor(
+    p, grads, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0, wd=0.0, maximize=False
+):
     p = p.copy()
     eps1 = np.finfo(np.float64).eps if eps[0] is None else eps[0]
     row = col = var = None
@@ -55,7 +57,9 @@ def test_adafactor_matches_the_documented_update(shape, kw):
         p.grad = flow.tensor(g)
         opt.step()
     rkw = {("wd" if k == "weight_decay" else k): v for k, v in kw.items()}
-    np.testing.assert_allclose(p.detach().numpy(), ref_adafactor(p0, grads, **rkw), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        p.detach().numpy(), ref_adafactor(p0, grads, **rkw), rtol=1e-10, atol=1e-12
+    )
     state = opt.state[p]
     assert state["step"] == 5
     if len(shape) > 1:
@@ -85,8 +89,13 @@ def test_adafactor_trains_and_state_dict_round_trips():
     for p in model.parameters():
         for k, v in opt.state[p].items():
             w = opt2.state[p][k]
-            assert (v == w) if not isinstance(v, flow.Tensor) else np.array_equal(v.numpy(), w.numpy())
-    assert opt2.param_groups[0]["beta2_decay"] == -0.8 and opt2.param_groups[0]["eps"] == (None, 1e-3)
+            assert (
+                (v == w) if not isinstance(v, flow.Tensor) else np.array_equal(v.numpy(), w.numpy())
+            )
+    assert opt2.param_groups[0]["beta2_decay"] == -0.8 and opt2.param_groups[0]["eps"] == (
+        None,
+        1e-3,
+    )
 
 
 @pytest.mark.parametrize(

@@ -76,7 +76,12 @@ if __name__ == "__main__":
     assert sorted(int(v) for v in stream) == list(range(3, 17))
 
     scale = lambda x: x / 3.0  # noqa: E731
-    train = ConcatDataset([Blobs([400, 400, 20], seed=1, transform=scale), Blobs([100, 100, 5], seed=2, transform=scale)])
+    train = ConcatDataset(
+        [
+            Blobs([400, 400, 20], seed=1, transform=scale),
+            Blobs([100, 100, 5], seed=2, transform=scale),
+        ]
+    )
     assert len(train) == 1025 and train[820]["y"] == 0 and train.cumulative_sizes == [820, 1025]
     valid = Subset(Blobs([200, 200, 200], seed=3, transform=scale), indices=list(range(0, 600, 2)))
     assert len(valid) == 300
@@ -84,7 +89,12 @@ if __name__ == "__main__":
     labels = torch.tensor([train[i]["y"] for i in range(len(train))])
     class_count = torch.bincount(labels)
     weights = (1.0 / class_count.float())[labels]
-    sampler = WeightedRandomSampler(weights, num_samples=len(train), replacement=True, generator=torch.Generator().manual_seed(0))
+    sampler = WeightedRandomSampler(
+        weights,
+        num_samples=len(train),
+        replacement=True,
+        generator=torch.Generator().manual_seed(0),
+    )
     g = torch.Generator()
     g.manual_seed(0)
     loader = DataLoader(
@@ -145,7 +155,9 @@ if __name__ == "__main__":
 
     # Two runs of the same seeded shuffle give the same order; a different seed does not.
     def order(seed):
-        dl = DataLoader(range(20), batch_size=5, shuffle=True, generator=torch.Generator().manual_seed(seed))
+        dl = DataLoader(
+            range(20), batch_size=5, shuffle=True, generator=torch.Generator().manual_seed(seed)
+        )
         return torch.cat(list(dl)).tolist()
 
     assert order(0) == order(0) and order(0) != order(1)

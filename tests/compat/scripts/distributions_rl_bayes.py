@@ -28,7 +28,14 @@ for step in range(150):
     opt.step()
     rewards_seen.append(rewards.mean().item())
 probs = F.softmax(policy(torch.ones(1, 1)), dim=-1).squeeze(0)
-print("policy", [round(p, 3) for p in probs.tolist()], "reward", rewards_seen[0], "->", rewards_seen[-1])
+print(
+    "policy",
+    [round(p, 3) for p in probs.tolist()],
+    "reward",
+    rewards_seen[0],
+    "->",
+    rewards_seen[-1],
+)
 assert probs.argmax().item() == 3 and probs[3] > 0.8, probs
 assert sum(rewards_seen[-10:]) / 10 > 0.85 and rewards_seen[0] < 0.6, rewards_seen[:3]
 
@@ -68,7 +75,14 @@ for step in range(300):
     opt.step()
     elbos.append(elbo.item())
 post = model.posterior()
-print("posterior mean", post.mean.tolist(), "std", post.stddev.tolist(), "noise", log_noise.exp().item())
+print(
+    "posterior mean",
+    post.mean.tolist(),
+    "std",
+    post.stddev.tolist(),
+    "noise",
+    log_noise.exp().item(),
+)
 assert elbos[-1] > elbos[0] + 100, (elbos[0], elbos[-1])
 assert torch.allclose(post.mean, true_w, atol=0.15), post.mean
 assert (post.stddev < 0.1).all()
@@ -82,5 +96,11 @@ assert abs(mc.item() - kl_divergence(q, p).item()) < 0.01
 coin = Bernoulli(probs=torch.tensor(0.3))
 flips = coin.sample((20000,))
 assert abs(flips.mean().item() - 0.3) < 0.02
-assert abs(coin.entropy().item() - (-(0.3 * torch.log(torch.tensor(0.3)) + 0.7 * torch.log(torch.tensor(0.7)))).item()) < 1e-6
+assert (
+    abs(
+        coin.entropy().item()
+        - (-(0.3 * torch.log(torch.tensor(0.3)) + 0.7 * torch.log(torch.tensor(0.7)))).item()
+    )
+    < 1e-6
+)
 print("ok")

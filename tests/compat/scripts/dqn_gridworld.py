@@ -82,7 +82,9 @@ def optimize_model():
         return None
     transitions = memory.sample(BATCH_SIZE)
     batch = Transition(*zip(*transitions))
-    non_final_mask = torch.tensor(tuple(map(lambda s: s is not None, batch.next_state)), dtype=torch.bool)
+    non_final_mask = torch.tensor(
+        tuple(map(lambda s: s is not None, batch.next_state)), dtype=torch.bool
+    )
     non_final_next_states = torch.cat([s for s in batch.next_state if s is not None])
     state_batch = torch.cat(batch.state)
     action_batch = torch.cat(batch.action)
@@ -118,7 +120,9 @@ for i_episode in range(120):
         target_net_state_dict = target_net.state_dict()
         policy_net_state_dict = policy_net.state_dict()
         for key in policy_net_state_dict:
-            target_net_state_dict[key] = policy_net_state_dict[key] * TAU + target_net_state_dict[key] * (1 - TAU)
+            target_net_state_dict[key] = policy_net_state_dict[key] * TAU + target_net_state_dict[
+                key
+            ] * (1 - TAU)
         target_net.load_state_dict(target_net_state_dict)
         if terminated:
             break

@@ -62,6 +62,7 @@ base_acc = accuracy(model)
 print("accuracy", base_acc)
 assert base_acc > 0.93
 
+
 # ---- FGSM ----
 def fgsm_attack(image, epsilon, data_grad):
     sign_data_grad = data_grad.sign()

@@ -75,7 +75,9 @@ class Net(nn.Module):
 
 # The identity transform reproduces the input (bilinear sampling at the pixel centres).
 ident = torch.tensor([[1.0, 0, 0], [0, 1.0, 0]]).expand(4, 2, 3)
-same = F.grid_sample(clean[:4], F.affine_grid(ident, clean[:4].size(), align_corners=False), align_corners=False)
+same = F.grid_sample(
+    clean[:4], F.affine_grid(ident, clean[:4].size(), align_corners=False), align_corners=False
+)
 assert torch.allclose(same, clean[:4], atol=1e-5)
 
 model = Net()

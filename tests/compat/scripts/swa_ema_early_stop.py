@@ -66,7 +66,9 @@ for epoch in range(14):
     else:
         scheduler.step()
     val_loss, val_acc = evaluate(model)
-    print(f"epoch {epoch} train {train_losses[-1]:.4f} valid {val_loss:.4f} acc {val_acc:.3f} lr {optimizer.param_groups[0]['lr']:.4f}")
+    print(
+        f"epoch {epoch} train {train_losses[-1]:.4f} valid {val_loss:.4f} acc {val_acc:.3f} lr {optimizer.param_groups[0]['lr']:.4f}"
+    )
     if val_loss < best_loss:
         best_loss, best_epoch, bad_epochs = val_loss, epoch, 0
         best_state = copy.deepcopy(model.state_dict())

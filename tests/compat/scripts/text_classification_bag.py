@@ -27,7 +27,9 @@ def make_sentence(label):
 
 class TextDataset(Dataset):
     def __init__(self, n):
-        self.items = [(lab, make_sentence(lab)) for lab in (random.randrange(NUM_CLASS) for _ in range(n))]
+        self.items = [
+            (lab, make_sentence(lab)) for lab in (random.randrange(NUM_CLASS) for _ in range(n))
+        ]
 
     def __len__(self):
         return len(self.items)
@@ -113,7 +115,9 @@ for epoch in range(1, 6):
     losses.append(total / len(train_dataloader))
     scheduler.step()
     acc = evaluate(valid_dataloader)
-    print(f"epoch {epoch} loss {losses[-1]:.4f} valid accuracy {acc:.3f} lr {scheduler.get_last_lr()[0]:.3f}")
+    print(
+        f"epoch {epoch} loss {losses[-1]:.4f} valid accuracy {acc:.3f} lr {scheduler.get_last_lr()[0]:.3f}"
+    )
 
 assert losses[-1] < 0.5 * losses[0], losses
 assert acc > 0.9, acc
@@ -123,6 +127,8 @@ idx = torch.tensor([1, 2, 4, 5, 4, 3])
 offs = torch.tensor([0, 2])
 w = torch.rand(6)
 out = bag(idx, offs, per_sample_weights=w)
-ref = torch.stack([(bag.weight[idx[:2]] * w[:2, None]).sum(0), (bag.weight[idx[2:]] * w[2:, None]).sum(0)])
+ref = torch.stack(
+    [(bag.weight[idx[:2]] * w[:2, None]).sum(0), (bag.weight[idx[2:]] * w[2:, None]).sum(0)]
+)
 assert torch.allclose(out, ref, atol=1e-6)
 print("ok")

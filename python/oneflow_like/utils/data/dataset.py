@@ -77,7 +77,9 @@ class StackDataset(Dataset):
 
     def __getitems__(self, indices):
         """A batch of samples at once; a member dataset with __getitems__ answers for all of them."""
-        datasets = self.datasets.items() if isinstance(self.datasets, dict) else enumerate(self.datasets)
+        datasets = (
+            self.datasets.items() if isinstance(self.datasets, dict) else enumerate(self.datasets)
+        )
         batch = [{} for _ in indices]
         for key, d in datasets:
             if callable(getattr(d, "__getitems__", None)):
