@@ -711,7 +711,9 @@ def test_every_pool_api_is_tested_and_declared_once():
         "divisor_override": 0,
     }
     for nd in (2, 3):
-        assert ops[f"max_pool{nd}d"]["attrs"] == window and ops[f"max_pool{nd}d"]["save"] == "indices"
+        assert (
+            ops[f"max_pool{nd}d"]["attrs"] == window and ops[f"max_pool{nd}d"]["save"] == "indices"
+        )
         assert ops[f"avg_pool{nd}d"]["attrs"] == window and ops[f"avg_pool{nd}d"]["kind"] == "avg"
         assert ops[f"adaptive_avg_pool{nd}d"]["attrs"] == {"output_size": []}
         assert ops[f"adaptive_avg_pool{nd}d"]["save"] == "inputs"
