@@ -105,7 +105,7 @@ criterion = nn.NLLLoss(ignore_index=PAD)
 teacher_forcing_ratio = 0.5
 
 losses = []
-for it in range(160):
+for it in range(110):
     src, tgt = make_batch(32)
     mask = src == PAD
     encoder_optimizer.zero_grad()
