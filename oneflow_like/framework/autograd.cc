@@ -172,6 +172,11 @@ StatusOr<std::vector<PackedSaved::Entry>> PackAll(SavedTensorsHooks& hooks, Tens
   }
   return out;
 }
+
+// An output the op's gradient formula never reads (OpSpec::UnreadOutputs): not saved.
+bool Unread(const OpDef& op, size_t output) {
+  return output < 32 && (op.unread_outputs >> output & 1u);
+}
 }  // namespace
 
 OpNode::~OpNode() = default;
@@ -182,7 +187,8 @@ Status OpNode::Save(TensorSpan inputs, TensorSpan outputs) {
     auto packed = std::make_shared<PackedSaved>();
     ASSIGN_OR_RETURN(packed->inputs, PackAll(*hooks, inputs, true));
     TensorList detached;  // as saved without hooks: no cycle through grad_fn
-    for (auto& o : outputs) detached.push_back(o.detach());
+    for (size_t i = 0; i < outputs.size(); ++i)
+      detached.push_back(Unread(*op_, i) ? Tensor() : outputs[i].detach());
     ASSIGN_OR_RETURN(packed->outputs, PackAll(*hooks, detached, false));
     packed_ = std::move(packed);
     return Status();
@@ -190,10 +196,11 @@ Status OpNode::Save(TensorSpan inputs, TensorSpan outputs) {
   saved_inputs_.assign(inputs.begin(), inputs.end());
   saved_outputs_.clear();
   saved_outputs_.reserve(outputs.size());
-  for (auto& o : outputs) saved_outputs_.push_back(o.detach());  // no cycle through grad_fn
+  for (size_t i = 0; i < outputs.size(); ++i)  // detached: no cycle through grad_fn
+    saved_outputs_.push_back(Unread(*op_, i) ? Tensor() : outputs[i].detach());
   saved_versions_.reserve(saved_versions_.size() + inputs.size() + outputs.size());
-  for (auto& t : saved_inputs_) saved_versions_.push_back(t.version());
-  for (auto& t : saved_outputs_) saved_versions_.push_back(t.version());
+  for (auto& t : saved_inputs_) saved_versions_.push_back(t.defined() ? t.version() : 0);
+  for (auto& t : saved_outputs_) saved_versions_.push_back(t.defined() ? t.version() : 0);
   return Status();
 }
 
@@ -204,7 +211,8 @@ void OpNode::RefreshOutputVersions() {
     return;
   }
   for (size_t i = 0; i < saved_outputs_.size(); ++i)
-    saved_versions_[saved_inputs_.size() + i] = saved_outputs_[i].version();
+    if (saved_outputs_[i].defined())
+      saved_versions_[saved_inputs_.size() + i] = saved_outputs_[i].version();
 }
 
 void OpNode::ReleaseVariables() {

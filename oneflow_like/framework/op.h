@@ -47,6 +47,10 @@ struct OpSpec {
   bool cross_device = false;
   bool save_inputs = true;
   bool save_outputs = true;
+  // Outputs the gradient formula never reads (bit i: output i), kept as undefined tensors when the
+  // outputs are saved: changing one in place before backward is then no error, as in torch
+  // (relu_(batch_norm(x)) saves only the batch statistics, not the normalized output).
+  uint32_t unread_outputs = 0;
   // Device types (bit 1 << DeviceType) whose kernels take f16/bf16 themselves; elsewhere
   // Dispatch computes f16/bf16 inputs in f32 and casts the outputs back (framework/autocast.h).
   uint8_t low_precision_devices = 0;
@@ -63,6 +67,9 @@ struct OpSpec {
   // frees memory early).
   constexpr OpSpec SaveInputs(bool on = true) const { return With(&OpSpec::save_inputs, on); }
   constexpr OpSpec SaveOutputs(bool on = true) const { return With(&OpSpec::save_outputs, on); }
+  constexpr OpSpec UnreadOutputs(uint32_t mask) const {
+    return With(&OpSpec::unread_outputs, mask);
+  }
   // The kernels on these device types take f16/bf16 (kLowPrecisionCPU, kLowPrecisionAll).
   constexpr OpSpec LowPrecision(uint8_t devices) const {
     return With(&OpSpec::low_precision_devices, devices);

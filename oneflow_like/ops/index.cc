@@ -312,8 +312,8 @@ StatusOr<TensorList> IndexPutGrad(const GradContext& c) {
 
 // ---- the OpDefs and Run<Name> (generated from index.def) --------------------------------------
 
-#define OFL_INDEX_SAVE_IN_both true
-#define OFL_INDEX_SAVE_OUT_both true
+#define OFL_INDEX_SAVE_IN_inputs true
+#define OFL_INDEX_SAVE_OUT_inputs false
 #define OFL_INDEX_SAVE_IN_none false
 #define OFL_INDEX_SAVE_OUT_none false
 #define OFL_INDEX_STRIDED_strided true

@@ -83,10 +83,17 @@ Status Infer_rms_grad(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* 
 
 #define OFL_NORM_SAVE_IN_both true
 #define OFL_NORM_SAVE_OUT_both true
+#define OFL_NORM_SAVE_IN_stats true
+#define OFL_NORM_SAVE_OUT_stats true
 #define OFL_NORM_SAVE_IN_inputs true
 #define OFL_NORM_SAVE_OUT_inputs false
 #define OFL_NORM_SAVE_IN_none false
 #define OFL_NORM_SAVE_OUT_none false
+// Outputs the formula never reads (OpSpec::UnreadOutputs): stats leaves y (output 0) unsaved.
+#define OFL_NORM_UNREAD_both 0u
+#define OFL_NORM_UNREAD_stats 1u
+#define OFL_NORM_UNREAD_inputs 0u
+#define OFL_NORM_UNREAD_none 0u
 // clang-format off
 #define OFL_ATTRS(...)
 #define OFL_NORM(...)
@@ -309,7 +316,8 @@ Status Check_channels(const char* op, TensorSpan in, const BatchNormAttrs&) {
   const OpDef k##Name = OpSpec(#name, Infer_##out)                                        \
                             .Grad(grad)                                                   \
                             .SaveInputs(OFL_NORM_SAVE_IN_##save)                          \
-                            .SaveOutputs(OFL_NORM_SAVE_OUT_##save);                       \
+                            .SaveOutputs(OFL_NORM_SAVE_OUT_##save)                        \
+                            .UnreadOutputs(OFL_NORM_UNREAD_##save);                       \
   StatusOr<TensorList> Run##Name(TensorSpan in, const opdefs::Attrs& a) {          \
     RETURN_IF_ERROR(CheckFloating(#name, in[0]));                                         \
     RETURN_IF_ERROR(Check_##params(#name, in, a));                                        \

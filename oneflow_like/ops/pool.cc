@@ -182,10 +182,13 @@ StatusOr<TensorList> AdaptiveGrad(const GradContext& c) {
   return TensorList{g};
 }
 
-#define OFL_POOL_SAVE_IN_both true
-#define OFL_POOL_SAVE_OUT_both true
+#define OFL_POOL_SAVE_IN_indices true
+#define OFL_POOL_SAVE_OUT_indices true
 #define OFL_POOL_SAVE_IN_inputs true
 #define OFL_POOL_SAVE_OUT_inputs false
+// Outputs the formula never reads (OpSpec::UnreadOutputs): max pools' y (output 0).
+#define OFL_POOL_UNREAD_indices 1u
+#define OFL_POOL_UNREAD_inputs 0u
 // clang-format off
 #define OFL_POOL_GRAD(...)
 #define OFL_POOL(name, Name, nd, Attrs, kind, grad, save)                                    \
@@ -195,7 +198,8 @@ StatusOr<TensorList> AdaptiveGrad(const GradContext& c) {
   const OpDef k##Name = OpSpec(#name, Infer##Name)                                           \
                             .Grad(grad)                                                      \
                             .SaveInputs(OFL_POOL_SAVE_IN_##save)                             \
-                            .SaveOutputs(OFL_POOL_SAVE_OUT_##save);
+                            .SaveOutputs(OFL_POOL_SAVE_OUT_##save)                           \
+                            .UnreadOutputs(OFL_POOL_UNREAD_##save);
 #include "oneflow_like/opdefs/pool.def"
 #undef OFL_POOL
 // clang-format on

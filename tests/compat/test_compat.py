@@ -18,7 +18,7 @@ SCRIPTS = sorted(
 
 
 def test_the_suite_is_there():
-    assert len(SCRIPTS) >= 9, SCRIPTS
+    assert len(SCRIPTS) >= 26, SCRIPTS
 
 
 @pytest.mark.parametrize("script", SCRIPTS)

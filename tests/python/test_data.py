@@ -138,3 +138,69 @@ def test_flow_generator_seeds_shuffles_and_splits():
     a2, _ = random_split(ds, [15, 5], generator=flow.Generator().manual_seed(42))
     assert [a[i][0].item() for i in range(15)] == [a2[i][0].item() for i in range(15)]
     assert len(b) == 5
+
+
+def test_concat_dataset_cumulative_sizes_and_negative_index():
+    a, b = Squares(3), Squares(4)
+    cat = ConcatDataset([a, b])
+    assert cat.cumulative_sizes == [3, 7] == ConcatDataset.cumsum([a, b])
+    with pytest.warns(DeprecationWarning, match="cumulative_sizes"):
+        assert cat.cummulative_sizes == [3, 7]
+    assert cat[3][1] == 0 and cat[-1][1] == 3 % 3 and float(cat[-4][0][0]) == 0.0
+    with pytest.raises(
+        ValueError, match="absolute value of index should not exceed dataset length"
+    ):
+        cat[-8]
+    with pytest.raises(AssertionError, match="empty iterable"):
+        ConcatDataset([])
+
+
+class Batched(Squares):
+    """Records the calls of __getitems__ (the batched lookup DataLoader prefers)."""
+
+    calls = []
+
+    def __getitems__(self, indices):
+        Batched.calls.append(list(indices))
+        return [self[i] for i in indices]
+
+
+def test_getitems_protocol_subset_stack_and_loader():
+    base = Batched(10)
+    sub = Subset(base, [9, 7, 5, 3, 1])
+    Batched.calls.clear()
+    assert [s[1] for s in sub.__getitems__([0, 1])] == [0, 1]
+    assert Batched.calls == [[9, 7]]
+    # A list index on a Subset asks the parent with the mapped list.
+    assert sub.indices == [9, 7, 5, 3, 1]
+    Batched.calls.clear()
+    xs, ys = next(iter(DataLoader(sub, batch_size=3)))
+    assert Batched.calls == [[9, 7, 5]]
+    assert ys.tolist() == [0, 1, 2] and xs[:, 0].tolist() == [9.0, 7.0, 5.0]
+    st = flow.utils.data.StackDataset(a=base, b=Squares(10))
+    batch = st.__getitems__([2, 4])
+    assert [s["a"][1] for s in batch] == [2, 1] and [s["b"][1] for s in batch] == [2, 1]
+    tup = flow.utils.data.StackDataset(base, Squares(10)).__getitems__([5])
+    assert isinstance(tup[0], tuple) and tup[0][0][1] == tup[0][1][1] == 2
+
+
+def test_random_split_fractions_follow_torch():
+    parts = random_split(Squares(10), [0.33, 0.33, 0.34])
+    # floor(3.3), floor(3.3), floor(3.4) = 3, 3, 3; the one left over goes to the first split
+    assert [len(p) for p in parts] == [4, 3, 3]
+    assert sorted(i for p in parts for i in p.indices) == list(range(10))
+    with pytest.warns(UserWarning, match="Length of split at index 1 is 0"):
+        random_split(Squares(2), [0.9, 0.05, 0.05])
+    with pytest.raises(ValueError, match="Sum of input lengths does not equal"):
+        random_split(Squares(10), [3, 3])
+
+
+def test_default_collate_keeps_namedtuples():
+    from collections import namedtuple
+
+    Point = namedtuple("Point", "x label")
+    batch = default_collate([Point(np.ones(2, np.float32), 1), Point(np.zeros(2, np.float32), 2)])
+    assert type(batch) is Point and batch._fields == ("x", "label")
+    assert batch.x.shape == (2, 2) and batch.label.tolist() == [1, 2]
+    nested = default_collate([{"p": Point(1.0, 3)}, {"p": Point(2.0, 4)}])
+    assert type(nested["p"]) is Point and nested["p"].label.tolist() == [3, 4]

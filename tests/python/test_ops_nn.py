@@ -635,7 +635,7 @@ def test_every_norm_api_is_tested_and_declared_once():
     assert len(ops) == len(table["ops"])
     for name, op in ops.items():  # a forward op's backward op takes the same attributes
         if op["grad"] != "NoGrad":
-            assert ops[name + "_grad"]["attrs"] == op["attrs"] and op["save"] == "both"
+            assert ops[name + "_grad"]["attrs"] == op["attrs"] and op["save"] == "stats"
     assert ops["layer_norm"]["attrs"] == {
         "groups": 1,
         "channels_per_group": 0,
@@ -711,7 +711,9 @@ def test_every_pool_api_is_tested_and_declared_once():
         "divisor_override": 0,
     }
     for nd in (2, 3):
-        assert ops[f"max_pool{nd}d"]["attrs"] == window and ops[f"max_pool{nd}d"]["save"] == "both"
+        assert (
+            ops[f"max_pool{nd}d"]["attrs"] == window and ops[f"max_pool{nd}d"]["save"] == "indices"
+        )
         assert ops[f"avg_pool{nd}d"]["attrs"] == window and ops[f"avg_pool{nd}d"]["kind"] == "avg"
         assert ops[f"adaptive_avg_pool{nd}d"]["attrs"] == {"output_size": []}
         assert ops[f"adaptive_avg_pool{nd}d"]["save"] == "inputs"

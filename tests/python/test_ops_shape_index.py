@@ -343,7 +343,7 @@ def test_every_index_api_is_declared_once_with_the_table_defaults():
         if op["grad"] == "NoGrad":
             assert op["save"] == "none"
         else:
-            assert op["save"] == "both" and op["out"] != "target"
+            assert op["save"] == "inputs" and op["out"] != "target"
     for api in table["apis"]:
         name, args = api["name"], INDEX_SIG_ARGS[api["sig"]]
         assert _signature_args(getattr(flow.Tensor, name), name) == ["self"] + args

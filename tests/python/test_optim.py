@@ -409,6 +409,7 @@ def test_optimizer_errors_name_the_optimizer():
         (optim.Adadelta, dict()),
         (optim.Adagrad, dict(lr=0.1, lr_decay=0.01)),
         (optim.Adamax, dict()),
+        (optim.Adafactor, dict(weight_decay=0.01)),
         (optim.NAdam, dict()),
         (optim.RAdam, dict(lr=0.01)),
         (optim.ASGD, dict(t0=2)),

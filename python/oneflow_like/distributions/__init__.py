@@ -25,6 +25,7 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .inverse_gamma import InverseGamma
 from .log_normal import LogNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .logistic_normal import LogisticNormal
@@ -68,6 +69,7 @@ __all__ = [
     "Independent",
     "Kumaraswamy",
     "Laplace",
+    "InverseGamma",
     "LogNormal",
     "LogisticNormal",
     "LogitRelaxedBernoulli",

@@ -300,25 +300,48 @@ def adaptive_avg_pool2d(input, output_size):
 # ---- normalization -----------------------------------------------------------------------------
 
 
+def _float_params(input, *params):
+    """Whether a normalization runs in float32 for input: PyTorch's CPU kernels take a bfloat16
+    or float16 input with float32 weight, bias and running statistics (what a model under
+    torch.autocast(device_type="cpu") feeds its norm layers), compute in float32 and return the
+    input's dtype. Any other dtype mismatch stays an error of the op."""
+    if input.dtype not in (_C.dtype.bfloat16, _C.dtype.float16):
+        return False
+    defined = [p for p in params if p is not None]
+    return bool(defined) and all(p.dtype == _C.dtype.float32 for p in defined)
+
+
 def batch_norm(
     input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5
 ):
+    if _float_params(input, running_mean, running_var, weight, bias):
+        out = _nnf.batch_norm(
+            input.float(), running_mean, running_var, weight, bias, training, momentum, eps
+        )
+        return out.to(input.dtype)
     return _nnf.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
+    if _float_params(input, weight, bias):
+        out = _nnf.layer_norm(input.float(), tuple(normalized_shape), weight, bias, eps)
+        return out.to(input.dtype)
     return _nnf.layer_norm(input, tuple(normalized_shape), weight, bias, eps)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
+    if _float_params(input, weight):
+        return _nnf.rms_norm(input.float(), tuple(normalized_shape), weight, eps).to(input.dtype)
     return _nnf.rms_norm(input, tuple(normalized_shape), weight, eps)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    if _float_params(input, weight, bias):
+        return _nnf.group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
     return _nnf.group_norm(input, num_groups, weight, bias, eps)
 
 

@@ -1,6 +1,7 @@
 """oneflow_like.optim: optimizers (in-place updates under no_grad) and lr_scheduler."""
 from oneflow_like.optim import lr_scheduler, swa_utils
 from oneflow_like.optim.adadelta import Adadelta
+from oneflow_like.optim.adafactor import Adafactor
 from oneflow_like.optim.adagrad import Adagrad
 from oneflow_like.optim.adam import Adam, AdamW
 from oneflow_like.optim.adamax import Adamax
@@ -16,6 +17,7 @@ from oneflow_like.optim.sparse_adam import SparseAdam
 __all__ = [
     "ASGD",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",

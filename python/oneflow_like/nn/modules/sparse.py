@@ -21,6 +21,7 @@ class _Table(Module):
         scale_grad_by_freq=False,
         sparse=False,
         _weight=None,
+        _freeze=False,
         device=None,
         dtype=None,
     ):
@@ -37,7 +38,12 @@ class _Table(Module):
             self.weight = Parameter(_empty((num_embeddings, embedding_dim), device, dtype))
             self.reset_parameters()
         else:
-            self.weight = Parameter(_weight)
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise ValueError(
+                    f"Shape of weight {tuple(_weight.shape)} does not match num_embeddings and "
+                    f"embedding_dim ({num_embeddings}, {embedding_dim})"
+                )
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
 
     def reset_parameters(self):
         init.normal_(self.weight)
@@ -46,8 +52,42 @@ class _Table(Module):
                 self.weight[self.padding_idx].fill_(0.0)
 
 
+def _check_pretrained(embeddings):
+    if embeddings.dim() != 2:
+        raise ValueError(
+            f"Embeddings parameter is expected to be 2-dimensional, got {tuple(embeddings.shape)}"
+        )
+    return embeddings.shape
+
+
 class Embedding(_Table):
     """torch.nn.Embedding (the constructor is _Table's, with PyTorch's signature)."""
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings,
+        freeze=True,
+        padding_idx=None,
+        max_norm=None,
+        norm_type=2.0,
+        scale_grad_by_freq=False,
+        sparse=False,
+    ):
+        """An Embedding whose weight is `embeddings` (2-D; its storage is shared, the padding row
+        is kept as given); freeze=True: the weight does not require grad."""
+        rows, cols = _check_pretrained(embeddings)
+        return cls(
+            num_embeddings=rows,
+            embedding_dim=cols,
+            _weight=embeddings,
+            _freeze=freeze,
+            padding_idx=padding_idx,
+            max_norm=max_norm,
+            norm_type=norm_type,
+            scale_grad_by_freq=scale_grad_by_freq,
+            sparse=sparse,
+        )
 
     def forward(self, input):
         return F.embedding(
@@ -94,10 +134,41 @@ class EmbeddingBag(_Table):
             scale_grad_by_freq,
             sparse,
             _weight,
-            device,
-            dtype,
+            device=device,
+            dtype=dtype,
         )
         self.mode, self.include_last_offset = mode, include_last_offset
+
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings,
+        freeze=True,
+        max_norm=None,
+        norm_type=2.0,
+        scale_grad_by_freq=False,
+        mode="mean",
+        sparse=False,
+        include_last_offset=False,
+        padding_idx=None,
+    ):
+        """An EmbeddingBag whose weight is `embeddings` (2-D, storage shared); freeze=True: the
+        weight does not require grad."""
+        rows, cols = _check_pretrained(embeddings)
+        bag = cls(
+            num_embeddings=rows,
+            embedding_dim=cols,
+            _weight=embeddings,
+            max_norm=max_norm,
+            norm_type=norm_type,
+            scale_grad_by_freq=scale_grad_by_freq,
+            mode=mode,
+            sparse=sparse,
+            include_last_offset=include_last_offset,
+            padding_idx=padding_idx,
+        )
+        bag.weight.requires_grad = not freeze
+        return bag
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(

@@ -13,6 +13,8 @@ from oneflow_like.nn.utils.clip_grad import (  # noqa: F401
     clip_grad_norm,
     clip_grad_norm_,
     clip_grad_value_,
+    clip_grads_with_norm_,
+    get_total_norm,
 )
 from oneflow_like.nn.utils.convert_parameters import (  # noqa: F401
     parameters_to_vector,

@@ -92,7 +92,8 @@ def _to_flow(x):
 
 def default_collate(batch):
     """Stacks a list of samples: flow tensors -> flow.stack, NumPy arrays and numbers -> a flow
-    tensor (float32 for Python floats, int64 for ints), structures recursed."""
+    tensor (float32 for Python floats, int64 for ints), structures recursed (a namedtuple stays
+    that namedtuple, fields collated)."""
     elem = batch[0]
     if isinstance(elem, flow.Tensor):
         return flow.stack(list(batch), 0)
@@ -102,6 +103,8 @@ def default_collate(batch):
         if any(len(b) != len(elem) for b in batch):
             raise RuntimeError("each element in a batch should be of equal size")
         cols = [default_collate(list(s)) for s in zip(*batch)]
+        if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a namedtuple keeps its type
+            return type(elem)(*cols)
         return cols if isinstance(elem, list) else tuple(cols)
     return _to_flow(_numpy_collate(batch))
 
@@ -343,7 +346,12 @@ class _Fetcher:
             return self.dataset._get_batch(indices)
         if not self.auto:
             return (self.collate_fn or default_convert)(self.dataset[indices[0]])
-        return (self.collate_fn or default_collate)([self.dataset[i] for i in indices])
+        getitems = getattr(self.dataset, "__getitems__", None)
+        if callable(getitems):
+            data = getitems(indices)
+        else:
+            data = [self.dataset[i] for i in indices]
+        return (self.collate_fn or default_collate)(data)
 
 
 class _IterableEnd:

@@ -1,5 +1,9 @@
 """torch.utils.data.dataset: map-style and iterable datasets, random_split (re-exported by
 oneflow_like.utils.data)."""
+import bisect
+import math
+import warnings
+
 import numpy as np
 
 import oneflow_like as flow
@@ -71,6 +75,28 @@ class StackDataset(Dataset):
             return {k: d[index] for k, d in self.datasets.items()}
         return tuple(d[index] for d in self.datasets)
 
+    def __getitems__(self, indices):
+        """A batch of samples at once; a member dataset with __getitems__ answers for all of them."""
+        datasets = (
+            self.datasets.items() if isinstance(self.datasets, dict) else enumerate(self.datasets)
+        )
+        batch = [{} for _ in indices]
+        for key, d in datasets:
+            if callable(getattr(d, "__getitems__", None)):
+                items = d.__getitems__(indices)
+                if len(items) != len(indices):
+                    raise ValueError(
+                        "Nested dataset's output size mismatch."
+                        f" Expected {len(indices)}, got {len(items)}"
+                    )
+            else:
+                items = [d[i] for i in indices]
+            for sample, item in zip(batch, items):
+                sample[key] = item
+        if isinstance(self.datasets, dict):
+            return batch
+        return [tuple(sample[k] for k in range(len(self.datasets))) for sample in batch]
+
     def __len__(self):
         return self._length
 
@@ -109,17 +135,39 @@ class TensorDataset(Dataset):
 
 
 class Subset(Dataset):
-    def __init__(self, dataset, indices):
-        self.dataset, self.indices = dataset, list(indices)
+    """The samples of dataset at indices (a sequence), in that order."""
 
-    def __getitem__(self, i):
-        return self.dataset[self.indices[i]]
+    def __init__(self, dataset, indices):
+        self.dataset, self.indices = dataset, indices
+
+    def __getitem__(self, idx):
+        if isinstance(idx, list):
+            return self.dataset[[self.indices[i] for i in idx]]
+        return self.dataset[self.indices[idx]]
+
+    def __getitems__(self, indices):
+        """A batch of samples at once (what DataLoader's fetcher calls when a dataset has it): the
+        parent's __getitems__ if it has one, else one lookup per index."""
+        if callable(getattr(self.dataset, "__getitems__", None)):
+            return self.dataset.__getitems__([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
 
     def __len__(self):
         return len(self.indices)
 
 
 class ConcatDataset(Dataset):
+    """The samples of each map-style dataset in turn; cumulative_sizes[k] is the number of samples
+    in datasets[0..k]."""
+
+    @staticmethod
+    def cumsum(sequence):
+        r, s = [], 0
+        for e in sequence:
+            s += len(e)
+            r.append(s)
+        return r
+
     def __init__(self, datasets):
         self.datasets = list(datasets)
         if not self.datasets:
@@ -127,27 +175,49 @@ class ConcatDataset(Dataset):
         for d in self.datasets:
             if isinstance(d, IterableDataset):
                 raise AssertionError("ConcatDataset does not support IterableDataset")
-        self.cumulative = np.cumsum([len(d) for d in self.datasets]).tolist()
+        self.cumulative_sizes = self.cumsum(self.datasets)
+
+    @property
+    def cummulative_sizes(self):
+        warnings.warn(
+            "cummulative_sizes attribute is renamed to cumulative_sizes",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.cumulative_sizes
 
     def __len__(self):
-        return self.cumulative[-1] if self.cumulative else 0
+        return self.cumulative_sizes[-1]
 
-    def __getitem__(self, i):
-        if i < 0:
-            i += len(self)
-        k = int(np.searchsorted(self.cumulative, i, side="right"))
-        return self.datasets[k][i - (self.cumulative[k - 1] if k else 0)]
+    def __getitem__(self, idx):
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx = len(self) + idx
+        k = bisect.bisect_right(self.cumulative_sizes, idx)
+        return self.datasets[k][idx - (self.cumulative_sizes[k - 1] if k else 0)]
 
 
 def random_split(dataset, lengths, generator=None):
+    """Non-overlapping Subsets of the given lengths, or of fractions of len(dataset) that sum to
+    1 (floor of each, the remainder handed out one by one from the first split)."""
     n = len(dataset)
-    if all(isinstance(x, float) for x in lengths) and abs(sum(lengths) - 1.0) < 1e-6:
-        counts = [int(n * f) for f in lengths]
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        counts = []
+        for i, frac in enumerate(lengths):
+            if frac < 0 or frac > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+            counts.append(int(math.floor(n * frac)))
         for i in range(n - sum(counts)):
             counts[i % len(counts)] += 1
         lengths = counts
+        for i, length in enumerate(lengths):
+            if length == 0:
+                warnings.warn(
+                    f"Length of split at index {i} is 0. This might result in an empty dataset."
+                )
     if sum(lengths) != n:
-        raise ValueError("Sum of input lengths does not equal the length of the input dataset")
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     perm = _rng(generator).permutation(n).tolist()
     out, start = [], 0
     for length in lengths:
@@ -163,5 +233,6 @@ __all__ = [
     "Subset",
     "ConcatDataset",
     "ChainDataset",
+    "StackDataset",
     "random_split",
 ]
