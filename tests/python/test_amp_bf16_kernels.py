@@ -153,3 +153,26 @@ def test_linear_autocast_casts_weight_once_per_region():
     by_shape = {str(e.input_shapes): e.count for e in casts}
     assert by_shape.get("[[16, 8]]") == 1, by_shape  # the weight: cached for the region
     assert "[[8, 16]]" not in by_shape, by_shape  # never its transposed view
+
+
+def test_sdpa_bf16_cpu_routes_to_math_and_matches_f64():
+    """Both backends enabled: bf16 attention on the CPU runs the math composite (oneDNN bf16
+    GEMMs; faster than the fused op's f32 tiles), forced FLASH still runs the fused op; both match
+    f64 within bf16 tolerances."""
+    rng = np.random.default_rng(11)
+    arrays = [rng.standard_normal((2, 3, n, 16)) for n in (21, 29, 29)]
+    ts = [flow.tensor(a).to(flow.bfloat16) for a in arrays]
+    want = F.scaled_dot_product_attention(
+        *(flow.tensor(t.double().numpy()) for t in ts), is_causal=True
+    ).numpy()
+    for backend, fused in ((None, False), (flow.nn.attention.SDPBackend.FLASH_ATTENTION, True)):
+        with flow.profiler.profile() as prof:
+            if backend is None:
+                y = F.scaled_dot_product_attention(*ts, is_causal=True)
+            else:
+                with flow.nn.attention.sdpa_kernel(backend):
+                    y = F.scaled_dot_product_attention(*ts, is_causal=True)
+            flow.sync()
+        names = {e.key for e in prof.key_averages()}
+        assert ("_scaled_dot_product_flash_attention" in names) == fused, names
+        np.testing.assert_allclose(y.double().numpy(), want, rtol=3e-2, atol=3e-2)
