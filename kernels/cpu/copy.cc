@@ -157,6 +157,13 @@ Status CastInto(const TensorView& out, const TensorView& in0) {
     std::memcpy(out.data, in.data, out.numel() * DTypeSize(out.dtype));
     return Status();
   }
+  if (out.dtype == in.dtype && !IsComplex(out.dtype)) {
+    // A strided copy (contiguous, copy_): the elements' bits as they are, no conversion (f16/bf16
+    // through float would cost a rounding per element and rewrite NaN payloads).
+    OFL_SWITCH_SIZE(DTypeSize(out.dtype),
+                    UnaryLoop<scalar_t, scalar_t>(out, in, [](scalar_t v) { return v; }));
+    return Status();
+  }
   if (out.dtype == DType::kBF16 && in.dtype == DType::kF32 &&
       CastBf16Vectorised<bfloat16, float>(out, in))
     return Status();
