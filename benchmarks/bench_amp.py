@@ -125,8 +125,17 @@ def gemm_table(calls, repeats):
             return f"{flop / v * 1e-9:.0f}" if isinstance(v, float) else "-"
 
         sp = ratio(r.get("oursf32"), r.get("oursbf16"))
-        table.add(name, m, k, n, rate("oursf32"), rate("oursbf16"), sp, rate("torchf32"),
-                  rate("torchbf16"))
+        table.add(
+            name,
+            m,
+            k,
+            n,
+            rate("oursf32"),
+            rate("oursbf16"),
+            sp,
+            rate("torchf32"),
+            rate("torchbf16"),
+        )
     table.print()
 
 

@@ -32,8 +32,7 @@ inline void FloatToBf16(const float* src, bfloat16* dst, int64_t n) {
 #ifdef __AVX2__
   for (; i + 16 <= n; i += 16) {
     __m256i lo = RoundToBf16Bits(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i)));
-    __m256i hi =
-        RoundToBf16Bits(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 8)));
+    __m256i hi = RoundToBf16Bits(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i + 8)));
     // packus works per 128-bit lane: [lo0 hi0 lo1 hi1] -> reorder the 64-bit quarters.
     __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xd8);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), packed);

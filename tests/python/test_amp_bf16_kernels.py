@@ -106,7 +106,9 @@ def test_fused_attention_bf16_non_contiguous_inputs():
     rng = np.random.default_rng(5)
     qkv = rng.standard_normal((2, 19, 3 * 40))
     t = flow.tensor(qkv).to(flow.bfloat16)
-    q, k, v = (t[..., i * 40 : (i + 1) * 40].reshape(2, 19, 4, 10).transpose(1, 2) for i in range(3))
+    q, k, v = (
+        t[..., i * 40 : (i + 1) * 40].reshape(2, 19, 4, 10).transpose(1, 2) for i in range(3)
+    )
     y = F.scaled_dot_product_attention(q, k, v)
     t64 = flow.tensor(t.double().numpy())
     q, k, v = (
@@ -147,9 +149,7 @@ def test_linear_autocast_casts_weight_once_per_region():
             for _ in range(3):
                 F.linear(x, w)
             flow.sync()
-    casts = [
-        e for e in prof.key_averages(group_by_input_shape=True) if e.key == "cast"
-    ]
+    casts = [e for e in prof.key_averages(group_by_input_shape=True) if e.key == "cast"]
     by_shape = {str(e.input_shapes): e.count for e in casts}
     assert by_shape.get("[[16, 8]]") == 1, by_shape  # the weight: cached for the region
     assert "[[8, 16]]" not in by_shape, by_shape  # never its transposed view
