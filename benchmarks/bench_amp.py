@@ -75,6 +75,70 @@ def make(lib, kind):
     return step
 
 
+# The steps' linear layers as (name, M, K, N): y[M, N] = x[M, K] @ W[N, K]^T.
+GEMMS = [
+    ("mlp fc1", 128, 784, 1024),
+    ("mlp fc2", 128, 1024, 1024),
+    ("tf in_proj", 2048, 256, 768),
+    ("tf out_proj", 2048, 256, 256),
+    ("tf linear1", 2048, 256, 1024),
+    ("tf linear2", 2048, 1024, 256),
+]
+
+
+def gemm_table(calls, repeats):
+    """The ceiling of bf16 over f32 on this CPU: one linear's forward GEMM, x @ W^T, in f32 (our
+    Sgemm: OpenBLAS or oneDNN, whichever the rule picks) and in bf16 (oneDNN, f32 accumulation),
+    ours and PyTorch's (mkldnn) interleaved."""
+    table = Table(
+        "GEMM rate, GFLOP/s (x[M, K] @ W[N, K]^T; ceiling of the bf16 speed-up)",
+        ["layer", "M", "K", "N", "ours f32", "ours bf16", "bf16/f32", "torch f32", "torch bf16"],
+    )
+    rng = np.random.default_rng(0)
+    for name, m, k, n in GEMMS:
+        x = rng.standard_normal((m, k)).astype(np.float32)
+        w = rng.standard_normal((n, k)).astype(np.float32)
+        sides = {}
+        for dt in ("f32", "bf16"):
+            fx, fw = flow.tensor(x), flow.tensor(w)
+            if dt == "bf16":
+                fx, fw = fx.to(flow.bfloat16), fw.to(flow.bfloat16)
+            fwt = fw.t()
+            flow.matmul(fx, fwt), flow.sync()
+            sides[f"ours{dt}"] = lambda a=fx, b=fwt: per_call(
+                lambda: flow.matmul(a, b), flow.sync, calls * 5
+            )
+            if torch is not None:
+                tx, tw = torch.from_numpy(x), torch.from_numpy(w)
+                if dt == "bf16":
+                    tx, tw = tx.bfloat16(), tw.bfloat16()
+                twt = tw.t()
+                torch.matmul(tx, twt)
+                sides[f"torch{dt}"] = lambda a=tx, b=twt: per_call(
+                    lambda: torch.matmul(a, b), lambda: None, calls * 5
+                )
+        r = interleaved(sides, repeats)
+        flop = 2.0 * m * k * n
+
+        def rate(key):
+            v = r.get(key)
+            return f"{flop / v * 1e-9:.0f}" if isinstance(v, float) else "-"
+
+        sp = ratio(r.get("oursf32"), r.get("oursbf16"))
+        table.add(
+            name,
+            m,
+            k,
+            n,
+            rate("oursf32"),
+            rate("oursbf16"),
+            sp,
+            rate("torchf32"),
+            rate("torchbf16"),
+        )
+    table.print()
+
+
 def main():
     have, native = isa_line()
     calls, repeats = (2, 3) if QUICK else (5, 7)
@@ -125,6 +189,7 @@ def main():
             ratio(r.get("oursTrue"), r.get("torchTrue")),
         )
     table.print()
+    gemm_table(calls, repeats)
 
 
 if __name__ == "__main__":

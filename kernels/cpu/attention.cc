@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/bf16_simd.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/rng_simd.h"
 #include "kernels/cpu/vec_exp.h"
@@ -200,7 +201,10 @@ StatusOr<const A*> AsAcc(KernelContext& ctx, const TensorView& t) {
     A* out = static_cast<A*>(buf);
     const T* in = t.ptr<const T>();
     ParallelFor(t.numel(), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) out[i] = static_cast<A>(static_cast<float>(in[i]));
+      if constexpr (std::is_same_v<T, bfloat16> && std::is_same_v<A, float>)
+        Bf16ToFloat(in + b, out + b, e - b);
+      else
+        for (int64_t i = b; i < e; ++i) out[i] = static_cast<A>(static_cast<float>(in[i]));
     });
     return out;
   }
@@ -220,7 +224,10 @@ void Store(const A* acc, const TensorView& t) {
   if constexpr (!std::is_same_v<T, A>) {
     T* out = t.ptr<T>();
     ParallelFor(t.numel(), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) out[i] = T(static_cast<float>(acc[i]));
+      if constexpr (std::is_same_v<T, bfloat16> && std::is_same_v<A, float>)
+        FloatToBf16(acc + b, out + b, e - b);
+      else
+        for (int64_t i = b; i < e; ++i) out[i] = T(static_cast<float>(acc[i]));
     });
   }
 }

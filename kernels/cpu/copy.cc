@@ -4,6 +4,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/cpu/bf16_simd.h"
 #include "kernels/cpu/loops.h"
 
 namespace oneflow_like {
@@ -115,6 +116,40 @@ Status LimitedCastInto(const TensorView& out, const TensorView& in) {
   return Status();
 }
 
+// f32 <-> bf16 (autocast's casts) through bf16_simd.h: contiguous operands in parallel chunks,
+// others row by row where both rows are unit-stride. Returns false for other layouts.
+template <typename TO, typename TI>
+bool CastBf16Vectorised(const TensorView& out, const TensorView& in) {
+  auto convert = [](const TI* s, TO* d, int64_t n) {
+    if constexpr (std::is_same_v<TO, bfloat16>)
+      FloatToBf16(s, d, n);
+    else
+      Bf16ToFloat(s, d, n);
+  };
+  if (out.contiguous() && in.contiguous()) {
+    TO* o = out.ptr<TO>();
+    const TI* x = in.ptr<const TI>();
+    ParallelFor(out.numel(), [&](int64_t b, int64_t e) { convert(x + b, o + b, e - b); });
+    return true;
+  }
+  const int64_t nd = out.shape.ndim();
+  if (nd == 0 || out.strides[nd - 1] != 1 || in.strides[nd - 1] != 1 || out.shape[nd - 1] < 16)
+    return false;
+  std::array<const DimVector*, 2> st{&out.strides, &in.strides};
+  ForEachRow<2>(out.shape, st, {static_cast<char*>(out.data), static_cast<char*>(in.data)},
+                {sizeof(TO), sizeof(TI)},
+                [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
+                  if (s[0] == 1 && s[1] == 1) {
+                    convert(reinterpret_cast<const TI*>(p[1]), reinterpret_cast<TO*>(p[0]), n);
+                    return;
+                  }
+                  TO* o = reinterpret_cast<TO*>(p[0]);
+                  const TI* x = reinterpret_cast<const TI*>(p[1]);
+                  for (int64_t i = 0; i < n; ++i) o[i * s[0]] = Convert<TO, TI>(x[i * s[1]]);
+                });
+  return true;
+}
+
 // out (any strides) = cast(in broadcast to out's shape).
 Status CastInto(const TensorView& out, const TensorView& in0) {
   TensorView in = BroadcastTo(in0, out.shape);
@@ -122,6 +157,19 @@ Status CastInto(const TensorView& out, const TensorView& in0) {
     std::memcpy(out.data, in.data, out.numel() * DTypeSize(out.dtype));
     return Status();
   }
+  if (out.dtype == in.dtype && !IsComplex(out.dtype)) {
+    // A strided copy (contiguous, copy_): the elements' bits as they are, no conversion (f16/bf16
+    // through float would cost a rounding per element and rewrite NaN payloads).
+    OFL_SWITCH_SIZE(DTypeSize(out.dtype),
+                    UnaryLoop<scalar_t, scalar_t>(out, in, [](scalar_t v) { return v; }));
+    return Status();
+  }
+  if (out.dtype == DType::kBF16 && in.dtype == DType::kF32 &&
+      CastBf16Vectorised<bfloat16, float>(out, in))
+    return Status();
+  if (out.dtype == DType::kF32 && in.dtype == DType::kBF16 &&
+      CastBf16Vectorised<float, bfloat16>(out, in))
+    return Status();
   if (IsComplex(out.dtype) || IsComplex(in.dtype)) return ComplexCastInto(out, in);
   if (IsLimited(out.dtype) || IsLimited(in.dtype)) return LimitedCastInto(out, in);
   OFL_SWITCH_ALL(out.dtype, {

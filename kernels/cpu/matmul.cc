@@ -4,11 +4,13 @@
 // loop. Transposed operand views become BLAS transpose flags; other layouts are packed first.
 #include <cblas.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <mutex>
 
 #include "device/cpu/gemm.h"
+#include "kernels/cpu/bf16_simd.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/layout.h"
 #include "oneflow_like/base/blas_threads.h"
@@ -182,8 +184,24 @@ Status RunMatmulLowp(KernelContext& ctx, DType t) {
   T* c = out.ptr<T>();
   bool has_bias = ctx.num_inputs() == 3 && beta != 0.0;
   if (has_bias) {
-    const float bt = static_cast<float>(beta);
-    BinaryLoop<T, T>(out, ctx.input(2), ctx.input(2), [bt](T x, T) { return T(bt * float(x)); });
+    const TensorView& bias = ctx.input(2);
+    const int64_t nb = bias.shape.ndim();
+    if (beta == 1.0 && out.contiguous() && bias.contiguous() && nb == 1 &&
+        bias.shape[0] == out.shape[nd - 1]) {
+      // linear's bias [N] under every row: copied as it is (no rounding), rows in parallel.
+      const int64_t cols = bias.shape[0], rows = out.numel() / std::max<int64_t>(cols, 1);
+      const T* src = bias.ptr<const T>();
+      ParallelFor(
+          rows,
+          [&](int64_t r0, int64_t r1) {
+            for (int64_t r = r0; r < r1; ++r)
+              std::memcpy(static_cast<void*>(c + r * cols), src, cols * sizeof(T));
+          },
+          std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(cols, 1)));
+    } else {
+      const float bt = static_cast<float>(beta);
+      BinaryLoop<T, T>(out, bias, bias, [bt](T x, T) { return T(bt * float(x)); });
+    }
   }
   if (out.numel() == 0) return Status();
   if (k == 0) {
@@ -227,7 +245,10 @@ Status RunMatmulLowp(KernelContext& ctx, DType t) {
       float *wa = static_cast<float*>(buf), *wb = wa + span_a, *wc = wb + span_b;
       auto widen = [](const T* src, float* dst, int64_t count) {
         ParallelFor(count, [&](int64_t s, int64_t e) {
-          for (int64_t i = s; i < e; ++i) dst[i] = float(src[i]);
+          if constexpr (std::is_same_v<T, bfloat16>)
+            Bf16ToFloat(src + s, dst + s, e - s);
+          else
+            for (int64_t i = s; i < e; ++i) dst[i] = float(src[i]);
         });
       };
       if (pack_a)
@@ -243,7 +264,10 @@ Status RunMatmulLowp(KernelContext& ctx, DType t) {
       if (has_bias) widen(cb, wc, m * n);
       RETURN_IF_ERROR(Sgemm(g, fa, wa, wb, fb, wc));
       ParallelFor(m * n, [&](int64_t s, int64_t e) {
-        for (int64_t i = s; i < e; ++i) cb[i] = T(wc[i]);
+        if constexpr (std::is_same_v<T, bfloat16>)
+          FloatToBf16(wc + s, cb + s, e - s);
+        else
+          for (int64_t i = s; i < e; ++i) cb[i] = T(wc[i]);
       });
     } else {
       T *pa = static_cast<T*>(buf), *pb = pa + span_a;

@@ -34,7 +34,7 @@ using PolicyMap = absl::flat_hash_map<std::string_view, AutocastPolicy>;
 // names, space-separated; an op missing here runs in its inputs' types. Losses written as
 // composites name themselves through AutocastArgs.
 constexpr const char* kLowerOps =
-    "matmul conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d prelu "
+    "matmul linear conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d prelu "
     "scaled_dot_product_attention";
 // CUDA adds the whole-sequence RNN (PyTorch's _cudnn_rnn); the CPU's rnn_seq kernel is f32/f64.
 constexpr const char* kLowerOpsCuda = "rnn_seq";

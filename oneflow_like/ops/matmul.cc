@@ -3,6 +3,7 @@
 // kernels/cpu/matmul.cc, kernels/cuda/matmul.*.
 #include "oneflow_like/ops/matmul.h"
 
+#include "oneflow_like/framework/autocast.h"
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/binary.h"
@@ -227,13 +228,20 @@ StatusOr<Tensor> Linear(const Tensor& x, const Tensor& weight, const Tensor& bia
   if (bias.defined() && (bias.ndim() > 1 || (bias.ndim() == 1 && bias.dim(0) != weight.dim(0))))
     return InvalidArgument("[linear] bias %s does not match weight %s", bias.meta_string(),
                            weight.meta_string());
-  ASSIGN_OR_RETURN(Tensor wt,
-                   Transpose(weight, 0, 1));  // a view: the kernel sets the transpose flag
-  Tensor x2 = x;
-  if (x.ndim() == 1) {
-    ASSIGN_OR_RETURN(x2, Reshape(x, Shape{1, x.dim(0)}));
+  // Autocast casts linear's operands here, as PyTorch's list names linear: the weight itself (a
+  // leaf: cast once per region through the weight cache, contiguously) rather than the
+  // transposed view matmul would see, so its gradient comes back in the weight's layout.
+  Tensor xc = x, w = weight, b = bias;
+  if (AutocastMaybeActive()) {
+    ASSIGN_OR_RETURN(TensorList a, AutocastArgs("linear", TensorList{x, weight, bias}));
+    xc = a[0], w = a[1], b = a[2];
   }
-  ASSIGN_OR_RETURN(Tensor y, FoldedMatmul(x2, wt, bias, 1.0, 1.0));
+  ASSIGN_OR_RETURN(Tensor wt, Transpose(w, 0, 1));  // a view: the kernel sets the transpose flag
+  Tensor x2 = xc;
+  if (x.ndim() == 1) {
+    ASSIGN_OR_RETURN(x2, Reshape(xc, Shape{1, x.dim(0)}));
+  }
+  ASSIGN_OR_RETURN(Tensor y, FoldedMatmul(x2, wt, b, 1.0, 1.0));
   if (x.ndim() == 1) return Reshape(y, Shape{weight.dim(0)});
   return y;
 }

@@ -392,6 +392,20 @@ StatusOr<AttnOperands> PrepareAttention(const char* op, const Tensor& q0, const 
   return r;
 }
 
+// Routing when both backends are enabled: on the CPU, bf16/f16 attention runs faster as the math
+// composite (two oneDNN bf16 batched GEMMs, f32-accumulated, around the softmax) than as the
+// fused op (f32 tiles through OpenBLAS: bench_attention.py, fwd+bwd 2-2.5x slower at L = 128 and
+// 512), so the composite takes it while its [..., L, S] probabilities stay within
+// kMathMaxScores elements (64 MiB in bf16); longer sequences keep the fused op's memory bound.
+constexpr int64_t kMathMaxScores = int64_t{1} << 25;
+bool MathFasterOnCpu(const AttnOperands& r) {
+  const DType t = r.q.dtype();
+  if (r.q.device().type() != DeviceType::kCPU || (t != DType::kBF16 && t != DType::kF16))
+    return false;
+  const int64_t rows = r.q.numel() / std::max<int64_t>(r.q.dim(r.q.ndim() - 1), 1);
+  return rows * r.k.dim(r.k.ndim() - 2) <= kMathMaxScores;
+}
+
 // The fused op on broadcast operands: q, k, v expanded to one batch shape (k/v keep their head
 // count under grouped-query attention), the mask given the output's rank. Returns (out, lse).
 StatusOr<TensorList> RunFused(const char* op, const AttnOperands& r, double dropout_p,
@@ -453,6 +467,7 @@ StatusOr<Tensor> ScaledDotProductAttention(const Tensor& query, const Tensor& ke
   const char* op = "scaled_dot_product_attention";
   ASSIGN_OR_RETURN(AttnOperands r, PrepareAttention(op, query, key, value, attn_mask, dropout_p,
                                                     scale, enable_gqa));
+  if (backend == SdpaBackend::kAuto && MathFasterOnCpu(r)) backend = SdpaBackend::kMath;
   if (backend != SdpaBackend::kMath) {
     std::string why = FusedUnsupported(r.q, r.k, r.v, r.mask);
     if (why.empty()) {
