@@ -64,9 +64,31 @@ def _array2string(a):
     return np.array2string(a, separator=", ", prefix="tensor(", **kw)
 
 
+def _complex_repr(self):
+    """torch's layout for complex tensors (python/oneflow_like/_complex_str.py)."""
+    from ._complex_str import add_suffixes, complex_body
+
+    a = self.numpy()
+    suffixes = []
+    if self.device.type != "cpu":
+        suffixes.append(f"device='{self.device}'")
+    if a.size == 0 and a.ndim != 1:
+        suffixes.append(f"size={tuple(a.shape)}")
+    if a.size == 0 or self.dtype != _C.dtype.complex64:
+        suffixes.append(f"dtype={self.dtype}")
+    if self.grad_fn is not None:
+        suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+    elif self.requires_grad:
+        suffixes.append("requires_grad=True")
+    text = "tensor(" + complex_body(a, _PRINT_OPTIONS)
+    return add_suffixes(text, suffixes, 7, _PRINT_OPTIONS.get("linewidth", 80))
+
+
 def _repr(self):
     if self.is_lazy:
         return f"tensor(<lazy>, shape={tuple(self.shape)}, dtype={self.dtype})"
+    if self.dtype.is_complex:
+        return _complex_repr(self)
     body = _array2string(self.numpy())
     extras = []
     if self.device.type != "cpu":
