@@ -3,11 +3,15 @@
 // complex -> real keeps the real part, as torch), called by kernels/cpu/copy.cc, and the
 // `complex` op (real and imaginary parts, any strides, into a new complex tensor). Complex
 // arithmetic is composed from real ops over view_as_real (oneflow_like/ops/complex.cc) and the
-// transforms live in kernels/cpu/fft.cc, so no other kernel is instantiated for complex.
+// transforms live in kernels/cpu/fft.cc; the kernels here are complex_bmm (cblas_cgemm /
+// zgemm: complex matmul in one GEMM) and linalg_eig (LAPACK zgeev); the LAPACK family's complex
+// paths are kernels/cpu/linalg.cc.
 #include <cmath>
 #include <complex>
 #include <type_traits>
 #include <vector>
+
+#include <cblas.h>
 
 #include "kernels/kernel.h"
 
@@ -135,6 +139,45 @@ Status ComplexKernel(KernelContext& ctx) {
   return Status();
 }
 
+// complex_bmm: out [B, m, n] = op_a(a) op_b(b) per batch element (cblas_cgemm / zgemm, row-major),
+// op 0 as is, 1 transposed, 2 conjugate transposed; a and b contiguous, of out's dtype.
+CBLAS_TRANSPOSE BlasOp(int64_t op) {
+  return op == 1 ? CblasTrans : op == 2 ? CblasConjTrans : CblasNoTrans;
+}
+Status ComplexBmmKernel(KernelContext& ctx) {
+  const TensorView &a = ctx.input(0), &b = ctx.input(1), &out = ctx.output(0);
+  const int64_t op_a = ctx.attrs().Int("op_a", 0), op_b = ctx.attrs().Int("op_b", 0);
+  const int64_t batch = out.shape[0], m = out.shape[1], n = out.shape[2];
+  const int64_t k = op_a == 0 ? a.shape[2] : a.shape[1];
+  if (out.numel() == 0) return Status();
+  const int64_t sa = a.shape[1] * a.shape[2], sb = b.shape[1] * b.shape[2], so = m * n;
+  const int lda = static_cast<int>(a.shape[2]), ldb = static_cast<int>(b.shape[2]);
+  const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+  for (int64_t i = 0; i < batch; ++i) {
+    if (out.dtype == DType::kC128) {
+      const Z one(1), zero(0);
+      Z* o = out.ptr<Z>() + i * so;
+      if (k == 0) {
+        std::fill(o, o + so, zero);
+        continue;
+      }
+      cblas_zgemm(CblasRowMajor, BlasOp(op_a), BlasOp(op_b), mi, ni, ki, &one,
+                  a.ptr<const Z>() + i * sa, lda, b.ptr<const Z>() + i * sb, ldb, &zero, o, ni);
+    } else {
+      using C = std::complex<float>;
+      const C one(1), zero(0);
+      C* o = out.ptr<C>() + i * so;
+      if (k == 0) {
+        std::fill(o, o + so, zero);
+        continue;
+      }
+      cblas_cgemm(CblasRowMajor, BlasOp(op_a), BlasOp(op_b), mi, ni, ki, &one,
+                  a.ptr<const C>() + i * sa, lda, b.ptr<const C>() + i * sb, ldb, &zero, o, ni);
+    }
+  }
+  return Status();
+}
+
 // n x n complex matrices (row-major) of a complex64 / complex128 tensor, read / written as Z.
 struct Mats {
   const TensorView& t;
@@ -255,6 +298,7 @@ Status EigBackwardKernel(KernelContext& ctx) {
 OFL_REGISTER_KERNEL(complex, kCPU, ComplexKernel);
 OFL_REGISTER_KERNEL(linalg_eig, kCPU, EigKernel);
 OFL_REGISTER_KERNEL(linalg_eig_backward, kCPU, EigBackwardKernel);
+OFL_REGISTER_KERNEL(complex_bmm, kCPU, ComplexBmmKernel);
 
 // out (any strides) = cast(in) where out or in is complex; in has out's shape (broadcast).
 Status ComplexCastInto(const TensorView& out, const TensorView& in) {

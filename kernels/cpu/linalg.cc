@@ -10,6 +10,7 @@
 // naming the batch element and the order, as PyTorch words it. Attributes: the structs of
 // oneflow_like/opdefs/linalg.def.
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -72,18 +73,93 @@ void ssytrs_(const char* uplo, const int* n, const int* nrhs, const float* a, co
              const int* ipiv, float* b, const int* ldb, int* info);
 void dsytrs_(const char* uplo, const int* n, const int* nrhs, const double* a, const int* lda,
              const int* ipiv, double* b, const int* ldb, int* info);
+// The complex routines (complex64 / complex128 inputs of cholesky, inv, slogdet, solve, eigh, qr
+// and svd): std::complex<T> is layout-compatible with Fortran's COMPLEX / COMPLEX*16.
+using c64_t = std::complex<float>;
+using c128_t = std::complex<double>;
+void cpotrf_(const char* uplo, const int* n, c64_t* a, const int* lda, int* info);
+void zpotrf_(const char* uplo, const int* n, c128_t* a, const int* lda, int* info);
+void cgetrf_(const int* m, const int* n, c64_t* a, const int* lda, int* ipiv, int* info);
+void zgetrf_(const int* m, const int* n, c128_t* a, const int* lda, int* ipiv, int* info);
+void cgetri_(const int* n, c64_t* a, const int* lda, const int* ipiv, c64_t* work, const int* lwork,
+             int* info);
+void zgetri_(const int* n, c128_t* a, const int* lda, const int* ipiv, c128_t* work,
+             const int* lwork, int* info);
+void cgetrs_(const char* trans, const int* n, const int* nrhs, const c64_t* a, const int* lda,
+             const int* ipiv, c64_t* b, const int* ldb, int* info);
+void zgetrs_(const char* trans, const int* n, const int* nrhs, const c128_t* a, const int* lda,
+             const int* ipiv, c128_t* b, const int* ldb, int* info);
+void cheevd_(const char* jobz, const char* uplo, const int* n, c64_t* a, const int* lda, float* w,
+             c64_t* work, const int* lwork, float* rwork, const int* lrwork, int* iwork,
+             const int* liwork, int* info);
+void zheevd_(const char* jobz, const char* uplo, const int* n, c128_t* a, const int* lda, double* w,
+             c128_t* work, const int* lwork, double* rwork, const int* lrwork, int* iwork,
+             const int* liwork, int* info);
+void cgeqrf_(const int* m, const int* n, c64_t* a, const int* lda, c64_t* tau, c64_t* work,
+             const int* lwork, int* info);
+void zgeqrf_(const int* m, const int* n, c128_t* a, const int* lda, c128_t* tau, c128_t* work,
+             const int* lwork, int* info);
+void cungqr_(const int* m, const int* n, const int* k, c64_t* a, const int* lda, const c64_t* tau,
+             c64_t* work, const int* lwork, int* info);
+void zungqr_(const int* m, const int* n, const int* k, c128_t* a, const int* lda, const c128_t* tau,
+             c128_t* work, const int* lwork, int* info);
+void cgesdd_(const char* jobz, const int* m, const int* n, c64_t* a, const int* lda, float* s,
+             c64_t* u, const int* ldu, c64_t* vt, const int* ldvt, c64_t* work, const int* lwork,
+             float* rwork, int* iwork, int* info);
+void zgesdd_(const char* jobz, const int* m, const int* n, c128_t* a, const int* lda, double* s,
+             c128_t* u, const int* ldu, c128_t* vt, const int* ldvt, c128_t* work, const int* lwork,
+             double* rwork, int* iwork, int* info);
 }
 
 namespace oneflow_like {
 namespace kernels {
 namespace {
 
-// Overloads so each kernel is written once for float and double.
+// The real type of T (T itself, or a complex type's parts): eigenvalues, singular values and
+// log|det| are real for complex inputs too.
+template <typename T>
+struct RealOf {
+  using type = T;
+};
+template <typename T>
+struct RealOf<std::complex<T>> {
+  using type = T;
+};
+template <typename T>
+using Real = typename RealOf<T>::type;
+template <typename T>
+constexpr bool kIsComplex = !std::is_same_v<T, Real<T>>;
+
+// Overloads so each kernel is written once for float, double and their complex types.
 void Potrf(int n, float* a, int* info) {
   spotrf_("U", &n, a, &n, info);
 }
 void Potrf(int n, double* a, int* info) {
   dpotrf_("U", &n, a, &n, info);
+}
+void Potrf(int n, c64_t* a, int* info) {
+  cpotrf_("U", &n, a, &n, info);
+}
+void Potrf(int n, c128_t* a, int* info) {
+  zpotrf_("U", &n, a, &n, info);
+}
+void Getrf(int m, int n, c64_t* a, int* ipiv, int* info) {
+  cgetrf_(&m, &n, a, &m, ipiv, info);
+}
+void Getrf(int m, int n, c128_t* a, int* ipiv, int* info) {
+  zgetrf_(&m, &n, a, &m, ipiv, info);
+}
+void Getri(int n, c64_t* a, const int* ipiv, c64_t* work, int lwork, int* info) {
+  cgetri_(&n, a, &n, ipiv, work, &lwork, info);
+}
+void Getri(int n, c128_t* a, const int* ipiv, c128_t* work, int lwork, int* info) {
+  zgetri_(&n, a, &n, ipiv, work, &lwork, info);
+}
+void Getrs(int n, int nrhs, const c64_t* a, const int* ipiv, c64_t* b, int* info) {
+  cgetrs_("N", &n, &nrhs, a, &n, ipiv, b, &n, info);
+}
+void Getrs(int n, int nrhs, const c128_t* a, const int* ipiv, c128_t* b, int* info) {
+  zgetrs_("N", &n, &nrhs, a, &n, ipiv, b, &n, info);
 }
 void Getrf(int m, int n, float* a, int* ipiv, int* info) {
   sgetrf_(&m, &n, a, &m, ipiv, info);
@@ -120,25 +196,34 @@ void FromColMajor(const T* src, int rows, int cols, T* dst) {
     for (int c = 0; c < cols; ++c) dst[r * cols + c] = src[static_cast<size_t>(c) * rows + r];
 }
 
-// Work sizes by a query call (lwork = liwork = -1), then the decomposition.
+// Work sizes by a query call (lwork = liwork = -1), then the decomposition (heevd for complex
+// T, whose real workspace is sized by the same query).
 template <typename T>
-void Syevd(int n, T* a, T* w, std::vector<T>* work, std::vector<int>* iwork, int* info) {
-  int lwork = -1, liwork = -1, iq = 0;
+void Syevd(int n, T* a, Real<T>* w, std::vector<T>* work, std::vector<int>* iwork, int* info) {
+  int lwork = -1, liwork = -1, lrwork = -1, iq = 0;
   T wq = 0;
-  auto call = [&](T* wk, int* iwk) {
+  Real<T> rq = 0;
+  std::vector<Real<T>> rwork;
+  auto call = [&](T* wk, int* iwk, Real<T>* rwk) {
     if constexpr (std::is_same_v<T, float>) {
       ssyevd_("V", "U", &n, a, &n, w, wk, &lwork, iwk, &liwork, info);
-    } else {
+    } else if constexpr (std::is_same_v<T, double>) {
       dsyevd_("V", "U", &n, a, &n, w, wk, &lwork, iwk, &liwork, info);
+    } else if constexpr (std::is_same_v<T, c64_t>) {
+      cheevd_("V", "U", &n, a, &n, w, wk, &lwork, rwk, &lrwork, iwk, &liwork, info);
+    } else {
+      zheevd_("V", "U", &n, a, &n, w, wk, &lwork, rwk, &lrwork, iwk, &liwork, info);
     }
   };
-  call(&wq, &iq);
+  call(&wq, &iq, &rq);
   if (*info != 0) return;
-  lwork = static_cast<int>(wq) + 1;
+  lwork = static_cast<int>(std::real(wq)) + 1;
   liwork = iq + 1;
+  lrwork = static_cast<int>(rq) + 1;
   work->resize(lwork);
   iwork->resize(liwork);
-  call(work->data(), iwork->data());
+  rwork.resize(lrwork);
+  call(work->data(), iwork->data(), rwork.data());
 }
 
 // Householder QR of the column-major m x n matrix in `a` (leading dimension m): R in its upper
@@ -152,8 +237,12 @@ void Geqrf(int m, int n, int qcols, T* a, std::vector<T>* tau, std::vector<T>* w
   work->resize(lwork);
   if constexpr (std::is_same_v<T, float>) {
     sgeqrf_(&m, &n, a, &m, tau->data(), work->data(), &lwork, info);
-  } else {
+  } else if constexpr (std::is_same_v<T, double>) {
     dgeqrf_(&m, &n, a, &m, tau->data(), work->data(), &lwork, info);
+  } else if constexpr (std::is_same_v<T, c64_t>) {
+    cgeqrf_(&m, &n, a, &m, tau->data(), work->data(), &lwork, info);
+  } else {
+    zgeqrf_(&m, &n, a, &m, tau->data(), work->data(), &lwork, info);
   }
 }
 template <typename T>
@@ -162,27 +251,43 @@ void Orgqr(int m, int qcols, int k, T* a, const std::vector<T>& tau, std::vector
   int lwork = static_cast<int>(work->size());
   if constexpr (std::is_same_v<T, float>) {
     sorgqr_(&m, &qcols, &k, a, &m, tau.data(), work->data(), &lwork, info);
-  } else {
+  } else if constexpr (std::is_same_v<T, double>) {
     dorgqr_(&m, &qcols, &k, a, &m, tau.data(), work->data(), &lwork, info);
+  } else if constexpr (std::is_same_v<T, c64_t>) {
+    cungqr_(&m, &qcols, &k, a, &m, tau.data(), work->data(), &lwork, info);
+  } else {
+    zungqr_(&m, &qcols, &k, a, &m, tau.data(), work->data(), &lwork, info);
   }
 }
 
+// gesdd; complex T also takes a real workspace of LAPACK's documented size for jobz 'A' / 'S'.
 template <typename T>
-void Gesdd(const char* jobz, int m, int n, T* a, T* s, T* u, int ldu, T* vt, int ldvt,
+void Gesdd(const char* jobz, int m, int n, T* a, Real<T>* s, T* u, int ldu, T* vt, int ldvt,
            std::vector<T>* work, std::vector<int>* iwork, int* info) {
-  iwork->resize(std::max(1, 8 * std::min(m, n)));
+  const int64_t mn = std::min(m, n), mx = std::max(m, n);
+  iwork->resize(std::max<int64_t>(1, 8 * mn));
+  std::vector<Real<T>> rwork;
+  if constexpr (kIsComplex<T>)
+    rwork.resize(
+        std::max<int64_t>(1, std::max(5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn)));
   int lwork = -1;
   T wq = 0;
   auto call = [&](T* w) {
     if constexpr (std::is_same_v<T, float>) {
       sgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, w, &lwork, iwork->data(), info);
-    } else {
+    } else if constexpr (std::is_same_v<T, double>) {
       dgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, w, &lwork, iwork->data(), info);
+    } else if constexpr (std::is_same_v<T, c64_t>) {
+      cgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, w, &lwork, rwork.data(), iwork->data(),
+              info);
+    } else {
+      zgesdd_(jobz, &m, &n, a, &m, s, u, &ldu, vt, &ldvt, w, &lwork, rwork.data(), iwork->data(),
+              info);
     }
   };
   call(&wq);
   if (*info != 0) return;
-  lwork = static_cast<int>(wq) + 1;
+  lwork = static_cast<int>(std::real(wq)) + 1;
   work->resize(lwork);
   call(work->data());
 }
@@ -271,13 +376,16 @@ Status Inverse(KernelContext& ctx) {
 // linalg_slogdet(A) -> (sign, log|det A|) per matrix, from the LU factors of A^T (same
 // determinant): the product of U's diagonal and one sign flip per row interchange. A singular
 // matrix gives sign 0 and -inf, as PyTorch.
+// Complex A: sign is the product of d / |d| over U's diagonal (and the interchanges), log|det|
+// real.
 template <typename T>
 Status Slogdet(KernelContext& ctx) {
+  using R = Real<T>;
   const TensorView& a = ctx.input(0);
   const Batch b = BatchOf(a);
   const int n = static_cast<int>(b.rows);
   T* sign = ctx.output(0).ptr<T>();
-  T* logabs = ctx.output(1).ptr<T>();
+  R* logabs = ctx.output(1).ptr<R>();
   std::vector<T> lu(static_cast<size_t>(n) * n);
   std::vector<int> ipiv(std::max(n, 1));
   for (int64_t i = 0; i < b.count; ++i) {
@@ -285,16 +393,21 @@ Status Slogdet(KernelContext& ctx) {
     int info = 0;
     if (n > 0) Getrf(n, lu.data(), ipiv.data(), &info);
     if (info < 0) return Internal("[%s] getrf argument %d is invalid", ctx.op(), -info);
-    T s = T(1), l = T(0);
+    T s = T(1);
+    R l = R(0);
     for (int k = 0; k < n; ++k) {
       const T d = lu[static_cast<size_t>(k) * n + k];
       if (ipiv[k] != k + 1) s = -s;
-      if (d < 0) s = -s;
+      if constexpr (kIsComplex<T>) {
+        if (d != T(0)) s *= d / std::abs(d);
+      } else if (d < 0) {
+        s = -s;
+      }
       l += std::log(std::abs(d));
     }
     if (info > 0) {
       s = T(0);
-      l = -std::numeric_limits<T>::infinity();
+      l = -std::numeric_limits<R>::infinity();
     }
     sign[i] = s;
     logabs[i] = l;
@@ -342,7 +455,7 @@ Status Eigh(KernelContext& ctx) {
   const TensorView& a = ctx.input(0);
   const Batch b = BatchOf(a);
   const int n = static_cast<int>(b.rows);
-  T* w = ctx.output(0).ptr<T>();
+  Real<T>* w = ctx.output(0).ptr<Real<T>>();
   T* v = ctx.output(1).ptr<T>();
   std::vector<T> m(static_cast<size_t>(n) * n), work;
   std::vector<int> iwork;
@@ -356,9 +469,17 @@ Status Eigh(KernelContext& ctx) {
           "linalg.eigh: %sThe algorithm failed to converge because the input matrix is "
           "ill-conditioned or has too many repeated eigenvalues (error code: %d).",
           Element(b, i), info);
+    // complex: heevd factored A^T = conj(A), whose eigenvectors are the conjugates of A's
     T* vm = v + i * n * n;
     for (int r = 0; r < n; ++r)
-      for (int c = 0; c < n; ++c) vm[r * n + c] = m[static_cast<size_t>(c) * n + r];
+      for (int c = 0; c < n; ++c) {
+        const T e = m[static_cast<size_t>(c) * n + r];
+        if constexpr (kIsComplex<T>) {
+          vm[r * n + c] = std::conj(e);
+        } else {
+          vm[r * n + c] = e;
+        }
+      }
   }
   return Status();
 }
@@ -413,7 +534,7 @@ Status Svd(KernelContext& ctx) {
   const bool full = opdefs::ReadAttrs<opdefs::LinalgSvdAttrs>(ctx.attrs()).full_matrices;
   const int ucols = full ? m : k, vrows = full ? n : k;
   T* u = ctx.output(0).ptr<T>();
-  T* sv = ctx.output(1).ptr<T>();
+  Real<T>* sv = ctx.output(1).ptr<Real<T>>();
   T* vh = ctx.output(2).ptr<T>();
   std::vector<T> buf(static_cast<size_t>(m) * n), work;
   std::vector<int> iwork;
@@ -712,14 +833,26 @@ Status ByDtype(KernelContext& ctx) {
     default: return Unsupported(ctx, ctx.input(0).dtype);
   }
 }
+// The ops that also take complex64 / complex128 (the c* / z* LAPACK routines).
+template <KernelFn F32, KernelFn F64, KernelFn C64, KernelFn C128>
+Status ByDtypeC(KernelContext& ctx) {
+  switch (ctx.input(0).dtype) {
+    case DType::kC64: return C64(ctx);
+    case DType::kC128: return C128(ctx);
+    default: return ByDtype<F32, F64>(ctx);
+  }
+}
+#define OFL_LINALG_C(K, ...)                                                           \
+  ByDtypeC<K<float, ##__VA_ARGS__>, K<double, ##__VA_ARGS__>, K<c64_t, ##__VA_ARGS__>, \
+           K<c128_t, ##__VA_ARGS__>>
 
-constexpr KernelFn kCholeskyKernel = ByDtype<Cholesky<float, false>, Cholesky<double, false>>;
-constexpr KernelFn kCholeskyExKernel = ByDtype<Cholesky<float, true>, Cholesky<double, true>>;
-constexpr KernelFn kInverseKernel = ByDtype<Inverse<float, false>, Inverse<double, false>>;
-constexpr KernelFn kInverseExKernel = ByDtype<Inverse<float, true>, Inverse<double, true>>;
-constexpr KernelFn kSlogdetKernel = ByDtype<Slogdet<float>, Slogdet<double>>;
-constexpr KernelFn kSolveKernel = ByDtype<Solve<float, false>, Solve<double, false>>;
-constexpr KernelFn kSolveExKernel = ByDtype<Solve<float, true>, Solve<double, true>>;
+constexpr KernelFn kCholeskyKernel = OFL_LINALG_C(Cholesky, false);
+constexpr KernelFn kCholeskyExKernel = OFL_LINALG_C(Cholesky, true);
+constexpr KernelFn kInverseKernel = OFL_LINALG_C(Inverse, false);
+constexpr KernelFn kInverseExKernel = OFL_LINALG_C(Inverse, true);
+constexpr KernelFn kSlogdetKernel = OFL_LINALG_C(Slogdet);
+constexpr KernelFn kSolveKernel = OFL_LINALG_C(Solve, false);
+constexpr KernelFn kSolveExKernel = OFL_LINALG_C(Solve, true);
 constexpr KernelFn kLuFactorKernel = ByDtype<LuFactor<float>, LuFactor<double>>;
 constexpr KernelFn kLuPermutationKernel = ByDtype<LuPermutation<float>, LuPermutation<double>>;
 constexpr KernelFn kSolveTriangularKernel =
@@ -730,9 +863,9 @@ constexpr KernelFn kGeqrfKernel = ByDtype<GeqrfRaw<float>, GeqrfRaw<double>>;
 constexpr KernelFn kOrmqrKernel = ByDtype<Ormqr<float>, Ormqr<double>>;
 constexpr KernelFn kLdlFactorKernel = ByDtype<LdlFactor<float>, LdlFactor<double>>;
 constexpr KernelFn kLdlSolveKernel = ByDtype<LdlSolve<float>, LdlSolve<double>>;
-constexpr KernelFn kEighKernel = ByDtype<Eigh<float>, Eigh<double>>;
-constexpr KernelFn kQrKernel = ByDtype<Qr<float>, Qr<double>>;
-constexpr KernelFn kSvdKernel = ByDtype<Svd<float>, Svd<double>>;
+constexpr KernelFn kEighKernel = OFL_LINALG_C(Eigh);
+constexpr KernelFn kQrKernel = OFL_LINALG_C(Qr);
+constexpr KernelFn kSvdKernel = OFL_LINALG_C(Svd);
 
 }  // namespace
 

@@ -356,16 +356,43 @@ struct InputScan {
   bool requires_grad = false;
 };
 
-// Complex tensors reach only the kernels written for them (the copies' conversions and the
-// transforms, on the CPU) and views; every other kernel's dtype switch has no complex case, so
-// the op is refused here, naming it, its dtype and the device.
+// Complex tensors reach only the kernels written for them (the copies' conversions, the
+// transforms, complex_bmm and the LAPACK ops with complex paths, on the CPU) and views; every
+// other kernel's dtype switch has no complex case, so the op is refused here, naming it, its
+// dtype and the device.
 bool HasComplexKernel(const OpDef& op) {
   static const char* const kOps[] = {
-      "cast",    "contiguous", "copy_",   "to_device",  "complex",
-      "fft_c2c", "fft_r2c",    "fft_c2r", "linalg_eig", "linalg_eig_backward"};
+      "cast", "contiguous", "copy_", "to_device", "complex", "fft_c2c", "fft_r2c", "fft_c2r",
+      "linalg_eig", "linalg_eig_backward", "complex_bmm",
+      // the LAPACK family's c* / z* paths (kernels/cpu/linalg.cc)
+      "linalg_inv", "linalg_inv_ex", "linalg_solve", "linalg_solve_ex", "linalg_slogdet",
+      "linalg_cholesky", "linalg_cholesky_ex", "linalg_eigh", "linalg_qr", "linalg_svd"};
   for (const char* n : kOps)
     if (std::strcmp(op.name, n) == 0) return true;
   return false;
+}
+// The ordering ops raise torch's own error for complex values (a RuntimeError), not the generic
+// "not supported".
+Status ComplexOrderingError(const OpDef& op, DType t) {
+  static const char* const kKernelNames[][2] = {
+      {"sort", "sort"},         {"argsort", "sort"},      {"msort", "sort"},
+      {"topk", "topk_cpu"},     {"amax", "max_all"},      {"amin", "min_all"},
+      {"argmax", "argmax_cpu"}, {"argmin", "argmin_cpu"}, {"kthvalue", "kthvalue_cpu"},
+      {"lt", "lt_cpu"},         {"le", "le_cpu"},         {"gt", "gt_cpu"},
+      {"ge", "ge_cpu"},         {"lt_scalar", "lt_cpu"},  {"le_scalar", "le_cpu"},
+      {"gt_scalar", "gt_cpu"},  {"ge_scalar", "ge_cpu"}};
+  for (const auto& k : kKernelNames)
+    if (std::strcmp(op.name, k[0]) == 0)
+      return Unimplemented("\"%s\" not implemented for '%s'", k[1], DTypeTorchName(t));
+  if (std::strcmp(op.name, "max_dim") == 0)
+    return Unimplemented("max(): does not support complex input");
+  if (std::strcmp(op.name, "min_dim") == 0)
+    return Unimplemented("min(): does not support complex input");
+  if (std::strcmp(op.name, "maximum") == 0 || std::strcmp(op.name, "minimum") == 0)
+    return Unimplemented("%s not implemented for complex tensors.", op.name);
+  if (std::strncmp(op.name, "clamp", 5) == 0)
+    return Unimplemented("clamp is not supported for complex types");
+  return Status();
 }
 Status CheckComplex(const OpDef& op, TensorSpan inputs, const std::vector<TensorMeta>& metas) {
   DType t = DType::kF32;
@@ -387,6 +414,7 @@ Status CheckComplex(const OpDef& op, TensorSpan inputs, const std::vector<Tensor
   if (!any || op.view) return Status();
   // to_device is a byte copy on every device; the other complex kernels are the CPU's
   const bool transfer = std::strcmp(op.name, "to_device") == 0;
+  if (!HasComplexKernel(op)) RETURN_IF_ERROR(ComplexOrderingError(op, t));
   if ((!device.is_cpu() && !transfer) || !HasComplexKernel(op))
     return TypeError("[%s] not supported for %s on %s", op.name, DTypeLongName(t),
                      device.is_cpu() ? "cpu" : "cuda");

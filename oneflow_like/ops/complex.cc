@@ -139,6 +139,62 @@ StatusOr<TensorList> GradLinalgEigBackward(const GradContext&) {
   return DoubleBackwardUnsupported("linalg_eig_backward");
 }
 
+// complex_bmm: op(a) [B, m, k] op(b) [B, k, n] -> [B, m, n], op 0 / 1 / 2: as is, transposed,
+// conjugate transposed.
+Status InferComplexBmm(TensorSpan in, const AttrMap& attrs, std::vector<TensorMeta>* out) {
+  const Tensor &a = in[0], &b = in[1];
+  const int64_t op_a = attrs.Int("op_a", 0), op_b = attrs.Int("op_b", 0);
+  if (!IsComplex(a.dtype()) || a.dtype() != b.dtype() || a.ndim() != 3 || b.ndim() != 3 ||
+      a.dim(0) != b.dim(0) || op_a < 0 || op_a > 2 || op_b < 0 || op_b > 2)
+    return InvalidArgument(
+        "[complex_bmm] expected 3-D complex operands of one dtype and batch (op 0, 1 or 2), got "
+        "%s and %s",
+        a.meta_string(), b.meta_string());
+  const int64_t m = a.dim(op_a ? 2 : 1), k = a.dim(op_a ? 1 : 2);
+  const int64_t kb = b.dim(op_b ? 2 : 1), n = b.dim(op_b ? 1 : 2);
+  if (k != kb)
+    return InvalidArgument("[matmul] size mismatch (%d vs %d): got %s and %s", k, kb,
+                           a.meta_string(), b.meta_string());
+  out->push_back({Shape{a.dim(0), m, n}, a.dtype(), a.device()});
+  return Status();
+}
+// C = op_a(A) op_b(B): the gradient of op_a(A) is G op_b(B)^H, that of op_b(B) op_a(A)^H G, each
+// one GEMM (op_b(B)^H of a transposed B is conj(B), materialized), then undone to A's (B's)
+// layout.
+StatusOr<Tensor> UndoOp(const Tensor& g, int64_t op) {
+  if (op == 0) return g;
+  ASSIGN_OR_RETURN(Tensor t, F::Transpose(g, -2, -1));
+  return op == 1 ? t : F::Conj(t);
+}
+StatusOr<TensorList> GradComplexBmm(const GradContext& ctx) {
+  const Tensor& g = ctx.grad_outputs[0];
+  if (!g.defined()) return TensorList{Tensor(), Tensor()};
+  const Tensor &a = ctx.inputs[0], &b = ctx.inputs[1];
+  const int64_t op_a = ctx.attrs.Int("op_a", 0), op_b = ctx.attrs.Int("op_b", 0);
+  Tensor ga, gb;
+  if (ctx.needs_input_grad[0]) {
+    Tensor p;
+    if (op_b == 1) {
+      ASSIGN_OR_RETURN(Tensor cb, F::Conj(b));
+      ASSIGN_OR_RETURN(p, F::ComplexBmm(g, cb, 0, 0));
+    } else {
+      ASSIGN_OR_RETURN(p, F::ComplexBmm(g, b, 0, op_b == 0 ? 2 : 0));
+    }
+    ASSIGN_OR_RETURN(ga, UndoOp(p, op_a));
+  }
+  if (ctx.needs_input_grad[1]) {
+    Tensor q;
+    if (op_a == 1) {
+      ASSIGN_OR_RETURN(Tensor ca, F::Conj(a));
+      ASSIGN_OR_RETURN(q, F::ComplexBmm(ca, g, 0, 0));
+    } else {
+      ASSIGN_OR_RETURN(q, F::ComplexBmm(a, g, op_a == 0 ? 2 : 0, 0));
+    }
+    ASSIGN_OR_RETURN(gb, UndoOp(q, op_b));
+  }
+  return TensorList{ga, gb};
+}
+
 Status CheckFftDims(const char* op, const Tensor& x, const std::vector<int64_t>& dims) {
   if (dims.empty())
     return InvalidArgument("[%s] no dimension to transform (%s)", op, x.meta_string());
@@ -270,7 +326,17 @@ StatusOr<TensorList> GradFftC2R(const GradContext& ctx) {
 namespace functional {
 namespace {
 
+// The comparisons and maximum / minimum order values: torch's RuntimeError for complex ones.
+Status OrderingError(const char* name, const Tensor& x) {
+  for (const char* cmp : {"lt", "le", "gt", "ge"})
+    if (std::strcmp(name, cmp) == 0)
+      return Unimplemented("\"%s_cpu\" not implemented for '%s'", name, DTypeTorchName(x.dtype()));
+  if (std::strcmp(name, "maximum") == 0 || std::strcmp(name, "minimum") == 0)
+    return Unimplemented("%s not implemented for complex tensors.", name);
+  return Status();
+}
 Status NotSupported(const char* name, const Tensor& x) {
+  RETURN_IF_ERROR(OrderingError(name, x));
   return TypeError("[%s] not supported for %s tensors (%s)", name, DTypeLongName(x.dtype()),
                    x.meta_string());
 }
@@ -555,6 +621,7 @@ StatusOr<Tensor> ComplexBinary(const char* name, const Tensor& a0, const Tensor&
     if (n == "eq") return e;
     return LogicalNot(e);
   }
+  RETURN_IF_ERROR(OrderingError(name, IsComplex(a0.dtype()) ? a0 : b0));
   return TypeError("[%s] not supported for complex tensors (%s, %s)", name, a0.meta_string(),
                    b0.meta_string());
 }
@@ -615,10 +682,27 @@ StatusOr<Tensor> ComplexSum(const Tensor& x, std::vector<int64_t> dims, bool kee
   return ComplexFromPairs(s);
 }
 
-StatusOr<Tensor> ComplexMatmul(const Tensor& a0, const Tensor& b0) {
-  ASSIGN_OR_RETURN(auto ab, PromoteComplex(a0, b0));
-  ASSIGN_OR_RETURN(Parts p, Split(ab.first));
-  ASSIGN_OR_RETURN(Parts q, Split(ab.second));
+StatusOr<Tensor> ComplexBmm(const Tensor& a, const Tensor& b, int64_t op_a, int64_t op_b) {
+  ASSIGN_OR_RETURN(Tensor x, Contiguous(a));
+  ASSIGN_OR_RETURN(Tensor y, Contiguous(b));
+  return Dispatch1(ops::kComplexBmm, {x, y}, {{"op_a", op_a}, {"op_b", op_b}});
+}
+
+namespace {
+// x broadcast to `shape` as a new tensor, expanded on its real view (whose gradient, a real sum,
+// reduces the broadcast dims).
+StatusOr<Tensor> ExpandComplex(const Tensor& x, const Shape& shape) {
+  if (x.shape() == shape) return x;
+  DimVector d = shape.dims();
+  d.push_back(2);
+  ASSIGN_OR_RETURN(Tensor r, ViewAsReal(x));
+  ASSIGN_OR_RETURN(r, Expand(r, Shape(d)));
+  return ComplexFromPairs(r);
+}
+// The four real GEMMs: complex matmul where complex_bmm has no kernel (cuda).
+StatusOr<Tensor> MatmulByParts(const Tensor& a, const Tensor& b) {
+  ASSIGN_OR_RETURN(Parts p, Split(a));
+  ASSIGN_OR_RETURN(Parts q, Split(b));
   ASSIGN_OR_RETURN(Tensor rr, Matmul(p.re, q.re));
   ASSIGN_OR_RETURN(Tensor ii, Matmul(p.im, q.im));
   ASSIGN_OR_RETURN(Tensor ri, Matmul(p.re, q.im));
@@ -626,6 +710,87 @@ StatusOr<Tensor> ComplexMatmul(const Tensor& a0, const Tensor& b0) {
   ASSIGN_OR_RETURN(Tensor re, Sub(rr, ii));
   ASSIGN_OR_RETURN(Tensor im, Add(ri, ir));
   return ComplexFromParts(re, im);
+}
+}  // namespace
+
+// torch.matmul on complex operands (the other promoted): 1-D operands gain a dim and lose it
+// after, batch dims broadcast; on the CPU one complex_bmm (a [..., m, k] times a 2-D b folds
+// its batch into the rows), elsewhere four real matmuls. op_b 1: b is given transposed (linear's
+// weight), read by the GEMM without a copy.
+StatusOr<Tensor> ComplexMatmulOp(const Tensor& a0, const Tensor& b0, int64_t op_b) {
+  if (a0.ndim() == 0 || b0.ndim() == 0)
+    return InvalidArgument("[matmul] both arguments must be at least 1-D, got %s and %s",
+                           a0.meta_string(), b0.meta_string());
+  ASSIGN_OR_RETURN(auto ab, PromoteComplex(a0, b0));
+  Tensor a = ab.first, b = ab.second;
+  if (op_b == 1 && b.ndim() == 1) op_b = 0;
+  const int64_t ka = a.dim(a.ndim() - 1);
+  const int64_t kb = b.ndim() == 1 ? b.dim(0) : b.dim(b.ndim() - (op_b ? 1 : 2));
+  if (ka != kb)
+    return InvalidArgument("[matmul] size mismatch (%d vs %d): got %s and %s", ka, kb,
+                           a0.meta_string(), b0.meta_string());
+  if (!a.device().is_cpu()) {
+    if (op_b == 1) {
+      ASSIGN_OR_RETURN(b, Transpose(b, -2, -1));
+    }
+    return MatmulByParts(a, b);
+  }
+  const bool a_vec = a.ndim() == 1, b_vec = b.ndim() == 1;
+  if (a_vec) {
+    ASSIGN_OR_RETURN(a, Reshape(a, Shape{1, ka}));
+  }
+  if (b_vec) {
+    ASSIGN_OR_RETURN(b, Reshape(b, Shape{kb, 1}));
+  }
+  const int64_t m = a.dim(a.ndim() - 2), n = b.dim(b.ndim() - (op_b ? 2 : 1));
+  DimVector batch_a(a.shape().dims().begin(), a.shape().dims().end() - 2);
+  DimVector batch_b(b.shape().dims().begin(), b.shape().dims().end() - 2);
+  ASSIGN_OR_RETURN(Shape batch, BroadcastShapes("matmul", Shape(batch_a), Shape(batch_b)));
+  const int64_t count = batch.numel();
+  Tensor x, y;
+  if (batch_b.empty()) {  // fold a's batch into its rows: one GEMM [count * m, k] x [k, n]
+    ASSIGN_OR_RETURN(x, Contiguous(a));
+    ASSIGN_OR_RETURN(x, Reshape(x, Shape{1, count * m, ka}));
+    ASSIGN_OR_RETURN(y, Unsqueeze(b, 0));
+  } else {
+    DimVector da = batch.dims(), db = batch.dims();
+    da.insert(da.end(), {m, ka});
+    db.insert(db.end(), b.shape().dims().end() - 2, b.shape().dims().end());
+    ASSIGN_OR_RETURN(x, ExpandComplex(a, Shape(da)));
+    ASSIGN_OR_RETURN(y, ExpandComplex(b, Shape(db)));
+    ASSIGN_OR_RETURN(x, Contiguous(x));
+    ASSIGN_OR_RETURN(y, Contiguous(y));
+    ASSIGN_OR_RETURN(x, Reshape(x, Shape{count, m, ka}));
+    ASSIGN_OR_RETURN(y, Reshape(y, Shape{count, y.dim(y.ndim() - 2), y.dim(y.ndim() - 1)}));
+  }
+  ASSIGN_OR_RETURN(Tensor r, ComplexBmm(x, y, 0, op_b));
+  DimVector dims = batch.dims();
+  if (!a_vec) dims.push_back(m);
+  if (!b_vec) dims.push_back(n);
+  return Reshape(r, Shape(dims));
+}
+
+StatusOr<Tensor> ComplexMatmul(const Tensor& a, const Tensor& b) {
+  return ComplexMatmulOp(a, b, 0);
+}
+
+// torch.nn.functional.linear: x weight^T (+ bias), weight read transposed by the GEMM.
+StatusOr<Tensor> ComplexLinear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  ASSIGN_OR_RETURN(Tensor y, ComplexMatmulOp(x, weight, 1));
+  if (!bias.defined()) return y;
+  return Add(y, bias);
+}
+
+// torch.addmm: beta input + alpha m1 m2.
+StatusOr<Tensor> ComplexAddmm(const Tensor& input, const Tensor& m1, const Tensor& m2, double beta,
+                              double alpha) {
+  ASSIGN_OR_RETURN(Tensor y, ComplexMatmul(m1, m2));
+  if (alpha != 1.0) {
+    ASSIGN_OR_RETURN(y, MulScalar(y, alpha));
+  }
+  if (beta == 0.0) return y;
+  ASSIGN_OR_RETURN(Tensor c, beta == 1.0 ? StatusOr<Tensor>(input) : MulScalar(input, beta));
+  return Add(y, c);
 }
 
 // ---- in place, data movement, fills and random numbers ----------------------------------------

@@ -49,6 +49,12 @@ StatusOr<Tensor> ComplexPowScalar(const Tensor& x, double re, double im);
 StatusOr<Tensor> ComplexSum(const Tensor& x, std::vector<int64_t> dims, bool keepdim,
                             bool mean = false);
 StatusOr<Tensor> ComplexMatmul(const Tensor& a, const Tensor& b);
+StatusOr<Tensor> ComplexLinear(const Tensor& x, const Tensor& weight, const Tensor& bias);
+StatusOr<Tensor> ComplexAddmm(const Tensor& input, const Tensor& m1, const Tensor& m2, double beta,
+                              double alpha);
+// One complex GEMM per batch element (BLAS c/zgemm, CPU): op(a) [B, m, k] op(b) [B, k, n], op 0
+// as is, 1 transposed, 2 conjugate transposed.
+StatusOr<Tensor> ComplexBmm(const Tensor& a, const Tensor& b, int64_t op_a, int64_t op_b);
 // A complex scalar as a 0-d tensor of `dtype` on `device`.
 StatusOr<Tensor> ComplexScalarTensor(double re, double im, DType dtype, Device device);
 

@@ -29,6 +29,7 @@
 
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/common.h"
+#include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/matmul.h"
 #include "oneflow_like/ops/shape_ops.h"
@@ -46,6 +47,21 @@ using opdefs::LinalgSvdAttrs;
 
 StatusOr<Tensor> T(const Tensor& x) {
   return F::Transpose(x, -2, -1);
+}
+// The conjugate transpose (x^H), the transpose of a real x: the gradient formulas below are
+// PyTorch's complex ones, which are its real ones with ^T read as ^H.
+StatusOr<Tensor> H(const Tensor& x) {
+  ASSIGN_OR_RETURN(Tensor t, T(x));
+  return IsComplex(x.dtype()) ? F::Conj(t) : t;
+}
+// An n x m identity in x's real dtype (complex operands promote it).
+StatusOr<Tensor> EyeFor(const Tensor& x, int64_t n, int64_t m) {
+  return F::Eye(n, m, IsComplex(x.dtype()) ? ToRealDType(x.dtype()) : x.dtype(), x.device());
+}
+// x's dtype, real for complex x: eigenvalues, singular values and log|det|.
+TensorMeta RealLike(const Tensor& x, Shape shape) {
+  return TensorMeta{std::move(shape), IsComplex(x.dtype()) ? ToRealDType(x.dtype()) : x.dtype(),
+                    x.device()};
 }
 
 // ---- the table's out column: every output in x's dtype, on x's device -------------------------
@@ -66,7 +82,7 @@ Status Infer_slogdet(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out
   const Shape& s = in[0].shape();
   Shape batch(absl::MakeConstSpan(s.dims().data(), s.ndim() - 2));
   out->push_back(Like(in[0], batch));
-  out->push_back(Like(in[0], batch));
+  out->push_back(RealLike(in[0], batch));
   return Status();
 }
 
@@ -78,7 +94,7 @@ Status Infer_solve(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) 
 Status Infer_eigh(TensorSpan in, const AttrMap&, std::vector<TensorMeta>* out) {
   const Shape& s = in[0].shape();
   Shape values(absl::MakeConstSpan(s.dims().data(), s.ndim() - 1));
-  out->push_back(Like(in[0], values));
+  out->push_back(RealLike(in[0], values));
   out->push_back(Like(in[0], s));
   return Status();
 }
@@ -167,7 +183,9 @@ Status Infer_svd(TensorSpan in, const AttrMap& attrs, std::vector<TensorMeta>* o
   u[nd - 1] = full ? m : k;
   v[nd - 2] = full ? n : k;
   sv[nd - 2] = k;
-  for (auto* d : {&u, &sv, &v}) out->push_back(Like(in[0], ShapeOf(*d)));
+  out->push_back(Like(in[0], ShapeOf(u)));
+  out->push_back(RealLike(in[0], ShapeOf(sv)));
+  out->push_back(Like(in[0], ShapeOf(v)));
   return Status();
 }
 
@@ -184,75 +202,92 @@ StatusOr<TensorList> Unsupported(const GradContext&) {
   return Unimplemented("[%s] backward is not supported", Self.name);
 }
 
-// dA = -Y^T dY Y^T (Y = A^-1).
+// dA = -Y^H dY Y^H (Y = A^-1).
 StatusOr<TensorList> InvGrad(const GradContext& c) {
   const Tensor& g = c.grad_outputs[0];
   if (!g.defined()) return TensorList{Tensor()};
-  ASSIGN_OR_RETURN(Tensor yt, T(c.outputs[0]));
+  ASSIGN_OR_RETURN(Tensor yt, H(c.outputs[0]));
   ASSIGN_OR_RETURN(Tensor m, F::Matmul(yt, g));
   ASSIGN_OR_RETURN(m, F::Matmul(m, yt));
   ASSIGN_OR_RETURN(m, F::Neg(m));
   return TensorList{m};
 }
 
-// S = L^-T Phi(L^T dL) L^-1, dA = (S + S^T) / 2.
+// S = L^-H Phi(L^H dL) L^-1, dA = (S + S^H) / 2.
 StatusOr<TensorList> CholeskyGrad(const GradContext& c) {
   const Tensor& g = c.grad_outputs[0];
   if (!g.defined()) return TensorList{Tensor()};
   const Tensor& l = c.outputs[0];
   const int64_t n = l.shape()[l.ndim() - 1];
   ASSIGN_OR_RETURN(Tensor gl, F::Tril(g));
-  ASSIGN_OR_RETURN(Tensor lt, T(l));
+  ASSIGN_OR_RETURN(Tensor lt, H(l));
   ASSIGN_OR_RETURN(Tensor p, F::Matmul(lt, gl));
-  ASSIGN_OR_RETURN(Tensor eye, F::Eye(n, n, l.dtype(), l.device()));
+  ASSIGN_OR_RETURN(Tensor eye, EyeFor(l, n, n));
   ASSIGN_OR_RETURN(Tensor half_diag, F::Mul(p, eye));
   ASSIGN_OR_RETURN(half_diag, F::MulScalar(half_diag, 0.5));
   ASSIGN_OR_RETURN(Tensor phi, F::Tril(p));
   ASSIGN_OR_RETURN(phi, F::Sub(phi, half_diag));
   ASSIGN_OR_RETURN(Tensor linv, F::LinalgInv(l));
-  ASSIGN_OR_RETURN(Tensor linv_t, T(linv));
+  ASSIGN_OR_RETURN(Tensor linv_t, H(linv));
   ASSIGN_OR_RETURN(Tensor s, F::Matmul(linv_t, phi));
   ASSIGN_OR_RETURN(s, F::Matmul(s, linv));
-  ASSIGN_OR_RETURN(Tensor st, T(s));
+  ASSIGN_OR_RETURN(Tensor st, H(s));
   ASSIGN_OR_RETURN(Tensor ga, F::Add(s, st));
   ASSIGN_OR_RETURN(ga, F::MulScalar(ga, 0.5));
   return TensorList{ga};
 }
 
-// dA = d(logabsdet) A^-T (sign has no gradient).
+// dA = c A^-H with c = d(logabsdet) (a real sign has no gradient); complex A (sign = e^{i Im
+// log det A}): c = d(logabsdet) - i Im(conj(d(sign)) sign), sign recomputed from A.
 StatusOr<TensorList> SlogdetGrad(const GradContext& c) {
-  const Tensor& g = c.grad_outputs[1];
-  if (!g.defined()) return TensorList{Tensor()};
-  ASSIGN_OR_RETURN(Tensor inv, F::LinalgInv(c.inputs[0]));
-  ASSIGN_OR_RETURN(Tensor inv_t, T(inv));
+  const Tensor& a = c.inputs[0];
+  Tensor g = c.grad_outputs[1];
+  const Tensor& gsign = c.grad_outputs[0];
+  const bool sign_grad = IsComplex(a.dtype()) && gsign.defined();
+  if (!g.defined() && !sign_grad) return TensorList{Tensor()};
+  if (!g.defined()) {
+    ASSIGN_OR_RETURN(g, F::Zeros(gsign.shape(), ToRealDType(a.dtype()), a.device()));
+  }
+  if (sign_grad) {
+    ASSIGN_OR_RETURN(auto sl, F::LinalgSlogdet(a));
+    ASSIGN_OR_RETURN(Tensor p, F::Conj(gsign));
+    ASSIGN_OR_RETURN(p, F::Mul(p, sl.first));
+    ASSIGN_OR_RETURN(Tensor im, F::ImagPart(p));
+    ASSIGN_OR_RETURN(Tensor zero, F::ZerosLike(im));
+    ASSIGN_OR_RETURN(im, F::Neg(im));
+    ASSIGN_OR_RETURN(Tensor ic, F::ComplexFromParts(zero, im));
+    ASSIGN_OR_RETURN(g, F::Add(ic, g));
+  }
+  ASSIGN_OR_RETURN(Tensor inv, F::LinalgInv(a));
+  ASSIGN_OR_RETURN(Tensor inv_t, H(inv));
   ASSIGN_OR_RETURN(Tensor gg, F::Unsqueeze(g, -1));
   ASSIGN_OR_RETURN(gg, F::Unsqueeze(gg, -1));
   ASSIGN_OR_RETURN(Tensor ga, F::Mul(gg, inv_t));
   return TensorList{ga};
 }
 
-// dB = solve(A^T, dX), dA = -dB X^T.
+// dB = solve(A^H, dX), dA = -dB X^H.
 StatusOr<TensorList> SolveGrad(const GradContext& c) {
   const Tensor& g = c.grad_outputs[0];
   if (!g.defined()) return TensorList{Tensor(), Tensor()};
-  ASSIGN_OR_RETURN(Tensor at, T(c.inputs[0]));
+  ASSIGN_OR_RETURN(Tensor at, H(c.inputs[0]));
   ASSIGN_OR_RETURN(Tensor gb, SolveRaw(at, g));
   Tensor ga;
   if (c.needs_input_grad[0]) {
-    ASSIGN_OR_RETURN(Tensor xt, T(c.outputs[0]));
+    ASSIGN_OR_RETURN(Tensor xt, H(c.outputs[0]));
     ASSIGN_OR_RETURN(ga, F::Matmul(gb, xt));
     ASSIGN_OR_RETURN(ga, F::Neg(ga));
   }
   return TensorList{ga, gb};
 }
 
-// G = V (diag(dL) + F o (V^T dV)) V^T, dA = (G + G^T) / 2.
+// G = V (diag(dL) + F o (V^H dV)) V^H, dA = (G + G^H) / 2.
 StatusOr<TensorList> EighGrad(const GradContext& c) {
   const Tensor &gl = c.grad_outputs[0], &gv = c.grad_outputs[1];
   if (!gl.defined() && !gv.defined()) return TensorList{Tensor()};
   const Tensor &l = c.outputs[0], &v = c.outputs[1];
   const int64_t n = v.shape()[v.ndim() - 1];
-  ASSIGN_OR_RETURN(Tensor eye, F::Eye(n, n, v.dtype(), v.device()));
+  ASSIGN_OR_RETURN(Tensor eye, EyeFor(v, n, n));
   Tensor m;
   if (gv.defined()) {
     // F o (V^T dV) with F_ij = 1 / (L_j - L_i), 0 on the diagonal.
@@ -263,7 +298,7 @@ StatusOr<TensorList> EighGrad(const GradContext& c) {
     ASSIGN_OR_RETURN(Tensor off, F::MulScalar(eye, -1.0));
     ASSIGN_OR_RETURN(off, F::AddScalar(off, 1.0));
     ASSIGN_OR_RETURN(Tensor f, F::Div(off, e));
-    ASSIGN_OR_RETURN(Tensor vt, T(v));
+    ASSIGN_OR_RETURN(Tensor vt, H(v));
     ASSIGN_OR_RETURN(Tensor vtg, F::Matmul(vt, gv));
     ASSIGN_OR_RETURN(m, F::Mul(f, vtg));
   }
@@ -276,16 +311,17 @@ StatusOr<TensorList> EighGrad(const GradContext& c) {
       m = diag;
     }
   }
-  ASSIGN_OR_RETURN(Tensor vt, T(v));
+  ASSIGN_OR_RETURN(Tensor vt, H(v));
   ASSIGN_OR_RETURN(Tensor g, F::Matmul(v, m));
   ASSIGN_OR_RETURN(g, F::Matmul(g, vt));
-  ASSIGN_OR_RETURN(Tensor gt, T(g));
+  ASSIGN_OR_RETURN(Tensor gt, H(g));
   ASSIGN_OR_RETURN(g, F::Add(g, gt));
   ASSIGN_OR_RETURN(g, F::MulScalar(g, 0.5));
   return TensorList{g};
 }
 
-// m >= n: M = R dR^T - dQ^T Q, dA = (dQ + Q copyltu(M)) R^-T.
+// m >= n: M = R dR^H - dQ^H Q, dA = (dQ + Q copyltu(M)) R^-H, copyltu(M) = tril(M, -1) +
+// tril(M, -1)^H + Re(diag(M)) (derived from Q^H dQ skew-Hermitian and R's real diagonal).
 StatusOr<TensorList> QrGrad(const GradContext& c) {
   const Tensor &gq = c.grad_outputs[0], &gr = c.grad_outputs[1];
   if (!gq.defined() && !gr.defined()) return TensorList{Tensor()};
@@ -298,11 +334,11 @@ StatusOr<TensorList> QrGrad(const GradContext& c) {
         q.shape().ToString(), r.shape().ToString());
   Tensor mm;  // R dR^T - dQ^T Q
   if (gr.defined()) {
-    ASSIGN_OR_RETURN(Tensor grt, T(gr));
+    ASSIGN_OR_RETURN(Tensor grt, H(gr));
     ASSIGN_OR_RETURN(mm, F::Matmul(r, grt));
   }
   if (gq.defined()) {
-    ASSIGN_OR_RETURN(Tensor gqt, T(gq));
+    ASSIGN_OR_RETURN(Tensor gqt, H(gq));
     ASSIGN_OR_RETURN(Tensor p, F::Matmul(gqt, q));
     if (mm.defined()) {
       ASSIGN_OR_RETURN(mm, F::Sub(mm, p));
@@ -310,18 +346,21 @@ StatusOr<TensorList> QrGrad(const GradContext& c) {
       ASSIGN_OR_RETURN(mm, F::Neg(p));
     }
   }
-  ASSIGN_OR_RETURN(Tensor low, F::Tril(mm));
+  ASSIGN_OR_RETURN(Tensor eye, EyeFor(mm, n, n));
+  ASSIGN_OR_RETURN(Tensor diag, F::RealPart(mm));
+  ASSIGN_OR_RETURN(diag, F::Mul(diag, eye));
   ASSIGN_OR_RETURN(Tensor strict, F::Tril(mm, -1));
-  ASSIGN_OR_RETURN(Tensor strict_t, T(strict));
-  ASSIGN_OR_RETURN(Tensor sym, F::Add(low, strict_t));
+  ASSIGN_OR_RETURN(Tensor strict_t, H(strict));
+  ASSIGN_OR_RETURN(Tensor sym, F::Add(strict, strict_t));
+  ASSIGN_OR_RETURN(sym, F::Add(sym, diag));
   ASSIGN_OR_RETURN(Tensor b, F::Matmul(q, sym));
   if (gq.defined()) {
     ASSIGN_OR_RETURN(b, F::Add(b, gq));
   }
-  // dA = b R^-T: solve R X^T = b^T for X^T (R is square: m >= n, k = n).
-  ASSIGN_OR_RETURN(Tensor bt, T(b));
+  // dA = b R^-H: solve R X^H = b^H for X^H (R is square: m >= n, k = n).
+  ASSIGN_OR_RETURN(Tensor bt, H(b));
   ASSIGN_OR_RETURN(Tensor xt, F::LinalgSolve(r, bt));
-  ASSIGN_OR_RETURN(Tensor ga, T(xt));
+  ASSIGN_OR_RETURN(Tensor ga, H(xt));
   return TensorList{ga};
 }
 
@@ -478,14 +517,17 @@ StatusOr<TensorList> HouseholderProductGrad(const GradContext& c) {
   return TensorList{dv, dtau};
 }
 
-// skew(X) / E for the SVD gradient, E_ij = s_j^2 - s_i^2 (1 on the diagonal).
-StatusOr<Tensor> SkewOverGap(const Tensor& x, const Tensor& e) {
-  ASSIGN_OR_RETURN(Tensor xt, T(x));
+// skew(X) / E off the diagonal for the SVD gradient, E_ij = s_j^2 - s_i^2 (1 on the diagonal),
+// skew(X) = X - X^H; `off` is 1 off the diagonal, 0 on it.
+StatusOr<Tensor> SkewOverGap(const Tensor& x, const Tensor& e, const Tensor& off) {
+  ASSIGN_OR_RETURN(Tensor xt, H(x));
   ASSIGN_OR_RETURN(Tensor sk, F::Sub(x, xt));
+  ASSIGN_OR_RETURN(sk, F::Mul(sk, off));
   return F::Div(sk, e);
 }
 
-// dA = U (J S + S K + diag(dS)) Vh + (I - U U^T) dU S^-1 Vh + U S^-1 dV^T (I - V V^T).
+// dA = U (J S + S K + diag(dS)) Vh + (I - U U^H) dU S^-1 Vh + U S^-1 dV^H (I - V V^H); complex
+// A adds U diag(i Im(diag(U^H dU)) / S) Vh (the phase of U's and V's columns).
 StatusOr<TensorList> SvdGrad(const GradContext& c) {
   const Tensor &gu = c.grad_outputs[0], &gs = c.grad_outputs[1], &gvh = c.grad_outputs[2];
   if (!gu.defined() && !gs.defined() && !gvh.defined()) return TensorList{Tensor()};
@@ -499,6 +541,8 @@ StatusOr<TensorList> SvdGrad(const GradContext& c) {
         "Vh %s)",
         u.shape().ToString(), vh.shape().ToString());
   ASSIGN_OR_RETURN(Tensor eye, F::Eye(k, k, s.dtype(), s.device()));
+  ASSIGN_OR_RETURN(Tensor off, F::MulScalar(eye, -1.0));
+  ASSIGN_OR_RETURN(off, F::AddScalar(off, 1.0));
   ASSIGN_OR_RETURN(Tensor s_row, F::Unsqueeze(s, -2));  // scales columns
   ASSIGN_OR_RETURN(Tensor s_col, F::Unsqueeze(s, -1));  // scales rows
   ASSIGN_OR_RETURN(Tensor inv_s, F::Reciprocal(s));
@@ -507,7 +551,7 @@ StatusOr<TensorList> SvdGrad(const GradContext& c) {
   ASSIGN_OR_RETURN(Tensor s2i, F::Unsqueeze(s2, -1));
   ASSIGN_OR_RETURN(Tensor e, F::Sub(s2j, s2i));
   ASSIGN_OR_RETURN(e, F::Add(e, eye));
-  ASSIGN_OR_RETURN(Tensor v, T(vh));
+  ASSIGN_OR_RETURN(Tensor v, H(vh));
   Tensor inner;
   auto add = [&](Tensor t) -> Status {
     if (inner.defined()) {
@@ -519,11 +563,20 @@ StatusOr<TensorList> SvdGrad(const GradContext& c) {
   };
   Tensor gv, extra;
   if (gu.defined()) {
-    ASSIGN_OR_RETURN(Tensor ut, T(u));
+    ASSIGN_OR_RETURN(Tensor ut, H(u));
     ASSIGN_OR_RETURN(Tensor utgu, F::Matmul(ut, gu));
-    ASSIGN_OR_RETURN(Tensor j, SkewOverGap(utgu, e));
+    ASSIGN_OR_RETURN(Tensor j, SkewOverGap(utgu, e, off));
     ASSIGN_OR_RETURN(j, F::Mul(j, s_row));
     RETURN_IF_ERROR(add(j));
+    if (IsComplex(u.dtype())) {  // i Im(diag(U^H dU)) / S on the diagonal
+      ASSIGN_OR_RETURN(Tensor im, F::ImagPart(utgu));
+      ASSIGN_OR_RETURN(im, F::Mul(im, eye));
+      ASSIGN_OR_RETURN(Tensor inv_col, F::Unsqueeze(inv_s, -1));
+      ASSIGN_OR_RETURN(im, F::Mul(im, inv_col));
+      ASSIGN_OR_RETURN(Tensor zero, F::ZerosLike(im));
+      ASSIGN_OR_RETURN(Tensor d, F::ComplexFromParts(zero, im));
+      RETURN_IF_ERROR(add(d));
+    }
     if (m > k) {  // (I - U U^T) dU S^-1 Vh
       ASSIGN_OR_RETURN(Tensor proj, F::Matmul(u, utgu));
       ASSIGN_OR_RETURN(proj, F::Sub(gu, proj));
@@ -533,9 +586,9 @@ StatusOr<TensorList> SvdGrad(const GradContext& c) {
     }
   }
   if (gvh.defined()) {
-    ASSIGN_OR_RETURN(gv, T(gvh));
+    ASSIGN_OR_RETURN(gv, H(gvh));
     ASSIGN_OR_RETURN(Tensor vtgv, F::Matmul(vh, gv));
-    ASSIGN_OR_RETURN(Tensor kk, SkewOverGap(vtgv, e));
+    ASSIGN_OR_RETURN(Tensor kk, SkewOverGap(vtgv, e, off));
     ASSIGN_OR_RETURN(kk, F::Mul(s_col, kk));
     RETURN_IF_ERROR(add(kk));
     if (n > k) {  // U S^-1 dV^T (I - V V^T)
@@ -632,9 +685,18 @@ Status CheckSquare(const char* op, const Tensor& a) {
     return InvalidArgument(
         "%s: A must be batches of square matrices, but they are %d by %d matrices", op,
         a.shape()[a.ndim() - 2], a.shape()[a.ndim() - 1]);
-  if (a.dtype() != DType::kF32 && a.dtype() != DType::kF64)
-    return TypeError("%s: Expected a floating point tensor (float32 or float64) as input. Got %s",
-                     op, DTypeName(a.dtype()));
+  if (a.dtype() != DType::kF32 && a.dtype() != DType::kF64 && !IsComplex(a.dtype()))
+    return TypeError(
+        "%s: Expected a floating point or complex tensor (float32, float64, complex64 or "
+        "complex128) as input. Got %s",
+        op, DTypeName(a.dtype()));
+  return Status();
+}
+// The ops whose kernels have no complex path (LU factors, triangular solves, Householder
+// products, LDL): complex input is an error naming the op.
+Status CheckNotComplex(const char* op, const Tensor& a) {
+  if (IsComplex(a.dtype()))
+    return TypeError("%s: complex input (%s) is not supported yet", op, DTypeName(a.dtype()));
   return Status();
 }
 
@@ -818,6 +880,7 @@ StatusOr<Tensor> LinalgSolveTriangular(const Tensor& a, const Tensor& b, bool up
                                        bool unitriangular) {
   const char* op = "linalg.solve_triangular";
   RETURN_IF_ERROR(CheckSquare(op, a));
+  RETURN_IF_ERROR(CheckNotComplex(op, a));
   RETURN_IF_ERROR(CheckMatrix(op, "B", b));
   RETURN_IF_ERROR(CheckSameDtype(op, a, "A", b, "B"));
   if (!left) {  // X A = B  <=>  A^T X^T = B^T, A^T's triangle being the other one
@@ -890,6 +953,7 @@ StatusOr<Tensor> Ormqr(const Tensor& a, const Tensor& tau, const Tensor& other, 
 
 StatusOr<std::tuple<Tensor, Tensor, Tensor>> LinalgLdlFactorEx(const Tensor& a, bool hermitian) {
   RETURN_IF_ERROR(CheckSquare("linalg.ldl_factor", a));
+  RETURN_IF_ERROR(CheckNotComplex("linalg.ldl_factor", a));
   opdefs::LinalgLdlAttrs attrs;
   attrs.hermitian = hermitian;  // real matrices: Hermitian is symmetric
   return Triple(RunLinalgLdlFactorEx({a}, attrs));
@@ -899,6 +963,7 @@ StatusOr<Tensor> LinalgLdlSolve(const Tensor& ld, const Tensor& pivots, const Te
                                 bool hermitian) {
   const char* op = "linalg.ldl_solve";
   RETURN_IF_ERROR(CheckSquare(op, ld));
+  RETURN_IF_ERROR(CheckNotComplex(op, ld));
   RETURN_IF_ERROR(CheckMatrix(op, "B", b));
   RETURN_IF_ERROR(CheckSameDtype(op, ld, "LD", b, "B"));
   RETURN_IF_ERROR(CheckPivots(op, ld, pivots, Rows(ld)));
@@ -920,7 +985,7 @@ StatusOr<std::pair<Tensor, Tensor>> LinalgQr(const Tensor& a, const std::string&
     return InvalidArgument(
         "linalg.qr: The input tensor A must have at least 2 dimensions, got shape %s",
         a.shape().ToString());
-  if (a.dtype() != DType::kF32 && a.dtype() != DType::kF64)
+  if (a.dtype() != DType::kF32 && a.dtype() != DType::kF64 && !IsComplex(a.dtype()))
     return TypeError(
         "linalg.qr: Expected a floating point tensor (float32 or float64) as input. Got %s",
         DTypeName(a.dtype()));
@@ -941,7 +1006,7 @@ StatusOr<std::tuple<Tensor, Tensor, Tensor>> LinalgSvd(const Tensor& a, bool ful
     return InvalidArgument(
         "linalg.svd: The input tensor A must have at least 2 dimensions, got shape %s",
         a.shape().ToString());
-  if (a.dtype() != DType::kF32 && a.dtype() != DType::kF64)
+  if (a.dtype() != DType::kF32 && a.dtype() != DType::kF64 && !IsComplex(a.dtype()))
     return TypeError(
         "linalg.svd: Expected a floating point tensor (float32 or float64) as input. Got %s",
         DTypeName(a.dtype()));
@@ -956,7 +1021,7 @@ StatusOr<std::pair<Tensor, Tensor>> LinalgEigh(const Tensor& a, const std::strin
   if (uplo != "L" && uplo != "U")
     return InvalidArgument("linalg.eigh: UPLO must be 'L' or 'U', got '%s'", uplo);
   if (uplo == "L") return Pair(RunLinalgEigh({a}, LinalgAttrs{}));
-  ASSIGN_OR_RETURN(Tensor at, T(a));  // A's upper triangle is A^T's lower one
+  ASSIGN_OR_RETURN(Tensor at, H(a));  // A's upper triangle is A^H's lower one
   return Pair(RunLinalgEigh({at}, LinalgAttrs{}));
 }
 

@@ -214,6 +214,8 @@ StatusOr<Tensor> Addmm(const Tensor& input, const Tensor& m1, const Tensor& m2, 
   if (m1.ndim() != 2 || m2.ndim() != 2)
     return InvalidArgument("[addmm] expected 2-D matrices, got %s and %s", m1.meta_string(),
                            m2.meta_string());
+  if (IsComplex(m1.dtype()) || IsComplex(m2.dtype()) || IsComplex(input.dtype()))
+    return ComplexAddmm(input, m1, m2, beta, alpha);
   if (beta == 0.0) return RunMatmul({m1, m2}, Scaled(alpha, 0.0));
   return RunMatmul({m1, m2, input}, Scaled(alpha, beta));
 }
@@ -228,6 +230,9 @@ StatusOr<Tensor> Linear(const Tensor& x, const Tensor& weight, const Tensor& bia
   if (bias.defined() && (bias.ndim() > 1 || (bias.ndim() == 1 && bias.dim(0) != weight.dim(0))))
     return InvalidArgument("[linear] bias %s does not match weight %s", bias.meta_string(),
                            weight.meta_string());
+  if (IsComplex(x.dtype()) || IsComplex(weight.dtype()) ||
+      (bias.defined() && IsComplex(bias.dtype())))
+    return ComplexLinear(x, weight, bias);
   // Autocast casts linear's operands here, as PyTorch's list names linear: the weight itself (a
   // leaf: cast once per region through the weight cache, contiguously) rather than the
   // transposed view matmul would see, so its gradient comes back in the weight's layout.

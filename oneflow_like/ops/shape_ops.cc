@@ -702,12 +702,22 @@ StatusOr<Tensor> Roll(const Tensor& x, const std::vector<int64_t>& shifts,
   return r.same(x) ? Clone(x) : StatusOr<Tensor>(r);
 }
 
+// tril / triu of a complex tensor: of each part (real ops, whose gradients autograd composes).
+StatusOr<Tensor> ComplexTriangle(const Tensor& x, int64_t diagonal, bool upper) {
+  ASSIGN_OR_RETURN(Tensor re, RealPart(x));
+  ASSIGN_OR_RETURN(Tensor im, ImagPart(x));
+  ASSIGN_OR_RETURN(re, upper ? Triu(re, diagonal) : Tril(re, diagonal));
+  ASSIGN_OR_RETURN(im, upper ? Triu(im, diagonal) : Tril(im, diagonal));
+  return ComplexFromParts(re, im);
+}
 StatusOr<Tensor> Tril(const Tensor& x, int64_t diagonal) {
+  if (IsComplex(x.dtype())) return ComplexTriangle(x, diagonal, false);
   TrilAttrs a;
   a.diagonal = diagonal;
   return RunTril({x}, a);
 }
 StatusOr<Tensor> Triu(const Tensor& x, int64_t diagonal) {
+  if (IsComplex(x.dtype())) return ComplexTriangle(x, diagonal, true);
   TrilAttrs a;
   a.diagonal = diagonal;
   a.upper = true;

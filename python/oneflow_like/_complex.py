@@ -63,6 +63,22 @@ def _conj_physical_(self):
     return self
 
 
+def _adjoint(input):
+    """torch.adjoint / Tensor.mH: the conjugate transpose of the last two dims (the transpose of
+    a real tensor)."""
+    t = input.transpose(-2, -1)
+    return _C._conj(t) if input.dtype.is_complex else t
+
+
+def _H(self):
+    """Tensor.H: the conjugate transpose of a matrix (0-D / 1-D tensors are returned as is)."""
+    if self.dim() > 2:
+        raise RuntimeError(
+            f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor."
+        )
+    return _adjoint(self) if self.dim() == 2 else self
+
+
 def install(flow):
     """Adds the complex dtypes and functions to the flow namespace and the Tensor methods."""
     for name in ("complex64", "complex128", "cfloat", "cdouble", "view_as_real",
@@ -71,3 +87,7 @@ def install(flow):
     Tensor.real = property(real, _set_real)
     Tensor.imag = property(imag, _set_imag)
     Tensor.conj_physical_ = _conj_physical_
+    Tensor.mH = property(_adjoint)
+    Tensor.H = property(_H)
+    Tensor.adjoint = _adjoint
+    flow.adjoint = _adjoint

@@ -796,14 +796,15 @@ def matrix_exp(input):
     """torch.matrix_exp: the matrix exponential of (batches of) square matrices, by scaling and
     squaring with a degree-18 Taylor polynomial (float64 accurate for ||A/2^s||_1 <= 1/2)."""
     _check_matrix("matrix_exp", input)
-    a = _floating(input)
+    a = input if input.dtype.is_complex else _floating(input)
     n = a.shape[-1]
     if a.numel() == 0:
         return a.clone()
     norm = float(a.detach().abs().sum(-2).amax()) if n else 0.0
     s = builtins.max(0, int(math.ceil(math.log2(norm))) + 1) if norm > 0 else 0
     a = a / (2.0**s)
-    eye = flow.eye(n, dtype=a.dtype, device=a.device).expand(*a.shape)
+    real = a.real.dtype if a.dtype.is_complex else a.dtype  # complex: a real identity promotes
+    eye = flow.eye(n, dtype=real, device=a.device).expand(*a.shape)
     out, term = eye, eye
     for k in builtins.range(1, 19):
         term = flow.matmul(term, a) / k

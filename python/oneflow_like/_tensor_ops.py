@@ -162,7 +162,12 @@ def diag(input, diagonal=0):
 
 @_method
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    """Places the last dim of input on the offset diagonal of new (dim1, dim2) planes."""
+    """Places the last dim of input on the offset diagonal of new (dim1, dim2) planes (complex:
+    its real and imaginary parts, each placed so)."""
+    if input.dtype.is_complex:
+        return flow.complex(
+            diag_embed(input.real, offset, dim1, dim2), diag_embed(input.imag, offset, dim1, dim2)
+        )
     n = input.shape[-1]
     eye = flow.eye(n, dtype=input.dtype, device=input.device)
     out = input.unsqueeze(-1) * eye  # (..., n, n) with input on the main diagonal

@@ -636,8 +636,8 @@ def pca_lowrank(A, q=None, center=True, niter=2):
 
 
 def vdot(input, other):
-    """torch.vdot for real tensors: the dot product of two 1-d tensors."""
-    return flow.dot(input, other)
+    """torch.vdot: the dot product of two 1-d tensors, the first conjugated when complex."""
+    return flow.dot(input.conj() if input.dtype.is_complex else input, other)
 
 
 def chain_matmul(*matrices):

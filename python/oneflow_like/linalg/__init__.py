@@ -314,6 +314,14 @@ def _eps(dtype):
 _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
+def _triangular(R, B, upper):
+    """R^-1 B for triangular R; complex R (solve_triangular has no complex kernel) through
+    linalg.solve on the triangle."""
+    if R.dtype.is_complex:
+        return solve(R.triu() if upper else R.tril(), B)
+    return solve_triangular(R, B, upper=upper)
+
+
 def lstsq(A, B, rcond=None, *, driver=None):
     """(solution, residuals, rank, singular_values) minimising ||A X - B|| (A [..., m, n], B
     [..., m, k] or [..., m]; batches broadcast), as torch's CPU drivers: 'gels' (A of full rank:
@@ -333,9 +341,10 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError(
             f"torch.linalg.lstsq: input must have at least 2 dimensions, got {tuple(A.shape)}"
         )
-    if not A.dtype.is_floating_point or A.dtype != B.dtype:
+    if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.dtype != B.dtype:
         raise RuntimeError(
-            f"torch.linalg.lstsq: Expected A and B floating point of the same dtype, got "
+            "torch.linalg.lstsq: Expected A and B floating point or complex of the same dtype, "
+            f"got "
             f"{A.dtype} and {B.dtype}"
         )
     vector = B.dim() == A.dim() - 1
@@ -356,19 +365,17 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if driver == "gels":
         if m >= n:
             Q, R = qr(A)
-            X = solve_triangular(R, flow.matmul(Q.transpose(-2, -1), Bm), upper=True)
+            X = _triangular(R, flow.matmul(Q.mH, Bm), True)
         else:
-            Q, R = qr(A.transpose(-2, -1))
-            X = flow.matmul(Q, solve_triangular(R.transpose(-2, -1), Bm, upper=False))
+            Q, R = qr(A.mH)
+            X = flow.matmul(Q, _triangular(R.mH, Bm, False))
     else:
         U, S, Vh = svd(A, full_matrices=False)
         cut = (_eps(A.dtype) * max(m, n)) if rcond is None else rcond
         smax = S.amax(dim=-1, keepdim=True) if S.shape[-1] else S.sum(-1, keepdim=True)
         keep = S > smax * cut
         s_inv = flow.where(keep, 1.0 / flow.where(keep, S, flow.ones_like(S)), flow.zeros_like(S))
-        X = flow.matmul(
-            Vh.transpose(-2, -1), s_inv.unsqueeze(-1) * flow.matmul(U.transpose(-2, -1), Bm)
-        )
+        X = flow.matmul(Vh.mH, s_inv.unsqueeze(-1) * flow.matmul(U.mH, Bm))
         rank = keep.to(flow.int64).sum(-1)
         full_rank = _tracing(rank) or bool((rank == min(m, n)).all())
         if driver in ("gelsd", "gelss"):
@@ -376,6 +383,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     residuals = empty
     if m > n and driver != "gelsy" and full_rank:
         r = flow.matmul(A, X) - Bm
+        r = r.abs() if r.dtype.is_complex else r
         residuals = (r * r).sum(-2)
         if vector:
             residuals = residuals.squeeze(-1)
@@ -525,9 +533,10 @@ def eigvals(A, *, out=None):
 
 
 def eigh(A, UPLO="L", *, out=None):
-    """(eigenvalues ascending, eigenvectors as columns) of symmetric matrices, read from the lower
-    triangle (UPLO="L") or the upper one. Eigenvectors are unique up to sign; the gradient
-    assumes A symmetric (it is symmetrised, as PyTorch's)."""
+    """(eigenvalues ascending, eigenvectors as columns) of symmetric (complex: Hermitian) matrices,
+    read from the lower triangle (UPLO="L") or the upper one; the eigenvalues are real.
+    Eigenvectors are unique up to sign (complex: a phase); the gradient assumes A Hermitian (it
+    is symmetrised, as PyTorch's)."""
     if out is not None:
         raise TypeError("linalg.eigh: out= is not supported")
     return flow._C._linalg_eigh(A, UPLO)
@@ -568,7 +577,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
         cutoff = flow.clamp(cutoff, min=atol)
     keep = S > cutoff
     s_inv = flow.where(keep, 1.0 / flow.where(keep, S, flow.ones_like(S)), flow.zeros_like(S))
-    return _out((Vh.transpose(-2, -1) * s_inv.unsqueeze(-2)) @ U.transpose(-2, -1), out)
+    return _out((Vh.mH * s_inv.unsqueeze(-2)) @ U.mH, out)
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
@@ -604,6 +613,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     count of non-zeros (0), (sum |x|^ord)^(1/ord) otherwise."""
     if dtype is not None:
         x = x.to(dtype)
+    if x.dtype.is_complex:  # the norm of |x|, real (torch)
+        x = x.abs()
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: expected a floating point input, got {x.dtype}")
     dims = _dims(dim, x.dim()) if x.dim() else []
