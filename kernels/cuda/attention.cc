@@ -31,8 +31,18 @@ StatusOr<AttnParams> MakeParams(KernelContext& ctx, int q_in, int mask_in) {
     return InvalidArgument("[%s] head dims above %d are not supported on cuda, got q %s, v %s",
                            ctx.op(), kAttnMaxHeadDim, ShapeString(t, q.shape),
                            ShapeString(t, v.shape));
-  p.BH = q.numel() / (p.L * p.E);
-  p.group = p.BH / (k.numel() / (p.S * p.E));
+  // From the batch dims, not numel / (L * E): an empty L, S or E must not divide by zero.
+  int64_t kbh = 1;
+  p.BH = 1;
+  for (int64_t d = 0; d < nd - 2; ++d) {
+    p.BH *= q.shape[d];
+    kbh *= k.shape[d];
+  }
+  p.group = kbh > 0 ? p.BH / kbh : 1;
+  if (p.BH > kAttnMaxBatchHeads)
+    return InvalidArgument(
+        "[%s] at most %lld batch * heads on cuda (the grid's y dimension), got q %s", ctx.op(),
+        static_cast<long long>(kAttnMaxBatchHeads), ShapeString(t, q.shape));
   p.scale = a.scale;
   p.causal = a.is_causal;
   p.dropout_p = a.dropout_p;
@@ -58,8 +68,27 @@ StatusOr<AttnParams> MakeParams(KernelContext& ctx, int q_in, int mask_in) {
   return p;
 }
 
+// Refuses, naming the shapes, a problem whose kernels need more shared memory per block than the
+// device can give (f64 with large head dims: dK/dV need 8 * (64 * (E + Ev) + 64) bytes).
+Status CheckSmem(KernelContext& ctx, const AttnParams& p, int q_in, bool backward) {
+  const DType t = ctx.input(q_in).dtype;
+  const size_t need = FlashAttentionSmemBytes(ToScalarType(t), p, backward);
+  int dev = 0, optin = 0;
+  RETURN_IF_ERROR(Launched(ctx.op(), cudaGetDevice(&dev)));
+  RETURN_IF_ERROR(Launched(
+      ctx.op(), cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)));
+  if (need > static_cast<size_t>(optin))
+    return InvalidArgument(
+        "[%s] needs %zu bytes of shared memory per block, the device has %d: q %s, v %s too "
+        "large for the fused kernel on cuda (use the math path: sdpa_kernel(MATH))",
+        ctx.op(), need, optin, ShapeString(t, ctx.input(q_in).shape),
+        ShapeString(t, ctx.input(q_in + 2).shape));
+  return Status();
+}
+
 Status FlashAttention(KernelContext& ctx) {
   ASSIGN_OR_RETURN(AttnParams p, MakeParams(ctx, 0, 3));
+  RETURN_IF_ERROR(CheckSmem(ctx, p, 0, /*backward=*/false));
   return Launched(ctx.op(),
                   LaunchFlashAttention(ToScalarType(ctx.input(0).dtype), p, ctx.input(0).data,
                                        ctx.input(1).data, ctx.input(2).data, ctx.output(0).data,
@@ -68,6 +97,7 @@ Status FlashAttention(KernelContext& ctx) {
 
 Status FlashAttentionBackward(KernelContext& ctx) {
   ASSIGN_OR_RETURN(AttnParams p, MakeParams(ctx, 1, 6));
+  RETURN_IF_ERROR(CheckSmem(ctx, p, 1, /*backward=*/true));
   const DType t = ctx.input(1).dtype;
   ASSIGN_OR_RETURN(void* d, ctx.AllocateTemp(p.BH * p.L * (t == DType::kF64 ? 8 : 4)));
   return Launched(

@@ -10,6 +10,7 @@
 //     blocks of every head of the key's group (so every output element has one writer).
 // Dropout: RngUniform(seed, (row * L + i) * S + j) >= p keeps (kernels/cuda/rng.h, the CPU's draw
 // and the composite dropout's); fully masked rows give 0 and lse -inf.
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/cuda/attention_launch.h"
@@ -351,10 +352,21 @@ cudaError_t LaunchWithSmem(K kernel, dim3 grid, dim3 block, size_t smem, cudaStr
   return cudaGetLastError();
 }
 
+size_t SmemForward(size_t a, const AttnParams& p) {
+  return a * (kRows * p.E + kKeys * (p.E + 1) + kKeys * p.Ev);
+}
+size_t SmemGradQ(size_t a, const AttnParams& p) {
+  return a * (kRows * p.E + kRows * p.Ev + kKeys * (p.E + 1) + kKeys * (p.Ev + 1));
+}
+size_t SmemGradKV(size_t a, const AttnParams& p) {
+  return a * (kKeys * p.E + kKeys * p.Ev + 32 * (p.E + 1) + 32 * (p.Ev + 1));
+}
+
 template <typename T, typename A>
 cudaError_t Forward(const AttnParams& p, const void* q, const void* k, const void* v, void* out,
                     void* lse, cudaStream_t s) {
-  const size_t smem = sizeof(A) * (kRows * p.E + kKeys * (p.E + 1) + kKeys * p.Ev);
+  if (p.L == 0 || p.BH == 0) return cudaSuccess;  // no rows: a zero grid is a launch error
+  const size_t smem = SmemForward(sizeof(A), p);
   dim3 grid(unsigned((p.L + kRows - 1) / kRows), unsigned(p.BH));
   return LaunchWithSmem(ForwardKernel<T, A>, grid, dim3(32 * kWarps), smem, s, p,
                         static_cast<const T*>(q), static_cast<const T*>(k),
@@ -370,24 +382,30 @@ cudaError_t Backward(const AttnParams& p, const void* dout, const void* q, const
   const A* LSE = static_cast<const A*>(lse);
   A* D = static_cast<A*>(d);
   const int64_t rows = p.BH * p.L;
-  RowDotKernel<T, A>
-      <<<GridFor(rows * 32), kThreads, 0, s>>>(rows, p.Ev, dO, static_cast<const T*>(out), D);
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) return e;
-  const size_t smem_q =
-      sizeof(A) * (kRows * p.E + kRows * p.Ev + kKeys * (p.E + 1) + kKeys * (p.Ev + 1));
-  dim3 grid_q(unsigned((p.L + kRows - 1) / kRows), unsigned(p.BH));
-  e = LaunchWithSmem(GradQKernel<T, A>, grid_q, dim3(32 * kWarps), smem_q, s, p, dO, Q, K, V, LSE,
-                     static_cast<const A*>(D), static_cast<T*>(dq));
-  if (e != cudaSuccess) return e;
-  const size_t smem_kv =
-      sizeof(A) * (kKeys * p.E + kKeys * p.Ev + 32 * (p.E + 1) + 32 * (p.Ev + 1));
+  cudaError_t e = cudaSuccess;
+  if (rows > 0) {  // L == 0 leaves no dq and no D, but dk / dv (S > 0) are still written: 0
+    RowDotKernel<T, A>
+        <<<GridFor(rows * 32), kThreads, 0, s>>>(rows, p.Ev, dO, static_cast<const T*>(out), D);
+    e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    dim3 grid_q(unsigned((p.L + kRows - 1) / kRows), unsigned(p.BH));
+    e = LaunchWithSmem(GradQKernel<T, A>, grid_q, dim3(32 * kWarps), SmemGradQ(sizeof(A), p), s, p,
+                       dO, Q, K, V, LSE, static_cast<const A*>(D), static_cast<T*>(dq));
+    if (e != cudaSuccess) return e;
+  }
+  if (p.S == 0 || p.BH == 0) return cudaSuccess;
+  const size_t smem_kv = SmemGradKV(sizeof(A), p);
   dim3 grid_kv(unsigned((p.S + kKeys - 1) / kKeys), unsigned(p.BH / p.group));
   return LaunchWithSmem(GradKVKernel<T, A>, grid_kv, dim3(32 * kKvWarps), smem_kv, s, p, dO, Q, K,
                         V, LSE, static_cast<const A*>(D), static_cast<T*>(dk), static_cast<T*>(dv));
 }
 
 }  // namespace
+
+size_t FlashAttentionSmemBytes(ScalarType t, const AttnParams& p, bool backward) {
+  const size_t a = t == ScalarType::kF64 ? sizeof(double) : sizeof(float);
+  return backward ? std::max(SmemGradQ(a, p), SmemGradKV(a, p)) : SmemForward(a, p);
+}
 
 #define OFL_ATTN_SWITCH(t, CALL)                          \
   switch (t) {                                            \

@@ -31,6 +31,13 @@ struct AttnParams {
   int64_t mask_stride_l = 0, mask_stride_s = 0;
 };
 
+// The grid's y dimension is BH (forward, dQ) and BH / group (dK, dV): at most 65535.
+constexpr int64_t kAttnMaxBatchHeads = 65535;
+// The most dynamic shared memory one of the kernels of the forward (backward = false) or the
+// backward asks for, in bytes; above 48 KiB the launch opts in, above the device's
+// cudaDevAttrMaxSharedMemoryPerBlockOptin it cannot run (attention.cc refuses it first).
+size_t FlashAttentionSmemBytes(ScalarType t, const AttnParams& p, bool backward);
+
 // out [BH, L, Ev], lse [BH, L] (f32; f64 for f64 operands). The ScalarType is q's.
 cudaError_t LaunchFlashAttention(ScalarType t, const AttnParams& p, const void* q, const void* k,
                                  const void* v, void* out, void* lse, cudaStream_t stream);

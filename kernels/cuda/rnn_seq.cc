@@ -5,11 +5,15 @@
 // - Layout: x / y are time-major and always described as CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED
 //   (a padded [T, B, I] input is the packed layout with every sequence T long), which is the
 //   PackedSequence layout as it is; h / c are [L * D, B, Hr / H] as nn.LSTM's.
-// - Weights: cuDNN reads one weight space; each call copies nn.LSTM's parameters into it, matrix
-//   by matrix at the addresses cudnnGetRNNWeightParams gives (gate order i, f, g, o and r, z, n is
-//   the same as PyTorch's; the projection is linLayerID 8), and checks each matrix's element count
-//   against the parameter's so that a layout disagreement fails instead of computing garbage.
-//   The backward copies the weight-gradient space back the same way.
+// - Weights: cuDNN reads one weight space; each call copies nn.LSTM's parameters into it, at the
+//   addresses cudnnGetRNNWeightParams gives, as ONE cudaMemcpyBatchAsync of every matrix and bias
+//   (the parameters are separate tensors, so the copy cannot be a single memcpy) (gate order i, f,
+//   g, o and r, z, n is the same as PyTorch's; the projection is linLayerID 8), and checks each
+//   matrix's element count against the parameter's so that a layout disagreement fails instead of
+//   computing garbage. The backward copies the weight-gradient space back the same way.
+// - Sequence lengths: cuDNN wants them on the device; they go up in a cudaMemcpyBatchAsync with
+//   cudaMemcpySrcAccessOrderDuringApiCall (the driver reads the host vector before returning, so
+//   no pageable-copy stream sync and no pinned buffer whose lifetime outlives the call).
 // - rnn_seq_grad reruns the training forward to rebuild the reserve space (the op system has no
 //   opaque outputs of a size only cuDNN knows), then BackwardData and BackwardWeights: one extra
 //   forward per training step compared with PyTorch's cuDNN path.
@@ -78,6 +82,18 @@ Status SetState(cudnnTensorDescriptor_t* d, cudnnDataType_t dt, int64_t n, int64
   return Status();
 }
 
+// One cudaMemcpyBatchAsync of `count` pointer-to-pointer copies on `stream`, every source read
+// in `order` (cudaMemcpySrcAccessOrderStream: device sources written by earlier stream work;
+// ...DuringApiCall: host sources read before the call returns).
+Status BatchCopy(const char* op, void* const* dsts, const void* const* srcs, const size_t* sizes,
+                 size_t count, cudaMemcpySrcAccessOrder order, cudaStream_t stream) {
+  if (count == 0) return Status();
+  cudaMemcpyAttributes attr{};
+  attr.srcAccessOrder = order;
+  size_t first = 0;
+  return Launched(op, cudaMemcpyBatchAsync(dsts, srcs, sizes, count, &attr, &first, 1, stream));
+}
+
 // The descriptors, the device copy of the sequence lengths and the weight space size.
 struct Setup {
   Descs d;
@@ -128,8 +144,10 @@ Status MakeSetup(KernelContext& ctx, const Net& n, cudnnHandle_t h, bool trainin
   CUDNN_RETURN_IF_ERROR(cudnnGetRNNWeightSpaceSize(h, d.rnn, &s->wbytes));
   ASSIGN_OR_RETURN(void* sl, ctx.AllocateTemp(n.B * sizeof(int32_t)));
   s->dev_seq_len = static_cast<int32_t*>(sl);
-  return Launched(op, cudaMemcpyAsync(s->dev_seq_len, n.seq_len.data(), n.B * sizeof(int32_t),
-                                      cudaMemcpyHostToDevice, StreamOf(ctx)));
+  void* dst = s->dev_seq_len;
+  const void* src = n.seq_len.data();
+  const size_t bytes = n.B * sizeof(int32_t);
+  return BatchCopy(op, &dst, &src, &bytes, 1, cudaMemcpySrcAccessOrderDuringApiCall, StreamOf(ctx));
 }
 
 size_t Bytes(const kernels::TensorView& v) {
@@ -152,6 +170,9 @@ Status CopyWeights(KernelContext& ctx, const Net& n, cudnnHandle_t h, const Setu
   const char* op = ctx.op();
   cudaStream_t stream = StreamOf(ctx);
   const int nmat = static_cast<int>(2 * n.gates + (n.proj ? 1 : 0));
+  std::vector<void*> dsts;
+  std::vector<const void*> srcs;
+  std::vector<size_t> sizes;
   for (int64_t l = 0; l < n.L; ++l)
     for (int64_t dir = 0; dir < n.D; ++dir) {
       const int64_t p = l * n.D + dir, in = n.in_size(l);
@@ -182,16 +203,16 @@ Status CopyWeights(KernelContext& ctx, const Net& n, cudnnHandle_t h, const Setu
               op, n.lstm() ? "LSTM" : "RNN", static_cast<long long>(p), lin,
               static_cast<long long>(maddr ? Numel(s.d.m) : 0), static_cast<long long>(mcount));
         auto copy = [&](void* space_addr, void* param, int64_t count) {
-          return to_space ? cudaMemcpyAsync(space_addr, param, count * s.elem,
-                                            cudaMemcpyDeviceToDevice, stream)
-                          : cudaMemcpyAsync(param, space_addr, count * s.elem,
-                                            cudaMemcpyDeviceToDevice, stream);
+          dsts.push_back(to_space ? space_addr : param);
+          srcs.push_back(to_space ? param : space_addr);
+          sizes.push_back(static_cast<size_t>(count) * s.elem);
         };
-        RETURN_IF_ERROR(Launched(op, copy(maddr, mat, mcount)));
-        if (bias) RETURN_IF_ERROR(Launched(op, copy(baddr, bias, n.H)));
+        copy(maddr, mat, mcount);
+        if (bias) copy(baddr, bias, n.H);
       }
     }
-  return Status();
+  return BatchCopy(op, dsts.data(), srcs.data(), sizes.data(), dsts.size(),
+                   cudaMemcpySrcAccessOrderStream, stream);
 }
 
 // The weight inputs' (or gradient outputs') device pointers, in rnn.def's order.

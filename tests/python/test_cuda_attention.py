@@ -92,3 +92,31 @@ def test_cuda_dropout_draws_the_composites_mask_and_fully_masked_rows_are_zero()
     mask[3] = False
     out = _run(arrays, "cuda", flow.float32, mask)
     assert np.all(out[0][:, :, 3] == 0) and all(np.isfinite(g).all() for g in out[1:])
+
+
+@pytest.mark.parametrize("L,S", [(0, 5), (4, 0), (0, 0)])
+def test_cuda_empty_query_or_key_lengths_are_refused_as_on_the_cpu(L, S):
+    """Empty operands never reach the fused kernels (the router names MATH, as on the CPU; the
+    kernels also guard empty grids and zero sizes themselves)."""
+    arrays = [
+        RNG.uniform(-1, 1, (1, 2, L, 8)),
+        RNG.uniform(-1, 1, (1, 2, S, 8)),
+        RNG.uniform(-1, 1, (1, 2, S, 4)),
+    ]
+    for device in ("cpu", "cuda"):
+        with pytest.raises(ValueError, match="does not take empty operands"):
+            _run(arrays, device, flow.float32)
+
+
+def test_cuda_more_batch_heads_than_the_grid_holds_is_right_or_a_clear_error():
+    """B * H above 65535 (the grid's y limit): the result of the CPU, or an error naming the limit,
+    never a bare launch failure."""
+    arrays = [RNG.uniform(-1, 1, (65536, 1, 2, 4)) for _ in range(3)]
+    ref = _run(arrays, "cpu", flow.float64)
+    try:
+        got = _run(arrays, "cuda", flow.float32)
+    except RuntimeError as e:
+        assert "65535" in str(e) and "batch * heads" in str(e), str(e)
+        return
+    for r, x in zip(ref, got):
+        np.testing.assert_allclose(x, r, rtol=1e-4, atol=1e-5)
