@@ -65,23 +65,24 @@ class _Formatter:
                 self.max_width = max(self.max_width, len(f"{v}"))
         else:
             finite = flat[np.isfinite(flat) & (flat != 0)]
-            if finite.size:
-                mags = np.abs(finite.astype(np.float64))
-                lo, hi = mags.min(), mags.max()
-                vals = finite.tolist()
-                self.int_mode = bool(np.all(finite == np.ceil(finite)))
-                if self.int_mode:
-                    if hi / lo > 1000.0 or hi > 1.0e8:
-                        self.sci_mode = True
-                        widths = (len(f"{v:.{p}e}") for v in vals)
-                    else:
-                        widths = (len(f"{v:.0f}") + 1 for v in vals)
-                elif hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
+            if not finite.size:
+                return  # as torch: nothing to measure, and sci_mode is not applied either
+            mags = np.abs(finite.astype(np.float64))
+            lo, hi = mags.min(), mags.max()
+            vals = finite.tolist()
+            self.int_mode = bool(np.all(finite == np.ceil(finite)))
+            if self.int_mode:
+                if hi / lo > 1000.0 or hi > 1.0e8:
                     self.sci_mode = True
                     widths = (len(f"{v:.{p}e}") for v in vals)
                 else:
-                    widths = (len(f"{v:.{p}f}") for v in vals)
-                self.max_width = max(self.max_width, max(widths))
+                    widths = (len(f"{v:.0f}") + 1 for v in vals)
+            elif hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
+                self.sci_mode = True
+                widths = (len(f"{v:.{p}e}") for v in vals)
+            else:
+                widths = (len(f"{v:.{p}f}") for v in vals)
+            self.max_width = max(self.max_width, max(widths))
         if PRINT_OPTS["sci_mode"] is not None:
             self.sci_mode = bool(PRINT_OPTS["sci_mode"])
 

@@ -71,6 +71,8 @@ def test_printoptions_as_torch():
             flow.set_printoptions(**kw), torch.set_printoptions(**kw)
             _same(flow.from_numpy(x.copy()), torch.from_numpy(x.copy()))
             _same(flow.tensor([1.5e-7, 200.0]), torch.tensor([1.5e-7, 200.0]))
+            nf = [0.0, float("nan"), -float("inf")]  # nothing finite and non-zero to measure
+            _same(flow.tensor(nf), torch.tensor(nf))
     finally:
         flow.set_printoptions(profile="default"), torch.set_printoptions(profile="default")
     assert flow._tensor_str.get_printoptions()["precision"] == 4

@@ -5,12 +5,17 @@ import sys, time
 import numpy as np
 import oneflow_like as flow
 
+
 def med(f, reps=20):
-    f(); f()
+    f()
+    f()
     ts = []
     for _ in range(reps):
-        t = time.perf_counter(); f(); ts.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        f()
+        ts.append(time.perf_counter() - t)
     return 1e3 * sorted(ts)[len(ts) // 2]
+
 
 rng = np.random.default_rng(0)
 n = 256
@@ -24,6 +29,7 @@ except Exception as e:
     res["flow_solve"] = f"n/a ({type(e).__name__})"
 if "--ref" in sys.argv:
     import torch
+
     ta, tb = torch.tensor(a), torch.tensor(b)
     res["torch_matmul"] = med(lambda: ta @ tb)
     res["torch_solve"] = med(lambda: torch.linalg.solve(ta, tb))
