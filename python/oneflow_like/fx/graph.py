@@ -77,13 +77,21 @@ class Graph:
 
     # ---- naming --------------------------------------------------------------------------
     def _unique(self, candidate):
+        """A fresh name from `candidate` (snake case; suffixed _1, _2 ... when taken or when it
+        would shadow a keyword, builtin, `self` or `operator`, as torch.fx names nodes)."""
         base = _snake(candidate)
-        if keyword.iskeyword(base) or hasattr(builtins, base) or base in ("self", "operator"):
-            base = base + "_1" if base not in self._names else base
+        reserved = (
+            keyword.iskeyword(base) or hasattr(builtins, base) or base in ("self", "operator")
+        )
         name = base
-        while name in self._used:
-            self._names[base] = self._names.get(base, 0) + 1
-            name = f"{base}_{self._names[base]}"
+        if reserved or name in self._used:
+            n = self._names.get(base, 0)
+            while True:
+                n += 1
+                name = f"{base}_{n}"
+                if name not in self._used:
+                    break
+            self._names[base] = n
         self._used.add(name)
         return name
 

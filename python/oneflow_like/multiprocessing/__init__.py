@@ -122,8 +122,7 @@ def _rebuild_shared(dupfd, nbytes, dtype_str, shape, stride, offset, requires_gr
     except BaseException:
         _os.close(fd)
         raise
-    like = _flow.empty(0, dtype=getattr(_flow, dtype_str))
-    t = raw.view(like.dtype).as_strided(tuple(shape), tuple(stride), offset)
+    t = raw.view(getattr(_flow, dtype_str)).as_strided(tuple(shape), tuple(stride), offset)
     return _finish(t, requires_grad, is_param)
 
 
