@@ -3,8 +3,9 @@
 // geqrf, orgqr, ormqr
 // (functions and Tensor methods, kind fn_method) and the private _linalg_* entries (kind private)
 // that flow.linalg (python/oneflow_like/linalg) wraps, with the PyTorch signature of each line's
-// sig column and namedtuple results per its result column; plus flow._C._linalg_table() for the
-// op-table tests.
+// sig column, returning a tensor or the oneflow_like.return_types tuple its name gives; plus
+// flow._C._linalg_table() for the op-table tests.
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -19,18 +20,18 @@ namespace python {
 namespace {
 namespace F = functional;
 
-// The result column's namedtuples, created once, never freed (null: a tensor).
-py::object* g_slogdet = nullptr;        // (sign, logabsdet)
-py::object* g_eigh = nullptr;           // (eigenvalues, eigenvectors)
-py::object* g_qr = nullptr;             // (Q, R)
-py::object* g_svd = nullptr;            // (U, S, Vh)
-py::object* g_inv_ex = nullptr;         // (inverse, info)
-py::object* g_cholesky_ex = nullptr;    // (L, info)
-py::object* g_solve_ex = nullptr;       // (result, info)
-py::object* g_lu_factor_ex = nullptr;   // (LU, pivots, info)
-py::object* g_geqrf = nullptr;          // (a, tau)
-py::object* g_ldl_factor_ex = nullptr;  // (LD, pivots, info)
-py::object* g_tensor = nullptr;         // stays null
+// The named tuple type binding `pyname` returns: oneflow_like.return_types.<pyname without a
+// leading underscore> (_linalg_qr -> linalg_qr, as torch.linalg.qr; qr -> qr, as torch.qr), held
+// once, never freed; null for an entry whose result is a tensor.
+py::object** ReturnType(const py::module_& rt, const char* pyname) {
+  const char* n = pyname[0] == '_' ? pyname + 1 : pyname;
+  return new py::object*(py::hasattr(rt, n) ? new py::object(rt.attr(n)) : nullptr);
+}
+py::object& TupleType(py::object** tuple) {
+  if (!*tuple)
+    throw std::logic_error("[linalg] a tuple result has no oneflow_like.return_types type");
+  return **tuple;
+}
 
 // What a call returns: the entry's tensor, or its tensors as the namedtuple `*tuple`.
 Tensor Result(StatusOr<Tensor>&& r, py::object**) {
@@ -38,11 +39,11 @@ Tensor Result(StatusOr<Tensor>&& r, py::object**) {
 }
 py::object Result(StatusOr<std::pair<Tensor, Tensor>>&& r, py::object** tuple) {
   auto p = Unwrap(std::move(r));
-  return (**tuple)(p.first, p.second);
+  return TupleType(tuple)(p.first, p.second);
 }
 py::object Result(StatusOr<std::tuple<Tensor, Tensor, Tensor>>&& r, py::object** tuple) {
   auto t = Unwrap(std::move(r));
-  return (**tuple)(std::get<0>(t), std::get<1>(t), std::get<2>(t));
+  return TupleType(tuple)(std::get<0>(t), std::get<1>(t), std::get<2>(t));
 }
 
 // One binder per sig column: flow.name(input, ...) and Tensor.name(...) (`method`, kind
@@ -197,23 +198,11 @@ const TableRow kApiRows[] = {
 // clang-format on
 
 void BindLinalg(py::module_& m, TensorClass& cls) {
-  py::object namedtuple = py::module_::import("collections").attr("namedtuple");
-  g_slogdet = new py::object(namedtuple("slogdet", py::make_tuple("sign", "logabsdet")));
-  g_eigh = new py::object(namedtuple("eigh", py::make_tuple("eigenvalues", "eigenvectors")));
-  g_qr = new py::object(namedtuple("qr", py::make_tuple("Q", "R")));
-  g_svd = new py::object(namedtuple("svd", py::make_tuple("U", "S", "Vh")));
-  g_inv_ex = new py::object(namedtuple("inv_ex", py::make_tuple("inverse", "info")));
-  g_cholesky_ex = new py::object(namedtuple("cholesky_ex", py::make_tuple("L", "info")));
-  g_solve_ex = new py::object(namedtuple("solve_ex", py::make_tuple("result", "info")));
-  g_lu_factor_ex =
-      new py::object(namedtuple("lu_factor_ex", py::make_tuple("LU", "pivots", "info")));
-  g_geqrf = new py::object(namedtuple("geqrf", py::make_tuple("a", "tau")));
-  g_ldl_factor_ex =
-      new py::object(namedtuple("ldl_factor_ex", py::make_tuple("LD", "pivots", "info")));
+  const py::module_ rt = py::module_::import("oneflow_like.return_types");
   LinalgBinder b{m, cls};
   // clang-format off
 #define OFL_LINALG_API(pyname, kind, sig, result, entry) \
-  b.sig(OFL_LINALG_METHOD_##kind, #pyname, F::entry, &g_##result);
+  b.sig(OFL_LINALG_METHOD_##kind, #pyname, F::entry, ReturnType(rt, #pyname));
 #include "oneflow_like/opdefs/linalg.def"
 #undef OFL_LINALG_API
 #undef OFL_LINALG

@@ -113,11 +113,10 @@ struct Binder {
         py::arg("p") = "fro", py::arg("dim") = py::none(), py::arg("keepdim") = false,
         py::arg("dtype") = py::none());
   }
-  // No dim: all(x); an int dim: namedtuple name(values, indices) of dim_fn (created once, never
-  // freed, like torch.return_types).
+  // No dim: all(x); an int dim: oneflow_like.return_types.<name>(values, indices) of dim_fn
+  // (the type held once, never freed).
   void values_indices(const char* name, StatusOr<Tensor> (*all)(const Tensor&), PairFn dim_fn) {
-    py::object nt = py::module_::import("collections").attr("namedtuple");
-    auto* type = new py::object(nt(name, py::make_tuple("values", "indices")));
+    auto* type = new py::object(py::module_::import("oneflow_like.return_types").attr(name));
     std::string op = name;
     Both(
         name,

@@ -18,10 +18,9 @@ namespace F = functional;
 
 using PairFn = StatusOr<std::pair<Tensor, Tensor>> (*)(const Tensor&, int64_t);
 
-// A namedtuple type pyname(values, indices), created once, never freed.
+// The named tuple type oneflow_like.return_types.<name>(values, indices), held once, never freed.
 py::object* ValuesIndices(const char* name) {
-  py::object nt = py::module_::import("collections").attr("namedtuple");
-  return new py::object(nt(name, py::make_tuple("values", "indices")));
+  return new py::object(py::module_::import("oneflow_like.return_types").attr(name));
 }
 
 py::object Tuple(py::object* type, StatusOr<std::pair<Tensor, Tensor>> r) {

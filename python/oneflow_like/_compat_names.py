@@ -812,8 +812,6 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
     """torch.histogramdd: input (..., D) holds N points of D coordinates; bins is a count, one
     count per coordinate or one tensor of increasing edges per coordinate; returns
     (hist, bin_edges). Edges are computed in the input's dtype, as torch."""
-    from collections import namedtuple
-
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"[histogramdd] expects a floating input, got {input.dtype}")
     if input.dim() < 1:
@@ -855,7 +853,8 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
             shape = [1] * D
             shape[i] = -1
             hist = hist / np.diff(e.astype(np.float64)).reshape(shape)
-    res = namedtuple("histogramdd", ["hist", "bin_edges"])
+    from .return_types import histogramdd as res
+
     dev = input.device
     return res(
         flow.from_numpy(hist).to(input.dtype).to(dev),

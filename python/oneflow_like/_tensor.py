@@ -158,7 +158,38 @@ def _deepcopy(self, memo):
     return new
 
 
+def _rebuild_pickled(data, state):
+    """Unpickles what _reduce_ex wrote: flow.load of the bytes, then the instance attributes."""
+    import io
+
+    from .serialization import load
+
+    t = load(io.BytesIO(data), weights_only=False)
+    if state:
+        t.__dict__.update(state)
+    return t
+
+
+def _reduce_ex(self, protocol):
+    """pickle (and everything built on it: multiprocessing outside its shared-memory queues,
+    joblib, copy of objects holding tensors) as torch: the data, dtype, shape, device,
+    requires_grad and Parameter-ness travel as flow.save's bytes, as torch pickles a storage with
+    torch.save; a non-leaf comes back as a leaf (no history), instance attributes come back too."""
+    import io
+
+    from .serialization import save
+
+    if self.is_lazy:
+        raise RuntimeError(
+            f"pickle: a traced (lazy) {tuple(self.shape)} {self.dtype} tensor has no data to pickle"
+        )
+    buf = io.BytesIO()
+    save(self, buf)
+    return (_rebuild_pickled, (buf.getvalue(), dict(getattr(self, "__dict__", None) or {})))
+
+
 Tensor.__deepcopy__ = _deepcopy
+Tensor.__reduce_ex__ = _reduce_ex
 Tensor.__repr__ = _repr
 Tensor.__str__ = _repr
 Tensor.item = _item

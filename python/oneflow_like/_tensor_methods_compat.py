@@ -26,7 +26,6 @@ log2(n) doubling steps (a segmented scan), so they cost O(n log n), not O(n * ta
 """
 import builtins
 import math
-from collections import namedtuple
 
 import oneflow_like as flow
 from oneflow_like._torch_functions import _method_function  # (imports this module at its end)
@@ -598,7 +597,7 @@ def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_g
 
 # ---- numerics ---------------------------------------------------------------------------------
 
-frexp_t = namedtuple("frexp", ["mantissa", "exponent"])
+from .return_types import frexp as frexp_t  # noqa: E402
 
 
 @_method(top=True)
@@ -702,7 +701,7 @@ def corrcoef(input):
     return c.clamp(-1, 1)
 
 
-histogram_t = namedtuple("histogram", ["hist", "bin_edges"])
+from .return_types import histogram as histogram_t  # noqa: E402
 
 
 @_method(top=True)
@@ -753,7 +752,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     return histogram_t(hist, edges)
 
 
-mode_t = namedtuple("mode", ["values", "indices"])
+from .return_types import mode as mode_t  # noqa: E402
 
 
 @_method(top=True)
@@ -841,7 +840,7 @@ def cholesky_inverse(input, upper=False):
     return flow.matmul(inv.transpose(-2, -1), inv)
 
 
-triangular_solve_t = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+from .return_types import triangular_solve as triangular_solve_t  # noqa: E402
 
 
 @_method(top=True)

@@ -11,7 +11,6 @@ as nonzero does.
 """
 import builtins
 import math
-from collections import namedtuple
 
 import numpy as np
 
@@ -447,7 +446,7 @@ var_mean = _stat_mean("var")
 std_mean = _stat_mean("std")
 
 
-_aminmax = namedtuple("aminmax", ["min", "max"])
+from .return_types import aminmax as _aminmax  # noqa: E402
 
 
 @_method
@@ -473,7 +472,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     return total / count
 
 
-_median = namedtuple("median", ["values", "indices"])
+from .return_types import median as _median  # noqa: E402
 
 
 @_method

@@ -509,7 +509,8 @@ def pinverse(input, rcond=1e-15):
     return flow.linalg.pinv(input, rtol=rcond)
 
 
-svd_t = namedtuple("svd", "U S V")
+from .return_types import lu_unpack as lu_unpack_t  # noqa: E402
+from .return_types import svd as svd_t  # noqa: E402
 
 
 def svd(input, some=True, compute_uv=True):
@@ -553,7 +554,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, out=None
     """torch.lu_unpack: (P, L, U) with A = P L U from lu_factor's output; the parts not unpacked
     are empty tensors."""
     res = flow.linalg._lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
-    res = namedtuple("lu_unpack", "P L U")(*res)
+    res = lu_unpack_t(*res)
     if out is not None:
         for o, t in zip(out, res):
             o.copy_(t)

@@ -13,7 +13,6 @@ info; inside an nn.Graph trace (info cannot be read there) they call the kernels
 such input themselves. Not built yet: eig, eigvals (absent: under mock_torch a script that uses
 one fails naming torch.linalg.X)."""
 import math
-from collections import namedtuple
 
 import numpy as np
 
@@ -186,10 +185,10 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     return _out_tuple(r, out)
 
 
-lu_factor_t = namedtuple("linalg_lu_factor", ["LU", "pivots"])
-lu_t = namedtuple("linalg_lu", ["P", "L", "U"])
-ldl_factor_t = namedtuple("linalg_ldl_factor", ["LD", "pivots"])
-lstsq_t = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+from ..return_types import linalg_ldl_factor as ldl_factor_t  # noqa: E402
+from ..return_types import linalg_lstsq as lstsq_t  # noqa: E402
+from ..return_types import linalg_lu as lu_t  # noqa: E402
+from ..return_types import linalg_lu_factor as lu_factor_t  # noqa: E402
 
 
 def _no_pivot(op, pivot):
@@ -515,7 +514,7 @@ def matmul(input, other, *, out=None):
     return _out(flow.matmul(input, other), out)
 
 
-_EigResult = __import__("collections").namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])
+from ..return_types import linalg_eig as _EigResult  # noqa: E402
 
 
 def eig(A, *, out=None):
