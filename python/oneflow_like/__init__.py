@@ -203,6 +203,26 @@ Tensor.stft.__doc__, Tensor.istft.__doc__ = stft.__doc__, istft.__doc__
 # torch.futures, torch.quasirandom, torch.version and torch.multiprocessing as attributes.
 from . import futures, fx, multiprocessing, quasirandom, version  # noqa: E402,F401
 
+# torch.storage: Tensor.untyped_storage/storage/nbytes/itemsize, the storage classes, from_file.
+from . import storage  # noqa: E402
+from .storage import TypedStorage, UntypedStorage, from_file  # noqa: E402,F401
+from .storage import (  # noqa: E402,F401
+    BFloat16Storage,
+    BoolStorage,
+    ByteStorage,
+    CharStorage,
+    ComplexDoubleStorage,
+    ComplexFloatStorage,
+    DoubleStorage,
+    FloatStorage,
+    HalfStorage,
+    IntStorage,
+    LongStorage,
+    ShortStorage,
+)
+
+Storage = TypedStorage
+
 
 def __getattr__(name):
     """Module attributes made on first use: flow.hub (it imports urllib.request: http, ssl,

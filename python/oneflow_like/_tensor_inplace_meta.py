@@ -121,14 +121,26 @@ def resize_as_(self, other, memory_format=None):
 
 def set_(self, source=None, storage_offset=0, size=None, stride=None):
     """torch.Tensor.set_: with no source an empty tensor; with a tensor its storage and view; with
-    size (and stride, default contiguous) a view of the source's storage at storage_offset."""
+    size (and stride, default contiguous) a view of the source's storage at storage_offset; with
+    a storage (flow.UntypedStorage/TypedStorage) its memory, whole or the view asked for."""
+    from oneflow_like import storage
+
     _check_leaf(self, "set_")
     if source is None:
         from oneflow_like import empty
 
         view = empty(0, dtype=self.dtype, device=self.device)
+    elif isinstance(source, (storage.UntypedStorage, storage.TypedStorage)):
+        # a storage: its memory as elements of this tensor's dtype, then the view asked for
+        whole = storage._storage_elements(source, self.dtype)
+        if size is None:
+            view = whole
+        else:
+            size = tuple(int(s) for s in size)
+            stride = _contiguous_strides(size) if stride is None else stride
+            view = whole.as_strided(size, tuple(stride), storage_offset)
     elif not isinstance(source, Tensor):
-        raise TypeError(f"[set_] source must be a tensor: got {type(source).__name__}")
+        raise TypeError(f"[set_] source must be a tensor or a storage: got {type(source).__name__}")
     elif size is None:
         view = source.detach()
     else:
