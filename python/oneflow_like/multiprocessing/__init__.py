@@ -239,3 +239,15 @@ def _register():
 
 
 _register()
+
+# torch.multiprocessing.spawn / start_processes (the DDP launch helpers).
+from .spawn import (  # noqa: E402,F401
+    ProcessContext,
+    ProcessExitedException,
+    ProcessRaisedException,
+    spawn,
+    start_processes,
+)
+
+__all__ += ["spawn", "start_processes", "ProcessContext", "ProcessRaisedException"]
+__all__ += ["ProcessExitedException"]

@@ -290,3 +290,9 @@ __all__ = _loss_all + [
     "TransformerEncoderLayer",
     "Unflatten",
 ]
+
+# Last (compat builds on the modules above): torch.nn.modules' remaining classes.
+from oneflow_like.nn.modules.compat import *  # noqa: E402,F401,F403
+from oneflow_like.nn.modules.compat import __all__ as _compat_all  # noqa: E402
+
+__all__ += _compat_all

@@ -171,3 +171,8 @@ class PReLU(Module):
 
     def extra_repr(self):
         return f"num_parameters={self.num_parameters}"
+
+
+from oneflow_like.nn.modules._paths import late_names  # noqa: E402
+
+__getattr__ = late_names(__name__)

@@ -198,3 +198,8 @@ def _index(idx, n):
     if not -n <= idx < n:
         raise IndexError(f"index {idx} is out of range for a container of length {n}")
     return idx + n if idx < 0 else idx
+
+
+from oneflow_like.nn.modules._paths import late_names  # noqa: E402
+
+__getattr__ = late_names(__name__)

@@ -62,3 +62,8 @@ def _reset_weight_and_bias(weight, bias):
         fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
         bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
         init.uniform_(bias, -bound, bound)
+
+
+from oneflow_like.nn.modules._paths import late_names  # noqa: E402
+
+__getattr__ = late_names(__name__)

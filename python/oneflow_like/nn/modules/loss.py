@@ -245,3 +245,8 @@ __all__ = [
     "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
 ]
+
+
+from oneflow_like.nn.modules._paths import late_names  # noqa: E402
+
+__getattr__ = late_names(__name__)

@@ -8,7 +8,11 @@ from collections import OrderedDict, namedtuple
 import itertools
 
 import oneflow_like as flow
-from oneflow_like.nn.modules.module_hooks import BackwardHooksMixin
+from oneflow_like.nn.modules.module_hooks import (
+    BackwardHooksMixin,
+    _global_backward_hooks,
+    _global_backward_pre_hooks,
+)
 
 
 class Parameter(flow.Tensor):
@@ -39,6 +43,27 @@ class Buffer(flow.Tensor):
             data = flow.empty(0)
         flow.Tensor.__init__(self, data.detach())
         self.persistent = persistent
+
+
+# torch.nn.modules.module's global hooks (register_module_forward_pre_hook, ...): every module's
+# call runs them before its own hooks of the same kind. Their handles' ids share the counter of
+# the per-module hooks, so the with_kwargs / always_call sets below can tell them apart.
+_global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks = OrderedDict()
+_global_hooks_with_kwargs = set()
+_global_hooks_always_called = set()
+_global_parameter_registration_hooks = OrderedDict()
+_global_buffer_registration_hooks = OrderedDict()
+_global_module_registration_hooks = OrderedDict()
+
+
+def _registered(table, module, name, value):
+    """Runs the global registration hooks of one kind: each may return a replacement value."""
+    for hook in list(table.values()):
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
 
 
 class _RemovableHandle:
@@ -103,10 +128,13 @@ class Module(BackwardHooksMixin):
 
     def __call__(self, *args, **kwargs):
         backward_hooks = self._has_backward_hooks()
-        if not (self._forward_pre_hooks or self._forward_hooks or backward_hooks):
+        glob = _global_forward_pre_hooks or _global_forward_hooks
+        if not (self._forward_pre_hooks or self._forward_hooks or backward_hooks or glob):
             return self.forward(*args, **kwargs)
-        for hid, hook in list(self._forward_pre_hooks.items()):
-            if hid in self._hooks_with_kwargs:
+        pre = itertools.chain(_global_forward_pre_hooks.items(), self._forward_pre_hooks.items())
+        post = list(itertools.chain(_global_forward_hooks.items(), self._forward_hooks.items()))
+        for hid, hook in list(pre):
+            if self._with_kwargs(hid):
                 res = hook(self, args, kwargs)
                 if res is not None:
                     if not (isinstance(res, tuple) and len(res) == 2):
@@ -125,21 +153,24 @@ class Module(BackwardHooksMixin):
         try:
             out = self.forward(*args, **kwargs)
         except Exception:
-            for hid, hook in list(self._forward_hooks.items()):  # always_call hooks still run
-                if hid in self._hooks_always_called:
+            for hid, hook in post:  # always_call hooks still run
+                if hid in self._hooks_always_called or hid in _global_hooks_always_called:
                     try:
                         self._run_forward_hook(hid, hook, args, kwargs, None)
                     except Exception:
                         pass
             raise
-        for hid, hook in list(self._forward_hooks.items()):
+        for hid, hook in post:
             res = self._run_forward_hook(hid, hook, args, kwargs, out)
             if res is not None:
                 out = res
         return bw.setup_outputs(out) if bw is not None else out
 
+    def _with_kwargs(self, hid):
+        return hid in self._hooks_with_kwargs or hid in _global_hooks_with_kwargs
+
     def _run_forward_hook(self, hid, hook, args, kwargs, out):
-        if hid in self._hooks_with_kwargs:
+        if self._with_kwargs(hid):
             return hook(self, args, kwargs, out)
         return hook(self, args, out)
 
@@ -147,15 +178,8 @@ class Module(BackwardHooksMixin):
         d = self.__dict__
         d.setdefault("_hooks_with_kwargs", set())
         d.setdefault("_hooks_always_called", set())
-        h = _RemovableHandle(table, self._hooks_with_kwargs, self._hooks_always_called)
-        table[h.id] = hook
-        if prepend:
-            table.move_to_end(h.id, last=False)
-        if with_kwargs:
-            self._hooks_with_kwargs.add(h.id)
-        if always_call:
-            self._hooks_always_called.add(h.id)
-        return h
+        sets = (self._hooks_with_kwargs, self._hooks_always_called)
+        return _add_hook_to(table, sets, hook, prepend, with_kwargs, always_call)
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """hook(module, args) -> None or new args (with_kwargs: hook(module, args, kwargs) ->
@@ -180,7 +204,9 @@ class Module(BackwardHooksMixin):
                 f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
                 "(flow.nn.Parameter or None required)"
             )
-        self._parameters[name] = param
+        self._parameters[name] = _registered(
+            _global_parameter_registration_hooks, self, name, param
+        )
 
     def register_buffer(self, name, tensor, persistent=True):
         if "_buffers" not in self.__dict__:
@@ -191,7 +217,7 @@ class Module(BackwardHooksMixin):
                 f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
                 "(flow.Tensor or None required)"
             )
-        self._buffers[name] = tensor
+        self._buffers[name] = _registered(_global_buffer_registration_hooks, self, name, tensor)
         if persistent:
             self._non_persistent_buffers.discard(name)
         else:
@@ -201,7 +227,7 @@ class Module(BackwardHooksMixin):
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
         _check_name(self, name, "module")
-        self._modules[name] = module
+        self._modules[name] = _registered(_global_module_registration_hooks, self, name, module)
 
     register_module = add_module
 
@@ -232,7 +258,7 @@ class Module(BackwardHooksMixin):
             if d.get("_modules") is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             _remove_from(d, name, ("_parameters", "_buffers"))
-            self._modules[name] = value
+            self._modules[name] = _registered(_global_module_registration_hooks, self, name, value)
         elif d.get("_modules") is not None and name in d["_modules"]:
             if value is not None:
                 raise TypeError(
@@ -251,7 +277,7 @@ class Module(BackwardHooksMixin):
                     f"cannot assign '{type(value).__name__}' as buffer '{name}' "
                     "(flow.Tensor or None expected)"
                 )
-            d["_buffers"][name] = value
+            d["_buffers"][name] = _registered(_global_buffer_registration_hooks, self, name, value)
         else:
             object.__setattr__(self, name, value)
 
@@ -693,3 +719,66 @@ from oneflow_like.nn.modules.container import (  # noqa: E402,F401
     ParameterList,
     Sequential,
 )
+
+
+def _add_hook_to(table, sets, hook, prepend, with_kwargs, always_call):
+    """Adds hook to table (first if prepend), its id to the with_kwargs / always_call sets of
+    `sets` as asked; the handle's remove() takes it out of all three."""
+    with_kwargs_ids, always_ids = sets
+    h = _RemovableHandle(table, with_kwargs_ids, always_ids)
+    table[h.id] = hook
+    if prepend:
+        table.move_to_end(h.id, last=False)
+    if with_kwargs:
+        with_kwargs_ids.add(h.id)
+    if always_call:
+        always_ids.add(h.id)
+    return h
+
+
+def _register_global(table, hook, prepend=False, with_kwargs=False, always_call=False):
+    sets = (_global_hooks_with_kwargs, _global_hooks_always_called)
+    return _add_hook_to(table, sets, hook, prepend, with_kwargs, always_call)
+
+
+def register_module_forward_pre_hook(hook):
+    """torch.nn.modules.module.register_module_forward_pre_hook: hook(module, args) -> None or
+    new args, run by every module's call before its own pre hooks. Returns a removable handle."""
+    return _register_global(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """hook(module, args, output) -> None or a new output (with_kwargs: hook(module, args,
+    kwargs, output)), run by every module's call before its own forward hooks."""
+    return _register_global(_global_forward_hooks, hook, False, with_kwargs, always_call)
+
+
+def register_module_full_backward_pre_hook(hook):
+    """hook(module, grad_output) -> None or a new grad_output, for every module's call."""
+    return _register_global(_global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook):
+    """hook(module, grad_input, grad_output) -> None or a new grad_input, for every module's
+    call (before the module's own full backward hooks)."""
+    return _register_global(_global_backward_hooks, hook)
+
+
+def register_module_backward_hook(hook):
+    """Deprecated in torch; the semantics of register_module_full_backward_hook here."""
+    return _register_global(_global_backward_hooks, hook)
+
+
+def register_module_buffer_registration_hook(hook):
+    """hook(module, name, buffer) -> None or a new buffer, run by every register_buffer."""
+    return _register_global(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook):
+    """hook(module, name, submodule) -> None or a new submodule, run by every add_module."""
+    return _register_global(_global_module_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    """hook(module, name, param) -> None or a new parameter, run by every register_parameter."""
+    return _register_global(_global_parameter_registration_hooks, hook)

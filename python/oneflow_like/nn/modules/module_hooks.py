@@ -14,6 +14,12 @@ import oneflow_like as flow
 from oneflow_like.autograd import Function
 
 
+# The global backward hooks (torch.nn.modules.module.register_module_full_backward_hook and
+# _pre_hook; module.py registers them): every module's call runs them before its own.
+_global_backward_pre_hooks = OrderedDict()
+_global_backward_hooks = OrderedDict()
+
+
 class _Identity(Function):
     """Returns its tensor arguments; backward runs `state.on_backward(grads)`."""
 
@@ -136,7 +142,8 @@ class BackwardHooksMixin:
 
     def _has_backward_hooks(self):
         d = self.__dict__
-        return bool(d.get("_backward_hooks") or d.get("_backward_pre_hooks"))
+        own = d.get("_backward_hooks") or d.get("_backward_pre_hooks")
+        return bool(own or _global_backward_hooks or _global_backward_pre_hooks)
 
     def _set_hook_kind(self, full):
         self._backward_tables()
@@ -171,4 +178,6 @@ class BackwardHooksMixin:
 
     def _backward_hook_call(self):
         full, pre = self._backward_tables()
-        return _BackwardHookCall(self, list(full.values()), list(pre.values()))
+        full = list(_global_backward_hooks.values()) + list(full.values())
+        pre = list(_global_backward_pre_hooks.values()) + list(pre.values())
+        return _BackwardHookCall(self, full, pre)

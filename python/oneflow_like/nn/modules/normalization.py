@@ -276,3 +276,8 @@ class SyncBatchNorm(_BatchNorm):
         for name, child in module.named_children():
             out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
         return out
+
+
+from oneflow_like.nn.modules._paths import late_names  # noqa: E402
+
+__getattr__ = late_names(__name__)

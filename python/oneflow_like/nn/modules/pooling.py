@@ -213,3 +213,8 @@ AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d = (
     _with_n(_AdaptiveMaxPoolNd, n, "Max over adaptive {n}-d windows (F.adaptive_max_pool{n}d).")
     for n in (1, 2, 3)
 )
+
+
+from oneflow_like.nn.modules._paths import late_names  # noqa: E402
+
+__getattr__ = late_names(__name__)

@@ -33,3 +33,16 @@ def _list_with_default(out_size, defaults):
     if len(defaults) <= len(out_size):
         raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
     return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size) :])]
+
+
+def consume_prefix_in_state_dict_if_present(state_dict, prefix):
+    """Strips `prefix` from every key of state_dict that has it, in place (and from the keys of
+    its `_metadata`, if any): loads a checkpoint saved from a DataParallel/DDP wrapper
+    ("module.") into the bare model."""
+    for key in [k for k in state_dict if k.startswith(prefix)]:
+        state_dict[key[len(prefix) :]] = state_dict.pop(key)
+    meta = getattr(state_dict, "_metadata", None)
+    if meta is not None:
+        bare = prefix.rstrip(".")
+        for key in [k for k in meta if k and (k == bare or k.startswith(prefix))]:
+            meta["" if key == bare else key[len(prefix) :]] = meta.pop(key)

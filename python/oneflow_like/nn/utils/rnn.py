@@ -12,6 +12,7 @@ import numpy as np
 import oneflow_like as flow
 
 __all__ = [
+    "invert_permutation",
     "PackedSequence",
     "pack_padded_sequence",
     "pad_packed_sequence",
@@ -27,7 +28,7 @@ class PackedSequence(
 ):
     def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
         if unsorted_indices is None and sorted_indices is not None:
-            unsorted_indices = _invert(sorted_indices)
+            unsorted_indices = invert_permutation(sorted_indices)
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
     def to(self, *args, **kwargs):
@@ -60,10 +61,14 @@ class PackedSequence(
         return False
 
 
-def _invert(perm):
-    inv = np.empty(len(perm), dtype=np.int64)
-    inv[perm.numpy()] = np.arange(len(perm), dtype=np.int64)
-    return flow.tensor(inv, device=perm.device)
+def invert_permutation(permutation):
+    """torch.nn.utils.rnn.invert_permutation: the permutation that undoes `permutation` (None
+    stays None): out[permutation[i]] = i."""
+    if permutation is None:
+        return None
+    inv = np.empty(len(permutation), dtype=np.int64)
+    inv[permutation.cpu().numpy()] = np.arange(len(permutation), dtype=np.int64)
+    return flow.tensor(inv, device=permutation.device)
 
 
 def _lengths(lengths):
