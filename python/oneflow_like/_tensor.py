@@ -188,8 +188,26 @@ def _reduce_ex(self, protocol):
     return (_rebuild_pickled, (buf.getvalue(), dict(getattr(self, "__dict__", None) or {})))
 
 
+def _as_subclass(self, cls):
+    """torch.Tensor.as_subclass: this tensor as an instance of the Tensor subclass `cls`, sharing
+    its data and its autograd history (gradients flow through it to this tensor's inputs)."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(f"as_subclass: cls must be a subclass of Tensor, got {cls!r}")
+    obj = cls.__new__(cls)
+    Tensor.__init__(obj, self.detach())
+    obj._rebind_(self, True, False)
+    return obj
+
+
 Tensor.__deepcopy__ = _deepcopy
 Tensor.__reduce_ex__ = _reduce_ex
+Tensor.as_subclass = _as_subclass
+Tensor.cfloat = lambda self, memory_format=None: self.to(_C.dtype.complex64)
+Tensor.cdouble = lambda self, memory_format=None: self.to(_C.dtype.complex128)
+# Kinds of tensor this runtime has none of (torch's meta, quantized and nested tensors).
+Tensor.is_meta = property(lambda self: False)
+Tensor.is_quantized = property(lambda self: False)
+Tensor.is_nested = property(lambda self: False)
 Tensor.__repr__ = _repr
 Tensor.__str__ = _repr
 Tensor.item = _item

@@ -341,3 +341,20 @@ def test_consume_prefix_and_invert_permutation_match_torch():
     got = flow.nn.utils.rnn.invert_permutation(flow.tensor(perm)).tolist()
     assert got == torch.nn.utils.rnn.invert_permutation(torch.tensor(perm)).tolist()
     assert flow.nn.utils.rnn.invert_permutation(None) is None
+
+
+def test_tensor_as_subclass_and_kind_flags():
+    class Tagged(flow.Tensor):
+        pass
+
+    x = flow.randn(3, requires_grad=True)
+    t = (x * 2).as_subclass(Tagged)
+    assert type(t) is Tagged and not t.is_leaf
+    t.sum().backward()  # the history is shared: the gradient reaches x
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(TypeError, match="subclass of Tensor"):
+        x.as_subclass(int)
+    y = flow.tensor([1.0, -2.0])
+    assert y.cfloat().dtype == flow.complex64 and y.cdouble().dtype == flow.complex128
+    assert y.cdouble().real.tolist() == [1.0, -2.0]
+    assert not (y.is_meta or y.is_quantized or y.is_nested)

@@ -262,3 +262,4 @@ from . import gradcheck as _gradcheck_module  # noqa: E402
 from .gradcheck import GradcheckError, gradgradcheck  # noqa: E402,F401
 
 gradcheck = _gradcheck_module.gradcheck  # the function, as torch.autograd.gradcheck
+from . import function, grad_mode, variable  # noqa: E402,F401  (torch's module paths)
