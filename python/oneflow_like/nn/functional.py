@@ -151,8 +151,23 @@ def glu(input, dim=-1):
     return a * _C.sigmoid(b)
 
 
-def softmin(input, dim=None, dtype=None):
-    return softmax(-input, -1 if dim is None else dim, dtype)
+def _get_softmax_dim(name, ndim, stacklevel):
+    """torch's legacy choice when softmax & co. get no dim: 0 for 0-, 1- and 3-d inputs, else 1
+    (with its deprecation warning)."""
+    import warnings
+
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+        "dim=X as an argument.",
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return softmax(-input, dim, dtype=dtype)
 
 
 def prelu(input, weight):
@@ -185,13 +200,17 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return input / norm
 
 
-def softmax(input, dim=-1, dtype=None):
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
     if dtype is not None:
         input = input.to(dtype)
     return _nnf.softmax(input, dim)
 
 
-def log_softmax(input, dim=-1, dtype=None):
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     if dtype is not None:
         input = input.to(dtype)
     return _nnf.log_softmax(input, dim)

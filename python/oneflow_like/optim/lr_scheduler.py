@@ -11,8 +11,23 @@ import warnings
 from oneflow_like.optim.optimizer import Optimizer
 
 
+def _verbose(verbose):
+    """torch 2.x's handling of the deprecated `verbose` argument: passing it warns; True still
+    prints each lr change (the messages torch printed)."""
+    if verbose == "deprecated":
+        return False
+    warnings.warn(
+        "The verbose parameter is deprecated. Please use get_last_lr() to access the learning "
+        "rate.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return bool(verbose)
+
+
 class LRScheduler:
-    def __init__(self, optimizer, last_epoch=-1):
+    def __init__(self, optimizer, last_epoch=-1, verbose="deprecated"):
+        self.verbose = _verbose(verbose)
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
@@ -59,9 +74,19 @@ class LRScheduler:
         return current * (new / old)
 
     def _apply(self, lrs):
-        for g, lr in zip(self.optimizer.param_groups, lrs):
+        for i, (g, lr) in enumerate(zip(self.optimizer.param_groups, lrs)):
             g["lr"] = lr
+            self.print_lr(self.verbose, i, lr)
         self._last_lr = list(lrs)
+
+    def print_lr(self, is_verbose, group, lr, epoch=None):
+        """Prints the group's new lr when is_verbose (torch's message)."""
+        if is_verbose:
+            if epoch is None:
+                print(f"Adjusting learning rate of group {group} to {lr:.4e}.")
+            else:
+                e = f"{epoch:.2f}" if isinstance(epoch, float) else f"{epoch:5d}"
+                print(f"Epoch {e}: adjusting learning rate of group {group} to {lr:.4e}.")
 
     def state_dict(self):
         """The scheduler's attributes but the optimizer and callables; those of the schedulers
@@ -93,9 +118,9 @@ class LambdaLR(LRScheduler):
 
     _chainable = False
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose="deprecated"):
         self.lr_lambdas = _per_group("LambdaLR", optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def _lr_at(self, e):
         return [b * f(e) for b, f in zip(self.base_lrs, self.lr_lambdas)]
@@ -104,18 +129,18 @@ class LambdaLR(LRScheduler):
 class StepLR(LRScheduler):
     """lr = initial_lr * gamma ** (epoch // step_size)."""
 
-    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
+    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1, verbose="deprecated"):
         self.step_size, self.gamma = step_size, gamma
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def _lr_at(self, e):
         return [b * self.gamma ** (e // self.step_size) for b in self.base_lrs]
 
 
 class MultiStepLR(LRScheduler):
-    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
+    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1, verbose="deprecated"):
         self.milestones, self.gamma = sorted(milestones), gamma
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def _lr_at(self, e):
         k = sum(1 for m in self.milestones if m <= e)
@@ -123,9 +148,9 @@ class MultiStepLR(LRScheduler):
 
 
 class ExponentialLR(LRScheduler):
-    def __init__(self, optimizer, gamma, last_epoch=-1):
+    def __init__(self, optimizer, gamma, last_epoch=-1, verbose="deprecated"):
         self.gamma = gamma
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def _lr_at(self, e):
         return [b * self.gamma**e for b in self.base_lrs]
@@ -134,9 +159,9 @@ class ExponentialLR(LRScheduler):
 class CosineAnnealingLR(LRScheduler):
     """lr = eta_min + (initial_lr - eta_min) * (1 + cos(pi * epoch / T_max)) / 2."""
 
-    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
+    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1, verbose="deprecated"):
         self.T_max, self.eta_min = T_max, eta_min
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def _lr_at(self, e):
         c = (1.0 + math.cos(math.pi * e / self.T_max)) / 2.0
@@ -156,12 +181,18 @@ class LinearLR(LRScheduler):
     (a linear warm-up with the defaults)."""
 
     def __init__(
-        self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1
+        self,
+        optimizer,
+        start_factor=1.0 / 3,
+        end_factor=1.0,
+        total_iters=5,
+        last_epoch=-1,
+        verbose="deprecated",
     ):
         if not (0 < start_factor <= 1 and 0 <= end_factor <= 1):
             raise ValueError("start_factor must be in (0, 1] and end_factor in [0, 1]")
         self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def _lr_at(self, e):
         f = (
@@ -172,9 +203,11 @@ class LinearLR(LRScheduler):
 
 
 class ConstantLR(LRScheduler):
-    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+    def __init__(
+        self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1, verbose="deprecated"
+    ):
         self.factor, self.total_iters = factor, total_iters
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def _lr_at(self, e):
         f = self.factor if e < self.total_iters else 1.0
@@ -185,7 +218,7 @@ class SequentialLR(LRScheduler):
     """Runs schedulers[i] from milestones[i-1] on, each seeing epochs counted from its start:
     e.g. SequentialLR(opt, [LinearLR(opt, 0.1, total_iters=5), CosineAnnealingLR(opt, 95)], [5])."""
 
-    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1, verbose="deprecated"):
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(
                 f"SequentialLR expects {len(schedulers) - 1} milestones, got {len(milestones)}"
@@ -198,7 +231,7 @@ class SequentialLR(LRScheduler):
         if last_epoch == -1:  # undo the lr changes the schedulers made when they were built
             for g in optimizer.param_groups:
                 g["lr"] = g.get("initial_lr", g["lr"])
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def _lr_at(self, e):
         i = sum(1 for m in self.milestones if m <= e)
@@ -229,6 +262,7 @@ class OneCycleLR(LRScheduler):
         final_div_factor=1e4,
         three_phase=False,
         last_epoch=-1,
+        verbose="deprecated",
     ):
         if total_steps is None:
             if epochs is None or steps_per_epoch is None:
@@ -274,7 +308,7 @@ class OneCycleLR(LRScheduler):
             if last_epoch == -1:
                 for g, bm, mm in zip(optimizer.param_groups, bms, mms):
                     g["base_momentum"], g["max_momentum"] = bm, mm
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def _anneal(self, start, end, pct):
         if self.anneal_strategy == "cos":
@@ -343,9 +377,9 @@ def _momentum_kind(name, optimizer):
 class MultiplicativeLR(LRScheduler):
     """lr(e) = lr(e - 1) * lr_lambda(e) for e >= 1 (one lambda, or one per group)."""
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1, verbose="deprecated"):
         self.lr_lambdas = _per_group("MultiplicativeLR", optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def _lr_at(self, e):
         out = []
@@ -366,11 +400,11 @@ class MultiplicativeLR(LRScheduler):
 class PolynomialLR(LRScheduler):
     """lr = initial_lr * (1 - min(epoch, total_iters) / total_iters) ** power."""
 
-    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1, verbose="deprecated"):
         if total_iters <= 0:
             raise ValueError(f"[PolynomialLR] total_iters must be positive, got {total_iters}")
         self.total_iters, self.power = total_iters, power
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def _lr_at(self, e):
         f = (1.0 - min(e, self.total_iters) / self.total_iters) ** self.power
@@ -383,7 +417,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     _chainable = False
 
-    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1, verbose="deprecated"):
         if not isinstance(T_0, int) or T_0 <= 0:
             raise ValueError(
                 f"[CosineAnnealingWarmRestarts] expected positive integer T_0, got {T_0}"
@@ -394,7 +428,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             )
         self.T_0, self.T_mult, self.eta_min = T_0, T_mult, eta_min
         self.T_i, self.T_cur = T_0, last_epoch
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
 
     def _cycle(self, e):
         """(T_cur, T_i) at epoch e >= 0 (a float)."""
@@ -448,6 +482,7 @@ class CyclicLR(LRScheduler):
         base_momentum=0.8,
         max_momentum=0.9,
         last_epoch=-1,
+        verbose="deprecated",
     ):
         if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
             raise ValueError(
@@ -481,7 +516,7 @@ class CyclicLR(LRScheduler):
             if last_epoch == -1:
                 _set_momentum(optimizer, self.max_momentums, self._use_betas)
         self._cyclic_base = base_lrs
-        super().__init__(optimizer, last_epoch)
+        super().__init__(optimizer, last_epoch, verbose)
         self.base_lrs = base_lrs
 
     def _phase(self, e):
@@ -551,7 +586,9 @@ class ReduceLROnPlateau(LRScheduler):
         cooldown=0,
         min_lr=0,
         eps=1e-8,
+        verbose="deprecated",
     ):
+        self.verbose = _verbose(verbose)
         if factor >= 1.0:
             raise ValueError(f"[ReduceLROnPlateau] factor should be < 1.0, got {factor}")
         if mode not in ("min", "max"):
@@ -601,10 +638,15 @@ class ReduceLROnPlateau(LRScheduler):
             self.cooldown_counter -= 1
             self.num_bad_epochs = 0
         if self.num_bad_epochs > self.patience:
-            for g, floor in zip(self.optimizer.param_groups, self.min_lrs):
+            for i, (g, floor) in enumerate(zip(self.optimizer.param_groups, self.min_lrs)):
                 new = max(g["lr"] * self.factor, floor)
                 if g["lr"] - new > self.eps:
                     g["lr"] = new
+                    if self.verbose:
+                        print(
+                            f"Epoch {self.last_epoch:5d}: reducing learning rate of group {i} "
+                            f"to {new:.4e}."
+                        )
             self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 

@@ -63,7 +63,7 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input):
-        return F.softmax(input, -1 if self.dim is None else self.dim)
+        return F.softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -71,7 +71,7 @@ class Softmax(Module):
 
 class LogSoftmax(Softmax):
     def forward(self, input):
-        return F.log_softmax(input, -1 if self.dim is None else self.dim)
+        return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
 class _Elementwise(Module):

@@ -222,34 +222,130 @@ class LocalResponseNorm(Module):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 
+class _SyncBatchNormFn(flow.autograd.Function):
+    """Training-mode batch norm whose statistics cover every process of `group`: each rank's
+    count, mean and variance are summed as (n, n*mean, n*(var + mean^2)) in float64 with one
+    all_reduce; backward all-reduces the sums of dy and dy*(x - mean) that grad_input needs (the
+    weight and bias gradients stay per rank, for DDP to average)."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, running_mean, running_var, eps, momentum, group):
+        import oneflow_like.distributed as dist
+
+        C = x.shape[1]
+        dims = [d for d in range(x.dim()) if d != 1]
+        n = x.numel() // C
+        var, mean = flow.var_mean(x, dims, correction=0)
+        mean64, var64 = mean.to(flow.float64), var.to(flow.float64)
+        stats = flow.cat(
+            [
+                flow.full((1,), float(n), dtype=flow.float64),
+                n * mean64,
+                n * (var64 + mean64 * mean64),
+            ]
+        )
+        dist.all_reduce(stats, group=group)
+        total = stats[0]
+        g_mean = stats[1 : C + 1] / total
+        g_var = (stats[C + 1 :] / total - g_mean * g_mean).clamp(min=0.0)
+        N = int(round(total.item()))
+        if running_mean is not None:
+            with flow.no_grad():
+                unbiased = g_var * (N / max(N - 1, 1))
+                running_mean.mul_(1 - momentum).add_(momentum * g_mean.to(running_mean.dtype))
+                running_var.mul_(1 - momentum).add_(momentum * unbiased.to(running_var.dtype))
+        shape = [1, C] + [1] * (x.dim() - 2)
+        mean_b = g_mean.to(x.dtype).reshape(shape)
+        invstd = (g_var + eps).rsqrt().to(x.dtype).reshape(shape)
+        xhat = (x - mean_b) * invstd
+        y = xhat
+        if weight is not None:
+            y = y * weight.reshape(shape) + bias.reshape(shape)
+        ctx.save_for_backward(x, weight, mean_b, invstd)
+        ctx.group, ctx.N, ctx.dims, ctx.shape = group, N, dims, shape
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        import oneflow_like.distributed as dist
+
+        x, weight, mean_b, invstd = ctx.saved_tensors
+        dims, shape = ctx.dims, ctx.shape
+        xmu = x - mean_b
+        sum_dy = dy.sum(dims)
+        sum_dy_xmu = (dy * xmu).sum(dims)
+        grad_weight = grad_bias = None
+        if weight is not None:
+            grad_weight = sum_dy_xmu * invstd.reshape(-1)
+            grad_bias = sum_dy
+        sums = flow.cat([sum_dy, sum_dy_xmu]).to(flow.float64)
+        dist.all_reduce(sums, group=ctx.group)
+        C = sum_dy.shape[0]
+        mean_dy = (sums[:C] / ctx.N).to(dy.dtype).reshape(shape)
+        mean_dy_xmu = (sums[C:] / ctx.N).to(dy.dtype).reshape(shape)
+        scale = invstd if weight is None else invstd * weight.reshape(shape)
+        grad_input = (dy - mean_dy - xmu * invstd * invstd * mean_dy_xmu) * scale
+        return grad_input, grad_weight, grad_bias, None, None, None, None, None
+
+
 class SyncBatchNorm(_BatchNorm):
-    """BatchNorm over any input of 2 or more dims whose statistics torch synchronizes across the
-    processes of `process_group`. Here the statistics are this process's: it is BatchNorm in a
-    single process, and training with more than one process raises instead of silently
-    normalizing per process."""
+    """BatchNorm over any input of 2 or more dims whose training statistics cover all the
+    processes of `process_group` (default: the world), as torch's: with torch.distributed
+    initialized and more than one process, each step all-reduces the per-channel counts, means
+    and variances (and, in backward, the sums grad_input needs) over the group, on whatever
+    backend the group uses (Gloo on the CPU, NCCL on CUDA). Otherwise (one process, eval mode
+    with running statistics) it is BatchNorm."""
 
     _expected_dims = range(2, 64)
 
-    def __init__(self, num_features, *args, process_group=None, device=None, dtype=None):
-        # torch's positional order: eps, momentum, affine, track_running_stats, process_group
-        args = list(args)
-        if len(args) > 4:
-            process_group = args.pop(4)
-        super().__init__(num_features, *args, device=device, dtype=dtype)
+    def __init__(
+        self,
+        num_features,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        process_group=None,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device=device, dtype=dtype
+        )
         self.process_group = process_group
 
     def forward(self, input):
         if input.dim() < 2:
             raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
-        if self.training:
-            import oneflow_like.distributed as dist
+        import oneflow_like.distributed as dist
 
-            if dist.is_initialized() and dist.get_world_size(self.process_group) > 1:
-                raise RuntimeError(
-                    "[SyncBatchNorm] statistics are not synchronized across processes; use "
-                    "BatchNorm (per-process statistics) in multi-process training"
-                )
-        return super().forward(input)
+        bn_training = self.training or self.running_mean is None
+        need_sync = bn_training and self.training and dist.is_initialized()
+        if need_sync:
+            need_sync = dist.get_world_size(self.process_group) > 1
+        if not need_sync:
+            return super().forward(input)
+        if input.is_lazy:
+            raise RuntimeError(
+                "[SyncBatchNorm] synchronized statistics are not supported inside nn.Graph; "
+                "train it eagerly or use BatchNorm"
+            )
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if self.track_running_stats:
+            with flow.no_grad():
+                self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # cumulative moving average
+                momentum = 1.0 / float(self.num_batches_tracked.item())
+        return _SyncBatchNormFn.apply(
+            input,
+            self.weight,
+            self.bias,
+            self.running_mean,
+            self.running_var,
+            self.eps,
+            momentum,
+            self.process_group,
+        )
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):

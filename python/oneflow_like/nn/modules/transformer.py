@@ -229,10 +229,16 @@ class TransformerEncoderLayer(_Layer):
 
 
 class TransformerEncoder(Module):
-    """num_layers deep copies of encoder_layer, then an optional final norm."""
+    """num_layers deep copies of encoder_layer, then an optional final norm. enable_nested_tensor
+    and mask_check select torch's inference fast path (nested tensors for padded batches), an
+    optimization with the same results: they are kept as attributes, the computation is the
+    same dense one."""
 
-    def __init__(self, encoder_layer, num_layers, norm=None):
+    def __init__(
+        self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True
+    ):
         super().__init__()
+        self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
         self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
         self.num_layers, self.norm = num_layers, norm
 
