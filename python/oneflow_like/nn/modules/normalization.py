@@ -56,18 +56,24 @@ class _BatchNorm(Module):
             init.ones_(self.weight)
             init.zeros_(self.bias)
 
-    def forward(self, input):
-        if input.dim() not in self._expected_dims:
-            raise ValueError(
-                f"[{type(self).__name__}] expected {' or '.join(map(str, self._expected_dims))}-d "
-                f"input, got shape {tuple(input.shape)}"
-            )
+    def _step_momentum(self):
+        """The running statistics' momentum for this call; in training it counts the batch (and
+        momentum=None gives the cumulative average, 1 / batches)."""
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             with flow.no_grad():
                 self.num_batches_tracked.add_(1)
             if self.momentum is None:  # cumulative moving average
                 momentum = 1.0 / float(self.num_batches_tracked.item())
+        return momentum
+
+    def forward(self, input):
+        if input.dim() not in self._expected_dims:
+            raise ValueError(
+                f"[{type(self).__name__}] expected {' or '.join(map(str, self._expected_dims))}-d "
+                f"input, got shape {tuple(input.shape)}"
+            )
+        momentum = self._step_momentum()
         use_batch_stats = self.training or self.running_mean is None
         return F.batch_norm(
             input,
@@ -330,12 +336,7 @@ class SyncBatchNorm(_BatchNorm):
                 "[SyncBatchNorm] synchronized statistics are not supported inside nn.Graph; "
                 "train it eagerly or use BatchNorm"
             )
-        momentum = 0.0 if self.momentum is None else self.momentum
-        if self.track_running_stats:
-            with flow.no_grad():
-                self.num_batches_tracked.add_(1)
-            if self.momentum is None:  # cumulative moving average
-                momentum = 1.0 / float(self.num_batches_tracked.item())
+        momentum = self._step_momentum()
         return _SyncBatchNormFn.apply(
             input,
             self.weight,
