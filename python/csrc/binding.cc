@@ -86,9 +86,17 @@ void RaiseStatus(const Status& s) {
     case absl::StatusCode::kInvalidArgument: throw py::value_error(msg);
     case absl::StatusCode::kOutOfRange: throw py::index_error(msg);
     case absl::StatusCode::kFailedPrecondition: throw py::type_error(msg);
-    case absl::StatusCode::kResourceExhausted:
-      PyErr_SetString(PyExc_MemoryError, msg.c_str());
+    case absl::StatusCode::kResourceExhausted: {
+      // oneflow_like.OutOfMemoryError (RuntimeError and MemoryError, as torch's); MemoryError
+      // while the package is not importable.
+      py::object cls = py::reinterpret_borrow<py::object>(PyExc_MemoryError);
+      py::module_ sys = py::module_::import("sys");
+      py::object pkg = sys.attr("modules").attr("get")("oneflow_like");
+      if (!pkg.is_none() && py::hasattr(pkg, "OutOfMemoryError"))
+        cls = pkg.attr("OutOfMemoryError");
+      PyErr_SetString(cls.ptr(), msg.c_str());
       throw py::error_already_set();
+    }
     default: throw std::runtime_error(msg);
   }
 }

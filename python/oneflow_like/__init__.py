@@ -8,6 +8,13 @@ import atexit as _atexit
 
 __version__ = "0.1.0"
 
+
+class OutOfMemoryError(RuntimeError, MemoryError):
+    """torch.OutOfMemoryError / torch.cuda.OutOfMemoryError: an allocation the caching allocator
+    could not satisfy (its message names the device and the bytes requested, allocated and
+    reserved). A RuntimeError, as torch's, and a MemoryError."""
+
+
 from ._loader import load_extension as _load_extension
 
 _C = _load_extension()

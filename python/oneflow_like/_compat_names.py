@@ -1049,3 +1049,4 @@ def install(namespace):
         namespace.setdefault(k, getattr(anomaly_mode, k))
 
     _cuda_compat.install(_cuda_typed)
+    _C.cuda.OutOfMemoryError = flow.OutOfMemoryError  # torch.cuda.OutOfMemoryError

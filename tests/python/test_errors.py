@@ -290,6 +290,17 @@ def test_impossible_allocation_is_memory_error():
     still_works()
 
 
+def test_out_of_memory_is_torchs_exception():
+    # torch.OutOfMemoryError / torch.cuda.OutOfMemoryError: a RuntimeError (scripts catch that
+    # and look for "out of memory"), and here also a MemoryError
+    with pytest.raises(flow.cuda.OutOfMemoryError) as e:
+        flow.zeros(1 << 40).sum().item()
+    assert isinstance(e.value, RuntimeError) and isinstance(e.value, MemoryError)
+    assert flow.OutOfMemoryError is flow.cuda.OutOfMemoryError
+    assert "out of memory" in str(e.value)
+    still_works()
+
+
 def test_memory_error_from_an_op_output():
     big = flow.ones(1 << 20)  # fine
     with pytest.raises(MemoryError):
