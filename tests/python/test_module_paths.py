@@ -358,3 +358,20 @@ def test_tensor_as_subclass_and_kind_flags():
     assert y.cfloat().dtype == flow.complex64 and y.cdouble().dtype == flow.complex128
     assert y.cdouble().real.tolist() == [1.0, -2.0]
     assert not (y.is_meta or y.is_quantized or y.is_nested)
+
+
+def test_checkpoint_helpers():
+    from oneflow_like.utils import checkpoint as cp
+
+    x = flow.randn(3, requires_grad=True) * 2
+    d = cp.detach_variable((x, 5))
+    assert d[0].requires_grad and d[0].is_leaf and d[1] == 5
+    with pytest.raises(RuntimeError, match="tuple of tensors"):
+        cp.detach_variable([x])
+    with pytest.warns(UserWarning, match="Gradients will be None"):
+        cp.check_backward_validity((flow.ones(2),))
+    devices, states = cp.get_device_states(flow.ones(2))
+    assert devices == [] and states == []  # CPU tensors only: no CUDA state to keep
+    cp.set_device_states(devices, states)
+    loader = flow.utils.data.DataLoader([1, 2, 3], pin_memory_device="", in_order=True)
+    assert [b.item() for b in loader] == [1, 2, 3]

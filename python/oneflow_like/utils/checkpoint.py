@@ -13,13 +13,48 @@ import oneflow_like as flow
 from oneflow_like import _C
 from oneflow_like.autograd import Function
 
-__all__ = ["checkpoint", "checkpoint_sequential"]
+__all__ = [
+    "checkpoint",
+    "checkpoint_sequential",
+    "check_backward_validity",
+    "detach_variable",
+    "get_device_states",
+    "set_device_states",
+]
 
 
-def _cuda_devices(args):
-    return sorted(
+def detach_variable(inputs):
+    """torch's helper: a tuple of the inputs detached from their history, each tensor keeping
+    its requires_grad (non-tensors pass through)."""
+    if not isinstance(inputs, tuple):
+        raise RuntimeError(
+            f"Only tuple of tensors is supported. Got Unsupported input type: {type(inputs).__name__}"
+        )
+    return tuple(
+        a.detach().requires_grad_(a.requires_grad) if isinstance(a, _C.Tensor) else a
+        for a in inputs
+    )
+
+
+def check_backward_validity(inputs):
+    """Warns, as torch, when no tensor input requires grad (the checkpointed gradients would
+    all be None)."""
+    if not any(isinstance(a, _C.Tensor) and a.requires_grad for a in inputs):
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None")
+
+
+def get_device_states(*args):
+    """(the CUDA device indices the tensor arguments are on, their RNG states)."""
+    devices = sorted(
         {a.device.index for a in args if isinstance(a, _C.Tensor) and a.device.type == "cuda"}
     )
+    return devices, [flow.cuda.get_rng_state(d) for d in devices]
+
+
+def set_device_states(devices, states):
+    """Restores the RNG states get_device_states returned."""
+    for d, state in zip(devices, states):
+        flow.cuda.set_rng_state(state, d)
 
 
 class _Checkpoint(Function):
@@ -27,25 +62,20 @@ class _Checkpoint(Function):
     def forward(ctx, run_function, preserve_rng_state, kwargs, _dummy, *args):
         ctx.run_function, ctx.kwargs, ctx.preserve = run_function, kwargs, preserve_rng_state
         if preserve_rng_state:
-            ctx.devices = _cuda_devices(args)
             ctx.cpu_state = flow.get_rng_state()
-            ctx.cuda_states = [flow.cuda.get_rng_state(d) for d in ctx.devices]
+            ctx.devices, ctx.cuda_states = get_device_states(*args)
         ctx.inputs = args
         return run_function(*args, **kwargs)
 
     @staticmethod
     def backward(ctx, *grads):
-        inputs = [
-            a.detach().requires_grad_(a.requires_grad) if isinstance(a, _C.Tensor) else a
-            for a in ctx.inputs
-        ]
+        inputs = detach_variable(tuple(ctx.inputs))
         with flow.random.fork_rng(
             devices=ctx.devices if ctx.preserve else [], enabled=ctx.preserve
         ):
             if ctx.preserve:
                 flow.set_rng_state(ctx.cpu_state)
-                for d, s in zip(ctx.devices, ctx.cuda_states):
-                    flow.cuda.set_rng_state(s, d)
+                set_device_states(ctx.devices, ctx.cuda_states)
             with flow.enable_grad():
                 outputs = ctx.run_function(*inputs, **ctx.kwargs)
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
@@ -91,10 +121,8 @@ def checkpoint(
     if use_reentrant:
         if kwargs:
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
-        if flow.is_grad_enabled() and not any(
-            isinstance(a, _C.Tensor) and a.requires_grad for a in args
-        ):
-            warnings.warn("None of the inputs have requires_grad=True. Gradients will be None")
+        if flow.is_grad_enabled():
+            check_backward_validity(args)
         dummy = None
     else:
         # An input that requires grad, so that the parameters inside `function` get gradients

@@ -150,7 +150,8 @@ class DataLoader:
     0 loads in this process, > 0 uses that many worker processes; prefetch_factor: batches in
     flight per worker (default 2); persistent_workers: keep the workers across epochs; timeout:
     seconds to wait for a batch (0: no limit, but a dead worker is still reported); pin_memory:
-    accepted (page-locked staging applies to CUDA copies; CPU batches are returned as they are).
+    accepted (page-locked staging applies to CUDA copies; CPU batches are returned as they are),
+    as are pin_memory_device and in_order (batches are always returned in order).
     An IterableDataset takes no sampler: each worker iterates its own copy (shard it with
     get_worker_info()), and batches come from the workers in turn until all are exhausted.
     """
@@ -172,6 +173,8 @@ class DataLoader:
         prefetch_factor=None,
         persistent_workers=False,
         multiprocessing_context=None,
+        pin_memory_device="",
+        in_order=True,
     ):
         if num_workers < 0:
             raise ValueError(
@@ -232,6 +235,8 @@ class DataLoader:
         self.prefetch_factor = prefetch_factor
         self.multiprocessing_context = multiprocessing_context
         self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
+        self.in_order = in_order  # batches always come back in order here (what True asks)
         self.persistent_workers = persistent_workers and num_workers > 0
         self._pool = None
 
