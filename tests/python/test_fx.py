@@ -11,6 +11,12 @@ import oneflow_like as flow
 import oneflow_like.nn.functional as F
 from oneflow_like import fx, nn
 
+try:
+    import torch
+    import torch.fx  # noqa: F401
+except ImportError:
+    torch = None
+
 
 class Block(nn.Module):
     def __init__(self):
@@ -161,3 +167,72 @@ def test_custom_leaf_modules_functions_and_wrap():
 
 def _clamp_len(x):
     return x.clamp(0, len(x))
+
+
+# ---- subgraph_rewriter.replace_pattern -------------------------------------------------------
+
+
+def _rewrite_case(lib):
+    fx = lib.fx
+
+    class M(lib.nn.Module):
+        def forward(self, x, w1, w2):
+            m1 = lib.cat([w1, w2]).sum()
+            m2 = lib.cat([w1, w2]).sum()
+            return x + lib.max(m1) + lib.max(m2)
+
+    class N(lib.nn.Module):
+        def forward(self, x):
+            y = lib.relu(x) * 2
+            z = lib.relu(y) * 2  # a match whose input is the previous match's output
+            return z + y
+
+    gm = fx.symbolic_trace(M())
+    n1 = len(
+        fx.replace_pattern(gm, lambda a, b: lib.cat([a, b]).sum(), lambda a, b: lib.stack([a, b]))
+    )
+    gm2 = fx.symbolic_trace(N())
+    n2 = len(fx.replace_pattern(gm2, lambda a: lib.relu(a) * 2, lambda a: lib.sigmoid(a) + 1))
+    x = lib.tensor([-1.0, 0.5, 2.0])
+    w = lib.tensor([[1.0, 2.0], [3.0, -4.0]])
+    return n1, n2, gm(x[:1], w, w).tolist(), gm2(x).tolist()
+
+
+def test_replace_pattern_matches_torch():
+    n1, n2, y1, y2 = _rewrite_case(flow)
+    assert (n1, n2) == (2, 2)
+    if torch is not None:
+        t1, t2, r1, r2 = _rewrite_case(torch)
+        assert (t1, t2) == (n1, n2)
+        np.testing.assert_allclose(y1, r1, rtol=1e-6)
+        np.testing.assert_allclose(y2, r2, rtol=1e-6)
+
+
+def test_replace_pattern_multi_output_and_escaping_intermediates():
+    class M(flow.nn.Module):
+        def forward(self, x):
+            a = flow.sin(x)
+            b = flow.cos(x)
+            return a * b, flow.exp(a)
+
+    def pattern(x):
+        return flow.sin(x), flow.cos(x)
+
+    def replacement(x):
+        return flow.cos(x), flow.sin(x)
+
+    gm = flow.fx.symbolic_trace(M())
+    x = flow.tensor([0.3, 1.2])
+    assert len(flow.fx.replace_pattern(gm, pattern, replacement)) == 1
+    out, e = gm(x)
+    assert flow.allclose(out, flow.cos(x) * flow.sin(x)) and flow.allclose(e, flow.exp(flow.cos(x)))
+
+    class K(flow.nn.Module):
+        def forward(self, x):
+            r = flow.relu(x)
+            return r * 2, r  # relu's result escapes the pattern relu(x) * 2: no replacement
+
+    gk = flow.fx.symbolic_trace(K())
+    assert flow.fx.replace_pattern(gk, lambda a: flow.relu(a) * 2, lambda a: a) == []
+    with pytest.raises(ValueError, match="takes 1 inputs but the replacement takes 2"):
+        flow.fx.replace_pattern(gk, lambda a: flow.relu(a), lambda a, b: a + b)

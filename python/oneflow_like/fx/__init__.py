@@ -15,6 +15,8 @@ from .graph import Graph
 from .graph_module import GraphModule
 from .interpreter import Interpreter, Transformer
 from .node import Node, map_arg
+from . import subgraph_rewriter  # noqa: E402,F401  (torch.fx.subgraph_rewriter)
+from .subgraph_rewriter import replace_pattern  # noqa: F401
 from .proxy import Proxy, TraceError
 from .tracer import Tracer, symbolic_trace, wrap
 
