@@ -64,6 +64,11 @@ StatusOr<int64_t> MemoryReserved(int device) {
   return a ? a->Stats().reserved : 0;
 }
 
+StatusOr<int64_t> MaxMemoryReserved(int device) {
+  ASSIGN_OR_RETURN(CachingAllocator * a, AllocatorFor(device));
+  return a ? a->Stats().peak_reserved : 0;
+}
+
 Status ResetPeakMemoryStats(int device) {
   ASSIGN_OR_RETURN(CachingAllocator * a, AllocatorFor(device));
   if (a) a->ResetPeak();

@@ -30,6 +30,7 @@ void EmptyCache();
 StatusOr<int64_t> MemoryAllocated(int device = 0);
 StatusOr<int64_t> MaxMemoryAllocated(int device = 0);
 StatusOr<int64_t> MemoryReserved(int device = 0);
+StatusOr<int64_t> MaxMemoryReserved(int device = 0);  // high-water mark of MemoryReserved
 Status ResetPeakMemoryStats(int device = 0);
 // TF32 for float32 matmul/convolution (off by default). No-op without the backend.
 void SetAllowTF32(bool allow);

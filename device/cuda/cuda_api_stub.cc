@@ -28,6 +28,9 @@ StatusOr<int64_t> MaxMemoryAllocated(int) {
 StatusOr<int64_t> MemoryReserved(int) {
   return 0;
 }
+StatusOr<int64_t> MaxMemoryReserved(int) {
+  return 0;
+}
 Status ResetPeakMemoryStats(int) {
   return Status();
 }

@@ -1,5 +1,6 @@
 #include "oneflow_like/base/allocator.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 
@@ -95,6 +96,7 @@ CachingAllocator::Block* CachingAllocator::NewSegment(size_t size, bool small) {
   void* p = sys_.alloc(seg);
   if (!p) return nullptr;
   stats_.reserved += seg;
+  stats_.peak_reserved = std::max(stats_.peak_reserved, stats_.reserved);
   stats_.num_system_allocs++;
   return new Block{static_cast<char*>(p), seg, true, small};
 }
@@ -275,6 +277,7 @@ AllocatorStats CachingAllocator::Stats() const {
 void CachingAllocator::ResetPeak() {
   std::lock_guard<std::mutex> l(mu_);
   peak_allocated_.store(allocated_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  stats_.peak_reserved = stats_.reserved;
 }
 void CachingAllocator::SetLimit(int64_t bytes) {
   std::lock_guard<std::mutex> l(mu_);

@@ -20,6 +20,7 @@ struct AllocatorStats {
   int64_t allocated = 0;       // bytes handed out and not yet returned
   int64_t reserved = 0;        // bytes held from the system (allocated + cached)
   int64_t peak_allocated = 0;  // high-water mark of `allocated` since the last reset
+  int64_t peak_reserved = 0;   // high-water mark of `reserved` since the last reset
   int64_t num_allocs = 0;      // calls to Allocate that succeeded
   int64_t num_system_allocs = 0;
 };

@@ -145,8 +145,13 @@ TEST(CachingAllocator, SplitMergeReuse) {
   EXPECT_EQ(p4, p1);
   a.Deallocate(p4);
   EXPECT_EQ(a.Stats().peak_allocated, 2 << 20);
+  const int64_t held = a.Stats().reserved;  // both segments, never returned so far
+  EXPECT_EQ(held, 4 << 20);
   a.EmptyCache();
   EXPECT_EQ(a.Stats().reserved, 0);
+  EXPECT_EQ(a.Stats().peak_reserved, held);  // the high-water mark outlives the release
+  a.ResetPeak();
+  EXPECT_EQ(a.Stats().peak_reserved, 0);
 }
 
 // Tiny blocks come back LIFO by exact size; EmptyCache merges them into their segment first.

@@ -49,6 +49,10 @@ void BindCuda(py::module_& m, TensorClass&) {
       "memory_reserved", [](py::object d) { return Unwrap(cuda::MemoryReserved(DeviceIndex(d))); },
       py::arg("device") = py::none());
   c.def(
+      "max_memory_reserved",
+      [](py::object d) { return Unwrap(cuda::MaxMemoryReserved(DeviceIndex(d))); },
+      py::arg("device") = py::none());
+  c.def(
       "reset_peak_memory_stats",
       [](py::object d) { Check(cuda::ResetPeakMemoryStats(DeviceIndex(d))); },
       py::arg("device") = py::none());
@@ -91,6 +95,7 @@ void BindCuda(py::module_& m, TensorClass&) {
     d["allocated"] = s.allocated;
     d["reserved"] = s.reserved;
     d["peak_allocated"] = s.peak_allocated;
+    d["peak_reserved"] = s.peak_reserved;
     return d;
   });
   m.def("_cpu_reset_peak", [] { CpuAllocator()->ResetPeak(); });

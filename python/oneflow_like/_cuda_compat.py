@@ -1,14 +1,13 @@
 """torch.cuda names on flow.cuda (issue 19) built from what the runtime binds (is_available,
 device_count, synchronize, memory_allocated, max_memory_allocated, memory_reserved,
-reset_peak_memory_stats, empty_cache). Without a device they behave as PyTorch's do: queries
+max_memory_reserved, reset_peak_memory_stats, empty_cache). Without a device they behave as PyTorch's do: queries
 that need one raise "No CUDA GPUs are available", statistics read 0 / {}.
 
 Streams and events: the VM orders all the work of a device on one stream, so Stream objects
 name that stream (wait_stream and stream() contexts keep the order they ask for), and
 Event.record() / elapsed_time() time completed work (record synchronizes the device first).
 Device names, capabilities and properties and mem_get_info come from cudaGetDeviceProperties /
-cudaMemGetInfo (device/cuda/cuda_api.h); get_arch_list from the build's nvcc targets. Not bound,
-so unavailable even with a device: max_memory_reserved (the allocator keeps no reserved peak).
+cudaMemGetInfo (device/cuda/cuda_api.h); get_arch_list from the build's nvcc targets.
 """
 import time
 
@@ -89,13 +88,6 @@ class device:
         return False
 
 
-def _not_bound(who):
-    raise RuntimeError(
-        f"[cuda.{who}] not bound by this runtime's CUDA layer (the caching allocator keeps no "
-        f"peak of reserved memory)"
-    )
-
-
 class _CudaDeviceProperties:
     """torch.cuda.get_device_properties' result: name, major, minor, total_memory (bytes),
     multi_processor_count, is_integrated, is_multi_gpu_board, max_threads_per_multi_processor,
@@ -156,12 +148,6 @@ def get_gencode_flags():
     return " ".join(flags)
 
 
-def max_memory_reserved(device=None):
-    if not cuda.is_available():
-        return 0
-    _not_bound("max_memory_reserved")
-
-
 def reset_max_memory_allocated(device=None):
     """Deprecated in torch: resets the peak (reset_peak_memory_stats)."""
     if cuda.is_available():
@@ -177,6 +163,7 @@ def memory_stats(device=None):
         "allocated_bytes.all.current": cuda.memory_allocated(d),
         "allocated_bytes.all.peak": cuda.max_memory_allocated(d),
         "reserved_bytes.all.current": cuda.memory_reserved(d),
+        "reserved_bytes.all.peak": cuda.max_memory_reserved(d),
     }
 
 
@@ -187,7 +174,7 @@ def memory_summary(device=None, abbreviated=False):
         return "CUDA memory summary: no CUDA device\n"
     lines = [f"|{'CUDA memory summary, device ' + str(_index(device, 'memory_summary')):^58}|"]
     for k in ("allocated_bytes.all.current", "allocated_bytes.all.peak",
-              "reserved_bytes.all.current"):  # fmt: skip
+              "reserved_bytes.all.current", "reserved_bytes.all.peak"):  # fmt: skip
         lines.append(f"| {k:<36} {stats[k] / 2**20:>14.2f} MiB |")
     return "\n".join(lines) + "\n"
 
@@ -300,7 +287,7 @@ class Event:
 _NAMES = [
     "is_initialized", "init", "current_device", "set_device", "device", "get_device_name",
     "get_device_capability", "get_device_properties", "mem_get_info", "is_bf16_supported",
-    "get_arch_list", "get_gencode_flags", "max_memory_reserved", "reset_max_memory_allocated", "memory_stats",
+    "get_arch_list", "get_gencode_flags", "reset_max_memory_allocated", "memory_stats",
     "memory_summary", "Stream", "current_stream", "default_stream", "StreamContext", "stream",
     "Event",
 ]  # fmt: skip
