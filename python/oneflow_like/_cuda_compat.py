@@ -154,6 +154,47 @@ def reset_max_memory_allocated(device=None):
         cuda.reset_peak_memory_stats(device)
 
 
+class device_of(device):
+    """torch.cuda.device_of(obj): makes obj's device current when obj is a CUDA tensor (no-op
+    otherwise)."""
+
+    def __init__(self, obj):
+        super().__init__(obj.get_device() if getattr(obj, "is_cuda", False) else None)
+
+
+def memory_cached(device=None):
+    """Deprecated in torch: memory_reserved."""
+    return cuda.memory_reserved(device)
+
+
+def max_memory_cached(device=None):
+    """Deprecated in torch: max_memory_reserved."""
+    return cuda.max_memory_reserved(device)
+
+
+def reset_max_memory_cached(device=None):
+    """Deprecated in torch: resets the peaks (reset_peak_memory_stats)."""
+    reset_max_memory_allocated(device)
+
+
+class CudaError(RuntimeError):
+    """torch.cuda.CudaError: an error the CUDA runtime reported."""
+
+    def __init__(self, code):
+        super().__init__(f"CUDA error {code}")
+        self.code = code
+
+
+class DeferredCudaCallError(Exception):
+    """torch.cuda.DeferredCudaCallError: a call queued until CUDA initialization failed."""
+
+
+def is_current_stream_capturing():
+    """Whether the current stream is capturing a CUDA graph: never, from Python (nn.Graph's
+    own captures start and end inside one compiled run)."""
+    return False
+
+
 def memory_stats(device=None):
     """The allocator's counters under torch's keys ({} without a device, as torch)."""
     if not cuda.is_available():
@@ -165,6 +206,18 @@ def memory_stats(device=None):
         "reserved_bytes.all.current": cuda.memory_reserved(d),
         "reserved_bytes.all.peak": cuda.max_memory_reserved(d),
     }
+
+
+def memory_stats_as_nested_dict(device=None):
+    """memory_stats with its dotted keys split into nested dicts, as torch's."""
+    nested = {}
+    for key, value in memory_stats(device).items():
+        node = nested
+        *path, last = key.split(".")
+        for part in path:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return nested
 
 
 def memory_summary(device=None, abbreviated=False):
@@ -287,7 +340,9 @@ class Event:
 _NAMES = [
     "is_initialized", "init", "current_device", "set_device", "device", "get_device_name",
     "get_device_capability", "get_device_properties", "mem_get_info", "is_bf16_supported",
-    "get_arch_list", "get_gencode_flags", "reset_max_memory_allocated", "memory_stats",
+    "get_arch_list", "get_gencode_flags", "reset_max_memory_allocated", "device_of", "memory_cached",
+    "max_memory_cached", "reset_max_memory_cached", "CudaError", "DeferredCudaCallError",
+    "is_current_stream_capturing", "memory_stats_as_nested_dict", "memory_stats",
     "memory_summary", "Stream", "current_stream", "default_stream", "StreamContext", "stream",
     "Event",
 ]  # fmt: skip

@@ -952,3 +952,15 @@ def test_mock_torch_resolves_new_names():
         assert mt.testing.make_non_contiguous is flow.testing.make_non_contiguous
         assert mt.cuda.Event is flow.cuda.Event and mt.has_cuda in (True, False)
         assert mnn.functional.multi_head_attention_forward is F.multi_head_attention_forward
+
+
+def test_cuda_memory_names_without_a_device():
+    c = flow.cuda
+    if c.is_available():
+        pytest.skip("these are the no-device answers")
+    assert c.max_memory_reserved() == c.memory_cached() == c.max_memory_cached() == 0
+    assert c.memory_stats_as_nested_dict() == {} and c.is_current_stream_capturing() is False
+    c.reset_max_memory_cached()
+    with c.device_of(flow.ones(2)):  # a CPU tensor: no device change
+        pass
+    assert issubclass(c.CudaError, RuntimeError) and c.OutOfMemoryError is flow.OutOfMemoryError
