@@ -429,3 +429,120 @@ __all__ = [
     "safe_globals",
     "save",
 ]
+
+
+# ---- torch.serialization's location helpers ---------------------------------------------------
+
+
+class SourceChangeWarning(Warning):
+    """torch's warning that a pickled module's source changed since it was saved."""
+
+
+@contextlib.contextmanager
+def mkdtemp():
+    """A temporary directory for the duration of the `with` block (removed afterwards)."""
+    import shutil
+    import tempfile
+
+    path = tempfile.mkdtemp()
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _device_of(obj):
+    return obj.device if isinstance(obj, flow.Tensor) else getattr(obj, "device", None)
+
+
+def _cpu_tag(obj):
+    d = _device_of(obj)
+    return "cpu" if d is not None and d.type == "cpu" else None
+
+
+def _cuda_tag(obj):
+    d = _device_of(obj)
+    if d is not None and d.type == "cuda":
+        return f"cuda:{d.index or 0}"
+    return None
+
+
+def _cpu_deserialize(obj, location):
+    return obj if location == "cpu" else None
+
+
+def _cuda_deserialize(obj, location):
+    if not location.startswith("cuda"):
+        return None
+    if not flow.cuda.is_available():
+        raise RuntimeError(
+            f"Attempting to deserialize object on a CUDA device ({location}) but "
+            "oneflow_like.cuda.is_available() is False. If you are running on a CPU-only "
+            "machine, please use flow.load with map_location='cpu' to map your storages to "
+            "the CPU."
+        )
+    return obj.to(flow.device(location)) if isinstance(obj, flow.Tensor) else obj.cuda(location)
+
+
+# (priority, tagger, deserializer), lowest priority first, as torch's _package_registry
+_package_registry = []
+
+
+def register_package(priority, tagger, deserializer):
+    """Registers how objects of a device kind are tagged when saved (tagger(obj) -> a location
+    string or None) and restored (deserializer(obj, location) -> the object there, or None)."""
+    _package_registry.append((priority, tagger, deserializer))
+    _package_registry.sort(key=lambda entry: entry[0])
+
+
+register_package(10, _cpu_tag, _cpu_deserialize)
+register_package(20, _cuda_tag, _cuda_deserialize)
+
+
+def location_tag(storage):
+    """The location string ('cpu', 'cuda:0', ...) of a tensor or storage."""
+    for _, tagger, _ in _package_registry:
+        location = tagger(storage)
+        if location:
+            return location
+    raise RuntimeError(f"don't know how to determine data location of {type(storage).__name__}")
+
+
+def default_restore_location(storage, location):
+    """The tensor or storage moved to `location` by the first registered deserializer that
+    accepts it."""
+    for _, _, fn in _package_registry:
+        result = fn(storage, location)
+        if result is not None:
+            return result
+    raise RuntimeError(
+        f"don't know how to restore data location of {type(storage).__name__} (tagged with "
+        f"{location})"
+    )
+
+
+def normalize_storage_type(storage_type):
+    """The package-level class of a storage type (flow.FloatStorage for FloatStorage)."""
+    return getattr(flow, storage_type.__name__)
+
+
+def storage_to_tensor_type(storage):
+    """The legacy tensor type of a storage's dtype (flow.FloatTensor for a float32 storage)."""
+    name = type(storage).__name__
+    if name in ("TypedStorage", "UntypedStorage"):
+        name = flow.storage._legacy_class(getattr(storage, "dtype", flow.uint8)).__name__
+    return getattr(flow, name.replace("Storage", "Tensor"))
+
+
+class StorageType:
+    """A storage type by name (torch's StorageType('FloatStorage')): its dtype."""
+
+    def __init__(self, name):
+        self._dtype = getattr(flow, name)._fixed_dtype
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    def __str__(self):
+        return f"StorageType(dtype={self._dtype})"

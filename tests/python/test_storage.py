@@ -148,3 +148,26 @@ def test_storage_errors_name_the_problem():
 def test_resize_keeps_leading_elements():
     s = flow.UntypedStorage([1, 2, 3])
     assert s.resize_(5).tolist() == [1, 2, 3, 0, 0] and s.resize_(2).tolist() == [1, 2]
+
+
+def test_serialization_location_helpers():
+    from oneflow_like import serialization as S
+
+    x = flow.ones(2)
+    assert S.location_tag(x) == S.location_tag(x.untyped_storage()) == "cpu"
+    assert S.default_restore_location(x, "cpu") is x
+    assert S.storage_to_tensor_type(x._typed_storage()) is flow.FloatTensor
+    assert S.normalize_storage_type(flow.FloatStorage) is flow.FloatStorage
+    assert S.StorageType("LongStorage").dtype == flow.int64
+    if not flow.cuda.is_available():
+        with pytest.raises(RuntimeError, match="map_location='cpu'"):
+            S.default_restore_location(x, "cuda:0")
+    seen = []
+    S.register_package(5, lambda o: seen.append("tag") or None, lambda o, loc: None)
+    try:
+        assert S.location_tag(x) == "cpu" and seen == ["tag"]  # consulted first, then cpu's
+    finally:
+        S._package_registry.pop(0)
+    with S.mkdtemp() as d:
+        assert os.path.isdir(d)
+    assert not os.path.exists(d)
