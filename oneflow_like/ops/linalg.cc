@@ -30,8 +30,10 @@
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/complex.h"
+#include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/matmul.h"
+#include "oneflow_like/ops/reduce.h"
 #include "oneflow_like/ops/shape_ops.h"
 #include "oneflow_like/ops/unary.h"
 #include "oneflow_like/opdefs/attrs.h"
@@ -281,6 +283,30 @@ StatusOr<TensorList> SolveGrad(const GradContext& c) {
   return TensorList{ga, gb};
 }
 
+}  // namespace
+
+Status functional::CheckEigenvectorPhase(const char* op, const Tensor& vhgv) {
+  if (!IsComplex(vhgv.dtype()) || vhgv.is_lazy() || vhgv.numel() == 0) return Status();
+  NoGradGuard no_grad;
+  const int64_t n = vhgv.shape()[vhgv.ndim() - 1];
+  ASSIGN_OR_RETURN(Tensor eye, EyeFor(vhgv, n, n));
+  ASSIGN_OR_RETURN(Tensor im, F::ImagPart(vhgv.detach()));
+  ASSIGN_OR_RETURN(Tensor diag, F::Mul(im, eye));
+  ASSIGN_OR_RETURN(diag, F::Abs(diag));
+  ASSIGN_OR_RETURN(Tensor worst, F::Amax(diag));
+  ASSIGN_OR_RETURN(worst, F::Cast(worst, DType::kF64));
+  double host = 0;
+  RETURN_IF_ERROR(F::CopyToHost(worst, &host));
+  if (!(host <= 1e-2))                          // NaN fails too
+    return absl::AbortedError(absl::StrFormat(  // RuntimeError, as torch
+        "%s: The eigenvectors in the complex case are specified up to multiplication by e^{i "
+        "phi}. The specified loss function depends on this quantity, so it is ill-defined.",
+        op));
+  return Status();
+}
+
+namespace {
+
 // G = V (diag(dL) + F o (V^H dV)) V^H, dA = (G + G^H) / 2.
 StatusOr<TensorList> EighGrad(const GradContext& c) {
   const Tensor &gl = c.grad_outputs[0], &gv = c.grad_outputs[1];
@@ -300,6 +326,7 @@ StatusOr<TensorList> EighGrad(const GradContext& c) {
     ASSIGN_OR_RETURN(Tensor f, F::Div(off, e));
     ASSIGN_OR_RETURN(Tensor vt, H(v));
     ASSIGN_OR_RETURN(Tensor vtg, F::Matmul(vt, gv));
+    RETURN_IF_ERROR(F::CheckEigenvectorPhase("linalg_eigh_backward", vtg));
     ASSIGN_OR_RETURN(m, F::Mul(f, vtg));
   }
   if (gl.defined()) {

@@ -30,6 +30,11 @@ StatusOr<std::pair<Tensor, Tensor>> LinalgQr(const Tensor& a, const std::string&
 // [m, k], [k, n]. Differentiable in the reduced form (and for square A), as PyTorch's formula.
 StatusOr<std::tuple<Tensor, Tensor, Tensor>> LinalgSvd(const Tensor& a, bool full_matrices = true);
 StatusOr<std::pair<Tensor, Tensor>> LinalgEigh(const Tensor& a, const std::string& uplo = "L");
+// torch's check in eigh's and eig's backward (op: "linalg_eigh_backward" / "linalg_eig_backward"):
+// complex eigenvectors are unique up to a phase (V -> V e^{i phi}), so a loss depending on it
+// is ill-defined: RuntimeError unless Im(diag(V^H gV)) is 0 (to torch's 1e-2). Reads the value
+// (a synchronization); a recorded (lazy) vhgv is not checked, as functorch's batched tensors.
+Status CheckEigenvectorPhase(const char* op, const Tensor& vhgv);
 
 // The _ex forms: (result, info int32 [batch]), info LAPACK's (0, or the order of the singular /
 // non-positive-definite minor); they never fail on singular input (the Python functions raise

@@ -33,6 +33,7 @@ last_run = {}
 _RANDOM = {"uniform", "normal", "randint", "randperm", "bernoulli", "dropout"}
 _RANDOM_INPLACE = {"uniform_", "normal_", "randint_"}
 _VIEWS = {"reshape", "expand", "permute", "squeeze", "unsqueeze", "slice", "select", "as_strided"}
+_VIEWS |= {"view_as_real", "view_as_complex"}
 
 
 # View ops whose recorded form reads input 0 as contiguous (their functional entries copy a
@@ -400,6 +401,43 @@ def _linalg(ctx, attrs, args):
             if len(outs) == 1:
                 return _finish(ctx, [y])
     return _finish(ctx, ctx.call([_bat(ctx, t, b) for t, b in args]))
+
+
+# ---- complex tensors ----------------------------------------------------------------------------
+# The complex ops compose real ops over view_as_real (ops/complex.cc), so vmap records those plus
+# the few complex ops below; all of them take the batch as one more leading dim.
+def _complex_view(ctx, attrs, args):
+    """view_as_real / view_as_complex: views that add / drop the trailing pair dim (a strided
+    batch the complex view cannot take is copied first)."""
+    ((t, _),) = args
+    try:
+        return _finish(ctx, ctx.call([t]))
+    except Exception:  # noqa: BLE001  (view_as_complex of a non-unit-stride pair dim)
+        return _finish(ctx, ctx.call([t.contiguous()]))
+
+
+def _complex_parts(ctx, attrs, args):
+    """complex(real, imag): two real operands of the output's shape (no broadcasting)."""
+    shape = (ctx.B,) + tuple(ctx.out_metas[0][0])
+    return _finish(ctx, ctx.call([_bat(ctx, t, b).expand(shape) for t, b in args]))
+
+
+def _fft(ctx, attrs, args):
+    """fft_c2c / fft_r2c / fft_c2r over the sample's dims `dim`: each shifted past the batch."""
+    ((t, _),) = args
+    return _finish(ctx, ctx.call([t], dim=[d + 1 for d in attrs["dim"]]))
+
+
+def _complex_bmm(ctx, attrs, args):
+    """complex_bmm (a [S, m, k], b [S, k, n], op_a, op_b): the vmap batch folded into S; an
+    unbatched b with S = 1 (a @ W) multiplies every sample's rows in one GEMM."""
+    (a, ab), (b, bb) = args
+    if ab and not bb and b.shape[0] == 1 and attrs["op_a"] == 0:
+        y = ctx.call([a.reshape(1, -1, a.shape[-1]), b])[0]
+        return _finish(ctx, [y])
+    a, b = _bat(ctx, a, ab), _bat(ctx, b, bb)
+    y = ctx.call([a.reshape((-1,) + tuple(a.shape[2:])), b.reshape((-1,) + tuple(b.shape[2:]))])
+    return _finish(ctx, y)
 
 
 # ---- advanced indexing --------------------------------------------------------------------------
@@ -936,6 +974,17 @@ def _build_rules():
     rules["logsumexp"] = _reduce
     for row in _C._linalg_table()["ops"]:
         rules[row["name"]] = _linalg
+    rules.update(
+        linalg_eig=_linalg,
+        linalg_eig_backward=_all_batched,
+        view_as_real=_complex_view,
+        view_as_complex=_complex_view,
+        complex=_complex_parts,
+        fft_c2c=_fft,
+        fft_r2c=_fft,
+        fft_c2r=_fft,
+        complex_bmm=_complex_bmm,
+    )
     for n in ("argmax", "argmin", "nanmedian_dim"):
         rules[n] = _reduce
     for n in ("softmax", "log_softmax", "softmax_grad", "log_softmax_grad"):
@@ -987,7 +1036,7 @@ def _record(func, leaves, dims, spec, kwargs, unflatten):
     """Records func on one sample: (trace, output spec), or why it could not (a string)."""
     from oneflow_like.func import _flatten
 
-    trace = _C._Trace()
+    trace = _C._Trace(eager_replay=True)
     # the examples are taken before recording starts (inside, select would be a recorded op)
     examples = [
         x.select(d, 0) if isinstance(x, flow.Tensor) and d is not None else x

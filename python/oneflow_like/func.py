@@ -242,10 +242,25 @@ def _diff_leaf(t, fn):
         raise RuntimeError(
             f"{fn}: expected the differentiated inputs to be Tensors, got " f"{type(t).__name__}"
         )
-    if not t.dtype.is_floating_point:
-        raise RuntimeError(f"{fn}: only floating point inputs can be differentiated, got {t.dtype}")
+    if not (t.dtype.is_floating_point or t.dtype.is_complex):
+        raise RuntimeError(
+            f"{fn}: only floating point or complex inputs can be differentiated, got {t.dtype}"
+        )
     # a view keeps the caller's history (an outer transform differentiates through it)
     return t.view_as(t) if t.requires_grad else t.detach().requires_grad_(True)
+
+
+def _ones_if_complex(t):
+    return flow.ones_like(t) if t.dtype.is_complex else None
+
+
+def _eye(n, like):
+    """The n x n identity in like's dtype (the basis vectors of jacrev / jacfwd; complex ones
+    from the real identity)."""
+    if not like.dtype.is_complex:
+        return flow.eye(n, dtype=like.dtype, device=like.device)
+    real = flow.float32 if like.dtype == flow.complex64 else flow.float64
+    return flow.eye(n, dtype=real, device=like.device).to(like.dtype)
 
 
 def _grads(outputs, inputs, cotangents, create):
@@ -323,7 +338,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
                     f"{fn}: Expected f(*args) to return a scalar Tensor, got tensor with "
                     f"{out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
                 )
-            gs = _grads([out], leaves, [None], ctx.create)
+            # a complex output: the vector-Jacobian product with 1 (functorch 1.13's grad)
+            gs = _grads([out], leaves, [_ones_if_complex(out)], ctx.create)
             value = out if ctx.create else out.detach()
         res, i = [], 0
         for n, sp in specs:
@@ -457,7 +473,7 @@ def _jacobian(func, argnums, has_aux, fn, forward):
                         ]
                     else:
                         # one jacobian-vector product per basis vector, batched by vmap
-                        basis = flow.eye(n, dtype=x.dtype, device=x.device)
+                        basis = _eye(n, x)
                         cols = vmap(
                             lambda e, i=i, x=x: tuple(
                                 _grads([g[i]], us, [e.reshape(x.shape)], ctx.create)
@@ -475,7 +491,7 @@ def _jacobian(func, argnums, has_aux, fn, forward):
                         rows = [flow.zeros((0,) + tuple(x.shape), dtype=x.dtype) for x in leaves]
                     else:
                         # one vector-jacobian product per basis vector, batched by vmap
-                        basis = flow.eye(n, dtype=ol.dtype, device=ol.device)
+                        basis = _eye(n, ol)
                         rows = vmap(
                             lambda e, ol=ol: tuple(
                                 _grads([ol], leaves, [e.reshape(ol.shape)], ctx.create)
