@@ -244,7 +244,8 @@ def _diff_leaf(t, fn):
         )
     if not (t.dtype.is_floating_point or t.dtype.is_complex):
         raise RuntimeError(
-            f"{fn}: only floating point or complex inputs can be differentiated, got {t.dtype}"
+            f"{fn}: only Tensors of floating point dtype can require gradients (or complex "
+            f"ones), got {t.dtype}"
         )
     # a view keeps the caller's history (an outer transform differentiates through it)
     return t.view_as(t) if t.requires_grad else t.detach().requires_grad_(True)
@@ -388,7 +389,13 @@ def vjp(func, *primals, has_aux=False):
                 f"{fn}: expected cotangents with the structure of the output ({len(out_leaves)} "
                 f"tensors), got {len(ct)}"
             )
-        for o, c in zip(out_leaves, ct):
+        for i, (o, c) in enumerate(zip(out_leaves, ct)):
+            if (o.dtype.is_complex or c.dtype.is_complex) and o.dtype != c.dtype:
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the "
+                    f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {c.dtype} "
+                    f"and output[{i}] has a dtype of {o.dtype}."
+                )
             if tuple(o.shape) != tuple(c.shape):
                 raise RuntimeError(
                     f"{fn}: a cotangent has shape {list(c.shape)}, the output it belongs to "
@@ -427,23 +434,41 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         out_leaves, out_spec = _flatten(out)
         us = [flow.zeros_like(o).requires_grad_(True) for o in out_leaves]
         g = _grads(out_leaves, leaves, us, True)  # u^T J, linear in u
-        pairs = [(gi, t) for gi, t in zip(g, t_leaves) if gi.requires_grad]
-        if pairs:
-            jv = flow.autograd.grad(
-                [gi for gi, _ in pairs],
-                us,
-                [t for _, t in pairs],
-                create_graph=ctx.create,
-                allow_unused=True,
-            )
+        # a real tangent of a complex primal is complex; a complex tangent of a real primal is
+        # J re(t) + i J im(t) (functorch's jvp accepts both)
+        ts = [t.to(p.dtype) if p.dtype.is_complex and not t.dtype.is_complex else t
+              for p, t in zip(leaves, t_leaves)]  # fmt: skip
+        split = [t.dtype.is_complex and not p.dtype.is_complex for p, t in zip(leaves, ts)]
+        if not any(split):
+            jv = _tangent_pass(g, us, out_leaves, ts, ctx.create, retain=False)
         else:
-            jv = [None] * len(us)
-        jv = [flow.zeros_like(o) if j is None else j for j, o in zip(jv, out_leaves)]
+            re = [t.real if s else t for t, s in zip(ts, split)]
+            im = [t.imag if s else flow.zeros_like(t) for t, s in zip(ts, split)]
+            jv_re = _tangent_pass(g, us, out_leaves, re, ctx.create, retain=True)
+            jv_im = _tangent_pass(g, us, out_leaves, im, ctx.create, retain=False)
+            jv = [flow.complex(a, b) if not a.dtype.is_complex else a + 1j * b
+                  for a, b in zip(jv_re, jv_im)]  # fmt: skip
         if not ctx.create:
             jv = [j.detach() for j in jv]
             out_leaves = [o.detach() for o in out_leaves]
     res = (_unflatten(out_leaves, out_spec), _unflatten(jv, out_spec))
     return res + (aux,) if has_aux else res
+
+
+def _tangent_pass(g, us, outs, tangents, create, retain):
+    """d(g . tangents)/d us: the jacobian-vector products J t (zeros where unused)."""
+    pairs = [(gi, t) for gi, t in zip(g, tangents) if gi.requires_grad]
+    jv = [None] * len(us)
+    if pairs:
+        jv = flow.autograd.grad(
+            [gi for gi, _ in pairs],
+            us,
+            [t for _, t in pairs],
+            retain_graph=retain or create,
+            create_graph=create,
+            allow_unused=True,
+        )
+    return [flow.zeros_like(o) if j is None else j for j, o in zip(jv, outs)]
 
 
 def _jacobian(func, argnums, has_aux, fn, forward):

@@ -1200,3 +1200,27 @@ def test_complex_transforms_against_functorch():
     got = check(ff.jacrev(lambda z: z * z.exp()), Z, tol=1e-10)
     ref = functorch.vmap(functorch.jacrev(lambda z: z * z.exp()))(tt(Z))
     np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_complex_transform_dtypes_and_errors_as_functorch():
+    z, x = c128(3, seed=90), c128(3, seed=91).real.contiguous()
+    zt, xt = tt(z), tt(x)
+    f = lambda z: z * z.exp()  # noqa: E731
+    # a real tangent of a complex primal; a complex tangent of a real primal (J re t + i J im t)
+    got = ff.jvp(f, (z,), (x,))[1]
+    np.testing.assert_allclose(got.numpy(), functorch.jvp(f, (zt,), (xt,))[1].numpy(), 1e-10, 1e-12)
+    got = ff.jvp(lambda x: x * x, (x,), (z,))[1]
+    ref = functorch.jvp(lambda x: x * x, (xt,), (zt,))[1]
+    assert got.dtype == flow.complex128
+    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-12)
+    msg = "For complex Tensors, both grad_output and output are required to have the same dtype"
+    with pytest.raises(RuntimeError, match=msg):
+        ff.vjp(lambda z: z * z, z)[1](x)
+    with pytest.raises(RuntimeError, match=msg):
+        functorch.vjp(lambda z: z * z, zt)[1](xt)
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require"):
+        ff.grad(lambda a: a.sum())(flow.arange(3))
+    # a complex scalar output: grad is the vjp with 1 (functorch 1.13)
+    got = ff.vmap(ff.grad(lambda z: (z * z.exp()).sum()))(c128(4, 3, seed=92))
+    ref = functorch.vmap(functorch.grad(lambda z: (z * z.exp()).sum()))(tt(c128(4, 3, seed=92)))
+    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-10, atol=1e-12)
