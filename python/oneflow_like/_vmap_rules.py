@@ -16,7 +16,8 @@ recorded (data-dependent Python control flow, .item(), in-place writes into inpu
 tensors): vmap then runs its per-sample loop. Ops whose output shape depends on values
 (masked_select, nonzero, boolean masks) raise torch's errors when fed a recorded tensor.
 Recorded traces are cached (_cached_record: the key is what the recording read, as
-torch.compile's guards).
+torch.compile's guards). Complex functions record too (the trace is made with eager_replay=True,
+which lets it take complex dtypes: it is only replayed, never compiled).
 """
 import sys
 import warnings

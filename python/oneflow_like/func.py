@@ -21,6 +21,10 @@
   recorded trace is cached per function and input signature (_vmap_rules.py), so calling
   vmap(grad(f)) every training step records f once. jacrev and jacfwd vmap their
   vector-Jacobian products over basis vectors.
+- Complex inputs and outputs as functorch 1.13: grad of a real f is torch's conjugate-Wirtinger
+  gradient (dL/d(re z) + i dL/d(im z)); grad of a complex scalar is its vjp with 1; jacrev
+  rows are vjps with real basis vectors, jacfwd columns jvps; jvp takes a real tangent of a
+  complex primal. vmap replays complex ops through their rules (_vmap_rules.py).
 - functional_call, stack_module_state: for model ensembling with vmap.
 """
 import oneflow_like as flow
