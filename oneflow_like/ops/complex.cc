@@ -133,7 +133,7 @@ StatusOr<TensorList> GradLinalgEig(const GradContext& ctx) {
     ASSIGN_OR_RETURN(Tensor vt, F::Transpose(v, -2, -1));
     ASSIGN_OR_RETURN(vt, F::Conj(vt));
     ASSIGN_OR_RETURN(Tensor vhgv, F::Matmul(vt, gv));
-    RETURN_IF_ERROR(F::CheckEigenvectorPhase("linalg_eig_backward", vhgv));
+    RETURN_IF_ERROR(F::CheckPhaseInvariant("linalg_eig_backward", vhgv));
   }
   ASSIGN_OR_RETURN(Tensor g, F::LinalgEigBackward(gl0, gv0, l, v, gl.defined()));
   return TensorList{g};

@@ -210,6 +210,9 @@ void BindLinalg(py::module_& m, TensorClass& cls) {
   g_geqrf = new py::object(namedtuple("geqrf", py::make_tuple("a", "tau")));
   g_ldl_factor_ex =
       new py::object(namedtuple("ldl_factor_ex", py::make_tuple("LD", "pivots", "info")));
+  // flow.func.vmap: the eigen / singular vector phase checks its recording deferred (message,
+  // recorded max |Im diag|), checked after the batched replay.
+  m.def("_take_phase_checks", [] { return functional::TakeRecordedPhaseChecks(); });
   LinalgBinder b{m, cls};
   // clang-format off
 #define OFL_LINALG_API(pyname, kind, sig, result, entry) \

@@ -1033,8 +1033,39 @@ _INPLACE_ERROR = (
 )
 
 
+# The eigen / singular vector phase checks of eigh/eig/svd backward (torch's) read values, so a
+# recording keeps them as recorded values (max |Im diag(V^H gV)| per sample) with their messages,
+# extra trace outputs that run checks after the replay. One list per recording in progress: a
+# recording nested in another hands the checks recorded before it to the enclosing one.
+_PHASE_CHECKS = []
+
+
 def _record(func, leaves, dims, spec, kwargs, unflatten):
-    """Records func on one sample: (trace, output spec), or why it could not (a string)."""
+    """Records func on one sample: (trace, output spec, phase check messages), or why it could
+    not (a string)."""
+    pending = _C._take_phase_checks()  # recorded by an enclosing recording (or stale)
+    if _PHASE_CHECKS:
+        _PHASE_CHECKS[-1].extend(pending)
+    _PHASE_CHECKS.append([])
+    try:
+        rec = _record_checked(func, leaves, dims, spec, kwargs, unflatten)
+    finally:
+        mine = _PHASE_CHECKS.pop() + list(_C._take_phase_checks())
+    if isinstance(rec, str):
+        return rec
+    trace, out_leaves, out_spec = rec
+    trace.set_outputs(out_leaves + [t for _, t in mine])
+    return trace, out_spec, tuple(m for m, _ in mine)
+
+
+def _check_phases(messages, values):
+    """Raises torch's phase error where a sample's recorded max |Im diag| exceeds 1e-2."""
+    for msg, (t, _) in zip(messages, values):
+        if bool(flow.logical_not(t <= 1e-2).any()):
+            raise RuntimeError(msg)
+
+
+def _record_checked(func, leaves, dims, spec, kwargs, unflatten):
     from oneflow_like.func import _flatten
 
     trace = _C._Trace(eager_replay=True)
@@ -1063,7 +1094,6 @@ def _record(func, leaves, dims, spec, kwargs, unflatten):
             out_leaves, out_spec = _flatten(out)
             if not all(isinstance(o, flow.Tensor) for o in out_leaves):
                 return "an output is not a Tensor"
-            trace.set_outputs(out_leaves)
     except DynamicShapeError:
         raise
     except Exception as e:  # noqa: BLE001  (any failure to record: the loop runs the function)
@@ -1071,7 +1101,7 @@ def _record(func, leaves, dims, spec, kwargs, unflatten):
     finally:
         for obj, attr, guarded in patches:
             setattr(obj, attr, guarded.original)
-    return trace, out_spec
+    return trace, out_leaves, out_spec
 
 
 def _dynamic_patches():
@@ -1200,7 +1230,7 @@ def _cached_record(func, leaves, dims, spec, kwargs, randomness, unflatten):
     cache_stats["misses"] += 1
     rec = _record(func, leaves, dims, spec, kwargs, unflatten)
     if not isinstance(rec, str):
-        rec = rec + ({},)  # (trace, output spec, its plan: filled by the first run)
+        rec = rec + ({},)  # (trace, output spec, phase checks, its plan: filled by the first run)
     if key is not None and (isinstance(rec, str) or _cacheable(rec[0])):
         _CACHE[key[0]] = (rec, key[1])
         while len(_CACHE) > _CACHE_SIZE:
@@ -1226,7 +1256,7 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn):
         last_run.clear()
         last_run.update(path="loop", reason=rec, fallback_ops=[])
         return None
-    trace, out_spec, plan = rec
+    trace, out_spec, checks, plan = rec
     if not plan:
         plan.update(_plan(trace, dims, leaves))
     ops, flags, values, names = plan["ops"], plan["flags"], plan["values"], plan["names"]
@@ -1261,6 +1291,7 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn):
         elif kind == "captured":
             env[v] = (captured[idx], False)
     fallbacks = []
+    guards = dict(zip(plan["outputs"][len(plan["outputs"]) - len(checks) :], checks))
     for i, ((op, attrs, ins, outs), (inplace, diff, needs)) in enumerate(zip(ops, flags)):
         args = [env[v] for v in ins]
         if any(t.requires_grad for t, _ in args):
@@ -1292,7 +1323,11 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn):
                 res = _per_sample(ctx, args, name=op)
         for v, r in zip(outs, res):
             env[v] = r
+            if v in guards:  # checked where recorded, before the ops after it run (torch's order)
+                _check_phases([guards[v]], [r])
     out_vals = [env[v] for v in plan["outputs"]]
+    if checks:
+        out_vals = out_vals[: -len(checks)]
     odims = _broadcast_dims(
         out_dims, _unflatten([t for t, _ in out_vals], out_spec), fn, "out_dims"
     )

@@ -573,6 +573,31 @@ def test_eigenvector_phase_dependent_loss_raises_as_torch(op):
             np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-8, atol=1e-10)
 
 
+def test_svd_singular_vector_phase_dependent_loss_raises_as_torch():
+    a = crand(4, 3)
+    msg = (
+        r"svd_backward: The singular vectors in the complex case are specified up to "
+        r"multiplication by e\^\{i phi\}. The specified loss function depends on this phase "
+        r"term, making it ill-defined."
+    )
+    for lib in [flow] + ([torch] if torch is not None else []):
+        for loss in (lambda u, vh: u.real.sum(), lambda u, vh: vh.imag.sum()):
+            x = lib.tensor(a, requires_grad=True) if lib is torch else flow.tensor(a)
+            x = x if lib is torch else x.requires_grad_()
+            u, _, vh = lib.linalg.svd(x, full_matrices=False)
+            with pytest.raises(RuntimeError, match=msg):
+                loss(u, vh).backward()
+    # U Vh, |U|, |Vh|: gauge invariant, as torch
+    grads = []
+    for lib in [flow] + ([torch] if torch is not None else []):
+        x = lib.tensor(a, requires_grad=True) if lib is torch else flow.tensor(a).requires_grad_()
+        u, s, vh = lib.linalg.svd(x, full_matrices=False)
+        ((u @ vh).real.sum() + u.abs().sum() + (vh.abs() ** 2 * s.unsqueeze(-1)).sum()).backward()
+        grads.append(x.grad.numpy())
+    if len(grads) == 2:
+        np.testing.assert_allclose(grads[0], grads[1], rtol=1e-8, atol=1e-10)
+
+
 def test_eigh_backward_twice_without_retain_graph_names_the_freed_graph():
     """The 'backward through the graph a second time' error after eigh is the right one: an
     earlier backward freed eigh's saved eigenvectors (torch says the same); with retain_graph the

@@ -1101,6 +1101,20 @@ def test_complex_linalg_and_backward(name, f):
     check_grad(lambda a, v: f(a, v).abs().sum(), A, b, argnums=(0, 1), tol=1e-10)
 
 
+@pytest.mark.parametrize("op", ["eigh", "eig", "svd"])
+def test_complex_vector_phase_check_under_vmap_of_grad(op):
+    A = c128(4, 3, 3, seed=93)
+    vectors = {
+        "eigh": lambda a: flow.linalg.eigh(chermitian(a))[1],
+        "eig": lambda a: flow.linalg.eig(a)[1],
+        "svd": lambda a: flow.linalg.svd(a)[0],
+    }[op]
+    # the phase check recorded with the gradient runs on every sample after the batched replay
+    with pytest.raises(RuntimeError, match="in the complex case are specified up to"):
+        ff.vmap(ff.grad(lambda a: vectors(a).real.sum()))(A)
+    check_grad(lambda a: (vectors(a).abs() ** 3).sum(), A, tol=1e-10)  # gauge invariant: batched
+
+
 def test_complex_matrix_exp_runs_per_sample():
     """matrix_exp's number of squarings depends on ||A|| (read on the host), so a function calling
     it cannot be recorded: vmap runs it once per sample (real and complex alike), with
