@@ -218,6 +218,7 @@ def main():
 
         r = interleaved({"vmap": run_vmap, "loop": run_loop, "functorch": run_torch}, repeats)
         rows.append((f"per-sample grads, {label}, batch {B}", r))
+    rows += complex_rows(repeats)
     W = flow.randn(100, 100) * 0.1
     x = flow.randn(100)
     jf = jacrev(fn100)
@@ -273,6 +274,35 @@ def main():
             f"{uncached * 1e3:.2f} ms/call, recorded once {cached * 1e3:.2f} ms/call, "
             f"{uncached / cached:.1f}x"
         )
+
+
+def complex_rows(repeats):
+    """Per-sample gradients of real losses of complex inputs at batch 256 (an FFT power spectrum,
+    det and eigvals of 4x4 matrices), vmap against its loop and functorch."""
+    import numpy as np
+
+    r = np.random.default_rng(0)
+    z = r.standard_normal((256, 64)) + 1j * r.standard_normal((256, 64))
+    a = r.standard_normal((256, 4, 4)) + 1j * r.standard_normal((256, 4, 4))
+    cases = [
+        ("fft power + |z|, [64]", z, lambda L, v: (L.fft.fft(v).abs() ** 2).sum() + v.abs().sum()),
+        ("|det| + |eigvals|, 4x4", a, lambda L, m: L.linalg.det(m).abs() + L.linalg.eigvals(m).abs().sum()),
+    ]  # fmt: skip
+    rows = []
+    for label, arr, loss in cases:
+        f = vmap(grad(lambda v, loss=loss: loss(flow, v)))
+        run_vmap, run_loop = vmap_and_loop(f, (flow.tensor(arr),), sync_any)
+        run_torch = None
+        if torch is not None and functorch is not None:
+            tf = functorch.vmap(functorch.grad(lambda v, loss=loss: loss(torch, v)))
+            ta = torch.from_numpy(arr)
+
+            def run_torch(tf=tf, ta=ta):
+                return per_call(lambda: tf(ta), lambda: None, 2)
+
+        res = interleaved({"vmap": run_vmap, "loop": run_loop, "functorch": run_torch}, repeats)
+        rows.append((f"complex per-sample grads, {label}, batch 256", res))
+    return rows
 
 
 def cache_cases():

@@ -6,6 +6,7 @@
 
 #include "oneflow_like/framework/autocast.h"
 #include "oneflow_like/framework/autograd.h"
+#include "oneflow_like/framework/trace_dtypes.h"
 #include "oneflow_like/ops/copy.h"
 #include "vm/instructions_builder.h"
 
@@ -233,6 +234,13 @@ void SetLazyDispatch(LazyDispatchFn fn) {
 
 namespace {
 thread_local bool t_tracing = false;
+thread_local bool t_trace_complex = false;
+}  // namespace
+void SetTraceRecordsComplex(bool on) {
+  t_trace_complex = on;
+}
+bool TraceRecordsComplex() {
+  return t_trace_complex;
 }
 void SetTracingActive(bool active) {
   t_tracing = active;
@@ -495,12 +503,14 @@ Status DispatchTo(const OpDef& op, TensorSpan inputs, const AttrMap& attrs, Outp
   if (t_tracing || scan.lazy) {
     // The graph compiler has no complex or limited types: name the op and dtype instead of
     // lowering.
+    // (vmap's trace records complex ops: it replays them eagerly, trace_dtypes.h)
+    const bool complex_ok = t_tracing && t_trace_complex;
     for (const auto& m : metas)
-      if (IsComplex(m.dtype) || IsLimited(m.dtype))
+      if ((IsComplex(m.dtype) && !complex_ok) || IsLimited(m.dtype))
         return TypeError("[%s] nn.Graph does not support %s tensors (they run eagerly only)",
                          op.name, DTypeLongName(m.dtype));
     for (const auto& t : inputs)
-      if (IsComplex(t.dtype()) || IsLimited(t.dtype()))
+      if ((IsComplex(t.dtype()) && !complex_ok) || IsLimited(t.dtype()))
         return TypeError("[%s] nn.Graph does not support %s tensors (they run eagerly only)",
                          op.name, DTypeLongName(t.dtype()));
     if (!g_lazy_dispatch)

@@ -12,6 +12,7 @@
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/index.h"
+#include "oneflow_like/ops/linalg.h"
 #include "oneflow_like/ops/random.h"
 #include "oneflow_like/ops/matmul.h"
 #include "oneflow_like/ops/reduce.h"
@@ -128,6 +129,12 @@ StatusOr<TensorList> GradLinalgEig(const GradContext& ctx) {
   if (!gl.defined() && !gv.defined()) return TensorList{Tensor()};
   ASSIGN_OR_RETURN(Tensor gl0, gl.defined() ? gl : F::ZerosLike(l));
   ASSIGN_OR_RETURN(Tensor gv0, gv.defined() ? gv : F::ZerosLike(v));
+  if (gv.defined()) {  // torch's phase check, before the kernel (which checks it too, loosely)
+    ASSIGN_OR_RETURN(Tensor vt, F::Transpose(v, -2, -1));
+    ASSIGN_OR_RETURN(vt, F::Conj(vt));
+    ASSIGN_OR_RETURN(Tensor vhgv, F::Matmul(vt, gv));
+    RETURN_IF_ERROR(F::CheckPhaseInvariant("linalg_eig_backward", vhgv));
+  }
   ASSIGN_OR_RETURN(Tensor g, F::LinalgEigBackward(gl0, gv0, l, v, gl.defined()));
   return TensorList{g};
 }

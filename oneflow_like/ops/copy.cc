@@ -60,8 +60,10 @@ StatusOr<TensorList> ContiguousGrad(const GradContext& c) {
 
 // Back to the input's dtype; integer and bool inputs get none.
 StatusOr<TensorList> CastGrad(const GradContext& c) {
-  if (!IsFloating(c.inputs[0].dtype())) return TensorList{Tensor()};
-  ASSIGN_OR_RETURN(Tensor g, functional::Cast(c.grad_outputs[0], c.inputs[0].dtype()));
+  // complex inputs too: a complex -> real cast passes the real gradient back as g + 0i (torch's)
+  const DType in = c.inputs[0].dtype();
+  if (!IsFloating(in) && !IsComplex(in)) return TensorList{Tensor()};
+  ASSIGN_OR_RETURN(Tensor g, functional::Cast(c.grad_outputs[0], in));
   return TensorList{g};
 }
 

@@ -25,13 +25,17 @@
 #include "oneflow_like/ops/linalg.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/complex.h"
+#include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/matmul.h"
+#include "oneflow_like/ops/reduce.h"
 #include "oneflow_like/ops/shape_ops.h"
 #include "oneflow_like/ops/unary.h"
 #include "oneflow_like/opdefs/attrs.h"
@@ -281,6 +285,44 @@ StatusOr<TensorList> SolveGrad(const GradContext& c) {
   return TensorList{ga, gb};
 }
 
+}  // namespace
+
+namespace {
+thread_local std::vector<std::pair<std::string, Tensor>> t_phase_checks;
+}  // namespace
+
+std::vector<std::pair<std::string, Tensor>> functional::TakeRecordedPhaseChecks() {
+  return std::exchange(t_phase_checks, {});
+}
+
+Status functional::CheckPhaseInvariant(const char* op, const Tensor& m) {
+  if (!IsComplex(m.dtype()) || m.numel() == 0) return Status();
+  NoGradGuard no_grad;
+  const int64_t n = m.shape()[m.ndim() - 1];
+  ASSIGN_OR_RETURN(Tensor eye, EyeFor(m, n, n));
+  ASSIGN_OR_RETURN(Tensor im, F::ImagPart(m.detach()));
+  ASSIGN_OR_RETURN(Tensor diag, F::Mul(im, eye));
+  ASSIGN_OR_RETURN(diag, F::Abs(diag));
+  ASSIGN_OR_RETURN(Tensor worst, F::Amax(diag));
+  const bool svd = std::string(op) == "svd_backward";
+  std::string msg = absl::StrFormat(
+      "%s: The %s in the complex case are specified up to multiplication by e^{i phi}. The "
+      "specified loss function depends on this %s",
+      op, svd ? "singular vectors" : "eigenvectors",
+      svd ? "phase term, making it ill-defined." : "quantity, so it is ill-defined.");
+  if (worst.is_lazy()) {  // vmap's recording: checked per sample after the replay
+    t_phase_checks.emplace_back(std::move(msg), worst);
+    return Status();
+  }
+  ASSIGN_OR_RETURN(worst, F::Cast(worst, DType::kF64));
+  double host = 0;
+  RETURN_IF_ERROR(F::CopyToHost(worst, &host));
+  if (host <= 1e-2) return Status();  // (NaN fails, as torch's allclose)
+  return absl::AbortedError(msg);     // RuntimeError, as torch
+}
+
+namespace {
+
 // G = V (diag(dL) + F o (V^H dV)) V^H, dA = (G + G^H) / 2.
 StatusOr<TensorList> EighGrad(const GradContext& c) {
   const Tensor &gl = c.grad_outputs[0], &gv = c.grad_outputs[1];
@@ -300,6 +342,7 @@ StatusOr<TensorList> EighGrad(const GradContext& c) {
     ASSIGN_OR_RETURN(Tensor f, F::Div(off, e));
     ASSIGN_OR_RETURN(Tensor vt, H(v));
     ASSIGN_OR_RETURN(Tensor vtg, F::Matmul(vt, gv));
+    RETURN_IF_ERROR(F::CheckPhaseInvariant("linalg_eigh_backward", vtg));
     ASSIGN_OR_RETURN(m, F::Mul(f, vtg));
   }
   if (gl.defined()) {
@@ -561,10 +604,11 @@ StatusOr<TensorList> SvdGrad(const GradContext& c) {
     }
     return Status();
   };
-  Tensor gv, extra;
+  Tensor gv, extra, phase;  // phase: U^H dU + V^H dV, whose diagonal must be real (torch's)
   if (gu.defined()) {
     ASSIGN_OR_RETURN(Tensor ut, H(u));
     ASSIGN_OR_RETURN(Tensor utgu, F::Matmul(ut, gu));
+    phase = utgu;
     ASSIGN_OR_RETURN(Tensor j, SkewOverGap(utgu, e, off));
     ASSIGN_OR_RETURN(j, F::Mul(j, s_row));
     RETURN_IF_ERROR(add(j));
@@ -588,6 +632,11 @@ StatusOr<TensorList> SvdGrad(const GradContext& c) {
   if (gvh.defined()) {
     ASSIGN_OR_RETURN(gv, H(gvh));
     ASSIGN_OR_RETURN(Tensor vtgv, F::Matmul(vh, gv));
+    if (phase.defined()) {
+      ASSIGN_OR_RETURN(phase, F::Add(phase, vtgv));
+    } else {
+      phase = vtgv;
+    }
     ASSIGN_OR_RETURN(Tensor kk, SkewOverGap(vtgv, e, off));
     ASSIGN_OR_RETURN(kk, F::Mul(s_col, kk));
     RETURN_IF_ERROR(add(kk));
@@ -606,6 +655,7 @@ StatusOr<TensorList> SvdGrad(const GradContext& c) {
       }
     }
   }
+  if (phase.defined()) RETURN_IF_ERROR(F::CheckPhaseInvariant("svd_backward", phase));
   if (gs.defined()) {
     ASSIGN_OR_RETURN(Tensor gs_row, F::Unsqueeze(gs, -2));
     ASSIGN_OR_RETURN(Tensor d, F::Mul(gs_row, eye));

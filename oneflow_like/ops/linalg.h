@@ -5,6 +5,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "oneflow_like/framework/op.h"
 
@@ -30,6 +31,15 @@ StatusOr<std::pair<Tensor, Tensor>> LinalgQr(const Tensor& a, const std::string&
 // [m, k], [k, n]. Differentiable in the reduced form (and for square A), as PyTorch's formula.
 StatusOr<std::tuple<Tensor, Tensor, Tensor>> LinalgSvd(const Tensor& a, bool full_matrices = true);
 StatusOr<std::pair<Tensor, Tensor>> LinalgEigh(const Tensor& a, const std::string& uplo = "L");
+// torch's check in eigh's, eig's and svd's backward (op: "linalg_eigh_backward",
+// "linalg_eig_backward", "svd_backward"): complex eigen / singular vectors are unique up to a
+// phase (V -> V e^{i phi}), so a loss depending on it is ill-defined: RuntimeError unless
+// Im(diag(m)) is 0 to torch's 1e-2, m = V^H gV (svd: U^H gU + V^H gV). Reads the value (a
+// synchronization). A recorded (lazy) m, in flow.func.vmap's recording, records max |Im diag m|
+// instead and keeps it (TakeRecordedPhaseChecks): vmap checks it after its batched replay.
+Status CheckPhaseInvariant(const char* op, const Tensor& m);
+// The checks recorded on this thread since the last call: (message, lazy max |Im diag m|).
+std::vector<std::pair<std::string, Tensor>> TakeRecordedPhaseChecks();
 
 // The _ex forms: (result, info int32 [batch]), info LAPACK's (0, or the order of the singular /
 // non-positive-definite minor); they never fail on singular input (the Python functions raise

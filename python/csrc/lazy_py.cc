@@ -1,6 +1,7 @@
 // Bindings of lazy mode: tracing scopes and compiled graphs (used by flow.nn.Graph).
 #include "compiler/dump.h"
 #include "oneflow_like/artifact/graph_artifact.h"
+#include "oneflow_like/framework/trace_dtypes.h"
 #include "oneflow_like/lazy/graph.h"
 #include "oneflow_like/lazy/trace.h"
 #include "python/csrc/binding.h"
@@ -62,11 +63,20 @@ AttrValue AttrFromPy(const AttrValue& like, py::handle v, const char* op, const 
 struct PyTrace {
   std::shared_ptr<lazy::Trace> trace = lazy::Trace::Create();
   std::unique_ptr<lazy::TraceScope> scope;
+  bool eager_replay = false;   // vmap's recording: complex ops record (trace_dtypes.h)
+  bool outer_complex = false;  // the enclosing trace's setting, restored on exit
 };
 
 void BindLazy(py::module_& m, TensorClass&) {
   py::class_<PyTrace>(m, "_Trace")
-      .def(py::init<>())
+      // eager_replay: the trace is only replayed eagerly (flow.func.vmap), never compiled, so
+      // it records complex ops as well.
+      .def(py::init([](bool eager_replay) {
+             auto t = std::make_unique<PyTrace>();
+             t->eager_replay = eager_replay;
+             return t;
+           }),
+           py::arg("eager_replay") = false)
       .def("add_input",
            [](PyTrace& t, const Tensor& example) { return t.trace->AddInput(example); })
       .def("set_outputs", [](PyTrace& t, std::vector<Tensor> outs) { t.trace->SetOutputs(outs); })
@@ -75,11 +85,14 @@ void BindLazy(py::module_& m, TensorClass&) {
           [](PyTrace& t) {
             if (t.scope) throw py::value_error("[nn.Graph] trace already active");
             t.scope = std::make_unique<lazy::TraceScope>(t.trace);
+            t.outer_complex = TraceRecordsComplex();
+            SetTraceRecordsComplex(t.eager_replay);
             return &t;
           },
           py::return_value_policy::reference)
       .def("__exit__",
            [](PyTrace& t, py::args) {
+             if (t.scope) SetTraceRecordsComplex(t.outer_complex);
              t.scope.reset();
              return false;
            })

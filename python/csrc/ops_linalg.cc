@@ -199,6 +199,9 @@ const TableRow kApiRows[] = {
 
 void BindLinalg(py::module_& m, TensorClass& cls) {
   const py::module_ rt = py::module_::import("oneflow_like.return_types");
+  // flow.func.vmap: the eigen / singular vector phase checks its recording deferred (message,
+  // recorded max |Im diag|), checked after the batched replay.
+  m.def("_take_phase_checks", [] { return functional::TakeRecordedPhaseChecks(); });
   LinalgBinder b{m, cls};
   // clang-format off
 #define OFL_LINALG_API(pyname, kind, sig, result, entry) \

@@ -16,7 +16,8 @@ recorded (data-dependent Python control flow, .item(), in-place writes into inpu
 tensors): vmap then runs its per-sample loop. Ops whose output shape depends on values
 (masked_select, nonzero, boolean masks) raise torch's errors when fed a recorded tensor.
 Recorded traces are cached (_cached_record: the key is what the recording read, as
-torch.compile's guards).
+torch.compile's guards). Complex functions record too (the trace is made with eager_replay=True,
+which lets it take complex dtypes: it is only replayed, never compiled).
 """
 import sys
 import warnings
@@ -33,6 +34,7 @@ last_run = {}
 _RANDOM = {"uniform", "normal", "randint", "randperm", "bernoulli", "dropout"}
 _RANDOM_INPLACE = {"uniform_", "normal_", "randint_"}
 _VIEWS = {"reshape", "expand", "permute", "squeeze", "unsqueeze", "slice", "select", "as_strided"}
+_VIEWS |= {"view_as_real", "view_as_complex"}
 
 
 # View ops whose recorded form reads input 0 as contiguous (their functional entries copy a
@@ -400,6 +402,43 @@ def _linalg(ctx, attrs, args):
             if len(outs) == 1:
                 return _finish(ctx, [y])
     return _finish(ctx, ctx.call([_bat(ctx, t, b) for t, b in args]))
+
+
+# ---- complex tensors ----------------------------------------------------------------------------
+# The complex ops compose real ops over view_as_real (ops/complex.cc), so vmap records those plus
+# the few complex ops below; all of them take the batch as one more leading dim.
+def _complex_view(ctx, attrs, args):
+    """view_as_real / view_as_complex: views that add / drop the trailing pair dim (a strided
+    batch the complex view cannot take is copied first)."""
+    ((t, _),) = args
+    try:
+        return _finish(ctx, ctx.call([t]))
+    except Exception:  # noqa: BLE001  (view_as_complex of a non-unit-stride pair dim)
+        return _finish(ctx, ctx.call([t.contiguous()]))
+
+
+def _complex_parts(ctx, attrs, args):
+    """complex(real, imag): two real operands of the output's shape (no broadcasting)."""
+    shape = (ctx.B,) + tuple(ctx.out_metas[0][0])
+    return _finish(ctx, ctx.call([_bat(ctx, t, b).expand(shape) for t, b in args]))
+
+
+def _fft(ctx, attrs, args):
+    """fft_c2c / fft_r2c / fft_c2r over the sample's dims `dim`: each shifted past the batch."""
+    ((t, _),) = args
+    return _finish(ctx, ctx.call([t], dim=[d + 1 for d in attrs["dim"]]))
+
+
+def _complex_bmm(ctx, attrs, args):
+    """complex_bmm (a [S, m, k], b [S, k, n], op_a, op_b): the vmap batch folded into S; an
+    unbatched b with S = 1 (a @ W) multiplies every sample's rows in one GEMM."""
+    (a, ab), (b, bb) = args
+    if ab and not bb and b.shape[0] == 1 and attrs["op_a"] == 0:
+        y = ctx.call([a.reshape(1, -1, a.shape[-1]), b])[0]
+        return _finish(ctx, [y])
+    a, b = _bat(ctx, a, ab), _bat(ctx, b, bb)
+    y = ctx.call([a.reshape((-1,) + tuple(a.shape[2:])), b.reshape((-1,) + tuple(b.shape[2:]))])
+    return _finish(ctx, y)
 
 
 # ---- advanced indexing --------------------------------------------------------------------------
@@ -936,6 +975,17 @@ def _build_rules():
     rules["logsumexp"] = _reduce
     for row in _C._linalg_table()["ops"]:
         rules[row["name"]] = _linalg
+    rules.update(
+        linalg_eig=_linalg,
+        linalg_eig_backward=_all_batched,
+        view_as_real=_complex_view,
+        view_as_complex=_complex_view,
+        complex=_complex_parts,
+        fft_c2c=_fft,
+        fft_r2c=_fft,
+        fft_c2r=_fft,
+        complex_bmm=_complex_bmm,
+    )
     for n in ("argmax", "argmin", "nanmedian_dim"):
         rules[n] = _reduce
     for n in ("softmax", "log_softmax", "softmax_grad", "log_softmax_grad"):
@@ -983,11 +1033,42 @@ _INPLACE_ERROR = (
 )
 
 
+# The eigen / singular vector phase checks of eigh/eig/svd backward (torch's) read values, so a
+# recording keeps them as recorded values (max |Im diag(V^H gV)| per sample) with their messages,
+# extra trace outputs that run checks after the replay. One list per recording in progress: a
+# recording nested in another hands the checks recorded before it to the enclosing one.
+_PHASE_CHECKS = []
+
+
 def _record(func, leaves, dims, spec, kwargs, unflatten):
-    """Records func on one sample: (trace, output spec), or why it could not (a string)."""
+    """Records func on one sample: (trace, output spec, phase check messages), or why it could
+    not (a string)."""
+    pending = _C._take_phase_checks()  # recorded by an enclosing recording (or stale)
+    if _PHASE_CHECKS:
+        _PHASE_CHECKS[-1].extend(pending)
+    _PHASE_CHECKS.append([])
+    try:
+        rec = _record_checked(func, leaves, dims, spec, kwargs, unflatten)
+    finally:
+        mine = _PHASE_CHECKS.pop() + list(_C._take_phase_checks())
+    if isinstance(rec, str):
+        return rec
+    trace, out_leaves, out_spec = rec
+    trace.set_outputs(out_leaves + [t for _, t in mine])
+    return trace, out_spec, tuple(m for m, _ in mine)
+
+
+def _check_phases(messages, values):
+    """Raises torch's phase error where a sample's recorded max |Im diag| exceeds 1e-2."""
+    for msg, (t, _) in zip(messages, values):
+        if bool(flow.logical_not(t <= 1e-2).any()):
+            raise RuntimeError(msg)
+
+
+def _record_checked(func, leaves, dims, spec, kwargs, unflatten):
     from oneflow_like.func import _flatten
 
-    trace = _C._Trace()
+    trace = _C._Trace(eager_replay=True)
     # the examples are taken before recording starts (inside, select would be a recorded op)
     examples = [
         x.select(d, 0) if isinstance(x, flow.Tensor) and d is not None else x
@@ -1013,7 +1094,6 @@ def _record(func, leaves, dims, spec, kwargs, unflatten):
             out_leaves, out_spec = _flatten(out)
             if not all(isinstance(o, flow.Tensor) for o in out_leaves):
                 return "an output is not a Tensor"
-            trace.set_outputs(out_leaves)
     except DynamicShapeError:
         raise
     except Exception as e:  # noqa: BLE001  (any failure to record: the loop runs the function)
@@ -1021,7 +1101,7 @@ def _record(func, leaves, dims, spec, kwargs, unflatten):
     finally:
         for obj, attr, guarded in patches:
             setattr(obj, attr, guarded.original)
-    return trace, out_spec
+    return trace, out_leaves, out_spec
 
 
 def _dynamic_patches():
@@ -1150,7 +1230,7 @@ def _cached_record(func, leaves, dims, spec, kwargs, randomness, unflatten):
     cache_stats["misses"] += 1
     rec = _record(func, leaves, dims, spec, kwargs, unflatten)
     if not isinstance(rec, str):
-        rec = rec + ({},)  # (trace, output spec, its plan: filled by the first run)
+        rec = rec + ({},)  # (trace, output spec, phase checks, its plan: filled by the first run)
     if key is not None and (isinstance(rec, str) or _cacheable(rec[0])):
         _CACHE[key[0]] = (rec, key[1])
         while len(_CACHE) > _CACHE_SIZE:
@@ -1176,7 +1256,7 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn):
         last_run.clear()
         last_run.update(path="loop", reason=rec, fallback_ops=[])
         return None
-    trace, out_spec, plan = rec
+    trace, out_spec, checks, plan = rec
     if not plan:
         plan.update(_plan(trace, dims, leaves))
     ops, flags, values, names = plan["ops"], plan["flags"], plan["values"], plan["names"]
@@ -1211,6 +1291,7 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn):
         elif kind == "captured":
             env[v] = (captured[idx], False)
     fallbacks = []
+    guards = dict(zip(plan["outputs"][len(plan["outputs"]) - len(checks) :], checks))
     for i, ((op, attrs, ins, outs), (inplace, diff, needs)) in enumerate(zip(ops, flags)):
         args = [env[v] for v in ins]
         if any(t.requires_grad for t, _ in args):
@@ -1242,7 +1323,11 @@ def run(func, leaves, dims, spec, kwargs, size, randomness, out_dims, fn):
                 res = _per_sample(ctx, args, name=op)
         for v, r in zip(outs, res):
             env[v] = r
+            if v in guards:  # checked where recorded, before the ops after it run (torch's order)
+                _check_phases([guards[v]], [r])
     out_vals = [env[v] for v in plan["outputs"]]
+    if checks:
+        out_vals = out_vals[: -len(checks)]
     odims = _broadcast_dims(
         out_dims, _unflatten([t for t, _ in out_vals], out_spec), fn, "out_dims"
     )

@@ -21,6 +21,10 @@
   recorded trace is cached per function and input signature (_vmap_rules.py), so calling
   vmap(grad(f)) every training step records f once. jacrev and jacfwd vmap their
   vector-Jacobian products over basis vectors.
+- Complex inputs and outputs as functorch 1.13: grad of a real f is torch's conjugate-Wirtinger
+  gradient (dL/d(re z) + i dL/d(im z)); grad of a complex scalar is its vjp with 1; jacrev
+  rows are vjps with real basis vectors, jacfwd columns jvps; jvp takes a real tangent of a
+  complex primal. vmap replays complex ops through their rules (_vmap_rules.py).
 - functional_call, stack_module_state: for model ensembling with vmap.
 """
 import oneflow_like as flow
@@ -242,10 +246,26 @@ def _diff_leaf(t, fn):
         raise RuntimeError(
             f"{fn}: expected the differentiated inputs to be Tensors, got " f"{type(t).__name__}"
         )
-    if not t.dtype.is_floating_point:
-        raise RuntimeError(f"{fn}: only floating point inputs can be differentiated, got {t.dtype}")
+    if not (t.dtype.is_floating_point or t.dtype.is_complex):
+        raise RuntimeError(
+            f"{fn}: only Tensors of floating point dtype can require gradients (or complex "
+            f"ones), got {t.dtype}"
+        )
     # a view keeps the caller's history (an outer transform differentiates through it)
     return t.view_as(t) if t.requires_grad else t.detach().requires_grad_(True)
+
+
+def _ones_if_complex(t):
+    return flow.ones_like(t) if t.dtype.is_complex else None
+
+
+def _eye(n, like):
+    """The n x n identity in like's dtype (the basis vectors of jacrev / jacfwd; complex ones
+    from the real identity)."""
+    if not like.dtype.is_complex:
+        return flow.eye(n, dtype=like.dtype, device=like.device)
+    real = flow.float32 if like.dtype == flow.complex64 else flow.float64
+    return flow.eye(n, dtype=real, device=like.device).to(like.dtype)
 
 
 def _grads(outputs, inputs, cotangents, create):
@@ -323,7 +343,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
                     f"{fn}: Expected f(*args) to return a scalar Tensor, got tensor with "
                     f"{out.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
                 )
-            gs = _grads([out], leaves, [None], ctx.create)
+            # a complex output: the vector-Jacobian product with 1 (functorch 1.13's grad)
+            gs = _grads([out], leaves, [_ones_if_complex(out)], ctx.create)
             value = out if ctx.create else out.detach()
         res, i = [], 0
         for n, sp in specs:
@@ -372,7 +393,13 @@ def vjp(func, *primals, has_aux=False):
                 f"{fn}: expected cotangents with the structure of the output ({len(out_leaves)} "
                 f"tensors), got {len(ct)}"
             )
-        for o, c in zip(out_leaves, ct):
+        for i, (o, c) in enumerate(zip(out_leaves, ct)):
+            if (o.dtype.is_complex or c.dtype.is_complex) and o.dtype != c.dtype:
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the "
+                    f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {c.dtype} "
+                    f"and output[{i}] has a dtype of {o.dtype}."
+                )
             if tuple(o.shape) != tuple(c.shape):
                 raise RuntimeError(
                     f"{fn}: a cotangent has shape {list(c.shape)}, the output it belongs to "
@@ -411,23 +438,41 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         out_leaves, out_spec = _flatten(out)
         us = [flow.zeros_like(o).requires_grad_(True) for o in out_leaves]
         g = _grads(out_leaves, leaves, us, True)  # u^T J, linear in u
-        pairs = [(gi, t) for gi, t in zip(g, t_leaves) if gi.requires_grad]
-        if pairs:
-            jv = flow.autograd.grad(
-                [gi for gi, _ in pairs],
-                us,
-                [t for _, t in pairs],
-                create_graph=ctx.create,
-                allow_unused=True,
-            )
+        # a real tangent of a complex primal is complex; a complex tangent of a real primal is
+        # J re(t) + i J im(t) (functorch's jvp accepts both)
+        ts = [t.to(p.dtype) if p.dtype.is_complex and not t.dtype.is_complex else t
+              for p, t in zip(leaves, t_leaves)]  # fmt: skip
+        split = [t.dtype.is_complex and not p.dtype.is_complex for p, t in zip(leaves, ts)]
+        if not any(split):
+            jv = _tangent_pass(g, us, out_leaves, ts, ctx.create, retain=False)
         else:
-            jv = [None] * len(us)
-        jv = [flow.zeros_like(o) if j is None else j for j, o in zip(jv, out_leaves)]
+            re = [t.real if s else t for t, s in zip(ts, split)]
+            im = [t.imag if s else flow.zeros_like(t) for t, s in zip(ts, split)]
+            jv_re = _tangent_pass(g, us, out_leaves, re, ctx.create, retain=True)
+            jv_im = _tangent_pass(g, us, out_leaves, im, ctx.create, retain=False)
+            jv = [flow.complex(a, b) if not a.dtype.is_complex else a + 1j * b
+                  for a, b in zip(jv_re, jv_im)]  # fmt: skip
         if not ctx.create:
             jv = [j.detach() for j in jv]
             out_leaves = [o.detach() for o in out_leaves]
     res = (_unflatten(out_leaves, out_spec), _unflatten(jv, out_spec))
     return res + (aux,) if has_aux else res
+
+
+def _tangent_pass(g, us, outs, tangents, create, retain):
+    """d(g . tangents)/d us: the jacobian-vector products J t (zeros where unused)."""
+    pairs = [(gi, t) for gi, t in zip(g, tangents) if gi.requires_grad]
+    jv = [None] * len(us)
+    if pairs:
+        jv = flow.autograd.grad(
+            [gi for gi, _ in pairs],
+            us,
+            [t for _, t in pairs],
+            retain_graph=retain or create,
+            create_graph=create,
+            allow_unused=True,
+        )
+    return [flow.zeros_like(o) if j is None else j for j, o in zip(jv, outs)]
 
 
 def _jacobian(func, argnums, has_aux, fn, forward):
@@ -457,7 +502,7 @@ def _jacobian(func, argnums, has_aux, fn, forward):
                         ]
                     else:
                         # one jacobian-vector product per basis vector, batched by vmap
-                        basis = flow.eye(n, dtype=x.dtype, device=x.device)
+                        basis = _eye(n, x)
                         cols = vmap(
                             lambda e, i=i, x=x: tuple(
                                 _grads([g[i]], us, [e.reshape(x.shape)], ctx.create)
@@ -475,7 +520,7 @@ def _jacobian(func, argnums, has_aux, fn, forward):
                         rows = [flow.zeros((0,) + tuple(x.shape), dtype=x.dtype) for x in leaves]
                     else:
                         # one vector-jacobian product per basis vector, batched by vmap
-                        basis = flow.eye(n, dtype=ol.dtype, device=ol.device)
+                        basis = _eye(n, ol)
                         rows = vmap(
                             lambda e, ol=ol: tuple(
                                 _grads([ol], leaves, [e.reshape(ol.shape)], ctx.create)

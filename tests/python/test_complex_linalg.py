@@ -536,3 +536,198 @@ def test_printing_suffixes_and_item():
     assert repr(z) == "tensor([1.+2.j, 3.-1.j], dtype=oneflow_like.complex128, requires_grad=True)"
     assert repr(z.detach()[0].item()) == "(1+2j)"
     assert isinstance(flow.tensor(np.complex64(1 - 1j)).item(), complex)
+
+
+# ---- eigenvector phase check (torch's), gradcheck on complex ------------------------------------
+_PHASE_MSG = (
+    r"{}: The eigenvectors in the complex case are specified up to multiplication by e\^\{{i "
+    r"phi\}}. The specified loss function depends on this quantity, so it is ill-defined."
+)
+
+
+@pytest.mark.parametrize("op", ["eigh", "eig"])
+def test_eigenvector_phase_dependent_loss_raises_as_torch(op):
+    a = hermitian_pd(n=3) + (0 if op == "eigh" else crand(3, 3))
+    name = "linalg_eigh_backward" if op == "eigh" else "linalg_eig_backward"
+    for loss in (lambda v: v.real.sum(), lambda v: v.imag.sum(), lambda v: v[..., 0].angle().sum()):
+        x = flow.tensor(a).requires_grad_()
+        _, v = getattr(flow.linalg, op)(x)
+        with pytest.raises(RuntimeError, match=_PHASE_MSG.format(name)):
+            loss(v).backward()
+        if torch is not None:
+            xt = torch.tensor(a, requires_grad=True)
+            _, vt = getattr(torch.linalg, op)(xt)
+            with pytest.raises(RuntimeError, match=_PHASE_MSG.format(name)):
+                loss(vt).backward()
+    # gauge-invariant losses keep working (|v|, v v^H, eigenvalues), as torch's
+    for loss in (
+        lambda w, v: v.abs().sum(),
+        lambda w, v: (v @ v.mH).real.sum() + (v[..., :1] @ v[..., :1].mH).imag.sum(),
+        lambda w, v: (w * (1 - 2j)).imag.sum() + (v.abs() ** 2 * w.real.unsqueeze(-2)).sum(),
+    ):
+        x = flow.tensor(a).requires_grad_()
+        loss(*getattr(flow.linalg, op)(x)).backward()
+        if torch is not None:
+            xt = torch.tensor(a, requires_grad=True)
+            loss(*getattr(torch.linalg, op)(xt)).backward()
+            np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-8, atol=1e-10)
+
+
+def test_svd_singular_vector_phase_dependent_loss_raises_as_torch():
+    a = crand(4, 3)
+    msg = (
+        r"svd_backward: The singular vectors in the complex case are specified up to "
+        r"multiplication by e\^\{i phi\}. The specified loss function depends on this phase "
+        r"term, making it ill-defined."
+    )
+    for lib in [flow] + ([torch] if torch is not None else []):
+        for loss in (lambda u, vh: u.real.sum(), lambda u, vh: vh.imag.sum()):
+            x = lib.tensor(a, requires_grad=True) if lib is torch else flow.tensor(a)
+            x = x if lib is torch else x.requires_grad_()
+            u, _, vh = lib.linalg.svd(x, full_matrices=False)
+            with pytest.raises(RuntimeError, match=msg):
+                loss(u, vh).backward()
+    # U Vh, |U|, |Vh|: gauge invariant, as torch
+    grads = []
+    for lib in [flow] + ([torch] if torch is not None else []):
+        x = lib.tensor(a, requires_grad=True) if lib is torch else flow.tensor(a).requires_grad_()
+        u, s, vh = lib.linalg.svd(x, full_matrices=False)
+        ((u @ vh).real.sum() + u.abs().sum() + (vh.abs() ** 2 * s.unsqueeze(-1)).sum()).backward()
+        grads.append(x.grad.numpy())
+    if len(grads) == 2:
+        np.testing.assert_allclose(grads[0], grads[1], rtol=1e-8, atol=1e-10)
+
+
+def test_eigh_backward_twice_without_retain_graph_names_the_freed_graph():
+    """The 'backward through the graph a second time' error after eigh is the right one: an
+    earlier backward freed eigh's saved eigenvectors (torch says the same); with retain_graph the
+    second backward runs (and a phase-dependent loss raises the phase error)."""
+    x = flow.tensor(hermitian_pd(n=3)).requires_grad_()
+    _, v = flow.linalg.eigh(x)
+    v.abs().sum().backward()
+    with pytest.raises(Exception, match="backward through the graph a second time"):
+        (v.abs() ** 2).sum().backward()
+    x = flow.tensor(hermitian_pd(n=3)).requires_grad_()
+    _, v = flow.linalg.eigh(x)
+    v.abs().sum().backward(retain_graph=True)
+    (v.abs() ** 2).sum().backward(retain_graph=True)
+    with pytest.raises(RuntimeError, match=_PHASE_MSG.format("linalg_eigh_backward")):
+        v.real.sum().backward()
+
+
+def _cg(*shape, seed=0):
+    r = np.random.default_rng(seed)
+    return flow.tensor(r.standard_normal(shape) + 1j * r.standard_normal(shape)).requires_grad_()
+
+
+def _rg(*shape, seed=0):
+    return flow.tensor(np.random.default_rng(seed).standard_normal(shape)).requires_grad_()
+
+
+def _eye3():
+    return flow.eye(3, dtype=flow.float64).to(flow.complex128)
+
+
+# (name, function, inputs, whether gradgradcheck runs too)
+GRADCHECK = [
+    ("mul_div", lambda a, b: a * b / (b + 3), [(3,), (3,)], True),
+    ("exp_log_sqrt", lambda a: (a.exp() + (a + 3).log()) * (a + 3).sqrt(), [(4,)], True),
+    ("pow_reciprocal", lambda a: a**3 + (a + 3).reciprocal(), [(4,)], True),
+    ("abs_angle", lambda a: (a.abs(), a.angle()), [(4,)], True),
+    ("conj_real_imag", lambda a: a.conj() * a.real + a.imag, [(4,)], True),
+    (
+        "views",
+        lambda a: flow.view_as_complex(flow.view_as_real(a) * 2) + flow.view_as_real(a).sum(),
+        [(3,)],
+        True,
+    ),
+    ("polar_complex", lambda r, t: (flow.polar(r.abs() + 1, t), flow.complex(r, t)), "real2", True),
+    ("sum_mean", lambda a: (a.sum(0), a.mean(-1)), [(2, 3)], True),
+    (
+        "matmul_einsum",
+        lambda a, b: (a @ b, flow.einsum("ij,jk->ik", a, b.conj())),
+        [(2, 3), (3, 2)],
+        True,
+    ),
+    ("fft_ifft", lambda a: (flow.fft.fft(a), flow.fft.ifft(a, norm="ortho")), [(4,)], True),
+    ("rfft_irfft", lambda a: (flow.fft.rfft(a.real), flow.fft.irfft(a)), [(4,)], True),
+    ("hfft_fft2", lambda a: (flow.fft.hfft(a), flow.fft.fft2(a)), [(2, 3)], True),
+    ("solve", lambda a, b: flow.linalg.solve(a + 3 * _eye3(), b), [(3, 3), (3, 2)], False),
+    ("inv_det", lambda a: (flow.linalg.inv(a + 3 * _eye3()), flow.linalg.det(a)), [(3, 3)], False),
+    ("slogdet", lambda a: tuple(flow.linalg.slogdet(a + 3 * _eye3())), [(3, 3)], False),
+    ("cholesky", lambda a: flow.linalg.cholesky(a @ a.mH + _eye3()), [(3, 3)], False),
+    ("qr", lambda a: tuple(flow.linalg.qr(a)), [(3, 2)], False),
+    (
+        "svd_invariant",
+        lambda a: (lambda u, s, vh: (u @ vh, s))(*flow.linalg.svd(a, full_matrices=False)),
+        [(3, 2)],
+        False,
+    ),
+    (
+        "eigh_invariant",
+        lambda a: (lambda w, v: (w, v.abs()))(*flow.linalg.eigh(a + a.mH)),
+        [(3, 3)],
+        False,
+    ),
+    ("eig_invariant", lambda a: (lambda w, v: (w, v.abs()))(*flow.linalg.eig(a)), [(3, 3)], False),
+    ("matrix_exp", lambda a: flow.linalg.matrix_exp(a), [(3, 3)], False),
+    (
+        "lstsq_pinv",
+        lambda a, b: (flow.linalg.lstsq(a, b).solution, flow.linalg.pinv(a)),
+        [(3, 2), (3, 1)],
+        False,
+    ),
+    ("norms", lambda a: (flow.linalg.vector_norm(a), flow.linalg.matrix_norm(a)), [(2, 3)], False),
+]
+
+
+@pytest.mark.parametrize("fast_mode", [False, True], ids=["slow", "fast"])
+@pytest.mark.parametrize("name,fn,shapes,gg", GRADCHECK, ids=[g[0] for g in GRADCHECK])
+def test_gradcheck_complex_backward_formulas(name, fn, shapes, gg, fast_mode):
+    if shapes == "real2":
+        inputs = (_rg(3, seed=1), _rg(3, seed=2))
+    else:
+        inputs = tuple(_cg(*s, seed=i + 3) for i, s in enumerate(shapes))
+    assert flow.autograd.gradcheck(fn, inputs, fast_mode=fast_mode)
+    if gg:
+        assert flow.autograd.gradgradcheck(fn, inputs, fast_mode=fast_mode)
+
+
+def _conj_missing(lib):
+    """z * z with the backward of a holomorphic function written without its conjugate (a
+    Function of flow or torch)."""
+
+    class ConjMissing(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, z):
+            ctx.save_for_backward(z)
+            return z * z
+
+        @staticmethod
+        def backward(ctx, g):
+            (z,) = ctx.saved_tensors
+            return g * 2 * z
+
+    return ConjMissing.apply
+
+
+@pytest.mark.parametrize("fast_mode", [False, True], ids=["slow", "fast"])
+def test_gradcheck_complex_catches_a_wrong_formula_as_torch(fast_mode):
+    z = _cg(3, seed=9)
+    msg = r"While considering the imaginary part of complex outputs only, Jacobian mismatch for output 0 with respect to input 0"
+    with pytest.raises(flow.autograd.GradcheckError, match=msg):
+        flow.autograd.gradcheck(_conj_missing(flow), (z,), fast_mode=fast_mode)
+    assert not flow.autograd.gradcheck(
+        _conj_missing(flow), (z,), fast_mode=fast_mode, raise_exception=False
+    )
+    if torch is not None:
+        with pytest.raises(RuntimeError, match=msg):
+            torch.autograd.gradcheck(
+                _conj_missing(torch),
+                (torch.tensor(z.detach().numpy(), requires_grad=True),),
+                fast_mode=fast_mode,
+            )
+    # a real input with a complex output, and a complex input with a real output, pass
+    x = _rg(3, seed=10)
+    assert flow.autograd.gradcheck(lambda x: x * (1 + 2j), (x,), fast_mode=fast_mode)
+    assert flow.autograd.gradcheck(lambda z: (z * z.conj()).real, (z,), fast_mode=fast_mode)

@@ -908,3 +908,333 @@ def test_eval_batch_norm_per_sample_affine_gradients():
         return F.batch_norm(a, rm, rv, ww, bb, training=False).exp().sum()
 
     check_grad(f, x, w, b, in_dims=(0, None, None), argnums=(0, 1, 2))
+
+
+# ---- complex tensors ----------------------------------------------------------------------------
+def c128(*shape, seed=0):
+    r = np.random.default_rng(seed)
+    return flow.tensor(r.uniform(-1, 1, size=shape) + 1j * r.uniform(-1, 1, size=shape))
+
+
+def c64(*shape, seed=0):
+    return c128(*shape, seed=seed).to(flow.complex64)
+
+
+def ceye(n, dtype=flow.complex128):
+    return flow.eye(n, dtype=flow.float64).to(dtype)
+
+
+def tt(x):
+    """A flow tensor as torch's."""
+    return torch.from_numpy(x.detach().numpy().copy())
+
+
+COMPLEX_ELEMENTWISE = [
+    ("mul_scalar", lambda z, w: z * 2),
+    ("mul_complex_scalar", lambda z, w: z * (1 - 2j)),
+    ("add_conj", lambda z, w: z + w.conj()),
+    ("mul", lambda z, w: z * w),
+    ("div", lambda z, w: z / (w + 3)),
+    ("pow", lambda z, w: z**3),
+    ("exp", lambda z, w: z.exp()),
+    ("sqrt", lambda z, w: z.sqrt()),
+    ("log", lambda z, w: (z + 3).log()),
+    ("reciprocal", lambda z, w: (z + 3).reciprocal()),
+    ("view_as_real", lambda z, w: flow.view_as_real(z) * 1),
+    ("view_as_complex", lambda z, w: flow.view_as_complex(flow.view_as_real(z) * 2)),
+    ("real_imag", lambda z, w: z.real * w.imag),
+    ("conj", lambda z, w: z.conj() * w),
+    ("abs", lambda z, w: z.abs()),
+    ("angle", lambda z, w: z.angle()),
+    ("polar", lambda z, w: flow.polar(z.abs(), w.angle())),
+    ("complex", lambda z, w: flow.complex(z.real, w.imag)),
+    ("where", lambda z, w: flow.where(z.real > 0, z, w)),
+    ("sum", lambda z, w: z.sum()),
+    ("sum_dim_mean", lambda z, w: z.sum(-1) + w.mean(-1)),
+    ("vector_norm", lambda z, w: flow.linalg.vector_norm(z) + w.abs().sum()),
+]
+
+
+@pytest.mark.parametrize("name,f", COMPLEX_ELEMENTWISE, ids=[r[0] for r in COMPLEX_ELEMENTWISE])
+def test_complex_elementwise_views_parts_and_reductions(name, f):
+    z, w = c128(4, 3, 5, seed=70), c128(4, 3, 5, seed=71)
+    check(f, z, w, tol=1e-10)
+    check(f, z[0], w, in_dims=(None, 0), tol=1e-10)  # one side unbatched
+    check(f, z.movedim(0, 1), w.movedim(0, 2), in_dims=(1, 2), tol=1e-10)  # strided batches
+    check(f, c64(4, 3, 5, seed=72), c64(4, 3, 5, seed=73), tol=1e-6)
+    if name not in ("view_as_real", "real_imag", "abs", "angle"):
+        # vmap(grad) of a real loss of the complex result, against functorch 1.13
+        def loss(z, w):
+            y = f(z, w)
+            y = y if y.dtype.is_complex else flow.complex(y, y * 0)
+            return (y * y.conj()).real.sum() + y.imag.sum()
+
+        g = check_grad(loss, z, w, argnums=(0, 1), tol=1e-10)
+
+        def tloss(z, w):
+            y = _TORCH_ELEMENTWISE[name](z, w)
+            y = y if y.is_complex() else torch.complex(y, y * 0)
+            return (y * y.conj()).real.sum() + y.imag.sum()
+
+        ref = functorch.vmap(functorch.grad(tloss, argnums=(0, 1)))(tt(z), tt(w))
+        for a, b in zip(g, ref):
+            np.testing.assert_allclose(a.numpy(), b.resolve_conj().numpy(), rtol=1e-10, atol=1e-10)
+
+
+_TORCH_ELEMENTWISE = {
+    "mul_scalar": lambda z, w: z * 2,
+    "mul_complex_scalar": lambda z, w: z * (1 - 2j),
+    "add_conj": lambda z, w: z + w.conj(),
+    "mul": lambda z, w: z * w,
+    "div": lambda z, w: z / (w + 3),
+    "pow": lambda z, w: z**3,
+    "exp": lambda z, w: z.exp(),
+    "sqrt": lambda z, w: z.sqrt(),
+    "log": lambda z, w: (z + 3).log(),
+    "reciprocal": lambda z, w: (z + 3).reciprocal(),
+    "view_as_complex": lambda z, w: torch.view_as_complex(torch.view_as_real(z) * 2),
+    "conj": lambda z, w: z.conj() * w,
+    "polar": lambda z, w: torch.polar(z.abs(), w.angle()),
+    "complex": lambda z, w: torch.complex(z.real, w.imag),
+    "where": lambda z, w: torch.where(z.real > 0, z, w),
+    "sum": lambda z, w: z.sum(),
+    "sum_dim_mean": lambda z, w: z.sum(-1) + w.mean(-1),
+    "vector_norm": lambda z, w: torch.linalg.vector_norm(z) + w.abs().sum(),
+}
+
+
+COMPLEX_MATMUL = [
+    ("matmul", lambda a, b: a @ b),
+    ("mv", lambda a, b: a @ b[:, 0]),
+    ("bmm", lambda a, b: flow.bmm(a.unsqueeze(0), b.unsqueeze(0))),
+    ("einsum", lambda a, b: flow.einsum("ij,jk->ik", a, b.conj())),
+    ("adjoint", lambda a, b: a.mH @ b),
+    ("linear", lambda a, b: flow.nn.functional.linear(a, b)),
+]
+
+
+@pytest.mark.parametrize("name,f", COMPLEX_MATMUL, ids=[r[0] for r in COMPLEX_MATMUL])
+def test_complex_matmul_family(name, f):
+    A, B = c128(4, 3, 3, seed=74), c128(4, 3, 3, seed=75)
+    check(f, A, B, tol=1e-10)
+    check(f, A[0], B, in_dims=(None, 0), tol=1e-10)
+    check(f, A, B[0], in_dims=(0, None), tol=1e-10)
+    check(f, c64(4, 3, 3, seed=76), c64(4, 3, 3, seed=77), tol=1e-6)
+    check_grad(lambda a, b: f(a, b).abs().sum(), A, B, argnums=(0, 1), tol=1e-10)
+
+
+COMPLEX_FFT = [
+    ("fft", lambda z: flow.fft.fft(z)),
+    ("ifft_dim0", lambda z: flow.fft.ifft(z, dim=0, norm="ortho")),
+    ("fft_n", lambda z: flow.fft.fft(z, n=7)),
+    ("fft2", lambda z: flow.fft.fft2(z)),
+    ("fftn", lambda z: flow.fft.fftn(z, dim=(-1, 0))),
+    ("rfft", lambda z: flow.fft.rfft(z.real)),
+    ("irfft", lambda z: flow.fft.irfft(z)),
+    ("rfft2_irfft2", lambda z: flow.fft.irfft2(flow.fft.rfft2(z.imag), s=(3, 6))),
+    ("hfft", lambda z: flow.fft.hfft(z)),
+    ("ihfft", lambda z: flow.fft.ihfft(z.real)),
+    ("fftshift", lambda z: flow.fft.fftshift(z)),
+]
+
+
+@pytest.mark.parametrize("name,f", COMPLEX_FFT, ids=[r[0] for r in COMPLEX_FFT])
+def test_complex_fft_family(name, f):
+    z = c128(4, 3, 6, seed=78)
+    check(f, z, tol=1e-10)
+    check(f, z, in_dims=2, tol=1e-10)
+    check(f, c64(4, 3, 6, seed=79), tol=1e-5)
+    check_grad(lambda x: f(x).abs().sum(), z, tol=1e-10)
+
+
+def test_complex_fft_against_functorch():
+    z = c128(4, 3, 6, seed=80)
+    got = check(lambda x: flow.fft.fft2(x, norm="forward"), z, tol=1e-10)
+    ref = functorch.vmap(lambda x: torch.fft.fft2(x, norm="forward"))(tt(z))
+    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-10, atol=1e-10)
+    g = check_grad(lambda x: flow.fft.rfft(x.real).abs().sum(), z, tol=1e-10)
+    ref = functorch.vmap(functorch.grad(lambda x: torch.fft.rfft(x.real).abs().sum()))(tt(z))
+    np.testing.assert_allclose(g.numpy(), ref.numpy(), rtol=1e-10, atol=1e-10)
+
+
+def chermitian(a):
+    return a + a.mH
+
+
+def cspd(a):
+    return a @ a.mH + ceye(a.shape[-1], a.dtype)
+
+
+COMPLEX_LINALG = [
+    ("solve", lambda a, b: flow.linalg.solve(a + 3 * ceye(3), b)),
+    ("inv", lambda a, b: flow.linalg.inv(a + 3 * ceye(3)) @ b),
+    ("det", lambda a, b: flow.linalg.det(a) * b),
+    ("slogdet", lambda a, b: flow.linalg.slogdet(a)[0] * flow.linalg.slogdet(a)[1] * b),
+    ("cholesky", lambda a, b: flow.linalg.cholesky(cspd(a)) @ b),
+    ("qr", lambda a, b: flow.linalg.qr(a)[1] @ b),
+    ("svdvals", lambda a, b: flow.linalg.svdvals(a) * b),
+    ("svd_gauge_invariant", lambda a, b: _usv(a) @ b),
+    ("eigh_values", lambda a, b: flow.linalg.eigh(chermitian(a))[0] * b),
+    ("eigh_projector", lambda a, b: _projector(flow.linalg.eigh(chermitian(a))[1]) @ b),
+    ("eigvals", lambda a, b: flow.linalg.eigvals(a) * b),
+    ("eig_invariant", lambda a, b: flow.linalg.eig(a)[1].abs() * b),
+    ("lstsq", lambda a, b: flow.linalg.lstsq(a + 3 * ceye(3), b.unsqueeze(-1)).solution),
+    ("pinv", lambda a, b: flow.linalg.pinv(a) @ b),
+]
+
+
+def _usv(a):
+    u, s, vh = flow.linalg.svd(a, full_matrices=False)
+    return (u * s.to(a.dtype).unsqueeze(-2)) @ vh
+
+
+def _projector(v):
+    return v[..., :1] @ v[..., :1].mH
+
+
+@pytest.mark.parametrize("name,f", COMPLEX_LINALG, ids=[r[0] for r in COMPLEX_LINALG])
+def test_complex_linalg_and_backward(name, f):
+    A, b = c128(4, 3, 3, seed=81), c128(4, 3, seed=82)
+    check(f, A, b, tol=1e-10)
+    check(f, A[0], b, in_dims=(None, 0), tol=1e-10)
+    check(f, A, b[0], in_dims=(0, None), tol=1e-10)
+    check_grad(lambda a, v: f(a, v).abs().sum(), A, b, argnums=(0, 1), tol=1e-10)
+
+
+@pytest.mark.parametrize("op", ["eigh", "eig", "svd"])
+def test_complex_vector_phase_check_under_vmap_of_grad(op):
+    A = c128(4, 3, 3, seed=93)
+    vectors = {
+        "eigh": lambda a: flow.linalg.eigh(chermitian(a))[1],
+        "eig": lambda a: flow.linalg.eig(a)[1],
+        "svd": lambda a: flow.linalg.svd(a)[0],
+    }[op]
+    # the phase check recorded with the gradient runs on every sample after the batched replay
+    with pytest.raises(RuntimeError, match="in the complex case are specified up to"):
+        ff.vmap(ff.grad(lambda a: vectors(a).real.sum()))(A)
+    check_grad(lambda a: (vectors(a).abs() ** 3).sum(), A, tol=1e-10)  # gauge invariant: batched
+
+
+def test_complex_matrix_exp_runs_per_sample():
+    """matrix_exp's number of squarings depends on ||A|| (read on the host), so a function calling
+    it cannot be recorded: vmap runs it once per sample (real and complex alike), with
+    functorch's values."""
+    A = c128(4, 3, 3, seed=89)
+    got = ff.vmap(flow.linalg.matrix_exp)(A)
+    assert _vmap_rules.last_run["path"] == "loop"
+    ref = functorch.vmap(torch.linalg.matrix_exp)(tt(A))
+    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_complex_linalg_against_functorch():
+    A, b = c128(4, 3, 3, seed=83), c128(4, 3, seed=84)
+    At, bt = tt(A), tt(b)
+    ops = [
+        (lambda a, v: flow.linalg.solve(a, v), lambda a, v: torch.linalg.solve(a, v)),
+        (lambda a, v: flow.linalg.det(a) * v, lambda a, v: torch.linalg.det(a) * v),
+        (lambda a, v: flow.linalg.eigvals(a), lambda a, v: torch.linalg.eigvals(a)),
+        (lambda a, v: flow.linalg.svdvals(a), lambda a, v: torch.linalg.svdvals(a)),
+    ]
+    for fo, tf in ops:
+        got = check(fo, A, b, tol=1e-10)
+        ref = functorch.vmap(tf)(At, bt)
+        np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-9, atol=1e-9)
+        g = check_grad(lambda a, v: fo(a, v).abs().sum(), A, b, argnums=(0, 1), tol=1e-10)
+        ref = functorch.vmap(functorch.grad(lambda a, v: tf(a, v).abs().sum(), argnums=(0, 1)))(
+            At, bt
+        )
+        for x, y in zip(g, ref):
+            np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-8, atol=1e-8)
+
+
+def test_complex_nested_vmap_and_grad_of_vmap():
+    Z = c128(2, 4, 3, seed=85)
+    check(ff.vmap(lambda z: (z * z.conj()).sum() + flow.fft.fft(z)[0]), Z, tol=1e-10)
+    A = c128(4, 3, 3, seed=86)
+    g = ff.grad(lambda a: ff.vmap(lambda m: flow.linalg.det(m))(a).abs().sum())(A)
+    ref = functorch.grad(lambda a: functorch.vmap(torch.linalg.det)(a).abs().sum())(tt(A))
+    np.testing.assert_allclose(g.numpy(), ref.numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_complex_transforms_against_functorch():
+    """grad (complex inputs, complex scalar outputs), vjp, jvp, jacrev, jacfwd, hessian on complex
+    as torch 1.13's functorch (complex -> complex, complex -> real, real -> complex)."""
+    z = c128(3, seed=87)
+    x = z.real.contiguous()
+    zt, xt = tt(z), tt(x)
+    cases = [
+        (
+            ff.grad(lambda z: (z.abs() ** 2).sum()),
+            functorch.grad(lambda z: (z.abs() ** 2).sum()),
+            z,
+        ),
+        (ff.grad(lambda z: (z * z).sum()), functorch.grad(lambda z: (z * z).sum()), z),
+        (ff.jacrev(lambda z: z * z), functorch.jacrev(lambda z: z * z), z),
+        (ff.jacrev(lambda z: z.abs()), functorch.jacrev(lambda z: z.abs()), z),
+        (ff.jacrev(lambda x: x * (1 + 2j)), functorch.jacrev(lambda x: x * (1 + 2j)), x),
+        (ff.jacfwd(lambda z: z * z), functorch.jacfwd(lambda z: z * z), z),
+        (ff.jacfwd(lambda z: z.abs()), functorch.jacfwd(lambda z: z.abs()), z),
+        (ff.jacfwd(lambda x: x * (1 + 2j)), functorch.jacfwd(lambda x: x * (1 + 2j)), x),
+        (
+            ff.jacrev(lambda z: z.conj() * z.exp()),
+            functorch.jacrev(lambda z: z.conj() * z.exp()),
+            z,
+        ),
+        (
+            ff.jacfwd(lambda z: z.conj() * z.exp()),
+            functorch.jacfwd(lambda z: z.conj() * z.exp()),
+            z,
+        ),
+        (
+            ff.hessian(lambda z: (z.abs() ** 2).sum()),
+            functorch.hessian(lambda z: (z.abs() ** 2).sum()),
+            z,
+        ),
+        (
+            ff.hessian(lambda x: (x * (1 + 2j)).abs().sum()),
+            functorch.hessian(lambda x: (x * (1 + 2j)).abs().sum()),
+            x,
+        ),
+    ]
+    for i, (mine, theirs, arg) in enumerate(cases):
+        got, ref = mine(arg), theirs(tt(arg))
+        assert got.dtype.is_complex == ref.is_complex(), i
+        np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-10, atol=1e-10, err_msg=str(i))
+    one = flow.ones(3, dtype=flow.complex128) * (0.5 - 1j)
+    f, tf = (lambda z: z.conj() * z.exp()), (lambda z: z.conj() * z.exp())
+    out, jv = ff.jvp(f, (z,), (one,))
+    rout, rjv = functorch.jvp(tf, (zt,), (tt(one),))
+    np.testing.assert_allclose(jv.numpy(), rjv.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(out.numpy(), rout.numpy(), rtol=1e-12)
+    _, fn = ff.vjp(f, z)
+    _, tfn = functorch.vjp(tf, zt)
+    np.testing.assert_allclose(fn(one)[0].numpy(), tfn(tt(one))[0].numpy(), rtol=1e-10, atol=1e-10)
+    # vmap of jacrev / grad over a batch of complex inputs
+    Z = c128(4, 3, seed=88)
+    got = check(ff.jacrev(lambda z: z * z.exp()), Z, tol=1e-10)
+    ref = functorch.vmap(functorch.jacrev(lambda z: z * z.exp()))(tt(Z))
+    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_complex_transform_dtypes_and_errors_as_functorch():
+    z, x = c128(3, seed=90), c128(3, seed=91).real.contiguous()
+    zt, xt = tt(z), tt(x)
+    f = lambda z: z * z.exp()  # noqa: E731
+    # a real tangent of a complex primal; a complex tangent of a real primal (J re t + i J im t)
+    got = ff.jvp(f, (z,), (x,))[1]
+    np.testing.assert_allclose(got.numpy(), functorch.jvp(f, (zt,), (xt,))[1].numpy(), 1e-10, 1e-12)
+    got = ff.jvp(lambda x: x * x, (x,), (z,))[1]
+    ref = functorch.jvp(lambda x: x * x, (xt,), (zt,))[1]
+    assert got.dtype == flow.complex128
+    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-12)
+    msg = "For complex Tensors, both grad_output and output are required to have the same dtype"
+    with pytest.raises(RuntimeError, match=msg):
+        ff.vjp(lambda z: z * z, z)[1](x)
+    with pytest.raises(RuntimeError, match=msg):
+        functorch.vjp(lambda z: z * z, zt)[1](xt)
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require"):
+        ff.grad(lambda a: a.sum())(flow.arange(3))
+    # a complex scalar output: grad is the vjp with 1 (functorch 1.13)
+    got = ff.vmap(ff.grad(lambda z: (z * z.exp()).sum()))(c128(4, 3, seed=92))
+    ref = functorch.vmap(functorch.grad(lambda z: (z * z.exp()).sum()))(tt(c128(4, 3, seed=92)))
+    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-10, atol=1e-12)
