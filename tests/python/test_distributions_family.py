@@ -71,7 +71,10 @@ CASES = {
         dict(logits=RNG.randn(*B, 4)),
         lambda M, p: M.Categorical(logits=p["logits"]),
     ),
-    "Cauchy": (dict(loc=RNG.randn(*B), scale=_pos(*B)), lambda M, p: M.Cauchy(p["loc"], p["scale"])),
+    "Cauchy": (
+        dict(loc=RNG.randn(*B), scale=_pos(*B)),
+        lambda M, p: M.Cauchy(p["loc"], p["scale"]),
+    ),
     "Chi2": (dict(df=_pos(*B, lo=1.0, hi=6.0)), lambda M, p: M.Chi2(p["df"])),
     "ContinuousBernoulli": (
         dict(probs=RNG.uniform(0.1, 0.9, B)),
@@ -85,7 +88,10 @@ CASES = {
     ),
     "Gamma": (dict(c=_pos(*B), r=_pos(*B)), lambda M, p: M.Gamma(p["c"], p["r"])),
     "Geometric": (dict(probs=RNG.uniform(0.1, 0.9, B)), lambda M, p: M.Geometric(p["probs"])),
-    "Gumbel": (dict(loc=RNG.randn(*B), scale=_pos(*B)), lambda M, p: M.Gumbel(p["loc"], p["scale"])),
+    "Gumbel": (
+        dict(loc=RNG.randn(*B), scale=_pos(*B)),
+        lambda M, p: M.Gumbel(p["loc"], p["scale"]),
+    ),
     "HalfCauchy": (dict(scale=_pos(*B)), lambda M, p: M.HalfCauchy(p["scale"])),
     "HalfNormal": (dict(scale=_pos(*B)), lambda M, p: M.HalfNormal(p["scale"])),
     "Independent": (
@@ -94,7 +100,10 @@ CASES = {
     ),
     "Kumaraswamy": (dict(a=_pos(*B), b=_pos(*B)), lambda M, p: M.Kumaraswamy(p["a"], p["b"])),
     "LKJCholesky": (dict(c=_pos(3)), lambda M, p: M.LKJCholesky(3, p["c"])),
-    "Laplace": (dict(loc=RNG.randn(*B), scale=_pos(*B)), lambda M, p: M.Laplace(p["loc"], p["scale"])),
+    "Laplace": (
+        dict(loc=RNG.randn(*B), scale=_pos(*B)),
+        lambda M, p: M.Laplace(p["loc"], p["scale"]),
+    ),
     "LogNormal": (
         dict(loc=RNG.randn(*B) * 0.3, scale=_pos(*B, lo=0.2, hi=0.8)),
         lambda M, p: M.LogNormal(p["loc"], p["scale"]),
@@ -129,7 +138,10 @@ CASES = {
         dict(probs=RNG.uniform(0.1, 0.9, B)),
         lambda M, p: M.NegativeBinomial(4.5, probs=p["probs"]),
     ),
-    "Normal": (dict(loc=RNG.randn(*B), scale=_pos(*B)), lambda M, p: M.Normal(p["loc"], p["scale"])),
+    "Normal": (
+        dict(loc=RNG.randn(*B), scale=_pos(*B)),
+        lambda M, p: M.Normal(p["loc"], p["scale"]),
+    ),
     "OneHotCategorical": (
         dict(probs=_simplex(*B, 4)),
         lambda M, p: M.OneHotCategorical(probs=p["probs"]),
@@ -138,7 +150,10 @@ CASES = {
         dict(probs=_simplex(*B, 4)),
         lambda M, p: M.OneHotCategoricalStraightThrough(probs=p["probs"]),
     ),
-    "Pareto": (dict(scale=_pos(*B), alpha=_pos(*B, lo=2.5, hi=5.0)), lambda M, p: M.Pareto(p["scale"], p["alpha"])),
+    "Pareto": (
+        dict(scale=_pos(*B), alpha=_pos(*B, lo=2.5, hi=5.0)),
+        lambda M, p: M.Pareto(p["scale"], p["alpha"]),
+    ),
     "Poisson": (dict(rate=_pos(*B)), lambda M, p: M.Poisson(p["rate"])),
     "RelaxedBernoulli": (
         dict(probs=RNG.uniform(0.1, 0.9, B), temp=np.array(0.7)),
@@ -169,6 +184,10 @@ CASES = {
     "Wishart": (
         dict(df=_pos(2, lo=4.0, hi=7.0), cov=_spd(3, (2,))),
         lambda M, p: M.Wishart(p["df"], covariance_matrix=p["cov"]),
+    ),
+    "WishartPrecision": (
+        dict(prec=_spd(3) / 4),
+        lambda M, p: M.Wishart(5.0, precision_matrix=p["prec"]),
     ),
     "WishartScaleTril": (
         dict(df=_pos(2, lo=4.0, hi=7.0), L=np.linalg.cholesky(_spd(3, (2,)))),
@@ -227,6 +246,7 @@ def test_sweep_values(name, f32):
     assert tuple(fd.event_shape) == tuple(td.event_shape)
     assert fd.has_rsample == td.has_rsample
     assert fd.has_enumerate_support == td.has_enumerate_support
+    assert _repr(fd) == repr(td)
     assert _repr(fd.support) == _repr(td.support)
     assert sorted(fd.arg_constraints) == sorted(td.arg_constraints)
     for k in td.arg_constraints:
@@ -346,7 +366,16 @@ RSAMPLE_MOMENTS = [
     and n not in ("OneHotCategoricalStraightThrough", "TransformedDistribution")
 ]
 HEAVY_TAILED = ("Pareto", "StudentT", "FisherSnedecor")  # E[x^4] may be infinite: f = x
-GAMMA_BASED = ("Beta", "Chi2", "Dirichlet", "FisherSnedecor", "Gamma", "StudentT", "Wishart", "WishartScaleTril")
+GAMMA_BASED = (
+    "Beta",
+    "Chi2",
+    "Dirichlet",
+    "FisherSnedecor",
+    "Gamma",
+    "StudentT",
+    "Wishart",
+    "WishartScaleTril",
+)
 
 
 @pytest.mark.parametrize("name", RSAMPLE_MOMENTS)
@@ -364,14 +393,20 @@ def test_sweep_rsample_grad_moments(name):
     g = np.stack(
         [
             np.concatenate(
-                [_np(a).ravel() for a in flow.autograd.grad(f[i], [fp[k] for k in keys], retain_graph=True)]
+                [
+                    _np(a).ravel()
+                    for a in flow.autograd.grad(f[i], [fp[k] for k in keys], retain_graph=True)
+                ]
             )
             for i in range(groups)
         ]
     )
     est, se = g.mean(0), g.std(0, ddof=1) / np.sqrt(groups)
     ref = np.concatenate(
-        [(_np(b) if b is not None else np.zeros(tp[k].shape)).ravel() for k, b in zip(keys, t_grads)]
+        [
+            (_np(b) if b is not None else np.zeros(tp[k].shape)).ravel()
+            for k, b in zip(keys, t_grads)
+        ]
     )
     assert np.all(np.abs(est - ref) <= 5 * se + 1e-3 * (1 + np.abs(ref))), (est, ref, se)
 
@@ -383,9 +418,13 @@ def test_straight_through_gradient():
     tp = torch.tensor(p, requires_grad=True)
     w = np.arange(8.0).reshape(2, 4)
     flow.manual_seed(0)
-    (gf,) = flow.autograd.grad((D.OneHotCategoricalStraightThrough(probs=fp).rsample() * flow.tensor(w)).sum(), [fp])
+    (gf,) = flow.autograd.grad(
+        (D.OneHotCategoricalStraightThrough(probs=fp).rsample() * flow.tensor(w)).sum(), [fp]
+    )
     torch.manual_seed(0)
-    (gt,) = torch.autograd.grad((TD.OneHotCategoricalStraightThrough(probs=tp).rsample() * torch.tensor(w)).sum(), [tp])
+    (gt,) = torch.autograd.grad(
+        (TD.OneHotCategoricalStraightThrough(probs=tp).rsample() * torch.tensor(w)).sum(), [tp]
+    )
     close(gf, gt)
 
 
@@ -516,7 +555,10 @@ def test_kl_pair(pair):
     p1, p2 = _kl_params(11), _kl_params(12)
     tg = {k: torch.tensor(v, requires_grad=True) for k, v in p1.items()}
     fg = {k: flow.tensor(v, dtype=flow.float64, requires_grad=True) for k, v in p1.items()}
-    t_p, t_q = _kl_instances(TD, tg)[pn], _kl_instances(TD, {k: torch.tensor(v) for k, v in p2.items()})[qn]
+    t_p, t_q = (
+        _kl_instances(TD, tg)[pn],
+        _kl_instances(TD, {k: torch.tensor(v) for k, v in p2.items()})[qn],
+    )
     f_p = _kl_instances(D, fg)[pn]
     f_q = _kl_instances(D, {k: flow.tensor(v, dtype=flow.float64) for k, v in p2.items()})[qn]
     t_kl = TD.kl_divergence(t_p, t_q)
@@ -564,12 +606,19 @@ def _transform_cases(M):
         "Reshape": (T.ReshapeTransform((4,), (2, 2)), (3, 4)),
         "Independent": (T.IndependentTransform(T.ExpTransform(), 1), (3, 4)),
         "Cat": (
-            T.CatTransform([T.ExpTransform(), T.SigmoidTransform(), T.AffineTransform(1.0, 2.0)], 1, [1, 2, 1]),
+            T.CatTransform(
+                [T.ExpTransform(), T.SigmoidTransform(), T.AffineTransform(1.0, 2.0)], 1, [1, 2, 1]
+            ),
             (3, 4),
         ),
         "CatEvent": (
             T.CatTransform(
-                [T.IndependentTransform(T.ExpTransform(), 1), T.AffineTransform(0.0, 2.0, event_dim=1)], -1, [2, 2]
+                [
+                    T.IndependentTransform(T.ExpTransform(), 1),
+                    T.AffineTransform(0.0, 2.0, event_dim=1),
+                ],
+                -1,
+                [2, 2],
             ),
             (3, 4),
         ),
@@ -643,8 +692,14 @@ def test_cat_stack_errors_and_registry():
     for reg, treg in ((D.biject_to, TD.biject_to), (D.transform_to, TD.transform_to)):
         for fc, tc in (
             (c.corr_cholesky, TD.constraints.corr_cholesky),
-            (c.cat([c.positive, c.real], 0, [1, 2]), TD.constraints.cat([TD.constraints.positive, TD.constraints.real], 0, [1, 2])),
-            (c.stack([c.unit_interval, c.positive], 0), TD.constraints.stack([TD.constraints.unit_interval, TD.constraints.positive], 0)),
+            (
+                c.cat([c.positive, c.real], 0, [1, 2]),
+                TD.constraints.cat([TD.constraints.positive, TD.constraints.real], 0, [1, 2]),
+            ),
+            (
+                c.stack([c.unit_interval, c.positive], 0),
+                TD.constraints.stack([TD.constraints.unit_interval, TD.constraints.positive], 0),
+            ),
         ):
             ft_, tt_ = reg(fc), treg(tc)
             assert type(ft_).__name__ == type(tt_).__name__
@@ -726,7 +781,14 @@ def test_wishart_errors_and_warnings():
     assert repr(D.Wishart.arg_constraints["df"]) == "GreaterThan(lower_bound=0)"
     t = TD.Wishart(torch.tensor([4.5, 6.0]), torch.eye(2))
     f = D.Wishart(flow.tensor([4.5, 6.0], dtype=flow.float64), flow.eye(2, dtype=flow.float64))
-    close(f.mode, t.mode.double())  # NaN where df <= p + 1... here p + 1 = 3 < df
+    close(f.mode, t.mode.double())  # NaN where df <= p + 1 (= 3 here)
+    # a Python-number df with a batched scale (torch 1.13's mean/mode/variance fail there on
+    # their 0-dim df): the moments broadcast over the batch
+    f = D.Wishart(5.0, covariance_matrix=flow.eye(2, dtype=flow.float64).expand(4, 2, 2))
+    assert tuple(f.df.shape) == () and tuple(f.batch_shape) == (4,)
+    close(f.mean, 5.0 * np.broadcast_to(np.eye(2), (4, 2, 2)))
+    close(f.variance, 5.0 * np.broadcast_to(np.eye(2) + 1, (4, 2, 2)))
+    assert tuple(f.entropy().shape) == (4,) and repr(f).endswith("df: 5.0)")
 
 
 def test_wishart_kl_and_entropy_against_torch():
@@ -784,3 +846,123 @@ def test_lkj_cholesky_errors_expand():
     with pytest.raises(ValueError, match="support"):
         D.LKJCholesky(3, validate_args=True).log_prob(flow.eye(3) * 2)
     assert not D.LKJCholesky.has_rsample
+
+
+# -------------------------------------------------------------------------- Python numbers
+SCALAR = {
+    "Normal": lambda m: m.Normal(0.5, 2.0),
+    "Uniform": lambda m: m.Uniform(0.0, 2.0),
+    "Bernoulli": lambda m: m.Bernoulli(0.3),
+    "Beta": lambda m: m.Beta(2.0, 3.0),
+    "Binomial": lambda m: m.Binomial(4, 0.3),
+    "Cauchy": lambda m: m.Cauchy(0.0, 1.0),
+    "Chi2": lambda m: m.Chi2(3.0),
+    "CB": lambda m: m.ContinuousBernoulli(0.3),
+    "Exponential": lambda m: m.Exponential(2.0),
+    "FS": lambda m: m.FisherSnedecor(3.0, 5.0),
+    "Gamma": lambda m: m.Gamma(2.0, 3.0),
+    "Geometric": lambda m: m.Geometric(0.3),
+    "Gumbel": lambda m: m.Gumbel(0.0, 1.0),
+    "HalfCauchy": lambda m: m.HalfCauchy(1.0),
+    "HalfNormal": lambda m: m.HalfNormal(1.0),
+    "Kumaraswamy": lambda m: m.Kumaraswamy(2.0, 3.0),
+    "LKJ": lambda m: m.LKJCholesky(3, 2.0),
+    "Laplace": lambda m: m.Laplace(0.0, 1.0),
+    "LogNormal": lambda m: m.LogNormal(0.0, 1.0),
+    "NB": lambda m: m.NegativeBinomial(3.0, 0.4),
+    "Pareto": lambda m: m.Pareto(1.0, 3.0),
+    "Poisson": lambda m: m.Poisson(2.0),
+    "RB": lambda m: m.RelaxedBernoulli(0.5, 0.3),
+    "StudentT": lambda m: m.StudentT(3.0),
+    "VonMises": lambda m: m.VonMises(0.0, 1.0),
+    "Weibull": lambda m: m.Weibull(1.0, 2.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCALAR))
+def test_sweep_python_number_params(name):
+    build_ = SCALAR[name]
+    fd = build_(D)
+    if name == "RB":  # torch 1.13's log_prob fails on a float temperature; ours takes it
+        td = TD.RelaxedBernoulli(torch.tensor(0.5), 0.3)
+    else:
+        td = build_(TD)
+    assert tuple(fd.batch_shape) == tuple(td.batch_shape)
+    torch.manual_seed(0)
+    v = td.sample((3,))
+    assert tuple(fd.sample((3,)).shape) == tuple(v.shape)
+    close(fd.log_prob(flow.tensor(v.numpy())), td.log_prob(v), 1e-5)
+
+
+# -------------------------------------------------------------------------- constraints
+R0 = np.random.RandomState(0)
+_SPD0 = (lambda a: a @ a.T + 3 * np.eye(3))(R0.randn(3, 3))
+CVALS = {
+    "scalar": np.array([-1.5, 0.0, 0.5, 1.0, 2.0, 3.0, np.nan, np.inf]),
+    "ints": np.array([-1.0, 0.0, 1.0, 2.0, 3.5, 7.0]),
+    "vec": np.array(
+        [[0.2, 0.3, 0.5], [0.5, 0.6, -0.1], [1.0, 0.0, 0.0], [0.0, 1.0, 1.0], [2.0, 1.0, 3.0]]
+    ),
+    "mat": np.stack(
+        [
+            np.eye(3),
+            np.tril(R0.randn(3, 3)),
+            R0.randn(3, 3),
+            (lambda a: a @ a.T)(R0.randn(3, 3)),
+            -np.eye(3),
+            np.diag([1.0, 0.0, 1.0]),
+            np.linalg.cholesky(_SPD0),
+            (lambda L: L / np.linalg.norm(L, axis=-1, keepdims=True))(np.linalg.cholesky(_SPD0)),
+        ]
+    ),
+}
+
+
+def _constraints(M):
+    return {
+        "boolean": (M.boolean, "ints"),
+        "nonnegative_integer": (M.nonnegative_integer, "ints"),
+        "positive_integer": (M.positive_integer, "ints"),
+        "integer_interval": (M.integer_interval(0, 2), "ints"),
+        "real": (M.real, "scalar"),
+        "positive": (M.positive, "scalar"),
+        "nonnegative": (M.nonnegative, "scalar"),
+        "greater_than": (M.greater_than(1.0), "scalar"),
+        "greater_than_eq": (M.greater_than_eq(1.0), "scalar"),
+        "less_than": (M.less_than(1.0), "scalar"),
+        "interval": (M.interval(0.0, 2.0), "scalar"),
+        "half_open_interval": (M.half_open_interval(0.0, 2.0), "scalar"),
+        "unit_interval": (M.unit_interval, "scalar"),
+        "real_vector": (M.real_vector, "vec"),
+        "simplex": (M.simplex, "vec"),
+        "one_hot": (M.one_hot, "vec"),
+        "multinomial": (M.multinomial(3), "vec"),
+        "independent": (M.independent(M.positive, 1), "vec"),
+        "lower_triangular": (M.lower_triangular, "mat"),
+        "lower_cholesky": (M.lower_cholesky, "mat"),
+        "corr_cholesky": (M.corr_cholesky, "mat"),
+        "square": (M.square, "mat"),
+        "symmetric": (M.symmetric, "mat"),
+        "positive_semidefinite": (M.positive_semidefinite, "mat"),
+        "positive_definite": (M.positive_definite, "mat"),
+        "cat": (M.cat([M.positive, M.real], 1, [1, 2]), "vec"),
+        "stack": (M.stack([M.positive, M.real, M.unit_interval], 1), "vec"),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_constraints(TD.constraints)))
+def test_constraint_sweep(name):
+    c, kind = _constraints(TD.constraints)[name]
+    f, _ = _constraints(D.constraints)[name]
+    a = c.check(torch.tensor(CVALS[kind])).numpy()
+    b = f.check(flow.tensor(CVALS[kind])).numpy()
+    assert a.shape == b.shape and (a == b).all(), (a, b)
+    assert _repr(f) == repr(c)
+    assert (f.event_dim, f.is_discrete) == (c.event_dim, c.is_discrete)
+
+
+def test_repr_python_number_params():
+    for build_ in (SCALAR["Normal"], SCALAR["Gamma"], SCALAR["Binomial"], SCALAR["LKJ"]):
+        assert _repr(build_(D)) == repr(build_(TD))
+    v = flow.tensor([0.5])
+    assert _repr(D.Normal(v, 1.0)) == repr(TD.Normal(torch.tensor([0.5]), 1.0))

@@ -817,9 +817,7 @@ class CorrCholeskyTransform(Transform):
         if len(shape) < 2:
             raise ValueError("CorrCholeskyTransform: too few dimensions on input")
         if shape[-2] != shape[-1]:
-            raise ValueError(
-                f"CorrCholeskyTransform: input of shape {tuple(shape)} is not square"
-            )
+            raise ValueError(f"CorrCholeskyTransform: input of shape {tuple(shape)} is not square")
         D = shape[-1]
         return flow.Size(tuple(shape[:-2]) + (D * (D - 1) // 2,))
 
