@@ -966,3 +966,47 @@ def test_repr_python_number_params():
         assert _repr(build_(D)) == repr(build_(TD))
     v = flow.tensor([0.5])
     assert _repr(D.Normal(v, 1.0)) == repr(TD.Normal(torch.tensor([0.5]), 1.0))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sweep_public_attributes(name):
+    # every public tensor/number attribute torch's instance has (probs, logits, total_count,
+    # scale_tril, precision_matrix, base_dist's, param_shape, ...), equal; every method present
+    td, fd, _, _ = build(name)
+    for a in dir(td):
+        if a.startswith("_") or (name, a) in SKIP:
+            continue
+        try:
+            v = getattr(td, a)
+        except (NotImplementedError, RuntimeError):
+            continue
+        assert hasattr(fd, a), a
+        if isinstance(v, torch.Tensor):
+            close(getattr(fd, a), v, TOL.get(name, 1e-10))
+        elif isinstance(v, (bool, int, float)):
+            assert getattr(fd, a) == v, a
+        elif isinstance(v, tuple):
+            assert tuple(getattr(fd, a)) == tuple(v), a
+
+
+def test_where_torch_is_inexact():
+    special = pytest.importorskip("scipy.special")
+    stats = pytest.importorskip("scipy.stats")
+    # Kumaraswamy's mode ((a - 1) / (ab - 1))^(1/a) for a, b >= 1, NaN otherwise
+    a, b = np.array([0.7, 1.5, 2.5, 3.0]), np.array([2.0, 0.8, 3.0, 1.0])
+    mode = _np(D.Kumaraswamy(flow.tensor(a), flow.tensor(b)).mode)
+    with np.errstate(invalid="ignore"):
+        expected = np.where((a >= 1) & (b >= 1), ((a - 1) / (a * b - 1)) ** (1 / a), np.nan)
+    np.testing.assert_allclose(mode, expected, rtol=1e-12, equal_nan=True)
+    # VonMises: variance 1 - I1(k)/I0(k), log_prob against scipy, to rounding
+    k = np.array([0.05, 0.5, 1.7, 3.0, 12.0, 80.0])
+    vm = D.VonMises(flow.zeros(6, dtype=flow.float64), flow.tensor(k))
+    np.testing.assert_allclose(_np(vm.variance), 1 - special.i1e(k) / special.i0e(k), rtol=1e-11)
+    x = np.linspace(-3, 3, 6)
+    np.testing.assert_allclose(
+        _np(vm.log_prob(flow.tensor(x))), stats.vonmises.logpdf(x, k), rtol=1e-12, atol=1e-12
+    )
+    # Multinomial entropy, exact (torch takes lgamma(n + 1) in float32)
+    p = np.array([0.1, 0.2, 0.3, 0.4])
+    ent = float(D.Multinomial(6, probs=flow.tensor(p)).entropy())
+    assert abs(ent - stats.multinomial(6, p).entropy()) < 1e-12
