@@ -690,23 +690,25 @@ def test_cat_stack_errors_and_registry():
         T.CorrCholeskyTransform().forward_shape((4,))
     c = D.constraints
     for reg, treg in ((D.biject_to, TD.biject_to), (D.transform_to, TD.transform_to)):
-        for fc, tc in (
-            (c.corr_cholesky, TD.constraints.corr_cholesky),
+        # (ours, torch's, the unconstrained input's size)
+        for fc, tc, n in (
+            (c.corr_cholesky, TD.constraints.corr_cholesky, 3),
             (
                 c.cat([c.positive, c.real], 0, [1, 2]),
                 TD.constraints.cat([TD.constraints.positive, TD.constraints.real], 0, [1, 2]),
+                3,
             ),
             (
                 c.stack([c.unit_interval, c.positive], 0),
                 TD.constraints.stack([TD.constraints.unit_interval, TD.constraints.positive], 0),
+                2,
             ),
         ):
             ft_, tt_ = reg(fc), treg(tc)
             assert type(ft_).__name__ == type(tt_).__name__
-            x = np.random.RandomState(1).randn(3 if fc is not c.corr_cholesky else 3)
-            xs = x[:2] if isinstance(fc, type(c.stack([]))) else x
-            close(ft_(flow.tensor(xs)), tt_(torch.tensor(xs)))
-            assert bool(fc.check(ft_(flow.tensor(xs))).all())
+            x = np.random.RandomState(1).randn(n)
+            close(ft_(flow.tensor(x)), tt_(torch.tensor(x)))
+            assert bool(fc.check(ft_(flow.tensor(x))).all())
     cached = T.CatTransform([T.ExpTransform(), T.TanhTransform()], 0, [1, 1], cache_size=1)
     x = flow.tensor([0.3, 40.0], dtype=flow.float64)
     y = cached(x)
