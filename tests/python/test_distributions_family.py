@@ -1018,3 +1018,36 @@ def test_where_torch_is_inexact():
     p = np.array([0.1, 0.2, 0.3, 0.4])
     ent = float(D.Multinomial(6, probs=flow.tensor(p)).entropy())
     assert abs(ent - stats.multinomial(6, p).entropy()) < 1e-12
+
+
+# -------------------------------------------------------------------------- samplers
+NO_MOMENTS = ("Cauchy", "HalfCauchy")  # no mean
+NO_FOURTH = ("Pareto", "StudentT", "FisherSnedecor")  # the sample variance's SE is unreliable
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in NO_MOMENTS])
+def test_sweep_sampler_moments(name):
+    # 10^5 seeded draws: the sample mean within 5 standard errors of torch's mean, and the
+    # sample variance within 5 of its own (fourth-moment) standard errors of torch's variance
+    td, fd, _, _ = build(name)
+    try:
+        mean, var = _np(td.mean), _np(td.variance)
+    except NotImplementedError:
+        pytest.skip(f"torch's {name} has no mean/variance")
+    n = 100000
+    flow.manual_seed(99)
+    x = _np(fd.sample((n,)))
+    if name == "VonMises":  # circular moments: E[cos(x - loc)] = 1 - circular variance
+        c = np.cos(x - _np(fd.loc))
+        assert np.all(np.abs(c.mean(0) - (1 - var)) < 5 * c.std(0) / np.sqrt(n) + 1e-12)
+        return
+    if name.startswith("Categorical"):  # torch's mean is NaN: the category frequencies
+        probs = _np(td.probs)
+        x = (x[..., None] == np.arange(probs.shape[-1])).astype(np.float64)
+        mean, var = probs, probs * (1 - probs)
+    se = np.sqrt(var / n)
+    assert np.all(np.abs(x.mean(0) - mean) <= 5 * se + 1e-12), (x.mean(0) - mean) / se
+    if name not in NO_FOURTH:
+        dev2 = (x - x.mean(0)) ** 2
+        se_var = dev2.std(0) / np.sqrt(n)
+        assert np.all(np.abs(x.var(0) - var) <= 5 * se_var + 1e-12), (x.var(0) - var) / se_var
