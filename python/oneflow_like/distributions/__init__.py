@@ -25,6 +25,7 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .inverse_gamma import InverseGamma
 from .log_normal import LogNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -46,6 +47,7 @@ from .transforms import __all__ as _transforms_all
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = [
     "Bernoulli",
@@ -68,6 +70,7 @@ __all__ = [
     "HalfNormal",
     "Independent",
     "Kumaraswamy",
+    "LKJCholesky",
     "Laplace",
     "InverseGamma",
     "LogNormal",
@@ -89,6 +92,8 @@ __all__ = [
     "TransformedDistribution",
     "Uniform",
     "VonMises",
+    "Weibull",
+    "Wishart",
     "biject_to",
     "kl_divergence",
     "register_kl",

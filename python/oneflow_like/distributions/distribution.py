@@ -197,11 +197,16 @@ class Distribution:
         return self.__new__(type(self)) if _instance is None else _instance
 
     def __repr__(self):
+        """Name(param: value or size, ...), as torch's: a one-element parameter by its value
+        (a 0-dim one as a Python number, as torch's format() of a 0-dim tensor gives)."""
+
+        def show(v):
+            if v.numel() != 1:
+                return str(v.size())
+            return str(v.item()) if v.dim() == 0 else str(v)
+
         param_names = [k for k, _ in self.arg_constraints.items() if k in self.__dict__]
-        args_string = ", ".join(
-            f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
-            for p in param_names
-        )
+        args_string = ", ".join(f"{p}: {show(self.__dict__[p])}" for p in param_names)
         return self.__class__.__name__ + "(" + args_string + ")"
 
 

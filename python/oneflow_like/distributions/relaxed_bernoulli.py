@@ -32,7 +32,9 @@ class LogitRelaxedBernoulli(_BinaryProbsLogits, Distribution):
         new._param = new.probs if "probs" in self.__dict__ else new.logits
         return new
 
-    has_rsample = True
+    # torch 1.13 leaves LogitRelaxedBernoulli's flag False although rsample is
+    # reparameterised (RelaxedBernoulli, built on it, says True); kept equal to torch's
+    has_rsample = False
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

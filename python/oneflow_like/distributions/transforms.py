@@ -10,12 +10,14 @@ import weakref
 import oneflow_like as flow
 
 from . import constraints
-from .utils import _sum_rightmost, clamp_probs
+from .utils import _sum_rightmost, clamp_probs, tril_matrix_to_vec, vec_to_tril_matrix
 
 __all__ = [
     "AbsTransform",
     "AffineTransform",
+    "CatTransform",
     "ComposeTransform",
+    "CorrCholeskyTransform",
     "CumulativeDistributionTransform",
     "ExpTransform",
     "IndependentTransform",
@@ -26,6 +28,7 @@ __all__ = [
     "SoftplusTransform",
     "TanhTransform",
     "SoftmaxTransform",
+    "StackTransform",
     "StickBreakingTransform",
     "Transform",
     "identity_transform",
@@ -754,3 +757,249 @@ class CumulativeDistributionTransform(Transform):
         if self._cache_size == cache_size:
             return self
         return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
+
+
+class CorrCholeskyTransform(Transform):
+    """Unconstrained vectors of length D(D-1)/2 -> lower Cholesky factors of D x D correlation
+    matrices (rows of unit norm, positive diagonal). Each entry goes through tanh to a partial
+    correlation r in (-1, 1); row i is then built by stick breaking: L[i, j] = r[i, j] times
+    the square root of what is left of the row's unit squared norm, sqrt(1 - sum_{k<j}
+    L[i, k]^2) = prod_{k<j} sqrt(1 - r[i, k]^2), and L[i, i] takes the rest. The vector fills
+    the strict lower triangle row by row."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        r = vec_to_tril_matrix(flow.tanh(x), diag=-1)
+        n = r.shape[-1]
+        r = r + flow.eye(n, dtype=r.dtype, device=r.device)
+        # what is left of each row's squared norm before column j: prod_{k<j} (1 - r_k^2)
+        left = (1 - r.pow(2)).sqrt().cumprod(-1)
+        left = flow.nn.functional.pad(left[..., :-1], [1, 0], value=1.0)
+        return r * left
+
+    def _inverse(self, y):
+        # 1 - sum_{k<j} y[i, k]^2 for each (i, j): the row norm still free at column j
+        left = 1 - y.pow(2).cumsum(-1)
+        left = flow.nn.functional.pad(left[..., :-1], [1, 0], value=1.0)
+        r = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left, diag=-1).sqrt()
+        # atanh, as (log1p(r) - log1p(-r)) / 2
+        return (r.log1p() - (-r).log1p()) / 2
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        # The map r -> L is triangular in each row with dL[i, j]/dr[i, j] =
+        # sqrt(1 - sum_{k<j} L[i, k]^2); the terms with j >= 1 are entries (i, j - 1) of
+        # 1 - cumsum(L^2) below diagonal -2. tanh adds log(1 - tanh(x)^2).
+        left = 1 - y.pow(2).cumsum(-1)
+        stick = 0.5 * tril_matrix_to_vec(left, diag=-2).log().sum(-1)
+        tanh = (2.0 * (math.log(2.0) - x - _softplus(-2.0 * x))).sum(-1)
+        return stick + tanh
+
+    def __eq__(self, other):
+        return isinstance(other, CorrCholeskyTransform)
+
+    __hash__ = object.__hash__
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("CorrCholeskyTransform: too few dimensions on input")
+        N = shape[-1]
+        D = round((0.25 + 2 * N) ** 0.5 + 0.5)
+        if D * (D - 1) // 2 != N:
+            raise ValueError(
+                f"CorrCholeskyTransform: input size {N} is not a triangular number D(D-1)/2"
+            )
+        return flow.Size(tuple(shape[:-1]) + (D, D))
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("CorrCholeskyTransform: too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError(f"CorrCholeskyTransform: input of shape {tuple(shape)} is not square")
+        D = shape[-1]
+        return flow.Size(tuple(shape[:-2]) + (D * (D - 1) // 2,))
+
+
+def _check_transforms(name, tseq):
+    tseq = list(tseq)
+    for t in tseq:
+        if not isinstance(t, Transform):
+            raise TypeError(f"{name}: expected a sequence of Transforms, got {type(t).__name__}")
+    return tseq
+
+
+def _check_dim(name, value, dim, size, what):
+    if not -value.dim() <= dim < value.dim():
+        raise IndexError(
+            f"{name}: dim {dim} is out of range for an input of shape {tuple(value.shape)}"
+        )
+    if value.shape[dim] != size:
+        raise ValueError(
+            f"{name}: input of shape {tuple(value.shape)} has size {value.shape[dim]} at dim "
+            f"{dim}, expected {size} ({what})"
+        )
+
+
+class CatTransform(Transform):
+    """Applies the transforms `tseq` to consecutive pieces of `dim` of sizes `lengths` (one
+    each by default) and concatenates the results, as flow.cat:
+
+        t = CatTransform([ExpTransform(), identity_transform], dim=0, lengths=[2, 3])
+    """
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        tseq = _check_transforms("CatTransform", tseq)
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = tseq
+        if lengths is None:
+            lengths = [1] * len(self.transforms)
+        self.lengths = list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise ValueError(
+                f"CatTransform: {len(self.transforms)} transforms but {len(self.lengths)} lengths"
+            )
+        self.dim = dim
+
+    @functools.cached_property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    @functools.cached_property
+    def length(self):
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _pieces(self, x):
+        out, start = [], 0
+        for length in self.lengths:
+            out.append(x.narrow(self.dim, start, length))
+            start += length
+        return out
+
+    def _apply(self, x, inverse):
+        _check_dim("CatTransform", x, self.dim, self.length, "the sum of lengths")
+        ts = [t.inv if inverse else t for t in self.transforms]
+        return flow.cat([t(v) for t, v in zip(ts, self._pieces(x))], dim=self.dim)
+
+    def _call(self, x):
+        return self._apply(x, False)
+
+    def _inverse(self, y):
+        return self._apply(y, True)
+
+    def log_abs_det_jacobian(self, x, y):
+        _check_dim("CatTransform", x, self.dim, self.length, "the sum of lengths")
+        _check_dim("CatTransform", y, self.dim, self.length, "the sum of lengths")
+        terms = []
+        for t, xs, ys in zip(self.transforms, self._pieces(x), self._pieces(y)):
+            term = t.log_abs_det_jacobian(xs, ys)
+            if t.event_dim < self.event_dim:
+                term = _sum_rightmost(term, self.event_dim - t.event_dim)
+            terms.append(term)
+        # the concatenated dim counted from the right, among log|det J|'s dims (the event
+        # dims are gone); when it lay within an event the pieces' terms add up instead
+        dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + self.event_dim
+        if dim < 0:
+            return flow.cat(terms, dim=dim)
+        return functools.reduce(operator.add, terms)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, CatTransform)
+            and self.dim == other.dim
+            and self.lengths == other.lengths
+            and self.transforms == other.transforms
+        )
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        inner = ", ".join(repr(t) for t in self.transforms)
+        return f"{self.__class__.__name__}([{inner}], dim={self.dim}, lengths={self.lengths})"
+
+
+class StackTransform(Transform):
+    """Applies transform i of `tseq` to slice i of `dim` and stacks the results, as
+    flow.stack."""
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        tseq = _check_transforms("StackTransform", tseq)
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = tseq
+        self.dim = dim
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slices(self, z):
+        return [z.select(self.dim, i) for i in range(z.shape[self.dim])]
+
+    def _apply(self, x, inverse):
+        _check_dim("StackTransform", x, self.dim, len(self.transforms), "one per transform")
+        ts = [t.inv if inverse else t for t in self.transforms]
+        return flow.stack([t(v) for t, v in zip(ts, self._slices(x))], dim=self.dim)
+
+    def _call(self, x):
+        return self._apply(x, False)
+
+    def _inverse(self, y):
+        return self._apply(y, True)
+
+    def log_abs_det_jacobian(self, x, y):
+        n = len(self.transforms)
+        _check_dim("StackTransform", x, self.dim, n, "one per transform")
+        _check_dim("StackTransform", y, self.dim, n, "one per transform")
+        terms = [
+            t.log_abs_det_jacobian(xs, ys)
+            for t, xs, ys in zip(self.transforms, self._slices(x), self._slices(y))
+        ]
+        return flow.stack(terms, dim=self.dim)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, StackTransform)
+            and self.dim == other.dim
+            and self.transforms == other.transforms
+        )
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        inner = ", ".join(repr(t) for t in self.transforms)
+        return f"{self.__class__.__name__}([{inner}], dim={self.dim})"

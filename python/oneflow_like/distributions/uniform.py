@@ -37,7 +37,7 @@ class Uniform(Distribution):
         super().__init__(self.low.shape, validate_args=validate_args)
         if self._validate_args and not bool(flow.lt(self.low, self.high).all()):
             raise ValueError(
-                f"Uniform is not defined when low >= high: got low={self.low}, high={self.high}"
+                f"Uniform is not defined when low>= high: got low={self.low}, high={self.high}"
             )
 
     def expand(self, batch_shape, _instance=None):
