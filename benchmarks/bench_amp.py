@@ -1,15 +1,20 @@
 """Mixed precision: training-step time in f32 vs bf16 autocast, ours and PyTorch's CPU autocast
 measured interleaved in the same run, plus the CPU's ISA as oneDNN sees it.
 
-    PYTHONPATH=python /usr/bin/python3 benchmarks/bench_amp.py [--quick]
+    PYTHONPATH=python /usr/bin/python3 benchmarks/bench_amp.py [--quick] [--ops]
 
 Models: the MLP 784-1024-1024-10 (batch 128) and a TransformerEncoderLayer(256, 4, 1024,
 batch_first, dropout 0) on [32, 64, 256] with a mean-pooled linear head; SGD + momentum, cross
 entropy. Target (issue 19): bf16 >= 2x faster than f32 where AMX (or AVX-512-BF16) is present, and
 ahead of PyTorch's CPU autocast. Without those instructions oneDNN emulates bf16 on AVX-512 and
 bf16 cannot beat f32; the table says which case this machine is.
+
+--ops adds a per-op breakdown of the bf16 autocast steps: self time per step of each op (ours from
+flow.profiler's kernel times, torch's from torch.profiler's self CPU times; profiler overhead
+included on both sides, so compare rows, not totals with the step table).
 """
 import os
+import sys
 
 from _common import QUICK, Table, import_torch, interleaved, per_call, ratio
 
@@ -139,6 +144,47 @@ def gemm_table(calls, repeats):
     table.print()
 
 
+def op_table(kind, steps=5, rows=14):
+    """Per-op self time (ms per step) of the bf16 autocast step, ours and torch's, side by side."""
+    ours = make(flow, kind)
+    for _ in range(2):
+        ours(True)
+    flow.sync()
+    with flow.profiler.profile() as prof:
+        for _ in range(steps):
+            ours(True)
+        flow.sync()
+    mine = {e.key: e.self_cpu_time_total / 1e3 / steps for e in prof.key_averages()}
+    theirs = {}
+    if torch is not None:
+        tstep = make(torch, kind)
+        for _ in range(2):
+            tstep(True)
+        with torch.profiler.profile() as tp:
+            for _ in range(steps):
+                tstep(True)
+        for e in tp.key_averages():
+            if e.key.startswith("aten::"):
+                theirs[e.key[6:]] = e.self_cpu_time_total / 1e3 / steps
+    table = Table(
+        f"{kind} bf16 step by op, ms per step (self time; profilers' overhead included)",
+        ["ours op", "ours ms", "torch op", "torch ms"],
+        note=f"ours total {sum(mine.values()):.1f} ms, torch total {sum(theirs.values()):.1f} ms",
+    )
+    a = sorted(mine.items(), key=lambda kv: -kv[1])[:rows]
+    b = sorted(theirs.items(), key=lambda kv: -kv[1])[:rows]
+    for i in range(max(len(a), len(b))):
+        l = a[i] if i < len(a) else ("", None)
+        r = b[i] if i < len(b) else ("", None)
+        table.add(
+            l[0],
+            "" if l[1] is None else f"{l[1]:.2f}",
+            r[0],
+            "" if r[1] is None else f"{r[1]:.2f}",
+        )
+    table.print()
+
+
 def main():
     have, native = isa_line()
     calls, repeats = (2, 3) if QUICK else (5, 7)
@@ -190,6 +236,9 @@ def main():
         )
     table.print()
     gemm_table(calls, repeats)
+    if "--ops" in sys.argv:
+        for kind in ("transformer", "mlp"):
+            op_table(kind)
 
 
 if __name__ == "__main__":

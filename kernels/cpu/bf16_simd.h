@@ -3,6 +3,9 @@
 // becomes the quiet NaN 0x7fc0, subnormals kept), 16 elements per step, the tail scalar.
 // Widening is exact (a 16-bit shift). Used by the cast kernel (autocast's casts), the fused
 // attention's operand conversion and the bf16 matmul fallback.
+// WidenBf16 / NarrowToBf16 (bf16_simd.cc) are the same conversions with runtime CPU dispatch:
+// AVX-512 (F, BW, VL; masked tails) where the CPU has it, else the AVX2 code below; the bf16
+// elementwise, softmax, layer_norm and reduction kernels (bf16_loops.h) use them.
 #pragma once
 #include <cstdint>
 
@@ -52,6 +55,13 @@ inline void Bf16ToFloat(const bfloat16* src, float* dst, int64_t n) {
 #endif
   for (; i < n; ++i) dst[i] = float(src[i]);
 }
+
+// Runtime-dispatched conversions (bf16_simd.cc): bit-identical to the functions above.
+void WidenBf16(const bfloat16* src, float* dst, int64_t n);
+void NarrowToBf16(const float* src, bfloat16* dst, int64_t n);
+// Whether the AVX-512 paths run: the CPU has AVX-512F, BW and VL and the environment
+// variable OFL_BF16_AVX512 is not "0" (read once; the tests set it to run the AVX2 fallback).
+bool Bf16UseAvx512();
 
 }  // namespace kernels
 }  // namespace oneflow_like

@@ -5,6 +5,10 @@
 // variants). Attributes are read once per call into the op's typed struct and the common
 // attribute values (alpha == 1 / -1) run loops whose attributes are constants, so the inner
 // loops vectorise. Integer division by zero is reported after the loop, never executed.
+// bfloat16 (the float ops with a same-type output): the formula in float on chunks widened from
+// bf16 (bf16_loops.h); framework/autocast.cc lists the ops whose bf16 calls come here instead of
+// going through f32 tensors.
+#include "kernels/cpu/bf16_loops.h"
 #include "kernels/cpu/loops.h"
 #include "oneflow_like/opdefs/attrs.h"
 
@@ -65,10 +69,25 @@ void WithConstantAttrs(const Attrs& a, Loop&& loop) {
   loop([a] { return a; });
 }
 
+// Whether the op has a bf16 kernel: a float formula with an output of the inputs' type.
+template <typename Fn>
+constexpr bool kHasBf16 =
+    !Fn::kBoolOut && (Fn::kTypes == Types::Float || Fn::kTypes == Types::Numeric ||
+                      Fn::kTypes == Types::NumericBool);
+
 template <typename Fn>
 Status BinaryKernel(KernelContext& ctx) {
   const TensorView &out = ctx.output(0), &x = ctx.input(0), &y = ctx.input(1);
   const auto a = opdefs::ReadAttrs<typename Fn::Attrs>(ctx.attrs());
+  if constexpr (kHasBf16<Fn>) {
+    if (x.dtype == DType::kBF16) {
+      const ScalarMath<float> m{};
+      WithConstantAttrs<Fn>(a, [&](auto attrs) {
+        Bf16BinaryLoop(out, x, y, [m, attrs](float u, float v) { return Fn{}(m, u, v, attrs()); });
+      });
+      return Status();
+    }
+  }
   int zero = 0;
   constexpr bool kWide = Fn::kTypes == Types::NumericBool || Fn::kTypes == Types::IntBool;
   bool ok = SwitchTypes<Fn::kTypes, kWide>(x.dtype, [&](auto tag) {
@@ -91,6 +110,14 @@ template <typename Fn>
 Status ScalarKernel(KernelContext& ctx) {
   const TensorView &out = ctx.output(0), &x = ctx.input(0);
   const double s = opdefs::ReadAttrs<typename Fn::Attrs>(ctx.attrs()).scalar;
+  if constexpr (kHasBf16<Fn>) {
+    if (x.dtype == DType::kBF16) {
+      const ScalarMath<float> m{};
+      const float sv = m.scalar(s);
+      Bf16UnaryLoop(out, x, [m, sv](float u) { return Fn{}(m, u, sv, opdefs::ScalarAttrs{}); });
+      return Status();
+    }
+  }
   // The comparisons with a scalar run on u16/u32/u64 too.
   bool ok = SwitchTypes<Fn::kTypes, Fn::kBoolOut>(x.dtype, [&](auto tag) {
     using T = decltype(tag);

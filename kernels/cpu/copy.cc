@@ -122,9 +122,9 @@ template <typename TO, typename TI>
 bool CastBf16Vectorised(const TensorView& out, const TensorView& in) {
   auto convert = [](const TI* s, TO* d, int64_t n) {
     if constexpr (std::is_same_v<TO, bfloat16>)
-      FloatToBf16(s, d, n);
+      NarrowToBf16(s, d, n);  // AVX-512 where the CPU has it (bf16_simd.cc), else AVX2
     else
-      Bf16ToFloat(s, d, n);
+      WidenBf16(s, d, n);
   };
   if (out.contiguous() && in.contiguous()) {
     TO* o = out.ptr<TO>();
@@ -160,6 +160,23 @@ Status CastInto(const TensorView& out, const TensorView& in0) {
   if (out.dtype == in.dtype && !IsComplex(out.dtype)) {
     // A strided copy (contiguous, copy_): the elements' bits as they are, no conversion (f16/bf16
     // through float would cost a rounding per element and rewrite NaN payloads).
+    // Rows unit-stride on both sides (a transposed [B, L, H, D] -> [B, H, L, D] head split):
+    // memcpy per row; the element loop cannot know the strides are 1 and stays scalar.
+    const int64_t nd = out.shape.ndim(), es = DTypeSize(out.dtype);
+    if (nd > 0 && out.strides[nd - 1] == 1 && in.strides[nd - 1] == 1 && out.shape[nd - 1] >= 8) {
+      std::array<const DimVector*, 2> st{&out.strides, &in.strides};
+      ForEachRow<2>(
+          out.shape, st, {static_cast<char*>(out.data), static_cast<char*>(in.data)}, {es, es},
+          [es](const std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
+            if (s[0] == 1 && s[1] == 1) {
+              std::memmove(p[0], p[1], n * es);
+              return;
+            }
+            for (int64_t i = 0; i < n; ++i)
+              std::memmove(p[0] + i * s[0] * es, p[1] + i * s[1] * es, es);
+          });
+      return Status();
+    }
     OFL_SWITCH_SIZE(DTypeSize(out.dtype),
                     UnaryLoop<scalar_t, scalar_t>(out, in, [](scalar_t v) { return v; }));
     return Status();

@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 
+#include "kernels/cpu/bf16_loops.h"
 #include "kernels/cpu/loops.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/reduce.h"
@@ -543,8 +544,62 @@ std::vector<int64_t> Dims(KernelContext& ctx) {
   return opdefs::ReadAttrs<opdefs::ReduceAttrs>(ctx.attrs()).dims;
 }
 
+// sum of bfloat16 (an autocast step's linear bias gradients), accumulated in f32 as torch's, the
+// result written as bf16 or as the requested dtype (f32, f64). The column layout ([rows,
+// features] summed over rows) widens row segments into f32 column accumulators: one pass over
+// the bf16 input. Other layouts widen x to f32 once and run the f32 engine.
+Status SumBf16(KernelContext& ctx, const TensorView& x, const TensorView& out) {
+  const std::vector<int64_t> dims = Dims(ctx);
+  std::vector<float> res(out.numel());
+  const Layout l = Classify(x, dims);
+  if (l.kind == Layout::kColumns) {
+    constexpr int64_t kBlock = 1024;
+    const bfloat16* p = x.ptr<const bfloat16>();
+    const int64_t block = std::min(l.inner, kBlock), blocks = (l.inner + block - 1) / block;
+    ParallelFor(
+        l.outer * blocks,
+        [&](int64_t b, int64_t e) {
+          float buf[kBlock], acc[kBlock];
+          for (int64_t t = b; t < e; ++t) {
+            const int64_t o = t / blocks, j0 = (t % blocks) * block;
+            const int64_t n = std::min(block, l.inner - j0);
+            std::fill(acc, acc + n, 0.f);
+            const bfloat16* base = p + o * l.reduced * l.inner + j0;
+            for (int64_t i = 0; i < l.reduced; ++i) {
+              WidenBf16(base + i * l.inner, buf, n);
+              for (int64_t j = 0; j < n; ++j) acc[j] += buf[j];
+            }
+            std::copy(acc, acc + n, res.data() + o * l.inner + j0);
+          }
+        },
+        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.reduced * block, 1)));
+  } else {
+    std::vector<float> xf(x.numel());
+    TensorView xv{xf.data(), DType::kF32, x.shape, ContiguousStrides(x.shape)};
+    std::array<const DimVector*, 2> st{&xv.strides, &x.strides};
+    ForEachRow<2>(x.shape, st, {static_cast<char*>(xv.data), static_cast<char*>(x.data)}, {4, 2},
+                  [](const std::array<char*, 2>& q, const std::array<int64_t, 2>& s, int64_t n) {
+                    float* o = reinterpret_cast<float*>(q[0]);
+                    const bfloat16* i = reinterpret_cast<const bfloat16*>(q[1]);
+                    if (s[0] == 1) return LoadBf16(i, s[1], o, n);
+                    for (int64_t k = 0; k < n; ++k) o[k * s[0]] = float(i[k * s[1]]);
+                  });
+    if (x.numel() > 0) Reduce<float>(xv, dims, out.numel(), SumR<float, float>{res.data()});
+  }
+  switch (out.dtype) {
+    case DType::kBF16: NarrowToBf16(res.data(), out.ptr<bfloat16>(), out.numel()); break;
+    case DType::kF32: std::copy(res.begin(), res.end(), out.ptr<float>()); break;
+    case DType::kF64: std::copy(res.begin(), res.end(), out.ptr<double>()); break;
+    default:
+      return TypeError("[%s] a bfloat16 sum into %s is not supported on cpu", ctx.op(),
+                       DTypeName(out.dtype));
+  }
+  return Status();
+}
+
 Status SumKernel(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &out = ctx.output(0);
+  if (x.dtype == DType::kBF16) return SumBf16(ctx, x, out);
   bool done = false;
   OFL_SWITCH_NUMERIC(x.dtype, {
     if constexpr (std::is_floating_point_v<scalar_t>) {

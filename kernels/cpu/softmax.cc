@@ -1,10 +1,13 @@
 // CPU kernels of the softmax family. The input is viewed as (outer, D, inner) around `dim`.
 // Rows (inner == 1) take one trip through memory: max, then exp + sum into the output, then a
-// scale of the (cache-resident) output row. f32 rows use an AVX2 polynomial exp.
+// scale of the (cache-resident) output row. f32 rows use an AVX2 polynomial exp. bfloat16: blocks
+// of whole slices widened to f32 (bf16_loops.h), the f32 code, the result rounded back: one pass
+// over the bf16 tensors, f32 math (the row sums too), as torch's CPU softmax on bf16.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "kernels/cpu/bf16_loops.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/vec_exp.h"
 #include "kernels/layout.h"
@@ -98,10 +101,46 @@ void SoftmaxStrided(const T* x, T* y, const DimLayout& l) {
       std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.d * l.inner, 1)));
 }
 
+// Runs fn(block_layout, inputs_f32, output_f32) over blocks of whole (d, inner) slices of the
+// bf16 operands `in` (each widened to f32 first), and rounds the f32 output into `out`.
+template <size_t N, typename Fn>
+void Bf16Slices(const DimLayout& l, const std::array<const bfloat16*, N>& in, bfloat16* out,
+                Fn fn) {
+  const int64_t slice = l.d * l.inner;
+  const int64_t per = std::max<int64_t>(1, 4096 / std::max<int64_t>(slice, 1));  // slices a block
+  ParallelFor(
+      l.outer,
+      [&](int64_t b, int64_t e) {
+        std::vector<float> buf((N + 1) * std::min(per, e - b) * slice);
+        for (int64_t o = b; o < e; o += per) {
+          const int64_t k = std::min(per, e - o), n = k * slice;
+          std::array<const float*, N> f;
+          for (size_t i = 0; i < N; ++i) {
+            WidenBf16(in[i] + o * slice, buf.data() + i * n, n);
+            f[i] = buf.data() + i * n;
+          }
+          float* y = buf.data() + N * n;
+          fn(DimLayout{k, l.d, l.inner}, f, y);
+          NarrowToBf16(y, out + o * slice, n);
+        }
+      },
+      std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(slice, 1)));
+}
+
 template <bool kLog>
 Status SoftmaxKernel(KernelContext& ctx) {
   const TensorView &x = ctx.input(0), &y = ctx.output(0);
   DimLayout l = LayoutOf(x.shape, opdefs::ReadAttrs<opdefs::SoftmaxAttrs>(ctx.attrs()).dim);
+  if (x.dtype == DType::kBF16) {
+    Bf16Slices<1>(l, {x.ptr<const bfloat16>()}, y.ptr<bfloat16>(),
+                  [](const DimLayout& b, const std::array<const float*, 1>& in, float* out) {
+                    if (b.inner == 1)
+                      SoftmaxRows<float, kLog>(in[0], out, b.outer, b.d);
+                    else
+                      SoftmaxStrided<float, kLog>(in[0], out, b);
+                  });
+    return Status();
+  }
   bool done = false;
   OFL_SWITCH_FLOAT(x.dtype, {
     if (l.inner == 1)
@@ -147,40 +186,54 @@ void SoftmaxGradRows(const T* g, const T* y, T* o, int64_t rows, int64_t d) {
       std::max<int64_t>(kRows, kParallelGrain / std::max<int64_t>(d, 1)));
 }
 
+// dim not innermost: per-outer column sums over `inner`.
+template <typename T, bool kLog>
+void SoftmaxGradStrided(const T* g, const T* yy, T* o, const DimLayout& l) {
+  ParallelFor(
+      l.outer,
+      [&](int64_t b, int64_t e) {
+        std::vector<T> s(l.inner);
+        for (int64_t r = b; r < e; ++r) {
+          int64_t base = r * l.d * l.inner;
+          std::fill(s.begin(), s.end(), T(0));
+          for (int64_t k = 0; k < l.d; ++k)
+            for (int64_t i = 0; i < l.inner; ++i) {
+              int64_t p = base + k * l.inner + i;
+              s[i] += kLog ? g[p] : g[p] * yy[p];
+            }
+          for (int64_t k = 0; k < l.d; ++k)
+            for (int64_t i = 0; i < l.inner; ++i) {
+              int64_t p = base + k * l.inner + i;
+              o[p] = kLog ? g[p] - std::exp(yy[p]) * s[i] : yy[p] * (g[p] - s[i]);
+            }
+        }
+      },
+      std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.d * l.inner, 1)));
+}
+
 template <bool kLog>
 Status SoftmaxGradKernel(KernelContext& ctx) {
   const TensorView &dy = ctx.input(0), &y = ctx.input(1), &dx = ctx.output(0);
   DimLayout l = LayoutOf(y.shape, opdefs::ReadAttrs<opdefs::SoftmaxAttrs>(ctx.attrs()).dim);
+  if (y.dtype == DType::kBF16) {
+    Bf16Slices<2>(l, {dy.ptr<const bfloat16>(), y.ptr<const bfloat16>()}, dx.ptr<bfloat16>(),
+                  [](const DimLayout& b, const std::array<const float*, 2>& in, float* out) {
+                    if (b.inner == 1)
+                      SoftmaxGradRows<float, kLog>(in[0], in[1], out, b.outer, b.d);
+                    else
+                      SoftmaxGradStrided<float, kLog>(in[0], in[1], out, b);
+                  });
+    return Status();
+  }
   bool done = false;
   OFL_SWITCH_FLOAT(y.dtype, {
     using T = scalar_t;
     const T *g = dy.ptr<const T>(), *yy = y.ptr<const T>();
     T* o = dx.ptr<T>();
-    if (l.inner == 1) {
+    if (l.inner == 1)
       SoftmaxGradRows<T, kLog>(g, yy, o, l.outer, l.d);
-      done = true;
-      break;
-    }
-    ParallelFor(
-        l.outer,
-        [&](int64_t b, int64_t e) {
-          std::vector<T> s(l.inner);
-          for (int64_t r = b; r < e; ++r) {
-            int64_t base = r * l.d * l.inner;
-            std::fill(s.begin(), s.end(), T(0));
-            for (int64_t k = 0; k < l.d; ++k)
-              for (int64_t i = 0; i < l.inner; ++i) {
-                int64_t p = base + k * l.inner + i;
-                s[i] += kLog ? g[p] : g[p] * yy[p];
-              }
-            for (int64_t k = 0; k < l.d; ++k)
-              for (int64_t i = 0; i < l.inner; ++i) {
-                int64_t p = base + k * l.inner + i;
-                o[p] = kLog ? g[p] - std::exp(yy[p]) * s[i] : yy[p] * (g[p] - s[i]);
-              }
-          }
-        },
-        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.d * l.inner, 1)));
+    else
+      SoftmaxGradStrided<T, kLog>(g, yy, o, l);
     done = true;
   });
   if (!done) return TypeError("[%s] not supported for %s on cpu", ctx.op(), DTypeName(y.dtype));

@@ -1,7 +1,10 @@
 // CPU kernels of the unary elementwise family, generated from oneflow_like/opdefs/unary.def:
 // each op's functor runs on ScalarMath<T> inside UnaryLoop (backward ops <name>_grad(dy, saved):
 // BinaryLoop), instantiated for the op's dtype set. Attributes are read once per call into the
-// op's typed struct, so the inner loop sees plain values and vectorises.
+// op's typed struct, so the inner loop sees plain values and vectorises. bfloat16 (float ops):
+// the formula in float on chunks widened from bf16 (bf16_loops.h), for the ops that
+// framework/autocast.cc lets through in bf16.
+#include "kernels/cpu/bf16_loops.h"
 #include "kernels/cpu/loops.h"
 #include "oneflow_like/opdefs/attrs.h"
 
@@ -51,6 +54,12 @@ Status UnaryKernel(KernelContext& ctx) {
   } else {
     const TensorView &out = ctx.output(0), &in = ctx.input(0);
     const auto a = opdefs::ReadAttrs<typename Fn::Attrs>(ctx.attrs());
+    if constexpr (Fn::kTypes != Types::IntBool) {
+      if (out.dtype == DType::kBF16) {
+        Bf16UnaryLoop(out, in, [a](float x) { return Fn{}(ScalarMath<float>{}, x, a); });
+        return Status();
+      }
+    }
     bool ok = SwitchTypes<Fn::kTypes>(out.dtype, [&](auto tag) {
       using T = decltype(tag);
       UnaryLoop<T, T>(out, in, [a](T x) -> T { return Fn{}(ScalarMath<T>{}, x, a); });
@@ -63,6 +72,13 @@ template <typename Fn>
 Status BackwardKernel(KernelContext& ctx) {
   const TensorView &out = ctx.output(0), &dy = ctx.input(0), &s = ctx.input(1);
   const auto a = opdefs::ReadAttrs<typename Fn::Attrs>(ctx.attrs());
+  if constexpr (Fn::kTypes != Types::IntBool) {
+    if (out.dtype == DType::kBF16) {
+      Bf16BinaryLoop(out, dy, s,
+                     [a](float d, float v) { return Fn{}(ScalarMath<float>{}, d, v, a); });
+      return Status();
+    }
+  }
   bool ok = SwitchTypes<Fn::kTypes>(out.dtype, [&](auto tag) {
     using T = decltype(tag);
     BinaryLoop<T, T>(out, dy, s, [a](T d, T v) -> T { return Fn{}(ScalarMath<T>{}, d, v, a); });

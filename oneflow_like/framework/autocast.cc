@@ -210,11 +210,39 @@ StatusOr<TensorList> AutocastArgs(const char* op_name, const TensorList& inputs)
   return r ? *r : inputs;
 }
 
+namespace {
+// Ops whose CPU kernels take bfloat16 themselves (kernels/cpu/bf16_loops.h: the elementwise
+// tables, softmax, sum), eager calls only: the hot non-GEMM ops of an autocast training step,
+// which would otherwise be computed through f32 tensors (a cast of each input and of the output).
+// The elementwise ops and softmax give the same values (f32 math, one rounding); sum accumulates
+// in f32 (torch's bf16 sum) where the f32 kernel accumulates in f64.
+constexpr const char* kCpuBf16Ops =
+    "add sub mul div add_scalar mul_scalar rsub_scalar rdiv_scalar neg relu relu_grad gelu "
+    "gelu_grad silu silu_grad tanh tanh_grad sigmoid sigmoid_grad softmax softmax_grad "
+    "log_softmax log_softmax_grad sum";
+
+bool CpuBf16Native(const OpDef& op, TensorSpan inputs) {
+  static const PolicyMap* names = [] {
+    auto* m = new PolicyMap;
+    AddAll(m, kCpuBf16Ops, AutocastPolicy::kNone);
+    return m;
+  }();
+  if (!names->contains(op.name) || TracingActive()) return false;
+  for (const Tensor& t : inputs) {
+    if (!t.defined()) continue;
+    if (t.is_lazy() || t.device().type() != DeviceType::kCPU) return false;
+    if (IsLow(t.dtype()) && t.dtype() != DType::kBF16) return false;
+  }
+  return true;
+}
+}  // namespace
+
 bool NeedsF32Compute(const OpDef& op, TensorSpan inputs, DType* low) {
   if (op.view != nullptr) return false;
   for (const Tensor& t : inputs) {
     if (!t.defined() || !IsLow(t.dtype())) continue;
     if (op.low_precision_devices & (1u << static_cast<int>(t.device().type()))) return false;
+    if (CpuBf16Native(op, inputs)) return false;
     *low = t.dtype();
     return true;
   }
