@@ -152,10 +152,11 @@ class _Common:
         return self
 
     def is_pinned(self, device="cuda"):
-        return False
+        return self._t.is_pinned()
 
     def pin_memory(self, device="cuda"):
-        return self
+        """A copy in page-locked memory (the tensor's pin_memory: it needs CUDA, as torch's)."""
+        return self._wrap(self._t.pin_memory())
 
     def _raw(self):
         return self._t.view(flow.uint8) if self._t.dtype != flow.uint8 else self._t

@@ -171,3 +171,11 @@ def test_serialization_location_helpers():
     with S.mkdtemp() as d:
         assert os.path.isdir(d)
     assert not os.path.exists(d)
+
+
+def test_storage_pinning_follows_the_tensor():
+    s = flow.arange(3.0).untyped_storage()
+    assert s.is_pinned() is False
+    if not flow.cuda.is_available():
+        with pytest.raises(RuntimeError, match="pin_memory"):
+            s.pin_memory()
