@@ -172,6 +172,33 @@ py::cpp_function Remover(std::weak_ptr<Owner> owner, Get get, int index) {
   });
 }
 
+}  // namespace
+
+// A node as Python sees it: an instance of a subclass of Node named as the node (torch's
+// per-formula classes: type(y.grad_fn).__name__ == "MulBackward0"), made once per name. The
+// subclass adds no slots, so the pybind instance takes it as its __class__ in place.
+py::object NodeObject(const std::shared_ptr<Node>& n) {
+  if (!n) return py::none();
+  py::object obj = py::cast(n);
+  static py::dict* classes = new py::dict();  // lives as long as the interpreter's types
+  const std::string name = n->name();
+  py::str key(name);
+  py::object cls;
+  if (classes->contains(key)) {
+    cls = (*classes)[key];
+  } else {
+    py::dict ns;
+    ns["__slots__"] = py::tuple();
+    ns["__module__"] = py::str("oneflow_like.autograd.graph");
+    py::object base = py::type::of<Node>();
+    cls = base.get_type()(key, py::make_tuple(base), ns);
+    (*classes)[key] = cls;
+  }
+  if (!obj.get_type().is(cls)) obj.attr("__class__") = cls;
+  return obj;
+}
+
+namespace {
 void BindNode(py::module_& m) {
   py::class_<Node, std::shared_ptr<Node>>(m, "Node")
       .def("name", &Node::name)
@@ -180,8 +207,7 @@ void BindNode(py::module_& m) {
                                py::tuple r(n.next_edges.size());
                                for (size_t i = 0; i < n.next_edges.size(); ++i) {
                                  const Edge& e = n.next_edges[i];
-                                 r[i] =
-                                     py::make_tuple(e.fn ? py::cast(e.fn) : py::none(), e.input_nr);
+                                 r[i] = py::make_tuple(NodeObject(e.fn), e.input_nr);
                                }
                                return r;
                              })
@@ -327,6 +353,7 @@ void BindAutogradFunction(py::module_& m, TensorClass&) {
     meta->grad_fn.reset();
     meta->output_nr = 0;
     meta->requires_grad = false;
+    t.impl()->view_base.reset();  // no history to regenerate from a base either
   });
 }
 
