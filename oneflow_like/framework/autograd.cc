@@ -270,7 +270,9 @@ std::string TorchNodeName(const char* op, const AttrMap& attrs,
     return "PermuteBackward0";
   }
   if (name == "sum" || name == "mean" || name == "prod" || name == "std" || name == "var") {
-    const bool all = attrs.Ints("dims").empty();  // sum() / sum(dim)
+    const size_t nd = attrs.Ints("dims").size();  // sum() / sum(dim)
+    const bool all =
+        nd == 0 || (!inputs.empty() && nd == inputs[0].shape.ndim() && !attrs.Bool("keepdim"));
     std::string r = CamelCase(name) + (all ? "Backward0" : "Backward1");
     if (name == "std" || name == "var") r = CamelCase(name) + "Backward0";
     return r;

@@ -174,28 +174,12 @@ py::cpp_function Remover(std::weak_ptr<Owner> owner, Get get, int index) {
 
 }  // namespace
 
-// A node as Python sees it: an instance of a subclass of Node named as the node (torch's
-// per-formula classes: type(y.grad_fn).__name__ == "MulBackward0"), made once per name. The
-// subclass adds no slots, so the pybind instance takes it as its __class__ in place.
+// A node as Python sees it (grad_fn, next_functions). Its name() and repr are torch's
+// ("<MulBackward0 object at 0x...>"); its type stays Node (a per-name subclass cannot take over a
+// pybind instance: CPython refuses the __class__ change, the deallocators differ).
 py::object NodeObject(const std::shared_ptr<Node>& n) {
   if (!n) return py::none();
-  py::object obj = py::cast(n);
-  static py::dict* classes = new py::dict();  // lives as long as the interpreter's types
-  const std::string name = n->name();
-  py::str key(name);
-  py::object cls;
-  if (classes->contains(key)) {
-    cls = (*classes)[key];
-  } else {
-    py::dict ns;
-    ns["__slots__"] = py::tuple();
-    ns["__module__"] = py::str("oneflow_like.autograd.graph");
-    py::object base = py::type::of<Node>();
-    cls = base.get_type()(key, py::make_tuple(base), ns);
-    (*classes)[key] = cls;
-  }
-  if (!obj.get_type().is(cls)) obj.attr("__class__") = cls;
-  return obj;
+  return py::cast(n);
 }
 
 namespace {
