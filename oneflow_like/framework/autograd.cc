@@ -559,8 +559,8 @@ StatusOr<ViewGeometry> GeometryOf(const char* op, const Tensor& view) {
   Tensor base(view.impl()->view_base);
   if (!base.is_contiguous() || base.dtype() != view.dtype())
     return Unimplemented(
-        "[%s] in-place modification of a view %s that requires grad, of a base %s that is not "
-        "contiguous or has another dtype, is not supported; use an out-of-place op",
+        "[%s] in-place modification of a view that requires grad (%s, of a base %s that is not "
+        "contiguous or has another dtype) is not supported; use an out-of-place op",
         op, view.meta_string(), base.meta_string());
   for (size_t d = 0; d < view.strides().size(); ++d)
     if (view.strides()[d] == 0 && view.dim(d) > 1)
