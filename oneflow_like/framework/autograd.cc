@@ -1,6 +1,8 @@
 #include "oneflow_like/framework/autograd.h"
 
+#include <cctype>
 #include <queue>
+#include <string_view>
 
 #include <atomic>
 
@@ -11,6 +13,7 @@
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/reduce.h"
+#include "oneflow_like/ops/shape_ops.h"
 
 namespace oneflow_like {
 
@@ -79,7 +82,7 @@ TensorList Unsaved(const std::string& node, const char* what,
     Tensor t = Tensor::Empty(metas[i].shape, metas[i].dtype, metas[i].device);
     t.blob()->dependence()->mark_error(
         Internal("[%s] the gradient formula reads forward %s %d, which the op does not save (it is "
-                 "declared Save%ss(false))",
+                 "declared Save%ss(false), or no gradient that reads it was needed)",
                  node, what, static_cast<int>(i), what[0] == 'i' ? "Input" : "Output"));
     r.push_back(std::move(t));
   }
@@ -173,6 +176,113 @@ StatusOr<std::vector<PackedSaved::Entry>> PackAll(SavedTensorsHooks& hooks, Tens
   return out;
 }
 
+// torch's autograd node name of one of our ops (OpNode::name), as derivatives.yaml names them:
+// the ATen op's CamelCase name, "Backward", and the overload's index. Ops named like their ATen
+// op take the rule (relu -> ReluBackward0); the table lists the others. The gradient ops
+// themselves ("relu_grad", run under create_graph) are named like torch's double-backward nodes.
+std::string CamelCase(std::string_view op) {
+  std::string r;
+  bool up = true;
+  for (char c : op) {
+    if (c == '_') {
+      up = true;
+      continue;
+    }
+    r += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    up = false;
+  }
+  return r;
+}
+std::string TorchNodeName(const char* op, const AttrMap& attrs,
+                          const std::vector<TensorMeta>& inputs) {
+  static const absl::flat_hash_map<std::string_view, const char*> kNames = {
+      {"add_scalar", "AddBackward0"},
+      {"mul_scalar", "MulBackward0"},
+      {"rsub_scalar", "RsubBackward1"},
+      {"rdiv_scalar", "MulBackward0"},  // torch: other * self.reciprocal()
+      {"pow", "PowBackward1"},
+      {"pow_scalar", "PowBackward0"},
+      {"rpow_scalar", "PowBackward2"},
+      {"clamp", "ClampBackward1"},
+      {"clamp_tensor", "ClampBackward1"},
+      {"where_scalar_input", "WhereBackward0"},
+      {"where_scalar_other", "WhereBackward0"},
+      {"lerp", "LerpBackward1"},
+      {"lerp_scalar", "LerpBackward0"},
+      {"reshape", "ViewBackward0"},
+      {"contiguous", "CloneBackward0"},
+      {"cast", "ToCopyBackward0"},
+      {"to_device", "ToCopyBackward0"},
+      {"copy_", "CopyBackwards"},
+      {"pad", "ConstantPadNdBackward0"},
+      {"layer_norm", "NativeLayerNormBackward0"},
+      {"batch_norm", "NativeBatchNormBackward0"},
+      {"group_norm", "NativeGroupNormBackward0"},
+      {"rms_norm", "RmsNormBackward0"},
+      {"conv2d", "ConvolutionBackward0"},
+      {"conv3d", "ConvolutionBackward0"},
+      {"max_pool2d", "MaxPool2DWithIndicesBackward0"},
+      {"max_pool3d", "MaxPool3DWithIndicesBackward0"},
+      {"avg_pool2d", "AvgPool2DBackward0"},
+      {"avg_pool3d", "AvgPool3DBackward0"},
+      {"adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0"},
+      {"adaptive_avg_pool3d", "AdaptiveAvgPool3DBackward0"},
+      {"dropout", "NativeDropoutBackward0"},
+      {"binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0"},
+      {"max_dim", "MaxBackward0"},
+      {"min_dim", "MinBackward0"},
+      {"nanmedian_dim", "NanmedianBackward1"},
+      {"norm", "LinalgVectorNormBackward0"},
+      {"index", "IndexBackward0"},
+      {"index_put", "IndexPutBackward0"},
+      {"index_put_", "IndexPutBackward0"},
+      {"scatter", "ScatterBackward0"},
+      {"scatter_", "ScatterBackward0"},
+      {"masked_fill_", "MaskedFillBackward0"},
+      {"lstm_cell_fused", "ThnnFusedLstmCellBackward0"},
+      {"gru_cell_fused", "ThnnFusedGruCellBackward0"},
+      {"_scaled_dot_product_flash_attention", "ScaledDotProductFlashAttentionBackward0"},
+      {"linalg_inv", "LinalgInvExBackward0"},
+      {"linalg_inv_ex", "LinalgInvExBackward0"},
+      {"linalg_solve", "LinalgSolveExBackward0"},
+      {"linalg_cholesky", "LinalgCholeskyExBackward0"},
+      {"linalg_slogdet", "LinalgSlogdetBackward0"},
+      {"fill_", "FillBackward0"},
+  };
+  const std::string_view name(op);
+  auto it = kNames.find(name);
+  if (it != kNames.end()) return it->second;
+  if (name == "matmul") {  // matmul dispatches to ATen's mm / bmm / addmm / mv / dot
+    if (inputs.size() == 3) return "AddmmBackward0";
+    const size_t a = inputs.empty() ? 2 : inputs[0].shape.ndim();
+    const size_t b = inputs.size() < 2 ? 2 : inputs[1].shape.ndim();
+    if (a == 1 && b == 1) return "DotBackward0";
+    if (a == 2 && b == 1) return "MvBackward0";
+    if (a == 3 && b == 3) return "BmmBackward0";
+    if (a > 2 || b > 2) return "UnsafeViewBackward0";  // folded into mm, then viewed back
+    return "MmBackward0";
+  }
+  if (name == "permute") {  // t() / transpose(i, j) / permute(dims)
+    const std::vector<int64_t>& perm = attrs.Ints("perm");
+    int moved = 0;
+    for (size_t i = 0; i < perm.size(); ++i) moved += perm[i] != static_cast<int64_t>(i);
+    if (moved == 2) return perm.size() == 2 ? "TBackward0" : "TransposeBackward0";
+    return "PermuteBackward0";
+  }
+  if (name == "sum" || name == "mean" || name == "prod" || name == "std" || name == "var") {
+    const size_t nd = attrs.Ints("dims").size();  // sum() / sum(dim)
+    const bool all =
+        nd == 0 || (!inputs.empty() && nd == inputs[0].shape.ndim() && !attrs.Bool("keepdim"));
+    std::string r = CamelCase(name) + (all ? "Backward0" : "Backward1");
+    if (name == "std" || name == "var") r = CamelCase(name) + "Backward0";
+    return r;
+  }
+  if (name == "tril" && attrs.Bool("upper")) return "TriuBackward0";
+  if (name.size() > 5 && name.substr(name.size() - 5) == "_grad")  // a gradient op, twice
+    return CamelCase(name.substr(0, name.size() - 5)) + "BackwardBackward0";
+  return CamelCase(name) + "Backward0";
+}
+
 // An output the op's gradient formula never reads (OpSpec::UnreadOutputs): not saved.
 bool Unread(const OpDef& op, size_t output) {
   return output < 32 && (op.unread_outputs >> output & 1u);
@@ -180,6 +290,10 @@ bool Unread(const OpDef& op, size_t output) {
 }  // namespace
 
 OpNode::~OpNode() = default;
+
+std::string OpNode::name() const {
+  return TorchNodeName(op_->name, attrs_, input_metas);
+}
 
 Status OpNode::Save(TensorSpan inputs, TensorSpan outputs) {
   if (!t_saved_hooks.empty()) {
@@ -279,16 +393,31 @@ StatusOr<TensorList> OpNode::Apply(TensorList grads, bool create_graph) {
     unpacked_inputs = std::move(unpacked.first);
     unpacked_outputs = std::move(unpacked.second);
   }
-  const TensorList& saved_inputs = packed_ ? unpacked_inputs : saved_inputs_;
+  const TensorList* saved_in = packed_ ? &unpacked_inputs : &saved_inputs_;
+  // Inputs left unsaved by OpSpec::InputReaders (no gradient that reads them runs): stand-ins
+  // with their meta, for formulas that look at an input's shape.
+  TensorList filled;
+  if (op_->input_readers && op_->save_inputs) {
+    for (size_t i = 0; i < saved_in->size() && i < input_metas.size(); ++i)
+      if (!(*saved_in)[i].defined()) {
+        if (filled.empty()) filled = *saved_in;
+        filled[i] = Unsaved(name(), "input", {input_metas[i]})[0];
+      }
+    if (!filled.empty()) saved_in = &filled;
+  }
+  const TensorList& saved_inputs = *saved_in;
   const TensorList& saved_outputs = packed_ ? unpacked_outputs : saved_outputs_;
   for (size_t i = 0; !packed_ && i < saved_inputs_.size() + saved_outputs_.size(); ++i) {
     const Tensor& t =
         i < saved_inputs_.size() ? saved_inputs_[i] : saved_outputs_[i - saved_inputs_.size()];
     if (t.defined() && t.version() != saved_versions_[i])
       return InvalidArgument(
-          "[%s] a tensor needed for gradient computation (%s) has been modified by an in-place "
-          "operation: version %d, expected %d",
-          name(), t.meta_string(), t.version(), saved_versions_[i]);
+          "[%s] one of the variables needed for gradient computation has been modified by an "
+          "inplace operation: [%s], saved as %s %d of %s, is at version %d; expected version %d "
+          "instead (it was modified by an in-place operation after it was saved)",
+          name(), t.meta_string(), i < saved_inputs_.size() ? "input" : "output",
+          int(i < saved_inputs_.size() ? i : i - saved_inputs_.size()), name(), t.version(),
+          saved_versions_[i]);
   }
   std::vector<bool> needs(next_edges.size());
   for (size_t i = 0; i < next_edges.size(); ++i) needs[i] = next_edges[i].fn != nullptr;
@@ -374,6 +503,7 @@ StatusOr<TensorList> AccumulateGrad::Apply(TensorList grads, bool create_graph) 
 }
 
 Edge GradientEdge(const Tensor& t) {
+  if (!t.requires_grad()) return Edge{};  // first: a stale view regenerates its grad_fn
   AutogradMeta* meta = t.autograd_meta();
   if (!meta || !meta->requires_grad) return Edge{};
   if (meta->grad_fn) return Edge{meta->grad_fn, meta->output_nr};
@@ -383,6 +513,134 @@ Edge GradientEdge(const Tensor& t) {
     meta->grad_accumulator = acc;
   }
   return Edge{acc, 0};
+}
+
+namespace {
+// torch's CopySlices: the gradient of a base after one of its views was changed in place by the
+// op whose node is next_edges[1].fn. The base's old value gets the gradient outside the view
+// (zero inside: those elements were overwritten), the in-place op's output the view of the
+// gradient.
+class CopySlices : public Node {
+ public:
+  CopySlices(Shape base_shape, Shape shape, DimVector strides, int64_t offset)
+      : base_shape_(std::move(base_shape)),
+        shape_(std::move(shape)),
+        strides_(std::move(strides)),
+        offset_(offset) {}
+  StatusOr<TensorList> Apply(TensorList grads, bool) override {
+    TensorList r(2);
+    if (grads.empty() || !grads[0].defined()) return r;
+    ASSIGN_OR_RETURN(Tensor g, functional::Contiguous(grads[0]));
+    ASSIGN_OR_RETURN(Tensor gv, functional::AsStrided(g, shape_, strides_, offset_));
+    if (next_edges[0].fn) {  // g - scatter(g's view): exactly zero inside the view
+      ASSIGN_OR_RETURN(Tensor inside,
+                       functional::AsStridedScatter(gv, base_shape_, strides_, offset_));
+      ASSIGN_OR_RETURN(r[0], functional::Sub(g, inside));
+    }
+    if (next_edges[1].fn) {
+      ASSIGN_OR_RETURN(r[1], functional::Contiguous(gv));
+    }
+    return r;
+  }
+  std::string name() const override { return "CopySlices"; }
+
+ private:
+  Shape base_shape_, shape_;
+  DimVector strides_;
+  int64_t offset_;
+};
+
+// The view's place in its base's storage, for as_strided (offset relative to the base's).
+struct ViewGeometry {
+  Tensor base;
+  int64_t offset;
+};
+StatusOr<ViewGeometry> GeometryOf(const char* op, const Tensor& view) {
+  Tensor base(view.impl()->view_base);
+  if (!base.is_contiguous() || base.dtype() != view.dtype())
+    return Unimplemented(
+        "[%s] in-place modification of a view that requires grad (%s, of a base %s that is not "
+        "contiguous or has another dtype) is not supported; use an out-of-place op",
+        op, view.meta_string(), base.meta_string());
+  for (size_t d = 0; d < view.strides().size(); ++d)
+    if (view.strides()[d] == 0 && view.dim(d) > 1)
+      return InvalidArgument(
+          "[%s] unsupported operation: more than one element of the written-to tensor %s refers "
+          "to a single memory location. Please clone() the tensor before performing the "
+          "operation.",
+          op, view.meta_string());
+  return ViewGeometry{base, view.offset() - base.offset()};
+}
+
+// A view whose base changed in place since its grad_fn was recorded: its history is an
+// as_strided view of the base's current one (Tensor::RefreshView).
+bool RefreshViewHistory(const Tensor& view) {
+  TensorImpl* v = view.impl();
+  if (v->view_creation == ViewCreation::kNoGrad) return true;  // no history of its own
+  if (!GradModeEnabled()) return false;  // the next access in grad mode regenerates it
+  Tensor base(v->view_base);
+  if (!base.requires_grad() || !base.is_contiguous() || base.dtype() != view.dtype()) return true;
+  StatusOr<Tensor> fresh =
+      functional::AsStrided(base, view.shape(), view.strides(), view.offset() - base.offset());
+  if (!fresh.ok() || !fresh->grad_fn()) return true;
+  Tensor self = view;  // the same TensorImpl
+  AutogradMeta* m = self.mutable_autograd_meta();
+  m->requires_grad = true;
+  m->grad_fn = fresh->grad_fn();
+  m->output_nr = 0;
+  return true;
+}
+const bool g_view_refresh_installed = (SetViewRefresh(&RefreshViewHistory), true);
+}  // namespace
+
+Status CheckViewInplace(const char* op, const Tensor& view) {
+  const TensorImpl* v = view.impl();
+  if (!v->view_base) return Status();
+  if (v->view_creation == ViewCreation::kMultiOutput)
+    return Unimplemented(
+        "[%s] Output %d of %s is a view and is being modified inplace. This view is the output of "
+        "a function that returns multiple views. Such functions do not allow the output views to "
+        "be modified inplace. You should replace the inplace operation by an out-of-place one.",
+        op, v->view_output_nr, v->view_multi_fn ? v->view_multi_fn : "a multi-output view op");
+  if (v->view_creation == ViewCreation::kNoGrad)
+    return Unimplemented(
+        "[%s] A view was created in no_grad mode and is being modified inplace with grad mode "
+        "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+        "clarify your code by moving both the view and the inplace either both inside the "
+        "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+        "want the inplace to be tracked).",
+        op);
+  Tensor base(v->view_base);
+  if (view.requires_grad() && base.requires_grad() && base.is_leaf())
+    return Unimplemented(
+        "[%s] a view of a leaf Variable that requires grad is being used in an in-place "
+        "operation.",
+        op);
+  return GeometryOf(op, view).status();
+}
+
+Status RebaseHistory(const Tensor& view, const std::shared_ptr<Node>& node) {
+  ASSIGN_OR_RETURN(ViewGeometry geo, GeometryOf("inplace", view));
+  auto copy =
+      std::make_shared<CopySlices>(geo.base.shape(), view.shape(), view.strides(), geo.offset);
+  // The base's edge is read before its grad_fn changes (a stale base view is no concern: the
+  // base is a root, never a view).
+  copy->next_edges = {GradientEdge(geo.base), Edge{node, 0}};
+  copy->num_outputs = 1;
+  copy->output_hooks.resize(1);
+  static std::atomic<uint64_t> sequence{uint64_t{1} << 62};  // after every op node of its time
+  copy->sequence_nr = sequence.fetch_add(1);
+  SetHistory({geo.base}, copy);
+  // The view's own history: as_strided of the rebased base (torch's AsStridedBackward0).
+  view.impl()->view_version = view.version();
+  ASSIGN_OR_RETURN(Tensor fresh,
+                   functional::AsStrided(geo.base, view.shape(), view.strides(), geo.offset));
+  Tensor self = view;  // the same TensorImpl
+  AutogradMeta* m = self.mutable_autograd_meta();
+  m->requires_grad = true;
+  m->grad_fn = fresh.grad_fn();
+  m->output_nr = 0;
+  return Status();
 }
 
 void SetHistory(TensorSpan outputs, const std::shared_ptr<Node>& node) {

@@ -65,7 +65,11 @@ class OpNode : public Node {
   OpNode(const OpDef* op, AttrMap attrs) : op_(op), attrs_(std::move(attrs)) {}
   ~OpNode() override;
   StatusOr<TensorList> Apply(TensorList grads, bool create_graph) override;
-  std::string name() const override { return std::string(op_->name) + "Backward"; }
+  // torch's autograd node name for the op (derivatives.yaml: "MulBackward0", "AddmmBackward0");
+  // ops torch has no node for: "<CamelName>Backward0".
+  std::string name() const override;
+  const OpDef* op() const { return op_; }
+  const AttrMap& attrs() const { return attrs_; }
   void ReleaseVariables() override;
   // Keeps the tensors the gradient formula reads; under saved_tensors_hooks, what the active
   // pack hook made of each instead (fails with the pack hook's error).
@@ -134,6 +138,14 @@ struct NoGradGuard : AutoGradMode {
 Edge GradientEdge(const Tensor& t);
 // Records `node` as the producer of `outputs` (sets grad_fn / output_nr / requires_grad).
 void SetHistory(TensorSpan outputs, const std::shared_ptr<Node>& node);
+// In-place ops on views (torch's rebase_history). CheckViewInplace raises torch's errors for the
+// views it refuses to modify in place with grad: made in no_grad mode, outputs of an op returning
+// several views, views of a leaf that requires grad. RebaseHistory, after `node` (the in-place
+// op's, recorded on `view`) ran: the base's grad_fn becomes CopySlices (the base's old gradient
+// outside the view, `node`'s inside it) and the view's an as_strided view of the base; other
+// views of the base regenerate theirs when next read (TensorImpl::view_base).
+Status CheckViewInplace(const char* op, const Tensor& view);
+Status RebaseHistory(const Tensor& view, const std::shared_ptr<Node>& node);
 // Registers a hook on a tensor's gradient (leaf: before accumulation; non-leaf: on its grad_fn).
 // Returns the hook's index in the leaf's hooks or its grad_fn's output_hooks (removing it
 // empties that entry).

@@ -200,8 +200,11 @@ bool AnyRequiresGrad(TensorSpan ts) {
   return false;
 }
 
+// `save_as`: the tensors to save in the inputs' place (an in-place op's clone of its target's old
+// value); empty: the inputs themselves.
 StatusOr<std::shared_ptr<OpNode>> RecordNode(const OpDef& op, TensorSpan inputs,
-                                             const AttrMap& attrs, TensorSpan outputs) {
+                                             const AttrMap& attrs, TensorSpan outputs,
+                                             TensorSpan save_as = {}) {
   auto node = std::make_shared<OpNode>(&op, attrs);
   node->sequence_nr = g_sequence_nr.fetch_add(1);
   node->num_outputs = static_cast<int>(outputs.size());
@@ -209,12 +212,24 @@ StatusOr<std::shared_ptr<OpNode>> RecordNode(const OpDef& op, TensorSpan inputs,
   // One allocation each (push_back's growth would allocate twice for a binary op).
   node->input_metas.reserve(inputs.size());
   node->next_edges.reserve(inputs.size());
-  for (auto& t : inputs) {
+  uint64_t requiring = 0;  // bit i: input i requires grad
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
     node->input_metas.push_back(TensorMeta{t.shape(), t.dtype(), t.device()});
-    node->next_edges.push_back(t.requires_grad() ? GradientEdge(t) : Edge{});
+    const bool r = t.requires_grad();
+    node->next_edges.push_back(r ? GradientEdge(t) : Edge{});
+    if (r && i < 64) requiring |= uint64_t{1} << i;
   }
-  RETURN_IF_ERROR(
-      node->Save(op.save_inputs ? inputs : TensorSpan(), op.save_outputs ? outputs : TensorSpan()));
+  const TensorSpan values = save_as.empty() ? inputs : save_as;
+  TensorSpan saved = op.save_inputs ? values : TensorSpan();
+  TensorList some;  // OpSpec::InputReaders: only the inputs a gradient that will run reads
+  if (op.save_inputs && op.input_readers) {
+    some.reserve(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      some.push_back(InputIsRead(op.input_readers, i, requiring) ? values[i] : Tensor());
+    saved = some;
+  }
+  RETURN_IF_ERROR(node->Save(saved, op.save_outputs ? outputs : TensorSpan()));
   SetHistory(outputs, node);
   return node;
 }
@@ -528,6 +543,7 @@ Status DispatchTo(const OpDef& op, TensorSpan inputs, const AttrMap& attrs, Outp
     RETURN_IF_ERROR(op.view(inputs[0], attrs, &shape, &strides, &offset));
     outputs.push_back(Tensor::MakeView(inputs[0], std::move(shape), std::move(strides), offset));
     outputs.back().impl()->dtype = metas[0].dtype;  // view_as_real / view_as_complex
+    if (!GradModeEnabled()) outputs.back().impl()->view_creation = ViewCreation::kNoGrad;
   } else {
     TensorList kin;
     TensorSpan ins = inputs;
@@ -595,18 +611,42 @@ Status DispatchInplace(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
                      DTypeLongName(metas[0].dtype), DTypeLongName(out.dtype()));
   RETURN_IF_ERROR(CheckComplex(op, inputs, metas));
   RETURN_IF_ERROR(CheckLimited(op, inputs, metas));
-  bool track = op.grad && GradModeEnabled() && (AnyRequiresGrad(inputs) || out.requires_grad());
+  // A view of a base that requires grad counts as requiring it (a view made in no_grad mode has
+  // no history of its own, and torch refuses to change it in place with grad enabled).
+  const TensorImpl* view = out.impl();
+  bool track = op.grad && GradModeEnabled() &&
+               (AnyRequiresGrad(inputs) || out.requires_grad() ||
+                (view->view_base && Tensor(view->view_base).requires_grad()));
   if (GradModeEnabled() && out.requires_grad() && out.is_leaf())
     return InvalidArgument("[%s] a leaf tensor that requires grad is used in an in-place operation",
                            op.name);
-  if (track && out.is_view())
-    return Unimplemented(
-        "[%s] in-place modification of a view that requires grad is not supported; use an "
-        "out-of-place op",
-        op.name);
   if (track && !op.grad) return InvalidArgument("[%s] in-place op is not differentiable", op.name);
   bool lazy = t_tracing || out.is_lazy();
   for (auto& t : inputs) lazy |= t.is_lazy();
+  // A view of a tracked base: the base's history is rebased after the op (RebaseHistory).
+  const bool rebase = track && !lazy && out.impl()->view_base != nullptr;
+  if (rebase) RETURN_IF_ERROR(CheckViewInplace(op.name, out));
+  if (track && lazy && out.is_view())
+    return Unimplemented(
+        "[%s] in-place modification of a view that requires grad is not supported inside an "
+        "nn.Graph trace; use an out-of-place op",
+        op.name);
+  // The target's old value, when a gradient that will run reads it, is saved as a copy made
+  // before the op overwrites it (torch's original_self): b.mul_(w) with both requiring grad.
+  TensorList save_as;
+  if (track && op.save_inputs && !lazy) {
+    uint64_t requiring = 0;
+    for (size_t i = 0; i < inputs.size() && i < 64; ++i)
+      if (inputs[i].requires_grad()) requiring |= uint64_t{1} << i;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].same(out) || !InputIsRead(op.input_readers, i, requiring)) continue;
+      if (save_as.empty()) save_as.assign(inputs.begin(), inputs.end());
+      // recorded: double backward reaches the old value's history through the copy
+      ASSIGN_OR_RETURN(save_as[i], functional::Clone(inputs[i]));
+    }
+  }
+  std::shared_ptr<OpNode> node;
+  bool bumped = false;
   if (lazy) {
     if (!g_lazy_dispatch)
       return Internal(
@@ -616,10 +656,18 @@ Status DispatchInplace(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
           op.name);
     ASSIGN_OR_RETURN(TensorList r, g_lazy_dispatch(op, inputs, attrs, metas, &out));
     (void)r;
+  } else if (!op.strided_inputs && !out.is_contiguous()) {
+    // A kernel that writes contiguous memory, into a strided target (a transposed view): the
+    // result computed out of place, then copied in (copy_ bumps the version once). Recorded
+    // first, so saved inputs (maybe `out`) keep their pre-op version.
+    if (track) {
+      ASSIGN_OR_RETURN(node, RecordNode(op, inputs, attrs, {out}, save_as));
+    }
+    NoGradGuard g;
+    ASSIGN_OR_RETURN(Tensor r, Dispatch1(op, inputs, attrs));
+    RETURN_IF_ERROR(functional::CopyInto(out, r));
+    bumped = true;
   } else {
-    if (!op.strided_inputs && !out.is_contiguous())
-      return InvalidArgument("[%s] in-place target %s must be contiguous", op.name,
-                             out.meta_string());
     TensorList copies;  // only when an input must be made contiguous
     TensorSpan ins = inputs;
     if (!op.strided_inputs) {
@@ -634,12 +682,12 @@ Status DispatchInplace(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
     RETURN_IF_ERROR(Launch(op, ins, attrs, absl::MakeConstSpan(&out, 1), out.device()));
   }
   // Record before the version bump: saved inputs (maybe `out` itself) keep their pre-op version.
-  std::shared_ptr<OpNode> node;
-  if (track) {
-    ASSIGN_OR_RETURN(node, RecordNode(op, inputs, attrs, {out}));
+  if (track && !node) {
+    ASSIGN_OR_RETURN(node, RecordNode(op, inputs, attrs, {out}, save_as));
   }
-  out.bump_version();
+  if (!bumped) out.bump_version();
   if (node) node->RefreshOutputVersions();
+  if (node && rebase) RETURN_IF_ERROR(RebaseHistory(out, node));
   return Status();
 }
 

@@ -51,6 +51,12 @@ struct OpSpec {
   // outputs are saved: changing one in place before backward is then no error, as in torch
   // (relu_(batch_norm(x)) saves only the batch statistics, not the normalized output).
   uint32_t unread_outputs = 0;
+  // Inputs read only by the gradients of some inputs (ReadBy: byte i holds the inputs whose
+  // gradient formula reads input i; bit 63 marks it given). At record time an input is saved
+  // only when one of those requires grad, as torch saves `other` for d/dself only when self
+  // requires grad: y.mul_(w) with w needing no grad keeps no copy of y's old value. Zero: every
+  // input is saved whenever the op saves inputs.
+  uint64_t input_readers = 0;
   // Device types (bit 1 << DeviceType) whose kernels take f16/bf16 themselves; elsewhere
   // Dispatch computes f16/bf16 inputs in f32 and casts the outputs back (framework/autocast.h).
   uint8_t low_precision_devices = 0;
@@ -70,6 +76,9 @@ struct OpSpec {
   constexpr OpSpec UnreadOutputs(uint32_t mask) const {
     return With(&OpSpec::unread_outputs, mask);
   }
+  constexpr OpSpec InputReaders(uint64_t readers) const {
+    return With(&OpSpec::input_readers, readers);
+  }
   // The kernels on these device types take f16/bf16 (kLowPrecisionCPU, kLowPrecisionAll).
   constexpr OpSpec LowPrecision(uint8_t devices) const {
     return With(&OpSpec::low_precision_devices, devices);
@@ -83,6 +92,19 @@ struct OpSpec {
     return s;
   }
 };
+
+// OpSpec::InputReaders's value: readers[i] is the mask of inputs (bit j: input j) whose gradient
+// reads input i, e.g. mul: ReadBy({0b10, 0b01}) (x is read by d/dy, y by d/dx). At most 7 inputs.
+constexpr uint64_t ReadBy(std::initializer_list<uint8_t> readers) {
+  uint64_t r = 1ull << 63;
+  int i = 0;
+  for (uint8_t m : readers) r |= static_cast<uint64_t>(m) << (8 * i++);
+  return r;
+}
+// Whether input i must be saved, given which inputs require grad (bit j: input j).
+constexpr bool InputIsRead(uint64_t readers, size_t i, uint64_t requiring) {
+  return readers == 0 || i >= 7 || ((readers >> (8 * i)) & 0xff & requiring) != 0;
+}
 
 constexpr uint8_t kLowPrecisionCPU = 1u << static_cast<int>(DeviceType::kCPU);
 constexpr uint8_t kLowPrecisionAll = 0xff;

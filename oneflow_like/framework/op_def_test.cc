@@ -109,7 +109,7 @@ TEST(OpDef, GradReadingAnUnsavedTensorIsAnError) {
     }
     ASSERT_FALSE(s.ok());
     const std::string what = op == &no_inputs ? "input" : "output";
-    EXPECT_NE(s.message().find("[reluBackward] the gradient formula reads forward " + what +
+    EXPECT_NE(s.message().find("[ReluBackward0] the gradient formula reads forward " + what +
                                " 0, which the op does not save"),
               std::string::npos)
         << s;

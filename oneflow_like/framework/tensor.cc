@@ -120,7 +120,22 @@ Tensor Tensor::MakeView(const Tensor& base, Shape shape, DimVector strides, int6
   impl->storage = base.impl()->storage;
   impl->is_view = true;
   impl->lazy_ctx = base.impl()->lazy_ctx;
+  if (impl->storage) {  // torch's _base: the root, never a view
+    impl->view_base = base.impl()->view_base ? base.impl()->view_base : base.impl_ptr();
+    impl->view_version = impl->storage->version().load();
+  }
   return Tensor(std::move(impl));
+}
+
+namespace {
+ViewRefreshFn g_view_refresh = nullptr;
+}
+void SetViewRefresh(ViewRefreshFn fn) {
+  g_view_refresh = fn;
+}
+void Tensor::RefreshView() const {
+  const int64_t version = impl_->storage->version().load();
+  if (!g_view_refresh || g_view_refresh(*this)) impl_->view_version = version;
 }
 
 AutogradMeta* Tensor::mutable_autograd_meta() {
@@ -142,6 +157,7 @@ Status Tensor::set_requires_grad(bool r) {
 
 const std::shared_ptr<Node>& Tensor::grad_fn() const {
   static const std::shared_ptr<Node> none;
+  SyncView();
   return impl_->autograd ? impl_->autograd->grad_fn : none;
 }
 
@@ -157,6 +173,7 @@ void Tensor::set_grad(const Tensor& g) {
 Tensor Tensor::detach() const {
   auto impl = std::make_shared<TensorImpl>(*impl_);
   impl->autograd.reset();
+  impl->view_base.reset();  // as torch's detach: shares the storage but is no backward view
   return Tensor(std::move(impl));
 }
 

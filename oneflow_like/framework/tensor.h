@@ -52,6 +52,11 @@ struct AutogradMeta {
   std::vector<PostAccumulateGradHook> post_accumulate_hooks;
 };
 
+// How a view was made, for in-place ops on it that require grad (torch's CreationMeta): in grad
+// mode by a single-output view op; in no_grad mode (modifying it in place with grad enabled is
+// refused); by an op returning several views (unbind/split/chunk: refused too).
+enum class ViewCreation : uint8_t { kDefault, kNoGrad, kMultiOutput };
+
 struct TensorImpl {
   Shape shape;
   DimVector strides;
@@ -61,6 +66,15 @@ struct TensorImpl {
   std::shared_ptr<Storage> storage;        // null for lazy tensors
   std::shared_ptr<AutogradMeta> autograd;  // null until needed
   bool is_view = false;
+  // Views made by a view op: the root tensor (never a view) whose storage this one reads, how it
+  // was made, and the storage version its grad_fn belongs to. When the version moved on (the
+  // base or another view of it was changed in place), requires_grad/grad_fn/is_leaf first
+  // regenerate the history from the base (an as_strided view of it), as torch does.
+  std::shared_ptr<TensorImpl> view_base;
+  ViewCreation view_creation = ViewCreation::kDefault;
+  int view_output_nr = 0;               // kMultiOutput: which output of that op
+  const char* view_multi_fn = nullptr;  // kMultiOutput: torch's node name ("UnbindBackward0")
+  int64_t view_version = 0;
   int64_t lazy_id = -1;            // value id in the active trace (lazy tensors)
   std::shared_ptr<void> lazy_ctx;  // the trace this lazy value belongs to
 };
@@ -97,9 +111,15 @@ class Tensor {
   bool same(const Tensor& o) const { return impl_ == o.impl_; }
 
   // Autograd accessors.
-  bool requires_grad() const { return impl_->autograd && impl_->autograd->requires_grad; }
+  bool requires_grad() const {
+    SyncView();
+    return impl_->autograd && impl_->autograd->requires_grad;
+  }
   Status set_requires_grad(bool r);
-  bool is_leaf() const { return !impl_->autograd || !impl_->autograd->grad_fn; }
+  bool is_leaf() const {
+    SyncView();
+    return !impl_->autograd || !impl_->autograd->grad_fn;
+  }
   const std::shared_ptr<Node>& grad_fn() const;
   Tensor grad() const;
   void set_grad(const Tensor& g);
@@ -109,8 +129,21 @@ class Tensor {
   Tensor detach() const;
 
  private:
+  // A view whose base changed in place since its grad_fn was recorded: regenerate it first.
+  void SyncView() const {
+    if (impl_->view_base && impl_->storage &&
+        impl_->storage->version().load() != impl_->view_version)
+      RefreshView();
+  }
+  void RefreshView() const;
   std::shared_ptr<TensorImpl> impl_;
 };
+
+// Installed by the autograd engine: regenerates a view's grad_fn from its base (see
+// TensorImpl::view_base); Tensor::RefreshView calls it. False: not now (grad mode is off), ask
+// again next time.
+using ViewRefreshFn = bool (*)(const Tensor& view);
+void SetViewRefresh(ViewRefreshFn fn);
 
 using TensorList = std::vector<Tensor>;
 // A borrowed run of tensors: a TensorList, a braced list `{a, b}` or one tensor. Dispatch and the

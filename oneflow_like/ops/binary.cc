@@ -169,6 +169,21 @@ StatusOr<TensorList> GradMinimum(const GradContext& c) {
   return MinMaxGrad<false>(c);
 }
 
+// The table's OFL_READS lines: kReads<Name##Fn>, the inputs' readers (0: all inputs saved).
+template <typename Fn>
+constexpr uint64_t kReads = 0;
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_BINARY(...)
+#define OFL_BINARY_SCALAR(...)
+#define OFL_READS(Name, ...) template <> constexpr uint64_t kReads<opdefs::Name##Fn> = ReadBy({__VA_ARGS__});
+#include "oneflow_like/opdefs/binary.def"
+#undef OFL_READS
+#undef OFL_BINARY
+#undef OFL_BINARY_SCALAR
+#undef OFL_ATTRS
+// clang-format on
+
 // The table's OpDefs, kName for each op. grad column -> gradient function and what it saves.
 // clang-format off
 #define OFL_BGRAD_fn_none(Name) .Grad(&Grad##Name).SaveInputs(false).SaveOutputs(false)
@@ -178,9 +193,9 @@ StatusOr<TensorList> GradMinimum(const GradContext& c) {
 #define OFL_BGRAD_none(Name) .SaveInputs(false).SaveOutputs(false)
 #define OFL_ATTRS(...)
 #define OFL_BINARY(name, Name, types, out, Attrs, grad, ...) \
-  const OpDef k##Name = OpSpec(#name, &InferTable<opdefs::Name##Fn>).StridedInputs() OFL_BGRAD_##grad(Name);
+  const OpDef k##Name = OpSpec(#name, &InferTable<opdefs::Name##Fn>).StridedInputs().InputReaders(kReads<opdefs::Name##Fn>) OFL_BGRAD_##grad(Name);
 #define OFL_BINARY_SCALAR(name, Name, types, out, Base, order, grad, ...) \
-  const OpDef k##Name = OpSpec(#name, &InferScalarTable<opdefs::Name##Fn>).StridedInputs() OFL_BGRAD_##grad(Name);
+  const OpDef k##Name = OpSpec(#name, &InferScalarTable<opdefs::Name##Fn>).StridedInputs().InputReaders(kReads<opdefs::Name##Fn>) OFL_BGRAD_##grad(Name);
 #include "oneflow_like/opdefs/binary.def"
 #undef OFL_BINARY
 #undef OFL_BINARY_SCALAR

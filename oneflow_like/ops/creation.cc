@@ -39,6 +39,13 @@ std::vector<int64_t> Dims(const Shape& s) {
 // An in-place op (fill_) writes its (strided) target, which is not among its inputs.
 #define OFL_CREATION_STRIDED_fresh false
 #define OFL_CREATION_STRIDED_target true
+// fill_ overwrites its target: the old value gets no gradient (torch's FillBackward0), so a
+// target with history (a non-leaf, a view of one) is cut off from it.
+StatusOr<TensorList> OverwrittenGrad(const GradContext&) {
+  return TensorList();
+}
+#define OFL_CREATION_GRAD_fresh
+#define OFL_CREATION_GRAD_target .Grad(&OverwrittenGrad).SaveInputs(false).SaveOutputs(false)
 // Run<Name>: fills in the output's shape, dtype and device and dispatches.
 #define OFL_CREATION_RUN_fresh(Name, Attrs)                                         \
   StatusOr<Tensor> Run##Name(const Shape& shape, DType dtype, const Device& device, \
@@ -60,7 +67,8 @@ std::vector<int64_t> Dims(const Shape& s) {
 #define OFL_CREATION_API(...)
 #define OFL_CREATION(name, Name, Attrs, out)                                                   \
   const OpDef k##Name = OpSpec(#name, InferCreation<opdefs::Attrs>)                            \
-                            .StridedInputs(OFL_CREATION_STRIDED_##out);                        \
+                            .StridedInputs(OFL_CREATION_STRIDED_##out)                         \
+                            OFL_CREATION_GRAD_##out;                                           \
   OFL_CREATION_RUN_##out(Name, Attrs)
 #include "oneflow_like/opdefs/creation.def"
 #undef OFL_CREATION

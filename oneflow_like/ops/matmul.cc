@@ -120,6 +120,10 @@ StatusOr<TensorList> MatmulGrad(const GradContext& c) {
 
 #define OFL_MATMUL_SAVE_IN_inputs true
 #define OFL_MATMUL_SAVE_OUT_inputs false
+#define OFL_MATMUL_READS_inputs 0
+#define OFL_MATMUL_SAVE_IN_cross true
+#define OFL_MATMUL_SAVE_OUT_cross false
+#define OFL_MATMUL_READS_cross ReadBy({0b010, 0b011, 0})
 #define OFL_MATMUL_STRIDED_strided true
 #define OFL_MATMUL_STRIDED_contiguous false
 #define OFL_MATMUL_LOWP_cpu kLowPrecisionCPU  // bf16/f16 through oneDNN (kernels/cpu/matmul.cc)
@@ -135,6 +139,7 @@ StatusOr<TensorList> MatmulGrad(const GradContext& c) {
                             .StridedInputs(OFL_MATMUL_STRIDED_##layout)                            \
                             .SaveInputs(OFL_MATMUL_SAVE_IN_##save)                                 \
                             .SaveOutputs(OFL_MATMUL_SAVE_OUT_##save)                               \
+                            .InputReaders(OFL_MATMUL_READS_##save)                                 \
                             .LowPrecision(OFL_MATMUL_LOWP_##lowp);                                 \
   OFL_DEFINE_RUN1(Name, Attrs)
 #include "oneflow_like/opdefs/matmul.def"

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <type_traits>
 
+#include "oneflow_like/framework/autograd.h"
 #include "oneflow_like/ops/common.h"
 #include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/creation.h"
@@ -599,6 +600,19 @@ StatusOr<Tensor> Stack(const TensorList& xs, int64_t dim) {
   return Cat(u, d);
 }
 
+// The outputs of an op returning several views (torch's CreationMeta::MULTI_OUTPUT_NODE): made
+// in grad mode, modifying one in place with grad is refused naming `fn` (CheckViewInplace).
+static void MarkMultiOutputViews(const Tensor& x, TensorList& views, const char* fn) {
+  if (!GradModeEnabled()) return;  // kNoGrad already
+  for (size_t i = 0; i < views.size(); ++i) {
+    TensorImpl* v = views[i].impl();
+    if (v == x.impl() || !v->view_base) continue;
+    v->view_creation = ViewCreation::kMultiOutput;
+    v->view_multi_fn = fn;
+    v->view_output_nr = static_cast<int>(i);
+  }
+}
+
 StatusOr<TensorList> Split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t dim) {
   ASSIGN_OR_RETURN(int64_t d, WrapDim("split", dim, x.ndim()));
   int64_t total = 0;
@@ -616,6 +630,7 @@ StatusOr<TensorList> Split(const Tensor& x, const std::vector<int64_t>& sizes, i
     r.push_back(t);
     start += s;
   }
+  MarkMultiOutputViews(x, r, "SplitWithSizesBackward0");
   return r;
 }
 
@@ -625,7 +640,9 @@ StatusOr<TensorList> SplitEvery(const Tensor& x, int64_t size, int64_t dim) {
   std::vector<int64_t> sizes;
   for (int64_t s = 0; s < x.dim(d); s += size) sizes.push_back(std::min(size, x.dim(d) - s));
   if (sizes.empty()) sizes.push_back(0);
-  return Split(x, sizes, d);
+  ASSIGN_OR_RETURN(TensorList r, Split(x, sizes, d));
+  MarkMultiOutputViews(x, r, "SplitBackward0");
+  return r;
 }
 
 StatusOr<TensorList> Chunk(const Tensor& x, int64_t chunks, int64_t dim) {
@@ -642,6 +659,7 @@ StatusOr<TensorList> Unbind(const Tensor& x, int64_t dim) {
     ASSIGN_OR_RETURN(Tensor t, Select(x, d, i));
     r.push_back(t);
   }
+  MarkMultiOutputViews(x, r, "UnbindBackward0");
   return r;
 }
 

@@ -86,6 +86,7 @@ OFL_GRAD(Addcmul, {
 OFL_GRAD(Addcdiv, {
   const double v = opdefs::ReadAttrs<opdefs::AddcAttrs>(c.attrs).value;
   r[0] = g;
+  if (!c.needs_input_grad[1] && !c.needs_input_grad[2]) return r;  // t1, t2 unsaved then
   ASSIGN_OR_RETURN(Tensor gv, F::MulScalar(g, v));
   ASSIGN_OR_RETURN(Tensor g1, F::Div(gv, in[2]));
   if (c.needs_input_grad[1]) r[1] = g1;
@@ -149,6 +150,21 @@ OFL_GRAD(ClampTensor, {
 })
 #undef OFL_GRAD
 
+// The table's OFL_READS lines: kReads<Name##Fn>, the inputs' readers (0: all inputs saved).
+template <typename Fn>
+constexpr uint64_t kReads = 0;
+// clang-format off
+#define OFL_ATTRS(...)
+#define OFL_TERNARY(...)
+#define OFL_TERNARY_SCALAR(...)
+#define OFL_READS(Name, ...) template <> constexpr uint64_t kReads<opdefs::Name##Fn> = ReadBy({__VA_ARGS__});
+#include "oneflow_like/opdefs/ternary.def"
+#undef OFL_READS
+#undef OFL_TERNARY
+#undef OFL_TERNARY_SCALAR
+#undef OFL_ATTRS
+// clang-format on
+
 // The table's OpDefs, kName for each op. grad column -> gradient function and what it saves.
 // clang-format off
 #define OFL_TGRAD_fn_in(Name) .Grad(&Grad##Name).SaveOutputs(false)
@@ -156,9 +172,9 @@ OFL_GRAD(ClampTensor, {
 #define OFL_TGRAD_none(Name) .SaveInputs(false).SaveOutputs(false)
 #define OFL_ATTRS(...)
 #define OFL_TERNARY(name, Name, types, first, Attrs, grad, ...) \
-  const OpDef k##Name = OpSpec(#name, &InferTernary<opdefs::Name##Fn>).StridedInputs() OFL_TGRAD_##grad(Name);
+  const OpDef k##Name = OpSpec(#name, &InferTernary<opdefs::Name##Fn>).StridedInputs().InputReaders(kReads<opdefs::Name##Fn>) OFL_TGRAD_##grad(Name);
 #define OFL_TERNARY_SCALAR(name, Name, types, Base, pos, grad, ...) \
-  const OpDef k##Name = OpSpec(#name, &InferTernary<opdefs::Name##Fn>).StridedInputs() OFL_TGRAD_##grad(Name);
+  const OpDef k##Name = OpSpec(#name, &InferTernary<opdefs::Name##Fn>).StridedInputs().InputReaders(kReads<opdefs::Name##Fn>) OFL_TGRAD_##grad(Name);
 #include "oneflow_like/opdefs/ternary.def"
 #undef OFL_TERNARY
 #undef OFL_TERNARY_SCALAR

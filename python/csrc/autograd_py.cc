@@ -172,6 +172,17 @@ py::cpp_function Remover(std::weak_ptr<Owner> owner, Get get, int index) {
   });
 }
 
+}  // namespace
+
+// A node as Python sees it (grad_fn, next_functions). Its name() and repr are torch's
+// ("<MulBackward0 object at 0x...>"); its type stays Node (a per-name subclass cannot take over a
+// pybind instance: CPython refuses the __class__ change, the deallocators differ).
+py::object NodeObject(const std::shared_ptr<Node>& n) {
+  if (!n) return py::none();
+  return py::cast(n);
+}
+
+namespace {
 void BindNode(py::module_& m) {
   py::class_<Node, std::shared_ptr<Node>>(m, "Node")
       .def("name", &Node::name)
@@ -180,8 +191,7 @@ void BindNode(py::module_& m) {
                                py::tuple r(n.next_edges.size());
                                for (size_t i = 0; i < n.next_edges.size(); ++i) {
                                  const Edge& e = n.next_edges[i];
-                                 r[i] =
-                                     py::make_tuple(e.fn ? py::cast(e.fn) : py::none(), e.input_nr);
+                                 r[i] = py::make_tuple(NodeObject(e.fn), e.input_nr);
                                }
                                return r;
                              })
@@ -327,6 +337,7 @@ void BindAutogradFunction(py::module_& m, TensorClass&) {
     meta->grad_fn.reset();
     meta->output_nr = 0;
     meta->requires_grad = false;
+    t.impl()->view_base.reset();  // no history to regenerate from a base either
   });
 }
 

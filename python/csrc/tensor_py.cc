@@ -15,6 +15,7 @@
 
 namespace oneflow_like {
 namespace python {
+py::object NodeObject(const std::shared_ptr<Node>& n);  // autograd_py.cc: grad_fn's class
 namespace {
 
 // NumPy arrays shared with tensors are released by whichever thread frees the tensor's memory;
@@ -233,7 +234,7 @@ void BindTensorClass(py::module_& m, TensorClass& cls) {
           [](Tensor& t, py::object g) { t.set_grad(g.is_none() ? Tensor() : py::cast<Tensor>(g)); })
       .def_property_readonly("grad_fn",
                              [](const Tensor& t) -> py::object {
-                               return t.grad_fn() ? py::cast(t.grad_fn()) : py::none();
+                               return NodeObject(t.grad_fn());  // autograd_py.cc
                              })
       .def("dim", &Tensor::ndim)
       .def("numel", &Tensor::numel)
@@ -297,6 +298,13 @@ void BindTensorClass(py::module_& m, TensorClass& cls) {
             d->device = s->device;
             d->storage = s->storage;
             d->is_view = s->is_view;
+            // A view's base and creation travel with it (a root taking a view of itself, as
+            // t_() does, stays its own root).
+            d->view_base = s->view_base.get() == d ? nullptr : s->view_base;
+            d->view_creation = s->view_creation;
+            d->view_output_nr = s->view_output_nr;
+            d->view_multi_fn = s->view_multi_fn;
+            d->view_version = s->view_version;
             d->lazy_id = s->lazy_id;
             d->lazy_ctx = s->lazy_ctx;
             if (take_grad_fn)

@@ -132,7 +132,7 @@ TEST(Tensor, PrintsAsPython) {
             "tensor([1.], dtype=oneflow_like.float64, requires_grad=True)");
   EXPECT_EQ(ofl::scalar_tensor(30).str(), "tensor(30.)");
   EXPECT_EQ((ofl::ones({2}).requires_grad_() * 2.0).sum().str(),
-            "tensor(4., grad_fn=<sumBackward>)");
+            "tensor(4., grad_fn=<SumBackward0>)");
   EXPECT_EQ((ofl::arange(30).to(ofl::kFloat32) / 3.0).str(),
             "tensor([0.        , 0.33333334, 0.6666667 , 1.        , 1.3333334 ,\n"
             "        1.6666667 , 2.        , 2.3333335 , 2.6666667 , 3.        ,\n"

@@ -112,12 +112,14 @@ def test_outputs_a_formula_reads_still_raise():
     x = flow.tensor(V, requires_grad=True)
     y = F.log_softmax(x, dim=-1)
     y.add_(1.0)
-    with pytest.raises(ValueError, match=r"log_softmaxBackward.*modified by an in-place operation"):
+    with pytest.raises(ValueError, match=r"LogSoftmaxBackward0.*modified by an in-place operation"):
         y.sum().backward()
     # batch_norm still reads its saved input.
     x = flow.tensor(X4, requires_grad=True)
     h = x * 1.0
     y = F.batch_norm(h, None, None, None, None, True)
     h.add_(1.0)
-    with pytest.raises(ValueError, match=r"batch_normBackward.*modified by an in-place operation"):
+    with pytest.raises(
+        ValueError, match=r"NativeBatchNormBackward0.*modified by an in-place operation"
+    ):
         y.sum().backward()

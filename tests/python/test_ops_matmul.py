@@ -185,7 +185,7 @@ def test_every_matmul_api_is_declared_once_with_the_table_defaults():
     assert len(apis) == len(table["apis"]) and apis == MATMUL_APIS
     assert [a["entry"] for a in table["apis"] if a["name"] == "mm"] == ["Mm"]
     (op,) = table["ops"]
-    assert op["name"] == "matmul" and op["grad"] == "MatmulGrad" and op["save"] == "inputs"
+    assert op["name"] == "matmul" and op["grad"] == "MatmulGrad" and op["save"] == "cross"
     assert op["layout"] == "strided" and op["lowp"] == "all"  # oneDNN on the CPU, cuBLAS on CUDA
     assert op["attrs"] == {"alpha": 1.0, "beta": 0.0}  # beta 0: no bias term
     for name, (kind, sig) in MATMUL_APIS.items():

@@ -1,7 +1,7 @@
 """torch.autograd.detect_anomaly / set_detect_anomaly and the legacy Variable.
 
 Anomaly mode is a switch of the C++ backward engine: while on, every gradient a node returns is
-checked and a NaN fails the backward with "Function 'mulBackward' returned nan values in its
+checked and a NaN fails the backward with "Function 'MulBackward0' returned nan values in its
 0th output" (the node's op, as torch names it). The forward traceback torch also prints is
 not recorded."""
 import contextlib
