@@ -23,7 +23,9 @@ class MLM(nn.Module):
         self.tok = nn.Embedding(V, d, padding_idx=PAD)
         self.pos = nn.Parameter(torch.zeros(1, L, d))
         self.layers = nn.ModuleList(
-            nn.TransformerEncoderLayer(d, 4, 96, dropout=0.0, activation="gelu", batch_first=True, norm_first=True)
+            nn.TransformerEncoderLayer(
+                d, 4, 96, dropout=0.0, activation="gelu", batch_first=True, norm_first=True
+            )
             for _ in range(layers)
         )
         self.norm = nn.LayerNorm(d)
@@ -51,7 +53,9 @@ model = MLM()
 decay, no_decay = [], []
 for name, p in model.named_parameters():
     (no_decay if name.endswith("bias") or "norm" in name or name == "pos" else decay).append(p)
-opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}], lr=1e-2)
+opt = torch.optim.AdamW(
+    [{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}], lr=1e-2
+)
 warmup, total = 20, 250
 sched = torch.optim.lr_scheduler.LambdaLR(
     opt, lambda s: (s + 1) / warmup if s < warmup else max(0.0, (total - s) / (total - warmup))
@@ -86,6 +90,8 @@ with torch.no_grad():
     pred = model(ids).argmax(-1)
     m = labels != -100
     acc = (pred[m] == labels[m]).float().mean().item()
-print(f"mlm loss {sum(losses[:5]) / 5:.3f} -> {sum(losses[-5:]) / 5:.3f}, masked accuracy {acc:.2f}")
+print(
+    f"mlm loss {sum(losses[:5]) / 5:.3f} -> {sum(losses[-5:]) / 5:.3f}, masked accuracy {acc:.2f}"
+)
 assert sum(losses[-5:]) < 0.5 * sum(losses[:5])
 assert acc > 0.3, acc  # chance is 1/18

@@ -5,6 +5,7 @@ import math
 
 import torch
 import torch.nn as nn
+
 try:
     from torch.func import functional_call
 except ImportError:  # torch 1.13
@@ -18,9 +19,11 @@ inner_lr, k = 0.01, 10
 
 def task():
     amp, phase = torch.empty(1).uniform_(0.1, 5.0), torch.empty(1).uniform_(0, math.pi)
+
     def sample(n):
         x = torch.empty(n, 1).uniform_(-5, 5)
         return x, amp * torch.sin(x + phase)
+
     return sample
 
 
@@ -68,6 +71,8 @@ for it in range(500):
     meta_opt.step()
     meta_losses.append(outer.item() / 4)
 after = evaluate()
-print(f"meta loss {sum(meta_losses[:20]) / 20:.3f} -> {sum(meta_losses[-20:]) / 20:.3f}, adapted query mse {before:.3f} -> {after:.3f}")
+print(
+    f"meta loss {sum(meta_losses[:20]) / 20:.3f} -> {sum(meta_losses[-20:]) / 20:.3f}, adapted query mse {before:.3f} -> {after:.3f}"
+)
 assert sum(meta_losses[-20:]) < 0.85 * sum(meta_losses[:20])
 assert after < 0.8 * before
