@@ -250,6 +250,17 @@ void SetLazyDispatch(LazyDispatchFn fn) {
 namespace {
 thread_local bool t_tracing = false;
 thread_local bool t_trace_complex = false;
+
+// A lazy input while this thread records no trace. Keyed on t_tracing (per thread), not on
+// g_lazy_dispatch: that is installed by the first nn.Graph and stays for the process, so
+// testing it alone made the error depend on whether a graph had run before.
+Status LazyOutsideTrace(const OpDef& op) {
+  return Internal(
+      "[%s] lazy tensor outside of a trace (a tensor traced by an nn.Graph used after "
+      "it, or a sparse tensor passed to a dense function: use its methods, flow.sparse or "
+      ".to_dense())",
+      op.name);
+}
 }  // namespace
 void SetTraceRecordsComplex(bool on) {
   t_trace_complex = on;
@@ -528,12 +539,7 @@ Status DispatchTo(const OpDef& op, TensorSpan inputs, const AttrMap& attrs, Outp
       if ((IsComplex(t.dtype()) && !complex_ok) || IsLimited(t.dtype()))
         return TypeError("[%s] nn.Graph does not support %s tensors (they run eagerly only)",
                          op.name, DTypeLongName(t.dtype()));
-    if (!g_lazy_dispatch)
-      return Internal(
-          "[%s] lazy tensor outside of a trace (a tensor traced by an nn.Graph used after "
-          "it, or a sparse tensor passed to a dense function: use its methods, flow.sparse or "
-          ".to_dense())",
-          op.name);
+    if (!g_lazy_dispatch || !t_tracing) return LazyOutsideTrace(op);
     ASSIGN_OR_RETURN(TensorList r, g_lazy_dispatch(op, inputs, attrs, metas, nullptr));
     outputs.assign(std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
   } else if (op.view) {
@@ -648,12 +654,7 @@ Status DispatchInplace(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
   std::shared_ptr<OpNode> node;
   bool bumped = false;
   if (lazy) {
-    if (!g_lazy_dispatch)
-      return Internal(
-          "[%s] lazy tensor outside of a trace (a tensor traced by an nn.Graph used after "
-          "it, or a sparse tensor passed to a dense function: use its methods, flow.sparse or "
-          ".to_dense())",
-          op.name);
+    if (!g_lazy_dispatch || !t_tracing) return LazyOutsideTrace(op);
     ASSIGN_OR_RETURN(TensorList r, g_lazy_dispatch(op, inputs, attrs, metas, &out));
     (void)r;
   } else if (!op.strided_inputs && !out.is_contiguous()) {

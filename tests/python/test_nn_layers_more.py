@@ -65,6 +65,53 @@ def test_alpha_dropout_keeps_mean_and_variance():
     assert np.array_equal(flow.nn.AlphaDropout(0.3).eval()(x).numpy(), x.numpy())
 
 
+def _feature_alpha_planes(x, y, p):
+    """Per (sample, channel) plane: kept (a*x + b everywhere) or dropped (one constant)."""
+    alpha = 1.7580993408473766  # SELU's -scale*alpha, torch's constant
+    a = 1 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
+    b = alpha * a * p
+    axes = tuple(range(2, x.ndim))
+    kept = np.isclose(y, a * x + b).all(axis=axes)
+    dropped = np.isclose(y, -alpha * a + b).all(axis=axes)
+    return kept, dropped
+
+
+@pytest.mark.parametrize("lib", ["flow", "torch"])
+def test_feature_alpha_dropout_one_draw_per_channel(lib):
+    """Both libraries: every (n, c) plane is kept or dropped whole, a fraction p dropped, and
+    the dropped value and the affine map are torch's; the module's output keeps mean 0 / std 1
+    of a standard-normal input."""
+    t = flow if lib == "flow" else torch
+    t.manual_seed(0)
+    p = 0.3
+    x = t.randn(400, 50, 3, 4, dtype=t.float64)
+    y = t.nn.functional.feature_alpha_dropout(x, p, training=True)
+    kept, dropped = _feature_alpha_planes(x.numpy(), y.numpy(), p)
+    assert (kept ^ dropped).all()
+    assert abs(dropped.mean() - p) < 0.01
+    z = t.nn.FeatureAlphaDropout(p).train()(x).numpy()
+    assert abs(z.mean()) < 0.02 and abs(z.std() - 1) < 0.02
+    assert t.nn.FeatureAlphaDropout(p).eval()(x) is x
+
+
+def test_feature_alpha_dropout_gradient_follows_the_mask():
+    flow.manual_seed(1)
+    x = flow.randn(6, 5, 4, dtype=flow.float64, requires_grad=True)
+    p = 0.5
+    y = F.feature_alpha_dropout(x, p, training=True)
+    y.sum().backward()
+    kept, _ = _feature_alpha_planes(x.detach().numpy(), y.detach().numpy(), p)
+    a = 1 / np.sqrt((1.7580993408473766**2 * p + 1) * (1 - p))
+    np.testing.assert_allclose(x.grad.numpy(), np.broadcast_to((kept * a)[..., None], x.shape))
+
+
+def test_feature_alpha_dropout_needs_a_channel_dim():
+    with pytest.raises(RuntimeError, match=r"feature_alpha_dropout.*at least 2 dimensions.*\(5,\)"):
+        F.feature_alpha_dropout(flow.ones(5), 0.5, training=True)
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        torch.nn.functional.feature_alpha_dropout(torch.ones(5), 0.5, training=True)
+
+
 @pytest.mark.parametrize("n", [1, 2, 3])
 @pytest.mark.parametrize("affine,track", [(False, False), (True, True)])
 def test_instance_norm(n, affine, track):

@@ -580,3 +580,21 @@ def test_embedding_sparse_needs_a_parameter():
     w = _f(np.ones((4, 2))).requires_grad_()
     with pytest.raises(RuntimeError, match=r"\[embedding\] sparse=True .*nn.Parameter"):
         flow.nn.functional.embedding(flow.tensor([1]), w, sparse=True)
+
+
+def test_dense_function_error_is_the_same_after_an_nn_graph_ran():
+    """The first nn.Graph installs the lazy dispatcher for the process; a sparse tensor given to
+    a dense function afterwards must still raise the same RuntimeError (it raised ValueError
+    "used outside of it" once any graph had run: test order changed the result)."""
+
+    class G(flow.nn.Graph):
+        def build(self, x):
+            return x * 2
+
+    x = flow.ones(2, 2)
+    assert G()(x).numpy().tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    s, _ = _pair([[0, 1], [1, 0]], [1.0, 2.0], (2, 2))
+    with pytest.raises(RuntimeError, match=r"\[relu\].*sparse tensor passed to a dense function"):
+        flow.relu(s)
+    with pytest.raises(RuntimeError, match=r"lazy tensor outside of a trace"):
+        flow.zeros(2, 2).add_(s)

@@ -1214,8 +1214,14 @@ def _alpha_dropout(input, p, training, inplace, feature):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
+    if feature and input.dim() < 2:
+        raise RuntimeError(
+            "feature_alpha_dropout: Feature dropout requires at least 2 dimensions in the input "
+            f"(N, C, *), but got input of size {tuple(input.shape)}"
+        )
     if p == 1:
         return _maybe_inplace(input, input * 0.0, inplace)
+    # feature: one draw per (sample, channel), shared by every position of that channel
     shape = list(input.shape[:2]) + [1] * (input.dim() - 2) if feature else list(input.shape)
     keep = (_C.rand(*shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype)
     a_neg = -_SELU_ALPHA * _SELU_SCALE  # the value SELU saturates to
