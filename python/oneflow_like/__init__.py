@@ -246,3 +246,9 @@ def __getattr__(name):
 from . import sparse  # noqa: E402
 
 sparse._install(__import__("sys").modules[__name__])
+
+# Last of all: the __torch_function__ protocol (flow.overrides) wraps every public function and
+# Tensor method in its C++ dispatcher, so it must see the finished namespaces.
+from . import overrides  # noqa: E402
+
+overrides._install(__import__("sys").modules[__name__])

@@ -193,7 +193,7 @@ def _as_subclass(self, cls):
     its data and its autograd history (gradients flow through it to this tensor's inputs)."""
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
         raise TypeError(f"as_subclass: cls must be a subclass of Tensor, got {cls!r}")
-    obj = cls.__new__(cls)
+    obj = Tensor.__new__(cls)  # not cls.__new__: a subclass's may call as_subclass itself
     Tensor.__init__(obj, self.detach())
     obj._rebind_(self, True, False)
     return obj

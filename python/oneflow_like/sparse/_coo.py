@@ -62,6 +62,9 @@ def _host(t):
 class SparseCOOTensor(Tensor):
     """A sparse tensor in coordinate format, as torch.sparse_coo_tensor makes it."""
 
+    # Routed by flow.sparse's own hooks, not by the __torch_function__ protocol.
+    __torch_function__ = _C._disabled_torch_function_impl
+
     is_sparse = True
     layout = sparse_coo
 

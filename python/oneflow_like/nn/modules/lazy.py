@@ -27,6 +27,8 @@ class UninitializedParameter(Parameter):
 class UninitializedBuffer(flow.Tensor):
     """A buffer whose shape is not known yet."""
 
+    __torch_function__ = flow._C._disabled_torch_function_impl
+
     def __init__(self, requires_grad=False, device=None, dtype=None):
         kw = {k: v for k, v in (("device", device), ("dtype", dtype)) if v is not None}
         flow.Tensor.__init__(self, flow.empty(0, **kw))

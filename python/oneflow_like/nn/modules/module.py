@@ -18,6 +18,9 @@ from oneflow_like.nn.modules.module_hooks import (
 class Parameter(flow.Tensor):
     """A leaf tensor that a Module registers as trainable; shares storage with `data`."""
 
+    # As torch's: ops on a Parameter return plain Tensors, and it takes no part in dispatch.
+    __torch_function__ = flow._C._disabled_torch_function_impl
+
     def __init__(self, data=None, requires_grad=True):
         if data is None:
             data = flow.empty(0)
@@ -37,6 +40,8 @@ class Parameter(flow.Tensor):
 class Buffer(flow.Tensor):
     """torch.nn.Buffer (PyTorch 2.5): a tensor that, assigned to a module attribute, is
     registered as a buffer (persistent: saved in the state_dict, default True)."""
+
+    __torch_function__ = flow._C._disabled_torch_function_impl
 
     def __init__(self, data=None, *, persistent=True):
         if data is None:
