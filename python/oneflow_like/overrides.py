@@ -253,9 +253,7 @@ def wrap_torch_function(dispatcher):
 def is_tensor_like(inp):
     """torch.overrides.is_tensor_like: a Tensor, or an object whose type has
     __torch_function__."""
-    from . import Tensor
-
-    return type(inp) is Tensor or hasattr(type(inp), "__torch_function__")
+    return type(inp) is _C.Tensor or hasattr(type(inp), "__torch_function__")
 
 
 # --------------------------------------------------------------------------------------------
@@ -266,8 +264,7 @@ def is_tensor_like(inp):
 def _convert(ret, cls):
     """Tensor results of a call on a `cls` argument, as `cls` (containers converted item by
     item)."""
-    from . import Tensor
-
+    Tensor = _C.Tensor
     if cls is Tensor:
         return ret
     if isinstance(ret, Tensor) and not isinstance(ret, cls):
