@@ -332,7 +332,7 @@ _FACTORIES = frozenset(
     arange bartlett_window blackman_window empty empty_strided eye full hamming_window
     hann_window kaiser_window linspace logspace ones rand randint randn randperm scalar_tensor
     tensor tril_indices triu_indices zeros as_tensor asarray from_numpy frombuffer
-    sparse_coo_tensor normal_ empty_like_ range
+    sparse_coo_tensor range
     """.split()
 )
 
@@ -377,11 +377,11 @@ _OPERATOR_METHODS = {
 }
 
 _NAMESPACES = (
-    ("oneflow_like", None),
-    ("oneflow_like.nn.functional", None),
-    ("oneflow_like.linalg", None),
-    ("oneflow_like.fft", None),
-    ("oneflow_like.special", None),
+    "oneflow_like",
+    "oneflow_like.nn.functional",
+    "oneflow_like.linalg",
+    "oneflow_like.fft",
+    "oneflow_like.special",
 )
 
 _FUNCTION_TYPES = (_types.FunctionType, _types.BuiltinFunctionType)
@@ -486,7 +486,7 @@ def _install_tensor(Tensor):
 def _install(flow):
     """Wraps the public API (called once, last, by oneflow_like/__init__.py)."""
     Tensor = flow.Tensor
-    for public_name, _ in _NAMESPACES:
+    for public_name in _NAMESPACES:
         _install_namespace(sys.modules[public_name], public_name)
     _install_tensor(Tensor)
     Tensor.__torch_function__ = classmethod(_tensor_torch_function)
