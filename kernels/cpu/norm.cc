@@ -279,7 +279,9 @@ Status RowNormGradKernel(KernelContext& ctx) {
     // Rows are split into blocks; each block accumulates its own dw/db partials.
     int64_t nblocks = std::min<int64_t>(q.rows, 4 * IntraOpPool()->num_threads());
     if (q.rows * q.len < kParallelGrain) nblocks = std::min<int64_t>(nblocks, 1);
-    std::vector<double> pw((hw || hb) ? nblocks * naff * 2 : 0, 0.0);
+    // At least one block's partials: with no rows dw/db are written as zeros (they were left
+    // uninitialised).
+    std::vector<double> pw((hw || hb) ? std::max<int64_t>(nblocks, 1) * naff * 2 : 0, 0.0);
     ParallelFor(
         nblocks,
         [&](int64_t bb, int64_t be) {

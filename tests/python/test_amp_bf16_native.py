@@ -322,7 +322,8 @@ def test_layer_norm_forward_backward_vs_f64(shape, affine):
     for got, want in pairs:
         want = want.numpy()
         scale = np.abs(want).max() if want.size else 1.0
-        np.testing.assert_allclose(as_np(got), want, rtol=2e-2, atol=2e-2 * scale)
+        # (+1e-4: a row of one element has dx 0, computed as rstd * (a - fma(...)) ~ 1e-5)
+        np.testing.assert_allclose(as_np(got), want, rtol=2e-2, atol=2e-2 * scale + 1e-4)
 
 
 def test_layer_norm_non_contiguous_input_and_no_casts():

@@ -35,6 +35,8 @@ def stored(x, name):
 
 
 def grad(values, name):
+    if name == "float64":
+        return flow.tensor(np.asarray(values, dtype=np.float64))
     return flow.tensor(np.asarray(values, dtype=np.float32)).to(DTYPES[name][0])
 
 
@@ -161,7 +163,7 @@ def test_unscale_errors_name_the_op_and_operands():
         flow._amp_foreach_non_finite_check_and_unscale_(
             [flow.ones(2)], flags(), flow.ones((), dtype=flow.float16)
         )
-    with pytest.raises(TypeError, match=op + ".*grads\\[1\\] must be a floating point.*i64"):
+    with pytest.raises(TypeError, match=op + ".*grads\\[1\\] must be a floating point.*s64"):
         flow._amp_foreach_non_finite_check_and_unscale_(
             [flow.ones(2), flow.ones(3, dtype=flow.int64)], flags(), inv
         )
@@ -188,7 +190,8 @@ def update_reference(scale, tracker, found, growth, backoff, interval):
         return np.float32(np.float64(scale) * backoff), 0
     n = tracker + 1
     if n == interval:
-        grown = np.float32(np.float64(scale) * growth)
+        with np.errstate(over="ignore"):
+            grown = np.float32(np.float64(scale) * growth)
         return (grown if np.isfinite(grown) else scale), 0
     return scale, n
 
@@ -217,7 +220,7 @@ def test_update_scale_errors():
     s, t, f = flow.ones(()), flow.zeros((), dtype=flow.int32), flags()
     with pytest.raises(TypeError, match=op + ".*scale must be a one-element float32"):
         flow._amp_update_scale_(s.double(), t, f, 2.0, 0.5, 10)
-    with pytest.raises(TypeError, match="growth_tracker must be a one-element int32.*i64"):
+    with pytest.raises(TypeError, match="growth_tracker must be a one-element int32.*s64"):
         flow._amp_update_scale_(s, t.long(), f, 2.0, 0.5, 10)
     with pytest.raises(TypeError, match="found_inf must be a one-element float32"):
         flow._amp_update_scale_(s, t, flow.zeros(2), 2.0, 0.5, 10)
@@ -225,7 +228,9 @@ def test_update_scale_errors():
 
 def test_op_table_lists_both_ops_with_defaults():
     table = flow._C._amp_table()
-    rows = {r["name"]: r for r in table}
+    rows = {r["name"]: r for r in table["ops"]}
+    apis = {a["name"]: a for a in table["apis"]}
+    assert apis["_amp_update_scale_"]["entry"] == "AmpUpdateScale_"
     assert rows["_amp_update_scale_"]["attrs"] == {
         "growth_factor": 2.0,
         "backoff_factor": 0.5,
