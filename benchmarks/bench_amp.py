@@ -1,13 +1,20 @@
 """Mixed precision: training-step time in f32 vs bf16 autocast, ours and PyTorch's CPU autocast
 measured interleaved in the same run, plus the CPU's ISA as oneDNN sees it.
 
-    PYTHONPATH=python /usr/bin/python3 benchmarks/bench_amp.py [--quick] [--ops]
+    PYTHONPATH=python /usr/bin/python3 benchmarks/bench_amp.py [--quick] [--ops] [--scaler]
 
 Models: the MLP 784-1024-1024-10 (batch 128) and a TransformerEncoderLayer(256, 4, 1024,
 batch_first, dropout 0) on [32, 64, 256] with a mean-pooled linear head; SGD + momentum, cross
 entropy. Target (issue 19): bf16 >= 2x faster than f32 where AMX (or AVX-512-BF16) is present, and
 ahead of PyTorch's CPU autocast. Without those instructions oneDNN emulates bf16 on AVX-512 and
 bf16 cannot beat f32; the table says which case this machine is.
+
+The step table's last column counts the dtype casts (cast kernels) one bf16 autocast step runs:
+ops that take bf16 natively on the CPU (framework/autocast.cc kCpuBf16Ops) need none.
+
+--scaler times flow.amp.GradScaler's unscale_ + update on a 100-parameter model (50 Linear(64, 64)
+layers, f32 grads already there): the fused _amp_foreach_non_finite_check_and_unscale_ and
+_amp_update_scale_ kernels (opdefs/amp.def). Only that table is printed.
 
 --ops adds a per-op breakdown of the bf16 autocast steps: self time per step of each op (ours from
 flow.profiler's kernel times, torch's from torch.profiler's self CPU times; profiler overhead
@@ -144,8 +151,9 @@ def gemm_table(calls, repeats):
     table.print()
 
 
-def op_table(kind, steps=5, rows=14):
-    """Per-op self time (ms per step) of the bf16 autocast step, ours and torch's, side by side."""
+def profiled_steps(kind, steps):
+    """flow.profiler's key_averages() over `steps` bf16 autocast steps of the model (after two
+    warm-up steps)."""
     ours = make(flow, kind)
     for _ in range(2):
         ours(True)
@@ -154,7 +162,12 @@ def op_table(kind, steps=5, rows=14):
         for _ in range(steps):
             ours(True)
         flow.sync()
-    mine = {e.key: e.self_cpu_time_total / 1e3 / steps for e in prof.key_averages()}
+    return prof.key_averages()
+
+
+def op_table(kind, steps=5, rows=14):
+    """Per-op self time (ms per step) of the bf16 autocast step, ours and torch's, side by side."""
+    mine = {e.key: e.self_cpu_time_total / 1e3 / steps for e in profiled_steps(kind, steps)}
     theirs = {}
     if torch is not None:
         tstep = make(torch, kind)
@@ -185,9 +198,46 @@ def op_table(kind, steps=5, rows=14):
     table.print()
 
 
+def casts_per_step(kind, steps=3):
+    """Cast kernels one bf16 autocast training step runs (flow.profiler's op counts)."""
+    n = sum(e.count for e in profiled_steps(kind, steps) if e.key == "cast")
+    return f"{n / steps:.0f}"
+
+
+def scaler_table(calls, repeats):
+    """GradScaler.unscale_ + update per step on 100 f32 parameters (50 Linear(64, 64))."""
+    nn = flow.nn
+    flow.manual_seed(0)
+    model = nn.Sequential(*[nn.Linear(64, 64) for _ in range(50)])
+    params = list(model.parameters())
+    for p in params:
+        p.grad = flow.randn(*p.shape)
+    opt = flow.optim.SGD(params, lr=0.01)
+    scaler = flow.amp.GradScaler("cpu", init_scale=1.0, growth_interval=10**9)
+    scaler.scale(flow.ones(()))
+
+    def step():
+        scaler.unscale_(opt)
+        scaler.update()
+
+    step(), flow.sync()
+    r = interleaved({"ours": lambda: per_call(step, flow.sync, calls * 20)}, repeats)
+    table = Table(
+        "GradScaler.unscale_ + update, us per step (100 f32 params, 50 x Linear(64, 64))",
+        ["params", "elements", "ours us"],
+    )
+    v = r.get("ours")
+    n = sum(p.numel() for p in params)
+    table.add(len(params), n, f"{v * 1e6:.0f}" if isinstance(v, float) else f"missing: {v}")
+    table.print()
+
+
 def main():
     have, native = isa_line()
     calls, repeats = (2, 3) if QUICK else (5, 7)
+    if "--scaler" in sys.argv:
+        scaler_table(calls, repeats)
+        return
     table = Table(
         "Training step, ms (median; bf16 = autocast(cpu, bfloat16))",
         [
@@ -198,6 +248,7 @@ def main():
             "torch f32",
             "torch bf16",
             "ours/torch bf16",
+            "ours casts/bf16 step",
         ],
         note=f"CPU flags: {' '.join(have)}; native bf16 (AVX512_BF16/AMX): {'yes' if native else 'NO'}"
         f"; threads: {os.cpu_count()}",
@@ -233,6 +284,7 @@ def main():
             ms("torchFalse"),
             ms("torchTrue"),
             ratio(r.get("oursTrue"), r.get("torchTrue")),
+            casts_per_step(kind),
         )
     table.print()
     gemm_table(calls, repeats)

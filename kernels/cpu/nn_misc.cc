@@ -4,6 +4,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/cpu/bf16_loops.h"
 #include "kernels/cpu/loops.h"
 #include "kernels/cpu/rng_simd.h"
 #include "oneflow_like/opdefs/attrs.h"
@@ -90,6 +91,27 @@ Status DropoutKernel(KernelContext& ctx) {
   const opdefs::DropoutAttrs a = opdefs::ReadAttrs<opdefs::DropoutAttrs>(ctx.attrs());
   double p = a.p;
   uint64_t seed = static_cast<uint64_t>(a.seed);
+  if (x.dtype == DType::kBF16) {
+    // Native bf16 (framework/autocast.cc kCpuBf16Ops): a block widened to float, masked and
+    // scaled in float as the f32 kernel does, rounded back once: the f32 round trip's values
+    // (and its gradient's: dropout of dy with the same seed) without its two casts.
+    const bfloat16* xs = x.ptr<const bfloat16>();
+    bfloat16* o = out.ptr<bfloat16>();
+    const float scale = p < 1.0 ? static_cast<float>(1.0 / (1.0 - p)) : 0.0f;
+    const uint64_t thr = UniformThreshold(p);
+    ParallelFor(x.numel(), [&](int64_t b, int64_t e) {
+      uint32_t keep[kBf16Chunk];
+      float xf[kBf16Chunk], of[kBf16Chunk];
+      for (int64_t c = b; c < e; c += kBf16Chunk) {
+        int64_t n = std::min(kBf16Chunk, e - c);
+        RngAtLeastMask(seed, static_cast<uint64_t>(c), n, thr, keep);
+        WidenBf16(xs + c, xf, n);
+        ApplyKeepMask(xf, keep, scale, of, n);
+        NarrowToBf16(of, o + c, n);
+      }
+    });
+    return Status();
+  }
   bool done = false;
   OFL_SWITCH_FLOAT(x.dtype, {
     using T = scalar_t;

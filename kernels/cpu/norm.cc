@@ -1,8 +1,10 @@
 // CPU kernels of the normalization family. Statistics accumulate in double; rows (layer_norm,
 // group_norm, rms_norm) are parallel over rows, batch_norm over channels.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "kernels/cpu/bf16_simd.h"
 #include "kernels/cpu/loops.h"
 #include "oneflow_like/opdefs/attrs.h"
 #include "oneflow_like/opdefs/norm.h"
@@ -62,12 +64,16 @@ inline void RowStats(const T* __restrict x, int64_t n, double* mean, double* var
          n;
 }
 
+Status LayerNormBf16(KernelContext& ctx, const RowGeom& q, double eps);
+Status LayerNormGradBf16(KernelContext& ctx, const RowGeom& q);
+
 Status RowNormKernel(KernelContext& ctx) {
   const TensorView& x = ctx.input(0);
   auto a = opdefs::ReadAttrs<RowNormAttrs>(ctx.attrs());
   RowGeom q = RowGeomOf(a, x.numel());
   bool hw = a.has_weight, hb = a.has_bias;
   double eps = a.eps;
+  if (x.dtype == DType::kBF16) return LayerNormBf16(ctx, q, eps);
   OFL_NORM_FLOAT(ctx.op(), x.dtype, {
     using T = scalar_t;
     const T* xs = x.ptr<const T>();
@@ -136,6 +142,125 @@ inline void LayerNormGradRow(const T* __restrict xr, const T* __restrict gr, con
     for (int64_t j = 0; j < len; ++j) dr[j] = rs * (gr[j] - mg - (xr[j] - m) * rs * mgx);
 }
 
+// ---- native bfloat16 layer_norm (framework/autocast.cc kCpuBf16Ops)
+// ------------------------------ x, y, dy, dx in bf16; weight/bias (and their grads) in f32, as
+// torch keeps them under autocast, or in bf16; the statistics in f32. Each row is widened to float
+// once and run through the f32 row code above, so y (and dx) equal the f32 path's values rounded
+// once to bf16, without its casts.
+
+// The affine parameter `i` (f32 or bf16) as floats.
+std::vector<float> AffineAsFloat(const TensorView& p) {
+  std::vector<float> f(p.numel());
+  if (p.dtype == DType::kBF16)
+    WidenBf16(p.ptr<const bfloat16>(), f.data(), p.numel());
+  else
+    std::copy(p.ptr<const float>(), p.ptr<const float>() + p.numel(), f.begin());
+  return f;
+}
+Status CheckBf16LayerNorm(KernelContext& ctx, const RowGeom& q, int first_param, int nparams) {
+  if (q.inner != 1 || q.groups != 1)
+    return TypeError("[%s] bfloat16 inputs are supported for layer_norm only on cpu", ctx.op());
+  for (int i = first_param; i < first_param + nparams; ++i) {
+    DType t = ctx.input(i).dtype;
+    if (t != DType::kF32 && t != DType::kBF16)
+      return TypeError("[%s] bfloat16 input with a %s weight/bias: expected float32 or bfloat16",
+                       ctx.op(), DTypeName(t));
+  }
+  return Status();
+}
+
+Status LayerNormBf16(KernelContext& ctx, const RowGeom& q, double eps) {
+  auto a = opdefs::ReadAttrs<RowNormAttrs>(ctx.attrs());
+  const bool hw = a.has_weight, hb = a.has_bias;
+  RETURN_IF_ERROR(CheckBf16LayerNorm(ctx, q, 1, int(hw) + int(hb)));
+  const std::vector<float> wf = hw ? AffineAsFloat(ctx.input(1)) : std::vector<float>();
+  const std::vector<float> bf = hb ? AffineAsFloat(ctx.input(hw ? 2 : 1)) : std::vector<float>();
+  const float *w = hw ? wf.data() : nullptr, *b = hb ? bf.data() : nullptr;
+  const bfloat16* xs = ctx.input(0).ptr<const bfloat16>();
+  bfloat16* y = ctx.output(0).ptr<bfloat16>();
+  float *mean = ctx.output(1).ptr<float>(), *rstd = ctx.output(2).ptr<float>();
+  const int64_t len = q.len;
+  ParallelFor(
+      q.rows,
+      [&](int64_t rb, int64_t re) {
+        std::vector<float> xr(len), yr(len);
+        for (int64_t r = rb; r < re; ++r) {
+          WidenBf16(xs + r * len, xr.data(), len);
+          double m, v;
+          RowStats(xr.data(), len, &m, &v);
+          const float mt = static_cast<float>(m), rs = static_cast<float>(1.0 / std::sqrt(v + eps));
+          mean[r] = mt;
+          rstd[r] = rs;
+          const float* x = xr.data();
+          float* o = yr.data();
+          if (w && b)
+            for (int64_t j = 0; j < len; ++j) o[j] = (x[j] - mt) * rs * w[j] + b[j];
+          else if (w)
+            for (int64_t j = 0; j < len; ++j) o[j] = (x[j] - mt) * rs * w[j];
+          else if (b)
+            for (int64_t j = 0; j < len; ++j) o[j] = (x[j] - mt) * rs + b[j];
+          else
+            for (int64_t j = 0; j < len; ++j) o[j] = (x[j] - mt) * rs;
+          NarrowToBf16(o, y + r * len, len);
+        }
+      },
+      std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(len, 1)));
+  return Status();
+}
+
+// (dy, x, mean, rstd [, w]) -> (dx [, dw] [, db]); dw/db in their outputs' dtype (f32 or bf16).
+Status LayerNormGradBf16(KernelContext& ctx, const RowGeom& q) {
+  auto a = opdefs::ReadAttrs<RowNormAttrs>(ctx.attrs());
+  const bool hw = a.has_weight, hb = a.has_bias;
+  RETURN_IF_ERROR(CheckBf16LayerNorm(ctx, q, 4, int(hw)));
+  for (int i = 2; i <= 3; ++i)
+    if (ctx.input(i).dtype != DType::kF32)
+      return TypeError("[%s] bfloat16 input: expected float32 statistics, got %s", ctx.op(),
+                       DTypeName(ctx.input(i).dtype));
+  const std::vector<float> wf = hw ? AffineAsFloat(ctx.input(4)) : std::vector<float>();
+  const float* w = hw ? wf.data() : nullptr;
+  const bfloat16 *dy = ctx.input(0).ptr<const bfloat16>(), *xs = ctx.input(1).ptr<const bfloat16>();
+  const float *mean = ctx.input(2).ptr<const float>(), *rstd = ctx.input(3).ptr<const float>();
+  bfloat16* dx = ctx.output(0).ptr<bfloat16>();
+  const int64_t len = q.len;
+  int64_t nblocks = std::min<int64_t>(q.rows, 4 * IntraOpPool()->num_threads());
+  if (q.rows * len < kParallelGrain) nblocks = std::min<int64_t>(nblocks, 1);
+  std::vector<double> pw((hw || hb) ? nblocks * len * 2 : 0, 0.0);
+  ParallelFor(
+      nblocks,
+      [&](int64_t bb, int64_t be) {
+        std::vector<float> xr(len), gr(len), dr(len);
+        for (int64_t blk = bb; blk < be; ++blk) {
+          double* pdw = pw.empty() ? nullptr : pw.data() + blk * len * 2;
+          double* pdb = pdw ? pdw + len : nullptr;
+          int64_t r0 = q.rows * blk / nblocks, r1 = q.rows * (blk + 1) / nblocks;
+          for (int64_t r = r0; r < r1; ++r) {
+            WidenBf16(xs + r * len, xr.data(), len);
+            WidenBf16(dy + r * len, gr.data(), len);
+            LayerNormGradRow(xr.data(), gr.data(), w, mean[r], rstd[r], len, dr.data(), pdw, pdb);
+            NarrowToBf16(dr.data(), dx + r * len, len);
+          }
+        }
+      },
+      1);
+  int k = 1;
+  for (bool has : {hw, hb}) {
+    if (!has) continue;
+    const TensorView& o = ctx.output(k);
+    const int64_t off = k == 1 && hw ? 0 : len;
+    for (int64_t i = 0; i < len; ++i) {
+      double sum = 0;
+      for (int64_t blk = 0; blk < nblocks; ++blk) sum += pw[blk * len * 2 + off + i];
+      if (o.dtype == DType::kBF16)
+        o.ptr<bfloat16>()[i] = bfloat16(static_cast<float>(sum));
+      else
+        o.ptr<float>()[i] = static_cast<float>(sum);
+    }
+    ++k;
+  }
+  return Status();
+}
+
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * w; dw = sum(dy * xhat); db = sum(dy).
 Status RowNormGradKernel(KernelContext& ctx) {
   const TensorView &dyv = ctx.input(0), &x = ctx.input(1);
@@ -143,6 +268,7 @@ Status RowNormGradKernel(KernelContext& ctx) {
   RowGeom q = RowGeomOf(a, x.numel());
   bool hw = a.has_weight, hb = a.has_bias;
   int64_t naff = q.groups * q.cpg;
+  if (x.dtype == DType::kBF16) return LayerNormGradBf16(ctx, q);
   OFL_NORM_FLOAT(ctx.op(), x.dtype, {
     using T = scalar_t;
     const T *dy = dyv.ptr<const T>(), *xs = x.ptr<const T>(), *mean = ctx.input(2).ptr<const T>(),
@@ -153,7 +279,9 @@ Status RowNormGradKernel(KernelContext& ctx) {
     // Rows are split into blocks; each block accumulates its own dw/db partials.
     int64_t nblocks = std::min<int64_t>(q.rows, 4 * IntraOpPool()->num_threads());
     if (q.rows * q.len < kParallelGrain) nblocks = std::min<int64_t>(nblocks, 1);
-    std::vector<double> pw((hw || hb) ? nblocks * naff * 2 : 0, 0.0);
+    // At least one block's partials: with no rows dw/db are written as zeros (they were left
+    // uninitialised).
+    std::vector<double> pw((hw || hb) ? std::max<int64_t>(nblocks, 1) * naff * 2 : 0, 0.0);
     ParallelFor(
         nblocks,
         [&](int64_t bb, int64_t be) {

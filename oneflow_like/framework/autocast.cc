@@ -215,11 +215,15 @@ namespace {
 // tables, softmax, sum), eager calls only: the hot non-GEMM ops of an autocast training step,
 // which would otherwise be computed through f32 tensors (a cast of each input and of the output).
 // The elementwise ops and softmax give the same values (f32 math, one rounding); sum accumulates
-// in f32 (torch's bf16 sum) where the f32 kernel accumulates in f64.
+// in f32 (torch's bf16 sum) where the f32 kernel accumulates in f64. dropout (forward and, being
+// its own gradient, backward) masks and scales in f32 and rounds once: the same values.
+// layer_norm and layer_norm_grad take float32 (or bf16) weight and bias beside bf16 x, keep the
+// statistics in f32 and round y and dx once: the f32 path's y; dx from f32 statistics (that path
+// rounds them to bf16 first), dweight/dbias in the parameters' dtype.
 constexpr const char* kCpuBf16Ops =
     "add sub mul div add_scalar mul_scalar rsub_scalar rdiv_scalar neg relu relu_grad gelu "
     "gelu_grad silu silu_grad tanh tanh_grad sigmoid sigmoid_grad softmax softmax_grad "
-    "log_softmax log_softmax_grad sum";
+    "log_softmax log_softmax_grad sum dropout layer_norm layer_norm_grad";
 
 bool CpuBf16Native(const OpDef& op, TensorSpan inputs) {
   static const PolicyMap* names = [] {

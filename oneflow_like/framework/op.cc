@@ -1,4 +1,5 @@
 #include "oneflow_like/framework/op.h"
+#include "oneflow_like/framework/inplace_multi.h"
 
 #include <atomic>
 #include <cstring>
@@ -689,6 +690,59 @@ Status DispatchInplace(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
   if (!bumped) out.bump_version();
   if (node) node->RefreshOutputVersions();
   if (node && rebase) RETURN_IF_ERROR(RebaseHistory(out, node));
+  return Status();
+}
+
+Status DispatchInplaceMulti(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
+                            TensorSpan outs) {
+  RETURN_IF_ERROR(CheckDefined(op, inputs));
+  if (outs.empty()) return InvalidArgument("[%s] no in-place target", op.name);
+  for (size_t i = 0; i < outs.size(); ++i)
+    if (!outs[i].defined())
+      return InvalidArgument("[%s] in-place target %d is undefined", op.name, int(i));
+  bool lazy = t_tracing;
+  for (auto& t : inputs) lazy |= t.is_lazy();
+  for (auto& t : outs) lazy |= t.is_lazy();
+  if (lazy)
+    return Unimplemented(
+        "[%s] updates its tensors in place eagerly and is not supported inside an "
+        "nn.Graph trace",
+        op.name);
+  if (GradModeEnabled()) {
+    for (auto& t : outs)
+      if (t.requires_grad())
+        return InvalidArgument(
+            "[%s] in-place op is not differentiable, but target %s requires grad", op.name,
+            t.meta_string());
+  }
+  RETURN_IF_ERROR(CheckSameDevice(op.name, inputs));
+  const Device device = outs[0].device();
+  for (auto& t : outs)
+    if (t.device() != device || (!inputs.empty() && t.device() != inputs[0].device()))
+      return InvalidArgument(
+          "[%s] expected all tensors on the same device, got %s on %s and %s on %s", op.name,
+          outs[0].meta_string(), device.ToString(), t.meta_string(), t.device().ToString());
+  for (auto& t : inputs)
+    if (!t.is_contiguous())
+      return InvalidArgument("[%s] expects contiguous tensors, got %s", op.name, t.meta_string());
+  for (auto& t : outs)
+    if (!t.is_contiguous())
+      return InvalidArgument("[%s] expects contiguous tensors, got %s", op.name, t.meta_string());
+  Scratch<std::vector<TensorMeta>> scratch;
+  std::vector<TensorMeta>& metas = scratch.get();
+  RETURN_IF_ERROR(op.infer(inputs, attrs, &metas));
+  if (metas.size() != outs.size())
+    return Internal("[%s] infers %d results for %d in-place targets", op.name, int(metas.size()),
+                    int(outs.size()));
+  for (size_t i = 0; i < outs.size(); ++i)
+    if (metas[i].shape != outs[i].shape() || metas[i].dtype != outs[i].dtype())
+      return InvalidArgument(
+          "[%s] in-place result %d (%s of shape %s) does not match the target %s", op.name, int(i),
+          DTypeLongName(metas[i].dtype), metas[i].shape.ToString(), outs[i].meta_string());
+  RETURN_IF_ERROR(CheckComplex(op, inputs, metas));
+  RETURN_IF_ERROR(CheckLimited(op, inputs, metas));
+  RETURN_IF_ERROR(Launch(op, inputs, attrs, outs, device));
+  for (auto& t : outs) t.bump_version();
   return Status();
 }
 

@@ -4,6 +4,7 @@
 #include "oneflow_like/ops/norm.h"
 
 #include <limits>
+#include <string_view>
 
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/common.h"
@@ -22,9 +23,17 @@ using opdefs::BatchNormAttrs;
 using opdefs::RmsNormAttrs;
 using opdefs::RowNormAttrs;
 
+// layer_norm's native bfloat16 CPU kernel takes float32 parameters with a bfloat16 input (torch's
+// mixed-type layer_norm: autocast keeps the parameters in float32); functional::LayerNorm sends
+// that pair nowhere else.
+bool MixedBf16LayerNorm(const char* op, const Tensor& p, const Tensor& x) {
+  return x.dtype() == DType::kBF16 && p.dtype() == DType::kF32 &&
+         std::string_view(op) == "layer_norm";
+}
+
 Status CheckParam(const char* op, const Tensor& p, const char* what, const Tensor& x,
                   int64_t numel) {
-  if (p.numel() != numel || p.dtype() != x.dtype())
+  if (p.numel() != numel || (p.dtype() != x.dtype() && !MixedBf16LayerNorm(op, p, x)))
     return InvalidArgument("[%s] expected %s of %d elements and %s's dtype, got %s", op, what,
                            numel, x.meta_string(), p.meta_string());
   return Status();
@@ -41,7 +50,10 @@ Status Infer_rows(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>* out)
   auto a = opdefs::ReadAttrs<RowNormAttrs>(m);
   int64_t len = a.channels_per_group * a.inner;
   int64_t rows = len > 0 ? in[0].numel() / len : 0;
-  *out = {Like(in[0], in[0].shape()), Like(in[0], Shape{rows}), Like(in[0], Shape{rows})};
+  // bfloat16 inputs (layer_norm's native CPU kernel) keep the statistics in float32.
+  const DType stats = in[0].dtype() == DType::kBF16 ? DType::kF32 : in[0].dtype();
+  *out = {Like(in[0], in[0].shape()), TensorMeta{Shape{rows}, stats, in[0].device()},
+          TensorMeta{Shape{rows}, stats, in[0].device()}};
   return Status();
 }
 // *_norm_grad(dy, x, mean, rstd [, w]) -> (dx [, dw] [, db]).
@@ -50,8 +62,11 @@ Status Infer_rows_grad(TensorSpan in, const AttrMap& m, std::vector<TensorMeta>*
   auto a = opdefs::ReadAttrs<RowNormAttrs>(m);
   Shape naff{a.groups * a.channels_per_group};
   out->push_back(Like(x, x.shape()));
-  if (a.has_weight) out->push_back(Like(x, naff));
-  if (a.has_bias) out->push_back(Like(x, naff));
+  // The parameters' gradients in the weight's dtype (float32 beside a bfloat16 x), else the
+  // statistics' (RowNormGrad casts a bias gradient to the bias's dtype).
+  const DType p = a.has_weight ? in[4].dtype() : in[2].dtype();
+  if (a.has_weight) out->push_back(TensorMeta{naff, p, x.device()});
+  if (a.has_bias) out->push_back(TensorMeta{naff, p, x.device()});
   return Status();
 }
 // batch_norm(x, w, b, running_mean, running_var) -> (y, mean, invstd, unbiased batch var).
@@ -253,6 +268,9 @@ StatusOr<TensorList> RowNormGrad(const OpDef& grad_op, const GradContext& c) {
   TensorList r{g[0]};
   for (size_t i = 1; i < g.size(); ++i) {
     ASSIGN_OR_RETURN(Tensor t, functional::Reshape(g[i], c.inputs[i].shape()));
+    if (t.dtype() != c.inputs[i].dtype()) {
+      ASSIGN_OR_RETURN(t, functional::Cast(t, c.inputs[i].dtype()));
+    }
     r.push_back(t);
   }
   return r;
@@ -423,6 +441,18 @@ StatusOr<Tensor> LayerNorm(const Tensor& x, const std::vector<int64_t>& normaliz
                            const Tensor& weight, const Tensor& bias, double eps) {
   RowNormAttrs a = Affine(weight, bias, eps);
   RETURN_IF_ERROR(CheckNormalizedShape("layer_norm", x, normalized_shape, &a.channels_per_group));
+  // A low-precision x with float32 parameters (autocast): bfloat16 on the CPU runs the native
+  // mixed-type kernel (framework/autocast.cc kCpuBf16Ops); elsewhere x is computed in float32 and
+  // the result cast back, as torch's layer_norm under autocast.
+  const bool mixed = (x.dtype() == DType::kBF16 || x.dtype() == DType::kF16) &&
+                     ((weight.defined() && weight.dtype() == DType::kF32) ||
+                      (bias.defined() && bias.dtype() == DType::kF32));
+  if (mixed &&
+      !(x.dtype() == DType::kBF16 && x.device().is_cpu() && !x.is_lazy() && !TracingActive())) {
+    ASSIGN_OR_RETURN(Tensor xf, Cast(x, DType::kF32));
+    ASSIGN_OR_RETURN(TensorList outs, RunLayerNorm(AffineInputs(xf, weight, bias), a));
+    return Cast(outs[0], x.dtype());
+  }
   ASSIGN_OR_RETURN(TensorList outs, RunLayerNorm(AffineInputs(x, weight, bias), a));
   return outs[0];
 }

@@ -92,6 +92,9 @@ _PRIVATE = {"Tensor", "device", "dtype"}
 for _name in dir(_C):
     if not _name.startswith("_") and _name not in _PRIVATE and _name not in globals():
         globals()[_name] = getattr(_C, _name)
+# torch's private fused GradScaler ops (opdefs/amp.def), named as torch names them.
+_amp_foreach_non_finite_check_and_unscale_ = _C._amp_foreach_non_finite_check_and_unscale_
+_amp_update_scale_ = _C._amp_update_scale_
 
 # PyTorch's other names for the same ops (functions, Tensor methods and their in-place forms).
 _ALIASES = {

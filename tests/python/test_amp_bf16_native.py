@@ -263,3 +263,105 @@ def test_avx2_fallback_subprocess():
         timeout=600,
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
+
+
+# ---- layer_norm and dropout (native bf16 on the CPU; weight/bias stay float32) -----------------
+
+
+def layer_norm_f64(x, w, b, eps):
+    m = x.mean(-1, keepdims=True)
+    v = ((x - m) ** 2).mean(-1, keepdims=True)
+    y = (x - m) / np.sqrt(v + eps)
+    return y * (1 if w is None else w) + (0 if b is None else b)
+
+
+@pytest.mark.parametrize("shape", [(4, 1), (3, 17), (0, 33), (5, 7, 1037), (2, 256)])
+@pytest.mark.parametrize("affine", ["both", "weight", "bias", "none", "bf16_params"])
+def test_layer_norm_forward_backward_vs_f64(shape, affine):
+    n = shape[-1]
+    x = rand_bf16(shape, 20)
+    rng = np.random.default_rng(21)
+    w = (rng.standard_normal(n) + 1).astype(np.float32) if affine != "bias" else None
+    b = rng.standard_normal(n).astype(np.float32) if affine not in ("weight",) else None
+    if affine == "none":
+        w = b = None
+    pdt = flow.bfloat16 if affine == "bf16_params" else flow.float32
+    if affine == "bf16_params":
+        w, b = bf16_round(w), bf16_round(b)
+    tx = flow.tensor(x).bfloat16().requires_grad_()
+    tw = None if w is None else flow.tensor(w).to(pdt).requires_grad_()
+    tb = None if b is None else flow.tensor(b).to(pdt).requires_grad_()
+    y = F.layer_norm(tx, (n,), tw, tb, 1e-5)
+    assert y.dtype == flow.bfloat16 and tuple(y.shape) == shape
+    # y: the float32 computation rounded once to bf16, bit for bit
+    y32 = F.layer_norm(
+        flow.tensor(x),
+        (n,),
+        None if w is None else flow.tensor(w),
+        None if b is None else flow.tensor(b),
+        1e-5,
+    )
+    np.testing.assert_array_equal(as_np(y), bf16_round(y32.numpy()))
+    ref = layer_norm_f64(x.astype(np.float64), w, b, 1e-5)
+    np.testing.assert_allclose(as_np(y), ref, rtol=1e-2, atol=2e-2)
+    # backward against float64 (g = a fixed bf16 upstream gradient)
+    g = rand_bf16(shape, 22, scale=1.0)
+    y.backward(flow.tensor(g).bfloat16())
+    assert tx.grad.dtype == flow.bfloat16
+    x64 = flow.tensor(x.astype(np.float64), requires_grad=True)
+    w64 = None if w is None else flow.tensor(w.astype(np.float64), requires_grad=True)
+    b64 = None if b is None else flow.tensor(b.astype(np.float64), requires_grad=True)
+    F.layer_norm(x64, (n,), w64, b64, 1e-5).backward(flow.tensor(g.astype(np.float64)))
+    pairs = [(tx.grad, x64.grad)]
+    if w is not None:
+        assert tw.grad.dtype == pdt
+        pairs.append((tw.grad, w64.grad))
+    if b is not None:
+        assert tb.grad.dtype == pdt
+        pairs.append((tb.grad, b64.grad))
+    for got, want in pairs:
+        want = want.numpy()
+        scale = np.abs(want).max() if want.size else 1.0
+        # (+1e-4: a row of one element has dx 0, computed as rstd * (a - fma(...)) ~ 1e-5)
+        np.testing.assert_allclose(as_np(got), want, rtol=2e-2, atol=2e-2 * scale + 1e-4)
+
+
+def test_layer_norm_non_contiguous_input_and_no_casts():
+    x = rand_bf16((40, 24), 23)
+    tx = flow.tensor(x).bfloat16().t()  # [24, 40], strided
+    w, b = flow.randn(40), flow.randn(40)
+    y = F.layer_norm(tx, (40,), w, b)
+    y32 = F.layer_norm(flow.tensor(x).t(), (40,), w, b)
+    np.testing.assert_array_equal(as_np(y), bf16_round(y32.numpy()))
+    c = tx.contiguous()
+    assert cast_count(lambda: F.layer_norm(c, (40,), w, b)) == 0
+    ln = flow.nn.LayerNorm(40)
+    assert cast_count(lambda: ln(c)) == 0
+
+
+@pytest.mark.parametrize("n", [0, 1, 17, 1037, 70001])
+@pytest.mark.parametrize("p", [0.1, 0.5, 1.0])
+def test_dropout_bits_match_f32_path(n, p):
+    x = rand_bf16(n, 24)
+    tx = flow.tensor(x).bfloat16().requires_grad_()
+    flow.manual_seed(7)
+    y = F.dropout(tx, p)
+    flow.manual_seed(7)
+    y32 = F.dropout(flow.tensor(x), p)
+    assert y.dtype == flow.bfloat16
+    np.testing.assert_array_equal(as_np(y), bf16_round(y32.numpy()))
+    # against float64: the kept elements are x / (1 - p), the rest 0
+    kept = as_np(y) != 0
+    if p < 1.0:
+        ref = np.where(kept, x.astype(np.float64) / (1 - p), 0.0)
+        np.testing.assert_allclose(as_np(y), ref, rtol=8e-3)
+    # backward: the same mask on the upstream gradient, bf16 in and out
+    g = rand_bf16(n, 25)
+    y.backward(flow.tensor(g).bfloat16())
+    assert tx.grad.dtype == flow.bfloat16
+    scale = 0.0 if p >= 1.0 else 1.0 / (1 - p)
+    want = bf16_round(np.where(bf16_round(y32.numpy()) != 0, g * np.float32(scale), 0))
+    got = as_np(tx.grad)
+    np.testing.assert_array_equal(got[x != 0], want[x != 0])
+    c = flow.tensor(x).bfloat16()
+    assert cast_count(lambda: F.dropout(c, p)) == 0

@@ -18,36 +18,6 @@ def _refresh_per_optimizer_state():
     return {"stage": OptState.READY, "found_inf_per_device": {}}
 
 
-def _non_finite_check_and_unscale_(grads, found_inf, inv_scale):
-    """Multiplies every grad by inv_scale in place and sets found_inf to 1 if any grad holds an
-    inf or nan (torch._amp_foreach_non_finite_check_and_unscale_). Tensor ops only: nothing is
-    read back to the host, so eager CUDA does not wait here."""
-    if not grads:
-        return
-    with flow.no_grad():
-        finite = flow.stack([flow.isfinite(g).all() for g in grads]).all()
-        for g in grads:
-            g.mul_(inv_scale.to(g.dtype))
-        found_inf.copy_(flow.where(finite, found_inf, flow.ones_like(found_inf)))
-
-
-def _update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor, interval):
-    """torch._amp_update_scale_: back off on inf/nan, grow after `interval` clean steps (a grown
-    scale that overflows is dropped), as device tensor ops (no host read)."""
-    with flow.no_grad():
-        found = found_inf != 0
-        successful = growth_tracker + 1
-        grow = (successful == interval).logical_and(found.logical_not())
-        s64 = scale.double()
-        grown = (s64 * growth_factor).float()
-        backed = (s64 * backoff_factor).float()
-        keep_grown = grow.logical_and(flow.isfinite(grown))
-        scale.copy_(flow.where(found, backed, flow.where(keep_grown, grown, scale)))
-        growth_tracker.copy_(
-            flow.where(found.logical_or(grow), flow.zeros_like(successful), successful)
-        )
-
-
 class GradScaler:
     def __init__(
         self,
@@ -119,7 +89,11 @@ class GradScaler:
             for (dev, _), grads in per_device.items():
                 if dev not in found:
                     found[dev] = found_inf.to(device=dev).clone()
-                _non_finite_check_and_unscale_(grads, found[dev], inv_scale.to(device=dev))
+                # One fused kernel per (device, dtype) group: every grad unscaled in place and
+                # found_inf set on the device (no host read).
+                flow._amp_foreach_non_finite_check_and_unscale_(
+                    grads, found[dev], inv_scale.to(device=dev)
+                )
         return found
 
     def unscale_(self, optimizer):
@@ -191,7 +165,7 @@ class GradScaler:
             combined = found_infs[0].to(device=dev)
             for f in found_infs[1:]:
                 combined = combined + f.to(device=dev)
-            _update_scale_(
+            flow._amp_update_scale_(
                 self._scale,
                 self._growth_tracker,
                 combined,

@@ -344,9 +344,8 @@ def batch_norm(
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
-    if _float_params(input, weight, bias):
-        out = _nnf.layer_norm(input.float(), tuple(normalized_shape), weight, bias, eps)
-        return out.to(input.dtype)
+    # A bf16/f16 input with float32 parameters is the C++ entry's: the native mixed-type kernel
+    # for bf16 on the CPU, else computed in float32 and cast back.
     return _nnf.layer_norm(input, tuple(normalized_shape), weight, bias, eps)
 
 
