@@ -512,8 +512,11 @@ Edge GradientEdge(const Tensor& t) {
   if (!meta || !meta->requires_grad) return Edge{};
   if (meta->grad_fn) return Edge{meta->grad_fn, meta->output_nr};
   // A view made in no_grad mode of a tensor that requires grad: no accumulator (torch gives a
-  // view none), so its gradient reaches neither it nor its base.
-  if (t.impl()->view_base && t.impl()->view_creation == ViewCreation::kNoGrad) return Edge{};
+  // view none), so its gradient reaches neither it nor its base. (A leaf rebound onto a view of
+  // a buffer that does not require grad, share_memory_'s, keeps its accumulator.)
+  if (t.impl()->view_base && t.impl()->view_creation == ViewCreation::kNoGrad &&
+      Tensor(t.impl()->view_base).requires_grad())
+    return Edge{};
   auto acc = meta->grad_accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t.impl_ptr());
