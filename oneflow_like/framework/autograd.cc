@@ -7,6 +7,7 @@
 #include <atomic>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "oneflow_like/framework/anomaly.h"
 #include "oneflow_like/framework/autocast.h"
 #include "oneflow_like/ops/binary.h"
@@ -376,11 +377,14 @@ StatusOr<std::pair<TensorList, TensorList>> OpNode::UnpackSaved(bool create_grap
 }
 
 StatusOr<TensorList> OpNode::Apply(TensorList grads, bool create_graph) {
-  if (released_)
-    return InvalidArgument(
-        "[%s] trying to backward through the graph a second time (or to access saved tensors "
-        "after they were freed); pass retain_graph=True to the first backward",
-        name());
+  if (released_)  // RuntimeError (AbortedError), as torch
+    return absl::AbortedError(absl::StrFormat(
+        "[%s] Trying to backward through the graph a second time (or directly access saved "
+        "tensors after they have already been freed). Saved intermediate values of the graph "
+        "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+        "you need to backward through the graph a second time or if you need to access saved "
+        "tensors after calling backward.",
+        name()));
   // No gradient reached any output (a custom Function returned None for this node's result, or
   // only unused outputs led here): every input's gradient is zero, passed on as undefined, and
   // the formula (which may read its gradients) does not run.
@@ -507,6 +511,12 @@ Edge GradientEdge(const Tensor& t) {
   AutogradMeta* meta = t.autograd_meta();
   if (!meta || !meta->requires_grad) return Edge{};
   if (meta->grad_fn) return Edge{meta->grad_fn, meta->output_nr};
+  // A view made in no_grad mode of a tensor that requires grad: no accumulator (torch gives a
+  // view none), so its gradient reaches neither it nor its base. (A leaf rebound onto a view of
+  // a buffer that does not require grad, share_memory_'s, keeps its accumulator.)
+  if (t.impl()->view_base && t.impl()->view_creation == ViewCreation::kNoGrad &&
+      Tensor(t.impl()->view_base).requires_grad())
+    return Edge{};
   auto acc = meta->grad_accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t.impl_ptr());
@@ -708,8 +718,9 @@ struct CaptureKey {
 std::atomic<int64_t> g_graph_task_id{0};
 struct GraphTask {
   int64_t id;
-  const absl::flat_hash_map<Node*, std::shared_ptr<Node>>* nodes;  // reachable from the roots
-  std::function<bool(Node*)> runs_accumulator;  // grad(): only the inputs' leaves' hooks run
+  // The nodes this run reaches and either runs or captures a gradient at (torch's
+  // exec_info_[fn].should_execute()).
+  const absl::flat_hash_map<Node*, std::shared_ptr<Node>>* nodes;
 };
 thread_local GraphTask* t_graph_task = nullptr;
 
@@ -724,54 +735,110 @@ Status ReplaceGrads(const Node& n, const char* kind, std::optional<TensorList> r
   return Status();
 }
 
-// Runs the graph from `roots` with `grad_roots`. With `captures`, gradients reaching those
-// (node, slot) pairs are returned there, and leaves' .grad is left untouched.
+// What a run computes. Whole (no captures, no targets): every node reachable from the roots runs
+// and leaves accumulate into .grad (loss.backward()). Otherwise it is pruned as torch's engine
+// does: only the nodes on a path to a capture or a target run (and only they free their saved
+// tensors); gradients reaching a captured (node, slot) are returned there (autograd.grad, and
+// backward(inputs=) for non-leaf inputs); the leaf accumulators in `targets` accumulate
+// (backward(inputs=) for leaf inputs), no other does.
+struct RunTargets {
+  absl::flat_hash_map<CaptureKey, Tensor>* captures = nullptr;
+  absl::flat_hash_set<Node*> targets;
+  bool whole() const { return captures == nullptr && targets.empty(); }
+};
+
+// The nodes a pruned run must execute: those with a path (through next_edges) to a target or a
+// captured node. Post-order over the reachable graph, iteratively (chains can be long).
+absl::flat_hash_set<Node*> NodesToExecute(const std::vector<Edge>& root_edges,
+                                          const RunTargets& t) {
+  absl::flat_hash_set<Node*> captured;
+  if (t.captures)
+    for (auto& kv : *t.captures) captured.insert(kv.first.node);
+  absl::flat_hash_set<Node*> exec;
+  absl::flat_hash_set<Node*> visited;
+  std::vector<std::pair<Node*, size_t>> stack;  // node, next edge to visit
+  for (const Edge& e : root_edges) {
+    if (!e.fn || !visited.insert(e.fn.get()).second) continue;
+    stack.emplace_back(e.fn.get(), 0);
+    while (!stack.empty()) {
+      auto& [n, i] = stack.back();
+      if (i < n->next_edges.size()) {
+        Node* c = n->next_edges[i++].fn.get();
+        if (c && visited.insert(c).second) stack.emplace_back(c, 0);
+        continue;
+      }
+      bool needed = t.targets.contains(n);
+      for (const Edge& e : n->next_edges) {
+        Node* c = e.fn.get();
+        if (c && (exec.contains(c) || captured.contains(c))) needed = true;
+      }
+      if (needed) exec.insert(n);
+      stack.pop_back();
+    }
+  }
+  return exec;
+}
+
+// Runs the graph from `roots` with `grad_roots` (see RunTargets).
 Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_graph,
-                   bool create_graph, absl::flat_hash_map<CaptureKey, Tensor>* captures) {
+                   bool create_graph, const RunTargets& targets) {
   AutocastSuspend no_autocast;  // gradient formulas run in the forward's dtypes
+  // torch raises RuntimeError for each of these (AbortedError maps to it).
   if (grad_roots.size() != roots.size())
-    return InvalidArgument("[backward] got %d gradients for %d outputs", int(grad_roots.size()),
-                           int(roots.size()));
+    return absl::AbortedError(absl::StrFormat(
+        "[backward] Mismatch in number of gradients: got %d gradients for %d outputs",
+        int(grad_roots.size()), int(roots.size())));
   std::vector<Edge> root_edges;
   for (size_t i = 0; i < roots.size(); ++i) {
     const Tensor& r = roots[i];
     if (!r.requires_grad())
-      return InvalidArgument(
+      return absl::AbortedError(absl::StrFormat(
           "[backward] element %d of tensors does not require grad and does not have a grad_fn",
-          int(i));
+          int(i)));
     if (!grad_roots[i].defined()) {
       if (r.numel() != 1)
-        return InvalidArgument(
+        return absl::AbortedError(absl::StrFormat(
             "[backward] grad can be implicitly created only for scalar outputs, got %s",
-            r.meta_string());
+            r.meta_string()));
       NoGradGuard g;
       ASSIGN_OR_RETURN(grad_roots[i], functional::OnesLike(r));
     } else if (grad_roots[i].shape() != r.shape()) {
-      return InvalidArgument("[backward] gradient of shape %s does not match output %s",
-                             grad_roots[i].meta_string(), r.meta_string());
+      return absl::AbortedError(absl::StrFormat(
+          "[backward] Mismatch in shape: grad_output[%d] has a shape of %s and output[%d] has a "
+          "shape of %s",
+          int(i), grad_roots[i].meta_string(), int(i), r.meta_string()));
     }
     root_edges.push_back(GradientEdge(r));
   }
-  // Count dependencies over the reachable graph.
+  const bool whole = targets.whole();
+  absl::flat_hash_set<Node*> exec;
+  if (!whole) exec = NodesToExecute(root_edges, targets);
+  auto runs = [&](Node* n) { return whole || exec.contains(n); };
+  // The task's nodes (those run, and those a gradient is captured at) and, for each, how many
+  // gradients it still waits for: one per edge from a node that runs.
+  absl::flat_hash_set<Node*> captured_nodes;
+  if (targets.captures)
+    for (auto& kv : *targets.captures) captured_nodes.insert(kv.first.node);
   absl::flat_hash_map<Node*, int> deps;
   absl::flat_hash_map<Node*, std::shared_ptr<Node>> keep;
   std::vector<Node*> stack;
+  auto wanted = [&](Node* n) { return runs(n) || captured_nodes.contains(n); };
   for (auto& e : root_edges) {
-    if (e.fn && keep.emplace(e.fn.get(), e.fn).second) stack.push_back(e.fn.get());
+    if (e.fn && wanted(e.fn.get()) && keep.emplace(e.fn.get(), e.fn).second)
+      stack.push_back(e.fn.get());
   }
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();
+    if (!runs(n)) continue;  // a captured node that does not run passes nothing on
     for (auto& e : n->next_edges) {
-      if (!e.fn) continue;
+      if (!e.fn || !wanted(e.fn.get())) continue;
       deps[e.fn.get()]++;
       if (keep.emplace(e.fn.get(), e.fn).second) stack.push_back(e.fn.get());
     }
   }
   AutoGradMode mode(create_graph);
-  GraphTask task{g_graph_task_id.fetch_add(1) + 1, &keep, [captures](Node* n) {
-                   return !captures || captures->contains(CaptureKey{n, 0});
-                 }};
+  GraphTask task{g_graph_task_id.fetch_add(1) + 1, &keep};
   GraphTask* outer_task = t_graph_task;  // a hook may run a backward of its own
   t_graph_task = &task;
   struct Restore {
@@ -780,6 +847,7 @@ Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_g
   } restore{outer_task};
   absl::flat_hash_map<Node*, TensorList> buffers;
   auto add_to = [&](Node* n, int slot, const Tensor& g) -> Status {
+    if (!keep.contains(n)) return Status();  // pruned: nothing there needs it
     TensorList& buf = buffers[n];
     if (buf.empty()) buf.resize(n->num_outputs);
     ASSIGN_OR_RETURN(buf[slot], Accumulate(buf[slot], g));
@@ -795,9 +863,12 @@ Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_g
   while (!ready.empty()) {
     Node* n = ready.top();
     ready.pop();
+    const bool run = runs(n);
     TensorList grads = std::move(buffers[n]);
     buffers.erase(n);
     if (grads.empty()) grads.resize(n->num_outputs);
+    // The tensor hooks (and retain_grad) of n's outputs run whether n runs or only has a
+    // gradient captured (torch's call_tensor_pre_hooks); its node pre-hooks only if it runs.
     for (size_t s = 0; s < n->output_hooks.size() && s < grads.size(); ++s) {
       for (size_t k = 0; k < n->output_hooks[s].size(); ++k) {
         TensorHook h = n->output_hooks[s][k];  // a copy: the hook may register another
@@ -806,7 +877,7 @@ Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_g
         if (r.defined()) grads[s] = r;
       }
     }
-    for (size_t k = 0; k < n->pre_hooks.size(); ++k) {
+    for (size_t k = 0; run && k < n->pre_hooks.size(); ++k) {
       NodePreHook h = n->pre_hooks[k];
       if (!h) continue;
       ASSIGN_OR_RETURN(auto r, h(grads));
@@ -824,32 +895,31 @@ Status RunBackward(const TensorList& roots, TensorList grad_roots, bool retain_g
     }
     TensorList out;
     bool is_acc = dynamic_cast<AccumulateGrad*>(n) != nullptr;
-    if (captures) {
+    if (targets.captures) {
       for (size_t s = 0; s < grads.size(); ++s) {
-        auto it = captures->find(CaptureKey{n, static_cast<int>(s)});
-        if (it == captures->end()) continue;
+        auto it = targets.captures->find(CaptureKey{n, static_cast<int>(s)});
+        if (it == targets.captures->end()) continue;
         if (is_acc) {  // an input leaf's hooks see its gradient in grad() too, as torch
           ASSIGN_OR_RETURN(grads[s], static_cast<AccumulateGrad*>(n)->RunTensorHooks(grads[s]));
         }
         it->second = grads[s];
       }
     }
-    if (!(is_acc && captures)) {
-      TensorList grad_outputs;
-      if (!n->post_hooks.empty()) grad_outputs = grads;
-      ASSIGN_OR_RETURN(out, n->Apply(std::move(grads), create_graph));
-      for (size_t k = 0; k < n->post_hooks.size(); ++k) {
-        NodePostHook h = n->post_hooks[k];
-        if (!h) continue;
-        ASSIGN_OR_RETURN(auto r, h(out, grad_outputs));
-        RETURN_IF_ERROR(ReplaceGrads(*n, "hook", std::move(r), &out));
-      }
-      if (!retain_graph) n->ReleaseVariables();
-      if (AnomalyModeEnabled() && AnomalyCheckNan()) RETURN_IF_ERROR(CheckNoNan(*n, out));
+    if (!run) continue;  // pruned: n's saved tensors stay for a later backward
+    TensorList grad_outputs;
+    if (!n->post_hooks.empty()) grad_outputs = grads;
+    ASSIGN_OR_RETURN(out, n->Apply(std::move(grads), create_graph));
+    for (size_t k = 0; k < n->post_hooks.size(); ++k) {
+      NodePostHook h = n->post_hooks[k];
+      if (!h) continue;
+      ASSIGN_OR_RETURN(auto r, h(out, grad_outputs));
+      RETURN_IF_ERROR(ReplaceGrads(*n, "hook", std::move(r), &out));
     }
+    if (!retain_graph) n->ReleaseVariables();
+    if (AnomalyModeEnabled() && AnomalyCheckNan()) RETURN_IF_ERROR(CheckNoNan(*n, out));
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
       const Edge& e = n->next_edges[i];
-      if (!e.fn) continue;
+      if (!e.fn || !keep.contains(e.fn.get())) continue;
       if (i < out.size() && out[i].defined())
         RETURN_IF_ERROR(add_to(e.fn.get(), e.input_nr, out[i]));
       if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
@@ -864,41 +934,82 @@ int64_t CurrentGraphTaskId() {
   return t_graph_task ? t_graph_task->id : -1;
 }
 bool WillEngineExecuteNode(const Node* node) {
-  Node* n = const_cast<Node*>(node);
-  if (!t_graph_task || !t_graph_task->nodes->contains(n)) return false;
-  return dynamic_cast<AccumulateGrad*>(n) == nullptr || t_graph_task->runs_accumulator(n);
+  return t_graph_task && t_graph_task->nodes->contains(const_cast<Node*>(node));
 }
 
+namespace {
+// The (node, slot) each of autograd.grad's / backward(inputs=)'s inputs receives its gradient
+// at; fails as torch for an input that does not require grad.
+StatusOr<std::vector<Edge>> InputEdges(const char* api, const TensorList& inputs) {
+  std::vector<Edge> edges;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].defined() || !inputs[i].requires_grad())
+      return absl::AbortedError(absl::StrFormat(
+          "[%s] One of the differentiated Tensors does not require grad (input %d%s)", api, int(i),
+          inputs[i].defined() ? ", " + inputs[i].meta_string() : std::string()));
+    edges.push_back(GradientEdge(inputs[i]));
+  }
+  return edges;
+}
+}  // namespace
+
 Status Backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph,
-                bool create_graph) {
+                bool create_graph, const TensorList& inputs) {
   TensorList g = grad_roots;
   g.resize(roots.size());
-  return RunBackward(roots, g, retain_graph || create_graph, create_graph, nullptr);
+  if (inputs.empty())
+    return RunBackward(roots, g, retain_graph || create_graph, create_graph, RunTargets{});
+  // backward(inputs=): leaves accumulate through their AccumulateGrad (hooks, post-accumulate
+  // hooks), non-leaf inputs' gradients are captured and accumulated into their .grad here.
+  ASSIGN_OR_RETURN(std::vector<Edge> edges, InputEdges("backward", inputs));
+  absl::flat_hash_map<CaptureKey, Tensor> captures;
+  RunTargets targets;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!edges[i].fn) continue;
+    if (inputs[i].is_leaf())
+      targets.targets.insert(edges[i].fn.get());
+    else
+      captures[CaptureKey{edges[i].fn.get(), edges[i].input_nr}] = Tensor();
+  }
+  if (!captures.empty()) targets.captures = &captures;
+  if (targets.whole()) return Status();  // no input is reachable from anything
+  RETURN_IF_ERROR(RunBackward(roots, g, retain_graph || create_graph, create_graph, targets));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!edges[i].fn || inputs[i].is_leaf()) continue;
+    auto it = captures.find(CaptureKey{edges[i].fn.get(), edges[i].input_nr});
+    if (it == captures.end() || !it->second.defined()) continue;
+    Tensor self = inputs[i];
+    Tensor grad = create_graph ? it->second : it->second.detach();
+    if (self.grad().defined()) {
+      ASSIGN_OR_RETURN(grad, functional::Add(self.grad(), grad));
+    }
+    self.set_grad(grad);
+    it->second = Tensor();  // a non-leaf input listed twice accumulates once
+  }
+  return Status();
 }
 
 StatusOr<TensorList> Grad(const TensorList& outputs, const TensorList& inputs,
                           const TensorList& grad_outputs, bool retain_graph, bool create_graph,
                           bool allow_unused) {
+  ASSIGN_OR_RETURN(std::vector<Edge> edges, InputEdges("grad", inputs));
   absl::flat_hash_map<CaptureKey, Tensor> captures;
-  std::vector<CaptureKey> keys;
-  std::vector<std::shared_ptr<Node>> keep;  // accumulators created here must outlive the run
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].requires_grad())
-      return InvalidArgument("[grad] input %d does not require grad", int(i));
-    Edge e = GradientEdge(inputs[i]);
-    keep.push_back(e.fn);
-    keys.push_back(CaptureKey{e.fn.get(), e.input_nr});
-    captures[keys.back()] = Tensor();
-  }
+  for (const Edge& e : edges)  // e.fn keeps an accumulator made here alive through the run
+    if (e.fn) captures[CaptureKey{e.fn.get(), e.input_nr}] = Tensor();
   TensorList g = grad_outputs;
   g.resize(outputs.size());
-  RETURN_IF_ERROR(RunBackward(outputs, g, retain_graph || create_graph, create_graph, &captures));
+  RunTargets targets;
+  targets.captures = &captures;
+  RETURN_IF_ERROR(RunBackward(outputs, g, retain_graph || create_graph, create_graph, targets));
   TensorList result;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    Tensor t = captures[keys[i]];
+  for (size_t i = 0; i < edges.size(); ++i) {
+    Tensor t;
+    if (edges[i].fn) t = captures[CaptureKey{edges[i].fn.get(), edges[i].input_nr}];
     if (!t.defined() && !allow_unused)
-      return InvalidArgument("[grad] input %d was not used in the graph; pass allow_unused=True",
-                             int(i));
+      return absl::AbortedError(absl::StrFormat(
+          "[grad] One of the differentiated Tensors appears to not have been used in the graph "
+          "(input %d, %s). Set allow_unused=True if this is the desired behavior.",
+          int(i), inputs[i].meta_string()));
     result.push_back(t);
   }
   return result;

@@ -154,10 +154,12 @@ StatusOr<int> RegisterHook(Tensor& t, TensorHook hook);
 StatusOr<int> RegisterPostAccumulateGradHook(Tensor& t, PostAccumulateGradHook hook);
 Status RetainGrad(Tensor& t);
 
-// loss.backward(): accumulates into the leaves' .grad.
+// loss.backward(): accumulates into the leaves' .grad. With `inputs` (backward(inputs=...)),
+// into those tensors' .grad only (leaves or not), running only the nodes on a path to them.
 Status Backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph,
-                bool create_graph);
-// autograd.grad(outputs, inputs): returns the gradients without touching .grad.
+                bool create_graph, const TensorList& inputs = {});
+// autograd.grad(outputs, inputs): returns the gradients without touching .grad; runs (and, without
+// retain_graph, frees) only the nodes on a path from `outputs` to `inputs`, as torch.
 StatusOr<TensorList> Grad(const TensorList& outputs, const TensorList& inputs,
                           const TensorList& grad_outputs, bool retain_graph, bool create_graph,
                           bool allow_unused);

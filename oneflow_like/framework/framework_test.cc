@@ -60,6 +60,37 @@ TEST(Framework, BackwardThroughBroadcastAndRelu) {
   EXPECT_NE(again.message().find("second time"), std::string::npos);
 }
 
+TEST(Framework, GradRunsOnlyTheNodesAboveItsInputs) {
+  Tensor x = FromVec({1, 2, 3}, Shape{3});
+  ASSERT_TRUE(x.set_requires_grad(true).ok());
+  Tensor h = F::Mul(x, x).value();                    // below h: MulBackward0 <- x
+  Tensor out = F::Sum(F::Mul(h, h).value()).value();  // above h
+  auto gh = Grad({out}, {h}, {}, false, false, false);
+  ASSERT_TRUE(gh.ok()) << gh.status();
+  EXPECT_EQ(ToVec(gh.value()[0]), (std::vector<float>{2, 8, 18}));  // 2h
+  // x*x's node did not run, so its saved tensors are still there for a backward through it.
+  ASSERT_TRUE(Backward({F::Sum(h).value()}, {}, false, false).ok());
+  EXPECT_EQ(ToVec(x.grad()), (std::vector<float>{2, 4, 6}));
+  auto again = Backward({out}, {}, false, false);  // the nodes above h ran and were freed
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.code(), absl::StatusCode::kAborted);  // a RuntimeError in Python, as torch
+  EXPECT_NE(again.message().find("Trying to backward through the graph a second time"),
+            std::string::npos);
+}
+
+TEST(Framework, BackwardInputsAccumulatesOnlyThere) {
+  Tensor x = FromVec({1, 2}, Shape{2});
+  Tensor w = FromVec({3, 4}, Shape{2});
+  ASSERT_TRUE(x.set_requires_grad(true).ok());
+  ASSERT_TRUE(w.set_requires_grad(true).ok());
+  Tensor h = F::Mul(x, w).value();
+  Tensor loss = F::Sum(F::Mul(h, w).value()).value();  // x w^2
+  ASSERT_TRUE(Backward({loss}, {}, true, false, {w, h}).ok());
+  EXPECT_FALSE(x.grad().defined());
+  EXPECT_EQ(ToVec(w.grad()), (std::vector<float>{6, 16}));  // 2xw
+  EXPECT_EQ(ToVec(h.grad()), (std::vector<float>{3, 4}));   // w
+}
+
 TEST(Framework, AutogradGradAndDoubleBackward) {
   Tensor x = FromVec({3}, Shape{});
   ASSERT_TRUE(x.set_requires_grad(true).ok());

@@ -550,7 +550,16 @@ Status DispatchTo(const OpDef& op, TensorSpan inputs, const AttrMap& attrs, Outp
     RETURN_IF_ERROR(op.view(inputs[0], attrs, &shape, &strides, &offset));
     outputs.push_back(Tensor::MakeView(inputs[0], std::move(shape), std::move(strides), offset));
     outputs.back().impl()->dtype = metas[0].dtype;  // view_as_real / view_as_complex
-    if (!GradModeEnabled()) outputs.back().impl()->view_creation = ViewCreation::kNoGrad;
+    if (!GradModeEnabled()) {
+      // torch: a view made in no_grad mode of a tensor that requires grad requires grad too (a
+      // leaf without grad_fn, whose gradient goes nowhere: GradientEdge), so ops on it in grad
+      // mode record, and changing it in place with grad enabled is refused (CheckViewInplace).
+      // Unlike torch's, which asks the base each time, the flag is the base's at creation.
+      Tensor& v = outputs.back();
+      v.impl()->view_creation = ViewCreation::kNoGrad;
+      if (inputs[0].requires_grad() && (IsFloating(v.dtype()) || IsComplex(v.dtype())))
+        v.mutable_autograd_meta()->requires_grad = true;
+    }
   } else {
     TensorList kin;
     TensorSpan ins = inputs;
@@ -624,7 +633,8 @@ Status DispatchInplace(const OpDef& op, TensorSpan inputs, const AttrMap& attrs,
   bool track = op.grad && GradModeEnabled() &&
                (AnyRequiresGrad(inputs) || out.requires_grad() ||
                 (view->view_base && Tensor(view->view_base).requires_grad()));
-  if (GradModeEnabled() && out.requires_grad() && out.is_leaf())
+  // (a view's own refusals come first, CheckViewInplace: as torch's check_inplace)
+  if (GradModeEnabled() && out.requires_grad() && out.is_leaf() && !view->view_base)
     return InvalidArgument("[%s] a leaf tensor that requires grad is used in an in-place operation",
                            op.name);
   if (track && !op.grad) return InvalidArgument("[%s] in-place op is not differentiable", op.name);

@@ -51,14 +51,20 @@ StatusOr<Tensor> AsIndex(const char* op, const Tensor& index) {
   return F::Cast(index.detach(), DType::kI64);
 }
 
-// In-place index ops record no autograd history; refuse where history would be lost.
-Status CheckNoGrad(const char* op, const Tensor& target, const Tensor& src = Tensor()) {
-  if (GradModeEnabled() && (target.requires_grad() || (src.defined() && src.requires_grad())))
-    return InvalidArgument(
-        "[%s] in-place indexing of a tensor that requires grad is not supported; use the "
-        "out-of-place op or wrap it in no_grad()",
-        op);
-  return Status();
+// In-place index ops whose kernel writes only the indexed elements: their op has no gradient, and
+// a trace sees only its inputs (not x's elements it keeps). With grad (x or the source requires
+// it, as torch: a target that did not require grad starts requiring it) or in a trace, the
+// out-of-place op computes the result and copy_ writes it into x; copy_ records the gradient and,
+// for a view, rebases its base's history.
+bool ViaOutOfPlace(const Tensor& x, const Tensor& src = Tensor()) {
+  return TracingActive() || x.is_lazy() ||
+         (GradModeEnabled() && (x.requires_grad() || (src.defined() && src.requires_grad())));
+}
+// x's value for that out-of-place op: with grad a recorded clone, so the op's saved input is not
+// the tensor copy_ then overwrites (which would fail its backward's version check).
+StatusOr<Tensor> OldValue(const Tensor& x) {
+  if (TracingActive() || x.is_lazy() || !GradModeEnabled()) return x;
+  return functional::Clone(x);
 }
 
 // ---- the table's check and out columns ---------------------------------------------------------
@@ -517,11 +523,9 @@ Status ScatterInplaceImpl(const char* op, const Tensor& x, int64_t dim, const Te
   if (IsComplex(x.dtype()) || (src != nullptr && IsComplex(src->dtype()))) {
     return ComplexScatter(op, x, dim, index, src, value, add, true).status();
   }
-  RETURN_IF_ERROR(CheckNoGrad(op, x, src ? *src : Tensor()));
-  if (TracingActive() || x.is_lazy()) {
-    // As masked_fill_: the in-place op's inputs do not include x (its kernel writes only the
-    // indexed elements), so a trace records the out-of-place op and a copy into x.
-    ASSIGN_OR_RETURN(Tensor r, ScatterImpl(op, x, dim, index, src, value, add));
+  if (ViaOutOfPlace(x, src ? *src : Tensor())) {
+    ASSIGN_OR_RETURN(Tensor old, OldValue(x));
+    ASSIGN_OR_RETURN(Tensor r, ScatterImpl(op, old, dim, index, src, value, add));
     return CopyInto(x, r);
   }
   ASSIGN_OR_RETURN(int64_t d, WrapDim(op, dim, x.ndim()));
@@ -569,15 +573,13 @@ StatusOr<Tensor> MaskedFill(const Tensor& x, const Tensor& mask, double value) {
 
 Status MaskedFill_(const Tensor& x, const Tensor& mask, double value) {
   if (IsComplex(x.dtype())) return ComplexMaskedFill_(x, mask, value, 0.0);
-  RETURN_IF_ERROR(CheckNoGrad("masked_fill_", x));
-  if (TracingActive() || x.is_lazy()) {
-    // A trace sees only an op's inputs, and masked_fill_ keeps x's unmasked values: record the
-    // out-of-place op and a copy into x (an assignment), so the graph reads x's current value.
+  if (ViaOutOfPlace(x)) {
     ASSIGN_OR_RETURN(Shape b, BroadcastShapes("masked_fill_", x.shape(), mask.shape()));
     if (b != x.shape())
       return InvalidArgument("[masked_fill_] mask %s is not broadcastable to %s",
                              mask.meta_string(), x.meta_string());
-    ASSIGN_OR_RETURN(Tensor r, MaskedFill(x, mask, value));
+    ASSIGN_OR_RETURN(Tensor old, OldValue(x));
+    ASSIGN_OR_RETURN(Tensor r, MaskedFill(old, mask, value));
     return CopyInto(x, r);
   }
   MaskedFillInplaceAttrs a;
@@ -659,11 +661,9 @@ Status IndexPut_(const Tensor& x, const TensorList& indices, const Tensor& value
                  bool accumulate) {
   if (IsComplex(x.dtype()) || IsComplex(values.dtype()))
     return ComplexIndexPut(x, indices, values, accumulate, true).status();
-  RETURN_IF_ERROR(CheckNoGrad("index_put_", x, values));
-  if (TracingActive() || x.is_lazy()) {
-    // As masked_fill_: the in-place op's inputs do not include x (its kernel writes only the
-    // indexed elements), so a trace records the out-of-place op and a copy into x.
-    ASSIGN_OR_RETURN(Tensor r, IndexPut(x, indices, values, accumulate));
+  if (ViaOutOfPlace(x, values)) {
+    ASSIGN_OR_RETURN(Tensor old, OldValue(x));
+    ASSIGN_OR_RETURN(Tensor r, IndexPut(old, indices, values, accumulate));
     return CopyInto(x, r);
   }
   ASSIGN_OR_RETURN(PreparedIndex p, PrepareIndex("index_put_", x, indices));

@@ -329,11 +329,13 @@ void BindAutogradFunction(py::module_& m, TensorClass&) {
   m.def("_is_anomaly_check_nan_enabled", &AnomalyCheckNan);
   // Tensor.detach_: cuts the tensor from its graph in place (a leaf without requires_grad).
   m.def("_detach_", [](Tensor& t) {
+    // Any view a view op made (torch: even of a tensor that does not require grad, or made in
+    // no_grad mode) is refused with torch's RuntimeError.
+    if (t.impl()->view_base || (t.autograd_meta() && t.autograd_meta()->grad_fn && t.is_view()))
+      throw std::runtime_error("[detach_] cannot detach a view in place (" + t.meta_string() +
+                               "): Can't detach views in-place. Use detach() instead.");
     AutogradMeta* meta = t.autograd_meta();
     if (!meta) return;
-    if (meta->grad_fn && t.is_view())
-      throw std::runtime_error("[detach_] cannot detach a view in place (" + t.meta_string() +
-                               "); use detach()");  // RuntimeError, as torch
     meta->grad_fn.reset();
     meta->output_nr = 0;
     meta->requires_grad = false;

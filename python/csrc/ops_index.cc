@@ -7,12 +7,14 @@
 #include <type_traits>
 #include <utility>
 
+#include "oneflow_like/framework/autograd.h"
 #include "oneflow_like/opdefs/index.h"
 #include "oneflow_like/ops/binary.h"
 #include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/index.h"
 #include "oneflow_like/ops/shape_ops.h"
+#include "oneflow_like/ops/ternary.h"
 #include "python/csrc/binding.h"
 #include "python/csrc/op_tables_py.h"
 
@@ -25,6 +27,31 @@ namespace F = functional;
 double FillValue(py::handle v) {
   if (py::isinstance<Tensor>(v)) return py::cast<double>(v.attr("item")());
   return ScalarValue(v);
+}
+
+// masked_fill(mask, value) with a 0-d value tensor that requires grad: where(mask, value, x),
+// so the value's gradient (the sum of the output's gradient over the mask) is recorded, as torch;
+// the in-place form writes it into x with copy_ (from a recorded clone of x's old value).
+template <typename R>
+R MaskedFillTensor(const Tensor& x, const Tensor& mask, const Tensor& value) {
+  const char* op = std::is_same_v<R, Status> ? "masked_fill_" : "masked_fill";
+  if (value.ndim() != 0)
+    return InvalidArgument(
+        "[%s] only supports a 0-dimensional value tensor, but got tensor with %d dimension(s)", op,
+        static_cast<int>(value.ndim()));
+  if (mask.dtype() != DType::kBool)
+    return TypeError("[%s] only supports boolean masks, but got mask %s", op, mask.meta_string());
+  ASSIGN_OR_RETURN(Tensor v, F::Cast(value, x.dtype()));
+  if constexpr (std::is_same_v<R, Status>) {
+    ASSIGN_OR_RETURN(Tensor old, F::Clone(x));
+    ASSIGN_OR_RETURN(Tensor r, F::Where(mask, v, old));
+    if (r.shape() != x.shape())
+      return InvalidArgument("[%s] mask %s is not broadcastable to %s", op, mask.meta_string(),
+                             x.meta_string());
+    return F::CopyInto(x, r);
+  } else {
+    return F::Where(mask, v, x);
+  }
 }
 
 TensorList IndexList(py::handle indices) {
@@ -125,6 +152,8 @@ struct Binder {
         function, name,
         [f](const Tensor& x, const Tensor& mask, py::object v) {
           double re, im;
+          if (py::isinstance<Tensor>(v) && py::cast<Tensor>(v).requires_grad() && GradModeEnabled())
+            return Result(MaskedFillTensor<R>(x, mask, py::cast<Tensor>(v)), x);
           if (py::isinstance<Tensor>(v) && IsComplex(py::cast<Tensor>(v).dtype()))
             v = v.attr("item")();
           if (!ComplexScalarValue(v, &re, &im)) return Result(f(x, mask, FillValue(v)), x);

@@ -346,16 +346,30 @@ void BindTensorClass(py::module_& m, TensorClass& cls) {
                                       t.autograd_meta()->retains_grad;
                              })
       .def("_is_view", &Tensor::is_view)
-      .def("numpy", &ToNumpy)
+      // torch.Tensor.numpy(*, force=False): refuses a tensor that requires grad in grad mode
+      // (the array would not be tracked); force=True converts its detached (CPU) value.
+      .def(
+          "numpy",
+          [](const Tensor& t, bool force) {
+            if (!force && GradModeEnabled() && t.requires_grad())
+              throw std::runtime_error(
+                  "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                  "instead.");
+            if (force && !t.is_lazy() && !t.device().is_cpu())
+              return ToNumpy(Unwrap(functional::To(t.detach(), Device::CPU())));
+            return ToNumpy(t);
+          },
+          py::kw_only(), py::arg("force") = false)
       .def("_same", [](const Tensor& a, const Tensor& b) { return a.same(b); })
       .def(
           "_backward",
-          [](const Tensor& t, py::object gradient, bool retain_graph, bool create_graph) {
+          [](const Tensor& t, py::object gradient, bool retain_graph, bool create_graph,
+             std::vector<Tensor> inputs) {
             TensorList g{gradient.is_none() ? Tensor() : py::cast<Tensor>(gradient)};
-            Check(Backward({t}, g, retain_graph, create_graph));
+            Check(Backward({t}, g, retain_graph, create_graph, inputs));
           },
           py::arg("gradient") = py::none(), py::arg("retain_graph") = false,
-          py::arg("create_graph") = false);
+          py::arg("create_graph") = false, py::arg("inputs") = std::vector<Tensor>());
 
   m.def("from_numpy", &FromNumpy, py::arg("array"));
   m.def(
@@ -383,12 +397,16 @@ void BindTensorClass(py::module_& m, TensorClass& cls) {
   });
   m.def("is_grad_enabled", &GradModeEnabled);
   m.def("set_grad_enabled", &SetGradMode);
-  m.def("_autograd_backward", [](std::vector<Tensor> tensors, std::vector<py::object> grads,
-                                 bool retain_graph, bool create_graph) {
-    TensorList g;
-    for (auto& o : grads) g.push_back(o.is_none() ? Tensor() : py::cast<Tensor>(o));
-    Check(Backward(tensors, g, retain_graph, create_graph));
-  });
+  m.def(
+      "_autograd_backward",
+      [](std::vector<Tensor> tensors, std::vector<py::object> grads, bool retain_graph,
+         bool create_graph, std::vector<Tensor> inputs) {
+        TensorList g;
+        for (auto& o : grads) g.push_back(o.is_none() ? Tensor() : py::cast<Tensor>(o));
+        Check(Backward(tensors, g, retain_graph, create_graph, inputs));
+      },
+      py::arg("tensors"), py::arg("grads"), py::arg("retain_graph"), py::arg("create_graph"),
+      py::arg("inputs") = std::vector<Tensor>());
   m.def("_autograd_grad",
         [](std::vector<Tensor> outputs, std::vector<Tensor> inputs, std::vector<py::object> grads,
            bool retain_graph, bool create_graph, bool allow_unused) {

@@ -50,7 +50,7 @@ def _item(self):
         raise ValueError(
             f"[item] only one-element tensors can be converted to Python scalars, got shape {tuple(self.shape)}"
         )
-    return self.numpy().reshape(()).item()
+    return _C._to_numpy(self).reshape(()).item()
 
 
 def _len(self):
@@ -67,14 +67,15 @@ def _bool(self):
     return bool(self.item())
 
 
-def _backward(self, gradient=None, retain_graph=None, create_graph=False):
-    from oneflow_like.autograd import _run_backward
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    from oneflow_like.autograd import _backward_inputs, _run_backward
 
     _run_backward(
         self._backward,
         gradient,
         bool(retain_graph) if retain_graph is not None else create_graph,
         create_graph,
+        _backward_inputs(inputs),
     )
 
 
@@ -211,7 +212,7 @@ Tensor.is_nested = property(lambda self: False)
 Tensor.__repr__ = _repr
 Tensor.__str__ = _repr
 Tensor.item = _item
-Tensor.tolist = lambda self: self.numpy().tolist()
+Tensor.tolist = lambda self: _C._to_numpy(self).tolist()  # fine when it requires grad, as torch
 Tensor.__len__ = _len
 Tensor.__bool__ = _bool
 Tensor.__float__ = lambda self: float(self.item())

@@ -72,24 +72,31 @@ def _write_back(self, op, result):
             f"[{op}] result type {result.dtype} can't be cast to the desired output type "
             f"{self.dtype}"
         )
-    if self.is_leaf and self.requires_grad and flow.is_grad_enabled():
-        raise RuntimeError(
+    if self.is_leaf and self.requires_grad and flow.is_grad_enabled() and not self._is_view():
+        raise RuntimeError(  # (a view's refusals are copy_'s, as torch's check_inplace)
             f"[{op}] a leaf Variable that requires grad is being used in an in-place operation."
         )
     self.copy_(result)
     return self
 
 
-def _old(self):
-    """self's value to compute an in-place result from: a copy when autograd may save it (the
-    write would otherwise invalidate what the op's gradient needs), else self. clone() saves
-    nothing for backward (copy.def's `save: none`), so the write-back leaves it valid."""
-    return self.clone() if self.requires_grad and flow.is_grad_enabled() else self
+def _old(self, *args, **kwargs):
+    """self's value to compute an in-place result from: a copy when autograd records the op
+    (self or another tensor argument requires grad: the write would otherwise invalidate the
+    self the op saved for its gradient), else self. clone() saves nothing for backward (copy.def's
+    `save: none`), so the write-back leaves it valid."""
+    if not flow.is_grad_enabled():
+        return self
+    tracked = self.requires_grad or any(
+        isinstance(a, flow.Tensor) and a.requires_grad for a in (*args, *kwargs.values())
+    )
+    return self.clone() if tracked else self
 
 
 def _inplace_of(base):
     def fn(self, *args, **kwargs):
-        return _write_back(self, base + "_", getattr(_old(self), base)(*args, **kwargs))
+        old = _old(self, *args, **kwargs)
+        return _write_back(self, base + "_", getattr(old, base)(*args, **kwargs))
 
     fn.__name__ = base + "_"
     fn.__doc__ = f"Tensor.{base}_(...): Tensor.{base}(...) written into self; returns self."

@@ -48,7 +48,11 @@ def _t(a, dtype):
 
 
 def _np(t):
-    return t.float().numpy() if t.dtype in (flow.float16, flow.bfloat16) else t.numpy()
+    return (
+        t.float().detach().numpy()
+        if t.dtype in (flow.float16, flow.bfloat16)
+        else t.detach().numpy()
+    )
 
 
 def _close(got, want, what):
@@ -196,7 +200,9 @@ def _steps_like_one_process(model, module, rank, world):
         ref_loss.backward()
         ref_opt.step()
     for (n, p), (_, q) in zip(module.named_parameters(), ref.named_parameters()):
-        np.testing.assert_allclose(p.numpy(), q.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+        np.testing.assert_allclose(
+            p.detach().numpy(), q.detach().numpy(), rtol=1e-4, atol=1e-5, err_msg=n
+        )
     return opt, ref, ref_opt
 
 
@@ -213,7 +219,7 @@ def case_ddp(bucket_cap_mb="25"):
     for b in model._buckets:
         b.flat.fill_(7.0)
         for _, p in b.params:
-            assert np.all(p.grad.numpy() == 7.0), p.grad
+            assert np.all(p.grad.detach().numpy() == 7.0), p.grad
     # no_sync: two local backward passes, then a synced one == the sum over all three
     opt.zero_grad()
     ref_opt.zero_grad()
@@ -226,7 +232,9 @@ def case_ddp(bucket_cap_mb="25"):
             F.cross_entropy(model(flow.tensor(lx)), flow.tensor(ly)).backward()
         F.cross_entropy(ref(flow.tensor(cx)), flow.tensor(cy)).backward()
     for (n, p), (_, q) in zip(model.module.named_parameters(), ref.named_parameters()):
-        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+        np.testing.assert_allclose(
+            p.grad.detach().numpy(), q.grad.detach().numpy(), rtol=1e-4, atol=1e-5, err_msg=n
+        )
     dist.destroy_process_group()
 
 
@@ -253,7 +261,7 @@ def case_ddp_unused():
     m = _Partly()
     m.register_buffer("stat", flow.full((2,), float(rank + 10)))
     model = nn.parallel.DistributedDataParallel(m)
-    assert np.all(m.stat.numpy() == 10), m.stat  # rank 0's buffers at construction
+    assert np.all(m.stat.detach().numpy() == 10), m.stat  # rank 0's buffers at construction
     x = flow.randn(3, 4)
     try:
         model(x).sum().backward()
@@ -265,10 +273,10 @@ def case_ddp_unused():
     model = nn.parallel.DistributedDataParallel(_Partly(), find_unused_parameters=True)
     x = flow.full((3, 4), float(rank + 1))
     model(x).sum().backward()
-    assert np.all(model.module.unused.weight.grad.numpy() == 0)
+    assert np.all(model.module.unused.weight.grad.detach().numpy() == 0)
     # d(sum)/dW = column sums of x, averaged over ranks
     want = np.full((2, 4), 3 * (world + 1) / 2)
-    np.testing.assert_allclose(model.module.used.weight.grad.numpy(), want)
+    np.testing.assert_allclose(model.module.used.weight.grad.detach().numpy(), want)
     dist.destroy_process_group()
 
 
@@ -324,7 +332,7 @@ def case_signature_changes_later():
     for _ in range(6):
         t = flow.ones(256)
         dist.all_reduce(t)
-        assert float(t.numpy()[0]) == world
+        assert float(t.detach().numpy()[0]) == world
     assert pg._signature_exchanges() == 1, pg._signature_exchanges()
     for i in range(4):  # alternating signatures: each one changes, so each is exchanged
         dist.all_reduce(flow.ones(8 + i % 2))
@@ -468,7 +476,9 @@ def case_ddp_graph(opt_kind="sgd", bucket_cap_mb="25"):
         eager_opt.zero_grad()
         eager_loss.backward()
         eager_opt.step()
-        np.testing.assert_allclose(loss.numpy(), eager_loss.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            loss.detach().numpy(), eager_loss.detach().numpy(), rtol=1e-5, atol=1e-6
+        )
         ref_loss = F.cross_entropy(ref(flow.tensor(x)), flow.tensor(y))
         ref_opt.zero_grad()
         ref_loss.backward()
@@ -481,8 +491,12 @@ def case_ddp_graph(opt_kind="sgd", bucket_cap_mb="25"):
         _assert_first_all_reduce_overlaps(hlo)
     named = zip(model.module.named_parameters(), eager.module.named_parameters(), ref.parameters())
     for (n, p), (_, e), q in named:
-        np.testing.assert_allclose(p.numpy(), q.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
-        np.testing.assert_allclose(p.numpy(), e.numpy(), rtol=1e-5, atol=1e-6, err_msg=n)
+        np.testing.assert_allclose(
+            p.detach().numpy(), q.detach().numpy(), rtol=1e-4, atol=1e-5, err_msg=n
+        )
+        np.testing.assert_allclose(
+            p.detach().numpy(), e.detach().numpy(), rtol=1e-5, atol=1e-6, err_msg=n
+        )
     _result("buckets", len(model._buckets))
     dist.destroy_process_group()
 
@@ -505,13 +519,13 @@ def case_graph_collectives():
         x = _data(rank + it, "float32")
         y, z = g(flow.tensor(x))
         want_y = np.max([_data(r + it, "float32") * 2 for r in range(world)], axis=0)
-        _close(y.numpy(), want_y, "graph all_reduce max")
-        _close(z.numpy(), _data(1 + it, "float32") + 1, "graph broadcast")
+        _close(y.detach().numpy(), want_y, "graph all_reduce max")
+        _close(z.detach().numpy(), _data(1 + it, "float32") + 1, "graph broadcast")
     assert "ofl.kernel.dist_broadcast" in g.compiled.hlo_after
     # an eager collective between graph runs keeps working (its own tags)
     t = flow.ones(4)
     dist.all_reduce(t)
-    _close(t.numpy(), np.full(4, world), "eager after graph")
+    _close(t.detach().numpy(), np.full(4, world), "eager after graph")
     dist.destroy_process_group()
 
 
@@ -554,7 +568,7 @@ def case_subgroups():
         dist.barrier(group=g)
     t = flow.ones(2)
     dist.all_reduce(t)
-    _close(t.numpy(), np.full(2, world), "default group after sub-groups")
+    _close(t.detach().numpy(), np.full(2, world), "default group after sub-groups")
     dist.destroy_process_group(groups[0])
     dist.destroy_process_group()
 
@@ -573,12 +587,12 @@ def case_local_sync_groups():
     for i, g in enumerate(local):
         t = flow.tensor([float(rank + 10 * i)])
         dist.all_reduce(t, group=g)
-        _close(t.numpy(), [sum(r + 10 * i for r in mine)], f"local group {i} of {mine}")
+        _close(t.detach().numpy(), [sum(r + 10 * i for r in mine)], f"local group {i} of {mine}")
         assert dist.get_world_size(g) == 2 and dist.get_rank(g) == mine.index(rank)
     t = flow.tensor([float(rank)])
     dist.all_reduce(t, group=counted)
     if rank in (0, 3):
-        _close(t.numpy(), [3.0], "counted group [0, 3]")
+        _close(t.detach().numpy(), [3.0], "counted group [0, 3]")
     other = dist.new_group([1, 2], use_local_synchronization=True)  # a non-member may call it
     assert (dist.get_rank(other) == -1) == (rank not in (1, 2))
     dist.barrier()
@@ -635,8 +649,12 @@ def case_ddp_subgroup():
     for (n, p), q, r in zip(
         eager.module.named_parameters(), graph_model.module.parameters(), ref.parameters()
     ):
-        np.testing.assert_allclose(p.numpy(), r.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
-        np.testing.assert_allclose(q.numpy(), r.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+        np.testing.assert_allclose(
+            p.detach().numpy(), r.detach().numpy(), rtol=1e-4, atol=1e-5, err_msg=n
+        )
+        np.testing.assert_allclose(
+            q.detach().numpy(), r.detach().numpy(), rtol=1e-4, atol=1e-5, err_msg=n
+        )
     dist.destroy_process_group()
 
 
@@ -671,7 +689,9 @@ def case_ddp_graph_buffers():
     for (n, a), b in zip(
         graph_model.module.state_dict().items(), eager.module.state_dict().values()
     ):
-        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+        np.testing.assert_allclose(
+            a.detach().numpy(), b.detach().numpy(), rtol=1e-4, atol=1e-5, err_msg=n
+        )
     dist.destroy_process_group()
 
 
@@ -766,7 +786,7 @@ def _more_errors(rank, world):
     flow.sync()
     t = flow.ones(2)
     dist.all_reduce(t)
-    assert t.numpy().tolist() == [world, world]
+    assert t.detach().numpy().tolist() == [world, world]
     # local mistakes, named before anything is sent
     for call, needle in [
         (
@@ -893,7 +913,7 @@ def case_stores(file_name):
         dist.init_process_group("gloo", store=store, rank=rank, world_size=world, timeout=20)
         t = flow.full((3,), float(rank + 1))
         dist.all_reduce(t)
-        assert t.numpy().tolist() == [world * (world + 1) / 2] * 3
+        assert t.detach().numpy().tolist() == [world * (world + 1) / 2] * 3
         dist.destroy_process_group()
     _result("stores ok")
 
@@ -905,7 +925,7 @@ def case_subgroups_more():
     assert cur.ranks == [rank - rank % 2, rank - rank % 2 + 1]
     t = flow.full((2,), float(rank))
     dist.all_reduce(t, group=cur)
-    assert t.numpy().tolist() == [2.0 * (rank - rank % 2) + 1] * 2
+    assert t.detach().numpy().tolist() == [2.0 * (rank - rank % 2) + 1] * 2
     enum = [[0, world - 1], list(range(1, world - 1))]
     cur, groups = dist.new_subgroups_by_enumeration(enum)
     assert [g.ranks for g in groups] == [sorted(e) for e in enum]

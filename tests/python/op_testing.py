@@ -24,7 +24,9 @@ def rand(shape, low=-1.0, high=1.0, dtype=np.float64):
 
 
 def to_np(t):
-    return t.numpy().astype(np.float64) if t.dtype.is_floating_point else t.numpy()
+    return (
+        t.detach().numpy().astype(np.float64) if t.dtype.is_floating_point else t.detach().numpy()
+    )
 
 
 def check_forward(fn, np_fn, arrays, atol=1e-5, rtol=1e-4, dtype=flow.float32, **kw):
@@ -53,7 +55,7 @@ def numerical_grad(fn, arrays, index, upstream, eps=1e-6, **kw):
             ins[index] = flow.tensor(x, dtype=flow.float64)
             out = fn(*ins, **kw)
             out = out[0] if isinstance(out, (tuple, list)) else out
-            vals.append(float(np.sum(out.numpy() * upstream)))
+            vals.append(float(np.sum(out.detach().numpy() * upstream)))
         flat[i] = orig
         grad.reshape(-1)[i] = (vals[0] - vals[1]) / (2 * eps)
     return grad
@@ -73,7 +75,11 @@ def check_backward(fn, arrays, grad_inputs=None, atol=1e-5, rtol=1e-4, **kw):
         assert ins[i].grad is not None, f"input {i} got no gradient"
         num = numerical_grad(fn, arrays, i, upstream, **kw)
         np.testing.assert_allclose(
-            ins[i].grad.numpy(), num, atol=atol, rtol=rtol, err_msg=f"gradient of input {i}"
+            ins[i].grad.detach().numpy(),
+            num,
+            atol=atol,
+            rtol=rtol,
+            err_msg=f"gradient of input {i}",
         )
 
 
@@ -146,7 +152,7 @@ def check_lazy(fn, arrays, grad_inputs=(), lowered_ops=(), dtype=flow.float64, t
             assert l is None
             continue
         np.testing.assert_allclose(
-            l.numpy(), e.numpy(), rtol=tol, atol=tol, err_msg="lazy gradient"
+            l.detach().numpy(), e.detach().numpy(), rtol=tol, atol=tol, err_msg="lazy gradient"
         )
 
 
@@ -217,12 +223,14 @@ def same_as_torch(fn_flow, fn_torch, *arrays, tol=1e-10):
     fs = [flow.tensor(a, requires_grad=True) for a in arrays]
     ot, of = fn_torch(*ts), fn_flow(*fs)
     assert tuple(of.shape) == tuple(ot.shape), (of.shape, ot.shape)
-    np.testing.assert_allclose(of.numpy(), ot.detach().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(of.detach().numpy(), ot.detach().numpy(), rtol=tol, atol=tol)
     up = RNG.uniform(-1, 1, size=tuple(ot.shape))
     (ot * torch.tensor(up)).sum().backward()
     (of * flow.tensor(up)).sum().backward()
     for t, f in zip(ts, fs):
-        np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)
+        np.testing.assert_allclose(
+            f.grad.detach().numpy(), t.grad.detach().numpy(), rtol=tol, atol=tol
+        )
     return fs
 
 

@@ -24,7 +24,7 @@ def pair(shape, seed=0):
 
 
 def to64(t):
-    return t.float().numpy().astype(np.float64)
+    return t.float().detach().numpy().astype(np.float64)
 
 
 # ---- bf16/f16 compute ----------------------------------------------------------------------
@@ -94,8 +94,8 @@ def test_bf16_backward_matches_f64():
     xd = flow.tensor(to64(xl), requires_grad=True)
     wd = flow.tensor(to64(wl), requires_grad=True)
     F.log_softmax(F.linear(xd, wd).tanh(), dim=1).sum().backward()
-    np.testing.assert_allclose(to64(xl.grad), xd.grad.numpy(), rtol=5e-2, atol=5e-2)
-    np.testing.assert_allclose(to64(wl.grad), wd.grad.numpy(), rtol=5e-2, atol=5e-2)
+    np.testing.assert_allclose(to64(xl.grad), xd.grad.detach().numpy(), rtol=5e-2, atol=5e-2)
+    np.testing.assert_allclose(to64(wl.grad), wd.grad.detach().numpy(), rtol=5e-2, atol=5e-2)
 
 
 @pytest.mark.parametrize("shape", [(1, 7, 9), (3, 64, 80), (2, 128, 256)])
@@ -119,7 +119,7 @@ def test_bf16_casts_round_trip_every_dtype():
         dt = getattr(flow, name)
         y = x.abs().to(dt).to(flow.bfloat16).to(dt)
         assert y.dtype == dt
-        np.testing.assert_array_equal(y.numpy(), x.abs().to(dt).numpy())
+        np.testing.assert_array_equal(y.detach().numpy(), x.abs().to(dt).detach().numpy())
 
 
 # ---- autocast dtypes vs torch.autocast -----------------------------------------------------
@@ -186,9 +186,9 @@ def test_autocast_values_match_torch():
     fx, tx = pair((16, 64), 0)
     fw, tw = pair((32, 64), 1)
     with torch.autocast("cpu", dtype=torch.bfloat16):
-        ref = torch.log_softmax(torch.nn.functional.linear(tx, tw), 1).float().numpy()
+        ref = torch.log_softmax(torch.nn.functional.linear(tx, tw), 1).float().detach().numpy()
     with flow.autocast("cpu"):
-        got = F.log_softmax(F.linear(fx, fw), dim=1).float().numpy()
+        got = F.log_softmax(F.linear(fx, fw), dim=1).float().detach().numpy()
     np.testing.assert_allclose(got, ref, rtol=3e-2, atol=3e-2)
 
 
@@ -241,7 +241,9 @@ def test_autocast_grads_come_back_in_param_dtype():
     ref.load_state_dict(model.state_dict())
     F.cross_entropy(ref(x), flow.tensor([0, 1, 2, 3, 0])).backward()
     for p, q in zip(model.parameters(), ref.parameters()):
-        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=0.1, atol=3e-2)
+        np.testing.assert_allclose(
+            p.grad.detach().numpy(), q.grad.detach().numpy(), rtol=0.1, atol=3e-2
+        )
 
 
 def test_autocast_weight_cast_cache_follows_updates():
@@ -250,11 +252,11 @@ def test_autocast_weight_cast_cache_follows_updates():
     with flow.autocast("cpu"):
         a = lin(x)
         b = lin(x)  # the cached bf16 weight
-        np.testing.assert_array_equal(a.float().numpy(), b.float().numpy())
+        np.testing.assert_array_equal(a.float().detach().numpy(), b.float().detach().numpy())
         with flow.no_grad():
             lin.weight.add_(1.0)  # a new version: the cache must not serve the old cast
         c = lin(x)
-    assert not np.allclose(c.float().numpy(), a.float().numpy())
+    assert not np.allclose(c.float().detach().numpy(), a.float().detach().numpy())
 
 
 def _digits_batches(n, bs=32):
@@ -292,15 +294,17 @@ def test_graph_called_under_autocast_matches_eager_autocast():
         eager = model(x)
         lazy = g(x)
     assert eager.dtype == lazy.dtype == flow.bfloat16
-    np.testing.assert_array_equal(lazy.float().numpy(), eager.float().numpy())
+    np.testing.assert_array_equal(lazy.float().detach().numpy(), eager.float().detach().numpy())
     # Outside autocast the same graph object compiles an f32 graph of its own.
     out32 = g(x)
     assert out32.dtype == flow.float32
-    np.testing.assert_allclose(out32.numpy(), model(x).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        out32.detach().numpy(), model(x).detach().numpy(), rtol=1e-5, atol=1e-6
+    )
     assert any("autocast state changed" in r for r in g.recompile_reasons)
     with flow.autocast("cpu"):
         again = g(x)  # the bf16 graph is cached
-    np.testing.assert_array_equal(again.float().numpy(), eager.float().numpy())
+    np.testing.assert_array_equal(again.float().detach().numpy(), eager.float().detach().numpy())
     assert len(g.recompile_reasons) == 2
     assert not flow.is_autocast_enabled("cpu")
 
@@ -344,7 +348,7 @@ def test_graph_training_with_autocast_region_in_build_matches_eager():
     # eager == lazy: the graph runs the same casts and kernels in the same order.
     np.testing.assert_allclose(ll, le, rtol=1e-5, atol=1e-6)
     for pa, pb in zip(a.parameters(), b.parameters()):
-        np.testing.assert_allclose(pb.numpy(), pa.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(pb.detach().numpy(), pa.detach().numpy(), rtol=1e-5, atol=1e-6)
     assert le[-3:] and np.mean(le[-3:]) < np.mean(le[:3])  # it learns
 
 

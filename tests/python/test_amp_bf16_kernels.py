@@ -19,7 +19,7 @@ def bf16_bits_reference(x):
 
 
 def bits_of(t):
-    return t.contiguous().view(flow.int16).numpy().view(np.uint16)
+    return t.contiguous().view(flow.int16).detach().numpy().view(np.uint16)
 
 
 def special_values(n, seed=0):
@@ -49,7 +49,7 @@ def test_cast_f32_to_bf16_bits(n):
 def test_cast_bf16_to_f32_exact(n):
     x = special_values(n, seed=1)
     b = flow.tensor(x).to(flow.bfloat16)
-    got = b.float().numpy()
+    got = b.float().detach().numpy()
     want = (bf16_bits_reference(x).astype(np.uint32) << 16).view(np.float32)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
 
@@ -65,12 +65,12 @@ def test_cast_bf16_to_f32_exact(n):
 def test_cast_non_contiguous(view):
     x = special_values(67 * 45, seed=2).reshape(67, 45)
     src = view(flow.tensor(x))
-    ref = view(flow.tensor(x)).contiguous().numpy()
+    ref = view(flow.tensor(x)).contiguous().detach().numpy()
     np.testing.assert_array_equal(bits_of(src.to(flow.bfloat16)), bf16_bits_reference(ref))
     # and back: a non-contiguous bf16 source widened exactly
     b = view(flow.tensor(x).to(flow.bfloat16))
     want = (bf16_bits_reference(ref).astype(np.uint32) << 16).view(np.float32)
-    np.testing.assert_array_equal(b.float().numpy().view(np.uint32), want.view(np.uint32))
+    np.testing.assert_array_equal(b.float().detach().numpy().view(np.uint32), want.view(np.uint32))
 
 
 def test_cast_into_non_contiguous_destination():
@@ -91,10 +91,10 @@ def test_fused_attention_bf16_vs_f64(L, S, E):
         with flow.nn.attention.sdpa_kernel(flow.nn.attention.SDPBackend.FLASH_ATTENTION):
             y = F.scaled_dot_product_attention(*ts)
         y.backward(flow.tensor(do).to(dtype))
-        return [y.double().numpy()] + [t.grad.double().numpy() for t in ts]
+        return [y.double().detach().numpy()] + [t.grad.double().detach().numpy() for t in ts]
 
     # bf16 operands: the f64 reference sees the same rounded inputs.
-    rounded = [flow.tensor(a).to(flow.bfloat16).double().numpy() for a in (q, k, v)]
+    rounded = [flow.tensor(a).to(flow.bfloat16).double().detach().numpy() for a in (q, k, v)]
     got = run(flow.bfloat16, (q, k, v))
     want = run(flow.float64, rounded)
     for g, w in zip(got, want):
@@ -110,12 +110,14 @@ def test_fused_attention_bf16_non_contiguous_inputs():
         t[..., i * 40 : (i + 1) * 40].reshape(2, 19, 4, 10).transpose(1, 2) for i in range(3)
     )
     y = F.scaled_dot_product_attention(q, k, v)
-    t64 = flow.tensor(t.double().numpy())
+    t64 = flow.tensor(t.double().detach().numpy())
     q, k, v = (
         t64[..., i * 40 : (i + 1) * 40].reshape(2, 19, 4, 10).transpose(1, 2) for i in range(3)
     )
     want = F.scaled_dot_product_attention(q, k, v, is_causal=False)
-    np.testing.assert_allclose(y.double().numpy(), want.numpy(), rtol=3e-2, atol=3e-2)
+    np.testing.assert_allclose(
+        y.double().detach().numpy(), want.detach().numpy(), rtol=3e-2, atol=3e-2
+    )
 
 
 @pytest.mark.parametrize("shape", [(5, 37), (3, 4, 37)])
@@ -133,12 +135,12 @@ def test_linear_autocast_weight_grad_layout_vs_f64(shape):
     y.backward(flow.tensor(g).to(flow.bfloat16))
     assert fw.grad.dtype == flow.float32 and fw.grad.is_contiguous()
     assert fw.grad.shape == (23, 37)
-    r = lambda a: flow.tensor(a).to(flow.bfloat16).double().numpy()  # noqa: E731
+    r = lambda a: flow.tensor(a).to(flow.bfloat16).double().detach().numpy()  # noqa: E731
     xr, wr, br, gr = r(x), r(w), r(b), r(g)
-    np.testing.assert_allclose(y.double().numpy(), xr @ wr.T + br, rtol=2e-2, atol=5e-2)
+    np.testing.assert_allclose(y.double().detach().numpy(), xr @ wr.T + br, rtol=2e-2, atol=5e-2)
     g2, x2 = gr.reshape(-1, 23), xr.reshape(-1, 37)
-    np.testing.assert_allclose(fw.grad.double().numpy(), g2.T @ x2, rtol=2e-2, atol=5e-2)
-    np.testing.assert_allclose(fb.grad.double().numpy(), g2.sum(0), rtol=2e-2, atol=5e-2)
+    np.testing.assert_allclose(fw.grad.double().detach().numpy(), g2.T @ x2, rtol=2e-2, atol=5e-2)
+    np.testing.assert_allclose(fb.grad.double().detach().numpy(), g2.sum(0), rtol=2e-2, atol=5e-2)
 
 
 def test_linear_autocast_casts_weight_once_per_region():
@@ -162,9 +164,13 @@ def test_sdpa_bf16_cpu_routes_to_math_and_matches_f64():
     rng = np.random.default_rng(11)
     arrays = [rng.standard_normal((2, 3, n, 16)) for n in (21, 29, 29)]
     ts = [flow.tensor(a).to(flow.bfloat16) for a in arrays]
-    want = F.scaled_dot_product_attention(
-        *(flow.tensor(t.double().numpy()) for t in ts), is_causal=True
-    ).numpy()
+    want = (
+        F.scaled_dot_product_attention(
+            *(flow.tensor(t.double().detach().numpy()) for t in ts), is_causal=True
+        )
+        .detach()
+        .numpy()
+    )
     for backend, fused in ((None, False), (flow.nn.attention.SDPBackend.FLASH_ATTENTION, True)):
         with flow.profiler.profile() as prof:
             if backend is None:
@@ -175,4 +181,4 @@ def test_sdpa_bf16_cpu_routes_to_math_and_matches_f64():
             flow.sync()
         names = {e.key for e in prof.key_averages()}
         assert ("_scaled_dot_product_flash_attention" in names) == fused, names
-        np.testing.assert_allclose(y.double().numpy(), want, rtol=3e-2, atol=3e-2)
+        np.testing.assert_allclose(y.double().detach().numpy(), want, rtol=3e-2, atol=3e-2)

@@ -32,7 +32,7 @@ def rand_bf16(shape, seed, scale=3.0):
 
 
 def as_np(t):
-    return t.float().numpy()
+    return t.float().detach().numpy()
 
 
 def cast_count(fn):
@@ -84,7 +84,7 @@ def test_binary_broadcast(sa, sb):
 def test_binary_and_unary_non_contiguous(view):
     a, b = rand_bf16((67, 45), 5), rand_bf16((67, 45), 6)
     ta, tb = view(flow.tensor(a).bfloat16()), view(flow.tensor(b).bfloat16())
-    ra, rb = view(flow.tensor(a)).numpy(), view(flow.tensor(b)).numpy()
+    ra, rb = view(flow.tensor(a)).detach().numpy(), view(flow.tensor(b)).detach().numpy()
     np.testing.assert_array_equal(as_np(ta * tb), bf16_round(ra * rb))
     np.testing.assert_array_equal(as_np(F.relu(ta)), np.maximum(ra, 0))
     np.testing.assert_array_equal(as_np(ta * 0.3), bf16_round(ra * np.float32(0.3)))
@@ -157,7 +157,7 @@ def test_unary_and_scalar_forward_backward_vs_f64(op, n):
     fl(t64).backward(flow.tensor(g.astype(np.float64)))
     # the formulas read the bf16-rounded input or output (torch's too): derivatives near a
     # cancellation (1 - tanh^2 where tanh rounds to 1) lose up to a bf16 ulp of dy's size
-    assert_bf16_close(as_np(t.grad), t64.grad.numpy(), np.abs(g).max() if n else 1.0, 4)
+    assert_bf16_close(as_np(t.grad), t64.grad.detach().numpy(), np.abs(g).max() if n else 1.0, 4)
 
 
 @pytest.mark.parametrize("log", [False, True])
@@ -180,12 +180,12 @@ def test_softmax_forward_backward_vs_f64(log, shape, dim):
     assert y.dtype == flow.bfloat16
     t64 = flow.tensor(x.astype(np.float64)).requires_grad_()
     y64 = fl(t64, dim=dim)
-    assert_bf16_close(as_np(y), y64.numpy(), scale=1.0 if log else 0.0, roundings=2)
+    assert_bf16_close(as_np(y), y64.detach().numpy(), scale=1.0 if log else 0.0, roundings=2)
     g = rand_bf16(shape, 12)
     y.backward(flow.tensor(g).bfloat16())
     y64.backward(flow.tensor(g.astype(np.float64)))
     gscale = np.abs(g).max() * (shape[dim] if log else 1) if g.size else 1.0
-    assert_bf16_close(as_np(t.grad), t64.grad.numpy(), gscale, 4)
+    assert_bf16_close(as_np(t.grad), t64.grad.detach().numpy(), gscale, 4)
 
 
 @pytest.mark.parametrize(
@@ -208,7 +208,7 @@ def test_sum_vs_f64(shape, dims):
     assert_bf16_close(as_np(got), want, scale=np.sqrt(max(np.prod(shape), 1)))  # one rounding
     got32 = flow.tensor(x).bfloat16().sum(dims, dtype=flow.float32)
     assert got32.dtype == flow.float32
-    np.testing.assert_allclose(got32.numpy(), want, rtol=1e-5, atol=1e-3)
+    np.testing.assert_allclose(got32.detach().numpy(), want, rtol=1e-5, atol=1e-3)
 
 
 def test_sum_non_contiguous():
@@ -240,12 +240,12 @@ def test_autocast_transformer_layer_bf16_vs_f64():
     with flow.autocast("cpu", dtype=flow.bfloat16):
         loss = enc(x).float().square().mean()
     loss.backward()
-    grads = [p.grad.numpy() for p in enc.parameters()]
+    grads = [p.grad.detach().numpy() for p in enc.parameters()]
     enc64 = flow.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True).double()
     enc64.load_state_dict({k: v.double() for k, v in enc.state_dict().items()})
     enc64(x.double()).square().mean().backward()
     for g, p in zip(grads, enc64.parameters()):
-        ref = p.grad.numpy()
+        ref = p.grad.detach().numpy()
         scale = np.abs(ref).max()
         np.testing.assert_allclose(g, ref, rtol=0.1, atol=0.05 * scale)
 

@@ -13,7 +13,7 @@ from artifact_models import TrainGraph, batches, build, digits, train_graph
 
 
 def _same(a, b):
-    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
 
 
 @pytest.mark.parametrize("name", ["mlp", "cnn", "transformer"])
@@ -26,9 +26,13 @@ def test_module_export_runs_like_its_graph(tmp_path, name):
     g = flow.load_graph(path)
     assert not g.training and len(g.input_names) == 1
     out = g(x)
-    np.testing.assert_allclose(out.numpy(), model(x).numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        out.detach().numpy(), model(x).detach().numpy(), rtol=1e-5, atol=1e-5
+    )
     x2 = flow.tensor(digits(16, offset=16)[0])
-    np.testing.assert_allclose(g(x2).numpy(), model(x2).numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        g(x2).detach().numpy(), model(x2).detach().numpy(), rtol=1e-5, atol=1e-5
+    )
     names = dict(g.named_parameters())
     for n, p in model.named_parameters():
         _same(names[f"model.{n}"], p)
@@ -103,7 +107,9 @@ def test_downgrade_past_a_feature_names_op_attribute_and_version(tmp_path):
     msg = str(e.value)
     assert path in msg and "[convolution]" in msg and "rhs_dilate" in msg and "op-set 2" in msg
     flow.export(model, (x,), path)  # the current op set has it
-    np.testing.assert_allclose(flow.load_graph(path)(x).numpy(), model(x).numpy(), rtol=1e-5)
+    np.testing.assert_allclose(
+        flow.load_graph(path)(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-5
+    )
 
 
 def test_old_opset_export_upgrades_on_load(tmp_path):

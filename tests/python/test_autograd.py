@@ -27,7 +27,7 @@ def test_second_backward_needs_retain_graph():
     y.backward(retain_graph=True)
     y.backward()
     np.testing.assert_allclose(x.grad.numpy(), [4, 8])
-    with pytest.raises(ValueError, match="second time"):
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         y.backward()
 
 
@@ -35,7 +35,7 @@ def test_double_backward():
     x = t([2.0], True)
     y = x * x * x
     (g,) = flow.autograd.grad(y.sum(), x, create_graph=True)
-    np.testing.assert_allclose(g.numpy(), [12.0])
+    np.testing.assert_allclose(g.detach().numpy(), [12.0])
     (g2,) = flow.autograd.grad(g.sum(), x)
     np.testing.assert_allclose(g2.numpy(), [12.0])
     assert x.grad is None
@@ -72,7 +72,7 @@ def test_hooks_and_retain_grad():
 
 def test_grad_of_nonscalar_requires_gradient():
     x = t([1.0, 2.0], True)
-    with pytest.raises(ValueError, match="scalar outputs"):
+    with pytest.raises(RuntimeError, match="scalar outputs"):
         (x * 2).backward()
     (x * 2).backward(flow.tensor([1.0, 0.5], dtype=flow.float64))
     np.testing.assert_allclose(x.grad.numpy(), [2, 1])
@@ -158,7 +158,7 @@ def test_broadcast_gradients_reduce_to_input_shape():
 def test_unused_input_in_grad():
     x = t([1.0], True)
     y = t([1.0], True)
-    with pytest.raises(ValueError, match="allow_unused"):
+    with pytest.raises(RuntimeError, match="allow_unused"):
         flow.autograd.grad((x * 2).sum(), [x, y])
     gx, gy = flow.autograd.grad((x * 2).sum(), [x, y], allow_unused=True)
     assert gy is None

@@ -34,7 +34,7 @@ def both(a, rg=True):
 
 
 def close(f, t, tol=1e-10):
-    np.testing.assert_allclose(f.numpy(), t.detach().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(f.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol)
 
 
 class NumpyHooks:
@@ -174,7 +174,9 @@ def test_identity_hooks_see_the_saved_tensor_and_unpack_in_backward():
     seen = []
     with saved_tensors_hooks(lambda t: seen.append(t) or len(seen) - 1, lambda i: seen[i]):
         y = x * x
-    assert len(seen) >= 1 and any(np.array_equal(s.numpy(), x.detach().numpy()) for s in seen)
+    assert len(seen) >= 1 and any(
+        np.array_equal(s.detach().numpy(), x.detach().numpy()) for s in seen
+    )
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 2 * x.detach().numpy())
 

@@ -345,20 +345,24 @@ def test_top_level_losses_match_torch():
 def test_dropout_functions():
     x = flow.ones(20, 10, 7)
     y = flow.feature_dropout(x, 0.5, True)
-    chans = y.numpy().reshape(200, 7)
+    chans = y.detach().numpy().reshape(200, 7)
     assert set(np.unique(chans)) <= {0.0, 2.0} and all(
         len(set(r)) == 1 for r in chans
     )  # whole channels
-    ry = torch.feature_dropout(torch.ones(20, 10, 7), 0.5, True).numpy().reshape(200, 7)
+    ry = torch.feature_dropout(torch.ones(20, 10, 7), 0.5, True).detach().numpy().reshape(200, 7)
     assert all(len(set(r)) == 1 for r in ry)
     assert (
         flow.feature_dropout(x, 0.5, False) is x or (flow.feature_dropout(x, 0.5, False) == x).all()
     )
     z = flow.ones(1000)
     out = flow.dropout_(z, 0.5, True)
-    assert out is z and set(np.unique(z.numpy())) <= {0.0, 2.0} and 300 < float(z.sum()) / 2 < 700
+    assert (
+        out is z
+        and set(np.unique(z.detach().numpy())) <= {0.0, 2.0}
+        and 300 < float(z.sum()) / 2 < 700
+    )
     w = flow.randn(100)
-    before = w.numpy().copy()
+    before = w.detach().numpy().copy()
     flow.alpha_dropout_(w, 0.0, True)
     close(w, before)
     t = flow.ones(3, 4, 5)
@@ -367,7 +371,7 @@ def test_dropout_functions():
     y = x * 3
     flow.dropout_(y, 0.5, True)
     y.sum().backward()  # the gradient goes through the in-place dropout: 3 * mask / (1 - p)
-    assert np.array_equal(x.grad.numpy(), np.where(y.detach().numpy() == 0, 0.0, 6.0))
+    assert np.array_equal(x.grad.detach().numpy(), np.where(y.detach().numpy() == 0, 0.0, 6.0))
     leaf = flow.ones(3, requires_grad=True)
     with pytest.raises(RuntimeError, match="dropout_.*leaf"):
         flow.dropout_(leaf, 0.5, True)
@@ -391,14 +395,14 @@ def test_constant_pad_nd_instance_norm_max_pool1d():
         rx, [2], [2]
     )
     close(o, r)
-    assert (oi.numpy() == ri.numpy()).all()
+    assert (oi.detach().numpy() == ri.detach().numpy()).all()
     o.sum().backward(), r.sum().backward()
     close(x.grad, rx.grad)
     (o, oi), (r, ri) = flow.max_pool1d_with_indices(x, 3, 1, 1), torch.max_pool1d_with_indices(
         rx, 3, 1, 1
     )
     close(o, r)
-    assert (oi.numpy() == ri.numpy()).all()
+    assert (oi.detach().numpy() == ri.detach().numpy()).all()
 
 
 def test_embedding_bag_aten_signature():
@@ -412,7 +416,7 @@ def test_embedding_bag_aten_signature():
         # offset2bag, bag sizes, the rows of the maxima, as torch fills them (torch's sum mode
         # fills offset2bag for float64 weights only: not compared there)
         for k in (1, 2, 3) if mode else (2, 3):
-            assert o[k].numpy().tolist() == r[k].numpy().tolist(), (mode, k)
+            assert o[k].detach().numpy().tolist() == r[k].detach().numpy().tolist(), (mode, k)
         o[0].sum().backward(), r[0].sum().backward()
         close(x.grad, rx.grad)
 
@@ -432,7 +436,7 @@ def test_gradient_matches_torch(edge_order):
         ({"spacing": [T(np.cumsum(rng.random(5) + 0.1))], "dim": 0}, None),
     ]:
         if rkw is None:
-            rkw = {"spacing": [R(kw["spacing"][0].numpy())], "dim": 0}
+            rkw = {"spacing": [R(kw["spacing"][0].detach().numpy())], "dim": 0}
         o = flow.gradient(x, edge_order=edge_order, **kw)
         r = torch.gradient(rx, edge_order=edge_order, **rkw)
         assert len(o) == len(r)
@@ -612,7 +616,9 @@ def test_gradcheck_passes_and_catches_wrong_gradients():
         flow.autograd.gradcheck(wrong, (a,))
     assert flow.autograd.gradcheck(wrong, (a,), raise_exception=False) is False
     assert (
-        torch.autograd.gradcheck(rwrong, (R(a.numpy(), requires_grad=True),), raise_exception=False)
+        torch.autograd.gradcheck(
+            rwrong, (R(a.detach().numpy(), requires_grad=True),), raise_exception=False
+        )
         is False
     )
     with pytest.warns(UserWarning, match="not a double precision"):
@@ -645,7 +651,7 @@ def test_detect_anomaly_names_the_node():
     # without anomaly mode the NaN just flows into .grad
     x.grad = None
     (flow.sqrt(x) * 0.0).sum().backward()
-    assert np.isnan(x.grad.numpy()[0])
+    assert np.isnan(x.grad.detach().numpy()[0])
     with flow.autograd.set_detect_anomaly(True):
         assert flow.is_anomaly_enabled()
     assert not flow.is_anomaly_enabled()
@@ -687,7 +693,7 @@ def test_adaptive_log_softmax_matches_torch():
     for (_, p1), (_, p2) in zip(m.named_parameters(), rm.named_parameters()):
         close(p1.grad, p2.grad)
     close(m.log_prob(T(a)), rm.log_prob(R(a)))
-    assert (m.predict(T(a)).numpy() == rm.predict(R(a)).numpy()).all()
+    assert (m.predict(T(a)).detach().numpy() == rm.predict(R(a)).detach().numpy()).all()
     o1 = m(T(a[0]), flow.tensor(3))
     close(o1.output, rm(R(a[0]), torch.tensor(3)).output)
     with pytest.raises(RuntimeError, match="Target values should be in"):
@@ -708,7 +714,7 @@ def test_fractional_max_pool_matches_torch(nd):
     o, oi = fo(x, k, output_size=out, return_indices=True, _random_samples=T(samples))
     r, ri = fr(rx, k, output_size=out, return_indices=True, _random_samples=R(samples))
     close(o, r)
-    assert (oi.numpy() == ri.numpy()).all()
+    assert (oi.detach().numpy() == ri.detach().numpy()).all()
     (o * o).sum().backward(), (r * r).sum().backward()
     close(x.grad, rx.grad)
     # module, output_ratio, unbatched, float32 samples

@@ -98,16 +98,20 @@ def test_float64_gradients_match_torch():
     ref = ref.double()
     with torch.no_grad():
         for p, q in zip(m.parameters(), ref.parameters()):
-            q.copy_(torch.from_numpy(p.numpy()))
+            q.copy_(torch.from_numpy(p.detach().numpy()))
     xn = np.random.default_rng(0).standard_normal((5, 6))
     x = flow.tensor(xn, requires_grad=True)
     xt = torch.tensor(xn, requires_grad=True)
     c = flow.compile(m)
     (c(x) ** 2).sum().backward()
     (ref(xt) ** 2).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        x.grad.detach().numpy(), xt.grad.detach().numpy(), rtol=1e-12, atol=1e-12
+    )
     for p, q in zip(m.parameters(), ref.parameters()):
-        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            p.grad.detach().numpy(), q.grad.detach().numpy(), rtol=1e-12, atol=1e-12
+        )
     assert c.explain()["compiled_backward_calls"] == 1
 
 

@@ -18,8 +18,8 @@ def test_tensor_dataset_with_workers_is_the_everyday_case():
     xs, ys = [], []
     for x, y in DataLoader(ds, batch_size=64, num_workers=2):
         assert isinstance(x, flow.Tensor) and x.dtype == flow.float32 and y.dtype == flow.int64
-        xs.append(x.numpy())
-        ys.append(y.numpy())
+        xs.append(x.detach().numpy())
+        ys.append(y.detach().numpy())
     np.testing.assert_array_equal(np.concatenate(xs), np.arange(1000, dtype=np.float32))
     np.testing.assert_array_equal(np.concatenate(ys), np.arange(1000))
 
@@ -45,7 +45,7 @@ def test_workers_run_flow_ops_and_collate_in_the_worker():
     out = list(DataLoader(Computing(), batch_size=2, num_workers=2, collate_fn=collate))
     assert seen == []  # nothing collated in this process
     assert [b[1] for b in out] == [[0, 1], [2, 3], [4, 5]]
-    got = np.concatenate([b[0].numpy() for b in out])
+    got = np.concatenate([b[0].detach().numpy() for b in out])
     want = np.array([[65536.0 * (i + 1) ** 2] * 4 for i in range(6)], dtype=np.float32)
     np.testing.assert_allclose(got, want)
 
@@ -61,7 +61,9 @@ class WhoAmI(Dataset):
 
 def test_worker_info_and_per_worker_seeds():
     assert get_worker_info() is None
-    rows = np.concatenate([b.numpy() for b in DataLoader(WhoAmI(), batch_size=2, num_workers=2)])
+    rows = np.concatenate(
+        [b.detach().numpy() for b in DataLoader(WhoAmI(), batch_size=2, num_workers=2)]
+    )
     assert set(rows[:, 0]) == {0, 1} and set(rows[:, 1]) == {2}
     # Workers draw from different streams: no two samples share a random number.
     assert len(set(rows[:, 3].tolist())) == 8
@@ -113,13 +115,13 @@ def test_worker_init_fn_failure_names_the_worker():
 def test_persistent_workers_survive_epochs():
     ds = TensorDataset(flow.arange(20).float())
     dl = DataLoader(ds, batch_size=5, num_workers=2, persistent_workers=True, prefetch_factor=1)
-    first = [b[0].numpy() for b in dl]
+    first = [b[0].detach().numpy() for b in dl]
     pids = [w.pid for w in dl._pool.workers]
     # Abandon an epoch half way, then run a full one on the same processes.
     it = iter(dl)
     next(it)
     del it
-    second = [b[0].numpy() for b in dl]
+    second = [b[0].detach().numpy() for b in dl]
     assert [w.pid for w in dl._pool.workers] == pids
     np.testing.assert_array_equal(np.concatenate(first), np.concatenate(second))
     dl._pool.shutdown()
@@ -138,7 +140,7 @@ def test_loader_argument_errors():
 def _child(q, r):
     t = q.get(timeout=20)
     t.mul_(2)  # writes into the shared block
-    r.put((t.numpy().sum(), t.dtype == flow.float64, tuple(t.shape), type(t).__name__))
+    r.put((t.detach().numpy().sum(), t.dtype == flow.float64, tuple(t.shape), type(t).__name__))
 
 
 def test_tensors_cross_processes_through_shared_memory():
@@ -158,7 +160,7 @@ def test_parameters_and_grad_rules():
     p = flow.nn.Parameter(flow.ones(3))
     q = reduction.ForkingPickler.loads(reduction.ForkingPickler.dumps(p))
     assert type(q) is flow.nn.Parameter and q.requires_grad
-    np.testing.assert_array_equal(q.numpy(), np.ones(3, np.float32))
+    np.testing.assert_array_equal(q.detach().numpy(), np.ones(3, np.float32))
     empty = reduction.ForkingPickler.loads(reduction.ForkingPickler.dumps(flow.zeros(0, 5)))
     assert tuple(empty.shape) == (0, 5)
     x = flow.ones(2, requires_grad=True) * 2

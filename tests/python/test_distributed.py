@@ -315,10 +315,10 @@ def test_world_size_one_runs_in_process():
         assert dist.is_initialized() and dist.get_rank() == 0 and dist.get_world_size() == 1
         t = flow.arange(6).float()
         dist.all_reduce(t, op=dist.ReduceOp.AVG)
-        np.testing.assert_array_equal(t.numpy(), np.arange(6))
+        np.testing.assert_array_equal(t.detach().numpy(), np.arange(6))
         outs = [flow.zeros(6)]
         dist.all_gather(outs, t)
-        np.testing.assert_array_equal(outs[0].numpy(), np.arange(6))
+        np.testing.assert_array_equal(outs[0].detach().numpy(), np.arange(6))
         with pytest.raises(RuntimeError, match="twice"):
             dist.init_process_group(
                 "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1
@@ -337,7 +337,7 @@ def test_world_size_one_runs_in_process():
     t = flow.ones(3)
     dist.all_reduce(t, op=dist.ReduceOp.MAX)
     dist.destroy_process_group()
-    np.testing.assert_array_equal(t.numpy(), np.ones(3))
+    np.testing.assert_array_equal(t.detach().numpy(), np.ones(3))
 
 
 def test_nccl_without_cuda_is_a_clear_error():

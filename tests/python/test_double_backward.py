@@ -27,7 +27,7 @@ def tnp(b):
 
 
 def close(a, b, rtol=1e-7, atol=1e-9):
-    a = a.numpy() if isinstance(a, flow.Tensor) else np.asarray(a)
+    a = a.detach().numpy() if isinstance(a, flow.Tensor) else np.asarray(a)
     b = tnp(b) if isinstance(b, torch.Tensor) else np.asarray(b)
     np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
 

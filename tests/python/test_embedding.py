@@ -22,12 +22,12 @@ def pair(cls, *args, **kw):
 
 def check(tm, fm, t_args, f_args):
     ot, of = tm(*t_args), fm(*f_args)
-    np.testing.assert_allclose(of.numpy(), ot.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(of.detach().numpy(), ot.detach().numpy(), rtol=1e-10, atol=1e-12)
     up = R.standard_normal(tuple(ot.shape))
     (ot * torch.tensor(up)).sum().backward()
     (of * flow.tensor(up)).sum().backward()
     np.testing.assert_allclose(
-        fm.weight.grad.numpy(), tm.weight.grad.numpy(), rtol=1e-10, atol=1e-12
+        fm.weight.grad.detach().numpy(), tm.weight.grad.detach().numpy(), rtol=1e-10, atol=1e-12
     )
     np.testing.assert_allclose(fm.weight.detach().numpy(), tm.weight.detach().numpy(), rtol=1e-10)
 

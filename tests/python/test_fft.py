@@ -28,7 +28,7 @@ def crand(*shape):
 def check(got, want, f32):
     rtol, atol = (1e-4, 1e-4) if f32 else (1e-10, 1e-10)
     np.testing.assert_allclose(
-        got.numpy(), want, rtol=rtol, atol=atol * max(1.0, np.abs(want).max())
+        got.detach().numpy(), want, rtol=rtol, atol=atol * max(1.0, np.abs(want).max())
     )
 
 
@@ -98,7 +98,7 @@ def test_forward_matches_numpy(name, ffn, nfn, cplx, kw, norm, f32):
 def test_integer_input_promotes_to_complex64():
     y = flow.fft.fft(flow.arange(8))
     assert y.dtype == flow.complex64
-    np.testing.assert_allclose(y.numpy(), np.fft.fft(np.arange(8)), atol=1e-5)
+    np.testing.assert_allclose(y.detach().numpy(), np.fft.fft(np.arange(8)), atol=1e-5)
 
 
 def test_errors():
@@ -118,18 +118,22 @@ def test_errors():
 def test_freq_and_shift():
     for n in (7, 8):
         np.testing.assert_allclose(
-            flow.fft.fftfreq(n, d=0.5).numpy(), np.fft.fftfreq(n, d=0.5), rtol=1e-6
+            flow.fft.fftfreq(n, d=0.5).detach().numpy(), np.fft.fftfreq(n, d=0.5), rtol=1e-6
         )
-        np.testing.assert_allclose(flow.fft.rfftfreq(n).numpy(), np.fft.rfftfreq(n), rtol=1e-6)
+        np.testing.assert_allclose(
+            flow.fft.rfftfreq(n).detach().numpy(), np.fft.rfftfreq(n), rtol=1e-6
+        )
     assert flow.fft.fftfreq(4, dtype=flow.float64).dtype == flow.float64
     a = rand(5, 6)
-    np.testing.assert_array_equal(flow.fft.fftshift(flow.tensor(a)).numpy(), np.fft.fftshift(a))
     np.testing.assert_array_equal(
-        flow.fft.ifftshift(flow.tensor(a), dim=1).numpy(), np.fft.ifftshift(a, axes=1)
+        flow.fft.fftshift(flow.tensor(a)).detach().numpy(), np.fft.fftshift(a)
+    )
+    np.testing.assert_array_equal(
+        flow.fft.ifftshift(flow.tensor(a), dim=1).detach().numpy(), np.fft.ifftshift(a, axes=1)
     )
     c = crand(5, 4)
     np.testing.assert_array_equal(
-        flow.fft.fftshift(flow.tensor(c), dim=(0,)).numpy(), np.fft.fftshift(c, axes=0)
+        flow.fft.fftshift(flow.tensor(c), dim=(0,)).detach().numpy(), np.fft.fftshift(c, axes=0)
     )
 
 
@@ -169,11 +173,11 @@ def test_backward_finite_differences(name, ffn, nfn, cplx, kw, norm):
     w = flow.tensor(rand(*out_shape, 2))
 
     def f(v):
-        return float(weighted_loss(ffn(flow.tensor(v), norm=norm, **kw), w).numpy())
+        return float(weighted_loss(ffn(flow.tensor(v), norm=norm, **kw), w).detach().numpy())
 
     x = flow.tensor(a).requires_grad_()
     weighted_loss(ffn(x, norm=norm, **kw), w).backward()
-    np.testing.assert_allclose(x.grad.numpy(), fd_grad(f, a), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(x.grad.detach().numpy(), fd_grad(f, a), rtol=1e-6, atol=1e-7)
 
 
 @needs_torch
@@ -193,15 +197,15 @@ def test_gradients_match_torch(name, norm):
     ).sum().backward()
     fx = flow.tensor(a).requires_grad_()
     fy = getattr(flow.fft, name)(fx, norm=norm)
-    wf = flow.tensor(wt.numpy())
+    wf = flow.tensor(wt.detach().numpy())
     (flow.view_as_real(fy) * wf).sum().backward() if fy.dtype.is_complex else (
         fy * wf
     ).sum().backward()
     np.testing.assert_allclose(
-        fy.detach().numpy(), ty.detach().resolve_conj().numpy(), rtol=1e-10, atol=1e-10
+        fy.detach().numpy(), ty.detach().resolve_conj().detach().numpy(), rtol=1e-10, atol=1e-10
     )
     np.testing.assert_allclose(
-        fx.grad.numpy(), tx.grad.resolve_conj().numpy(), rtol=1e-10, atol=1e-10
+        fx.grad.detach().numpy(), tx.grad.resolve_conj().detach().numpy(), rtol=1e-10, atol=1e-10
     )
 
 
@@ -234,11 +238,15 @@ def test_stft_matches_torch(center, pad_mode, normalized):
         normalized=normalized,
     )
     want = torch.stft(torch.tensor(a), window=win, return_complex=True, **kw)
-    got = flow.stft(flow.tensor(a), window=flow.tensor(win.numpy()), return_complex=True, **kw)
-    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-10)
-    r = flow.stft(flow.tensor(a[0]), window=flow.tensor(win.numpy()), return_complex=False, **kw)
+    got = flow.stft(
+        flow.tensor(a), window=flow.tensor(win.detach().numpy()), return_complex=True, **kw
+    )
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-10)
+    r = flow.stft(
+        flow.tensor(a[0]), window=flow.tensor(win.detach().numpy()), return_complex=False, **kw
+    )
     np.testing.assert_allclose(
-        r.numpy(), torch.view_as_real(want[0]).numpy(), rtol=1e-10, atol=1e-10
+        r.detach().numpy(), torch.view_as_real(want[0]).detach().numpy(), rtol=1e-10, atol=1e-10
     )
 
 
@@ -249,10 +257,14 @@ def test_istft_inverts_stft_and_matches_torch():
     spec = torch.stft(torch.tensor(a), 64, hop_length=16, window=win, return_complex=True)
     want = torch.istft(spec, 64, hop_length=16, window=win, length=256)
     got = flow.istft(
-        flow.tensor(spec.numpy()), 64, hop_length=16, window=flow.tensor(win.numpy()), length=256
+        flow.tensor(spec.detach().numpy()),
+        64,
+        hop_length=16,
+        window=flow.tensor(win.detach().numpy()),
+        length=256,
     )
-    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-9, atol=1e-10)
-    np.testing.assert_allclose(got.numpy(), a, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(got.detach().numpy(), a, rtol=1e-9, atol=1e-10)
 
 
 @needs_torch
@@ -263,9 +275,11 @@ def test_stft_gradient_matches_torch():
     torch.stft(tx, 32, hop_length=8, window=win, return_complex=True).abs().sum().backward()
     fx = flow.tensor(a).requires_grad_()
     flow.stft(
-        fx, 32, hop_length=8, window=flow.tensor(win.numpy()), return_complex=True
+        fx, 32, hop_length=8, window=flow.tensor(win.detach().numpy()), return_complex=True
     ).abs().sum().backward()
-    np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(
+        fx.grad.detach().numpy(), tx.grad.detach().numpy(), rtol=1e-8, atol=1e-10
+    )
 
 
 def test_stft_requires_return_complex():
@@ -319,7 +333,7 @@ def test_spectral_conv_trains():
         opt.zero_grad()
         loss.backward()
         opt.step()
-        losses.append(float(loss.numpy()))
+        losses.append(float(loss.detach().numpy()))
     assert losses[-1] < 0.7 * losses[0]
 
 
@@ -335,5 +349,9 @@ def test_spectral_conv_gradients_match_torch():
     ty = torch_spectral(tx, tw, 3)
     (ty * ty).sum().backward()
     np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(layer.weight.grad.numpy(), tw.grad.numpy(), rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        layer.weight.grad.detach().numpy(), tw.grad.detach().numpy(), rtol=1e-9, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        x.grad.detach().numpy(), tx.grad.detach().numpy(), rtol=1e-9, atol=1e-12
+    )

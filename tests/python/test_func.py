@@ -65,9 +65,9 @@ def test_vmap_randomness_modes():
     with pytest.raises(RuntimeError, match="randomness error mode"):
         ff.vmap(lambda a: a + flow.rand(3))(x)
     same = ff.vmap(lambda a: a + flow.rand(3), randomness="same")(x)
-    assert np.allclose(same.numpy(), same.numpy()[0:1])
+    assert np.allclose(same.detach().numpy(), same.detach().numpy()[0:1])
     diff = ff.vmap(lambda a: a + flow.rand(3), randomness="different")(x)
-    assert not np.allclose(diff.numpy()[0], diff.numpy()[1])
+    assert not np.allclose(diff.detach().numpy()[0], diff.detach().numpy()[1])
 
 
 def test_vmap_errors():
@@ -122,8 +122,8 @@ def test_grad_of_grad_and_hessian():
 def test_per_sample_gradients_vmap_of_grad_with_functional_call():
     model_f, model_t = flow.nn.Linear(3, 2).double(), torch.nn.Linear(3, 2).double()
     with torch.no_grad():
-        model_t.weight.copy_(torch.tensor(model_f.weight.numpy()))
-        model_t.bias.copy_(torch.tensor(model_f.bias.numpy()))
+        model_t.weight.copy_(torch.tensor(model_f.weight.detach().numpy()))
+        model_t.bias.copy_(torch.tensor(model_f.bias.detach().numpy()))
     (xf, xt), (yf, yt) = both(arr(6, 3, seed=4)), both(arr(6, 2, seed=5))
     pf = {k: v.detach() for k, v in model_f.named_parameters()}
 

@@ -489,8 +489,8 @@ def test_in_place_update_with_old_and_new_reads_matches_eager():
     for _ in range(3):
         x = arr(64, 8)
         for e, l in zip(eager(x), g(x)):
-            np.testing.assert_allclose(l.numpy(), e.numpy(), rtol=1e-5, atol=1e-5)
-        np.testing.assert_allclose(w_g.numpy(), w_e.numpy(), rtol=1e-6)
+            np.testing.assert_allclose(l.detach().numpy(), e.detach().numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(w_g.detach().numpy(), w_e.detach().numpy(), rtol=1e-6)
 
 
 def test_sum_over_leading_and_trailing_dims_reduces_rows_first():
@@ -520,8 +520,8 @@ def run_both(fn, makers):
     lazy2 = lazy2 if isinstance(lazy2, tuple) else (lazy2,)
     for e, l, l2 in zip(eager, lazy, lazy2):
         assert tuple(e.shape) == tuple(l.shape) and e.dtype == l.dtype
-        np.testing.assert_allclose(l.numpy(), e.numpy(), rtol=1e-5, atol=1e-5)
-        np.testing.assert_allclose(l2.numpy(), e.numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(l.detach().numpy(), e.detach().numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(l2.detach().numpy(), e.detach().numpy(), rtol=1e-5, atol=1e-5)
     return g
 
 
@@ -560,7 +560,7 @@ def _train(use_graph, steps=5, make_opt=None):
         return (d * d).mean()
 
     losses, _ = train_losses(loss_fn, opt, x, y, steps, use_graph)
-    return losses, [p.numpy() for p in (w1, b1, w2)]
+    return losses, [p.detach().numpy() for p in (w1, b1, w2)]
 
 
 def test_training_step_matches_eager():
@@ -619,7 +619,7 @@ def test_changing_lr_does_not_recompile(name):
                 loss.backward()
                 opt.step()
                 losses.append(loss.item())
-        return losses, w.numpy(), g.recompile_reasons
+        return losses, w.detach().numpy(), g.recompile_reasons
 
     le, we, _ = run(False)
     lg, wg, reasons = run(True)
@@ -643,14 +643,14 @@ def test_eager_work_orders_against_graph_runs():
     w = flow.tensor(np.ones(4, np.float32))
     g = FnGraph(lambda x: x * w)
     x = flow.tensor(np.full(4, 2.0, np.float32))
-    assert g(x).numpy().tolist() == [2.0] * 4
+    assert g(x).detach().numpy().tolist() == [2.0] * 4
     w.add_(1)
-    assert g(x).numpy().tolist() == [4.0] * 4
+    assert g(x).detach().numpy().tolist() == [4.0] * 4
 
 
 def test_lazy_tensor_cannot_be_read_during_trace():
     def bad(a):
-        (a * 2).numpy()
+        (a * 2).detach().numpy()
         return a
 
     with pytest.raises(ValueError, match="lazy"):
@@ -680,13 +680,15 @@ def test_dropout_in_graph_draws_fresh_masks_each_run():
     flow.manual_seed(3)
     y1, g1 = d(x.detach())
     y2, g2 = d(x.detach())
-    m1, m2 = y1.numpy() != 0, y2.numpy() != 0
+    m1, m2 = y1.detach().numpy() != 0, y2.detach().numpy() != 0
     assert 0.4 < m1.mean() < 0.6 and 0.4 < m2.mean() < 0.6
     assert (m1 != m2).any(), "the same dropout mask on every run"
-    np.testing.assert_array_equal(g1.numpy() != 0, m1)  # backward used the forward's mask
+    np.testing.assert_array_equal(g1.detach().numpy() != 0, m1)  # backward used the forward's mask
     flow.manual_seed(3)
     y3, _ = d(x.detach())
-    np.testing.assert_array_equal(y3.numpy(), y1.numpy())  # reproducible under manual_seed
+    np.testing.assert_array_equal(
+        y3.detach().numpy(), y1.detach().numpy()
+    )  # reproducible under manual_seed
     # Lowered to fused HLO (a counter hash of the element index and the run's seed parameter).
     assert "dropout" not in d.stats()["kernel_call_ops"], d.stats()["kernel_call_ops"]
     assert "rng_seed" in d.compiled.hlo_before
@@ -703,19 +705,19 @@ def test_dropout_in_graph_keeps_one_minus_p_scaled(p):
     d = Drop()
     kept = []
     for _ in range(4):
-        y = d(x).numpy()
+        y = d(x).detach().numpy()
         keep = y != 0
         # Kept elements are x / (1 - p) computed in float32 as the kernel does; the rest are 0.
         if p < 1.0:
             scale = np.float32(1.0 / (1.0 - p))
-            np.testing.assert_array_equal(y[keep], x.numpy()[keep] * scale)
+            np.testing.assert_array_equal(y[keep], x.detach().numpy()[keep] * scale)
         kept.append(keep.mean())
     n = x.numel()
     tol = 5 * np.sqrt(p * (1 - p) / n) + 1e-9
     assert abs(np.mean(kept) - (1 - p)) < tol, (np.mean(kept), 1 - p)
     # Neighbouring elements are independent (no stripes from the counter hash).
     if 0 < p < 1:
-        m = (d(x).numpy() != 0).ravel().astype(np.float64)
+        m = (d(x).detach().numpy() != 0).ravel().astype(np.float64)
         corr = np.corrcoef(m[:-1], m[1:])[0, 1]
         assert abs(corr) < 0.05, corr
 

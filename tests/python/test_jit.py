@@ -22,7 +22,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def _close(a, b, tol=1e-5):
-    np.testing.assert_allclose(np.asarray(a.numpy()), np.asarray(b.numpy()), rtol=tol, atol=tol)
+    np.testing.assert_allclose(
+        np.asarray(a.detach().numpy()), np.asarray(b.detach().numpy()), rtol=tol, atol=tol
+    )
 
 
 def _mlp():
@@ -49,14 +51,16 @@ def test_trace_mlp_float64_matches_torch_and_runs_compiled_graph():
     ref = ref.double()
     with torch.no_grad():
         for (_, p), (_, q) in zip(m.named_parameters(), ref.named_parameters()):
-            q.copy_(torch.from_numpy(p.numpy()))
+            q.copy_(torch.from_numpy(p.detach().numpy()))
     x = np.random.default_rng(0).standard_normal((5, 6))
     traced = flow.jit.trace(m, flow.tensor(x))
     assert traced.explain()["compile_count"] == 1  # compiled at trace time
     with flow.no_grad():
         y = traced(flow.tensor(x))
     assert traced.explain()["graph_calls"] == 1 and traced.explain()["eager_calls"] == 0
-    np.testing.assert_allclose(y.numpy(), ref(torch.from_numpy(x)).detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        y.detach().numpy(), ref(torch.from_numpy(x)).detach().numpy(), rtol=1e-12
+    )
     assert "HloModule Sequential" in traced.code and "HloModule" in str(traced.graph)
     assert list(traced.state_dict()) == list(m.state_dict())
     assert traced[0].weight is m[0].weight  # shares the module's parameters, as torch
@@ -149,7 +153,7 @@ mock_torch.enable()
 import torch
 m = torch.jit.load(sys.argv[1])
 x = torch.tensor(np.arange(2 * 2 * 8 * 8, dtype=np.float32).reshape(2, 2, 8, 8) / 100.0)
-print(json.dumps({"out": m(x).numpy().tolist(), "keys": list(m.state_dict())}))
+print(json.dumps({"out": m(x).detach().numpy().tolist(), "keys": list(m.state_dict())}))
 """
 
 
@@ -166,7 +170,9 @@ def test_save_load_round_trip_in_fresh_process(tmp_path):
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout.strip().splitlines()[-1])
     with flow.no_grad():
-        np.testing.assert_allclose(np.array(got["out"]), m(x).numpy(), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(
+            np.array(got["out"]), m(x).detach().numpy(), rtol=1e-5, atol=1e-5
+        )
     assert set(got["keys"]) >= {n for n, _ in m.named_parameters()}
 
 
@@ -297,7 +303,7 @@ def test_freeze_and_optimize_for_inference():
     with flow.no_grad():
         _close(y, m(x))
         m[0].weight.mul_(2)  # the frozen copy keeps the old values
-    assert not np.allclose(frozen(x).numpy(), m(x).detach().numpy())
+    assert not np.allclose(frozen(x).detach().numpy(), m(x).detach().numpy())
     opt = flow.jit.optimize_for_inference(flow.jit.script(_mlp()))
     assert not opt.training and all(not p.requires_grad for p in opt.parameters())
 

@@ -48,7 +48,7 @@ def drawn_uniforms(seed, n):
     """The uniforms the next random CPU op will draw after manual_seed(seed), read back through
     rand in float64 (and checked against the NumPy hash)."""
     flow.manual_seed(seed)
-    u = flow.rand(n, dtype=flow.float64).numpy()
+    u = flow.rand(n, dtype=flow.float64).detach().numpy()
     np.testing.assert_array_equal(u, rng_uniform(op_seed(seed), n))
     return u
 
@@ -61,7 +61,7 @@ def test_rand_is_the_numpy_hash(n):
     drawn_uniforms(11 + n, n)
     flow.manual_seed(5)
     np.testing.assert_array_equal(
-        flow.rand(n).numpy(), rng_uniform(op_seed(5), n).astype(np.float32)
+        flow.rand(n).detach().numpy(), rng_uniform(op_seed(5), n).astype(np.float32)
     )
 
 
@@ -71,7 +71,7 @@ def test_uniform_inplace_strided_matches_hash():
         z = flow.zeros(1001, 3, dtype=flow.float64)
         with flow.no_grad():
             z[:, 1].uniform_(lo, hi)
-        got = z.numpy()
+        got = z.detach().numpy()
         u = rng_uniform(op_seed(3), 1001)
         np.testing.assert_allclose(got[:, 1], lo + (hi - lo) * u, rtol=1e-15, atol=1e-15)
         assert np.all(got[:, 0] == 0) and np.all(got[:, 2] == 0)
@@ -91,26 +91,26 @@ def test_dropout_mask_matches_double_compare(dtype, n, p):
     u = drawn_uniforms(seed, n)
     x = RNG.standard_normal(n).astype(dtype)
     flow.manual_seed(seed)
-    y = F.dropout(flow.tensor(x), p, training=True).numpy()
+    y = F.dropout(flow.tensor(x), p, training=True).detach().numpy()
     np.testing.assert_array_equal(y.view(np.uint8), _dropout_ref(x, u, p).view(np.uint8))
 
 
 def test_dropout_p_zero_and_boundaries():
     x = RNG.standard_normal(4099).astype(np.float32)
-    np.testing.assert_array_equal(F.dropout(flow.tensor(x), 0.0, training=True).numpy(), x)
+    np.testing.assert_array_equal(F.dropout(flow.tensor(x), 0.0, training=True).detach().numpy(), x)
     u = drawn_uniforms(77, x.size)
     # p equal to a drawn uniform keeps that element (u >= p); the next double above drops it.
     for k in [0, 1, 517, 4098]:
         for p in [u[k], np.nextafter(u[k], 2.0), np.nextafter(u[k], -1.0)]:
             flow.manual_seed(77)
-            y = F.dropout(flow.tensor(x), float(p), training=True).numpy()
+            y = F.dropout(flow.tensor(x), float(p), training=True).detach().numpy()
             np.testing.assert_array_equal(y, _dropout_ref(x, u, float(p)))
             assert (y[k] != 0) == (u[k] >= p)
     # NaN and inf inputs: dropped elements are +0, kept ones scaled.
     xs = np.array([np.nan, np.inf, -np.inf, -0.0, 1.0] * 201, np.float32)
     u = drawn_uniforms(8, xs.size)
     flow.manual_seed(8)
-    y = F.dropout(flow.tensor(xs), 0.5, training=True).numpy()
+    y = F.dropout(flow.tensor(xs), 0.5, training=True).detach().numpy()
     np.testing.assert_array_equal(y.view(np.uint32), _dropout_ref(xs, u, 0.5).view(np.uint32))
 
 
@@ -118,7 +118,7 @@ def test_dropout_non_contiguous_input():
     x = RNG.standard_normal((67, 129)).astype(np.float32)
     u = drawn_uniforms(21, x.size).reshape(129, 67)
     flow.manual_seed(21)
-    y = F.dropout(flow.tensor(x).t(), 0.25, training=True).numpy()
+    y = F.dropout(flow.tensor(x).t(), 0.25, training=True).detach().numpy()
     np.testing.assert_array_equal(y, _dropout_ref(np.ascontiguousarray(x.T), u, 0.25))
 
 
@@ -132,13 +132,13 @@ def test_bernoulli_matches_double_compare(dtype):
     p[5::13] = u[5::13]  # u < p is false at equality
     p = p.astype(dtype)
     flow.manual_seed(31)
-    got = flow.bernoulli(flow.tensor(p)).numpy()
+    got = flow.bernoulli(flow.tensor(p)).detach().numpy()
     np.testing.assert_array_equal(got, (u < p.astype(np.float64)).astype(dtype))
     # A transposed probability tensor draws in the order of its (contiguous) copy.
     q = RNG.uniform(size=(33, 65)).astype(dtype)
     u = drawn_uniforms(32, q.size).reshape(65, 33)
     flow.manual_seed(32)
-    got = flow.bernoulli(flow.tensor(q).t()).numpy()
+    got = flow.bernoulli(flow.tensor(q).t()).detach().numpy()
     np.testing.assert_array_equal(got, (u < q.T.astype(np.float64)).astype(dtype))
 
 
@@ -147,7 +147,7 @@ def test_bernoulli_rejects_bad_probabilities():
         p = np.full(70001, 0.5, np.float32)
         p[66666] = bad
         with pytest.raises(Exception, match=r"\[bernoulli\] probability .* at element 66666"):
-            flow.bernoulli(flow.tensor(p)).numpy()
+            flow.bernoulli(flow.tensor(p)).detach().numpy()
 
 
 # --- as_strided_scatter: the gradient of every view ------------------------------------------------
@@ -161,7 +161,7 @@ def _view_grad(shape, view, g, dtype=np.float32, transpose_g=False):
     (got,) = flow.autograd.grad(y, x, gt)
     ref = np.zeros(shape, np.float64)
     view(ref)[...] += g.astype(np.float64)
-    return got.numpy(), ref.astype(dtype)
+    return got.detach().numpy(), ref.astype(dtype)
 
 
 VIEWS = {
@@ -196,10 +196,10 @@ def test_as_strided_scatter_broadcast_and_empty_sources():
     x[:, 4:9].sum().backward()  # the upstream gradient is an expanded (stride 0) one
     ref = np.zeros((19, 23), np.float32)
     ref[:, 4:9] = 1
-    np.testing.assert_array_equal(x.grad.numpy(), ref)
+    np.testing.assert_array_equal(x.grad.detach().numpy(), ref)
     x = flow.tensor(np.ones((4, 5), np.float32), requires_grad=True)
     (got,) = flow.autograd.grad(x[:, 2:2], x, flow.tensor(np.zeros((4, 0), np.float32)))
-    np.testing.assert_array_equal(got.numpy(), np.zeros((4, 5), np.float32))
+    np.testing.assert_array_equal(got.detach().numpy(), np.zeros((4, 5), np.float32))
 
 
 # --- layer_norm and its gradient --------------------------------------------------------------------
@@ -237,18 +237,20 @@ def test_layer_norm_and_grad(shape, affine, dtype):
         x.astype(dtype).astype(np.float64), w, b, 1e-5, g.astype(dtype).astype(np.float64)
     )
     tol = dict(rtol=2e-4, atol=2e-4) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-10)
-    np.testing.assert_allclose(y.numpy(), ry, **tol)
-    np.testing.assert_allclose(grads[0].numpy(), rdx, **tol)
+    np.testing.assert_allclose(y.detach().numpy(), ry, **tol)
+    np.testing.assert_allclose(grads[0].detach().numpy(), rdx, **tol)
     refs = ([rdw] if w is not None else []) + ([rdb] if b is not None else [])
     for got, ref in zip(grads[1:], refs):
-        np.testing.assert_allclose(got.numpy(), ref, rtol=tol["rtol"], atol=tol["atol"] * shape[0])
+        np.testing.assert_allclose(
+            got.detach().numpy(), ref, rtol=tol["rtol"], atol=tol["atol"] * shape[0]
+        )
 
 
 def test_layer_norm_large_offset_and_constant_rows():
     # A large common offset (variance from deviations, not from sums of squares) and constant rows.
     x = (1000.0 + RNG.standard_normal((64, 300)) * 0.01).astype(np.float32)
     x[3] = 7.0
-    y = F.layer_norm(flow.tensor(x), (300,)).numpy()
+    y = F.layer_norm(flow.tensor(x), (300,)).detach().numpy()
     ry, _, _, _ = _ln_ref(x.astype(np.float64), None, None, 1e-5, np.zeros_like(x, np.float64))
     # The mean is stored in float32 (an ulp at 1000 is 6e-5, 0.6% of this std): y shifts by that much.
     np.testing.assert_allclose(y, ry, rtol=5e-3, atol=5e-3)
@@ -260,9 +262,9 @@ def test_layer_norm_grad_deterministic():
     w = flow.tensor(RNG.standard_normal(129).astype(np.float32), requires_grad=True)
     g = flow.tensor(RNG.standard_normal((777, 129)).astype(np.float32))
     y = F.layer_norm(x, (129,), w, None)
-    first = [t.numpy() for t in flow.autograd.grad(y, [x, w], g, retain_graph=True)]
+    first = [t.detach().numpy() for t in flow.autograd.grad(y, [x, w], g, retain_graph=True)]
     for _ in range(3):
-        again = [t.numpy() for t in flow.autograd.grad(y, [x, w], g, retain_graph=True)]
+        again = [t.detach().numpy() for t in flow.autograd.grad(y, [x, w], g, retain_graph=True)]
         for a, b in zip(first, again):
             np.testing.assert_array_equal(a, b)
 
@@ -272,12 +274,16 @@ def test_group_norm_still_matches(shape, groups):
     x = RNG.standard_normal(shape)
     c = shape[1]
     w, b = RNG.uniform(0.5, 1.5, c), RNG.standard_normal(c)
-    y = flow.group_norm(
-        flow.tensor(x.astype(np.float32)),
-        groups,
-        flow.tensor(w.astype(np.float32)),
-        flow.tensor(b.astype(np.float32)),
-    ).numpy()
+    y = (
+        flow.group_norm(
+            flow.tensor(x.astype(np.float32)),
+            groups,
+            flow.tensor(w.astype(np.float32)),
+            flow.tensor(b.astype(np.float32)),
+        )
+        .detach()
+        .numpy()
+    )
     xg = x.reshape(shape[0], groups, -1)
     ref = ((xg - xg.mean(-1, keepdims=True)) / np.sqrt(xg.var(-1, keepdims=True) + 1e-5)).reshape(
         shape
@@ -326,7 +332,7 @@ def test_max_pool2d_2x2_values_and_argmax(shape, dtype):
     ref, tap = _pool2x2_ref(x.astype(np.float64))
     fx = flow.tensor(x, requires_grad=True)
     y = F.max_pool2d(fx, 2)
-    np.testing.assert_array_equal(y.numpy(), ref.astype(dtype))
+    np.testing.assert_array_equal(y.detach().numpy(), ref.astype(dtype))
     # The gradient lands on the recorded tap: dx at (2*oh + tap // 2, 2*ow + tap % 2) is dy.
     g = RNG.uniform(1.0, 2.0, ref.shape).astype(dtype)
     (dx,) = flow.autograd.grad(y, fx, flow.tensor(g))
@@ -336,12 +342,12 @@ def test_max_pool2d_2x2_values_and_argmax(shape, dtype):
         np.arange(n), np.arange(c), np.arange(oh), np.arange(ow), indexing="ij"
     )
     want[ii, jj, 2 * hh + tap // 2, 2 * ww + tap % 2] = g
-    np.testing.assert_array_equal(dx.numpy(), want.astype(dtype))
+    np.testing.assert_array_equal(dx.detach().numpy(), want.astype(dtype))
 
 
 def test_max_pool2d_other_windows_unchanged():
     x = RNG.standard_normal((2, 3, 11, 19)).astype(np.float32)
-    y = F.max_pool2d(flow.tensor(x), 3, stride=2).numpy()
+    y = F.max_pool2d(flow.tensor(x), 3, stride=2).detach().numpy()
     oh, ow = (11 - 3) // 2 + 1, (19 - 3) // 2 + 1
     ref = np.array(
         [
@@ -381,4 +387,4 @@ def test_softmax_grad_rows(shape, log, dtype):
         else p * (g64 - (g64 * p).sum(-1, keepdims=True))
     )
     tol = 1e-5 if dtype == np.float32 else 1e-12
-    np.testing.assert_allclose(dx.numpy(), ref, rtol=tol * 10, atol=tol)
+    np.testing.assert_allclose(dx.detach().numpy(), ref, rtol=tol * 10, atol=tol)

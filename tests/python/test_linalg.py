@@ -106,13 +106,13 @@ def test_qr_modes_match_torch():
             q, r = flow.linalg.qr(flow.tensor(a), mode=mode)
             tq, tr = torch.linalg.qr(torch.tensor(a), mode=mode)
             assert tuple(q.shape) == tuple(tq.shape) and tuple(r.shape) == tuple(tr.shape), mode
-            np.testing.assert_allclose(r.numpy(), tr.numpy(), atol=1e-12)
-            np.testing.assert_allclose(q.numpy(), tq.numpy(), atol=1e-12)
+            np.testing.assert_allclose(r.detach().numpy(), tr.detach().numpy(), atol=1e-12)
+            np.testing.assert_allclose(q.detach().numpy(), tq.detach().numpy(), atol=1e-12)
     q, r = flow.qr(flow.tensor(R.standard_normal((4, 2))), some=False)
     assert tuple(q.shape) == (4, 4) and tuple(r.shape) == (4, 2)
     w = flow.empty(3, 7)
     flow.nn.init.orthogonal_(w)
-    np.testing.assert_allclose(w.numpy() @ w.numpy().T, np.eye(3), atol=1e-5)
+    np.testing.assert_allclose(w.detach().numpy() @ w.detach().numpy().T, np.eye(3), atol=1e-5)
     with pytest.raises(ValueError, match="derivative"):
         x = flow.tensor(R.standard_normal((3, 5)), requires_grad=True)
         flow.linalg.qr(x)[0].sum().backward()
@@ -144,9 +144,11 @@ def test_top_level_matches_torch(name, fn, arrays):
 def test_lapack_float32_and_special_values():
     a = GB.astype(np.float32)
     np.testing.assert_allclose(
-        flow.linalg.inv(flow.tensor(a)).numpy(), np.linalg.inv(a), rtol=1e-4, atol=1e-4
+        flow.linalg.inv(flow.tensor(a)).detach().numpy(), np.linalg.inv(a), rtol=1e-4, atol=1e-4
     )
-    np.testing.assert_allclose(flow.linalg.det(flow.tensor(a)).numpy(), np.linalg.det(a), rtol=1e-4)
+    np.testing.assert_allclose(
+        flow.linalg.det(flow.tensor(a)).detach().numpy(), np.linalg.det(a), rtol=1e-4
+    )
     sing = np.array([[1.0, 2.0], [2.0, 4.0]])
     sign, logabs = flow.linalg.slogdet(flow.tensor(sing))
     assert sign.item() == 0.0 and logabs.item() == -math.inf  # as torch
@@ -159,13 +161,15 @@ def test_lapack_float32_and_special_values():
 
 def test_lapack_errors_name_the_problem():
     with pytest.raises(ValueError, match="linalg.inv: .*singular"):
-        flow.linalg.inv(flow.tensor([[1.0, 2.0], [2.0, 4.0]])).numpy()
+        flow.linalg.inv(flow.tensor([[1.0, 2.0], [2.0, 4.0]])).detach().numpy()
     with pytest.raises(ValueError, match=r"\(Batch element 1\): .*not positive-definite.*order 2"):
-        flow.linalg.cholesky(flow.tensor(np.stack([np.eye(2), [[1.0, 2.0], [2.0, 1.0]]]))).numpy()
+        flow.linalg.cholesky(
+            flow.tensor(np.stack([np.eye(2), [[1.0, 2.0], [2.0, 1.0]]]))
+        ).detach().numpy()
     with pytest.raises(ValueError, match="linalg.solve: .*singular"):
         flow.linalg.solve(
             flow.zeros(3, 3, dtype=flow.float64), flow.ones(3, dtype=flow.float64)
-        ).numpy()
+        ).detach().numpy()
     with pytest.raises(ValueError, match="square matrices, but they are 2 by 3"):
         flow.linalg.inv(flow.ones(2, 3))
     with pytest.raises(ValueError, match="at least 2 dimensions"):
@@ -187,9 +191,9 @@ def test_lapack_in_graph_equals_eager():
 
     a0, b0, spd = flow.tensor(GB), flow.tensor(R.standard_normal((2, 4, 3))), flow.tensor(SPD)
     x, l, ld = Solve()(a0, b0, spd)
-    np.testing.assert_array_equal(x.numpy(), flow.linalg.solve(a0, b0).numpy())
-    np.testing.assert_array_equal(l.numpy(), flow.linalg.cholesky(spd).numpy())
-    np.testing.assert_array_equal(ld.numpy(), flow.linalg.slogdet(a0)[1].numpy())
+    np.testing.assert_array_equal(x.detach().numpy(), flow.linalg.solve(a0, b0).detach().numpy())
+    np.testing.assert_array_equal(l.detach().numpy(), flow.linalg.cholesky(spd).detach().numpy())
+    np.testing.assert_array_equal(ld.detach().numpy(), flow.linalg.slogdet(a0)[1].detach().numpy())
 
     class M(flow.nn.Module):
         def forward(self, a, b):
@@ -207,7 +211,9 @@ def test_lapack_in_graph_equals_eager():
     a, b = flow.tensor(GB), flow.tensor(R.standard_normal((2, 4, 3)))
     # The LAPACK ops run as kernel calls inside the graph; the fused sum around them may add in
     # another order (an ulp).
-    np.testing.assert_allclose(G()(a, b).numpy(), M()(a, b).numpy(), rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(
+        G()(a, b).detach().numpy(), M()(a, b).detach().numpy(), rtol=1e-13, atol=1e-13
+    )
 
 
 @pytest.mark.parametrize("name,fn,arrays", CASES, ids=[c[0] for c in CASES])
@@ -215,12 +221,15 @@ def test_matches_torch_linalg(name, fn, arrays):
     if name == "vecdot" and not hasattr(torch.linalg, "vecdot"):  # torch >= 2.0
         ff = lin(fn)[0]
         x, y = arrays
-        np.testing.assert_allclose(ff(flow.tensor(x), flow.tensor(y)).numpy(), (x * y).sum(-1))
+        np.testing.assert_allclose(
+            ff(flow.tensor(x), flow.tensor(y)).detach().numpy(), (x * y).sum(-1)
+        )
         return
     if name == "matrix_power_0":  # no gradient to compare (a constant)
         ff, tf = lin(fn)
         np.testing.assert_array_equal(
-            ff(flow.tensor(arrays[0])).numpy(), tf(torch.tensor(arrays[0])).numpy()
+            ff(flow.tensor(arrays[0])).detach().numpy(),
+            tf(torch.tensor(arrays[0])).detach().numpy(),
         )
         return
     same_as_torch(*lin(fn), *arrays)

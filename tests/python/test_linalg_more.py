@@ -41,7 +41,7 @@ def _hh_inputs():
     """Householder vectors and taus from geqrf of a tall batch (so the product is orthonormal),
     with the taus perturbed so the gradient is general."""
     a, tau = torch.geqrf(torch.tensor(TALL))
-    return [a.numpy(), tau.numpy() + 0.1 * R.standard_normal(tau.shape)]
+    return [a.detach().numpy(), tau.detach().numpy() + 0.1 * R.standard_normal(tau.shape)]
 
 
 # (name, fn(module, *tensors), float64 inputs): outputs and input gradients equal torch's.
@@ -184,11 +184,13 @@ def test_float32_matches_torch(name, fn, arrays):
     ts = [torch.tensor(a.astype(np.float32), requires_grad=True) for a in arrays]
     of, ot = ff(*fs), tf(*ts)
     assert of.dtype == flow.float32
-    np.testing.assert_allclose(of.numpy(), ot.detach().numpy(), rtol=2e-4, atol=2e-4)
+    np.testing.assert_allclose(of.detach().numpy(), ot.detach().numpy(), rtol=2e-4, atol=2e-4)
     of.sum().backward()
     ot.sum().backward()
     for f, t in zip(fs, ts):
-        np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=2e-3, atol=2e-3)
+        np.testing.assert_allclose(
+            f.grad.detach().numpy(), t.grad.detach().numpy(), rtol=2e-3, atol=2e-3
+        )
 
 
 @pytest.mark.parametrize("p", ["fro", "nuc", math.inf, -math.inf, 1, -1])
@@ -196,8 +198,8 @@ def test_cond_through_the_inverse_matches_torch(p):
     """Values against torch.linalg.cond; gradients against torch's autograd of the same formula
     (torch 1.13's own cond backward fails on an in-place update)."""
     np.testing.assert_allclose(
-        flow.linalg.cond(flow.tensor(GB), p).numpy(),
-        torch.linalg.cond(torch.tensor(GB), p).numpy(),
+        flow.linalg.cond(flow.tensor(GB), p).detach().numpy(),
+        torch.linalg.cond(torch.tensor(GB), p).detach().numpy(),
         rtol=1e-10,
     )
     same_as_torch(
@@ -211,15 +213,19 @@ def test_cond_through_the_inverse_matches_torch(p):
 def test_lu_factor_pivots_info_and_unpack_match_torch():
     for a in (G, GB, TALL, WIDE):
         f, t = flow.linalg.lu_factor_ex(flow.tensor(a)), torch.linalg.lu_factor_ex(torch.tensor(a))
-        np.testing.assert_allclose(f.LU.numpy(), t.LU.numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            f.LU.detach().numpy(), t.LU.detach().numpy(), rtol=1e-12, atol=1e-12
+        )
         assert f.pivots.dtype == flow.int32 and f.info.dtype == flow.int32
-        np.testing.assert_array_equal(f.pivots.numpy(), t.pivots.numpy())
-        np.testing.assert_array_equal(f.info.numpy(), t.info.numpy())
+        np.testing.assert_array_equal(f.pivots.detach().numpy(), t.pivots.detach().numpy())
+        np.testing.assert_array_equal(f.info.detach().numpy(), t.info.detach().numpy())
         P, L, U = flow.linalg.lu(flow.tensor(a))
         tP, tL, tU = torch.linalg.lu(torch.tensor(a))
         for x, y in ((P, tP), (L, tL), (U, tU)):
-            np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-12, atol=1e-12)
-        np.testing.assert_allclose((P @ L @ U).numpy(), a, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(
+                x.detach().numpy(), y.detach().numpy(), rtol=1e-12, atol=1e-12
+            )
+        np.testing.assert_allclose((P @ L @ U).detach().numpy(), a, rtol=1e-12, atol=1e-12)
     # a singular matrix factorises with info naming the zero pivot
     r = flow.linalg.lu_factor_ex(flow.tensor(SINGULAR))
     assert r.info.item() == torch.linalg.lu_factor_ex(torch.tensor(SINGULAR)).info.item() == 2
@@ -227,22 +233,22 @@ def test_lu_factor_pivots_info_and_unpack_match_torch():
     P, L, U = flow.lu_unpack(*flow.linalg.lu_factor(flow.tensor(G)), unpack_data=False)
     assert tuple(L.shape) == tuple(U.shape) == (0,) and tuple(P.shape) == (4, 4)
     LU, piv, infos = flow.lu(flow.tensor(GB), get_infos=True)
-    assert tuple(infos.shape) == (2, 3) and not infos.numpy().any()
+    assert tuple(infos.shape) == (2, 3) and not infos.detach().numpy().any()
 
 
 def test_ex_info_and_check_errors():
     bad = np.stack([np.eye(2), SINGULAR])
     r = flow.linalg.inv_ex(flow.tensor(bad))
     np.testing.assert_array_equal(
-        r.info.numpy(), torch.linalg.inv_ex(torch.tensor(bad)).info.numpy()
+        r.info.detach().numpy(), torch.linalg.inv_ex(torch.tensor(bad)).info.detach().numpy()
     )
     notpd = np.stack([np.eye(2), [[1.0, 2.0], [2.0, 1.0]]])
     r = flow.linalg.cholesky_ex(flow.tensor(notpd))
     np.testing.assert_array_equal(
-        r.info.numpy(), torch.linalg.cholesky_ex(torch.tensor(notpd)).info.numpy()
+        r.info.detach().numpy(), torch.linalg.cholesky_ex(torch.tensor(notpd)).info.detach().numpy()
     )
     r = flow.linalg.solve_ex(flow.tensor(bad), flow.ones(2, 2, 1, dtype=flow.float64))
-    assert r.info.numpy().tolist() == [0, 2]
+    assert r.info.detach().numpy().tolist() == [0, 2]
     with pytest.raises(flow.linalg.LinAlgError, match=r"linalg\.inv_ex: \(Batch element 1\): "):
         flow.linalg.inv_ex(flow.tensor(bad), check_errors=True)
     with pytest.raises(
@@ -289,22 +295,26 @@ def test_solve_triangular_only_reads_its_triangle_and_zero_diagonal_gives_inf():
     b = flow.tensor(RHS[0, 0])
     x = flow.linalg.solve_triangular(a, b, upper=True)
     np.testing.assert_allclose(
-        x.numpy(), np.linalg.solve(np.triu(a.numpy()), b.numpy()), rtol=1e-12
+        x.detach().numpy(),
+        np.linalg.solve(np.triu(a.detach().numpy()), b.detach().numpy()),
+        rtol=1e-12,
     )
     z = flow.tensor(np.triu(np.ones((2, 2))) - np.diag([1.0, 0.0]))
     out = flow.linalg.solve_triangular(z, flow.ones(2, 1, dtype=flow.float64), upper=True)
-    assert not np.isfinite(out.numpy()).all()
+    assert not np.isfinite(out.detach().numpy()).all()
 
 
 def test_geqrf_orgqr_ormqr_match_torch():
     for a in (TALL, G):
         fa, ftau = flow.geqrf(flow.tensor(a))
         ta, ttau = torch.geqrf(torch.tensor(a))
-        np.testing.assert_allclose(fa.numpy(), ta.numpy(), rtol=1e-12, atol=1e-12)
-        np.testing.assert_allclose(ftau.numpy(), ttau.numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(fa.detach().numpy(), ta.detach().numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            ftau.detach().numpy(), ttau.detach().numpy(), rtol=1e-12, atol=1e-12
+        )
         q = flow.orgqr(fa, ftau)
         np.testing.assert_allclose(
-            q.numpy(), torch.linalg.qr(torch.tensor(a)).Q.numpy(), atol=1e-12
+            q.detach().numpy(), torch.linalg.qr(torch.tensor(a)).Q.detach().numpy(), atol=1e-12
         )
         m = a.shape[-2]
         for left in (True, False):
@@ -312,9 +322,11 @@ def test_geqrf_orgqr_ormqr_match_torch():
                 c = R.standard_normal((*a.shape[:-2], m, 2) if left else (*a.shape[:-2], 2, m))
                 f = flow.ormqr(fa, ftau, flow.tensor(c), left, transpose)
                 t = torch.ormqr(ta, ttau, torch.tensor(c), left, transpose)
-                np.testing.assert_allclose(f.numpy(), t.numpy(), rtol=1e-12, atol=1e-12)
+                np.testing.assert_allclose(
+                    f.detach().numpy(), t.detach().numpy(), rtol=1e-12, atol=1e-12
+                )
                 g = fa.ormqr(ftau, flow.tensor(c), left=left, transpose=transpose)
-                np.testing.assert_array_equal(g.numpy(), f.numpy())
+                np.testing.assert_array_equal(g.detach().numpy(), f.detach().numpy())
     r = flow.tensor(G).geqrf()
     assert type(r).__name__ == "geqrf" and r._fields == ("a", "tau")
 
@@ -322,19 +334,23 @@ def test_geqrf_orgqr_ormqr_match_torch():
 def test_ldl_factor_and_solve_match_torch():
     for a in (SYM, SPD, SYM[0]):
         f, t = flow.linalg.ldl_factor(flow.tensor(a)), torch.linalg.ldl_factor(torch.tensor(a))
-        np.testing.assert_allclose(f.LD.numpy(), t.LD.numpy(), rtol=1e-12, atol=1e-12)
-        np.testing.assert_array_equal(f.pivots.numpy(), t.pivots.numpy())
+        np.testing.assert_allclose(
+            f.LD.detach().numpy(), t.LD.detach().numpy(), rtol=1e-12, atol=1e-12
+        )
+        np.testing.assert_array_equal(f.pivots.detach().numpy(), t.pivots.detach().numpy())
         b = R.standard_normal((*a.shape[:-1], 3))
         x = flow.linalg.ldl_solve(f.LD, f.pivots, flow.tensor(b))
-        np.testing.assert_allclose(x.numpy(), np.linalg.solve(a, b), rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(
+            x.detach().numpy(), np.linalg.solve(a, b), rtol=1e-10, atol=1e-10
+        )
         tx = torch.linalg.ldl_solve(t.LD, t.pivots, torch.tensor(b))
-        np.testing.assert_allclose(x.numpy(), tx.numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(x.detach().numpy(), tx.detach().numpy(), rtol=1e-12, atol=1e-12)
     r = flow.linalg.ldl_factor_ex(flow.tensor(SYM))
-    assert r.info.numpy().tolist() == [0, 0]
+    assert r.info.detach().numpy().tolist() == [0, 0]
     # float32
     f = flow.linalg.ldl_factor(flow.tensor(SYM.astype(np.float32)))
     t = torch.linalg.ldl_factor(torch.tensor(SYM.astype(np.float32)))
-    np.testing.assert_allclose(f.LD.numpy(), t.LD.numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(f.LD.detach().numpy(), t.LD.detach().numpy(), rtol=1e-4, atol=1e-4)
 
 
 def test_backward_of_ops_torch_cannot_differentiate_raises():
@@ -361,20 +377,22 @@ def test_lstsq_outputs_match_torch_per_driver():
             for x, y in zip(f, t):
                 assert tuple(x.shape) == tuple(y.shape), (driver, a.shape, x.shape, y.shape)
                 assert str(x.dtype).split(".")[-1] == str(y.dtype).split(".")[-1]
-                np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-8, atol=1e-8)
+                np.testing.assert_allclose(
+                    x.detach().numpy(), y.detach().numpy(), rtol=1e-8, atol=1e-8
+                )
     # rank-deficient: the rank and the minimum-norm solution
     a = TALL[0] @ np.diag([1.0, 1.0, 0.0])
     f = flow.linalg.lstsq(flow.tensor(a), flow.tensor(TALL[0, :, :1]), driver="gelsd")
     t = torch.linalg.lstsq(torch.tensor(a), torch.tensor(TALL[0, :, :1]), driver="gelsd")
     assert f.rank.item() == t.rank.item() == 2
-    np.testing.assert_allclose(f.solution.numpy(), t.solution.numpy(), atol=1e-10)
+    np.testing.assert_allclose(f.solution.detach().numpy(), t.solution.detach().numpy(), atol=1e-10)
     # a vector right-hand side (a batch of them: B's shape is A's without the last dim)
     v = R.standard_normal((2, 6))
     f = flow.linalg.lstsq(flow.tensor(TALL), flow.tensor(v)).solution
     assert tuple(f.shape) == (2, 3)
     for i in range(2):
         np.testing.assert_allclose(
-            f.numpy()[i], np.linalg.lstsq(TALL[i], v[i], rcond=None)[0], atol=1e-10
+            f.detach().numpy()[i], np.linalg.lstsq(TALL[i], v[i], rcond=None)[0], atol=1e-10
         )
 
 
@@ -392,11 +410,11 @@ def test_matrix_rank_matches_torch():
         f = flow.linalg.matrix_rank(flow.tensor(a), **kw)
         t = torch.linalg.matrix_rank(torch.tensor(a), **kw)
         assert f.dtype == flow.int64
-        np.testing.assert_array_equal(f.numpy(), t.numpy())
+        np.testing.assert_array_equal(f.detach().numpy(), t.detach().numpy())
     atol = np.array([1e-3, 100.0, 1e-3])
     f = flow.linalg.matrix_rank(flow.tensor(low), atol=flow.tensor(atol))
     t = torch.linalg.matrix_rank(torch.tensor(low), atol=torch.tensor(atol))
-    np.testing.assert_array_equal(f.numpy(), t.numpy())
+    np.testing.assert_array_equal(f.detach().numpy(), t.detach().numpy())
 
 
 def test_lowrank_svd_and_pca_recover_low_rank_matrices():
@@ -406,17 +424,21 @@ def test_lowrank_svd_and_pca_recover_low_rank_matrices():
         U, S, V = flow.svd_lowrank(flow.tensor(x), q=4)
         assert tuple(U.shape) == (2, x.shape[1], 4) and tuple(V.shape) == (2, x.shape[2], 4)
         rec = (U * S.unsqueeze(-2)) @ V.transpose(-2, -1)
-        np.testing.assert_allclose(rec.numpy(), x, atol=1e-9)
+        np.testing.assert_allclose(rec.detach().numpy(), x, atol=1e-9)
         np.testing.assert_allclose(
-            S.numpy()[..., :3], torch.linalg.svdvals(torch.tensor(x)).numpy()[..., :3], rtol=1e-9
+            S.detach().numpy()[..., :3],
+            torch.linalg.svdvals(torch.tensor(x)).detach().numpy()[..., :3],
+            rtol=1e-9,
         )
     U, S, V = flow.pca_lowrank(flow.tensor(a[0]), q=3)
     centered = a[0] - a[0].mean(0, keepdims=True)
-    np.testing.assert_allclose(S.numpy(), np.linalg.svd(centered, compute_uv=False)[:3], rtol=1e-9)
+    np.testing.assert_allclose(
+        S.detach().numpy(), np.linalg.svd(centered, compute_uv=False)[:3], rtol=1e-9
+    )
     # gradients flow through the randomized sketch and the small SVD
     x = flow.tensor(a[0], requires_grad=True)
     flow.svd_lowrank(x, q=3)[1].sum().backward()
-    assert x.grad is not None and np.isfinite(x.grad.numpy()).all()
+    assert x.grad is not None and np.isfinite(x.grad.detach().numpy()).all()
 
 
 def test_errors_name_the_function_and_shapes():
@@ -496,6 +518,6 @@ def test_eager_equals_graph_for_lu_factor_solve_triangular_lstsq():
     for x, y in zip(lazy, eager):
         assert x.dtype == y.dtype
         # kernel calls give the same bits; the composed lstsq may fuse in another order
-        np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-12, atol=1e-12)
-    np.testing.assert_array_equal(lazy[0].numpy(), eager[0].numpy())
-    np.testing.assert_array_equal(lazy[2].numpy(), eager[2].numpy())
+        np.testing.assert_allclose(x.detach().numpy(), y.detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(lazy[0].detach().numpy(), eager[0].detach().numpy())
+    np.testing.assert_array_equal(lazy[2].detach().numpy(), eager[2].detach().numpy())

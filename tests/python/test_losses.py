@@ -244,7 +244,7 @@ def test_loss_forward(name, reduction):
     out = fn(*[t64(a) for a in arrays], reduction=reduction, **kw)
     ref_kw = {("p_" if k == "p" else k): v for k, v in kw.items()}
     expected = reduce_np(ref(*arrays, **ref_kw), reduction)
-    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(out.detach().numpy(), expected, rtol=1e-7, atol=1e-9)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -265,11 +265,13 @@ def test_kl_div_batchmean_and_gradient_at_zero_target():
     t[:, 0] = 0.0
     tt = t64(t, requires_grad=True)
     out = F.kl_div(logp, tt, reduction="batchmean")
-    ref = (np.where(t > 0, t * np.log(np.where(t > 0, t, 1)), 0) - t * logp.numpy()).sum() / N
+    ref = (
+        np.where(t > 0, t * np.log(np.where(t > 0, t, 1)), 0) - t * logp.detach().numpy()
+    ).sum() / N
     np.testing.assert_allclose(out.item(), ref, rtol=1e-10)
     out.backward()
-    assert np.isfinite(tt.grad.numpy()).all()
-    np.testing.assert_allclose(logp.grad.numpy(), -t / N, rtol=1e-10)
+    assert np.isfinite(tt.grad.detach().numpy()).all()
+    np.testing.assert_allclose(logp.grad.detach().numpy(), -t / N, rtol=1e-10)
 
 
 def test_cross_entropy_weight_ignore_index_label_smoothing():
@@ -287,7 +289,7 @@ def test_cross_entropy_weight_ignore_index_label_smoothing():
     ref = (1 - ls) * nll.sum() / denom + ls / C * smooth.sum() / denom
     np.testing.assert_allclose(out.item(), ref, rtol=1e-7)
     out_none = F.cross_entropy(t64(x), flow.tensor(y), ignore_index=-100, reduction="none")
-    np.testing.assert_allclose(out_none.numpy(), -lsm[np.arange(6), yk] * keep, rtol=1e-7)
+    np.testing.assert_allclose(out_none.detach().numpy(), -lsm[np.arange(6), yk] * keep, rtol=1e-7)
 
 
 def test_nll_loss_spatial_and_module_forms():
@@ -323,7 +325,9 @@ def test_loss_modules_match_functional(cls, name, kw):
     for reduction in ("sum", "none"):
         m = cls(reduction=reduction, **kw)
         np.testing.assert_allclose(
-            m(*ins).numpy(), fn(*ins, reduction=reduction, **fkw).numpy(), rtol=1e-12
+            m(*ins).detach().numpy(),
+            fn(*ins, reduction=reduction, **fkw).detach().numpy(),
+            rtol=1e-12,
         )
 
 
@@ -337,12 +341,12 @@ def test_weighted_loss_modules():
     )
     np.testing.assert_allclose(
         nn.MultiMarginLoss(p=2, margin=0.5, weight=w)(t64(x), cls).item(),
-        _multi_margin_np(x, cls.numpy(), 2, 0.5, w.numpy()).mean(),
+        _multi_margin_np(x, cls.detach().numpy(), 2, 0.5, w.detach().numpy()).mean(),
     )
     pw = t64(RNG.uniform(0.5, 2, C))
     np.testing.assert_allclose(
         nn.BCEWithLogitsLoss(pos_weight=pw, reduction="sum")(t64(x), t64(y)).item(),
-        -(pw.numpy() * y * logsig(x) + (1 - y) * logsig(-x)).sum(),
+        -(pw.detach().numpy() * y * logsig(x) + (1 - y) * logsig(-x)).sum(),
     )
 
 
@@ -358,7 +362,12 @@ def test_legacy_flags_and_triplet_with_distance():
         x, y, n, distance_function=lambda a, b: 1.0 - F.cosine_similarity(a, b), margin=0.5
     )
     cos = lambda a, b: (a * b).sum(1) / np.sqrt((a * a).sum(1) * (b * b).sum(1))  # noqa: E731
-    ref = np.maximum(0, (1 - cos(x.numpy(), y.numpy())) - (1 - cos(x.numpy(), n.numpy())) + 0.5)
+    ref = np.maximum(
+        0,
+        (1 - cos(x.detach().numpy(), y.detach().numpy()))
+        - (1 - cos(x.detach().numpy(), n.detach().numpy()))
+        + 0.5,
+    )
     np.testing.assert_allclose(custom.item(), ref.mean(), rtol=1e-10)
     default = nn.TripletMarginWithDistanceLoss()(x, y, n)
     np.testing.assert_allclose(default.item(), F.triplet_margin_loss(x, y, n).item(), rtol=1e-12)
@@ -384,9 +393,11 @@ def test_multilabel_margin_loss(reduction):
     x = RNG.standard_normal((3, C))
     t = np.array([[3, 0, -1, 1], [1, 2, 3, 0], [-1, 2, 0, 0]])
     got = F.multilabel_margin_loss(t64(x), flow.tensor(t), reduction=reduction)
-    np.testing.assert_allclose(got.numpy(), reduce_np(_multilabel_margin_np(x, t), reduction))
+    np.testing.assert_allclose(
+        got.detach().numpy(), reduce_np(_multilabel_margin_np(x, t), reduction)
+    )
     m = nn.MultiLabelMarginLoss(reduction=reduction)
-    np.testing.assert_allclose(m(t64(x), flow.tensor(t)).numpy(), got.numpy())
+    np.testing.assert_allclose(m(t64(x), flow.tensor(t)).detach().numpy(), got.detach().numpy())
     check_backward(
         lambda a: F.multilabel_margin_loss(a, flow.tensor(t), reduction="none"),
         [x],
@@ -395,7 +406,7 @@ def test_multilabel_margin_loss(reduction):
     )
     one = F.multilabel_margin_loss(t64(x[0]), flow.tensor(t[0]), reduction=reduction)
     np.testing.assert_allclose(
-        one.numpy(), reduce_np(_multilabel_margin_np(x[:1], t[:1]), reduction).reshape(())
+        one.detach().numpy(), reduce_np(_multilabel_margin_np(x[:1], t[:1]), reduction).reshape(())
     )
     with pytest.raises(ValueError, match=r"\[multilabel_margin_loss\] target class 9"):
         F.multilabel_margin_loss(t64(x), flow.tensor(np.full((3, C), 9)))
@@ -429,4 +440,4 @@ def test_gaussian_nll_shared_variance_shapes():
         np.testing.assert_allclose(out.item(), ref, rtol=1e-10)
         out.backward()
         g = (0.5 * (1 / v[:, None] - (x - y) ** 2 / v[:, None] ** 2)).sum(1) / (N * C)
-        np.testing.assert_allclose(vv.grad.numpy().reshape(-1), g, rtol=1e-8)
+        np.testing.assert_allclose(vv.grad.detach().numpy().reshape(-1), g, rtol=1e-8)

@@ -37,7 +37,7 @@ def check_bitwise(fn, inputs, lowered_ops):
             e.dtype,
             l.dtype,
         )
-        np.testing.assert_array_equal(_bits(l.numpy()), _bits(e.numpy()))
+        np.testing.assert_array_equal(_bits(l.detach().numpy()), _bits(e.detach().numpy()))
     return g
 
 
@@ -103,7 +103,7 @@ def test_ternary_float32_bit_exact():
 def test_in_place_addcmul_addcdiv_lerp_on_captured_tensors():
     m = f32(rand((5, 6)))
     v = f32(rand((5, 6), 0.1, 1.0))  # noqa: E702
-    m0, v0 = m.numpy().copy(), v.numpy().copy()
+    m0, v0 = m.detach().numpy().copy(), v.detach().numpy().copy()
     g_in = f32(rand((5, 6)))
 
     # (No product feeding these updates: GCC contracts a fused `v * 0.99 + (0.01 * g) * g` into
@@ -121,7 +121,7 @@ def test_in_place_addcmul_addcdiv_lerp_on_captured_tensors():
     ve.addcmul_(g_in, g_in, value=0.01)
     oe = me.addcdiv(g_in, ve.sqrt() + 1e-8, value=-0.5)
     for a, b in ((m, me), (v, ve), (out, oe)):
-        np.testing.assert_array_equal(_bits(a.numpy()), _bits(b.numpy()))
+        np.testing.assert_array_equal(_bits(a.detach().numpy()), _bits(b.detach().numpy()))
 
 
 def test_integer_addcmul_lowers_and_u8_falls_back():
@@ -190,7 +190,7 @@ def test_masked_fill_in_place_in_graph_keeps_unmasked_values():
     # A trace sees only an op's inputs: masked_fill_ on a graph value (and on a captured eager
     # tensor) must keep the target's other values (before, the kernel call wrote into fresh memory).
     buf = f32(rand((3, 5)))
-    buf0 = buf.numpy().copy()
+    buf0 = buf.detach().numpy().copy()
     x = f32(rand((3, 5)))
     m = flow.tensor(_mask_rows((3, 5)) > 0)
 
@@ -207,9 +207,12 @@ def test_masked_fill_in_place_in_graph_keeps_unmasked_values():
         and "masked_fill" not in g.stats()["kernel_call_ops"]
     )
     np.testing.assert_array_equal(
-        out.numpy(), np.where(m.numpy(), 5.0, x.numpy() * 2).astype(np.float32)
+        out.detach().numpy(),
+        np.where(m.detach().numpy(), 5.0, x.detach().numpy() * 2).astype(np.float32),
     )
-    np.testing.assert_array_equal(buf.numpy(), np.where(~m.numpy(), -1.0, buf0).astype(np.float32))
+    np.testing.assert_array_equal(
+        buf.detach().numpy(), np.where(~m.detach().numpy(), -1.0, buf0).astype(np.float32)
+    )
     with pytest.raises(ValueError, match="masked_fill"):
         FnGraph(lambda x, m: x.masked_fill_(m[:, :2], 1.0))(x, m)
 
@@ -306,7 +309,7 @@ def test_integer_division_stays_a_kernel_call_and_raises():
     )
     assert sorted(g.stats()["kernel_call_ops"]) == ["floor_divide", "fmod", "remainder"]
     with pytest.raises(ValueError, match="ZeroDivisionError"):
-        FnGraph(lambda a, b: flow.remainder(a, b))(a, b * 0).numpy()
+        FnGraph(lambda a, b: flow.remainder(a, b))(a, b * 0).detach().numpy()
 
 
 def test_logical_not_and_bitwise_ops_bit_exact():
@@ -389,7 +392,7 @@ def test_one_hot_stays_a_kernel_call_that_validates():
     g = check_bitwise(lambda i: F.one_hot(i, 3), [idx], ())
     assert g.stats()["kernel_call_ops"] == ["one_hot"]
     with pytest.raises(Exception, match="one_hot"):
-        FnGraph(lambda i: F.one_hot(i, 3))(idx + 1).numpy()
+        FnGraph(lambda i: F.one_hot(i, 3))(idx + 1).detach().numpy()
 
 
 # ---- creation ops inside a graph --------------------------------------------------------------------
@@ -447,7 +450,7 @@ def test_adam_mlp_graph_has_no_kernel_calls_but_nll_and_matches_eager(name):
         )
         opt = cls(model.parameters(), lr=0.01, weight_decay=0.01)
         losses, g = train_losses(lambda a, b: F.cross_entropy(model(a), b), opt, x, y, 5, use_graph)
-        return losses, [p.numpy() for p in model.parameters()], g
+        return losses, [p.detach().numpy() for p in model.parameters()], g
 
     le, pe, _ = run(False)
     lg, pg, g = run(True)

@@ -98,7 +98,7 @@ def test_load_state_dict_assign():
     assert m.count is new_count
     with flow.no_grad():
         new_w.add_(1.0)  # the parameter shares the assigned tensor's storage
-    np.testing.assert_array_equal(m.w.numpy(), [6.0, 6.0, 6.0])
+    np.testing.assert_array_equal(m.w.detach().numpy(), [6.0, 6.0, 6.0])
 
 
 def test_parameter_list_and_dict():
@@ -125,7 +125,9 @@ def test_parameters_to_vector_round_trip():
     net = nn.Sequential(nn.Linear(3, 2), nn.Linear(2, 1))
     vec = parameters_to_vector(net.parameters())
     assert vec.shape == (11,)
-    np.testing.assert_array_equal(vec[:6].numpy(), net[0].weight.detach().numpy().reshape(-1))
+    np.testing.assert_array_equal(
+        vec[:6].detach().numpy(), net[0].weight.detach().numpy().reshape(-1)
+    )
     vector_to_parameters(flow.arange(11, dtype=flow.float32), net.parameters())
     assert net[1].bias.tolist() == [10.0] and net[0].weight[1].tolist() == [3.0, 4.0, 5.0]
     with pytest.raises(ValueError, match=r"vec has 3 elements, the parameters 11"):

@@ -44,7 +44,7 @@ def check(out, ref_fn, leaves, arrays, rtol=1e-4, atol=1e-5, grad_rtol=1e-3, gra
     """out: a flow tensor computed from `leaves` (flow tensors requiring grad);
     ref_fn(): the float64 NumPy reference reading `arrays` (float64 copies of the leaves)."""
     ref = ref_fn()
-    np.testing.assert_allclose(out.numpy(), ref, rtol=rtol, atol=atol)
+    np.testing.assert_allclose(out.detach().numpy(), ref, rtol=rtol, atol=atol)
     if not leaves:
         return
     G = RNG.standard_normal(ref.shape)
@@ -52,7 +52,7 @@ def check(out, ref_fn, leaves, arrays, rtol=1e-4, atol=1e-5, grad_rtol=1e-3, gra
     for leaf, a in zip(leaves, arrays):
         want = numeric_grad(lambda: float((ref_fn() * G).sum()), a)
         assert leaf.grad is not None
-        np.testing.assert_allclose(leaf.grad.numpy(), want, rtol=grad_rtol, atol=grad_atol)
+        np.testing.assert_allclose(leaf.grad.detach().numpy(), want, rtol=grad_rtol, atol=grad_atol)
 
 
 def params64(module):
@@ -130,7 +130,7 @@ def test_parameter_shares_storage_and_requires_grad():
     assert p.requires_grad and p.is_leaf
     with flow.no_grad():
         p.mul_(2.0)
-    np.testing.assert_allclose(t.numpy(), 2 * np.ones((2, 3)))
+    np.testing.assert_allclose(t.detach().numpy(), 2 * np.ones((2, 3)))
     assert not nn.Parameter(flow.ones(1), requires_grad=False).requires_grad
 
 
@@ -188,7 +188,7 @@ def test_train_eval_apply_zero_grad_and_repr():
     (p * 1.0).sum().backward()
     assert p.grad is not None
     m.zero_grad(set_to_none=False)
-    np.testing.assert_allclose(p.grad.numpy(), 0.0)
+    np.testing.assert_allclose(p.grad.detach().numpy(), 0.0)
     m.zero_grad()
     assert p.grad is None
 
@@ -198,7 +198,7 @@ def test_state_dict_round_trip_and_strict_errors():
     missing, unexpected = b.load_state_dict(a.state_dict())
     assert missing == [] and unexpected == []
     for (n, pa), (_, pb) in zip(a.named_parameters(), b.named_parameters()):
-        np.testing.assert_array_equal(pa.numpy(), pb.numpy())
+        np.testing.assert_array_equal(pa.detach().numpy(), pb.detach().numpy())
     sd = a.state_dict()
     del sd["fc1.bias"]
     sd["extra.weight"] = flow.zeros(1)
@@ -220,14 +220,14 @@ def test_forward_hooks():
     calls = []
     h1 = m.register_forward_pre_hook(lambda mod, args: (args[0] * 2.0,))
     h2 = m.register_forward_hook(
-        lambda mod, args, out: calls.append(out.numpy().tolist()) or out + 1.0
+        lambda mod, args, out: calls.append(out.detach().numpy().tolist()) or out + 1.0
     )
     out = m(flow.tensor([-1.0, 3.0]))
-    np.testing.assert_allclose(out.numpy(), [1.0, 7.0])
+    np.testing.assert_allclose(out.detach().numpy(), [1.0, 7.0])
     assert calls == [[0.0, 6.0]]
     h1.remove()
     h2.remove()
-    np.testing.assert_allclose(m(flow.tensor([-1.0, 3.0])).numpy(), [0.0, 3.0])
+    np.testing.assert_allclose(m(flow.tensor([-1.0, 3.0])).detach().numpy(), [0.0, 3.0])
 
 
 def test_containers():
@@ -319,15 +319,17 @@ def test_batch_norm2d_train_and_eval():
     check_module(m, x, ref, grad_rtol=2e-3, grad_atol=2e-4)
     # running stats: momentum-weighted mean and unbiased variance (one forward in check_module)
     np.testing.assert_allclose(
-        m.running_mean.numpy(), 0.1 * x.mean((0, 2, 3)), rtol=1e-4, atol=1e-5
+        m.running_mean.detach().numpy(), 0.1 * x.mean((0, 2, 3)), rtol=1e-4, atol=1e-5
     )
     np.testing.assert_allclose(
-        m.running_var.numpy(), 0.9 + 0.1 * x.var((0, 2, 3), ddof=1), rtol=1e-4
+        m.running_var.detach().numpy(), 0.9 + 0.1 * x.var((0, 2, 3), ddof=1), rtol=1e-4
     )
     assert int(m.num_batches_tracked.item()) == 1
     m.eval()
-    rm, rv = m.running_mean.numpy().astype(np.float64), m.running_var.numpy().astype(np.float64)
-    out = m(ft(x)).numpy()
+    rm, rv = m.running_mean.detach().numpy().astype(
+        np.float64
+    ), m.running_var.detach().numpy().astype(np.float64)
+    out = m(ft(x)).detach().numpy()
     want = (x - rm.reshape(1, -1, 1, 1)) / np.sqrt(rv.reshape(1, -1, 1, 1) + 1e-5) * np.array(
         [1.0, 2.0, 0.5]
     ).reshape(1, -1, 1, 1) + np.array([0.0, 1.0, -1.0]).reshape(1, -1, 1, 1)
@@ -376,29 +378,29 @@ def test_group_norm():
 
 def test_embedding():
     m = nn.Embedding(6, 3, padding_idx=0)
-    np.testing.assert_array_equal(m.weight.numpy()[0], 0.0)
+    np.testing.assert_array_equal(m.weight.detach().numpy()[0], 0.0)
     idx = np.array([[1, 2, 1], [0, 5, 4]])
     out = m(flow.tensor(idx))
     w = m.weight.detach().numpy()
-    np.testing.assert_allclose(out.numpy(), w[idx])
+    np.testing.assert_allclose(out.detach().numpy(), w[idx])
     G = rand(2, 3, 3)
     (out * ft(G)).sum().backward()
     want = np.zeros((6, 3))
     np.add.at(want, idx.reshape(-1), G.reshape(-1, 3))
     want[0] = 0.0  # padding_idx gets no gradient
-    np.testing.assert_allclose(m.weight.grad.numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(m.weight.grad.detach().numpy(), want, rtol=1e-5, atol=1e-6)
 
 
 def test_dropout():
     flow.manual_seed(0)
     m = nn.Dropout(0.25)
     x = flow.ones(200, 100)
-    y = m(x).numpy()
+    y = m(x).detach().numpy()
     kept = y != 0
     assert abs(kept.mean() - 0.75) < 0.02
     np.testing.assert_allclose(y[kept], 1 / 0.75, rtol=1e-6)
     m.eval()
-    np.testing.assert_array_equal(m(x).numpy(), 1.0)
+    np.testing.assert_array_equal(m(x).detach().numpy(), 1.0)
     with pytest.raises(ValueError):
         nn.Dropout(1.5)
 
@@ -509,7 +511,7 @@ def test_multihead_attention_self_and_cross():
     xt = ft(x, requires_grad=True)
     out, w = m(xt, xt, xt)
     ref_o, ref_w = np_mha(x64, x64, x64, p, 2)
-    np.testing.assert_allclose(w.numpy(), ref_w, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(w.detach().numpy(), ref_w, rtol=1e-4, atol=1e-5)
     check(out, lambda: np_mha(x64, x64, x64, p, 2)[0], [xt], [x64], grad_rtol=2e-3, grad_atol=2e-4)
     # cross attention with a key padding mask, batch_first, no weights (the sdpa path)
     mb = nn.MultiheadAttention(8, 2, batch_first=True)
@@ -519,7 +521,7 @@ def test_multihead_attention_self_and_cross():
     out, w = mb(ft(q), ft(kv), ft(kv), key_padding_mask=flow.tensor(kpm), need_weights=False)
     assert w is None
     ref = np_mha(q.transpose(1, 0, 2), kv.transpose(1, 0, 2), kv.transpose(1, 0, 2), pb, 2, kpm)[0]
-    np.testing.assert_allclose(out.numpy(), ref.transpose(1, 0, 2), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(out.detach().numpy(), ref.transpose(1, 0, 2), rtol=1e-4, atol=1e-5)
 
 
 def test_transformer_encoder_layer():
@@ -552,18 +554,20 @@ def test_init():
     w = flow.empty(200, 100)
     init.xavier_uniform_(w)
     a = math.sqrt(6 / 300)
-    v = w.numpy()
+    v = w.detach().numpy()
     assert v.min() >= -a and v.max() <= a and abs(v.std() - a / math.sqrt(3)) < 0.01
     init.kaiming_normal_(w, nonlinearity="relu")
-    assert abs(w.numpy().std() - math.sqrt(2 / 100)) < 0.01
+    assert abs(w.detach().numpy().std() - math.sqrt(2 / 100)) < 0.01
     init.normal_(w, 1.0, 0.5)
-    assert abs(w.numpy().mean() - 1.0) < 0.02 and abs(w.numpy().std() - 0.5) < 0.02
+    assert (
+        abs(w.detach().numpy().mean() - 1.0) < 0.02 and abs(w.detach().numpy().std() - 0.5) < 0.02
+    )
     init.uniform_(w, 2.0, 3.0)
-    assert w.numpy().min() >= 2.0 and w.numpy().max() <= 3.0
+    assert w.detach().numpy().min() >= 2.0 and w.detach().numpy().max() <= 3.0
     init.zeros_(w)
-    assert (w.numpy() == 0).all()
+    assert (w.detach().numpy() == 0).all()
     init.constant_(w, 0.3)
-    np.testing.assert_allclose(w.numpy(), 0.3)
+    np.testing.assert_allclose(w.detach().numpy(), 0.3)
     assert init.calculate_gain("relu") == math.sqrt(2)
     assert init._calculate_fan_in_and_fan_out(flow.empty(4, 3, 2, 2)) == (12, 16)
 
@@ -575,10 +579,10 @@ def test_clip_grad_norm():
     (b * ft([[4.0]])).sum().backward()  # grad b = [[4]]
     total = nn.utils.clip_grad_norm_([a, b], 1.0)
     assert abs(total.item() - 5.0) < 1e-5
-    np.testing.assert_allclose(a.grad.numpy(), [0.6, 0.0], rtol=1e-5)
-    np.testing.assert_allclose(b.grad.numpy(), [[0.8]], rtol=1e-5)
+    np.testing.assert_allclose(a.grad.detach().numpy(), [0.6, 0.0], rtol=1e-5)
+    np.testing.assert_allclose(b.grad.detach().numpy(), [[0.8]], rtol=1e-5)
     total = nn.utils.clip_grad_norm_([a, b], 10.0)  # below the limit: unchanged
-    np.testing.assert_allclose(a.grad.numpy(), [0.6, 0.0], rtol=1e-5)
+    np.testing.assert_allclose(a.grad.detach().numpy(), [0.6, 0.0], rtol=1e-5)
 
 
 def test_functional_calls_primitives_directly():

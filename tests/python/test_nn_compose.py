@@ -44,7 +44,9 @@ def test_einsum_errors_graph_tensordot_diagonal():
         flow.einsum("ij->z", flow.ones(2, 3))
     a, b = flow.tensor(RNG.standard_normal((3, 4))), flow.tensor(RNG.standard_normal((4, 5)))
     fn = lambda x, y: flow.einsum("ij,jk->ik", x, y)  # noqa: E731
-    np.testing.assert_allclose(FnGraph(fn)(a, b).numpy(), fn(a, b).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        FnGraph(fn)(a, b).detach().numpy(), fn(a, b).detach().numpy(), rtol=1e-12
+    )
     x = RNG.standard_normal((3, 4, 5))
     same_as_torch(
         lambda t: flow.tensordot(t, t, dims=([1, 2], [1, 2])),
@@ -79,9 +81,13 @@ def test_conv_transpose(n, kw):
     same_as_torch(fm, tm, x)
     tp = dict(tm.named_parameters())
     for name, p in fm.named_parameters():
-        np.testing.assert_allclose(p.grad.numpy(), tp[name].grad.numpy(), rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(
+            p.grad.detach().numpy(), tp[name].grad.detach().numpy(), rtol=1e-10, atol=1e-10
+        )
     xf = flow.tensor(x)
-    np.testing.assert_allclose(FnGraph(fm)(xf).numpy(), fm(xf).numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        FnGraph(fm)(xf).detach().numpy(), fm(xf).detach().numpy(), rtol=1e-12, atol=1e-12
+    )
 
 
 def test_conv_transpose_output_size_and_errors():
@@ -145,7 +151,9 @@ def test_interpolate_linear_modules_graph_and_errors():
         same_as_torch(fm, tm, x)
     up = flow.nn.Upsample(size=(9, 9), mode="bilinear")
     xf = flow.tensor(x)
-    np.testing.assert_allclose(FnGraph(up)(xf).numpy(), up(xf).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        FnGraph(up)(xf).detach().numpy(), up(xf).detach().numpy(), rtol=1e-12
+    )
     with pytest.raises(ValueError, match="only one of size or scale_factor"):
         F.interpolate(xf, size=3, scale_factor=2)
     with pytest.raises(ValueError, match="mode 'bilinear' expects a 4-D input"):
@@ -157,7 +165,9 @@ def test_interpolate_linear_modules_graph_and_errors():
     with pytest.raises(ValueError, match="align_corners option can only be set"):
         F.interpolate(xf, size=3, mode="area", align_corners=True)
     cubic = flow.nn.Upsample(scale_factor=2, mode="bicubic")
-    np.testing.assert_allclose(FnGraph(cubic)(xf).numpy(), cubic(xf).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        FnGraph(cubic)(xf).detach().numpy(), cubic(xf).detach().numpy(), rtol=1e-12
+    )
 
 
 def test_pixel_shuffle():

@@ -22,7 +22,9 @@ def eager_equals_graph(module, *arrays, tol=1e-5):
             return self.m(*xs)
 
     xs = [flow.tensor(a, dtype=flow.float32) for a in arrays]
-    np.testing.assert_allclose(G()(*xs).numpy(), module(*xs).numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(
+        G()(*xs).detach().numpy(), module(*xs).detach().numpy(), rtol=tol, atol=tol
+    )
 
 
 INPLACE = [
@@ -113,7 +115,7 @@ def test_pdist_matches_torch(p):
 def test_pdist_p0_counts_differing_coordinates():
     x = np.array([[0.0, 1.0, 2.0], [0.0, 3.0, 2.0], [1.0, 1.0, 5.0]])
     np.testing.assert_array_equal(
-        F.pdist(flow.tensor(x), 0).numpy(), TF.pdist(torch.tensor(x), 0).numpy()
+        F.pdist(flow.tensor(x), 0).detach().numpy(), TF.pdist(torch.tensor(x), 0).detach().numpy()
     )
 
 
@@ -122,16 +124,16 @@ def test_gumbel_softmax_distribution_and_straight_through():
     logits = np.log(np.array([0.1, 0.2, 0.7]))
     L = flow.tensor(np.tile(logits, (20000, 1)))
     soft = F.gumbel_softmax(L, tau=0.5)
-    np.testing.assert_allclose(soft.sum(-1).numpy(), 1.0, rtol=1e-12)
-    hard = F.gumbel_softmax(L, hard=True).numpy()
+    np.testing.assert_allclose(soft.sum(-1).detach().numpy(), 1.0, rtol=1e-12)
+    hard = F.gumbel_softmax(L, hard=True).detach().numpy()
     assert set(np.unique(hard)) == {0.0, 1.0} and (hard.sum(-1) == 1).all()
     np.testing.assert_allclose(hard.mean(0), [0.1, 0.2, 0.7], atol=0.015)  # Gumbel-max sampling
     x = flow.tensor(R.standard_normal((4, 3, 2)), requires_grad=True)
     y = F.gumbel_softmax(x, tau=0.7, hard=True, dim=1)
-    assert (y.sum(1).numpy() == 1).all()
+    assert (y.sum(1).detach().numpy() == 1).all()
     w = flow.tensor(R.standard_normal((4, 3, 2)))
     (y * w).sum().backward()
-    g = x.grad.numpy()
+    g = x.grad.detach().numpy()
     assert np.isfinite(g).all() and np.abs(g).max() > 0
     np.testing.assert_allclose(g.sum(1), 0.0, atol=1e-12)  # the softmax gradient, straight through
 
@@ -155,7 +157,7 @@ def test_sync_batch_norm_is_batch_norm_in_one_process(shape):
     x = R.standard_normal(shape)
     same_as_torch(ours, bn, x)
     np.testing.assert_allclose(
-        ours.running_var.numpy(), bn.running_var.detach().numpy(), rtol=1e-12
+        ours.running_var.detach().numpy(), bn.running_var.detach().numpy(), rtol=1e-12
     )
     ours.eval(), bn.eval()
     same_as_torch(ours, bn, x)
@@ -175,7 +177,7 @@ def test_convert_sync_batchnorm_keeps_state():
         assert type(s[0]) is lib.nn.Conv2d
         assert s[1].weight is m[1].weight
         assert not s[1].training or lib is torch  # torch 2 keeps the mode, 1.13 does not
-        assert s[1].running_mean.numpy().tolist() == [0.5] * 3
+        assert s[1].running_mean.detach().numpy().tolist() == [0.5] * 3
     assert list(flow.nn.SyncBatchNorm.convert_sync_batchnorm(m).state_dict()) == list(
         s.state_dict()
     )
@@ -198,9 +200,9 @@ def test_max_pool_with_indices_and_max_unpool_match_torch(n, shape, kw):
     pool_t = getattr(TF, f"max_pool{n}d_with_indices")
     out, idx = pool_f(flow.tensor(x), **kw)
     rout, ridx = pool_t(torch.tensor(x), **kw)
-    np.testing.assert_array_equal(idx.numpy(), ridx.numpy())
-    np.testing.assert_allclose(out.numpy(), rout.numpy(), rtol=1e-12)
-    pooled = rout.numpy()
+    np.testing.assert_array_equal(idx.detach().numpy(), ridx.detach().numpy())
+    np.testing.assert_allclose(out.detach().numpy(), rout.detach().numpy(), rtol=1e-12)
+    pooled = rout.detach().numpy()
     unpool_f = getattr(flow.nn, f"MaxUnpool{n}d")(**kw)
     unpool_t = getattr(torch.nn, f"MaxUnpool{n}d")(**kw)
     assert repr(unpool_f) == repr(unpool_t)
@@ -214,7 +216,7 @@ def test_max_pool_with_indices_and_max_unpool_match_torch(n, shape, kw):
         same_as_torch(lambda t: unpool_f(t, idx), lambda t: unpool_t(t, ridx), pooled)
     else:
         with pytest.raises(IndexError, match="out of range"):
-            unpool_f(flow.tensor(pooled), idx).numpy()  # errors surface at the sync
+            unpool_f(flow.tensor(pooled), idx).detach().numpy()  # errors surface at the sync
     size = tuple(x.shape)  # output_size recovers the exact input size
     same_as_torch(
         lambda t: getattr(F, f"max_unpool{n}d")(t, idx, output_size=size, **kw),
@@ -259,10 +261,10 @@ def test_adaptive_max_pool_matches_torch(n, shape, size):
     same_as_torch(ours, ref, x)
     out, idx = getattr(F, f"adaptive_max_pool{n}d")(flow.tensor(x), size, return_indices=True)
     rout, ridx = getattr(TF, f"adaptive_max_pool{n}d")(torch.tensor(x), size, return_indices=True)
-    np.testing.assert_array_equal(idx.numpy(), ridx.numpy())
-    np.testing.assert_allclose(out.numpy(), rout.numpy(), rtol=1e-12)
+    np.testing.assert_array_equal(idx.detach().numpy(), ridx.detach().numpy())
+    np.testing.assert_allclose(out.detach().numpy(), rout.detach().numpy(), rtol=1e-12)
     out2, idx2 = getattr(F, f"adaptive_max_pool{n}d_with_indices")(flow.tensor(x), size)
-    np.testing.assert_array_equal(idx2.numpy(), ridx.numpy())
+    np.testing.assert_array_equal(idx2.detach().numpy(), ridx.detach().numpy())
     eager_equals_graph(ours, x)
 
 
@@ -412,5 +414,5 @@ def test_ctc_loss_unbatched_empty_target_and_impossible_alignment():
             )
             for lib, lib_f in ((flow, F), (torch, TF))
         )
-        np.testing.assert_allclose(ours.numpy(), ref.numpy(), rtol=1e-10)
+        np.testing.assert_allclose(ours.detach().numpy(), ref.detach().numpy(), rtol=1e-10)
     assert repr(flow.nn.CTCLoss(reduction="sum")) == repr(torch.nn.CTCLoss(reduction="sum"))

@@ -20,15 +20,19 @@ def _run(fn, x_np, params_np, low):
     (y.float() * flow.tensor(g, dtype=flow.float32)).sum().backward()
     assert x.grad.dtype == low and all(p.grad.dtype == flow.float32 for p in ps)
     # the float64 reference, from the same (rounded) input
-    xr = flow.tensor(x.detach().float().numpy(), dtype=flow.float64, requires_grad=True)
+    xr = flow.tensor(x.detach().float().detach().numpy(), dtype=flow.float64, requires_grad=True)
     pr = [flow.tensor(p, dtype=flow.float64, requires_grad=True) for p in params_np]
     yr = fn(xr, *pr)
     (yr * flow.tensor(g)).sum().backward()
     tol = 2e-2 if low == flow.bfloat16 else 3e-3
-    np.testing.assert_allclose(y.float().numpy(), yr.detach().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(y.float().detach().numpy(), yr.detach().numpy(), rtol=tol, atol=tol)
     for p, q in zip(ps, pr):
-        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=tol, atol=tol * 10)
-    np.testing.assert_allclose(x.grad.float().numpy(), xr.grad.numpy(), rtol=5 * tol, atol=5 * tol)
+        np.testing.assert_allclose(
+            p.grad.detach().numpy(), q.grad.detach().numpy(), rtol=tol, atol=tol * 10
+        )
+    np.testing.assert_allclose(
+        x.grad.float().detach().numpy(), xr.grad.detach().numpy(), rtol=5 * tol, atol=5 * tol
+    )
 
 
 @pytest.mark.parametrize("low", [flow.bfloat16, flow.float16])
@@ -52,8 +56,8 @@ def test_batch_norm_float_params_and_running_stats(training):
     y = F.batch_norm(xb, rm, rv, None, None, training, 0.5)
     assert y.dtype == flow.bfloat16 and rm.dtype == flow.float32
     if training:  # the running statistics were updated in float32
-        mean = xb.float().numpy().mean(axis=(0, 2, 3))
-        np.testing.assert_allclose(rm.numpy(), 0.5 * mean, rtol=1e-5, atol=1e-6)
+        mean = xb.float().detach().numpy().mean(axis=(0, 2, 3))
+        np.testing.assert_allclose(rm.detach().numpy(), 0.5 * mean, rtol=1e-5, atol=1e-6)
 
 
 def test_nn_layernorm_under_cpu_autocast():

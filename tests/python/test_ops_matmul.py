@@ -36,7 +36,7 @@ def test_matmul_operator_and_methods():
     check_op(lambda x, y: x.mm(y), np.matmul, [a, b])
     check_op(flow.mm, np.matmul, [a, b])
     r = flow.tensor(b.astype(np.float32)).__rmatmul__(flow.tensor(a.astype(np.float32)))
-    np.testing.assert_allclose(r.numpy(), a @ b, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(r.detach().numpy(), a @ b, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("n", [3, 40])
@@ -116,12 +116,12 @@ def test_integer_matmul():
     b = np.arange(8).reshape(4, 2)
     r = flow.matmul(flow.tensor(a), flow.tensor(b))
     assert r.dtype == flow.int64
-    np.testing.assert_array_equal(r.numpy(), a @ b)
+    np.testing.assert_array_equal(r.detach().numpy(), a @ b)
 
 
 def test_empty_and_zero_k():
     r = flow.matmul(flow.zeros(3, 0), flow.zeros(0, 4))
-    np.testing.assert_array_equal(r.numpy(), np.zeros((3, 4)))
+    np.testing.assert_array_equal(r.detach().numpy(), np.zeros((3, 4)))
     assert tuple(flow.matmul(flow.zeros(0, 3), flow.zeros(3, 4)).shape) == (0, 4)
 
 
@@ -131,7 +131,7 @@ def test_double_backward():
     y = (x @ w).sum()
     (gx,) = flow.autograd.grad([y], [x], create_graph=True)
     (gw,) = flow.autograd.grad([gx.sum()], [w])
-    np.testing.assert_allclose(gw.numpy(), np.full((4, 2), 3.0))
+    np.testing.assert_allclose(gw.detach().numpy(), np.full((4, 2), 3.0))
 
 
 def test_errors_name_op_and_shapes():
@@ -199,9 +199,9 @@ def test_every_matmul_api_is_declared_once_with_the_table_defaults():
         assert f"beta: float = 1.0, alpha: float = {alpha}" in fn.__doc__
     assert re.search(r"bias: Optional\[\S*Tensor\] = None\)", flow._C.linear.__doc__)
     i, a, b = flow.ones(2, 2), flow.ones(2, 3), flow.ones(3, 2)
-    np.testing.assert_allclose(flow._C.addmm(i, a, b).numpy(), np.full((2, 2), 4.0))
+    np.testing.assert_allclose(flow._C.addmm(i, a, b).detach().numpy(), np.full((2, 2), 4.0))
     # Tensor.matmul takes what @ takes (a nested list becomes a tensor like self)
-    np.testing.assert_allclose(a.matmul([[1.0], [1.0], [1.0]]).numpy(), [[3.0], [3.0]])
+    np.testing.assert_allclose(a.matmul([[1.0], [1.0], [1.0]]).detach().numpy(), [[3.0], [3.0]])
 
 
 def test_matmul_api_errors_name_the_op():
@@ -240,7 +240,7 @@ def check_f32_products():
         xs = [flow.tensor(a.astype(np.float32), requires_grad=True) for a in arrays]
         out = fn(*xs)
         want = np_fn(*arrays)
-        np.testing.assert_allclose(out.numpy(), want, rtol=1e-4, atol=1e-4, err_msg=name)
+        np.testing.assert_allclose(out.detach().numpy(), want, rtol=1e-4, atol=1e-4, err_msg=name)
         up = np.random.default_rng(1).uniform(-1, 1, size=want.shape)
         out.backward(flow.tensor(up.astype(np.float32)))
         for i, x in enumerate(xs):
@@ -248,8 +248,8 @@ def check_f32_products():
             x64 = [flow.tensor(a, dtype=flow.float64, requires_grad=True) for a in arrays]
             fn(*x64).backward(flow.tensor(up, dtype=flow.float64))
             np.testing.assert_allclose(
-                x.grad.numpy(),
-                x64[i].grad.numpy(),
+                x.grad.detach().numpy(),
+                x64[i].grad.detach().numpy(),
                 rtol=1e-4,
                 atol=1e-4,
                 err_msg=f"{name}: gradient of input {i}",
@@ -296,7 +296,7 @@ def test_onednn_falls_back_to_blas_for_layouts_it_cannot_build():
         "a = flow.randn(3, 30, 40).transpose(-1, -2).unsqueeze(0).expand(2, 3, 40, 30)\n"
         "b = flow.randn(3, 20, 30).transpose(-1, -2)\n"
         "c = flow.matmul(a, b)\n"
-        "print(float(np.abs(c.numpy() - np.matmul(a.numpy(), b.numpy())).max()))\n"
+        "print(float(np.abs(c.detach().numpy() - np.matmul(a.detach().numpy(), b.detach().numpy())).max()))\n"
     )
     env = dict(os.environ, ONEFLOW_LIKE_GEMM_IMPL="onednn")
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)

@@ -136,9 +136,9 @@ def test_softmax_log_softmax(shape, dim):
 def test_softmax_large_rows_and_stability():
     x = rand((3, 1000), -50, 50)
     x[0, :] += 1000.0  # no overflow: max-subtracted
-    out = flow.softmax(flow.tensor(x, dtype=flow.float32), 1).numpy()
+    out = flow.softmax(flow.tensor(x, dtype=flow.float32), 1).detach().numpy()
     np.testing.assert_allclose(out, np_softmax(x, 1), atol=1e-6, rtol=1e-4)
-    out = flow.log_softmax(flow.tensor(x, dtype=flow.float32), 1).numpy()
+    out = flow.log_softmax(flow.tensor(x, dtype=flow.float32), 1).detach().numpy()
     np.testing.assert_allclose(out, np_log_softmax(x, 1), atol=1e-3, rtol=1e-5)
 
 
@@ -173,8 +173,8 @@ def test_every_softmax_api_is_tested_and_declared_once():
     # The default dim runs.
     x = np.array([[0.5, -1.0, 2.0, 0.0, 3.0], [1.0, 1.0, -2.0, 0.25, -0.5]])
     xt = flow.tensor(x, dtype=flow.float64)
-    np.testing.assert_allclose(flow.softmax(xt).numpy(), np_softmax(x, d), rtol=1e-10)
-    np.testing.assert_allclose(xt.log_softmax().numpy(), np_log_softmax(x, d), rtol=1e-10)
+    np.testing.assert_allclose(flow.softmax(xt).detach().numpy(), np_softmax(x, d), rtol=1e-10)
+    np.testing.assert_allclose(xt.log_softmax().detach().numpy(), np_log_softmax(x, d), rtol=1e-10)
 
 
 # ---- losses -------------------------------------------------------------------------------------
@@ -241,8 +241,8 @@ def test_nll_loss(reduction):
 
 def test_nll_target_out_of_range_fails_at_sync():
     with pytest.raises(Exception, match=r"\[nll_loss\] target 9 out of range for 5 classes"):
-        flow.nll_loss(flow.zeros(2, 5), flow.tensor([1, 9])).numpy()
-    assert flow.nll_loss(flow.zeros(2, 5), flow.tensor([1, 2])).numpy() == 0
+        flow.nll_loss(flow.zeros(2, 5), flow.tensor([1, 9])).detach().numpy()
+    assert flow.nll_loss(flow.zeros(2, 5), flow.tensor([1, 2])).detach().numpy() == 0
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
@@ -281,9 +281,13 @@ def test_bce_with_logits(with_pw, with_w):
         )
     else:
         check_op(lambda a, b: flow.binary_cross_entropy_with_logits(a, b), ref, [x, y])
-    big = flow.binary_cross_entropy_with_logits(
-        flow.tensor([100.0, -100.0]), flow.tensor([0.0, 1.0]), reduction="none"
-    ).numpy()
+    big = (
+        flow.binary_cross_entropy_with_logits(
+            flow.tensor([100.0, -100.0]), flow.tensor([0.0, 1.0]), reduction="none"
+        )
+        .detach()
+        .numpy()
+    )
     np.testing.assert_allclose(big, [100.0, 100.0], rtol=1e-6)  # no overflow
 
 
@@ -401,8 +405,12 @@ def test_conv2d_pointwise_and_larger_f32():
     g = rand((4, 32, 12, 12))
     for xt, wt in (xs[:2], xs[2:]):
         flow.conv2d(xt, wt, padding=1).backward(flow.tensor(g, dtype=xt.dtype))
-    np.testing.assert_allclose(xs[0].grad.numpy(), xs[2].grad.numpy(), atol=1e-3, rtol=1e-4)
-    np.testing.assert_allclose(xs[1].grad.numpy(), xs[3].grad.numpy(), atol=1e-3, rtol=1e-4)
+    np.testing.assert_allclose(
+        xs[0].grad.detach().numpy(), xs[2].grad.detach().numpy(), atol=1e-3, rtol=1e-4
+    )
+    np.testing.assert_allclose(
+        xs[1].grad.detach().numpy(), xs[3].grad.detach().numpy(), atol=1e-3, rtol=1e-4
+    )
 
 
 @pytest.mark.parametrize("stride,padding,dilation,groups", [(1, 0, 1, 1), (2, 1, 2, 2)])
@@ -457,7 +465,7 @@ def test_max_pool2d(k, s, p, d, ceil):
 def test_max_pool2d_indices_and_3d_input():
     x = np.arange(16.0).reshape(1, 1, 4, 4)
     y, idx = flow.max_pool2d(flow.tensor(x), 2, return_indices=True)
-    np.testing.assert_array_equal(idx.numpy().reshape(-1), [5, 7, 13, 15])
+    np.testing.assert_array_equal(idx.detach().numpy().reshape(-1), [5, 7, 13, 15])
     assert flow.max_pool2d(flow.tensor(x[0]), 2).shape == (1, 2, 2)
 
 
@@ -533,8 +541,10 @@ def test_batch_norm_running_stats_and_eval():
         flow.tensor(x, dtype=flow.float32, device=DEVICE), rm, rv, training=True, momentum=0.1
     )
     axes = (0, 2, 3)
-    np.testing.assert_allclose(rm.numpy(), 0.1 * x.mean(axes), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(rv.numpy(), 0.9 + 0.1 * x.var(axes, ddof=1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rm.detach().numpy(), 0.1 * x.mean(axes), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        rv.detach().numpy(), 0.9 + 0.1 * x.var(axes, ddof=1), rtol=1e-5, atol=1e-6
+    )
     rmv, rvv = rand((3,)), rand((3,), 0.5, 2)
     w, b = rand((3,)), rand((3,))
     cs = (1, 3, 1, 1)
@@ -757,7 +767,7 @@ def test_embedding():
     )
     wt = flow.tensor(w, requires_grad=True)
     flow.embedding(flow.tensor(idx), wt, padding_idx=3).sum().backward()
-    g = wt.grad.numpy()
+    g = wt.grad.detach().numpy()
     np.testing.assert_allclose(g[:, 0], [1, 1, 1, 0, 0])  # row 3 (padding) gets no gradient
 
 
@@ -765,30 +775,32 @@ def test_embedding_out_of_range_raises_at_sync_and_runtime_survives():
     w = flow.zeros(10, 3)
     out = flow.embedding(flow.tensor([1, 12]), w)  # enqueued; the kernel fails
     with pytest.raises(Exception, match=r"\[embedding\] index 12 out of range for 10 rows"):
-        out.numpy()
+        out.detach().numpy()
     ok = flow.embedding(flow.tensor([1, 9]), flow.ones(10, 3))
-    np.testing.assert_allclose(ok.numpy(), np.ones((2, 3)))
+    np.testing.assert_allclose(ok.detach().numpy(), np.ones((2, 3)))
 
 
 def test_dropout_statistics_and_determinism():
     x = flow.ones(200, 500)
     flow.manual_seed(123)
-    a = flow.dropout(x, 0.3).numpy()
+    a = flow.dropout(x, 0.3).detach().numpy()
     flow.manual_seed(123)
-    b = flow.dropout(x, 0.3).numpy()
+    b = flow.dropout(x, 0.3).detach().numpy()
     np.testing.assert_array_equal(a, b)
-    c = flow.dropout(x, 0.3).numpy()
+    c = flow.dropout(x, 0.3).detach().numpy()
     assert not np.array_equal(a, c)
     kept = a != 0
     assert abs(kept.mean() - 0.7) < 0.01
     np.testing.assert_allclose(a[kept], 1 / 0.7, rtol=1e-6)
-    np.testing.assert_array_equal(flow.dropout(x, 0.3, training=False).numpy(), x.numpy())
-    assert (flow.dropout(x, 1.0).numpy() == 0).all()
+    np.testing.assert_array_equal(
+        flow.dropout(x, 0.3, training=False).detach().numpy(), x.detach().numpy()
+    )
+    assert (flow.dropout(x, 1.0).detach().numpy() == 0).all()
     # backward uses the same mask
     xt = flow.tensor(rand((50, 40)), requires_grad=True)
     y = flow.dropout(xt, 0.5)
     y.backward(flow.ones(50, 40, dtype=xt.dtype))
-    np.testing.assert_allclose(xt.grad.numpy(), (y.numpy() != 0) * 2.0)
+    np.testing.assert_allclose(xt.grad.detach().numpy(), (y.detach().numpy() != 0) * 2.0)
     with pytest.raises(ValueError, match=r"\[dropout\]"):
         flow.dropout(x, 1.5)
 

@@ -31,9 +31,18 @@ def test_conv3d(stride, padding, dilation, groups, bias):
     b = rand((4,))
 
     def ref(a, ww, bb=None):
-        return TF.conv3d(
-            *_t(a, ww), None if bb is None else torch.tensor(bb), stride, padding, dilation, groups
-        ).numpy()
+        return (
+            TF.conv3d(
+                *_t(a, ww),
+                None if bb is None else torch.tensor(bb),
+                stride,
+                padding,
+                dilation,
+                groups,
+            )
+            .detach()
+            .numpy()
+        )
 
     if bias:
         check_op(
@@ -58,7 +67,7 @@ def test_conv3d_f32_onednn_matches_f64_and_torch_gradients():
     )
     y32 = flow.conv3d(flow.tensor(x, dtype=flow.float32), flow.tensor(w, dtype=flow.float32))
     y64 = flow.conv3d(flow.tensor(x), flow.tensor(w))
-    np.testing.assert_allclose(y32.numpy(), y64.numpy(), atol=1e-4, rtol=1e-4)
+    np.testing.assert_allclose(y32.detach().numpy(), y64.detach().numpy(), atol=1e-4, rtol=1e-4)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
@@ -93,7 +102,7 @@ def test_conv_transpose3d_and_modules():
     )
     m = flow.nn.Conv3d(4, 6, 3, padding=1, bias=True, dtype=flow.float64)
     tm = torch.nn.Conv3d(4, 6, 3, padding=1).double()
-    m.load_state_dict({k: flow.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    m.load_state_dict({k: flow.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
     np.testing.assert_allclose(
         m(flow.tensor(x)).detach().numpy(), tm(torch.tensor(x)).detach().numpy(), atol=1e-10
     )
@@ -127,14 +136,16 @@ def test_max_pool3d(kernel, stride, padding, dilation, ceil):
     x = rand((2, 3, 5, 6, 5))
     check_op(
         lambda a: flow.nn.functional.max_pool3d(a, kernel, stride, padding, dilation, ceil),
-        lambda a: TF.max_pool3d(torch.tensor(a), kernel, stride, padding, dilation, ceil).numpy(),
+        lambda a: TF.max_pool3d(torch.tensor(a), kernel, stride, padding, dilation, ceil)
+        .detach()
+        .numpy(),
         [x],
     )
     y, i = flow.nn.functional.max_pool3d(
         flow.tensor(x), kernel, stride, padding, dilation, ceil, return_indices=True
     )
     _, ti = TF.max_pool3d(torch.tensor(x), kernel, stride, padding, dilation, ceil, True)
-    np.testing.assert_array_equal(i.numpy(), ti.numpy())
+    np.testing.assert_array_equal(i.detach().numpy(), ti.detach().numpy())
 
 
 @pytest.mark.parametrize(
@@ -150,7 +161,7 @@ def test_avg_pool3d(kernel, stride, padding, ceil, include_pad, divisor):
     args = (kernel, stride, padding, ceil, include_pad, divisor)
     check_op(
         lambda a: flow.nn.functional.avg_pool3d(a, *args),
-        lambda a: TF.avg_pool3d(torch.tensor(a), *args).numpy(),
+        lambda a: TF.avg_pool3d(torch.tensor(a), *args).detach().numpy(),
         [x],
     )
 
@@ -160,7 +171,7 @@ def test_adaptive_avg_pool3d(size):
     x = rand((2, 3, 5, 6, 4))
     check_op(
         lambda a: flow.nn.functional.adaptive_avg_pool3d(a, size),
-        lambda a: TF.adaptive_avg_pool3d(torch.tensor(a), size).numpy(),
+        lambda a: TF.adaptive_avg_pool3d(torch.tensor(a), size).detach().numpy(),
         [x],
     )
 
@@ -176,7 +187,7 @@ def test_pool3d_modules_unbatched_and_errors():
         (flow.nn.AdaptiveAvgPool3d((2, 3, 2)), torch.nn.AdaptiveAvgPool3d((2, 3, 2))),
     ]:
         np.testing.assert_allclose(
-            mf(flow.tensor(x)).numpy(), mt(torch.tensor(x)).numpy(), atol=1e-12
+            mf(flow.tensor(x)).detach().numpy(), mt(torch.tensor(x)).detach().numpy(), atol=1e-12
         )
     y, i = flow.nn.MaxPool3d(2, return_indices=True)(flow.tensor(x))
     assert tuple(i.shape) == (3, 2, 3, 2) and i.dtype == flow.int64
@@ -192,7 +203,9 @@ def test_batch_norm3d_and_instance_norm3d_match_torch():
     x = rand((3, 4, 3, 4, 2))
     bn, tbn = flow.nn.BatchNorm3d(4, dtype=flow.float64), torch.nn.BatchNorm3d(4).double()
     same_as_torch(bn, tbn, x)
-    np.testing.assert_allclose(bn.running_var.numpy(), tbn.running_var.numpy(), atol=1e-12)
+    np.testing.assert_allclose(
+        bn.running_var.detach().numpy(), tbn.running_var.detach().numpy(), atol=1e-12
+    )
     bn.eval(), tbn.eval()
     same_as_torch(bn, tbn, x)
     with pytest.raises(ValueError, match="BatchNorm3d"):
@@ -298,8 +311,8 @@ def test_cuda_matches_cpu(name, fn, shapes):
             y = fn(*ins)
             up = flow.tensor(np.linspace(-1, 1, y.numel()).reshape(y.shape), dtype=dt, device=dev)
             (y * up).sum().backward()
-            outs.append(y.detach().cpu().numpy())
-            grads.append([t.grad.cpu().numpy() for t in ins])
+            outs.append(y.detach().cpu().detach().numpy())
+            grads.append([t.grad.cpu().detach().numpy() for t in ins])
         tol = 1e-10 if dt == flow.float64 else 1e-4
         np.testing.assert_allclose(outs[1], outs[0], rtol=tol, atol=tol, err_msg=name)
         for g1, g0 in zip(grads[1], grads[0]):

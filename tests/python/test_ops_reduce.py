@@ -57,13 +57,13 @@ def test_nansum_skips_nans_and_their_gradient():
     a = np.array([[1.0, np.nan, 2.0], [np.nan, np.nan, 3.0]])
     x = flow.tensor(a, requires_grad=True)
     y = x.nansum(dim=1)
-    np.testing.assert_array_equal(y.numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(y.detach().numpy(), [3.0, 3.0])
     y.sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [[1, 0, 1], [0, 0, 1]])
+    np.testing.assert_array_equal(x.grad.detach().numpy(), [[1, 0, 1], [0, 0, 1]])
     assert flow.nansum(flow.tensor([[1, 2], [3, 4]]), 0).tolist() == [4, 6]
     g = FnGraph(lambda t: flow.nansum(t, 0))
     xf = flow.tensor(a.astype(np.float32))
-    np.testing.assert_array_equal(g(xf).numpy(), flow.nansum(xf, 0).numpy())
+    np.testing.assert_array_equal(g(xf).detach().numpy(), flow.nansum(xf, 0).detach().numpy())
     assert g.stats()["kernel_call_ops"] == []
 
 
@@ -100,7 +100,7 @@ def test_max_min_dim(name, shape, dim, keepdim):
     assert vals is r.values and idx is r.indices and idx.dtype == flow.int64
     # The function form and the argmax/argmin ops agree with the indices.
     i2 = getattr(flow, "arg" + name)(flow.tensor(x), dim, keepdim)
-    np.testing.assert_array_equal(i2.numpy(), idx.numpy())
+    np.testing.assert_array_equal(i2.detach().numpy(), idx.detach().numpy())
 
 
 @pytest.mark.parametrize("name", ["max", "min"])
@@ -119,25 +119,25 @@ def test_argmax_argmin(name, shape, dim):
     for dt in (np.float32, np.float64, np.int64):
         a = (x * 100).astype(dt)
         r = getattr(flow, name)(flow.tensor(a), dim)
-        np.testing.assert_array_equal(r.numpy(), getattr(np, name)(a, axis=dim))
+        np.testing.assert_array_equal(r.detach().numpy(), getattr(np, name)(a, axis=dim))
 
 
 def test_max_gradient_goes_to_selected_index_on_ties():
     x = flow.tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]], dtype=flow.float64, requires_grad=True)
     v, i = x.max(1)
-    np.testing.assert_array_equal(i.numpy(), [1, 0])  # the first of the tied maxima
+    np.testing.assert_array_equal(i.detach().numpy(), [1, 0])  # the first of the tied maxima
     v.sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [[0, 1, 0], [1, 0, 0]])
+    np.testing.assert_array_equal(x.grad.detach().numpy(), [[0, 1, 0], [1, 0, 0]])
     y = flow.tensor([[1.0, 3.0, 3.0]], dtype=flow.float64, requires_grad=True)
     y.amax().backward()  # amax shares the gradient between ties
-    np.testing.assert_array_equal(y.grad.numpy(), [[0, 0.5, 0.5]])
+    np.testing.assert_array_equal(y.grad.detach().numpy(), [[0, 0.5, 0.5]])
 
 
 def test_nan_propagates():
     x = flow.tensor([[1.0, float("nan"), 5.0], [1.0, 2.0, 3.0]])
-    np.testing.assert_array_equal(np.isnan(x.amax(1).numpy()), [True, False])
-    np.testing.assert_array_equal(x.argmax(1).numpy(), [1, 2])
-    np.testing.assert_array_equal(x.max(0).indices.numpy(), [0, 0, 0])
+    np.testing.assert_array_equal(np.isnan(x.amax(1).detach().numpy()), [True, False])
+    np.testing.assert_array_equal(x.argmax(1).detach().numpy(), [1, 2])
+    np.testing.assert_array_equal(x.max(0).indices.detach().numpy(), [0, 0, 0])
 
 
 @pytest.mark.parametrize("keepdim", [False, True])
@@ -165,18 +165,20 @@ def test_var_std(name, shape, dim, keepdim, correction):
 def test_var_unbiased_signatures():
     x = rand((4, 6))
     t = flow.tensor(x)
-    np.testing.assert_allclose(t.var().numpy(), np.var(x, ddof=1), rtol=1e-5)
-    np.testing.assert_allclose(t.var(False).numpy(), np.var(x), rtol=1e-5)
+    np.testing.assert_allclose(t.var().detach().numpy(), np.var(x, ddof=1), rtol=1e-5)
+    np.testing.assert_allclose(t.var(False).detach().numpy(), np.var(x), rtol=1e-5)
     np.testing.assert_allclose(
-        flow.std(t, 1, False, True).numpy(), np.std(x, 1, keepdims=True), rtol=1e-5
+        flow.std(t, 1, False, True).detach().numpy(), np.std(x, 1, keepdims=True), rtol=1e-5
     )
-    np.testing.assert_allclose(t.std(0, unbiased=True).numpy(), np.std(x, 0, ddof=1), rtol=1e-5)
+    np.testing.assert_allclose(
+        t.std(0, unbiased=True).detach().numpy(), np.std(x, 0, ddof=1), rtol=1e-5
+    )
 
 
 def test_var_large_mean_precision():
     x = (1e4 + rand((8, 1000))).astype(np.float32)
     np.testing.assert_allclose(
-        flow.tensor(x).var(1).numpy(), np.var(x.astype(np.float64), 1, ddof=1), rtol=1e-3
+        flow.tensor(x).var(1).detach().numpy(), np.var(x.astype(np.float64), 1, ddof=1), rtol=1e-3
     )
 
 
@@ -211,7 +213,7 @@ def test_norm_fro_and_method():
     check_op(lambda t: t.norm(dim=1), lambda a: np.linalg.norm(a, axis=1), [x])
     z = flow.zeros(3, dtype=flow.float64, requires_grad=True)
     z.norm().backward()  # the gradient at zero is zero (a subgradient), not nan
-    np.testing.assert_array_equal(z.grad.numpy(), np.zeros(3))
+    np.testing.assert_array_equal(z.grad.detach().numpy(), np.zeros(3))
 
 
 def np_lse(a, axis, keepdims):
@@ -231,7 +233,7 @@ def test_logsumexp(shape, dim, keepdim):
 
 def test_logsumexp_extremes():
     x = flow.tensor([[1000.0, 1000.0], [-math.inf, -math.inf], [math.inf, 1.0]], dtype=flow.float32)
-    r = flow.logsumexp(x, 1).numpy()
+    r = flow.logsumexp(x, 1).detach().numpy()
     np.testing.assert_allclose(r[0], 1000.0 + math.log(2), rtol=1e-6)
     assert r[1] == -math.inf and r[2] == math.inf
 
@@ -260,11 +262,11 @@ def test_integer_and_bool_inputs():
     a = np.arange(-6, 6).reshape(3, 4)
     t = flow.tensor(a)
     assert t.sum().dtype == flow.int64 and t.sum().item() == a.sum()
-    np.testing.assert_array_equal(t.sum(0).numpy(), a.sum(0))
-    np.testing.assert_array_equal(t.prod(1).numpy(), a.prod(1))
-    np.testing.assert_array_equal(t.amax(1).numpy(), a.max(1))
-    np.testing.assert_array_equal(t.max(0).values.numpy(), a.max(0))
-    np.testing.assert_array_equal(t.min(1).indices.numpy(), a.argmin(1))
+    np.testing.assert_array_equal(t.sum(0).detach().numpy(), a.sum(0))
+    np.testing.assert_array_equal(t.prod(1).detach().numpy(), a.prod(1))
+    np.testing.assert_array_equal(t.amax(1).detach().numpy(), a.max(1))
+    np.testing.assert_array_equal(t.max(0).values.detach().numpy(), a.max(0))
+    np.testing.assert_array_equal(t.min(1).indices.detach().numpy(), a.argmin(1))
     b = flow.tensor(a > 0)
     assert b.sum().item() == 5
     with pytest.raises(TypeError, match=r"\[mean\]"):
@@ -279,27 +281,27 @@ def test_integer_and_bool_inputs():
 def test_large_reductions_deterministic(shape, dim):
     x = rand(shape).astype(np.float32)
     t = flow.tensor(x)
-    r1 = t.sum(dim).numpy()
+    r1 = t.sum(dim).detach().numpy()
     np.testing.assert_allclose(r1, np.sum(x.astype(np.float64), axis=dim), rtol=1e-4, atol=1e-2)
     for _ in range(3):
-        np.testing.assert_array_equal(t.sum(dim).numpy(), r1)  # bit-identical
-    np.testing.assert_allclose(t.amax(dim).numpy(), np.amax(x, axis=dim))
-    np.testing.assert_array_equal(t.argmax(dim).numpy(), np.argmax(x, axis=dim))
+        np.testing.assert_array_equal(t.sum(dim).detach().numpy(), r1)  # bit-identical
+    np.testing.assert_allclose(t.amax(dim).detach().numpy(), np.amax(x, axis=dim))
+    np.testing.assert_array_equal(t.argmax(dim).detach().numpy(), np.argmax(x, axis=dim))
     np.testing.assert_allclose(
-        t.var(dim).numpy(), np.var(x.astype(np.float64), axis=dim, ddof=1), rtol=1e-4
+        t.var(dim).detach().numpy(), np.var(x.astype(np.float64), axis=dim, ddof=1), rtol=1e-4
     )
     np.testing.assert_allclose(
-        t.norm(dim=dim).numpy(), np.linalg.norm(x.astype(np.float64), axis=dim), rtol=1e-4
+        t.norm(dim=dim).detach().numpy(), np.linalg.norm(x.astype(np.float64), axis=dim), rtol=1e-4
     )
     np.testing.assert_allclose(
-        t.logsumexp(dim).numpy(), np_lse(x.astype(np.float64), dim, False), rtol=1e-5
+        t.logsumexp(dim).detach().numpy(), np_lse(x.astype(np.float64), dim, False), rtol=1e-5
     )
 
 
 def test_empty_reductions():
     e = flow.zeros(0, 3)
-    np.testing.assert_array_equal(e.sum(0).numpy(), np.zeros(3))
-    np.testing.assert_array_equal(e.prod(0).numpy(), np.ones(3))
+    np.testing.assert_array_equal(e.sum(0).detach().numpy(), np.zeros(3))
+    np.testing.assert_array_equal(e.prod(0).detach().numpy(), np.ones(3))
     assert tuple(e.amax(1).shape) == (0,)
 
 
@@ -477,13 +479,16 @@ def test_nanmedian_skips_nans_and_matches_torch_signature():
     a = np.array([[np.nan, 1.0, 3.0, 2.0, np.nan], [4.0, np.nan, 0.5, 7.0, 9.0]])
     x = flow.tensor(a, requires_grad=True)
     r = flow.nanmedian(x, 1)
-    np.testing.assert_array_equal(r.values.numpy(), [2.0, 4.0])
-    np.testing.assert_array_equal(r.indices.numpy(), [3, 0])
+    np.testing.assert_array_equal(r.values.detach().numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(r.indices.detach().numpy(), [3, 0])
     assert type(r).__name__ == "nanmedian" and r._fields == ("values", "indices")
     r.values.sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [[0, 0, 0, 1, 0], [1, 0, 0, 0, 0]])
+    np.testing.assert_array_equal(x.grad.detach().numpy(), [[0, 0, 0, 1, 0], [1, 0, 0, 0, 0]])
     all_nan = flow.nanmedian(flow.tensor([[np.nan, np.nan], [1.0, np.nan]]), dim=-1, keepdim=True)
-    assert np.isnan(all_nan.values.numpy()[0, 0]) and all_nan.values.numpy()[1, 0] == 1.0
+    assert (
+        np.isnan(all_nan.values.detach().numpy()[0, 0])
+        and all_nan.values.detach().numpy()[1, 0] == 1.0
+    )
     assert tuple(all_nan.indices.shape) == (2, 1)
     # No dim: the lower median of every non-NaN element (PyTorch's), with its gradient.
     g = np.array([[5.0, np.nan, 1.0], [3.0, 2.0, 8.0]])
@@ -491,7 +496,7 @@ def test_nanmedian_skips_nans_and_matches_torch_signature():
     m = flow.nanmedian(y)
     assert m.shape == () and m.item() == 3.0 and y.nanmedian().item() == 3.0
     m.backward()
-    np.testing.assert_array_equal(y.grad.numpy(), [[0, 0, 0], [1, 0, 0]])
+    np.testing.assert_array_equal(y.grad.detach().numpy(), [[0, 0, 0], [1, 0, 0]])
     ints = flow.nanmedian(flow.tensor([[3, 1, 2]]), 1)
     assert ints.values.dtype == flow.int64 and ints.values.tolist() == [2]
 

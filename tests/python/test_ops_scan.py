@@ -36,9 +36,9 @@ def test_scans(name, ref, shape, dim):
 def test_cumsum_reverse_gradient_and_method():
     x = flow.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
     y = x.cumsum(1)
-    np.testing.assert_array_equal(y.numpy(), [[1, 3, 6], [4, 9, 15]])
+    np.testing.assert_array_equal(y.detach().numpy(), [[1, 3, 6], [4, 9, 15]])
     y.backward(flow.ones_like(y))
-    np.testing.assert_array_equal(x.grad.numpy(), [[3, 2, 1], [3, 2, 1]])
+    np.testing.assert_array_equal(x.grad.detach().numpy(), [[3, 2, 1], [3, 2, 1]])
 
 
 def test_cumsum_cumprod_integer_and_dtype():
@@ -47,12 +47,12 @@ def test_cumsum_cumprod_integer_and_dtype():
     for name, ref in [("cumsum", np.cumsum), ("cumprod", np.cumprod)]:
         r = getattr(flow, name)(t, 1)
         assert r.dtype == flow.int64  # integers accumulate in int64 (PyTorch)
-        np.testing.assert_array_equal(r.numpy(), ref(a, axis=1))
+        np.testing.assert_array_equal(r.detach().numpy(), ref(a, axis=1))
     b = flow.tensor([True, False, True, True])
     assert flow.cumsum(b, 0).tolist() == [1, 1, 2, 3]
     r = flow.cumsum(t, 0, dtype=flow.float64)
     assert r.dtype == flow.float64
-    np.testing.assert_array_equal(r.numpy(), np.cumsum(a, axis=0))
+    np.testing.assert_array_equal(r.detach().numpy(), np.cumsum(a, axis=0))
     # A long float32 running sum accumulates in double: exact for integers below 2^24.
     ones = flow.ones(1 << 20)
     assert float(flow.cumsum(ones, 0)[-1]) == float(1 << 20)
@@ -70,17 +70,17 @@ def test_cumprod_gradient_with_zeros(values):
 
 def test_logcumsumexp_stable():
     a = np.array([1000.0, 1000.0, -1000.0, 1001.0, -np.inf])
-    r = flow.logcumsumexp(flow.tensor(a), 0).numpy()
+    r = flow.logcumsumexp(flow.tensor(a), 0).detach().numpy()
     np.testing.assert_allclose(r, np.logaddexp.accumulate(a), rtol=1e-12)
     x = flow.tensor(a[:4], requires_grad=True)
     flow.logcumsumexp(x, 0).sum().backward()
-    g = x.grad.numpy()
+    g = x.grad.detach().numpy()
     assert np.all(np.isfinite(g))
     ref = [
         sum(np.exp(a[i] - np.logaddexp.accumulate(a[:4])[j]) for j in range(i, 4)) for i in range(4)
     ]
     np.testing.assert_allclose(g, ref, rtol=1e-12)
-    ninf = flow.logcumsumexp(flow.tensor([-np.inf, -np.inf, 0.0]), 0).numpy()
+    ninf = flow.logcumsumexp(flow.tensor([-np.inf, -np.inf, 0.0]), 0).detach().numpy()
     np.testing.assert_array_equal(ninf, [-np.inf, -np.inf, 0.0])
 
 
@@ -118,7 +118,7 @@ def test_cummax_ties_nan_and_ints():
     r = flow.cummax(flow.tensor([1, 3, 3, 2, 5]), 0)
     assert r.values.tolist() == [1, 3, 3, 3, 5] and r.indices.tolist() == [0, 1, 2, 2, 4]
     r = flow.tensor([1.0, float("nan"), 3.0, float("nan")]).cummin(0)
-    assert r.indices.tolist() == [0, 1, 1, 3] and np.isnan(r.values.numpy()[1:]).all()
+    assert r.indices.tolist() == [0, 1, 1, 3] and np.isnan(r.values.detach().numpy()[1:]).all()
     x = flow.tensor([1.0, 2.0, 0.5, 2.0], requires_grad=True)
     flow.cummax(x, 0).values.sum().backward()
     assert x.grad.tolist() == [1.0, 2.0, 0.0, 1.0]  # indices [0, 1, 1, 3]
@@ -150,7 +150,9 @@ def test_sort_stable_ties_nan_ints_bool():
     m = flow.msort(flow.tensor([[3.0, 1.0], [1.0, 2.0]]))
     assert m.tolist() == [[1.0, 1.0], [3.0, 2.0]]
     big = np.random.default_rng(0).standard_normal((4, 5000)).astype(np.float32)
-    np.testing.assert_array_equal(flow.sort(flow.tensor(big), 1).values.numpy(), np.sort(big, 1))
+    np.testing.assert_array_equal(
+        flow.sort(flow.tensor(big), 1).values.detach().numpy(), np.sort(big, 1)
+    )
     assert flow.sort(flow.zeros(0, 3), 0).values.shape == (0, 3)
 
 
@@ -167,10 +169,10 @@ def test_sort_topk_dtypes_with_ties(dtype):
     for desc in (False, True):
         want = np.argsort(-key if desc else key, axis=1, kind="stable")
         r = flow.sort(flow.tensor(a), 1, descending=desc)
-        np.testing.assert_array_equal(r.indices.numpy(), want)
-        np.testing.assert_array_equal(r.values.numpy(), np.take_along_axis(a, want, 1))
+        np.testing.assert_array_equal(r.indices.detach().numpy(), want)
+        np.testing.assert_array_equal(r.values.detach().numpy(), np.take_along_axis(a, want, 1))
         t = flow.topk(flow.tensor(a), 7, 1, largest=desc)
-        np.testing.assert_array_equal(t.indices.numpy(), want[:, :7])
+        np.testing.assert_array_equal(t.indices.detach().numpy(), want[:, :7])
 
 
 def np_topk(a, k, dim, largest=True):
@@ -288,9 +290,9 @@ def test_every_scan_api_is_declared_once_with_the_table_defaults():
         args = (1,) if name in ("topk", "kthvalue") else ()
         r = getattr(x, name)(*args, dim=1)
         assert type(r).__name__ == name and r._fields == ("values", "indices")
-    np.testing.assert_array_equal(x.sort().values.numpy(), [[1, 2, 3]])
+    np.testing.assert_array_equal(x.sort().values.detach().numpy(), [[1, 2, 3]])
     np.testing.assert_array_equal(
-        flow.msort(flow.tensor([[3.0], [1.0], [2.0]])).numpy(), [[1], [2], [3]]
+        flow.msort(flow.tensor([[3.0], [1.0], [2.0]])).detach().numpy(), [[1], [2], [3]]
     )
 
 

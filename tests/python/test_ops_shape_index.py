@@ -161,7 +161,7 @@ def test_inplace_scatter():
     ref = np.zeros((3, 4))
     ref[[0, 1, 2], [0, 1, 3]] = 5
     ref[0] += 1
-    np.testing.assert_allclose(x.numpy(), ref)
+    np.testing.assert_allclose(x.detach().numpy(), ref)
 
 
 def test_masked_fill_select():
@@ -176,21 +176,21 @@ def test_masked_fill_select():
     check_op(lambda t: t.masked_select(flow.tensor(m2, device=t.device)), lambda a: a[m2], [x])
     y = flow.tensor(x)
     y.masked_fill_(flow.tensor(m), -1)
-    np.testing.assert_allclose(y.numpy(), np.where(m, -1, x).astype(np.float32))
+    np.testing.assert_allclose(y.detach().numpy(), np.where(m, -1, x).astype(np.float32))
 
 
 def test_nonzero_one_hot():
     a = np.array([[0, 1, 0], [2, 0, 3]])
-    np.testing.assert_array_equal(flow.nonzero(flow.tensor(a)).numpy(), np.argwhere(a))
+    np.testing.assert_array_equal(flow.nonzero(flow.tensor(a)).detach().numpy(), np.argwhere(a))
     rows, cols = flow.tensor(a).nonzero(as_tuple=True)
-    np.testing.assert_array_equal(rows.numpy(), np.nonzero(a)[0])
-    np.testing.assert_array_equal(cols.numpy(), np.nonzero(a)[1])
+    np.testing.assert_array_equal(rows.detach().numpy(), np.nonzero(a)[0])
+    np.testing.assert_array_equal(cols.detach().numpy(), np.nonzero(a)[1])
     lab = RNG.integers(0, 5, size=(2, 3))
     oh = flow.one_hot(idx(lab), 5)
     assert oh.dtype == flow.int64
-    np.testing.assert_array_equal(oh.numpy(), np.eye(5, dtype=np.int64)[lab])
+    np.testing.assert_array_equal(oh.detach().numpy(), np.eye(5, dtype=np.int64)[lab])
     np.testing.assert_array_equal(
-        flow.one_hot(idx([0, 3])).numpy(), np.eye(4, dtype=np.int64)[[0, 3]]
+        flow.one_hot(idx([0, 3])).detach().numpy(), np.eye(4, dtype=np.int64)[[0, 3]]
     )
 
 
@@ -249,9 +249,9 @@ def test_kernel_index_errors_raise_at_sync_and_runtime_survives():
         with pytest.raises(Exception, match=msg):
             y = fn()
             flow.sync()
-            y.numpy()
+            y.detach().numpy()
         # the runtime stays usable
-        np.testing.assert_allclose((flow.ones(2) + 1).numpy(), [2, 2])
+        np.testing.assert_allclose((flow.ones(2) + 1).detach().numpy(), [2, 2])
 
 
 def test_schema_errors_name_op_and_shapes():
@@ -282,7 +282,7 @@ def test_views_share_storage():
     ref[:, 1:3] = 1
     ref[2] = 2
     ref[0, 0] = 3
-    np.testing.assert_allclose(x.numpy(), ref)
+    np.testing.assert_allclose(x.detach().numpy(), ref)
 
 
 # ---- the index table (oneflow_like/opdefs/index.def) ---------------------------------------------
@@ -359,7 +359,9 @@ def test_every_index_api_is_declared_once_with_the_table_defaults():
     for fn in (flow._C.index_put, flow.Tensor.index_put, flow.Tensor.index_put_):
         assert "accumulate: bool = False" in fn.__doc__
     x = flow.zeros(3)
-    np.testing.assert_allclose(x.index_put((idx([1, 1]),), flow.ones(2)).numpy(), [0, 1, 0])
+    np.testing.assert_allclose(
+        x.index_put((idx([1, 1]),), flow.ones(2)).detach().numpy(), [0, 1, 0]
+    )
     assert "alpha: float = 1.0" in flow._C.index_add.__doc__
     assert "reduce: object = None" in flow.Tensor.scatter_.__doc__
 
@@ -474,10 +476,10 @@ def test_every_shape_api_is_declared_once_with_the_table_defaults():
     assert "storage_offset: object = None" in flow.Tensor.as_strided.__doc__
     assert "start_dim: int = 0, end_dim: int = -1" in flow._C.flatten.__doc__
     v = ops["pad"]["attrs"]["value"]
-    np.testing.assert_allclose(flow._C.pad(flow.ones(2), (1, 1)).numpy(), [v, 1, 1, v])
-    np.testing.assert_allclose(flow.ones(2, 2).triu().numpy(), np.triu(np.ones((2, 2)), k))
+    np.testing.assert_allclose(flow._C.pad(flow.ones(2), (1, 1)).detach().numpy(), [v, 1, 1, v])
+    np.testing.assert_allclose(flow.ones(2, 2).triu().detach().numpy(), np.triu(np.ones((2, 2)), k))
     x = flow.arange(6.0)
-    np.testing.assert_allclose(flow._C.as_strided(x[1:], (2,), (2,)).numpy(), [1, 3])
+    np.testing.assert_allclose(flow._C.as_strided(x[1:], (2,), (2,)).detach().numpy(), [1, 3])
 
 
 def test_shape_api_errors_name_the_op():

@@ -42,7 +42,7 @@ def run(opt_cls, ref_step, steps=5, **kw):
         for i, g in enumerate(grads):
             ref[i] = ref_step(ref[i], g, state[i], t, **kw)
     for p, r in zip(params, ref):
-        np.testing.assert_allclose(p.numpy(), r, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(p.detach().numpy(), r, rtol=1e-5, atol=1e-6)
     return opt, params
 
 
@@ -156,7 +156,7 @@ def test_param_groups_zero_grad_and_errors():
     assert opt.param_groups[1]["momentum"] == 0.9
     set_grads(params, [np.ones(s) for s in SHAPES])
     opt.zero_grad(set_to_none=False)
-    np.testing.assert_array_equal(params[0].grad.numpy(), 0.0)
+    np.testing.assert_array_equal(params[0].grad.detach().numpy(), 0.0)
     opt.zero_grad()
     assert params[0].grad is None
     opt.step()  # no grads: nothing happens
@@ -200,7 +200,7 @@ def test_state_dict_resume_matches_uninterrupted(cls, kw):
         set_grads(pc, g)
         c.step()
     for x, y in zip(pa, pc):
-        np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(x.detach().numpy(), y.detach().numpy(), rtol=1e-6, atol=1e-7)
 
 
 def ref_adadelta(p, g, s, t, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0):
@@ -340,7 +340,9 @@ def test_asgd_keeps_the_parameter_average():
         opt.step()
         ref = [ref_asgd(r, g, st, t, lr=0.05, t0=2) for r, g, st in zip(ref, grads, states)]
     for p, st in zip(params, states):
-        np.testing.assert_allclose(opt.state[p]["ax"].numpy(), st["ax"], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            opt.state[p]["ax"].detach().numpy(), st["ax"], rtol=1e-5, atol=1e-6
+        )
 
 
 @pytest.mark.parametrize(
@@ -366,7 +368,7 @@ def test_maximize_equals_negated_gradient(cls, kw):
         a.step()
         b.step()
     for x, y in zip(pa, pb):
-        np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(x.detach().numpy(), y.detach().numpy(), rtol=1e-6, atol=1e-7)
     assert a.param_groups[0]["maximize"] is True and a.param_groups[0]["foreach"] is False
 
 
@@ -382,7 +384,7 @@ def test_adam_decoupled_weight_decay_is_adamw():
         a.step()
         b.step()
     for x, y in zip(pa, pb):
-        np.testing.assert_array_equal(x.numpy(), y.numpy())
+        np.testing.assert_array_equal(x.detach().numpy(), y.detach().numpy())
 
 
 def test_optimizer_errors_name_the_optimizer():
@@ -428,7 +430,7 @@ def test_adagrad_state_exists_before_the_first_step():
     opt = optim.Adagrad(params, initial_accumulator_value=0.5)
     sd = opt.state_dict()
     assert sorted(sd["state"]) == [0, 1] and sd["state"][0]["step"] == 0
-    np.testing.assert_array_equal(sd["state"][1]["sum"].numpy(), 0.5)
+    np.testing.assert_array_equal(sd["state"][1]["sum"].detach().numpy(), 0.5)
 
 
 def _rosenbrock(x):
@@ -455,7 +457,7 @@ def test_lbfgs_minimizes_rosenbrock(line_search_fn):
         opt.step(closure)
     final = _rosenbrock(x.detach().numpy())
     if line_search_fn:
-        np.testing.assert_allclose(x.numpy(), [1.0, 1.0], atol=1e-4)
+        np.testing.assert_allclose(x.detach().numpy(), [1.0, 1.0], atol=1e-4)
         assert final < 1e-9
         assert opt.state[x]["func_evals"] == len(calls)
     else:
@@ -504,7 +506,7 @@ def test_lbfgs_fixed_step_matches_numpy_two_loop():
         g_prev = g
         xr = xr + t * d
         g = A @ xr - b
-    np.testing.assert_allclose(x.numpy(), xr, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(x.detach().numpy(), xr, rtol=1e-10, atol=1e-12)
 
 
 # ---- lr schedulers -----------------------------------------------------------------------------
@@ -785,7 +787,7 @@ def test_lbfgs_state_dict_resume_matches_uninterrupted():
     assert c.state[xc]["old_dirs"][0] is not b.state[xb]["old_dirs"][0]
     for _ in range(2):
         c.step(closure_for(xc, c))
-    np.testing.assert_allclose(xc.numpy(), xa.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(xc.detach().numpy(), xa.detach().numpy(), rtol=1e-12)
 
 
 def test_step_hooks_run_once_per_step_and_remove():

@@ -26,9 +26,9 @@ def _cpu_and_plugin(name, n=16):
     model = build(name)
     model.eval()
     x = flow.tensor(digits(n)[0])
-    want = Infer(model).use_plugins()(x).numpy()
+    want = Infer(model).use_plugins()(x).detach().numpy()
     g = Infer(model).use_plugins(_lib(OPENCL))
-    got = g(x).numpy()
+    got = g(x).detach().numpy()
     return want, got, g
 
 
@@ -43,8 +43,8 @@ def test_mlp_inference_through_opencl_equals_cpu():
     assert len(report["partitions"]) == 1
     assert "dispatch" in g.compiled.thunks
     np.testing.assert_allclose(
-        g(flow.tensor(digits(16, 16)[0])).numpy(),
-        Infer(g.model).use_plugins()(flow.tensor(digits(16, 16)[0])).numpy(),
+        g(flow.tensor(digits(16, 16)[0])).detach().numpy(),
+        Infer(g.model).use_plugins()(flow.tensor(digits(16, 16)[0])).detach().numpy(),
         rtol=1e-5,
         atol=1e-5,
     )
@@ -101,13 +101,15 @@ def test_plugin_errors_raise_naming_the_plugin_and_runtime_stays_usable(monkeypa
         Infer(model).use_plugins(_lib(TEST_PLUGIN))(x)
     monkeypatch.delenv("ONEFLOW_LIKE_TEST_PLUGIN_FAIL")
     g = Infer(model).use_plugins(_lib(TEST_PLUGIN))
-    np.testing.assert_allclose(g(x).numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g(x).detach().numpy(), want, rtol=1e-5, atol=1e-6)
     monkeypatch.setenv("ONEFLOW_LIKE_TEST_PLUGIN_FAIL", "invoke")
     with pytest.raises(Exception, match=r"TestVendor \(libofl_test_plugin.so\).*deliberate invoke"):
-        g(x).numpy()
+        g(x).detach().numpy()
     monkeypatch.delenv("ONEFLOW_LIKE_TEST_PLUGIN_FAIL")
-    np.testing.assert_allclose(g(x).numpy(), want, rtol=1e-5, atol=1e-6)  # same graph, again
-    assert float((flow.ones(3) + 1).sum().numpy()) == 6.0  # eager still works
+    np.testing.assert_allclose(
+        g(x).detach().numpy(), want, rtol=1e-5, atol=1e-6
+    )  # same graph, again
+    assert float((flow.ones(3) + 1).sum().detach().numpy()) == 6.0  # eager still works
 
 
 def test_aot_apply_plugin_then_load_with_and_without_the_dispatch_library(tmp_path, capfd):
@@ -120,12 +122,12 @@ def test_aot_apply_plugin_then_load_with_and_without_the_dispatch_library(tmp_pa
     x = flow.tensor(digits(16)[0])
     src, dst = tmp_path / "mlp.oflx", tmp_path / "mlp_opencl.oflx"
     flow.export(model, (x,), str(src))
-    want = flow.load_graph(str(src))(x).numpy()
+    want = flow.load_graph(str(src))(x).detach().numpy()
     assert main([str(src), "--plugin", _lib(OPENCL), "-o", str(dst)]) == 0
     assert "partition" in capfd.readouterr().out
     g = flow.load_graph(str(dst))
     assert g.opset_version == 3
-    np.testing.assert_allclose(g(x).numpy(), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(g(x).detach().numpy(), want, rtol=1e-5, atol=1e-5)
     assert "dispatch %dispatch" in g._art.graph.thunks
     assert "cpu fallback" not in g._art.graph.thunks
 
@@ -143,7 +145,7 @@ def test_aot_apply_plugin_then_load_with_and_without_the_dispatch_library(tmp_pa
     g2 = flow.load_graph(str(dst2))
     assert "running the partition's original HLO on the CPU" in capfd.readouterr().err
     assert "cpu fallback" in g2._art.graph.thunks
-    np.testing.assert_allclose(g2(x).numpy(), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(g2(x).detach().numpy(), want, rtol=1e-5, atol=1e-5)
 
 
 def test_mlp_training_steps_through_opencl_equal_cpu():
@@ -154,7 +156,9 @@ def test_mlp_training_steps_through_opencl_equal_cpu():
     for plugins in ((), (_lib(OPENCL),)):
         model, g = train_graph("mlp")
         g.use_plugins(*plugins)
-        runs.append(([g(x, y).item() for x, y in data], [p.numpy() for p in model.parameters()]))
+        runs.append(
+            ([g(x, y).item() for x, y in data], [p.detach().numpy() for p in model.parameters()])
+        )
     np.testing.assert_allclose(runs[1][0], runs[0][0], rtol=1e-5)
     for got, want in zip(runs[1][1], runs[0][1]):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

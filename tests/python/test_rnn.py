@@ -35,17 +35,19 @@ def states(h):
 
 def assert_same(tm, fm, t_out, f_out, xt, xf):
     (to, th), (fo, fh) = t_out, f_out
-    np.testing.assert_allclose(fo.numpy(), to.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(fo.detach().numpy(), to.detach().numpy(), rtol=1e-10, atol=1e-12)
     for a, b in zip(states(th), states(fh)):
-        np.testing.assert_allclose(b.numpy(), a.detach().numpy(), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), rtol=1e-10, atol=1e-12)
     up = RNG.uniform(-1, 1, size=tuple(to.shape))
     (to * torch.tensor(up)).sum().add(sum(h.sum() for h in states(th))).backward()
     (fo * flow.tensor(up)).sum().add(sum(h.sum() for h in states(fh))).backward()
-    np.testing.assert_allclose(xf.grad.numpy(), xt.grad.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        xf.grad.detach().numpy(), xt.grad.detach().numpy(), rtol=1e-9, atol=1e-12
+    )
     tp = dict(tm.named_parameters())
     for n, p in fm.named_parameters():
         np.testing.assert_allclose(
-            p.grad.numpy(), tp[n].grad.numpy(), rtol=1e-9, atol=1e-12, err_msg=n
+            p.grad.detach().numpy(), tp[n].grad.detach().numpy(), rtol=1e-9, atol=1e-12, err_msg=n
         )
 
 
@@ -75,14 +77,16 @@ def test_packed_matches_torch(cls, kw):
         xt, lengths, batch_first=True, enforce_sorted=False
     )
     pf = frnn.pack_padded_sequence(xf, lengths, batch_first=True, enforce_sorted=False)
-    np.testing.assert_array_equal(pf.batch_sizes.numpy(), pt.batch_sizes.numpy())
-    np.testing.assert_array_equal(pf.sorted_indices.numpy(), pt.sorted_indices.numpy())
+    np.testing.assert_array_equal(pf.batch_sizes.detach().numpy(), pt.batch_sizes.detach().numpy())
+    np.testing.assert_array_equal(
+        pf.sorted_indices.detach().numpy(), pt.sorted_indices.detach().numpy()
+    )
     ot, ht = tm(pt)
     of, hf = fm(pf)
     assert isinstance(of, frnn.PackedSequence)
     ot, lt = torch.nn.utils.rnn.pad_packed_sequence(ot, batch_first=True, total_length=6)
     of, lf = frnn.pad_packed_sequence(of, batch_first=True, total_length=6)
-    np.testing.assert_array_equal(lf.numpy(), lt.numpy())
+    np.testing.assert_array_equal(lf.detach().numpy(), lt.detach().numpy())
     assert_same(tm, fm, (ot, ht), (of, hf), xt, xf)
 
 
@@ -97,10 +101,12 @@ def test_cells_match_torch(cls):
     for _ in range(2):  # feed the state back
         ht, hf = tc(xt, ht), fc(xf, hf)
     for a, b in zip(states(ht), states(hf)):
-        np.testing.assert_allclose(b.numpy(), a.detach().numpy(), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), rtol=1e-10, atol=1e-12)
     sum(h.sum() for h in states(ht)).backward()
     sum(h.sum() for h in states(hf)).backward()
-    np.testing.assert_allclose(xf.grad.numpy(), xt.grad.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        xf.grad.detach().numpy(), xt.grad.detach().numpy(), rtol=1e-9, atol=1e-12
+    )
     # Unbatched input: a 1-D row.
     assert tuple(states(fc(xf[0]))[0].shape) == (6,)
 
@@ -119,13 +125,13 @@ def test_pad_and_pack_helpers():
     seqs = [flow.ones(3, 2), flow.ones(1, 2) * 2, flow.ones(2, 2) * 3]
     p = frnn.pad_sequence(seqs, batch_first=True, padding_value=-1)
     ref = torch.nn.utils.rnn.pad_sequence(
-        [torch.tensor(s.numpy()) for s in seqs], batch_first=True, padding_value=-1
+        [torch.tensor(s.detach().numpy()) for s in seqs], batch_first=True, padding_value=-1
     )
-    np.testing.assert_array_equal(p.numpy(), ref.numpy())
+    np.testing.assert_array_equal(p.detach().numpy(), ref.detach().numpy())
     packed = frnn.pack_sequence(seqs, enforce_sorted=False)
     back = frnn.unpack_sequence(packed)
     for a, b in zip(back, seqs):
-        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
     with pytest.raises(RuntimeError, match="sorted in decreasing order"):
         frnn.pack_padded_sequence(p, [3, 1, 2], batch_first=True)
 
@@ -146,4 +152,4 @@ def test_lstm_in_graph_equals_eager():
     head = flow.nn.Linear(12, 1, dtype=flow.float64)
     fn = lambda x: head(lstm(x)[0]).sum()  # noqa: E731
     x = flow.tensor(RNG.standard_normal((5, 3, 4)))
-    np.testing.assert_allclose(FnGraph(fn)(x).numpy(), fn(x).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(FnGraph(fn)(x).detach().numpy(), fn(x).detach().numpy(), rtol=1e-12)

@@ -100,7 +100,13 @@ def test_layers_fused_equal_composed(mode):
             xt = flow.tensor(x, requires_grad=True)
             out = m(xt)[0]
             out.sum().backward()
-            runs.append((out.detach().numpy(), xt.grad.numpy(), m.weight_hh_l1.grad.numpy()))
+            runs.append(
+                (
+                    out.detach().numpy(),
+                    xt.grad.detach().numpy(),
+                    m.weight_hh_l1.grad.detach().numpy(),
+                )
+            )
             m.zero_grad()
         finally:
             rnn_mod._USE_FUSED_CELLS = True
@@ -119,6 +125,6 @@ def test_cuda_matches_cpu(mode):
         xt = flow.tensor(x, device=dev, requires_grad=True)
         out = m(xt)[0]
         out.sum().backward()
-        res.append((out.detach().cpu().numpy(), xt.grad.cpu().numpy()))
+        res.append((out.detach().cpu().detach().numpy(), xt.grad.cpu().detach().numpy()))
     for a, b in zip(*res):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)

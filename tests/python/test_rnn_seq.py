@@ -146,7 +146,7 @@ def test_packed_equals_each_sequence_alone(mode, D):
         batch_sizes=batch_sizes,
         **kw,
     )
-    y = outs[0].numpy()
+    y = outs[0].detach().numpy()
     offs = np.cumsum([0] + batch_sizes)
     for b, n in enumerate(lengths):
         alone = _C._rnn_seq(
@@ -155,12 +155,15 @@ def test_packed_equals_each_sequence_alone(mode, D):
             + weights,
             **kw,
         )
-        want = alone[0].numpy()[:, 0]
+        want = alone[0].detach().numpy()[:, 0]
         got = np.stack([y[offs[t] + b] for t in range(n)], 0)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
         for k in range(1, len(outs)):
             np.testing.assert_allclose(
-                outs[k].numpy()[:, b], alone[k].numpy()[:, 0], rtol=1e-12, atol=1e-12
+                outs[k].detach().numpy()[:, b],
+                alone[k].detach().numpy()[:, 0],
+                rtol=1e-12,
+                atol=1e-12,
             )
 
 
@@ -174,8 +177,8 @@ def run_module(m, x, seq):
         out, h = m(xt)
         h = h[0] if isinstance(h, tuple) else h
         (out.sum() + (h * h).sum()).backward()
-        return [out.detach().numpy(), h.detach().numpy(), xt.grad.numpy()] + [
-            p.grad.numpy() for p in m.parameters()
+        return [out.detach().numpy(), h.detach().numpy(), xt.grad.detach().numpy()] + [
+            p.grad.detach().numpy() for p in m.parameters()
         ]
     finally:
         rnn_mod._USE_SEQ_OP = old
@@ -210,10 +213,16 @@ def test_f32_lstm_uses_seq_and_matches_torch():
     fy, (fh, fc) = m(fx)
     (fy.sum() + fh.pow(2).sum() + fc.sum()).backward()
     np.testing.assert_allclose(fy.detach().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        fx.grad.detach().numpy(), tx.grad.detach().numpy(), rtol=1e-4, atol=1e-5
+    )
     for name, p in tm.named_parameters():
         np.testing.assert_allclose(
-            getattr(m, name).grad.numpy(), p.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=name
+            getattr(m, name).grad.detach().numpy(),
+            p.grad.detach().numpy(),
+            rtol=1e-4,
+            atol=1e-5,
+            err_msg=name,
         )
 
 
@@ -228,7 +237,9 @@ def test_packed_module_matches_torch():
     fp = flow.nn.utils.rnn.pack_padded_sequence(flow.tensor(x), lengths, enforce_sorted=False)
     to, th = tm(tp)
     fo, fh = m(fp)
-    np.testing.assert_allclose(fo.data.numpy(), to.data.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        fo.data.detach().numpy(), to.data.detach().numpy(), rtol=1e-5, atol=1e-6
+    )
     np.testing.assert_allclose(fh.detach().numpy(), th.detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
@@ -258,7 +269,7 @@ def test_dropout_masks_follow_the_seed_and_the_backward():
     try:
         m.zero_grad()
         loss().backward()
-        g = w.grad.numpy().copy()
+        g = w.grad.detach().numpy().copy()
         eps = 1e-6
         for idx in [(0, 0), (5, 2), (13, 3)]:
             with flow.no_grad():
@@ -291,7 +302,9 @@ def test_eval_mode_backward_and_lazy():
             return self.m(x)[0]
 
     xe = x.detach()
-    np.testing.assert_allclose(G()(xe).numpy(), m(xe)[0].detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        G()(xe).detach().numpy(), m(xe)[0].detach().numpy(), rtol=1e-5, atol=1e-6
+    )
 
 
 def test_errors_name_the_op():
@@ -367,8 +380,12 @@ def test_cudnn_matches_cpu(cls, kw, dtype, tol):
         finally:
             rnn_mod._USE_SEQ_OP = old
         res.append(
-            [out.detach().cpu().numpy(), h.detach().cpu().numpy(), xt.grad.cpu().numpy()]
-            + [p.grad.cpu().numpy() for p in m.parameters()]
+            [
+                out.detach().cpu().detach().numpy(),
+                h.detach().cpu().detach().numpy(),
+                xt.grad.cpu().detach().numpy(),
+            ]
+            + [p.grad.cpu().detach().numpy() for p in m.parameters()]
         )
     for a, b in zip(*res):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
@@ -382,15 +399,17 @@ def test_cudnn_packed_dropout_and_f16():
     p = flow.nn.utils.rnn.pack_padded_sequence(flow.tensor(x).cuda(), lengths)
     out, (h, c) = m(p)
     (out.data.sum() + h.sum()).backward()
-    assert np.isfinite(m.weight_ih_l0.grad.cpu().numpy()).all()
+    assert np.isfinite(m.weight_ih_l0.grad.cpu().detach().numpy()).all()
     m.eval()
     ref = m.cpu()(flow.nn.utils.rnn.pack_padded_sequence(flow.tensor(x), lengths))[0].data
     m.cuda()
     got = m(flow.nn.utils.rnn.pack_padded_sequence(flow.tensor(x).cuda(), lengths))[0].data
-    np.testing.assert_allclose(got.cpu().numpy(), ref.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        got.cpu().detach().numpy(), ref.detach().numpy(), rtol=1e-4, atol=1e-5
+    )
     with flow.autocast("cuda", dtype=flow.float16):
         y16 = m(flow.tensor(x).cuda())[0]
     assert y16.dtype == flow.float16
     np.testing.assert_allclose(
-        y16.float().cpu().numpy(), m.cpu()(flow.tensor(x))[0].detach().numpy(), atol=2e-2
+        y16.float().cpu().detach().numpy(), m.cpu()(flow.tensor(x))[0].detach().numpy(), atol=2e-2
     )

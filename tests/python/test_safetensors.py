@@ -22,14 +22,14 @@ def test_state_dict_round_trip_and_package_reads_it(tmp_path):
     back = stnp.load_file(str(path))  # the package's own reader
     assert set(back) == set(sd)
     for k, v in sd.items():
-        np.testing.assert_array_equal(back[k], v.numpy())
-        assert back[k].dtype == v.numpy().dtype
+        np.testing.assert_array_equal(back[k], v.detach().numpy())
+        assert back[k].dtype == v.detach().numpy().dtype
     loaded = flow.load(path)
     m2 = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3), nn.Linear(3, 2))
     m2.load_state_dict(loaded)
     x = flow.randn(5, 4)
     m.eval(), m2.eval()
-    np.testing.assert_array_equal(m(x).numpy(), m2(x).numpy())
+    np.testing.assert_array_equal(m(x).detach().numpy(), m2(x).detach().numpy())
 
 
 def test_loads_files_written_by_the_package(tmp_path):
@@ -45,8 +45,8 @@ def test_loads_files_written_by_the_package(tmp_path):
     stnp.save_file(arrays, str(path))
     got = flow.load(str(path))
     for k, a in arrays.items():
-        assert got[k].numpy().dtype == a.dtype, k
-        np.testing.assert_array_equal(got[k].numpy(), a)
+        assert got[k].detach().numpy().dtype == a.dtype, k
+        np.testing.assert_array_equal(got[k].detach().numpy(), a)
 
 
 def test_bfloat16_bits_survive(tmp_path):
@@ -55,7 +55,7 @@ def test_bfloat16_bits_survive(tmp_path):
     flow.save({"t": t}, path)
     got = flow.load(path)["t"]
     assert got.dtype == flow.bfloat16
-    np.testing.assert_array_equal(got.numpy(), t.numpy())
+    np.testing.assert_array_equal(got.detach().numpy(), t.detach().numpy())
     with open(path, "rb") as fh:  # stored as 2-byte BF16, as PyTorch writes it
         data = fh.read()
     assert b'"BF16"' in data and len(data) < 200
@@ -67,7 +67,7 @@ def test_format_argument_file_objects_and_sniffing(tmp_path):
     flow.save(sd, buf, format="safetensors")
     buf.seek(0)
     got = flow.load(buf)  # recognised from its contents
-    np.testing.assert_array_equal(got["a"].numpy(), np.ones((2, 2), np.float32))
+    np.testing.assert_array_equal(got["a"].detach().numpy(), np.ones((2, 2), np.float32))
     plain = tmp_path / "plain.bin"
     flow.save(sd, plain, format="safetensors")
     assert flow.load(plain, format="safetensors")["b"].dtype == flow.int32
@@ -101,7 +101,7 @@ def test_map_location(tmp_path):
     path = tmp_path / "m.safetensors"
     flow.save({"a": flow.ones(2)}, path)
     got = flow.load(path, map_location=lambda t: t * 2)
-    np.testing.assert_array_equal(got["a"].numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(got["a"].detach().numpy(), [2.0, 2.0])
 
 
 def test_pytorch_reads_and_writes_the_same_files(tmp_path):
@@ -112,9 +112,9 @@ def test_pytorch_reads_and_writes_the_same_files(tmp_path):
     flow.save(sd, path)
     theirs = st_torch.load_file(str(path))
     for k, v in sd.items():
-        np.testing.assert_array_equal(theirs[k].numpy(), v.numpy())
+        np.testing.assert_array_equal(theirs[k].detach().numpy(), v.detach().numpy())
     tpath = tmp_path / "theirs.safetensors"
     st_torch.save_file({"w": torch.arange(6.0).reshape(2, 3).to(torch.bfloat16)}, str(tpath))
     got = flow.load(tpath)["w"]
     assert got.dtype == flow.bfloat16
-    np.testing.assert_array_equal(got.numpy(), np.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(got.detach().numpy(), np.arange(6.0).reshape(2, 3))

@@ -39,7 +39,7 @@ def torch_sdpa(q, k, v, mask=None, causal=False, scale=None, gqa=1, upstream=Non
     out = p @ vv
     up = upstream if upstream is not None else np.ones(out.shape)
     (out * torch.tensor(up)).sum().backward()
-    return out.detach().numpy(), [t.grad.numpy() for t in (tq, tk, tv)]
+    return out.detach().numpy(), [t.grad.detach().numpy() for t in (tq, tk, tv)]
 
 
 def ours(q, k, v, backend, dtype=flow.float64, **kw):
@@ -74,7 +74,7 @@ SHAPES = [
 
 
 def _close(a, b, tol):
-    a = a.numpy() if hasattr(a, "numpy") else a
+    a = a.detach().numpy() if hasattr(a, "numpy") else a
     np.testing.assert_allclose(np.asarray(a, np.float64), b, rtol=tol, atol=tol)
 
 
@@ -89,9 +89,9 @@ def test_fused_matches_torch_and_math(shape, causal):
     for g, r in zip(grads, rgrads):
         _close(g, r, 1e-9)
     mout, mgrads, _ = ours(q, k, v, MATH, is_causal=causal)
-    _close(out, mout.numpy(), 1e-10)
+    _close(out, mout.detach().numpy(), 1e-10)
     for g, m in zip(grads, mgrads):
-        _close(g, m.numpy(), 1e-9)
+        _close(g, m.detach().numpy(), 1e-9)
     # f32 through the same kernels (f32 accumulation).
     out32, grads32, _ = ours(q, k, v, FUSED, dtype=flow.float32, is_causal=causal)
     assert out32.dtype == flow.float32
@@ -119,7 +119,7 @@ def test_masks_broadcast(mask_shape, kind):
     for g, r in zip(grads, rgrads):
         _close(g, r, 1e-9)
     mout, _, _ = ours(q, k, v, MATH, attn_mask=fm)
-    _close(out, mout.numpy(), 1e-10)
+    _close(out, mout.detach().numpy(), 1e-10)
     # mask and causal together, scale given
     out, grads, up = ours(q, k, v, FUSED, attn_mask=fm, is_causal=True, scale=0.3)
     ref, rgrads = torch_sdpa(q, k, v, mask=mask, causal=True, scale=0.3, upstream=up)
@@ -138,14 +138,14 @@ def test_fully_masked_rows_give_zero_on_both_paths():
     for backend in (FUSED, MATH):
         out, grads, up = ours(q, k, v, backend, attn_mask=flow.tensor(mask))
         ref, rgrads = torch_sdpa(q, k, v, mask=mask, upstream=up)
-        assert np.all(out.numpy()[:, :, [2, 4]] == 0)
+        assert np.all(out.detach().numpy()[:, :, [2, 4]] == 0)
         _close(out, ref, 1e-10)
         for g, r in zip(grads, rgrads):
-            assert np.isfinite(g.numpy()).all()
+            assert np.isfinite(g.detach().numpy()).all()
             _close(g, r, 1e-9)
     ninf = np.where(mask, 0.0, -np.inf)
     out, grads, up = ours(q, k, v, FUSED, attn_mask=flow.tensor(ninf, dtype=flow.float64))
-    assert np.all(out.numpy()[:, :, [2, 4]] == 0)
+    assert np.all(out.detach().numpy()[:, :, [2, 4]] == 0)
 
 
 @pytest.mark.parametrize("H,Hk", [(8, 2), (6, 3), (4, 1)])
@@ -175,14 +175,14 @@ def test_dropout_same_seed_same_mask_as_math():
     for name, backend in (("fused", FUSED), ("math", MATH)):
         flow.manual_seed(11)
         with sdpa_kernel(backend):
-            res[name] = F.scaled_dot_product_attention(q, k, v, dropout_p=0.3).numpy()
+            res[name] = F.scaled_dot_product_attention(q, k, v, dropout_p=0.3).detach().numpy()
     np.testing.assert_allclose(res["fused"], res["math"], rtol=1e-10, atol=1e-12)
     flow.manual_seed(11)
-    again = F.scaled_dot_product_attention(q, k, v, dropout_p=0.3).numpy()
+    again = F.scaled_dot_product_attention(q, k, v, dropout_p=0.3).detach().numpy()
     np.testing.assert_array_equal(again, res["fused"])
-    other = F.scaled_dot_product_attention(q, k, v, dropout_p=0.3).numpy()
+    other = F.scaled_dot_product_attention(q, k, v, dropout_p=0.3).detach().numpy()
     assert not np.allclose(other, res["fused"])
-    nodrop = F.scaled_dot_product_attention(q, k, v).numpy()
+    nodrop = F.scaled_dot_product_attention(q, k, v).detach().numpy()
     assert not np.allclose(nodrop, res["fused"])
 
 
@@ -200,7 +200,7 @@ def test_dropout_gradient_by_finite_differences():
         loss = (out * flow.tensor(up)).sum()
         if grad:
             loss.backward()
-            return [t.grad.numpy() for t in ts]
+            return [t.grad.detach().numpy() for t in ts]
         return loss.item()
 
     grads = f(*arrays, grad=True)
@@ -219,7 +219,7 @@ def test_dropout_gradient_by_finite_differences():
 @pytest.mark.parametrize("dtype", [flow.bfloat16, flow.float16])
 def test_low_precision_inputs(dtype):
     q, k, v = _rand(2, 2, 70, 16), _rand(2, 2, 75, 16), _rand(2, 2, 75, 8)
-    rq, rk, rv = (flow.tensor(a, dtype=dtype).to(flow.float64).numpy() for a in (q, k, v))
+    rq, rk, rv = (flow.tensor(a, dtype=dtype).to(flow.float64).detach().numpy() for a in (q, k, v))
     out, grads, up = ours(q, k, v, FUSED, dtype=dtype, is_causal=True)
     assert out.dtype == dtype and all(g.dtype == dtype for g in grads)
     ref, rgrads = torch_sdpa(rq, rk, rv, causal=True, upstream=up)
@@ -238,7 +238,7 @@ def test_bf16_autocast():
         y, _ = mha(x, x, x, need_weights=False)
     assert out.dtype == flow.bfloat16 and y.dtype == flow.bfloat16
     ref, _ = torch_sdpa(
-        *(t.to(flow.bfloat16).to(flow.float64).numpy() for t in (q, k, v)), causal=True
+        *(t.to(flow.bfloat16).to(flow.float64).detach().numpy() for t in (q, k, v)), causal=True
     )
     _close(out.to(flow.float64), ref, 2e-2)
 
@@ -309,7 +309,7 @@ def test_double_backward_through_the_fused_op():
             out = F.scaled_dot_product_attention(*ts, is_causal=True)
         (gq,) = flow.autograd.grad(out.pow(2).sum(), [ts[0]], create_graph=True)
         gq.sum().backward()
-        res.append([t.grad.numpy() for t in ts])
+        res.append([t.grad.detach().numpy() for t in ts])
     for a, b in zip(*res):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
 
@@ -329,7 +329,7 @@ def test_graph_runs_the_fused_kernel_and_matches_eager():
     g = _Attn(attn_mask=mask, is_causal=True)
     lazy = g(q, k, v)
     eager = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=True)
-    _close(lazy, eager.numpy(), 1e-12)
+    _close(lazy, eager.detach().numpy(), 1e-12)
     assert "_scaled_dot_product_flash_attention" in g.stats()["kernel_call_ops"]
 
 
@@ -339,9 +339,9 @@ def test_transformer_layers_use_the_fused_op():
     )
     x = flow.tensor(_rand(2, 7, 16), dtype=flow.float32)
     with sdpa_kernel(MATH):
-        ref = layer(x).numpy()
+        ref = layer(x).detach().numpy()
     with sdpa_kernel(FUSED):  # the math path off: only the fused op can run
-        out = layer(x).numpy()
+        out = layer(x).detach().numpy()
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
     mha = flow.nn.MultiheadAttention(16, 4, batch_first=True)
     with sdpa_kernel(FUSED):
@@ -420,11 +420,11 @@ def test_compile_training_keeps_no_score_matrix(monkeypatch):
     block = _Block().double()
     x = flow.tensor(_rand(3, 37, 8))
     block(x).square().sum().backward()
-    eager = [p.grad.numpy().copy() for p in block.parameters()]
+    eager = [p.grad.detach().numpy().copy() for p in block.parameters()]
     block.zero_grad()
     compiled = flow.compile(block)
     compiled(x).square().sum().backward()
     assert seen["residuals"] and all(s[-2:] != (37, 37) for s in seen["residuals"])
     assert "_scaled_dot_product_flash_attention_backward" in seen["bwd_calls"]
     for p, e in zip(block.parameters(), eager):
-        np.testing.assert_allclose(p.grad.numpy(), e, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(p.grad.detach().numpy(), e, rtol=1e-10, atol=1e-12)

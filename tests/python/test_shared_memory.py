@@ -29,16 +29,16 @@ def _add_one(t, q):
 
 def test_share_memory_keeps_values_views_and_autograd():
     x = flow.arange(12.0).reshape(3, 4)[:, 1:]  # a view: offset 1, strides (4, 1)
-    before = x.numpy().copy()
+    before = x.detach().numpy().copy()
     assert not x.is_shared()
     assert x.share_memory_() is x and x.is_shared()
-    np.testing.assert_array_equal(x.numpy(), before)
+    np.testing.assert_array_equal(x.detach().numpy(), before)
     assert x.stride() == (4, 1) and x.storage_offset() == 1
     w = nn.Parameter(flow.randn(3, 2))
     w.share_memory_()
     assert isinstance(w, nn.Parameter) and w.is_leaf and w.requires_grad and w.is_shared()
     (w * 2).sum().backward()
-    np.testing.assert_array_equal(w.grad.numpy(), np.full((3, 2), 2.0, np.float32))
+    np.testing.assert_array_equal(w.grad.detach().numpy(), np.full((3, 2), 2.0, np.float32))
     assert flow.zeros(0).share_memory_().numel() == 0
 
 

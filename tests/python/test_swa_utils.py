@@ -72,16 +72,18 @@ def test_averaged_model_matches_torch(use_buffers, kind):
     for (n, p), (_, q) in zip(a_ours.state_dict().items(), a_ref.state_dict().items()):
         if not use_buffers and ("running" in n or "num_batches" in n):
             continue  # PyTorch 2.x keeps them equal to the model's (1.13 left them at init)
-        np.testing.assert_allclose(p.numpy(), q.numpy(), rtol=1e-12, atol=1e-12, err_msg=n)
+        np.testing.assert_allclose(
+            p.detach().numpy(), q.detach().numpy(), rtol=1e-12, atol=1e-12, err_msg=n
+        )
     if not use_buffers:
         for b_avg, b in zip(a_ours.module.buffers(), ours.buffers()):
-            np.testing.assert_array_equal(b_avg.numpy(), b.numpy())
+            np.testing.assert_array_equal(b_avg.detach().numpy(), b.detach().numpy())
         for b_ref, b in zip(a_ref.module.buffers(), ref.buffers()):  # as 2.x does
             b_ref.copy_(b)
     x = rng.standard_normal((5, 4))
     a_ours.eval(), a_ref.eval()
     np.testing.assert_allclose(
-        a_ours(flow.tensor(x)).numpy(), a_ref(torch.tensor(x)).detach().numpy(), rtol=1e-10
+        a_ours(flow.tensor(x)).detach().numpy(), a_ref(torch.tensor(x)).detach().numpy(), rtol=1e-10
     )
 
 
@@ -95,13 +97,15 @@ def test_multi_avg_fns_update_in_place():
         for p in ours.parameters():
             with flow.no_grad():
                 p.add_(flow.tensor(rng.standard_normal(tuple(p.shape))))
-        history.append([p.numpy().copy() for p in ours.parameters()])
+        history.append([p.detach().numpy().copy() for p in ours.parameters()])
         ema.update_parameters(ours)
         swa.update_parameters(ours)
     for i, (pe, ps) in enumerate(zip(ema.module.parameters(), swa.module.parameters())):
         h = [step[i] for step in history]
-        np.testing.assert_allclose(ps.numpy(), np.mean(h, axis=0), rtol=1e-12)
-        np.testing.assert_allclose(pe.numpy(), 0.25 * h[0] + 0.25 * h[1] + 0.5 * h[2], rtol=1e-12)
+        np.testing.assert_allclose(ps.detach().numpy(), np.mean(h, axis=0), rtol=1e-12)
+        np.testing.assert_allclose(
+            pe.detach().numpy(), 0.25 * h[0] + 0.25 * h[1] + 0.5 * h[2], rtol=1e-12
+        )
     with pytest.raises(ValueError, match="only one of avg_fn and multi_avg_fn"):
         AveragedModel(ours, avg_fn=get_ema_avg_fn(), multi_avg_fn=get_swa_multi_avg_fn())
 
@@ -147,8 +151,12 @@ def test_update_bn_matches_torch():
     update_bn(loader_ours, ours)
     torch.optim.swa_utils.update_bn(loader_ref, ref)
     bn_o, bn_r = ours[1], ref[1]
-    np.testing.assert_allclose(bn_o.running_mean.numpy(), bn_r.running_mean.numpy(), rtol=1e-12)
-    np.testing.assert_allclose(bn_o.running_var.numpy(), bn_r.running_var.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(
+        bn_o.running_mean.detach().numpy(), bn_r.running_mean.detach().numpy(), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        bn_o.running_var.detach().numpy(), bn_r.running_var.detach().numpy(), rtol=1e-12
+    )
     assert bn_o.momentum == bn_r.momentum == 0.1 and not ours.training
     update_bn([], flow.nn.Linear(2, 2))  # no batch norm: nothing to do
 

@@ -21,7 +21,7 @@ def need(obj, *names):
 
 def same(t, expected, dtype=None):
     """t's values equal `expected` (array-like); also its dtype when given."""
-    a = t.numpy()
+    a = t.detach().numpy()
     np.testing.assert_allclose(a, np.asarray(expected), rtol=1e-6, atol=1e-6)
     assert tuple(t.shape) == np.asarray(expected).shape
     if dtype is not None:
@@ -53,7 +53,7 @@ def test_tensor_from_python_infers_dtype(data, dtype, shape):
     assert t.dtype == dtype
     assert tuple(t.shape) == shape
     assert t.ndim == len(shape) and t.dim() == len(shape)
-    np.testing.assert_array_equal(t.numpy(), np.array(data).reshape(shape))
+    np.testing.assert_array_equal(t.detach().numpy(), np.array(data).reshape(shape))
 
 
 @pytest.mark.parametrize(
@@ -73,8 +73,8 @@ def test_tensor_from_numpy_keeps_dtype(np_dtype, dtype):
     a = np.arange(6).reshape(2, 3).astype(np_dtype)
     t = flow.tensor(a)
     assert t.dtype == dtype
-    assert t.numpy().dtype == np.dtype(np_dtype)
-    np.testing.assert_array_equal(t.numpy(), a)
+    assert t.detach().numpy().dtype == np.dtype(np_dtype)
+    np.testing.assert_array_equal(t.detach().numpy(), a)
 
 
 def test_tensor_from_numpy_scalars_and_explicit_dtype():
@@ -90,7 +90,7 @@ def test_tensor_copies_its_data():
     a = np.array([1.0, 2.0], dtype=np.float32)
     t = flow.tensor(a)
     a[0] = 100.0
-    assert t.numpy()[0] == 1.0
+    assert t.detach().numpy()[0] == 1.0
     b = flow.tensor(t)  # from a tensor: a copy too, detached
     t.add_(1.0)
     same(b, [1.0, 2.0])
@@ -108,7 +108,7 @@ def test_from_numpy_shares_memory_both_ways():
     t = flow.from_numpy(a)
     assert t.dtype == flow.float32 and tuple(t.shape) == (4,)
     a[1] = 10.0
-    assert t.numpy()[1] == 10.0  # array -> tensor
+    assert t.detach().numpy()[1] == 10.0  # array -> tensor
     t.mul_(2.0)
     flow.sync()
     np.testing.assert_array_equal(a, [0.0, 20.0, 4.0, 6.0])  # tensor -> array
@@ -126,7 +126,7 @@ def test_from_numpy_keeps_the_array_alive():
 
 def test_from_numpy_takes_transposes_and_rejects_negative_strides():
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
-    np.testing.assert_array_equal(flow.from_numpy(a.T).numpy(), a.T)
+    np.testing.assert_array_equal(flow.from_numpy(a.T).detach().numpy(), a.T)
     with pytest.raises(ValueError, match="negative"):
         flow.from_numpy(a[::-1])
 
@@ -151,17 +151,17 @@ def test_creation_functions():
 
 def test_numpy_returns_an_independent_array():
     t = flow.tensor([[1, 2], [3, 4]])
-    a = t.numpy()
+    a = t.detach().numpy()
     assert isinstance(a, np.ndarray) and a.dtype == np.int64 and a.shape == (2, 2)
     a[0, 0] = 9
-    assert t.numpy()[0, 0] == 1
+    assert t.detach().numpy()[0, 0] == 1
     np.testing.assert_array_equal(np.asarray(t), [[1, 2], [3, 4]])  # __array__
 
 
 def test_numpy_of_views():
     t = flow.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
-    np.testing.assert_array_equal(t.t().numpy(), np.arange(6).reshape(2, 3).T)
-    np.testing.assert_array_equal(t.transpose(0, 1).numpy(), np.arange(6).reshape(2, 3).T)
+    np.testing.assert_array_equal(t.t().detach().numpy(), np.arange(6).reshape(2, 3).T)
+    np.testing.assert_array_equal(t.transpose(0, 1).detach().numpy(), np.arange(6).reshape(2, 3).T)
 
 
 def test_item_returns_python_scalars():
@@ -601,7 +601,7 @@ def test_iteration():
 def test_new_factories_take_dtype_and_device_from_self():
     x = flow.ones(2, dtype=flow.float64)
     z = x.new_zeros(2, 3)
-    assert z.dtype == flow.float64 and z.shape == (2, 3) and z.numpy().sum() == 0
+    assert z.dtype == flow.float64 and z.shape == (2, 3) and z.detach().numpy().sum() == 0
     assert x.new_ones((4,)).tolist() == [1.0] * 4
     f = x.new_full((2,), 7.0, requires_grad=True)
     assert f.tolist() == [7.0, 7.0] and f.requires_grad and f.dtype == flow.float64
@@ -693,7 +693,7 @@ def test_every_copy_api_is_declared_once_with_the_table_defaults():
             assert api["dtype"] == "none"
     assert "device: object = None" in flow.Tensor.cuda.__doc__
     for y in (x.contiguous(), x.clone(), x.cpu(), x.to(flow.float64), flow.cast(x, "float64")):
-        np.testing.assert_array_equal(y.numpy(), [[1.5, 0.0], [-2.0, 3.0]])
+        np.testing.assert_array_equal(y.detach().numpy(), [[1.5, 0.0], [-2.0, 3.0]])
     assert x.contiguous().is_contiguous() and x.type_as(flow.zeros(1, dtype=flow.int64)).dtype == (
         flow.int64
     )

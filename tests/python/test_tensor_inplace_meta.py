@@ -152,7 +152,7 @@ def test_data_setter_rebinds_without_copy_and_keeps_the_parameter():
     p = flow.ones(3, requires_grad=True)
     (p * 2).sum().backward()
     p.data = p.data - 0.5 * p.grad
-    np.testing.assert_array_equal(p.numpy(), np.zeros(3, np.float32))
+    np.testing.assert_array_equal(p.detach().numpy(), np.zeros(3, np.float32))
     with pytest.raises(TypeError, match=r"\[data\] data set to a tensor that requires gradients"):
         p.data = flow.ones(3, dtype=flow.int64)
     q = flow.ones(2)
@@ -184,9 +184,9 @@ def test_graph_refuses_a_parameter_rebound_to_another_shape():
             return self.m(x)
 
     g, x = G(), flow.ones(1, 3)
-    np.testing.assert_allclose(g(x).numpy(), lin(x).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(g(x).detach().numpy(), lin(x).detach().numpy(), rtol=1e-6)
     lin.weight.data = flow.zeros(2, 3)  # same shape: the graph reads the new storage
-    np.testing.assert_allclose(g(x).numpy(), lin(x).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(g(x).detach().numpy(), lin(x).detach().numpy(), rtol=1e-6)
     lin.weight.data = flow.zeros(4, 3)
     with pytest.raises(ValueError, match=r"is now f32\[4,3\] on cpu, .* when it was f32\[2,3\]"):
         g(x)

@@ -226,14 +226,16 @@ def test_matches_torch(name, fn, arrays, grad):
     assert len(tos) == len(fos)
     for t, f in zip(tos, fos):
         assert tuple(f.shape) == tuple(t.shape), (f.shape, t.shape)
-        np.testing.assert_allclose(f.numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(f.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
     if grad:
         up = R.standard_normal(tuple(tos[0].shape))
         (tos[0] * torch.tensor(up)).sum().backward()
         (fos[0] * flow.tensor(up)).sum().backward()
         for t, f in zip(ta, fa):
             if t.grad is not None:
-                np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=1e-8, atol=1e-10)
+                np.testing.assert_allclose(
+                    f.grad.detach().numpy(), t.grad.detach().numpy(), rtol=1e-8, atol=1e-10
+                )
 
 
 def test_errors_and_shapes():

@@ -29,7 +29,7 @@ def _train(seed, out, steps=25):
         loss.backward()
         opt.step()
         losses.append(loss.item())
-    out[seed] = (losses, [p.numpy().copy() for p in m.parameters()])
+    out[seed] = (losses, [p.detach().numpy().copy() for p in m.parameters()])
 
 
 def test_threads_training_independent_models_match_sequential_runs():

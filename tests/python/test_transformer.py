@@ -15,10 +15,12 @@ def check_grads(tm, fm, pairs):
     assert sorted(tp) == sorted(n for n, _ in fm.named_parameters())
     for n, p in fm.named_parameters():
         np.testing.assert_allclose(
-            p.grad.numpy(), tp[n].grad.numpy(), rtol=1e-8, atol=1e-11, err_msg=n
+            p.grad.detach().numpy(), tp[n].grad.detach().numpy(), rtol=1e-8, atol=1e-11, err_msg=n
         )
     for a, b in pairs:
-        np.testing.assert_allclose(b.grad.numpy(), a.grad.numpy(), rtol=1e-8, atol=1e-11)
+        np.testing.assert_allclose(
+            b.grad.detach().numpy(), a.grad.detach().numpy(), rtol=1e-8, atol=1e-11
+        )
 
 
 @pytest.mark.parametrize("norm_first", [False, True])
@@ -46,7 +48,7 @@ def test_transformer_matches_torch(norm_first, batch_first):
     fs, ft = flow.tensor(src, requires_grad=True), flow.tensor(tgt, requires_grad=True)
     mask_t = torch.nn.Transformer.generate_square_subsequent_mask(T).double()
     mask_f = flow.nn.Transformer.generate_square_subsequent_mask(T, dtype=flow.float64)
-    np.testing.assert_array_equal(mask_f.numpy(), mask_t.numpy())
+    np.testing.assert_array_equal(mask_f.detach().numpy(), mask_t.detach().numpy())
     ot = tm(
         ts,
         tt,
@@ -61,7 +63,7 @@ def test_transformer_matches_torch(norm_first, batch_first):
         src_key_padding_mask=flow.tensor(pad),
         memory_key_padding_mask=flow.tensor(pad),
     )
-    np.testing.assert_allclose(of.numpy(), ot.detach().numpy(), rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(of.detach().numpy(), ot.detach().numpy(), rtol=1e-9, atol=1e-11)
     up = RNG.uniform(-1, 1, size=tuple(ot.shape))
     (ot * torch.tensor(up)).sum().backward()
     (of * flow.tensor(up)).sum().backward()
@@ -88,7 +90,7 @@ def test_decoder_layer_and_stack_match_torch():
         tgt_is_causal=True,
         tgt_mask=flow.nn.Transformer.generate_square_subsequent_mask(4, dtype=flow.float64),
     )
-    np.testing.assert_allclose(of.numpy(), ot.detach().numpy(), rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(of.detach().numpy(), ot.detach().numpy(), rtol=1e-9, atol=1e-11)
 
 
 def test_shape_errors_and_graph():
@@ -101,4 +103,6 @@ def test_shape_errors_and_graph():
     tgt = flow.tensor(RNG.standard_normal((4, 2, 8)))
     mask = flow.nn.Transformer.generate_square_subsequent_mask(4, dtype=flow.float64)
     fn = lambda s, t: m(s, t, tgt_mask=mask)  # noqa: E731
-    np.testing.assert_allclose(FnGraph(fn)(src, tgt).numpy(), fn(src, tgt).numpy(), rtol=1e-10)
+    np.testing.assert_allclose(
+        FnGraph(fn)(src, tgt).detach().numpy(), fn(src, tgt).detach().numpy(), rtol=1e-10
+    )

@@ -402,10 +402,10 @@ def test_nested_vmap_and_vmap_of_grad_and_grad_of_vmap():
     x, W = t(arr(3, 4, 5, seed=38)), t(arr(5, 5, seed=39))
     f = lambda a: (a @ W).tanh().sum()  # noqa: E731
     got = check(ff.vmap(lambda a: (a @ W).tanh()), x)  # vmap(vmap(f))
-    xt, Wt = torch.tensor(x.numpy()), torch.tensor(W.numpy())
+    xt, Wt = torch.tensor(x.detach().numpy()), torch.tensor(W.detach().numpy())
     np.testing.assert_allclose(
-        got.numpy(),
-        functorch.vmap(functorch.vmap(lambda a: (a @ Wt).tanh()))(xt).numpy(),
+        got.detach().numpy(),
+        functorch.vmap(functorch.vmap(lambda a: (a @ Wt).tanh()))(xt).detach().numpy(),
         1e-6,
         1e-6,
     )
@@ -415,13 +415,13 @@ def test_nested_vmap_and_vmap_of_grad_and_grad_of_vmap():
     g = ff.grad(lambda a: ff.vmap(lambda r: (r @ W).tanh())(a).sum())(xg)
     assert _vmap_rules.last_run["path"] == "batched"
     gt = functorch.grad(lambda a: functorch.vmap(lambda r: (r @ Wt).tanh())(a).sum())(xt)
-    np.testing.assert_allclose(g.numpy(), gt.numpy(), 1e-5, 1e-6)
+    np.testing.assert_allclose(g.detach().numpy(), gt.detach().numpy(), 1e-5, 1e-6)
     # vmap(grad(f)) under an outer grad: second order through the batched backward ops
     h = ff.grad(lambda w: ff.vmap(ff.grad(lambda a: (a @ w).tanh().sum()))(x[0]).sum())(W)
     ht = functorch.grad(
         lambda w: functorch.vmap(functorch.grad(lambda a: (a @ w).tanh().sum()))(xt[0]).sum()
     )(Wt)
-    np.testing.assert_allclose(h.numpy(), ht.numpy(), 1e-5, 1e-5)
+    np.testing.assert_allclose(h.detach().numpy(), ht.detach().numpy(), 1e-5, 1e-5)
     # detach inside the function stops the outer gradient in the replay too
     d = ff.grad(lambda a: ff.vmap(lambda r: r * r.detach())(a).sum())(xg)
     same(d, x)
@@ -440,9 +440,13 @@ def test_jacrev_jacfwd_hessian_unchanged_and_vmap_of_jacrev():
         same(got, ref)
     xs = t(arr(3, 6, seed=42))
     check(ff.jacrev(f), xs)
-    Wt = torch.tensor(W.numpy())
-    jt = functorch.vmap(functorch.jacrev(lambda a: (Wt @ a).sin() * a))(torch.tensor(xs.numpy()))
-    np.testing.assert_allclose(ff.vmap(ff.jacrev(f))(xs).numpy(), jt.numpy(), 1e-5, 1e-6)
+    Wt = torch.tensor(W.detach().numpy())
+    jt = functorch.vmap(functorch.jacrev(lambda a: (Wt @ a).sin() * a))(
+        torch.tensor(xs.detach().numpy())
+    )
+    np.testing.assert_allclose(
+        ff.vmap(ff.jacrev(f))(xs).detach().numpy(), jt.detach().numpy(), 1e-5, 1e-6
+    )
 
 
 def test_per_sample_grads_of_a_model_and_ensembling():
@@ -540,12 +544,14 @@ def test_linalg_and_backward_f64(name, f):
 
 def test_linalg_against_functorch_and_nested():
     A, b = well_conditioned(4, 3, 3, seed=52), f64(4, 3, seed=53)
-    At, bt = torch.tensor(A.numpy()), torch.tensor(b.numpy())
+    At, bt = torch.tensor(A.detach().numpy()), torch.tensor(b.detach().numpy())
     got = check(lambda a, v: flow.linalg.solve(a, v), A, b, tol=1e-10)
     ref = functorch.vmap(torch.linalg.solve)(At, bt)
-    np.testing.assert_allclose(got.numpy(), ref.numpy(), 1e-10, 1e-10)
+    np.testing.assert_allclose(got.detach().numpy(), ref.detach().numpy(), 1e-10, 1e-10)
     g = check_grad(lambda a: flow.linalg.det(a), A, tol=1e-10)
-    np.testing.assert_allclose(g.numpy(), functorch.vmap(functorch.grad(torch.linalg.det))(At))
+    np.testing.assert_allclose(
+        g.detach().numpy(), functorch.vmap(functorch.grad(torch.linalg.det))(At)
+    )
     # vmap(vmap(inv)) and vmap(grad) of an SVD-based function
     AA = well_conditioned(2, 4, 3, 3, seed=54)
     check(ff.vmap(lambda a: flow.linalg.inv(a)), AA, tol=1e-10)
@@ -575,9 +581,10 @@ def test_tensor_indexing_batched_and_unbatched_indices():
     check_grad(lambda a, i: a[i].exp().sum(), x, i_b)
     check_grad(lambda a, i, j: (a[i, j] ** 2).sum(), x, i_b, j_b)
     check_grad(lambda a: a[:, flow.tensor([2, 2, 0])].exp().sum(), x)
-    xt, it = torch.tensor(x.numpy()), torch.tensor(i_b.numpy())
+    xt, it = torch.tensor(x.detach().numpy()), torch.tensor(i_b.detach().numpy())
     np.testing.assert_allclose(
-        ff.vmap(lambda a, i: a[i])(x, i_b).numpy(), functorch.vmap(lambda a, i: a[i])(xt, it)
+        ff.vmap(lambda a, i: a[i])(x, i_b).detach().numpy(),
+        functorch.vmap(lambda a, i: a[i])(xt, it),
     )
 
 
@@ -631,9 +638,10 @@ def test_weighted_and_label_smoothed_cross_entropy(reduction):
         # torch 1.13's label smoothing fails on ignored targets: compared without them
         got = check(loss, logits, y_all)
         tkw = {
-            k: torch.tensor(v.numpy()) if isinstance(v, flow.Tensor) else v for k, v in kw.items()
+            k: torch.tensor(v.detach().numpy()) if isinstance(v, flow.Tensor) else v
+            for k, v in kw.items()
         }
-        lt, yt = torch.tensor(logits.numpy()), torch.tensor(y_all.numpy())
+        lt, yt = torch.tensor(logits.detach().numpy()), torch.tensor(y_all.detach().numpy())
         tl = lambda a, yy: torch.nn.functional.cross_entropy(  # noqa: E731
             a, yy, reduction=reduction, **tkw
         )
@@ -641,7 +649,7 @@ def test_weighted_and_label_smoothed_cross_entropy(reduction):
             ref = torch.stack([tl(lt[i], yt[i]) for i in range(5)])
         else:
             ref = functorch.vmap(tl)(lt, yt)
-        np.testing.assert_allclose(got.numpy(), ref.numpy(), 1e-5, 1e-6)
+        np.testing.assert_allclose(got.detach().numpy(), ref.detach().numpy(), 1e-5, 1e-6)
     check(
         lambda a, yy: F.nll_loss(F.log_softmax(a, -1), yy, weight=w, reduction=reduction), logits, y
     )
@@ -663,10 +671,15 @@ def test_training_batch_norm_per_sample_statistics():
     )
     ref = functorch.vmap(
         lambda a: torch.nn.functional.batch_norm(
-            a, None, None, torch.tensor(w.numpy()), torch.tensor(b.numpy()), training=True
+            a,
+            None,
+            None,
+            torch.tensor(w.detach().numpy()),
+            torch.tensor(b.detach().numpy()),
+            training=True,
         )
-    )(torch.tensor(x.numpy()))
-    np.testing.assert_allclose(got.numpy(), ref.numpy(), 1e-5, 1e-5)
+    )(torch.tensor(x.detach().numpy()))
+    np.testing.assert_allclose(got.detach().numpy(), ref.detach().numpy(), 1e-5, 1e-5)
     m = flow.nn.BatchNorm1d(3, track_running_stats=False)
     check(lambda a: m(a), x)
     check(lambda a: F.instance_norm(a), x)
@@ -733,9 +746,9 @@ def test_scaled_dot_product_attention_fused_and_backward():
         check_grad(lambda a, b, c: f(a, b, c).exp().sum(), q, k, v, argnums=(0, 1, 2))
         # torch 1.13 has no scaled_dot_product_attention: its math composite under functorch
         ref = functorch.vmap(lambda a, b, c: torch_attention(a, b, c, causal))(
-            *(torch.tensor(z.numpy()) for z in (q, k, v))
+            *(torch.tensor(z.detach().numpy()) for z in (q, k, v))
         )
-        np.testing.assert_allclose(got.numpy(), ref.numpy(), 1e-5, 1e-6)
+        np.testing.assert_allclose(got.detach().numpy(), ref.detach().numpy(), 1e-5, 1e-6)
     # per-sample gradients of a Transformer layer: in float64 (float32 gradients near zero,
     # where layer_norm's invariance cancels terms, differ from the loop's by rounding)
     layer = flow.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True).double()
@@ -869,7 +882,7 @@ def test_rnn_input_gradients_fold_and_lstm_against_torch():
 
     got = check(ff.grad(loss), params, x, in_dims=(None, 0))
     # functorch 1.13 cannot vmap nn.LSTM's per-sample gradients: torch.autograd per sample
-    xt = torch.tensor(x.numpy())
+    xt = torch.tensor(x.detach().numpy())
     names = [k for k, _ in tnet.named_parameters()]
     per = [
         torch.autograd.grad(tnet(xt[i].unsqueeze(0))[0].tanh().sum(), list(tnet.parameters()))
@@ -877,7 +890,7 @@ def test_rnn_input_gradients_fold_and_lstm_against_torch():
     ]
     ref = {k: torch.stack([g[j] for g in per]) for j, k in enumerate(names)}
     for k in params:
-        np.testing.assert_allclose(got[k].numpy(), ref[k].numpy(), 1e-5, 1e-6)
+        np.testing.assert_allclose(got[k].detach().numpy(), ref[k].detach().numpy(), 1e-5, 1e-6)
 
 
 def test_attention_dropout_and_nested_vmap_of_new_rules():
@@ -978,7 +991,9 @@ def test_complex_elementwise_views_parts_and_reductions(name, f):
 
         ref = functorch.vmap(functorch.grad(tloss, argnums=(0, 1)))(tt(z), tt(w))
         for a, b in zip(g, ref):
-            np.testing.assert_allclose(a.numpy(), b.resolve_conj().numpy(), rtol=1e-10, atol=1e-10)
+            np.testing.assert_allclose(
+                a.detach().numpy(), b.resolve_conj().detach().numpy(), rtol=1e-10, atol=1e-10
+            )
 
 
 _TORCH_ELEMENTWISE = {
@@ -1051,10 +1066,10 @@ def test_complex_fft_against_functorch():
     z = c128(4, 3, 6, seed=80)
     got = check(lambda x: flow.fft.fft2(x, norm="forward"), z, tol=1e-10)
     ref = functorch.vmap(lambda x: torch.fft.fft2(x, norm="forward"))(tt(z))
-    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(got.detach().numpy(), ref.detach().numpy(), rtol=1e-10, atol=1e-10)
     g = check_grad(lambda x: flow.fft.rfft(x.real).abs().sum(), z, tol=1e-10)
     ref = functorch.vmap(functorch.grad(lambda x: torch.fft.rfft(x.real).abs().sum()))(tt(z))
-    np.testing.assert_allclose(g.numpy(), ref.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(g.detach().numpy(), ref.detach().numpy(), rtol=1e-10, atol=1e-10)
 
 
 def chermitian(a):
@@ -1123,7 +1138,7 @@ def test_complex_matrix_exp_runs_per_sample():
     got = ff.vmap(flow.linalg.matrix_exp)(A)
     assert _vmap_rules.last_run["path"] == "loop"
     ref = functorch.vmap(torch.linalg.matrix_exp)(tt(A))
-    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.detach().numpy(), ref.detach().numpy(), rtol=1e-10, atol=1e-12)
 
 
 def test_complex_linalg_against_functorch():
@@ -1138,13 +1153,13 @@ def test_complex_linalg_against_functorch():
     for fo, tf in ops:
         got = check(fo, A, b, tol=1e-10)
         ref = functorch.vmap(tf)(At, bt)
-        np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(got.detach().numpy(), ref.detach().numpy(), rtol=1e-9, atol=1e-9)
         g = check_grad(lambda a, v: fo(a, v).abs().sum(), A, b, argnums=(0, 1), tol=1e-10)
         ref = functorch.vmap(functorch.grad(lambda a, v: tf(a, v).abs().sum(), argnums=(0, 1)))(
             At, bt
         )
         for x, y in zip(g, ref):
-            np.testing.assert_allclose(x.numpy(), y.numpy(), rtol=1e-8, atol=1e-8)
+            np.testing.assert_allclose(x.detach().numpy(), y.detach().numpy(), rtol=1e-8, atol=1e-8)
 
 
 def test_complex_nested_vmap_and_grad_of_vmap():
@@ -1153,7 +1168,7 @@ def test_complex_nested_vmap_and_grad_of_vmap():
     A = c128(4, 3, 3, seed=86)
     g = ff.grad(lambda a: ff.vmap(lambda m: flow.linalg.det(m))(a).abs().sum())(A)
     ref = functorch.grad(lambda a: functorch.vmap(torch.linalg.det)(a).abs().sum())(tt(A))
-    np.testing.assert_allclose(g.numpy(), ref.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(g.detach().numpy(), ref.detach().numpy(), rtol=1e-10, atol=1e-10)
 
 
 def test_complex_transforms_against_functorch():
@@ -1199,21 +1214,25 @@ def test_complex_transforms_against_functorch():
     for i, (mine, theirs, arg) in enumerate(cases):
         got, ref = mine(arg), theirs(tt(arg))
         assert got.dtype.is_complex == ref.is_complex(), i
-        np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-10, atol=1e-10, err_msg=str(i))
+        np.testing.assert_allclose(
+            got.detach().numpy(), ref.detach().numpy(), rtol=1e-10, atol=1e-10, err_msg=str(i)
+        )
     one = flow.ones(3, dtype=flow.complex128) * (0.5 - 1j)
     f, tf = (lambda z: z.conj() * z.exp()), (lambda z: z.conj() * z.exp())
     out, jv = ff.jvp(f, (z,), (one,))
     rout, rjv = functorch.jvp(tf, (zt,), (tt(one),))
-    np.testing.assert_allclose(jv.numpy(), rjv.numpy(), rtol=1e-10, atol=1e-10)
-    np.testing.assert_allclose(out.numpy(), rout.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(jv.detach().numpy(), rjv.detach().numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(out.detach().numpy(), rout.detach().numpy(), rtol=1e-12)
     _, fn = ff.vjp(f, z)
     _, tfn = functorch.vjp(tf, zt)
-    np.testing.assert_allclose(fn(one)[0].numpy(), tfn(tt(one))[0].numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(
+        fn(one)[0].detach().numpy(), tfn(tt(one))[0].detach().numpy(), rtol=1e-10, atol=1e-10
+    )
     # vmap of jacrev / grad over a batch of complex inputs
     Z = c128(4, 3, seed=88)
     got = check(ff.jacrev(lambda z: z * z.exp()), Z, tol=1e-10)
     ref = functorch.vmap(functorch.jacrev(lambda z: z * z.exp()))(tt(Z))
-    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(got.detach().numpy(), ref.detach().numpy(), rtol=1e-10, atol=1e-10)
 
 
 def test_complex_transform_dtypes_and_errors_as_functorch():
@@ -1222,11 +1241,13 @@ def test_complex_transform_dtypes_and_errors_as_functorch():
     f = lambda z: z * z.exp()  # noqa: E731
     # a real tangent of a complex primal; a complex tangent of a real primal (J re t + i J im t)
     got = ff.jvp(f, (z,), (x,))[1]
-    np.testing.assert_allclose(got.numpy(), functorch.jvp(f, (zt,), (xt,))[1].numpy(), 1e-10, 1e-12)
+    np.testing.assert_allclose(
+        got.detach().numpy(), functorch.jvp(f, (zt,), (xt,))[1].detach().numpy(), 1e-10, 1e-12
+    )
     got = ff.jvp(lambda x: x * x, (x,), (z,))[1]
     ref = functorch.jvp(lambda x: x * x, (xt,), (zt,))[1]
     assert got.dtype == flow.complex128
-    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(got.detach().numpy(), ref.detach().numpy(), rtol=1e-12)
     msg = "For complex Tensors, both grad_output and output are required to have the same dtype"
     with pytest.raises(RuntimeError, match=msg):
         ff.vjp(lambda z: z * z, z)[1](x)
@@ -1237,4 +1258,4 @@ def test_complex_transform_dtypes_and_errors_as_functorch():
     # a complex scalar output: grad is the vjp with 1 (functorch 1.13)
     got = ff.vmap(ff.grad(lambda z: (z * z.exp()).sum()))(c128(4, 3, seed=92))
     ref = functorch.vmap(functorch.grad(lambda z: (z * z.exp()).sum()))(tt(c128(4, 3, seed=92)))
-    np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.detach().numpy(), ref.detach().numpy(), rtol=1e-10, atol=1e-12)

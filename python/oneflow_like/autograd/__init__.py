@@ -107,25 +107,120 @@ def _run_backward(fn, *args):
         _post_backward_callbacks.pop(0)()
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
+def _backward_inputs(inputs):
+    """backward()'s `inputs`: None (every leaf) or a non-empty tensor / sequence of tensors."""
+    if inputs is None:
+        return []
+    inputs = _as_list(inputs)
+    if not inputs:
+        raise RuntimeError("[backward] 'inputs' argument to backward() cannot be empty.")
+    return inputs
+
+
+def backward(
+    tensors,
+    grad_tensors=None,
+    retain_graph=None,
+    create_graph=False,
+    grad_variables=None,
+    inputs=None,
+):
+    """torch.autograd.backward: accumulates the gradients of `tensors` into the leaves' .grad;
+    with `inputs`, into those tensors' .grad only (leaf or not), running only the part of the
+    graph that reaches them (the rest keeps its saved tensors)."""
+    if grad_variables is not None:
+        if grad_tensors is not None:
+            raise RuntimeError(
+                "[backward] 'grad_tensors' and 'grad_variables' (deprecated) arguments both "
+                "passed to backward(). Please only use 'grad_tensors'."
+            )
+        grad_tensors = grad_variables
     tensors = _as_list(tensors)
     grads = _as_list(grad_tensors) or [None] * len(tensors)
     retain = create_graph if retain_graph is None else retain_graph
-    _run_backward(_C._autograd_backward, tensors, grads, bool(retain), bool(create_graph))
+    _run_backward(
+        _C._autograd_backward,
+        tensors,
+        grads,
+        bool(retain),
+        bool(create_graph),
+        _backward_inputs(inputs),
+    )
 
 
 def grad(
-    outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    only_inputs=True,
+    allow_unused=None,
+    is_grads_batched=False,
+    materialize_grads=False,
 ):
+    """torch.autograd.grad: the gradients of `outputs` with respect to `inputs`, without touching
+    any .grad. Only the nodes on a path from `outputs` to `inputs` run (and, without
+    retain_graph, free their saved tensors), so the graph below a non-leaf input stays usable.
+    allow_unused (default: materialize_grads) returns None for an input the outputs do not
+    depend on, materialize_grads zeros; is_grads_batched takes each grad_output with a leading
+    batch dimension and returns the gradients stacked along it."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "[grad] Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
+    if allow_unused is None:
+        allow_unused = materialize_grads
     outputs = _as_list(outputs)
     inputs_l = _as_list(inputs)
     grads = _as_list(grad_outputs) or [None] * len(outputs)
     retain = create_graph if retain_graph is None else retain_graph
-    return tuple(
-        _C._autograd_grad(
+    if is_grads_batched:
+        result = _batched_grad(outputs, inputs_l, grads, retain, create_graph, allow_unused)
+    else:
+        result = _C._autograd_grad(
             outputs, inputs_l, grads, bool(retain), bool(create_graph), bool(allow_unused)
         )
-    )
+    if materialize_grads:
+        from .. import zeros_like
+
+        result = [
+            zeros_like(x, requires_grad=bool(create_graph)) if g is None else g
+            for g, x in zip(result, inputs_l)
+        ]
+    return tuple(result)
+
+
+def _batched_grad(outputs, inputs, grads, retain, create_graph, allow_unused):
+    """grad(is_grads_batched=True): one vector-Jacobian product per entry of the grad_outputs'
+    leading dimension (torch vmaps them; the results are the same), stacked along it."""
+    from .. import stack
+
+    if any(g is None for g in grads):
+        raise RuntimeError(
+            "[grad] is_grads_batched=True needs a grad_output for every output (got None)"
+        )
+    n = grads[0].shape[0] if grads and grads[0].ndim else 0
+    for g in grads:
+        if g.ndim == 0 or g.shape[0] != n:
+            raise RuntimeError(
+                "[grad] is_grads_batched=True: every grad_output needs the same leading batch "
+                f"dimension, got shapes {[tuple(x.shape) for x in grads]}"
+            )
+    per_input = [[] for _ in inputs]
+    for b in range(n):
+        r = _C._autograd_grad(
+            outputs,
+            inputs,
+            [g[b] for g in grads],
+            bool(retain) or b + 1 < n,
+            bool(create_graph),
+            bool(allow_unused),
+        )
+        for i, g in enumerate(r):
+            per_input[i].append(g)
+    return [None if any(g is None for g in gs) else stack(gs) for gs in per_input]
 
 
 class FunctionCtx:

@@ -71,7 +71,7 @@ def _run(trace, model, args, kwargs, no_grad):
 
 def resized(t, axes, delta=1):
     """`t` with each of `axes` grown by `delta` (values repeated cyclically: indices stay valid)."""
-    a = t.numpy()
+    a = t.detach().numpy()
     for ax in axes:
         n = a.shape[ax]
         a = np.take(a, np.arange(n + delta) % n, axis=ax)

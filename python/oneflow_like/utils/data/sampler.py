@@ -125,7 +125,7 @@ class WeightedRandomSampler(Sampler):
     def __init__(self, weights, num_samples, replacement=True, generator=None):
         _check_positive("num_samples", num_samples)
         _check_bool("replacement", replacement)
-        w = weights.numpy() if isinstance(weights, flow.Tensor) else np.asarray(weights)
+        w = weights.detach().numpy() if isinstance(weights, flow.Tensor) else np.asarray(weights)
         w = np.asarray(w, dtype=np.float64)
         if w.ndim != 1:
             raise ValueError(
