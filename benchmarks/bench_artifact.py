@@ -63,7 +63,7 @@ COMPILE = (
 graph, model, args = make({name!r})
 t0 = time.perf_counter()
 out = graph(*args)
-first = out.numpy()
+first = out.detach().numpy()
 print(time.perf_counter() - t0)
 """
 )
@@ -74,7 +74,7 @@ LOAD = (
 _, _, args = make({name!r})
 t0 = time.perf_counter()
 g = flow.load_graph({path!r})
-first = g(*args).numpy()
+first = g(*args).detach().numpy()
 print(time.perf_counter() - t0)
 """
 )

@@ -213,7 +213,7 @@ def bench_model(name, build, data, loss_name, train):
         diff = abs(out_g.item() - out_e.item())
         check = f"{out_e.item():.4f}/{out_g.item():.4f}"
     else:
-        diff = float(np.abs(out_g.numpy() - out_e.numpy()).max())
+        diff = float(np.abs(out_g.detach().numpy() - out_e.detach().numpy()).max())
         check = f"max|diff| {diff:.1e}"
     for _ in range(2):  # warm-up
         eager_step(x, y)

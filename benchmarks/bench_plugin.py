@@ -46,7 +46,7 @@ def models():
 
 def step_ms(g, x):
     t0 = time.perf_counter()
-    g(x).numpy()
+    g(x).detach().numpy()
     return (time.perf_counter() - t0) * 1e3
 
 
@@ -60,7 +60,7 @@ def main():
     for name, model, x in models():
         model.eval()
         cpu, ocl = Infer(model).use_plugins(), Infer(model).use_plugins(lib)
-        want, got = cpu(x).numpy(), ocl(x).numpy()
+        want, got = cpu(x).detach().numpy(), ocl(x).detach().numpy()
         np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3)
         rep = ocl.plugin_report()
         plugin, rest = rep["backends"][0], rep["backends"][-1]

@@ -177,7 +177,7 @@ def _get_overloaded_args(relevant_args):
     out = []
     for arg in relevant_args:
         t = type(arg)
-        if t in seen or not _C._tf_is_overloaded(arg):
+        if t in seen or not _C._tf_is_overloaded(arg) or _foreign_torch(t):
             continue
         seen.add(t)
         index = len(out)
@@ -187,6 +187,19 @@ def _get_overloaded_args(relevant_args):
                 break
         out.insert(index, arg)
     return out
+
+
+@functools.lru_cache(None)
+def _foreign_torch(t):
+    """Whether type t's __torch_function__ comes from the real PyTorch package (a torch.Tensor
+    passed to flow.from_dlpack, flow.as_tensor, ...). Its default implementation calls `func`
+    again under torch's own DisableTorchFunction, which ours cannot see, so it would recurse:
+    such arguments are not overloaded here. (Under mock_torch our classes live in oneflow_like.)"""
+    for klass in t.__mro__:
+        if "__torch_function__" in vars(klass):
+            mod = getattr(klass, "__module__", "") or ""
+            return mod == "torch" or mod.startswith("torch.")
+    return False
 
 
 def _name_of(func):
@@ -203,6 +216,9 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     overloaded = _get_overloaded_args(relevant_args)
     types = tuple(type(a) for a in overloaded)
     mode_on = _C._is_torch_function_mode_enabled()
+    if not overloaded and not mode_on:  # only foreign (real torch) arguments: run the call
+        with DisableTorchFunction():
+            return public_api(*args, **kwargs)
     if mode_on:
         with _pop_mode_temporarily() as mode:
             result = mode.__torch_function__(public_api, types, args, kwargs)

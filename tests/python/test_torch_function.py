@@ -459,3 +459,31 @@ def test_every_overridable_function_dispatches(kind):
             missed.append((resolve_name(f), received[:1]))
     assert not missed, missed[:20]
     assert count > 500
+
+
+def test_real_torch_tensors_are_not_overloaded():
+    """A real torch.Tensor (its __torch_function__ calls `func` again under torch's own
+    DisableTorchFunction) reaches our conversions without recursing; a subclass of flow.Tensor
+    beside it still dispatches."""
+    torch = pytest.importorskip("torch")
+    t = torch.arange(6.0).reshape(2, 3)
+    assert flow.from_dlpack(t).tolist() == t.tolist()
+    assert flow.as_tensor(t.numpy()).tolist() == t.tolist()
+
+    class Sub(torch.Tensor):
+        pass
+
+    s = t.as_subclass(Sub)
+    assert flow.from_dlpack(s).tolist() == t.tolist()
+
+    seen = []
+
+    class Mine(flow.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    m = flow.ones(3).as_subclass(Mine)
+    flow.add(m, 1)
+    assert seen, "a flow.Tensor subclass must still dispatch"
