@@ -159,13 +159,16 @@ def _deepcopy(self, memo):
     return new
 
 
-def _rebuild_pickled(data, state):
-    """Unpickles what _reduce_ex wrote: flow.load of the bytes, then the instance attributes."""
+def _rebuild_pickled(data, state, cls=None):
+    """Unpickles what _reduce_ex wrote: flow.load of the bytes, the Tensor subclass it was (as
+    torch's _rebuild_from_type_v2: through as_subclass), then the instance attributes."""
     import io
 
     from .serialization import load
 
     t = load(io.BytesIO(data), weights_only=False)
+    if cls is not None and type(t) is not cls:
+        t = t.as_subclass(cls)
     if state:
         t.__dict__.update(state)
     return t
@@ -186,7 +189,13 @@ def _reduce_ex(self, protocol):
         )
     buf = io.BytesIO()
     save(self, buf)
-    return (_rebuild_pickled, (buf.getvalue(), dict(getattr(self, "__dict__", None) or {})))
+    state = dict(getattr(self, "__dict__", None) or {})
+    from .nn.modules.module import Parameter
+
+    cls = type(self)
+    if cls is Tensor or cls is Parameter:  # flow.save keeps Parameter-ness itself
+        return (_rebuild_pickled, (buf.getvalue(), state))
+    return (_rebuild_pickled, (buf.getvalue(), state, cls))
 
 
 def _as_subclass(self, cls):

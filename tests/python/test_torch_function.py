@@ -487,3 +487,25 @@ def test_real_torch_tensors_are_not_overloaded():
     m = flow.ones(3).as_subclass(Mine)
     flow.add(m, 1)
     assert seen, "a flow.Tensor subclass must still dispatch"
+
+
+def test_pickle_keeps_the_subclass():
+    """pickle/copy of a Tensor subclass gives back that subclass (torch's _rebuild_from_type_v2),
+    with its attributes; Parameter and plain Tensor keep their own route."""
+    import copy
+    import pickle
+
+    class Tagged(flow.Tensor):
+        pass
+
+    globals()["Tagged"] = Tagged  # pickle finds classes by module-level name
+    Tagged.__qualname__ = "Tagged"
+    t = flow.arange(4.0).as_subclass(Tagged)
+    t.tag = "x"
+    u = pickle.loads(pickle.dumps(t))
+    assert type(u) is Tagged and u.tolist() == [0.0, 1.0, 2.0, 3.0] and u.tag == "x"
+    assert type(copy.deepcopy(t)) is Tagged
+    p = flow.nn.Parameter(flow.ones(2))
+    q = pickle.loads(pickle.dumps(p))
+    assert type(q) is flow.nn.Parameter and q.requires_grad
+    assert type(pickle.loads(pickle.dumps(flow.ones(2)))) is flow.Tensor
