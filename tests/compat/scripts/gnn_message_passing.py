@@ -27,7 +27,7 @@ adj = torch.sparse_coo_tensor(ei.flip(0), norm, (n, n)).coalesce()
 
 
 def propagate(h):
-    return torch.zeros_like(h).index_add(0, ei[1], h[ei[0]] * norm.unsqueeze(1))
+    return torch.zeros_like(h).index_add_(0, ei[1], h[ei[0]] * norm.unsqueeze(1))
 
 
 class GCN(nn.Module):

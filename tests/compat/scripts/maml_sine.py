@@ -32,8 +32,6 @@ def adapt(params, x, y, steps=1, create_graph=True):
         loss = nn.functional.mse_loss(functional_call(net, params, (x,)), y)
         grads = torch.autograd.grad(loss, list(params.values()), create_graph=create_graph)
         params = {n: p - inner_lr * g for (n, p), g in zip(params.items(), grads)}
-        if not create_graph:  # evaluation: plain fine-tuning, each step from fresh leaves
-            params = {n: p.detach().requires_grad_() for n, p in params.items()}
     return params
 
 
