@@ -565,6 +565,115 @@ StatusOr<Tensor> ComplexScalarTensor(double re, double im, DType dtype, Device d
   return ComplexFromParts(r, i);
 }
 
+namespace {
+// z * s for a real s (both parts scaled).
+StatusOr<Tensor> CScale(const Tensor& z, double s) {
+  return OnRealView(z, [s](const Tensor& r) { return MulScalar(r, s); });
+}
+// sign * i * z: i (a + ib) = -b + ia.
+StatusOr<Tensor> CTimesI(const Tensor& z, double sign) {
+  ASSIGN_OR_RETURN(Parts p, Split(z));
+  ASSIGN_OR_RETURN(Tensor re, MulScalar(p.im, -sign));
+  ASSIGN_OR_RETURN(Tensor im, MulScalar(p.re, sign));
+  return ComplexFromParts(re, im);
+}
+StatusOr<Tensor> CAddReal(const Tensor& z, double s) {
+  ASSIGN_OR_RETURN(Parts p, Split(z));
+  ASSIGN_OR_RETURN(Tensor re, AddScalar(p.re, s));
+  return ComplexFromParts(re, p.im);
+}
+StatusOr<Tensor> CSqrt(const Tensor& z) {
+  return ComplexPowScalar(z, 0.5, 0.0);
+}
+// sin / cos / sinh / cosh of a + ib from the real functions of a and b:
+//   sin = sin a cosh b + i cos a sinh b      cos  = cos a cosh b - i sin a sinh b
+//   sinh = sinh a cos b + i cosh a sin b     cosh = cosh a cos b + i sinh a sin b
+StatusOr<Tensor> CTrig(const Tensor& z, const std::string& n) {
+  ASSIGN_OR_RETURN(Parts p, Split(z));
+  const bool hyper = n == "sinh" || n == "cosh";
+  const Tensor& u = hyper ? p.im : p.re;  // the argument of the circular functions
+  const Tensor& v = hyper ? p.re : p.im;  // ... and of the hyperbolic ones
+  ASSIGN_OR_RETURN(Tensor su, Sin(u));
+  ASSIGN_OR_RETURN(Tensor cu, Cos(u));
+  ASSIGN_OR_RETURN(Tensor sv, Sinh(v));
+  ASSIGN_OR_RETURN(Tensor cv, Cosh(v));
+  Tensor re, im;
+  if (n == "sin") {
+    ASSIGN_OR_RETURN(re, Mul(su, cv));
+    ASSIGN_OR_RETURN(im, Mul(cu, sv));
+  } else if (n == "cos") {
+    ASSIGN_OR_RETURN(re, Mul(cu, cv));
+    ASSIGN_OR_RETURN(Tensor t, Mul(su, sv));
+    ASSIGN_OR_RETURN(im, Neg(t));
+  } else if (n == "sinh") {
+    ASSIGN_OR_RETURN(re, Mul(sv, cu));
+    ASSIGN_OR_RETURN(im, Mul(cv, su));
+  } else {  // cosh
+    ASSIGN_OR_RETURN(re, Mul(cv, cu));
+    ASSIGN_OR_RETURN(im, Mul(sv, su));
+  }
+  return ComplexFromParts(re, im);
+}
+// tan(x + iy) = sin 2x / (cos 2x + cosh 2y) + i tanh 2y / (1 + cos 2x / cosh 2y): the second
+// form of the imaginary part stays finite (-> +-1) where cosh 2y overflows.
+StatusOr<Parts> TanParts(const Tensor& x, const Tensor& y) {
+  ASSIGN_OR_RETURN(Tensor x2, MulScalar(x, 2.0));
+  ASSIGN_OR_RETURN(Tensor y2, MulScalar(y, 2.0));
+  ASSIGN_OR_RETURN(Tensor s, Sin(x2));
+  ASSIGN_OR_RETURN(Tensor c, Cos(x2));
+  ASSIGN_OR_RETURN(Tensor ch, Cosh(y2));
+  ASSIGN_OR_RETURN(Tensor th, Tanh(y2));
+  ASSIGN_OR_RETURN(Tensor den, Add(c, ch));
+  ASSIGN_OR_RETURN(Tensor re, Div(s, den));
+  ASSIGN_OR_RETURN(Tensor q, Div(c, ch));
+  ASSIGN_OR_RETURN(Tensor q1, AddScalar(q, 1.0));
+  ASSIGN_OR_RETURN(Tensor im, Div(th, q1));
+  return Parts{re, im};
+}
+// asinh z = log(z + sqrt(z^2 + 1)), evaluated on the right half plane (asinh is odd) so that
+// z + sqrt(...) does not cancel for Re z << 0.
+StatusOr<Tensor> CAsinh(const Tensor& z) {
+  ASSIGN_OR_RETURN(Parts p, Split(z));
+  ASSIGN_OR_RETURN(Tensor neg, CompareScalar(CompareOp::kLt, p.re, 0.0));
+  ASSIGN_OR_RETURN(Tensor ones, OnesLike(p.re));
+  ASSIGN_OR_RETURN(Tensor sign, WhereScalarInput(neg, -1.0, ones));
+  ASSIGN_OR_RETURN(Tensor wr, Mul(p.re, sign));
+  ASSIGN_OR_RETURN(Tensor wi, Mul(p.im, sign));
+  ASSIGN_OR_RETURN(Tensor w, ComplexFromParts(wr, wi));
+  ASSIGN_OR_RETURN(Tensor w2, CMul(w, w));
+  ASSIGN_OR_RETURN(Tensor w21, CAddReal(w2, 1.0));
+  ASSIGN_OR_RETURN(Tensor root, CSqrt(w21));
+  ASSIGN_OR_RETURN(Tensor sum, ComplexBinary("add", w, root, 1.0));
+  ASSIGN_OR_RETURN(Tensor l, CLog(sum));
+  ASSIGN_OR_RETURN(Parts q, Split(l));
+  ASSIGN_OR_RETURN(Tensor re, Mul(q.re, sign));
+  ASSIGN_OR_RETURN(Tensor im, Mul(q.im, sign));
+  return ComplexFromParts(re, im);
+}
+// log1p(a + ib) = log|1 + z| + i arg(1 + z), with log|1 + z| = log1p(a (2 + a) + b^2) / 2
+// exact for small z.
+StatusOr<Tensor> CLog1p(const Tensor& z) {
+  ASSIGN_OR_RETURN(Parts p, Split(z));
+  ASSIGN_OR_RETURN(Tensor a2, AddScalar(p.re, 2.0));
+  ASSIGN_OR_RETURN(Tensor t, Mul(p.re, a2));
+  ASSIGN_OR_RETURN(Tensor b2, Mul(p.im, p.im));
+  ASSIGN_OR_RETURN(Tensor u, Add(t, b2));
+  ASSIGN_OR_RETURN(Tensor l, Log1p(u));
+  ASSIGN_OR_RETURN(Tensor re, MulScalar(l, 0.5));
+  ASSIGN_OR_RETURN(Tensor a1, AddScalar(p.re, 1.0));
+  ASSIGN_OR_RETURN(Tensor im, Atan2(p.im, a1));
+  return ComplexFromParts(re, im);
+}
+// atanh z = (log1p(z) - log1p(-z)) / 2.
+StatusOr<Tensor> CAtanh(const Tensor& z) {
+  ASSIGN_OR_RETURN(Tensor a, CLog1p(z));
+  ASSIGN_OR_RETURN(Tensor mz, CScale(z, -1.0));
+  ASSIGN_OR_RETURN(Tensor b, CLog1p(mz));
+  ASSIGN_OR_RETURN(Tensor d, ComplexBinary("sub", a, b, 1.0));
+  return CScale(d, 0.5);
+}
+}  // namespace
+
 StatusOr<Tensor> ComplexUnary(const char* name, const Tensor& x) {
   const std::string n = name;
   if (n == "neg") return OnRealView(x, [](const Tensor& r) { return Neg(r); });
@@ -599,7 +708,117 @@ StatusOr<Tensor> ComplexUnary(const char* name, const Tensor& x) {
     return ComplexFromParts(re, im);
   }
   if (n == "square") return CMul(x, x);
+  if (n == "sin" || n == "cos" || n == "sinh" || n == "cosh") return CTrig(x, n);
+  if (n == "tan" || n == "tanh") {
+    ASSIGN_OR_RETURN(Parts p, Split(x));
+    if (n == "tan") {
+      ASSIGN_OR_RETURN(Parts t, TanParts(p.re, p.im));
+      return ComplexFromParts(t.re, t.im);
+    }
+    ASSIGN_OR_RETURN(Parts t, TanParts(p.im, p.re));  // tanh z = -i tan(iz)
+    return ComplexFromParts(t.im, t.re);
+  }
+  if (n == "sigmoid") {  // 1 / (1 + exp(-z))
+    ASSIGN_OR_RETURN(Tensor mz, CScale(x, -1.0));
+    ASSIGN_OR_RETURN(Tensor e, CExp(mz));
+    ASSIGN_OR_RETURN(Tensor d, CAddReal(e, 1.0));
+    ASSIGN_OR_RETURN(Tensor one, ComplexScalarTensor(1.0, 0.0, x.dtype(), x.device()));
+    return CDiv(one, d);
+  }
+  if (n == "expm1") {  // expm1(a) cos b - 2 sin^2(b / 2) + i e^a sin b: exact for small z
+    ASSIGN_OR_RETURN(Parts p, Split(x));
+    ASSIGN_OR_RETURN(Tensor em, Expm1(p.re));
+    ASSIGN_OR_RETURN(Tensor cb, Cos(p.im));
+    ASSIGN_OR_RETURN(Tensor t, Mul(em, cb));
+    ASSIGN_OR_RETURN(Tensor hb, MulScalar(p.im, 0.5));
+    ASSIGN_OR_RETURN(Tensor sh, Sin(hb));
+    ASSIGN_OR_RETURN(Tensor sh2, Mul(sh, sh));
+    ASSIGN_OR_RETURN(Tensor re, Sub(t, sh2, 2.0));
+    ASSIGN_OR_RETURN(Tensor ea, Exp(p.re));
+    ASSIGN_OR_RETURN(Tensor sb, Sin(p.im));
+    ASSIGN_OR_RETURN(Tensor im, Mul(ea, sb));
+    return ComplexFromParts(re, im);
+  }
+  if (n == "log1p") return CLog1p(x);
+  if (n == "log2" || n == "log10") {
+    ASSIGN_OR_RETURN(Tensor l, CLog(x));
+    return CScale(l, 1.0 / std::log(n == "log2" ? 2.0 : 10.0));
+  }
+  if (n == "exp2") {
+    ASSIGN_OR_RETURN(Tensor t, CScale(x, std::log(2.0)));
+    return CExp(t);
+  }
+  if (n == "rsqrt") {
+    ASSIGN_OR_RETURN(Tensor r, CSqrt(x));
+    ASSIGN_OR_RETURN(Tensor one, ComplexScalarTensor(1.0, 0.0, x.dtype(), x.device()));
+    return CDiv(one, r);
+  }
+  if (n == "asinh") return CAsinh(x);
+  if (n == "asin" || n == "acos") {  // asin z = -i asinh(iz); acos z = pi/2 - asin z
+    ASSIGN_OR_RETURN(Tensor iz, CTimesI(x, 1.0));
+    ASSIGN_OR_RETURN(Tensor h, CAsinh(iz));
+    ASSIGN_OR_RETURN(Tensor as, CTimesI(h, -1.0));
+    if (n == "asin") return as;
+    ASSIGN_OR_RETURN(Tensor neg, CScale(as, -1.0));
+    return CAddReal(neg, M_PI / 2);
+  }
+  if (n == "acosh") {  // log(z + sqrt(z + 1) sqrt(z - 1))
+    ASSIGN_OR_RETURN(Tensor zp, CAddReal(x, 1.0));
+    ASSIGN_OR_RETURN(Tensor zm, CAddReal(x, -1.0));
+    ASSIGN_OR_RETURN(Tensor sp, CSqrt(zp));
+    ASSIGN_OR_RETURN(Tensor sm, CSqrt(zm));
+    ASSIGN_OR_RETURN(Tensor pr, CMul(sp, sm));
+    ASSIGN_OR_RETURN(Tensor sum, ComplexBinary("add", x, pr, 1.0));
+    return CLog(sum);
+  }
+  if (n == "atanh") return CAtanh(x);
+  if (n == "atan") {  // atan z = -i atanh(iz)
+    ASSIGN_OR_RETURN(Tensor iz, CTimesI(x, 1.0));
+    ASSIGN_OR_RETURN(Tensor h, CAtanh(iz));
+    return CTimesI(h, -1.0);
+  }
   return NotSupported(name, x);
+}
+
+// prod of a complex tensor over `dims` (empty: all): pairwise products along each dim,
+// halving it each round (log2 n complex multiplies; differentiable through the real ops).
+StatusOr<Tensor> ComplexProd(const Tensor& x, std::vector<int64_t> dims, bool keepdim) {
+  const int64_t nd = x.shape().ndim();
+  if (dims.empty())
+    for (int64_t d = 0; d < nd; ++d) dims.push_back(d);
+  for (auto& d : dims) {
+    if (d < -std::max<int64_t>(nd, 1) || d >= std::max<int64_t>(nd, 1))
+      return OutOfRange("[prod] dim %d out of range for %s", int(d), x.meta_string());
+    if (d < 0) d += std::max<int64_t>(nd, 1);
+  }
+  if (nd == 0) return Clone(x);
+  Tensor r = x;
+  for (int64_t d : dims) {
+    int64_t n = r.shape()[d];
+    if (n == 0) {
+      Shape s = r.shape();
+      s[d] = 1;
+      ASSIGN_OR_RETURN(Tensor re, Full(s, 1.0, ToRealDType(x.dtype()), x.device()));
+      ASSIGN_OR_RETURN(Tensor im, Full(s, 0.0, ToRealDType(x.dtype()), x.device()));
+      ASSIGN_OR_RETURN(r, ComplexFromParts(re, im));
+      continue;
+    }
+    while (n > 1) {
+      const int64_t h = n / 2;
+      ASSIGN_OR_RETURN(Tensor a, Narrow(r, d, 0, h));
+      ASSIGN_OR_RETURN(Tensor b, Narrow(r, d, h, h));
+      ASSIGN_OR_RETURN(Tensor y, CMul(a, b));
+      if (n % 2) {
+        ASSIGN_OR_RETURN(Tensor last, Narrow(r, d, 2 * h, 1));
+        ASSIGN_OR_RETURN(y, Cat({y, last}, d));
+      }
+      r = y;
+      n = h + n % 2;
+    }
+  }
+  if (keepdim) return r;
+  std::vector<int64_t> sq(dims.begin(), dims.end());
+  return Squeeze(r, sq);
 }
 
 StatusOr<Tensor> ComplexBinary(const char* name, const Tensor& a0, const Tensor& b0, double alpha) {

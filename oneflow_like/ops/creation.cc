@@ -132,6 +132,12 @@ StatusOr<Tensor> Linspace(double start, double end, int64_t steps, DType dtype, 
 StatusOr<Tensor> Eye(int64_t n, int64_t m, DType dtype, Device device) {
   if (m < 0) m = n;
   if (n < 0) return InvalidArgument("[eye] n must be non-negative, got %d", n);
+  if (IsComplex(dtype)) {  // the real identity as the real part, zeros as the imaginary part
+    const DType real = ToRealDType(dtype);
+    ASSIGN_OR_RETURN(Tensor re, RunEye(Shape{n, m}, real, device, opdefs::EyeAttrs{}));
+    ASSIGN_OR_RETURN(Tensor im, Full(Shape{n, m}, 0.0, real, device));
+    return ComplexFromParts(re, im);
+  }
   return RunEye(Shape{n, m}, dtype, device, opdefs::EyeAttrs{});
 }
 

@@ -374,6 +374,7 @@ StatusOr<Tensor> Prod(const Tensor& x, std::vector<int64_t> dims, bool keepdim) 
     ASSIGN_OR_RETURN(Tensor i, Cast(x, DType::kI64));
     return Prod(i, dims, keepdim);
   }
+  if (IsComplex(x.dtype())) return ComplexProd(x, std::move(dims), keepdim);
   return First(RunProd("prod", x, Over(std::move(dims), keepdim)));
 }
 
