@@ -16,6 +16,7 @@
 #include "oneflow_like/ops/random.h"
 #include "oneflow_like/ops/matmul.h"
 #include "oneflow_like/ops/reduce.h"
+#include "oneflow_like/ops/scan.h"
 #include "oneflow_like/ops/shape_ops.h"
 #include "oneflow_like/ops/ternary.h"
 #include "oneflow_like/ops/unary.h"
@@ -819,6 +820,26 @@ StatusOr<Tensor> ComplexProd(const Tensor& x, std::vector<int64_t> dims, bool ke
   if (keepdim) return r;
   std::vector<int64_t> sq(dims.begin(), dims.end());
   return Squeeze(r, sq);
+}
+
+// cumsum of a complex tensor: the running sums of its real view (d is already wrapped).
+StatusOr<Tensor> ComplexCumsum(const Tensor& x, int64_t d) {
+  return OnRealView(x, [d](const Tensor& r) { return Cumsum(r, d); });
+}
+// cumprod of a complex tensor along d (wrapped): a Hillis-Steele scan, y_i *= y_(i-s) for
+// s = 1, 2, 4, ... (log2 n complex multiplies; exact at zeros, unlike exp(cumsum(log))).
+StatusOr<Tensor> ComplexCumprod(const Tensor& x, int64_t d) {
+  if (x.shape().ndim() == 0) return Clone(x);
+  const int64_t n = x.shape()[d];
+  Tensor y = x;
+  for (int64_t s = 1; s < n; s *= 2) {
+    ASSIGN_OR_RETURN(Tensor head, Narrow(y, d, 0, s));
+    ASSIGN_OR_RETURN(Tensor hi, Narrow(y, d, s, n - s));
+    ASSIGN_OR_RETURN(Tensor lo, Narrow(y, d, 0, n - s));
+    ASSIGN_OR_RETURN(Tensor p, CMul(hi, lo));
+    ASSIGN_OR_RETURN(y, Cat({head, p}, d));
+  }
+  return n <= 1 ? Clone(x) : y;
 }
 
 StatusOr<Tensor> ComplexBinary(const char* name, const Tensor& a0, const Tensor& b0, double alpha) {

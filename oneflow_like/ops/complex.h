@@ -42,6 +42,8 @@ StatusOr<Tensor> FftC2R(const Tensor& x, const std::vector<int64_t>& dims, int64
 // Entry points the real families call when an operand is complex (name: the op's name).
 StatusOr<Tensor> ComplexUnary(const char* name, const Tensor& x);
 StatusOr<Tensor> ComplexProd(const Tensor& x, std::vector<int64_t> dims, bool keepdim);
+StatusOr<Tensor> ComplexCumsum(const Tensor& x, int64_t dim);   // dim wrapped
+StatusOr<Tensor> ComplexCumprod(const Tensor& x, int64_t dim);  // dim wrapped
 StatusOr<Tensor> ComplexBinary(const char* name, const Tensor& a, const Tensor& b,
                                double alpha = 1.0);
 StatusOr<Tensor> ComplexScalar(const char* name, const Tensor& a, double re, double im,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "oneflow_like/ops/common.h"
+#include "oneflow_like/ops/complex.h"
 #include "oneflow_like/ops/copy.h"
 #include "oneflow_like/ops/creation.h"
 #include "oneflow_like/ops/index.h"
@@ -194,6 +195,7 @@ namespace functional {
 
 StatusOr<Tensor> Cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
   ASSIGN_OR_RETURN(int64_t d, WrapDim("cumsum", dim, x.ndim()));
+  if (IsComplex(x.dtype()) && (!dtype || *dtype == x.dtype())) return ComplexCumsum(x, d);
   ASSIGN_OR_RETURN(Tensor t, ScanInput("cumsum", x, dtype));
   CumsumAttrs a;
   a.dim = d;
@@ -202,6 +204,7 @@ StatusOr<Tensor> Cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype
 
 StatusOr<Tensor> Cumprod(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
   ASSIGN_OR_RETURN(int64_t d, WrapDim("cumprod", dim, x.ndim()));
+  if (IsComplex(x.dtype()) && (!dtype || *dtype == x.dtype())) return ComplexCumprod(x, d);
   ASSIGN_OR_RETURN(Tensor t, ScanInput("cumprod", x, dtype));
   return RunCumprod(t, AtDim(d));
 }

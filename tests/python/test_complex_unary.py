@@ -110,3 +110,18 @@ def test_under_vmap_equals_the_loop():
     got = flow.func.vmap(f)(z)
     want = flow.stack([f(r) for r in z])
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cumsum_cumprod(op, dim):
+    z = _points(21, seed=6).reshape(3, 7)
+    z[1, 2] = 0  # cumprod through an exact zero
+    x = flow.tensor(z, requires_grad=True)
+    tx = torch.tensor(z, requires_grad=True)
+    got, want = getattr(flow, op)(x, dim), getattr(torch, op)(tx, dim)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12, atol=1e-12)
+    w = _points(21, seed=7).reshape(3, 7)
+    (got * flow.tensor(w)).real.sum().backward()
+    (want * torch.tensor(w)).real.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
