@@ -50,30 +50,33 @@ bool UnscaleRange(T* p, int64_t n, float inv) {
     for (int64_t i = 0; i < n; ++i) p[i] *= s;
   return bad;
 }
-bool UnscaleRange(bfloat16* p, int64_t n, float inv) {
+// 16-bit floats: widened kChunk at a time into float, checked and scaled there, narrowed back.
+template <typename H, typename Widen, typename Narrow>
+bool UnscaleHalfRange(H* p, int64_t n, float inv, Widen widen, Narrow narrow) {
   float buf[kChunk];
   bool bad = false;
   for (int64_t i = 0; i < n; i += kChunk) {
     const int64_t m = std::min(kChunk, n - i);
-    WidenBf16(p + i, buf, m);
+    widen(p + i, buf, m);
     bad |= AnyNonFinite(buf, m);
     if (inv == 1.0f) continue;
     for (int64_t j = 0; j < m; ++j) buf[j] *= inv;
-    NarrowToBf16(buf, p + i, m);
+    narrow(buf, p + i, m);
   }
   return bad;
 }
+bool UnscaleRange(bfloat16* p, int64_t n, float inv) {
+  return UnscaleHalfRange(p, n, inv, WidenBf16, NarrowToBf16);
+}
 bool UnscaleRange(float16* p, int64_t n, float inv) {
-  float buf[kChunk];
-  bool bad = false;
-  for (int64_t i = 0; i < n; i += kChunk) {
-    const int64_t m = std::min(kChunk, n - i);
-    for (int64_t j = 0; j < m; ++j) buf[j] = float(p[i + j]);
-    bad |= AnyNonFinite(buf, m);
-    if (inv == 1.0f) continue;
-    for (int64_t j = 0; j < m; ++j) p[i + j] = float16(buf[j] * inv);
-  }
-  return bad;
+  return UnscaleHalfRange(
+      p, n, inv,
+      [](const float16* s, float* d, int64_t m) {
+        for (int64_t j = 0; j < m; ++j) d[j] = float(s[j]);
+      },
+      [](const float* s, float16* d, int64_t m) {
+        for (int64_t j = 0; j < m; ++j) d[j] = float16(s[j]);
+      });
 }
 
 bool UnscaleView(const TensorView& g, int64_t begin, int64_t end, float inv) {
